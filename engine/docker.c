@@ -1,0 +1,845 @@
+#include "docker.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/un.h>
+
+#include <curl/curl.h>
+
+/* A JSON answer larger than this is not something the daemon sends us. */
+#define DOCKER_REPLY_MAX	(32u << 20)
+#define DOCKER_NAME_MAX		128
+#define DOCKER_MESSAGE_MAX	120
+#define DOCKER_PATH_MAX		4096
+#define DOCKER_PATH_SHOWN	96	/* how much of a path an error message repeats */
+#define DOCKER_BUF_FIRST	4096
+#define TAR_BLOCK		512
+
+struct docker {
+	CURL *curl;
+	char *socket_path;
+	long timeout_ms;
+};
+
+/* A response body, grown on demand up to max bytes. */
+struct docker_buf {
+	unsigned char *data;
+	size_t len;
+	size_t cap;
+	size_t max;
+	bool overflow;
+	bool oom;
+};
+
+/* One transfer: the body is already serialized. */
+struct docker_call {
+	const char *method;
+	const char *path;
+	const char *body;	/* NULL: no body */
+	size_t body_len;
+	long timeout_ms;
+	size_t max;
+};
+
+/* --- names and messages -------------------------------------------------- */
+
+static bool
+docker_name_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-';
+}
+
+bool
+docker_name_valid(const char *s)
+{
+	size_t i;
+
+	/* A leading alnum also rules out "." and "..", which curl would fold away. */
+	if (!s || !docker_name_char(s[0]) || s[0] == '_' || s[0] == '.' || s[0] == '-')
+		return false;
+	for (i = 1; s[i]; i++)
+		if (i >= DOCKER_NAME_MAX || !docker_name_char(s[i]))
+			return false;
+	return true;
+}
+
+/* A plain name, or an image id "sha256:<64 hex>". */
+static bool
+docker_image_valid(const char *s)
+{
+	size_t i;
+
+	if (!s || strncmp(s, "sha256:", 7) != 0)
+		return docker_name_valid(s);
+	for (i = 7; s[i]; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return false;
+	return i == 7 + 64;
+}
+
+static void
+docker_printable(const char *in, char *out, size_t outsz)
+{
+	size_t i, n = 0, max = outsz - 1 < DOCKER_MESSAGE_MAX ? outsz - 1 : DOCKER_MESSAGE_MAX;
+
+	for (i = 0; in[i] && n < max; i++) {
+		unsigned char c = (unsigned char)in[i];
+
+		/* The daemon echoes request values; never pass control bytes on. */
+		out[n++] = c >= 0x20 && c < 0x7f ? (char)c : '?';
+	}
+	out[n] = '\0';
+	if (in[i] && n >= 3)
+		memcpy(out + n - 3, "...", 3);
+}
+
+/* A plain-text body's first line; JSON that lacks "message" says nothing. */
+static void
+docker_error_line(const unsigned char *body, size_t len, char *out, size_t outsz)
+{
+	char line[DOCKER_MESSAGE_MAX + 2];
+	size_t n = 0;
+
+	if (body[0] == '{' || body[0] == '[')
+		return;
+	while (n < len && n < sizeof line - 1 && body[n] != '\r' && body[n] != '\n') {
+		line[n] = body[n] ? (char)body[n] : '?';
+		n++;
+	}
+	line[n] = '\0';
+	docker_printable(line, out, outsz);
+}
+
+void
+docker_error_text(const unsigned char *body, size_t len, char *out, size_t outsz)
+{
+	const char *msg;
+	json_t *root;
+
+	if (!out || outsz == 0)
+		return;
+	out[0] = '\0';
+	if (!body || len == 0)
+		return;
+	root = json_loadb((const char *)body, len, JSON_DISABLE_EOF_CHECK, NULL);
+	msg = json_string_value(json_object_get(root, "message"));
+	if (msg)
+		docker_printable(msg, out, outsz);
+	else if (!root)
+		docker_error_line(body, len, out, outsz);
+	json_decref(root);
+}
+
+static int
+docker_path_len(const char *path)
+{
+	size_t n = strcspn(path, "?");
+
+	return (int)(n < DOCKER_PATH_SHOWN ? n : DOCKER_PATH_SHOWN);
+}
+
+static int
+docker_status_fail(const struct docker_call *c, long status,
+		   const struct docker_buf *b, struct al_err *err)
+{
+	char msg[DOCKER_MESSAGE_MAX + 1];
+
+	docker_error_text(b->data, b->len, msg, sizeof msg);
+	if (!msg[0])
+		return al_fail(err, "docker: %s %.*s: HTTP %ld", c->method,
+			       docker_path_len(c->path), c->path, status);
+	return al_fail(err, "docker: %s %.*s: HTTP %ld: %s", c->method,
+		       docker_path_len(c->path), c->path, status, msg);
+}
+
+static bool
+docker_status_ok(long status)
+{
+	return (status >= 200 && status < 300) || status == 304;
+}
+
+/* --- the handle ---------------------------------------------------------- */
+
+struct docker *
+docker_open(const char *socket_path, long timeout_ms, struct al_err *err)
+{
+	struct sockaddr_un sun;
+	struct docker *d;
+
+	if (!socket_path)
+		socket_path = DOCKER_SOCKET_DEFAULT;
+	if (!socket_path[0] || strlen(socket_path) >= sizeof sun.sun_path) {
+		al_fail(err, "docker: socket path is empty or too long");
+		return NULL;
+	}
+	d = calloc(1, sizeof *d);
+	if (!d || !(d->socket_path = strdup(socket_path)) || !(d->curl = curl_easy_init())) {
+		docker_close(d);
+		al_fail(err, "docker: out of memory");
+		return NULL;
+	}
+	d->timeout_ms = timeout_ms > 0 ? timeout_ms : DOCKER_TIMEOUT_MS;
+	return d;
+}
+
+void
+docker_close(struct docker *d)
+{
+	if (!d)
+		return;
+	if (d->curl)
+		curl_easy_cleanup(d->curl);
+	free(d->socket_path);
+	free(d);
+}
+
+const char *
+docker_socket_path(const struct docker *d)
+{
+	return d->socket_path;
+}
+
+/* --- one transfer -------------------------------------------------------- */
+
+static size_t
+docker_buf_write(char *ptr, size_t size, size_t nmemb, void *ud)
+{
+	struct docker_buf *b = ud;
+	size_t n = size * nmemb, cap;
+	unsigned char *data;
+
+	if (n > b->max - b->len) {
+		b->overflow = true;
+		return 0;
+	}
+	if (b->len + n > b->cap) {
+		cap = b->cap ? b->cap : DOCKER_BUF_FIRST;
+		while (cap < b->len + n)
+			cap = cap > b->max / 2 ? b->max : cap * 2;
+		if (!(data = realloc(b->data, cap))) {
+			b->oom = true;
+			return 0;
+		}
+		b->data = data;
+		b->cap = cap;
+	}
+	memcpy(b->data + b->len, ptr, n);
+	b->len += n;
+	return n;
+}
+
+static void
+docker_buf_free(struct docker_buf *b)
+{
+	free(b->data);
+	memset(b, 0, sizeof *b);
+}
+
+/*
+ * Headers for the call, or NULL with *failed clear when none are needed.
+ * curl would label an empty POST as a form; drop that Content-Type.
+ */
+static struct curl_slist *
+docker_headers(const struct docker_call *c, bool *failed)
+{
+	struct curl_slist *h = NULL, *t;
+	const char *lines[2] = { "Content-Type:", "Expect:" };
+	size_t i, n = 1;
+
+	*failed = false;
+	if (c->body) {
+		lines[0] = "Content-Type: application/json";
+		n = 2;
+	} else if (strcmp(c->method, "POST") != 0) {
+		return NULL;
+	}
+	for (i = 0; i < n; i++) {
+		if (!(t = curl_slist_append(h, lines[i]))) {
+			curl_slist_free_all(h);
+			*failed = true;
+			return NULL;
+		}
+		h = t;
+	}
+	return h;
+}
+
+static CURLcode
+docker_set_method(CURL *h, const struct docker_call *c)
+{
+	bool post = strcmp(c->method, "POST") == 0;
+
+	if (c->body || post) {
+		CURLcode rc = curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)c->body_len);
+
+		if (rc || (rc = curl_easy_setopt(h, CURLOPT_POSTFIELDS, c->body ? c->body : "")))
+			return rc;
+		return post ? CURLE_OK : curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, c->method);
+	}
+	if (strcmp(c->method, "GET") == 0)
+		return curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
+	if (strcmp(c->method, "HEAD") == 0)
+		return curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
+	return curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, c->method);
+}
+
+/* Reset keeps the live connection, so every call starts from known options. */
+static CURLcode
+docker_setup(struct docker *d, const struct docker_call *c, const char *url,
+	     struct curl_slist *hdrs, struct docker_buf *resp, char *errbuf)
+{
+	CURL *h = d->curl;
+	long connect_ms = c->timeout_ms < d->timeout_ms ? c->timeout_ms : d->timeout_ms;
+
+	curl_easy_reset(h);
+	errbuf[0] = '\0';
+	return curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L) ||
+	       curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf) ||
+	       curl_easy_setopt(h, CURLOPT_UNIX_SOCKET_PATH, d->socket_path) ||
+	       curl_easy_setopt(h, CURLOPT_URL, url) ||
+	       curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http") ||
+	       curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, c->timeout_ms) ||
+	       curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, connect_ms) ||
+	       curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdrs) ||
+	       curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, docker_buf_write) ||
+	       curl_easy_setopt(h, CURLOPT_WRITEDATA, resp) ||
+	       docker_set_method(h, c) ? CURLE_FAILED_INIT : CURLE_OK;
+}
+
+static int
+docker_transport_fail(struct docker *d, const struct docker_call *c, CURLcode rc,
+		      const char *errbuf, struct al_err *err)
+{
+	/* curl's own text would name "localhost port 80", not the socket. */
+	if (rc == CURLE_COULDNT_CONNECT)
+		return al_fail(err, "docker: %s %.*s: cannot connect to %s", c->method,
+			       docker_path_len(c->path), c->path, d->socket_path);
+	return al_fail(err, "docker: %s %.*s: %s", c->method, docker_path_len(c->path),
+		       c->path, errbuf[0] ? errbuf : curl_easy_strerror(rc));
+}
+
+/* An over-long error body still reports its status; the caller does that. */
+static int
+docker_perform_result(struct docker *d, const struct docker_call *c, CURLcode rc,
+		      const struct docker_buf *resp, long status, const char *errbuf,
+		      struct al_err *err)
+{
+	if (resp->overflow && docker_status_ok(status))
+		return al_fail(err, "docker: %s %.*s: answer larger than %zu bytes", c->method,
+			       docker_path_len(c->path), c->path, c->max);
+	if (resp->oom)
+		return al_fail(err, "docker: %s %.*s: out of memory", c->method,
+			       docker_path_len(c->path), c->path);
+	if (rc != CURLE_OK && !resp->overflow)
+		return docker_transport_fail(d, c, rc, errbuf, err);
+	return 0;
+}
+
+/*
+ * Run the call; any HTTP status is a completed transfer. On failure resp
+ * is already freed.
+ */
+static int
+docker_perform(struct docker *d, const struct docker_call *c, struct docker_buf *resp,
+	       long *status, struct al_err *err)
+{
+	char url[DOCKER_PATH_MAX + 64], errbuf[CURL_ERROR_SIZE];
+	struct curl_slist *hdrs;
+	bool failed;
+	CURLcode rc;
+	int n;
+
+	*status = 0;
+	memset(resp, 0, sizeof *resp);
+	resp->max = c->max;
+	n = snprintf(url, sizeof url, "http://localhost/%s%s", DOCKER_API_VERSION, c->path);
+	if (n < 0 || (size_t)n >= sizeof url)
+		return al_fail(err, "docker: %s: path too long", c->method);
+	hdrs = docker_headers(c, &failed);
+	if (failed || docker_setup(d, c, url, hdrs, resp, errbuf) != CURLE_OK) {
+		curl_easy_reset(d->curl);
+		curl_slist_free_all(hdrs);
+		return al_fail(err, "docker: %s %.*s: cannot set up the request", c->method,
+			       docker_path_len(c->path), c->path);
+	}
+	rc = curl_easy_perform(d->curl);
+	curl_easy_getinfo(d->curl, CURLINFO_RESPONSE_CODE, status);
+	/* Drop the pointers to this stack frame; the connection stays cached. */
+	curl_easy_reset(d->curl);
+	curl_slist_free_all(hdrs);
+	if (docker_perform_result(d, c, rc, resp, *status, errbuf, err) < 0) {
+		docker_buf_free(resp);
+		return -1;
+	}
+	return 0;
+}
+
+/* Perform, insist on 2xx/304, and parse a non-empty body as JSON. */
+static int
+docker_call_json(struct docker *d, const struct docker_call *c, long *status,
+		 json_t **reply, struct al_err *err)
+{
+	struct docker_buf resp;
+	json_error_t jerr;
+	long st;
+	int rc = -1;
+
+	if (docker_perform(d, c, &resp, &st, err) < 0)
+		goto out;
+	if (!docker_status_ok(st)) {
+		docker_status_fail(c, st, &resp, err);
+		goto out;
+	}
+	rc = 0;
+	if (reply && resp.len > 0 &&
+	    !(*reply = json_loadb((const char *)resp.data, resp.len, JSON_REJECT_DUPLICATES, &jerr)))
+		rc = al_fail(err, "docker: %s %.*s: answer is not JSON (line %d)", c->method,
+			     docker_path_len(c->path), c->path, jerr.line);
+out:
+	if (status)
+		*status = st;
+	docker_buf_free(&resp);
+	return rc;
+}
+
+static bool
+docker_path_ok(const char *path)
+{
+	size_t i;
+
+	if (!path || path[0] != '/')
+		return false;
+	for (i = 0; path[i]; i++)
+		if (path[i] <= 0x20 || path[i] >= 0x7f || path[i] == '#' || i >= DOCKER_PATH_MAX)
+			return false;
+	return true;
+}
+
+int
+docker_request(struct docker *d, const char *method, const char *path,
+	       const json_t *body, long *status, json_t **reply,
+	       struct al_err *err)
+{
+	struct docker_call c = { method, path, NULL, 0, d->timeout_ms, DOCKER_REPLY_MAX };
+	char *text = NULL;
+	int rc;
+
+	if (status)
+		*status = 0;
+	if (reply)
+		*reply = NULL;
+	if (!method || !method[0] || strspn(method, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != strlen(method))
+		return al_fail(err, "docker: invalid request method");
+	if (!docker_path_ok(path))
+		return al_fail(err, "docker: %s: invalid request path", method);
+	if (body && !(text = json_dumps(body, JSON_COMPACT)))
+		return al_fail(err, "docker: %s %.*s: cannot serialize the request body",
+			       method, docker_path_len(path), path);
+	c.body = text;
+	c.body_len = text ? strlen(text) : 0;
+	rc = docker_call_json(d, &c, status, reply, err);
+	free(text);
+	return rc;
+}
+
+/* --- endpoints ----------------------------------------------------------- */
+
+static int
+docker_get_object(struct docker *d, const char *path, json_t **out, struct al_err *err)
+{
+	*out = NULL;
+	if (docker_request(d, "GET", path, NULL, NULL, out, err) < 0)
+		return -1;
+	if (!json_is_object(*out)) {
+		json_decref(*out);
+		*out = NULL;
+		return al_fail(err, "docker: GET %.*s: answer is not an object",
+			       docker_path_len(path), path);
+	}
+	return 0;
+}
+
+int
+docker_ping(struct docker *d, struct al_err *err)
+{
+	struct docker_call c = { "GET", "/_ping", NULL, 0, d->timeout_ms, 4096 };
+	struct docker_buf resp;
+	long st;
+	int rc = 0;
+
+	if (docker_perform(d, &c, &resp, &st, err) < 0)
+		return -1;
+	if (st != 200)
+		rc = docker_status_fail(&c, st, &resp, err);
+	docker_buf_free(&resp);
+	return rc;
+}
+
+int
+docker_version(struct docker *d, json_t **out, struct al_err *err)
+{
+	return docker_get_object(d, "/version", out, err);
+}
+
+int
+docker_info(struct docker *d, json_t **out, struct al_err *err)
+{
+	return docker_get_object(d, "/info", out, err);
+}
+
+int
+docker_image_inspect(struct docker *d, const char *image, json_t **out, struct al_err *err)
+{
+	char path[256];
+
+	*out = NULL;
+	if (!docker_image_valid(image))
+		return al_fail(err, "docker: invalid image reference");
+	snprintf(path, sizeof path, "/images/%s/json", image);
+	return docker_get_object(d, path, out, err);
+}
+
+/* "/containers/<id><tail>" for a checked id. */
+static int
+docker_container_path(char *path, size_t size, const char *id, const char *tail,
+		      struct al_err *err)
+{
+	int n;
+
+	if (!docker_name_valid(id))
+		return al_fail(err, "docker: invalid container id or name");
+	n = snprintf(path, size, "/containers/%s%s", id, tail);
+	if (n < 0 || (size_t)n >= size)
+		return al_fail(err, "docker: container path too long");
+	return 0;
+}
+
+static bool
+docker_hex_id(const char *s)
+{
+	size_t n = s ? strspn(s, "0123456789abcdef") : 0;
+
+	return n == DOCKER_ID_MAX - 1 && s[n] == '\0';
+}
+
+int
+docker_create(struct docker *d, const char *name, const json_t *body,
+	      char id[DOCKER_ID_MAX], struct al_err *err)
+{
+	char path[DOCKER_NAME_MAX + 32] = "/containers/create";
+	json_t *reply = NULL;
+	const char *got;
+	int rc = -1;
+
+	id[0] = '\0';
+	if (!body)
+		return al_fail(err, "docker: create: no body");
+	if (name && !docker_name_valid(name))
+		return al_fail(err, "docker: create: invalid container name");
+	if (name)
+		snprintf(path, sizeof path, "/containers/create?name=%s", name);
+	if (docker_request(d, "POST", path, body, NULL, &reply, err) < 0)
+		return -1;
+	got = json_string_value(json_object_get(reply, "Id"));
+	if (docker_hex_id(got)) {
+		memcpy(id, got, DOCKER_ID_MAX);
+		rc = 0;
+	} else {
+		al_fail(err, "docker: POST /containers/create: answer has no valid Id");
+	}
+	json_decref(reply);
+	return rc;
+}
+
+int
+docker_inspect(struct docker *d, const char *id, json_t **out, struct al_err *err)
+{
+	char path[DOCKER_NAME_MAX + 32];
+
+	*out = NULL;
+	if (docker_container_path(path, sizeof path, id, "/json", err) < 0)
+		return -1;
+	return docker_get_object(d, path, out, err);
+}
+
+int
+docker_start(struct docker *d, const char *id, struct al_err *err)
+{
+	char path[DOCKER_NAME_MAX + 32];
+
+	if (docker_container_path(path, sizeof path, id, "/start", err) < 0)
+		return -1;
+	return docker_request(d, "POST", path, NULL, NULL, NULL, err);
+}
+
+static int
+docker_wait_result(const json_t *reply, long *exit_code, struct al_err *err)
+{
+	const json_t *code = json_object_get(reply, "StatusCode");
+	const char *msg = json_string_value(json_object_get(json_object_get(reply, "Error"), "Message"));
+	char text[DOCKER_MESSAGE_MAX + 1];
+
+	if (msg && msg[0]) {
+		docker_printable(msg, text, sizeof text);
+		return al_fail(err, "docker: wait: %s", text);
+	}
+	if (!json_is_integer(code))
+		return al_fail(err, "docker: wait: answer has no StatusCode");
+	*exit_code = (long)json_integer_value(code);
+	return 0;
+}
+
+int
+docker_wait(struct docker *d, const char *id, long *exit_code, struct al_err *err)
+{
+	char path[DOCKER_NAME_MAX + 64];
+	json_t *reply = NULL;
+	int rc;
+
+	*exit_code = -1;
+	if (docker_container_path(path, sizeof path, id, "/wait?condition=not-running", err) < 0)
+		return -1;
+	if (docker_request(d, "POST", path, NULL, NULL, &reply, err) < 0)
+		return -1;
+	rc = docker_wait_result(reply, exit_code, err);
+	json_decref(reply);
+	return rc;
+}
+
+int
+docker_stop(struct docker *d, const char *id, int t_seconds, struct al_err *err)
+{
+	struct docker_call c = { "POST", NULL, NULL, 0, d->timeout_ms, DOCKER_REPLY_MAX };
+	char path[DOCKER_NAME_MAX + 64], tail[32];
+
+	if (t_seconds < 0)
+		t_seconds = 0;
+	snprintf(tail, sizeof tail, "/stop?t=%d", t_seconds);
+	if (docker_container_path(path, sizeof path, id, tail, err) < 0)
+		return -1;
+	/* The daemon waits t seconds before it kills; our deadline must outlast it. */
+	c.path = path;
+	c.timeout_ms += (long)t_seconds * 1000;
+	return docker_call_json(d, &c, NULL, NULL, err);
+}
+
+static bool
+docker_signal_valid(const char *s)
+{
+	size_t n = s ? strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") : 0;
+
+	return n > 0 && n <= 16 && s[n] == '\0';
+}
+
+int
+docker_kill(struct docker *d, const char *id, const char *signal, struct al_err *err)
+{
+	char path[DOCKER_NAME_MAX + 64], tail[40];
+
+	if (!docker_signal_valid(signal))
+		return al_fail(err, "docker: kill: invalid signal name");
+	snprintf(tail, sizeof tail, "/kill?signal=%s", signal);
+	if (docker_container_path(path, sizeof path, id, tail, err) < 0)
+		return -1;
+	return docker_request(d, "POST", path, NULL, NULL, NULL, err);
+}
+
+int
+docker_remove(struct docker *d, const char *id, bool missing_ok, struct al_err *err)
+{
+	char path[DOCKER_NAME_MAX + 64];
+	long status;
+
+	if (docker_container_path(path, sizeof path, id, "?force=1&v=1", err) < 0)
+		return -1;
+	if (docker_request(d, "DELETE", path, NULL, &status, NULL, err) == 0)
+		return 0;
+	if (status == 404 && missing_ok) {
+		al_err_clear(err);
+		return 0;
+	}
+	return -1;
+}
+
+/* "?all=1&filters=<urlencoded {"label":[label]}>" */
+static int
+docker_label_path(struct docker *d, const char *label, char *path, size_t size,
+		  struct al_err *err)
+{
+	json_t *filters = json_pack("{s:[s]}", "label", label);
+	char *text = filters ? json_dumps(filters, JSON_COMPACT) : NULL;
+	char *esc = text ? curl_easy_escape(d->curl, text, 0) : NULL;
+	int n = esc ? snprintf(path, size, "/containers/json?all=1&filters=%s", esc) : -1;
+
+	curl_free(esc);
+	free(text);
+	json_decref(filters);
+	if (n < 0)
+		return al_fail(err, "docker: list: cannot encode the label filter");
+	if ((size_t)n >= size)
+		return al_fail(err, "docker: list: label filter too long");
+	return 0;
+}
+
+int
+docker_list_by_label(struct docker *d, const char *label, json_t **out, struct al_err *err)
+{
+	char path[DOCKER_PATH_MAX];
+
+	*out = NULL;
+	if (!label || !label[0])
+		return al_fail(err, "docker: list: empty label");
+	if (docker_label_path(d, label, path, sizeof path, err) < 0)
+		return -1;
+	if (docker_request(d, "GET", path, NULL, NULL, out, err) < 0)
+		return -1;
+	if (!json_is_array(*out)) {
+		json_decref(*out);
+		*out = NULL;
+		return al_fail(err, "docker: GET /containers/json: answer is not a list");
+	}
+	return 0;
+}
+
+static int
+docker_archive_path(struct docker *d, const char *id, const char *path, char *out,
+		    size_t size, struct al_err *err)
+{
+	char *esc;
+	int n;
+
+	if (!docker_name_valid(id))
+		return al_fail(err, "docker: invalid container id or name");
+	if (!(esc = curl_easy_escape(d->curl, path, 0)))
+		return al_fail(err, "docker: archive: out of memory");
+	n = snprintf(out, size, "/containers/%s/archive?path=%s", id, esc);
+	curl_free(esc);
+	if (n < 0 || (size_t)n >= size)
+		return al_fail(err, "docker: archive: path too long");
+	return 0;
+}
+
+int
+docker_archive_get(struct docker *d, const char *id, const char *path,
+		   size_t max, unsigned char **buf, size_t *len,
+		   struct al_err *err)
+{
+	struct docker_call c = { "GET", NULL, NULL, 0, d->timeout_ms, max };
+	char url_path[DOCKER_PATH_MAX];
+	struct docker_buf resp;
+	long st;
+
+	*buf = NULL;
+	*len = 0;
+	if (!path || !path[0] || max == 0)
+		return al_fail(err, "docker: archive: empty path or zero limit");
+	if (docker_archive_path(d, id, path, url_path, sizeof url_path, err) < 0)
+		return -1;
+	c.path = url_path;
+	if (docker_perform(d, &c, &resp, &st, err) < 0)
+		return -1;
+	if (st != 200) {
+		docker_status_fail(&c, st, &resp, err);
+		docker_buf_free(&resp);
+		return -1;
+	}
+	*buf = resp.data;
+	*len = resp.len;
+	return 0;
+}
+
+/* --- tar ----------------------------------------------------------------- */
+
+/* An octal field: optional leading spaces, digits, then NUL/space padding. */
+static int
+tar_octal(const unsigned char *f, size_t n, uint64_t *out)
+{
+	size_t i = 0, digits = 0;
+	uint64_t v = 0;
+
+	while (i < n && f[i] == ' ')
+		i++;
+	for (; i < n && f[i] >= '0' && f[i] <= '7'; i++, digits++) {
+		if (v > (UINT64_MAX >> 3))
+			return -1;
+		v = v << 3 | (uint64_t)(f[i] - '0');
+	}
+	for (; i < n; i++)
+		if (f[i] != '\0' && f[i] != ' ')
+			return -1;
+	*out = v;
+	return digits ? 0 : -1;
+}
+
+static bool
+tar_zero_block(const unsigned char *h)
+{
+	size_t i;
+
+	for (i = 0; i < TAR_BLOCK; i++)
+		if (h[i])
+			return false;
+	return true;
+}
+
+static bool
+tar_checksum_ok(const unsigned char *h)
+{
+	uint64_t stored, sum = 0;
+	size_t i;
+
+	if (tar_octal(h + 148, 8, &stored) < 0)
+		return false;
+	for (i = 0; i < TAR_BLOCK; i++)
+		sum += i >= 148 && i < 156 ? ' ' : h[i];
+	return sum == stored;
+}
+
+static int
+tar_header(const unsigned char *h, size_t avail, uint64_t *size, struct al_err *err)
+{
+	if (memcmp(h + 257, "ustar", 5) != 0)
+		return al_fail(err, "tar: not a ustar archive");
+	if (!tar_checksum_ok(h))
+		return al_fail(err, "tar: bad header checksum");
+	if (tar_octal(h + 124, 12, size) < 0)
+		return al_fail(err, "tar: bad size field");
+	if (*size > avail)
+		return al_fail(err, "tar: entry runs past the end of the archive");
+	return 0;
+}
+
+int
+tar_first_file(const unsigned char *tar, size_t len,
+	       const unsigned char **data, size_t *data_len, struct al_err *err)
+{
+	size_t off = 0, avail, pad;
+	uint64_t size;
+
+	*data = NULL;
+	*data_len = 0;
+	while (tar && len - off >= TAR_BLOCK) {
+		const unsigned char *h = tar + off;
+
+		if (tar_zero_block(h))
+			return al_fail(err, "tar: no regular file");
+		avail = len - off - TAR_BLOCK;
+		if (tar_header(h, avail, &size, err) < 0)
+			return -1;
+		/* '0' and NUL are regular files, '7' is contiguous (also regular). */
+		if (h[156] == '0' || h[156] == '\0' || h[156] == '7') {
+			*data = h + TAR_BLOCK;
+			*data_len = (size_t)size;
+			return 0;
+		}
+		pad = (TAR_BLOCK - size % TAR_BLOCK) % TAR_BLOCK;
+		if (pad > avail - size)
+			return al_fail(err, "tar: truncated archive");
+		off += TAR_BLOCK + (size_t)size + pad;
+	}
+	if (tar && off < len)
+		return al_fail(err, "tar: truncated header");
+	return al_fail(err, "tar: no regular file");
+}

@@ -1,0 +1,158 @@
+#ifndef AIRLOCK_DOCKER_H
+#define AIRLOCK_DOCKER_H
+
+/*
+ * The Docker Engine API over the local unix socket, through libcurl.
+ *
+ * One struct docker owns one reusable easy handle (keep-alive) and is used
+ * by one thread at a time; a worker that needs its own connection opens its
+ * own. Every call has a timeout. A non-2xx answer becomes an error whose
+ * message holds the method, path, HTTP status and the daemon's "message"
+ * field (truncated); a 304 from start/stop is success.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "err.h"
+
+#define DOCKER_SOCKET_DEFAULT	"/var/run/docker.sock"
+#define DOCKER_API_VERSION	"v1.41"
+#define DOCKER_TIMEOUT_MS	20000L
+#define DOCKER_ID_MAX		65	/* 64 hex + NUL */
+
+struct docker;
+
+/*
+ * True when s may be put in a URL path as a container id or name:
+ * [A-Za-z0-9][A-Za-z0-9_.-]*, at most 128 bytes. Nothing else can inject
+ * a path segment or a query.
+ */
+bool docker_name_valid(const char *s);
+/*
+ * The daemon's "message" field of an error body (or the first line of a
+ * plain-text one, as a refused attach sends), reduced to printable ASCII
+ * and truncated to about 120 characters; "" when there is none.
+ */
+void docker_error_text(const unsigned char *body, size_t len, char *out, size_t outsz);
+
+struct docker *docker_open(const char *socket_path, long timeout_ms, struct al_err *err);
+void docker_close(struct docker *d);
+const char *docker_socket_path(const struct docker *d);
+
+/*
+ * Generic request: body may be NULL (empty POST sends Content-Length: 0).
+ * On 2xx, *reply (if non-NULL) gets the parsed JSON body, or NULL when the
+ * body is empty. *status gets the HTTP status. Returns 0 on 2xx (or 304),
+ * -1 otherwise.
+ */
+int docker_request(struct docker *d, const char *method, const char *path,
+		   const json_t *body, long *status, json_t **reply,
+		   struct al_err *err);
+
+int docker_ping(struct docker *d, struct al_err *err);
+int docker_version(struct docker *d, json_t **out, struct al_err *err);
+int docker_info(struct docker *d, json_t **out, struct al_err *err);
+int docker_image_inspect(struct docker *d, const char *image, json_t **out, struct al_err *err);
+
+/* name may be NULL. id receives the new container's full ID. */
+int docker_create(struct docker *d, const char *name, const json_t *body,
+		  char id[DOCKER_ID_MAX], struct al_err *err);
+int docker_inspect(struct docker *d, const char *id, json_t **out, struct al_err *err);
+int docker_start(struct docker *d, const char *id, struct al_err *err);
+/* POST /wait (condition "not-running"), bounded by the handle's timeout. */
+int docker_wait(struct docker *d, const char *id, long *exit_code, struct al_err *err);
+int docker_stop(struct docker *d, const char *id, int t_seconds, struct al_err *err);
+int docker_kill(struct docker *d, const char *id, const char *signal, struct al_err *err);
+/* DELETE ?force=1&v=1; a 404 is success when missing_ok. */
+int docker_remove(struct docker *d, const char *id, bool missing_ok, struct al_err *err);
+/* GET /containers/json?all=1 filtered by label "key=value" (or "key" alone). */
+int docker_list_by_label(struct docker *d, const char *label, json_t **out, struct al_err *err);
+
+/*
+ * GET /containers/{id}/archive?path=…: the tar stream into a malloc'd
+ * buffer of at most max bytes (larger is an error). Works on stopped
+ * containers.
+ */
+int docker_archive_get(struct docker *d, const char *id, const char *path,
+		       size_t max, unsigned char **buf, size_t *len,
+		       struct al_err *err);
+/* Extract the first regular file of a tar buffer (ustar). Pure. */
+int tar_first_file(const unsigned char *tar, size_t len,
+		   const unsigned char **data, size_t *data_len, struct al_err *err);
+
+/*
+ * GET /events filtered by a JSON filters string (e.g.
+ * {"type":["container"],"label":["io.airlock.managed=1"]}). Calls on_event
+ * for each event object; returns when on_event returns non-zero, when
+ * *stop becomes true (checked about once a second), or on error. Uses its
+ * own connection (no timeout on the stream itself).
+ */
+typedef int (*docker_event_fn)(const json_t *event, void *ctx);
+int docker_events(const char *socket_path, const char *filters_json,
+		  docker_event_fn on_event, void *ctx, const volatile bool *stop,
+		  struct al_err *err);
+
+/* --- attach: the hijacked stdio stream ---------------------------------- */
+
+enum docker_stream {
+	DOCKER_STDIN = 0,
+	DOCKER_STDOUT = 1,
+	DOCKER_STDERR = 2,
+};
+
+/* Frame demultiplexer (8-byte headers, Tty false). Pure; unit-tested. */
+struct docker_demux {
+	unsigned char hdr[8];
+	size_t hdr_have;
+	uint32_t left;		/* payload bytes left in the current frame */
+	int stream;
+	bool bad;		/* a header with an unknown stream type was seen */
+};
+
+typedef int (*docker_chunk_fn)(enum docker_stream stream, const unsigned char *data,
+			       size_t len, void *ctx);
+
+void docker_demux_init(struct docker_demux *dm);
+/*
+ * Feed raw bytes; each payload piece is handed to on_chunk as it arrives
+ * (a frame may be split across feeds; a chunk is never a whole line by
+ * promise). Returns 0, -1 on a malformed header (and dm->bad), or the
+ * callback's non-zero value.
+ */
+int docker_demux_feed(struct docker_demux *dm, const unsigned char *buf, size_t len,
+		      docker_chunk_fn on_chunk, void *ctx);
+
+struct docker_attach;
+
+/* Open the stream (before start). Uses its own connection. */
+int docker_attach_open(const char *socket_path, const char *id, long timeout_ms,
+		       struct docker_attach **out, struct al_err *err);
+/* The socket for poll(); readable means docker_attach_read has bytes. */
+int docker_attach_fd(const struct docker_attach *a);
+
+enum attach_io {
+	ATTACH_OK = 0,
+	ATTACH_AGAIN = 1,	/* nothing now (non-blocking) */
+	ATTACH_EOF = 2,
+	ATTACH_ERROR = -1,
+};
+
+/*
+ * Read what is available (non-blocking) and demultiplex it into on_chunk.
+ * Returns ATTACH_OK when bytes were consumed, ATTACH_AGAIN, ATTACH_EOF or
+ * ATTACH_ERROR (malformed stream, socket error, or a non-zero callback).
+ */
+enum attach_io docker_attach_read(struct docker_attach *a, docker_chunk_fn on_chunk,
+				  void *ctx, struct al_err *err);
+/* Write all of buf to the container's stdin within timeout_ms. */
+int docker_attach_write(struct docker_attach *a, const void *buf, size_t len,
+			int timeout_ms, struct al_err *err);
+/* Half-close: the container sees EOF on stdin; output keeps flowing. */
+int docker_attach_close_stdin(struct docker_attach *a);
+void docker_attach_close(struct docker_attach *a);
+
+#endif

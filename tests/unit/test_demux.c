@@ -1,0 +1,406 @@
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "docker.h"
+
+#define OUT_MAX 4096
+
+/* What the demultiplexer handed out, per stream. */
+struct sink {
+	unsigned char out[3][OUT_MAX];
+	size_t len[3];
+	size_t chunks;
+	size_t abort_at;	/* return 7 on this chunk (1-based); 0: never */
+};
+
+static int
+sink_chunk(enum docker_stream stream, const unsigned char *data, size_t len, void *ctx)
+{
+	struct sink *s = ctx;
+
+	assert_true(stream <= DOCKER_STDERR);
+	assert_true(len > 0);
+	assert_true(s->len[stream] + len <= OUT_MAX);
+	memcpy(s->out[stream] + s->len[stream], data, len);
+	s->len[stream] += len;
+	s->chunks++;
+	return s->chunks == s->abort_at ? 7 : 0;
+}
+
+static size_t
+put_frame(unsigned char *buf, int type, const void *payload, uint32_t len)
+{
+	buf[0] = (unsigned char)type;
+	buf[1] = buf[2] = buf[3] = 0;
+	buf[4] = (unsigned char)(len >> 24);
+	buf[5] = (unsigned char)(len >> 16);
+	buf[6] = (unsigned char)(len >> 8);
+	buf[7] = (unsigned char)len;
+	memcpy(buf + 8, payload, len);
+	return 8 + len;
+}
+
+/* stdout "hello\n", stderr "oops", an empty stdout frame, stdout of 300 bytes. */
+static size_t
+sample_stream(unsigned char *buf, unsigned char *big)
+{
+	size_t n = 0, i;
+
+	for (i = 0; i < 300; i++)
+		big[i] = (unsigned char)('a' + i % 26);
+	n += put_frame(buf + n, DOCKER_STDOUT, "hello\n", 6);
+	n += put_frame(buf + n, DOCKER_STDERR, "oops", 4);
+	n += put_frame(buf + n, DOCKER_STDOUT, "", 0);
+	n += put_frame(buf + n, DOCKER_STDOUT, big, 300);
+	return n;
+}
+
+static void
+check_sample(const struct sink *s, const unsigned char *big)
+{
+	assert_int_equal(s->len[DOCKER_STDOUT], 306);
+	assert_memory_equal(s->out[DOCKER_STDOUT], "hello\n", 6);
+	assert_memory_equal(s->out[DOCKER_STDOUT] + 6, big, 300);
+	assert_int_equal(s->len[DOCKER_STDERR], 4);
+	assert_memory_equal(s->out[DOCKER_STDERR], "oops", 4);
+	assert_int_equal(s->len[DOCKER_STDIN], 0);
+}
+
+static void
+test_split_every_boundary(void **state)
+{
+	unsigned char buf[512], big[300];
+	size_t n = sample_stream(buf, big), cut;
+
+	(void)state;
+	for (cut = 0; cut <= n; cut++) {
+		struct docker_demux dm;
+		struct sink *s = calloc(1, sizeof *s);
+
+		assert_non_null(s);
+		docker_demux_init(&dm);
+		assert_int_equal(docker_demux_feed(&dm, buf, cut, sink_chunk, s), 0);
+		assert_int_equal(docker_demux_feed(&dm, buf + cut, n - cut, sink_chunk, s), 0);
+		check_sample(s, big);
+		assert_int_equal(dm.left, 0);
+		assert_int_equal(dm.hdr_have, 0);
+		free(s);
+	}
+}
+
+static void
+test_byte_by_byte(void **state)
+{
+	unsigned char buf[512], big[300];
+	size_t n = sample_stream(buf, big), i;
+	struct docker_demux dm;
+	struct sink *s = calloc(1, sizeof *s);
+
+	(void)state;
+	assert_non_null(s);
+	docker_demux_init(&dm);
+	for (i = 0; i < n; i++)
+		assert_int_equal(docker_demux_feed(&dm, buf + i, 1, sink_chunk, s), 0);
+	check_sample(s, big);
+	free(s);
+}
+
+static void
+test_many_frames_one_feed(void **state)
+{
+	unsigned char buf[100 * 16];
+	struct docker_demux dm;
+	struct sink *s = calloc(1, sizeof *s);
+	size_t n = 0;
+	char word[8];
+	int i;
+
+	(void)state;
+	assert_non_null(s);
+	for (i = 0; i < 100; i++) {
+		snprintf(word, sizeof word, "%02d,", i);
+		n += put_frame(buf + n, i % 2 ? DOCKER_STDERR : DOCKER_STDOUT, word, 3);
+	}
+	docker_demux_init(&dm);
+	assert_int_equal(docker_demux_feed(&dm, buf, n, sink_chunk, s), 0);
+	assert_int_equal(s->chunks, 100);
+	assert_int_equal(s->len[DOCKER_STDOUT], 150);
+	assert_int_equal(s->len[DOCKER_STDERR], 150);
+	assert_memory_equal(s->out[DOCKER_STDOUT], "00,02,04,", 9);
+	assert_memory_equal(s->out[DOCKER_STDERR], "01,03,05,", 9);
+	free(s);
+}
+
+static void
+test_zero_length_frames(void **state)
+{
+	unsigned char buf[64];
+	struct docker_demux dm;
+	struct sink *s = calloc(1, sizeof *s);
+	size_t n = 0;
+
+	(void)state;
+	assert_non_null(s);
+	n += put_frame(buf + n, DOCKER_STDOUT, "", 0);
+	n += put_frame(buf + n, DOCKER_STDERR, "", 0);
+	n += put_frame(buf + n, DOCKER_STDOUT, "x", 1);
+	n += put_frame(buf + n, DOCKER_STDOUT, "", 0);
+	docker_demux_init(&dm);
+	assert_int_equal(docker_demux_feed(&dm, buf, n, sink_chunk, s), 0);
+	assert_int_equal(s->chunks, 1);
+	assert_int_equal(s->len[DOCKER_STDOUT], 1);
+	assert_int_equal(dm.left, 0);
+	assert_int_equal(dm.hdr_have, 0);
+	free(s);
+}
+
+static void
+test_unknown_stream_type(void **state)
+{
+	unsigned char buf[64];
+	struct docker_demux dm;
+	struct sink *s = calloc(1, sizeof *s);
+	size_t n = 0;
+
+	(void)state;
+	assert_non_null(s);
+	n += put_frame(buf + n, DOCKER_STDOUT, "ok", 2);
+	n += put_frame(buf + n, 3, "no", 2);
+	docker_demux_init(&dm);
+	assert_int_equal(docker_demux_feed(&dm, buf, n, sink_chunk, s), -1);
+	assert_true(dm.bad);
+	assert_int_equal(s->len[DOCKER_STDOUT], 2);
+	/* Once the framing is lost, nothing more is delivered. */
+	assert_int_equal(docker_demux_feed(&dm, buf, n, sink_chunk, s), -1);
+	assert_int_equal(s->chunks, 1);
+	free(s);
+}
+
+static void
+test_nonzero_padding(void **state)
+{
+	unsigned char buf[16];
+	struct docker_demux dm;
+	struct sink *s = calloc(1, sizeof *s);
+	size_t n = put_frame(buf, DOCKER_STDOUT, "ab", 2);
+
+	(void)state;
+	assert_non_null(s);
+	buf[2] = 1;
+	docker_demux_init(&dm);
+	assert_int_equal(docker_demux_feed(&dm, buf, n, sink_chunk, s), -1);
+	assert_true(dm.bad);
+	assert_int_equal(s->chunks, 0);
+	free(s);
+}
+
+static void
+test_callback_abort(void **state)
+{
+	unsigned char buf[64];
+	struct docker_demux dm;
+	struct sink *s = calloc(1, sizeof *s);
+	size_t n = 0;
+
+	(void)state;
+	assert_non_null(s);
+	n += put_frame(buf + n, DOCKER_STDOUT, "one", 3);
+	n += put_frame(buf + n, DOCKER_STDERR, "two", 3);
+	n += put_frame(buf + n, DOCKER_STDOUT, "three", 5);
+	s->abort_at = 2;
+	docker_demux_init(&dm);
+	assert_int_equal(docker_demux_feed(&dm, buf, n, sink_chunk, s), 7);
+	assert_false(dm.bad);
+	assert_int_equal(s->chunks, 2);
+	assert_int_equal(s->len[DOCKER_STDOUT], 3);
+	free(s);
+}
+
+/* --- tar ------------------------------------------------------------------ */
+
+#define BLK 512
+
+static void
+tar_entry(unsigned char *h, const char *name, char type, size_t size)
+{
+	unsigned int sum = 0;
+	size_t i;
+
+	memset(h, 0, BLK);
+	snprintf((char *)h, 100, "%s", name);
+	snprintf((char *)h + 100, 8, "%07o", 0644);
+	snprintf((char *)h + 108, 8, "%07o", 0);
+	snprintf((char *)h + 116, 8, "%07o", 0);
+	snprintf((char *)h + 124, 12, "%011lo", (unsigned long)(size & 077777777777UL));
+	snprintf((char *)h + 136, 12, "%011o", 0);
+	h[156] = (unsigned char)type;
+	memcpy(h + 257, "ustar\0" "00", 8);
+	memset(h + 148, ' ', 8);
+	for (i = 0; i < BLK; i++)
+		sum += h[i];
+	snprintf((char *)h + 148, 8, "%06o", sum);
+}
+
+/* A directory "d/", then "d/f.txt" holding text, then the end blocks. */
+static size_t
+make_tar(unsigned char *tar, const char *text)
+{
+	size_t n = strlen(text), padded = (n + BLK - 1) / BLK * BLK;
+
+	memset(tar, 0, 2 * BLK + padded + 2 * BLK);
+	tar_entry(tar, "d/", '5', 0);
+	tar_entry(tar + BLK, "d/f.txt", '0', n);
+	memcpy(tar + 2 * BLK, text, n);
+	return 2 * BLK + padded + 2 * BLK;
+}
+
+static void
+test_tar_valid(void **state)
+{
+	static unsigned char tar[8 * BLK];
+	const unsigned char *data;
+	size_t len, data_len;
+	struct al_err err;
+
+	(void)state;
+	len = make_tar(tar, "policy: strict\n");
+	assert_int_equal(tar_first_file(tar, len, &data, &data_len, &err), 0);
+	assert_int_equal(data_len, 15);
+	assert_memory_equal(data, "policy: strict\n", 15);
+	assert_ptr_equal(data, tar + 2 * BLK);
+}
+
+static void
+test_tar_truncated(void **state)
+{
+	static unsigned char tar[8 * BLK];
+	const unsigned char *data;
+	size_t len, cut, data_len;
+	struct al_err err;
+
+	(void)state;
+	len = make_tar(tar, "0123456789");
+	/* Cut inside the first header, inside the second, and inside the data. */
+	for (cut = 0; cut < 2 * BLK + 10; cut++) {
+		data = (const unsigned char *)"x";
+		assert_int_equal(tar_first_file(tar, cut, &data, &data_len, &err), -1);
+		assert_null(data);
+		assert_true(err.msg[0] != '\0');
+	}
+	assert_int_equal(tar_first_file(tar, 2 * BLK + 10, &data, &data_len, &err), 0);
+	assert_int_equal(tar_first_file(NULL, 0, &data, &data_len, &err), -1);
+	(void)len;
+}
+
+static void
+test_tar_bad_size(void **state)
+{
+	static unsigned char tar[8 * BLK];
+	static const char *sizes[] = {
+		"00000000x12", "           ", "\x80\0\0\0\0\0\0\0\0\0\x10\0", "77777777777",
+	};
+	const unsigned char *data;
+	size_t len, data_len, i;
+	struct al_err err;
+	unsigned int sum;
+
+	(void)state;
+	for (i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+		len = make_tar(tar, "abc");
+		memcpy(tar + BLK + 124, sizes[i], 12);
+		/* Keep the checksum right so only the size is wrong. */
+		memset(tar + BLK + 148, ' ', 8);
+		sum = 0;
+		for (size_t j = 0; j < BLK; j++)
+			sum += tar[BLK + j];
+		snprintf((char *)tar + BLK + 148, 8, "%06o", sum);
+		assert_int_equal(tar_first_file(tar, len, &data, &data_len, &err), -1);
+	}
+}
+
+static void
+test_tar_bad_checksum(void **state)
+{
+	static unsigned char tar[8 * BLK];
+	const unsigned char *data;
+	size_t len, data_len;
+	struct al_err err;
+
+	(void)state;
+	len = make_tar(tar, "abc");
+	tar[BLK + 10] ^= 1;
+	assert_int_equal(tar_first_file(tar, len, &data, &data_len, &err), -1);
+	assert_non_null(strstr(err.msg, "checksum"));
+}
+
+static void
+test_tar_no_regular_file(void **state)
+{
+	static unsigned char tar[8 * BLK];
+	const unsigned char *data;
+	size_t data_len;
+	struct al_err err;
+
+	(void)state;
+	memset(tar, 0, sizeof tar);
+	tar_entry(tar, "d/", '5', 0);
+	tar_entry(tar + BLK, "d/link", '2', 0);
+	assert_int_equal(tar_first_file(tar, 4 * BLK, &data, &data_len, &err), -1);
+	assert_non_null(strstr(err.msg, "no regular file"));
+	/* All zeros, or not even one block. */
+	memset(tar, 0, sizeof tar);
+	assert_int_equal(tar_first_file(tar, 2 * BLK, &data, &data_len, &err), -1);
+	assert_int_equal(tar_first_file(tar, 0, &data, &data_len, &err), -1);
+	/* No ustar magic. */
+	tar_entry(tar, "f", '0', 0);
+	memset(tar + 257, 'x', 6);
+	assert_int_equal(tar_first_file(tar, 2 * BLK, &data, &data_len, &err), -1);
+}
+
+static void
+test_tar_skips_pax_header(void **state)
+{
+	static unsigned char tar[8 * BLK];
+	const unsigned char *data;
+	size_t data_len;
+	struct al_err err;
+
+	(void)state;
+	memset(tar, 0, sizeof tar);
+	tar_entry(tar, "PaxHeaders/f", 'x', 600);
+	memset(tar + BLK, 'p', 600);
+	tar_entry(tar + 3 * BLK, "f", '0', 2);
+	memcpy(tar + 4 * BLK, "hi", 2);
+	assert_int_equal(tar_first_file(tar, 7 * BLK, &data, &data_len, &err), 0);
+	assert_int_equal(data_len, 2);
+	assert_memory_equal(data, "hi", 2);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_split_every_boundary),
+		cmocka_unit_test(test_byte_by_byte),
+		cmocka_unit_test(test_many_frames_one_feed),
+		cmocka_unit_test(test_zero_length_frames),
+		cmocka_unit_test(test_unknown_stream_type),
+		cmocka_unit_test(test_nonzero_padding),
+		cmocka_unit_test(test_callback_abort),
+		cmocka_unit_test(test_tar_valid),
+		cmocka_unit_test(test_tar_truncated),
+		cmocka_unit_test(test_tar_bad_size),
+		cmocka_unit_test(test_tar_bad_checksum),
+		cmocka_unit_test(test_tar_no_regular_file),
+		cmocka_unit_test(test_tar_skips_pax_header),
+	};
+
+	return cmocka_run_group_tests_name("demux", tests, NULL, NULL);
+}
