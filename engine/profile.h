@@ -1,0 +1,113 @@
+#ifndef AIRLOCK_PROFILE_H
+#define AIRLOCK_PROFILE_H
+
+/*
+ * The hardened container profile (DESIGN.md §4) as plain data: defaults,
+ * operator overrides that stay inside fixed clamps, and the Docker create
+ * body rendered from it. Pure code: no I/O.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "err.h"
+
+#define PROFILE_USER_DEFAULT		"10001:10001"
+#define PROFILE_PIDS_RUNC		32
+#define PROFILE_PIDS_RUNSC		128
+#define PROFILE_PIDS_RUNSC_MIN		64	/* gVisor's own threads count */
+#define PROFILE_PIDS_MAX		1024
+#define PROFILE_MEMORY_DEFAULT		(128LL << 20)
+#define PROFILE_MEMORY_MIN		(8LL << 20)
+#define PROFILE_MEMORY_MAX		(4LL << 30)
+#define PROFILE_NANO_CPUS_DEFAULT	1000000000LL
+#define PROFILE_NOFILE_MAX		65536
+#define PROFILE_TMPFS_MAX		4
+#define PROFILE_TMPFS_SIZE_MAX		(64LL << 20)
+
+/* Labels every airlock container carries. */
+#define LABEL_MANAGED		"io.airlock.managed"
+#define LABEL_OWNER_PID		"io.airlock.owner-pid"
+#define LABEL_OWNER_START	"io.airlock.owner-start"
+#define LABEL_OWNER_BOOT	"io.airlock.owner-boot"
+#define LABEL_SESSION		"io.airlock.session"
+
+/* An argv or env list. `set` distinguishes "configured empty" from "the image's". */
+struct strv {
+	char **v;
+	size_t n;
+	bool set;
+};
+
+enum ipc_mode {
+	IPC_NONE,
+	IPC_PRIVATE,
+};
+
+struct tmpfs_mount {
+	char *target;
+	int64_t size;	/* bytes; mounted rw,noexec,nosuid,nodev */
+};
+
+struct profile {
+	char image[72];		/* "sha256:<64 hex>"; empty: not configured */
+	char user[32];		/* numeric "uid:gid", never root */
+	struct strv entrypoint;
+	struct strv cmd;
+	struct strv env;	/* "NAME=value", exactly the operator's allowlist */
+	char runtime[16];	/* "runc" or "runsc" */
+	enum ipc_mode ipc;
+	int64_t pids_limit;
+	int64_t memory;		/* bytes; MemorySwap is always the same */
+	int64_t nano_cpus;
+	int64_t nofile;		/* 0: no nofile ulimit */
+	struct tmpfs_mount tmpfs[PROFILE_TMPFS_MAX];
+	size_t n_tmpfs;
+};
+
+/* Identity written into labels; the reaper reads it back. */
+struct owner_labels {
+	long pid;
+	unsigned long long start_ticks;	/* /proc/<pid>/stat field 22 */
+	char boot_id[40];
+	char session[40];
+};
+
+void profile_defaults(struct profile *p);
+void profile_free(struct profile *p);
+
+/*
+ * Apply the "profile" object of a config file. Keys: image, user,
+ * entrypoint, cmd, env (object NAME→string), runtime, ipc ("none" or
+ * "private"), pids_limit, memory (bytes), cpus (number), nofile, tmpfs
+ * (object target→size in bytes). Unknown keys, wrong types and values past
+ * a clamp are refused with the JSON path of the fault ("profile.memory: …").
+ * host_cores clamps cpus (0: unknown, clamp at 1).
+ */
+int profile_apply_json(struct profile *p, const json_t *obj, int host_cores,
+		       struct al_err *err);
+
+/* Re-check the invariants (clamps, non-root user, image form). */
+int profile_validate(const struct profile *p, int host_cores, struct al_err *err);
+
+/* Text checks shared with admission. */
+bool profile_image_id_valid(const char *s);	/* "sha256:" + 64 lowercase hex */
+bool profile_user_is_root(const char *user);	/* "", "0", "root", "0:x", "x:0", "x:root" */
+bool profile_user_numeric(const char *user);	/* "uid:gid", both decimal */
+
+/* The POST /containers/create body. Caller owns the result. */
+json_t *profile_create_body(const struct profile *p, const struct owner_labels *who);
+
+/* "airlock-" + 32 lowercase hex from the kernel's CSPRNG. */
+int profile_container_name(char out[48], struct al_err *err);
+
+/* Fill pid, start ticks and boot id of this process; session as given. */
+int owner_labels_self(struct owner_labels *who, const char *session, struct al_err *err);
+
+void strv_free(struct strv *s);
+int strv_push(struct strv *s, const char *str);
+
+#endif

@@ -1,0 +1,272 @@
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <ctype.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "profile.h"
+
+#define IMAGE "sha256:0c88912505e2c6cbb2108b07acd6e30665b153e491259ab2ee8babe6578e567c"
+
+/* Apply a profile object given as JSON text; returns the error or "". */
+static const char *
+apply(struct profile *p, const char *text)
+{
+	static struct al_err err;
+	json_t *obj = json_loads(text, 0, NULL);
+
+	assert_non_null(obj);
+	err.msg[0] = '\0';
+	profile_defaults(p);
+	profile_apply_json(p, obj, 2, &err);
+	json_decref(obj);
+	return err.msg;
+}
+
+static void
+assert_refused(const char *text, const char *message_part)
+{
+	struct profile p;
+	const char *msg = apply(&p, text);
+
+	if (!strstr(msg, message_part))
+		fail_msg("%s: expected an error containing '%s', got '%s'", text, message_part, msg);
+	profile_free(&p);
+}
+
+static void
+test_root_spellings(void **state)
+{
+	static const char *root[] = { "", "0", "00", "root", "ROOT", " 0", "0:0",
+		"root:root", "0:1000", "1000:0", "1000:root", "1000:", NULL };
+	static const char *fine[] = { "10001:10001", "1000:1000", "65534:65534", NULL };
+	size_t i;
+
+	(void)state;
+	for (i = 0; root[i]; i++)
+		if (!profile_user_is_root(root[i]))
+			fail_msg("'%s' was not recognised as root", root[i]);
+	assert_true(profile_user_is_root(NULL));
+	for (i = 0; fine[i]; i++)
+		assert_false(profile_user_is_root(fine[i]));
+	assert_false(profile_user_numeric("nobody"));
+	assert_false(profile_user_numeric("1000"));
+	assert_true(profile_user_numeric("1000:1000"));
+}
+
+static void
+test_image_id_form(void **state)
+{
+	(void)state;
+	assert_true(profile_image_id_valid(IMAGE));
+	assert_false(profile_image_id_valid("alpine:latest"));
+	assert_false(profile_image_id_valid("alpine@" IMAGE));
+	assert_false(profile_image_id_valid("sha256:0C88912505E2C6CBB2108B07ACD6E30665B153E491259AB2EE8BABE6578E567C"));
+	assert_false(profile_image_id_valid("sha256:0c889125"));
+	assert_false(profile_image_id_valid(IMAGE "00"));
+}
+
+static void
+test_refusals(void **state)
+{
+	(void)state;
+	assert_refused("{\"memory\": 5368709120}", "profile.memory");
+	assert_refused("{\"memory\": 0}", "profile.memory");
+	assert_refused("{\"pids_limit\": 0}", "profile.pids_limit");
+	assert_refused("{\"pids_limit\": -1}", "profile.pids_limit");
+	assert_refused("{\"pids_limit\": 2000}", "profile.pids_limit");
+	assert_refused("{\"pids_limit\": \"32\"}", "profile.pids_limit: expected an integer");
+	assert_refused("{\"bogus\": 1}", "profile.bogus: unknown key");
+	assert_refused("{\"user\": \"0\"}", "profile.user: root");
+	assert_refused("{\"user\": \"root:root\"}", "profile.user: root");
+	assert_refused("{\"user\": \"nobody:nogroup\"}", "profile.user: expected numeric");
+	assert_refused("{\"image\": \"alpine:latest\"}", "profile.image");
+	assert_refused("{\"image\": \"alpine@" IMAGE "\"}", "profile.image");
+	assert_refused("{\"runtime\": \"kata\"}", "profile.runtime");
+	assert_refused("{\"runtime\": \"runsc\", \"pids_limit\": 32}", "runsc needs at least");
+	assert_refused("{\"cpus\": 3}", "profile.cpus");
+	assert_refused("{\"cpus\": 0}", "profile.cpus");
+	assert_refused("{\"ipc\": \"host\"}", "profile.ipc");
+	assert_refused("{\"ipc\": \"shareable\"}", "profile.ipc");
+	assert_refused("{\"tmpfs\": {\"/proc/x\": 4096}}", "not allowed");
+	assert_refused("{\"tmpfs\": {\"/tmp\": 1073741824}}", "profile.tmpfs./tmp");
+	assert_refused("{\"env\": {\"1BAD\": \"x\"}}", "not a valid variable name");
+	assert_refused("{\"env\": {\"A\": 1}}", "profile.env.A");
+	assert_refused("{\"entrypoint\": \"/bin/sh\"}", "profile.entrypoint");
+	assert_refused("{\"nofile\": 1000000}", "profile.nofile");
+	assert_refused("[]", "profile: expected an object");
+}
+
+static void
+test_runsc_default_pids(void **state)
+{
+	struct profile p;
+
+	(void)state;
+	assert_string_equal(apply(&p, "{\"runtime\": \"runsc\"}"), "");
+	assert_int_equal(p.pids_limit, PROFILE_PIDS_RUNSC);
+	profile_free(&p);
+	assert_string_equal(apply(&p, "{\"pids_limit\": 100, \"runtime\": \"runsc\"}"), "");
+	assert_int_equal(p.pids_limit, 100);
+	profile_free(&p);
+}
+
+static const json_t *
+hc(const json_t *body, const char *key)
+{
+	return json_object_get(json_object_get(body, "HostConfig"), key);
+}
+
+static void
+test_create_body_defaults(void **state)
+{
+	struct owner_labels who = { .pid = 42, .start_ticks = 7, .boot_id = "b", .session = "s" };
+	struct profile p;
+	json_t *body;
+
+	(void)state;
+	profile_defaults(&p);
+	snprintf(p.image, sizeof p.image, "%s", IMAGE);
+	body = profile_create_body(&p, &who);
+	assert_non_null(body);
+	assert_string_equal(json_string_value(json_object_get(body, "Image")), IMAGE);
+	assert_string_equal(json_string_value(json_object_get(body, "User")), "10001:10001");
+	assert_true(json_is_false(json_object_get(body, "Tty")));
+	assert_true(json_is_true(json_object_get(body, "OpenStdin")));
+	assert_true(json_is_true(json_object_get(body, "StdinOnce")));
+	assert_int_equal(json_array_size(json_object_get(body, "Env")), 0);
+	assert_null(json_object_get(body, "Entrypoint"));	/* the image's */
+	assert_string_equal(json_string_value(hc(body, "NetworkMode")), "none");
+	assert_true(json_is_true(hc(body, "ReadonlyRootfs")));
+	assert_true(json_is_false(hc(body, "Privileged")));
+	assert_string_equal(json_string_value(json_array_get(hc(body, "CapDrop"), 0)), "ALL");
+	assert_int_equal(json_array_size(hc(body, "CapAdd")), 0);
+	assert_string_equal(json_string_value(json_array_get(hc(body, "SecurityOpt"), 0)),
+			    "no-new-privileges=true");
+	assert_int_equal(json_array_size(hc(body, "SecurityOpt")), 1);
+	assert_string_equal(json_string_value(json_object_get(hc(body, "LogConfig"), "Type")), "none");
+	assert_string_equal(json_string_value(json_object_get(hc(body, "RestartPolicy"), "Name")), "no");
+	assert_int_equal(json_integer_value(hc(body, "PidsLimit")), 32);
+	assert_int_equal(json_integer_value(hc(body, "Memory")), 128 << 20);
+	assert_int_equal(json_integer_value(hc(body, "MemorySwap")), 128 << 20);
+	assert_int_equal(json_integer_value(hc(body, "NanoCpus")), 1000000000);
+	assert_string_equal(json_string_value(hc(body, "IpcMode")), "none");
+	assert_string_equal(json_string_value(hc(body, "CgroupnsMode")), "private");
+	assert_true(json_is_true(hc(body, "Init")));
+	assert_string_equal(json_string_value(hc(body, "Runtime")), "runc");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(hc(body, "Ulimits"), 0), "Name")), "core");
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(hc(body, "Ulimits"), 0), "Hard")), 0);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(body, "Labels"), LABEL_OWNER_PID)), "42");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(body, "Labels"), LABEL_SESSION)), "s");
+	json_decref(body);
+	profile_free(&p);
+}
+
+static void
+test_create_body_configured(void **state)
+{
+	struct owner_labels who = { .pid = 1, .boot_id = "b", .session = "s" };
+	struct profile p;
+	json_t *body;
+
+	(void)state;
+	assert_string_equal(apply(&p, "{\"entrypoint\": [\"/agent\", \"--x\"], \"cmd\": [],"
+				  " \"env\": {\"MODE\": \"normal\"}, \"ipc\": \"private\","
+				  " \"nofile\": 64, \"tmpfs\": {\"/tmp\": 1048576}, \"memory\": 67108864}"), "");
+	body = profile_create_body(&p, &who);
+	assert_int_equal(json_array_size(json_object_get(body, "Entrypoint")), 2);
+	assert_int_equal(json_array_size(json_object_get(body, "Cmd")), 0);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(body, "Env"), 0)), "MODE=normal");
+	assert_string_equal(json_string_value(hc(body, "IpcMode")), "private");
+	assert_int_equal(json_array_size(hc(body, "Ulimits")), 2);
+	assert_string_equal(json_string_value(json_object_get(hc(body, "Tmpfs"), "/tmp")),
+			    "rw,noexec,nosuid,nodev,size=1048576");
+	assert_int_equal(json_integer_value(hc(body, "MemorySwap")), 67108864);
+	json_decref(body);
+	profile_free(&p);
+}
+
+static void
+test_container_name(void **state)
+{
+	char a[48], b[48];
+	struct al_err err;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(profile_container_name(a, &err), 0);
+	assert_int_equal(profile_container_name(b, &err), 0);
+	assert_int_equal(strlen(a), 8 + 32);
+	assert_memory_equal(a, "airlock-", 8);
+	for (i = 8; i < 40; i++)
+		assert_true(isxdigit((unsigned char)a[i]) && !isupper((unsigned char)a[i]));
+	assert_string_not_equal(a, b);
+}
+
+static void
+test_owner_labels(void **state)
+{
+	struct owner_labels who;
+	struct al_err err;
+
+	(void)state;
+	assert_int_equal(owner_labels_self(&who, "sess", &err), 0);
+	assert_int_equal(who.pid, (long)getpid());
+	assert_true(who.start_ticks > 0);
+	assert_int_equal(strlen(who.boot_id), 36);
+	assert_string_equal(who.session, "sess");
+}
+
+static void
+test_config_file_errors(void **state)
+{
+	struct airlock_config c;
+	struct al_err err;
+	char path[] = "/tmp/airlock-test-config-XXXXXX";
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_true(write(fd, "{\"profile\": {\"memory\": 1}, \"x\": 1}", 34) == 34);
+	close(fd);
+	config_init(&c);
+	assert_int_equal(config_load_file(&c, path, 2, &err), -1);
+	assert_non_null(strstr(err.msg, "profile.memory"));
+	config_free(&c);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	assert_true(write(fd, "{\"profile\": {}, \"profile\": {}}", 30) == 30);
+	close(fd);
+	config_init(&c);
+	assert_int_equal(config_load_file(&c, path, 2, &err), -1);
+	assert_non_null(strstr(err.msg, "duplicate"));
+	config_free(&c);
+	unlink(path);
+	config_init(&c);
+	assert_int_equal(config_load_file(&c, "/nonexistent/airlock.json", 2, &err), -1);
+	assert_non_null(strstr(err.msg, "cannot open"));
+	config_free(&c);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_root_spellings),
+		cmocka_unit_test(test_image_id_form),
+		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_runsc_default_pids),
+		cmocka_unit_test(test_create_body_defaults),
+		cmocka_unit_test(test_create_body_configured),
+		cmocka_unit_test(test_container_name),
+		cmocka_unit_test(test_owner_labels),
+		cmocka_unit_test(test_config_file_errors),
+	};
+
+	return cmocka_run_group_tests_name("profile", tests, NULL, NULL);
+}
