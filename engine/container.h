@@ -1,0 +1,61 @@
+#ifndef AIRLOCK_CONTAINER_H
+#define AIRLOCK_CONTAINER_H
+
+/*
+ * One confined container's life, in the order DESIGN.md §3 gives it:
+ *
+ *   container_create_admit   create with the hardened profile, then the
+ *                            first admission (nothing started yet)
+ *   container_attach_start   attach the stdio stream, then start
+ *   (the caller arms the watchdog here)
+ *   container_readmit        the second admission; only after it may data
+ *                            enter
+ *   container_cleanup        stop (t=0) even when the stream died first,
+ *                            remove with its volumes, re-list by label to
+ *                            prove it is gone
+ *
+ * A refusal or failure at any step leaves the struct ready for cleanup,
+ * which is always safe to call (and idempotent). These are the container
+ * operations a session uses; Docker is the only backend today.
+ */
+
+#include <stdbool.h>
+
+#include "admission.h"
+#include "checks.h"
+#include "docker.h"
+#include "err.h"
+#include "profile.h"
+
+struct container {
+	struct docker *docker;		/* borrowed; used by one thread */
+	const char *socket_path;	/* borrowed; attach opens its own connection */
+	char name[48];
+	char id[DOCKER_ID_MAX];
+	struct docker_attach *attach;
+	struct check_list first, second;	/* the two admission reports */
+	bool created, started, removed;
+	/* Evidence read at cleanup. */
+	long exit_code;
+	bool oom_killed;
+};
+
+void container_init(struct container *c, struct docker *d, const char *socket_path);
+
+int container_create_admit(struct container *c, const struct profile *p,
+			   const struct owner_labels *who, const struct host_facts *host,
+			   struct al_err *err);
+int container_attach_start(struct container *c, struct al_err *err);
+int container_readmit(struct container *c, const struct profile *p,
+		      const struct host_facts *host, struct al_err *err);
+
+/* Stop, read the exit evidence, remove, re-list. Returns -1 if anything is left. */
+int container_cleanup(struct container *c, struct al_err *err);
+void container_free(struct container *c);
+
+/* Inspect id and its image, and run the admission checker into report. */
+int container_admit(struct docker *d, const char *id, const struct profile *p,
+		    const struct host_facts *host, struct check_list *report,
+		    struct al_err *err);
+
+#endif

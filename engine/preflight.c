@@ -1,0 +1,215 @@
+#include "preflight.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+
+bool
+preflight_core_pattern_ok(const char *pattern)
+{
+	const char *s = pattern;
+
+	if (!s)
+		return false;
+	while (*s && isspace((unsigned char)*s))
+		s++;
+	return *s != '\0' && *s != '|';
+}
+
+int
+preflight_endpoint(const char *docker_host, char *path, size_t cap,
+		   struct al_err *err)
+{
+	const char *p;
+
+	if (!docker_host || !docker_host[0])
+		p = "/var/run/docker.sock";
+	else if (strncmp(docker_host, "unix://", 7) == 0)
+		p = docker_host + 7;
+	else
+		return al_fail(err, "DOCKER_HOST %.32s%s is not a local unix socket; "
+			       "only unix:// endpoints are supported (a remote or VM-backed "
+			       "daemon cannot be checked)",
+			       docker_host, strlen(docker_host) > 32 ? "…" : "");
+	if (p[0] != '/')
+		return al_fail(err, "DOCKER_HOST unix socket path must be absolute");
+	if (strlen(p) >= cap)
+		return al_fail(err, "DOCKER_HOST unix socket path is too long");
+	memcpy(path, p, strlen(p) + 1);
+	return 0;
+}
+
+static void
+printable(char *dst, size_t cap, const char *src)
+{
+	size_t i;
+
+	for (i = 0; src[i] && i + 1 < cap; i++)
+		dst[i] = isprint((unsigned char)src[i]) ? src[i] : '?';
+	dst[i] = '\0';
+}
+
+void
+preflight_local_facts(const char *sysname, const char *core_pattern,
+		      struct check_list *out)
+{
+	char shown[CHECK_VALUE_MAX];
+
+	check_add(out, "os", sysname && strcmp(sysname, "Linux") == 0, "Linux",
+		  sysname ? sysname : "unknown");
+	if (!core_pattern) {
+		check_add(out, "core_pattern", false, "non-blank, not a |pipe",
+			  "unreadable");
+		return;
+	}
+	printable(shown, sizeof shown, core_pattern);
+	check_add(out, "core_pattern", preflight_core_pattern_ok(core_pattern),
+		  "non-blank, not a |pipe", shown[0] ? shown : "(blank)");
+}
+
+static bool
+read_core_pattern(char *buf, size_t cap)
+{
+	FILE *f = fopen(CORE_PATTERN_PATH, "re");
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fgets(buf, (int)cap, f) != NULL;
+	fclose(f);
+	if (!ok)
+		buf[0] = '\0';	/* an empty file is a blank pattern */
+	buf[strcspn(buf, "\n")] = '\0';
+	return true;
+}
+
+static void
+check_rlimit_core(struct check_list *out)
+{
+	struct rlimit zero = { 0, 0 }, now;
+	bool ok = setrlimit(RLIMIT_CORE, &zero) == 0 &&
+		  getrlimit(RLIMIT_CORE, &now) == 0 &&
+		  now.rlim_cur == 0 && now.rlim_max == 0;
+
+	check_add(out, "rlimit_core", ok, "0/0", ok ? "0/0" : "could not be set");
+}
+
+void
+preflight_local(struct check_list *out)
+{
+	struct utsname u;
+	char pattern[256];
+
+	preflight_local_facts(uname(&u) == 0 ? u.sysname : NULL,
+			      read_core_pattern(pattern, sizeof pattern) ? pattern : NULL,
+			      out);
+	check_rlimit_core(out);
+}
+
+static const char *
+str_at(const json_t *obj, const char *key)
+{
+	return json_string_value(json_object_get(obj, key));
+}
+
+static void
+check_api_version(const json_t *version, struct check_list *out)
+{
+	const char *api = str_at(version, "ApiVersion");
+	int major = 0, minor = 0;
+	bool ok = api && sscanf(api, "%d.%d", &major, &minor) == 2 &&
+		  (major > 1 || (major == 1 && minor >= 41));
+
+	check_add(out, "api_version", ok, ">= 1.41", api ? api : "missing");
+	check_add(out, "daemon_version", str_at(version, "Version") != NULL,
+		  "reported", str_at(version, "Version") ? str_at(version, "Version") : "missing");
+}
+
+static void
+check_platform(const json_t *info, struct check_list *out)
+{
+	const char *os_type = str_at(info, "OSType");
+	const char *os = str_at(info, "OperatingSystem");
+	const char *kernel = str_at(info, "KernelVersion");
+	const char *cgroup = str_at(info, "CgroupVersion");
+
+	check_add(out, "daemon_os_type", os_type && strcmp(os_type, "linux") == 0,
+		  "linux", os_type ? os_type : "missing");
+	check_add(out, "daemon_not_desktop", os && !strstr(os, "Docker Desktop"),
+		  "a native Linux daemon", os ? os : "missing");
+	check_add(out, "kernel_version", kernel != NULL, "reported",
+		  kernel ? kernel : "missing");
+	check_add(out, "cgroup_version", cgroup != NULL, "reported",
+		  cgroup ? cgroup : "missing");
+}
+
+/* SecurityOptions holds entries like "name=seccomp,profile=default". */
+static void
+check_seccomp(const json_t *info, struct check_list *out)
+{
+	const json_t *opts = json_object_get(info, "SecurityOptions");
+	const char *found = NULL;
+	size_t i;
+	json_t *o;
+
+	json_array_foreach(opts, i, o) {
+		const char *s = json_string_value(o);
+
+		if (s && strncmp(s, "name=seccomp", 12) == 0)
+			found = s;
+	}
+	check_add(out, "seccomp", found && !strstr(found, "profile=unconfined"),
+		  "name=seccomp, not unconfined", found ? found : "absent");
+}
+
+static void
+runtimes_text(const json_t *runtimes, char *buf, size_t cap)
+{
+	const char *name;
+	json_t *v;
+	size_t used = 0;
+
+	buf[0] = '\0';
+	json_object_foreach((json_t *)runtimes, name, v) {
+		int n = snprintf(buf + used, cap - used, "%s%s", used ? "," : "", name);
+
+		if (n < 0 || (size_t)n >= cap - used)
+			break;
+		used += (size_t)n;
+	}
+}
+
+static void
+check_runtime(const json_t *info, const char *runtime, struct check_list *out,
+	      struct host_facts *facts)
+{
+	const json_t *runtimes = json_object_get(info, "Runtimes");
+	char text[CHECK_VALUE_MAX];
+	bool present;
+
+	runtimes_text(runtimes, text, sizeof text);
+	check_add(out, "runtimes", json_is_object(runtimes), "reported",
+		  text[0] ? text : "missing");
+	present = json_object_get(runtimes, runtime) != NULL;
+	check_addf(out, "runtime", present, runtime, "%s", present ? runtime : "absent");
+	if (facts) {
+		facts->runtime_runc = json_object_get(runtimes, "runc") != NULL;
+		facts->runtime_runsc = json_object_get(runtimes, "runsc") != NULL;
+	}
+}
+
+void
+preflight_daemon(const json_t *version, const json_t *info, const char *runtime,
+		 struct check_list *out, struct host_facts *facts)
+{
+	if (facts) {
+		facts->cores = (int)json_integer_value(json_object_get(info, "NCPU"));
+		facts->runtime_runc = facts->runtime_runsc = false;
+	}
+	check_api_version(version, out);
+	check_platform(info, out);
+	check_seccomp(info, out);
+	check_runtime(info, runtime ? runtime : "runc", out, facts);
+}

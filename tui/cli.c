@@ -1,0 +1,82 @@
+#include "cli.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "airlock-config.h"
+
+int
+cli_is_help(const char *arg)
+{
+	return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
+}
+
+int
+cli_parse(int argc, char **argv, const char *usage, int max_positional,
+	  struct cli_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(o, 0, sizeof *o);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+hc:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'j': o->json = true; break;
+		case 'c': o->config = optarg; break;
+		case 'h': printf("usage: airlock %s\n", usage); return EXIT_OK;
+		case 'V': printf("airlock %s\n", AIRLOCK_VERSION); return EXIT_OK;
+		default:
+			fprintf(stderr, "airlock %s: unknown or incomplete option '%.64s'\n"
+				"usage: airlock %s\n", argv[0], argv[optind - 1], usage);
+			return EXIT_USAGE;
+		}
+	}
+	for (; optind < argc; optind++) {
+		if (o->n_positional >= max_positional) {
+			fprintf(stderr, "airlock %s: unexpected argument '%.64s'\nusage: airlock %s\n",
+				argv[0], argv[optind], usage);
+			return EXIT_USAGE;
+		}
+		o->positional[o->n_positional++] = argv[optind];
+	}
+	return -1;
+}
+
+void
+cli_print_checks(FILE *f, const struct check_list *l, const char *fail_word)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		const struct check_item *it = &l->items[i];
+
+		if (it->pass)
+			fprintf(f, "PASS  %-20s %s\n", it->id, it->observed);
+		else
+			fprintf(f, "%-5s %-20s %s (expected %s)\n", fail_word, it->id,
+				it->observed, it->expected);
+	}
+	if (l->oom)
+		fprintf(f, "%-5s %-20s %s\n", fail_word, "report", "incomplete (out of memory)");
+}
+
+int
+cli_print_json(json_t *v)
+{
+	char *s = v ? json_dumps(v, JSON_COMPACT) : NULL;
+	int rc = EXIT_ERROR;
+
+	if (s && puts(s) >= 0 && fflush(stdout) == 0)
+		rc = EXIT_OK;
+	free(s);
+	return rc;
+}

@@ -1,0 +1,66 @@
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "config.h"
+#include "doctor.h"
+
+static int
+host_cores(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n > 0 ? (int)n : 1;
+}
+
+static int
+load_runtime(const char *path, char *runtime, size_t cap)
+{
+	struct airlock_config c;
+	struct al_err err;
+
+	config_init(&c);
+	if (path && config_load_file(&c, path, host_cores(), &err) < 0) {
+		fprintf(stderr, "airlock: %s\n", err.msg);
+		config_free(&c);
+		return -1;
+	}
+	snprintf(runtime, cap, "%s", c.profile.runtime);
+	config_free(&c);
+	return 0;
+}
+
+static int
+print_json(const struct doctor_report *r, bool ok)
+{
+	json_t *out = json_pack("{s:b, s:s, s:o}", "ok", ok, "endpoint", r->socket,
+				"checks", check_list_to_json(&r->checks, "fail"));
+	int rc = cli_print_json(out);
+
+	json_decref(out);
+	return rc;
+}
+
+int
+cmd_doctor(int argc, char **argv)
+{
+	struct cli_opts o;
+	struct doctor_report r;
+	char runtime[16];
+	int rc = cli_parse(argc, argv, "doctor [--json] [--config FILE]", 0, &o);
+	bool ok;
+
+	if (rc >= 0)
+		return rc;
+	if (load_runtime(o.config, runtime, sizeof runtime) < 0)
+		return EXIT_ERROR;
+	ok = doctor_run(getenv("DOCKER_HOST"), runtime, &r);
+	if (o.json)
+		rc = print_json(&r, ok);
+	else
+		cli_print_checks(stdout, &r.checks, "FAIL");
+	doctor_report_free(&r);
+	if (rc == EXIT_ERROR)
+		return rc;
+	return ok ? EXIT_OK : EXIT_REFUSED;
+}
