@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Build the FROM scratch fixture images, then run the Docker suite.
+# usage: run.sh TEST_BINARY ECHOER_BINARY
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/common.sh"
+require_daemon
+
+suite=$1 echoer=$2
+ctx=$(mktemp -d)
+trap 'rm -rf "$ctx"' EXIT
+
+build_image() {	# name, extra Dockerfile lines
+	local dir=$ctx/$1
+	mkdir -p "$dir"
+	cp "$echoer" "$dir/echoer"
+	printf 'FROM scratch\nCOPY echoer /echoer\n%bENTRYPOINT ["/echoer"]\n' "$2" >"$dir/Dockerfile"
+	DOCKER_BUILDKIT=0 "$DOCKER" build -q --iidfile "$dir/iid" \
+		-t "airlock-test-$1:latest" "$dir" >/dev/null
+	cat "$dir/iid"
+}
+
+AIRLOCK_TEST_IMAGE=$(build_image echoer '')
+AIRLOCK_TEST_IMAGE_VOLUME=$(build_image volume 'VOLUME /scratchvol\n')
+export AIRLOCK_TEST_IMAGE AIRLOCK_TEST_IMAGE_VOLUME AIRLOCK_TEST_SOCKET=$sock
+exec "$suite"
