@@ -18,8 +18,8 @@ require_daemon() {
 	fi
 	{
 		echo "################################################################"
-		echo "## SKIPPED: the Docker suite did not run: no daemon answers on"
-		echo "## $sock. Confinement is NOT verified. Run scripts/setup."
+		echo "## SKIPPED: no Docker daemon answers on $sock; confinement NOT verified"
+		echo "## (run scripts/setup; with CI set this is a failure)"
 		echo "################################################################"
 	} | tee /dev/stderr
 	exit 77
