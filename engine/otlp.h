@@ -1,0 +1,33 @@
+#ifndef AIRLOCK_OTLP_H
+#define AIRLOCK_OTLP_H
+
+/*
+ * Optional OpenTelemetry export: each audit entry becomes one span, sent as
+ * OTLP/HTTP JSON (POST <url>/v1/traces) through libcurl. Only an allowlist
+ * of audit fields becomes attributes (names, decision, rule, revision,
+ * latency, hashes, classes); nothing else can reach a span. An export
+ * failure is counted and never stops a session; it is reported with fixed
+ * text only.
+ */
+
+#include <stddef.h>
+
+#include "audit.h"
+#include "err.h"
+
+struct otlp;
+
+/* url: e.g. "http://127.0.0.1:4318". Each POST has a 2 s timeout. */
+int otlp_open(const char *url, struct otlp **out, struct al_err *err);
+void otlp_close(struct otlp *o);
+
+/* Export one entry as a span. Returns 0 or -1 (counted in failures). */
+int otlp_export(struct otlp *o, const struct audit_entry *e, const char *entry_id);
+
+size_t otlp_sent(const struct otlp *o);
+size_t otlp_failures(const struct otlp *o);
+
+/* The JSON body for one entry (exposed for tests). Caller frees. */
+char *otlp_body(const struct audit_entry *e, const char *entry_id);
+
+#endif

@@ -1,0 +1,1013 @@
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+#include <sqlite3.h>
+
+/*
+ * White box: the audit module is compiled into this test so that the
+ * synchronous setting can be read on the module's own connection (the
+ * pragma is per connection; a fresh one would show its own default).
+ */
+#include "audit.c"
+#include "otlp.h"
+
+/*
+ * The audit log and the OTLP exporter. The log is driven from several
+ * threads and a killed child, then tampered with through SQL (triggers on
+ * and off) and through the file's bytes; the exporter's body is checked
+ * against its allowlist and sent to a collector on loopback.
+ */
+
+struct fixture {
+	char dir[64];
+	char db[96];
+};
+
+static int
+setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof *f);
+
+	if (!f)
+		return -1;
+	snprintf(f->dir, sizeof f->dir, "/tmp/airlock-audit-XXXXXX");
+	if (!mkdtemp(f->dir)) {
+		free(f);
+		return -1;
+	}
+	snprintf(f->db, sizeof f->db, "%s/audit.db", f->dir);
+	*state = f;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	struct fixture *f = *state;
+	const char *suffix[] = { "", "-wal", "-shm", "-journal" };
+	char path[128];
+	size_t i;
+
+	for (i = 0; i < sizeof suffix / sizeof suffix[0]; i++) {
+		snprintf(path, sizeof path, "%s%s", f->db, suffix[i]);
+		unlink(path);
+	}
+	rmdir(f->dir);
+	free(f);
+	return 0;
+}
+
+static struct audit_entry
+sample_entry(const char *session, const char *rule)
+{
+	struct audit_entry e = {
+		.session_id = session,
+		.call_id = "call-0001",
+		.type = AUDIT_CALL,
+		.tool = "fs.read",
+		.decision = "allowed",
+		.rule = rule,
+		.revision = 7,
+		.latency_us = 1234,
+		.request_hash = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+		.response_hash = NULL,
+		.class_before = "public",
+		.class_after = "confidential",
+		.detail = "{\"bytes\":12}",
+	};
+
+	return e;
+}
+
+static void
+append_n(struct audit *a, const char *session, const char *rule, int n)
+{
+	struct audit_entry e = sample_entry(session, rule);
+	struct al_err err;
+	int i;
+
+	for (i = 0; i < n; i++)
+		assert_int_equal(audit_append(a, &e, NULL, NULL, &err), 0);
+}
+
+static void
+make_log(const char *path, const char *rule, int n)
+{
+	struct audit *a;
+	struct al_err err;
+
+	assert_int_equal(audit_open(path, &a, &err), 0);
+	append_n(a, "sess-A", rule, n);
+	audit_close(a);
+}
+
+static sqlite3 *
+raw_open(const char *path)
+{
+	sqlite3 *db = NULL;
+
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
+	sqlite3_busy_timeout(db, 5000);
+	return db;
+}
+
+static int64_t
+raw_int(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	int64_t v;
+
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+static void
+raw_exec(const char *path, const char *sql)
+{
+	sqlite3 *db = raw_open(path);
+
+	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+}
+
+static void
+assert_verify(const char *path, bool ok, int64_t entries, int64_t bad, const char *reason)
+{
+	struct audit_verify v;
+	struct al_err err;
+
+	assert_int_equal(audit_verify_file(path, &v, &err), 0);
+	assert_int_equal(v.ok, ok);
+	assert_int_equal(v.entries, entries);
+	if (!ok) {
+		assert_int_equal(v.first_bad_seq, bad);
+		assert_string_equal(v.reason, reason);
+	}
+}
+
+/* Concurrency: 4 threads × 25 appends. */
+
+#define N_THREADS	4
+#define PER_THREAD	25
+
+struct appender {
+	struct audit *a;
+	char session[16];
+	int64_t seqs[PER_THREAD];
+	char ids[PER_THREAD][33];
+	int failures;
+};
+
+static void *
+appender_run(void *arg)
+{
+	struct appender *ap = arg;
+	struct audit_entry e = sample_entry(ap->session, "sink_ceiling");
+	struct al_err err;
+	int i;
+
+	for (i = 0; i < PER_THREAD; i++)
+		if (audit_append(ap->a, &e, ap->ids[i], &ap->seqs[i], &err) < 0)
+			ap->failures++;
+	return NULL;
+}
+
+static void
+test_concurrent_appends(void **state)
+{
+	struct fixture *f = *state;
+	struct appender ap[N_THREADS];
+	pthread_t th[N_THREADS];
+	bool seen[N_THREADS * PER_THREAD + 1] = { false };
+	struct audit *a;
+	struct al_err err;
+	sqlite3 *db;
+	int i, j;
+
+	assert_int_equal(audit_open(f->db, &a, &err), 0);
+	for (i = 0; i < N_THREADS; i++) {
+		memset(&ap[i], 0, sizeof ap[i]);
+		ap[i].a = a;
+		snprintf(ap[i].session, sizeof ap[i].session, "sess-%d", i);
+		assert_int_equal(pthread_create(&th[i], NULL, appender_run, &ap[i]), 0);
+	}
+	for (i = 0; i < N_THREADS; i++) {
+		pthread_join(th[i], NULL);
+		assert_int_equal(ap[i].failures, 0);
+		for (j = 0; j < PER_THREAD; j++) {
+			assert_in_range(ap[i].seqs[j], 1, N_THREADS * PER_THREAD);
+			assert_false(seen[ap[i].seqs[j]]);
+			seen[ap[i].seqs[j]] = true;
+			assert_int_equal(strlen(ap[i].ids[j]), 32);
+		}
+		assert_int_equal(audit_count(a, ap[i].session), PER_THREAD);
+	}
+	assert_int_equal(audit_count(a, NULL), N_THREADS * PER_THREAD);
+	assert_int_equal(audit_count(a, "nobody"), 0);
+	/* Verified while the writer still holds the database open. */
+	assert_verify(f->db, true, N_THREADS * PER_THREAD, 0, NULL);
+	audit_close(a);
+
+	db = raw_open(f->db);
+	assert_int_equal(raw_int(db, "SELECT count(DISTINCT entry_hash) FROM audit_entries"), 100);
+	assert_int_equal(raw_int(db, "SELECT count(DISTINCT entry_id) FROM audit_entries"), 100);
+	assert_int_equal(raw_int(db, "SELECT min(seq) FROM audit_entries"), 1);
+	assert_int_equal(raw_int(db, "SELECT max(seq) FROM audit_entries"), 100);
+	sqlite3_close(db);
+}
+
+static void
+test_entry_shape(void **state)
+{
+	struct fixture *f = *state;
+	struct audit_entry e = sample_entry("sess-A", "sink_ceiling");
+	struct audit *a;
+	struct al_err err;
+	sqlite3_stmt *st;
+	sqlite3 *db;
+	char id[33];
+	int64_t seq;
+	const char *ts;
+
+	assert_int_equal(audit_open(f->db, &a, &err), 0);
+	assert_int_equal(audit_append(a, &e, id, &seq, &err), 0);
+	assert_int_equal(seq, 1);
+	assert_int_equal(strspn(id, "0123456789abcdef"), 32);
+	audit_close(a);
+
+	db = raw_open(f->db);
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT ts, prev_hash, entry_id FROM"
+					    " audit_entries WHERE seq = 1", -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	ts = (const char *)sqlite3_column_text(st, 0);
+	/* 2026-11-30T07:50:46.123456Z */
+	assert_int_equal(strlen(ts), 27);
+	assert_true(ts[4] == '-' && ts[10] == 'T' && ts[19] == '.' && ts[26] == 'Z');
+	assert_int_equal(strspn((const char *)sqlite3_column_text(st, 1), "0"), 64);
+	assert_string_equal((const char *)sqlite3_column_text(st, 2), id);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+}
+
+static void
+test_pragmas(void **state)
+{
+	struct fixture *f = *state;
+	struct audit *a;
+	struct al_err err;
+	sqlite3 *db;
+	sqlite3_stmt *st;
+
+	assert_int_equal(audit_open(f->db, &a, &err), 0);
+	assert_int_equal(raw_int(a->db, "PRAGMA synchronous"), 2);
+
+	/* The journal mode is a property of the file: a fresh connection sees it. */
+	db = raw_open(f->db);
+	assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_string_equal((const char *)sqlite3_column_text(st, 0), "wal");
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	audit_close(a);
+}
+
+static void
+test_triggers_refuse(void **state)
+{
+	struct fixture *f = *state;
+	sqlite3 *db;
+
+	make_log(f->db, "sink_ceiling", 3);
+	db = raw_open(f->db);
+	assert_int_not_equal(sqlite3_exec(db, "UPDATE audit_entries SET decision = 'denied'"
+					  " WHERE seq = 2", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_not_equal(sqlite3_exec(db, "DELETE FROM audit_entries WHERE seq = 2",
+					  NULL, NULL, NULL), SQLITE_OK);
+	assert_int_not_equal(sqlite3_exec(db, "DELETE FROM audit_entries", NULL, NULL, NULL),
+			     SQLITE_OK);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM audit_entries"), 3);
+	sqlite3_close(db);
+	assert_verify(f->db, true, 3, 0, NULL);
+}
+
+#define DROP_TRIGGERS "DROP TRIGGER audit_entries_no_update;" \
+		      "DROP TRIGGER audit_entries_no_delete;"
+
+static void
+test_tamper_update(void **state)
+{
+	struct fixture *f = *state;
+
+	make_log(f->db, "sink_ceiling", 10);
+	raw_exec(f->db, DROP_TRIGGERS "UPDATE audit_entries SET decision = 'allowes' WHERE seq = 4");
+	assert_verify(f->db, false, 10, 4, "hash mismatch");
+}
+
+static void
+test_tamper_type_change(void **state)
+{
+	struct fixture *f = *state;
+
+	/* The same bytes stored as a blob: the typed canonical form tells them apart. */
+	make_log(f->db, "sink_ceiling", 5);
+	raw_exec(f->db, DROP_TRIGGERS "UPDATE audit_entries SET tool = CAST(tool AS BLOB)"
+		 " WHERE seq = 2;");
+	assert_verify(f->db, false, 5, 2, "hash mismatch");
+}
+
+static void
+test_tamper_delete(void **state)
+{
+	struct fixture *f = *state;
+
+	make_log(f->db, "sink_ceiling", 10);
+	raw_exec(f->db, DROP_TRIGGERS "DELETE FROM audit_entries WHERE seq = 6");
+	assert_verify(f->db, false, 9, 6, "sequence gap");
+}
+
+static void
+test_tamper_delete_first(void **state)
+{
+	struct fixture *f = *state;
+
+	make_log(f->db, "sink_ceiling", 3);
+	raw_exec(f->db, DROP_TRIGGERS "DELETE FROM audit_entries WHERE seq = 1");
+	assert_verify(f->db, false, 2, 1, "sequence gap");
+}
+
+static void
+test_tamper_relink(void **state)
+{
+	struct fixture *f = *state;
+
+	make_log(f->db, "sink_ceiling", 6);
+	raw_exec(f->db, DROP_TRIGGERS "UPDATE audit_entries SET prev_hash ="
+		 " (SELECT entry_hash FROM audit_entries WHERE seq = 1) WHERE seq = 3");
+	assert_verify(f->db, false, 6, 3, "chain broken");
+}
+
+static unsigned char *
+read_file(const char *path, size_t *len)
+{
+	FILE *fp = fopen(path, "rb");
+	unsigned char *buf;
+	long n;
+
+	*len = 0;
+	if (!fp)
+		return NULL;
+	fseek(fp, 0, SEEK_END);
+	n = ftell(fp);
+	rewind(fp);
+	buf = malloc((size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, fp), (size_t)n);
+	fclose(fp);
+	*len = (size_t)n;
+	return buf;
+}
+
+static void
+write_file(const char *path, const unsigned char *buf, size_t len)
+{
+	FILE *fp = fopen(path, "r+b");
+
+	assert_non_null(fp);
+	assert_int_equal(fwrite(buf, 1, len, fp), len);
+	assert_int_equal(fclose(fp), 0);
+}
+
+static unsigned char *
+find_bytes(unsigned char *hay, size_t len, const char *needle)
+{
+	return memmem(hay, len, needle, strlen(needle));
+}
+
+static void
+test_tamper_file_bytes(void **state)
+{
+	struct fixture *f = *state;
+	struct audit_verify v;
+	struct al_err err;
+	unsigned char *buf, *p;
+	sqlite3 *db;
+	size_t len;
+
+	make_log(f->db, "sink_ceiling", 20);
+	db = raw_open(f->db);
+	assert_int_equal(sqlite3_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(db);
+
+	buf = read_file(f->db, &len);
+	assert_non_null(buf);
+	p = find_bytes(buf, len, "sink_ceiling");
+	assert_non_null(p);
+	p[5] = 'k';		/* sink_keiling */
+	write_file(f->db, buf, len);
+	free(buf);
+
+	if (audit_verify_file(f->db, &v, &err) == 0)
+		assert_false(v.ok);
+	else
+		assert_non_null(strstr(err.msg, "audit: "));
+}
+
+static const char *
+raw_text(sqlite3 *db, const char *sql, char *buf, size_t cap)
+{
+	sqlite3_stmt *st;
+
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	snprintf(buf, cap, "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return buf;
+}
+
+/* The entries stay intact; only the UNIQUE index on entry_id is damaged. */
+static void
+test_tamper_index_page(void **state)
+{
+	struct fixture *f = *state;
+	unsigned char *buf, *p;
+	int64_t root, psz;
+	sqlite3 *db;
+	char id[40];
+	size_t len;
+
+	make_log(f->db, "sink_ceiling", 50);
+	db = raw_open(f->db);
+	root = raw_int(db, "SELECT rootpage FROM sqlite_master WHERE type = 'index'"
+		       " AND tbl_name = 'audit_entries'");
+	psz = raw_int(db, "PRAGMA page_size");
+	raw_text(db, "SELECT entry_id FROM audit_entries WHERE seq = 10", id, sizeof id);
+	assert_int_equal(sqlite3_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(db);
+
+	buf = read_file(f->db, &len);
+	assert_true((size_t)(root * psz) <= len);
+	p = find_bytes(buf + (root - 1) * psz, (size_t)psz, id);
+	assert_non_null(p);
+	p[0] = p[0] == 'a' ? 'b' : 'a';
+	write_file(f->db, buf, len);
+	free(buf);
+	assert_verify(f->db, false, 50, 0, "database corrupt");
+}
+
+/* Crash durability: a child appends and is killed without closing. */
+static void
+test_crash_durability(void **state)
+{
+	struct fixture *f = *state;
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct audit *a;
+		struct al_err err;
+		struct audit_entry e = sample_entry("sess-crash", "sink_ceiling");
+		int i;
+
+		if (audit_open(f->db, &a, &err) < 0)
+			_exit(1);
+		for (i = 0; i < 10; i++)
+			if (audit_append(a, &e, NULL, NULL, &err) < 0)
+				_exit(1);
+		raise(SIGKILL);
+		_exit(2);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGKILL);
+	assert_verify(f->db, true, 10, 0, NULL);
+}
+
+static bool
+file_has(const char *path, const char *needle)
+{
+	size_t len;
+	unsigned char *buf = read_file(path, &len);
+	bool found = buf && find_bytes(buf, len, needle) != NULL;
+
+	free(buf);
+	return found;
+}
+
+static void
+test_canary_only_hashed(void **state)
+{
+	struct fixture *f = *state;
+	static const char canary[] = "CANARY-5e1f0c-the-agent-asked-for-this-secret";
+	struct audit_entry e = sample_entry("sess-canary", "sink_ceiling");
+	char hash[HASH_HEX_LEN + 1], wal[128];
+	struct audit *a;
+	struct al_err err;
+	int i;
+
+	hash_sha256_hex(canary, strlen(canary), hash);
+	e.request_hash = hash;
+	e.response_hash = hash;
+	e.detail = "{\"bytes\":46,\"verdict\":\"allowed\"}";
+	assert_int_equal(audit_open(f->db, &a, &err), 0);
+	for (i = 0; i < 5; i++)
+		assert_int_equal(audit_append(a, &e, NULL, NULL, &err), 0);
+
+	/* While open, the entries live in the WAL. */
+	snprintf(wal, sizeof wal, "%s-wal", f->db);
+	assert_true(file_has(f->db, hash) || file_has(wal, hash));
+	assert_false(file_has(f->db, canary));
+	assert_false(file_has(wal, canary));
+	audit_close(a);
+
+	assert_true(file_has(f->db, hash));
+	assert_false(file_has(f->db, canary));
+	assert_false(file_has(wal, canary));
+}
+
+static void
+test_errors_fixed_text(void **state)
+{
+	struct fixture *f = *state;
+	struct audit_entry e = sample_entry(NULL, "sink_ceiling");
+	struct audit_verify v;
+	struct audit *a;
+	struct al_err err;
+	char path[128];
+	FILE *fp;
+
+	assert_int_equal(audit_open(f->db, &a, &err), 0);
+	assert_int_equal(audit_append(a, &e, NULL, NULL, &err), -1);
+	assert_string_equal(err.msg, "audit: cannot append entry");
+	e.session_id = "bad-\xff-utf8";
+	assert_int_equal(audit_append(a, &e, NULL, NULL, &err), -1);
+	assert_string_equal(err.msg, "audit: cannot append entry");
+	assert_int_equal(audit_count(a, NULL), 0);
+	audit_close(a);
+	assert_verify(f->db, true, 0, 0, NULL);
+
+	snprintf(path, sizeof path, "%s/missing.db", f->dir);
+	assert_int_equal(audit_verify_file(path, &v, &err), -1);
+	assert_string_equal(err.msg, "audit: cannot open database");
+	assert_int_equal(access(path, F_OK), -1);	/* read-only: never created */
+
+	snprintf(path, sizeof path, "%s/plain.txt", f->dir);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs("this is not a database, it is a file with secret words in it\n", fp);
+	fclose(fp);
+	assert_int_equal(audit_verify_file(path, &v, &err), -1);
+	assert_string_equal(err.msg, "audit: not an audit database");
+	unlink(path);
+
+	snprintf(path, sizeof path, "%s/missing-dir/x.db", f->dir);
+	assert_int_equal(audit_open(path, &a, &err), -1);
+	assert_string_equal(err.msg, "audit: cannot open database");
+	assert_null(a);
+}
+
+static void
+test_other_sqlite_db(void **state)
+{
+	struct fixture *f = *state;
+	struct audit_verify v;
+	struct al_err err;
+	sqlite3 *db = NULL;
+
+	assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "CREATE TABLE t (x); INSERT INTO t VALUES (1)",
+				      NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(audit_verify_file(f->db, &v, &err), -1);
+	assert_string_equal(err.msg, "audit: not an audit database");
+}
+
+/* OTLP. */
+
+static const char *const allowed_keys[] = {
+	"airlock.session_id", "airlock.call_id", "airlock.entry_id", "airlock.type",
+	"airlock.tool", "airlock.decision", "airlock.rule", "airlock.revision",
+	"airlock.latency_us", "airlock.request_hash", "airlock.response_hash",
+	"airlock.class_before", "airlock.class_after",
+};
+
+static bool
+key_allowed(const char *k)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof allowed_keys / sizeof allowed_keys[0]; i++)
+		if (strcmp(allowed_keys[i], k) == 0)
+			return true;
+	return false;
+}
+
+static json_t *
+only_span(json_t *body)
+{
+	json_t *rs = json_array_get(json_object_get(body, "resourceSpans"), 0);
+	json_t *ss = json_array_get(json_object_get(rs, "scopeSpans"), 0);
+
+	assert_int_equal(json_array_size(json_object_get(body, "resourceSpans")), 1);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(ss, "scope"),
+							       "name")), "airlock.audit");
+	assert_int_equal(json_array_size(json_object_get(ss, "spans")), 1);
+	return json_array_get(json_object_get(ss, "spans"), 0);
+}
+
+static const char *
+attr_value(json_t *span, const char *key, const char *kind)
+{
+	json_t *attrs = json_object_get(span, "attributes"), *a;
+	size_t i;
+
+	json_array_foreach(attrs, i, a)
+		if (strcmp(json_string_value(json_object_get(a, "key")), key) == 0)
+			return json_string_value(json_object_get(json_object_get(a, "value"), kind));
+	return NULL;
+}
+
+static void
+test_otlp_body_allowlist(void **state)
+{
+	static const char canary[] = "CANARY-detail-9a8b7c";
+	static const char entry_id[] = "0123456789abcdeffedcba9876543210";
+	struct audit_entry e = sample_entry("sess-otlp", "sink_ceiling");
+	char *s, sess_hash[HASH_HEX_LEN + 1];
+	json_t *body, *span, *a;
+	size_t i, n = 0;
+	uint64_t start, end;
+
+	(void)state;
+	e.detail = "{\"note\":\"CANARY-detail-9a8b7c\"}";
+	e.response_hash = NULL;
+	s = otlp_body(&e, entry_id);
+	assert_non_null(s);
+	assert_null(strstr(s, canary));
+	assert_null(strstr(s, "detail"));
+	body = json_loads(s, 0, NULL);
+	assert_non_null(body);
+	span = only_span(body);
+
+	assert_string_equal(json_string_value(json_object_get(span, "name")), "airlock.call");
+	assert_int_equal(json_integer_value(json_object_get(span, "kind")), 1);
+	hash_sha256_hex(e.session_id, strlen(e.session_id), sess_hash);
+	assert_memory_equal(json_string_value(json_object_get(span, "traceId")), sess_hash, 32);
+	assert_int_equal(strlen(json_string_value(json_object_get(span, "traceId"))), 32);
+	assert_string_equal(json_string_value(json_object_get(span, "spanId")), "0123456789abcdef");
+	start = strtoull(json_string_value(json_object_get(span, "startTimeUnixNano")), NULL, 10);
+	end = strtoull(json_string_value(json_object_get(span, "endTimeUnixNano")), NULL, 10);
+	assert_int_equal(end - start, 1234 * 1000);
+
+	json_array_foreach(json_object_get(span, "attributes"), i, a) {
+		assert_true(key_allowed(json_string_value(json_object_get(a, "key"))));
+		n++;
+	}
+	assert_int_equal(n, 12);	/* response_hash was NULL */
+	assert_null(attr_value(span, "airlock.response_hash", "stringValue"));
+	assert_string_equal(attr_value(span, "airlock.revision", "intValue"), "7");
+	assert_string_equal(attr_value(span, "airlock.latency_us", "intValue"), "1234");
+	assert_string_equal(attr_value(span, "airlock.rule", "stringValue"), "sink_ceiling");
+	assert_string_equal(attr_value(span, "airlock.entry_id", "stringValue"), entry_id);
+	json_decref(body);
+	free(s);
+
+	assert_null(otlp_body(&e, NULL));
+	assert_null(otlp_body(&e, "not-hex-at-all!!"));
+	e.type = NULL;
+	assert_null(otlp_body(&e, entry_id));
+}
+
+static void
+test_otlp_open_refuses(void **state)
+{
+	const char *bad[] = { "ftp://127.0.0.1:4318", "file:///etc/passwd", "127.0.0.1:4318",
+			      "gopher://x", "", "unix:///run/otel.sock" };
+	struct otlp *o = (struct otlp *)1;
+	struct al_err err;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		assert_int_equal(otlp_open(bad[i], &o, &err), -1);
+		assert_null(o);
+		assert_string_equal(err.msg, "otlp: endpoint must be an http:// or https:// URL");
+	}
+	assert_int_equal(otlp_open(NULL, &o, &err), -1);
+	assert_int_equal(otlp_open("https://collector.example:4318/", &o, &err), 0);
+	otlp_close(o);
+}
+
+/* A collector on loopback: answers each request, keeps the bodies. */
+
+#define MAX_BODIES 4
+
+struct collector {
+	int fd;
+	int port;
+	int want;		/* requests to serve before stopping */
+	const char *answer;
+	int got;
+	char *bodies[MAX_BODIES];
+	char heads[MAX_BODIES][1024];
+};
+
+static bool
+wait_readable(int fd, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, ms) == 1;
+}
+
+static size_t
+content_length(const char *head)
+{
+	const char *p = head;
+
+	while ((p = strchr(p, '\n')) != NULL) {
+		p++;
+		if (strncasecmp(p, "Content-Length:", 15) == 0)
+			return strtoul(p + 15, NULL, 10);
+	}
+	return 0;
+}
+
+/* One request on a connection; false at EOF or on any trouble. */
+static bool
+serve_one(struct collector *c, int conn)
+{
+	char buf[8192], *end;
+	size_t have = 0, need, head_len;
+	ssize_t n;
+
+	while (!(end = memmem(buf, have, "\r\n\r\n", 4))) {
+		if (have == sizeof buf || !wait_readable(conn, 5000))
+			return false;
+		n = read(conn, buf + have, sizeof buf - have);
+		if (n <= 0)
+			return false;
+		have += (size_t)n;
+	}
+	head_len = (size_t)(end - buf) + 4;
+	snprintf(c->heads[c->got], sizeof c->heads[0], "%.*s", (int)head_len, buf);
+	need = head_len + content_length(c->heads[c->got]);
+	while (have < need && have < sizeof buf && wait_readable(conn, 5000)) {
+		n = read(conn, buf + have, sizeof buf - have);
+		if (n <= 0)
+			return false;
+		have += (size_t)n;
+	}
+	if (have < need)
+		return false;
+	c->bodies[c->got] = strndup(buf + head_len, need - head_len);
+	c->got++;
+	return write(conn, c->answer, strlen(c->answer)) == (ssize_t)strlen(c->answer);
+}
+
+static void *
+collector_run(void *arg)
+{
+	struct collector *c = arg;
+	int conn;
+
+	while (c->got < c->want && wait_readable(c->fd, 5000)) {
+		conn = accept(c->fd, NULL, NULL);
+		if (conn < 0)
+			break;
+		while (c->got < c->want && serve_one(c, conn))
+			;
+		close(conn);
+	}
+	return NULL;
+}
+
+static int
+listen_loopback(int *port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	socklen_t len = sizeof sa;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	assert_true(fd >= 0);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+	assert_int_equal(listen(fd, 8), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
+	*port = ntohs(sa.sin_port);
+	return fd;
+}
+
+static struct otlp *
+open_port(int port)
+{
+	struct otlp *o;
+	struct al_err err;
+	char url[64];
+
+	snprintf(url, sizeof url, "http://127.0.0.1:%d", port);
+	assert_int_equal(otlp_open(url, &o, &err), 0);
+	return o;
+}
+
+static void
+test_otlp_export_loopback(void **state)
+{
+	struct collector c = { .want = 2, .answer = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n" };
+	struct audit_entry e = sample_entry("sess-export", "sink_ceiling");
+	pthread_t th;
+	struct otlp *o;
+	json_t *body;
+	int i;
+
+	(void)state;
+	c.fd = listen_loopback(&c.port);
+	assert_int_equal(pthread_create(&th, NULL, collector_run, &c), 0);
+	o = open_port(c.port);
+	e.detail = "{\"x\":\"CANARY-export-detail\"}";
+	assert_int_equal(otlp_export(o, &e, "00112233445566778899aabbccddeeff"), 0);
+	assert_int_equal(otlp_export(o, &e, "ffeeddccbbaa99887766554433221100"), 0);
+	assert_int_equal(otlp_sent(o), 2);
+	assert_int_equal(otlp_failures(o), 0);
+	otlp_close(o);
+	pthread_join(th, NULL);
+	close(c.fd);
+
+	assert_int_equal(c.got, 2);
+	for (i = 0; i < c.got; i++) {
+		assert_int_equal(strncmp(c.heads[i], "POST /v1/traces HTTP/1.1\r\n", 26), 0);
+		assert_non_null(strcasestr(c.heads[i], "\r\nContent-Type: application/json\r\n"));
+		assert_null(strstr(c.bodies[i], "CANARY-export-detail"));
+		body = json_loads(c.bodies[i], 0, NULL);
+		assert_non_null(body);
+		assert_string_equal(json_string_value(json_object_get(only_span(body), "name")),
+				    "airlock.call");
+		json_decref(body);
+		free(c.bodies[i]);
+	}
+}
+
+static double
+now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* Export with stdout and stderr captured; returns what was printed. */
+static size_t
+export_silently(struct otlp *o, const struct audit_entry *e, int *rc, double *secs)
+{
+	FILE *cap = tmpfile();
+	int saved_out = dup(1), saved_err = dup(2);
+	struct stat st;
+	double t0;
+
+	assert_non_null(cap);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(fileno(cap), 1);
+	dup2(fileno(cap), 2);
+	t0 = now_s();
+	*rc = otlp_export(o, e, "00112233445566778899aabbccddeeff");
+	*secs = now_s() - t0;
+	fflush(stdout);
+	fflush(stderr);
+	dup2(saved_out, 1);
+	dup2(saved_err, 2);
+	close(saved_out);
+	close(saved_err);
+	assert_int_equal(fstat(fileno(cap), &st), 0);
+	fclose(cap);
+	return (size_t)st.st_size;
+}
+
+static void
+test_otlp_non_2xx_fails(void **state)
+{
+	struct collector c = { .want = 1,
+		.answer = "HTTP/1.1 500 Internal Server Error\r\nContent-Length: 5\r\n\r\noops\n" };
+	struct audit_entry e = sample_entry("sess-export", "sink_ceiling");
+	pthread_t th;
+	struct otlp *o;
+	double secs;
+	int rc;
+
+	(void)state;
+	c.fd = listen_loopback(&c.port);
+	assert_int_equal(pthread_create(&th, NULL, collector_run, &c), 0);
+	o = open_port(c.port);
+	/* The collector's answer body is never printed. */
+	assert_int_equal(export_silently(o, &e, &rc, &secs), 0);
+	assert_int_equal(rc, -1);
+	assert_int_equal(otlp_sent(o), 0);
+	assert_int_equal(otlp_failures(o), 1);
+	otlp_close(o);
+	pthread_join(th, NULL);
+	close(c.fd);
+	assert_int_equal(c.got, 1);
+	free(c.bodies[0]);
+}
+
+static void
+test_otlp_closed_port(void **state)
+{
+	struct audit_entry e = sample_entry("sess-export", "sink_ceiling");
+	struct otlp *o;
+	double secs;
+	int port, fd, rc;
+
+	(void)state;
+	fd = listen_loopback(&port);
+	close(fd);		/* nothing listens there now */
+	o = open_port(port);
+	assert_int_equal(export_silently(o, &e, &rc, &secs), 0);
+	assert_int_equal(rc, -1);
+	assert_true(secs < 3.0);
+	assert_int_equal(otlp_failures(o), 1);
+	assert_int_equal(otlp_sent(o), 0);
+	otlp_close(o);
+}
+
+static void
+test_otlp_silent_collector_times_out(void **state)
+{
+	struct audit_entry e = sample_entry("sess-export", "sink_ceiling");
+	struct otlp *o;
+	double secs;
+	int port, fd, rc;
+
+	(void)state;
+	/* Listening but never accepting: the connect succeeds, no answer comes. */
+	fd = listen_loopback(&port);
+	o = open_port(port);
+	assert_int_equal(export_silently(o, &e, &rc, &secs), 0);
+	assert_int_equal(rc, -1);
+	assert_true(secs >= 1.5 && secs < 3.0);
+	assert_int_equal(otlp_failures(o), 1);
+	otlp_close(o);
+	close(fd);
+}
+
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_concurrent_appends),
+		T(test_entry_shape),
+		T(test_pragmas),
+		T(test_triggers_refuse),
+		T(test_tamper_update),
+		T(test_tamper_type_change),
+		T(test_tamper_delete),
+		T(test_tamper_delete_first),
+		T(test_tamper_relink),
+		T(test_tamper_file_bytes),
+		T(test_tamper_index_page),
+		T(test_crash_durability),
+		T(test_canary_only_hashed),
+		T(test_errors_fixed_text),
+		T(test_other_sqlite_db),
+		cmocka_unit_test(test_otlp_body_allowlist),
+		cmocka_unit_test(test_otlp_open_refuses),
+		cmocka_unit_test(test_otlp_export_loopback),
+		cmocka_unit_test(test_otlp_non_2xx_fails),
+		cmocka_unit_test(test_otlp_closed_port),
+		cmocka_unit_test(test_otlp_silent_collector_times_out),
+	};
+
+	/* Once, before any thread exists, as main() does for the program. */
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+		return 1;
+	return cmocka_run_group_tests_name("audit", tests, NULL, NULL);
+}
