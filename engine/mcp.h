@@ -1,0 +1,111 @@
+#ifndef AIRLOCK_MCP_H
+#define AIRLOCK_MCP_H
+
+/*
+ * A client for one real MCP server over stdio (JSON-RPC 2.0, one message
+ * per line). The engine starts the server itself: fork + exec with exactly
+ * the configured environment, RLIMIT_CORE 0/0, all other descriptors
+ * closed, its own process group. Nothing the server writes is ever logged:
+ * stderr is drained and counted; error messages are dropped and only the
+ * JSON-RPC error code kept (a message may echo the caller's input).
+ *
+ * One client is used by one thread at a time.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include <jansson.h>
+
+#include "err.h"
+#include "hash.h"
+#include "profile.h"	/* struct strv */
+
+#define MCP_PROTOCOL_VERSION	"2025-06-18"
+#define MCP_LINE_MAX		(4 << 20)	/* longest server line accepted */
+#define MCP_TOOLS_MAX		256
+
+struct mcp_server_config {
+	const char *name;		/* the operator's name for this upstream */
+	struct strv argv;		/* argv[0] is an absolute path */
+	const char *cwd;		/* NULL: inherit */
+	struct strv env;		/* exactly these "NAME=value" entries */
+	long init_timeout_ms;		/* initialize + tools/list; <= 0: 10 s */
+	long call_timeout_ms;		/* default per tools/call; <= 0: 30 s */
+};
+
+enum mcp_outcome {
+	MCP_OK,			/* a result; text holds its text content */
+	MCP_TOOL_ERROR,		/* a result with isError:true */
+	MCP_RPC_ERROR,		/* a JSON-RPC error object; error_code holds its code */
+	MCP_TIMEOUT,		/* no answer in time; notifications/cancelled was sent */
+	MCP_FAULT,		/* malformed output, EOF, a dead server, an I/O error */
+};
+
+struct mcp_call_result {
+	enum mcp_outcome outcome;
+	long error_code;	/* MCP_RPC_ERROR: the code; MCP_TOOL_ERROR: 0 */
+	char *text;		/* MCP_OK: text items concatenated (malloc'd, may be "") */
+	size_t text_len;
+	size_t other_items;	/* content items that were not text: counted, not kept */
+};
+
+struct mcp_stats {
+	size_t stderr_bytes;
+	size_t malformed_lines;	/* lines that were not a JSON-RPC message */
+	size_t server_requests;	/* roots/list, sampling/… — answered with an error */
+	size_t list_changed;	/* notifications/tools/list_changed seen */
+	size_t calls;
+};
+
+struct mcp_client;
+
+/*
+ * Spawn, initialize (protocol version negotiated), notifications/initialized,
+ * tools/list (paginated, bounded). Fails with a fixed message on any fault;
+ * a failed exec (or chdir) is "upstream <name>: cannot start".
+ *
+ * Side effect: if SIGPIPE still has its default action, the process starts
+ * ignoring it (a write to a dead server must fail with EPIPE, not kill the
+ * engine). The server itself starts with default signal actions and an
+ * empty signal mask.
+ */
+int mcp_start(const struct mcp_server_config *cfg, struct mcp_client **out,
+	      struct al_err *err);
+
+/*
+ * The SHA-256 of a tool's definition (its tools/list entry in canonical
+ * JSON), as of the latest listing. Before answering, pending server
+ * messages are read, and a tools/list_changed notification causes a
+ * re-list. Returns -1 when the tool is not listed (or the re-list failed).
+ */
+int mcp_tool_hash(struct mcp_client *c, const char *tool, char out[HASH_HEX_LEN + 1]);
+
+/*
+ * tools/call. Returns 0 with res filled for every outcome the server
+ * caused (including MCP_FAULT and MCP_TIMEOUT); -1 only for local failures
+ * (out of memory, bad arguments). timeout_ms <= 0 uses the configured one.
+ * arguments NULL means {}.
+ *
+ * After MCP_TIMEOUT or a malformed line the client stays usable (a late
+ * answer is dropped by its id). After EOF, an I/O error or a line longer
+ * than MCP_LINE_MAX the stream is lost: every later call is MCP_FAULT at
+ * once. Blank lines from the server are skipped, not counted.
+ */
+int mcp_call(struct mcp_client *c, const char *tool, const json_t *arguments,
+	     long timeout_ms, struct mcp_call_result *res, struct al_err *err);
+void mcp_call_result_free(struct mcp_call_result *res);
+
+void mcp_get_stats(const struct mcp_client *c, struct mcp_stats *out);
+pid_t mcp_pid(const struct mcp_client *c);
+const char *mcp_negotiated_version(const struct mcp_client *c);
+
+/*
+ * Close stdin, wait up to 2 s, SIGTERM, wait 1 s, SIGKILL; reap; free.
+ * Signals go to the server's process group; whatever is left in the group
+ * once the server has exited is killed too. Safe with NULL.
+ */
+void mcp_stop(struct mcp_client *c);
+
+#endif
