@@ -1,51 +1,442 @@
 #include "config.h"
 
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+static const char *const top_keys[] = {
+	"profile", "bounds", "classes", "upstreams", "tools", "aliases", "initial", NULL,
+};
 
 void
 config_init(struct airlock_config *c)
 {
 	memset(c, 0, sizeof *c);
 	profile_defaults(&c->profile);
+	c->bounds.frame_bytes = BOUND_FRAME_MAX;
+	c->bounds.stdout_bytes = BOUND_STDOUT_DEFAULT;
+	c->bounds.stderr_bytes = BOUND_STDERR_DEFAULT;
+	c->bounds.calls = BOUND_CALLS_DEFAULT;
+	c->bounds.session_ms = BOUND_SESSION_MS_DEFAULT;
+	class_list_default(&c->classes);
 }
 
 void
 config_free(struct airlock_config *c)
 {
+	size_t i;
+
 	profile_free(&c->profile);
+	for (i = 0; i < c->n_upstreams; i++) {
+		free(c->upstreams[i].name);
+		free(c->upstreams[i].cwd);
+		strv_free(&c->upstreams[i].argv);
+		strv_free(&c->upstreams[i].env);
+	}
+	free(c->initial.file);
+	strv_free(&c->initial.withhold);
+	free(c->base_dir);
+	memset(c, 0, sizeof *c);
+}
+
+static bool
+known_key(const char *key, const char *const *keys)
+{
+	for (; *keys; keys++)
+		if (strcmp(key, *keys) == 0)
+			return true;
+	return false;
+}
+
+/* Refuse keys outside the list: a typo must not silently drop a setting. */
+static int
+only_keys(const json_t *obj, const char *const *keys, const char *path, struct al_err *err)
+{
+	const char *key;
+	json_t *v;
+
+	if (!json_is_object(obj))
+		return al_fail(err, "%s: expected an object", path);
+	json_object_foreach((json_t *)obj, key, v)
+		if (!known_key(key, keys))
+			return al_fail(err, "%s%s%.64s: unknown key", path, path[0] ? "." : "", key);
+	return 0;
+}
+
+static bool
+is_plain_string(const json_t *v)
+{
+	return json_is_string(v) && strlen(json_string_value(v)) == json_string_length(v);
+}
+
+static int
+get_name(const json_t *v, char *dst, size_t cap, const char *path, struct al_err *err)
+{
+	if (!is_plain_string(v) || json_string_length(v) == 0 || json_string_length(v) >= cap)
+		return al_fail(err, "%s: expected a non-empty string of at most %zu bytes",
+			       path, cap - 1);
+	memcpy(dst, json_string_value(v), json_string_length(v) + 1);
+	return 0;
+}
+
+static int
+get_class(const struct airlock_config *c, const json_t *v, int *rank,
+	  const char *path, struct al_err *err)
+{
+	*rank = class_rank(&c->classes, json_string_value(v));
+	if (!json_is_string(v) || *rank < 0)
+		return al_fail(err, "%s: not one of the configured classes", path);
+	return 0;
+}
+
+static int
+get_int(const json_t *v, long long lo, long long hi, long long *out,
+	const char *path, struct al_err *err)
+{
+	if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi)
+		return al_fail(err, "%s: expected an integer in %lld..%lld", path, lo, hi);
+	*out = json_integer_value(v);
+	return 0;
+}
+
+/* An absolute path, or one relative to the config file's directory. */
+static char *
+resolve_path(const struct airlock_config *c, const char *p)
+{
+	char *out;
+
+	if (p[0] == '/' || !c->base_dir)
+		return strdup(p);
+	if (asprintf(&out, "%s/%s", c->base_dir, p) < 0)
+		return NULL;
+	return out;
+}
+
+static int
+parse_bounds(struct airlock_config *c, const json_t *obj, struct al_err *err)
+{
+	static const char *const keys[] = {
+		"frame_bytes", "stdout_bytes", "stderr_bytes", "calls", "session_ms", NULL,
+	};
+	struct bounds *b = &c->bounds;
+	long long frame = (long long)b->frame_bytes, out = (long long)b->stdout_bytes,
+		  errb = (long long)b->stderr_bytes, calls = b->calls, ms = b->session_ms;
+	const struct {
+		const char *key;
+		long long lo, hi, *v;
+	} t[] = {
+		{ "frame_bytes", 256, BOUND_FRAME_MAX, &frame },
+		{ "stdout_bytes", 256, BOUND_STDOUT_MAX, &out },
+		{ "stderr_bytes", 0, BOUND_STDERR_MAX, &errb },
+		{ "calls", 0, BOUND_CALLS_MAX, &calls },
+		{ "session_ms", 100, BOUND_SESSION_MS_MAX, &ms },
+	};
+	char path[48];
+	size_t i;
+	json_t *x;
+
+	if (only_keys(obj, keys, "bounds", err) < 0)
+		return -1;
+	for (i = 0; i < sizeof t / sizeof t[0]; i++) {
+		snprintf(path, sizeof path, "bounds.%s", t[i].key);
+		x = json_object_get(obj, t[i].key);
+		if (x && get_int(x, t[i].lo, t[i].hi, t[i].v, path, err) < 0)
+			return -1;
+	}
+	b->frame_bytes = (size_t)frame;
+	b->stdout_bytes = (size_t)out;
+	b->stderr_bytes = (size_t)errb;
+	b->calls = (int)calls;
+	b->session_ms = (long)ms;
+	return 0;
+}
+
+static int
+parse_classes(struct airlock_config *c, const json_t *arr, struct al_err *err)
+{
+	char path[32];
+	size_t i;
+	json_t *v;
+
+	if (!json_is_array(arr) || json_array_size(arr) == 0 || json_array_size(arr) > CLASS_MAX)
+		return al_fail(err, "classes: expected 1..%d names, lowest first", CLASS_MAX);
+	memset(&c->classes, 0, sizeof c->classes);
+	json_array_foreach(arr, i, v) {
+		snprintf(path, sizeof path, "classes[%zu]", i);
+		if (get_name(v, c->classes.names[i], CLASS_NAME_MAX, path, err) < 0)
+			return -1;
+		if (class_rank(&c->classes, c->classes.names[i]) != -1)
+			return al_fail(err, "%s: duplicate class", path);
+		c->classes.n = (int)i + 1;
+	}
+	return 0;
+}
+
+static int
+parse_strings(struct strv *dst, const json_t *arr, size_t max, const char *path,
+	      struct al_err *err)
+{
+	size_t i;
+	json_t *v;
+
+	if (!json_is_array(arr) || json_array_size(arr) > max)
+		return al_fail(err, "%s: expected an array of at most %zu strings", path, max);
+	dst->set = true;
+	json_array_foreach(arr, i, v) {
+		if (!is_plain_string(v))
+			return al_fail(err, "%s[%zu]: expected a string", path, i);
+		if (strv_push(dst, json_string_value(v)) < 0)
+			return al_fail(err, "%s: out of memory", path);
+	}
+	return 0;
+}
+
+static int
+parse_env(struct strv *dst, const json_t *obj, const char *path, struct al_err *err)
+{
+	const char *name;
+	json_t *v;
+	char *entry;
+	int rc;
+
+	if (!json_is_object(obj) || json_object_size(obj) > 64)
+		return al_fail(err, "%s: expected an object of at most 64 names", path);
+	dst->set = true;
+	json_object_foreach((json_t *)obj, name, v) {
+		if (!name[0] || strchr(name, '=') || !is_plain_string(v))
+			return al_fail(err, "%s.%.64s: expected NAME: \"value\"", path, name);
+		if (asprintf(&entry, "%s=%s", name, json_string_value(v)) < 0)
+			return al_fail(err, "%s: out of memory", path);
+		rc = strv_push(dst, entry);
+		free(entry);
+		if (rc < 0)
+			return al_fail(err, "%s: out of memory", path);
+	}
+	return 0;
+}
+
+static int
+parse_upstream(struct airlock_config *c, const char *name, const json_t *obj,
+	       struct al_err *err)
+{
+	static const char *const keys[] = { "argv", "cwd", "env", "timeout_ms", NULL };
+	struct upstream_config *u = &c->upstreams[c->n_upstreams];
+	char path[96];
+	long long t = UPSTREAM_TIMEOUT_MS_DEFAULT;
+	json_t *x;
+
+	snprintf(path, sizeof path, "upstreams.%.64s", name);
+	if (only_keys(obj, keys, path, err) < 0)
+		return -1;
+	u->name = strdup(name);
+	c->n_upstreams++;	/* owned from here: config_free releases it */
+	snprintf(path, sizeof path, "upstreams.%.64s.argv", name);
+	if (!u->name || parse_strings(&u->argv, json_object_get(obj, "argv"), 64, path, err) < 0)
+		return u->name ? -1 : al_fail(err, "upstreams: out of memory");
+	if (u->argv.n == 0 || u->argv.v[0][0] != '/')
+		return al_fail(err, "%s[0]: expected an absolute path", path);
+	snprintf(path, sizeof path, "upstreams.%.64s.env", name);
+	if ((x = json_object_get(obj, "env")) && parse_env(&u->env, x, path, err) < 0)
+		return -1;
+	snprintf(path, sizeof path, "upstreams.%.64s.timeout_ms", name);
+	if ((x = json_object_get(obj, "timeout_ms")) &&
+	    get_int(x, 10, UPSTREAM_TIMEOUT_MS_MAX, &t, path, err) < 0)
+		return -1;
+	u->timeout_ms = (long)t;
+	if ((x = json_object_get(obj, "cwd"))) {
+		if (!is_plain_string(x))
+			return al_fail(err, "upstreams.%.64s.cwd: expected a string", name);
+		if (!(u->cwd = resolve_path(c, json_string_value(x))))
+			return al_fail(err, "upstreams: out of memory");
+	}
+	return 0;
+}
+
+static int
+parse_upstreams(struct airlock_config *c, const json_t *obj, struct al_err *err)
+{
+	const char *name;
+	json_t *v;
+
+	if (!json_is_object(obj) || json_object_size(obj) > CONFIG_UPSTREAMS_MAX)
+		return al_fail(err, "upstreams: expected an object of at most %d servers",
+			       CONFIG_UPSTREAMS_MAX);
+	json_object_foreach((json_t *)obj, name, v) {
+		if (!name[0] || strlen(name) >= 64)
+			return al_fail(err, "upstreams: a name must be 1..63 bytes");
+		if (parse_upstream(c, name, v, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static bool
+hex64(const char *s)
+{
+	return s && strlen(s) == HASH_HEX_LEN && strspn(s, "0123456789abcdef") == HASH_HEX_LEN;
+}
+
+static int
+parse_tool_classes(struct airlock_config *c, struct catalog_tool *t, const json_t *obj,
+		   const char *path, struct al_err *err)
+{
+	char sub[160];
+
+	snprintf(sub, sizeof sub, "%s.data_class", path);
+	if (get_class(c, json_object_get(obj, "data_class"), &t->data_class, sub, err) < 0)
+		return -1;
+	snprintf(sub, sizeof sub, "%s.sink_ceiling", path);
+	if (get_class(c, json_object_get(obj, "sink_ceiling"), &t->sink_ceiling, sub, err) < 0)
+		return -1;
+	snprintf(sub, sizeof sub, "%s.response_ceiling", path);
+	return get_class(c, json_object_get(obj, "response_ceiling"), &t->response_ceiling,
+			 sub, err);
+}
+
+static int
+parse_tool(struct airlock_config *c, const char *name, const json_t *obj, struct al_err *err)
+{
+	static const char *const keys[] = {
+		"upstream", "remote", "data_class", "sink_ceiling", "response_ceiling", "pin", NULL,
+	};
+	struct catalog_tool *t = &c->tools[c->n_tools];
+	char path[96], sub[160];
+	json_t *pin;
+
+	snprintf(path, sizeof path, "tools.%.64s", name);
+	if (only_keys(obj, keys, path, err) < 0)
+		return -1;
+	memset(t, 0, sizeof *t);
+	snprintf(t->name, sizeof t->name, "%s", name);
+	snprintf(sub, sizeof sub, "%s.upstream", path);
+	if (get_name(json_object_get(obj, "upstream"), t->upstream, sizeof t->upstream, sub, err) < 0)
+		return -1;
+	if (config_upstream_index(c, t->upstream) < 0)
+		return al_fail(err, "%s: no upstream named %.64s", sub, t->upstream);
+	snprintf(sub, sizeof sub, "%s.remote", path);
+	if (get_name(json_object_get(obj, "remote"), t->remote, sizeof t->remote, sub, err) < 0 ||
+	    parse_tool_classes(c, t, obj, path, err) < 0)
+		return -1;
+	if ((pin = json_object_get(obj, "pin"))) {
+		if (!hex64(json_string_value(pin)))
+			return al_fail(err, "%s.pin: expected 64 lowercase hex digits", path);
+		memcpy(t->pin, json_string_value(pin), HASH_HEX_LEN + 1);
+		t->pinned = true;
+	}
+	c->n_tools++;
+	return 0;
+}
+
+static int
+parse_tools(struct airlock_config *c, const json_t *obj, struct al_err *err)
+{
+	const char *name;
+	json_t *v;
+
+	if (!json_is_object(obj) || json_object_size(obj) > CONFIG_TOOLS_MAX)
+		return al_fail(err, "tools: expected an object of at most %d tools", CONFIG_TOOLS_MAX);
+	json_object_foreach((json_t *)obj, name, v) {
+		if (!name[0] || strlen(name) >= 64)
+			return al_fail(err, "tools: a name must be 1..63 bytes");
+		if (parse_tool(c, name, v, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int
+parse_aliases(struct airlock_config *c, const json_t *obj, struct al_err *err)
+{
+	const char *op;
+	json_t *v;
+
+	if (!json_is_object(obj) || json_object_size(obj) > CONFIG_ALIASES_MAX)
+		return al_fail(err, "aliases: expected an object of at most %d operations",
+			       CONFIG_ALIASES_MAX);
+	json_object_foreach((json_t *)obj, op, v) {
+		struct alias *a = &c->aliases[c->n_aliases];
+
+		if (!op[0] || strlen(op) > 64)
+			return al_fail(err, "aliases: an operation must be 1..64 bytes");
+		a->tool = config_tool_index(c, json_string_value(v));
+		if (a->tool < 0)
+			return al_fail(err, "aliases.%s: not a tool in the catalog", op);
+		snprintf(a->operation, sizeof a->operation, "%s", op);
+		c->n_aliases++;
+	}
+	return 0;
+}
+
+static int
+parse_initial(struct airlock_config *c, const json_t *obj, struct al_err *err)
+{
+	static const char *const keys[] = { "file", "class", "withhold", NULL };
+	json_t *x;
+
+	if (only_keys(obj, keys, "initial", err) < 0 ||
+	    get_class(c, json_object_get(obj, "class"), &c->initial.class, "initial.class", err) < 0)
+		return -1;
+	if ((x = json_object_get(obj, "withhold")) &&
+	    parse_strings(&c->initial.withhold, x, CONFIG_WITHHOLD_MAX, "initial.withhold", err) < 0)
+		return -1;
+	if (!(x = json_object_get(obj, "file")))
+		return 0;
+	if (!is_plain_string(x))
+		return al_fail(err, "initial.file: expected a string");
+	if (!(c->initial.file = resolve_path(c, json_string_value(x))))
+		return al_fail(err, "initial: out of memory");
+	return 0;
+}
+
+typedef int (*section_fn)(struct airlock_config *c, const json_t *v, struct al_err *err);
+
+static int
+parse_profile(struct airlock_config *c, const json_t *v, struct al_err *err)
+{
+	return profile_apply_json(&c->profile, v, c->host_cores, err);
 }
 
 int
 config_load_json(struct airlock_config *c, const json_t *root, int host_cores,
 		 struct al_err *err)
 {
-	const char *key;
+	/* In dependency order: classes before tools, upstreams before tools… */
+	static const struct {
+		const char *key;
+		section_fn parse;
+	} sections[] = {
+		{ "profile", parse_profile },
+		{ "bounds", parse_bounds },
+		{ "classes", parse_classes },
+		{ "upstreams", parse_upstreams },
+		{ "tools", parse_tools },
+		{ "aliases", parse_aliases },
+		{ "initial", parse_initial },
+	};
+	size_t i;
 	json_t *v;
 
-	if (!json_is_object(root))
-		return al_fail(err, "config: expected an object");
-	json_object_foreach((json_t *)root, key, v) {
-		if (strcmp(key, "profile") == 0) {
-			if (profile_apply_json(&c->profile, v, host_cores, err) < 0)
-				return -1;
-		} else {
-			return al_fail(err, "%.64s: unknown key", key);
-		}
-	}
+	if (only_keys(root, top_keys, "", err) < 0)
+		return -1;
+	c->host_cores = host_cores;
+	for (i = 0; i < sizeof sections / sizeof sections[0]; i++)
+		if ((v = json_object_get(root, sections[i].key)) &&
+		    sections[i].parse(c, v, err) < 0)
+			return -1;
 	return 0;
 }
 
 /* Read at most CONFIG_MAX_BYTES; a larger file is refused, not truncated. */
 static json_t *
-load_bounded(const char *path, json_error_t *jerr, struct al_err *err)
+load_bounded(const char *path, struct al_err *err)
 {
 	static const size_t cap = CONFIG_MAX_BYTES;
 	FILE *f = fopen(path, "re");
+	json_error_t jerr;
+	json_t *root = NULL;
 	char *buf;
 	size_t n;
-	json_t *root = NULL;
 
 	if (!f) {
 		al_fail(err, "config %s: cannot open", path);
@@ -58,27 +449,87 @@ load_bounded(const char *path, json_error_t *jerr, struct al_err *err)
 		al_fail(err, "config %s: out of memory", path);
 	else if (n > cap)
 		al_fail(err, "config %s: larger than %zu bytes", path, cap);
-	else if (!(root = json_loadb(buf, n, JSON_REJECT_DUPLICATES, jerr)))
+	else if (!(root = json_loadb(buf, n, JSON_REJECT_DUPLICATES, &jerr)))
 		al_fail(err, "config %s: line %d column %d: %s", path,
-			jerr->line, jerr->column, jerr->text);
+			jerr.line, jerr.column, jerr.text);
 	free(buf);
 	return root;
+}
+
+static char *
+dir_of(const char *path)
+{
+	char *copy = strdup(path), *dir;
+
+	if (!copy)
+		return NULL;
+	dir = strdup(dirname(copy));
+	free(copy);
+	return dir;
 }
 
 int
 config_load_file(struct airlock_config *c, const char *path, int host_cores,
 		 struct al_err *err)
 {
-	json_error_t jerr;
-	json_t *root;
+	json_t *root = load_bounded(path, err);
 	int rc;
 
-	root = load_bounded(path, &jerr, err);
 	if (!root)
 		return -1;
-	rc = config_load_json(c, root, host_cores, err);
+	free(c->base_dir);
+	c->base_dir = dir_of(path);
+	rc = c->base_dir ? config_load_json(c, root, host_cores, err)
+			 : al_fail(err, "out of memory");
 	json_decref(root);
 	if (rc < 0)
 		return al_wrap(err, "config %s", path);
 	return 0;
+}
+
+int
+config_tool_index(const struct airlock_config *c, const char *name)
+{
+	size_t i;
+
+	for (i = 0; name && i < c->n_tools; i++)
+		if (strcmp(c->tools[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+int
+config_alias_tool(const struct airlock_config *c, const char *operation)
+{
+	size_t i;
+
+	for (i = 0; operation && i < c->n_aliases; i++)
+		if (strcmp(c->aliases[i].operation, operation) == 0)
+			return c->aliases[i].tool;
+	return -1;
+}
+
+int
+config_upstream_index(const struct airlock_config *c, const char *name)
+{
+	size_t i;
+
+	for (i = 0; name && i < c->n_upstreams; i++)
+		if (strcmp(c->upstreams[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+void
+config_upstream_mcp(const struct airlock_config *c, size_t i, struct mcp_server_config *out)
+{
+	const struct upstream_config *u = &c->upstreams[i];
+
+	memset(out, 0, sizeof *out);
+	out->name = u->name;
+	out->argv = u->argv;
+	out->cwd = u->cwd;
+	out->env = u->env;
+	out->init_timeout_ms = u->timeout_ms;
+	out->call_timeout_ms = u->timeout_ms;
 }

@@ -2,20 +2,88 @@
 #define AIRLOCK_CONFIG_H
 
 /*
- * The operator's configuration file (JSON). Unknown keys, wrong types and
- * dangling references are refused with the JSON path of the fault; nothing
- * in it may loosen the hardened profile past its clamps.
+ * The operator's session configuration (one JSON file). Unknown keys, wrong
+ * types and dangling references are refused with the JSON path of the
+ * fault; nothing in it may loosen the hardened profile or a bound past its
+ * clamp. Relative paths are resolved against the file's directory.
+ *
+ *   profile    the container (profile.h)
+ *   bounds     frame_bytes, stdout_bytes, stderr_bytes, calls, session_ms
+ *   classes    ordered list of class names, lowest first
+ *   upstreams  name → {argv, cwd, env, timeout_ms}
+ *   tools      name → {upstream, remote, data_class, sink_ceiling,
+ *                      response_ceiling, pin}
+ *   aliases    operation → tool name
+ *   initial    {file, class, withhold: [field or dotted.path, …]}
  */
+
+#include <stddef.h>
 
 #include <jansson.h>
 
 #include "err.h"
+#include "mcp.h"
+#include "policy.h"
 #include "profile.h"
 
-#define CONFIG_MAX_BYTES (1 << 20)
+#define CONFIG_MAX_BYTES	(1 << 20)
+#define CONFIG_UPSTREAMS_MAX	16
+#define CONFIG_TOOLS_MAX	64
+#define CONFIG_ALIASES_MAX	64
+#define CONFIG_WITHHOLD_MAX	64
+
+#define BOUND_FRAME_MAX		65536
+#define BOUND_STDOUT_DEFAULT	(1 << 20)
+#define BOUND_STDOUT_MAX	(4 << 20)
+#define BOUND_STDERR_DEFAULT	(1 << 20)
+#define BOUND_STDERR_MAX	(4 << 20)
+#define BOUND_CALLS_DEFAULT	16
+#define BOUND_CALLS_MAX		4096
+#define BOUND_SESSION_MS_DEFAULT 15000
+#define BOUND_SESSION_MS_MAX	600000
+#define UPSTREAM_TIMEOUT_MS_DEFAULT 10000
+#define UPSTREAM_TIMEOUT_MS_MAX	60000
+
+struct bounds {
+	size_t frame_bytes;	/* one line including its newline */
+	size_t stdout_bytes;	/* all agent stdout */
+	size_t stderr_bytes;	/* all agent stderr (drained, never stored) */
+	int calls;
+	long session_ms;
+};
+
+struct upstream_config {
+	char *name;
+	struct strv argv;
+	char *cwd;
+	struct strv env;
+	long timeout_ms;
+};
+
+struct alias {
+	char operation[65];
+	int tool;		/* index into tools */
+};
+
+struct initial_config {
+	char *file;		/* NULL: an empty object */
+	int class;
+	struct strv withhold;
+};
 
 struct airlock_config {
 	struct profile profile;
+	struct bounds bounds;
+	struct class_list classes;
+	struct upstream_config upstreams[CONFIG_UPSTREAMS_MAX];
+	size_t n_upstreams;
+	struct catalog_tool tools[CONFIG_TOOLS_MAX];
+	size_t n_tools;
+	struct alias aliases[CONFIG_ALIASES_MAX];
+	size_t n_aliases;
+	struct initial_config initial;
+	char *base_dir;		/* for relative paths; NULL: the working directory */
+	int host_cores;		/* clamps profile.cpus */
 };
 
 void config_init(struct airlock_config *c);
@@ -24,5 +92,13 @@ int config_load_json(struct airlock_config *c, const json_t *root, int host_core
 		     struct al_err *err);
 int config_load_file(struct airlock_config *c, const char *path, int host_cores,
 		     struct al_err *err);
+
+/* Lookups over the frozen tables; -1 when absent. */
+int config_tool_index(const struct airlock_config *c, const char *name);
+int config_alias_tool(const struct airlock_config *c, const char *operation);
+int config_upstream_index(const struct airlock_config *c, const char *name);
+/* The MCP client's view of an upstream (borrows from c). */
+void config_upstream_mcp(const struct airlock_config *c, size_t i,
+			 struct mcp_server_config *out);
 
 #endif

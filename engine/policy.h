@@ -1,0 +1,82 @@
+#ifndef AIRLOCK_POLICY_H
+#define AIRLOCK_POLICY_H
+
+/*
+ * Classification and the gateway's decision rules (DESIGN.md §7), pure
+ * code. Classes are an ordered list; a class is its index (rank). The
+ * session class only rises.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "hash.h"
+
+#define CLASS_MAX	16
+#define CLASS_NAME_MAX	32
+
+struct class_list {
+	char names[CLASS_MAX][CLASS_NAME_MAX];
+	int n;
+};
+
+/* public < pii < confidential < restricted */
+void class_list_default(struct class_list *c);
+/* The rank of name, or -1 when it is not a class. */
+int class_rank(const struct class_list *c, const char *name);
+const char *class_name(const struct class_list *c, int rank);
+
+struct catalog_tool {
+	char name[64];		/* the catalog name (what audit rows say) */
+	char upstream[64];	/* which upstream server */
+	char remote[128];	/* the tool's name on that server */
+	int data_class;		/* what its responses carry */
+	int sink_ceiling;	/* the highest session class it may receive */
+	int response_ceiling;	/* the highest class it may return to the agent */
+	bool pinned;
+	char pin[HASH_HEX_LEN + 1];	/* expected definition hash */
+};
+
+/*
+ * Every terminal rule a call can end in: the identifier (what audit rows
+ * and summaries say) and whether the agent's call was allowed.
+ */
+#define POLICY_RULES(_) \
+	_(ALLOWED,              "allowed",              true)  \
+	_(GATE_CLOSED,          "gate_closed",          false) \
+	_(REVOKED,              "revoked",              false) \
+	_(UNKNOWN_TOOL,         "unknown_tool",         false) \
+	_(SINK_CEILING,         "sink_ceiling",         false) \
+	_(CATALOG_DRIFT,        "catalog_drift",        false) \
+	_(EGRESS_DENIED,        "egress_denied",        false) \
+	_(RESPONSE_TOO_LARGE,   "response_too_large",   false) \
+	_(UPSTREAM_ERROR,       "upstream_error",       true)  \
+	_(UPSTREAM_FAULT,       "upstream_fault",       false) \
+	_(UPSTREAM_TIMEOUT,     "upstream_timeout",     false) \
+	_(UPSTREAM_UNAVAILABLE, "upstream_unavailable", false)
+
+enum policy_rule {
+#define POLICY_ENUM(e, id, allowed) RULE_##e,
+	POLICY_RULES(POLICY_ENUM)
+#undef POLICY_ENUM
+	RULE_COUNT
+};
+
+const char *policy_rule_id(enum policy_rule r);
+bool policy_rule_allowed(enum policy_rule r);
+/* Rules after which the session cannot go on (the exchange failed). */
+bool policy_rule_fatal(enum policy_rule r);
+
+/*
+ * May this tool receive data from a session whose class was class_at_entry
+ * when the call arrived and is class_now at dispatch? RULE_ALLOWED or
+ * RULE_SINK_CEILING. A denied sink is never contacted.
+ */
+enum policy_rule policy_check_sink(const struct catalog_tool *t, int class_at_entry,
+				   int class_now);
+/* May the response go back to the agent? RULE_ALLOWED, RULE_EGRESS_DENIED or RULE_RESPONSE_TOO_LARGE. */
+enum policy_rule policy_check_response(const struct catalog_tool *t, size_t len, size_t max);
+/* The session class after the agent received this tool's response. */
+int policy_class_after(int session_class, const struct catalog_tool *t);
+
+#endif
