@@ -1,6 +1,7 @@
 #include "container.h"
 
 #include <string.h>
+#include <unistd.h>
 
 void
 container_init(struct container *c, struct docker *d, const char *socket_path)
@@ -82,6 +83,29 @@ container_readmit(struct container *c, const struct profile *p,
 {
 	check_list_free(&c->second);
 	return container_admit(c->docker, c->id, p, host, &c->second, err);
+}
+
+int
+container_wait_exit(struct container *c, int timeout_ms, long *code, struct al_err *err)
+{
+	int waited;
+
+	for (waited = 0;; waited += 20) {
+		json_t *inspect = NULL, *state;
+		bool running;
+
+		if (docker_inspect(c->docker, c->id, &inspect, err) < 0)
+			return -1;
+		state = json_object_get(inspect, "State");
+		running = !json_is_false(json_object_get(state, "Running"));
+		*code = (long)json_integer_value(json_object_get(state, "ExitCode"));
+		json_decref(inspect);
+		if (!running)
+			return 0;
+		if (waited >= timeout_ms)
+			return 1;
+		usleep(20 * 1000);
+	}
 }
 
 static void

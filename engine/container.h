@@ -49,6 +49,12 @@ int container_attach_start(struct container *c, struct al_err *err);
 int container_readmit(struct container *c, const struct profile *p,
 		      const struct host_facts *host, struct al_err *err);
 
+/*
+ * Poll the container's state until it is no longer running or timeout_ms
+ * pass: 0 with *code set when it exited, 1 when it still runs, -1 on error.
+ */
+int container_wait_exit(struct container *c, int timeout_ms, long *code, struct al_err *err);
+
 /* Stop, read the exit evidence, remove, re-list. Returns -1 if anything is left. */
 int container_cleanup(struct container *c, struct al_err *err);
 void container_free(struct container *c);

@@ -19,6 +19,8 @@ cli_parse(int argc, char **argv, const char *usage, int max_positional,
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "config", required_argument, NULL, 'c' },
+		{ "audit", required_argument, NULL, 'a' },
+		{ "otlp", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -28,10 +30,12 @@ cli_parse(int argc, char **argv, const char *usage, int max_positional,
 	memset(o, 0, sizeof *o);
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+hc:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hc:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j': o->json = true; break;
 		case 'c': o->config = optarg; break;
+		case 'a': o->audit = optarg; break;
+		case 'o': o->otlp = optarg; break;
 		case 'h': printf("usage: airlock %s\n", usage); return EXIT_OK;
 		case 'V': printf("airlock %s\n", AIRLOCK_VERSION); return EXIT_OK;
 		default:

@@ -15,8 +15,10 @@ enum {
 	EXIT_ERROR = 3,		/* could not do the job (daemon, config, I/O) */
 };
 
+int cmd_audit(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 
 /* "PASS id  observed" lines; failures also show what was expected. */
 void cli_print_checks(FILE *f, const struct check_list *l, const char *fail_word);
@@ -32,12 +34,15 @@ int cli_is_help(const char *arg);
 struct cli_opts {
 	bool json;
 	const char *config;
+	const char *audit;	/* --audit DB */
+	const char *otlp;	/* --otlp URL */
 	const char *positional[4];
 	int n_positional;
 };
 
 /*
- * Parse --json, --config FILE, --help and --version for a subcommand
+ * Parse --json, --config FILE, --audit DB, --otlp URL, --help and
+ * --version for a subcommand
  * (argv[0] is the subcommand). Returns -1 to continue, or an exit status
  * (help and version print and return EXIT_OK; bad flags EXIT_USAGE).
  */

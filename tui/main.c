@@ -21,8 +21,11 @@ struct command {
 static const struct command commands[] = {
 	{ "doctor", cmd_doctor, "doctor [--json] [--config FILE]",
 	  "check the host and the Docker daemon (PASS/FAIL per check)" },
+	{ "run", cmd_run, "run --config FILE [--audit DB] [--otlp URL] [--json]",
+	  "run one session headless; print a payload-free summary" },
 	{ "inspect", cmd_inspect, "inspect CONTAINER [--json] [--config FILE]",
 	  "show the admission report of an existing container" },
+	{ "audit", cmd_audit, "audit verify DB [--json]", "re-check the audit log's hash chain" },
 };
 
 static void

@@ -1,0 +1,345 @@
+#include "gateway.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "frame.h"
+#include "mcp.h"
+
+struct gateway {
+	struct gateway_options o;
+	const struct airlock_config *cfg;
+	struct mcp_client *mcp[CONFIG_UPSTREAMS_MAX];
+	char seen[CONFIG_TOOLS_MAX][HASH_HEX_LEN + 1];	/* first definition hash seen */
+	int session_class;
+	struct gateway_counters n;
+};
+
+/* One request on its way through the gateway. */
+struct call {
+	struct gateway *g;
+	const struct catalog_tool *t;
+	int tool;
+	char id[40];
+	char request_hash[HASH_HEX_LEN + 1];
+	char response_hash[HASH_HEX_LEN + 1];
+	int class_before;
+	int64_t revision;
+	struct timespec t0;
+};
+
+int
+gateway_open(const struct gateway_options *o, struct gateway **out, struct al_err *err)
+{
+	struct gateway *g;
+
+	if (!o->config || !o->audit || !o->session_id)
+		return al_fail(err, "gateway: config, audit and session id are required");
+	g = calloc(1, sizeof *g);
+	if (!g)
+		return al_fail(err, "gateway: out of memory");
+	g->o = *o;
+	g->cfg = o->config;
+	g->session_class = o->config->initial.class;
+	*out = g;
+	return 0;
+}
+
+void
+gateway_close(struct gateway *g)
+{
+	size_t i;
+
+	if (!g)
+		return;
+	for (i = 0; i < CONFIG_UPSTREAMS_MAX; i++)
+		mcp_stop(g->mcp[i]);
+	free(g);
+}
+
+int
+gateway_session_class(const struct gateway *g)
+{
+	return g->session_class;
+}
+
+void
+gateway_get_counters(const struct gateway *g, struct gateway_counters *out)
+{
+	*out = g->n;
+}
+
+size_t
+gateway_upstream_stderr(const struct gateway *g)
+{
+	struct mcp_stats st;
+	size_t i, n = 0;
+
+	for (i = 0; i < CONFIG_UPSTREAMS_MAX; i++) {
+		if (!g->mcp[i])
+			continue;
+		mcp_get_stats(g->mcp[i], &st);
+		n += st.stderr_bytes;
+	}
+	return n;
+}
+
+int
+gateway_record(struct gateway *g, const struct audit_entry *e)
+{
+	char entry_id[33];
+
+	if (audit_append(g->o.audit, e, entry_id, NULL, NULL) < 0)
+		return -1;
+	if (g->o.otlp)
+		otlp_export(g->o.otlp, e, entry_id);	/* failures are counted there */
+	return 0;
+}
+
+static int64_t
+elapsed_us(const struct timespec *t0)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (int64_t)(now.tv_sec - t0->tv_sec) * 1000000 +
+	       (now.tv_nsec - t0->tv_nsec) / 1000;
+}
+
+static void
+call_id(char out[40])
+{
+	unsigned char raw[8];
+	size_t i;
+
+	if (getrandom(raw, sizeof raw, 0) != (ssize_t)sizeof raw)
+		memset(raw, 0, sizeof raw);
+	memcpy(out, "call-", 5);
+	for (i = 0; i < sizeof raw; i++)
+		snprintf(out + 5 + 2 * i, 3, "%02x", raw[i]);
+}
+
+/* An audit entry for this call; decision and rule vary. */
+static int
+call_record(struct call *c, const char *type, const char *decision, const char *rule,
+	    const char *detail)
+{
+	const struct class_list *cl = &c->g->cfg->classes;
+	struct audit_entry e = {
+		.session_id = c->g->o.session_id,
+		.call_id = c->id,
+		.type = type,
+		.tool = c->t->name,
+		.decision = decision,
+		.rule = rule,
+		.revision = c->revision,
+		.latency_us = elapsed_us(&c->t0),
+		.request_hash = c->request_hash,
+		.response_hash = c->response_hash[0] ? c->response_hash : NULL,
+		.class_before = class_name(cl, c->class_before),
+		.class_after = class_name(cl, c->g->session_class),
+		.detail = detail,
+	};
+
+	return gateway_record(c->g, &e);
+}
+
+static enum gateway_status
+reply_with(struct gateway *g, bool allowed, const char *text, size_t n,
+	   char **reply, size_t *reply_len)
+{
+	*reply = frame_reply(allowed, text, n, g->cfg->bounds.frame_bytes, reply_len);
+	return *reply ? GW_REPLY : GW_FAULT;
+}
+
+/* allowed:false with no reason; one terminal entry says why. */
+static enum gateway_status
+deny(struct call *c, enum policy_rule rule, const char *decision,
+     char **reply, size_t *reply_len, const char **why)
+{
+	c->g->n.denied++;
+	if (call_record(c, AUDIT_CALL, decision, policy_rule_id(rule), NULL) < 0) {
+		*why = "audit_failed";
+		return GW_FAULT;
+	}
+	return reply_with(c->g, false, NULL, 0, reply, reply_len);
+}
+
+/* The exchange cannot go on: the terminal entry is written if it can be. */
+static enum gateway_status
+fault(struct call *c, enum policy_rule rule, const char **why)
+{
+	call_record(c, AUDIT_CALL, "fault", policy_rule_id(rule), NULL);
+	*why = policy_rule_id(rule);
+	return GW_FAULT;
+}
+
+/* The tool's upstream, started on the first allowed call to it. */
+static struct mcp_client *
+upstream_for(struct gateway *g, const struct catalog_tool *t)
+{
+	int i = config_upstream_index(g->cfg, t->upstream);
+	struct mcp_server_config sc;
+	struct al_err err;
+
+	if (i < 0)
+		return NULL;
+	if (!g->mcp[i]) {
+		config_upstream_mcp(g->cfg, (size_t)i, &sc);
+		if (mcp_start(&sc, &g->mcp[i], &err) < 0)
+			return NULL;	/* err is fixed text; the rule says enough */
+		g->n.upstream_spawns++;
+	}
+	return g->mcp[i];
+}
+
+/* The tool's definition must match its pin, or the first one seen. */
+static bool
+definition_ok(struct call *c, struct mcp_client *m)
+{
+	char *seen = c->g->seen[c->tool];
+	char h[HASH_HEX_LEN + 1];
+
+	if (mcp_tool_hash(m, c->t->remote, h) < 0)
+		return false;
+	if (c->t->pinned)
+		return strcmp(h, c->t->pin) == 0;
+	if (!seen[0])
+		memcpy(seen, h, sizeof h);
+	return strcmp(h, seen) == 0;
+}
+
+static enum gateway_status
+on_result(struct call *c, struct mcp_call_result *res, char **reply, size_t *reply_len,
+	  const char **why)
+{
+	struct gateway *g = c->g;
+	enum policy_rule r;
+
+	hash_sha256_hex(res->text, res->text_len, c->response_hash);
+	g->n.non_text_items += res->other_items;
+	r = policy_check_response(c->t, res->text_len, g->cfg->bounds.frame_bytes);
+	if (r == RULE_ALLOWED && reply_with(g, true, res->text, res->text_len,
+					    reply, reply_len) != GW_REPLY)
+		r = RULE_RESPONSE_TOO_LARGE;	/* escaping made it longer than a frame */
+	if (r != RULE_ALLOWED) {
+		g->n.egress_denied++;
+		return deny(c, r, "egress_denied", reply, reply_len, why);
+	}
+	g->session_class = policy_class_after(g->session_class, c->t);
+	if (call_record(c, AUDIT_CALL, "allowed", policy_rule_id(RULE_ALLOWED), NULL) < 0) {
+		free(*reply);	/* not audited: not released */
+		*reply = NULL;
+		*why = "audit_failed";
+		return GW_FAULT;
+	}
+	g->n.allowed++;
+	return GW_REPLY;
+}
+
+/* An error from the tool: allowed, answered with null; only the code is kept. */
+static enum gateway_status
+on_error(struct call *c, const struct mcp_call_result *res, char **reply,
+	 size_t *reply_len, const char **why)
+{
+	char detail[48];
+
+	snprintf(detail, sizeof detail, "{\"code\":%ld}", res->error_code);
+	c->g->n.upstream_errors++;
+	c->g->n.allowed++;
+	if (call_record(c, AUDIT_CALL, "error", policy_rule_id(RULE_UPSTREAM_ERROR), detail) < 0) {
+		*why = "audit_failed";
+		return GW_FAULT;
+	}
+	return reply_with(c->g, true, NULL, 0, reply, reply_len);
+}
+
+static enum gateway_status
+dispatch(struct call *c, const json_t *args, char **reply, size_t *reply_len,
+	 const char **why)
+{
+	struct mcp_call_result res = { 0 };
+	struct mcp_client *m = upstream_for(c->g, c->t);
+	enum gateway_status st;
+	struct al_err err;
+
+	if (!m)
+		return fault(c, RULE_UPSTREAM_UNAVAILABLE, why);
+	if (!definition_ok(c, m))
+		return deny(c, RULE_CATALOG_DRIFT, "denied", reply, reply_len, why);
+	/* Durable before anything leaves: the upstream sees nothing unaudited. */
+	if (call_record(c, "dispatch", "dispatch", NULL, NULL) < 0) {
+		*why = "audit_failed";
+		return GW_FAULT;
+	}
+	if (mcp_call(m, c->t->remote, args, 0, &res, &err) < 0)
+		return fault(c, RULE_UPSTREAM_FAULT, why);
+	switch (res.outcome) {
+	case MCP_OK:
+		st = on_result(c, &res, reply, reply_len, why);
+		break;
+	case MCP_TOOL_ERROR:
+	case MCP_RPC_ERROR:
+		st = on_error(c, &res, reply, reply_len, why);
+		break;
+	case MCP_TIMEOUT:
+		st = fault(c, RULE_UPSTREAM_TIMEOUT, why);
+		break;
+	default:
+		st = fault(c, RULE_UPSTREAM_FAULT, why);
+		break;
+	}
+	mcp_call_result_free(&res);
+	return st;
+}
+
+static enum gateway_status
+decide(struct call *c, const json_t *args, char **reply, size_t *reply_len,
+       const char **why)
+{
+	struct gateway *g = c->g;
+	enum policy_rule r = RULE_ALLOWED;
+
+	if (g->o.gate)
+		r = (enum policy_rule)g->o.gate(g->o.gate_ctx, c->tool, &c->revision);
+	if (r == RULE_ALLOWED)
+		r = policy_check_sink(c->t, c->class_before, g->session_class);
+	if (r != RULE_ALLOWED)
+		return deny(c, r, "denied", reply, reply_len, why);
+	return dispatch(c, args, reply, reply_len, why);
+}
+
+enum gateway_status
+gateway_handle(struct gateway *g, const char *line, size_t len,
+	       char **reply, size_t *reply_len, const char **rule)
+{
+	struct agent_request req;
+	struct call c = { .g = g };
+	enum gateway_status st;
+
+	*reply = NULL;
+	*reply_len = 0;
+	*rule = NULL;
+	clock_gettime(CLOCK_MONOTONIC, &c.t0);
+	if (frame_parse(line, len, &req) < 0 ||
+	    (c.tool = config_alias_tool(g->cfg, req.operation)) < 0) {
+		frame_request_free(&req);
+		*rule = "invalid_request";
+		return GW_INVALID;
+	}
+	c.t = &g->cfg->tools[c.tool];
+	c.class_before = g->session_class;
+	call_id(c.id);
+	if (hash_json_canonical(req.arguments, c.request_hash) < 0) {
+		frame_request_free(&req);
+		*rule = "out_of_memory";
+		return GW_FAULT;
+	}
+	g->n.calls++;
+	st = decide(&c, req.arguments, reply, reply_len, rule);
+	frame_request_free(&req);
+	return st;
+}

@@ -1,0 +1,81 @@
+#ifndef AIRLOCK_GATEWAY_H
+#define AIRLOCK_GATEWAY_H
+
+/*
+ * The gateway of one session (DESIGN.md §7): each agent line is parsed,
+ * mapped through the frozen alias table to a catalog tool, checked against
+ * the session class and the tool's ceilings, audited, and only then sent
+ * to the tool's upstream MCP server (started lazily). One reply line per
+ * request. A denied sink is never contacted: no spawn, no tools/list, no
+ * tools/call.
+ *
+ * Audit order for a call that reaches an upstream: a "dispatch" entry is
+ * durable before the upstream is contacted; exactly one terminal "call"
+ * entry follows. A denied call has only its terminal entry.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "audit.h"
+#include "config.h"
+#include "otlp.h"
+
+struct gateway;
+
+struct gateway_counters {
+	uint64_t calls;		/* requests that named a known operation */
+	uint64_t allowed;	/* answered with allowed:true */
+	uint64_t denied;	/* answered with allowed:false (any reason) */
+	uint64_t egress_denied;	/* of which the response was withheld */
+	uint64_t upstream_errors;
+	uint64_t upstream_spawns;
+	uint64_t non_text_items;	/* content items not forwarded */
+};
+
+enum gateway_status {
+	GW_REPLY,		/* send *reply and go on */
+	GW_INVALID,		/* the line was not a valid request: end the session */
+	GW_FAULT,		/* the exchange failed (upstream, audit): end the session */
+};
+
+/*
+ * Policy hook: called under no lock before each decision; returns the
+ * revision that decides the call and whether the tool is currently
+ * allowed (RULE_ALLOWED, RULE_GATE_CLOSED or RULE_REVOKED). NULL: always
+ * allowed at revision 0.
+ */
+typedef int (*gateway_gate_fn)(void *ctx, int tool, int64_t *revision);
+
+struct gateway_options {
+	const struct airlock_config *config;	/* frozen for the session */
+	const char *session_id;
+	struct audit *audit;			/* required */
+	struct otlp *otlp;			/* optional */
+	gateway_gate_fn gate;			/* optional */
+	void *gate_ctx;
+};
+
+int gateway_open(const struct gateway_options *o, struct gateway **out, struct al_err *err);
+
+/*
+ * Handle one agent line (without its newline). On GW_REPLY, *reply is a
+ * malloc'd line (with newline) to write to the agent. On GW_FAULT, *rule
+ * names the fixed reason.
+ */
+enum gateway_status gateway_handle(struct gateway *g, const char *line, size_t len,
+				   char **reply, size_t *reply_len, const char **rule);
+
+int gateway_session_class(const struct gateway *g);
+void gateway_get_counters(const struct gateway *g, struct gateway_counters *out);
+/* Sum of the upstreams' stderr bytes (never their content). */
+size_t gateway_upstream_stderr(const struct gateway *g);
+
+/* Write an audit entry (and export it); fixed-text failure. */
+int gateway_record(struct gateway *g, const struct audit_entry *e);
+
+/* Stop every upstream this session started; free. */
+void gateway_close(struct gateway *g);
+
+#endif

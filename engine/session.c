@@ -1,0 +1,547 @@
+#include "session.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "container.h"
+#include "doctor.h"
+#include "frame.h"
+
+#define INITIAL_FILE_MAX	(1 << 20)
+#define REPLY_WRITE_MS_MAX	5000
+#define POLL_TICK_MS		100
+#define EXIT_WAIT_MS		2000
+
+static const struct {
+	const char *id;
+	bool normal;
+} ends[] = {
+#define SESSION_END_ROW(e, id, normal) { id, normal },
+	SESSION_ENDS(SESSION_END_ROW)
+#undef SESSION_END_ROW
+};
+
+const char *
+session_end_id(enum session_end e)
+{
+	return e < END_COUNT ? ends[e].id : "unknown";
+}
+
+bool
+session_end_normal(enum session_end e)
+{
+	return e < END_COUNT && ends[e].normal;
+}
+
+const char *
+session_end_message(enum session_end e)
+{
+	if (session_end_normal(e))
+		return NULL;
+	return e == END_INVALID_REQUEST ? FRAME_ERROR_INVALID : FRAME_ERROR_EXCHANGE;
+}
+
+/* Everything one running session holds. */
+struct session {
+	const struct session_options *o;
+	const struct airlock_config *cfg;
+	struct session_summary *sum;
+	struct docker *docker;
+	char socket[108];
+	struct host_facts facts;
+	struct container box;
+	struct gateway *gw;
+	struct linebuf lines;
+	struct timespec t0;
+	int64_t deadline_ms;	/* on the monotonic clock */
+	bool ended;
+};
+
+static int64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The first end wins: later faults during cleanup do not rewrite history. */
+static void
+session_end(struct session *s, enum session_end e)
+{
+	if (s->ended)
+		return;
+	s->ended = true;
+	s->sum->end = e;
+}
+
+static void
+session_id(char out[40])
+{
+	unsigned char raw[8];
+	size_t i;
+
+	if (getrandom(raw, sizeof raw, 0) != (ssize_t)sizeof raw)
+		memset(raw, 0, sizeof raw);
+	memcpy(out, "s-", 2);
+	for (i = 0; i < sizeof raw; i++)
+		snprintf(out + 2 + 2 * i, 3, "%02x", raw[i]);
+}
+
+static void
+record(struct session *s, const char *type, const char *decision, const char *rule,
+       const char *detail)
+{
+	struct audit_entry e = {
+		.session_id = s->sum->session_id,
+		.type = type,
+		.decision = decision,
+		.rule = rule,
+		.class_before = class_name(&s->cfg->classes, s->cfg->initial.class),
+		.class_after = s->gw ? class_name(&s->cfg->classes, gateway_session_class(s->gw))
+				     : class_name(&s->cfg->classes, s->cfg->initial.class),
+		.detail = detail,
+	};
+	char entry_id[33];
+
+	if (audit_append(s->o->audit, &e, entry_id, NULL, NULL) < 0) {
+		session_end(s, END_AUDIT_FAILED);
+		return;
+	}
+	if (s->o->otlp)
+		otlp_export(s->o->otlp, &e, entry_id);
+}
+
+/* Remove one top-level name or dotted path; absent is not an error. */
+static void
+withhold_path(json_t *obj, const char *path)
+{
+	char *copy = strdup(path), *part, *next, *save = NULL;
+
+	if (!copy)
+		return;
+	part = strtok_r(copy, ".", &save);
+	while (part && json_is_object(obj)) {
+		next = strtok_r(NULL, ".", &save);
+		if (!next) {
+			json_object_del(obj, part);
+			break;
+		}
+		obj = json_object_get(obj, part);
+		part = next;
+	}
+	free(copy);
+}
+
+char *
+session_initial_frame(const json_t *payload, const struct strv *withhold,
+		      size_t max, size_t *len)
+{
+	json_t *copy;
+	char *s, *line;
+	size_t i, n;
+
+	if (!json_is_object(payload) || !(copy = json_deep_copy(payload)))
+		return NULL;
+	for (i = 0; i < withhold->n; i++)
+		withhold_path(copy, withhold->v[i]);
+	s = json_dumps(copy, JSON_COMPACT);
+	json_decref(copy);
+	if (!s)
+		return NULL;
+	n = strlen(s);
+	line = n + 1 <= max ? realloc(s, n + 2) : NULL;
+	if (!line) {
+		free(s);
+		return NULL;
+	}
+	line[n] = '\n';
+	line[n + 1] = '\0';
+	*len = n + 1;
+	return line;
+}
+
+/* Never a parser message: it could quote the payload. */
+static json_t *
+load_payload(const char *path)
+{
+	json_error_t jerr;
+	json_t *v;
+	FILE *f;
+	char *buf;
+	size_t n;
+
+	if (!path)
+		return json_object();
+	f = fopen(path, "re");
+	if (!f)
+		return NULL;
+	buf = malloc(INITIAL_FILE_MAX + 1);
+	n = buf ? fread(buf, 1, INITIAL_FILE_MAX + 1, f) : 0;
+	fclose(f);
+	v = buf && n <= INITIAL_FILE_MAX ?
+		json_loadb(buf, n, JSON_REJECT_DUPLICATES, &jerr) : NULL;
+	if (buf)
+		explicit_bzero(buf, n);
+	free(buf);
+	return v;
+}
+
+static char *
+initial_frame(struct session *s, size_t *len)
+{
+	json_t *payload = load_payload(s->cfg->initial.file);
+	char *frame = payload ? session_initial_frame(payload, &s->cfg->initial.withhold,
+						      s->cfg->bounds.frame_bytes, len) : NULL;
+
+	json_decref(payload);
+	if (!frame)
+		session_end(s, END_INITIAL_REFUSED);
+	return frame;
+}
+
+static bool
+preflight(struct session *s)
+{
+	struct doctor_report r;
+	const struct check_item *bad;
+	bool ok = doctor_run(s->o->docker_host, s->cfg->profile.runtime, &r);
+
+	bad = check_list_first_failure(&r.checks);
+	record(s, AUDIT_ADMISSION, ok ? "pass" : "refused", ok ? "preflight" : bad ? bad->id : "preflight",
+	       NULL);
+	memcpy(s->socket, r.socket, sizeof s->socket);
+	s->facts = r.facts;
+	doctor_report_free(&r);
+	if (!ok)
+		session_end(s, END_PREFLIGHT_REFUSED);
+	return ok && !s->ended;
+}
+
+/* One audit entry per admission: verdict, first refusing check, counts. */
+static void
+record_admission(struct session *s, const char *phase, const struct check_list *l,
+		 char verdict_out[16])
+{
+	const struct check_item *bad = check_list_first_failure(l);
+	bool ok = check_list_passed(l);
+	char detail[96];
+
+	snprintf(verdict_out, 16, "%s", ok ? "admitted" : "refused");
+	if (bad && !s->sum->refused_check[0])
+		snprintf(s->sum->refused_check, sizeof s->sum->refused_check, "%s", bad->id);
+	snprintf(detail, sizeof detail, "{\"phase\":\"%s\",\"checks\":%zu,\"refused\":%zu}",
+		 phase, l->n, check_list_failures(l));
+	record(s, AUDIT_ADMISSION, verdict_out, bad ? bad->id : phase, detail);
+}
+
+static bool
+launch(struct session *s)
+{
+	struct owner_labels who;
+	struct al_err err;
+
+	s->docker = docker_open(s->socket, DOCKER_TIMEOUT_MS, &err);
+	if (!s->docker || owner_labels_self(&who, s->sum->session_id, &err) < 0) {
+		session_end(s, END_CONTAINER_FAILED);
+		return false;
+	}
+	container_init(&s->box, s->docker, s->socket);
+	if (container_create_admit(&s->box, &s->cfg->profile, &who, &s->facts, &err) < 0) {
+		if (s->box.first.n > 0) {
+			record_admission(s, "first", &s->box.first, s->sum->admission_first);
+			session_end(s, END_ADMISSION_REFUSED);
+		}
+		session_end(s, END_CONTAINER_FAILED);
+		return false;
+	}
+	record_admission(s, "first", &s->box.first, s->sum->admission_first);
+	if (container_attach_start(&s->box, &err) < 0) {
+		session_end(s, END_CONTAINER_FAILED);
+		return false;
+	}
+	/* The watchdog is armed here (supervision), before the second look. */
+	if (container_readmit(&s->box, &s->cfg->profile, &s->facts, &err) < 0) {
+		record_admission(s, "second", &s->box.second, s->sum->admission_second);
+		session_end(s, s->box.second.n > 0 ? END_ADMISSION_REFUSED : END_CONTAINER_FAILED);
+		return false;
+	}
+	record_admission(s, "second", &s->box.second, s->sum->admission_second);
+	return !s->ended;
+}
+
+/* Container output: stdout feeds the line buffer, stderr is only counted. */
+static int
+on_output(enum docker_stream stream, const unsigned char *data, size_t len, void *ctx)
+{
+	struct session *s = ctx;
+	struct session_summary *sum = s->sum;
+
+	if (stream == DOCKER_STDERR) {
+		sum->stderr_bytes += len;
+		if (sum->stderr_bytes > s->cfg->bounds.stderr_bytes) {
+			session_end(s, END_STDERR_BUDGET);
+			return 1;
+		}
+		return 0;
+	}
+	sum->stdout_bytes += len;
+	if (sum->stdout_bytes > s->cfg->bounds.stdout_bytes) {
+		session_end(s, END_STDOUT_BUDGET);
+		return 1;
+	}
+	if (linebuf_append(&s->lines, data, len) < 0) {
+		session_end(s, END_FRAME_TOO_LARGE);
+		return 1;
+	}
+	return 0;
+}
+
+static int
+write_timeout(const struct session *s)
+{
+	int64_t left = s->deadline_ms - now_ms();
+
+	if (left < 1)
+		return 1;
+	return left < REPLY_WRITE_MS_MAX ? (int)left : REPLY_WRITE_MS_MAX;
+}
+
+static enum session_end
+end_for_rule(const char *rule)
+{
+	if (rule && strcmp(rule, "upstream_timeout") == 0)
+		return END_UPSTREAM_TIMEOUT;
+	if (rule && strcmp(rule, "upstream_unavailable") == 0)
+		return END_UPSTREAM_UNAVAILABLE;
+	if (rule && strcmp(rule, "audit_failed") == 0)
+		return END_AUDIT_FAILED;
+	return END_UPSTREAM_FAULT;
+}
+
+/* One complete agent line through the gateway and back. */
+static void
+handle_line(struct session *s, const char *line, size_t len)
+{
+	struct gateway_counters n;
+	const char *rule;
+	struct al_err err;
+	size_t reply_len;
+	char *reply;
+
+	gateway_get_counters(s->gw, &n);
+	if (n.calls >= (uint64_t)s->cfg->bounds.calls) {
+		session_end(s, END_CALL_BUDGET);
+		return;
+	}
+	switch (gateway_handle(s->gw, line, len, &reply, &reply_len, &rule)) {
+	case GW_INVALID:
+		session_end(s, END_INVALID_REQUEST);
+		return;
+	case GW_FAULT:
+		session_end(s, end_for_rule(rule));
+		return;
+	case GW_REPLY:
+		break;
+	}
+	if (docker_attach_write(s->box.attach, reply, reply_len, write_timeout(s), &err) < 0)
+		session_end(s, END_STREAM_FAILED);
+	free(reply);
+}
+
+static void
+drain_lines(struct session *s)
+{
+	const char *line;
+	size_t len;
+	int rc;
+
+	while (!s->ended && (rc = linebuf_next(&s->lines, &line, &len)) != 0) {
+		if (rc < 0) {
+			session_end(s, END_FRAME_TOO_LARGE);
+			return;
+		}
+		handle_line(s, line, len);
+	}
+}
+
+/*
+ * Stream EOF: the agent is done (with an init process, stdout closes only
+ * when the agent exits). An unfinished line is not a request; a non-zero
+ * exit is a failed agent.
+ */
+static void
+on_eof(struct session *s)
+{
+	struct al_err err;
+	long code = -1;
+
+	drain_lines(s);
+	if (linebuf_pending(&s->lines) > 0) {
+		session_end(s, END_INVALID_REQUEST);
+		return;
+	}
+	if (container_wait_exit(&s->box, EXIT_WAIT_MS, &code, &err) != 0 || code != 0)
+		session_end(s, END_AGENT_FAILED);
+	session_end(s, END_AGENT_EXIT);
+}
+
+static void
+bridge_step(struct session *s)
+{
+	struct pollfd pfd = { .fd = docker_attach_fd(s->box.attach), .events = POLLIN };
+	int64_t left = s->deadline_ms - now_ms();
+	struct al_err err;
+	enum attach_io io;
+
+	if (left <= 0) {
+		session_end(s, END_SESSION_TIMEOUT);
+		return;
+	}
+	if (s->o->stop && *s->o->stop) {
+		session_end(s, END_OPERATOR_STOP);
+		return;
+	}
+	if (poll(&pfd, 1, left < POLL_TICK_MS ? (int)left : POLL_TICK_MS) <= 0)
+		return;		/* a tick, or EINTR: the checks above run again */
+	io = docker_attach_read(s->box.attach, on_output, s, &err);
+	if (s->ended)
+		return;		/* a budget tripped inside the callback */
+	if (io == ATTACH_EOF)
+		on_eof(s);
+	else if (io == ATTACH_ERROR)
+		session_end(s, END_STREAM_FAILED);
+	else
+		drain_lines(s);
+}
+
+static void
+bridge(struct session *s, const char *frame, size_t frame_len)
+{
+	struct al_err err;
+
+	s->deadline_ms = now_ms() + s->cfg->bounds.session_ms;
+	if (linebuf_init(&s->lines, s->cfg->bounds.frame_bytes - 1,
+			 s->cfg->bounds.stdout_bytes + 1) < 0) {
+		session_end(s, END_STREAM_FAILED);
+		return;
+	}
+	if (docker_attach_write(s->box.attach, frame, frame_len, write_timeout(s), &err) < 0) {
+		session_end(s, END_STREAM_FAILED);
+		return;
+	}
+	while (!s->ended)
+		bridge_step(s);
+}
+
+static bool
+open_gateway(struct session *s)
+{
+	struct gateway_options go = {
+		.config = s->cfg,
+		.session_id = s->sum->session_id,
+		.audit = s->o->audit,
+		.otlp = s->o->otlp,
+	};
+	struct al_err err;
+
+	if (gateway_open(&go, &s->gw, &err) < 0) {
+		session_end(s, END_AUDIT_FAILED);
+		return false;
+	}
+	return true;
+}
+
+static void
+finish(struct session *s)
+{
+	struct session_summary *sum = s->sum;
+	struct al_err err;
+	json_t *detail;
+	char *text;
+
+	if (s->box.created && container_cleanup(&s->box, &err) < 0)
+		session_end(s, END_CLEANUP_FAILED);
+	sum->exit_code = s->box.exit_code;
+	sum->oom_killed = s->box.oom_killed;
+	if (s->gw) {
+		gateway_get_counters(s->gw, &sum->counters);
+		snprintf(sum->session_class, sizeof sum->session_class, "%s",
+			 class_name(&s->cfg->classes, gateway_session_class(s->gw)));
+		sum->upstream_stderr_bytes = gateway_upstream_stderr(s->gw);
+		gateway_close(s->gw);	/* after the container: the agent is gone first */
+		s->gw = NULL;
+	}
+	sum->duration_ms = now_ms() - ((int64_t)s->t0.tv_sec * 1000 + s->t0.tv_nsec / 1000000);
+	detail = session_summary_json(sum);
+	text = detail ? json_dumps(detail, JSON_COMPACT) : NULL;
+	record(s, AUDIT_SESSION_END, session_end_normal(sum->end) ? "normal" : "abnormal",
+	       session_end_id(sum->end), text);
+	free(text);
+	json_decref(detail);
+	container_free(&s->box);
+	linebuf_free(&s->lines);
+	docker_close(s->docker);
+}
+
+int
+session_run(const struct session_options *o, struct session_summary *out)
+{
+	struct session s = { .o = o, .cfg = o->config, .sum = out };
+	size_t frame_len = 0;
+	char *frame = NULL;
+
+	memset(out, 0, sizeof *out);
+	out->exit_code = -1;
+	snprintf(out->admission_first, sizeof out->admission_first, "not_run");
+	snprintf(out->admission_second, sizeof out->admission_second, "not_run");
+	snprintf(out->session_class, sizeof out->session_class, "%s",
+		 class_name(&o->config->classes, o->config->initial.class));
+	session_id(out->session_id);
+	clock_gettime(CLOCK_MONOTONIC, &s.t0);
+	container_init(&s.box, NULL, NULL);
+	record(&s, AUDIT_SESSION_START, "start", NULL, NULL);
+	if (!s.ended && preflight(&s) && (frame = initial_frame(&s, &frame_len)) &&
+	    launch(&s) && open_gateway(&s))
+		bridge(&s, frame, frame_len);
+	if (frame) {
+		explicit_bzero(frame, frame_len);
+		free(frame);
+	}
+	finish(&s);
+	return session_end_normal(out->end) ? 0 : -1;
+}
+
+json_t *
+session_summary_json(const struct session_summary *s)
+{
+	const struct gateway_counters *n = &s->counters;
+
+	return json_pack("{s:s, s:s, s:b, s:s?, s:I, s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I,"
+			 " s:I, s:I, s:I, s:{s:s, s:s, s:s?}, s:s}",
+			 "session", s->session_id,
+			 "ended", session_end_id(s->end),
+			 "normal", session_end_normal(s->end),
+			 "message", session_end_message(s->end),
+			 "exit_code", (json_int_t)s->exit_code,
+			 "oom_killed", s->oom_killed,
+			 "duration_ms", (json_int_t)s->duration_ms,
+			 "calls", (json_int_t)n->calls,
+			 "allowed", (json_int_t)n->allowed,
+			 "denied", (json_int_t)n->denied,
+			 "egress_denied", (json_int_t)n->egress_denied,
+			 "upstream_errors", (json_int_t)n->upstream_errors,
+			 "upstream_spawns", (json_int_t)n->upstream_spawns,
+			 "stdout_bytes", (json_int_t)s->stdout_bytes,
+			 "stderr_bytes", (json_int_t)s->stderr_bytes,
+			 "upstream_stderr_bytes", (json_int_t)s->upstream_stderr_bytes,
+			 "admission", "first", s->admission_first, "second", s->admission_second,
+			 "refused_check", s->refused_check[0] ? s->refused_check : NULL,
+			 "session_class", s->session_class);
+}

@@ -1,0 +1,288 @@
+#!/usr/bin/env bash
+# The mediated path end to end: `airlock run` with a real container (the
+# adversarial agent fixture), real MCP upstreams (our fixture server and
+# third-party servers from npm) and a real audit database. Observers are
+# files the upstreams append to, the audit DB, the summary, the engine's
+# stderr and a loopback OTLP collector; canaries are searched in all.
+#
+# usage: session.sh AIRLOCK AGENT_BIN UPSTREAM_BIN
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/common.sh"
+require_daemon
+
+airlock=$1 agent=$2 upstream=$3
+thirdparty=$(cd "$here/../thirdparty" && pwd)
+work=$(mktemp -d)
+collector_pid=
+cleanup() {
+	[ -n "$collector_pid" ] && kill "$collector_pid" 2>/dev/null
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+passed=0 failed=0
+ok() { passed=$((passed + 1)); echo "ok: $*"; }
+not_ok() { failed=$((failed + 1)); echo "not ok: $*"; }
+check() {	# description, command...
+	local what=$1; shift
+	if "$@"; then ok "$what"; else not_ok "$what"; fi
+}
+
+# --- the agent image -------------------------------------------------------
+mkdir -p "$work/image"
+cp "$agent" "$work/image/agent"
+printf 'FROM scratch\nCOPY agent /agent\nENTRYPOINT ["/agent"]\n' >"$work/image/Dockerfile"
+DOCKER_BUILDKIT=0 "$DOCKER" build -q --iidfile "$work/image/iid" -t airlock-test-agent:latest \
+	"$work/image" >/dev/null || { echo "not ok: agent image build"; exit 1; }
+image=$(cat "$work/image/iid")
+
+canary="CANARY-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+withheld="WITHHELD-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+printf '{"canary":"%s","note":"visible","secret":"%s","nested":{"keep":1,"hide":"%s"}}\n' \
+	"$canary" "$withheld" "$withheld" >"$work/payload.json"
+node_dir=$(dirname "$(command -v node || echo /usr/bin/node)")
+
+# --- one case ----------------------------------------------------------------
+# config CASE MODE [VAULT_MODE] [BOARD_SINK_CEILING] [EXTRA_TOOLS_JSON] [EXTRA_UPSTREAMS_JSON] [EXTRA_ALIASES_JSON] [BOUNDS_JSON]
+config() {
+	local dir=$work/$1 mode=$2 vault_mode=${3:-echo} board_ceiling=${4:-public}
+	local tools=${5:-} ups=${6:-} aliases=${7:-} bounds=${8:-'{"session_ms": 15000}'}
+	mkdir -p "$dir"
+	cat >"$dir/config.json" <<JSON
+{
+  "profile": {"image": "$image", "cmd": ["$mode"], "tmpfs": {"/tmp": 1048576}},
+  "bounds": $bounds,
+  "upstreams": {
+    "vault": {"argv": ["$upstream", "--sink", "$dir/vault.sink", "--started", "$dir/vault.started",
+                       "--mode", "$vault_mode"], "env": {"PATH": "/usr/bin:/bin"}, "timeout_ms": 3000},
+    "board": {"argv": ["$upstream", "--sink", "$dir/board.sink", "--started", "$dir/board.started"],
+              "env": {"PATH": "/usr/bin:/bin"}}
+    $ups
+  },
+  "tools": {
+    "store": {"upstream": "vault", "remote": "store", "data_class": "confidential",
+              "sink_ceiling": "confidential", "response_ceiling": "confidential"},
+    "post": {"upstream": "board", "remote": "publish", "data_class": "public",
+             "sink_ceiling": "$board_ceiling", "response_ceiling": "public"}
+    $tools
+  },
+  "aliases": {"save": "store", "publish": "post" $aliases},
+  "initial": {"file": "${payload:-$work/payload.json}", "class": "confidential",
+              "withhold": ["secret", "nested.hide"]}
+}
+JSON
+}
+
+# run CASE [extra airlock args]: summary in CASE/summary.json, stderr in CASE/stderr, rc in CASE/rc
+run() {
+	local dir=$work/$1; shift
+	"$airlock" run --config "$dir/config.json" --audit "$dir/audit.db" --json "$@" \
+		>"$dir/summary.json" 2>"$dir/stderr" </dev/null
+	echo $? >"$dir/rc"
+}
+
+field() {	# CASE KEY → the summary's value
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); v=d
+for k in sys.argv[2].split("."): v=v[k]
+print(json.dumps(v) if not isinstance(v, str) else v)' "$work/$1/summary.json" "$2" 2>/dev/null
+}
+is() { [ "$(field "$1" "$2")" = "$3" ]; }
+has() { [ -s "$work/$1/$2" ] && grep -qF "$3" "$work/$1/$2"; }
+absent() { [ -s "$work/$1/audit.db" ] && ! grep -rqaF "$2" "$work/$1"/*.db* "$work/$1/summary.json" "$work/$1/stderr" 2>/dev/null; }
+no_file() { [ ! -e "$work/$1/$2" ]; }
+gone() {	# no container of this session is left
+	local sid; sid=$(field "$1" session)
+	[ -n "$sid" ] && [ -z "$("$DOCKER" ps -aq --filter "label=io.airlock.session=$sid")" ]
+}
+chain_ok() { "$airlock" audit verify "$work/$1/audit.db" >/dev/null; }
+audit_has() {	# CASE SQL-WHERE → at least one row
+	[ "$(sqlite3 "$work/$1/audit.db" "select count(*) from audit_entries where $2")" -gt 0 ]
+}
+
+common_end() {	# CASE: what holds for every session
+	check "$1: container stopped and gone" gone "$1"
+	check "$1: audit chain valid" chain_ok "$1"
+	check "$1: no canary in audit, summary or stderr" absent "$1" "$canary"
+	check "$1: no withheld canary in audit, summary or stderr" absent "$1" "$withheld"
+	check "$1: session_start and session_end bracket it" \
+		audit_has "$1" "type='session_end'"
+}
+
+sha_of_frame() {	# the gateway's request hash of the payload the agent saw
+	python3 -c 'import hashlib,json,sys
+d=json.load(open(sys.argv[1])); d.pop("secret"); d["nested"].pop("hide")
+s=json.dumps(d, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+print(hashlib.sha256(s.encode()).hexdigest())' "$work/payload.json"
+}
+
+# --- normal: permitted allowed, public denied, public upstream never spawned ---
+config normal normal
+run normal
+check "normal: exit status 0" [ "$(cat "$work/normal/rc")" = 0 ]
+check "normal: ended agent_exit" is normal ended agent_exit
+check "normal: one allowed, one denied" is normal allowed 1
+check "normal: denied counted" is normal denied 1
+check "normal: both admissions passed" is normal admission.second admitted
+check "normal: the permitted sink holds the canary (positive control)" has normal vault.sink "$canary"
+check "normal: withheld canary absent from the sink" sh -c "! grep -qF '$withheld' '$work/normal/vault.sink'"
+check "normal: the public sink received nothing" no_file normal board.sink
+check "normal: the public upstream was never spawned" no_file normal board.started
+check "normal: one upstream spawn" is normal upstream_spawns 1
+check "normal: request hash recorded for the allowed call" \
+	audit_has normal "tool='store' and decision='allowed' and request_hash='$(sha_of_frame)' and length(response_hash)=64"
+check "normal: denial recorded with its rule" \
+	audit_has normal "tool='post' and decision='denied' and rule='sink_ceiling' and response_hash is null"
+check "normal: dispatch entry precedes the terminal entry" \
+	audit_has normal "type='dispatch' and tool='store'"
+check "normal: class after the call is confidential" is normal session_class confidential
+common_end normal
+
+# --- mutation: raise the public tool's sink ceiling: the observer must see it ---
+config mutant normal echo confidential
+run mutant
+check "mutant: public sink now receives the canary (observer works)" has mutant board.sink "$canary"
+check "mutant: two allowed" is mutant allowed 2
+common_end mutant
+
+# --- echo_initial: everything the agent got goes to the permitted tool ---
+config echo echo_initial
+run echo
+check "echo_initial: non-withheld canary delivered" has echo vault.sink "$canary"
+check "echo_initial: withheld canary not delivered" sh -c "! grep -qF '$withheld' '$work/echo/vault.sink'"
+check "echo_initial: nested withheld field removed, sibling kept" has echo vault.sink '"nested":{"keep":1}'
+common_end echo
+
+# --- invalid requests: fixed error, nothing delivered ---
+for mode in raw_stdout configuration duplicate case_variant unknown_alias; do
+	config "$mode" "$mode"
+	run "$mode"
+	check "$mode: ended invalid_request" is "$mode" ended invalid_request
+	check "$mode: fixed message" is "$mode" message "invalid agent request"
+	check "$mode: exit status 1" [ "$(cat "$work/$mode/rc")" = 1 ]
+	check "$mode: sink empty" no_file "$mode" vault.sink
+	check "$mode: no upstream spawned" no_file "$mode" vault.started
+	common_end "$mode"
+done
+
+# --- budgets and agent failures ---
+expect_end() {	# CASE REASON: fixed message, nothing delivered
+	check "$1: ended $2" is "$1" ended "$2"
+	check "$1: fixed message" is "$1" message "agent exchange failed"
+	check "$1: sink empty" no_file "$1" vault.sink
+	common_end "$1"
+}
+config oversize oversize; run oversize; expect_end oversize frame_too_large
+config stdout_budget oversize echo public "" "" "" '{"stdout_bytes": 2048}'
+run stdout_budget; expect_end stdout_budget stdout_budget
+config stderr_flood stderr_flood; run stderr_flood; expect_end stderr_flood stderr_budget
+check "stderr_flood: bytes counted, never stored" [ "$(field stderr_flood stderr_bytes)" -gt 1000000 ]
+config crash crash; run crash; expect_end crash agent_failed
+check "crash: exit code of abort()" is crash exit_code 134
+config stall stall echo public "" "" "" '{"session_ms": 2000}'
+run stall; expect_end stall session_timeout
+config calls too_many_calls echo public "" "" "" '{"calls": 4}'
+run calls
+check "too_many_calls: ended call_budget" is calls ended call_budget
+check "too_many_calls: exactly 4 calls delivered" [ "$(wc -l <"$work/calls/vault.sink")" = 4 ]
+common_end calls
+
+# --- upstream faults end the session; error messages never leave ---
+config malformed normal malformed; run malformed
+check "malformed upstream: ended upstream_fault" is malformed ended upstream_fault
+common_end malformed
+config slow normal slow; run slow
+check "slow upstream: ended upstream_timeout" is slow ended upstream_timeout
+common_end slow
+config dead normal exit; run dead
+check "exiting upstream: ended upstream_fault" is dead ended upstream_fault
+common_end dead
+config missing normal echo public "" ', "ghost": {"argv": ["/nonexistent/mcp-server"]}'
+sed -i 's/"upstream": "vault", "remote": "store"/"upstream": "ghost", "remote": "store"/' \
+	"$work/missing/config.json"
+run missing
+check "missing upstream: ended upstream_unavailable" is missing ended upstream_unavailable
+common_end missing
+config upstream_error normal error; run upstream_error
+check "upstream error: session goes on (agent_exit)" is upstream_error ended agent_exit
+check "upstream error: the upstream got the canary (positive control)" has upstream_error vault.sink "$canary"
+check "upstream error: only the code is kept" audit_has upstream_error "decision='error' and detail='{\"code\":-32000}'"
+common_end upstream_error
+config upstream_stderr normal stderr; run upstream_stderr
+check "upstream stderr: counted" [ "$(field upstream_stderr upstream_stderr_bytes)" -gt 0 ]
+common_end upstream_stderr
+
+# --- OTLP export to a loopback collector: spans arrive, payload does not ---
+python3 "$here/otlp_collector.py" "$work/otlp.jsonl" "$work/otlp.port" &
+collector_pid=$!
+for _ in $(seq 50); do [ -s "$work/otlp.port" ] && break; sleep 0.1; done
+config otlp normal
+run otlp --otlp "http://127.0.0.1:$(cat "$work/otlp.port")"
+check "otlp: spans exported (positive control)" grep -q '"airlock.call"' "$work/otlp.jsonl"
+check "otlp: request hash exported" grep -qF "$(sha_of_frame)" "$work/otlp.jsonl"
+check "otlp: no canary in any span" sh -c "! grep -qF '$canary' '$work/otlp.jsonl'"
+check "otlp: no withheld canary in any span" sh -c "! grep -qF '$withheld' '$work/otlp.jsonl'"
+common_end otlp
+
+# --- third-party MCP servers from npm -----------------------------------------
+if [ ! -x "$thirdparty/node_modules/.bin/mcp-server-filesystem" ]; then
+	if [ -n "${CI:-}" ]; then
+		not_ok "third-party MCP servers are not installed (scripts/setup runs npm ci)"
+	else
+		echo "#### SKIPPED: third-party MCP servers not installed; run scripts/setup"
+	fi
+else
+	thirdparty_case() {	# CASE [PIN]
+		local dir=$work/$1 pin=${2:+, \"pin\": \"$2\"}
+		mkdir -p "$dir/fs"
+		printf '{"path":"%s","content":"%s","message":"%s"}\n' \
+			"$dir/fs/out.txt" "$canary" "$canary" >"$dir/payload.json"
+		payload=$dir/payload.json config "$1" normal echo public \
+			", \"fswrite\": {\"upstream\": \"fs\", \"remote\": \"write_file\", \"data_class\": \"confidential\",
+			   \"sink_ceiling\": \"confidential\", \"response_ceiling\": \"confidential\"$pin},
+			 \"shout\": {\"upstream\": \"everything\", \"remote\": \"echo\", \"data_class\": \"public\",
+			   \"sink_ceiling\": \"public\", \"response_ceiling\": \"public\"}" \
+			", \"fs\": {\"argv\": [\"$thirdparty/node_modules/.bin/mcp-server-filesystem\", \"$dir/fs\"],
+			   \"env\": {\"PATH\": \"$node_dir:/usr/bin:/bin\"}},
+			 \"everything\": {\"argv\": [\"$thirdparty/node_modules/.bin/mcp-server-everything\"],
+			   \"env\": {\"PATH\": \"$node_dir:/usr/bin:/bin\"}}"
+		sed -i 's/"aliases": {"save": "store", "publish": "post"/"aliases": {"save": "fswrite", "publish": "shout"/' \
+			"$dir/config.json"
+		run "$1"
+	}
+	thirdparty_case fs
+	check "third-party: write_file allowed" is fs allowed 1
+	check "third-party: the file exists with the canary" grep -qF "$canary" "$work/fs/fs/out.txt"
+	check "third-party: echo to the public sink denied" \
+		audit_has fs "tool='shout' and decision='denied' and rule='sink_ceiling'"
+	check "third-party: the public server was never spawned" is fs upstream_spawns 1
+	common_end fs
+	thirdparty_case drift 0000000000000000000000000000000000000000000000000000000000000000
+	check "third-party: a wrong pinned hash is catalog_drift" \
+		audit_has drift "tool='fswrite' and decision='denied' and rule='catalog_drift'"
+	check "third-party: drift wrote no file" [ ! -e "$work/drift/fs/out.txt" ]
+	common_end drift
+fi
+
+# --- audit verify catches tampering (the CLI on a real session's DB) -----------
+cp "$work/normal/audit.db" "$work/tamper.db"
+sqlite3 "$work/tamper.db" "drop trigger if exists audit_no_update; drop trigger if exists audit_no_delete;" 2>/dev/null
+for t in $(sqlite3 "$work/tamper.db" "select name from sqlite_master where type='trigger'"); do
+	sqlite3 "$work/tamper.db" "drop trigger $t"
+done
+sqlite3 "$work/tamper.db" "update audit_entries set decision='allowed' where rule='sink_ceiling'"
+check "audit verify: a changed decision is caught" sh -c "! '$airlock' audit verify '$work/tamper.db' >/dev/null"
+cp "$work/normal/audit.db" "$work/deleted.db"
+for t in $(sqlite3 "$work/deleted.db" "select name from sqlite_master where type='trigger'"); do
+	sqlite3 "$work/deleted.db" "drop trigger $t"
+done
+sqlite3 "$work/deleted.db" "delete from audit_entries where seq = 3"
+check "audit verify: a deleted row is caught" sh -c "! '$airlock' audit verify '$work/deleted.db' >/dev/null"
+
+# The engine's own stderr never carried a canary in any case.
+check "no canary in any engine stderr" sh -c "! grep -rqaF '$canary' '$work'/*/stderr"
+leftover=$("$DOCKER" ps -aq --filter label=io.airlock.managed=1)
+check "no airlock container left on the daemon" [ -z "$leftover" ]
+
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]

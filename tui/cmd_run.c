@@ -1,0 +1,120 @@
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "audit.h"
+#include "cli.h"
+#include "config.h"
+#include "otlp.h"
+#include "session.h"
+
+static const char *usage = "run --config FILE [--audit DB] [--otlp URL] [--json]";
+
+/* $XDG_STATE_HOME/airlock/audit.db, else ~/.local/state/airlock/audit.db. */
+static int
+default_audit_path(char *out, size_t cap)
+{
+	const char *state = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+	char dir[4096];
+
+	if (state && state[0] == '/')
+		snprintf(dir, sizeof dir, "%s/airlock", state);
+	else if (home && home[0] == '/')
+		snprintf(dir, sizeof dir, "%s/.local/state/airlock", home);
+	else
+		return -1;
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+		/* ~/.local/state may not exist yet: make the parents once. */
+		char parent[4096];
+
+		snprintf(parent, sizeof parent, "%s", dir);
+		*strrchr(parent, '/') = '\0';
+		if ((mkdir(parent, 0700) < 0 && errno != EEXIST) || mkdir(dir, 0700) < 0)
+			return -1;
+	}
+	snprintf(out, cap, "%s/audit.db", dir);
+	return 0;
+}
+
+static void
+print_text(const struct session_summary *s)
+{
+	const struct gateway_counters *n = &s->counters;
+
+	printf("session %s: %s%s%s\n", s->session_id, session_end_id(s->end),
+	       session_end_normal(s->end) ? "" : ": ",
+	       session_end_normal(s->end) ? "" : session_end_message(s->end));
+	printf("  admission   first %s, second %s%s%s\n", s->admission_first,
+	       s->admission_second, s->refused_check[0] ? ", refused by " : "", s->refused_check);
+	printf("  calls       %llu (allowed %llu, denied %llu, egress denied %llu)\n",
+	       (unsigned long long)n->calls, (unsigned long long)n->allowed,
+	       (unsigned long long)n->denied, (unsigned long long)n->egress_denied);
+	printf("  bytes       stdout %zu, stderr %zu\n", s->stdout_bytes, s->stderr_bytes);
+	printf("  container   exit %ld%s, %lld ms\n", s->exit_code,
+	       s->oom_killed ? " (OOM killed)" : "", (long long)s->duration_ms);
+	printf("  class       %s\n", s->session_class);
+}
+
+static int
+open_sinks(const struct cli_opts *o, struct audit **audit, struct otlp **otlp)
+{
+	char path[4200];
+	struct al_err err;
+
+	if (!o->audit && default_audit_path(path, sizeof path) < 0) {
+		fprintf(stderr, "airlock run: no --audit given and no state directory usable\n");
+		return -1;
+	}
+	if (audit_open(o->audit ? o->audit : path, audit, &err) < 0 ||
+	    (o->otlp && otlp_open(o->otlp, otlp, &err) < 0)) {
+		fprintf(stderr, "airlock run: %s\n", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+int
+cmd_run(int argc, char **argv)
+{
+	struct session_summary sum;
+	struct airlock_config c;
+	struct audit *audit = NULL;
+	struct otlp *otlp = NULL;
+	struct cli_opts o;
+	struct al_err err;
+	int rc = cli_parse(argc, argv, usage, 0, &o);
+
+	if (rc >= 0)
+		return rc;
+	if (!o.config) {
+		fprintf(stderr, "airlock run: --config FILE is required\nusage: airlock %s\n", usage);
+		return EXIT_USAGE;
+	}
+	config_init(&c);
+	if (config_load_file(&c, o.config, (int)sysconf(_SC_NPROCESSORS_ONLN), &err) < 0) {
+		fprintf(stderr, "airlock run: %s\n", err.msg);
+		config_free(&c);
+		return EXIT_ERROR;
+	}
+	if (open_sinks(&o, &audit, &otlp) < 0) {
+		config_free(&c);
+		audit_close(audit);
+		return EXIT_ERROR;
+	}
+	rc = session_run(&(struct session_options){ .config = &c, .audit = audit, .otlp = otlp,
+						    .docker_host = getenv("DOCKER_HOST") }, &sum);
+	if (o.json) {
+		json_t *j = session_summary_json(&sum);
+
+		cli_print_json(j);
+		json_decref(j);
+	} else {
+		print_text(&sum);
+	}
+	otlp_close(otlp);
+	audit_close(audit);
+	config_free(&c);
+	return rc == 0 ? EXIT_OK : EXIT_REFUSED;
+}
