@@ -1,0 +1,228 @@
+/*
+ * Gateway overhead, side by side with a direct MCP client to the same
+ * upstream (our fixture server in echo mode):
+ *
+ *   gateway  agent line in -> parse, alias, policy, durable "dispatch" audit
+ *            entry (synchronous=FULL), tools/call, response check, durable
+ *            terminal entry -> reply line out
+ *   direct   tools/call over the same stdio transport
+ *
+ * Then the same with 20 concurrent sessions (one thread, one gateway and
+ * one upstream process each, one shared audit database), as aggregate
+ * calls per second. Prints figures and ratios; asserts nothing.
+ *
+ * usage: gateway_bench UPSTREAM_BIN [CALLS] [SESSIONS]
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "audit.h"
+#include "config.h"
+#include "gateway.h"
+#include "mcp.h"
+
+static const char *upstream;
+static struct audit *audit;
+static int calls = 1000;
+
+static double
+now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static int
+cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double
+pct(double *v, int n, double p)
+{
+	qsort(v, (size_t)n, sizeof *v, cmp);
+	return v[(int)(p * (n - 1))];
+}
+
+static void
+make_config(struct airlock_config *c, const char *sink)
+{
+	char text[1024];
+	struct al_err err;
+	json_t *root;
+
+	snprintf(text, sizeof text,
+		 "{\"upstreams\": {\"u\": {\"argv\": [\"%s\", \"--sink\", \"%s\"]}},"
+		 " \"tools\": {\"echo\": {\"upstream\": \"u\", \"remote\": \"echo\","
+		 " \"data_class\": \"confidential\", \"sink_ceiling\": \"confidential\","
+		 " \"response_ceiling\": \"confidential\"}},"
+		 " \"aliases\": {\"say\": \"echo\"}, \"initial\": {\"class\": \"confidential\"},"
+		 " \"bounds\": {\"calls\": 4096}}", upstream, sink);
+	root = json_loads(text, 0, NULL);
+	config_init(c);
+	if (!root || config_load_json(c, root, 2, &err) < 0) {
+		fprintf(stderr, "bench: config: %s\n", err.msg);
+		exit(1);
+	}
+	json_decref(root);
+}
+
+/* One session's worth of calls through the gateway; latencies in us. */
+static void
+run_gateway(const char *sink, double *lat, int n)
+{
+	static const char line[] = "{\"operation\":\"say\",\"arguments\":{\"message\":\"hello\"}}";
+	struct airlock_config c;
+	struct gateway *g;
+	struct al_err err;
+	const char *rule;
+	size_t len;
+	char *reply;
+	int i;
+
+	make_config(&c, sink);
+	if (gateway_open(&(struct gateway_options){ .config = &c, .session_id = "bench",
+						    .audit = audit }, &g, &err) < 0)
+		exit(1);
+	for (i = -20; i < n; i++) {	/* 20 warm-ups, and the lazy spawn */
+		double t = now_us();
+
+		if (gateway_handle(g, line, sizeof line - 1, &reply, &len, &rule) != GW_REPLY) {
+			fprintf(stderr, "bench: gateway call failed (%s)\n", rule ? rule : "?");
+			exit(1);
+		}
+		free(reply);
+		if (i >= 0)
+			lat[i] = now_us() - t;
+	}
+	gateway_close(g);
+	config_free(&c);
+}
+
+static void
+run_direct(const char *sink, double *lat, int n)
+{
+	struct mcp_server_config sc = { .name = "u", .init_timeout_ms = 10000,
+					.call_timeout_ms = 10000 };
+	json_t *args = json_pack("{s:s}", "message", "hello");
+	struct mcp_call_result res;
+	struct mcp_client *m;
+	struct al_err err;
+	int i;
+
+	strv_push(&sc.argv, upstream);
+	strv_push(&sc.argv, "--sink");
+	strv_push(&sc.argv, sink);
+	if (mcp_start(&sc, &m, &err) < 0) {
+		fprintf(stderr, "bench: %s\n", err.msg);
+		exit(1);
+	}
+	for (i = -20; i < n; i++) {
+		double t = now_us();
+
+		if (mcp_call(m, "echo", args, 0, &res, &err) < 0 || res.outcome != MCP_OK)
+			exit(1);
+		mcp_call_result_free(&res);
+		if (i >= 0)
+			lat[i] = now_us() - t;
+	}
+	mcp_stop(m);
+	json_decref(args);
+	strv_free(&sc.argv);
+}
+
+struct worker {
+	pthread_t t;
+	int id;
+	bool gateway;
+	double *lat;
+};
+
+static void *
+worker_main(void *arg)
+{
+	struct worker *w = arg;
+	char sink[64];
+
+	snprintf(sink, sizeof sink, "/tmp/airlock-bench-%d-%d.sink", (int)getpid(), w->id);
+	if (w->gateway)
+		run_gateway(sink, w->lat, calls);
+	else
+		run_direct(sink, w->lat, calls);
+	unlink(sink);
+	return NULL;
+}
+
+/* Aggregate calls per second over n concurrent sessions. */
+static double
+concurrent(int n, bool gateway)
+{
+	struct worker *w = calloc((size_t)n, sizeof *w);
+	double t0 = now_us(), secs;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		w[i] = (struct worker){ .id = i, .gateway = gateway,
+					.lat = calloc((size_t)calls, sizeof(double)) };
+		pthread_create(&w[i].t, NULL, worker_main, &w[i]);
+	}
+	for (i = 0; i < n; i++) {
+		pthread_join(w[i].t, NULL);
+		free(w[i].lat);
+	}
+	secs = (now_us() - t0) / 1e6;
+	free(w);
+	return n * (double)calls / secs;
+}
+
+int
+main(int argc, char **argv)
+{
+	char db[64], sink[64];
+	struct al_err err;
+	double *g, *d, gw_rate, direct_rate;
+	int sessions;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: gateway_bench UPSTREAM_BIN [CALLS] [SESSIONS]\n");
+		return 2;
+	}
+	upstream = argv[1];
+	calls = argc > 2 ? atoi(argv[2]) : 1000;
+	sessions = argc > 3 ? atoi(argv[3]) : 20;
+	snprintf(db, sizeof db, "/tmp/airlock-bench-%d.db", (int)getpid());
+	snprintf(sink, sizeof sink, "/tmp/airlock-bench-%d.sink", (int)getpid());
+	if (audit_open(db, &audit, &err) < 0)
+		return 1;
+	g = calloc((size_t)calls, sizeof *g);
+	d = calloc((size_t)calls, sizeof *d);
+	run_direct(sink, d, calls);
+	run_gateway(sink, g, calls);
+	printf("per call, %d calls after 20 warm-ups (microseconds)\n", calls);
+	printf("  %-34s %9s %9s\n", "", "p50", "p99");
+	printf("  %-34s %9.1f %9.1f\n", "direct MCP client", pct(d, calls, .5), pct(d, calls, .99));
+	printf("  %-34s %9.1f %9.1f\n", "gateway (2 durable audit entries)", pct(g, calls, .5), pct(g, calls, .99));
+	printf("  %-34s %8.2fx %8.2fx\n", "ratio gateway / direct", pct(g, calls, .5) / pct(d, calls, .5),
+	       pct(g, calls, .99) / pct(d, calls, .99));
+	direct_rate = concurrent(sessions, false);
+	gw_rate = concurrent(sessions, true);
+	printf("%d concurrent sessions, %d calls each (calls/s, aggregate)\n", sessions, calls);
+	printf("  %-34s %9.0f\n", "direct MCP clients", direct_rate);
+	printf("  %-34s %9.0f\n", "gateways, one shared audit DB", gw_rate);
+	printf("  %-34s %8.2fx\n", "ratio gateway / direct", gw_rate / direct_rate);
+	audit_close(audit);
+	unlink(db);
+	unlink(sink);
+	free(g);
+	free(d);
+	return 0;
+}
