@@ -1,0 +1,398 @@
+#include "watchdog.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "docker.h"
+
+struct lease {
+	int fd;			/* our end of the socketpair */
+	int wake[2];		/* lease_close wakes the pulse thread */
+	pthread_t thread;
+	bool thread_started;
+	pthread_mutex_t lock;
+	struct lease_status st;
+	lease_fail_fn on_fail;
+	void *ctx;
+};
+
+/*
+ * Mutants exist only in the test build (-DAIRLOCK_MUTANTS): each removes
+ * one protection so a test can show that, without it, the container
+ * survives. The production binary has no such switch.
+ */
+static bool
+mutant(const char *name)
+{
+#ifdef AIRLOCK_MUTANTS
+	const char *m = getenv("AIRLOCK_MUTANT");
+
+	return m && strcmp(m, name) == 0;
+#else
+	(void)name;
+	return false;
+#endif
+}
+
+static int64_t
+mono_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* Between fork and exec: async-signal-safe calls only (the engine has threads). */
+static void
+exec_watchdog(const char *exe, const char *sock, const char *id, int fd, int report,
+	      char *const envp[])
+{
+	char *const argv[] = { (char *)exe, "watchdog", (char *)sock, (char *)id, NULL };
+	struct rlimit zero = { 0, 0 };
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	sigset_t none;
+	int devnull = open("/dev/null", O_WRONLY);
+	int e, sig;
+
+	if (dup2(fd, 0) < 0 || dup2(fd, 1) < 0 || devnull < 0 || dup2(devnull, 2) < 0)
+		_exit(127);
+	if (report != 3 && dup2(report, 3) < 0)
+		_exit(127);
+	close_range(4, ~0U, 0);
+	fcntl(3, F_SETFD, FD_CLOEXEC);
+	setrlimit(RLIMIT_CORE, &zero);
+	for (sig = 1; sig < NSIG; sig++)
+		sigaction(sig, &dfl, NULL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	execve(exe, argv, envp);
+	e = errno;
+	if (write(3, &e, sizeof e) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+/*
+ * Double fork: the watchdog is re-parented away from the engine (no zombie
+ * to reap, no shared fate) and leads its own session. The middle process
+ * reports the watchdog's pid on one pipe; a failed exec reports its errno
+ * on another (closed by a successful exec). Returns the pid or -1.
+ */
+static pid_t
+spawn_watchdog(const char *exe, const char *sock, const char *id, int fd)
+{
+	static char mutant_env[64];
+	char *envp[2] = { NULL, NULL };	/* the watchdog inherits no environment */
+	int pids[2], errs[2], e = 0, status;
+	pid_t mid, pid = -1;
+
+#ifdef AIRLOCK_MUTANTS
+	if (getenv("AIRLOCK_MUTANT")) {
+		snprintf(mutant_env, sizeof mutant_env, "AIRLOCK_MUTANT=%s", getenv("AIRLOCK_MUTANT"));
+		envp[0] = mutant_env;
+	}
+#else
+	(void)mutant_env;
+#endif
+
+	if (pipe2(pids, O_CLOEXEC) < 0)
+		return -1;
+	if (pipe2(errs, O_CLOEXEC) < 0) {
+		close(pids[0]);
+		close(pids[1]);
+		return -1;
+	}
+	mid = fork();
+	if (mid == 0) {
+		pid_t gc = fork();
+
+		if (gc == 0) {
+			setsid();
+			exec_watchdog(exe, sock, id, fd, errs[1], envp);
+		}
+		_exit(write(pids[1], &gc, sizeof gc) == sizeof gc && gc > 0 ? 0 : 1);
+	}
+	close(pids[1]);
+	close(errs[1]);
+	if (mid < 0 || waitpid(mid, &status, 0) != mid ||
+	    read(pids[0], &pid, sizeof pid) != sizeof pid ||
+	    read(errs[0], &e, sizeof e) == sizeof e)
+		pid = -1;
+	close(pids[0]);
+	close(errs[0]);
+	return pid;
+}
+
+/* Wait for "ready\n" within LEASE_READY_MS. */
+static int
+await_ready(int fd)
+{
+	char buf[8];
+	size_t have = 0;
+	int64_t deadline = mono_us() + LEASE_READY_MS * 1000LL;
+
+	while (have < 6) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		int64_t left = (deadline - mono_us()) / 1000;
+		ssize_t n;
+
+		if (left <= 0 || poll(&p, 1, (int)left) <= 0)
+			return -1;
+		n = read(fd, buf + have, 6 - have);
+		if (n <= 0)
+			return -1;
+		have += (size_t)n;
+	}
+	return memcmp(buf, "ready\n", 6) == 0 ? 0 : -1;
+}
+
+static void
+lease_fail(struct lease *l, const char *reason)
+{
+	pthread_mutex_lock(&l->lock);
+	l->st.failed = true;
+	snprintf(l->st.reason, sizeof l->st.reason, "%s", reason);
+	pthread_mutex_unlock(&l->lock);
+	l->on_fail(l->ctx, reason);
+}
+
+/* Sleep ms unless lease_close wakes us: true when asked to stop. */
+static bool
+wait_stop(struct lease *l, int ms)
+{
+	struct pollfd p = { .fd = l->wake[0], .events = POLLIN };
+
+	return poll(&p, 1, ms) > 0;
+}
+
+/* One pulse: ".", then "." back within LEASE_ACK_MS. NULL when fine. */
+static const char *
+pulse(struct lease *l, bool *stopping)
+{
+	struct pollfd p[2] = { { .fd = l->fd, .events = POLLIN },
+			       { .fd = l->wake[0], .events = POLLIN } };
+	int64_t t0 = mono_us();
+	char c;
+	int rc;
+
+	if (send(l->fd, ".", 1, MSG_NOSIGNAL) != 1)
+		return "watchdog gone";
+	if (mutant("no_ack_check"))
+		return NULL;
+	rc = poll(p, 2, LEASE_ACK_MS);
+	if (rc > 0 && (p[1].revents & POLLIN)) {
+		*stopping = true;
+		return NULL;
+	}
+	if (rc <= 0)
+		return "no ack";
+	if (read(l->fd, &c, 1) != 1)
+		return "watchdog gone";
+	if (c != '.')
+		return "wrong byte";
+	pthread_mutex_lock(&l->lock);
+	l->st.acks++;
+	l->st.last_ack_us = mono_us() - t0;
+	if (l->st.last_ack_us > l->st.max_ack_us)
+		l->st.max_ack_us = l->st.last_ack_us;
+	l->st.last_ack_mono_ms = mono_us() / 1000;
+	pthread_mutex_unlock(&l->lock);
+	return NULL;
+}
+
+static void *
+pulse_main(void *arg)
+{
+	struct lease *l = arg;
+	bool stopping = false;
+	const char *why;
+	sigset_t all;
+
+	sigfillset(&all);	/* signals (SIGWINCH, SIGINT…) belong to other threads */
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	while (!wait_stop(l, LEASE_PULSE_MS)) {
+		pthread_mutex_lock(&l->lock);
+		l->st.pulses++;
+		pthread_mutex_unlock(&l->lock);
+		why = pulse(l, &stopping);
+		if (stopping)
+			break;
+		if (why) {
+			lease_fail(l, why);
+			break;
+		}
+	}
+	return NULL;
+}
+
+static void
+lease_free(struct lease *l)
+{
+	if (l->fd >= 0)
+		close(l->fd);
+	if (l->wake[0] >= 0)
+		close(l->wake[0]);
+	if (l->wake[1] >= 0)
+		close(l->wake[1]);
+	pthread_mutex_destroy(&l->lock);
+	free(l);
+}
+
+static struct lease *
+lease_new(lease_fail_fn on_fail, void *ctx)
+{
+	struct lease *l = calloc(1, sizeof *l);
+
+	if (!l)
+		return NULL;
+	l->fd = l->wake[0] = l->wake[1] = -1;
+	pthread_mutex_init(&l->lock, NULL);
+	l->on_fail = on_fail;
+	l->ctx = ctx;
+	if (pipe2(l->wake, O_CLOEXEC) < 0) {
+		lease_free(l);
+		return NULL;
+	}
+	return l;
+}
+
+int
+lease_arm(const char *exe, const char *socket_path, const char *container_id,
+	  lease_fail_fn on_fail, void *ctx, struct lease **out, struct al_err *err)
+{
+	struct lease *l = lease_new(on_fail, ctx);
+	int sv[2];
+	pid_t pid;
+
+	*out = NULL;
+	if (!l || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
+		if (l)
+			lease_free(l);
+		return al_fail(err, "watchdog: cannot create the lease socket");
+	}
+	l->fd = sv[0];
+	pid = spawn_watchdog(exe ? exe : "/proc/self/exe", socket_path, container_id, sv[1]);
+	close(sv[1]);
+	if (pid < 0 || await_ready(l->fd) < 0) {
+		lease_free(l);	/* EOF: a watchdog that did start stops the container */
+		return al_fail(err, "watchdog: not ready within %d ms", LEASE_READY_MS);
+	}
+	l->st.armed = true;
+	l->st.watchdog_pid = (long)pid;
+	l->st.last_ack_mono_ms = mono_us() / 1000;
+	if (pthread_create(&l->thread, NULL, pulse_main, l) != 0) {
+		lease_free(l);
+		return al_fail(err, "watchdog: cannot start the pulse thread");
+	}
+	l->thread_started = true;
+	*out = l;
+	return 0;
+}
+
+void
+lease_get_status(struct lease *l, struct lease_status *out)
+{
+	pthread_mutex_lock(&l->lock);
+	*out = l->st;
+	pthread_mutex_unlock(&l->lock);
+}
+
+void
+lease_close(struct lease *l)
+{
+	if (!l)
+		return;
+	if (write(l->wake[1], "x", 1) < 0) {
+		/* The pipe is ours and empty; a failure here cannot happen. */
+	}
+	if (l->thread_started)
+		pthread_join(l->thread, NULL);
+	lease_free(l);
+}
+
+/* The watchdog's one job: stop the container, retrying, then exit. */
+static int
+watchdog_stop(const char *socket_path, const char *id)
+{
+	struct docker *d;
+	struct al_err err;
+	json_t *state = NULL;
+	int i;
+
+	if (mutant("watchdog_noop"))
+		return 0;
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	d = docker_open(socket_path, WATCHDOG_STOP_TIMEOUT_MS, &err);
+	for (i = 0; d && i < WATCHDOG_STOP_ATTEMPTS; i++) {
+		if (docker_stop(d, id, 0, &err) == 0)
+			break;
+		/* Already gone (removed by the engine's cleanup) is a success. */
+		if (docker_inspect(d, id, &state, &err) < 0 && strstr(err.msg, "HTTP 404"))
+			break;
+		json_decref(state);
+		state = NULL;
+	}
+	docker_close(d);
+	return i < WATCHDOG_STOP_ATTEMPTS ? 0 : 1;
+}
+
+/*
+ * Read heartbeats until silence, EOF or a wrong byte. Each "." is
+ * acknowledged at once. Returns when the container must be stopped.
+ */
+static void
+watch(void)
+{
+	int64_t deadline = mono_us() + WATCHDOG_SILENCE_MS * 1000LL;
+	char buf[64];
+
+	for (;;) {
+		struct pollfd p = { .fd = 0, .events = POLLIN };
+		int64_t left = (deadline - mono_us()) / 1000;
+		ssize_t n, i;
+		int rc;
+
+		if (left <= 0)
+			return;		/* silence: the engine is stalled or gone */
+		rc = poll(&p, 1, (int)left);
+		if (rc < 0 && errno == EINTR)
+			continue;
+		if (rc <= 0)
+			return;
+		n = read(0, buf, sizeof buf);
+		if (n <= 0)
+			return;		/* EOF: the engine closed the lease or died */
+		for (i = 0; i < n; i++)
+			if (buf[i] != '.' || send(1, ".", 1, MSG_NOSIGNAL) != 1)
+				return;
+		deadline = mono_us() + WATCHDOG_SILENCE_MS * 1000LL;
+	}
+}
+
+int
+watchdog_main(const char *socket_path, const char *container_id)
+{
+	struct rlimit zero = { 0, 0 };
+
+	signal(SIGPIPE, SIG_IGN);
+	setrlimit(RLIMIT_CORE, &zero);
+	if (!socket_path || socket_path[0] != '/' || !docker_name_valid(container_id))
+		return 2;
+	if (send(1, "ready\n", 6, MSG_NOSIGNAL) != 6)
+		return watchdog_stop(socket_path, container_id);
+	watch();
+	return watchdog_stop(socket_path, container_id);
+}
