@@ -1,0 +1,91 @@
+#ifndef AIRLOCK_GATE_H
+#define AIRLOCK_GATE_H
+
+/*
+ * The live policy gate of one session (DESIGN.md §9): the operator revokes
+ * and restores tools while the session runs, without restarting anything.
+ *
+ * approved  the tools the session may ever use, frozen at start
+ * allowed   the subset allowed now
+ * revision  an integer, 0 at start; each valid update carries a larger one
+ * open      false after an invalid or stale update: every call is denied
+ *           until a valid newer revision arrives
+ *
+ * Dispatch and updates share one lock. A call holds the gate from its
+ * decision until its upstream answered (gate_begin … gate_end). An update
+ * waits for that in-flight call, then applies; a call that arrives while
+ * an update waits is queued behind the update and sees the new set. Only
+ * then is the update acknowledged. The gate is never reachable from agent
+ * frames: only the engine API and the console call gate_update.
+ */
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "policy.h"
+
+#define GATE_TOOLS_MAX 64
+
+struct gate {
+	pthread_mutex_t lock;
+	pthread_cond_t changed;
+	bool approved[GATE_TOOLS_MAX];
+	bool allowed[GATE_TOOLS_MAX];
+	size_t n_tools;
+	int64_t revision;
+	bool open;
+	bool busy;		/* a call is between gate_begin and gate_end */
+	unsigned pending;	/* updates waiting for the in-flight call */
+	uint64_t updates_applied, updates_rejected;
+};
+
+enum gate_verdict {
+	GATE_APPLIED,
+	GATE_REJECTED,		/* invalid or stale: admission is now closed */
+};
+
+struct gate_ack {
+	enum gate_verdict verdict;
+	int64_t revision;	/* the gate's revision after the update */
+	bool open;
+	char reason[48];	/* fixed text: "applied", "stale revision", "unknown tool", … */
+	int64_t waited_us;	/* time spent waiting for the in-flight call */
+};
+
+/* approved[i] for each of n tools; all of them allowed at revision 0. */
+int gate_init(struct gate *g, const bool *approved, size_t n);
+void gate_destroy(struct gate *g);
+
+/*
+ * Admit one call to tool: waits while a call is in flight or an update is
+ * pending, then decides under the lock. Returns RULE_ALLOWED (the caller
+ * must call gate_end when the call is over), RULE_GATE_CLOSED or
+ * RULE_REVOKED (no gate_end needed). *revision gets the deciding revision.
+ */
+enum policy_rule gate_begin(struct gate *g, int tool, int64_t *revision);
+void gate_end(struct gate *g);
+
+/*
+ * Apply an update: revision must be strictly greater than the current one
+ * and allowed ⊆ approved. Waits for the in-flight call first.
+ */
+void gate_update(struct gate *g, int64_t revision, const bool *allowed, size_t n,
+		 struct gate_ack *ack);
+
+/*
+ * The same from JSON {"revision": <integer>, "allowed": ["tool", …]},
+ * naming tools by catalog name (names[i] is tool i). A malformed update
+ * (revision not an integer, allowed not an array of known names) is
+ * rejected and closes admission like any invalid one.
+ */
+void gate_update_json(struct gate *g, const json_t *update, const char *const *names,
+		      size_t n, struct gate_ack *ack);
+
+/* A consistent copy for snapshots. */
+void gate_read(struct gate *g, int64_t *revision, bool *open, bool *allowed, size_t n);
+
+#endif
