@@ -1,0 +1,36 @@
+#ifndef AIRLOCK_REAPER_H
+#define AIRLOCK_REAPER_H
+
+/*
+ * The orphan reaper: containers labelled as airlock's whose owner is gone
+ * (another boot, a dead pid, or a pid reused by another process — the
+ * owner's start time no longer matches) are stopped and removed. A
+ * container whose owner is alive is left alone. Run at supervisor start-up
+ * and by `airlock reap`.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "docker.h"
+#include "err.h"
+
+struct reap_report {
+	size_t found;		/* airlock containers listed */
+	size_t reaped;		/* stopped and removed */
+	size_t kept;		/* owner alive */
+	size_t failed;		/* could not be removed */
+};
+
+/*
+ * Is the owner named by these labels (io.airlock.owner-pid, -start, -boot)
+ * gone? Pure apart from reading /proc for the pid's start time; a container
+ * with missing or malformed owner labels is treated as orphaned.
+ */
+bool reaper_owner_gone(const json_t *labels, const char *this_boot_id);
+
+int reaper_run(struct docker *d, struct reap_report *out, struct al_err *err);
+
+#endif

@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# `airlock reap` against the real daemon. Three running containers carry
+# airlock's labels: (a) an owner pid that has exited, (b) a live owner
+# (a sleep started here, with its real start time), (c) a live pid but
+# another boot's id. The first reap removes (a) and (c) and keeps (b);
+# once the sleep is killed, the second reap removes (b). Only the planted
+# containers are checked by name, so leftovers from elsewhere do not matter.
+#
+# usage: reap.sh AIRLOCK ECHOER_BIN
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/common.sh"
+require_daemon
+
+airlock=$1 echoer=$2
+work=$(mktemp -d)
+boot=$(cat /proc/sys/kernel/random/boot_id)
+other_boot=00000000-0000-4000-8000-000000000000
+sleep_pid=
+planted=()
+cleanup() {
+	[ -n "$sleep_pid" ] && kill "$sleep_pid" 2>/dev/null
+	for c in "${planted[@]}"; do
+		"$DOCKER" rm -f -v "$c" >/dev/null 2>&1
+	done
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+passed=0 failed=0
+ok() { passed=$((passed + 1)); echo "ok: $*"; }
+not_ok() { failed=$((failed + 1)); echo "not ok: $*"; }
+check() {	# description, command...
+	local what=$1; shift
+	if "$@"; then ok "$what"; else not_ok "$what"; fi
+}
+summary() {	# the last line; fails when any check failed
+	echo "$passed passed, $failed failed"
+	[ "$failed" -eq 0 ]
+}
+
+# Field 22 of /proc/PID/stat, counted from the last ')' (the command name
+# may hold spaces and parentheses).
+start_ticks() {
+	local s
+	s=$(cat "/proc/$1/stat") || return 1
+	s=${s##*)}
+	# shellcheck disable=SC2086
+	set -- $s
+	echo "${20}"
+}
+
+running() { [ "$("$DOCKER" inspect -f '{{.State.Running}}' "$1" 2>/dev/null)" = true ]; }
+absent() { ! "$DOCKER" inspect "$1" >/dev/null 2>&1; }
+
+# --- the image ---------------------------------------------------------------
+mkdir -p "$work/image"
+cp "$echoer" "$work/image/echoer"
+printf 'FROM scratch\nCOPY echoer /echoer\nENTRYPOINT ["/echoer"]\n' >"$work/image/Dockerfile"
+DOCKER_BUILDKIT=0 "$DOCKER" build -q --iidfile "$work/image/iid" -t airlock-test-echoer:latest \
+	"$work/image" >/dev/null || { not_ok "echoer image build"; summary; exit 1; }
+image=$(cat "$work/image/iid")
+
+# plant NAME PID START BOOT: create and start a labelled echoer. Its stdin
+# is opened (-i) but never attached, so it never sees EOF and keeps running.
+plant() {
+	local name=reap-test-$1-$$
+	"$DOCKER" rm -f -v "$name" >/dev/null 2>&1
+	planted+=("$name")
+	"$DOCKER" create -i --name "$name" --network none --cap-drop ALL \
+		--security-opt no-new-privileges --user 65534:65534 --read-only \
+		--label io.airlock.managed=1 --label "io.airlock.owner-pid=$2" \
+		--label "io.airlock.owner-start=$3" --label "io.airlock.owner-boot=$4" \
+		--label io.airlock.session=reap-test "$image" >/dev/null &&
+		"$DOCKER" start "$name" >/dev/null
+}
+
+# (a): a pid that has exited, with the start time it had.
+sleep 300 &
+dead_pid=$!
+dead_start=$(start_ticks "$dead_pid")
+kill "$dead_pid"
+wait "$dead_pid" 2>/dev/null
+# (b): a live owner.
+sleep 300 &
+sleep_pid=$!
+alive_start=$(start_ticks "$sleep_pid")
+
+check "plant orphan" plant orphan "$dead_pid" "$dead_start" "$boot"
+check "plant alive" plant alive "$sleep_pid" "$alive_start" "$boot"
+# (c): this shell is alive, but the labels name another boot.
+check "plant other-boot" plant otherboot "$$" "$(start_ticks $$)" "$other_boot"
+a=reap-test-orphan-$$ b=reap-test-alive-$$ c=reap-test-otherboot-$$
+sleep 1
+for n in "$a" "$b" "$c"; do
+	check "$n keeps running with stdin open" running "$n"
+done
+
+# --- first reap: (a) and (c) go, (b) stays -------------------------------------
+out=$("$airlock" reap --json 2>"$work/stderr")
+rc=$?
+check "reap --json exits 0 (rc=$rc, stderr: $(head -c 300 "$work/stderr"))" test "$rc" -eq 0
+check "reap --json prints one JSON object: $out" \
+	jq -e '(.found|type) == "number" and (.reaped|type) == "number" and
+		(.kept|type) == "number" and .failed == 0' <<<"$out" >/dev/null
+check "reap counted the planted ones: $out" \
+	jq -e '.found >= 3 and .reaped >= 2 and .kept >= 1' <<<"$out" >/dev/null
+check "orphan (owner pid exited) removed" absent "$a"
+check "other-boot container removed" absent "$c"
+check "container with a live owner still running" running "$b"
+
+# --- second reap, after the owner dies ----------------------------------------
+kill "$sleep_pid"
+wait "$sleep_pid" 2>/dev/null
+sleep_pid=
+out=$("$airlock" reap 2>"$work/stderr")
+rc=$?
+check "reap exits 0 (rc=$rc)" test "$rc" -eq 0
+check "reap prints its summary: $out" grep -Eq \
+	'^reap: [0-9]+ airlock containers, [0-9]+ reaped, [0-9]+ kept \(owner alive\), 0 failed$' <<<"$out"
+check "container removed once its owner died" absent "$b"
+
+# --- exit statuses -----------------------------------------------------------------
+"$airlock" reap --bogus >/dev/null 2>&1
+check "a bad flag exits 2" test $? -eq 2
+DOCKER_HOST=unix://$work/no.sock "$airlock" reap >/dev/null 2>"$work/stderr"
+rc=$?
+check "no daemon exits 3 (rc=$rc)" test "$rc" -eq 3
+check "no daemon says why" test -s "$work/stderr"
+
+summary

@@ -1,0 +1,63 @@
+#include <stdlib.h>
+
+#include "cli.h"
+#include "docker.h"
+#include "preflight.h"
+#include "reaper.h"
+
+static struct docker *
+reap_open(struct al_err *err)
+{
+	char sock[108];
+
+	if (preflight_endpoint(getenv("DOCKER_HOST"), sock, sizeof sock, err) < 0)
+		return NULL;
+	return docker_open(sock, DOCKER_TIMEOUT_MS, err);
+}
+
+static int
+reap_print(const struct reap_report *r, bool json)
+{
+	json_t *out;
+	int rc;
+
+	if (!json) {
+		printf("reap: %zu airlock containers, %zu reaped, %zu kept (owner alive), %zu failed\n",
+		       r->found, r->reaped, r->kept, r->failed);
+		return fflush(stdout) == 0 ? EXIT_OK : EXIT_ERROR;
+	}
+	out = json_pack("{s:I, s:I, s:I, s:I}", "found", (json_int_t)r->found,
+			"reaped", (json_int_t)r->reaped, "kept", (json_int_t)r->kept,
+			"failed", (json_int_t)r->failed);
+	rc = cli_print_json(out);
+	json_decref(out);
+	return rc;
+}
+
+int
+cmd_reap(int argc, char **argv)
+{
+	static const char *usage = "reap [--json]";
+	struct reap_report r;
+	struct docker *d;
+	struct cli_opts o;
+	struct al_err err;
+	int rc = cli_parse(argc, argv, usage, 0, &o);
+
+	if (rc >= 0)
+		return rc;
+	d = reap_open(&err);
+	if (!d || reaper_run(d, &r, &err) < 0) {
+		fprintf(stderr, "airlock reap: %s\n", err.msg);
+		docker_close(d);
+		return EXIT_ERROR;
+	}
+	docker_close(d);
+	/* A partial failure still prints the counts; the cause goes to stderr. */
+	if (r.failed)
+		fprintf(stderr, "airlock reap: %s\n", err.msg);
+	rc = reap_print(&r, o.json);
+	if (rc != EXIT_OK)
+		return rc;
+	return r.failed ? EXIT_REFUSED : EXIT_OK;
+}
