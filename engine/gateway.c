@@ -296,20 +296,31 @@ dispatch(struct call *c, const json_t *args, char **reply, size_t *reply_len,
 	return st;
 }
 
+/*
+ * The gate first (revoked, closed), then the sink ceiling; the gate stays
+ * held until the upstream answered, so an update waits for this call.
+ */
 static enum gateway_status
 decide(struct call *c, const json_t *args, char **reply, size_t *reply_len,
        const char **why)
 {
 	struct gateway *g = c->g;
-	enum policy_rule r = RULE_ALLOWED;
+	enum gateway_status st;
+	enum policy_rule r;
 
-	if (g->o.gate)
-		r = (enum policy_rule)g->o.gate(g->o.gate_ctx, c->tool, &c->revision);
+	if (g->o.gate) {
+		r = gate_begin(g->o.gate, c->tool, &c->revision);
+		if (r != RULE_ALLOWED)
+			return deny(c, r, "denied", reply, reply_len, why);
+	}
+	r = policy_check_sink(c->t, c->class_before, g->session_class);
 	if (r == RULE_ALLOWED)
-		r = policy_check_sink(c->t, c->class_before, g->session_class);
-	if (r != RULE_ALLOWED)
-		return deny(c, r, "denied", reply, reply_len, why);
-	return dispatch(c, args, reply, reply_len, why);
+		st = dispatch(c, args, reply, reply_len, why);
+	else
+		st = deny(c, r, "denied", reply, reply_len, why);
+	if (g->o.gate)
+		gate_end(g->o.gate);
+	return st;
 }
 
 enum gateway_status

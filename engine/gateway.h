@@ -20,6 +20,7 @@
 
 #include "audit.h"
 #include "config.h"
+#include "gate.h"
 #include "otlp.h"
 
 struct gateway;
@@ -40,21 +41,13 @@ enum gateway_status {
 	GW_FAULT,		/* the exchange failed (upstream, audit): end the session */
 };
 
-/*
- * Policy hook: called under no lock before each decision; returns the
- * revision that decides the call and whether the tool is currently
- * allowed (RULE_ALLOWED, RULE_GATE_CLOSED or RULE_REVOKED). NULL: always
- * allowed at revision 0.
- */
-typedef int (*gateway_gate_fn)(void *ctx, int tool, int64_t *revision);
-
 struct gateway_options {
 	const struct airlock_config *config;	/* frozen for the session */
 	const char *session_id;
 	struct audit *audit;			/* required */
 	struct otlp *otlp;			/* optional */
-	gateway_gate_fn gate;			/* optional */
-	void *gate_ctx;
+	struct gate *gate;			/* the live policy gate, or NULL: all
+						   allowed at revision 0 */
 };
 
 int gateway_open(const struct gateway_options *o, struct gateway **out, struct al_err *err);

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #define REPLY_WRITE_MS_MAX	5000
 #define POLL_TICK_MS		100
 #define EXIT_WAIT_MS		2000
+#define PUBLISH_MS		500
 
 static const struct {
 	const char *id;
@@ -36,6 +38,18 @@ bool
 session_end_normal(enum session_end e)
 {
 	return e < END_COUNT && ends[e].normal;
+}
+
+static const char *const states[] = {
+#define SESSION_STATE_ROW(e, id) id,
+	SESSION_STATES(SESSION_STATE_ROW)
+#undef SESSION_STATE_ROW
+};
+
+const char *
+session_state_id(enum session_state st)
+{
+	return st < STATE_COUNT ? states[st] : "unknown";
 }
 
 const char *
@@ -60,6 +74,10 @@ struct session {
 	struct timespec t0;
 	int64_t deadline_ms;	/* on the monotonic clock */
 	bool ended;
+	struct lease *lease;
+	atomic_int lease_failed;	/* set by the pulse thread */
+	struct session_status st;	/* what publish() hands out */
+	int64_t published_ms;
 };
 
 static int64_t
@@ -69,6 +87,42 @@ now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void
+copy_report(struct session_status *st, const struct check_list *l)
+{
+	st->n_report = l->n < ADMISSION_CHECK_COUNT ? l->n : ADMISSION_CHECK_COUNT;
+	memcpy(st->report, l->items, st->n_report * sizeof st->report[0]);
+}
+
+/* Hand the observer a fresh status: names, numbers, verdicts. */
+static void
+publish(struct session *s)
+{
+	struct session_status *st = &s->st;
+
+	if (!s->o->publish)
+		return;
+	st->stdout_bytes = s->sum->stdout_bytes;
+	st->stderr_bytes = s->sum->stderr_bytes;
+	if (s->gw) {
+		gateway_get_counters(s->gw, &st->counters);
+		st->session_class = gateway_session_class(s->gw);
+	}
+	if (s->lease)
+		lease_get_status(s->lease, &st->lease);
+	memcpy(st->admission_first, s->sum->admission_first, sizeof st->admission_first);
+	memcpy(st->admission_second, s->sum->admission_second, sizeof st->admission_second);
+	s->published_ms = now_ms();
+	s->o->publish(s->o->publish_ctx, st);
+}
+
+static void
+set_state(struct session *s, enum session_state state)
+{
+	s->st.state = state;
+	publish(s);
 }
 
 /* The first end wins: later faults during cleanup do not rewrite history. */
@@ -109,7 +163,10 @@ record(struct session *s, const char *type, const char *decision, const char *ru
 		.detail = detail,
 	};
 	char entry_id[33];
+	bool open;
 
+	if (s->o->gate)
+		gate_read(s->o->gate, &e.revision, &open, NULL, 0);
 	if (audit_append(s->o->audit, &e, entry_id, NULL, NULL) < 0) {
 		session_end(s, END_AUDIT_FAILED);
 		return;
@@ -241,11 +298,47 @@ record_admission(struct session *s, const char *phase, const struct check_list *
 	record(s, AUDIT_ADMISSION, verdict_out, bad ? bad->id : phase, detail);
 }
 
+/*
+ * Called from the pulse thread when the lease fails: the engine stops the
+ * container itself (with its own connection: the worker may be busy on
+ * its own), and the worker ends the session at its next tick.
+ */
+static void
+on_lease_fail(void *ctx, const char *reason)
+{
+	struct session *s = ctx;
+	struct docker *d;
+	struct al_err err;
+
+	(void)reason;
+	atomic_store(&s->lease_failed, 1);
+	d = docker_open(s->socket, DOCKER_TIMEOUT_MS, &err);
+	if (d && docker_stop(d, s->box.id, 0, &err) < 0)
+		docker_kill(d, s->box.id, "KILL", &err);
+	docker_close(d);
+}
+
 static bool
-launch(struct session *s)
+arm_lease(struct session *s)
+{
+	struct al_err err;
+
+	set_state(s, STATE_ARMING);
+	if (lease_arm(s->o->watchdog_exe, s->socket, s->box.id, on_lease_fail, s,
+		      &s->lease, &err) < 0) {
+		record(s, AUDIT_ADMISSION, "refused", "watchdog_not_ready", NULL);
+		session_end(s, END_WATCHDOG_FAILED);
+		return false;
+	}
+	return true;
+}
+
+static bool
+create_admit(struct session *s)
 {
 	struct owner_labels who;
 	struct al_err err;
+	int rc;
 
 	s->docker = docker_open(s->socket, DOCKER_TIMEOUT_MS, &err);
 	if (!s->docker || owner_labels_self(&who, s->sum->session_id, &err) < 0) {
@@ -253,26 +346,43 @@ launch(struct session *s)
 		return false;
 	}
 	container_init(&s->box, s->docker, s->socket);
-	if (container_create_admit(&s->box, &s->cfg->profile, &who, &s->facts, &err) < 0) {
-		if (s->box.first.n > 0) {
-			record_admission(s, "first", &s->box.first, s->sum->admission_first);
-			session_end(s, END_ADMISSION_REFUSED);
-		}
-		session_end(s, END_CONTAINER_FAILED);
-		return false;
+	set_state(s, STATE_CREATING);
+	rc = container_create_admit(&s->box, &s->cfg->profile, &who, &s->facts, &err);
+	memcpy(s->st.container_id, s->box.id, sizeof s->st.container_id);
+	if (s->box.first.n > 0) {
+		record_admission(s, "first", &s->box.first, s->sum->admission_first);
+		copy_report(&s->st, &s->box.first);
+		set_state(s, STATE_ADMITTING);
 	}
-	record_admission(s, "first", &s->box.first, s->sum->admission_first);
+	if (rc < 0)
+		session_end(s, s->box.first.n > 0 ? END_ADMISSION_REFUSED : END_CONTAINER_FAILED);
+	return rc == 0;
+}
+
+static bool
+launch(struct session *s)
+{
+	struct al_err err;
+
+	if (!create_admit(s))
+		return false;
+	set_state(s, STATE_ATTACHING);
 	if (container_attach_start(&s->box, &err) < 0) {
 		session_end(s, END_CONTAINER_FAILED);
 		return false;
 	}
-	/* The watchdog is armed here (supervision), before the second look. */
+	set_state(s, STATE_STARTING);
+	/* Armed after attach and start, before the second look and any data. */
+	if (!arm_lease(s))
+		return false;
+	set_state(s, STATE_READMITTING);
 	if (container_readmit(&s->box, &s->cfg->profile, &s->facts, &err) < 0) {
 		record_admission(s, "second", &s->box.second, s->sum->admission_second);
 		session_end(s, s->box.second.n > 0 ? END_ADMISSION_REFUSED : END_CONTAINER_FAILED);
 		return false;
 	}
 	record_admission(s, "second", &s->box.second, s->sum->admission_second);
+	copy_report(&s->st, &s->box.second);
 	return !s->ended;
 }
 
@@ -353,6 +463,7 @@ handle_line(struct session *s, const char *line, size_t len)
 	if (docker_attach_write(s->box.attach, reply, reply_len, write_timeout(s), &err) < 0)
 		session_end(s, END_STREAM_FAILED);
 	free(reply);
+	publish(s);
 }
 
 static void
@@ -408,6 +519,12 @@ bridge_step(struct session *s)
 		session_end(s, END_OPERATOR_STOP);
 		return;
 	}
+	if (atomic_load(&s->lease_failed)) {
+		session_end(s, END_WATCHDOG_FAILED);
+		return;
+	}
+	if (now_ms() - s->published_ms >= PUBLISH_MS)
+		publish(s);
 	if (poll(&pfd, 1, left < POLL_TICK_MS ? (int)left : POLL_TICK_MS) <= 0)
 		return;		/* a tick, or EINTR: the checks above run again */
 	io = docker_attach_read(s->box.attach, on_output, s, &err);
@@ -436,6 +553,7 @@ bridge(struct session *s, const char *frame, size_t frame_len)
 		session_end(s, END_STREAM_FAILED);
 		return;
 	}
+	set_state(s, STATE_RUNNING);
 	while (!s->ended)
 		bridge_step(s);
 }
@@ -448,6 +566,7 @@ open_gateway(struct session *s)
 		.session_id = s->sum->session_id,
 		.audit = s->o->audit,
 		.otlp = s->o->otlp,
+		.gate = s->o->gate,
 	};
 	struct al_err err;
 
@@ -466,8 +585,14 @@ finish(struct session *s)
 	json_t *detail;
 	char *text;
 
+	set_state(s, STATE_STOPPING);
 	if (s->box.created && container_cleanup(&s->box, &err) < 0)
 		session_end(s, END_CLEANUP_FAILED);
+	if (s->lease) {
+		lease_get_status(s->lease, &s->st.lease);
+		lease_close(s->lease);	/* EOF: the watchdog stops it again, harmlessly */
+		s->lease = NULL;
+	}
 	sum->exit_code = s->box.exit_code;
 	sum->oom_killed = s->box.oom_killed;
 	if (s->gw) {
@@ -488,6 +613,8 @@ finish(struct session *s)
 	container_free(&s->box);
 	linebuf_free(&s->lines);
 	docker_close(s->docker);
+	s->st.summary = sum;
+	set_state(s, STATE_ENDED);
 }
 
 int
@@ -503,8 +630,16 @@ session_run(const struct session_options *o, struct session_summary *out)
 	snprintf(out->admission_second, sizeof out->admission_second, "not_run");
 	snprintf(out->session_class, sizeof out->session_class, "%s",
 		 class_name(&o->config->classes, o->config->initial.class));
-	session_id(out->session_id);
+	if (o->session_id)
+		snprintf(out->session_id, sizeof out->session_id, "%s", o->session_id);
+	else
+		session_id(out->session_id);
 	clock_gettime(CLOCK_MONOTONIC, &s.t0);
+	memcpy(s.st.session_id, out->session_id, sizeof s.st.session_id);
+	memcpy(s.st.image, o->config->profile.image, sizeof s.st.image);
+	s.st.started_mono_ms = now_ms();
+	s.st.session_class = o->config->initial.class;
+	set_state(&s, STATE_PREFLIGHT);
 	container_init(&s.box, NULL, NULL);
 	record(&s, AUDIT_SESSION_START, "start", NULL, NULL);
 	if (!s.ended && preflight(&s) && (frame = initial_frame(&s, &frame_len)) &&

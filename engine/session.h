@@ -17,7 +17,10 @@
 
 #include "audit.h"
 #include "config.h"
+#include "admission.h"
+#include "docker.h"
 #include "gateway.h"
+#include "watchdog.h"
 #include "otlp.h"
 
 /* Every way a session ends: the code, and whether that is a normal end. */
@@ -40,6 +43,7 @@
 	_(ADMISSION_REFUSED,    "admission_refused",    false) \
 	_(CONTAINER_FAILED,     "container_failed",     false) \
 	_(CLEANUP_FAILED,       "cleanup_failed",       false) \
+	_(WATCHDOG_FAILED,      "watchdog_failed",      false) \
 	_(OPERATOR_STOP,        "operator_stop",        false)
 
 enum session_end {
@@ -54,12 +58,62 @@ bool session_end_normal(enum session_end e);
 /* The one outward message of an abnormal end. */
 const char *session_end_message(enum session_end e);
 
+/* Where a session is in its life (DESIGN.md §3). */
+#define SESSION_STATES(_) \
+	_(PREFLIGHT,   "preflight")    \
+	_(CREATING,    "creating")     \
+	_(ADMITTING,   "admitting")    \
+	_(ATTACHING,   "attaching")    \
+	_(STARTING,    "starting")     \
+	_(ARMING,      "arming")       \
+	_(READMITTING, "re-admitting") \
+	_(RUNNING,     "running")      \
+	_(STOPPING,    "stopping")     \
+	_(ENDED,       "ended")
+
+enum session_state {
+#define SESSION_STATE_ENUM(e, id) STATE_##e,
+	SESSION_STATES(SESSION_STATE_ENUM)
+#undef SESSION_STATE_ENUM
+	STATE_COUNT
+};
+
+const char *session_state_id(enum session_state s);
+
+struct session_summary;
+
+/*
+ * What a session publishes about itself: names, numbers and verdicts, no
+ * payload field. The session fills it and hands a pointer to publish();
+ * the receiver copies it.
+ */
+struct session_status {
+	enum session_state state;
+	char session_id[40];
+	char container_id[DOCKER_ID_MAX];
+	char image[72];
+	int64_t started_mono_ms;
+	size_t stdout_bytes, stderr_bytes;
+	struct gateway_counters counters;
+	struct lease_status lease;
+	int session_class;
+	char admission_first[16], admission_second[16];
+	struct check_item report[ADMISSION_CHECK_COUNT];	/* the latest admission */
+	size_t n_report;
+	const struct session_summary *summary;	/* set once ENDED */
+};
+
 struct session_options {
 	const struct airlock_config *config;	/* frozen for the session */
 	const char *docker_host;		/* DOCKER_HOST, or NULL */
 	struct audit *audit;			/* required */
 	struct otlp *otlp;			/* optional */
+	struct gate *gate;			/* the live policy gate, or NULL */
+	const char *watchdog_exe;		/* airlock binary for the lease (NULL: this one) */
 	const volatile bool *stop;		/* operator force-stop, or NULL */
+	void (*publish)(void *ctx, const struct session_status *st);	/* or NULL */
+	void *publish_ctx;
+	const char *session_id;			/* NULL: generated */
 };
 
 struct session_summary {

@@ -18,7 +18,9 @@ enum {
 int cmd_audit(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
+int cmd_reap(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_watchdog(int argc, char **argv);
 
 /* "PASS id  observed" lines; failures also show what was expected. */
 void cli_print_checks(FILE *f, const struct check_list *l, const char *fail_word);

@@ -19,6 +19,8 @@ struct command {
 };
 
 static const struct command commands[] = {
+	{ "watchdog", cmd_watchdog, "watchdog SOCKET ID",
+	  "internal: the lease process the engine starts" },
 	{ "doctor", cmd_doctor, "doctor [--json] [--config FILE]",
 	  "check the host and the Docker daemon (PASS/FAIL per check)" },
 	{ "run", cmd_run, "run --config FILE [--audit DB] [--otlp URL] [--json]",
@@ -26,6 +28,7 @@ static const struct command commands[] = {
 	{ "inspect", cmd_inspect, "inspect CONTAINER [--json] [--config FILE]",
 	  "show the admission report of an existing container" },
 	{ "audit", cmd_audit, "audit verify DB [--json]", "re-check the audit log's hash chain" },
+	{ "reap", cmd_reap, "reap [--json]", "stop and remove airlock containers whose owner is gone" },
 };
 
 static void
