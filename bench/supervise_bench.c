@@ -1,0 +1,259 @@
+/*
+ * Supervisor benchmarks against the real daemon:
+ *
+ *   cutover  update -> acknowledged for a live session: idle (its calls are
+ *            sub-millisecond) and behind an in-flight call (the upstream
+ *            holds its first call 10 s), side by side with the bare gate
+ *            (no session) as the floor
+ *   scale    N concurrent sessions for S seconds; counts missed leases
+ *            (sessions ended by the watchdog) and the worst ack round trip
+ *
+ * usage: supervise_bench AIRLOCK AGENT_IMAGE UPSTREAM cutover
+ *        supervise_bench AIRLOCK AGENT_IMAGE UPSTREAM scale [N] [SECONDS]
+ */
+#include <curl/curl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "supervisor.h"
+
+static const char *airlock, *image, *upstream;
+static char work[] = "/tmp/airlock-bench-XXXXXX";
+
+static double
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int
+cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void
+print_stats(const char *label, double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof *v, cmp);
+	printf("  %-40s n=%-4d p50 %9.1f  p90 %9.1f  max %9.1f us\n", label, n,
+	       v[n / 2] * 1e3, v[(int)(n * 0.9)] * 1e3, v[n - 1] * 1e3);
+}
+
+static void
+make_config(struct airlock_config *c, int i, const char *vault_mode, int session_s)
+{
+	char text[2048];
+	struct al_err err;
+	json_t *root;
+
+	snprintf(text, sizeof text,
+		 "{\"profile\": {\"image\": \"%s\", \"cmd\": [\"loop\"]},"
+		 " \"bounds\": {\"session_ms\": %d, \"calls\": 4096, \"stdout_bytes\": 4194304},"
+		 " \"upstreams\": {\"u\": {\"argv\": [\"%s\", \"--sink\", \"%s/%d.sink\","
+		 "  \"--mode\", \"%s\"], \"timeout_ms\": 20000}},"
+		 " \"tools\": {\"store\": {\"upstream\": \"u\", \"remote\": \"store\","
+		 "  \"data_class\": \"public\", \"sink_ceiling\": \"public\", \"response_ceiling\": \"public\"}},"
+		 " \"aliases\": {\"save\": \"store\"}, \"initial\": {\"class\": \"public\"}}",
+		 image, session_s * 1000, upstream, work, i, vault_mode);
+	root = json_loads(text, 0, NULL);
+	config_init(c);
+	if (!root || config_load_json(c, root, 2, &err) < 0) {
+		fprintf(stderr, "bench: config: %s\n", err.msg);
+		exit(1);
+	}
+	json_decref(root);
+}
+
+static struct supervisor *
+open_supervisor(struct audit **audit)
+{
+	static int n;
+	struct supervisor *s;
+	struct al_err err;
+	char db[128];
+
+	snprintf(db, sizeof db, "%s/audit-%d.db", work, n++);
+	if (audit_open(db, audit, &err) < 0 ||
+	    supervisor_open(&(struct supervisor_options){ .audit = *audit, .watchdog_exe = airlock },
+			    &s, NULL, &err) < 0) {
+		fprintf(stderr, "bench: %s\n", err.msg);
+		exit(1);
+	}
+	return s;
+}
+
+static size_t
+count_state(struct supervisor *s, enum session_state state)
+{
+	struct supervisor_snapshot snap;
+	size_t i, n = 0;
+
+	if (supervisor_snapshot(s, &snap) < 0)
+		return 0;
+	for (i = 0; i < snap.n; i++)
+		n += snap.sessions[i].st.state == state;
+	supervisor_snapshot_free(&snap);
+	return n;
+}
+
+static void
+wait_running(struct supervisor *s, size_t n)
+{
+	int i;
+
+	for (i = 0; i < 1200 && count_state(s, STATE_RUNNING) < n; i++)
+		usleep(100 * 1000);
+}
+
+static double
+cutover_ms(struct supervisor *s, long revision, bool allow, int64_t *waited_us)
+{
+	struct cutover_ack ack;
+	json_t *u = allow ? json_pack("{s:I, s:[s]}", "revision", (json_int_t)revision, "allowed", "store")
+			  : json_pack("{s:I, s:[]}", "revision", (json_int_t)revision, "allowed");
+	double t = now_ms();
+
+	supervisor_cutover(s, u, NULL, 0, &ack, 1);
+	t = now_ms() - t;
+	json_decref(u);
+	if (waited_us)
+		*waited_us = ack.ack.waited_us;
+	return t;
+}
+
+static void
+bench_cutover(void)
+{
+	enum { N = 50 };
+	double idle[N], bare[N], behind;
+	struct airlock_config c1, c2;
+	struct audit *audit, *audit2;
+	struct supervisor *s = open_supervisor(&audit);
+	bool approved[1] = { true }, allowed[1];
+	char sink[160];
+	struct gate_ack ack;
+	struct gate g;
+	char id[40];
+	struct al_err err;
+	int64_t waited;
+	int i;
+
+	gate_init(&g, approved, 1);
+	for (i = 0; i < N; i++) {
+		double t = now_ms();
+
+		allowed[0] = i % 2;
+		gate_update(&g, i + 1, allowed, 1, &ack);
+		bare[i] = now_ms() - t;
+	}
+	gate_destroy(&g);
+	make_config(&c1, 0, "echo", 600);
+	supervisor_start(s, &c1, id, &err);
+	wait_running(s, 1);
+	for (i = 0; i < N; i++)
+		idle[i] = cutover_ms(s, i + 1, i % 2, NULL);
+	supervisor_shutdown(s);
+	supervisor_close(s);
+	s = open_supervisor(&audit2);
+	make_config(&c2, 1, "slow", 600);	/* its first call takes 10 s */
+	supervisor_start(s, &c2, id, &err);
+	wait_running(s, 1);
+	snprintf(sink, sizeof sink, "%s/1.sink", work);
+	while (access(sink, F_OK) != 0)		/* the upstream got the call: in flight */
+		usleep(10 * 1000);
+	behind = cutover_ms(s, 1, false, &waited);
+	printf("cutover: update -> acknowledged\n");
+	print_stats("bare gate, no session (floor)", bare, N);
+	print_stats("live session, idle", idle, N);
+	printf("  %-40s n=1    %9.1f ms (of which waiting for the call %.1f ms)\n",
+	       "behind an in-flight 10 s call", behind, waited / 1e3);
+	qsort(bare, N, sizeof bare[0], cmp);
+	qsort(idle, N, sizeof idle[0], cmp);
+	printf("  %-40s %.1fx\n", "ratio p50 idle / floor", idle[N / 2] / bare[N / 2]);
+	supervisor_shutdown(s);
+	supervisor_close(s);
+	audit_close(audit);
+	audit_close(audit2);
+	config_free(&c1);
+	config_free(&c2);
+}
+
+static void
+bench_scale(int n, int seconds)
+{
+	struct airlock_config *cfg = calloc((size_t)n, sizeof *cfg);
+	struct audit *audit;
+	struct supervisor *s = open_supervisor(&audit);
+	struct supervisor_snapshot snap;
+	uint64_t calls = 0, acks = 0, pulses = 0;
+	int64_t worst = 0;
+	size_t i, missed = 0, ended_early = 0;
+	struct al_err err;
+	char id[40];
+	double t0;
+
+	for (i = 0; i < (size_t)n; i++) {
+		make_config(&cfg[i], (int)i, "echo", seconds + 60);
+		if (supervisor_start(s, &cfg[i], id, &err) < 0)
+			fprintf(stderr, "bench: %s\n", err.msg);
+	}
+	t0 = now_ms();
+	wait_running(s, (size_t)n);
+	printf("scale: %d sessions running after %.1f s\n", n, (now_ms() - t0) / 1e3);
+	sleep((unsigned)seconds);
+	supervisor_snapshot(s, &snap);
+	for (i = 0; i < snap.n; i++) {
+		const struct session_snapshot *ss = &snap.sessions[i];
+
+		calls += ss->st.counters.calls;
+		acks += ss->st.lease.acks;
+		pulses += ss->st.lease.pulses;
+		if (ss->st.lease.max_ack_us > worst)
+			worst = ss->st.lease.max_ack_us;
+		missed += ss->st.lease.failed;
+		ended_early += ss->st.state == STATE_ENDED;
+	}
+	supervisor_snapshot_free(&snap);
+	printf("  %d s: %llu calls, %llu pulses, %llu acks, worst ack %.1f ms\n", seconds,
+	       (unsigned long long)calls, (unsigned long long)pulses,
+	       (unsigned long long)acks, worst / 1e3);
+	printf("  missed leases: %zu; sessions ended early: %zu\n", missed, ended_early);
+	printf("  shutdown: %d containers left\n", supervisor_shutdown(s));
+	supervisor_close(s);
+	audit_close(audit);
+	for (i = 0; i < (size_t)n; i++)
+		config_free(&cfg[i]);
+	free(cfg);
+}
+
+int
+main(int argc, char **argv)
+{
+	char cmd[160];
+
+	if (argc < 5) {
+		fprintf(stderr, "usage: supervise_bench AIRLOCK AGENT_IMAGE UPSTREAM cutover|scale [N] [SECONDS]\n");
+		return 2;
+	}
+	airlock = argv[1];
+	image = argv[2];
+	upstream = argv[3];
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	if (!mkdtemp(work))
+		return 1;
+	if (strcmp(argv[4], "cutover") == 0)
+		bench_cutover();
+	else
+		bench_scale(argc > 5 ? atoi(argv[5]) : 100, argc > 6 ? atoi(argv[6]) : 300);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", work);
+	return system(cmd) == 0 ? 0 : 1;
+}

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Build the agent image, then run the cutover benchmark and the scale run
+# (100 sessions for 300 s unless SCALE_SESSIONS / SCALE_SECONDS say less).
+# usage: supervision_bench.sh SUPERVISE_BENCH AIRLOCK AGENT_BIN UPSTREAM_BIN
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../tests/docker/common.sh"
+require_daemon
+bench=$1 airlock=$2 agent=$3 upstream=$4
+ctx=$(mktemp -d)
+trap 'rm -rf "$ctx"' EXIT
+cp "$agent" "$ctx/agent"
+printf 'FROM scratch\nCOPY agent /agent\nENTRYPOINT ["/agent"]\n' >"$ctx/Dockerfile"
+DOCKER_BUILDKIT=0 "$DOCKER" build -q --iidfile "$ctx/iid" "$ctx" >/dev/null
+"$bench" "$airlock" "$(cat "$ctx/iid")" "$upstream" cutover
+"$bench" "$airlock" "$(cat "$ctx/iid")" "$upstream" scale "${SCALE_SESSIONS:-100}" "${SCALE_SECONDS:-300}"

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Watchdog benchmark: SIGKILL the engine of a live session and time until
+# the daemon reports the container stopped, over N trials, side by side
+# with the floor: `docker stop -t 0` of the same kind of container.
+#
+# usage: watchdog_bench.sh AIRLOCK AGENT_BIN UPSTREAM_BIN [TRIALS]
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../tests/docker/common.sh"
+require_daemon
+airlock=$1 agent=$2 upstream=$3 trials=${4:-20}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+mkdir -p "$work/image"
+cp "$agent" "$work/image/agent"
+printf 'FROM scratch\nCOPY agent /agent\nENTRYPOINT ["/agent"]\n' >"$work/image/Dockerfile"
+DOCKER_BUILDKIT=0 "$DOCKER" build -q --iidfile "$work/iid" "$work/image" >/dev/null
+echo '{"x":1}' >"$work/payload.json"
+cat >"$work/config.json" <<JSON
+{"profile": {"image": "$(cat "$work/iid")", "cmd": ["loop"]},
+ "bounds": {"session_ms": 120000, "calls": 4096, "stdout_bytes": 4194304},
+ "upstreams": {"vault": {"argv": ["$upstream", "--sink", "$work/sink"]}},
+ "tools": {"store": {"upstream": "vault", "remote": "store", "data_class": "public",
+                     "sink_ceiling": "public", "response_ceiling": "public"}},
+ "aliases": {"save": "store"}, "initial": {"file": "$work/payload.json", "class": "public"}}
+JSON
+
+now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+running() { [ "$("$DOCKER" inspect -f '{{.State.Running}}' "$1" 2>/dev/null)" = true ]; }
+until_stopped() {	# CID → ms until not running
+	local t0; t0=$(now_ms)
+	while running "$1"; do sleep 0.01; done
+	echo $(( $(now_ms) - t0 ))
+}
+
+stats() {	# label, values…
+	local label=$1; shift
+	printf '%s\n' "$@" | sort -n | awk -v l="$label" '{v[NR]=$1} END {
+		printf "  %-34s n=%-3d min %5d  p50 %5d  p90 %5d  max %5d ms\n", l, NR, v[1],
+			v[int((NR+1)/2)], v[int(NR*0.9+0.5)], v[NR] }'
+}
+
+killed=() floor=()
+for i in $(seq "$trials"); do
+	: >"$work/sink"
+	"$airlock" run --config "$work/config.json" --audit "$work/audit.db" >/dev/null 2>&1 </dev/null &
+	engine=$!
+	cid=
+	while [ -z "$cid" ]; do
+		[ -s "$work/sink" ] && cid=$("$DOCKER" ps -q --no-trunc --filter "label=io.airlock.owner-pid=$engine")
+		sleep 0.05
+	done
+	kill -KILL "$engine"
+	killed+=("$(until_stopped "$cid")")
+	"$DOCKER" rm -f "$cid" >/dev/null
+	# The floor: the same image, hardened, stopped directly with t=0.
+	cid=$("$DOCKER" run -d -i --init --network none --read-only --cap-drop ALL \
+		--entrypoint /agent "$(cat "$work/iid")" loop)
+	t0=$(now_ms)
+	"$DOCKER" stop -t 0 "$cid" >/dev/null
+	floor+=("$(( $(now_ms) - t0 ))")
+	"$DOCKER" rm -f "$cid" >/dev/null
+done
+echo "engine SIGKILL -> container stopped ($trials trials)"
+stats "airlock (watchdog on lease EOF)" "${killed[@]}"
+stats "docker stop -t 0 (the floor)" "${floor[@]}"
+p50() { printf '%s\n' "$@" | sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
+a=$(p50 "${killed[@]}") b=$(p50 "${floor[@]}")
+awk -v a="$a" -v b="$b" 'BEGIN { printf "  %-34s %.2fx\n", "ratio p50 airlock / floor", (b > 0 ? a / b : 0) }'
