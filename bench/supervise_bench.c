@@ -196,13 +196,13 @@ bench_scale(int n, int seconds)
 	struct supervisor_snapshot snap;
 	uint64_t calls = 0, acks = 0, pulses = 0;
 	int64_t worst = 0;
-	size_t i, missed = 0, ended_early = 0;
+	size_t i, missed = 0, ended_early = 0, ends[END_COUNT] = { 0 };
 	struct al_err err;
 	char id[40];
 	double t0;
 
 	for (i = 0; i < (size_t)n; i++) {
-		make_config(&cfg[i], (int)i, "echo", seconds + 60);
+		make_config(&cfg[i], (int)i, "echo", seconds + 200 > 600 ? 600 : seconds + 200);
 		if (supervisor_start(s, &cfg[i], id, &err) < 0)
 			fprintf(stderr, "bench: %s\n", err.msg);
 	}
@@ -220,13 +220,19 @@ bench_scale(int n, int seconds)
 		if (ss->st.lease.max_ack_us > worst)
 			worst = ss->st.lease.max_ack_us;
 		missed += ss->st.lease.failed;
-		ended_early += ss->st.state == STATE_ENDED;
+		if (ss->st.state == STATE_ENDED) {
+			ended_early++;
+			ends[ss->summary.end]++;
+		}
 	}
 	supervisor_snapshot_free(&snap);
 	printf("  %d s: %llu calls, %llu pulses, %llu acks, worst ack %.1f ms\n", seconds,
 	       (unsigned long long)calls, (unsigned long long)pulses,
 	       (unsigned long long)acks, worst / 1e3);
 	printf("  missed leases: %zu; sessions ended early: %zu\n", missed, ended_early);
+	for (i = 0; i < END_COUNT; i++)
+		if (ends[i])
+			printf("    ended %-22s %zu\n", session_end_id((enum session_end)i), ends[i]);
 	printf("  shutdown: %d containers left\n", supervisor_shutdown(s));
 	supervisor_close(s);
 	audit_close(audit);
@@ -240,6 +246,7 @@ main(int argc, char **argv)
 {
 	char cmd[160];
 
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc < 5) {
 		fprintf(stderr, "usage: supervise_bench AIRLOCK AGENT_IMAGE UPSTREAM cutover|scale [N] [SECONDS]\n");
 		return 2;

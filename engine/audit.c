@@ -1,4 +1,5 @@
 #include "audit.h"
+#include "ids.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -192,22 +193,7 @@ audit_close(struct audit *a)
 static int
 make_entry_id(char id[33])
 {
-	unsigned char raw[16];
-	size_t got = 0;
-	ssize_t n;
-	int i;
-
-	while (got < sizeof raw) {
-		n = getrandom(raw + got, sizeof raw - got, 0);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		got += (size_t)n;
-	}
-	for (i = 0; i < 16; i++)
-		snprintf(id + 2 * i, 3, "%02x", raw[i]);
-	return 0;
+	return id_random(id, 33, "", 16);
 }
 
 static int

@@ -125,30 +125,31 @@ frame_request_free(struct agent_request *req)
 }
 
 char *
-frame_reply(bool allowed, const char *response, size_t response_len,
-	    size_t max, size_t *out_len)
+frame_line(char *text, size_t max, size_t *out_len)
 {
-	json_t *r = json_pack("{s:b, s:o}", "allowed", allowed, "response",
-			      response ? json_stringn(response, response_len) : json_null());
-	char *s, *line;
-	size_t n;
+	size_t n = text ? strlen(text) : 0;
+	char *line = text && n + 1 <= max ? realloc(text, n + 2) : NULL;
 
-	if (!r)
-		return NULL;
-	s = json_dumps(r, JSON_COMPACT);
-	json_decref(r);
-	if (!s)
-		return NULL;
-	n = strlen(s);
-	line = n + 1 <= max ? realloc(s, n + 2) : NULL;
 	if (!line) {
-		free(s);
+		free(text);
 		return NULL;
 	}
 	line[n] = '\n';
 	line[n + 1] = '\0';
 	*out_len = n + 1;
 	return line;
+}
+
+char *
+frame_reply(bool allowed, const char *response, size_t response_len,
+	    size_t max, size_t *out_len)
+{
+	json_t *r = json_pack("{s:b, s:o}", "allowed", allowed, "response",
+			      response ? json_stringn(response, response_len) : json_null());
+	char *s = r ? json_dumps(r, JSON_COMPACT) : NULL;
+
+	json_decref(r);
+	return frame_line(s, max, out_len);
 }
 
 int

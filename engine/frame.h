@@ -45,6 +45,12 @@ bool frame_utf8_valid(const unsigned char *buf, size_t len);
 char *frame_reply(bool allowed, const char *response, size_t response_len,
 		  size_t max, size_t *out_len);
 
+/*
+ * Turn a malloc'd JSON text into one line: the text plus a newline, at
+ * most max bytes in all. Takes ownership of text; NULL when it does not fit.
+ */
+char *frame_line(char *text, size_t max, size_t *out_len);
+
 /* Line reassembly: a frame is not a line. */
 struct linebuf {
 	char *buf;

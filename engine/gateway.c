@@ -3,10 +3,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <time.h>
 
 #include "frame.h"
+#include "ids.h"
 #include "mcp.h"
 
 struct gateway {
@@ -107,19 +107,6 @@ elapsed_us(const struct timespec *t0)
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	return (int64_t)(now.tv_sec - t0->tv_sec) * 1000000 +
 	       (now.tv_nsec - t0->tv_nsec) / 1000;
-}
-
-static void
-call_id(char out[40])
-{
-	unsigned char raw[8];
-	size_t i;
-
-	if (getrandom(raw, sizeof raw, 0) != (ssize_t)sizeof raw)
-		memset(raw, 0, sizeof raw);
-	memcpy(out, "call-", 5);
-	for (i = 0; i < sizeof raw; i++)
-		snprintf(out + 5 + 2 * i, 3, "%02x", raw[i]);
 }
 
 /* An audit entry for this call; decision and rule vary. */
@@ -343,7 +330,11 @@ gateway_handle(struct gateway *g, const char *line, size_t len,
 	}
 	c.t = &g->cfg->tools[c.tool];
 	c.class_before = g->session_class;
-	call_id(c.id);
+	if (id_random(c.id, sizeof c.id, "call-", 8) < 0) {
+		frame_request_free(&req);
+		*rule = "no_randomness";
+		return GW_FAULT;
+	}
 	if (hash_json_canonical(req.arguments, c.request_hash) < 0) {
 		frame_request_free(&req);
 		*rule = "out_of_memory";

@@ -1,4 +1,5 @@
 #include "profile.h"
+#include "ids.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -6,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <unistd.h>
 
 void
@@ -504,14 +504,8 @@ profile_create_body(const struct profile *p, const struct owner_labels *who)
 int
 profile_container_name(char out[48], struct al_err *err)
 {
-	unsigned char raw[16];
-	size_t i;
-
-	if (getrandom(raw, sizeof raw, 0) != (ssize_t)sizeof raw)
+	if (id_random(out, 48, "airlock-", 16) < 0)
 		return al_fail(err, "cannot read random bytes for a container name");
-	memcpy(out, "airlock-", 8);
-	for (i = 0; i < sizeof raw; i++)
-		snprintf(out + 8 + 2 * i, 3, "%02x", raw[i]);
 	return 0;
 }
 

@@ -6,12 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <time.h>
 
 #include "container.h"
 #include "doctor.h"
 #include "frame.h"
+#include "ids.h"
 
 #define INITIAL_FILE_MAX	(1 << 20)
 #define REPLY_WRITE_MS_MAX	5000
@@ -136,19 +136,6 @@ session_end(struct session *s, enum session_end e)
 }
 
 static void
-session_id(char out[40])
-{
-	unsigned char raw[8];
-	size_t i;
-
-	if (getrandom(raw, sizeof raw, 0) != (ssize_t)sizeof raw)
-		memset(raw, 0, sizeof raw);
-	memcpy(out, "s-", 2);
-	for (i = 0; i < sizeof raw; i++)
-		snprintf(out + 2 + 2 * i, 3, "%02x", raw[i]);
-}
-
-static void
 record(struct session *s, const char *type, const char *decision, const char *rule,
        const char *detail)
 {
@@ -201,8 +188,8 @@ session_initial_frame(const json_t *payload, const struct strv *withhold,
 		      size_t max, size_t *len)
 {
 	json_t *copy;
-	char *s, *line;
-	size_t i, n;
+	size_t i;
+	char *s;
 
 	if (!json_is_object(payload) || !(copy = json_deep_copy(payload)))
 		return NULL;
@@ -210,18 +197,7 @@ session_initial_frame(const json_t *payload, const struct strv *withhold,
 		withhold_path(copy, withhold->v[i]);
 	s = json_dumps(copy, JSON_COMPACT);
 	json_decref(copy);
-	if (!s)
-		return NULL;
-	n = strlen(s);
-	line = n + 1 <= max ? realloc(s, n + 2) : NULL;
-	if (!line) {
-		free(s);
-		return NULL;
-	}
-	line[n] = '\n';
-	line[n + 1] = '\0';
-	*len = n + 1;
-	return line;
+	return frame_line(s, max, len);
 }
 
 /* Never a parser message: it could quote the payload. */
@@ -333,6 +309,37 @@ arm_lease(struct session *s)
 	return true;
 }
 
+/* The step is a fixed word: daemon messages stay out of the record. */
+static bool
+container_failed(struct session *s, const char *step)
+{
+	snprintf(s->sum->failed_step, sizeof s->sum->failed_step, "%s", step);
+	session_end(s, END_CONTAINER_FAILED);
+	return false;
+}
+
+/* At most so many sessions create and start containers at once. */
+static bool
+launch_slot_take(struct session *s)
+{
+	struct timespec ts;
+
+	if (!s->o->launch_slots)
+		return false;
+	for (;;) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 100 * 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		if (sem_timedwait(s->o->launch_slots, &ts) == 0)
+			return true;
+		if (s->o->stop && *s->o->stop)
+			return false;	/* launch anyway: it ends at once */
+	}
+}
+
 static bool
 create_admit(struct session *s)
 {
@@ -341,10 +348,8 @@ create_admit(struct session *s)
 	int rc;
 
 	s->docker = docker_open(s->socket, DOCKER_TIMEOUT_MS, &err);
-	if (!s->docker || owner_labels_self(&who, s->sum->session_id, &err) < 0) {
-		session_end(s, END_CONTAINER_FAILED);
-		return false;
-	}
+	if (!s->docker || owner_labels_self(&who, s->sum->session_id, &err) < 0)
+		return container_failed(s, "connect");
 	container_init(&s->box, s->docker, s->socket);
 	set_state(s, STATE_CREATING);
 	rc = container_create_admit(&s->box, &s->cfg->profile, &who, &s->facts, &err);
@@ -354,8 +359,10 @@ create_admit(struct session *s)
 		copy_report(&s->st, &s->box.first);
 		set_state(s, STATE_ADMITTING);
 	}
-	if (rc < 0)
-		session_end(s, s->box.first.n > 0 ? END_ADMISSION_REFUSED : END_CONTAINER_FAILED);
+	if (rc < 0 && s->box.first.n > 0)
+		session_end(s, END_ADMISSION_REFUSED);
+	else if (rc < 0)
+		container_failed(s, "create");
 	return rc == 0;
 }
 
@@ -367,18 +374,18 @@ launch(struct session *s)
 	if (!create_admit(s))
 		return false;
 	set_state(s, STATE_ATTACHING);
-	if (container_attach_start(&s->box, &err) < 0) {
-		session_end(s, END_CONTAINER_FAILED);
-		return false;
-	}
+	if (container_attach_start(&s->box, &err) < 0)
+		return container_failed(s, s->box.attach ? "start" : "attach");
 	set_state(s, STATE_STARTING);
 	/* Armed after attach and start, before the second look and any data. */
 	if (!arm_lease(s))
 		return false;
 	set_state(s, STATE_READMITTING);
 	if (container_readmit(&s->box, &s->cfg->profile, &s->facts, &err) < 0) {
+		if (s->box.second.n == 0)
+			return container_failed(s, "inspect");
 		record_admission(s, "second", &s->box.second, s->sum->admission_second);
-		session_end(s, s->box.second.n > 0 ? END_ADMISSION_REFUSED : END_CONTAINER_FAILED);
+		session_end(s, END_ADMISSION_REFUSED);
 		return false;
 	}
 	record_admission(s, "second", &s->box.second, s->sum->admission_second);
@@ -559,6 +566,16 @@ bridge(struct session *s, const char *frame, size_t frame_len)
 }
 
 static bool
+launch_bounded(struct session *s)
+{
+	bool taken = launch_slot_take(s), ok = launch(s);
+
+	if (taken)
+		sem_post(s->o->launch_slots);
+	return ok;
+}
+
+static bool
 open_gateway(struct session *s)
 {
 	struct gateway_options go = {
@@ -632,8 +649,8 @@ session_run(const struct session_options *o, struct session_summary *out)
 		 class_name(&o->config->classes, o->config->initial.class));
 	if (o->session_id)
 		snprintf(out->session_id, sizeof out->session_id, "%s", o->session_id);
-	else
-		session_id(out->session_id);
+	else if (id_random(out->session_id, sizeof out->session_id, "s-", 8) < 0)
+		snprintf(out->session_id, sizeof out->session_id, "s-unknown");
 	clock_gettime(CLOCK_MONOTONIC, &s.t0);
 	memcpy(s.st.session_id, out->session_id, sizeof s.st.session_id);
 	memcpy(s.st.image, o->config->profile.image, sizeof s.st.image);
@@ -643,7 +660,7 @@ session_run(const struct session_options *o, struct session_summary *out)
 	container_init(&s.box, NULL, NULL);
 	record(&s, AUDIT_SESSION_START, "start", NULL, NULL);
 	if (!s.ended && preflight(&s) && (frame = initial_frame(&s, &frame_len)) &&
-	    launch(&s) && open_gateway(&s))
+	    launch_bounded(&s) && open_gateway(&s))
 		bridge(&s, frame, frame_len);
 	if (frame) {
 		explicit_bzero(frame, frame_len);
@@ -659,7 +676,7 @@ session_summary_json(const struct session_summary *s)
 	const struct gateway_counters *n = &s->counters;
 
 	return json_pack("{s:s, s:s, s:b, s:s?, s:I, s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I,"
-			 " s:I, s:I, s:I, s:{s:s, s:s, s:s?}, s:s}",
+			 " s:I, s:I, s:I, s:{s:s, s:s, s:s?}, s:s?, s:s}",
 			 "session", s->session_id,
 			 "ended", session_end_id(s->end),
 			 "normal", session_end_normal(s->end),
@@ -678,5 +695,6 @@ session_summary_json(const struct session_summary *s)
 			 "upstream_stderr_bytes", (json_int_t)s->upstream_stderr_bytes,
 			 "admission", "first", s->admission_first, "second", s->admission_second,
 			 "refused_check", s->refused_check[0] ? s->refused_check : NULL,
+			 "failed_step", s->failed_step[0] ? s->failed_step : NULL,
 			 "session_class", s->session_class);
 }

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <semaphore.h>
 
 #include <jansson.h>
 
@@ -114,6 +115,7 @@ struct session_options {
 	void (*publish)(void *ctx, const struct session_status *st);	/* or NULL */
 	void *publish_ctx;
 	const char *session_id;			/* NULL: generated */
+	sem_t *launch_slots;			/* bounds concurrent launches, or NULL */
 };
 
 struct session_summary {
@@ -127,6 +129,7 @@ struct session_summary {
 	char admission_first[16];	/* admitted, refused, not_run */
 	char admission_second[16];
 	char refused_check[32];		/* the first refusing check id, if any */
+	char failed_step[16];		/* container_failed: connect, create, attach, start, inspect */
 	char session_class[32];
 };
 

@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
-#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "ids.h"
 #include "preflight.h"
 #include "profile.h"
 
@@ -39,6 +39,7 @@ struct supervisor {
 	struct supervisor_event events[SUPERVISOR_EVENTS_MAX];
 	size_t ev_head, ev_count;	/* a ring; the oldest is dropped when full */
 	int wake;			/* eventfd */
+	sem_t launch_slots;		/* containers created and started at once */
 };
 
 static int64_t
@@ -138,6 +139,7 @@ worker_main(void *arg)
 		.publish = on_publish,
 		.publish_ctx = sl,
 		.session_id = sl->id,
+		.launch_slots = &s->launch_slots,
 	};
 
 	session_run(&so, &sum);
@@ -156,19 +158,6 @@ slot_gate(struct slot *sl)
 	for (i = 0; i < sl->cfg->n_tools; i++)
 		sl->names[i] = sl->cfg->tools[i].name;
 	return gate_init(&sl->gate, approved, sl->cfg->n_tools);
-}
-
-static void
-new_id(char out[40])
-{
-	unsigned char raw[8];
-	size_t i;
-
-	if (getrandom(raw, sizeof raw, 0) != (ssize_t)sizeof raw)
-		memset(raw, 0, sizeof raw);
-	memcpy(out, "s-", 2);
-	for (i = 0; i < sizeof raw; i++)
-		snprintf(out + 2 + 2 * i, 3, "%02x", raw[i]);
 }
 
 /* Workers must not take the console's signals (SIGWINCH, SIGINT, …). */
@@ -202,7 +191,11 @@ supervisor_start(struct supervisor *s, const struct airlock_config *cfg,
 		return al_fail(err, "supervisor: cannot set up the policy gate");
 	}
 	sl->sup = s;
-	new_id(sl->id);
+	if (id_random(sl->id, sizeof sl->id, "s-", 8) < 0) {
+		gate_destroy(&sl->gate);
+		free(sl);
+		return al_fail(err, "supervisor: no randomness for a session id");
+	}
 	snprintf(sl->status.session_id, sizeof sl->status.session_id, "%s", sl->id);
 	sl->status.started_mono_ms = mono_ms();
 	pthread_mutex_lock(&s->lock);
@@ -468,6 +461,7 @@ supervisor_open(const struct supervisor_options *o, struct supervisor **out,
 		return al_fail(err, "supervisor: out of memory");
 	s->o = *o;
 	pthread_mutex_init(&s->lock, NULL);
+	sem_init(&s->launch_slots, 0, SUPERVISOR_LAUNCH_PARALLEL);
 	s->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (s->wake < 0) {
 		supervisor_close(s);
@@ -543,5 +537,6 @@ supervisor_close(struct supervisor *s)
 	if (s->wake >= 0)
 		close(s->wake);
 	pthread_mutex_destroy(&s->lock);
+	sem_destroy(&s->launch_slots);
 	free(s);
 }

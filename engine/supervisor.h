@@ -29,6 +29,11 @@
 
 #define SUPERVISOR_SESSIONS_MAX	256
 #define SUPERVISOR_EVENTS_MAX	1024
+/*
+ * Container create + start is serialised inside the daemon (about 0.2 s
+ * each here); a hundred at once would push calls past their timeout.
+ */
+#define SUPERVISOR_LAUNCH_PARALLEL 4
 
 struct supervisor;
 
