@@ -1,4 +1,5 @@
 #include "docker.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -78,15 +79,6 @@ docker_demux_feed(struct docker_demux *dm, const unsigned char *buf, size_t len,
 
 /* --- socket plumbing ----------------------------------------------------- */
 
-static long long
-docker_attach_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* 1 when fd is ready for events before the deadline, 0 on timeout, -1 on error. */
 static int
 docker_attach_poll(curl_socket_t fd, short events, long long deadline)
@@ -96,7 +88,7 @@ docker_attach_poll(curl_socket_t fd, short events, long long deadline)
 	int rc;
 
 	for (;;) {
-		left = deadline - docker_attach_now_ms();
+		left = deadline - clock_mono_ms();
 		if (left <= 0)
 			return 0;
 		rc = poll(&p, 1, left > 60000 ? 60000 : (int)left);
@@ -225,7 +217,7 @@ static int
 docker_attach_handshake(struct docker_attach *a, const char *id, long timeout_ms,
 			struct al_err *err)
 {
-	long long deadline = docker_attach_now_ms() + timeout_ms;
+	long long deadline = clock_mono_ms() + timeout_ms;
 	char req[512], hdr[ATTACH_HDR_MAX + 1];
 	size_t have = 0;
 	long status;
@@ -365,7 +357,7 @@ docker_attach_write(struct docker_attach *a, const void *buf, size_t len,
 {
 	if (a->stdin_closed)
 		return al_fail(err, "docker: attach: stdin already closed");
-	return docker_attach_send(a, buf, len, docker_attach_now_ms() + timeout_ms, err);
+	return docker_attach_send(a, buf, len, clock_mono_ms() + timeout_ms, err);
 }
 
 int

@@ -1,4 +1,5 @@
 #include "gateway.h"
+#include "clock.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +29,7 @@ struct call {
 	char response_hash[HASH_HEX_LEN + 1];
 	int class_before;
 	int64_t revision;
-	struct timespec t0;
+	int64_t t0_us;		/* when the line arrived */
 };
 
 int
@@ -99,16 +100,6 @@ gateway_record(struct gateway *g, const struct audit_entry *e)
 	return 0;
 }
 
-static int64_t
-elapsed_us(const struct timespec *t0)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (int64_t)(now.tv_sec - t0->tv_sec) * 1000000 +
-	       (now.tv_nsec - t0->tv_nsec) / 1000;
-}
-
 /* An audit entry for this call; decision and rule vary. */
 static int
 call_record(struct call *c, const char *type, const char *decision, const char *rule,
@@ -123,7 +114,7 @@ call_record(struct call *c, const char *type, const char *decision, const char *
 		.decision = decision,
 		.rule = rule,
 		.revision = c->revision,
-		.latency_us = elapsed_us(&c->t0),
+		.latency_us = clock_mono_us() - c->t0_us,
 		.request_hash = c->request_hash,
 		.response_hash = c->response_hash[0] ? c->response_hash : NULL,
 		.class_before = class_name(cl, c->class_before),
@@ -321,7 +312,7 @@ gateway_handle(struct gateway *g, const char *line, size_t len,
 	*reply = NULL;
 	*reply_len = 0;
 	*rule = NULL;
-	clock_gettime(CLOCK_MONOTONIC, &c.t0);
+	c.t0_us = clock_mono_us();
 	if (frame_parse(line, len, &req) < 0 ||
 	    (c.tool = config_alias_tool(g->cfg, req.operation)) < 0) {
 		frame_request_free(&req);

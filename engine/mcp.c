@@ -1,4 +1,5 @@
 #include "mcp.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -80,15 +81,6 @@ enum mcp_wait {
 	MCP_W_LOST,
 	MCP_W_NOMEM,
 };
-
-static long long
-mcp_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void
 mcp_close_fd(int *fd)
@@ -251,7 +243,7 @@ mcp_spawn_status(int fd, long long deadline)
 	ssize_t n;
 
 	for (;;) {
-		left = deadline - mcp_now_ms();
+		left = deadline - clock_mono_ms();
 		if (left <= 0)
 			return -1;
 		rc = poll(&p, 1, left > MCP_POLL_MAX_MS ? MCP_POLL_MAX_MS : (int)left);
@@ -284,7 +276,7 @@ mcp_spawn(struct mcp_client *c, const struct mcp_server_config *cfg, struct al_e
 	/* Also here, so the group exists whichever side runs first. */
 	setpgid(c->pid, c->pid);
 	mcp_close_fd(&sp.status[1]);
-	if (mcp_spawn_status(sp.status[0], mcp_now_ms() + c->init_ms) < 0)
+	if (mcp_spawn_status(sp.status[0], clock_mono_ms() + c->init_ms) < 0)
 		goto out;
 	c->in_fd = sp.in[1];
 	c->out_fd = sp.out[0];
@@ -389,7 +381,7 @@ static int
 mcp_pump(struct mcp_client *c, bool want_write, long long deadline)
 {
 	struct pollfd p[3];
-	long long left = deadline - mcp_now_ms();
+	long long left = deadline - clock_mono_ms();
 	int n = 0, out = -1, in = -1, err = -1, rc;
 
 	if (c->out_fd >= 0 && mcp_can_read(c))
@@ -407,7 +399,7 @@ mcp_pump(struct mcp_client *c, bool want_write, long long deadline)
 		return -1;
 	if (rc > 0 && ((out >= 0 && p[out].revents) || (in >= 0 && p[in].revents)))
 		return 1;
-	return mcp_now_ms() >= deadline ? 0 : 1;
+	return clock_mono_ms() >= deadline ? 0 : 1;
 }
 
 /* 1: a line (without "\n" or "\r\n") at *line; 0: none yet; -1: too long. */
@@ -611,7 +603,7 @@ mcp_await(struct mcp_client *c, json_int_t id, long long deadline, json_t **answ
 		json_decref(msg);
 		if (rc < 0)
 			return MCP_W_LOST;
-		if (mcp_now_ms() >= deadline)
+		if (clock_mono_ms() >= deadline)
 			return MCP_W_TIMEOUT;
 	}
 	return MCP_W_BAD;
@@ -626,7 +618,7 @@ mcp_drain(struct mcp_client *c)
 	int rc;
 
 	for (i = 0; i < MCP_MSGS_MAX; i++) {
-		switch (mcp_read_msg(c, mcp_now_ms(), &msg)) {
+		switch (mcp_read_msg(c, clock_mono_ms(), &msg)) {
 		case MCP_GOT_NONE:
 		case MCP_GOT_LOST:
 			return;
@@ -636,7 +628,7 @@ mcp_drain(struct mcp_client *c)
 		case MCP_GOT_MSG:
 			break;
 		}
-		rc = mcp_handle(c, msg, mcp_now_ms() + MCP_REPLY_MS);
+		rc = mcp_handle(c, msg, clock_mono_ms() + MCP_REPLY_MS);
 		json_decref(msg);
 		if (rc < 0)
 			return;
@@ -909,7 +901,7 @@ mcp_discard(struct mcp_client *c, int ms)
 static bool
 mcp_wait_exit(struct mcp_client *c, long ms)
 {
-	long long deadline = mcp_now_ms() + ms, left;
+	long long deadline = clock_mono_ms() + ms, left;
 	int slice = 1;	/* most servers are gone within a few ms: look often at first */
 	siginfo_t si;
 
@@ -919,7 +911,7 @@ mcp_wait_exit(struct mcp_client *c, long ms)
 			return errno == ECHILD;
 		if (si.si_pid == c->pid)
 			return true;
-		left = deadline - mcp_now_ms();
+		left = deadline - clock_mono_ms();
 		if (left <= 0)
 			return false;
 		mcp_discard(c, left < slice ? (int)left : slice);
@@ -1022,7 +1014,7 @@ mcp_start(const struct mcp_server_config *cfg, struct mcp_client **out, struct a
 		mcp_stop(c);
 		return -1;
 	}
-	deadline = mcp_now_ms() + c->init_ms;
+	deadline = clock_mono_ms() + c->init_ms;
 	if (mcp_initialize(c, deadline, err) < 0 || mcp_list_tools(c, deadline, err) < 0) {
 		mcp_stop(c);
 		return -1;
@@ -1039,7 +1031,7 @@ mcp_tool_hash(struct mcp_client *c, const char *tool, char out[HASH_HEX_LEN + 1]
 	if (!c || !tool)
 		return -1;
 	mcp_drain(c);
-	if (c->stale && (c->broken || mcp_list_tools(c, mcp_now_ms() + c->init_ms, NULL) < 0))
+	if (c->stale && (c->broken || mcp_list_tools(c, clock_mono_ms() + c->init_ms, NULL) < 0))
 		return -1;
 	t = mcp_listing_find(&c->tools, tool);
 	if (!t)
@@ -1144,7 +1136,7 @@ mcp_cancel(struct mcp_client *c, json_int_t id)
 
 	if (!params)
 		return;
-	mcp_notify(c, "notifications/cancelled", params, mcp_now_ms() + MCP_REPLY_MS);
+	mcp_notify(c, "notifications/cancelled", params, clock_mono_ms() + MCP_REPLY_MS);
 	json_decref(params);
 }
 
@@ -1195,7 +1187,7 @@ mcp_call(struct mcp_client *c, const char *tool, const json_t *arguments,
 		return 0;
 	}
 	mcp_drain(c);
-	deadline = mcp_now_ms() + (timeout_ms > 0 ? timeout_ms : c->call_ms);
+	deadline = clock_mono_ms() + (timeout_ms > 0 ? timeout_ms : c->call_ms);
 	params = json_pack("{s:s, s:o}", "name", tool, "arguments",
 			   arguments ? json_deep_copy(arguments) : json_object());
 	if (!params)

@@ -1,4 +1,5 @@
 #include "session.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -71,7 +72,7 @@ struct session {
 	struct container box;
 	struct gateway *gw;
 	struct linebuf lines;
-	struct timespec t0;
+	int64_t t0_ms;
 	int64_t deadline_ms;	/* on the monotonic clock */
 	bool ended;
 	struct lease *lease;
@@ -79,15 +80,6 @@ struct session {
 	struct session_status st;	/* what publish() hands out */
 	int64_t published_ms;
 };
-
-static int64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void
 copy_report(struct session_status *st, const struct check_list *l)
@@ -114,7 +106,7 @@ publish(struct session *s)
 		lease_get_status(s->lease, &st->lease);
 	memcpy(st->admission_first, s->sum->admission_first, sizeof st->admission_first);
 	memcpy(st->admission_second, s->sum->admission_second, sizeof st->admission_second);
-	s->published_ms = now_ms();
+	s->published_ms = clock_mono_ms();
 	s->o->publish(s->o->publish_ctx, st);
 }
 
@@ -423,7 +415,7 @@ on_output(enum docker_stream stream, const unsigned char *data, size_t len, void
 static int
 write_timeout(const struct session *s)
 {
-	int64_t left = s->deadline_ms - now_ms();
+	int64_t left = s->deadline_ms - clock_mono_ms();
 
 	if (left < 1)
 		return 1;
@@ -514,7 +506,7 @@ static void
 bridge_step(struct session *s)
 {
 	struct pollfd pfd = { .fd = docker_attach_fd(s->box.attach), .events = POLLIN };
-	int64_t left = s->deadline_ms - now_ms();
+	int64_t left = s->deadline_ms - clock_mono_ms();
 	struct al_err err;
 	enum attach_io io;
 
@@ -530,7 +522,7 @@ bridge_step(struct session *s)
 		session_end(s, END_WATCHDOG_FAILED);
 		return;
 	}
-	if (now_ms() - s->published_ms >= PUBLISH_MS)
+	if (clock_mono_ms() - s->published_ms >= PUBLISH_MS)
 		publish(s);
 	if (poll(&pfd, 1, left < POLL_TICK_MS ? (int)left : POLL_TICK_MS) <= 0)
 		return;		/* a tick, or EINTR: the checks above run again */
@@ -550,7 +542,7 @@ bridge(struct session *s, const char *frame, size_t frame_len)
 {
 	struct al_err err;
 
-	s->deadline_ms = now_ms() + s->cfg->bounds.session_ms;
+	s->deadline_ms = clock_mono_ms() + s->cfg->bounds.session_ms;
 	if (linebuf_init(&s->lines, s->cfg->bounds.frame_bytes - 1,
 			 s->cfg->bounds.stdout_bytes + 1) < 0) {
 		session_end(s, END_STREAM_FAILED);
@@ -620,7 +612,7 @@ finish(struct session *s)
 		gateway_close(s->gw);	/* after the container: the agent is gone first */
 		s->gw = NULL;
 	}
-	sum->duration_ms = now_ms() - ((int64_t)s->t0.tv_sec * 1000 + s->t0.tv_nsec / 1000000);
+	sum->duration_ms = clock_mono_ms() - s->t0_ms;
 	detail = session_summary_json(sum);
 	text = detail ? json_dumps(detail, JSON_COMPACT) : NULL;
 	record(s, AUDIT_SESSION_END, session_end_normal(sum->end) ? "normal" : "abnormal",
@@ -651,10 +643,10 @@ session_run(const struct session_options *o, struct session_summary *out)
 		snprintf(out->session_id, sizeof out->session_id, "%s", o->session_id);
 	else if (id_random(out->session_id, sizeof out->session_id, "s-", 8) < 0)
 		snprintf(out->session_id, sizeof out->session_id, "s-unknown");
-	clock_gettime(CLOCK_MONOTONIC, &s.t0);
+	s.t0_ms = clock_mono_ms();
 	memcpy(s.st.session_id, out->session_id, sizeof s.st.session_id);
 	memcpy(s.st.image, o->config->profile.image, sizeof s.st.image);
-	s.st.started_mono_ms = now_ms();
+	s.st.started_mono_ms = clock_mono_ms();
 	s.st.session_class = o->config->initial.class;
 	set_state(&s, STATE_PREFLIGHT);
 	container_init(&s.box, NULL, NULL);

@@ -1,4 +1,5 @@
 #include "supervisor.h"
+#include "clock.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -42,15 +43,6 @@ struct supervisor {
 	sem_t launch_slots;		/* containers created and started at once */
 };
 
-static int64_t
-mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void
 wake(struct supervisor *s)
 {
@@ -76,7 +68,7 @@ push_event(struct supervisor *s, enum supervisor_event_kind kind, const char *id
 	e->kind = kind;
 	snprintf(e->session_id, sizeof e->session_id, "%s", id);
 	snprintf(e->text, sizeof e->text, "%s", text);
-	e->mono_ms = mono_ms();
+	e->mono_ms = clock_mono_ms();
 }
 
 /* Alerts for the ways a session can end badly; fixed text plus names. */
@@ -197,7 +189,7 @@ supervisor_start(struct supervisor *s, const struct airlock_config *cfg,
 		return al_fail(err, "supervisor: no randomness for a session id");
 	}
 	snprintf(sl->status.session_id, sizeof sl->status.session_id, "%s", sl->id);
-	sl->status.started_mono_ms = mono_ms();
+	sl->status.started_mono_ms = clock_mono_ms();
 	pthread_mutex_lock(&s->lock);
 	if (s->n_slots == SUPERVISOR_SESSIONS_MAX) {
 		pthread_mutex_unlock(&s->lock);

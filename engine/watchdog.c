@@ -1,4 +1,5 @@
 #include "watchdog.h"
+#include "clock.h"
 
 #include <curl/curl.h>
 #include <errno.h>
@@ -44,15 +45,6 @@ mutant(const char *name)
 	(void)name;
 	return false;
 #endif
-}
-
-static int64_t
-mono_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
 /* Between fork and exec: async-signal-safe calls only (the engine has threads). */
@@ -142,11 +134,11 @@ await_ready(int fd)
 {
 	char buf[8];
 	size_t have = 0;
-	int64_t deadline = mono_us() + LEASE_READY_MS * 1000LL;
+	int64_t deadline = clock_mono_us() + LEASE_READY_MS * 1000LL;
 
 	while (have < 6) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
-		int64_t left = (deadline - mono_us()) / 1000;
+		int64_t left = (deadline - clock_mono_us()) / 1000;
 		ssize_t n;
 
 		if (left <= 0 || poll(&p, 1, (int)left) <= 0)
@@ -184,7 +176,7 @@ pulse(struct lease *l, bool *stopping)
 {
 	struct pollfd p[2] = { { .fd = l->fd, .events = POLLIN },
 			       { .fd = l->wake[0], .events = POLLIN } };
-	int64_t t0 = mono_us();
+	int64_t t0 = clock_mono_us();
 	char c;
 	int rc;
 
@@ -205,10 +197,10 @@ pulse(struct lease *l, bool *stopping)
 		return "wrong byte";
 	pthread_mutex_lock(&l->lock);
 	l->st.acks++;
-	l->st.last_ack_us = mono_us() - t0;
+	l->st.last_ack_us = clock_mono_us() - t0;
 	if (l->st.last_ack_us > l->st.max_ack_us)
 		l->st.max_ack_us = l->st.last_ack_us;
-	l->st.last_ack_mono_ms = mono_us() / 1000;
+	l->st.last_ack_mono_ms = clock_mono_us() / 1000;
 	pthread_mutex_unlock(&l->lock);
 	return NULL;
 }
@@ -292,7 +284,7 @@ lease_arm(const char *exe, const char *socket_path, const char *container_id,
 	}
 	l->st.armed = true;
 	l->st.watchdog_pid = (long)pid;
-	l->st.last_ack_mono_ms = mono_us() / 1000;
+	l->st.last_ack_mono_ms = clock_mono_us() / 1000;
 	if (pthread_create(&l->thread, NULL, pulse_main, l) != 0) {
 		lease_free(l);
 		return al_fail(err, "watchdog: cannot start the pulse thread");
@@ -356,12 +348,12 @@ watchdog_stop(const char *socket_path, const char *id)
 static void
 watch(void)
 {
-	int64_t deadline = mono_us() + WATCHDOG_SILENCE_MS * 1000LL;
+	int64_t deadline = clock_mono_us() + WATCHDOG_SILENCE_MS * 1000LL;
 	char buf[64];
 
 	for (;;) {
 		struct pollfd p = { .fd = 0, .events = POLLIN };
-		int64_t left = (deadline - mono_us()) / 1000;
+		int64_t left = (deadline - clock_mono_us()) / 1000;
 		ssize_t n, i;
 		int rc;
 
@@ -378,7 +370,7 @@ watch(void)
 		for (i = 0; i < n; i++)
 			if (buf[i] != '.' || send(1, ".", 1, MSG_NOSIGNAL) != 1)
 				return;
-		deadline = mono_us() + WATCHDOG_SILENCE_MS * 1000LL;
+		deadline = clock_mono_us() + WATCHDOG_SILENCE_MS * 1000LL;
 	}
 }
 
