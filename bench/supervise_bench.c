@@ -196,7 +196,7 @@ bench_scale(int n, int seconds)
 	struct supervisor_snapshot snap;
 	uint64_t calls = 0, acks = 0, pulses = 0;
 	int64_t worst = 0;
-	size_t i, missed = 0, ended_early = 0, ends[END_COUNT] = { 0 };
+	size_t i, missed = 0, unarmed = 0, ended_early = 0, ends[END_COUNT] = { 0 };
 	struct al_err err;
 	char id[40];
 	double t0;
@@ -220,6 +220,7 @@ bench_scale(int n, int seconds)
 		if (ss->st.lease.max_ack_us > worst)
 			worst = ss->st.lease.max_ack_us;
 		missed += ss->st.lease.failed;
+		unarmed += !ss->st.lease.armed;
 		if (ss->st.state == STATE_ENDED) {
 			ended_early++;
 			ends[ss->summary.end]++;
@@ -229,7 +230,8 @@ bench_scale(int n, int seconds)
 	printf("  %d s: %llu calls, %llu pulses, %llu acks, worst ack %.1f ms\n", seconds,
 	       (unsigned long long)calls, (unsigned long long)pulses,
 	       (unsigned long long)acks, worst / 1e3);
-	printf("  missed leases: %zu; sessions ended early: %zu\n", missed, ended_early);
+	printf("  missed leases: %zu; leases never armed: %zu; sessions ended early: %zu\n",
+	       missed, unarmed, ended_early);
 	for (i = 0; i < END_COUNT; i++)
 		if (ends[i])
 			printf("    ended %-22s %zu\n", session_end_id((enum session_end)i), ends[i]);

@@ -327,7 +327,7 @@ launch_slot_take(struct session *s)
 		}
 		if (sem_timedwait(s->o->launch_slots, &ts) == 0)
 			return true;
-		if (s->o->stop && *s->o->stop)
+		if (s->o->stop && atomic_load(s->o->stop))
 			return false;	/* launch anyway: it ends at once */
 	}
 }
@@ -514,7 +514,7 @@ bridge_step(struct session *s)
 		session_end(s, END_SESSION_TIMEOUT);
 		return;
 	}
-	if (s->o->stop && *s->o->stop) {
+	if (s->o->stop && atomic_load(s->o->stop)) {
 		session_end(s, END_OPERATOR_STOP);
 		return;
 	}

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <semaphore.h>
+#include <stdatomic.h>
 
 #include <jansson.h>
 
@@ -111,7 +112,7 @@ struct session_options {
 	struct otlp *otlp;			/* optional */
 	struct gate *gate;			/* the live policy gate, or NULL */
 	const char *watchdog_exe;		/* airlock binary for the lease (NULL: this one) */
-	const volatile bool *stop;		/* operator force-stop, or NULL */
+	atomic_bool *stop;			/* operator force-stop (signal-safe), or NULL */
 	void (*publish)(void *ctx, const struct session_status *st);	/* or NULL */
 	void *publish_ctx;
 	const char *session_id;			/* NULL: generated */

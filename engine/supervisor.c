@@ -127,7 +127,7 @@ worker_main(void *arg)
 		.otlp = s->o.otlp,
 		.gate = &sl->gate,
 		.watchdog_exe = s->o.watchdog_exe,
-		.stop = (const volatile bool *)&sl->stop,
+		.stop = &sl->stop,
 		.publish = on_publish,
 		.publish_ctx = sl,
 		.session_id = sl->id,

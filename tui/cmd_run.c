@@ -1,4 +1,6 @@
 #include <errno.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -11,6 +13,27 @@
 #include "session.h"
 
 static const char *usage = "run --config FILE [--audit DB] [--otlp URL] [--json]";
+
+/* Ctrl-C or a TERM asks the session to stop; it still cleans up. */
+static atomic_bool stop_requested;
+
+static void
+on_stop_signal(int sig)
+{
+	(void)sig;
+	atomic_store(&stop_requested, true);
+}
+
+static void
+catch_stop_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_stop_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
 
 /* $XDG_STATE_HOME/airlock/audit.db, else ~/.local/state/airlock/audit.db. */
 static int
@@ -103,8 +126,10 @@ cmd_run(int argc, char **argv)
 		audit_close(audit);
 		return EXIT_ERROR;
 	}
+	catch_stop_signals();
 	rc = session_run(&(struct session_options){ .config = &c, .audit = audit, .otlp = otlp,
-						    .docker_host = getenv("DOCKER_HOST") }, &sum);
+						    .docker_host = getenv("DOCKER_HOST"),
+						    .stop = &stop_requested }, &sum);
 	if (o.json) {
 		json_t *j = session_summary_json(&sum);
 

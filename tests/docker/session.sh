@@ -187,6 +187,21 @@ check "too_many_calls: ended call_budget" is calls ended call_budget
 check "too_many_calls: exactly 4 calls delivered" [ "$(wc -l <"$work/calls/vault.sink")" = 4 ]
 common_end calls
 
+# --- Ctrl-C on the operator's terminal: an orderly stop, nothing left behind ---
+config interrupt stall echo public "" "" "" '{"session_ms": 20000}'
+"$airlock" run --config "$work/interrupt/config.json" --audit "$work/interrupt/audit.db" --json \
+	>"$work/interrupt/summary.json" 2>"$work/interrupt/stderr" </dev/null &
+engine=$!
+for _ in $(seq 100); do
+	[ -n "$("$DOCKER" ps -q --filter "label=io.airlock.owner-pid=$engine")" ] && break
+	sleep 0.1
+done
+sleep 0.5
+kill -INT "$engine"
+wait "$engine"
+check "SIGINT: ended operator_stop" is interrupt ended operator_stop
+common_end interrupt
+
 # --- upstream faults end the session; error messages never leave ---
 config malformed normal malformed; run malformed
 check "malformed upstream: ended upstream_fault" is malformed ended upstream_fault
