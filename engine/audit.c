@@ -81,9 +81,40 @@ enum {
 	COL_ENTRY_HASH = 17,
 };
 
+/*
+ * Group commit. Every append must be durable before it returns, and each
+ * durable commit costs an fsync; so appenders that arrive while a commit is
+ * in progress queue up and the next commit takes them all in one
+ * transaction (one fsync). There is no committer thread: the first waiting
+ * appender leads, commits whatever is queued right away (a lone caller
+ * never waits for company), and hands the lead to the queue's head when it
+ * is done. Batching comes only from concurrency.
+ */
+#define AUDIT_BATCH_MAX		256	/* bounds one transaction and its leader's time */
+
+struct audit_req {
+	const struct audit_entry *e;	/* the caller's: it waits until done */
+	struct audit_req *next;
+	pthread_cond_t wake;		/* done, or the lead is free */
+	char id[33];
+	int64_t seq;
+	int rc;
+	bool done;
+};
+
 struct audit {
 	sqlite3 *db;
-	pthread_mutex_t lock;	/* serialises appends and the shared statements */
+	/*
+	 * lock guards the queue and the flags, and is never held across SQL.
+	 * db_lock keeps audit_count out of the leader's transaction: on one
+	 * connection it would read rows not yet committed.
+	 */
+	pthread_mutex_t lock, db_lock;
+	pthread_cond_t idle;		/* users dropped to 0 while closing */
+	struct audit_req *head, *tail;
+	int users;			/* appenders inside audit_append */
+	bool committing;		/* a leader owns the connection */
+	bool closing;
 	sqlite3_stmt *begin, *commit, *rollback;
 	sqlite3_stmt *last, *insert, *count_all, *count_session;
 };
@@ -148,6 +179,23 @@ prepare_all(struct audit *a)
 		       &a->count_session) < 0 ? -1 : 0;
 }
 
+static int
+sync_init(struct audit *a)
+{
+	if (pthread_mutex_init(&a->lock, NULL) != 0)
+		return -1;
+	if (pthread_mutex_init(&a->db_lock, NULL) != 0) {
+		pthread_mutex_destroy(&a->lock);
+		return -1;
+	}
+	if (pthread_cond_init(&a->idle, NULL) != 0) {
+		pthread_mutex_destroy(&a->db_lock);
+		pthread_mutex_destroy(&a->lock);
+		return -1;
+	}
+	return 0;
+}
+
 int
 audit_open(const char *path, struct audit **out, struct al_err *err)
 {
@@ -157,7 +205,7 @@ audit_open(const char *path, struct audit **out, struct al_err *err)
 	*out = NULL;
 	if (!a)
 		return al_fail(err, AUDIT_ERR_OPEN);
-	if (pthread_mutex_init(&a->lock, NULL) != 0) {
+	if (sync_init(a) < 0) {
 		free(a);
 		return al_fail(err, AUDIT_ERR_OPEN);
 	}
@@ -173,11 +221,26 @@ audit_open(const char *path, struct audit **out, struct al_err *err)
 	return 0;
 }
 
+/*
+ * Appends already queued or committing were promised an answer: let them
+ * finish, refuse new ones, and free nothing while an appender is inside.
+ */
+static void
+drain(struct audit *a)
+{
+	pthread_mutex_lock(&a->lock);
+	a->closing = true;
+	while (a->users > 0)
+		pthread_cond_wait(&a->idle, &a->lock);
+	pthread_mutex_unlock(&a->lock);
+}
+
 void
 audit_close(struct audit *a)
 {
 	if (!a)
 		return;
+	drain(a);
 	sqlite3_finalize(a->begin);
 	sqlite3_finalize(a->commit);
 	sqlite3_finalize(a->rollback);
@@ -186,6 +249,8 @@ audit_close(struct audit *a)
 	sqlite3_finalize(a->count_all);
 	sqlite3_finalize(a->count_session);
 	sqlite3_close(a->db);
+	pthread_cond_destroy(&a->idle);
+	pthread_mutex_destroy(&a->db_lock);
 	pthread_mutex_destroy(&a->lock);
 	free(a);
 }
@@ -281,50 +346,157 @@ read_last(struct audit *a, int64_t *seq, char prev[HASH_HEX_LEN + 1])
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
 }
 
-/* Inside the write transaction: link to the head, hash, insert. */
+/*
+ * Inside the write transaction: link one entry to the chain head and insert
+ * it. 1 when inserted (prev and seq move on to it); 0 when the entry cannot
+ * be prepared (a string that is not valid UTF-8, no id or no clock): it
+ * fails alone and takes no sequence, as it did with a transaction of its
+ * own; -1 when the insert fails, which fails the whole transaction.
+ */
 static int
-insert_locked(struct audit *a, const struct audit_entry *e, char id[33], int64_t *seq)
+insert_one(struct audit *a, struct audit_req *r, int64_t *seq,
+	   char prev[HASH_HEX_LEN + 1])
 {
-	char ts[AUDIT_TS_LEN + 1], prev[HASH_HEX_LEN + 1], hash[HASH_HEX_LEN + 1];
+	char ts[AUDIT_TS_LEN + 1], hash[HASH_HEX_LEN + 1];
 	int rc;
 
-	if (read_last(a, seq, prev) < 0 || make_entry_id(id) < 0 || make_ts(ts) < 0)
-		return -1;
-	(*seq)++;
-	if (entry_hash(e, *seq, id, ts, prev, hash) < 0)
-		return -1;
-	rc = bind_entry(a->insert, e, *seq, id, ts, prev, hash);
+	if (make_entry_id(r->id) < 0 || make_ts(ts) < 0 ||
+	    entry_hash(r->e, *seq + 1, r->id, ts, prev, hash) < 0)
+		return 0;
+	rc = bind_entry(a->insert, r->e, *seq + 1, r->id, ts, prev, hash);
 	if (rc == 0)
 		rc = step_done(a->insert);
 	sqlite3_clear_bindings(a->insert);
-	return rc;
+	if (rc < 0)
+		return -1;
+	r->seq = ++*seq;
+	r->rc = 0;
+	memcpy(prev, hash, sizeof hash);
+	return 1;
+}
+
+/* The batch in queue order, each linked to the one inserted before it. */
+static int
+insert_batch(struct audit *a, struct audit_req *batch)
+{
+	char prev[HASH_HEX_LEN + 1];
+	struct audit_req *r;
+	int64_t seq;
+
+	if (read_last(a, &seq, prev) < 0)
+		return -1;
+	for (r = batch; r; r = r->next)
+		if (insert_one(a, r, &seq, prev) < 0)
+			return -1;
+	return 0;
+}
+
+/*
+ * One transaction, one fsync at COMMIT (synchronous=FULL). If it does not
+ * commit, nothing of it is in the file, so every entry of it fails.
+ */
+static void
+commit_batch(struct audit *a, struct audit_req *batch)
+{
+	struct audit_req *r;
+	int rc = -1;
+
+	pthread_mutex_lock(&a->db_lock);
+	if (step_done(a->begin) == 0) {
+		rc = insert_batch(a, batch);
+		if (rc == 0)
+			rc = step_done(a->commit);
+		if (rc < 0 && !sqlite3_get_autocommit(a->db))
+			step_done(a->rollback);
+	}
+	pthread_mutex_unlock(&a->db_lock);
+	for (r = batch; rc < 0 && r; r = r->next)
+		r->rc = -1;
+}
+
+/* Called with the lock held. Detaches up to AUDIT_BATCH_MAX from the head. */
+static struct audit_req *
+take_batch(struct audit *a)
+{
+	struct audit_req *batch = a->head, *r = batch;
+	int n;
+
+	for (n = 1; r && r->next && n < AUDIT_BATCH_MAX; n++)
+		r = r->next;
+	if (!r)
+		return NULL;
+	a->head = r->next;
+	if (!a->head)
+		a->tail = NULL;
+	r->next = NULL;
+	return batch;
+}
+
+/*
+ * Called with the lock held and the lead free; returns with the lock held.
+ * The lock is dropped for the commit so that others can queue behind it.
+ */
+static void
+lead(struct audit *a)
+{
+	struct audit_req *batch = take_batch(a), *r, *next;
+
+	a->committing = true;
+	pthread_mutex_unlock(&a->lock);
+	commit_batch(a, batch);
+	pthread_mutex_lock(&a->lock);
+	for (r = batch; r; r = next) {
+		next = r->next;		/* its appender may return once we unlock */
+		r->done = true;
+		pthread_cond_signal(&r->wake);
+	}
+	a->committing = false;
+	if (a->head)
+		pthread_cond_signal(&a->head->wake);
+}
+
+/* Called with the lock held: queue r and wait until its batch is decided. */
+static void
+enqueue_wait(struct audit *a, struct audit_req *r)
+{
+	if (a->tail)
+		a->tail->next = r;
+	else
+		a->head = r;
+	a->tail = r;
+	a->users++;
+	while (!r->done) {
+		if (!a->committing)
+			lead(a);
+		else
+			pthread_cond_wait(&r->wake, &a->lock);
+	}
+	if (--a->users == 0 && a->closing)
+		pthread_cond_signal(&a->idle);
 }
 
 int
 audit_append(struct audit *a, const struct audit_entry *e,
 	     char entry_id[33], int64_t *seq, struct al_err *err)
 {
-	char id[33];
-	int64_t s = 0;
-	int rc = -1;
+	struct audit_req r = { .e = e, .rc = -1 };
+	bool refused;
 
-	if (!a || !e || !e->session_id || !e->type)
+	if (!a || !e || !e->session_id || !e->type ||
+	    pthread_cond_init(&r.wake, NULL) != 0)
 		return al_fail(err, AUDIT_ERR_APPEND);
 	pthread_mutex_lock(&a->lock);
-	if (step_done(a->begin) == 0) {
-		rc = insert_locked(a, e, id, &s);
-		if (rc == 0)
-			rc = step_done(a->commit);
-		if (rc < 0 && !sqlite3_get_autocommit(a->db))
-			step_done(a->rollback);
-	}
+	refused = a->closing;
+	if (!refused)
+		enqueue_wait(a, &r);
 	pthread_mutex_unlock(&a->lock);
-	if (rc < 0)
+	pthread_cond_destroy(&r.wake);
+	if (refused || r.rc < 0)
 		return al_fail(err, AUDIT_ERR_APPEND);
 	if (entry_id)
-		memcpy(entry_id, id, sizeof id);
+		memcpy(entry_id, r.id, sizeof r.id);
 	if (seq)
-		*seq = s;
+		*seq = r.seq;
 	return 0;
 }
 
@@ -336,14 +508,14 @@ audit_count(struct audit *a, const char *session_id)
 
 	if (!a)
 		return -1;
-	pthread_mutex_lock(&a->lock);
+	pthread_mutex_lock(&a->db_lock);
 	st = session_id ? a->count_session : a->count_all;
 	if ((!session_id || bind_text(st, 1, session_id) == 0) &&
 	    sqlite3_step(st) == SQLITE_ROW)
 		n = sqlite3_column_int64(st, 0);
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
-	pthread_mutex_unlock(&a->lock);
+	pthread_mutex_unlock(&a->db_lock);
 	return n;
 }
 

@@ -7,7 +7,9 @@
  * Entries hold names, decisions, fixed rule codes, counters and hashes —
  * never payload. Failure paths report fixed text only.
  *
- * One struct audit may be shared by many threads (appends are serialised).
+ * One struct audit may be shared by many threads. Appends that arrive while
+ * another append is committing are committed together, in one transaction
+ * and one fsync (group commit); a lone append is committed at once.
  */
 
 #include <stdbool.h>
@@ -43,11 +45,23 @@ struct audit_entry {
 
 /* Create or open; sets WAL + synchronous=FULL and creates the schema. */
 int audit_open(const char *path, struct audit **out, struct al_err *err);
+
+/*
+ * Appends already in progress on other threads finish first (their entries
+ * are committed and they get their answer); one that starts once the close
+ * has begun fails. No call may start after audit_close has returned.
+ */
 void audit_close(struct audit *a);
 
 /*
- * Append one entry in its own transaction, durable when this returns 0.
- * Fills the generated entry id (UUID-like hex) and sequence if non-NULL.
+ * Append one entry, durable when this returns 0: its transaction (shared
+ * with entries appended concurrently) has committed with synchronous=FULL.
+ * Entries are chained in sequence order, so one thread's successive entries
+ * get increasing sequences. If a shared transaction fails, every entry in
+ * it fails and none is stored; an entry that cannot be hashed (a string
+ * that is not valid UTF-8) fails alone. The entry's strings are only read
+ * during the call. Fills the generated entry id (UUID-like hex) and
+ * sequence if non-NULL.
  */
 int audit_append(struct audit *a, const struct audit_entry *e,
 		 char entry_id[33], int64_t *seq, struct al_err *err);

@@ -239,6 +239,317 @@ test_concurrent_appends(void **state)
 	sqlite3_close(db);
 }
 
+/*
+ * Group commit: 16 threads × 200. Commits are counted with a commit hook on
+ * the module's own connection; fewer commits than entries is the batching.
+ */
+
+#define GC_THREADS	16
+#define GC_PER_THREAD	200
+#define GC_TOTAL	(GC_THREADS * GC_PER_THREAD)
+
+struct gc_appender {
+	struct audit *a;
+	char session[16];
+	int64_t seqs[GC_PER_THREAD];
+	int failures;
+};
+
+static int
+count_commit(void *arg)
+{
+	(*(int *)arg)++;
+	return 0;
+}
+
+static int
+refuse_commit(void *arg)
+{
+	(void)arg;
+	return 1;		/* turns the COMMIT into a ROLLBACK */
+}
+
+static void *
+gc_run(void *arg)
+{
+	struct gc_appender *ap = arg;
+	struct audit_entry e = sample_entry(ap->session, "sink_ceiling");
+	struct al_err err;
+	int i;
+
+	for (i = 0; i < GC_PER_THREAD; i++)
+		if (audit_append(ap->a, &e, NULL, &ap->seqs[i], &err) < 0)
+			ap->failures++;
+	return NULL;
+}
+
+/* Every seq 1..GC_TOTAL exactly once; each thread's in increasing order. */
+static void
+check_gc_seqs(struct gc_appender *ap)
+{
+	static bool seen[GC_TOTAL + 1];
+	int i, j;
+
+	memset(seen, 0, sizeof seen);
+	for (i = 0; i < GC_THREADS; i++) {
+		assert_int_equal(ap[i].failures, 0);
+		for (j = 0; j < GC_PER_THREAD; j++) {
+			assert_in_range(ap[i].seqs[j], 1, GC_TOTAL);
+			assert_false(seen[ap[i].seqs[j]]);
+			seen[ap[i].seqs[j]] = true;
+			if (j > 0)
+				assert_true(ap[i].seqs[j] > ap[i].seqs[j - 1]);
+		}
+	}
+}
+
+static void
+test_group_commit(void **state)
+{
+	struct fixture *f = *state;
+	static struct gc_appender ap[GC_THREADS];
+	pthread_t th[GC_THREADS];
+	struct audit *a;
+	struct al_err err;
+	int i, commits = 0;
+
+	assert_int_equal(audit_open(f->db, &a, &err), 0);
+	sqlite3_commit_hook(a->db, count_commit, &commits);
+	for (i = 0; i < GC_THREADS; i++) {
+		memset(&ap[i], 0, sizeof ap[i]);
+		ap[i].a = a;
+		snprintf(ap[i].session, sizeof ap[i].session, "sess-%d", i);
+		assert_int_equal(pthread_create(&th[i], NULL, gc_run, &ap[i]), 0);
+	}
+	for (i = 0; i < GC_THREADS; i++)
+		pthread_join(th[i], NULL);
+	check_gc_seqs(ap);
+	assert_int_equal(audit_count(a, NULL), GC_TOTAL);
+	print_message("group commit: %d entries in %d transactions\n", GC_TOTAL, commits);
+	assert_true(commits >= 1 && commits < GC_TOTAL / 2);
+	audit_close(a);
+	assert_verify(f->db, true, GC_TOTAL, 0, NULL);
+}
+
+/* Alone, each append commits by itself at once: nothing waits for company. */
+static void
+test_lone_appends_commit_alone(void **state)
+{
+	struct fixture *f = *state;
+	struct audit_entry e = sample_entry("sess-A", "sink_ceiling");
+	struct audit *a;
+	struct al_err err;
+	int64_t seq;
+	int i, commits = 0;
+
+	assert_int_equal(audit_open(f->db, &a, &err), 0);
+	sqlite3_commit_hook(a->db, count_commit, &commits);
+	for (i = 1; i <= 20; i++) {
+		assert_int_equal(audit_append(a, &e, NULL, &seq, &err), 0);
+		assert_int_equal(seq, i);
+		assert_int_equal(commits, i);
+	}
+	audit_close(a);
+	assert_verify(f->db, true, 20, 0, NULL);
+}
+
+/* White box: queue reqs by hand, as appenders that are all waiting. */
+static void
+queue_reqs(struct audit *a, struct audit_req *r, const struct audit_entry *e, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		r[i] = (struct audit_req){ .e = &e[i], .rc = -1 };
+		assert_int_equal(pthread_cond_init(&r[i].wake, NULL), 0);
+		r[i].next = i + 1 < n ? &r[i + 1] : NULL;
+	}
+	pthread_mutex_lock(&a->lock);
+	a->head = &r[0];
+	a->tail = &r[n - 1];
+	pthread_mutex_unlock(&a->lock);
+}
+
+/* This thread leads once: one batch from the head of the queue. */
+static void
+lead_once(struct audit *a)
+{
+	pthread_mutex_lock(&a->lock);
+	lead(a);
+	assert_false(a->committing);
+	pthread_mutex_unlock(&a->lock);
+}
+
+static void
+lead_batch(struct audit *a, struct audit_req *r, const struct audit_entry *e, int n)
+{
+	int i;
+
+	queue_reqs(a, r, e, n);
+	lead_once(a);
+	assert_null(a->head);
+	for (i = 0; i < n; i++) {
+		assert_true(r[i].done);
+		pthread_cond_destroy(&r[i].wake);
+	}
+}
+
+static void
+test_batch_fails_whole(void **state)
+{
+	struct fixture *f = *state;
+	struct audit_entry e[3] = { sample_entry("sess-A", "r1"), sample_entry("sess-B", "r2"),
+				    sample_entry("sess-C", "r3") };
+	struct audit_req r[3];
+	struct audit *a;
+	struct al_err err;
+	int64_t seq;
+	int i, commits = 0;
+
+	assert_int_equal(audit_open(f->db, &a, &err), 0);
+	sqlite3_commit_hook(a->db, refuse_commit, NULL);
+	lead_batch(a, r, e, 3);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(r[i].rc, -1);
+	assert_int_equal(audit_count(a, NULL), 0);
+
+	/* A bad entry fails alone; its batch-mates are chained past it. */
+	sqlite3_commit_hook(a->db, count_commit, &commits);
+	e[1].session_id = "bad-\xff-utf8";
+	lead_batch(a, r, e, 3);
+	assert_int_equal(commits, 1);
+	assert_int_equal(r[0].rc, 0);
+	assert_int_equal(r[0].seq, 1);
+	assert_int_equal(r[1].rc, -1);
+	assert_int_equal(r[2].rc, 0);
+	assert_int_equal(r[2].seq, 2);
+	assert_int_equal(audit_append(a, &e[0], NULL, &seq, &err), 0);
+	assert_int_equal(seq, 3);
+	audit_close(a);
+	assert_verify(f->db, true, 3, 0, NULL);
+}
+
+/* A batch takes at most AUDIT_BATCH_MAX; the rest wait for the next lead. */
+static void
+test_batch_bounded(void **state)
+{
+	struct fixture *f = *state;
+	int n = AUDIT_BATCH_MAX + 44, i, commits = 0;
+	struct audit_entry *e = calloc((size_t)n, sizeof *e);
+	struct audit_req *r = calloc((size_t)n, sizeof *r);
+	struct audit *a;
+	struct al_err err;
+
+	assert_true(e && r);
+	for (i = 0; i < n; i++)
+		e[i] = sample_entry("sess-bound", "sink_ceiling");
+	assert_int_equal(audit_open(f->db, &a, &err), 0);
+	sqlite3_commit_hook(a->db, count_commit, &commits);
+	queue_reqs(a, r, e, n);
+	lead_once(a);
+	assert_int_equal(commits, 1);
+	assert_ptr_equal(a->head, &r[AUDIT_BATCH_MAX]);
+	assert_true(r[AUDIT_BATCH_MAX - 1].done);
+	assert_false(r[AUDIT_BATCH_MAX].done);
+	lead_once(a);
+	assert_int_equal(commits, 2);
+	assert_null(a->head);
+	for (i = 0; i < n; i++) {
+		assert_true(r[i].done);
+		assert_int_equal(r[i].rc, 0);
+		assert_int_equal(r[i].seq, i + 1);
+		pthread_cond_destroy(&r[i].wake);
+	}
+	audit_close(a);
+	assert_verify(f->db, true, n, 0, NULL);
+	free(e);
+	free(r);
+}
+
+/* Close drains: appends already waiting are committed, new ones refused. */
+
+#define DRAIN_THREADS	4
+
+struct drainer {
+	struct audit *a;
+	int64_t seq;
+	int rc;
+};
+
+static void *
+drain_append(void *arg)
+{
+	struct drainer *d = arg;
+	struct audit_entry e = sample_entry("sess-drain", "sink_ceiling");
+	struct al_err err;
+
+	d->rc = audit_append(d->a, &e, NULL, &d->seq, &err);
+	return NULL;
+}
+
+static void *
+drain_close(void *arg)
+{
+	audit_close(arg);
+	return NULL;
+}
+
+/* Poll a field of the queue (tests only) until it holds; 5 s at most. */
+static void
+await_state(struct audit *a, int users, bool closing)
+{
+	struct timespec ms = { 0, 1000000 };
+	bool ok = false;
+	int i;
+
+	for (i = 0; i < 5000 && !ok; i++) {
+		pthread_mutex_lock(&a->lock);
+		ok = a->users == users && a->closing == closing;
+		pthread_mutex_unlock(&a->lock);
+		if (!ok)
+			nanosleep(&ms, NULL);
+	}
+	assert_true(ok);
+}
+
+static void
+test_close_drains(void **state)
+{
+	struct fixture *f = *state;
+	struct audit_entry e = sample_entry("sess-late", "sink_ceiling");
+	struct drainer d[DRAIN_THREADS];
+	pthread_t th[DRAIN_THREADS], closer;
+	struct audit *a;
+	struct al_err err;
+	int i;
+
+	assert_int_equal(audit_open(f->db, &a, &err), 0);
+	pthread_mutex_lock(&a->lock);
+	a->committing = true;	/* a leader that never finishes, until we say */
+	pthread_mutex_unlock(&a->lock);
+	for (i = 0; i < DRAIN_THREADS; i++) {
+		d[i] = (struct drainer){ .a = a, .rc = 1 };
+		assert_int_equal(pthread_create(&th[i], NULL, drain_append, &d[i]), 0);
+	}
+	await_state(a, DRAIN_THREADS, false);
+	assert_int_equal(pthread_create(&closer, NULL, drain_close, a), 0);
+	await_state(a, DRAIN_THREADS, true);
+	assert_int_equal(audit_append(a, &e, NULL, NULL, &err), -1);
+	assert_string_equal(err.msg, "audit: cannot append entry");
+
+	pthread_mutex_lock(&a->lock);
+	a->committing = false;
+	pthread_cond_signal(&a->head->wake);
+	pthread_mutex_unlock(&a->lock);	/* a may be freed from here on */
+	pthread_join(closer, NULL);
+	for (i = 0; i < DRAIN_THREADS; i++) {
+		pthread_join(th[i], NULL);
+		assert_int_equal(d[i].rc, 0);
+		assert_in_range(d[i].seq, 1, DRAIN_THREADS);
+	}
+	assert_verify(f->db, true, DRAIN_THREADS, 0, NULL);
+}
+
 static void
 test_entry_shape(void **state)
 {
@@ -507,6 +818,154 @@ test_crash_durability(void **state)
 	assert_true(WIFSIGNALED(status));
 	assert_int_equal(WTERMSIG(status), SIGKILL);
 	assert_verify(f->db, true, 10, 0, NULL);
+}
+
+/*
+ * Crash durability under concurrency: 8 threads in a child report each seq
+ * once audit_append has returned it; the child is killed mid-stream. Every
+ * reported seq must be in the file, and the chain must verify.
+ */
+
+#define CRASH_THREADS	8
+#define CRASH_PER	5000
+#define CRASH_KILL_AT	400	/* reports seen before the kill */
+
+struct crasher {
+	struct audit *a;
+	int fd;
+	int id;
+};
+
+static void *
+crasher_run(void *arg)
+{
+	struct crasher *c = arg;
+	struct audit_entry e = sample_entry("sess-crash", "sink_ceiling");
+	struct al_err err;
+	int64_t seq, rec;
+	int i;
+
+	for (i = 0; i < CRASH_PER; i++) {
+		if (audit_append(c->a, &e, NULL, &seq, &err) < 0)
+			_exit(1);
+		rec = seq * CRASH_THREADS + c->id;	/* atomic: < PIPE_BUF */
+		if (write(c->fd, &rec, sizeof rec) != sizeof rec)
+			_exit(1);
+	}
+	return NULL;
+}
+
+/*
+ * A commit that lingers before its WAL write, as on a slow disk. A SIGKILL
+ * loses nothing already written, so without the pause an append released
+ * before its COMMIT would almost never be caught; with it, it would be
+ * reported and then lost.
+ */
+static int
+slow_commit(void *arg)
+{
+	struct timespec pause = { 0, 2000000 };
+
+	(void)arg;
+	nanosleep(&pause, NULL);
+	return 0;
+}
+
+static void
+crash_child(const char *path, int fd)
+{
+	struct crasher c[CRASH_THREADS];
+	pthread_t th[CRASH_THREADS];
+	struct al_err err;
+	struct audit *a;
+	int i;
+
+	if (audit_open(path, &a, &err) < 0)
+		_exit(1);
+	sqlite3_commit_hook(a->db, slow_commit, NULL);
+	for (i = 0; i < CRASH_THREADS; i++) {
+		c[i] = (struct crasher){ .a = a, .fd = fd, .id = i };
+		if (pthread_create(&th[i], NULL, crasher_run, &c[i]) != 0)
+			_exit(1);
+	}
+	for (i = 0; i < CRASH_THREADS; i++)
+		pthread_join(th[i], NULL);
+	_exit(2);		/* finished before the kill: the test is too slow */
+}
+
+static bool wait_readable(int fd, int ms);
+
+/* Read records until EOF, killing the child once enough have come. */
+static size_t
+collect_reports(int fd, pid_t pid, int64_t *recs, size_t cap)
+{
+	size_t bytes = 0, room = cap * sizeof *recs;
+	bool killed = false;
+	ssize_t got;
+
+	while (bytes < room && wait_readable(fd, 10000) &&
+	       (got = read(fd, (char *)recs + bytes, room - bytes)) > 0) {
+		bytes += (size_t)got;
+		if (!killed && bytes / sizeof *recs >= CRASH_KILL_AT)
+			killed = kill(pid, SIGKILL) == 0;
+	}
+	assert_true(killed);
+	return bytes / sizeof *recs;
+}
+
+static void
+check_reports(const char *path, const int64_t *recs, size_t n)
+{
+	int64_t last[CRASH_THREADS] = { 0 };
+	struct audit_verify v;
+	struct al_err err;
+	bool *seen;
+	size_t i;
+
+	assert_int_equal(audit_verify_file(path, &v, &err), 0);
+	assert_true(v.ok);	/* so the file holds exactly seq 1 .. v.entries */
+	print_message("crash: %zu appends reported, %lld entries in the file\n", n,
+		      (long long)v.entries);
+	assert_true(v.entries >= (int64_t)n);
+	seen = calloc((size_t)v.entries + 1, sizeof *seen);
+	assert_non_null(seen);
+	for (i = 0; i < n; i++) {
+		int64_t seq = recs[i] / CRASH_THREADS, id = recs[i] % CRASH_THREADS;
+
+		assert_in_range(seq, 1, v.entries);
+		assert_false(seen[seq]);
+		seen[seq] = true;
+		assert_true(seq > last[id]);
+		last[id] = seq;
+	}
+	free(seen);
+}
+
+static void
+test_crash_durability_concurrent(void **state)
+{
+	struct fixture *f = *state;
+	size_t cap = CRASH_THREADS * CRASH_PER, n;
+	int64_t *recs = calloc(cap, sizeof *recs);
+	int p[2], status;
+	pid_t pid;
+
+	assert_non_null(recs);
+	assert_int_equal(pipe(p), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(p[0]);
+		crash_child(f->db, p[1]);
+	}
+	close(p[1]);
+	n = collect_reports(p[0], pid, recs, cap);
+	close(p[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGKILL);
+	check_reports(f->db, recs, n);
+	free(recs);
 }
 
 static bool
@@ -984,6 +1443,11 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		T(test_concurrent_appends),
+		T(test_group_commit),
+		T(test_lone_appends_commit_alone),
+		T(test_batch_fails_whole),
+		T(test_batch_bounded),
+		T(test_close_drains),
 		T(test_entry_shape),
 		T(test_pragmas),
 		T(test_triggers_refuse),
@@ -995,6 +1459,7 @@ main(void)
 		T(test_tamper_file_bytes),
 		T(test_tamper_index_page),
 		T(test_crash_durability),
+		T(test_crash_durability_concurrent),
 		T(test_canary_only_hashed),
 		T(test_errors_fixed_text),
 		T(test_other_sqlite_db),
