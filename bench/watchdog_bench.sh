@@ -53,6 +53,7 @@ for i in $(seq "$trials"); do
 	done
 	kill -KILL "$engine"
 	killed+=("$(until_stopped "$cid")")
+	wait "$engine" 2>/dev/null
 	"$DOCKER" rm -f "$cid" >/dev/null
 	# The floor: the same image, hardened, stopped directly with t=0.
 	cid=$("$DOCKER" run -d -i --init --network none --read-only --cap-drop ALL \
