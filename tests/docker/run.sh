@@ -14,7 +14,11 @@ build_image() {	# name, extra Dockerfile lines
 	local dir=$ctx/$1
 	mkdir -p "$dir"
 	cp "$echoer" "$dir/echoer"
-	printf 'FROM scratch\nCOPY echoer /echoer\n%bENTRYPOINT ["/echoer"]\n' "$2" >"$dir/Dockerfile"
+	# /work belongs to the agent's uid: only the read-only root keeps it
+	# from being written (the rootfs leak proof needs that).
+	mkdir -p "$dir/work"
+	printf 'FROM scratch\nCOPY echoer /echoer\nCOPY --chown=10001:10001 work /work\n%bENTRYPOINT ["/echoer"]\n' \
+		"$2" >"$dir/Dockerfile"
 	DOCKER_BUILDKIT=0 "$DOCKER" build -q --iidfile "$dir/iid" \
 		-t "airlock-test-$1:latest" "$dir" >/dev/null
 	cat "$dir/iid"

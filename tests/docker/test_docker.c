@@ -13,7 +13,11 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <arpa/inet.h>
 #include <curl/curl.h>
+#include <netinet/in.h>
+#include <stdatomic.h>
+#include <sys/socket.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -563,6 +567,203 @@ test_events_stream(void **state)
 	assert_true(seen(&log, "destroy"));
 }
 
+/* --- leak proofs: each protection removed must leak at its observer ---- */
+
+/* A loopback TCP observer on the host: counts accepted connections. */
+struct observer {
+	int fd;
+	int port;
+	pthread_t thread;
+	atomic_int accepted;
+	atomic_bool stop;
+};
+
+static void *
+observer_main(void *arg)
+{
+	struct observer *o = arg;
+
+	while (!atomic_load(&o->stop)) {
+		struct pollfd p = { .fd = o->fd, .events = POLLIN };
+		int c;
+
+		if (poll(&p, 1, 100) <= 0)
+			continue;
+		c = accept(o->fd, NULL, NULL);
+		if (c >= 0) {
+			atomic_fetch_add(&o->accepted, 1);
+			close(c);
+		}
+	}
+	return NULL;
+}
+
+static void
+observer_start(struct observer *o)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	socklen_t len = sizeof sa;
+
+	memset(o, 0, sizeof *o);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);	/* never any other address */
+	o->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_true(o->fd >= 0);
+	assert_int_equal(bind(o->fd, (struct sockaddr *)&sa, sizeof sa), 0);
+	assert_int_equal(listen(o->fd, 8), 0);
+	assert_int_equal(getsockname(o->fd, (struct sockaddr *)&sa, &len), 0);
+	o->port = ntohs(sa.sin_port);
+	assert_int_equal(pthread_create(&o->thread, NULL, observer_main, o), 0);
+}
+
+static int
+observer_stop(struct observer *o)
+{
+	atomic_store(&o->stop, true);
+	pthread_join(o->thread, NULL);
+	close(o->fd);
+	return atomic_load(&o->accepted);
+}
+
+/*
+ * Run the echoer in a container made from body (admission is bypassed
+ * here on purpose, only to show the leak), feed it lines, and return what
+ * it said on stdout. The container is left stopped for the observers.
+ */
+static void
+run_probe(json_t *body, const char *const *lines, const char *last, char id[DOCKER_ID_MAX],
+	  struct capture *cap)
+{
+	struct docker_attach *a = NULL;
+	struct al_err err;
+	long code;
+
+	create_from(body, id);
+	if (docker_attach_open(S.sock, id, DOCKER_TIMEOUT_MS, &a, &err) < 0 ||
+	    docker_start(S.d, id, &err) < 0)
+		fail_msg("probe: %s", err.msg);
+	for (; *lines; lines++)
+		send_line(a, *lines);
+	read_until(a, cap, last);
+	docker_attach_close_stdin(a);
+	read_until(a, cap, NULL);
+	docker_attach_close(a);
+	docker_wait(S.d, id, &code, &err);
+}
+
+static json_t *
+probe_body(const char *mutate_key, json_t *value)
+{
+	struct profile p;
+	json_t *body;
+
+	test_profile(&p, S.image, "runc");
+	body = profile_create_body(&p, &S.who);
+	profile_free(&p);
+	if (mutate_key)
+		json_object_set_new(json_object_get(body, "HostConfig"), mutate_key, value);
+	return body;
+}
+
+/* Network: with NetworkMode none the host's 127.0.0.1 is unreachable. */
+static int
+network_leaks(json_t *body)
+{
+	struct observer o;
+	struct capture cap = { 0 };
+	char line[32], id[DOCKER_ID_MAX];
+	const char *lines[] = { line, NULL };
+	struct al_err err;
+
+	observer_start(&o);
+	snprintf(line, sizeof line, "tcp4 %d\n", o.port);
+	run_probe(body, lines, "tcp4:", id, &cap);
+	docker_remove(S.d, id, false, &err);
+	return observer_stop(&o);
+}
+
+static void
+test_network_leak_proof(void **state)
+{
+	json_t *body = probe_body(NULL, NULL);
+
+	(void)state;
+	assert_int_equal(network_leaks(body), 0);		/* protected: nothing */
+	json_decref(body);
+	body = probe_body("NetworkMode", json_string("host"));
+	assert_true(network_leaks(body) >= 1);			/* mutant: delivered */
+	json_decref(body);
+}
+
+/*
+ * Root filesystem: /work belongs to the agent's uid, so only the read-only
+ * root stands between it and a file that survives for `docker cp`.
+ */
+static bool
+file_leaks(json_t *body)
+{
+	const char *lines[] = { "write /work/leak\n", NULL };
+	struct capture cap = { 0 };
+	unsigned char *tar = NULL;
+	char id[DOCKER_ID_MAX];
+	struct al_err err;
+	size_t len;
+	bool found;
+
+	run_probe(body, lines, "write:", id, &cap);
+	found = docker_archive_get(S.d, id, "/work/leak", 1 << 20, &tar, &len, &err) == 0;
+	free(tar);
+	docker_remove(S.d, id, false, &err);
+	return found;
+}
+
+static void
+test_rootfs_leak_proof(void **state)
+{
+	json_t *body = probe_body(NULL, NULL);
+
+	(void)state;
+	assert_false(file_leaks(body));
+	json_decref(body);
+	body = probe_body("ReadonlyRootfs", json_false());
+	assert_true(file_leaks(body));
+	json_decref(body);
+}
+
+/* Logs: with the none driver the daemon keeps nothing to read back. */
+static bool
+log_leaks(json_t *body, const char *canary)
+{
+	const char *lines[] = { canary, NULL };
+	struct capture cap = { 0 };
+	char id[DOCKER_ID_MAX], cmd[160], out[4096];
+	struct al_err err;
+	size_t n;
+	FILE *f;
+
+	run_probe(body, lines, "echo:", id, &cap);
+	snprintf(cmd, sizeof cmd, "/usr/bin/docker logs %s 2>/dev/null", id);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	n = fread(out, 1, sizeof out - 1, f);
+	out[n] = '\0';
+	pclose(f);
+	docker_remove(S.d, id, false, &err);
+	return strstr(out, "LOG-CANARY") != NULL;
+}
+
+static void
+test_log_leak_proof(void **state)
+{
+	json_t *body = probe_body(NULL, NULL);
+
+	(void)state;
+	assert_false(log_leaks(body, "LOG-CANARY-1\n"));
+	json_decref(body);
+	body = probe_body("LogConfig", json_pack("{s:s}", "Type", "json-file"));
+	assert_true(log_leaks(body, "LOG-CANARY-2\n"));
+	json_decref(body);
+}
+
 int
 main(void)
 {
@@ -576,6 +777,9 @@ main(void)
 		cmocka_unit_test(test_inspect_command),
 		cmocka_unit_test(test_archive_from_created_container),
 		cmocka_unit_test(test_events_stream),
+		cmocka_unit_test(test_network_leak_proof),
+		cmocka_unit_test(test_rootfs_leak_proof),
+		cmocka_unit_test(test_log_leak_proof),
 	};
 
 	return cmocka_run_group_tests_name("docker", tests, suite_setup, suite_teardown);
