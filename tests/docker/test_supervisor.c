@@ -62,9 +62,9 @@ make_config(struct airlock_config *c, const char *mode, const char *sink,
 		 "  \"post\": {\"upstream\": \"board\", \"remote\": \"publish\", \"data_class\": \"public\","
 		 "   \"sink_ceiling\": \"public\", \"response_ceiling\": \"public\"}},"
 		 " \"aliases\": {\"save\": \"store\", \"publish\": \"post\"},"
-		 " \"initial\": {\"class\": \"confidential\"}}",
+		 " \"initial\": {\"class\": \"confidential\", \"file\": \"%s/payload.json\"}}",
 		 env("AIRLOCK_AGENT_IMAGE"), mode, env("AIRLOCK_UPSTREAM"), sink, vault_mode,
-		 timeout_ms, env("AIRLOCK_UPSTREAM"), sink);
+		 timeout_ms, env("AIRLOCK_UPSTREAM"), sink, work);
 	root = json_loads(text, 0, NULL);
 	config_init(c);
 	assert_non_null(root);
@@ -162,6 +162,34 @@ open_supervisor(void)
 	return s;
 }
 
+#define CANARY "SNAPSHOT-CANARY-7f3a"
+
+/*
+ * Everything the console could ever receive — every snapshot byte and
+ * every event — holds no payload, while the permitted sink does (the
+ * positive control: the canary really passed through these sessions).
+ */
+static void
+assert_no_canary(struct supervisor *s, const char *sink)
+{
+	struct supervisor_snapshot snap;
+	struct supervisor_event ev[SUPERVISOR_EVENTS_MAX];
+	char buf[65536];
+	size_t n;
+	FILE *f = fopen(sink, "r");
+
+	assert_non_null(f);
+	n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	assert_non_null(strstr(buf, CANARY));
+	assert_int_equal(supervisor_snapshot(s, &snap), 0);
+	assert_null(memmem(snap.sessions, snap.n * sizeof *snap.sessions, CANARY, strlen(CANARY)));
+	supervisor_snapshot_free(&snap);
+	n = supervisor_events(s, ev, SUPERVISOR_EVENTS_MAX);
+	assert_null(memmem(ev, n * sizeof *ev, CANARY, strlen(CANARY)));
+}
+
 /* 20 live sessions; one cutover revokes the tool in all of them at once. */
 static void
 test_cutover_many(void **state)
@@ -205,6 +233,7 @@ test_cutover_many(void **state)
 	for (i = 0; i < n; i++)
 		alert |= ev[i].kind == EVENT_ALERT && strstr(ev[i].text, "cutover applied: revision 1");
 	assert_true(alert);
+	assert_no_canary(s, sink[0]);
 	assert_int_equal(supervisor_shutdown(s), 0);	/* zero containers left */
 	assert_int_equal(supervisor_live(s), 0);
 	supervisor_close(s);
@@ -326,12 +355,18 @@ static int
 setup(void **state)
 {
 	struct al_err err;
+	char path[128];
+	FILE *f;
 
 	(void)state;
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	if (!mkdtemp(work))
 		return -1;
 	snprintf(db, sizeof db, "%s/audit.db", work);
+	snprintf(path, sizeof path, "%s/payload.json", work);
+	f = fopen(path, "w");
+	if (!f || fprintf(f, "{\"note\":\"%s\"}\n", CANARY) < 0 || fclose(f) != 0)
+		return -1;
 	return audit_open(db, &audit, &err);
 }
 
