@@ -94,13 +94,13 @@ open_supervisor(struct audit **audit)
 static size_t
 count_state(struct supervisor *s, enum session_state state)
 {
-	struct supervisor_snapshot snap;
+	struct supervisor_snapshot snap = { 0 };
 	size_t i, n = 0;
 
 	if (supervisor_snapshot(s, &snap) < 0)
 		return 0;
 	for (i = 0; i < snap.n; i++)
-		n += snap.sessions[i].st.state == state;
+		n += snap.rows[i].state == state;
 	supervisor_snapshot_free(&snap);
 	return n;
 }
@@ -122,7 +122,7 @@ cutover_ms(struct supervisor *s, long revision, bool allow, int64_t *waited_us)
 			  : json_pack("{s:I, s:[]}", "revision", (json_int_t)revision, "allowed");
 	double t = now_ms();
 
-	supervisor_cutover(s, u, NULL, 0, &ack, 1);
+	supervisor_update_json(s, u, NULL, 0, &ack, 1);
 	t = now_ms() - t;
 	json_decref(u);
 	if (waited_us)
@@ -193,7 +193,7 @@ bench_scale(int n, int seconds)
 	struct airlock_config *cfg = calloc((size_t)n, sizeof *cfg);
 	struct audit *audit;
 	struct supervisor *s = open_supervisor(&audit);
-	struct supervisor_snapshot snap;
+	struct supervisor_snapshot snap = { 0 };
 	uint64_t calls = 0, acks = 0, pulses = 0;
 	int64_t worst = 0;
 	size_t i, missed = 0, unarmed = 0, ended_early = 0, ends[END_COUNT] = { 0 };
@@ -212,18 +212,18 @@ bench_scale(int n, int seconds)
 	sleep((unsigned)seconds);
 	supervisor_snapshot(s, &snap);
 	for (i = 0; i < snap.n; i++) {
-		const struct session_snapshot *ss = &snap.sessions[i];
+		const struct session_row *r = &snap.rows[i];
 
-		calls += ss->st.counters.calls;
-		acks += ss->st.lease.acks;
-		pulses += ss->st.lease.pulses;
-		if (ss->st.lease.max_ack_us > worst)
-			worst = ss->st.lease.max_ack_us;
-		missed += ss->st.lease.failed;
-		unarmed += !ss->st.lease.armed;
-		if (ss->st.state == STATE_ENDED) {
+		calls += r->counters.calls;
+		acks += r->lease.acks;
+		pulses += r->lease.pulses;
+		if (r->lease.max_ack_us > worst)
+			worst = r->lease.max_ack_us;
+		missed += r->lease.failed;
+		unarmed += !r->lease.armed;
+		if (r->state == STATE_ENDED) {
 			ended_early++;
-			ends[ss->summary.end]++;
+			ends[r->end]++;
 		}
 	}
 	supervisor_snapshot_free(&snap);

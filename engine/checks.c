@@ -47,6 +47,7 @@ check_add(struct check_list *l, const char *id, bool pass,
 	snprintf(it->expected, sizeof it->expected, "%s", expected ? expected : "");
 	snprintf(it->observed, sizeof it->observed, "%s", observed ? observed : "");
 	it->pass = pass;
+	it->run = true;
 }
 
 void

@@ -13,15 +13,7 @@
 
 #include <jansson.h>
 
-#define CHECK_ID_MAX 32
-#define CHECK_VALUE_MAX 128
-
-struct check_item {
-	char id[CHECK_ID_MAX];
-	char expected[CHECK_VALUE_MAX];
-	char observed[CHECK_VALUE_MAX];
-	bool pass;
-};
+#include "snapshot.h"	/* struct check_item */
 
 struct check_list {
 	struct check_item *items;

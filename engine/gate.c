@@ -2,7 +2,8 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
+
+#include "clock.h"
 
 /*
  * Fixed ack texts. An update comes from the operator, never from an agent,
@@ -13,6 +14,8 @@
 #define WHY_NOT_APPROVED	"tool not approved"
 #define WHY_UNKNOWN		"unknown tool"
 #define WHY_MALFORMED		"malformed update"
+#define WHY_NOT_HELD		"tool not in this session"
+#define WHY_QUEUE_FULL		"too many pending deltas"
 
 int
 gate_init(struct gate *g, const bool *approved, size_t n)
@@ -69,31 +72,49 @@ gate_begin(struct gate *g, int tool, int64_t *revision)
 		rule = RULE_GATE_CLOSED;
 	else if (!gate_tool_allowed(g, tool))
 		rule = RULE_REVOKED;
-	else
+	else {
 		g->busy = true;
+		g->busy_tool = tool;
+		g->busy_revision = g->revision;
+		g->busy_since_us = clock_mono_us();
+	}
 	if (revision)
 		*revision = g->revision;
 	pthread_mutex_unlock(&g->lock);
 	return rule;
 }
 
+/* Deltas applied under the lock, acknowledged after it is released. */
+struct gate_done {
+	struct gate_delta d[GATE_DELTAS_MAX];
+	struct gate_ack ack[GATE_DELTAS_MAX];
+	size_t n;
+};
+
+static void gate_drain(struct gate *g, struct gate_done *done);
+
+static void
+gate_deliver(struct gate *g, const struct gate_done *done)
+{
+	size_t i;
+
+	for (i = 0; i < done->n; i++)
+		if (g->on_ack)
+			g->on_ack(g->ack_ctx, &done->d[i], &done->ack[i]);
+}
+
 void
 gate_end(struct gate *g)
 {
+	struct gate_done done = { .n = 0 };
+
 	pthread_mutex_lock(&g->lock);
 	g->busy = false;
+	gate_drain(g, &done);	/* between this call and the next */
 	/* Both updates and queued calls wait on the one condition. */
 	pthread_cond_broadcast(&g->changed);
 	pthread_mutex_unlock(&g->lock);
-}
-
-static int64_t
-gate_now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+	gate_deliver(g, &done);
 }
 
 /*
@@ -125,6 +146,7 @@ gate_settle(struct gate *g, int64_t revision, const bool *allowed, const char *w
 	if (why) {
 		/* The revision stays: only a valid newer one may reopen. */
 		g->open = false;
+		g->closed_at = g->revision;
 		g->updates_rejected++;
 		return;
 	}
@@ -144,15 +166,16 @@ static void
 gate_apply(struct gate *g, int64_t revision, const bool *allowed, size_t n,
 	   const char *why, struct gate_ack *ack)
 {
+	struct gate_done done = { .n = 0 };
 	struct gate_ack a = { 0 };
 	int64_t t0;
 
 	pthread_mutex_lock(&g->lock);
 	g->pending++;
-	t0 = gate_now_us();
+	t0 = clock_mono_us();
 	while (g->busy)
 		pthread_cond_wait(&g->changed, &g->lock);
-	a.waited_us = gate_now_us() - t0;
+	a.waited_us = clock_mono_us() - t0;
 	if (!why)
 		why = gate_check(g, revision, allowed, n);
 	gate_settle(g, revision, allowed, why);
@@ -160,8 +183,11 @@ gate_apply(struct gate *g, int64_t revision, const bool *allowed, size_t n,
 	a.verdict = why ? GATE_REJECTED : GATE_APPLIED;
 	a.revision = g->revision;
 	a.open = g->open;
+	if (g->pending == 0)
+		gate_drain(g, &done);	/* deltas posted while this one waited */
 	pthread_cond_broadcast(&g->changed);
 	pthread_mutex_unlock(&g->lock);
+	gate_deliver(g, &done);
 	snprintf(a.reason, sizeof a.reason, "%s", why ? why : WHY_APPLIED);
 	if (ack)
 		*ack = a;
@@ -241,5 +267,105 @@ gate_read(struct gate *g, int64_t *revision, bool *open, bool *allowed, size_t n
 		*open = g->open;
 	for (i = 0; allowed && i < n; i++)
 		allowed[i] = i < g->n_tools && g->allowed[i];
+	pthread_mutex_unlock(&g->lock);
+}
+
+void
+gate_set_ack(struct gate *g, gate_ack_fn fn, void *ctx)
+{
+	pthread_mutex_lock(&g->lock);
+	g->on_ack = fn;
+	g->ack_ctx = ctx;
+	pthread_mutex_unlock(&g->lock);
+}
+
+/* Under the lock: one delta, settled like a whole update would be. */
+static void
+gate_apply_delta(struct gate *g, const struct gate_delta *d, struct gate_ack *a)
+{
+	memset(a, 0, sizeof *a);
+	a->waited_us = clock_mono_us() - d->posted_us;
+	if (d->revision <= g->revision) {
+		gate_settle(g, d->revision, NULL, WHY_STALE);
+		a->verdict = GATE_REJECTED;
+		snprintf(a->reason, sizeof a->reason, "%s", WHY_STALE);
+	} else if (d->tool < 0 || (size_t)d->tool >= g->n_tools || !g->approved[d->tool]) {
+		/* Nothing to change here, and nothing wrong: the gate stays as it is. */
+		g->revision = d->revision;
+		a->verdict = GATE_NOT_APPLICABLE;
+		snprintf(a->reason, sizeof a->reason, "%s", WHY_NOT_HELD);
+	} else {
+		g->allowed[d->tool] = d->allow;
+		g->revision = d->revision;
+		g->open = g->open || d->revision > g->closed_at;
+		g->updates_applied++;
+		a->verdict = GATE_APPLIED;
+		snprintf(a->reason, sizeof a->reason, "%s", WHY_APPLIED);
+	}
+	a->revision = g->revision;
+	a->open = g->open;
+}
+
+/* Under the lock: apply every queued delta, oldest first. */
+static void
+gate_drain(struct gate *g, struct gate_done *done)
+{
+	size_t i;
+
+	for (i = 0; i < g->queued; i++) {
+		done->d[done->n] = g->queue[i];
+		gate_apply_delta(g, &g->queue[i], &done->ack[done->n]);
+		done->n++;
+	}
+	g->queued = 0;
+}
+
+void
+gate_post(struct gate *g, int64_t revision, int tool, bool allow)
+{
+	struct gate_delta d = { .revision = revision, .tool = tool, .allow = allow,
+				.posted_us = clock_mono_us() };
+	struct gate_done done = { .n = 0 };
+
+	pthread_mutex_lock(&g->lock);
+	if (g->queued == GATE_DELTAS_MAX) {
+		gate_settle(g, revision, NULL, WHY_QUEUE_FULL);
+		/* Those still queued are older: they apply, but do not reopen. */
+		g->closed_at = revision > g->closed_at ? revision : g->closed_at;
+		done.d[0] = d;
+		done.ack[0] = (struct gate_ack){ .verdict = GATE_REJECTED,
+						 .revision = g->revision, .open = false };
+		snprintf(done.ack[0].reason, sizeof done.ack[0].reason, "%s", WHY_QUEUE_FULL);
+		done.n = 1;
+	} else {
+		g->queue[g->queued++] = d;
+		if (!g->busy && g->pending == 0)
+			gate_drain(g, &done);
+	}
+	pthread_cond_broadcast(&g->changed);
+	pthread_mutex_unlock(&g->lock);
+	gate_deliver(g, &done);
+}
+
+void
+gate_state(struct gate *g, struct gate_state *out)
+{
+	size_t i;
+
+	memset(out, 0, sizeof *out);
+	pthread_mutex_lock(&g->lock);
+	out->revision = g->revision;
+	out->open = g->open;
+	for (i = 0; i < g->n_tools; i++)
+		out->allowed[i] = g->allowed[i];
+	out->pending = g->pending + (unsigned)g->queued;
+	if (g->queued > 0) {
+		out->pending_revision = g->queue[g->queued - 1].revision;
+		out->pending_since_us = g->queue[0].posted_us;
+	}
+	out->busy = g->busy;
+	out->busy_tool = g->busy_tool;
+	out->busy_revision = g->busy_revision;
+	out->busy_since_us = g->busy_since_us;
 	pthread_mutex_unlock(&g->lock);
 }

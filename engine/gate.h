@@ -29,6 +29,23 @@
 #include "policy.h"
 
 #define GATE_TOOLS_MAX 64
+#define GATE_DELTAS_MAX 64	/* cutover deltas queued behind one call */
+
+/*
+ * One cutover delta: revoke or restore one tool at a revision the caller
+ * assigned. Posted without waiting (gate_post); it applies at once when no
+ * call is in flight, else when that call ends, in the order posted.
+ */
+struct gate_delta {
+	int64_t revision;
+	int tool;		/* index, or -1: this session has no such tool */
+	bool allow;		/* restore (true) or revoke */
+	int64_t posted_us;	/* monotonic */
+};
+
+struct gate_ack;
+/* Called once per posted delta when it applied, outside the gate's lock. */
+typedef void (*gate_ack_fn)(void *ctx, const struct gate_delta *d, const struct gate_ack *ack);
 
 struct gate {
 	pthread_mutex_t lock;
@@ -39,13 +56,23 @@ struct gate {
 	int64_t revision;
 	bool open;
 	bool busy;		/* a call is between gate_begin and gate_end */
+	int64_t closed_at;	/* a closed gate reopens only past this revision */
 	unsigned pending;	/* updates waiting for the in-flight call */
 	uint64_t updates_applied, updates_rejected;
+	int busy_tool;		/* the call in flight: its tool, revision, start */
+	int64_t busy_revision;
+	int64_t busy_since_us;
+	struct gate_delta queue[GATE_DELTAS_MAX];	/* posted deltas, oldest first */
+	size_t queued;
+	gate_ack_fn on_ack;
+	void *ack_ctx;
 };
 
 enum gate_verdict {
 	GATE_APPLIED,
 	GATE_REJECTED,		/* invalid or stale: admission is now closed */
+	GATE_NOT_APPLICABLE,	/* a delta for a tool the session never had: only
+				   the revision moved, the gate is as it was */
 };
 
 struct gate_ack {
@@ -87,5 +114,32 @@ void gate_update_json(struct gate *g, const json_t *update, const char *const *n
 
 /* A consistent copy for snapshots. */
 void gate_read(struct gate *g, int64_t *revision, bool *open, bool *allowed, size_t n);
+
+/* Where deltas are acknowledged (set once, before any gate_post). */
+void gate_set_ack(struct gate *g, gate_ack_fn fn, void *ctx);
+
+/*
+ * Post one delta and return at once. The ack comes through the ack
+ * function: from this thread when no call is in flight, else from the
+ * worker's gate_end. A stale revision closes admission like any invalid
+ * update; a full queue rejects the delta and closes admission too (fail
+ * closed: the operator sees the rejection and posts a newer revision).
+ */
+void gate_post(struct gate *g, int64_t revision, int tool, bool allow);
+
+/* What the console shows of the gate, read live. */
+struct gate_state {
+	int64_t revision;
+	bool open;
+	bool allowed[GATE_TOOLS_MAX];
+	unsigned pending;		/* deltas and updates not yet applied */
+	int64_t pending_revision;	/* the newest queued delta's */
+	int64_t pending_since_us;	/* the oldest queued delta's post time */
+	bool busy;
+	int busy_tool;
+	int64_t busy_revision;
+	int64_t busy_since_us;
+};
+void gate_state(struct gate *g, struct gate_state *out);
 
 #endif

@@ -17,6 +17,7 @@ struct gateway {
 	char seen[CONFIG_TOOLS_MAX][HASH_HEX_LEN + 1];	/* first definition hash seen */
 	int session_class;
 	struct gateway_counters n;
+	char fault[SNAP_REASON_MAX];	/* why the latest GW_FAULT: fixed text and names */
 };
 
 /* One request on its way through the gateway. */
@@ -133,16 +134,23 @@ reply_with(struct gateway *g, bool allowed, const char *text, size_t n,
 	return *reply ? GW_REPLY : GW_FAULT;
 }
 
+/* The audit log refused an entry: nothing more may leave. */
+static enum gateway_status
+audit_fault(struct gateway *g, const char **why)
+{
+	snprintf(g->fault, sizeof g->fault, "audit log: cannot append an entry");
+	*why = "audit_failed";
+	return GW_FAULT;
+}
+
 /* allowed:false with no reason; one terminal entry says why. */
 static enum gateway_status
 deny(struct call *c, enum policy_rule rule, const char *decision,
      char **reply, size_t *reply_len, const char **why)
 {
 	c->g->n.denied++;
-	if (call_record(c, AUDIT_CALL, decision, policy_rule_id(rule), NULL) < 0) {
-		*why = "audit_failed";
-		return GW_FAULT;
-	}
+	if (call_record(c, AUDIT_CALL, decision, policy_rule_id(rule), NULL) < 0)
+		return audit_fault(c->g, why);
 	return reply_with(c->g, false, NULL, 0, reply, reply_len);
 }
 
@@ -150,9 +158,18 @@ deny(struct call *c, enum policy_rule rule, const char *decision,
 static enum gateway_status
 fault(struct call *c, enum policy_rule rule, const char **why)
 {
+	if (!c->g->fault[0])
+		snprintf(c->g->fault, sizeof c->g->fault, "tool %s (upstream %s): %s",
+			 c->t->name, c->t->upstream, policy_rule_id(rule));
 	call_record(c, AUDIT_CALL, "fault", policy_rule_id(rule), NULL);
 	*why = policy_rule_id(rule);
 	return GW_FAULT;
+}
+
+const char *
+gateway_fault_reason(const struct gateway *g)
+{
+	return g->fault[0] ? g->fault : "gateway fault";
 }
 
 /* The tool's upstream, started on the first allowed call to it. */
@@ -167,8 +184,11 @@ upstream_for(struct gateway *g, const struct catalog_tool *t)
 		return NULL;
 	if (!g->mcp[i]) {
 		config_upstream_mcp(g->cfg, (size_t)i, &sc);
-		if (mcp_start(&sc, &g->mcp[i], &err) < 0)
-			return NULL;	/* err is fixed text; the rule says enough */
+		if (mcp_start(&sc, &g->mcp[i], &err) < 0) {
+			/* err is fixed text plus the configured argv[0] at most */
+			snprintf(g->fault, sizeof g->fault, "%.190s", err.msg);
+			return NULL;
+		}
 		g->n.upstream_spawns++;
 	}
 	return g->mcp[i];
@@ -211,8 +231,7 @@ on_result(struct call *c, struct mcp_call_result *res, char **reply, size_t *rep
 	if (call_record(c, AUDIT_CALL, "allowed", policy_rule_id(RULE_ALLOWED), NULL) < 0) {
 		free(*reply);	/* not audited: not released */
 		*reply = NULL;
-		*why = "audit_failed";
-		return GW_FAULT;
+		return audit_fault(g, why);
 	}
 	g->n.allowed++;
 	return GW_REPLY;
@@ -228,10 +247,8 @@ on_error(struct call *c, const struct mcp_call_result *res, char **reply,
 	snprintf(detail, sizeof detail, "{\"code\":%ld}", res->error_code);
 	c->g->n.upstream_errors++;
 	c->g->n.allowed++;
-	if (call_record(c, AUDIT_CALL, "error", policy_rule_id(RULE_UPSTREAM_ERROR), detail) < 0) {
-		*why = "audit_failed";
-		return GW_FAULT;
-	}
+	if (call_record(c, AUDIT_CALL, "error", policy_rule_id(RULE_UPSTREAM_ERROR), detail) < 0)
+		return audit_fault(c->g, why);
 	return reply_with(c->g, true, NULL, 0, reply, reply_len);
 }
 
@@ -249,12 +266,12 @@ dispatch(struct call *c, const json_t *args, char **reply, size_t *reply_len,
 	if (!definition_ok(c, m))
 		return deny(c, RULE_CATALOG_DRIFT, "denied", reply, reply_len, why);
 	/* Durable before anything leaves: the upstream sees nothing unaudited. */
-	if (call_record(c, "dispatch", "dispatch", NULL, NULL) < 0) {
-		*why = "audit_failed";
-		return GW_FAULT;
-	}
-	if (mcp_call(m, c->t->remote, args, 0, &res, &err) < 0)
+	if (call_record(c, "dispatch", "dispatch", NULL, NULL) < 0)
+		return audit_fault(c->g, why);
+	if (mcp_call(m, c->t->remote, args, 0, &res, &err) < 0) {
+		snprintf(c->g->fault, sizeof c->g->fault, "%.190s", err.msg);
 		return fault(c, RULE_UPSTREAM_FAULT, why);
+	}
 	switch (res.outcome) {
 	case MCP_OK:
 		st = on_result(c, &res, reply, reply_len, why);

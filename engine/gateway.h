@@ -22,18 +22,9 @@
 #include "config.h"
 #include "gate.h"
 #include "otlp.h"
+#include "snapshot.h"	/* struct gateway_counters */
 
 struct gateway;
-
-struct gateway_counters {
-	uint64_t calls;		/* requests that named a known operation */
-	uint64_t allowed;	/* answered with allowed:true */
-	uint64_t denied;	/* answered with allowed:false (any reason) */
-	uint64_t egress_denied;	/* of which the response was withheld */
-	uint64_t upstream_errors;
-	uint64_t upstream_spawns;
-	uint64_t non_text_items;	/* content items not forwarded */
-};
 
 enum gateway_status {
 	GW_REPLY,		/* send *reply and go on */
@@ -59,6 +50,9 @@ int gateway_open(const struct gateway_options *o, struct gateway **out, struct a
  */
 enum gateway_status gateway_handle(struct gateway *g, const char *line, size_t len,
 				   char **reply, size_t *reply_len, const char **rule);
+
+/* After GW_FAULT: the cause for the operator (fixed text, tool and upstream names). */
+const char *gateway_fault_reason(const struct gateway *g);
 
 int gateway_session_class(const struct gateway *g);
 void gateway_get_counters(const struct gateway *g, struct gateway_counters *out);

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,39 +20,6 @@
 #define POLL_TICK_MS		100
 #define EXIT_WAIT_MS		2000
 #define PUBLISH_MS		500
-
-static const struct {
-	const char *id;
-	bool normal;
-} ends[] = {
-#define SESSION_END_ROW(e, id, normal) { id, normal },
-	SESSION_ENDS(SESSION_END_ROW)
-#undef SESSION_END_ROW
-};
-
-const char *
-session_end_id(enum session_end e)
-{
-	return e < END_COUNT ? ends[e].id : "unknown";
-}
-
-bool
-session_end_normal(enum session_end e)
-{
-	return e < END_COUNT && ends[e].normal;
-}
-
-static const char *const states[] = {
-#define SESSION_STATE_ROW(e, id) id,
-	SESSION_STATES(SESSION_STATE_ROW)
-#undef SESSION_STATE_ROW
-};
-
-const char *
-session_state_id(enum session_state st)
-{
-	return st < STATE_COUNT ? states[st] : "unknown";
-}
 
 const char *
 session_end_message(enum session_end e)
@@ -77,16 +45,10 @@ struct session {
 	bool ended;
 	struct lease *lease;
 	atomic_int lease_failed;	/* set by the pulse thread */
+	char lease_reason[SNAP_WORD_MAX];	/* written before lease_failed is set */
 	struct session_status st;	/* what publish() hands out */
 	int64_t published_ms;
 };
-
-static void
-copy_report(struct session_status *st, const struct check_list *l)
-{
-	st->n_report = l->n < ADMISSION_CHECK_COUNT ? l->n : ADMISSION_CHECK_COUNT;
-	memcpy(st->report, l->items, st->n_report * sizeof st->report[0]);
-}
 
 /* Hand the observer a fresh status: names, numbers, verdicts. */
 static void
@@ -94,7 +56,7 @@ publish(struct session *s)
 {
 	struct session_status *st = &s->st;
 
-	if (!s->o->publish)
+	if (!s->o->hooks.publish)
 		return;
 	st->stdout_bytes = s->sum->stdout_bytes;
 	st->stderr_bytes = s->sum->stderr_bytes;
@@ -102,12 +64,8 @@ publish(struct session *s)
 		gateway_get_counters(s->gw, &st->counters);
 		st->session_class = gateway_session_class(s->gw);
 	}
-	if (s->lease)
-		lease_get_status(s->lease, &st->lease);
-	memcpy(st->admission_first, s->sum->admission_first, sizeof st->admission_first);
-	memcpy(st->admission_second, s->sum->admission_second, sizeof st->admission_second);
 	s->published_ms = clock_mono_ms();
-	s->o->publish(s->o->publish_ctx, st);
+	s->o->hooks.publish(s->o->hooks.ctx, st);
 }
 
 static void
@@ -117,14 +75,72 @@ set_state(struct session *s, enum session_state state)
 	publish(s);
 }
 
-/* The first end wins: later faults during cleanup do not rewrite history. */
-static void
-session_end(struct session *s, enum session_end e)
+static bool
+stop_requested(const struct session *s)
 {
+	return s->o->stop && atomic_load(s->o->stop);
+}
+
+/*
+ * Ends an engine-side stop can cause: the container it stopped exits, its
+ * stream closes, a line is cut short. When one of these follows an
+ * operator stop or a failed lease, the cause is the end, not the symptom.
+ */
+static bool
+end_is_symptom(enum session_end e)
+{
+	return e == END_AGENT_EXIT || e == END_AGENT_FAILED || e == END_STREAM_FAILED ||
+	       e == END_INVALID_REQUEST || e == END_FRAME_TOO_LARGE;
+}
+
+/*
+ * The first end wins: later faults during cleanup do not rewrite history.
+ * Both engine-side causes are flagged before the container is stopped, so
+ * any symptom of that stop sees its flag here and the cause is recorded.
+ */
+static void
+end_with(struct session *s, enum session_end e, const char *reason)
+{
+	struct session_summary *sum = s->sum;
+
 	if (s->ended)
 		return;
 	s->ended = true;
-	s->sum->end = e;
+	if (end_is_symptom(e) && atomic_load(&s->lease_failed))
+		e = END_WATCHDOG_FAILED;
+	else if (end_is_symptom(e) && stop_requested(s))
+		e = END_OPERATOR_STOP;
+	else if (reason && !sum->reason[0])
+		snprintf(sum->reason, sizeof sum->reason, "%s", reason);
+	sum->end = e;
+	if (e == END_WATCHDOG_FAILED && !sum->reason[0])
+		snprintf(sum->reason, sizeof sum->reason, "watchdog lease failed: %s",
+			 s->lease_reason[0] ? s->lease_reason : "unknown");
+	else if (e == END_OPERATOR_STOP && !sum->reason[0])
+		snprintf(sum->reason, sizeof sum->reason, "stopped by the operator");
+}
+
+static void
+session_end(struct session *s, enum session_end e)
+{
+	end_with(s, e, NULL);
+}
+
+/* An end with its reason for the operator (fixed text and names only). */
+static void
+session_fail(struct session *s, enum session_end e, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void
+session_fail(struct session *s, enum session_end e, const char *fmt, ...)
+{
+	char reason[SNAP_REASON_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(reason, sizeof reason, fmt, ap);
+	va_end(ap);
+	end_with(s, e, reason);
 }
 
 static void
@@ -192,9 +208,12 @@ session_initial_frame(const json_t *payload, const struct strv *withhold,
 	return frame_line(s, max, len);
 }
 
-/* Never a parser message: it could quote the payload. */
+/*
+ * Never a parser message: it could quote the payload. *why gets a fixed
+ * phrase; the caller adds the path (operator configuration).
+ */
 static json_t *
-load_payload(const char *path)
+load_payload(const char *path, const char **why)
 {
 	json_error_t jerr;
 	json_t *v;
@@ -205,11 +224,15 @@ load_payload(const char *path)
 	if (!path)
 		return json_object();
 	f = fopen(path, "re");
-	if (!f)
+	if (!f) {
+		*why = errno == ENOENT ? "no such file" : "cannot be opened";
 		return NULL;
+	}
 	buf = malloc(INITIAL_FILE_MAX + 1);
 	n = buf ? fread(buf, 1, INITIAL_FILE_MAX + 1, f) : 0;
 	fclose(f);
+	*why = !buf ? "out of memory" : n > INITIAL_FILE_MAX ? "larger than 1 MiB"
+							      : "not valid JSON";
 	v = buf && n <= INITIAL_FILE_MAX ?
 		json_loadb(buf, n, JSON_REJECT_DUPLICATES, &jerr) : NULL;
 	if (buf)
@@ -221,13 +244,17 @@ load_payload(const char *path)
 static char *
 initial_frame(struct session *s, size_t *len)
 {
-	json_t *payload = load_payload(s->cfg->initial.file);
+	const char *why = "not a JSON object, or larger than a frame";
+	json_t *payload = load_payload(s->cfg->initial.file, &why);
 	char *frame = payload ? session_initial_frame(payload, &s->cfg->initial.withhold,
 						      s->cfg->bounds.frame_bytes, len) : NULL;
 
+	if (payload)
+		why = "not a JSON object, or larger than a frame";
 	json_decref(payload);
 	if (!frame)
-		session_end(s, END_INITIAL_REFUSED);
+		session_fail(s, END_INITIAL_REFUSED, "initial payload %.120s: %s",
+			     s->cfg->initial.file ? s->cfg->initial.file : "(none)", why);
 	return frame;
 }
 
@@ -243,9 +270,10 @@ preflight(struct session *s)
 	       NULL);
 	memcpy(s->socket, r.socket, sizeof s->socket);
 	s->facts = r.facts;
-	doctor_report_free(&r);
 	if (!ok)
-		session_end(s, END_PREFLIGHT_REFUSED);
+		session_fail(s, END_PREFLIGHT_REFUSED, "preflight: %s (observed %.100s)",
+			     bad ? bad->id : "report", bad ? bad->observed : "incomplete");
+	doctor_report_free(&r);
 	return ok && !s->ended;
 }
 
@@ -259,8 +287,14 @@ record_admission(struct session *s, const char *phase, const struct check_list *
 	char detail[96];
 
 	snprintf(verdict_out, 16, "%s", ok ? "admitted" : "refused");
-	if (bad && !s->sum->refused_check[0])
+	if (bad && !s->sum->refused_check[0]) {
 		snprintf(s->sum->refused_check, sizeof s->sum->refused_check, "%s", bad->id);
+		snprintf(s->sum->reason, sizeof s->sum->reason,
+			 "admission (%.6s inspection): %.31s observed %.48s, expected %.48s",
+			 phase, bad->id, bad->observed, bad->expected);
+	}
+	if (s->o->hooks.report)
+		s->o->hooks.report(s->o->hooks.ctx, strcmp(phase, "first") == 0 ? 1 : 2, l);
 	snprintf(detail, sizeof detail, "{\"phase\":\"%s\",\"checks\":%zu,\"refused\":%zu}",
 		 phase, l->n, check_list_failures(l));
 	record(s, AUDIT_ADMISSION, verdict_out, bad ? bad->id : phase, detail);
@@ -278,8 +312,10 @@ on_lease_fail(void *ctx, const char *reason)
 	struct docker *d;
 	struct al_err err;
 
-	(void)reason;
+	snprintf(s->lease_reason, sizeof s->lease_reason, "%s", reason);
 	atomic_store(&s->lease_failed, 1);
+	if (s->o->hooks.lease_failed)
+		s->o->hooks.lease_failed(s->o->hooks.ctx, reason);
 	d = docker_open(s->socket, DOCKER_TIMEOUT_MS, &err);
 	if (d && docker_stop(d, s->box.id, 0, &err) < 0)
 		docker_kill(d, s->box.id, "KILL", &err);
@@ -295,19 +331,33 @@ arm_lease(struct session *s)
 	if (lease_arm(s->o->watchdog_exe, s->socket, s->box.id, on_lease_fail, s,
 		      &s->lease, &err) < 0) {
 		record(s, AUDIT_ADMISSION, "refused", "watchdog_not_ready", NULL);
-		session_end(s, END_WATCHDOG_FAILED);
+		session_fail(s, END_WATCHDOG_FAILED, "%s", err.msg);
 		return false;
 	}
+	if (s->o->hooks.lease)
+		s->o->hooks.lease(s->o->hooks.ctx, s->lease);
 	return true;
 }
 
-/* The step is a fixed word: daemon messages stay out of the record. */
+/*
+ * The step is a fixed word; the reason adds the daemon's status and message
+ * (about the image, the container or the daemon itself: never agent bytes).
+ */
 static bool
-container_failed(struct session *s, const char *step)
+container_failed(struct session *s, const char *step, const struct al_err *err)
 {
 	snprintf(s->sum->failed_step, sizeof s->sum->failed_step, "%s", step);
-	session_end(s, END_CONTAINER_FAILED);
+	session_fail(s, END_CONTAINER_FAILED, "%s", err && err->msg[0] ? err->msg : step);
 	return false;
+}
+
+/* Between launch steps: a stop asked for meanwhile ends the session here. */
+static bool
+still_wanted(struct session *s)
+{
+	if (stop_requested(s))
+		session_end(s, END_OPERATOR_STOP);
+	return !s->ended;
 }
 
 /* At most so many sessions create and start containers at once. */
@@ -327,8 +377,8 @@ launch_slot_take(struct session *s)
 		}
 		if (sem_timedwait(s->o->launch_slots, &ts) == 0)
 			return true;
-		if (s->o->stop && atomic_load(s->o->stop))
-			return false;	/* launch anyway: it ends at once */
+		if (stop_requested(s))
+			return false;	/* launch() sees the stop before it creates */
 	}
 }
 
@@ -339,23 +389,24 @@ create_admit(struct session *s)
 	struct al_err err;
 	int rc;
 
+	if (!still_wanted(s))
+		return false;	/* stopped before launch: no container at all */
 	s->docker = docker_open(s->socket, DOCKER_TIMEOUT_MS, &err);
 	if (!s->docker || owner_labels_self(&who, s->sum->session_id, &err) < 0)
-		return container_failed(s, "connect");
+		return container_failed(s, "connect", &err);
 	container_init(&s->box, s->docker, s->socket);
 	set_state(s, STATE_CREATING);
 	rc = container_create_admit(&s->box, &s->cfg->profile, &who, &s->facts, &err);
 	memcpy(s->st.container_id, s->box.id, sizeof s->st.container_id);
 	if (s->box.first.n > 0) {
 		record_admission(s, "first", &s->box.first, s->sum->admission_first);
-		copy_report(&s->st, &s->box.first);
 		set_state(s, STATE_ADMITTING);
 	}
 	if (rc < 0 && s->box.first.n > 0)
 		session_end(s, END_ADMISSION_REFUSED);
 	else if (rc < 0)
-		container_failed(s, "create");
-	return rc == 0;
+		container_failed(s, "create", &err);
+	return rc == 0 && still_wanted(s);
 }
 
 static bool
@@ -367,22 +418,22 @@ launch(struct session *s)
 		return false;
 	set_state(s, STATE_ATTACHING);
 	if (container_attach_start(&s->box, &err) < 0)
-		return container_failed(s, s->box.attach ? "start" : "attach");
+		return still_wanted(s) &&
+		       container_failed(s, s->box.attach ? "start" : "attach", &err);
 	set_state(s, STATE_STARTING);
 	/* Armed after attach and start, before the second look and any data. */
-	if (!arm_lease(s))
+	if (!still_wanted(s) || !arm_lease(s))
 		return false;
 	set_state(s, STATE_READMITTING);
 	if (container_readmit(&s->box, &s->cfg->profile, &s->facts, &err) < 0) {
 		if (s->box.second.n == 0)
-			return container_failed(s, "inspect");
+			return still_wanted(s) && container_failed(s, "inspect", &err);
 		record_admission(s, "second", &s->box.second, s->sum->admission_second);
 		session_end(s, END_ADMISSION_REFUSED);
 		return false;
 	}
 	record_admission(s, "second", &s->box.second, s->sum->admission_second);
-	copy_report(&s->st, &s->box.second);
-	return !s->ended;
+	return still_wanted(s);
 }
 
 /* Container output: stdout feeds the line buffer, stderr is only counted. */
@@ -454,7 +505,7 @@ handle_line(struct session *s, const char *line, size_t len)
 		session_end(s, END_INVALID_REQUEST);
 		return;
 	case GW_FAULT:
-		session_end(s, end_for_rule(rule));
+		session_fail(s, end_for_rule(rule), "%s", gateway_fault_reason(s->gw));
 		return;
 	case GW_REPLY:
 		break;
@@ -497,8 +548,10 @@ on_eof(struct session *s)
 		session_end(s, END_INVALID_REQUEST);
 		return;
 	}
-	if (container_wait_exit(&s->box, EXIT_WAIT_MS, &code, &err) != 0 || code != 0)
-		session_end(s, END_AGENT_FAILED);
+	if (container_wait_exit(&s->box, EXIT_WAIT_MS, &code, &err) != 0)
+		session_fail(s, END_AGENT_FAILED, "agent did not exit after closing its output");
+	else if (code != 0)
+		session_fail(s, END_AGENT_FAILED, "agent exited with status %ld", code);
 	session_end(s, END_AGENT_EXIT);
 }
 
@@ -580,7 +633,7 @@ open_gateway(struct session *s)
 	struct al_err err;
 
 	if (gateway_open(&go, &s->gw, &err) < 0) {
-		session_end(s, END_AUDIT_FAILED);
+		session_fail(s, END_AUDIT_FAILED, "%s", err.msg);
 		return false;
 	}
 	return true;
@@ -598,7 +651,8 @@ finish(struct session *s)
 	if (s->box.created && container_cleanup(&s->box, &err) < 0)
 		session_end(s, END_CLEANUP_FAILED);
 	if (s->lease) {
-		lease_get_status(s->lease, &s->st.lease);
+		if (s->o->hooks.lease)
+			s->o->hooks.lease(s->o->hooks.ctx, NULL);
 		lease_close(s->lease);	/* EOF: the watchdog stops it again, harmlessly */
 		s->lease = NULL;
 	}
@@ -646,7 +700,6 @@ session_run(const struct session_options *o, struct session_summary *out)
 	s.t0_ms = clock_mono_ms();
 	memcpy(s.st.session_id, out->session_id, sizeof s.st.session_id);
 	memcpy(s.st.image, o->config->profile.image, sizeof s.st.image);
-	s.st.started_mono_ms = clock_mono_ms();
 	s.st.session_class = o->config->initial.class;
 	set_state(&s, STATE_PREFLIGHT);
 	container_init(&s.box, NULL, NULL);
@@ -668,7 +721,7 @@ session_summary_json(const struct session_summary *s)
 	const struct gateway_counters *n = &s->counters;
 
 	return json_pack("{s:s, s:s, s:b, s:s?, s:I, s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I,"
-			 " s:I, s:I, s:I, s:{s:s, s:s, s:s?}, s:s?, s:s}",
+			 " s:I, s:I, s:I, s:{s:s, s:s, s:s?}, s:s?, s:s?, s:s}",
 			 "session", s->session_id,
 			 "ended", session_end_id(s->end),
 			 "normal", session_end_normal(s->end),
@@ -688,5 +741,6 @@ session_summary_json(const struct session_summary *s)
 			 "admission", "first", s->admission_first, "second", s->admission_second,
 			 "refused_check", s->refused_check[0] ? s->refused_check : NULL,
 			 "failed_step", s->failed_step[0] ? s->failed_step : NULL,
+			 "reason", s->reason[0] ? s->reason : NULL,
 			 "session_class", s->session_class);
 }

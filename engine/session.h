@@ -24,85 +24,43 @@
 #include "gateway.h"
 #include "watchdog.h"
 #include "otlp.h"
+#include "snapshot.h"
 
-/* Every way a session ends: the code, and whether that is a normal end. */
-#define SESSION_ENDS(_) \
-	_(AGENT_EXIT,           "agent_exit",           true)  \
-	_(AGENT_FAILED,         "agent_failed",         false) \
-	_(INVALID_REQUEST,      "invalid_request",      false) \
-	_(FRAME_TOO_LARGE,      "frame_too_large",      false) \
-	_(STDOUT_BUDGET,        "stdout_budget",        false) \
-	_(STDERR_BUDGET,        "stderr_budget",        false) \
-	_(CALL_BUDGET,          "call_budget",          false) \
-	_(SESSION_TIMEOUT,      "session_timeout",      false) \
-	_(UPSTREAM_FAULT,       "upstream_fault",       false) \
-	_(UPSTREAM_TIMEOUT,     "upstream_timeout",     false) \
-	_(UPSTREAM_UNAVAILABLE, "upstream_unavailable", false) \
-	_(AUDIT_FAILED,         "audit_failed",         false) \
-	_(STREAM_FAILED,        "stream_failed",        false) \
-	_(INITIAL_REFUSED,      "initial_refused",      false) \
-	_(PREFLIGHT_REFUSED,    "preflight_refused",    false) \
-	_(ADMISSION_REFUSED,    "admission_refused",    false) \
-	_(CONTAINER_FAILED,     "container_failed",     false) \
-	_(CLEANUP_FAILED,       "cleanup_failed",       false) \
-	_(WATCHDOG_FAILED,      "watchdog_failed",      false) \
-	_(OPERATOR_STOP,        "operator_stop",        false)
-
-enum session_end {
-#define SESSION_END_ENUM(e, id, normal) END_##e,
-	SESSION_ENDS(SESSION_END_ENUM)
-#undef SESSION_END_ENUM
-	END_COUNT
-};
-
-const char *session_end_id(enum session_end e);
-bool session_end_normal(enum session_end e);
-/* The one outward message of an abnormal end. */
+/* The outward message of an abnormal end (the agent sees only this). */
 const char *session_end_message(enum session_end e);
 
-/* Where a session is in its life (DESIGN.md §3). */
-#define SESSION_STATES(_) \
-	_(PREFLIGHT,   "preflight")    \
-	_(CREATING,    "creating")     \
-	_(ADMITTING,   "admitting")    \
-	_(ATTACHING,   "attaching")    \
-	_(STARTING,    "starting")     \
-	_(ARMING,      "arming")       \
-	_(READMITTING, "re-admitting") \
-	_(RUNNING,     "running")      \
-	_(STOPPING,    "stopping")     \
-	_(ENDED,       "ended")
-
-enum session_state {
-#define SESSION_STATE_ENUM(e, id) STATE_##e,
-	SESSION_STATES(SESSION_STATE_ENUM)
-#undef SESSION_STATE_ENUM
-	STATE_COUNT
-};
-
-const char *session_state_id(enum session_state s);
-
 struct session_summary;
+struct lease;
 
 /*
- * What a session publishes about itself: names, numbers and verdicts, no
- * payload field. The session fills it and hands a pointer to publish();
- * the receiver copies it.
+ * What a session publishes about itself, often (each call, each state, and
+ * every half second): names, numbers and verdicts, no payload field. The
+ * session fills it and hands a pointer to publish(); the receiver copies it.
+ * What changes rarely (the admission reports, the lease) has its own hook.
  */
 struct session_status {
 	enum session_state state;
-	char session_id[40];
+	char session_id[SNAP_ID_MAX];
 	char container_id[DOCKER_ID_MAX];
-	char image[72];
-	int64_t started_mono_ms;
-	size_t stdout_bytes, stderr_bytes;
+	char image[SNAP_IMAGE_MAX];
+	uint64_t stdout_bytes, stderr_bytes;
 	struct gateway_counters counters;
-	struct lease_status lease;
 	int session_class;
-	char admission_first[16], admission_second[16];
-	struct check_item report[ADMISSION_CHECK_COUNT];	/* the latest admission */
-	size_t n_report;
 	const struct session_summary *summary;	/* set once ENDED */
+};
+
+struct session_hooks {
+	void *ctx;
+	void (*publish)(void *ctx, const struct session_status *st);
+	/* After each inspection: phase 1 (first) or 2 (second). */
+	void (*report)(void *ctx, int phase, const struct check_list *l);
+	/*
+	 * The lease once armed, and NULL just before it is closed: a receiver
+	 * may read it (lease_get_status) between the two, from any thread.
+	 */
+	void (*lease)(void *ctx, struct lease *l);
+	/* The lease failed (from the pulse thread): reason is a fixed word. */
+	void (*lease_failed)(void *ctx, const char *reason);
 };
 
 struct session_options {
@@ -113,25 +71,26 @@ struct session_options {
 	struct gate *gate;			/* the live policy gate, or NULL */
 	const char *watchdog_exe;		/* airlock binary for the lease (NULL: this one) */
 	atomic_bool *stop;			/* operator force-stop (signal-safe), or NULL */
-	void (*publish)(void *ctx, const struct session_status *st);	/* or NULL */
-	void *publish_ctx;
+	struct session_hooks hooks;		/* each may be NULL */
 	const char *session_id;			/* NULL: generated */
 	sem_t *launch_slots;			/* bounds concurrent launches, or NULL */
 };
 
 struct session_summary {
-	char session_id[40];
+	char session_id[SNAP_ID_MAX];
 	enum session_end end;
 	long exit_code;			/* -1 when the container never ran */
 	bool oom_killed;
 	int64_t duration_ms;
-	size_t stdout_bytes, stderr_bytes, upstream_stderr_bytes;
+	uint64_t stdout_bytes, stderr_bytes, upstream_stderr_bytes;
 	struct gateway_counters counters;
 	char admission_first[16];	/* admitted, refused, not_run */
 	char admission_second[16];
-	char refused_check[32];		/* the first refusing check id, if any */
+	char refused_check[CHECK_ID_MAX];	/* the first refusing check id, if any */
 	char failed_step[16];		/* container_failed: connect, create, attach, start, inspect */
-	char session_class[32];
+	char reason[SNAP_REASON_MAX];	/* why, for the operator: fixed text, names, the
+					   daemon's message; never agent or upstream bytes */
+	char session_class[SNAP_CLASS_MAX];
 };
 
 /* Run one session to its end. Returns 0 when it ended normally. */

@@ -2,6 +2,7 @@
 #include "clock.h"
 
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -11,37 +12,107 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "doctor.h"
 #include "ids.h"
 #include "preflight.h"
 #include "profile.h"
+#include "session.h"
+#include "watchdog.h"
+
+#define POLICY_QUEUE_MAX	1024	/* cutover audit entries waiting for the writer */
+#define LEASE_LATE_MS		(LEASE_PULSE_MS + LEASE_ACK_MS / 2)
+
+_Static_assert(ADMISSION_CHECK_COUNT <= SNAP_CHECKS_MAX, "admission report fits a snapshot");
+_Static_assert(GATE_TOOLS_MAX <= SNAP_TOOLS_MAX, "gate tools fit a snapshot");
+_Static_assert(DOCKER_ID_MAX <= SNAP_CONTAINER_MAX, "container ids fit a snapshot");
 
 /* One session's place in the supervisor. */
 struct slot {
 	struct supervisor *sup;
 	pthread_t thread;
+	bool thread_started, joined;
 	const struct airlock_config *cfg;
+	struct airlock_config *owned_cfg;	/* started from a file */
 	struct gate gate;
 	const char *names[GATE_TOOLS_MAX];
 	atomic_bool stop;
-	char id[40];
+	char id[SNAP_ID_MAX];
+	int64_t started_mono_ms;
 	/* Under sup->lock: */
-	struct session_status status;
-	struct session_summary summary;
-	enum session_state last_state;
-	bool joined;
+	struct session_row row;
+	struct admission_report first, second;
+	struct supervisor_event timeline[SNAP_TIMELINE_MAX];
+	size_t tl_head, tl_n;
+	struct lease *lease;		/* live between the session's two lease hooks */
+	struct lease_view last_lease;	/* what the lease said when it closed */
+	int64_t ended_mono_ms;
+	bool ended;
+};
+
+/* A cutover the supervisor assigned a revision to. */
+struct cutover {
+	int64_t revision;
+	char tool[SNAP_NAME_MAX];
+	enum cutover_op op;
+};
+
+/* A policy entry for the audit writer. */
+struct policy_entry {
+	char session[SNAP_ID_MAX];
+	char tool[SNAP_NAME_MAX];
+	char decision[16];
+	char rule[SNAP_WORD_MAX];
+	int64_t revision;
+};
+
+/* An event ring; the oldest entry is dropped (and counted) when full. */
+struct ring {
+	struct supervisor_event *ev;
+	size_t cap, head, n;
+	uint64_t dropped;
 };
 
 struct supervisor {
 	struct supervisor_options o;
 	pthread_mutex_t lock;
-	struct slot *slots[SUPERVISOR_SESSIONS_MAX];
+	struct slot *slots[SUPERVISOR_SESSIONS_MAX];	/* in start order */
 	size_t n_slots;
-	uint64_t generation;
-	struct supervisor_event events[SUPERVISOR_EVENTS_MAX];
-	size_t ev_head, ev_count;	/* a ring; the oldest is dropped when full */
+	uint64_t generation, started_total, forgotten_total;
+	struct supervisor_event ev_store[SUPERVISOR_EVENTS_MAX];
+	struct supervisor_event alert_store[SUPERVISOR_ALERTS_MAX];
+	struct ring events, alerts;
+	uint64_t seq;
 	int wake;			/* eventfd */
 	sem_t launch_slots;		/* containers created and started at once */
+	/* Policy: revisions are assigned and posted under this lock. */
+	pthread_mutex_t policy;
+	int64_t revision;
+	struct cutover cutovers[SUPERVISOR_CUTOVERS_MAX];
+	size_t n_cutovers;		/* a ring: the latest at (n_cutovers - 1) % MAX */
+	/* The audit writer for policy entries (under lock). */
+	pthread_t writer;
+	bool writer_started, writer_quit;
+	pthread_cond_t writer_cond;
+	struct policy_entry queue[POLICY_QUEUE_MAX];
+	size_t q_head, q_n;
+	uint64_t audit_failures;
+	/* Host checks (under lock). */
+	struct host_snapshot host;
+	pthread_t host_thread;
+	bool host_started;
+	char host_runtime[16];
+	/* Force-stop threads still running. */
+	atomic_int stoppers;
 };
+
+static int64_t
+wall_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 static void
 wake(struct supervisor *s)
@@ -53,66 +124,324 @@ wake(struct supervisor *s)
 	}
 }
 
-/* Under s->lock. */
-static void
-push_event(struct supervisor *s, enum supervisor_event_kind kind, const char *id,
-	   const char *text)
+static bool
+event_alert(enum event_kind k)
 {
-	struct supervisor_event *e;
+	static const bool alert[] = {
+#define EVENT_KIND_ALERT(e, id, a) a,
+		EVENT_KINDS(EVENT_KIND_ALERT)
+#undef EVENT_KIND_ALERT
+	};
 
-	if (s->ev_count == SUPERVISOR_EVENTS_MAX) {
-		s->ev_head = (s->ev_head + 1) % SUPERVISOR_EVENTS_MAX;
-		s->ev_count--;
-	}
-	e = &s->events[(s->ev_head + s->ev_count++) % SUPERVISOR_EVENTS_MAX];
-	e->kind = kind;
-	snprintf(e->session_id, sizeof e->session_id, "%s", id);
-	snprintf(e->text, sizeof e->text, "%s", text);
-	e->mono_ms = clock_mono_ms();
+	return (unsigned)k < EVENT_KIND_COUNT && alert[k];
 }
 
-/* Alerts for the ways a session can end badly; fixed text plus names. */
 static void
-end_events(struct supervisor *s, struct slot *sl)
+ring_push(struct ring *r, const struct supervisor_event *e)
 {
-	const struct session_summary *sum = &sl->summary;
-	char text[128];
-
-	if (sum->end == END_WATCHDOG_FAILED)
-		push_event(s, EVENT_ALERT, sl->id, "watchdog fired: container stopped");
-	else if (sum->end == END_ADMISSION_REFUSED) {
-		snprintf(text, sizeof text, "admission refused: %s", sum->refused_check);
-		push_event(s, EVENT_ALERT, sl->id, text);
-	} else if (!session_end_normal(sum->end)) {
-		snprintf(text, sizeof text, "abnormal end: %s", session_end_id(sum->end));
-		push_event(s, EVENT_ALERT, sl->id, text);
+	if (r->n == r->cap) {
+		r->head = (r->head + 1) % r->cap;
+		r->n--;
+		r->dropped++;
 	}
+	r->ev[(r->head + r->n++) % r->cap] = *e;
 }
 
-/* The session's publish hook, on its worker or pulse thread. */
+static void
+timeline_push(struct slot *sl, const struct supervisor_event *e)
+{
+	if (sl->tl_n == SNAP_TIMELINE_MAX) {
+		sl->tl_head = (sl->tl_head + 1) % SNAP_TIMELINE_MAX;
+		sl->tl_n--;
+	}
+	sl->timeline[(sl->tl_head + sl->tl_n++) % SNAP_TIMELINE_MAX] = *e;
+}
+
+/* Under s->lock: number e, queue it (alerts apart), and keep it on the timeline. */
+static void
+push(struct supervisor *s, struct slot *sl, struct supervisor_event *e)
+{
+	e->seq = ++s->seq;
+	e->wall_ms = wall_ms();
+	e->alert = e->alert || event_alert(e->kind);
+	if (sl)
+		snprintf(e->session, sizeof e->session, "%s", sl->id);
+	ring_push(e->alert ? &s->alerts : &s->events, e);
+	if (sl)
+		timeline_push(sl, e);
+}
+
+/* Bounded copy; a longer source is cut (every source is a name or fixed word). */
+static void
+copy_word(char *dst, size_t cap, const char *src)
+{
+	size_t n = src ? strnlen(src, cap - 1) : 0;
+
+	memcpy(dst, src ? src : "", n);
+	dst[n] = '\0';
+}
+
+/* ---- what the session publishes (its worker, or its pulse thread) ---- */
+
+static void
+end_row(struct slot *sl, const struct session_summary *sum)
+{
+	struct session_row *r = &sl->row;
+
+	r->end = sum->end;
+	copy_word(r->refused_check, sizeof r->refused_check, sum->refused_check);
+	copy_word(r->failed_step, sizeof r->failed_step, sum->failed_step);
+	copy_word(r->reason, sizeof r->reason, sum->reason);
+	r->exit_code = sum->exit_code;
+	r->oom_killed = sum->oom_killed;
+	r->duration_ms = sum->duration_ms;
+	r->counters = sum->counters;
+	copy_word(r->class_name, sizeof r->class_name, sum->session_class);
+	sl->ended = true;
+	sl->ended_mono_ms = clock_mono_ms();
+}
+
+/* Under s->lock: a state change and, at the end, its alert. */
+static void
+state_events(struct supervisor *s, struct slot *sl, enum session_state state)
+{
+	struct supervisor_event e = { .kind = EVENT_STATE, .state = state };
+
+	push(s, sl, &e);
+	if (state != STATE_ENDED)
+		return;
+	e = (struct supervisor_event){ .kind = EVENT_END, .end = sl->row.end,
+				       .alert = !session_end_normal(sl->row.end) };
+	copy_word(e.check, sizeof e.check, sl->row.refused_check);
+	push(s, sl, &e);
+}
+
 static void
 on_publish(void *ctx, const struct session_status *st)
 {
 	struct slot *sl = ctx;
 	struct supervisor *s = sl->sup;
-	char text[128];
+	struct session_row *r = &sl->row;
+	bool changed;
 
 	pthread_mutex_lock(&s->lock);
-	sl->status = *st;
-	sl->status.summary = NULL;	/* the slot keeps its own copy */
+	changed = st->state != r->state;
+	copy_word(r->container, sizeof r->container, st->container_id);
+	r->stdout_bytes = st->stdout_bytes;
+	r->stderr_bytes = st->stderr_bytes;
+	r->counters = st->counters;
+	copy_word(r->class_name, sizeof r->class_name,
+		  class_name(&sl->cfg->classes, st->session_class));
 	if (st->summary)
-		sl->summary = *st->summary;
-	if (st->state != sl->last_state) {
-		snprintf(text, sizeof text, "%s", session_state_id(st->state));
-		push_event(s, EVENT_STATE, sl->id, text);
-		if (st->state == STATE_ENDED)
-			end_events(s, sl);
-		sl->last_state = st->state;
-	}
+		end_row(sl, st->summary);
+	r->state = st->state;
+	if (changed)
+		state_events(s, sl, st->state);
+	r->generation++;
 	s->generation++;
 	pthread_mutex_unlock(&s->lock);
 	wake(s);
 }
+
+static void
+copy_report(struct admission_report *out, const struct check_list *l)
+{
+	out->n = l->n < SNAP_CHECKS_MAX ? l->n : SNAP_CHECKS_MAX;
+	memcpy(out->items, l->items, out->n * sizeof out->items[0]);
+	out->verdict = check_list_passed(l) ? ADMISSION_ADMITTED : ADMISSION_REFUSED;
+}
+
+static void
+on_report(void *ctx, int phase, const struct check_list *l)
+{
+	struct slot *sl = ctx;
+	struct supervisor *s = sl->sup;
+	struct admission_report *rep = phase == 1 ? &sl->first : &sl->second;
+	const struct check_item *bad = check_list_first_failure(l);
+
+	pthread_mutex_lock(&s->lock);
+	copy_report(rep, l);
+	if (phase == 1)
+		sl->row.admission_first = rep->verdict;
+	else
+		sl->row.admission_second = rep->verdict;
+	if (rep->verdict == ADMISSION_REFUSED) {
+		struct supervisor_event e = { .kind = EVENT_ADMISSION_REFUSED };
+
+		copy_word(e.check, sizeof e.check, bad ? bad->id : "report");
+		copy_word(e.reason, sizeof e.reason, phase == 1 ? "first" : "second");
+		push(s, sl, &e);
+	}
+	sl->row.generation++;
+	s->generation++;
+	pthread_mutex_unlock(&s->lock);
+	wake(s);
+}
+
+static void
+lease_view_fill(struct lease_view *v, const struct lease_status *ls, int64_t now_mono_ms)
+{
+	memset(v, 0, sizeof *v);
+	v->armed = ls->armed;
+	v->failed = ls->failed;
+	copy_word(v->reason, sizeof v->reason, ls->reason);
+	v->pulses = ls->pulses;
+	v->acks = ls->acks;
+	v->age_ms = ls->armed ? now_mono_ms - ls->last_ack_mono_ms : 0;
+	v->late = ls->armed && (ls->failed || v->age_ms > LEASE_LATE_MS);
+	v->last_ack_us = ls->last_ack_us;
+	v->max_ack_us = ls->max_ack_us;
+	v->n_acks = ls->n_history < SNAP_ACKS_MAX ? ls->n_history : SNAP_ACKS_MAX;
+	memcpy(v->ack_us, ls->history_us, v->n_acks * sizeof v->ack_us[0]);
+	v->watchdog_pid = ls->watchdog_pid;
+}
+
+static void
+on_lease(void *ctx, struct lease *l)
+{
+	struct slot *sl = ctx;
+	struct supervisor *s = sl->sup;
+	struct lease_status ls;
+
+	pthread_mutex_lock(&s->lock);
+	if (!l && sl->lease) {
+		/* Closing: keep its last word, without the "late" of a lease that ended. */
+		lease_get_status(sl->lease, &ls);
+		lease_view_fill(&sl->last_lease, &ls, clock_mono_ms());
+		sl->last_lease.armed = false;
+		sl->last_lease.late = false;
+	}
+	sl->lease = l;
+	sl->row.generation++;
+	s->generation++;
+	pthread_mutex_unlock(&s->lock);
+}
+
+static void
+on_lease_failed(void *ctx, const char *reason)
+{
+	struct slot *sl = ctx;
+	struct supervisor *s = sl->sup;
+	struct supervisor_event e = { .kind = EVENT_LEASE_FAILED };
+
+	copy_word(e.reason, sizeof e.reason, reason);
+	pthread_mutex_lock(&s->lock);
+	push(s, sl, &e);
+	s->generation++;
+	pthread_mutex_unlock(&s->lock);
+	wake(s);
+}
+
+/* ---- the policy audit writer ---- */
+
+/* Queue a policy entry; the writer thread appends it. */
+static void
+policy_record(struct supervisor *s, const struct policy_entry *p)
+{
+	pthread_mutex_lock(&s->lock);
+	if (s->q_n == POLICY_QUEUE_MAX)
+		s->audit_failures++;	/* counted and shown: never silent */
+	else {
+		s->queue[(s->q_head + s->q_n++) % POLICY_QUEUE_MAX] = *p;
+		pthread_cond_signal(&s->writer_cond);
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+static void
+policy_write(struct supervisor *s, const struct policy_entry *p)
+{
+	struct audit_entry e = {
+		.session_id = p->session,
+		.type = AUDIT_POLICY,
+		.tool = p->tool[0] ? p->tool : NULL,
+		.decision = p->decision,
+		.rule = p->rule,
+		.revision = p->revision,
+	};
+
+	if (audit_append(s->o.audit, &e, NULL, NULL, NULL) < 0) {
+		pthread_mutex_lock(&s->lock);
+		s->audit_failures++;
+		pthread_mutex_unlock(&s->lock);
+	}
+}
+
+static void *
+writer_main(void *arg)
+{
+	struct supervisor *s = arg;
+	struct policy_entry p;
+
+	pthread_mutex_lock(&s->lock);
+	for (;;) {
+		while (s->q_n == 0 && !s->writer_quit)
+			pthread_cond_wait(&s->writer_cond, &s->lock);
+		if (s->q_n == 0)
+			break;	/* quit, and everything queued is written */
+		p = s->queue[s->q_head];
+		pthread_mutex_unlock(&s->lock);
+		policy_write(s, &p);
+		pthread_mutex_lock(&s->lock);
+		s->q_head = (s->q_head + 1) % POLICY_QUEUE_MAX;
+		s->q_n--;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+/* ---- cutover acknowledgements (a gate's ack function) ---- */
+
+/* Under s->policy or s->lock: the cutover that assigned revision, or NULL. */
+static const struct cutover *
+cutover_find(const struct supervisor *s, int64_t revision)
+{
+	size_t i, n = s->n_cutovers < SUPERVISOR_CUTOVERS_MAX ? s->n_cutovers
+							       : SUPERVISOR_CUTOVERS_MAX;
+
+	for (i = 0; i < n; i++)
+		if (s->cutovers[i].revision == revision)
+			return &s->cutovers[i];
+	return NULL;
+}
+
+static enum cutover_result
+ack_result(enum gate_verdict v)
+{
+	return v == GATE_APPLIED ? CUTOVER_APPLIED : v == GATE_NOT_APPLICABLE
+		? CUTOVER_NOT_APPLICABLE : CUTOVER_REJECTED;
+}
+
+static void
+on_gate_ack(void *ctx, const struct gate_delta *d, const struct gate_ack *ack)
+{
+	struct slot *sl = ctx;
+	struct supervisor *s = sl->sup;
+	struct supervisor_event e = { .kind = EVENT_CUTOVER_ACK, .revision = d->revision,
+				      .op = d->allow ? CUTOVER_RESTORE : CUTOVER_REVOKE,
+				      .result = ack_result(ack->verdict),
+				      .waited_us = ack->waited_us };
+	struct policy_entry p = { .revision = ack->revision };
+	const struct cutover *c;
+
+	e.alert = e.result == CUTOVER_REJECTED;
+	copy_word(e.reason, sizeof e.reason, ack->reason);
+	pthread_mutex_lock(&s->lock);
+	c = cutover_find(s, d->revision);
+	copy_word(e.tool, sizeof e.tool, c ? c->tool : "");
+	push(s, sl, &e);
+	sl->row.generation++;
+	s->generation++;
+	pthread_mutex_unlock(&s->lock);
+	wake(s);
+	copy_word(p.session, sizeof p.session, sl->id);
+	copy_word(p.tool, sizeof p.tool, e.tool);
+	snprintf(p.decision, sizeof p.decision, "%s", cutover_result_id(e.result));
+	snprintf(p.rule, sizeof p.rule, "%s %.32s", cutover_op_id(e.op), ack->reason);
+	policy_record(s, &p);
+}
+
+/* ---- sessions ---- */
 
 static void *
 worker_main(void *arg)
@@ -128,8 +457,13 @@ worker_main(void *arg)
 		.gate = &sl->gate,
 		.watchdog_exe = s->o.watchdog_exe,
 		.stop = &sl->stop,
-		.publish = on_publish,
-		.publish_ctx = sl,
+		.hooks = {
+			.ctx = sl,
+			.publish = on_publish,
+			.report = on_report,
+			.lease = on_lease,
+			.lease_failed = on_lease_failed,
+		},
 		.session_id = sl->id,
 		.launch_slots = &s->launch_slots,
 	};
@@ -149,7 +483,132 @@ slot_gate(struct slot *sl)
 		approved[sl->cfg->aliases[i].tool] = true;
 	for (i = 0; i < sl->cfg->n_tools; i++)
 		sl->names[i] = sl->cfg->tools[i].name;
-	return gate_init(&sl->gate, approved, sl->cfg->n_tools);
+	if (gate_init(&sl->gate, approved, sl->cfg->n_tools) < 0)
+		return -1;
+	gate_set_ack(&sl->gate, on_gate_ack, sl);
+	return 0;
+}
+
+/* The row's fixed part: what never changes during the session. */
+static void
+slot_row(struct slot *sl)
+{
+	const struct airlock_config *c = sl->cfg;
+	struct session_row *r = &sl->row;
+	size_t i;
+
+	copy_word(r->id, sizeof r->id, sl->id);
+	copy_word(r->image, sizeof r->image, c->profile.image);
+	copy_word(r->runtime, sizeof r->runtime, c->profile.runtime);
+	copy_word(r->class_name, sizeof r->class_name, class_name(&c->classes, c->initial.class));
+	r->state = STATE_QUEUED;
+	r->started_ms = wall_ms();
+	r->exit_code = -1;
+	r->n_tools = c->n_tools;
+	for (i = 0; i < c->n_tools; i++) {
+		copy_word(r->tools[i].name, sizeof r->tools[i].name, c->tools[i].name);
+		copy_word(r->tools[i].data_class, sizeof r->tools[i].data_class,
+			  class_name(&c->classes, c->tools[i].data_class));
+		r->tools[i].approved = sl->gate.approved[i];
+	}
+}
+
+static struct slot *
+slot_new(struct supervisor *s, const struct airlock_config *cfg, struct al_err *err)
+{
+	struct slot *sl;
+
+	if (cfg->n_tools > GATE_TOOLS_MAX) {
+		al_fail(err, "supervisor: too many tools for the gate");
+		return NULL;
+	}
+	sl = calloc(1, sizeof *sl);
+	if (!sl) {
+		al_fail(err, "supervisor: out of memory");
+		return NULL;
+	}
+	sl->sup = s;
+	sl->cfg = cfg;
+	if (id_random(sl->id, sizeof sl->id, "s-", 8) < 0) {
+		free(sl);
+		al_fail(err, "supervisor: no randomness for a session id");
+		return NULL;
+	}
+	if (slot_gate(sl) < 0) {
+		free(sl);
+		al_fail(err, "supervisor: cannot set up the policy gate");
+		return NULL;
+	}
+	sl->started_mono_ms = clock_mono_ms();
+	slot_row(sl);
+	return sl;
+}
+
+static void
+slot_free(struct slot *sl)
+{
+	gate_destroy(&sl->gate);
+	if (sl->owned_cfg) {
+		config_free(sl->owned_cfg);
+		free(sl->owned_cfg);
+	}
+	free(sl);
+}
+
+/* Under s->lock: remove slot i (ended and joined) from the list. */
+static struct slot *
+slot_unlink(struct supervisor *s, size_t i)
+{
+	struct slot *sl = s->slots[i];
+
+	memmove(&s->slots[i], &s->slots[i + 1], (s->n_slots - i - 1) * sizeof s->slots[0]);
+	s->n_slots--;
+	s->forgotten_total++;
+	s->generation++;
+	return sl;
+}
+
+static void
+slot_join(struct slot *sl)
+{
+	if (sl->thread_started && !sl->joined)
+		pthread_join(sl->thread, NULL);
+	sl->joined = true;
+}
+
+/* Under s->lock: the oldest ended slot, or SIZE_MAX. */
+static size_t
+oldest_ended(const struct supervisor *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_slots; i++)
+		if (s->slots[i]->ended)
+			return i;
+	return SIZE_MAX;
+}
+
+/* Under s->policy: make room by forgetting the oldest ended session. */
+static int
+make_room(struct supervisor *s)
+{
+	struct slot *sl = NULL;
+	size_t i;
+
+	pthread_mutex_lock(&s->lock);
+	if (s->n_slots < SUPERVISOR_SESSIONS_MAX) {
+		pthread_mutex_unlock(&s->lock);
+		return 0;
+	}
+	i = oldest_ended(s);
+	if (i != SIZE_MAX)
+		sl = slot_unlink(s, i);
+	pthread_mutex_unlock(&s->lock);
+	if (!sl)
+		return -1;
+	slot_join(sl);	/* ended: the worker is returning */
+	slot_free(sl);
+	return 0;
 }
 
 /* Workers must not take the console's signals (SIGWINCH, SIGINT, …). */
@@ -163,51 +622,99 @@ spawn_worker(struct slot *sl)
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	rc = pthread_create(&sl->thread, NULL, worker_main, sl);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	sl->thread_started = rc == 0;
 	return rc;
+}
+
+/* A worker that could not start: the session ends without a normal end. */
+static void
+worker_failed(struct supervisor *s, struct slot *sl)
+{
+	pthread_mutex_lock(&s->lock);
+	sl->row.end = END_WORKER_FAILED;
+	copy_word(sl->row.reason, sizeof sl->row.reason, "cannot start a worker thread");
+	sl->ended = true;
+	sl->joined = true;
+	sl->row.state = STATE_ENDED;
+	state_events(s, sl, STATE_ENDED);
+	sl->row.generation++;
+	s->generation++;
+	pthread_mutex_unlock(&s->lock);
+	wake(s);
+}
+
+static int
+start_slot(struct supervisor *s, struct slot *sl, char session_id[SNAP_ID_MAX],
+	   struct al_err *err)
+{
+	pthread_mutex_lock(&s->policy);
+	if (make_room(s) < 0) {
+		pthread_mutex_unlock(&s->policy);
+		slot_free(sl);
+		return al_fail(err, "supervisor: %d sessions live, none ended to make room",
+			       SUPERVISOR_SESSIONS_MAX);
+	}
+	pthread_mutex_lock(&s->lock);
+	s->slots[s->n_slots++] = sl;
+	s->started_total++;
+	state_events(s, sl, STATE_QUEUED);
+	s->generation++;
+	pthread_mutex_unlock(&s->lock);
+	pthread_mutex_unlock(&s->policy);
+	memcpy(session_id, sl->id, SNAP_ID_MAX);
+	if (spawn_worker(sl) != 0) {
+		worker_failed(s, sl);
+		return al_fail(err, "supervisor: cannot start a worker thread");
+	}
+	wake(s);
+	return 0;
 }
 
 int
 supervisor_start(struct supervisor *s, const struct airlock_config *cfg,
-		 char session_id[40], struct al_err *err)
+		 char session_id[SNAP_ID_MAX], struct al_err *err)
 {
-	struct slot *sl;
+	struct slot *sl = slot_new(s, cfg, err);
 
-	if (cfg->n_tools > GATE_TOOLS_MAX)
-		return al_fail(err, "supervisor: too many tools for the gate");
-	sl = calloc(1, sizeof *sl);
 	if (!sl)
-		return al_fail(err, "supervisor: out of memory");
-	sl->cfg = cfg;
-	if (slot_gate(sl) < 0) {
-		free(sl);
-		return al_fail(err, "supervisor: cannot set up the policy gate");
-	}
-	sl->sup = s;
-	if (id_random(sl->id, sizeof sl->id, "s-", 8) < 0) {
-		gate_destroy(&sl->gate);
-		free(sl);
-		return al_fail(err, "supervisor: no randomness for a session id");
-	}
-	snprintf(sl->status.session_id, sizeof sl->status.session_id, "%s", sl->id);
-	sl->status.started_mono_ms = clock_mono_ms();
-	pthread_mutex_lock(&s->lock);
-	if (s->n_slots == SUPERVISOR_SESSIONS_MAX) {
-		pthread_mutex_unlock(&s->lock);
-		gate_destroy(&sl->gate);
-		free(sl);
-		return al_fail(err, "supervisor: at most %d sessions", SUPERVISOR_SESSIONS_MAX);
-	}
-	s->slots[s->n_slots++] = sl;
-	pthread_mutex_unlock(&s->lock);
-	if (spawn_worker(sl) != 0) {
-		sl->joined = true;	/* no thread to join */
-		sl->status.state = STATE_ENDED;
-		return al_fail(err, "supervisor: cannot start a worker thread");
-	}
-	memcpy(session_id, sl->id, 40);
-	return 0;
+		return -1;
+	return start_slot(s, sl, session_id, err);
 }
 
+static int
+host_cores(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n > 0 ? (int)n : 1;
+}
+
+int
+supervisor_start_file(struct supervisor *s, const char *path,
+		      char session_id[SNAP_ID_MAX], struct al_err *err)
+{
+	struct airlock_config *cfg = calloc(1, sizeof *cfg);
+	struct slot *sl;
+
+	if (!cfg)
+		return al_fail(err, "supervisor: out of memory");
+	config_init(cfg);
+	if (config_load_file(cfg, path, host_cores(), err) < 0) {
+		config_free(cfg);
+		free(cfg);
+		return -1;
+	}
+	sl = slot_new(s, cfg, err);
+	if (!sl) {
+		config_free(cfg);
+		free(cfg);
+		return -1;
+	}
+	sl->owned_cfg = cfg;
+	return start_slot(s, sl, session_id, err);
+}
+
+/* Under s->lock. */
 static struct slot *
 find(struct supervisor *s, const char *id)
 {
@@ -219,58 +726,90 @@ find(struct supervisor *s, const char *id)
 	return NULL;
 }
 
+/* ---- force-stop ---- */
+
+struct stopper {
+	struct supervisor *sup;
+	char docker_host[256];
+	bool has_host;
+	char container[SNAP_CONTAINER_MAX];
+};
+
+static struct docker *
+open_docker(const char *docker_host, struct al_err *err)
+{
+	char sock[108];
+
+	if (preflight_endpoint(docker_host, sock, sizeof sock, err) < 0)
+		return NULL;
+	return docker_open(sock, DOCKER_TIMEOUT_MS, err);
+}
+
+/* Its own connection: the worker may be blocked on its own, mid-step. */
+static void *
+stopper_main(void *arg)
+{
+	struct stopper *st = arg;
+	struct al_err err;
+	struct docker *d = open_docker(st->has_host ? st->docker_host : NULL, &err);
+
+	if (d && docker_stop(d, st->container, 0, &err) < 0)
+		docker_kill(d, st->container, "KILL", &err);
+	docker_close(d);
+	atomic_fetch_sub(&st->sup->stoppers, 1);
+	free(st);
+	return NULL;
+}
+
+static void
+stop_container_now(struct supervisor *s, const char *container)
+{
+	struct stopper *st = calloc(1, sizeof *st);
+	pthread_attr_t attr;
+	pthread_t t;
+
+	if (!st)
+		return;		/* the worker still stops it at its next step */
+	st->sup = s;
+	st->has_host = s->o.docker_host != NULL;
+	copy_word(st->docker_host, sizeof st->docker_host, s->o.docker_host);
+	copy_word(st->container, sizeof st->container, container);
+	atomic_fetch_add(&s->stoppers, 1);
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&t, &attr, stopper_main, st) != 0) {
+		atomic_fetch_sub(&s->stoppers, 1);
+		free(st);
+	}
+	pthread_attr_destroy(&attr);
+}
+
 int
 supervisor_stop_session(struct supervisor *s, const char *session_id)
 {
+	char container[SNAP_CONTAINER_MAX] = "";
 	struct slot *sl;
 
 	pthread_mutex_lock(&s->lock);
 	sl = find(s, session_id);
-	if (sl)
+	if (sl && !sl->ended) {
+		struct supervisor_event e = { .kind = EVENT_STOP_REQUESTED };
+
+		/* The flag first: every symptom of the stop then names its cause. */
 		atomic_store(&sl->stop, true);
+		copy_word(container, sizeof container, sl->row.container);
+		push(s, sl, &e);
+	}
 	pthread_mutex_unlock(&s->lock);
-	return sl ? 0 : -1;
+	if (!sl || sl->ended)
+		return -1;
+	if (container[0])
+		stop_container_now(s, container);
+	wake(s);
+	return 0;
 }
 
-struct cutover_job {
-	pthread_t thread;
-	bool threaded;
-	struct slot *slot;
-	const json_t *update;
-	struct gate_ack ack;
-};
-
-static void *
-cutover_main(void *arg)
-{
-	struct cutover_job *j = arg;
-
-	gate_update_json(&j->slot->gate, j->update, j->slot->names, j->slot->cfg->n_tools,
-			 &j->ack);
-	return NULL;
-}
-
-/* One policy entry per session: the decision and the revision now in force. */
-static void
-record_cutover(struct supervisor *s, struct cutover_job *j)
-{
-	struct audit_entry e = {
-		.session_id = j->slot->id,
-		.type = AUDIT_POLICY,
-		.decision = j->ack.verdict == GATE_APPLIED ? "applied" : "rejected",
-		.rule = j->ack.reason,
-		.revision = j->ack.revision,
-	};
-	char text[128];
-
-	audit_append(s->o.audit, &e, NULL, NULL, NULL);
-	snprintf(text, sizeof text, "cutover %s: revision %lld%s", e.decision,
-		 (long long)j->ack.revision, j->ack.open ? "" : ", admission closed");
-	pthread_mutex_lock(&s->lock);
-	push_event(s, EVENT_ALERT, j->slot->id, text);
-	s->generation++;
-	pthread_mutex_unlock(&s->lock);
-}
+/* ---- cutover ---- */
 
 static bool
 targeted(const struct slot *sl, const char *const *ids, size_t n_ids)
@@ -285,98 +824,265 @@ targeted(const struct slot *sl, const char *const *ids, size_t n_ids)
 	return false;
 }
 
-/* Sessions to update: named (or all), not ended. */
-static size_t
-cutover_targets(struct supervisor *s, const char *const *ids, size_t n_ids,
-		struct cutover_job *jobs, size_t cap, const json_t *update)
+/* Under s->policy: remember which tool and op a revision stands for. */
+static void
+cutover_remember(struct supervisor *s, enum cutover_op op, const char *tool)
 {
+	struct cutover *c = &s->cutovers[s->n_cutovers++ % SUPERVISOR_CUTOVERS_MAX];
+
+	c->revision = s->revision;
+	c->op = op;
+	copy_word(c->tool, sizeof c->tool, tool);
+}
+
+int
+supervisor_cutover(struct supervisor *s, enum cutover_op op, const char *tool,
+		   const char *const *ids, size_t n_ids, int64_t *revision,
+		   size_t *targets, struct al_err *err)
+{
+	struct slot *to[SUPERVISOR_SESSIONS_MAX];
+	struct supervisor_event e = { .kind = EVENT_CUTOVER, .op = op };
 	size_t i, n = 0;
 
+	if (!tool || !tool[0] || strlen(tool) >= SNAP_NAME_MAX)
+		return al_fail(err, "cutover: no such tool name");
+	/*
+	 * Assigned and posted under one lock: two cutovers can never reach a
+	 * gate out of order, so no valid cutover is ever stale.
+	 */
+	pthread_mutex_lock(&s->policy);
+	s->revision++;
+	cutover_remember(s, op, tool);
 	pthread_mutex_lock(&s->lock);
-	for (i = 0; i < s->n_slots && n < cap; i++) {
-		struct slot *sl = s->slots[i];
-
-		if (sl->status.state != STATE_ENDED && targeted(sl, ids, n_ids))
-			jobs[n++] = (struct cutover_job){ .slot = sl, .update = update };
-	}
+	for (i = 0; i < s->n_slots; i++)
+		if (!s->slots[i]->ended && targeted(s->slots[i], ids, n_ids))
+			to[n++] = s->slots[i];
+	e.revision = s->revision;
+	e.count = (long)n;
+	copy_word(e.tool, sizeof e.tool, tool);
+	push(s, NULL, &e);
 	pthread_mutex_unlock(&s->lock);
-	return n;
+	for (i = 0; i < n; i++)
+		gate_post(&to[i]->gate, s->revision, config_tool_index(to[i]->cfg, tool),
+			  op == CUTOVER_RESTORE);
+	if (revision)
+		*revision = s->revision;
+	pthread_mutex_unlock(&s->policy);
+	if (targets)
+		*targets = n;
+	wake(s);
+	return 0;
+}
+
+struct update_job {
+	pthread_t thread;
+	bool threaded;
+	struct slot *slot;
+	const json_t *update;
+	struct gate_ack ack;
+};
+
+static void *
+update_main(void *arg)
+{
+	struct update_job *j = arg;
+
+	gate_update_json(&j->slot->gate, j->update, j->slot->names, j->slot->cfg->n_tools,
+			 &j->ack);
+	return NULL;
+}
+
+static void
+update_record(struct supervisor *s, struct update_job *j)
+{
+	struct policy_entry p = { .revision = j->ack.revision };
+	struct supervisor_event e = { .kind = EVENT_CUTOVER_ACK, .revision = j->ack.revision,
+				      .result = ack_result(j->ack.verdict),
+				      .waited_us = j->ack.waited_us };
+
+	e.alert = e.result == CUTOVER_REJECTED;
+	copy_word(e.reason, sizeof e.reason, j->ack.reason);
+	copy_word(p.session, sizeof p.session, j->slot->id);
+	snprintf(p.decision, sizeof p.decision, "%s", cutover_result_id(e.result));
+	copy_word(p.rule, sizeof p.rule, j->ack.reason);
+	policy_write(s, &p);
+	pthread_mutex_lock(&s->lock);
+	push(s, j->slot, &e);
+	if (j->ack.revision > s->revision)
+		s->revision = j->ack.revision;
+	s->generation++;
+	pthread_mutex_unlock(&s->lock);
 }
 
 size_t
-supervisor_cutover(struct supervisor *s, const json_t *update,
-		   const char *const *ids, size_t n_ids,
-		   struct cutover_ack *acks, size_t cap)
+supervisor_update_json(struct supervisor *s, const json_t *update,
+		       const char *const *ids, size_t n_ids,
+		       struct cutover_ack *acks, size_t cap)
 {
-	struct cutover_job *jobs = calloc(SUPERVISOR_SESSIONS_MAX, sizeof *jobs);
-	size_t i, n;
+	struct update_job *jobs = calloc(SUPERVISOR_SESSIONS_MAX, sizeof *jobs);
+	size_t i, n = 0;
 
 	if (!jobs)
 		return 0;
-	n = cutover_targets(s, ids, n_ids, jobs, cap < SUPERVISOR_SESSIONS_MAX ? cap :
-			    SUPERVISOR_SESSIONS_MAX, update);
+	pthread_mutex_lock(&s->policy);
+	pthread_mutex_lock(&s->lock);
+	for (i = 0; i < s->n_slots && n < cap; i++)
+		if (!s->slots[i]->ended && targeted(s->slots[i], ids, n_ids))
+			jobs[n++] = (struct update_job){ .slot = s->slots[i], .update = update };
+	pthread_mutex_unlock(&s->lock);
 	/* Concurrently: one session's in-flight call must not delay another's update. */
 	for (i = 0; i < n; i++) {
-		jobs[i].threaded = pthread_create(&jobs[i].thread, NULL, cutover_main,
-						  &jobs[i]) == 0;
+		jobs[i].threaded = pthread_create(&jobs[i].thread, NULL, update_main, &jobs[i]) == 0;
 		if (!jobs[i].threaded)
-			cutover_main(&jobs[i]);
+			update_main(&jobs[i]);
 	}
 	for (i = 0; i < n; i++) {
 		if (jobs[i].threaded)
 			pthread_join(jobs[i].thread, NULL);
-		record_cutover(s, &jobs[i]);
-		snprintf(acks[i].session_id, sizeof acks[i].session_id, "%s", jobs[i].slot->id);
+		update_record(s, &jobs[i]);
+		copy_word(acks[i].session_id, sizeof acks[i].session_id, jobs[i].slot->id);
 		acks[i].ack = jobs[i].ack;
 	}
+	pthread_mutex_unlock(&s->policy);
 	free(jobs);
 	wake(s);
 	return n;
 }
 
+/* ---- snapshots ---- */
+
+/* Under s->lock: the parts of a row read now, not when the worker published. */
 static void
-snapshot_one(struct slot *sl, struct session_snapshot *out)
+row_live(struct slot *sl, struct session_row *r, int64_t now_mono)
+{
+	struct gate_state g;
+	struct lease_status ls;
+	size_t i;
+
+	if (sl->lease) {
+		lease_get_status(sl->lease, &ls);
+		lease_view_fill(&r->lease, &ls, now_mono);
+	} else {
+		r->lease = sl->last_lease;
+	}
+	r->uptime_ms = (sl->ended ? sl->ended_mono_ms : now_mono) - sl->started_mono_ms;
+	gate_state(&sl->gate, &g);
+	r->revision = g.revision;
+	r->gate_open = g.open;
+	r->pending = g.pending;
+	r->pending_revision = g.pending_revision;
+	r->pending_age_ms = g.pending ? (clock_mono_us() - g.pending_since_us) / 1000 : 0;
+	for (i = 0; i < r->n_tools && i < GATE_TOOLS_MAX; i++)
+		r->tools[i].allowed = g.allowed[i];
+	memset(&r->call, 0, sizeof r->call);
+	if (g.busy && g.busy_tool >= 0 && (size_t)g.busy_tool < sl->cfg->n_tools) {
+		r->call.active = true;
+		copy_word(r->call.tool, sizeof r->call.tool, sl->cfg->tools[g.busy_tool].name);
+		r->call.revision = g.busy_revision;
+		r->call.age_ms = (clock_mono_us() - g.busy_since_us) / 1000;
+	}
+}
+
+static int
+snapshot_grow(struct supervisor_snapshot *snap, size_t n)
+{
+	struct session_row *rows;
+
+	if (n <= snap->cap)
+		return 0;
+	rows = realloc(snap->rows, n * sizeof *rows);
+	if (!rows)
+		return -1;
+	memset(rows + snap->cap, 0, (n - snap->cap) * sizeof *rows);
+	snap->rows = rows;
+	snap->cap = n;
+	return 0;
+}
+
+/* Under s->lock: copy one row unless the caller's copy is already current. */
+static bool
+snapshot_row(struct slot *sl, struct session_row *out, int64_t now_mono)
+{
+	bool copy = out->generation != sl->row.generation || strcmp(out->id, sl->id) != 0;
+
+	if (copy)
+		*out = sl->row;
+	row_live(sl, out, now_mono);
+	return copy;
+}
+
+static void
+snapshot_counts(struct supervisor *s, struct supervisor_snapshot *snap)
 {
 	size_t i;
 
-	out->st = sl->status;
-	out->summary = sl->summary;
-	out->n_tools = sl->cfg->n_tools;
-	for (i = 0; i < out->n_tools; i++)
-		snprintf(out->tools[i], sizeof out->tools[i], "%s", sl->cfg->tools[i].name);
-	memcpy(out->approved, sl->gate.approved, sizeof out->approved);
-	gate_read(&sl->gate, &out->revision, &out->gate_open, out->allowed, GATE_TOOLS_MAX);
-	snprintf(out->class_name, sizeof out->class_name, "%s",
-		 class_name(&sl->cfg->classes, sl->status.session_class));
+	snap->live = 0;
+	for (i = 0; i < s->n_slots; i++)
+		snap->live += !s->slots[i]->ended;
+	snap->generation = s->generation;
+	snap->taken_ms = wall_ms();
+	snap->revision = s->revision;
+	snap->started_total = s->started_total;
+	snap->forgotten_total = s->forgotten_total;
+	snap->events_dropped = s->events.dropped;
+	snap->alerts_dropped = s->alerts.dropped;
+	snap->audit_backlog = s->q_n;
+	snap->audit_failures = s->audit_failures;
 }
 
 int
-supervisor_snapshot(struct supervisor *s, struct supervisor_snapshot *out)
+supervisor_snapshot(struct supervisor *s, struct supervisor_snapshot *snap)
 {
+	int64_t now = clock_mono_ms();
+	bool changed;
 	size_t i;
 
 	pthread_mutex_lock(&s->lock);
-	out->generation = s->generation;
-	out->n = s->n_slots;
-	out->sessions = calloc(s->n_slots ? s->n_slots : 1, sizeof *out->sessions);
-	if (!out->sessions) {
+	if (snapshot_grow(snap, s->n_slots ? s->n_slots : 1) < 0) {
 		pthread_mutex_unlock(&s->lock);
-		out->n = 0;
+		snap->n = 0;
 		return -1;
 	}
+	changed = snap->generation != s->generation || snap->n != s->n_slots;
+	snap->n = s->n_slots;
 	for (i = 0; i < s->n_slots; i++)
-		snapshot_one(s->slots[i], &out->sessions[i]);
+		changed |= snapshot_row(s->slots[i], &snap->rows[i], now);
+	snapshot_counts(s, snap);
 	pthread_mutex_unlock(&s->lock);
-	return 0;
+	return changed ? 1 : 0;
 }
 
 void
 supervisor_snapshot_free(struct supervisor_snapshot *snap)
 {
-	free(snap->sessions);
-	snap->sessions = NULL;
-	snap->n = 0;
+	free(snap->rows);
+	memset(snap, 0, sizeof *snap);
 }
+
+int
+supervisor_detail(struct supervisor *s, const char *session_id, struct session_detail *out)
+{
+	struct slot *sl;
+	size_t i;
+
+	pthread_mutex_lock(&s->lock);
+	sl = find(s, session_id);
+	if (!sl) {
+		pthread_mutex_unlock(&s->lock);
+		return -1;
+	}
+	out->row = sl->row;
+	row_live(sl, &out->row, clock_mono_ms());
+	out->first = sl->first;
+	out->second = sl->second;
+	out->n_timeline = sl->tl_n;
+	for (i = 0; i < sl->tl_n; i++)
+		out->timeline[i] = sl->timeline[(sl->tl_head + i) % SNAP_TIMELINE_MAX];
+	pthread_mutex_unlock(&s->lock);
+	return 0;
+}
+
+/* ---- events ---- */
 
 int
 supervisor_wake_fd(const struct supervisor *s)
@@ -384,23 +1090,144 @@ supervisor_wake_fd(const struct supervisor *s)
 	return s->wake;
 }
 
+static const struct supervisor_event *
+ring_peek(const struct ring *r)
+{
+	return r->n ? &r->ev[r->head] : NULL;
+}
+
+static void
+ring_pop(struct ring *r)
+{
+	r->head = (r->head + 1) % r->cap;
+	r->n--;
+}
+
 size_t
 supervisor_events(struct supervisor *s, struct supervisor_event *out, size_t cap)
 {
+	const struct supervisor_event *a, *b;
 	uint64_t count;
 	size_t n = 0;
+	bool more;
 
 	if (read(s->wake, &count, sizeof count) < 0) {
 		/* Nothing pending (non-blocking): fine. */
 	}
 	pthread_mutex_lock(&s->lock);
-	while (n < cap && s->ev_count > 0) {
-		out[n++] = s->events[s->ev_head];
-		s->ev_head = (s->ev_head + 1) % SUPERVISOR_EVENTS_MAX;
-		s->ev_count--;
+	while (n < cap) {
+		a = ring_peek(&s->alerts);
+		b = ring_peek(&s->events);
+		if (!a && !b)
+			break;
+		if (a && (!b || a->seq < b->seq)) {
+			out[n++] = *a;
+			ring_pop(&s->alerts);
+		} else {
+			out[n++] = *b;
+			ring_pop(&s->events);
+		}
+	}
+	more = s->alerts.n + s->events.n > 0;
+	pthread_mutex_unlock(&s->lock);
+	if (more)
+		wake(s);	/* re-armed: the caller comes back for the rest */
+	return n;
+}
+
+/* ---- forgetting, host checks, lifetime ---- */
+
+int
+supervisor_forget(struct supervisor *s, const char *session_id)
+{
+	struct slot *sl = NULL;
+	size_t i;
+
+	pthread_mutex_lock(&s->policy);
+	pthread_mutex_lock(&s->lock);
+	for (i = 0; i < s->n_slots; i++)
+		if (strcmp(s->slots[i]->id, session_id) == 0 && s->slots[i]->ended) {
+			sl = slot_unlink(s, i);
+			break;
+		}
+	pthread_mutex_unlock(&s->lock);
+	pthread_mutex_unlock(&s->policy);
+	if (!sl)
+		return -1;
+	slot_join(sl);
+	slot_free(sl);
+	wake(s);
+	return 0;
+}
+
+static void
+host_fill(struct host_snapshot *h, const struct doctor_report *r, bool ok)
+{
+	const struct check_item *it;
+	size_t i;
+
+	h->passed = ok;
+	h->at_ms = wall_ms();
+	copy_word(h->endpoint, sizeof h->endpoint, r->socket);
+	h->n = r->checks.n < SNAP_CHECKS_MAX ? r->checks.n : SNAP_CHECKS_MAX;
+	for (i = 0; i < h->n; i++)
+		h->items[i] = r->checks.items[i];
+	it = check_list_find(&r->checks, "daemon_version");
+	copy_word(h->daemon_version, sizeof h->daemon_version, it ? it->observed : "");
+}
+
+static void *
+host_main(void *arg)
+{
+	struct supervisor *s = arg;
+	struct doctor_report r;
+	bool ok = doctor_run(s->o.docker_host, s->host_runtime, &r);
+
+	pthread_mutex_lock(&s->lock);
+	host_fill(&s->host, &r, ok);
+	copy_word(s->host.runtime, sizeof s->host.runtime, s->host_runtime);
+	s->host.running = false;
+	s->host.generation++;
+	s->generation++;
+	pthread_mutex_unlock(&s->lock);
+	doctor_report_free(&r);
+	wake(s);
+	return NULL;
+}
+
+int
+supervisor_host_refresh(struct supervisor *s, const char *runtime)
+{
+	sigset_t all, old;
+	int rc = 0;
+
+	pthread_mutex_lock(&s->lock);
+	if (s->host.running) {
+		pthread_mutex_unlock(&s->lock);
+		return 0;
+	}
+	if (s->host_started)
+		pthread_join(s->host_thread, NULL);	/* finished: it cleared running */
+	s->host.running = true;
+	copy_word(s->host_runtime, sizeof s->host_runtime, runtime ? runtime : "runc");
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	s->host_started = pthread_create(&s->host_thread, NULL, host_main, s) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!s->host_started) {
+		s->host.running = false;
+		rc = -1;
 	}
 	pthread_mutex_unlock(&s->lock);
-	return n;
+	return rc;
+}
+
+void
+supervisor_host(struct supervisor *s, struct host_snapshot *out)
+{
+	pthread_mutex_lock(&s->lock);
+	*out = s->host;
+	pthread_mutex_unlock(&s->lock);
 }
 
 size_t
@@ -410,33 +1237,46 @@ supervisor_live(struct supervisor *s)
 
 	pthread_mutex_lock(&s->lock);
 	for (i = 0; i < s->n_slots; i++)
-		n += s->slots[i]->status.state != STATE_ENDED;
+		n += !s->slots[i]->ended;
 	pthread_mutex_unlock(&s->lock);
 	return n;
 }
 
-static struct docker *
-open_docker(const struct supervisor *s, struct al_err *err)
+static void
+reaped_event(struct supervisor *s, const struct reap_report *r)
 {
-	char sock[108];
+	struct supervisor_event e = { .kind = EVENT_REAPER, .count = (long)r->reaped };
 
-	if (preflight_endpoint(s->o.docker_host, sock, sizeof sock, err) < 0)
-		return NULL;
-	return docker_open(sock, DOCKER_TIMEOUT_MS, err);
+	if (r->reaped == 0 && r->failed == 0)
+		return;
+	snprintf(e.reason, sizeof e.reason, "%zu removed, %zu failed", r->reaped, r->failed);
+	pthread_mutex_lock(&s->lock);
+	push(s, NULL, &e);
+	pthread_mutex_unlock(&s->lock);
 }
 
 static int
 reap(struct supervisor *s, struct reap_report *out, struct al_err *err)
 {
-	struct reap_report scratch;
-	struct docker *d = open_docker(s, err);
+	struct reap_report scratch = { 0 };
+	struct reap_report *r = out ? out : &scratch;
+	struct docker *d = open_docker(s->o.docker_host, err);
 	int rc;
 
 	if (!d)
 		return -1;
-	rc = reaper_run(d, out ? out : &scratch, err);
+	rc = reaper_run(d, r, err);
 	docker_close(d);
+	if (rc == 0)
+		reaped_event(s, r);
 	return rc;
+}
+
+static void
+rings_init(struct supervisor *s)
+{
+	s->events = (struct ring){ .ev = s->ev_store, .cap = SUPERVISOR_EVENTS_MAX };
+	s->alerts = (struct ring){ .ev = s->alert_store, .cap = SUPERVISOR_ALERTS_MAX };
 }
 
 int
@@ -452,12 +1292,16 @@ supervisor_open(const struct supervisor_options *o, struct supervisor **out,
 	if (!s)
 		return al_fail(err, "supervisor: out of memory");
 	s->o = *o;
+	rings_init(s);
 	pthread_mutex_init(&s->lock, NULL);
+	pthread_mutex_init(&s->policy, NULL);
+	pthread_cond_init(&s->writer_cond, NULL);
 	sem_init(&s->launch_slots, 0, SUPERVISOR_LAUNCH_PARALLEL);
 	s->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (s->wake < 0) {
+	s->writer_started = pthread_create(&s->writer, NULL, writer_main, s) == 0;
+	if (s->wake < 0 || !s->writer_started) {
 		supervisor_close(s);
-		return al_fail(err, "supervisor: cannot create the wake descriptor");
+		return al_fail(err, "supervisor: cannot create the wake descriptor or the writer");
 	}
 	if (o->reap_at_start && reap(s, reaped, err) < 0) {
 		supervisor_close(s);
@@ -468,16 +1312,31 @@ supervisor_open(const struct supervisor_options *o, struct supervisor **out,
 }
 
 static void
-join_all(struct supervisor *s)
+stop_all(struct supervisor *s)
 {
 	size_t i;
 
-	for (i = 0; i < s->n_slots; i++) {
-		if (s->slots[i]->joined)
-			continue;
-		pthread_join(s->slots[i]->thread, NULL);
-		s->slots[i]->joined = true;
-	}
+	pthread_mutex_lock(&s->lock);
+	for (i = 0; i < s->n_slots; i++)
+		atomic_store(&s->slots[i]->stop, true);
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* Workers are joined without the lock: their hooks take it on the way out. */
+static void
+join_all(struct supervisor *s)
+{
+	struct slot *to[SUPERVISOR_SESSIONS_MAX];
+	size_t i, n;
+
+	pthread_mutex_lock(&s->policy);
+	pthread_mutex_lock(&s->lock);
+	n = s->n_slots;
+	memcpy(to, s->slots, n * sizeof to[0]);
+	pthread_mutex_unlock(&s->lock);
+	for (i = 0; i < n; i++)
+		slot_join(to[i]);
+	pthread_mutex_unlock(&s->policy);
 }
 
 /* Containers this process still owns, by label. */
@@ -486,7 +1345,7 @@ owned_left(struct supervisor *s)
 {
 	char label[64];
 	struct al_err err;
-	struct docker *d = open_docker(s, &err);
+	struct docker *d = open_docker(s->o.docker_host, &err);
 	json_t *list = NULL;
 	int n;
 
@@ -499,17 +1358,36 @@ owned_left(struct supervisor *s)
 	return n;
 }
 
+static void
+wait_stoppers(struct supervisor *s)
+{
+	int i;
+
+	/* Each is bounded by the Docker timeout; wait a little longer than that. */
+	for (i = 0; i < (DOCKER_TIMEOUT_MS + 5000) / 10 && atomic_load(&s->stoppers) > 0; i++)
+		usleep(10 * 1000);
+}
+
 int
 supervisor_shutdown(struct supervisor *s)
 {
-	size_t i;
-
-	pthread_mutex_lock(&s->lock);
-	for (i = 0; i < s->n_slots; i++)
-		atomic_store(&s->slots[i]->stop, true);
-	pthread_mutex_unlock(&s->lock);
+	stop_all(s);
 	join_all(s);
+	wait_stoppers(s);
 	return owned_left(s);
+}
+
+static void
+writer_stop(struct supervisor *s)
+{
+	if (!s->writer_started)
+		return;
+	pthread_mutex_lock(&s->lock);
+	s->writer_quit = true;
+	pthread_cond_signal(&s->writer_cond);
+	pthread_mutex_unlock(&s->lock);
+	pthread_join(s->writer, NULL);
+	s->writer_started = false;
 }
 
 void
@@ -519,15 +1397,18 @@ supervisor_close(struct supervisor *s)
 
 	if (!s)
 		return;
-	for (i = 0; i < s->n_slots; i++)
-		atomic_store(&s->slots[i]->stop, true);
+	stop_all(s);
 	join_all(s);
-	for (i = 0; i < s->n_slots; i++) {
-		gate_destroy(&s->slots[i]->gate);
-		free(s->slots[i]);
-	}
+	wait_stoppers(s);
+	if (s->host_started)
+		pthread_join(s->host_thread, NULL);
+	writer_stop(s);
+	for (i = 0; i < s->n_slots; i++)
+		slot_free(s->slots[i]);
 	if (s->wake >= 0)
 		close(s->wake);
+	pthread_cond_destroy(&s->writer_cond);
+	pthread_mutex_destroy(&s->policy);
 	pthread_mutex_destroy(&s->lock);
 	sem_destroy(&s->launch_slots);
 	free(s);

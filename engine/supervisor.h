@@ -5,13 +5,18 @@
  * The supervisor runs many sessions, one worker thread each, and is the
  * console's only way into the engine (DESIGN.md §11–§12):
  *
- *   out  snapshots (a generation-counted copy of every session's status,
- *        gate and counters) and an event queue, with a wake descriptor
- *        that becomes readable when either changed;
- *   in   requests: start a session, force-stop one, apply a policy
- *        cutover to many, shut everything down.
+ *   out  snapshots (snapshot.h: rows read live where it matters — lease,
+ *        gate, call in flight — and per-session detail on demand), typed
+ *        events, host checks, with one wake descriptor;
+ *   in   requests that return at once: start a session, force-stop one,
+ *        revoke or restore one tool on many, forget ended sessions,
+ *        re-run the host checks; and shutdown.
  *
  * Nothing that crosses this interface has a payload field.
+ *
+ * Threads: any thread may call any function here except supervisor_close,
+ * which must be the last call. None of the request calls waits for a
+ * worker, a container or an upstream.
  */
 
 #include <stdbool.h>
@@ -22,13 +27,17 @@
 
 #include "audit.h"
 #include "config.h"
+#include "err.h"
 #include "gate.h"
 #include "otlp.h"
 #include "reaper.h"
-#include "session.h"
+#include "snapshot.h"
 
 #define SUPERVISOR_SESSIONS_MAX	256
-#define SUPERVISOR_EVENTS_MAX	1024
+#define SUPERVISOR_EVENTS_MAX	1024	/* state and ack events queued for the console */
+#define SUPERVISOR_ALERTS_MAX	512	/* alerts, queued apart: a burst of state
+					   events never pushes one out */
+#define SUPERVISOR_CUTOVERS_MAX	64	/* recent cutovers remembered for their acks */
 /*
  * Container create + start is serialised inside the daemon (about 0.2 s
  * each here); a hundred at once would push calls past their timeout.
@@ -45,66 +54,88 @@ struct supervisor_options {
 	bool reap_at_start;		/* remove orphans before the first session */
 };
 
-/* One session as the console sees it. */
-struct session_snapshot {
-	struct session_status st;
-	struct session_summary summary;	/* valid when st.state == STATE_ENDED */
-	size_t n_tools;
-	char tools[GATE_TOOLS_MAX][64];	/* catalog names */
-	bool approved[GATE_TOOLS_MAX];
-	bool allowed[GATE_TOOLS_MAX];
-	int64_t revision;
-	bool gate_open;
-	char class_name[32];
-};
-
-struct supervisor_snapshot {
-	uint64_t generation;
-	size_t n;
-	struct session_snapshot *sessions;	/* malloc'd; supervisor_snapshot_free */
-};
-
-enum supervisor_event_kind {
-	EVENT_STATE,		/* a session changed state */
-	EVENT_ALERT,		/* watchdog fired, admission refused, abnormal end, cutover */
-};
-
-struct supervisor_event {
-	enum supervisor_event_kind kind;
-	char session_id[40];
-	char text[128];		/* fixed words plus names and numbers */
-	int64_t mono_ms;
-};
-
-struct cutover_ack {
-	char session_id[40];
-	struct gate_ack ack;
-};
-
 int supervisor_open(const struct supervisor_options *o, struct supervisor **out,
 		    struct reap_report *reaped, struct al_err *err);
 
-/* cfg must stay valid until supervisor_close. */
+/*
+ * Start a session (its worker launches it). cfg must stay valid until the
+ * session is forgotten or the supervisor closed. When all slots are taken,
+ * the oldest ended session is forgotten to make room.
+ */
 int supervisor_start(struct supervisor *s, const struct airlock_config *cfg,
-		     char session_id[40], struct al_err *err);
-/* Ask one session to stop (its worker stops and removes the container). */
+		     char session_id[SNAP_ID_MAX], struct al_err *err);
+/* The same from a config file, which the supervisor loads and owns. */
+int supervisor_start_file(struct supervisor *s, const char *path,
+			  char session_id[SNAP_ID_MAX], struct al_err *err);
+
+/*
+ * Force-stop: flags the session and, once its container exists, stops it
+ * at once over a Docker connection of its own — also while the worker is
+ * inside a Docker step or an upstream call. A session stopped before its
+ * launch never creates a container. -1 when no such live session.
+ */
 int supervisor_stop_session(struct supervisor *s, const char *session_id);
 
 /*
- * Apply one update ({"revision": N, "allowed": [names]}) to every running
- * session named in ids (NULL: all that are not ended), concurrently; each
- * acknowledgement comes back in acks (at most cap). Returns the count.
+ * Revoke or restore one catalog tool on the sessions named in ids (NULL:
+ * every session not ended), as a delta. The engine assigns the next policy
+ * revision (*revision) and posts the delta to each gate; this returns at
+ * once. Each session acknowledges with an EVENT_CUTOVER_ACK: at once when
+ * idle, after its in-flight call when busy; a session without the tool
+ * acknowledges not_applicable and its gate stays as it was. Audit entries
+ * are written by the supervisor's own thread. *targets gets the count.
  */
-size_t supervisor_cutover(struct supervisor *s, const json_t *update,
-			  const char *const *ids, size_t n_ids,
-			  struct cutover_ack *acks, size_t cap);
+int supervisor_cutover(struct supervisor *s, enum cutover_op op, const char *tool,
+		       const char *const *ids, size_t n_ids, int64_t *revision,
+		       size_t *targets, struct al_err *err);
 
-int supervisor_snapshot(struct supervisor *s, struct supervisor_snapshot *out);
+/*
+ * A whole update ({"revision": N, "allowed": [names]}) to the named
+ * sessions, waiting for every acknowledgement (each gate waits for its
+ * in-flight call). For scripts and tests of the gate's invalid-update
+ * rules; the console uses supervisor_cutover. Returns the count of acks.
+ */
+struct cutover_ack {
+	char session_id[SNAP_ID_MAX];
+	struct gate_ack ack;
+};
+size_t supervisor_update_json(struct supervisor *s, const json_t *update,
+			      const char *const *ids, size_t n_ids,
+			      struct cutover_ack *acks, size_t cap);
+
+/*
+ * Refresh snap (zeroed before the first call; rows are reused). Rows whose
+ * generation did not change are not copied again, but their live parts
+ * (lease, uptime, gate, call in flight) are always read now. Returns 1 when
+ * the list or a row changed, 0 when only live parts were refreshed, -1 when
+ * out of memory (snap is then empty).
+ */
+int supervisor_snapshot(struct supervisor *s, struct supervisor_snapshot *snap);
 void supervisor_snapshot_free(struct supervisor_snapshot *snap);
 
-/* Readable when a snapshot or an event is new; drain with supervisor_events. */
+/* One session in depth (both admission reports, timeline). -1: unknown id. */
+int supervisor_detail(struct supervisor *s, const char *session_id,
+		      struct session_detail *out);
+
+/*
+ * The wake descriptor becomes readable when the snapshot generation
+ * changed or events are queued. supervisor_events drains it, copies up to
+ * cap events oldest first (alerts and other events merged by sequence),
+ * and makes it readable again while events remain.
+ */
 int supervisor_wake_fd(const struct supervisor *s);
 size_t supervisor_events(struct supervisor *s, struct supervisor_event *out, size_t cap);
+
+/* Release an ended session's slot (its row, detail and gate go). -1: not ended. */
+int supervisor_forget(struct supervisor *s, const char *session_id);
+
+/*
+ * Host checks (airlock doctor) on a thread of their own, for runtime;
+ * supervisor_host copies the latest result. A refresh while one runs is a
+ * no-op.
+ */
+int supervisor_host_refresh(struct supervisor *s, const char *runtime);
+void supervisor_host(struct supervisor *s, struct host_snapshot *out);
 
 /* Sessions not yet ended. */
 size_t supervisor_live(struct supervisor *s);

@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,8 @@ struct lease {
 	bool thread_started;
 	pthread_mutex_t lock;
 	struct lease_status st;
+	int32_t ring[LEASE_HISTORY];	/* ack round trips; ring_n of them end at ring_head */
+	size_t ring_head, ring_n;
 	lease_fail_fn on_fail;
 	void *ctx;
 };
@@ -201,6 +204,10 @@ pulse(struct lease *l, bool *stopping)
 	if (l->st.last_ack_us > l->st.max_ack_us)
 		l->st.max_ack_us = l->st.last_ack_us;
 	l->st.last_ack_mono_ms = clock_mono_us() / 1000;
+	l->ring[l->ring_head] = (int32_t)(l->st.last_ack_us < INT32_MAX ? l->st.last_ack_us : INT32_MAX);
+	l->ring_head = (l->ring_head + 1) % LEASE_HISTORY;
+	if (l->ring_n < LEASE_HISTORY)
+		l->ring_n++;
 	pthread_mutex_unlock(&l->lock);
 	return NULL;
 }
@@ -297,8 +304,14 @@ lease_arm(const char *exe, const char *socket_path, const char *container_id,
 void
 lease_get_status(struct lease *l, struct lease_status *out)
 {
+	size_t i, first;
+
 	pthread_mutex_lock(&l->lock);
 	*out = l->st;
+	first = (l->ring_head + LEASE_HISTORY - l->ring_n) % LEASE_HISTORY;
+	for (i = 0; i < l->ring_n; i++)
+		out->history_us[i] = l->ring[(first + i) % LEASE_HISTORY];
+	out->n_history = l->ring_n;
 	pthread_mutex_unlock(&l->lock);
 }
 

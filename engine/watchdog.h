@@ -31,6 +31,7 @@
 #define WATCHDOG_SILENCE_MS	2000
 #define WATCHDOG_STOP_ATTEMPTS	3
 #define WATCHDOG_STOP_TIMEOUT_MS 5000
+#define LEASE_HISTORY		32	/* ack round trips kept for the console */
 
 struct lease;
 
@@ -45,6 +46,8 @@ struct lease_status {
 	int64_t max_ack_us;
 	int64_t last_ack_mono_ms;	/* CLOCK_MONOTONIC ms of the latest ack */
 	long watchdog_pid;
+	size_t n_history;		/* history_us[0..n): latest round trips, oldest first */
+	int32_t history_us[LEASE_HISTORY];
 };
 
 /*

@@ -83,12 +83,15 @@ live() {
 	[ -n "$cid" ]
 }
 
-watchdog_pid() { pgrep -f "watchdog $sock $cid" | head -n 1; }
-running() { [ "$("$DOCKER" inspect -f '{{.State.Running}}' "$1" 2>/dev/null)" = true ]; }
+watchdog_pid() { [ -n "$cid" ] && pgrep -f "watchdog $sock $cid" | head -n 1; }
+# An empty id is no container: never evidence of "running" or "stopped".
+running() { [ -n "$1" ] && [ "$("$DOCKER" inspect -f '{{.State.Running}}' "$1" 2>/dev/null)" = true ]; }
 
 # Poll until the container stops (at most 15 s); print the time taken.
+# Fails when no container was found to begin with.
 stopped_within() {
 	local t0 t1 i
+	[ -n "$cid" ] || { echo "   no container id: nothing was observed"; return 1; }
 	t0=$(date +%s%N)
 	for i in $(seq 300); do
 		running "$cid" || break

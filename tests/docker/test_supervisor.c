@@ -1,8 +1,8 @@
 /*
- * The supervisor against the real daemon and real upstreams: many live
- * sessions, a policy cutover to all of them, the gate held by an in-flight
- * call, invalid updates closing admission, restore keeping the class,
- * force-stop, events, and a shutdown that leaves no container.
+ * The supervisor against the real daemon and real upstreams, driven the
+ * way the console drives it: snapshots, detail, events, non-blocking
+ * cutover deltas, force-stop, forgetting ended sessions, host checks —
+ * and the gate's invalid-update rules through the blocking update call.
  *
  * Environment (set by supervisor.sh): AIRLOCK_AGENT_IMAGE, AIRLOCK_UPSTREAM,
  * AIRLOCK_BIN.
@@ -22,13 +22,22 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "admission.h"
+#include "clock.h"
+#include "docker.h"
 #include "supervisor.h"
 
 #define SESSIONS 20
+#define LOG_MAX 16384
+#define CANARY "SNAPSHOT-CANARY-7f3a"
 
 static char work[] = "/tmp/airlock-supervisor-XXXXXX";
 static char db[128];
 static struct audit *audit;
+
+/* Every event the tests drained, oldest first. */
+static struct supervisor_event event_log[LOG_MAX];
+static size_t n_log;
 
 static const char *
 env(const char *name)
@@ -42,14 +51,24 @@ env(const char *name)
 	return v;
 }
 
+struct cfg_spec {
+	const char *mode;	/* the agent's mode */
+	const char *vault_mode;	/* the upstream's mode */
+	long timeout_ms;
+	bool no_publish;	/* no alias reaches "post": it is not approved */
+	const char *image;	/* NULL: the agent image */
+	const char *payload;	/* NULL: the canary payload */
+	const char *upstream;	/* NULL: the fixture upstream */
+};
+
 static void
-make_config(struct airlock_config *c, const char *mode, const char *sink,
-	    const char *vault_mode, long timeout_ms)
+make_config(struct airlock_config *c, const char *sink, const struct cfg_spec *sp)
 {
-	char text[2048];
+	char text[4096], payload[256];
 	struct al_err err;
 	json_t *root;
 
+	snprintf(payload, sizeof payload, "%s/payload.json", work);
 	snprintf(text, sizeof text,
 		 "{\"profile\": {\"image\": \"%s\", \"cmd\": [\"%s\"]},"
 		 " \"bounds\": {\"session_ms\": 120000, \"calls\": 4096, \"stdout_bytes\": 4194304},"
@@ -61,10 +80,13 @@ make_config(struct airlock_config *c, const char *mode, const char *sink,
 		 "   \"response_ceiling\": \"confidential\"},"
 		 "  \"post\": {\"upstream\": \"board\", \"remote\": \"publish\", \"data_class\": \"public\","
 		 "   \"sink_ceiling\": \"public\", \"response_ceiling\": \"public\"}},"
-		 " \"aliases\": {\"save\": \"store\", \"publish\": \"post\"},"
-		 " \"initial\": {\"class\": \"confidential\", \"file\": \"%s/payload.json\"}}",
-		 env("AIRLOCK_AGENT_IMAGE"), mode, env("AIRLOCK_UPSTREAM"), sink, vault_mode,
-		 timeout_ms, env("AIRLOCK_UPSTREAM"), sink, work);
+		 " \"aliases\": {\"save\": \"store\"%s},"
+		 " \"initial\": {\"class\": \"confidential\", \"file\": \"%s\"}}",
+		 sp->image ? sp->image : env("AIRLOCK_AGENT_IMAGE"), sp->mode,
+		 sp->upstream ? sp->upstream : env("AIRLOCK_UPSTREAM"), sink,
+		 sp->vault_mode ? sp->vault_mode : "echo", sp->timeout_ms ? sp->timeout_ms : 10000,
+		 env("AIRLOCK_UPSTREAM"), sink, sp->no_publish ? "" : ", \"publish\": \"post\"",
+		 sp->payload ? sp->payload : payload);
 	root = json_loads(text, 0, NULL);
 	config_init(c);
 	assert_non_null(root);
@@ -90,15 +112,20 @@ lines(const char *path)
 
 /* Rows of the audit log matching a WHERE clause. */
 static int
-rows(const char *where)
+rows(const char *fmt, ...)
 {
-	char sql[512];
+	char where[512], sql[640];
 	sqlite3 *h;
 	sqlite3_stmt *st;
+	va_list ap;
 	int n = -1;
 
+	va_start(ap, fmt);
+	vsnprintf(where, sizeof where, fmt, ap);
+	va_end(ap);
 	snprintf(sql, sizeof sql, "select count(*) from audit_entries where %s", where);
 	assert_int_equal(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	sqlite3_busy_timeout(h, 2000);
 	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
 		n = sqlite3_column_int(st, 0);
 	sqlite3_finalize(st);
@@ -106,35 +133,51 @@ rows(const char *where)
 	return n;
 }
 
-static struct session_snapshot *
-snap_of(struct supervisor_snapshot *snap, const char *id)
+static struct supervisor *
+open_supervisor(void)
 {
-	size_t i;
+	struct supervisor_options o = { .audit = audit, .watchdog_exe = env("AIRLOCK_BIN") };
+	struct supervisor *s;
+	struct al_err err;
 
-	for (i = 0; i < snap->n; i++)
-		if (strcmp(snap->sessions[i].st.session_id, id) == 0)
-			return &snap->sessions[i];
-	return NULL;
+	n_log = 0;	/* each supervisor numbers its events and revisions afresh */
+	if (supervisor_open(&o, &s, NULL, &err) < 0)
+		fail_msg("%s", err.msg);
+	return s;
 }
 
-/* Wait (at most ms) until every session in ids is running. */
-static bool
-all_running(struct supervisor *s, char ids[][40], size_t n, int ms)
+static void
+start(struct supervisor *s, const struct airlock_config *c, char id[SNAP_ID_MAX])
 {
-	struct supervisor_snapshot snap;
-	size_t i, ok;
+	struct al_err err;
 
-	for (; ms > 0; ms -= 100) {
-		assert_int_equal(supervisor_snapshot(s, &snap), 0);
-		for (i = ok = 0; i < n; i++) {
-			struct session_snapshot *ss = snap_of(&snap, ids[i]);
+	if (supervisor_start(s, c, id, &err) < 0)
+		fail_msg("start: %s", err.msg);
+}
 
-			ok += ss && ss->st.state == STATE_RUNNING;
-		}
-		supervisor_snapshot_free(&snap);
-		if (ok == n)
+/* A fresh copy of one session's row (the snapshot is refreshed each time). */
+static struct session_row
+row_of(struct supervisor *s, const char *id)
+{
+	struct supervisor_snapshot snap = { 0 };
+	struct session_row r = { .state = STATE_COUNT };
+	size_t i;
+
+	assert_true(supervisor_snapshot(s, &snap) >= 0);
+	for (i = 0; i < snap.n; i++)
+		if (strcmp(snap.rows[i].id, id) == 0)
+			r = snap.rows[i];
+	supervisor_snapshot_free(&snap);
+	return r;
+}
+
+static bool
+wait_state(struct supervisor *s, const char *id, enum session_state want, int ms)
+{
+	for (; ms > 0; ms -= 50) {
+		if (row_of(s, id).state == want)
 			return true;
-		usleep(100 * 1000);
+		usleep(50 * 1000);
 	}
 	return false;
 }
@@ -150,120 +193,46 @@ wait_lines(const char *path, size_t want, int ms)
 	return false;
 }
 
-static struct supervisor *
-open_supervisor(void)
-{
-	struct supervisor_options o = { .audit = audit, .watchdog_exe = env("AIRLOCK_BIN") };
-	struct supervisor *s;
-	struct al_err err;
-
-	if (supervisor_open(&o, &s, NULL, &err) < 0)
-		fail_msg("%s", err.msg);
-	return s;
-}
-
-#define CANARY "SNAPSHOT-CANARY-7f3a"
-
-/*
- * Everything the console could ever receive — every snapshot byte and
- * every event — holds no payload, while the permitted sink does (the
- * positive control: the canary really passed through these sessions).
- */
 static void
-assert_no_canary(struct supervisor *s, const char *sink)
+drain(struct supervisor *s)
 {
-	struct supervisor_snapshot snap;
-	struct supervisor_event ev[SUPERVISOR_EVENTS_MAX];
-	char buf[65536];
-	size_t n;
-	FILE *f = fopen(sink, "r");
+	struct supervisor_event ev[256];
+	size_t n, i;
 
-	assert_non_null(f);
-	n = fread(buf, 1, sizeof buf - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	assert_non_null(strstr(buf, CANARY));
-	assert_int_equal(supervisor_snapshot(s, &snap), 0);
-	assert_null(memmem(snap.sessions, snap.n * sizeof *snap.sessions, CANARY, strlen(CANARY)));
-	supervisor_snapshot_free(&snap);
-	n = supervisor_events(s, ev, SUPERVISOR_EVENTS_MAX);
-	assert_null(memmem(ev, n * sizeof *ev, CANARY, strlen(CANARY)));
+	while ((n = supervisor_events(s, ev, 256)) > 0)
+		for (i = 0; i < n && n_log < LOG_MAX; i++)
+			event_log[n_log++] = ev[i];
 }
 
-/* 20 live sessions; one cutover revokes the tool in all of them at once. */
-static void
-test_cutover_many(void **state)
+/* The first logged event of kind for session (NULL: any) at revision (-1: any). */
+static const struct supervisor_event *
+logged(enum event_kind kind, const char *session, int64_t revision)
 {
-	static struct airlock_config cfg[SESSIONS];
-	char ids[SESSIONS][40], sink[SESSIONS][160], where[1024];
-	size_t before[SESSIONS], i, n;
-	struct cutover_ack acks[SESSIONS];
-	struct supervisor_event ev[SUPERVISOR_EVENTS_MAX];
-	struct supervisor *s = open_supervisor();
-	struct al_err err;
-	json_t *revoke = json_pack("{s:i, s:[]}", "revision", 1, "allowed");
-	bool alert = false;
+	size_t i;
 
-	(void)state;
-	for (i = 0; i < SESSIONS; i++) {
-		snprintf(sink[i], sizeof sink[i], "%s/many-%zu.sink", work, i);
-		make_config(&cfg[i], "loop", sink[i], "echo", 10000);
-		if (supervisor_start(s, &cfg[i], ids[i], &err) < 0)
-			fail_msg("%s", err.msg);
+	for (i = 0; i < n_log; i++) {
+		const struct supervisor_event *e = &event_log[i];
+
+		if (e->kind == kind && (!session || strcmp(e->session, session) == 0) &&
+		    (revision < 0 || e->revision == revision))
+			return e;
 	}
-	assert_true(all_running(s, ids, SESSIONS, 90000));
-	for (i = 0; i < SESSIONS; i++)
-		assert_true(wait_lines(sink[i], 1, 20000));	/* each call observed first */
-	n = supervisor_cutover(s, revoke, NULL, 0, acks, SESSIONS);
-	assert_int_equal(n, SESSIONS);
-	for (i = 0; i < n; i++) {
-		assert_int_equal(acks[i].ack.verdict, GATE_APPLIED);
-		assert_int_equal(acks[i].ack.revision, 1);
-	}
-	for (i = 0; i < SESSIONS; i++)
-		before[i] = lines(sink[i]);
-	usleep(1500 * 1000);	/* several more loop iterations per agent */
-	for (i = 0; i < SESSIONS; i++) {
-		assert_int_equal(lines(sink[i]), before[i]);	/* nothing after the ack */
-		snprintf(where, sizeof where, "session_id='%s' and type='call' and tool='store'"
-			 " and decision='denied' and rule='revoked' and revision=1", ids[i]);
-		assert_true(rows(where) > 0);
-	}
-	n = supervisor_events(s, ev, SUPERVISOR_EVENTS_MAX);
-	for (i = 0; i < n; i++)
-		alert |= ev[i].kind == EVENT_ALERT && strstr(ev[i].text, "cutover applied: revision 1");
-	assert_true(alert);
-	assert_no_canary(s, sink[0]);
-	assert_int_equal(supervisor_shutdown(s), 0);	/* zero containers left */
-	assert_int_equal(supervisor_live(s), 0);
-	supervisor_close(s);
-	for (i = 0; i < SESSIONS; i++)
-		config_free(&cfg[i]);
-	json_decref(revoke);
+	return NULL;
 }
 
-static int
-calls_with(const char *id, const char *tool, const char *decision, const char *rule,
-	   int revision)
+static const struct supervisor_event *
+wait_event(struct supervisor *s, enum event_kind kind, const char *session, int64_t revision,
+	   int ms)
 {
-	char where[320];
+	const struct supervisor_event *e;
 
-	snprintf(where, sizeof where, "session_id='%s' and type='call' and tool='%s' and"
-		 " decision='%s' and rule='%s' and revision=%d", id, tool, decision, rule, revision);
-	return rows(where);
-}
-
-static struct gate_ack
-cutover_one(struct supervisor *s, const char *id, const char *json)
-{
-	struct cutover_ack ack;
-	const char *ids[] = { id };
-	json_t *u = json_loads(json, 0, NULL);
-
-	assert_non_null(u);
-	assert_int_equal(supervisor_cutover(s, u, ids, 1, &ack, 1), 1);
-	json_decref(u);
-	return ack.ack;
+	for (; ms > 0; ms -= 20) {
+		drain(s);
+		if ((e = logged(kind, session, revision)))
+			return e;
+		usleep(20 * 1000);
+	}
+	return NULL;
 }
 
 /* The sink stays as it is for a while: nothing was delivered. */
@@ -276,79 +245,553 @@ untouched(const char *sink, int ms)
 	return lines(sink) == n;
 }
 
+static int
+calls_with(const char *id, const char *tool, const char *decision, const char *rule,
+	   int64_t revision)
+{
+	return rows("session_id='%s' and type='call' and tool='%s' and decision='%s' and"
+		    " rule='%s' and revision=%lld", id, tool, decision, rule, (long long)revision);
+}
+
+static bool
+container_running(const char *id)
+{
+	struct docker *d;
+	struct al_err err;
+	json_t *inspect = NULL;
+	bool running;
+
+	assert_true(id[0] != '\0');	/* no container id is no evidence */
+	d = docker_open("/var/run/docker.sock", DOCKER_TIMEOUT_MS, &err);
+	assert_non_null(d);
+	if (docker_inspect(d, id, &inspect, &err) < 0) {
+		docker_close(d);
+		return false;	/* gone */
+	}
+	running = json_is_true(json_object_get(json_object_get(inspect, "State"), "Running"));
+	json_decref(inspect);
+	docker_close(d);
+	return running;
+}
+
+static size_t
+containers_of(const char *session)
+{
+	char label[96];
+	struct docker *d;
+	struct al_err err;
+	json_t *list = NULL;
+	size_t n;
+
+	snprintf(label, sizeof label, "io.airlock.session=%s", session);
+	d = docker_open("/var/run/docker.sock", DOCKER_TIMEOUT_MS, &err);
+	assert_non_null(d);
+	assert_int_equal(docker_list_by_label(d, label, &list, &err), 0);
+	n = json_array_size(list);
+	json_decref(list);
+	docker_close(d);
+	return n;
+}
+
 /*
- * One session end to end through the gate: an in-flight call (the upstream
- * answers its first call after 10 s) holds a revoke until it finished;
- * invalid updates close admission with the sink untouched; a valid newer
- * revision restores the tool, while the public tool stays denied because
- * the session class never went down.
+ * Everything the console could ever receive — every snapshot byte, every
+ * detail and every event — holds no payload, while the permitted sink does
+ * (the positive control: the canary really passed through these sessions).
+ */
+static void
+assert_no_canary(struct supervisor *s, const char *sink)
+{
+	struct supervisor_snapshot snap = { 0 };
+	struct session_detail *d = malloc(sizeof *d);
+	char buf[65536];
+	size_t n, i;
+	FILE *f = fopen(sink, "r");
+
+	assert_non_null(f);
+	assert_non_null(d);
+	n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	assert_non_null(strstr(buf, CANARY));
+	assert_true(supervisor_snapshot(s, &snap) >= 0);
+	assert_true(snap.n > 0);
+	assert_null(memmem(snap.rows, snap.n * sizeof *snap.rows, CANARY, strlen(CANARY)));
+	for (i = 0; i < snap.n; i++) {
+		assert_int_equal(supervisor_detail(s, snap.rows[i].id, d), 0);
+		assert_null(memmem(d, sizeof *d, CANARY, strlen(CANARY)));
+	}
+	supervisor_snapshot_free(&snap);
+	free(d);
+	drain(s);
+	assert_null(memmem(event_log, n_log * sizeof *event_log, CANARY, strlen(CANARY)));
+}
+
+/*
+ * 20 live sessions; one revoke across all of them returns at once, every
+ * session acknowledges with an event, nothing reaches a sink after its
+ * acknowledgement, and the writer thread records one policy entry each.
+ */
+static void
+test_cutover_many(void **state)
+{
+	static struct airlock_config cfg[SESSIONS];
+	char ids[SESSIONS][SNAP_ID_MAX], sink[SESSIONS][160];
+	size_t before[SESSIONS], i, targets = 0;
+	struct supervisor *s = open_supervisor();
+	struct session_detail *d = malloc(sizeof *d);
+	const struct supervisor_event *e;
+	struct al_err err;
+	int64_t rev = 0, t0;
+
+	(void)state;
+	assert_non_null(d);
+	for (i = 0; i < SESSIONS; i++) {
+		snprintf(sink[i], sizeof sink[i], "%s/many-%zu.sink", work, i);
+		make_config(&cfg[i], sink[i], &(struct cfg_spec){ .mode = "loop" });
+		start(s, &cfg[i], ids[i]);
+	}
+	for (i = 0; i < SESSIONS; i++) {
+		assert_true(wait_state(s, ids[i], STATE_RUNNING, 90000));
+		assert_true(wait_lines(sink[i], 1, 20000));	/* each call observed first */
+	}
+	t0 = clock_mono_us();
+	assert_int_equal(supervisor_cutover(s, CUTOVER_REVOKE, "store", NULL, 0, &rev, &targets,
+					    &err), 0);
+	print_message("  revoke across %zu sessions returned in %lld us (revision %lld)\n",
+		      targets, (long long)(clock_mono_us() - t0), (long long)rev);
+	assert_int_equal(targets, SESSIONS);
+	assert_true(rev >= 1);
+	for (i = 0; i < SESSIONS; i++) {
+		e = wait_event(s, EVENT_CUTOVER_ACK, ids[i], rev, 15000);
+		assert_non_null(e);
+		assert_int_equal(e->result, CUTOVER_APPLIED);
+		assert_string_equal(e->tool, "store");
+		assert_int_equal(e->op, CUTOVER_REVOKE);
+		before[i] = lines(sink[i]);
+	}
+	e = logged(EVENT_CUTOVER, NULL, rev);
+	assert_non_null(e);
+	assert_true(e->alert);
+	assert_int_equal(e->count, SESSIONS);
+	usleep(1500 * 1000);	/* several more loop iterations per agent */
+	for (i = 0; i < SESSIONS; i++) {
+		struct session_row r = row_of(s, ids[i]);
+
+		assert_int_equal(lines(sink[i]), before[i]);	/* nothing after the ack */
+		assert_true(calls_with(ids[i], "store", "denied", "revoked", rev) > 0);
+		assert_int_equal(r.revision, rev);
+		assert_true(r.gate_open);
+		assert_int_equal(r.pending, 0);
+		assert_false(r.tools[0].allowed);	/* store is tool 0 (sorted catalog) */
+		assert_true(r.counters.denied > 0);
+	}
+	/* One policy entry each, written by the supervisor's own thread. */
+	for (i = 0; i < SESSIONS; i++) {
+		int tries;
+
+		for (tries = 0; tries < 100 && rows("session_id='%s' and type='policy'", ids[i]) < 1;
+		     tries++)
+			usleep(50 * 1000);
+		assert_int_equal(rows("session_id='%s' and type='policy' and decision='applied'"
+				      " and revision=%lld and tool='store'", ids[i], (long long)rev), 1);
+	}
+	/* Both admission reports, itemised, and a timeline that saw the run. */
+	assert_int_equal(supervisor_detail(s, ids[0], d), 0);
+	assert_int_equal(d->first.verdict, ADMISSION_ADMITTED);
+	assert_int_equal(d->second.verdict, ADMISSION_ADMITTED);
+	assert_int_equal(d->first.n, ADMISSION_CHECK_COUNT);
+	assert_int_equal(d->second.n, ADMISSION_CHECK_COUNT);
+	assert_string_equal(d->second.items[0].id, "image_id");
+	assert_true(d->second.items[0].pass);
+	assert_true(d->n_timeline >= 3);
+	assert_int_equal(d->timeline[d->n_timeline - 1].kind, EVENT_CUTOVER_ACK);
+	assert_no_canary(s, sink[0]);
+	free(d);
+	assert_int_equal(supervisor_shutdown(s), 0);	/* zero containers left */
+	assert_int_equal(supervisor_live(s), 0);
+	supervisor_close(s);
+	for (i = 0; i < SESSIONS; i++)
+		config_free(&cfg[i]);
+}
+
+/*
+ * Revoking a tool a session never had changes nothing there: the ack says
+ * not_applicable, the gate stays open and its permitted calls go on.
+ */
+static void
+test_not_applicable(void **state)
+{
+	struct airlock_config cfg;
+	struct supervisor *s = open_supervisor();
+	const struct supervisor_event *e;
+	char id[SNAP_ID_MAX], sink[160];
+	struct session_row r;
+	struct al_err err;
+	int64_t rev;
+	size_t n;
+
+	(void)state;
+	snprintf(sink, sizeof sink, "%s/na.sink", work);
+	make_config(&cfg, sink, &(struct cfg_spec){ .mode = "loop", .no_publish = true });
+	start(s, &cfg, id);
+	assert_true(wait_state(s, id, STATE_RUNNING, 30000));
+	assert_true(wait_lines(sink, 1, 20000));
+	assert_int_equal(supervisor_cutover(s, CUTOVER_REVOKE, "post", NULL, 0, &rev, NULL, &err), 0);
+	e = wait_event(s, EVENT_CUTOVER_ACK, id, rev, 5000);
+	assert_non_null(e);
+	assert_int_equal(e->result, CUTOVER_NOT_APPLICABLE);
+	assert_false(e->alert);
+	n = lines(sink);
+	assert_true(wait_lines(sink, n + 2, 5000));	/* still allowed */
+	r = row_of(s, id);
+	assert_true(r.gate_open);
+	assert_int_equal(r.revision, rev);
+	assert_true(r.tools[0].allowed);	/* store */
+	assert_false(r.tools[1].approved);	/* post: no alias reaches it */
+	assert_int_equal(supervisor_shutdown(s), 0);
+	supervisor_close(s);
+	config_free(&cfg);
+}
+
+/*
+ * One session end to end through the gate while its upstream holds the
+ * first call 10 s: the worker is blocked, yet its lease reads live; a
+ * revoke returns at once, shows as pending, and is acknowledged only after
+ * the call; invalid whole updates close admission with the sink untouched;
+ * a valid newer revision restores the tool while the public tool stays
+ * denied because the session class never went down.
  */
 static void
 test_gate_end_to_end(void **state)
 {
 	struct airlock_config cfg;
 	struct supervisor *s = open_supervisor();
-	struct supervisor_snapshot snap;
-	struct gate_ack ack;
+	const struct supervisor_event *e;
+	struct cutover_ack ack;
+	struct session_row r1, r2;
 	struct al_err err;
-	char ids[1][40], sink[160];
+	char id[SNAP_ID_MAX], sink[160], update[128];
+	const char *ids[1];
 	static const char *invalid[] = {
 		"{\"revision\": 0, \"allowed\": [\"store\"]}",
 		"{\"revision\": \"5\", \"allowed\": [\"store\"]}",
-		"{\"revision\": 5, \"allowed\": [\"exfiltrate\"]}",
-		"{\"revision\": 1, \"allowed\": [\"store\"]}",	/* stale: 1 is current */
+		"{\"revision\": 99, \"allowed\": [\"exfiltrate\"]}",
+		"{\"revision\": 1, \"allowed\": [\"store\"]}",	/* stale: 1 is not newer */
 	};
+	int64_t rev, t0;
 	size_t i;
 
 	(void)state;
 	snprintf(sink, sizeof sink, "%s/gate.sink", work);
-	make_config(&cfg, "loop_both", sink, "slow", 15000);
-	if (supervisor_start(s, &cfg, ids[0], &err) < 0)
-		fail_msg("%s", err.msg);
-	assert_true(all_running(s, ids, 1, 30000));
+	make_config(&cfg, sink, &(struct cfg_spec){ .mode = "loop_both", .vault_mode = "slow",
+						    .timeout_ms = 15000 });
+	start(s, &cfg, id);
+	ids[0] = id;
+	assert_true(wait_state(s, id, STATE_RUNNING, 30000));
 	assert_true(wait_lines(sink, 1, 20000));	/* the slow call is in flight */
 
-	ack = cutover_one(s, ids[0], "{\"revision\": 1, \"allowed\": []}");
-	assert_int_equal(ack.verdict, GATE_APPLIED);
-	print_message("  update waited %lld ms for the in-flight call\n",
-		      (long long)ack.waited_us / 1000);
-	assert_true(ack.waited_us > 3000000);	/* it waited for the 10 s call */
-	assert_int_equal(calls_with(ids[0], "store", "allowed", "allowed", 0), 1);
+	/* Live while the worker is blocked in the call. */
+	r1 = row_of(s, id);
+	usleep(1200 * 1000);
+	r2 = row_of(s, id);
+	assert_true(r2.call.active);
+	assert_string_equal(r2.call.tool, "store");
+	assert_true(r2.call.age_ms >= 1000);
+	assert_true(r2.lease.armed);
+	assert_true(r2.lease.acks > r1.lease.acks);
+	assert_false(r2.lease.late);
+	assert_true(r2.lease.age_ms < 1000);
+	assert_true(r2.lease.n_acks > 0);
+
+	t0 = clock_mono_us();
+	assert_int_equal(supervisor_cutover(s, CUTOVER_REVOKE, "store", ids, 1, &rev, NULL, &err), 0);
+	print_message("  revoke behind an in-flight call returned in %lld us\n",
+		      (long long)(clock_mono_us() - t0));
+	drain(s);
+	assert_null(logged(EVENT_CUTOVER_ACK, id, rev));	/* not before the call ended */
+	r1 = row_of(s, id);
+	assert_int_equal(r1.pending, 1);
+	assert_int_equal(r1.pending_revision, rev);
+	assert_true(r1.revision < rev);
+	e = wait_event(s, EVENT_CUTOVER_ACK, id, rev, 15000);
+	assert_non_null(e);
+	assert_int_equal(e->result, CUTOVER_APPLIED);
+	print_message("  acknowledged after waiting %lld ms for the in-flight call\n",
+		      (long long)e->waited_us / 1000);
+	assert_true(e->waited_us > 3000000);	/* it waited for the 10 s call */
+	assert_int_equal(calls_with(id, "store", "allowed", "allowed", 0), 1);
 	assert_true(untouched(sink, 1000));
-	assert_true(calls_with(ids[0], "store", "denied", "revoked", 1) > 0);
+	assert_true(calls_with(id, "store", "denied", "revoked", rev) > 0);
 
 	for (i = 0; i < sizeof invalid / sizeof invalid[0]; i++) {
-		ack = cutover_one(s, ids[0], invalid[i]);
-		assert_int_equal(ack.verdict, GATE_REJECTED);
-		assert_false(ack.open);
+		json_t *u = json_loads(invalid[i], 0, NULL);
+
+		assert_int_equal(supervisor_update_json(s, u, ids, 1, &ack, 1), 1);
+		json_decref(u);
+		assert_int_equal(ack.ack.verdict, GATE_REJECTED);
+		assert_false(ack.ack.open);
 		assert_true(untouched(sink, 600));
 	}
-	assert_true(calls_with(ids[0], "store", "denied", "gate_closed", 1) > 0);
+	assert_true(calls_with(id, "store", "denied", "gate_closed", rev) > 0);
+	assert_false(row_of(s, id).gate_open);
 
-	ack = cutover_one(s, ids[0], "{\"revision\": 2, \"allowed\": [\"store\", \"post\"]}");
-	assert_int_equal(ack.verdict, GATE_APPLIED);
+	snprintf(update, sizeof update, "{\"revision\": %lld, \"allowed\": [\"store\", \"post\"]}",
+		 (long long)rev + 10);
+	{
+		json_t *u = json_loads(update, 0, NULL);
+
+		assert_int_equal(supervisor_update_json(s, u, ids, 1, &ack, 1), 1);
+		json_decref(u);
+	}
+	assert_int_equal(ack.ack.verdict, GATE_APPLIED);
 	assert_true(wait_lines(sink, 2, 5000));		/* restored */
 	usleep(600 * 1000);
-	assert_true(calls_with(ids[0], "store", "allowed", "allowed", 2) > 0);
-	assert_true(calls_with(ids[0], "post", "denied", "sink_ceiling", 2) > 0);
+	assert_true(calls_with(id, "store", "allowed", "allowed", rev + 10) > 0);
+	assert_true(calls_with(id, "post", "denied", "sink_ceiling", rev + 10) > 0);
 	assert_int_equal(rows("tool='post' and decision='allowed'"), 0);
+	/* The engine's next revision is past the one an update brought. */
+	assert_int_equal(supervisor_cutover(s, CUTOVER_RESTORE, "store", ids, 1, &rev, NULL, &err), 0);
+	assert_true(rev > 10);
+	assert_non_null(wait_event(s, EVENT_CUTOVER_ACK, id, rev, 5000));
+	r1 = row_of(s, id);
+	assert_int_equal(r1.revision, rev);
+	assert_true(r1.gate_open);
+	assert_string_equal(r1.class_name, "confidential");
 
-	assert_int_equal(supervisor_snapshot(s, &snap), 0);
-	assert_int_equal(snap_of(&snap, ids[0])->revision, 2);
-	assert_true(snap_of(&snap, ids[0])->gate_open);
-	assert_true(snap_of(&snap, ids[0])->st.lease.acks > 0);
-	assert_string_equal(snap_of(&snap, ids[0])->class_name, "confidential");
-	supervisor_snapshot_free(&snap);
-
-	assert_int_equal(supervisor_stop_session(s, ids[0]), 0);
-	for (i = 0; i < 100 && supervisor_live(s) > 0; i++)
-		usleep(100 * 1000);
-	assert_int_equal(supervisor_snapshot(s, &snap), 0);
-	assert_int_equal(snap_of(&snap, ids[0])->summary.end, END_OPERATOR_STOP);
-	supervisor_snapshot_free(&snap);
+	assert_int_equal(supervisor_stop_session(s, id), 0);
+	assert_true(wait_state(s, id, STATE_ENDED, 15000));
+	assert_int_equal(row_of(s, id).end, END_OPERATOR_STOP);
 	assert_int_equal(supervisor_shutdown(s), 0);
 	supervisor_close(s);
 	config_free(&cfg);
+}
+
+/*
+ * Force-stop while the worker is blocked inside an upstream call: the
+ * container is stopped at once by the supervisor's own connection, not
+ * when the call returns; the session then ends operator_stop.
+ */
+static void
+test_force_stop_in_flight(void **state)
+{
+	struct airlock_config cfg;
+	struct supervisor *s = open_supervisor();
+	char id[SNAP_ID_MAX], sink[160];
+	struct session_row r;
+	int64_t t0;
+	int i;
+
+	(void)state;
+	snprintf(sink, sizeof sink, "%s/stop.sink", work);
+	make_config(&cfg, sink, &(struct cfg_spec){ .mode = "loop", .vault_mode = "slow",
+						    .timeout_ms = 15000 });
+	start(s, &cfg, id);
+	assert_true(wait_state(s, id, STATE_RUNNING, 30000));
+	assert_true(wait_lines(sink, 1, 20000));
+	r = row_of(s, id);
+	assert_true(r.call.active);
+	assert_true(container_running(r.container));
+	t0 = clock_mono_us();
+	assert_int_equal(supervisor_stop_session(s, id), 0);
+	for (i = 0; i < 100 && container_running(r.container); i++)
+		usleep(10 * 1000);
+	print_message("  force-stop -> container not running in %lld ms (call still in flight: %d)\n",
+		      (long long)(clock_mono_us() - t0) / 1000, row_of(s, id).call.active);
+	assert_false(container_running(r.container));
+	assert_true(row_of(s, id).call.active);		/* the worker is still in the call */
+	assert_non_null(wait_event(s, EVENT_STOP_REQUESTED, id, -1, 1000));
+	assert_true(wait_state(s, id, STATE_ENDED, 20000));
+	r = row_of(s, id);
+	assert_int_equal(r.end, END_OPERATOR_STOP);
+	assert_non_null(strstr(r.reason, "operator"));
+	assert_int_equal(containers_of(id), 0);
+	assert_int_equal(supervisor_shutdown(s), 0);
+	supervisor_close(s);
+	config_free(&cfg);
+}
+
+/*
+ * Sessions stopped while they wait for a launch slot (four launch at
+ * once, each taking a few hundred ms) never create a container.
+ */
+static void
+test_stop_before_launch(void **state)
+{
+	enum { N = 8 };
+	static struct airlock_config cfg[N];
+	char ids[N][SNAP_ID_MAX], sink[160];
+	struct supervisor *s = open_supervisor();
+	struct session_row r;
+	size_t i;
+
+	(void)state;
+	snprintf(sink, sizeof sink, "%s/queued.sink", work);
+	for (i = 0; i < N; i++) {
+		make_config(&cfg[i], sink, &(struct cfg_spec){ .mode = "loop" });
+		start(s, &cfg[i], ids[i]);
+	}
+	for (i = N / 2; i < N; i++)
+		assert_int_equal(supervisor_stop_session(s, ids[i]), 0);
+	for (i = N / 2; i < N; i++) {
+		assert_true(wait_state(s, ids[i], STATE_ENDED, 30000));
+		r = row_of(s, ids[i]);
+		assert_int_equal(r.end, END_OPERATOR_STOP);
+		assert_string_equal(r.container, "");
+		assert_int_equal(containers_of(ids[i]), 0);
+		assert_int_equal(rows("session_id='%s' and type='admission' and"
+				      " decision in ('admitted', 'refused')", ids[i]), 0);
+	}
+	for (i = 0; i < N / 2; i++)
+		assert_true(wait_state(s, ids[i], STATE_RUNNING, 30000));
+	assert_int_equal(supervisor_shutdown(s), 0);
+	supervisor_close(s);
+	for (i = 0; i < N; i++)
+		config_free(&cfg[i]);
+}
+
+/* Each failure reaches the row and the audit log with its cause, payload-free. */
+static void
+test_failure_reasons(void **state)
+{
+	static struct airlock_config cfg[3];
+	static const char missing_image[] =
+		"sha256:0000000000000000000000000000000000000000000000000000000000000000";
+	char ids[3][SNAP_ID_MAX], sink[160], payload[200];
+	struct supervisor *s = open_supervisor();
+	struct session_row r;
+	size_t i;
+
+	(void)state;
+	snprintf(sink, sizeof sink, "%s/reasons.sink", work);
+	snprintf(payload, sizeof payload, "%s/no-such-payload.json", work);
+	make_config(&cfg[0], sink, &(struct cfg_spec){ .mode = "loop", .image = missing_image });
+	make_config(&cfg[1], sink, &(struct cfg_spec){ .mode = "loop", .payload = payload });
+	make_config(&cfg[2], sink, &(struct cfg_spec){ .mode = "normal",
+						       .upstream = "/nonexistent/upstream" });
+	for (i = 0; i < 3; i++)
+		start(s, &cfg[i], ids[i]);
+	for (i = 0; i < 3; i++)
+		assert_true(wait_state(s, ids[i], STATE_ENDED, 30000));
+
+	r = row_of(s, ids[0]);
+	print_message("  missing image: %s\n", r.reason);
+	assert_int_equal(r.end, END_CONTAINER_FAILED);
+	assert_string_equal(r.failed_step, "create");
+	assert_non_null(strstr(r.reason, "create"));
+	assert_non_null(strstr(r.reason, "No such image"));
+	assert_true(rows("session_id='%s' and type='session_end' and detail like '%%No such image%%'",
+			 ids[0]) == 1);
+
+	r = row_of(s, ids[1]);
+	print_message("  missing payload: %s\n", r.reason);
+	assert_int_equal(r.end, END_INITIAL_REFUSED);
+	assert_non_null(strstr(r.reason, "no such file"));
+	assert_non_null(strstr(r.reason, "no-such-payload.json"));
+
+	r = row_of(s, ids[2]);
+	print_message("  upstream cannot start: %s\n", r.reason);
+	assert_int_equal(r.end, END_UPSTREAM_UNAVAILABLE);
+	assert_non_null(strstr(r.reason, "upstream vault"));
+	assert_int_equal(lines(sink), 0);
+	assert_int_equal(supervisor_shutdown(s), 0);
+	supervisor_close(s);
+	for (i = 0; i < 3; i++)
+		config_free(&cfg[i]);
+}
+
+/*
+ * A console that runs for days: 300 sessions over the supervisor's life
+ * (each ends at once: its payload file is missing) reuse the slots of
+ * ended ones. Nobody drains events meanwhile: state events overflow and
+ * are counted, while every end alert is still there; sequence numbers
+ * rise; the wake descriptor stays readable while events remain.
+ */
+static void
+test_long_running(void **state)
+{
+	enum { N = 300 };
+	static char ids[N][SNAP_ID_MAX];
+	struct supervisor_snapshot snap = { 0 };
+	struct supervisor_event ev[100];
+	struct airlock_config cfg;
+	struct supervisor *s = open_supervisor();
+	char sink[160], payload[200];
+	struct pollfd pfd;
+	size_t i, ends = 0;
+	uint64_t seq = 0;
+
+	(void)state;
+	snprintf(sink, sizeof sink, "%s/long.sink", work);
+	snprintf(payload, sizeof payload, "%s/absent.json", work);
+	make_config(&cfg, sink, &(struct cfg_spec){ .mode = "loop", .payload = payload });
+	for (i = 0; i < N; i++) {
+		start(s, &cfg, ids[i]);
+		assert_true(wait_state(s, ids[i], STATE_ENDED, 10000));
+	}
+	assert_int_equal(supervisor_snapshot(s, &snap), 1);
+	assert_true(snap.n <= SUPERVISOR_SESSIONS_MAX);
+	assert_int_equal(snap.started_total, N);
+	assert_int_equal(snap.forgotten_total, N - snap.n);
+	assert_true(snap.events_dropped > 0);
+	assert_int_equal(snap.alerts_dropped, 0);
+	supervisor_snapshot_free(&snap);
+
+	assert_int_equal(supervisor_events(s, ev, 100), 100);
+	pfd = (struct pollfd){ .fd = supervisor_wake_fd(s), .events = POLLIN };
+	assert_int_equal(poll(&pfd, 1, 0), 1);	/* re-armed: more remain */
+	for (i = 0; i < 100; i++)
+		event_log[i] = ev[i];
+	n_log = 100;
+	drain(s);
+	for (i = 0; i < n_log; i++) {
+		assert_true(event_log[i].seq > seq);
+		seq = event_log[i].seq;
+		assert_true(event_log[i].wall_ms > 1700000000000LL);
+		ends += event_log[i].kind == EVENT_END && event_log[i].alert &&
+			event_log[i].end == END_INITIAL_REFUSED;
+	}
+	assert_int_equal(ends, N);	/* not one alert lost behind the state burst */
+	assert_int_equal(poll(&pfd, 1, 0), 0);
+
+	assert_int_equal(supervisor_forget(s, ids[N - 1]), 0);
+	assert_int_equal(row_of(s, ids[N - 1]).state, STATE_COUNT);	/* gone */
+	assert_int_equal(supervisor_forget(s, ids[N - 1]), -1);
+	assert_int_equal(supervisor_shutdown(s), 0);
+	supervisor_close(s);
+	config_free(&cfg);
+}
+
+/* Host checks run on their own thread and arrive as a snapshot. */
+static void
+test_host_checks(void **state)
+{
+	struct supervisor *s = open_supervisor();
+	struct host_snapshot h;
+	bool ping = false;
+	size_t i;
+	int n;
+
+	(void)state;
+	supervisor_host(s, &h);
+	assert_int_equal(h.generation, 0);
+	assert_int_equal(supervisor_host_refresh(s, "runc"), 0);
+	for (n = 0; n < 200; n++) {
+		supervisor_host(s, &h);
+		if (h.generation > 0)
+			break;
+		usleep(50 * 1000);
+	}
+	assert_int_equal(h.generation, 1);
+	assert_false(h.running);
+	assert_true(h.passed);
+	assert_true(h.n > 5);
+	assert_string_equal(h.runtime, "runc");
+	assert_true(h.endpoint[0] != '\0');
+	assert_true(h.daemon_version[0] != '\0');
+	for (i = 0; i < h.n; i++)
+		ping |= strcmp(h.items[i].id, "daemon_ping") == 0 && h.items[i].pass;
+	assert_true(ping);
+	supervisor_close(s);
 }
 
 static int
@@ -385,8 +828,14 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_host_checks),
+		cmocka_unit_test(test_failure_reasons),
+		cmocka_unit_test(test_stop_before_launch),
+		cmocka_unit_test(test_force_stop_in_flight),
+		cmocka_unit_test(test_not_applicable),
 		cmocka_unit_test(test_gate_end_to_end),
 		cmocka_unit_test(test_cutover_many),
+		cmocka_unit_test(test_long_running),
 	};
 
 	return cmocka_run_group_tests_name("supervisor", tests, setup, teardown);

@@ -687,6 +687,145 @@ test_stress(void **state)
 	assert_false(s.g->busy);
 }
 
+/* Acks the delta path delivered, and on which thread. */
+struct acks {
+	size_t n;
+	struct gate_delta d[GATE_DELTAS_MAX + 2];
+	struct gate_ack a[GATE_DELTAS_MAX + 2];
+	pthread_t thread[GATE_DELTAS_MAX + 2];
+};
+
+static void
+on_ack(void *ctx, const struct gate_delta *d, const struct gate_ack *a)
+{
+	struct acks *k = ctx;
+
+	if (k->n < sizeof k->a / sizeof k->a[0]) {
+		k->d[k->n] = *d;
+		k->a[k->n] = *a;
+		k->thread[k->n] = pthread_self();
+		k->n++;
+	}
+}
+
+/* Idle: a delta applies at once, acknowledged on the poster's thread. */
+static void
+test_delta_idle(void **state)
+{
+	struct gate *g = *state;
+	struct acks k = { 0 };
+	struct gate_state gs;
+
+	gate_set_ack(g, on_ack, &k);
+	gate_post(g, 1, STORE, false);
+	assert_int_equal(k.n, 1);
+	assert_true(pthread_equal(k.thread[0], pthread_self()));
+	assert_ack(&k.a[0], GATE_APPLIED, "applied", 1, true);
+	assert_admits(g, ALL_APPROVED & ~M_STORE, 1);
+	gate_post(g, 2, STORE, true);
+	assert_int_equal(k.n, 2);
+	assert_admits(g, ALL_APPROVED, 2);
+	gate_state(g, &gs);
+	assert_int_equal(gs.pending, 0);
+	assert_false(gs.busy);
+}
+
+/*
+ * Busy: deltas queue behind the in-flight call (the poster returns at
+ * once), show as pending, and apply in order when the call ends — from
+ * the thread that ends it — before the next call is decided.
+ */
+static void
+test_delta_behind_call(void **state)
+{
+	struct gate *g = *state;
+	struct acks k = { 0 };
+	struct gate_state gs;
+	int64_t rev;
+
+	gate_set_ack(g, on_ack, &k);
+	assert_int_equal(gate_begin(g, MAIL, &rev), RULE_ALLOWED);
+	gate_state(g, &gs);
+	assert_true(gs.busy);
+	assert_int_equal(gs.busy_tool, MAIL);
+	assert_int_equal(gs.busy_revision, 0);
+	gate_post(g, 1, MAIL, false);
+	gate_post(g, 2, READ, false);
+	assert_int_equal(k.n, 0);	/* nothing applied while the call is in flight */
+	gate_state(g, &gs);
+	assert_int_equal(gs.pending, 2);
+	assert_int_equal(gs.pending_revision, 2);
+	assert_true(gs.pending_since_us > 0);
+	assert_int_equal(gs.revision, 0);
+	gate_end(g);
+	assert_int_equal(k.n, 2);
+	assert_int_equal(k.d[0].revision, 1);
+	assert_int_equal(k.d[1].revision, 2);
+	assert_ack(&k.a[1], GATE_APPLIED, "applied", 2, true);
+	assert_admits(g, M_STORE, 2);
+	gate_state(g, &gs);
+	assert_int_equal(gs.pending, 0);
+}
+
+/* A delta for a tool the session never had changes nothing, and closes nothing. */
+static void
+test_delta_not_held(void **state)
+{
+	struct gate *g = *state;
+	struct acks k = { 0 };
+
+	gate_set_ack(g, on_ack, &k);
+	gate_post(g, 1, SHELL, true);		/* in the catalog, not approved */
+	gate_post(g, 2, -1, false);		/* not in this session's catalog at all */
+	gate_post(g, 3, N_TOOLS + 5, false);
+	assert_int_equal(k.n, 3);
+	assert_ack(&k.a[0], GATE_NOT_APPLICABLE, "tool not in this session", 1, true);
+	assert_ack(&k.a[2], GATE_NOT_APPLICABLE, "tool not in this session", 3, true);
+	assert_admits(g, ALL_APPROVED, 3);	/* open, nothing changed, revision moved */
+}
+
+/* A stale delta closes admission; a newer valid one opens it again. */
+static void
+test_delta_stale(void **state)
+{
+	struct gate *g = *state;
+	struct acks k = { 0 };
+
+	gate_set_ack(g, on_ack, &k);
+	gate_post(g, 5, STORE, false);
+	gate_post(g, 5, STORE, true);
+	assert_ack(&k.a[1], GATE_REJECTED, "stale revision", 5, false);
+	assert_closed(g, 5);
+	gate_post(g, 6, STORE, true);
+	assert_ack(&k.a[2], GATE_APPLIED, "applied", 6, true);
+	assert_admits(g, ALL_APPROVED, 6);
+}
+
+/* More deltas than the queue holds behind one call: the overflow fails closed. */
+static void
+test_delta_queue_full(void **state)
+{
+	struct gate *g = *state;
+	struct acks k = { 0 };
+	int64_t rev;
+	int i;
+
+	gate_set_ack(g, on_ack, &k);
+	assert_int_equal(gate_begin(g, READ, &rev), RULE_ALLOWED);
+	for (i = 1; i <= GATE_DELTAS_MAX + 1; i++)
+		gate_post(g, i, STORE, i % 2 == 0);
+	assert_int_equal(k.n, 1);	/* the one that did not fit, at once */
+	assert_ack(&k.a[0], GATE_REJECTED, "too many pending deltas", 0, false);
+	gate_end(g);
+	assert_int_equal(k.n, GATE_DELTAS_MAX + 1);
+	/* The queued ones still apply in order, but none of them reopens. */
+	assert_int_equal(k.a[GATE_DELTAS_MAX].revision, GATE_DELTAS_MAX);
+	assert_false(k.a[GATE_DELTAS_MAX].open);
+	assert_closed(g, GATE_DELTAS_MAX);
+	gate_post(g, GATE_DELTAS_MAX + 2, STORE, true);	/* newer than the overflow */
+	assert_admits(g, ALL_APPROVED, GATE_DELTAS_MAX + 2);
+}
+
 int
 main(void)
 {
@@ -701,6 +840,11 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_valid_json, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_approved_frozen, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stress, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_delta_idle, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_delta_behind_call, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_delta_not_held, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_delta_stale, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_delta_queue_full, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("gate", tests, NULL, NULL);

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Build the agent image, then drive the engine seam as the console does:
+# SEAM_SESSIONS live sessions (default 200), snapshots at 4 Hz for
+# SEAM_SECONDS (default 10), one revoke across all with a call in flight.
+# usage: seam_bench.sh SEAM_BENCH AIRLOCK AGENT_BIN UPSTREAM_BIN
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../tests/docker/common.sh"
+require_daemon
+bench=$1 airlock=$2 agent=$3 upstream=$4
+ctx=$(mktemp -d)
+trap 'rm -rf "$ctx"' EXIT
+cp "$agent" "$ctx/agent"
+printf 'FROM scratch\nCOPY agent /agent\nENTRYPOINT ["/agent"]\n' >"$ctx/Dockerfile"
+DOCKER_BUILDKIT=0 "$DOCKER" build -q --iidfile "$ctx/iid" "$ctx" >/dev/null
+"$bench" "$airlock" "$(cat "$ctx/iid")" "$upstream" "${SEAM_SESSIONS:-200}" "${SEAM_SECONDS:-10}"

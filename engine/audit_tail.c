@@ -1,0 +1,323 @@
+#include "audit_tail.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+/*
+ * Failures report fixed text only, as audit.c does: sqlite3_errmsg() can
+ * quote SQL or stored values.
+ */
+
+/* A console poll may skip a beat when the writer is checkpointing, never hang. */
+#define AUDIT_TAIL_BUSY_MS	250
+
+/*
+ * The columns of struct audit_row, in its order, and nothing else: never
+ * detail, the data classes, entry_id or prev_hash. The table and column
+ * names are audit.c's schema.
+ */
+#define TAIL_COLS \
+	"seq, ts, session_id, call_id, type, tool, decision, rule," \
+	" revision, latency_us, request_hash, response_hash, entry_hash"
+
+enum {
+	TC_SEQ,
+	TC_TS,
+	TC_SESSION,
+	TC_CALL,
+	TC_TYPE,
+	TC_TOOL,
+	TC_DECISION,
+	TC_RULE,
+	TC_REVISION,
+	TC_LATENCY,
+	TC_REQUEST_HASH,
+	TC_RESPONSE_HASH,
+	TC_ENTRY_HASH,
+};
+
+/*
+ * "? IS NULL OR" lets one statement serve the whole log and one session:
+ * the planner still walks the primary key (there is no index on
+ * session_id, and a read-only connection cannot add one).
+ */
+static const char after_sql[] =
+	"SELECT " TAIL_COLS " FROM audit_entries"
+	" WHERE seq > ?1 AND (?2 IS NULL OR session_id = ?2)"
+	" ORDER BY seq LIMIT ?3";
+static const char last_sql[] =
+	"SELECT " TAIL_COLS " FROM audit_entries"
+	" WHERE ?1 IS NULL OR session_id = ?1"
+	" ORDER BY seq DESC LIMIT ?2";
+static const char max_sql[] =
+	"SELECT max(seq) FROM audit_entries";
+
+static const char hex_digits[] = "0123456789abcdefABCDEF";
+
+struct audit_tail {
+	sqlite3 *db;
+	sqlite3_stmt *after, *last, *max;
+	const char *why;	/* fixed text of the latest failure */
+};
+
+static int
+prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st)
+{
+	return sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL);
+}
+
+/* Preparing reads the schema: that is where a wrong file shows. */
+static int
+prepare_all(struct audit_tail *t)
+{
+	int rc = prepare(t->db, after_sql, &t->after);
+
+	if (rc == SQLITE_OK)
+		rc = prepare(t->db, last_sql, &t->last);
+	if (rc == SQLITE_OK)
+		rc = prepare(t->db, max_sql, &t->max);
+	return rc;
+}
+
+/* No table (SQLITE_ERROR) or not SQLite at all (SQLITE_NOTADB). */
+static const char *
+prepare_error(int rc)
+{
+	if (rc == SQLITE_ERROR || rc == SQLITE_NOTADB)
+		return AUDIT_TAIL_ERR_NOT_AUDIT;
+	return rc == SQLITE_BUSY ? AUDIT_TAIL_ERR_BUSY : AUDIT_TAIL_ERR_OPEN;
+}
+
+int
+audit_tail_open(const char *path, struct audit_tail **out, struct al_err *err)
+{
+	struct audit_tail *t;
+	int rc;
+
+	*out = NULL;
+	if (!path || !(t = calloc(1, sizeof *t)))
+		return al_fail(err, "%s", AUDIT_TAIL_ERR_OPEN);
+	t->why = "";
+	/* No SQLITE_OPEN_CREATE: a console must never make an empty log. */
+	if (sqlite3_open_v2(path, &t->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
+			    NULL) != SQLITE_OK ||
+	    sqlite3_busy_timeout(t->db, AUDIT_TAIL_BUSY_MS) != SQLITE_OK) {
+		audit_tail_close(t);
+		return al_fail(err, "%s", AUDIT_TAIL_ERR_OPEN);
+	}
+	rc = prepare_all(t);
+	if (rc != SQLITE_OK) {
+		audit_tail_close(t);
+		return al_fail(err, "%s", prepare_error(rc));
+	}
+	*out = t;
+	return 0;
+}
+
+void
+audit_tail_close(struct audit_tail *t)
+{
+	if (!t)
+		return;
+	sqlite3_finalize(t->after);
+	sqlite3_finalize(t->last);
+	sqlite3_finalize(t->max);
+	sqlite3_close(t->db);
+	free(t);
+}
+
+const char *
+audit_tail_error(const struct audit_tail *t)
+{
+	return t ? t->why : AUDIT_TAIL_ERR_READ;
+}
+
+static int
+fail(struct audit_tail *t, int rc)
+{
+	t->why = rc == SQLITE_BUSY || rc == SQLITE_LOCKED ? AUDIT_TAIL_ERR_BUSY
+							 : AUDIT_TAIL_ERR_READ;
+	return -1;
+}
+
+/*
+ * Bounded, cut on a UTF-8 boundary, control bytes shown as '?': the
+ * console draws these strings, and the file may have been edited.
+ */
+static void
+copy_text(char *dst, size_t cap, sqlite3_stmt *st, int col)
+{
+	const char *s = (const char *)sqlite3_column_text(st, col);
+	size_t len, i;
+
+	if (!s)
+		s = "";
+	len = strlen(s);
+	if (len >= cap) {
+		len = cap - 1;
+		while (len > 0 && ((unsigned char)s[len] & 0xc0) == 0x80)
+			len--;
+	}
+	snprintf(dst, cap, "%.*s", (int)len, s);
+	for (i = 0; dst[i]; i++)
+		if ((unsigned char)dst[i] < 0x20 || dst[i] == 0x7f)
+			dst[i] = '?';
+}
+
+/* A prefix only of something that is a hash: anything else shows as none. */
+static void
+copy_hash(char dst[SNAP_HASH_PREFIX + 1], sqlite3_stmt *st, int col)
+{
+	const char *s = (const char *)sqlite3_column_text(st, col);
+
+	if (s && strspn(s, hex_digits) >= SNAP_HASH_PREFIX)
+		snprintf(dst, SNAP_HASH_PREFIX + 1, "%.*s", SNAP_HASH_PREFIX, s);
+	else
+		dst[0] = '\0';
+}
+
+static void
+fill_row(struct audit_row *r, sqlite3_stmt *st)
+{
+	memset(r, 0, sizeof *r);
+	r->seq = sqlite3_column_int64(st, TC_SEQ);
+	copy_text(r->time, sizeof r->time, st, TC_TS);
+	copy_text(r->session, sizeof r->session, st, TC_SESSION);
+	copy_text(r->call, sizeof r->call, st, TC_CALL);
+	copy_text(r->type, sizeof r->type, st, TC_TYPE);
+	copy_text(r->tool, sizeof r->tool, st, TC_TOOL);
+	copy_text(r->decision, sizeof r->decision, st, TC_DECISION);
+	copy_text(r->rule, sizeof r->rule, st, TC_RULE);
+	r->revision = sqlite3_column_int64(st, TC_REVISION);
+	r->latency_us = sqlite3_column_int64(st, TC_LATENCY);
+	copy_hash(r->request_hash, st, TC_REQUEST_HASH);
+	copy_hash(r->response_hash, st, TC_RESPONSE_HASH);
+	copy_hash(r->entry_hash, st, TC_ENTRY_HASH);
+}
+
+/*
+ * Step to the end, then reset: the read transaction ends here whatever
+ * happened, and no binding outlives the caller's strings. The LIMIT is
+ * cap, so the loop's own bound never cuts a statement short in practice.
+ */
+static int
+run(struct audit_tail *t, sqlite3_stmt *st, struct audit_row *rows, size_t cap, size_t *n)
+{
+	int rc = SQLITE_DONE;
+
+	while (*n < cap && (rc = sqlite3_step(st)) == SQLITE_ROW)
+		fill_row(&rows[(*n)++], st);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
+		return 0;
+	*n = 0;
+	return fail(t, rc);
+}
+
+static sqlite3_int64
+limit_of(size_t cap)
+{
+	return cap > (uint64_t)INT64_MAX ? INT64_MAX : (sqlite3_int64)cap;
+}
+
+static int
+bind_session(sqlite3_stmt *st, int i, const char *session)
+{
+	/* STATIC is safe: run() clears the bindings before returning. */
+	return session ? sqlite3_bind_text(st, i, session, -1, SQLITE_STATIC)
+		       : sqlite3_bind_null(st, i);
+}
+
+/* Arguments every read checks the same way; cap 0 asks for nothing. */
+static bool
+read_args_ok(struct audit_tail *t, const struct audit_row *rows, size_t cap, size_t *n)
+{
+	if (n)
+		*n = 0;
+	if (!t)
+		return false;
+	if (!n || (cap > 0 && !rows)) {
+		t->why = AUDIT_TAIL_ERR_READ;
+		return false;
+	}
+	return true;
+}
+
+int
+audit_tail_read(struct audit_tail *t, int64_t after_seq, const char *session_or_null,
+		struct audit_row *rows, size_t cap, size_t *n)
+{
+	sqlite3_stmt *st;
+
+	if (!read_args_ok(t, rows, cap, n))
+		return -1;
+	if (cap == 0)
+		return 0;
+	st = t->after;
+	if (sqlite3_bind_int64(st, 1, after_seq) != SQLITE_OK ||
+	    bind_session(st, 2, session_or_null) != SQLITE_OK ||
+	    sqlite3_bind_int64(st, 3, limit_of(cap)) != SQLITE_OK) {
+		sqlite3_clear_bindings(st);
+		return fail(t, SQLITE_ERROR);
+	}
+	return run(t, st, rows, cap, n);
+}
+
+static void
+reverse(struct audit_row *rows, size_t n)
+{
+	struct audit_row tmp;
+	size_t i;
+
+	for (i = 0; i < n / 2; i++) {
+		tmp = rows[i];
+		rows[i] = rows[n - 1 - i];
+		rows[n - 1 - i] = tmp;
+	}
+}
+
+/* Read newest first, so LIMIT keeps the newest; the caller wants them ascending. */
+int
+audit_tail_last(struct audit_tail *t, size_t cap, const char *session_or_null,
+		struct audit_row *rows, size_t *n)
+{
+	sqlite3_stmt *st;
+
+	if (!read_args_ok(t, rows, cap, n))
+		return -1;
+	if (cap == 0)
+		return 0;
+	st = t->last;
+	if (bind_session(st, 1, session_or_null) != SQLITE_OK ||
+	    sqlite3_bind_int64(st, 2, limit_of(cap)) != SQLITE_OK) {
+		sqlite3_clear_bindings(st);
+		return fail(t, SQLITE_ERROR);
+	}
+	if (run(t, st, rows, cap, n) < 0)
+		return -1;
+	reverse(rows, *n);
+	return 0;
+}
+
+int64_t
+audit_tail_max_seq(struct audit_tail *t)
+{
+	int64_t seq = -1;
+	int rc;
+
+	if (!t)
+		return -1;
+	rc = sqlite3_step(t->max);
+	if (rc == SQLITE_ROW)
+		seq = sqlite3_column_int64(t->max, 0);	/* NULL, an empty log: 0 */
+	sqlite3_reset(t->max);
+	if (rc != SQLITE_ROW)
+		fail(t, rc);
+	return seq;
+}

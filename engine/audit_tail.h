@@ -1,0 +1,63 @@
+#ifndef AIRLOCK_AUDIT_TAIL_H
+#define AIRLOCK_AUDIT_TAIL_H
+
+/*
+ * A read-only view of the audit log for the operator console: the newest
+ * entries, then whatever is appended after them, as struct audit_row.
+ *
+ * The tail has its own connection, opened read-only, and reads while the
+ * engine's writer (audit.c, WAL mode) appends. It never holds a read
+ * transaction between calls: each call is one short statement, run to
+ * completion and reset, so the writer's checkpoints are never held back.
+ *
+ * Only structural columns are copied (bounded, control bytes replaced);
+ * detail, the data classes and the chain links never leave the file. Hash
+ * columns come back as SNAP_HASH_PREFIX hex digits, or empty when the
+ * stored value is missing or not hex. NULL text is empty, NULL numbers 0.
+ *
+ * One struct audit_tail belongs to one thread.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "snapshot.h"
+
+#define AUDIT_TAIL_ERR_OPEN	"audit tail: cannot open database"
+#define AUDIT_TAIL_ERR_NOT_AUDIT	"audit tail: not an audit database"
+#define AUDIT_TAIL_ERR_BUSY	"audit tail: database busy"
+#define AUDIT_TAIL_ERR_READ	"audit tail: cannot read entries"
+
+struct audit_tail;
+
+/* Open an existing log read-only; a missing file fails and is not created. */
+int audit_tail_open(const char *path, struct audit_tail **out, struct al_err *err);
+
+void audit_tail_close(struct audit_tail *t);
+
+/*
+ * Up to cap entries with sequence > after_seq, ascending; only those of
+ * one session when session_or_null is non-NULL. To follow the log, pass
+ * the sequence of the last row returned. 0, or -1 (*n is then 0 and
+ * audit_tail_error() says why).
+ */
+int audit_tail_read(struct audit_tail *t, int64_t after_seq, const char *session_or_null,
+		    struct audit_row *rows, size_t cap, size_t *n);
+
+/*
+ * The newest cap entries (of one session, if given), ascending, so that a
+ * console opening on a big log starts at its end. When this returns no
+ * rows of a session, follow from an audit_tail_max_seq() taken before it:
+ * reading after 0 would be correct too, but scans the log on every call.
+ */
+int audit_tail_last(struct audit_tail *t, size_t cap, const char *session_or_null,
+		    struct audit_row *rows, size_t *n);
+
+/* The highest sequence in the log: 0 when empty, -1 on failure. */
+int64_t audit_tail_max_seq(struct audit_tail *t);
+
+/* The fixed text of the latest failure, or "" when none. */
+const char *audit_tail_error(const struct audit_tail *t);
+
+#endif

@@ -1,0 +1,364 @@
+#ifndef AIRLOCK_SNAPSHOT_H
+#define AIRLOCK_SNAPSHOT_H
+
+/*
+ * What the console sees of the engine (DESIGN.md §11–§12): session rows,
+ * per-session detail, typed events, audit tail rows and host checks. This
+ * header includes standard headers only, and it is the only engine header
+ * a file under views/ may include (a build check enforces it).
+ *
+ * No type here has a field that could hold payload: every string is an
+ * identifier the engine generated, a name the operator configured, a fixed
+ * word, a check value (configuration and host facts), or a hash prefix.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SNAP_ID_MAX		40	/* a session or call id: prefix + hex, NUL */
+#define SNAP_CONTAINER_MAX	72	/* a container id: 64 hex, NUL */
+#define SNAP_IMAGE_MAX		72	/* "sha256:" + 64 hex, NUL */
+#define SNAP_NAME_MAX		64	/* a catalog tool name */
+#define SNAP_CLASS_MAX		32	/* a data class name */
+#define SNAP_WORD_MAX		48	/* a fixed word or short reason */
+#define SNAP_REASON_MAX		192	/* a fixed failure reason with names */
+#define SNAP_TOOLS_MAX		64
+#define SNAP_CHECKS_MAX		64
+#define SNAP_ACKS_MAX		32
+#define SNAP_TIMELINE_MAX	32
+#define SNAP_HASH_PREFIX	16	/* hex digits of a hash the console shows */
+#define CHECK_ID_MAX		32
+#define CHECK_VALUE_MAX		128
+
+/* Every way a session ends: the code, and whether that is a normal end. */
+#define SESSION_ENDS(_) \
+	_(NONE,                 "none",                 false) \
+	_(AGENT_EXIT,           "agent_exit",           true)  \
+	_(AGENT_FAILED,         "agent_failed",         false) \
+	_(INVALID_REQUEST,      "invalid_request",      false) \
+	_(FRAME_TOO_LARGE,      "frame_too_large",      false) \
+	_(STDOUT_BUDGET,        "stdout_budget",        false) \
+	_(STDERR_BUDGET,        "stderr_budget",        false) \
+	_(CALL_BUDGET,          "call_budget",          false) \
+	_(SESSION_TIMEOUT,      "session_timeout",      false) \
+	_(UPSTREAM_FAULT,       "upstream_fault",       false) \
+	_(UPSTREAM_TIMEOUT,     "upstream_timeout",     false) \
+	_(UPSTREAM_UNAVAILABLE, "upstream_unavailable", false) \
+	_(AUDIT_FAILED,         "audit_failed",         false) \
+	_(STREAM_FAILED,        "stream_failed",        false) \
+	_(INITIAL_REFUSED,      "initial_refused",      false) \
+	_(PREFLIGHT_REFUSED,    "preflight_refused",    false) \
+	_(ADMISSION_REFUSED,    "admission_refused",    false) \
+	_(CONTAINER_FAILED,     "container_failed",     false) \
+	_(CLEANUP_FAILED,       "cleanup_failed",       false) \
+	_(WATCHDOG_FAILED,      "watchdog_failed",      false) \
+	_(OPERATOR_STOP,        "operator_stop",        false) \
+	_(WORKER_FAILED,        "worker_failed",        false)
+
+enum session_end {
+#define SESSION_END_ENUM(e, id, normal) END_##e,
+	SESSION_ENDS(SESSION_END_ENUM)
+#undef SESSION_END_ENUM
+	END_COUNT
+};
+
+static inline const char *
+session_end_id(enum session_end e)
+{
+	static const char *const ids[] = {
+#define SESSION_END_ID(e, id, normal) id,
+		SESSION_ENDS(SESSION_END_ID)
+#undef SESSION_END_ID
+	};
+
+	return (unsigned)e < END_COUNT ? ids[e] : "unknown";
+}
+
+static inline bool
+session_end_normal(enum session_end e)
+{
+	static const bool normal[] = {
+#define SESSION_END_NORMAL(e, id, n) n,
+		SESSION_ENDS(SESSION_END_NORMAL)
+#undef SESSION_END_NORMAL
+	};
+
+	return (unsigned)e < END_COUNT && normal[e];
+}
+
+/* Where a session is in its life (DESIGN.md §3). */
+#define SESSION_STATES(_) \
+	_(QUEUED,      "queued")       \
+	_(PREFLIGHT,   "preflight")    \
+	_(CREATING,    "creating")     \
+	_(ADMITTING,   "admitting")    \
+	_(ATTACHING,   "attaching")    \
+	_(STARTING,    "starting")     \
+	_(ARMING,      "arming")       \
+	_(READMITTING, "re-admitting") \
+	_(RUNNING,     "running")      \
+	_(STOPPING,    "stopping")     \
+	_(ENDED,       "ended")
+
+enum session_state {
+#define SESSION_STATE_ENUM(e, id) STATE_##e,
+	SESSION_STATES(SESSION_STATE_ENUM)
+#undef SESSION_STATE_ENUM
+	STATE_COUNT
+};
+
+static inline const char *
+session_state_id(enum session_state s)
+{
+	static const char *const ids[] = {
+#define SESSION_STATE_ID(e, id) id,
+		SESSION_STATES(SESSION_STATE_ID)
+#undef SESSION_STATE_ID
+	};
+
+	return (unsigned)s < STATE_COUNT ? ids[s] : "unknown";
+}
+
+/* One item of an admission report or of the host checks. */
+struct check_item {
+	char id[CHECK_ID_MAX];
+	char expected[CHECK_VALUE_MAX];
+	char observed[CHECK_VALUE_MAX];
+	bool pass;
+	bool run;		/* false: listed but not run (an earlier check failed) */
+};
+
+enum admission_verdict {
+	ADMISSION_NOT_RUN,
+	ADMISSION_ADMITTED,
+	ADMISSION_REFUSED,
+};
+
+static inline const char *
+admission_verdict_id(enum admission_verdict v)
+{
+	return v == ADMISSION_ADMITTED ? "admitted" : v == ADMISSION_REFUSED ? "refused"
+									     : "not_run";
+}
+
+/* One inspection of the container, item by item. */
+struct admission_report {
+	enum admission_verdict verdict;
+	size_t n;
+	struct check_item items[SNAP_CHECKS_MAX];
+};
+
+/* Call counters of one session's gateway. */
+struct gateway_counters {
+	uint64_t calls;		/* requests that named a known operation */
+	uint64_t allowed;	/* answered with allowed:true */
+	uint64_t denied;	/* answered with allowed:false (any reason) */
+	uint64_t egress_denied;	/* of which the response was withheld */
+	uint64_t upstream_errors;
+	uint64_t upstream_spawns;
+	uint64_t non_text_items;	/* content items not forwarded */
+};
+
+/* The watchdog lease, read at snapshot time (never a worker's old copy). */
+struct lease_view {
+	bool armed;
+	bool failed;
+	bool late;		/* no ack for longer than a pulse and a half */
+	char reason[SNAP_WORD_MAX];	/* fixed: "no ack", "watchdog gone", … */
+	uint64_t pulses, acks;
+	int64_t age_ms;		/* since the latest ack; 0 when not armed */
+	int64_t last_ack_us, max_ack_us;
+	size_t n_acks;		/* ack_us[0..n_acks): round trips, oldest first */
+	int32_t ack_us[SNAP_ACKS_MAX];
+	long watchdog_pid;
+};
+
+/* One catalog tool as the policy gate of one session has it. */
+struct tool_view {
+	char name[SNAP_NAME_MAX];
+	char data_class[SNAP_CLASS_MAX];
+	bool approved;		/* an alias reaches it: frozen at start */
+	bool allowed;		/* allowed now */
+};
+
+/* The call the session's gateway is waiting on, if any. */
+struct call_view {
+	bool active;
+	char tool[SNAP_NAME_MAX];
+	int64_t revision;	/* the revision that admitted it */
+	int64_t age_ms;		/* in flight for so long, at snapshot time */
+};
+
+/* One session, as the sessions list shows it. */
+struct session_row {
+	uint64_t generation;	/* changes whenever the worker published */
+	char id[SNAP_ID_MAX];
+	char container[SNAP_CONTAINER_MAX];	/* empty until created */
+	char image[SNAP_IMAGE_MAX];
+	char runtime[16];
+	enum session_state state;
+	int64_t started_ms;	/* wall clock, ms since the epoch */
+	int64_t uptime_ms;	/* at snapshot time; frozen once ended */
+	struct lease_view lease;
+	struct gateway_counters counters;
+	uint64_t stdout_bytes, stderr_bytes;
+	char class_name[SNAP_CLASS_MAX];
+	/* The policy gate. */
+	int64_t revision;
+	bool gate_open;
+	unsigned pending;		/* cutover deltas waiting for the in-flight call */
+	int64_t pending_revision;	/* the newest of them */
+	int64_t pending_age_ms;		/* the oldest waits for so long */
+	struct call_view call;
+	size_t n_tools;
+	struct tool_view tools[SNAP_TOOLS_MAX];
+	enum admission_verdict admission_first, admission_second;
+	/* The end, once state is STATE_ENDED. */
+	enum session_end end;
+	char refused_check[CHECK_ID_MAX];	/* the first refusing check, if any */
+	char failed_step[16];			/* connect, create, attach, start, … */
+	char reason[SNAP_REASON_MAX];		/* fixed text, names, the daemon's message */
+	long exit_code;				/* -1 when the container never ran */
+	bool oom_killed;
+	int64_t duration_ms;
+};
+
+enum cutover_op {
+	CUTOVER_REVOKE,
+	CUTOVER_RESTORE,
+};
+
+static inline const char *
+cutover_op_id(enum cutover_op op)
+{
+	return op == CUTOVER_REVOKE ? "revoke" : "restore";
+}
+
+enum cutover_result {
+	CUTOVER_APPLIED,	/* the tool is now revoked / allowed */
+	CUTOVER_NOT_APPLICABLE,	/* the session never had the tool: nothing changed */
+	CUTOVER_REJECTED,	/* stale or invalid: admission is closed */
+};
+
+static inline const char *
+cutover_result_id(enum cutover_result r)
+{
+	return r == CUTOVER_APPLIED ? "applied" : r == CUTOVER_NOT_APPLICABLE ? "not_applicable"
+									    : "rejected";
+}
+
+/* Every kind of event: the identifier, and whether it is always an alert. */
+#define EVENT_KINDS(_) \
+	_(STATE,             "state",             false) \
+	_(END,               "end",               false) \
+	_(LEASE_FAILED,      "lease_failed",      true)  \
+	_(ADMISSION_REFUSED, "admission_refused", true)  \
+	_(CUTOVER,           "cutover",           true)  \
+	_(CUTOVER_ACK,       "cutover_ack",       false) \
+	_(STOP_REQUESTED,    "stop_requested",    false) \
+	_(REAPER,            "reaper",            true)
+
+enum event_kind {
+#define EVENT_KIND_ENUM(e, id, alert) EVENT_##e,
+	EVENT_KINDS(EVENT_KIND_ENUM)
+#undef EVENT_KIND_ENUM
+	EVENT_KIND_COUNT
+};
+
+static inline const char *
+event_kind_id(enum event_kind k)
+{
+	static const char *const ids[] = {
+#define EVENT_KIND_ID(e, id, alert) id,
+		EVENT_KINDS(EVENT_KIND_ID)
+#undef EVENT_KIND_ID
+	};
+
+	return (unsigned)k < EVENT_KIND_COUNT ? ids[k] : "unknown";
+}
+
+/*
+ * One event. Which fields mean something depends on kind:
+ *   STATE              state
+ *   END                end, check (refused check), alert when abnormal
+ *   LEASE_FAILED       reason (fixed lease reason)
+ *   ADMISSION_REFUSED  check, reason ("first" or "second" inspection)
+ *   CUTOVER            tool, op, revision, count (sessions targeted)
+ *   CUTOVER_ACK        tool, op, revision, result, waited_us, reason
+ *   STOP_REQUESTED     —
+ *   REAPER             count (containers removed), reason
+ */
+struct supervisor_event {
+	uint64_t seq;		/* 1, 2, 3 … in the order the engine made them */
+	int64_t wall_ms;	/* wall clock, ms since the epoch */
+	enum event_kind kind;
+	bool alert;
+	char session[SNAP_ID_MAX];	/* empty when for no one session */
+	enum session_state state;
+	enum session_end end;
+	char check[CHECK_ID_MAX];
+	char tool[SNAP_NAME_MAX];
+	enum cutover_op op;
+	int64_t revision;
+	enum cutover_result result;
+	int64_t waited_us;
+	long count;
+	char reason[SNAP_WORD_MAX];
+};
+
+/* The supervisor's list of sessions; rows are owned and reused across calls. */
+struct supervisor_snapshot {
+	uint64_t generation;	/* of the whole list */
+	int64_t taken_ms;	/* wall clock */
+	int64_t revision;	/* the latest policy revision the engine assigned */
+	size_t n, cap;
+	struct session_row *rows;
+	size_t live;		/* not ended */
+	uint64_t started_total;	/* sessions started since the supervisor opened */
+	uint64_t forgotten_total;	/* ended sessions whose slot was reused */
+	uint64_t events_dropped;	/* state events lost to a full queue */
+	uint64_t alerts_dropped;	/* alerts lost to a full alert queue */
+	uint64_t audit_backlog;		/* cutover entries not yet written */
+	uint64_t audit_failures;	/* entries the engine could not write */
+};
+
+/* One session in depth, asked for by id. */
+struct session_detail {
+	struct session_row row;
+	struct admission_report first, second;
+	size_t n_timeline;	/* timeline[0..n): this session's latest events, oldest first */
+	struct supervisor_event timeline[SNAP_TIMELINE_MAX];
+};
+
+/* One audit entry as the console shows it: never the payload. */
+struct audit_row {
+	int64_t seq;
+	char time[32];			/* UTC, as stored */
+	char session[SNAP_ID_MAX];
+	char call[SNAP_ID_MAX];		/* empty when not a call */
+	char type[16];
+	char tool[SNAP_NAME_MAX];
+	char decision[16];
+	char rule[32];
+	int64_t revision;
+	int64_t latency_us;
+	char request_hash[SNAP_HASH_PREFIX + 1];	/* prefixes; empty when none */
+	char response_hash[SNAP_HASH_PREFIX + 1];
+	char entry_hash[SNAP_HASH_PREFIX + 1];
+};
+
+/* The host and daemon checks (airlock doctor), run off the UI thread. */
+struct host_snapshot {
+	uint64_t generation;	/* 0: never run */
+	bool running;		/* a run is under way */
+	bool passed;
+	int64_t at_ms;		/* wall clock of the latest finished run */
+	char endpoint[108];
+	char daemon_version[32];
+	char runtime[16];
+	size_t n;
+	struct check_item items[SNAP_CHECKS_MAX];
+};
+
+#endif

@@ -1,0 +1,108 @@
+#ifndef AIRLOCK_VIEW_H
+#define AIRLOCK_VIEW_H
+
+/*
+ * The console's views (DESIGN.md §11): each draws one screen region from
+ * the model the UI thread assembled — engine snapshots and nothing else.
+ * A view never talks to Docker, SQLite or the supervisor; the only engine
+ * header it may include is snapshot.h. One table registers them all; a new
+ * view costs one line there and one file.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <curses.h>
+
+#include "snapshot.h"
+
+#define VIEW_INFO(_) \
+	_(SESSIONS, sessions, "Sessions") \
+	_(DETAIL,   detail,   "Session")  \
+	_(TOOLS,    tools,    "Tools")    \
+	_(AUDIT,    audit,    "Audit")    \
+	_(HOST,     host,     "Host")
+
+enum view_id {
+#define VIEW_ENUM(e, name, title) VIEW_##e,
+	VIEW_INFO(VIEW_ENUM)
+#undef VIEW_ENUM
+	VIEW_COUNT
+};
+
+#define UI_MARKS_MAX 256
+#define UI_FILTER_MAX 64
+
+/* Everything a view may draw from. The UI thread fills it; views only read. */
+struct ui_model {
+	const struct supervisor_snapshot *snap;
+	const struct session_detail *detail;	/* the selected session, or NULL */
+	const struct supervisor_event *events;	/* the console's history, oldest first */
+	size_t n_events;
+	const struct audit_row *audit;		/* the audit tail, oldest first */
+	size_t n_audit;
+	const struct host_snapshot *host;
+	const char (*marks)[SNAP_ID_MAX];	/* marked session ids */
+	size_t n_marks;
+	int64_t now_ms;				/* wall clock, for "ago" columns */
+	bool stale;				/* the snapshot is older than it should be */
+	bool read_only;
+	bool ascii;				/* the terminal cannot show UTF-8: ASCII glyphs */
+};
+
+/* Per view, owned by the UI; views clamp it while drawing. */
+struct view_state {
+	size_t selected;	/* index among the visible rows */
+	size_t top;		/* first visible row */
+	int sort;		/* a column index of the view's own */
+	bool sort_reverse;
+	char filter[UI_FILTER_MAX];	/* case-insensitive substring; empty: all */
+	char session[SNAP_ID_MAX];	/* the session a per-session view shows */
+	/*
+	 * The view's own: visible rows at its previous draw. A log view keeps
+	 * the cursor on its newest row while the cursor was on the last row.
+	 */
+	size_t rows_seen;
+};
+
+struct view_ops {
+	enum view_id id;
+	const char *name;	/* keymap section: "sessions", "tools", … */
+	const char *title;
+	int n_sorts;		/* columns sort-next cycles through (0: none) */
+	/* Draw into w (its whole size); clamp vs->selected and vs->top. */
+	void (*draw)(WINDOW *w, const struct ui_model *m, struct view_state *vs);
+	/* How many rows are selectable now (after filter). */
+	size_t (*rows)(const struct ui_model *m, const struct view_state *vs);
+	/*
+	 * The session and tool of visible row i (either may be left empty):
+	 * what the actions of this view act on.
+	 */
+	void (*target)(const struct ui_model *m, const struct view_state *vs, size_t i,
+		       char session[SNAP_ID_MAX], char tool[SNAP_NAME_MAX]);
+};
+
+#define VIEW_DECLARE(e, name, title) extern const struct view_ops name##_view;
+VIEW_INFO(VIEW_DECLARE)
+#undef VIEW_DECLARE
+
+/* The registry, indexed by enum view_id. */
+extern const struct view_ops *const views[VIEW_COUNT];
+
+/*
+ * Keep vs->selected among rows and vs->top so that a list of height lines
+ * shows it, without leaving blank lines at the end when rows shrank.
+ */
+void view_clamp(struct view_state *vs, size_t rows, size_t height);
+
+/* Is id among the marked sessions of m? */
+bool view_marked(const struct ui_model *m, const char *id);
+
+/* The row of session id in m's snapshot, or NULL. */
+const struct session_row *view_find_session(const struct ui_model *m, const char *id);
+
+/* Does filter (case-insensitive; empty matches all) occur in s? */
+bool view_match(const char *filter, const char *s);
+
+#endif
