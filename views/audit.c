@@ -1,0 +1,281 @@
+/*
+ * The audit view: the tail of the audit log, oldest at the top and the
+ * newest at the bottom, as names, decisions and hash prefixes only. While
+ * the cursor is on the last row the view follows new entries; moved up,
+ * it stays where the operator put it.
+ */
+
+#include "util.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HASH_SHOWN	8	/* hex digits of each hash prefix */
+
+#define AUDIT_COLS(_) \
+	_(TIME,     "TIME",     12, 0, 0, false) \
+	_(SESSION,  "SESSION",  8,  0, 8, false) \
+	_(TYPE,     "TYPE",     4,  0, 5, false) \
+	_(TOOL,     "TOOL",     4,  0, 7, false) \
+	_(DECISION, "DECISION", 8,  0, 0, false) \
+	_(RULE,     "RULE",     4,  0, 6, false) \
+	_(REV,      "REV",      4,  0, 4, true)  \
+	_(LATENCY,  "LATENCY",  7,  0, 3, true)  \
+	_(REQUEST,  "REQUEST",  8,  0, 2, false) \
+	_(RESPONSE, "RESPONSE", 8,  0, 1, false)
+
+enum audit_col {
+#define COL_ENUM(e, header, width, min, drop, right) COL_##e,
+	AUDIT_COLS(COL_ENUM)
+#undef COL_ENUM
+	COL_COUNT
+};
+
+static const struct draw_col audit_cols[COL_COUNT] = {
+#define COL_SPEC(e, header, width, min, drop, right) \
+	[COL_##e] = { header, width, min, drop, right, 0, 0 },
+	AUDIT_COLS(COL_SPEC)
+#undef COL_SPEC
+};
+
+/* Decisions the engine writes, and how they stand out. */
+static const struct {
+	const char *decision;
+	enum ui_color color;
+} decision_colors[] = {
+	{ "allowed", UI_COLOR_ALLOWED },
+	{ "ok", UI_COLOR_ALLOWED },
+	{ "applied", UI_COLOR_ALLOWED },
+	{ "denied", UI_COLOR_DENIED },
+	{ "egress_denied", UI_COLOR_DENIED },
+	{ "refused", UI_COLOR_DENIED },
+	{ "error", UI_COLOR_ALERT },
+	{ "fault", UI_COLOR_ALERT },
+	{ "rejected", UI_COLOR_ALERT },
+};
+
+/* Indexes into m->audit of the rows the filter lets through. */
+struct audit_list {
+	size_t *rows;
+	size_t n;
+	bool failed;
+};
+
+static enum ui_color
+decision_color(const char *decision)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof decision_colors / sizeof decision_colors[0]; i++)
+		if (strcmp(decision_colors[i].decision, decision) == 0)
+			return decision_colors[i].color;
+	return UI_COLOR_DEFAULT;
+}
+
+static bool
+audit_match(const struct audit_row *a, const char *filter)
+{
+	return view_match(filter, a->session) || view_match(filter, a->tool) ||
+	       view_match(filter, a->decision) || view_match(filter, a->rule) ||
+	       view_match(filter, a->type);
+}
+
+static void
+audit_list(const struct ui_model *m, const struct view_state *vs, struct audit_list *l)
+{
+	size_t i, n = m->audit ? m->n_audit : 0;
+
+	memset(l, 0, sizeof *l);
+	if (n == 0)
+		return;
+	l->rows = calloc(n, sizeof *l->rows);
+	l->failed = !l->rows;
+	for (i = 0; l->rows && i < n; i++)
+		if (audit_match(&m->audit[i], vs->filter))
+			l->rows[l->n++] = i;
+}
+
+/* "2024-05-01T12:04:31.123456Z" as "12:04:31.123"; anything else as stored. */
+static const char *
+audit_time(char buf[DRAW_FMT_MAX], const char *ts)
+{
+	if (strlen(ts) >= 23 && ts[10] == 'T' && ts[19] == '.')
+		snprintf(buf, DRAW_FMT_MAX, "%.12s", ts + 11);
+	else
+		snprintf(buf, DRAW_FMT_MAX, "%s", ts);
+	return buf;
+}
+
+static void
+audit_draw_hashes(WINDOW *w, int y, const struct ui_model *m, const struct draw_col *cols,
+		  const struct audit_row *a, bool sel)
+{
+	const char *none = draw_glyph(m, GLYPH_NONE);
+	attr_t dim = color_attr_sel(UI_COLOR_DIM, sel);
+	char req[HASH_SHOWN + 1], resp[HASH_SHOWN + 1];
+
+	/* A prefix of a prefix: shorter, never marked as cut. */
+	snprintf(req, sizeof req, "%.*s", HASH_SHOWN, a->request_hash[0] ? a->request_hash : none);
+	snprintf(resp, sizeof resp, "%.*s", HASH_SHOWN,
+		 a->response_hash[0] ? a->response_hash : none);
+	draw_col_text(w, y, &cols[COL_REQUEST], dim, req);
+	draw_col_text(w, y, &cols[COL_RESPONSE], dim, resp);
+}
+
+static void
+audit_draw_row(WINDOW *w, int y, const struct ui_model *m, const struct draw_col *cols,
+	       const struct audit_row *a, bool sel)
+{
+	attr_t plain = color_attr_sel(UI_COLOR_DEFAULT, sel);
+	char buf[DRAW_FMT_MAX];
+
+	if (sel) {
+		draw_fill(w, y, 0, -1, plain);
+		draw_text(w, y, 0, 1, plain, draw_glyph(m, GLYPH_CURSOR));
+	}
+	draw_col_text(w, y, &cols[COL_TIME], color_attr_sel(UI_COLOR_DIM, sel),
+		      audit_time(buf, a->time));
+	draw_col_text(w, y, &cols[COL_SESSION], plain, draw_short_id(buf, a->session));
+	draw_col_text(w, y, &cols[COL_TYPE], plain, a->type);
+	draw_col_text(w, y, &cols[COL_TOOL], plain, a->tool);
+	draw_col_text(w, y, &cols[COL_DECISION], color_attr_sel(decision_color(a->decision), sel),
+		      a->decision);
+	draw_col_text(w, y, &cols[COL_RULE], plain, a->rule);
+	snprintf(buf, sizeof buf, "%" PRId64, a->revision);
+	draw_col_text(w, y, &cols[COL_REV], plain, buf);
+	draw_col_text(w, y, &cols[COL_LATENCY], plain,
+		      a->latency_us > 0 ? draw_fmt_us(buf, a->latency_us) : "");
+	audit_draw_hashes(w, y, m, cols, a, sel);
+}
+
+/* TYPE, TOOL, DECISION and RULE are as wide as their widest value. */
+static void
+audit_cols_fit(struct draw_col cols[COL_COUNT], const struct ui_model *m,
+	       const struct audit_list *l, int width)
+{
+	const struct audit_row *a;
+	size_t i;
+
+	memcpy(cols, audit_cols, sizeof audit_cols);
+	for (i = 0; i < l->n; i++) {
+		a = &m->audit[l->rows[i]];
+		cols[COL_TYPE].width = draw_widest(cols[COL_TYPE].width, a->type, 13);
+		cols[COL_TOOL].width = draw_widest(cols[COL_TOOL].width, a->tool, 20);
+		cols[COL_DECISION].width = draw_widest(cols[COL_DECISION].width, a->decision, 13);
+		cols[COL_RULE].width = draw_widest(cols[COL_RULE].width, a->rule, 20);
+	}
+	draw_cols_fit(cols, COL_COUNT, 2, width - 2);
+}
+
+static void
+audit_draw_title(WINDOW *w, const struct ui_model *m, const struct view_state *vs,
+		 const struct audit_list *l, bool follow)
+{
+	int end = getmaxx(w), x = draw_view_title(w, m, "Audit");
+	char buf[UI_FILTER_MAX + 32];
+
+	if (vs->filter[0])
+		snprintf(buf, sizeof buf, "%zu of %zu", l->n, m->audit ? m->n_audit : 0);
+	else
+		snprintf(buf, sizeof buf, "%zu entr%s", l->n, l->n == 1 ? "y" : "ies");
+	x = draw_title_tag(w, 0, x, end, m, UI_COLOR_TITLE, buf);
+	if (l->n)
+		x = draw_title_tag(w, 0, x, end, m, follow ? UI_COLOR_TITLE : UI_COLOR_PENDING,
+				   follow ? "following" : "scrolled back");
+	if (vs->filter[0]) {
+		snprintf(buf, sizeof buf, "filter: %s", vs->filter);
+		draw_title_tag(w, 0, x, end, m, UI_COLOR_PENDING, buf);
+	}
+}
+
+static void
+audit_draw_empty(WINDOW *w, const struct ui_model *m, const struct view_state *vs,
+		 const struct audit_list *l)
+{
+	char buf[UI_FILTER_MAX + 64];
+
+	if (l->failed)
+		snprintf(buf, sizeof buf, "out of memory: the audit tail cannot be listed");
+	else if (m->audit && m->n_audit > 0)
+		snprintf(buf, sizeof buf, "no entry matches \"%s\"", vs->filter);
+	else
+		snprintf(buf, sizeof buf, "no audit entries yet");
+	draw_empty(w, 2, 2, -1, buf);
+}
+
+/*
+ * Following: the cursor was on the last row at the previous draw (or
+ * there was none), so it moves on to the newest.
+ */
+static bool
+audit_follow(struct view_state *vs, size_t n)
+{
+	bool follow = vs->rows_seen == 0 || vs->selected + 1 >= vs->rows_seen;
+
+	if (follow && n > 0)
+		vs->selected = n - 1;
+	vs->rows_seen = n;
+	return follow;
+}
+
+static void
+audit_draw(WINDOW *w, const struct ui_model *m, struct view_state *vs)
+{
+	struct draw_col cols[COL_COUNT];
+	struct audit_list l;
+	int h = getmaxy(w), y;
+	bool follow;
+	size_t i;
+
+	werase(w);
+	audit_list(m, vs, &l);
+	follow = audit_follow(vs, l.n);
+	view_clamp(vs, l.n, h > 2 ? (size_t)h - 2 : 1);
+	audit_draw_title(w, m, vs, &l, follow);
+	audit_cols_fit(cols, m, &l, getmaxx(w));
+	if (h >= 2)
+		draw_cols_header(w, 1, cols, COL_COUNT);
+	if (l.n == 0)
+		audit_draw_empty(w, m, vs, &l);
+	for (y = 2, i = vs->top; i < l.n && y < h; y++, i++)
+		audit_draw_row(w, y, m, cols, &m->audit[l.rows[i]], i == vs->selected);
+	free(l.rows);
+}
+
+static size_t
+audit_rows(const struct ui_model *m, const struct view_state *vs)
+{
+	struct audit_list l;
+
+	audit_list(m, vs, &l);
+	free(l.rows);
+	return l.n;
+}
+
+/* The session and tool of an entry: a revoke from here acts on them. */
+static void
+audit_target(const struct ui_model *m, const struct view_state *vs, size_t i,
+	     char session[SNAP_ID_MAX], char tool[SNAP_NAME_MAX])
+{
+	struct audit_list l;
+
+	session[0] = tool[0] = '\0';
+	audit_list(m, vs, &l);
+	if (i < l.n) {
+		snprintf(session, SNAP_ID_MAX, "%s", m->audit[l.rows[i]].session);
+		snprintf(tool, SNAP_NAME_MAX, "%s", m->audit[l.rows[i]].tool);
+	}
+	free(l.rows);
+}
+
+const struct view_ops audit_view = {
+	.id = VIEW_AUDIT,
+	.name = "audit",
+	.title = "Audit",
+	.n_sorts = 0,
+	.draw = audit_draw,
+	.rows = audit_rows,
+	.target = audit_target,
+};

@@ -1,0 +1,460 @@
+/*
+ * The tools view: one row per catalog tool over the live sessions — in how
+ * many it is approved, allowed, revoked, at which revisions, and how far
+ * its latest cutover got. With vs->session set, the same rows for that one
+ * session, with the tool's status there.
+ *
+ * Which sessions still wait on a cutover is worked out, not published: a
+ * cutover to revision R has not reached a session whose revision is below
+ * R while a pending delta of revision >= R waits (revisions apply in order).
+ */
+
+#include "util.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TOOL_SORTS(_) \
+	_(NAME,    "name",    false) \
+	_(REVOKED, "revoked", true)  \
+	_(WAITING, "waiting", true)
+
+enum tools_sort {
+#define SORT_ENUM(e, name, desc) SORT_##e,
+	TOOL_SORTS(SORT_ENUM)
+#undef SORT_ENUM
+	SORT_COUNT
+};
+
+struct sort_spec {
+	const char *name;
+	bool desc;
+};
+
+static const struct sort_spec sorts[SORT_COUNT] = {
+#define SORT_SPEC(e, name, desc) [SORT_##e] = { name, desc },
+	TOOL_SORTS(SORT_SPEC)
+#undef SORT_SPEC
+};
+
+/* Across sessions the counts; for one session its status instead. */
+#define TOOL_COLS(_) \
+	_(NAME,     "TOOL",     4,  0,  0, false) \
+	_(CLASS,    "CLASS",    5,  0,  4, false) \
+	_(APPROVED, "APPROVED", 8,  0,  2, true)  \
+	_(ALLOWED,  "ALLOWED",  7,  0,  1, true)  \
+	_(REVOKED,  "REVOKED",  7,  0,  5, true)  \
+	_(STATUS,   "STATUS",   12, 0,  5, false) \
+	_(REV,      "REV",      5,  0,  3, true)  \
+	_(CUTOVER,  "CUTOVER",  0,  32, 6, false)
+
+enum tools_col {
+#define COL_ENUM(e, header, width, min, drop, right) COL_##e,
+	TOOL_COLS(COL_ENUM)
+#undef COL_ENUM
+	COL_COUNT
+};
+
+static const struct draw_col tool_cols[COL_COUNT] = {
+#define COL_SPEC(e, header, width, min, drop, right) \
+	[COL_##e] = { header, width, min, drop, right, 0, 0 },
+	TOOL_COLS(COL_SPEC)
+#undef COL_SPEC
+};
+
+/* One tool over the sessions looked at. */
+struct tool_agg {
+	const char *name;
+	const char *data_class;
+	bool mixed_class;
+	size_t sessions, approved, allowed, revoked;
+	int64_t rev_min, rev_max;
+	const struct tool_view *one;		/* per-session: the session's entry */
+	const struct supervisor_event *cutover;	/* its latest, if still in history */
+	size_t acked, waiting;
+	int64_t oldest_ms;
+};
+
+struct tools_list {
+	const struct session_row *session;	/* per-session mode, else NULL */
+	bool gone;				/* per-session, and the session is not listed */
+	bool failed;
+	size_t n_sessions;			/* sessions looked at */
+	size_t n;
+	struct tool_agg *tools;
+};
+
+/* One (session, tool) pair, sorted by name to group them. */
+struct tool_entry {
+	const struct session_row *row;
+	const struct tool_view *tool;
+};
+
+/* Gathering. */
+
+static int
+entry_cmp(const void *pa, const void *pb)
+{
+	const struct tool_entry *a = pa, *b = pb;
+
+	return strcmp(a->tool->name, b->tool->name);
+}
+
+/* Every (session, tool) pair into *out, sorted by name; false when out of memory. */
+static bool
+tools_entries(const struct session_row *rows, size_t n, bool live_only, struct tool_entry **out,
+	      size_t *count)
+{
+	size_t i, j, total = 0, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (!live_only || rows[i].state != STATE_ENDED)
+			total += rows[i].n_tools < SNAP_TOOLS_MAX ? rows[i].n_tools
+								  : SNAP_TOOLS_MAX;
+	*count = 0;
+	*out = total ? calloc(total, sizeof **out) : NULL;
+	if (!*out)
+		return total == 0;
+	for (i = 0; i < n; i++) {
+		if (live_only && rows[i].state == STATE_ENDED)
+			continue;
+		for (j = 0; j < rows[i].n_tools && j < SNAP_TOOLS_MAX; j++)
+			(*out)[k++] = (struct tool_entry){ &rows[i], &rows[i].tools[j] };
+	}
+	qsort(*out, k, sizeof **out, entry_cmp);
+	*count = k;
+	return true;
+}
+
+static void
+agg_add(struct tool_agg *a, const struct tool_entry *e)
+{
+	const struct tool_view *t = e->tool;
+
+	if (a->sessions == 0) {
+		a->name = t->name;
+		a->data_class = t->data_class;
+		a->rev_min = a->rev_max = e->row->revision;
+		a->one = t;
+	}
+	a->mixed_class |= strcmp(a->data_class, t->data_class) != 0;
+	a->sessions++;
+	a->approved += t->approved;
+	a->allowed += t->approved && t->allowed;
+	a->revoked += t->approved && !t->allowed;
+	if (e->row->revision < a->rev_min)
+		a->rev_min = e->row->revision;
+	if (e->row->revision > a->rev_max)
+		a->rev_max = e->row->revision;
+}
+
+/* The tool's latest cutover in the history, and the acks it has had since. */
+static void
+agg_cutover(struct tool_agg *a, const struct ui_model *m)
+{
+	const struct supervisor_event *e;
+	size_t i;
+
+	for (i = m->events ? m->n_events : 0; i-- > 0 && !a->cutover;)
+		if (m->events[i].kind == EVENT_CUTOVER && strcmp(m->events[i].tool, a->name) == 0)
+			a->cutover = &m->events[i];
+	for (i = 0; a->cutover && i < m->n_events; i++) {
+		e = &m->events[i];
+		if (e->kind == EVENT_CUTOVER_ACK && e->seq > a->cutover->seq &&
+		    e->revision == a->cutover->revision && strcmp(e->tool, a->name) == 0)
+			a->acked++;
+	}
+}
+
+static void
+agg_waiting(struct tool_agg *a, const struct tool_entry *e, size_t n)
+{
+	int64_t rev = a->cutover ? a->cutover->revision : 0;
+	const struct session_row *r;
+	size_t i;
+
+	for (i = 0; a->cutover && i < n; i++) {
+		r = e[i].row;
+		if (!e[i].tool->approved || r->pending == 0 || r->revision >= rev ||
+		    r->pending_revision < rev)
+			continue;
+		a->waiting++;
+		if (r->pending_age_ms > a->oldest_ms)
+			a->oldest_ms = r->pending_age_ms;
+	}
+}
+
+static bool
+tools_match(const struct tool_agg *a, const char *filter)
+{
+	return view_match(filter, a->name) || view_match(filter, a->data_class);
+}
+
+/* Group the sorted entries into l->tools, keeping those the filter lets through. */
+static void
+tools_group(struct tools_list *l, const struct ui_model *m, const struct view_state *vs,
+	    const struct tool_entry *e, size_t n)
+{
+	size_t i = 0, j;
+
+	while (i < n) {
+		struct tool_agg a = { 0 };
+
+		for (j = i; j < n && strcmp(e[j].tool->name, e[i].tool->name) == 0; j++)
+			agg_add(&a, &e[j]);
+		agg_cutover(&a, m);
+		agg_waiting(&a, e + i, j - i);
+		if (tools_match(&a, vs->filter))
+			l->tools[l->n++] = a;
+		i = j;
+	}
+}
+
+/* Sorting. */
+
+static int
+cmp_size(size_t a, size_t b)
+{
+	return (a > b) - (a < b);
+}
+
+static int
+tools_cmp(const void *pa, const void *pb, void *arg)
+{
+	const struct tool_agg *a = pa, *b = pb;
+	const struct view_state *vs = arg;
+	int key = vs->sort >= 0 && vs->sort < SORT_COUNT ? vs->sort : SORT_NAME, c = 0;
+
+	if (key == SORT_REVOKED)
+		c = cmp_size(a->revoked, b->revoked);
+	else if (key == SORT_WAITING)
+		c = cmp_size(a->waiting, b->waiting);
+	if (sorts[key].desc)
+		c = -c;
+	if (c == 0)
+		c = strcmp(a->name, b->name);
+	return vs->sort_reverse ? -c : c;
+}
+
+static void
+tools_list(const struct ui_model *m, const struct view_state *vs, struct tools_list *l)
+{
+	const struct session_row *rows = m->snap ? m->snap->rows : NULL;
+	size_t n = m->snap ? m->snap->n : 0, k;
+	struct tool_entry *e = NULL;
+
+	memset(l, 0, sizeof *l);
+	if (vs->session[0]) {
+		l->session = rows = view_find_session(m, vs->session);
+		l->gone = !rows;
+		n = rows ? 1 : 0;
+	}
+	for (k = 0; k < n; k++)
+		l->n_sessions += l->session || rows[k].state != STATE_ENDED;
+	l->failed = !tools_entries(rows, n, !l->session, &e, &k);
+	l->tools = k ? calloc(k, sizeof *l->tools) : NULL;
+	l->failed |= k && !l->tools;
+	if (l->tools) {
+		tools_group(l, m, vs, e, k);
+		qsort_r(l->tools, l->n, sizeof *l->tools, tools_cmp, (void *)vs);
+	}
+	free(e);
+}
+
+/* Cells. */
+
+/* "revoke r8 1/3 acked, 2 wait 1.40s": the oldest waits so long. */
+static enum ui_color
+tools_fmt_cutover(char *buf, size_t n, const struct tool_agg *a)
+{
+	const struct supervisor_event *c = a->cutover;
+	char age[DRAW_FMT_MAX];
+	int len;
+
+	len = snprintf(buf, n, "%s r%" PRId64 " %zu/%ld acked", cutover_op_id(c->op), c->revision,
+		       a->acked, c->count);
+	if (a->waiting == 0)
+		return UI_COLOR_DIM;
+	if (len > 0 && (size_t)len < n)
+		snprintf(buf + len, n - (size_t)len, ", %zu wait %s", a->waiting,
+			 draw_fmt_secs(age, a->oldest_ms));
+	return UI_COLOR_PENDING;
+}
+
+static void
+tools_draw_counts(WINDOW *w, int y, const struct draw_col *cols, const struct tool_agg *a,
+		  bool sel)
+{
+	attr_t plain = color_attr_sel(UI_COLOR_DEFAULT, sel);
+	char buf[DRAW_FMT_MAX];
+
+	snprintf(buf, sizeof buf, "%zu/%zu", a->approved, a->sessions);
+	draw_col_text(w, y, &cols[COL_APPROVED], plain, buf);
+	snprintf(buf, sizeof buf, "%zu", a->allowed);
+	draw_col_text(w, y, &cols[COL_ALLOWED], plain, buf);
+	snprintf(buf, sizeof buf, "%zu", a->revoked);
+	draw_col_text(w, y, &cols[COL_REVOKED],
+		      color_attr_sel(a->revoked ? UI_COLOR_REVOKED : UI_COLOR_DEFAULT, sel), buf);
+}
+
+static void
+tools_draw_row(WINDOW *w, int y, const struct ui_model *m, const struct tools_list *l,
+	       const struct draw_col *cols, const struct tool_agg *a, bool sel)
+{
+	attr_t plain = color_attr_sel(UI_COLOR_DEFAULT, sel);
+	char buf[SNAP_NAME_MAX + 64];
+	enum ui_color c;
+
+	if (sel) {
+		draw_fill(w, y, 0, -1, plain);
+		draw_text(w, y, 0, 1, plain, draw_glyph(m, GLYPH_CURSOR));
+	}
+	draw_col_text(w, y, &cols[COL_NAME], plain, a->name);
+	draw_col_text(w, y, &cols[COL_CLASS], color_attr_sel(UI_COLOR_DIM, sel),
+		      a->mixed_class ? "mixed" : a->data_class);
+	if (l->session) {
+		c = draw_tool_status(buf, l->session, a->one);
+		draw_col_text(w, y, &cols[COL_STATUS], color_attr_sel(c, sel), buf);
+	} else {
+		tools_draw_counts(w, y, cols, a, sel);
+	}
+	if (a->rev_min == a->rev_max)
+		snprintf(buf, sizeof buf, "%" PRId64, a->rev_min);
+	else
+		snprintf(buf, sizeof buf, "%" PRId64 "-%" PRId64, a->rev_min, a->rev_max);
+	draw_col_text(w, y, &cols[COL_REV], plain, buf);
+	c = a->cutover ? tools_fmt_cutover(buf, sizeof buf, a) : UI_COLOR_DIM;
+	draw_col_text(w, y, &cols[COL_CUTOVER], color_attr_sel(c, sel),
+		      a->cutover ? buf : draw_glyph(m, GLYPH_NONE));
+}
+
+/* The table. */
+
+static void
+tools_cols(struct draw_col cols[COL_COUNT], const struct tools_list *l, int width)
+{
+	size_t i;
+
+	memcpy(cols, tool_cols, sizeof tool_cols);
+	for (i = 0; i < l->n; i++) {
+		cols[COL_NAME].width = draw_widest(cols[COL_NAME].width, l->tools[i].name, 24);
+		cols[COL_CLASS].width =
+			draw_widest(cols[COL_CLASS].width, l->tools[i].data_class, 14);
+	}
+	/* Counts across sessions, or the one session's status. */
+	if (l->session)
+		cols[COL_APPROVED].width = cols[COL_ALLOWED].width = cols[COL_REVOKED].width = -1;
+	else
+		cols[COL_STATUS].width = -1;
+	draw_cols_fit(cols, COL_COUNT, 2, width - 2);
+}
+
+static void
+tools_draw_empty(WINDOW *w, const struct ui_model *m, const struct view_state *vs,
+		 const struct tools_list *l)
+{
+	char buf[SNAP_ID_MAX + UI_FILTER_MAX + 64];
+
+	if (l->failed)
+		snprintf(buf, sizeof buf, "out of memory: the tools cannot be listed");
+	else if (l->gone)
+		snprintf(buf, sizeof buf, "session %s is no longer listed", vs->session);
+	else if (vs->filter[0])
+		snprintf(buf, sizeof buf, "no tool matches \"%s\"", vs->filter);
+	else if (l->session)
+		snprintf(buf, sizeof buf, "this session has no tools");
+	else
+		snprintf(buf, sizeof buf, "no live sessions %s no tools to show",
+			 draw_glyph(m, GLYPH_NONE));
+	draw_empty(w, 2, 2, -1, buf);
+}
+
+static void
+tools_draw_title(WINDOW *w, const struct ui_model *m, const struct view_state *vs,
+		 const struct tools_list *l)
+{
+	int key = vs->sort >= 0 && vs->sort < SORT_COUNT ? vs->sort : SORT_NAME;
+	int end = getmaxx(w), x;
+	char buf[UI_FILTER_MAX + 64], id[DRAW_FMT_MAX];
+	const struct session_row *r = l->session;
+
+	snprintf(buf, sizeof buf, r ? "Tools (%s)" : "Tools", r ? draw_short_id(id, r->id) : "");
+	x = draw_view_title(w, m, buf);
+	if (r)
+		snprintf(buf, sizeof buf, "rev %" PRId64 ", gate %s, pending %u", r->revision,
+			 r->gate_open ? "open" : "closed", r->pending);
+	else
+		snprintf(buf, sizeof buf, "%zu over %zu live session%s", l->n, l->n_sessions,
+			 l->n_sessions == 1 ? "" : "s");
+	x = draw_title_tag(w, 0, x, end, m, r && r->pending ? UI_COLOR_PENDING : UI_COLOR_TITLE,
+			   buf);
+	snprintf(buf, sizeof buf, "sort: %s %s", sorts[key].name,
+		 draw_glyph(m, sorts[key].desc != vs->sort_reverse ? GLYPH_DOWN : GLYPH_UP));
+	x = draw_title_tag(w, 0, x, end, m, UI_COLOR_TITLE, buf);
+	if (vs->filter[0]) {
+		snprintf(buf, sizeof buf, "filter: %s", vs->filter);
+		draw_title_tag(w, 0, x, end, m, UI_COLOR_PENDING, buf);
+	}
+}
+
+/* The view. */
+
+static void
+tools_draw(WINDOW *w, const struct ui_model *m, struct view_state *vs)
+{
+	struct draw_col cols[COL_COUNT];
+	struct tools_list l;
+	int h = getmaxy(w), y;
+	size_t i;
+
+	werase(w);
+	tools_list(m, vs, &l);
+	view_clamp(vs, l.n, h > 2 ? (size_t)h - 2 : 1);
+	vs->rows_seen = l.n;
+	tools_draw_title(w, m, vs, &l);
+	tools_cols(cols, &l, getmaxx(w));
+	if (h >= 2)
+		draw_cols_header(w, 1, cols, COL_COUNT);
+	if (l.n == 0)
+		tools_draw_empty(w, m, vs, &l);
+	for (y = 2, i = vs->top; i < l.n && y < h; y++, i++)
+		tools_draw_row(w, y, m, &l, cols, &l.tools[i], i == vs->selected);
+	free(l.tools);
+}
+
+static size_t
+tools_rows(const struct ui_model *m, const struct view_state *vs)
+{
+	struct tools_list l;
+
+	tools_list(m, vs, &l);
+	free(l.tools);
+	return l.n;
+}
+
+static void
+tools_target(const struct ui_model *m, const struct view_state *vs, size_t i,
+	     char session[SNAP_ID_MAX], char tool[SNAP_NAME_MAX])
+{
+	struct tools_list l;
+
+	session[0] = tool[0] = '\0';
+	tools_list(m, vs, &l);
+	if (l.session)
+		snprintf(session, SNAP_ID_MAX, "%s", l.session->id);
+	if (i < l.n)
+		snprintf(tool, SNAP_NAME_MAX, "%s", l.tools[i].name);
+	free(l.tools);
+}
+
+const struct view_ops tools_view = {
+	.id = VIEW_TOOLS,
+	.name = "tools",
+	.title = "Tools",
+	.n_sorts = SORT_COUNT,
+	.draw = tools_draw,
+	.rows = tools_rows,
+	.target = tools_target,
+};

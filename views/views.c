@@ -1,0 +1,58 @@
+#include "view.h"
+
+#include <string.h>
+
+const struct view_ops *const views[VIEW_COUNT] = {
+#define VIEW_REGISTER(e, name, title) [VIEW_##e] = &name##_view,
+	VIEW_INFO(VIEW_REGISTER)
+#undef VIEW_REGISTER
+};
+
+void
+view_clamp(struct view_state *vs, size_t rows, size_t height)
+{
+	if (rows == 0) {
+		vs->selected = vs->top = 0;
+		return;
+	}
+	if (height == 0)
+		height = 1;
+	if (vs->selected >= rows)
+		vs->selected = rows - 1;
+	if (vs->top + height > rows)
+		vs->top = rows > height ? rows - height : 0;
+	if (vs->selected < vs->top)
+		vs->top = vs->selected;
+	else if (vs->selected >= vs->top + height)
+		vs->top = vs->selected - height + 1;
+}
+
+bool
+view_marked(const struct ui_model *m, const char *id)
+{
+	size_t i;
+
+	for (i = 0; m->marks && i < m->n_marks; i++)
+		if (strncmp(m->marks[i], id, SNAP_ID_MAX) == 0)
+			return true;
+	return false;
+}
+
+const struct session_row *
+view_find_session(const struct ui_model *m, const char *id)
+{
+	size_t i;
+
+	if (!m->snap || !id[0])
+		return NULL;
+	for (i = 0; i < m->snap->n; i++)
+		if (strcmp(m->snap->rows[i].id, id) == 0)
+			return &m->snap->rows[i];
+	return NULL;
+}
+
+bool
+view_match(const char *filter, const char *s)
+{
+	return !filter[0] || (s && strcasestr(s, filter));
+}
