@@ -1,0 +1,432 @@
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "alert.h"
+
+/*
+ * Alert lines: fixed text per event kind, names in their safe form, and
+ * the `reason` field never copied. `reason` is a fixed word from the
+ * engine, but the console does not take that on trust: a canary planted
+ * there (or past the hex of a session id) must never show. Every line
+ * is bounded by cap; the guard bytes around the buffer catch a write
+ * past it even without the sanitizer.
+ */
+
+#define ID	"s-3f9a1c02deadbeef"
+#define CANARY	"CANARY-payload-4242"
+#define GUARD	0x5a
+
+static const bool kind_always_alert[EVENT_KIND_COUNT] = {
+#define KIND_ALERT(e, id, alert) alert,
+	EVENT_KINDS(KIND_ALERT)
+#undef KIND_ALERT
+};
+
+static struct supervisor_event
+ev(enum event_kind kind)
+{
+	struct supervisor_event e;
+
+	memset(&e, 0, sizeof e);
+	e.kind = kind;
+	snprintf(e.session, sizeof e.session, "%s", ID);
+	return e;
+}
+
+static void
+set(char *field, size_t cap, const char *s)
+{
+	snprintf(field, cap, "%s", s);
+}
+
+#define SET(field, s) set(field, sizeof field, s)
+
+static const char *
+fmt(const struct supervisor_event *e)
+{
+	static char buf[ALERT_TEXT_MAX];
+
+	alert_format(e, buf, sizeof buf);
+	return buf;
+}
+
+/* One of each kind, every field that kind uses filled in. */
+static struct supervisor_event
+sample(enum event_kind kind)
+{
+	struct supervisor_event e = ev(kind);
+
+	e.state = STATE_RUNNING;
+	e.end = END_WATCHDOG_FAILED;
+	e.alert = kind_always_alert[kind];
+	SET(e.check, "network_mode");
+	SET(e.tool, "mail.send");
+	e.op = CUTOVER_REVOKE;
+	e.revision = 7;
+	e.result = CUTOVER_APPLIED;
+	e.waited_us = 8812345;
+	e.count = 4;
+	SET(e.reason, kind == EVENT_ADMISSION_REFUSED ? "second"
+		      : kind == EVENT_REAPER ? "4 removed, 0 failed" : "no ack");
+	return e;
+}
+
+static void
+test_state(void **state)
+{
+	struct supervisor_event e = ev(EVENT_STATE);
+	char want[64];
+	int s;
+
+	(void)state;
+	for (s = 0; s < STATE_COUNT; s++) {
+		e.state = s;
+		snprintf(want, sizeof want, "3f9a1c02 %s", session_state_id(s));
+		assert_string_equal(fmt(&e), want);
+	}
+	e.state = STATE_RUNNING;
+	assert_string_equal(fmt(&e), "3f9a1c02 running");
+	assert_false(alert_wanted(&e));
+}
+
+static void
+test_end(void **state)
+{
+	struct supervisor_event e = ev(EVENT_END);
+
+	(void)state;
+	e.end = END_WATCHDOG_FAILED;
+	e.alert = true;
+	assert_string_equal(fmt(&e), "session 3f9a1c02 ended: watchdog_failed");
+	e.end = END_ADMISSION_REFUSED;
+	SET(e.check, "network_mode");
+	assert_string_equal(fmt(&e),
+			    "session 3f9a1c02 ended: admission_refused (check network_mode)");
+	e = ev(EVENT_END);
+	e.end = END_AGENT_EXIT;
+	assert_string_equal(fmt(&e), "session 3f9a1c02 ended: agent_exit");
+	e.end = (enum session_end)999;
+	assert_string_equal(fmt(&e), "session 3f9a1c02 ended: unknown");
+}
+
+static void
+test_lease_failed(void **state)
+{
+	struct supervisor_event e = ev(EVENT_LEASE_FAILED);
+	static const char *const words[] = { "no ack", "watchdog gone", "wrong byte" };
+	char want[128];
+	size_t i;
+
+	(void)state;
+	SET(e.reason, "no ack");
+	assert_string_equal(fmt(&e),
+			    "watchdog: lease of 3f9a1c02 failed (no ack), container stopped");
+	for (i = 0; i < sizeof words / sizeof words[0]; i++) {
+		SET(e.reason, words[i]);
+		snprintf(want, sizeof want,
+			 "watchdog: lease of 3f9a1c02 failed (%s), container stopped", words[i]);
+		assert_string_equal(fmt(&e), want);
+	}
+	/* A word the console does not know, or one with a tail, is not echoed. */
+	SET(e.reason, "no ack and more");
+	assert_string_equal(fmt(&e),
+			    "watchdog: lease of 3f9a1c02 failed (other), container stopped");
+}
+
+static void
+test_admission_refused(void **state)
+{
+	struct supervisor_event e = ev(EVENT_ADMISSION_REFUSED);
+
+	(void)state;
+	SET(e.check, "network_mode");
+	SET(e.reason, "second");
+	assert_string_equal(fmt(&e),
+			    "admission refused 3f9a1c02: network_mode (second inspection)");
+	SET(e.reason, "first");
+	SET(e.check, "cap_drop");
+	assert_string_equal(fmt(&e), "admission refused 3f9a1c02: cap_drop (first inspection)");
+	e.check[0] = '\0';
+	assert_string_equal(fmt(&e), "admission refused 3f9a1c02: ? (first inspection)");
+}
+
+static void
+test_cutover(void **state)
+{
+	struct supervisor_event e = ev(EVENT_CUTOVER);
+
+	(void)state;
+	e.session[0] = '\0';
+	SET(e.tool, "mail.send");
+	e.revision = 7;
+	e.count = 4;
+	assert_string_equal(fmt(&e), "cutover r7: revoke mail.send on 4 sessions");
+	e.op = CUTOVER_RESTORE;
+	e.count = 1;
+	assert_string_equal(fmt(&e), "cutover r7: restore mail.send on 1 session");
+	e.count = 0;
+	assert_string_equal(fmt(&e), "cutover r7: restore mail.send on 0 sessions");
+}
+
+static void
+test_cutover_ack(void **state)
+{
+	struct supervisor_event e = ev(EVENT_CUTOVER_ACK);
+
+	(void)state;
+	SET(e.tool, "mail.send");
+	e.revision = 7;
+	e.result = CUTOVER_APPLIED;
+	e.waited_us = 8812345;
+	SET(e.reason, "applied");
+	assert_string_equal(fmt(&e), "r7 revoke mail.send: 3f9a1c02 applied after 8.8 s");
+	e.waited_us = 12999;
+	assert_string_equal(fmt(&e), "r7 revoke mail.send: 3f9a1c02 applied after 12 ms");
+	e.waited_us = -5;
+	assert_string_equal(fmt(&e), "r7 revoke mail.send: 3f9a1c02 applied after 0 ms");
+	e.result = CUTOVER_REJECTED;
+	SET(e.reason, "stale revision");
+	assert_string_equal(fmt(&e), "r7 revoke mail.send: 3f9a1c02 rejected: stale revision");
+	e.result = CUTOVER_NOT_APPLICABLE;
+	SET(e.reason, "tool not in this session");
+	assert_string_equal(fmt(&e), "r7 revoke mail.send: 3f9a1c02 not applicable");
+	/* A whole policy update carries no tool. */
+	e.tool[0] = '\0';
+	e.result = CUTOVER_REJECTED;
+	SET(e.reason, "malformed update");
+	assert_string_equal(fmt(&e), "r7 update: 3f9a1c02 rejected: malformed update");
+}
+
+static void
+test_stop_and_reaper(void **state)
+{
+	struct supervisor_event e = ev(EVENT_STOP_REQUESTED);
+
+	(void)state;
+	assert_string_equal(fmt(&e), "force-stop 3f9a1c02 requested");
+	e = ev(EVENT_REAPER);
+	e.session[0] = '\0';
+	e.count = 3;
+	SET(e.reason, "3 removed, 0 failed");
+	assert_string_equal(fmt(&e), "reaper removed 3 orphaned containers");
+	e.count = 1;
+	SET(e.reason, "1 removed, 2 failed");
+	assert_string_equal(fmt(&e), "reaper removed 1 orphaned container, 2 failed");
+	/* Only that exact shape gives the failed count. */
+	SET(e.reason, "1 removed, 2 failed " CANARY);
+	assert_string_equal(fmt(&e), "reaper removed 1 orphaned container");
+}
+
+static void
+test_odd_input(void **state)
+{
+	struct supervisor_event e = ev(EVENT_STOP_REQUESTED);
+	char buf[32];
+
+	(void)state;
+	SET(e.session, "c-3f9a1c02");
+	assert_string_equal(fmt(&e), "force-stop ? requested");
+	SET(e.session, "s-F9A1");		/* engine ids are lowercase */
+	assert_string_equal(fmt(&e), "force-stop ? requested");
+	SET(e.session, "s-3f9");
+	assert_string_equal(fmt(&e), "force-stop 3f9 requested");
+	e.session[0] = '\0';
+	assert_string_equal(fmt(&e), "force-stop ? requested");
+	e.kind = (enum event_kind)99;
+	assert_string_equal(fmt(&e), "event unknown");
+	alert_format(NULL, buf, sizeof buf);
+	assert_string_equal(buf, "no event");
+	assert_false(alert_wanted(NULL));
+	alert_format(&e, NULL, 10);	/* nothing to write to: nothing happens */
+}
+
+/* Names keep their safe characters; anything else becomes '?'. */
+static void
+test_names_sanitized(void **state)
+{
+	struct supervisor_event e = ev(EVENT_CUTOVER);
+
+	(void)state;
+	e.revision = 3;
+	e.count = 2;
+	SET(e.tool, "mail\x1b[2J<b>&send now\n\xc3\xa9");
+	assert_string_equal(fmt(&e), "cutover r3: revoke mail??2J?b??send?now??? on 2 sessions");
+	e = ev(EVENT_END);
+	e.end = END_ADMISSION_REFUSED;
+	SET(e.check, "net\twork");
+	assert_string_equal(fmt(&e),
+			    "session 3f9a1c02 ended: admission_refused (check net?work)");
+}
+
+static bool
+printable(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e)
+			return false;
+	return true;
+}
+
+/* reason and the tail of the session id: planted, never shown. */
+static void
+test_canary(void **state)
+{
+	int k;
+
+	(void)state;
+	for (k = 0; k < EVENT_KIND_COUNT; k++) {
+		struct supervisor_event e = sample(k);
+		const char *out;
+
+		SET(e.reason, CANARY);
+		SET(e.session, "s-3f9a1c02" CANARY);
+		out = fmt(&e);
+		assert_null(strstr(out, "CANARY"));
+		assert_null(strstr(out, "payload"));
+		assert_true(printable(out));
+		/* The whole field, no NUL in it. */
+		memset(e.reason, 'C', sizeof e.reason);
+		memset(e.session + 10, 'Z', sizeof e.session - 10);
+		out = fmt(&e);
+		assert_null(strstr(out, "CCC"));
+		assert_null(strstr(out, "ZZZ"));
+	}
+}
+
+/* Every string field full and unterminated: reads stay inside the event. */
+static void
+test_unterminated(void **state)
+{
+	int k;
+
+	(void)state;
+	for (k = 0; k < EVENT_KIND_COUNT; k++) {
+		struct supervisor_event e = sample(k);
+		const char *out;
+
+		memset(e.session, 'a', sizeof e.session);
+		memcpy(e.session, "s-", 2);
+		memset(e.check, 'k', sizeof e.check);
+		memset(e.tool, 't', sizeof e.tool);
+		memset(e.reason, 'r', sizeof e.reason);
+		out = fmt(&e);
+		assert_true(strlen(out) < ALERT_TEXT_MAX);
+		assert_true(printable(out));
+	}
+}
+
+/* The longest names and numbers still fit in ALERT_TEXT_MAX uncut. */
+static void
+test_fits(void **state)
+{
+	int k;
+
+	(void)state;
+	for (k = 0; k < EVENT_KIND_COUNT; k++) {
+		struct supervisor_event e = sample(k);
+		char big[ALERT_TEXT_MAX * 2];
+
+		memset(e.tool, 'T', sizeof e.tool - 1);
+		memset(e.check, 'K', sizeof e.check - 1);
+		e.op = CUTOVER_RESTORE;
+		e.revision = INT64_MIN;
+		e.waited_us = INT64_MAX;
+		e.count = LONG_MIN;
+		e.result = k == EVENT_CUTOVER_ACK ? CUTOVER_REJECTED : e.result;
+		SET(e.reason, k == EVENT_REAPER ? "18446744073709551615 removed, 1 failed"
+			      : k == EVENT_CUTOVER_ACK ? "tool not in this session" : "second");
+		alert_format(&e, big, sizeof big);
+		assert_true(strlen(big) < ALERT_TEXT_MAX - 1);
+		assert_string_equal(fmt(&e), big);
+	}
+}
+
+/* Any cap: NUL-terminated, a prefix of the full line, nothing past cap. */
+static void
+test_bounded_by_cap(void **state)
+{
+	int k;
+
+	(void)state;
+	for (k = 0; k < EVENT_KIND_COUNT; k++) {
+		struct supervisor_event e = sample(k);
+		char full[ALERT_TEXT_MAX];
+		size_t cap, i;
+
+		alert_format(&e, full, sizeof full);
+		for (cap = 0; cap <= strlen(full) + 4; cap++) {
+			char area[ALERT_TEXT_MAX + 16];
+
+			memset(area, GUARD, sizeof area);
+			alert_format(&e, area + 8, cap);
+			for (i = 0; i < 8; i++)
+				assert_int_equal((unsigned char)area[i], GUARD);
+			for (i = 8 + cap; i < sizeof area; i++)
+				assert_int_equal((unsigned char)area[i], GUARD);
+			if (cap == 0)
+				continue;
+			assert_true(strlen(area + 8) < cap);
+			assert_memory_equal(area + 8, full, strlen(area + 8));
+		}
+	}
+}
+
+/* The engine's rule: the kind's column in EVENT_KINDS, abnormal ends, rejected acks. */
+static void
+test_wanted(void **state)
+{
+	int k, end, r, flag;
+
+	(void)state;
+	for (k = 0; k < EVENT_KIND_COUNT; k++)
+		for (flag = 0; flag < 2; flag++) {
+			struct supervisor_event e = ev(k);
+
+			e.alert = flag;
+			e.end = END_AGENT_EXIT;
+			e.result = CUTOVER_APPLIED;
+			assert_int_equal(alert_wanted(&e), flag || kind_always_alert[k]);
+		}
+	for (end = 0; end < END_COUNT; end++) {
+		struct supervisor_event e = ev(EVENT_END);
+
+		e.end = end;
+		assert_int_equal(alert_wanted(&e), !session_end_normal(end));
+	}
+	for (r = CUTOVER_APPLIED; r <= CUTOVER_REJECTED; r++) {
+		struct supervisor_event e = ev(EVENT_CUTOVER_ACK);
+
+		e.result = r;
+		assert_int_equal(alert_wanted(&e), r == CUTOVER_REJECTED);
+	}
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_state),
+		cmocka_unit_test(test_end),
+		cmocka_unit_test(test_lease_failed),
+		cmocka_unit_test(test_admission_refused),
+		cmocka_unit_test(test_cutover),
+		cmocka_unit_test(test_cutover_ack),
+		cmocka_unit_test(test_stop_and_reaper),
+		cmocka_unit_test(test_odd_input),
+		cmocka_unit_test(test_names_sanitized),
+		cmocka_unit_test(test_canary),
+		cmocka_unit_test(test_unterminated),
+		cmocka_unit_test(test_fits),
+		cmocka_unit_test(test_bounded_by_cap),
+		cmocka_unit_test(test_wanted),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,291 @@
+#include "alert.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#define ALERT_ID_HEX 8		/* hex digits of a session id the line shows */
+
+/*
+ * The fixed words the engine writes into `reason`, per kind (watchdog.c,
+ * gate.c, supervisor.c). Only these ever reach the line, and always as our
+ * own copy: the event's bytes are compared, never printed.
+ */
+static const char *const lease_words[] = {
+	"no ack", "watchdog gone", "wrong byte", NULL
+};
+static const char *const phase_words[] = {
+	"first", "second", NULL
+};
+static const char *const ack_words[] = {
+	"applied", "stale revision", "tool not approved", "unknown tool",
+	"malformed update", "tool not in this session", "too many pending deltas",
+	NULL
+};
+
+/* The names of one event, already in their safe form. */
+struct alert_names {
+	char id[ALERT_ID_HEX + 1];
+	char tool[SNAP_NAME_MAX];
+	char check[CHECK_ID_MAX];
+};
+
+typedef void (*alert_fn)(const struct supervisor_event *e, const struct alert_names *nm,
+			 char *buf, size_t cap);
+
+/* Bounded by the field's size: a field without its NUL is still read safely. */
+static const char *
+alert_word(const char *const *words, const char *s, size_t cap)
+{
+	size_t i;
+
+	for (i = 0; words[i]; i++)
+		if (strncmp(s, words[i], cap) == 0)
+			return words[i];
+	return "other";
+}
+
+static bool
+alert_is_hex(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+}
+
+/* "s-3f9a1c02…" → "3f9a1c02"; an id of another shape → "?". */
+static void
+alert_short_id(char out[ALERT_ID_HEX + 1], const char *id, size_t cap)
+{
+	size_t n = 0;
+
+	if (cap > 2 && id[0] == 's' && id[1] == '-')
+		while (n < ALERT_ID_HEX && n + 2 < cap && alert_is_hex(id[n + 2])) {
+			out[n] = id[n + 2];
+			n++;
+		}
+	if (n == 0)
+		out[n++] = '?';
+	out[n] = '\0';
+}
+
+/* ASCII by hand: what is safe must not depend on the locale. */
+static bool
+alert_name_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       (c != '\0' && strchr("._:/@+-", c) != NULL);
+}
+
+/* A name cut to out_cap; an empty name stays empty (the caller decides). */
+static void
+alert_safe_name(char *out, size_t out_cap, const char *in, size_t in_cap)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < out_cap && i < in_cap && in[i]; i++)
+		out[i] = alert_name_char(in[i]) ? in[i] : '?';
+	out[i] = '\0';
+}
+
+static const char *
+alert_or_unknown(const char *name)
+{
+	return name[0] ? name : "?";
+}
+
+static const char *
+alert_plural(long n)
+{
+	return n == 1 ? "" : "s";
+}
+
+/* Anything but applied or not applicable is a rejection: garbage fails loud. */
+static bool
+alert_ack_rejected(const struct supervisor_event *e)
+{
+	return e->result != CUTOVER_APPLIED && e->result != CUTOVER_NOT_APPLICABLE;
+}
+
+/* "12 ms" under a second, "8.8 s" above (tenths, truncated). */
+static void
+alert_duration(char *out, size_t cap, int64_t us)
+{
+	if (us < 0)
+		us = 0;
+	if (us < 1000000)
+		snprintf(out, cap, "%" PRId64 " ms", us / 1000);
+	else
+		snprintf(out, cap, "%" PRId64 ".%" PRId64 " s", us / 1000000,
+			 us / 100000 % 10);
+}
+
+static void
+alert_state(const struct supervisor_event *e, const struct alert_names *nm, char *buf,
+	    size_t cap)
+{
+	snprintf(buf, cap, "%s %s", nm->id, session_state_id(e->state));
+}
+
+static void
+alert_end(const struct supervisor_event *e, const struct alert_names *nm, char *buf,
+	  size_t cap)
+{
+	if (nm->check[0])
+		snprintf(buf, cap, "session %s ended: %s (check %s)", nm->id,
+			 session_end_id(e->end), nm->check);
+	else
+		snprintf(buf, cap, "session %s ended: %s", nm->id, session_end_id(e->end));
+}
+
+static void
+alert_lease_failed(const struct supervisor_event *e, const struct alert_names *nm,
+		   char *buf, size_t cap)
+{
+	snprintf(buf, cap, "watchdog: lease of %s failed (%s), container stopped", nm->id,
+		 alert_word(lease_words, e->reason, sizeof e->reason));
+}
+
+static void
+alert_admission_refused(const struct supervisor_event *e, const struct alert_names *nm,
+			char *buf, size_t cap)
+{
+	snprintf(buf, cap, "admission refused %s: %s (%s inspection)", nm->id,
+		 alert_or_unknown(nm->check),
+		 alert_word(phase_words, e->reason, sizeof e->reason));
+}
+
+static void
+alert_cutover(const struct supervisor_event *e, const struct alert_names *nm, char *buf,
+	      size_t cap)
+{
+	snprintf(buf, cap, "cutover r%" PRId64 ": %s %s on %ld session%s", e->revision,
+		 cutover_op_id(e->op), alert_or_unknown(nm->tool), e->count,
+		 alert_plural(e->count));
+}
+
+/* What happened in the session: "applied after 8.8 s", "rejected: stale revision". */
+static void
+alert_ack_outcome(const struct supervisor_event *e, char *out, size_t cap)
+{
+	char waited[48];
+
+	if (e->result == CUTOVER_APPLIED) {
+		alert_duration(waited, sizeof waited, e->waited_us);
+		snprintf(out, cap, "applied after %s", waited);
+	} else if (e->result == CUTOVER_NOT_APPLICABLE) {
+		snprintf(out, cap, "not applicable");
+	} else {
+		snprintf(out, cap, "rejected: %s",
+			 alert_word(ack_words, e->reason, sizeof e->reason));
+	}
+}
+
+/* A whole policy update (no tool, no op) reads "r7 update". */
+static void
+alert_cutover_ack(const struct supervisor_event *e, const struct alert_names *nm,
+		  char *buf, size_t cap)
+{
+	char outcome[64];
+
+	alert_ack_outcome(e, outcome, sizeof outcome);
+	if (nm->tool[0])
+		snprintf(buf, cap, "r%" PRId64 " %s %s: %s %s", e->revision,
+			 cutover_op_id(e->op), nm->tool, nm->id, outcome);
+	else
+		snprintf(buf, cap, "r%" PRId64 " update: %s %s", e->revision, nm->id, outcome);
+}
+
+static void
+alert_stop_requested(const struct supervisor_event *e, const struct alert_names *nm,
+		     char *buf, size_t cap)
+{
+	(void)e;
+	snprintf(buf, cap, "force-stop %s requested", nm->id);
+}
+
+/*
+ * The failed count travels only in reason ("3 removed, 1 failed"): it is
+ * taken as a number when the whole field has exactly that shape.
+ */
+static unsigned long
+alert_reap_failed(const struct supervisor_event *e)
+{
+	char reason[sizeof e->reason + 1];
+	unsigned long removed, failed;
+	int end = -1;
+
+	memcpy(reason, e->reason, sizeof e->reason);
+	reason[sizeof e->reason] = '\0';
+	if (sscanf(reason, "%lu removed, %lu failed%n", &removed, &failed, &end) != 2 ||
+	    end < 0 || reason[end] != '\0')
+		return 0;
+	return failed;
+}
+
+static void
+alert_reaper(const struct supervisor_event *e, const struct alert_names *nm, char *buf,
+	     size_t cap)
+{
+	unsigned long failed = alert_reap_failed(e);
+
+	(void)nm;
+	if (failed)
+		snprintf(buf, cap, "reaper removed %ld orphaned container%s, %lu failed",
+			 e->count, alert_plural(e->count), failed);
+	else
+		snprintf(buf, cap, "reaper removed %ld orphaned container%s", e->count,
+			 alert_plural(e->count));
+}
+
+static const alert_fn alert_formats[EVENT_KIND_COUNT] = {
+	[EVENT_STATE]		  = alert_state,
+	[EVENT_END]		  = alert_end,
+	[EVENT_LEASE_FAILED]	  = alert_lease_failed,
+	[EVENT_ADMISSION_REFUSED] = alert_admission_refused,
+	[EVENT_CUTOVER]		  = alert_cutover,
+	[EVENT_CUTOVER_ACK]	  = alert_cutover_ack,
+	[EVENT_STOP_REQUESTED]	  = alert_stop_requested,
+	[EVENT_REAPER]		  = alert_reaper,
+};
+
+void
+alert_format(const struct supervisor_event *e, char *buf, size_t cap)
+{
+	struct alert_names nm;
+	alert_fn fn;
+
+	if (!buf || cap == 0)
+		return;
+	if (!e) {
+		snprintf(buf, cap, "no event");
+		return;
+	}
+	fn = (unsigned)e->kind < EVENT_KIND_COUNT ? alert_formats[e->kind] : NULL;
+	if (!fn) {
+		snprintf(buf, cap, "event %s", event_kind_id(e->kind));
+		return;
+	}
+	alert_short_id(nm.id, e->session, sizeof e->session);
+	alert_safe_name(nm.tool, sizeof nm.tool, e->tool, sizeof e->tool);
+	alert_safe_name(nm.check, sizeof nm.check, e->check, sizeof e->check);
+	fn(e, &nm, buf, cap);
+}
+
+bool
+alert_wanted(const struct supervisor_event *e)
+{
+	if (!e)
+		return false;
+	switch (e->kind) {
+	case EVENT_LEASE_FAILED:
+	case EVENT_ADMISSION_REFUSED:
+	case EVENT_CUTOVER:
+	case EVENT_REAPER:
+		return true;
+	case EVENT_END:
+		return e->alert || !session_end_normal(e->end);
+	case EVENT_CUTOVER_ACK:
+		return e->alert || alert_ack_rejected(e);
+	default:
+		return e->alert;
+	}
+}

@@ -1,0 +1,42 @@
+#ifndef AIRLOCK_ALERT_H
+#define AIRLOCK_ALERT_H
+
+/*
+ * One line of fixed text for a supervisor event: for the status line, the
+ * event log and desktop notifications. Nothing in the line comes from an
+ * agent. It is built from fixed words, numbers, and the names the event
+ * carries, each reduced to a safe form:
+ *
+ *  - a session id "s-<hex>" is shown as its first 8 hex digits; an id of
+ *    another shape is shown as "?";
+ *  - tool names and check ids keep [A-Za-z0-9._:/@+-] and turn any other
+ *    byte into '?' (no control bytes for the terminal, no markup for a
+ *    notification server, no spaces that could fake a second field);
+ *  - the event's `reason` is never copied: it is looked up in the table of
+ *    fixed words the engine uses for that kind (gate verdicts, lease
+ *    failures, inspection phases). A word the table lacks shows as
+ *    "other", so a new engine reason can cost precision but never leak.
+ *
+ * The line is cut to fit cap (always NUL-terminated when cap > 0); every
+ * byte in it is printable ASCII, so a cut never splits a character.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "snapshot.h"
+
+#define ALERT_TEXT_MAX 160	/* every line fits; a smaller cap cuts it */
+
+void alert_format(const struct supervisor_event *e, char *buf, size_t cap);
+
+/*
+ * True for events the operator must see: they stick on the status line and
+ * go to the desktop. The engine's rule, applied again here so that an event
+ * built without the flag is judged the same: e->alert, or a watchdog that
+ * fired, a refused admission, an abnormal end, a cutover, a reaper that
+ * acted, a cutover ack that was rejected.
+ */
+bool alert_wanted(const struct supervisor_event *e);
+
+#endif
