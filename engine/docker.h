@@ -23,6 +23,7 @@
 #define DOCKER_API_VERSION	"v1.41"
 #define DOCKER_TIMEOUT_MS	20000L
 #define DOCKER_ID_MAX		65	/* 64 hex + NUL */
+#define DOCKER_BUILD_TIMEOUT_MS	120000L
 
 struct docker;
 
@@ -71,6 +72,24 @@ int docker_kill(struct docker *d, const char *id, const char *signal, struct al_
 int docker_remove(struct docker *d, const char *id, bool missing_ok, struct al_err *err);
 /* GET /containers/json?all=1 filtered by label "key=value" (or "key" alone). */
 int docker_list_by_label(struct docker *d, const char *label, json_t **out, struct al_err *err);
+
+/*
+ * POST /build?q=1&rm=1&forcerm=1 with a tar context (tar.h writes one) and
+ * one image label key=value (key: [a-z0-9.-]; value: printable ASCII, at
+ * most 128 bytes each). id receives the new image's 64 hex digits, without
+ * the "sha256:" prefix. A failed build is an error whose message repeats
+ * the daemon's error line, bounded and printable. Bounded by
+ * DOCKER_BUILD_TIMEOUT_MS, not the handle's timeout.
+ */
+int docker_build(struct docker *d, const void *tar, size_t len, const char *label_key,
+		 const char *label_value, char id[DOCKER_ID_MAX], struct al_err *err);
+/*
+ * GET /images/json filtered by label "key=value" (or "key"): 0 with id set
+ * to the newest match's 64 hex digits (no "sha256:" prefix), 1 when none
+ * matches, -1 on error.
+ */
+int docker_image_by_label(struct docker *d, const char *label, char id[DOCKER_ID_MAX],
+			  struct al_err *err);
 
 /*
  * GET /containers/{id}/archive?path=…: the tar stream into a malloc'd

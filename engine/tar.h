@@ -1,0 +1,33 @@
+#ifndef AIRLOCK_TAR_H
+#define AIRLOCK_TAR_H
+
+/*
+ * A tiny in-memory tar writer: a few regular files in one ustar archive,
+ * as the Engine API's /build wants its context. Pure code: no I/O. (The
+ * reader, tar_first_file, lives with the archive call in docker.h.)
+ *
+ * Every entry is owned by 0:0 with mtime 0, so the same files give the
+ * same bytes. Each header is followed by the data, padded to 512 bytes;
+ * two zero blocks end the archive.
+ */
+
+#include <stddef.h>
+
+#include "err.h"
+
+#define TAR_NAME_MAX	99		/* the ustar name field, NUL included */
+#define TAR_FILES_MAX	64
+#define TAR_BYTES_MAX	(256u << 20)	/* a whole archive */
+
+struct tar_file {
+	const char *name;	/* relative, [A-Za-z0-9._/-], no ".." part */
+	const void *data;	/* may be NULL when len is 0 */
+	size_t len;
+	unsigned mode;		/* permission bits only, e.g. 0644 */
+};
+
+/* Write files[0..n) into a malloc'd buffer (*out, *len); -1 with a fixed message. */
+int tar_write(const struct tar_file *files, size_t n, unsigned char **out, size_t *len,
+	      struct al_err *err);
+
+#endif

@@ -1,0 +1,82 @@
+#ifndef AIRLOCK_DEMO_H
+#define AIRLOCK_DEMO_H
+
+/*
+ * `airlock console --demo`: a built-in configuration that keeps the console
+ * busy with real sessions against the real daemon. About four sessions are
+ * live at once — steady, steady, pester, chaos — each replaced by a fresh
+ * one when it ends:
+ *
+ *   steady  a permitted "save" (notes.append) every second
+ *   pester  a "save" and a "publish" (mail.send) every second; the publish
+ *           is denied by the sink ceiling (the session is confidential)
+ *   chaos   a few saves, then an oversize line, a stall that runs into its
+ *           session limit, or a crash
+ *
+ * and about every 30 s (AIRLOCK_DEMO_LAPSE_S) one steady session's
+ * watchdog is paused (SIGSTOP), so the engine stops that container and the
+ * session ends watchdog_failed; the paused watchdog is killed once the
+ * session has ended.
+ *
+ * Fixtures: <dir of exe>/tests/agent and <dir of exe>/tests/upstream (the
+ * build directory's layout), or $AIRLOCK_DEMO_DIR/agent and
+ * $AIRLOCK_DEMO_DIR/upstream when that is set. The agent image is built
+ * once per agent binary: it is found again by the label
+ * io.airlock.demo-agent=<sha256 of the agent binary>.
+ *
+ * Order of calls (one thread, the console's; nothing here is thread-safe):
+ *
+ *   demo_prepare → audit_open(demo_audit_path) → supervisor_open →
+ *   demo_start → demo_tick about once a second → supervisor_shutdown →
+ *   supervisor_close → audit_close → demo_close
+ *
+ * The demo prints nothing. Its error messages are fixed text with paths
+ * and names; the payload (which holds DEMO_CANARY) is only ever written to
+ * a file in the demo's private directory, never returned.
+ */
+
+#include <stdbool.h>
+
+#include "err.h"
+#include "snapshot.h"
+#include "supervisor.h"
+
+#define DEMO_LABEL		"io.airlock.demo-agent"
+#define DEMO_CANARY		"DEMO-SECRET-4929-7731-0458"	/* in the demo payload */
+#define DEMO_LAPSE_S_DEFAULT	30
+#define DEMO_KEEP_ENDED		12	/* ended sessions kept on screen */
+
+struct demo;
+
+/*
+ * Private temp dir (mkdtemp, 0700), the agent image (built when missing:
+ * this may take a few seconds), the payload and the configs. exe: the
+ * running airlock binary (NULL or a bare name: /proc/self/exe).
+ */
+int demo_prepare(const char *exe, struct demo **out, struct al_err *err);
+/* The demo's audit database, in its temp dir; open it before the supervisor. */
+const char *demo_audit_path(const struct demo *d);
+/* The first sessions. s must outlive every later demo_tick. */
+int demo_start(struct demo *d, struct supervisor *s, struct al_err *err);
+/* demo_prepare + demo_start, for a caller that already has its supervisor. */
+int demo_open(struct supervisor *s, const char *exe, struct demo **out, struct al_err *err);
+
+/*
+ * About once a second with a fresh snapshot: replacements so the four
+ * roles stay live, forgets ended sessions beyond the newest
+ * DEMO_KEEP_ENDED, and the periodic lease lapse. Never blocks on Docker
+ * (supervisor_start_file returns at once; it reads one small file).
+ */
+void demo_tick(struct demo *d, const struct supervisor_snapshot *snap);
+
+/* "steady", "pester", "chaos", or NULL for a session the demo did not start. */
+const char *demo_session_role(const struct demo *d, const char *session_id);
+/* The agent image "sha256:…"; *built (if non-NULL): built by this demo_prepare. */
+const char *demo_image(const struct demo *d, bool *built);
+/* The latest failed start (fixed text with names), or "". */
+const char *demo_error(const struct demo *d);
+
+/* After supervisor_shutdown: kills a paused watchdog, removes the temp dir. */
+void demo_close(struct demo *d);
+
+#endif
