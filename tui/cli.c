@@ -1,6 +1,9 @@
 #include "cli.h"
 
+#include <errno.h>
 #include <getopt.h>
+#include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,4 +86,30 @@ cli_print_json(json_t *v)
 		rc = EXIT_OK;
 	free(s);
 	return rc;
+}
+
+/* $XDG_STATE_HOME/airlock/audit.db, else ~/.local/state/airlock/audit.db. */
+int
+cli_default_audit_path(char *out, size_t cap)
+{
+	const char *state = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+	char dir[4096];
+
+	if (state && state[0] == '/')
+		snprintf(dir, sizeof dir, "%s/airlock", state);
+	else if (home && home[0] == '/')
+		snprintf(dir, sizeof dir, "%s/.local/state/airlock", home);
+	else
+		return -1;
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+		/* ~/.local/state may not exist yet: make the parents once. */
+		char parent[4096];
+
+		snprintf(parent, sizeof parent, "%s", dir);
+		*strrchr(parent, '/') = '\0';
+		if ((mkdir(parent, 0700) < 0 && errno != EEXIST) || mkdir(dir, 0700) < 0)
+			return -1;
+	}
+	snprintf(out, cap, "%s/audit.db", dir);
+	return 0;
 }

@@ -16,6 +16,7 @@ enum {
 };
 
 int cmd_audit(int argc, char **argv);
+int cmd_console(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
 int cmd_reap(int argc, char **argv);
@@ -26,6 +27,8 @@ int cmd_watchdog(int argc, char **argv);
 void cli_print_checks(FILE *f, const struct check_list *l, const char *fail_word);
 /* Print a JSON value on one line to stdout; EXIT_ERROR if that fails. */
 int cli_print_json(json_t *v);
+/* $XDG_STATE_HOME/airlock/audit.db, else ~/.local/state/airlock/audit.db (made). */
+int cli_default_audit_path(char *out, size_t cap);
 /* True when argv[i] is -h or --help. */
 int cli_is_help(const char *arg);
 

@@ -35,32 +35,6 @@ catch_stop_signals(void)
 	sigaction(SIGHUP, &sa, NULL);
 }
 
-/* $XDG_STATE_HOME/airlock/audit.db, else ~/.local/state/airlock/audit.db. */
-static int
-default_audit_path(char *out, size_t cap)
-{
-	const char *state = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
-	char dir[4096];
-
-	if (state && state[0] == '/')
-		snprintf(dir, sizeof dir, "%s/airlock", state);
-	else if (home && home[0] == '/')
-		snprintf(dir, sizeof dir, "%s/.local/state/airlock", home);
-	else
-		return -1;
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
-		/* ~/.local/state may not exist yet: make the parents once. */
-		char parent[4096];
-
-		snprintf(parent, sizeof parent, "%s", dir);
-		*strrchr(parent, '/') = '\0';
-		if ((mkdir(parent, 0700) < 0 && errno != EEXIST) || mkdir(dir, 0700) < 0)
-			return -1;
-	}
-	snprintf(out, cap, "%s/audit.db", dir);
-	return 0;
-}
-
 static void
 print_text(const struct session_summary *s)
 {
@@ -86,7 +60,7 @@ open_sinks(const struct cli_opts *o, struct audit **audit, struct otlp **otlp)
 	char path[4200];
 	struct al_err err;
 
-	if (!o->audit && default_audit_path(path, sizeof path) < 0) {
+	if (!o->audit && cli_default_audit_path(path, sizeof path) < 0) {
 		fprintf(stderr, "airlock run: no --audit given and no state directory usable\n");
 		return -1;
 	}

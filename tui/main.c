@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <curl/curl.h>
 
@@ -19,6 +20,8 @@ struct command {
 };
 
 static const struct command commands[] = {
+	{ "console", cmd_console, "console [--config FILE]... [--demo] [--read-only] [--audit DB]",
+	  "the operator console (also: airlock on a terminal)" },
 	{ "watchdog", cmd_watchdog, "watchdog SOCKET ID",
 	  "internal: the lease process the engine starts" },
 	{ "doctor", cmd_doctor, "doctor [--json] [--config FILE]",
@@ -49,6 +52,11 @@ main(int argc, char **argv)
 {
 	size_t i;
 
+	if (argc < 2 && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)) {
+		if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+			return EXIT_ERROR;
+		return cmd_console(argc, argv);
+	}
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;

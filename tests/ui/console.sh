@@ -1,0 +1,290 @@
+#!/usr/bin/env bash
+# The operator console end to end, in tmux, against the real engine on the
+# real daemon: what an on-call operator does during an incident, judged by
+# what the screen shows and what the observers saw. Every captured screen
+# is kept and searched for the agents' canary (absent), with the positive
+# control that the canary did reach the permitted sink.
+#
+# usage: console.sh AIRLOCK AGENT_BIN UPSTREAM_BIN
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../docker/common.sh"
+require_daemon
+command -v tmux >/dev/null || { echo "not ok: tmux is not installed (scripts/setup installs it)"; exit 1; }
+
+airlock=$(readlink -f "$1") agent=$(readlink -f "$2") upstream=$(readlink -f "$3")
+work=$(mktemp -d)
+sockname=airlock-ui-$$
+canary=CONSOLE-CANARY-5e1f0c
+passed=0 failed=0
+
+tm() { tmux -L "$sockname" -f /dev/null "$@"; }
+cleanup() {
+	tm kill-server 2>/dev/null
+	for s in /tmp/tmux-"$(id -u)"/airlock-ui-$$-*; do [ -S "$s" ] && tmux -S "$s" kill-server 2>/dev/null; done
+	"$DOCKER" ps -aq --filter label=io.airlock.managed=1 --filter "label=io.airlock.test=ui" |
+		xargs -r "$DOCKER" rm -f >/dev/null 2>&1
+	for p in $(cat "$work"/pids 2>/dev/null); do
+		"$DOCKER" ps -aq --filter "label=io.airlock.owner-pid=$p" | xargs -r "$DOCKER" rm -f >/dev/null 2>&1
+	done
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+check() {
+	local what=$1; shift
+	if "$@"; then passed=$((passed + 1)); echo "ok: $what"
+	else failed=$((failed + 1)); echo "not ok: $what"; tail -n 40 "$work/last.screen" 2>/dev/null | sed 's/^/    | /'; fi
+}
+
+# ---- the console in a pane of a private tmux server ----
+
+# console NAME ARGS...: start airlock console in a 100x30 pane.
+console() {
+	local name=$1; shift
+	tm kill-server 2>/dev/null
+	sockname=airlock-ui-$$-$name	# a fresh server: the old one may still be going away
+	tm new-session -d -s ui -x 100 -y 30 \
+		"env -u DBUS_SESSION_BUS_ADDRESS TERM=tmux-256color NO_COLOR=1 TZ=UTC LANG=C.UTF-8 \
+		 HOME=$work/home AIRLOCK_KEYS=$work/no-keys $airlock console --audit $work/$name.db $*; \
+		 echo \"exit status \$?\"; sleep 30"
+	tm set-option -t ui remain-on-exit on >/dev/null
+	pane_pid=$(tm display -p -t ui '#{pane_pid}')
+	for _ in $(seq 50); do
+		cpid=$(pgrep -P "$pane_pid" -f "airlock console" | head -n 1)
+		[ -n "$cpid" ] && break
+		sleep 0.1
+	done
+	echo "$cpid" >>"$work/pids"
+}
+
+# The screen now; every capture is kept for the canary search (named by
+# time: screen often runs in a subshell).
+screen() {
+	local f
+	f="$work/shot-$(date +%s%N).screen"
+	tm capture-pane -p -t ui >"$f" 2>/dev/null
+	cp "$f" "$work/last.screen"
+	cat "$f"
+}
+
+# wait_for TEXT [SECONDS]: poll the screen until it shows TEXT (never "").
+wait_for() {
+	local text=$1 secs=${2:-20} i
+	[ -n "$text" ] || return 1
+	for i in $(seq $((secs * 10))); do
+		screen | grep -qF -- "$text" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# wait_re REGEX [SECONDS]: the same for an extended regular expression.
+wait_re() {
+	local re=$1 secs=${2:-20} i
+	for i in $(seq $((secs * 10))); do
+		screen | grep -Eq -- "$re" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+keys() { tm send-keys -t ui "$@"; }
+# A ':' command, typed and entered.
+command_line() { keys ':'; keys -l "$1"; keys Enter; }
+
+lines() { [ -f "$1" ] && wc -l <"$1" || echo 0; }
+grows() {	# FILE SECONDS: the sink records more within SECONDS
+	local n; n=$(lines "$1")
+	for _ in $(seq $(($2 * 10))); do [ "$(lines "$1")" -gt "$n" ] && return 0; sleep 0.1; done
+	return 1
+}
+still() {	# FILE SECONDS: the sink, which did record calls, records nothing for SECONDS
+	local n; n=$(lines "$1"); [ "$n" -gt 0 ] || return 1
+	sleep "$2"; [ "$(lines "$1")" = "$n" ]
+}
+
+# The CALLS cell "allowed/denied" of the session row whose id starts with $1.
+denied_of() { screen | awk -v id="$1" '$0 ~ id { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\/[0-9]+$/) { split($i, c, "/"); print c[2]; exit } }'; }
+
+# Containers of the console process; "none" when there is no console pid to ask about.
+containers_of_console() {
+	[ -n "${cpid:-}" ] || { echo none; return; }
+	"$DOCKER" ps -aq --filter "label=io.airlock.owner-pid=$cpid" | wc -l
+}
+# The container of the session whose short id is $1.
+container_of() {
+	[ -n "$1" ] || return 0
+	"$DOCKER" ps -aq --no-trunc --filter "label=io.airlock.owner-pid=$cpid" \
+		--format '{{.ID}} {{.Label "io.airlock.session"}}' | awk -v s="s-$1" 'index($2, s) == 1 { print $1 }'
+}
+
+# The short id (8 hex) of the first session row in state $1.
+short_id() { [ ${#1} = 8 ] && [ -z "${1//[0-9a-f]/}" ]; }
+short_id_in() {
+	local a b c
+	while read -r a b c _; do
+		if [ "$b" = "$1" ] && short_id "${a#\*}"; then echo "${a#\*}"; return; fi
+		if [ "$c" = "$1" ] && short_id "${b#\*}"; then echo "${b#\*}"; return; fi
+	done < <(screen)
+}
+
+# ---- images and configs ----
+
+mkdir -p "$work/home" "$work/image" "$work/volume"
+cp "$agent" "$work/image/agent"
+cp "$agent" "$work/volume/agent"
+printf 'FROM scratch\nCOPY agent /agent\nENTRYPOINT ["/agent"]\n' >"$work/image/Dockerfile"
+printf 'FROM scratch\nCOPY agent /agent\nVOLUME /data\nENTRYPOINT ["/agent"]\n' >"$work/volume/Dockerfile"
+DOCKER_BUILDKIT=0 "$DOCKER" build -q --iidfile "$work/image/iid" "$work/image" >/dev/null ||
+	{ echo "not ok: agent image build"; exit 1; }
+DOCKER_BUILDKIT=0 "$DOCKER" build -q --iidfile "$work/volume/iid" "$work/volume" >/dev/null ||
+	{ echo "not ok: volume image build"; exit 1; }
+echo "{\"note\":\"$canary\"}" >"$work/payload.json"
+
+config() {	# NAME IMAGE AGENT_MODE UPSTREAM_MODE
+	cat >"$work/$1.json" <<JSON
+{"profile": {"image": "$(cat "$work/$2/iid")", "cmd": ["$3"]},
+ "bounds": {"session_ms": 300000, "calls": 4096, "stdout_bytes": 4194304},
+ "upstreams": {"vault": {"argv": ["$upstream", "--sink", "$work/$1.sink", "--mode", "$4"],
+                         "timeout_ms": 20000}},
+ "tools": {"store": {"upstream": "vault", "remote": "store", "data_class": "confidential",
+                     "sink_ceiling": "confidential", "response_ceiling": "confidential"}},
+ "aliases": {"save": "store"},
+ "initial": {"file": "$work/payload.json", "class": "confidential"}}
+JSON
+}
+config loop image loop echo
+config slow image loop slow
+config quick image normal echo
+config volume volume loop echo
+
+# ---- an incident, start to end ----
+
+console main --config "$work/loop.json"
+check "the console starts and shows the sessions view" wait_for "Sessions" 20
+# A session row in state running (not the header's "(1 running)").
+wait_row() {
+	local i
+	for i in $(seq $(($2 * 10))); do
+		sid=$(short_id_in "$1")
+		[ -n "$sid" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+check "the session's row shows it running" wait_row running 60
+check "the permitted tool's calls reach the sink" grows "$work/loop.sink" 10
+d0=$(denied_of "$sid")
+
+keys r		# no tool selected in the sessions view: opens the session's tools
+check "revoke on a session opens its tools" wait_for "select a tool" 5
+keys r
+check "the revoke is acknowledged on screen" wait_for "REVOKED r" 10
+check "revoked: the sink records nothing more" still "$work/loop.sink" 2
+keys 1
+sleep 1
+d1=$(denied_of "$sid")
+check "revoked: the session's denied counter rose ($d0 -> $d1)" test "${d1:-0}" -gt "${d0:-0}"
+keys r; wait_for "select a tool" 5; keys R
+check "restored: calls are allowed again" grows "$work/loop.sink" 10
+keys 1
+
+keys '?' PageDown
+check "help lists the incident requests" wait_for " Incident" 5
+check "help is generated from the keymap (X is force-stop)" wait_re "^ +X +force-stop" 5
+keys Escape
+keys /; keys -l zzz-no-such; keys Enter
+check "filter: no row matches" wait_for 'no session matches "zzz-no-such"' 5
+keys Escape
+check "filter cleared" wait_for "$sid" 5
+
+tm resize-window -t ui -x 80 -y 24
+check "resize to 80x24: still drawn" wait_for "airlock" 5
+tm resize-window -t ui -x 20 -y 5
+sleep 0.5
+check "resize to 20x5: the console is still alive" kill -0 "$cpid"
+tm resize-window -t ui -x 100 -y 30
+check "resize back to 100x30" wait_for "Sessions" 5
+
+# A revoke while a call is in flight: pending, then acknowledged.
+command_line "run $work/slow.json"
+check ":run starts a second session" wait_for "started from" 5
+for _ in $(seq 300); do [ -s "$work/slow.sink" ] && break; sleep 0.1; done
+check "the slow upstream holds a call in flight" test -s "$work/slow.sink"
+keys 3
+command_line "revoke store all"
+check "a revoke across all sessions asks first" wait_for "on all 2 live sessions?" 5
+keys y
+check "the tools view shows an acknowledgement still pending" wait_for "1 wait" 5
+check "then every session acknowledged" wait_for "2/2 acked" 20
+check "the sinks record nothing after the acknowledgements" still "$work/loop.sink" 1
+command_line "restore store all"; wait_for "live sessions?" 5; keys y
+
+# An admission refusal, read in the session's detail.
+command_line "run $work/volume.json"
+keys 1
+check "the refused session ends admission_refused" wait_for "admission_refused" 30
+keys G Enter
+check "its detail shows the refusing check, itemised" wait_for "REFUSE image_volumes" 5
+
+# Force-stop, confirmed; the container is gone within 1 s.
+keys 1 g
+cid=$(container_of "$sid")
+check "the first session's container is known" test -n "$cid"
+keys X
+check "force-stop asks first" wait_for "force-stop session" 5
+t0=$(date +%s%N)
+keys y
+gone=no
+[ -n "$cid" ] && for _ in $(seq 100); do
+	[ -z "$("$DOCKER" ps -q --filter "id=$cid")" ] && { gone=yes; break; }
+	sleep 0.01
+done
+t1=$(date +%s%N)
+echo "   measured: force-stop confirmed -> container not running in $(( (t1 - t0) / 1000000 )) ms"
+check "force-stop: the container is not running within 1 s" test "$gone" = yes
+check "force-stop: the session ends operator_stop" wait_for "operator_stop" 15
+
+# 50 sessions started and ended while the console runs.
+ends() { sqlite3 "file:$work/main.db?mode=ro" "select count(*) from audit_entries where type='session_end'" 2>/dev/null || echo 0; }
+e0=$(ends)
+for i in $(seq 50); do command_line "run $work/quick.json"; sleep 0.05; done
+for _ in $(seq 1200); do
+	[ "$(ends)" -ge $((e0 + 50)) ] && break
+	sleep 0.1
+done
+check "50 sessions started and ended (audit: $(( $(ends) - e0 )) ends)" test "$(ends)" -ge $((e0 + 50))
+check "50 sessions later the console is alive" kill -0 "$cpid"
+check "50 sessions later the header still draws" wait_for "airlock │" 5
+
+keys q
+check "quit asks while sessions are live" wait_for "stop them all and quit?" 5
+keys y
+check "quit: the console exits 0" wait_for "exit status 0" 60
+check "quit: 0 containers left" test "$(containers_of_console)" = 0
+
+# ---- read-only ----
+
+console ro --read-only --config "$work/loop.json"
+check "read-only: the session's row shows it running" wait_row running 60
+keys r
+check "read-only: revoke refused on the status line" wait_for "read-only: revoke refused" 5
+keys X
+check "read-only: force-stop refused" wait_for "read-only: force-stop refused" 5
+command_line "run $work/quick.json"
+check "read-only: :run refused" wait_for "read-only: run refused" 5
+keys '?' PageDown
+check "read-only: help greys the destructive requests" wait_for "(read-only)" 5
+keys Escape q y
+check "read-only: quit leaves 0 containers" wait_for "exit status 0" 60
+test "$(containers_of_console)" = 0 || { echo "not ok: read-only containers left"; failed=$((failed + 1)); }
+
+# ---- payload never on a screen ----
+check "positive control: the canary reached the permitted sink" grep -q "$canary" "$work/loop.sink"
+shots=$(ls "$work"/shot-*.screen 2>/dev/null | wc -l)
+check "screens were captured ($shots)" test "$shots" -gt 100
+check "no captured screen shows the canary" bash -c "! grep -l '$canary' '$work'/shot-*.screen"
+
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]

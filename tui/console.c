@@ -1,0 +1,521 @@
+/*
+ * airlock console: the supervisor on worker threads, the UI on this one
+ * (DESIGN.md §11–§12). The loop waits on the terminal and the supervisor's
+ * wake descriptor, drains events, and draws at most four frames a second
+ * from one model of snapshots. Quitting stops every session and reports
+ * how many containers are left, which must be none.
+ */
+#include "app.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "alert.h"
+#include "audit.h"
+#include "audit_tail.h"
+#include "clock.h"
+#include "cli.h"
+#include "config.h"
+#include "demo.h"
+#include "notify.h"
+#include "supervisor.h"
+
+#define CONFIGS_MAX 64
+
+static const char usage[] =
+	"console [--config FILE]... [--demo] [--read-only] [--audit DB]";
+
+struct console_opts {
+	const char *configs[CONFIGS_MAX];
+	size_t n_configs;
+	const char *audit;
+	bool demo, read_only;
+};
+
+static volatile sig_atomic_t stop_signal;
+
+static void
+on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static void
+catch_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+static int
+parse(int argc, char **argv, struct console_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "audit", required_argument, NULL, 'a' },
+		{ "demo", no_argument, NULL, 'd' },
+		{ "read-only", no_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(o, 0, sizeof *o);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "hc:", longopts, NULL)) != -1) {
+		if (c == 'c' && o->n_configs < CONFIGS_MAX)
+			o->configs[o->n_configs++] = optarg;
+		else if (c == 'a')
+			o->audit = optarg;
+		else if (c == 'd')
+			o->demo = true;
+		else if (c == 'r')
+			o->read_only = true;
+		else if (c == 'h') {
+			printf("usage: airlock %s\n", usage);
+			return EXIT_OK;
+		} else {
+			fprintf(stderr, "airlock console: unknown, repeated past %d, or incomplete option"
+				" '%.64s'\nusage: airlock %s\n", CONFIGS_MAX, argv[optind - 1], usage);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "airlock console: unexpected argument '%.64s'\nusage: airlock %s\n",
+			argv[optind], usage);
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
+/* ---- messages ---- */
+
+void
+app_flash(struct app *a, bool error, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(a->flash, sizeof a->flash, fmt, ap);
+	va_end(ap);
+	a->flash_error = error;
+	a->flash_until = clock_mono_ms() + APP_FLASH_MS;
+}
+
+void
+app_alert(struct app *a, const char *text)
+{
+	if (a->n_alerts == APP_ALERTS_MAX) {
+		memmove(a->alerts[0], a->alerts[1], (APP_ALERTS_MAX - 1) * sizeof a->alerts[0]);
+		a->n_alerts--;
+	}
+	snprintf(a->alerts[a->n_alerts++], sizeof a->alerts[0], "%s", text);
+	if (a->notifier)
+		notifier_send(a->notifier, text);
+}
+
+void
+app_dismiss(struct app *a)
+{
+	if (a->n_alerts == 0)
+		return;
+	memmove(a->alerts[0], a->alerts[1], (a->n_alerts - 1) * sizeof a->alerts[0]);
+	a->n_alerts--;
+}
+
+bool
+app_marked(const struct app *a, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < a->n_marks; i++)
+		if (strcmp(a->marks[i], id) == 0)
+			return true;
+	return false;
+}
+
+/* ---- the model ---- */
+
+static int64_t
+wall_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void
+history_push(struct app *a, const struct supervisor_event *e)
+{
+	if (a->hist_n == APP_HISTORY_MAX) {
+		a->hist_head = (a->hist_head + 1) % APP_HISTORY_MAX;
+		a->hist_n--;
+	}
+	a->history[(a->hist_head + a->hist_n++) % APP_HISTORY_MAX] = *e;
+}
+
+/* Everything the supervisor queued: into the history, alerts to the status line. */
+static int
+drain_events(struct app *a)
+{
+	struct supervisor_event ev[128];
+	char text[APP_TEXT_MAX];
+	size_t n, i;
+	int flags = 0;
+
+	while ((n = supervisor_events(a->sup, ev, 128)) > 0) {
+		for (i = 0; i < n; i++) {
+			history_push(a, &ev[i]);
+			if (alert_wanted(&ev[i])) {
+				alert_format(&ev[i], text, sizeof text);
+				app_alert(a, text);
+			}
+		}
+		flags |= APP_REDRAW;
+	}
+	return flags;
+}
+
+static void
+audit_follow(struct app *a)
+{
+	struct audit_row rows[64];
+	size_t n = 0, keep;
+
+	if (!a->tail)
+		return;
+	if (audit_tail_read(a->tail, a->audit_seq, NULL, rows, 64, &n) < 0 || n == 0)
+		return;
+	keep = APP_AUDIT_MAX - n;
+	if (a->n_audit > keep) {
+		memmove(a->audit_rows, a->audit_rows + (a->n_audit - keep), keep * sizeof rows[0]);
+		a->n_audit = keep;
+	}
+	memcpy(a->audit_rows + a->n_audit, rows, n * sizeof rows[0]);
+	a->n_audit += n;
+	a->audit_seq = rows[n - 1].seq;
+}
+
+/* The session the current view acts on gets its detail. */
+static void
+detail_refresh(struct app *a)
+{
+	char session[SNAP_ID_MAX] = "", tool[SNAP_NAME_MAX];
+	struct ui_model m = { 0 };
+	const struct view_ops *v = views[a->view];
+	struct view_state *vs = &a->vs[a->view];
+
+	a->have_detail = false;
+	if (vs->session[0])
+		snprintf(session, sizeof session, "%s", vs->session);
+	else {
+		app_model(a, &m);
+		if (v->rows(&m, vs) > 0)
+			v->target(&m, vs, vs->selected < v->rows(&m, vs) ? vs->selected : 0, session, tool);
+	}
+	if (session[0])
+		a->have_detail = supervisor_detail(a->sup, session, a->detail) == 0;
+}
+
+static void
+refresh_model(struct app *a)
+{
+	a->snap_ok = supervisor_snapshot(a->sup, &a->snap) >= 0;
+	if (a->snap_ok)
+		a->snap_ms = wall_ms();
+	supervisor_host(a->sup, &a->host);
+	audit_follow(a);
+	detail_refresh(a);
+}
+
+void
+app_model(struct app *a, struct ui_model *m)
+{
+	size_t i;
+
+	for (i = 0; i < a->hist_n; i++)
+		a->hist_flat[i] = a->history[(a->hist_head + i) % APP_HISTORY_MAX];
+	*m = (struct ui_model){
+		.snap = &a->snap,
+		.detail = a->have_detail ? a->detail : NULL,
+		.events = a->hist_flat,
+		.n_events = a->hist_n,
+		.audit = a->audit_rows,
+		.n_audit = a->n_audit,
+		.host = &a->host,
+		.marks = (const char (*)[SNAP_ID_MAX])a->marks,
+		.n_marks = a->n_marks,
+		.now_ms = wall_ms(),
+		.stale = !a->snap_ok || wall_ms() - a->snap_ms > APP_STALE_MS,
+		.read_only = a->read_only,
+		.ascii = a->ascii,
+	};
+}
+
+/* ---- set-up ---- */
+
+static void
+load_keys(struct app *a)
+{
+	struct keymap_errors errs = { 0 };
+	char path[PATH_MAX];
+
+	keymap_init(&a->keys);
+	keymap_load_string(&a->keys, keymap_builtin, "builtin", &errs);
+	if (keymap_user_path(path, sizeof path) &&
+	    keymap_load_file(&a->keys, path, &errs) == KEYMAP_UNREADABLE && errs.count == 0)
+		app_flash(a, true, "keys: %.150s cannot be read", path);
+	if (errs.count > 0)
+		app_flash(a, true, "%s%s", errs.msg[0], errs.count > 1 ? " (and more)" : "");
+}
+
+static int
+open_audit(struct app *a, const struct console_opts *o)
+{
+	char path[PATH_MAX];
+	struct al_err err;
+	const char *p = o->audit;
+
+	if (a->demo)
+		p = demo_audit_path(a->demo);
+	else if (!p && cli_default_audit_path(path, sizeof path) == 0)
+		p = path;
+	if (!p) {
+		fprintf(stderr, "airlock console: no --audit given and no state directory usable\n");
+		return -1;
+	}
+	if (audit_open(p, &a->audit, &err) < 0) {
+		fprintf(stderr, "airlock console: %s\n", err.msg);
+		return -1;
+	}
+	if (audit_tail_open(p, &a->tail, &err) < 0)
+		a->tail = NULL;		/* the audit view stays empty; the log still works */
+	a->audit_seq = a->tail ? audit_tail_max_seq(a->tail) : 0;
+	return 0;
+}
+
+/* The configured sessions, and the runtime the host checks are for. */
+static int
+start_sessions(struct app *a, const struct console_opts *o)
+{
+	struct airlock_config c;
+	char id[SNAP_ID_MAX];
+	struct al_err err;
+	size_t i;
+
+	snprintf(a->runtime, sizeof a->runtime, "runc");
+	for (i = 0; i < o->n_configs; i++) {
+		if (supervisor_start_file(a->sup, o->configs[i], id, &err) < 0) {
+			fprintf(stderr, "airlock console: %s\n", err.msg);
+			return -1;
+		}
+		config_init(&c);
+		if (i == 0 && config_load_file(&c, o->configs[0], 1, &err) == 0)
+			snprintf(a->runtime, sizeof a->runtime, "%s", c.profile.runtime);
+		config_free(&c);
+	}
+	return 0;
+}
+
+static int
+open_engine(struct app *a, const struct console_opts *o, const char *exe)
+{
+	struct supervisor_options so = { .docker_host = getenv("DOCKER_HOST"),
+					 .reap_at_start = true };
+	struct al_err err;
+
+	if (o->demo && demo_prepare(exe, &a->demo, &err) < 0) {
+		fprintf(stderr, "airlock console: demo: %s\n", err.msg);
+		return -1;
+	}
+	if (open_audit(a, o) < 0)
+		return -1;
+	so.audit = a->audit;
+	if (supervisor_open(&so, &a->sup, NULL, &err) < 0) {
+		fprintf(stderr, "airlock console: %s\n", err.msg);
+		return -1;
+	}
+	if (start_sessions(a, o) < 0)
+		return -1;
+	if (a->demo && demo_start(a->demo, a->sup, &err) < 0) {
+		fprintf(stderr, "airlock console: demo: %s\n", err.msg);
+		return -1;
+	}
+	supervisor_host_refresh(a->sup, a->runtime);
+	return 0;
+}
+
+static struct app *
+app_new(const struct console_opts *o)
+{
+	struct app *a = calloc(1, sizeof *a);
+
+	if (!a)
+		return NULL;
+	a->detail = calloc(1, sizeof *a->detail);
+	a->hist_flat = calloc(APP_HISTORY_MAX, sizeof *a->hist_flat);
+	if (!a->detail || !a->hist_flat) {
+		free(a->detail);
+		free(a->hist_flat);
+		free(a);
+		return NULL;
+	}
+	a->read_only = o->read_only;
+	a->view = VIEW_SESSIONS;
+	return a;
+}
+
+/* Stop everything; the containers left must be none. Returns that count. */
+static int
+app_shutdown(struct app *a)
+{
+	int left = 0;
+
+	if (a->sup) {
+		left = supervisor_shutdown(a->sup);
+		supervisor_close(a->sup);
+	}
+	if (a->demo)
+		demo_close(a->demo);
+	audit_tail_close(a->tail);
+	if (a->audit)
+		audit_close(a->audit);
+	notifier_close(a->notifier);
+	supervisor_snapshot_free(&a->snap);
+	free(a->detail);
+	free(a->hist_flat);
+	free(a);
+	return left;
+}
+
+/* ---- the loop ---- */
+
+static int
+read_keys(struct app *a)
+{
+	int ch, flags = 0, n = 0;
+
+	/* Bounded: a paste of a thousand keys still lets a frame through. */
+	while (n++ < 256 && (ch = wgetch(stdscr)) != ERR) {
+		flags |= dispatch_key(a, ch);
+		if (flags & APP_QUIT)
+			break;
+	}
+	return flags;
+}
+
+static int
+wait_input(struct app *a, int timeout_ms)
+{
+	struct pollfd p[2] = { { .fd = STDIN_FILENO, .events = POLLIN },
+			       { .fd = supervisor_wake_fd(a->sup), .events = POLLIN } };
+	int flags = 0;
+
+	if (poll(p, 2, timeout_ms) < 0)
+		return errno == EINTR ? APP_RELAYOUT : 0;	/* SIGWINCH: KEY_RESIZE follows */
+	if (p[1].revents & POLLIN)
+		flags |= drain_events(a);
+	if (p[0].revents & (POLLIN | POLLHUP | POLLERR))
+		flags |= read_keys(a);
+	if (p[0].revents & (POLLHUP | POLLERR) && !(p[0].revents & POLLIN))
+		flags |= APP_QUIT;	/* the terminal went away */
+	return flags;
+}
+
+static void
+frame(struct app *a)
+{
+	struct ui_model m;
+
+	refresh_model(a);
+	app_model(a, &m);
+	display_draw(a, &m);
+}
+
+static void
+run(struct app *a)
+{
+	int64_t last_draw = 0, last_tick = 0, now;
+	int flags = APP_REDRAW;
+
+	for (;;) {
+		now = clock_mono_ms();
+		if (a->demo && now - last_tick >= 1000) {
+			demo_tick(a->demo, &a->snap);
+			last_tick = now;
+		}
+		if (flags & APP_RELAYOUT)
+			display_layout(a);
+		/* Lease ages and uptimes move: a frame every 250 ms at most, and at least. */
+		if (now - last_draw >= APP_DRAW_MS) {
+			frame(a);
+			last_draw = now;
+			flags = 0;
+		}
+		if (stop_signal)
+			break;
+		flags |= wait_input(a, (int)(APP_DRAW_MS - (clock_mono_ms() - last_draw)) > 0
+				    ? (int)(APP_DRAW_MS - (clock_mono_ms() - last_draw)) : 0);
+		if (flags & APP_QUIT)
+			break;
+	}
+}
+
+int
+cmd_console(int argc, char **argv)
+{
+	struct console_opts o;
+	char exe[PATH_MAX];
+	struct app *a;
+	size_t live;
+	int rc = parse(argc, argv, &o), left;
+
+	if (rc >= 0)
+		return rc;
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "airlock console: needs a terminal on stdin and stdout\n");
+		return EXIT_USAGE;
+	}
+	a = app_new(&o);
+	if (!a)
+		return EXIT_ERROR;
+	catch_signals();
+	load_keys(a);	/* getenv: before any engine thread exists */
+	a->notifier = notifier_open("airlock");
+	if (!realpath("/proc/self/exe", exe))
+		snprintf(exe, sizeof exe, "/proc/self/exe");
+	if (open_engine(a, &o, exe) < 0) {
+		left = app_shutdown(a);
+		fprintf(stderr, "airlock console: %d containers left\n", left);
+		return EXIT_ERROR;
+	}
+	if (display_open(a) < 0) {
+		app_shutdown(a);
+		fprintf(stderr, "airlock console: cannot set up the terminal\n");
+		return EXIT_ERROR;
+	}
+	run(a);
+	live = supervisor_live(a->sup);
+	display_quitting(a, live);
+	left = supervisor_shutdown(a->sup);
+	display_stopped(a, live, left);
+	display_close(a);
+	left = app_shutdown(a);
+	fprintf(stderr, "airlock console: stopped %zu live sessions; %d containers left\n", live, left);
+	return left == 0 ? EXIT_OK : EXIT_ERROR;
+}
