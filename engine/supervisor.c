@@ -611,17 +611,28 @@ make_room(struct supervisor *s)
 	return 0;
 }
 
-/* Workers must not take the console's signals (SIGWINCH, SIGINT, …). */
+/*
+ * Every supervisor thread is started with all signals blocked: SIGWINCH,
+ * SIGINT and the rest belong to the console's UI thread.
+ */
 static int
-spawn_worker(struct slot *sl)
+spawn(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
 {
 	sigset_t all, old;
 	int rc;
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
-	rc = pthread_create(&sl->thread, NULL, worker_main, sl);
+	rc = pthread_create(t, attr, fn, arg);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return rc;
+}
+
+static int
+spawn_worker(struct slot *sl)
+{
+	int rc = spawn(&sl->thread, NULL, worker_main, sl);
+
 	sl->thread_started = rc == 0;
 	return rc;
 }
@@ -777,7 +788,7 @@ stop_container_now(struct supervisor *s, const char *container)
 	atomic_fetch_add(&s->stoppers, 1);
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	if (pthread_create(&t, &attr, stopper_main, st) != 0) {
+	if (spawn(&t, &attr, stopper_main, st) != 0) {
 		atomic_fetch_sub(&s->stoppers, 1);
 		free(st);
 	}
@@ -932,7 +943,7 @@ supervisor_update_json(struct supervisor *s, const json_t *update,
 	pthread_mutex_unlock(&s->lock);
 	/* Concurrently: one session's in-flight call must not delay another's update. */
 	for (i = 0; i < n; i++) {
-		jobs[i].threaded = pthread_create(&jobs[i].thread, NULL, update_main, &jobs[i]) == 0;
+		jobs[i].threaded = spawn(&jobs[i].thread, NULL, update_main, &jobs[i]) == 0;
 		if (!jobs[i].threaded)
 			update_main(&jobs[i]);
 	}
@@ -1198,7 +1209,6 @@ host_main(void *arg)
 int
 supervisor_host_refresh(struct supervisor *s, const char *runtime)
 {
-	sigset_t all, old;
 	int rc = 0;
 
 	pthread_mutex_lock(&s->lock);
@@ -1210,10 +1220,7 @@ supervisor_host_refresh(struct supervisor *s, const char *runtime)
 		pthread_join(s->host_thread, NULL);	/* finished: it cleared running */
 	s->host.running = true;
 	copy_word(s->host_runtime, sizeof s->host_runtime, runtime ? runtime : "runc");
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	s->host_started = pthread_create(&s->host_thread, NULL, host_main, s) == 0;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	s->host_started = spawn(&s->host_thread, NULL, host_main, s) == 0;
 	if (!s->host_started) {
 		s->host.running = false;
 		rc = -1;
@@ -1298,7 +1305,7 @@ supervisor_open(const struct supervisor_options *o, struct supervisor **out,
 	pthread_cond_init(&s->writer_cond, NULL);
 	sem_init(&s->launch_slots, 0, SUPERVISOR_LAUNCH_PARALLEL);
 	s->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	s->writer_started = pthread_create(&s->writer, NULL, writer_main, s) == 0;
+	s->writer_started = spawn(&s->writer, NULL, writer_main, s) == 0;
 	if (s->wake < 0 || !s->writer_started) {
 		supervisor_close(s);
 		return al_fail(err, "supervisor: cannot create the wake descriptor or the writer");
