@@ -7,7 +7,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../tests/docker/common.sh"
 require_daemon
-bench=$1 airlock=$2 agent=$3 upstream=$4
+bench=$(readlink -f "$1") airlock=$(readlink -f "$2") agent=$(readlink -f "$3") upstream=$(readlink -f "$4")
 ctx=$(mktemp -d)
 trap 'rm -rf "$ctx"' EXIT
 cp "$agent" "$ctx/agent"

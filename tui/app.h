@@ -29,7 +29,8 @@ struct notifier;
 #define APP_ALERTS_MAX	32	/* alerts waiting to be dismissed */
 #define APP_TEXT_MAX	192
 #define APP_INPUT_MAX	256
-#define APP_DRAW_MS	250	/* at most four frames a second */
+#define APP_DRAW_MS	250	/* engine updates: at most four frames a second */
+#define APP_KEY_DRAW_MS	50	/* the answer to a key: at once, at most 20 a second */
 #define APP_FLASH_MS	5000	/* informational messages expire; alerts stick */
 #define APP_STALE_MS	1500	/* a snapshot this old is marked stale */
 
@@ -39,6 +40,7 @@ enum {
 	APP_REDRAW = 1 << 1,	/* draw at the next frame */
 	APP_RELAYOUT = 1 << 2,	/* the terminal changed size */
 	APP_QUIT = 1 << 3,	/* leave: stop every session first */
+	APP_KEYED = 1 << 4,	/* the operator pressed a key: answer at once */
 };
 
 enum overlay {

@@ -412,7 +412,7 @@ read_keys(struct app *a)
 
 	/* Bounded: a paste of a thousand keys still lets a frame through. */
 	while (n++ < 256 && (ch = wgetch(stdscr)) != ERR) {
-		flags |= dispatch_key(a, ch);
+		flags |= dispatch_key(a, ch) | APP_KEYED;
 		if (flags & APP_QUIT)
 			break;
 	}
@@ -447,6 +447,19 @@ frame(struct app *a)
 	display_draw(a, &m);
 }
 
+/*
+ * Engine updates are drawn at most four times a second; the operator's
+ * own keys get their answer at once (at most one frame per 50 ms even
+ * while keys repeat), so a keystroke never waits for the next tick.
+ */
+static int
+next_frame_in(int64_t last_draw, bool keyed)
+{
+	int64_t due = last_draw + (keyed ? APP_KEY_DRAW_MS : APP_DRAW_MS) - clock_mono_ms();
+
+	return due > 0 ? (int)due : 0;
+}
+
 static void
 run(struct app *a)
 {
@@ -461,16 +474,14 @@ run(struct app *a)
 		}
 		if (flags & APP_RELAYOUT)
 			display_layout(a);
-		/* Lease ages and uptimes move: a frame every 250 ms at most, and at least. */
-		if (now - last_draw >= APP_DRAW_MS) {
+		if (next_frame_in(last_draw, flags & APP_KEYED) == 0) {
 			frame(a);
-			last_draw = now;
+			last_draw = clock_mono_ms();
 			flags = 0;
 		}
 		if (stop_signal)
 			break;
-		flags |= wait_input(a, (int)(APP_DRAW_MS - (clock_mono_ms() - last_draw)) > 0
-				    ? (int)(APP_DRAW_MS - (clock_mono_ms() - last_draw)) : 0);
+		flags |= wait_input(a, next_frame_in(last_draw, flags & APP_KEYED));
 		if (flags & APP_QUIT)
 			break;
 	}

@@ -17,14 +17,20 @@
 #include "color.h"
 #include "util.h"
 
-/* The requests the key bar advertises, in order, where a key is bound. */
-static const enum request keybar_requests[] = {
-	REQ_MOVE_DOWN, REQ_ENTER, REQ_REVOKE, REQ_RESTORE, REQ_FORCE_STOP, REQ_FILTER,
-	REQ_PROMPT, REQ_HELP, REQ_QUIT,
-};
-
-static const char *const keybar_words[] = {
-	"move", "open", "revoke", "restore", "force-stop", "filter", "cmd", "help", "quit",
+/* What the key bar advertises, in order, each under the first of its requests bound here. */
+static const struct {
+	enum request req[2];
+	const char *word;
+} keybar[] = {
+	{ { REQ_MOVE_DOWN, REQ_NONE }, "move" },
+	{ { REQ_ENTER, REQ_NONE }, "open" },
+	{ { REQ_REVOKE, REQ_REVOKE_ALL }, "revoke" },
+	{ { REQ_RESTORE, REQ_RESTORE_ALL }, "restore" },
+	{ { REQ_FORCE_STOP, REQ_NONE }, "force-stop" },
+	{ { REQ_FILTER, REQ_NONE }, "filter" },
+	{ { REQ_PROMPT, REQ_NONE }, "cmd" },
+	{ { REQ_HELP, REQ_NONE }, "help" },
+	{ { REQ_QUIT, REQ_NONE }, "quit" },
 };
 
 int
@@ -152,21 +158,22 @@ static void
 draw_keybar(struct app *a)
 {
 	char key[KEYMAP_KEY_NAME_MAX], item[64];
-	const char *k;
-	size_t i;
+	const char *k = NULL;
+	enum request r = REQ_NONE;
+	size_t i, j;
 	int x = 1;
 
 	if (!a->keybar)
 		return;
 	werase(a->keybar);
-	for (i = 0; i < sizeof keybar_requests / sizeof keybar_requests[0] && x < a->cols; i++) {
-		enum request r = keybar_requests[i];
-
-		if (!(k = first_key(a, r, key)))
+	for (i = 0; i < sizeof keybar / sizeof keybar[0] && x < a->cols; i++) {
+		for (j = 0, k = NULL; j < 2 && !k && keybar[i].req[j] != REQ_NONE; j++)
+			k = first_key(a, r = keybar[i].req[j], key);
+		if (!k)
 			continue;
 		snprintf(item, sizeof item, "[%s]", k);
 		x += draw_text(a->keybar, 0, x, a->cols - x, color_attr(UI_COLOR_KEY), item);
-		snprintf(item, sizeof item, " %s  ", keybar_words[i]);
+		snprintf(item, sizeof item, " %s ", keybar[i].word);
 		x += draw_text(a->keybar, 0, x, a->cols - x, a->read_only && request_destructive(r)
 			       ? color_attr(UI_COLOR_DIM) : color_attr(UI_COLOR_STATUS), item);
 	}

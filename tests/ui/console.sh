@@ -5,7 +5,7 @@
 # is kept and searched for the agents' canary (absent), with the positive
 # control that the canary did reach the permitted sink.
 #
-# usage: console.sh AIRLOCK AGENT_BIN UPSTREAM_BIN
+# usage: console.sh AIRLOCK AGENT_BIN UPSTREAM_BIN [FAKE_NOTIFYD]
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../docker/common.sh"
@@ -13,6 +13,8 @@ require_daemon
 command -v tmux >/dev/null || { echo "not ok: tmux is not installed (scripts/setup installs it)"; exit 1; }
 
 airlock=$(readlink -f "$1") agent=$(readlink -f "$2") upstream=$(readlink -f "$3")
+fake_notifyd=${4:-}
+demo_canary=DEMO-SECRET-4929-7731-0458
 work=$(mktemp -d)
 sockname=airlock-ui-$$
 canary=CONSOLE-CANARY-5e1f0c
@@ -45,7 +47,7 @@ console() {
 	tm kill-server 2>/dev/null
 	sockname=airlock-ui-$$-$name	# a fresh server: the old one may still be going away
 	tm new-session -d -s ui -x 100 -y 30 \
-		"env -u DBUS_SESSION_BUS_ADDRESS TERM=tmux-256color NO_COLOR=1 TZ=UTC LANG=C.UTF-8 \
+		"env -u DBUS_SESSION_BUS_ADDRESS ${bus_env:-} TERM=tmux-256color NO_COLOR=1 TZ=UTC LANG=C.UTF-8 \
 		 HOME=$work/home AIRLOCK_KEYS=$work/no-keys $airlock console --audit $work/$name.db $*; \
 		 echo \"exit status \$?\"; sleep 30"
 	tm set-option -t ui remain-on-exit on >/dev/null
@@ -279,6 +281,61 @@ check "read-only: help greys the destructive requests" wait_for "(read-only)" 5
 keys Escape q y
 check "read-only: quit leaves 0 containers" wait_for "exit status 0" 60
 test "$(containers_of_console)" = 0 || { echo "not ok: read-only containers left"; failed=$((failed + 1)); }
+
+# ---- alerts on a desktop bus ----
+
+bus_pid= monitor_pid= fake_pid=
+start_bus() {
+	cat >"$work/bus.conf" <<EOF
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig><type>session</type><listen>unix:dir=$work</listen><auth>EXTERNAL</auth>
+<policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/>
+<allow own="*"/></policy></busconfig>
+EOF
+	local out
+	out=$(dbus-daemon --config-file="$work/bus.conf" --fork --nopidfile --print-address=1 --print-pid=1) || return 1
+	bus_addr=$(sed -n 1p <<<"$out") bus_pid=$(sed -n 2p <<<"$out")
+	dbus-monitor --address "$bus_addr" "interface='org.freedesktop.Notifications'" >"$work/monitor.log" 2>&1 &
+	monitor_pid=$!
+	"$fake_notifyd" "$bus_addr" >"$work/fake.log" 2>&1 &
+	fake_pid=$!
+	for _ in $(seq 100); do grep -q '^ready$' "$work/fake.log" && return 0; sleep 0.1; done
+	return 1
+}
+if [ -n "$fake_notifyd" ] && command -v dbus-daemon >/dev/null; then
+	check "a private session bus with a notification server" start_bus
+	bus_env="DBUS_SESSION_BUS_ADDRESS=$bus_addr"
+	console bus --config "$work/loop.json"
+	bus_env=
+	wait_row running 60
+	command_line "revoke store all"; wait_for "live sessions?" 5; keys y
+	check "bus: the cutover alert sticks on the status line" wait_for "! cutover r1: revoke store on 1 session" 10
+	for _ in $(seq 100); do grep -q 'cutover r1: revoke store on 1 session' "$work/monitor.log" && break; sleep 0.1; done
+	check "bus: the desktop got the same fixed text (Notify seen on the bus)" \
+		grep -q 'string "cutover r1: revoke store on 1 session"' "$work/monitor.log"
+	keys d
+	check "bus: d dismisses the alert" bash -c "! tmux -L '$sockname' capture-pane -p -t ui | grep -q '! cutover r1'"
+	keys q y
+	check "bus: quit leaves 0 containers" wait_for "exit status 0" 60
+	check "bus: no canary on the bus" bash -c "! grep -q '$canary' '$work/monitor.log'"
+	kill "$fake_pid" "$monitor_pid" 2>/dev/null; kill "$bus_pid" 2>/dev/null
+else
+	echo "# no fake notification server or dbus-daemon: the bus phase did not run"
+	failed=$((failed + 1))
+fi
+
+# ---- the built-in demo ----
+
+console demo --demo
+check "demo: a session is running within 60 s" wait_row running 90
+check "demo: a second kind of agent shows up (pester's denials)" wait_re "[0-9]+/[1-9][0-9]* " 30
+keys q
+wait_for "stop them all and quit?" 10
+keys y
+check "demo: quit exits 0" wait_for "exit status 0" 60
+check "demo: 0 containers left" test "$(containers_of_console)" = 0
+check "demo: no screen shows the demo's secret" bash -c "! grep -l '$demo_canary' '$work'/shot-*.screen"
 
 # ---- payload never on a screen ----
 check "positive control: the canary reached the permitted sink" grep -q "$canary" "$work/loop.sink"
