@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "docker.h"
+#include "mutant.h"
 
 struct lease {
 	int fd;			/* our end of the socketpair */
@@ -31,24 +32,6 @@ struct lease {
 	lease_fail_fn on_fail;
 	void *ctx;
 };
-
-/*
- * Mutants exist only in the test build (-DAIRLOCK_MUTANTS): each removes
- * one protection so a test can show that, without it, the container
- * survives. The production binary has no such switch.
- */
-static bool
-mutant(const char *name)
-{
-#ifdef AIRLOCK_MUTANTS
-	const char *m = getenv("AIRLOCK_MUTANT");
-
-	return m && strcmp(m, name) == 0;
-#else
-	(void)name;
-	return false;
-#endif
-}
 
 /* Between fork and exec: async-signal-safe calls only (the engine has threads). */
 static void

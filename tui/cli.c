@@ -88,6 +88,23 @@ cli_print_json(json_t *v)
 	return rc;
 }
 
+/* mkdir -p, each level 0700. */
+static int
+make_dirs(char *path)
+{
+	char *p;
+
+	for (p = strchr(path + 1, '/'); p; p = strchr(p + 1, '/')) {
+		*p = '\0';
+		if (mkdir(path, 0700) < 0 && errno != EEXIST) {
+			*p = '/';
+			return -1;
+		}
+		*p = '/';
+	}
+	return mkdir(path, 0700) < 0 && errno != EEXIST ? -1 : 0;
+}
+
 /* $XDG_STATE_HOME/airlock/audit.db, else ~/.local/state/airlock/audit.db. */
 int
 cli_default_audit_path(char *out, size_t cap)
@@ -101,15 +118,8 @@ cli_default_audit_path(char *out, size_t cap)
 		snprintf(dir, sizeof dir, "%s/.local/state/airlock", home);
 	else
 		return -1;
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
-		/* ~/.local/state may not exist yet: make the parents once. */
-		char parent[4096];
-
-		snprintf(parent, sizeof parent, "%s", dir);
-		*strrchr(parent, '/') = '\0';
-		if ((mkdir(parent, 0700) < 0 && errno != EEXIST) || mkdir(dir, 0700) < 0)
-			return -1;
-	}
+	if (make_dirs(dir) < 0)
+		return -1;
 	snprintf(out, cap, "%s/audit.db", dir);
 	return 0;
 }

@@ -5,7 +5,8 @@
  * and the gate's invalid-update rules through the blocking update call.
  *
  * Environment (set by supervisor.sh): AIRLOCK_AGENT_IMAGE, AIRLOCK_UPSTREAM,
- * AIRLOCK_BIN.
+ * AIRLOCK_BIN. Linked with the mutant build of the engine: one test turns a
+ * mutant on (AIRLOCK_MUTANT) for its own session; the others run with none.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -649,6 +650,61 @@ test_stop_before_launch(void **state)
 		config_free(&cfg[i]);
 }
 
+/*
+ * A refusing second inspection (the test-only mutant "readmit_strict" makes
+ * the second look expect one pid less than the container has) is copied
+ * in full beside the first, names its check, and stops the session before
+ * any data entered.
+ */
+static void
+test_second_inspection_refused(void **state)
+{
+	struct airlock_config cfg;
+	struct supervisor *s = open_supervisor();
+	struct session_detail *d = malloc(sizeof *d);
+	const struct supervisor_event *e;
+	char id[SNAP_ID_MAX], sink[160];
+	const struct check_item *it = NULL;
+	struct session_row r;
+	size_t i;
+
+	(void)state;
+	assert_non_null(d);
+	snprintf(sink, sizeof sink, "%s/second.sink", work);
+	make_config(&cfg, sink, &(struct cfg_spec){ .mode = "loop" });
+	setenv("AIRLOCK_MUTANT", "readmit_strict", 1);
+	start(s, &cfg, id);
+	assert_true(wait_state(s, id, STATE_ENDED, 30000));
+	unsetenv("AIRLOCK_MUTANT");
+	r = row_of(s, id);
+	assert_int_equal(r.end, END_ADMISSION_REFUSED);
+	assert_int_equal(r.admission_first, ADMISSION_ADMITTED);
+	assert_int_equal(r.admission_second, ADMISSION_REFUSED);
+	assert_string_equal(r.refused_check, "pids_limit");
+	assert_non_null(strstr(r.reason, "second inspection"));
+	assert_int_equal(supervisor_detail(s, id, d), 0);
+	assert_int_equal(d->first.verdict, ADMISSION_ADMITTED);
+	assert_int_equal(d->second.verdict, ADMISSION_REFUSED);
+	assert_int_equal(d->second.n, ADMISSION_CHECK_COUNT);
+	for (i = 0; i < d->second.n; i++)
+		if (strcmp(d->second.items[i].id, "pids_limit") == 0)
+			it = &d->second.items[i];
+	assert_non_null(it);
+	assert_false(it->pass);
+	assert_string_equal(it->observed, "32");
+	assert_string_equal(it->expected, "31");
+	e = wait_event(s, EVENT_ADMISSION_REFUSED, id, -1, 1000);
+	assert_non_null(e);
+	assert_string_equal(e->check, "pids_limit");
+	assert_string_equal(e->reason, "second");
+	assert_int_equal(lines(sink), 0);		/* no data entered */
+	assert_int_equal(containers_of(id), 0);
+	free(d);
+	assert_int_equal(supervisor_shutdown(s), 0);
+	supervisor_close(s);
+	config_free(&cfg);
+}
+
 /* Each failure reaches the row and the audit log with its cause, payload-free. */
 static void
 test_failure_reasons(void **state)
@@ -830,6 +886,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_host_checks),
 		cmocka_unit_test(test_failure_reasons),
+		cmocka_unit_test(test_second_inspection_refused),
 		cmocka_unit_test(test_stop_before_launch),
 		cmocka_unit_test(test_force_stop_in_flight),
 		cmocka_unit_test(test_not_applicable),
