@@ -1012,7 +1012,7 @@ tar_first_file(const unsigned char *tar, size_t len,
 	       const unsigned char **data, size_t *data_len, struct al_err *err)
 {
 	size_t off = 0, avail, pad;
-	uint64_t size;
+	uint64_t size = 0;	/* set by tar_header; the compiler cannot see it at -O3 */
 
 	*data = NULL;
 	*data_len = 0;

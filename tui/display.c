@@ -212,7 +212,7 @@ draw_status(struct app *a)
 static void
 help_line(struct app *a, WINDOW *w, int y, enum request req)
 {
-	char keys[6][KEYMAP_KEY_NAME_MAX], list[64] = "";
+	char keys[6][KEYMAP_KEY_NAME_MAX], list[6 * KEYMAP_KEY_NAME_MAX + 8] = "";
 	size_t i, n = keymap_keys_for(&a->keys, views[a->view]->name, req, keys, 6);
 	bool grey = a->read_only && request_destructive(req);
 	attr_t at = grey ? color_attr(UI_COLOR_DIM) : color_attr(UI_COLOR_DEFAULT);

@@ -819,7 +819,7 @@ cell_attr(WINDOW *w, int y, int x)
 static void
 assert_cell(WINDOW *w, const char *s, attr_t want)
 {
-	int x, y = screen_find_line(w, s, &x);
+	int x = 0, y = screen_find_line(w, s, &x);
 
 	if (cell_attr(w, y, x) != want)
 		fail_msg("\"%s\" at %d,%d: attributes %#lx, want %#lx", s, y, x,

@@ -842,7 +842,7 @@ crasher_run(void *arg)
 	struct crasher *c = arg;
 	struct audit_entry e = sample_entry("sess-crash", "sink_ceiling");
 	struct al_err err;
-	int64_t seq, rec;
+	int64_t seq = 0, rec;
 	int i;
 
 	for (i = 0; i < CRASH_PER; i++) {
