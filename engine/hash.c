@@ -1,6 +1,5 @@
 #include "hash.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,8 +17,12 @@ hash_sha256_hex(const void *data, size_t len, char out[HASH_HEX_LEN + 1])
 		out[HASH_HEX_LEN] = '\0';
 		return;
 	}
-	for (i = 0; i < n; i++)
-		snprintf(out + 2 * i, 3, "%02x", md[i]);
+	/* By table: a snprintf per byte was a fifth of a call's instructions. */
+	for (i = 0; i < n; i++) {
+		out[2 * i] = "0123456789abcdef"[md[i] >> 4];
+		out[2 * i + 1] = "0123456789abcdef"[md[i] & 15];
+	}
+	out[2 * n] = '\0';
 }
 
 int
