@@ -7,6 +7,7 @@
  */
 #include "app.h"
 
+#include <langinfo.h>
 #include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,8 +51,7 @@ display_open(struct app *a)
 	set_escdelay(25);
 	a->color = !(nc && nc[0]);
 	color_init(a->color);
-	a->ascii = !strstr(setlocale(LC_CTYPE, NULL) ? setlocale(LC_CTYPE, NULL) : "", "UTF-8") &&
-		   !strstr(setlocale(LC_CTYPE, NULL) ? setlocale(LC_CTYPE, NULL) : "", "utf8");
+	a->ascii = strcmp(nl_langinfo(CODESET), "UTF-8") != 0;	/* no block glyphs then */
 	mousemask(0, NULL);	/* off until the operator turns it on */
 	display_layout(a);
 	return 0;
