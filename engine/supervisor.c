@@ -1370,8 +1370,11 @@ wait_stoppers(struct supervisor *s)
 {
 	int i;
 
-	/* Each is bounded by the Docker timeout; wait a little longer than that. */
-	for (i = 0; i < (DOCKER_TIMEOUT_MS + 5000) / 10 && atomic_load(&s->stoppers) > 0; i++)
+	/*
+	 * Each makes at most three Docker calls (connect, stop, kill), each
+	 * bounded by the Docker timeout; wait a little longer than all three.
+	 */
+	for (i = 0; i < (3 * DOCKER_TIMEOUT_MS + 5000) / 10 && atomic_load(&s->stoppers) > 0; i++)
 		usleep(10 * 1000);
 }
 

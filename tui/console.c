@@ -269,19 +269,23 @@ app_model(struct app *a, struct ui_model *m)
 
 /* ---- set-up ---- */
 
+/* A bad keys file is the operator's to fix: it sticks like an alert. */
 static void
 load_keys(struct app *a)
 {
 	struct keymap_errors errs = { 0 };
-	char path[PATH_MAX];
+	char path[PATH_MAX], text[APP_TEXT_MAX];
+	size_t i;
 
 	keymap_init(&a->keys);
 	keymap_load_string(&a->keys, keymap_builtin, "builtin", &errs);
 	if (keymap_user_path(path, sizeof path) &&
-	    keymap_load_file(&a->keys, path, &errs) == KEYMAP_UNREADABLE && errs.count == 0)
-		app_flash(a, true, "keys: %.150s cannot be read", path);
-	if (errs.count > 0)
-		app_flash(a, true, "%s%s", errs.msg[0], errs.count > 1 ? " (and more)" : "");
+	    keymap_load_file(&a->keys, path, &errs) == KEYMAP_UNREADABLE && errs.count == 0) {
+		snprintf(text, sizeof text, "keys: %.150s cannot be read", path);
+		app_alert(a, text);
+	}
+	for (i = 0; i < errs.count && i < KEYMAP_ERRORS_MAX; i++)
+		app_alert(a, errs.msg[i]);
 }
 
 static int

@@ -112,10 +112,10 @@ header_text(struct app *a, const struct ui_model *m, char *buf, size_t cap)
 
 	for (i = 0; i < s->n; i++)
 		running += s->rows[i].state == STATE_RUNNING;
-	n = snprintf(buf, cap, " airlock │ %s%s %s │ %zu sessions (%zu running) │ rev %lld │ %s",
+	n = snprintf(buf, cap, " airlock │ %s%s %s │ %zu session%s (%zu running) │ rev %lld │ %s",
 		     a->host.daemon_version[0] ? "dockerd " : "daemon ",
 		     a->host.daemon_version[0] ? a->host.daemon_version : "?", a->runtime,
-		     s->n, running, (long long)s->revision,
+		     s->n, s->n == 1 ? "" : "s", running, (long long)s->revision,
 		     s->audit_failures ? "audit FAIL" : "audit ok");
 	if (n > 0 && (size_t)n < cap && s->events_dropped)
 		n += snprintf(buf + n, cap - (size_t)n, " │ %llu events dropped",
