@@ -1,6 +1,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -13,6 +14,30 @@ int
 cli_is_help(const char *arg)
 {
 	return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
+}
+
+/*
+ * A command takes exactly the options its usage line names: the usage text
+ * is written once and is also the list of what is accepted.
+ */
+static bool
+usage_names(const char *usage, const char *option)
+{
+	size_t n = strlen(option);
+	const char *p;
+
+	for (p = strstr(usage, option); p; p = strstr(p + 1, option))
+		if (p[n] == '\0' || p[n] == ' ' || p[n] == ']')
+			return true;
+	return false;
+}
+
+static int
+refuse_option(char **argv, const char *option, const char *usage)
+{
+	fprintf(stderr, "airlock %s: %s is not an option of this command\nusage: airlock %s\n",
+		argv[0], option, usage);
+	return EXIT_USAGE;
 }
 
 int
@@ -34,6 +59,11 @@ cli_parse(int argc, char **argv, const char *usage, int max_positional,
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "hc:", longopts, NULL)) != -1) {
+		const char *name = c == 'j' ? "--json" : c == 'c' ? "--config" : c == 'a' ? "--audit"
+				 : c == 'o' ? "--otlp" : NULL;
+
+		if (name && !usage_names(usage, name))
+			return refuse_option(argv, name, usage);
 		switch (c) {
 		case 'j': o->json = true; break;
 		case 'c': o->config = optarg; break;

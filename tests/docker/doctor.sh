@@ -31,6 +31,13 @@ api = next(c for c in d["checks"] if c["check"] == "api_version")
 assert api["observed"].startswith("1."), api
 PY
 
+# A command takes only the options its usage names; anything else is a usage error.
+for bad in "reap --audit x" "doctor --audit x" "doctor --otlp http://127.0.0.1:9" "inspect --audit x c"; do
+	rc=0; "$airlock" $bad >"$out" 2>&1 || rc=$?
+	check "airlock $bad: exit 2, the option named" \
+		bash -c "[ $rc = 2 ] && grep -q 'is not an option of this command' '$out'"
+done
+
 echo '{"profile":{"runtime":"runsc"}}' >"$cfg"
 check "doctor with a runsc profile finds runsc" "$airlock" doctor --config "$cfg" >/dev/null
 
