@@ -20,7 +20,7 @@
 
 #include "err.h"
 #include "hash.h"
-#include "profile.h"	/* struct strv */
+#include "strv.h"
 
 #define MCP_PROTOCOL_VERSION	"2025-06-18"
 #define MCP_LINE_MAX		(4 << 20)	/* longest server line accepted */

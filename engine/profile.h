@@ -14,6 +14,7 @@
 #include <jansson.h>
 
 #include "err.h"
+#include "strv.h"
 
 #define PROFILE_USER_DEFAULT		"10001:10001"
 #define PROFILE_PIDS_RUNC		32
@@ -34,13 +35,6 @@
 #define LABEL_OWNER_START	"io.airlock.owner-start"
 #define LABEL_OWNER_BOOT	"io.airlock.owner-boot"
 #define LABEL_SESSION		"io.airlock.session"
-
-/* An argv or env list. `set` distinguishes "configured empty" from "the image's". */
-struct strv {
-	char **v;
-	size_t n;
-	bool set;
-};
 
 enum ipc_mode {
 	IPC_NONE,
@@ -106,8 +100,5 @@ int profile_container_name(char out[48], struct al_err *err);
 
 /* Fill pid, start ticks and boot id of this process; session as given. */
 int owner_labels_self(struct owner_labels *who, const char *session, struct al_err *err);
-
-void strv_free(struct strv *s);
-int strv_push(struct strv *s, const char *str);
 
 #endif
