@@ -141,21 +141,21 @@ bench_cutover(void)
 	bool approved[1] = { true }, allowed[1];
 	char sink[160];
 	struct gate_ack ack;
-	struct gate g;
+	struct gate *g;
 	char id[40];
 	struct al_err err;
 	int64_t waited;
 	int i;
 
-	gate_init(&g, approved, 1);
+	g = gate_new(approved, 1);
 	for (i = 0; i < N; i++) {
 		double t = now_ms();
 
 		allowed[0] = i % 2;
-		gate_update(&g, i + 1, allowed, 1, &ack);
+		gate_update(g, i + 1, allowed, 1, &ack);
 		bare[i] = now_ms() - t;
 	}
-	gate_destroy(&g);
+	gate_free(g);
 	make_config(&c1, 0, "echo", 600);
 	supervisor_start(s, &c1, id, &err);
 	wait_running(s, 1);

@@ -1,6 +1,7 @@
 #include "gate.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "clock.h"
@@ -17,32 +18,62 @@
 #define WHY_NOT_HELD		"tool not in this session"
 #define WHY_QUEUE_FULL		"too many pending deltas"
 
-int
-gate_init(struct gate *g, const bool *approved, size_t n)
+struct gate {
+	pthread_mutex_t lock;
+	pthread_cond_t changed;
+	bool approved[GATE_TOOLS_MAX];
+	bool allowed[GATE_TOOLS_MAX];
+	size_t n_tools;
+	int64_t revision;
+	bool open;
+	bool busy;		/* a call is between gate_begin and gate_end */
+	int64_t closed_at;	/* a closed gate reopens only past this revision */
+	unsigned pending;	/* updates waiting for the in-flight call */
+	uint64_t updates_applied, updates_rejected;
+	int busy_tool;		/* the call in flight: its tool, revision, start */
+	int64_t busy_revision;
+	int64_t busy_since_us;
+	struct gate_delta queue[GATE_DELTAS_MAX];	/* posted deltas, oldest first */
+	size_t queued;
+	gate_ack_fn on_ack;
+	void *ack_ctx;
+};
+
+struct gate *
+gate_new(const bool *approved, size_t n)
 {
+	struct gate *g;
 	size_t i;
 
 	if (n > GATE_TOOLS_MAX || (n > 0 && !approved))
-		return -1;
-	memset(g, 0, sizeof *g);
+		return NULL;
+	g = calloc(1, sizeof *g);
+	if (!g)
+		return NULL;
 	for (i = 0; i < n; i++)
 		g->approved[i] = g->allowed[i] = approved[i];
 	g->n_tools = n;
 	g->open = true;
-	if (pthread_mutex_init(&g->lock, NULL) != 0)
-		return -1;
+	if (pthread_mutex_init(&g->lock, NULL) != 0) {
+		free(g);
+		return NULL;
+	}
 	if (pthread_cond_init(&g->changed, NULL) != 0) {
 		pthread_mutex_destroy(&g->lock);
-		return -1;
+		free(g);
+		return NULL;
 	}
-	return 0;
+	return g;
 }
 
 void
-gate_destroy(struct gate *g)
+gate_free(struct gate *g)
 {
+	if (!g)
+		return;
 	pthread_cond_destroy(&g->changed);
 	pthread_mutex_destroy(&g->lock);
+	free(g);
 }
 
 /*
@@ -356,8 +387,15 @@ gate_state(struct gate *g, struct gate_state *out)
 	pthread_mutex_lock(&g->lock);
 	out->revision = g->revision;
 	out->open = g->open;
-	for (i = 0; i < g->n_tools; i++)
+	out->n_tools = g->n_tools;
+	for (i = 0; i < g->n_tools; i++) {
 		out->allowed[i] = g->allowed[i];
+		out->approved[i] = g->approved[i];
+	}
+	out->updates_waiting = g->pending;
+	out->deltas_queued = g->queued;
+	out->updates_applied = g->updates_applied;
+	out->updates_rejected = g->updates_rejected;
 	out->pending = g->pending + (unsigned)g->queued;
 	if (g->queued > 0) {
 		out->pending_revision = g->queue[g->queued - 1].revision;

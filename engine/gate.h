@@ -47,26 +47,7 @@ struct gate_ack;
 /* Called once per posted delta when it applied, outside the gate's lock. */
 typedef void (*gate_ack_fn)(void *ctx, const struct gate_delta *d, const struct gate_ack *ack);
 
-struct gate {
-	pthread_mutex_t lock;
-	pthread_cond_t changed;
-	bool approved[GATE_TOOLS_MAX];
-	bool allowed[GATE_TOOLS_MAX];
-	size_t n_tools;
-	int64_t revision;
-	bool open;
-	bool busy;		/* a call is between gate_begin and gate_end */
-	int64_t closed_at;	/* a closed gate reopens only past this revision */
-	unsigned pending;	/* updates waiting for the in-flight call */
-	uint64_t updates_applied, updates_rejected;
-	int busy_tool;		/* the call in flight: its tool, revision, start */
-	int64_t busy_revision;
-	int64_t busy_since_us;
-	struct gate_delta queue[GATE_DELTAS_MAX];	/* posted deltas, oldest first */
-	size_t queued;
-	gate_ack_fn on_ack;
-	void *ack_ctx;
-};
+struct gate;	/* opaque: read it through gate_state and gate_read */
 
 enum gate_verdict {
 	GATE_APPLIED,
@@ -83,9 +64,14 @@ struct gate_ack {
 	int64_t waited_us;	/* time spent waiting for the in-flight call */
 };
 
-/* approved[i] for each of n tools; all of them allowed at revision 0. */
-int gate_init(struct gate *g, const bool *approved, size_t n);
-void gate_destroy(struct gate *g);
+/*
+ * A gate for n tools, approved[i] for each (all of them allowed at
+ * revision 0). NULL when n exceeds GATE_TOOLS_MAX, approved is missing, or
+ * memory or a lock cannot be had.
+ */
+struct gate *gate_new(const bool *approved, size_t n);
+/* No call may be in flight and no thread waiting on it. */
+void gate_free(struct gate *g);
 
 /*
  * Admit one call to tool: waits while a call is in flight or an update is
@@ -139,6 +125,11 @@ struct gate_state {
 	int busy_tool;
 	int64_t busy_revision;
 	int64_t busy_since_us;
+	size_t n_tools;
+	bool approved[GATE_TOOLS_MAX];	/* frozen at start */
+	unsigned updates_waiting;	/* gate_update calls waiting for the call */
+	size_t deltas_queued;		/* posted deltas not yet applied */
+	uint64_t updates_applied, updates_rejected;
 };
 void gate_state(struct gate *g, struct gate_state *out);
 

@@ -33,7 +33,7 @@ struct slot {
 	bool thread_started, joined;
 	const struct airlock_config *cfg;
 	struct airlock_config *owned_cfg;	/* started from a file */
-	struct gate gate;
+	struct gate *gate;
 	const char *names[GATE_TOOLS_MAX];
 	atomic_bool stop;
 	char id[SNAP_ID_MAX];
@@ -454,7 +454,7 @@ worker_main(void *arg)
 		.docker_host = s->o.docker_host,
 		.audit = s->o.audit,
 		.otlp = s->o.otlp,
-		.gate = &sl->gate,
+		.gate = sl->gate,
 		.watchdog_exe = s->o.watchdog_exe,
 		.stop = &sl->stop,
 		.hooks = {
@@ -483,9 +483,10 @@ slot_gate(struct slot *sl)
 		approved[sl->cfg->aliases[i].tool] = true;
 	for (i = 0; i < sl->cfg->n_tools; i++)
 		sl->names[i] = sl->cfg->tools[i].name;
-	if (gate_init(&sl->gate, approved, sl->cfg->n_tools) < 0)
+	sl->gate = gate_new(approved, sl->cfg->n_tools);
+	if (!sl->gate)
 		return -1;
-	gate_set_ack(&sl->gate, on_gate_ack, sl);
+	gate_set_ack(sl->gate, on_gate_ack, sl);
 	return 0;
 }
 
@@ -495,6 +496,7 @@ slot_row(struct slot *sl)
 {
 	const struct airlock_config *c = sl->cfg;
 	struct session_row *r = &sl->row;
+	struct gate_state g;
 	size_t i;
 
 	copy_word(r->id, sizeof r->id, sl->id);
@@ -505,11 +507,12 @@ slot_row(struct slot *sl)
 	r->started_ms = wall_ms();
 	r->exit_code = -1;
 	r->n_tools = c->n_tools;
+	gate_state(sl->gate, &g);
 	for (i = 0; i < c->n_tools; i++) {
 		copy_word(r->tools[i].name, sizeof r->tools[i].name, c->tools[i].name);
 		copy_word(r->tools[i].data_class, sizeof r->tools[i].data_class,
 			  class_name(&c->classes, c->tools[i].data_class));
-		r->tools[i].approved = sl->gate.approved[i];
+		r->tools[i].approved = g.approved[i];
 	}
 }
 
@@ -547,7 +550,7 @@ slot_new(struct supervisor *s, const struct airlock_config *cfg, struct al_err *
 static void
 slot_free(struct slot *sl)
 {
-	gate_destroy(&sl->gate);
+	gate_free(sl->gate);
 	if (sl->owned_cfg) {
 		config_free(sl->owned_cfg);
 		free(sl->owned_cfg);
@@ -874,7 +877,7 @@ supervisor_cutover(struct supervisor *s, enum cutover_op op, const char *tool,
 	push(s, NULL, &e);
 	pthread_mutex_unlock(&s->lock);
 	for (i = 0; i < n; i++)
-		gate_post(&to[i]->gate, s->revision, config_tool_index(to[i]->cfg, tool),
+		gate_post(to[i]->gate, s->revision, config_tool_index(to[i]->cfg, tool),
 			  op == CUTOVER_RESTORE);
 	if (revision)
 		*revision = s->revision;
@@ -898,7 +901,7 @@ update_main(void *arg)
 {
 	struct update_job *j = arg;
 
-	gate_update_json(&j->slot->gate, j->update, j->slot->names, j->slot->cfg->n_tools,
+	gate_update_json(j->slot->gate, j->update, j->slot->names, j->slot->cfg->n_tools,
 			 &j->ack);
 	return NULL;
 }
@@ -977,7 +980,7 @@ row_live(struct slot *sl, struct session_row *r, int64_t now_mono)
 		r->lease = sl->last_lease;
 	}
 	r->uptime_ms = (sl->ended ? sl->ended_mono_ms : now_mono) - sl->started_mono_ms;
-	gate_state(&sl->gate, &g);
+	gate_state(sl->gate, &g);
 	r->revision = g.revision;
 	r->gate_open = g.open;
 	r->pending = g.pending;

@@ -43,12 +43,10 @@ enum {
 static int
 setup(void **state)
 {
-	struct gate *g = malloc(sizeof *g);
+	struct gate *g = gate_new(approved, N_TOOLS);
 
-	if (!g || gate_init(g, approved, N_TOOLS) != 0) {
-		free(g);
+	if (!g)
 		return -1;
-	}
 	*state = g;
 	return 0;
 }
@@ -56,9 +54,17 @@ setup(void **state)
 static int
 teardown(void **state)
 {
-	gate_destroy(*state);
-	free(*state);
+	gate_free(*state);
 	return 0;
+}
+
+static struct gate_state
+state_of(struct gate *g)
+{
+	struct gate_state st;
+
+	gate_state(g, &st);
+	return st;
 }
 
 static void
@@ -165,13 +171,10 @@ wait_until(bool (*cond)(void *), void *arg)
 static bool
 one_pending(void *arg)
 {
-	struct gate *g = arg;
-	unsigned n;
+	struct gate_state st;
 
-	pthread_mutex_lock(&g->lock);
-	n = g->pending;
-	pthread_mutex_unlock(&g->lock);
-	return n == 1;
+	gate_state(arg, &st);
+	return st.updates_waiting == 1;
 }
 
 struct caller {
@@ -290,8 +293,8 @@ test_revoke_idle(void **state)
 	assert_int_equal(gate_begin(g, STORE, &rev), RULE_ALLOWED);
 	assert_int_equal(rev, 2);
 	gate_end(g);
-	assert_int_equal(g->updates_applied, 2);
-	assert_int_equal(g->updates_rejected, 0);
+	assert_int_equal(state_of(g).updates_applied, 2);
+	assert_int_equal(state_of(g).updates_rejected, 0);
 }
 
 enum { QUEUED = 4 };
@@ -361,8 +364,8 @@ test_inflight_holds_update(void **state)
 	assert_ack(&b.ack, GATE_APPLIED, "applied", 1, true);
 	assert_true(b.ack.waited_us > 0);
 	join_revoked(c, tc, QUEUED);
-	assert_int_equal(g->pending, 0);
-	assert_false(g->busy);
+	assert_int_equal(state_of(g).updates_waiting, 0);
+	assert_false(state_of(g).busy);
 }
 
 /*
@@ -455,7 +458,7 @@ test_invalid_binary(void **state)
 	update(g, cur - 1, ALL_APPROVED, &ack);
 	assert_ack(&ack, GATE_REJECTED, "stale revision", cur, false);
 	assert_reopens(g, &cur, M_READ);
-	assert_int_equal(g->updates_rejected, 6);
+	assert_int_equal(state_of(g).updates_rejected, 6);
 }
 
 static void
@@ -539,7 +542,6 @@ test_approved_frozen(void **state)
 	struct gate *g = *state;
 	bool allowed[N_TOOLS + 1] = { true, true, true, false, true };
 	struct gate_ack ack;
-	struct gate h;
 	int64_t cur = 1;
 	json_t *u;
 
@@ -563,8 +565,8 @@ test_approved_frozen(void **state)
 	assert_ack(&ack, GATE_REJECTED, "malformed update", cur, false);
 	assert_reopens(g, &cur, M_STORE);
 
-	assert_int_equal(gate_init(&h, allowed, GATE_TOOLS_MAX + 1), -1);
-	assert_int_equal(gate_init(&h, NULL, 1), -1);
+	assert_null(gate_new(allowed, GATE_TOOLS_MAX + 1));
+	assert_null(gate_new(NULL, 1));
 }
 
 enum { WORKERS = 4, CALLS = 1000, UPDATES = 200, PACE = 10 };
@@ -681,10 +683,10 @@ test_stress(void **state)
 	gate_read(s.g, &rev, &open, allowed, N_TOOLS);
 	assert_int_equal(rev, UPDATES);
 	assert_true(open && allowed[STORE]);
-	assert_int_equal(s.g->updates_applied, UPDATES);
-	assert_int_equal(s.g->updates_rejected, 0);
-	assert_int_equal(s.g->pending, 0);
-	assert_false(s.g->busy);
+	assert_int_equal(state_of(s.g).updates_applied, UPDATES);
+	assert_int_equal(state_of(s.g).updates_rejected, 0);
+	assert_int_equal(state_of(s.g).updates_waiting, 0);
+	assert_false(state_of(s.g).busy);
 }
 
 /* Acks the delta path delivered, and on which thread. */
