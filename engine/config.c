@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *const top_keys[] = {
 	"profile", "bounds", "classes", "upstreams", "tools", "aliases", "initial", NULL,
@@ -532,4 +533,12 @@ config_upstream_mcp(const struct airlock_config *c, size_t i, struct mcp_server_
 	out->env = u->env;
 	out->init_timeout_ms = u->timeout_ms;
 	out->call_timeout_ms = u->timeout_ms;
+}
+
+int
+config_host_cores(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n > 0 ? (int)n : 1;
 }

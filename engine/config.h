@@ -93,6 +93,9 @@ int config_load_json(struct airlock_config *c, const json_t *root, int host_core
 int config_load_file(struct airlock_config *c, const char *path, int host_cores,
 		     struct al_err *err);
 
+/* This host's online cores (at least 1): the host_cores the commands pass. */
+int config_host_cores(void);
+
 /* Lookups over the frozen tables; -1 when absent. */
 int config_tool_index(const struct airlock_config *c, const char *name);
 int config_alias_tool(const struct airlock_config *c, const char *operation);

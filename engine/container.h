@@ -30,7 +30,7 @@
 struct container {
 	struct docker *docker;		/* borrowed; used by one thread */
 	const char *socket_path;	/* borrowed; attach opens its own connection */
-	char name[48];
+	char name[PROFILE_NAME_MAX];
 	char id[DOCKER_ID_MAX];
 	struct docker_attach *attach;
 	struct check_list first, second;	/* the two admission reports */

@@ -22,6 +22,7 @@
 #define DOCKER_SOCKET_DEFAULT	"/var/run/docker.sock"
 #define DOCKER_API_VERSION	"v1.41"
 #define DOCKER_TIMEOUT_MS	20000L
+#define DOCKER_SOCKET_MAX	108	/* a unix socket path: sizeof sun_path */
 #define DOCKER_ID_MAX		65	/* 64 hex + NUL */
 #define DOCKER_BUILD_TIMEOUT_MS	120000L
 

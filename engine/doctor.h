@@ -12,11 +12,12 @@
 
 #include "admission.h"
 #include "checks.h"
+#include "docker.h"
 
 struct doctor_report {
 	struct check_list checks;
 	struct host_facts facts;
-	char socket[108];	/* the resolved endpoint; empty when refused */
+	char socket[DOCKER_SOCKET_MAX];	/* the resolved endpoint; empty when refused */
 };
 
 /*

@@ -5,6 +5,8 @@
 
 #include <stddef.h>
 
+#define ID_MAX		40	/* a session or call id: prefix + hex digits, NUL */
+
 /*
  * prefix followed by 2 * bytes lowercase hex digits from the kernel's
  * CSPRNG. Returns 0, or -1 (out untouched past a NUL) when randomness is

@@ -41,6 +41,16 @@ preflight_endpoint(const char *docker_host, char *path, size_t cap,
 	return 0;
 }
 
+struct docker *
+preflight_connect(const char *docker_host, struct al_err *err)
+{
+	char sock[DOCKER_SOCKET_MAX];
+
+	if (preflight_endpoint(docker_host, sock, sizeof sock, err) < 0)
+		return NULL;
+	return docker_open(sock, DOCKER_TIMEOUT_MS, err);
+}
+
 static void
 printable(char *dst, size_t cap, const char *src)
 {

@@ -14,6 +14,7 @@
 
 #include "admission.h"
 #include "checks.h"
+#include "docker.h"
 #include "err.h"
 
 #define CORE_PATTERN_PATH "/proc/sys/kernel/core_pattern"
@@ -32,6 +33,9 @@ bool preflight_core_pattern_ok(const char *pattern);
  */
 int preflight_endpoint(const char *docker_host, char *path, size_t cap,
 		       struct al_err *err);
+
+/* The endpoint above, opened with DOCKER_TIMEOUT_MS; NULL and err on failure. */
+struct docker *preflight_connect(const char *docker_host, struct al_err *err);
 
 /* Linux, core pattern, RLIMIT_CORE 0/0 on this process (set, then verified). */
 void preflight_local(struct check_list *out);

@@ -474,7 +474,7 @@ profile_create_body(const struct profile *p, const struct owner_labels *who)
 }
 
 int
-profile_container_name(char out[48], struct al_err *err)
+profile_container_name(char out[PROFILE_NAME_MAX], struct al_err *err)
 {
 	if (id_random(out, 48, "airlock-", 16) < 0)
 		return al_fail(err, "cannot read random bytes for a container name");

@@ -14,6 +14,7 @@
 #include <jansson.h>
 
 #include "err.h"
+#include "ids.h"
 #include "strv.h"
 
 #define PROFILE_USER_DEFAULT		"10001:10001"
@@ -66,8 +67,8 @@ struct profile {
 struct owner_labels {
 	long pid;
 	unsigned long long start_ticks;	/* /proc/<pid>/stat field 22 */
-	char boot_id[40];
-	char session[40];
+	char boot_id[ID_MAX];	/* the kernel's boot id: a UUID, NUL */
+	char session[ID_MAX];
 };
 
 void profile_defaults(struct profile *p);
@@ -96,7 +97,8 @@ bool profile_user_numeric(const char *user);	/* "uid:gid", both decimal */
 json_t *profile_create_body(const struct profile *p, const struct owner_labels *who);
 
 /* "airlock-" + 32 lowercase hex from the kernel's CSPRNG. */
-int profile_container_name(char out[48], struct al_err *err);
+#define PROFILE_NAME_MAX	48	/* "airlock-" + 32 hex, NUL, rounded up */
+int profile_container_name(char out[PROFILE_NAME_MAX], struct al_err *err);
 
 /* Fill pid, start ticks and boot id of this process; session as given. */
 int owner_labels_self(struct owner_labels *who, const char *session, struct al_err *err);

@@ -36,7 +36,7 @@ struct session {
 	const struct airlock_config *cfg;
 	struct session_summary *sum;
 	struct docker *docker;
-	char socket[108];
+	char socket[DOCKER_SOCKET_MAX];
 	struct host_facts facts;
 	struct container box;
 	struct gateway *gw;

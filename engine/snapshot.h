@@ -27,6 +27,7 @@
 #define SNAP_CHECKS_MAX		64
 #define SNAP_ACKS_MAX		32
 #define SNAP_TIMELINE_MAX	32
+#define SNAP_SOCKET_MAX		108	/* a unix socket path: sizeof sun_path */
 #define SNAP_HASH_PREFIX	16	/* hex digits of a hash the console shows */
 #define CHECK_ID_MAX		32
 #define CHECK_VALUE_MAX		128
@@ -354,7 +355,7 @@ struct host_snapshot {
 	bool running;		/* a run is under way */
 	bool passed;
 	int64_t at_ms;		/* wall clock of the latest finished run */
-	char endpoint[108];
+	char endpoint[SNAP_SOCKET_MAX];
 	char daemon_version[32];
 	char runtime[16];
 	size_t n;

@@ -695,14 +695,6 @@ supervisor_start(struct supervisor *s, const struct airlock_config *cfg,
 	return start_slot(s, sl, session_id, err);
 }
 
-static int
-host_cores(void)
-{
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-
-	return n > 0 ? (int)n : 1;
-}
-
 int
 supervisor_start_file(struct supervisor *s, const char *path,
 		      char session_id[SNAP_ID_MAX], struct al_err *err)
@@ -713,7 +705,7 @@ supervisor_start_file(struct supervisor *s, const char *path,
 	if (!cfg)
 		return al_fail(err, "supervisor: out of memory");
 	config_init(cfg);
-	if (config_load_file(cfg, path, host_cores(), err) < 0) {
+	if (config_load_file(cfg, path, config_host_cores(), err) < 0) {
 		config_free(cfg);
 		free(cfg);
 		return -1;
@@ -749,23 +741,13 @@ struct stopper {
 	char container[SNAP_CONTAINER_MAX];
 };
 
-static struct docker *
-open_docker(const char *docker_host, struct al_err *err)
-{
-	char sock[108];
-
-	if (preflight_endpoint(docker_host, sock, sizeof sock, err) < 0)
-		return NULL;
-	return docker_open(sock, DOCKER_TIMEOUT_MS, err);
-}
-
 /* Its own connection: the worker may be blocked on its own, mid-step. */
 static void *
 stopper_main(void *arg)
 {
 	struct stopper *st = arg;
 	struct al_err err;
-	struct docker *d = open_docker(st->has_host ? st->docker_host : NULL, &err);
+	struct docker *d = preflight_connect(st->has_host ? st->docker_host : NULL, &err);
 
 	if (d && docker_stop(d, st->container, 0, &err) < 0)
 		docker_kill(d, st->container, "KILL", &err);
@@ -1270,7 +1252,7 @@ reap(struct supervisor *s, struct reap_report *out, struct al_err *err)
 {
 	struct reap_report scratch = { 0 };
 	struct reap_report *r = out ? out : &scratch;
-	struct docker *d = open_docker(s->o.docker_host, err);
+	struct docker *d = preflight_connect(s->o.docker_host, err);
 	int rc;
 
 	if (!d)
@@ -1355,7 +1337,7 @@ owned_left(struct supervisor *s)
 {
 	char label[64];
 	struct al_err err;
-	struct docker *d = open_docker(s->o.docker_host, &err);
+	struct docker *d = preflight_connect(s->o.docker_host, &err);
 	json_t *list = NULL;
 	int n;
 

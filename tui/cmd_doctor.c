@@ -6,21 +6,13 @@
 #include "doctor.h"
 
 static int
-host_cores(void)
-{
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-
-	return n > 0 ? (int)n : 1;
-}
-
-static int
 load_runtime(const char *path, char *runtime, size_t cap)
 {
 	struct airlock_config c;
 	struct al_err err;
 
 	config_init(&c);
-	if (path && config_load_file(&c, path, host_cores(), &err) < 0) {
+	if (path && config_load_file(&c, path, config_host_cores(), &err) < 0) {
 		fprintf(stderr, "airlock: %s\n", err.msg);
 		config_free(&c);
 		return -1;

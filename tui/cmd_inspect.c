@@ -18,15 +18,11 @@ struct inspect_job {
 static int
 job_open(struct inspect_job *j, const char *config_path, struct al_err *err)
 {
-	char sock[108];
-	int cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
 
 	config_init(&j->config);
-	if (config_path && config_load_file(&j->config, config_path, cores, err) < 0)
+	if (config_path && config_load_file(&j->config, config_path, config_host_cores(), err) < 0)
 		return -1;
-	if (preflight_endpoint(getenv("DOCKER_HOST"), sock, sizeof sock, err) < 0)
-		return -1;
-	j->docker = docker_open(sock, DOCKER_TIMEOUT_MS, err);
+	j->docker = preflight_connect(getenv("DOCKER_HOST"), err);
 	return j->docker ? 0 : -1;
 }
 

@@ -5,16 +5,6 @@
 #include "preflight.h"
 #include "reaper.h"
 
-static struct docker *
-reap_open(struct al_err *err)
-{
-	char sock[108];
-
-	if (preflight_endpoint(getenv("DOCKER_HOST"), sock, sizeof sock, err) < 0)
-		return NULL;
-	return docker_open(sock, DOCKER_TIMEOUT_MS, err);
-}
-
 static int
 reap_print(const struct reap_report *r, bool json)
 {
@@ -46,7 +36,7 @@ cmd_reap(int argc, char **argv)
 
 	if (rc >= 0)
 		return rc;
-	d = reap_open(&err);
+	d = preflight_connect(getenv("DOCKER_HOST"), &err);
 	if (!d || reaper_run(d, &r, &err) < 0) {
 		fprintf(stderr, "airlock reap: %s\n", err.msg);
 		docker_close(d);

@@ -90,7 +90,7 @@ cmd_run(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	config_init(&c);
-	if (config_load_file(&c, o.config, (int)sysconf(_SC_NPROCESSORS_ONLN), &err) < 0) {
+	if (config_load_file(&c, o.config, config_host_cores(), &err) < 0) {
 		fprintf(stderr, "airlock run: %s\n", err.msg);
 		config_free(&c);
 		return EXIT_ERROR;

@@ -228,13 +228,10 @@ demo_image_for(struct demo *d, struct docker *dk, struct al_err *err)
 static int
 demo_image_setup(struct demo *d, struct al_err *err)
 {
-	char sock[PATH_MAX];
 	struct docker *dk;
 	int rc;
 
-	if (preflight_endpoint(getenv("DOCKER_HOST"), sock, sizeof sock, err) < 0)
-		return al_wrap(err, "demo");
-	if (!(dk = docker_open(sock, DOCKER_TIMEOUT_MS, err)))
+	if (!(dk = preflight_connect(getenv("DOCKER_HOST"), err)))
 		return al_wrap(err, "demo");
 	rc = demo_image_for(d, dk, err);
 	docker_close(dk);

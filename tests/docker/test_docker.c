@@ -63,7 +63,7 @@ suite_setup(void **state)
 	struct check_list scratch;
 	struct al_err err;
 	json_t *version = NULL, *info = NULL;
-	char session[40];
+	char session[ID_MAX];
 
 	(void)state;
 	curl_global_init(CURL_GLOBAL_DEFAULT);
@@ -131,7 +131,7 @@ test_profile(struct profile *p, const char *image, const char *runtime)
 static void
 create_from(json_t *body, char id[DOCKER_ID_MAX])
 {
-	char name[48];
+	char name[PROFILE_NAME_MAX];
 	struct al_err err;
 
 	assert_int_equal(profile_container_name(name, &err), 0);
