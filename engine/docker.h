@@ -11,6 +11,7 @@
  * field (truncated); a 304 from start/stop is success.
  */
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -113,7 +114,7 @@ int tar_first_file(const unsigned char *tar, size_t len,
  */
 typedef int (*docker_event_fn)(const json_t *event, void *ctx);
 int docker_events(const char *socket_path, const char *filters_json,
-		  docker_event_fn on_event, void *ctx, const volatile bool *stop,
+		  docker_event_fn on_event, void *ctx, const atomic_bool *stop,
 		  struct al_err *err);
 
 /* --- attach: the hijacked stdio stream ---------------------------------- */

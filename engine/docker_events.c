@@ -14,7 +14,7 @@ struct docker_events_ctx {
 	CURL *curl;
 	docker_event_fn on_event;
 	void *ctx;
-	const volatile bool *stop;
+	const atomic_bool *stop;
 	char *line;
 	size_t len;
 	long status;
@@ -127,7 +127,7 @@ docker_events_progress(void *ud, curl_off_t dltotal, curl_off_t dlnow,
 	(void)dlnow;
 	(void)ultotal;
 	(void)ulnow;
-	return ec->stopped || (ec->stop && *ec->stop);
+	return ec->stopped || (ec->stop && atomic_load(ec->stop));
 }
 
 static int
@@ -175,7 +175,7 @@ docker_events_result(struct docker_events_ctx *ec, CURLcode rc, const char *errb
 
 	if (ec->failed)
 		return -1;
-	if (ec->stopped || (ec->stop && *ec->stop))
+	if (ec->stopped || (ec->stop && atomic_load(ec->stop)))
 		return 0;
 	if (rc == CURLE_COULDNT_CONNECT)
 		return al_fail(ec->err, "docker: GET /events: cannot connect to %s", socket_path);
@@ -192,7 +192,7 @@ docker_events_result(struct docker_events_ctx *ec, CURLcode rc, const char *errb
 
 int
 docker_events(const char *socket_path, const char *filters_json,
-	      docker_event_fn on_event, void *ctx, const volatile bool *stop,
+	      docker_event_fn on_event, void *ctx, const atomic_bool *stop,
 	      struct al_err *err)
 {
 	struct docker_events_ctx ec = { .on_event = on_event, .ctx = ctx, .stop = stop, .err = err };

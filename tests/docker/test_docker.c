@@ -500,7 +500,7 @@ test_archive_from_created_container(void **state)
 struct event_log {
 	pthread_mutex_t lock;
 	char actions[512];
-	volatile bool stop;
+	atomic_bool stop;
 	int rc;
 };
 
@@ -558,7 +558,7 @@ test_events_stream(void **state)
 	round_trip("runc");
 	for (i = 0; i < 50 && !seen(&log, "destroy"); i++)
 		usleep(100 * 1000);
-	log.stop = true;
+	atomic_store(&log.stop, true);
 	pthread_join(t, NULL);
 	print_message("  events: %s\n", log.actions);
 	assert_true(seen(&log, "create"));
