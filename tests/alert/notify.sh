@@ -21,18 +21,7 @@ fake=${2:-}
 expect='watchdog: lease of 3f9a1c02 failed (no ack), container stopped'
 canary='CANARY-payload-4242'
 
-passed=0
-failed=0
-ok() { passed=$((passed + 1)); printf 'ok: %s\n' "$*"; }
-not_ok() { failed=$((failed + 1)); printf 'not ok: %s\n' "$*"; }
-# check WHAT CMD...: ok or not ok, and CMD's status back.
-check() {
-	local what=$1
-	shift
-	if "$@"; then ok "$what"; return 0; fi
-	not_ok "$what"
-	return 1
-}
+. "$(dirname "$0")/../checks.sh"
 note() { printf '# %s\n' "$*"; }
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/airlock-notify.XXXXXX") || exit 1
@@ -201,8 +190,7 @@ hung_server() {
 no_bus
 if [ "$(field libnotify nobus)" != yes ]; then
 	note "built without libnotify: the bus checks do not apply"
-	printf '%d passed, %d failed\n' "$passed" "$failed"
-	[ "$failed" = 0 ] && exit 77
+	summary && exit 77
 	exit 1
 fi
 
@@ -223,5 +211,4 @@ if [ "$failed" = 0 ] && check "private session bus started" start_bus &&
 	fi
 fi
 
-printf '%d passed, %d failed\n' "$passed" "$failed"
-[ "$failed" = 0 ]
+summary

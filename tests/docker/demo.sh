@@ -37,17 +37,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-passed=0 failed=0
-ok() { passed=$((passed + 1)); echo "ok: $*"; }
-not_ok() { failed=$((failed + 1)); echo "not ok: $*"; }
-check() {	# description, command...
-	local what=$1; shift
-	if "$@"; then ok "$what"; else not_ok "$what"; fi
-}
-summary() {
-	echo "$passed passed, $failed failed"
-	[ "$failed" -eq 0 ]
-}
+. "$here/../checks.sh"
 
 # run NAME SECONDS [ENV=VALUE...]: the driver's stdout and stderr in one file.
 run() {

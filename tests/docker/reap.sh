@@ -27,17 +27,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-passed=0 failed=0
-ok() { passed=$((passed + 1)); echo "ok: $*"; }
-not_ok() { failed=$((failed + 1)); echo "not ok: $*"; }
-check() {	# description, command...
-	local what=$1; shift
-	if "$@"; then ok "$what"; else not_ok "$what"; fi
-}
-summary() {	# the last line; fails when any check failed
-	echo "$passed passed, $failed failed"
-	[ "$failed" -eq 0 ]
-}
+. "$here/../checks.sh"
 
 # Field 22 of /proc/PID/stat, counted from the last ')' (the command name
 # may hold spaces and parentheses).

@@ -21,13 +21,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-passed=0 failed=0
-ok() { passed=$((passed + 1)); echo "ok: $*"; }
-not_ok() { failed=$((failed + 1)); echo "not ok: $*"; }
-check() {	# description, command...
-	local what=$1; shift
-	if "$@"; then ok "$what"; else not_ok "$what"; fi
-}
+. "$here/../checks.sh"
 
 # --- the agent image -------------------------------------------------------
 mkdir -p "$work/image"
@@ -299,5 +293,4 @@ check "no canary in any engine stderr" sh -c "! grep -rqaF '$canary' '$work'/*/s
 leftover=$("$DOCKER" ps -aq --filter label=io.airlock.managed=1)
 check "no airlock container left on the daemon" [ -z "$leftover" ]
 
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+summary

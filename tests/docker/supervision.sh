@@ -32,12 +32,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-passed=0 failed=0
-check() {
-	local what=$1; shift
-	if "$@"; then passed=$((passed + 1)); echo "ok: $what"
-	else failed=$((failed + 1)); echo "not ok: $what"; fi
-}
+. "$here/../checks.sh"
 
 mkdir -p "$work/image"
 cp "$agent" "$work/image/agent"
@@ -139,5 +134,4 @@ kill -KILL "$engine" 2>/dev/null
 "$DOCKER" rm -f "$cid" >/dev/null 2>&1
 
 check "no network delivery at the host observers" test "$(cat "$work/connections")" = 0
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+summary

@@ -18,7 +18,6 @@ demo_canary=DEMO-SECRET-4929-7731-0458
 work=$(mktemp -d)
 sockname=airlock-ui-$$
 canary=CONSOLE-CANARY-5e1f0c
-passed=0 failed=0
 
 tm() { tmux -L "$sockname" -f /dev/null "$@"; }
 cleanup() {
@@ -33,11 +32,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-check() {
-	local what=$1; shift
-	if "$@"; then passed=$((passed + 1)); echo "ok: $what"
-	else failed=$((failed + 1)); echo "not ok: $what"; tail -n 40 "$work/last.screen" 2>/dev/null | sed 's/^/    | /'; fi
-}
+. "$here/../checks.sh"
+on_not_ok() { tail -n 40 "$work/last.screen" 2>/dev/null | sed 's/^/    | /'; }
 
 # ---- the console in a pane of a private tmux server ----
 
@@ -385,5 +381,4 @@ shots=$(ls "$work"/shot-*.screen 2>/dev/null | wc -l)
 check "screens were captured ($shots)" test "$shots" -gt 100
 check "no captured screen shows the canary" bash -c "! grep -l '$canary' '$work'/shot-*.screen"
 
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+summary
