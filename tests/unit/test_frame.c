@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "frame.h"
-#include "policy.h"
 #include "session.h"
 
 static int
@@ -150,31 +149,6 @@ test_linebuf(void **state)
 }
 
 static void
-test_policy(void **state)
-{
-	struct class_list cl;
-	struct catalog_tool t = { .data_class = 2, .sink_ceiling = 2, .response_ceiling = 2 };
-
-	(void)state;
-	class_list_default(&cl);
-	assert_int_equal(class_rank(&cl, "pii"), 1);
-	assert_int_equal(class_rank(&cl, "PII"), -1);
-	assert_string_equal(class_name(&cl, 3), "restricted");
-	assert_int_equal(policy_check_sink(&t, 2, 2), RULE_ALLOWED);
-	assert_int_equal(policy_check_sink(&t, 3, 2), RULE_SINK_CEILING);
-	assert_int_equal(policy_check_sink(&t, 2, 3), RULE_SINK_CEILING);
-	assert_int_equal(policy_check_response(&t, 10, 100), RULE_ALLOWED);
-	assert_int_equal(policy_check_response(&t, 101, 100), RULE_RESPONSE_TOO_LARGE);
-	t.response_ceiling = 1;
-	assert_int_equal(policy_check_response(&t, 10, 100), RULE_EGRESS_DENIED);
-	assert_int_equal(policy_class_after(0, &t), 2);
-	assert_int_equal(policy_class_after(3, &t), 3);	/* never goes down */
-	assert_string_equal(policy_rule_id(RULE_CATALOG_DRIFT), "catalog_drift");
-	assert_false(policy_rule_allowed(RULE_SINK_CEILING));
-	assert_true(policy_rule_fatal(RULE_UPSTREAM_TIMEOUT));
-}
-
-static void
 test_initial_frame(void **state)
 {
 	json_t *p = json_loads("{\"a\":1,\"secret\":\"s\",\"n\":{\"keep\":2,\"hide\":3}}", 0, NULL);
@@ -207,7 +181,6 @@ main(void)
 		cmocka_unit_test(test_utf8),
 		cmocka_unit_test(test_reply),
 		cmocka_unit_test(test_linebuf),
-		cmocka_unit_test(test_policy),
 		cmocka_unit_test(test_initial_frame),
 	};
 
