@@ -32,20 +32,18 @@ draw_glyph(const struct ui_model *m, enum draw_glyph g)
 
 /* Formatters. */
 
-const char *
-draw_fmt_bytes(char buf[DRAW_FMT_MAX], uint64_t bytes)
+/*
+ * v already above the first unit's threshold, scaled by base per unit:
+ * one decimal below 9.95, none below 999.5. Rounding decides the unit, so
+ * 1023.9K never shows as "1024K".
+ */
+static const char *
+fmt_scaled(char buf[DRAW_FMT_MAX], double v, double base, const char *units)
 {
-	static const char units[] = "KMGTPE";
-	double v = (double)bytes;
-	size_t u;
+	size_t u, last = strlen(units) - 1;
 
-	if (bytes < 1000) {
-		snprintf(buf, DRAW_FMT_MAX, bytes ? "%" PRIu64 "B" : "0", bytes);
-		return buf;
-	}
-	/* Rounding decides the unit, so 1023.9K never shows as "1024K". */
-	for (u = 0; u < sizeof units - 2; u++) {
-		v /= 1024.0;
+	for (u = 0; u < last; u++) {
+		v /= base;
 		if (v < 9.95) {
 			snprintf(buf, DRAW_FMT_MAX, "%.1f%c", v, units[u]);
 			return buf;
@@ -55,34 +53,28 @@ draw_fmt_bytes(char buf[DRAW_FMT_MAX], uint64_t bytes)
 			return buf;
 		}
 	}
-	snprintf(buf, DRAW_FMT_MAX, "%.0f%c", v / 1024.0, units[u]);
+	snprintf(buf, DRAW_FMT_MAX, "%.0f%c", v / base, units[u]);
 	return buf;
+}
+
+const char *
+draw_fmt_bytes(char buf[DRAW_FMT_MAX], uint64_t bytes)
+{
+	if (bytes < 1000) {
+		snprintf(buf, DRAW_FMT_MAX, bytes ? "%" PRIu64 "B" : "0", bytes);
+		return buf;
+	}
+	return fmt_scaled(buf, (double)bytes, 1024.0, "KMGTPE");
 }
 
 const char *
 draw_fmt_count(char buf[DRAW_FMT_MAX], uint64_t n)
 {
-	static const char units[] = "kMGTPE";
-	double v = (double)n;
-	size_t u;
-
 	if (n < 10000) {
 		snprintf(buf, DRAW_FMT_MAX, "%" PRIu64, n);
 		return buf;
 	}
-	for (u = 0; u < sizeof units - 2; u++) {
-		v /= 1000.0;
-		if (v < 9.95) {
-			snprintf(buf, DRAW_FMT_MAX, "%.1f%c", v, units[u]);
-			return buf;
-		}
-		if (v < 999.5) {
-			snprintf(buf, DRAW_FMT_MAX, "%.0f%c", v, units[u]);
-			return buf;
-		}
-	}
-	snprintf(buf, DRAW_FMT_MAX, "%.0f%c", v / 1000.0, units[u]);
-	return buf;
+	return fmt_scaled(buf, (double)n, 1000.0, "kMGTPE");
 }
 
 const char *
