@@ -105,15 +105,6 @@ struct supervisor {
 	atomic_int stoppers;
 };
 
-static int64_t
-wall_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void
 wake(struct supervisor *s)
 {
@@ -162,7 +153,7 @@ static void
 push(struct supervisor *s, struct slot *sl, struct supervisor_event *e)
 {
 	e->seq = ++s->seq;
-	e->wall_ms = wall_ms();
+	e->wall_ms = clock_wall_ms();
 	e->alert = e->alert || event_alert(e->kind);
 	if (sl)
 		snprintf(e->session, sizeof e->session, "%s", sl->id);
@@ -504,7 +495,7 @@ slot_row(struct slot *sl)
 	copy_word(r->runtime, sizeof r->runtime, c->profile.runtime);
 	copy_word(r->class_name, sizeof r->class_name, class_name(&c->classes, c->initial.class));
 	r->state = STATE_QUEUED;
-	r->started_ms = wall_ms();
+	r->started_ms = clock_wall_ms();
 	r->exit_code = -1;
 	r->n_tools = c->n_tools;
 	gate_state(sl->gate, &g);
@@ -1016,7 +1007,7 @@ snapshot_counts(struct supervisor *s, struct supervisor_snapshot *snap)
 	for (i = 0; i < s->n_slots; i++)
 		snap->live += !s->slots[i]->ended;
 	snap->generation = s->generation;
-	snap->taken_ms = wall_ms();
+	snap->taken_ms = clock_wall_ms();
 	snap->revision = s->revision;
 	snap->started_total = s->started_total;
 	snap->forgotten_total = s->forgotten_total;
@@ -1163,7 +1154,7 @@ host_fill(struct host_snapshot *h, const struct doctor_report *r, bool ok)
 	size_t i;
 
 	h->passed = ok;
-	h->at_ms = wall_ms();
+	h->at_ms = clock_wall_ms();
 	copy_word(h->endpoint, sizeof h->endpoint, r->socket);
 	h->n = r->checks.n < SNAP_CHECKS_MAX ? r->checks.n : SNAP_CHECKS_MAX;
 	for (i = 0; i < h->n; i++)

@@ -150,15 +150,6 @@ app_marked(const struct app *a, const char *id)
 
 /* ---- the model ---- */
 
-static int64_t
-wall_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void
 history_push(struct app *a, const struct supervisor_event *e)
 {
@@ -237,7 +228,7 @@ refresh_model(struct app *a)
 {
 	a->snap_ok = supervisor_snapshot(a->sup, &a->snap) >= 0;
 	if (a->snap_ok)
-		a->snap_ms = wall_ms();
+		a->snap_ms = clock_wall_ms();
 	supervisor_host(a->sup, &a->host);
 	audit_follow(a);
 	detail_refresh(a);
@@ -260,8 +251,8 @@ app_model(struct app *a, struct ui_model *m)
 		.host = &a->host,
 		.marks = (const char (*)[SNAP_ID_MAX])a->marks,
 		.n_marks = a->n_marks,
-		.now_ms = wall_ms(),
-		.stale = !a->snap_ok || wall_ms() - a->snap_ms > APP_STALE_MS,
+		.now_ms = clock_wall_ms(),
+		.stale = !a->snap_ok || clock_wall_ms() - a->snap_ms > APP_STALE_MS,
 		.read_only = a->read_only,
 		.ascii = a->ascii,
 	};

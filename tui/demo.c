@@ -412,15 +412,6 @@ demo_remember(struct demo *d, const char *id, enum demo_role role)
 	k->role = role;
 }
 
-static int64_t
-demo_wall_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /*
  * The next chaos seed: the misbehaviour cycles oversize, stall, crash, and
  * the number of saves before it (3 + seed % 6) wanders.
@@ -445,7 +436,7 @@ demo_start_slot(struct demo *d, size_t i, struct al_err *err)
 	if (supervisor_start_file(d->sup, path, id, err) < 0)
 		return al_wrap(err, "demo: cannot start a %s session", demo_role_names[role]);
 	memcpy(d->slots[i].id, id, SNAP_ID_MAX);
-	d->slots[i].started_ms = demo_wall_ms();
+	d->slots[i].started_ms = clock_wall_ms();
 	demo_remember(d, id, role);
 	return 0;
 }
