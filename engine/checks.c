@@ -51,6 +51,20 @@ check_add(struct check_list *l, const char *id, bool pass,
 }
 
 void
+check_add_not_run(struct check_list *l, const char *id, const char *expected)
+{
+	struct check_item *it = check_slot(l);
+
+	if (!it)
+		return;
+	snprintf(it->id, sizeof it->id, "%s", id);
+	snprintf(it->expected, sizeof it->expected, "%s", expected ? expected : "");
+	it->observed[0] = '\0';
+	it->pass = false;
+	it->run = false;
+}
+
+void
 check_addf(struct check_list *l, const char *id, bool pass,
 	   const char *expected, const char *observed_fmt, ...)
 {
@@ -114,7 +128,7 @@ check_list_to_json(const struct check_list *l, const char *fail_word)
 		json_t *o = json_pack("{s:s, s:s, s:s, s:s}", "check", it->id,
 				      "expected", it->expected,
 				      "observed", it->observed,
-				      "verdict", it->pass ? "pass" : fail_word);
+				      "verdict", !it->run ? "not_run" : it->pass ? "pass" : fail_word);
 
 		if (!o || json_array_append_new(arr, o) < 0) {
 			json_decref(arr);

@@ -31,6 +31,9 @@ void check_addf(struct check_list *l, const char *id, bool pass,
 		const char *expected, const char *observed_fmt, ...)
 	__attribute__((format(printf, 5, 6)));
 
+/* Append one item listed but not run (it counts as not passed). */
+void check_add_not_run(struct check_list *l, const char *id, const char *expected);
+
 /* True when every item passed and nothing was lost. */
 bool check_list_passed(const struct check_list *l);
 size_t check_list_failures(const struct check_list *l);
@@ -38,7 +41,7 @@ size_t check_list_failures(const struct check_list *l);
 const struct check_item *check_list_first_failure(const struct check_list *l);
 const struct check_item *check_list_find(const struct check_list *l, const char *id);
 
-/* [{"check":…,"expected":…,"observed":…,"verdict":"pass"|"refuse"}] */
+/* [{"check":…,"expected":…,"observed":…,"verdict":"pass"|fail_word|"not_run"}] */
 json_t *check_list_to_json(const struct check_list *l, const char *fail_word);
 
 #endif

@@ -6,6 +6,8 @@
 #include <sys/resource.h>
 #include <sys/utsname.h>
 
+#define ID(c) host_check_id(HOST_CHECK_##c)
+
 bool
 preflight_core_pattern_ok(const char *pattern)
 {
@@ -67,15 +69,15 @@ preflight_local_facts(const char *sysname, const char *core_pattern,
 {
 	char shown[CHECK_VALUE_MAX];
 
-	check_add(out, "os", sysname && strcmp(sysname, "Linux") == 0, "Linux",
+	check_add(out, ID(OS), sysname && strcmp(sysname, "Linux") == 0, "Linux",
 		  sysname ? sysname : "unknown");
 	if (!core_pattern) {
-		check_add(out, "core_pattern", false, "non-blank, not a |pipe",
+		check_add(out, ID(CORE_PATTERN), false, "non-blank, not a |pipe",
 			  "unreadable");
 		return;
 	}
 	printable(shown, sizeof shown, core_pattern);
-	check_add(out, "core_pattern", preflight_core_pattern_ok(core_pattern),
+	check_add(out, ID(CORE_PATTERN), preflight_core_pattern_ok(core_pattern),
 		  "non-blank, not a |pipe", shown[0] ? shown : "(blank)");
 }
 
@@ -103,7 +105,7 @@ check_rlimit_core(struct check_list *out)
 		  getrlimit(RLIMIT_CORE, &now) == 0 &&
 		  now.rlim_cur == 0 && now.rlim_max == 0;
 
-	check_add(out, "rlimit_core", ok, "0/0", ok ? "0/0" : "could not be set");
+	check_add(out, ID(RLIMIT_CORE), ok, "0/0", ok ? "0/0" : "could not be set");
 }
 
 void
@@ -132,8 +134,8 @@ check_api_version(const json_t *version, struct check_list *out)
 	bool ok = api && sscanf(api, "%d.%d", &major, &minor) == 2 &&
 		  (major > 1 || (major == 1 && minor >= 41));
 
-	check_add(out, "api_version", ok, ">= 1.41", api ? api : "missing");
-	check_add(out, "daemon_version", str_at(version, "Version") != NULL,
+	check_add(out, ID(API_VERSION), ok, ">= 1.41", api ? api : "missing");
+	check_add(out, ID(DAEMON_VERSION), str_at(version, "Version") != NULL,
 		  "reported", str_at(version, "Version") ? str_at(version, "Version") : "missing");
 }
 
@@ -145,13 +147,13 @@ check_platform(const json_t *info, struct check_list *out)
 	const char *kernel = str_at(info, "KernelVersion");
 	const char *cgroup = str_at(info, "CgroupVersion");
 
-	check_add(out, "daemon_os_type", os_type && strcmp(os_type, "linux") == 0,
+	check_add(out, ID(DAEMON_OS_TYPE), os_type && strcmp(os_type, "linux") == 0,
 		  "linux", os_type ? os_type : "missing");
-	check_add(out, "daemon_not_desktop", os && !strstr(os, "Docker Desktop"),
+	check_add(out, ID(DAEMON_NOT_DESKTOP), os && !strstr(os, "Docker Desktop"),
 		  "a native Linux daemon", os ? os : "missing");
-	check_add(out, "kernel_version", kernel != NULL, "reported",
+	check_add(out, ID(KERNEL_VERSION), kernel != NULL, "reported",
 		  kernel ? kernel : "missing");
-	check_add(out, "cgroup_version", cgroup != NULL, "reported",
+	check_add(out, ID(CGROUP_VERSION), cgroup != NULL, "reported",
 		  cgroup ? cgroup : "missing");
 }
 
@@ -170,7 +172,7 @@ check_seccomp(const json_t *info, struct check_list *out)
 		if (s && strncmp(s, "name=seccomp", 12) == 0)
 			found = s;
 	}
-	check_add(out, "seccomp", found && !strstr(found, "profile=unconfined"),
+	check_add(out, ID(SECCOMP), found && !strstr(found, "profile=unconfined"),
 		  "name=seccomp, not unconfined", found ? found : "absent");
 }
 
@@ -200,10 +202,10 @@ check_runtime(const json_t *info, const char *runtime, struct check_list *out,
 	bool present;
 
 	runtimes_text(runtimes, text, sizeof text);
-	check_add(out, "runtimes", json_is_object(runtimes), "reported",
+	check_add(out, ID(RUNTIMES), json_is_object(runtimes), "reported",
 		  text[0] ? text : "missing");
 	present = json_object_get(runtimes, runtime) != NULL;
-	check_addf(out, "runtime", present, runtime, "%s", present ? runtime : "absent");
+	check_addf(out, ID(RUNTIME), present, runtime, "%s", present ? runtime : "absent");
 	if (facts) {
 		facts->runtime_runc = json_object_get(runtimes, "runc") != NULL;
 		facts->runtime_runsc = json_object_get(runtimes, "runsc") != NULL;
@@ -222,4 +224,14 @@ preflight_daemon(const json_t *version, const json_t *info, const char *runtime,
 	check_platform(info, out);
 	check_seccomp(info, out);
 	check_runtime(info, runtime ? runtime : "runc", out, facts);
+}
+
+void
+preflight_not_run(struct check_list *out, enum host_check_stage from)
+{
+	int c;
+
+	for (c = 0; c < HOST_CHECK_COUNT; c++)
+		if (host_check_stage(c) >= from && !check_list_find(out, host_check_id(c)))
+			check_add_not_run(out, host_check_id(c), host_check_help(c));
 }

@@ -54,4 +54,10 @@ void preflight_local_facts(const char *sysname, const char *core_pattern,
 void preflight_daemon(const json_t *version, const json_t *info, const char *runtime,
 		      struct check_list *out, struct host_facts *facts);
 
+/*
+ * List every check of HOST_CHECKS at stage from or later that is not in
+ * out yet, as not run: an unreachable stage leaves its checks visible.
+ */
+void preflight_not_run(struct check_list *out, enum host_check_stage from);
+
 #endif

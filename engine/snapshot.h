@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define SNAP_ID_MAX		40	/* a session or call id: prefix + hex, NUL */
 #define SNAP_CONTAINER_MAX	72	/* a container id: 64 hex, NUL */
@@ -350,6 +351,94 @@ struct audit_row {
 };
 
 /* The host and daemon checks (airlock doctor), run off the UI thread. */
+/*
+ * The host checks, in the order they run (airlock doctor, the preflight
+ * before each session, the console's host view): id, the stage it needs,
+ * and what it asks of the host. A check whose stage cannot be reached (no
+ * local endpoint, no answer, no version or info) is still listed, as not
+ * run.
+ */
+#define HOST_CHECKS(_) \
+	_(OS,                 "os",                 LOCAL,    "the engine runs on Linux") \
+	_(CORE_PATTERN,       "core_pattern",       LOCAL,    "kernel.core_pattern is not blank and not a |pipe: a piped handler ignores RLIMIT_CORE and runs in the host's namespaces") \
+	_(RLIMIT_CORE,        "rlimit_core",        LOCAL,    "this process's RLIMIT_CORE is 0/0, so nothing it starts dumps core") \
+	_(ENDPOINT,           "endpoint",           ENDPOINT, "DOCKER_HOST names a local unix socket: a remote or VM-backed daemon cannot be checked") \
+	_(DAEMON_PING,        "daemon_ping",        PING,     "the daemon answers /_ping on that socket") \
+	_(DAEMON_INFO,        "daemon_info",        INFO,     "the daemon reports /version and /info") \
+	_(API_VERSION,        "api_version",        DAEMON,   "Engine API 1.41 or newer") \
+	_(DAEMON_VERSION,     "daemon_version",     DAEMON,   "the daemon reports its version") \
+	_(DAEMON_OS_TYPE,     "daemon_os_type",     DAEMON,   "the daemon runs Linux containers") \
+	_(DAEMON_NOT_DESKTOP, "daemon_not_desktop", DAEMON,   "a native Linux daemon, not Docker Desktop's VM (its checks would describe the VM)") \
+	_(KERNEL_VERSION,     "kernel_version",     DAEMON,   "the daemon reports its kernel") \
+	_(CGROUP_VERSION,     "cgroup_version",     DAEMON,   "the daemon reports its cgroup version: the memory, pids and CPU limits need cgroups") \
+	_(SECCOMP,            "seccomp",            DAEMON,   "the daemon applies seccomp, and its default profile is not unconfined") \
+	_(RUNTIMES,           "runtimes",           DAEMON,   "the daemon lists its OCI runtimes") \
+	_(RUNTIME,            "runtime",            DAEMON,   "the session's runtime (runc or runsc) is registered with the daemon")
+
+enum host_check {
+#define HOST_CHECK_ENUM(e, id, stage, help) HOST_CHECK_##e,
+	HOST_CHECKS(HOST_CHECK_ENUM)
+#undef HOST_CHECK_ENUM
+	HOST_CHECK_COUNT
+};
+
+/* What a host check needs before it can run, in order. */
+enum host_check_stage {
+	HOST_STAGE_LOCAL,	/* nothing: this process and its kernel */
+	HOST_STAGE_ENDPOINT,	/* DOCKER_HOST */
+	HOST_STAGE_PING,	/* a local endpoint */
+	HOST_STAGE_INFO,	/* a daemon that answers */
+	HOST_STAGE_DAEMON,	/* its /version and /info */
+};
+
+static inline const char *
+host_check_id(enum host_check c)
+{
+	static const char *const ids[] = {
+#define HOST_CHECK_ID(e, id, stage, help) id,
+		HOST_CHECKS(HOST_CHECK_ID)
+#undef HOST_CHECK_ID
+	};
+
+	return (unsigned)c < HOST_CHECK_COUNT ? ids[c] : "unknown";
+}
+
+static inline enum host_check_stage
+host_check_stage(enum host_check c)
+{
+	static const enum host_check_stage stages[] = {
+#define HOST_CHECK_STAGE(e, id, stage, help) HOST_STAGE_##stage,
+		HOST_CHECKS(HOST_CHECK_STAGE)
+#undef HOST_CHECK_STAGE
+	};
+
+	return (unsigned)c < HOST_CHECK_COUNT ? stages[c] : HOST_STAGE_DAEMON;
+}
+
+static inline const char *
+host_check_help(enum host_check c)
+{
+	static const char *const help[] = {
+#define HOST_CHECK_HELP(e, id, stage, text) text,
+		HOST_CHECKS(HOST_CHECK_HELP)
+#undef HOST_CHECK_HELP
+	};
+
+	return (unsigned)c < HOST_CHECK_COUNT ? help[c] : "";
+}
+
+/* The check with this id, or HOST_CHECK_COUNT. */
+static inline enum host_check
+host_check_by_id(const char *id)
+{
+	int c;
+
+	for (c = 0; id && c < HOST_CHECK_COUNT; c++)
+		if (strcmp(host_check_id((enum host_check)c), id) == 0)
+			return (enum host_check)c;
+	return HOST_CHECK_COUNT;
+}
+
 struct host_snapshot {
 	uint64_t generation;	/* 0: never run */
 	bool running;		/* a run is under way */

@@ -96,7 +96,9 @@ cli_print_checks(FILE *f, const struct check_list *l, const char *fail_word)
 	for (i = 0; i < l->n; i++) {
 		const struct check_item *it = &l->items[i];
 
-		if (it->pass)
+		if (!it->run)
+			fprintf(f, "--    %-20s not run\n", it->id);
+		else if (it->pass)
 			fprintf(f, "PASS  %-20s %s\n", it->id, it->observed);
 		else
 			fprintf(f, "%-5s %-20s %s (expected %s)\n", fail_word, it->id,

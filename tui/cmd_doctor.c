@@ -22,11 +22,26 @@ load_runtime(const char *path, char *runtime, size_t cap)
 	return 0;
 }
 
+/* Each check as check_list_to_json has it, with its help text from the table. */
+static json_t *
+checks_json(const struct check_list *l)
+{
+	json_t *arr = check_list_to_json(l, "fail"), *item;
+	size_t i;
+
+	json_array_foreach(arr, i, item) {
+		enum host_check c = host_check_by_id(l->items[i].id);
+
+		json_object_set_new(item, "help", json_string(host_check_help(c)));
+	}
+	return arr;
+}
+
 static int
 print_json(const struct doctor_report *r, bool ok)
 {
 	json_t *out = json_pack("{s:b, s:s, s:o}", "ok", ok, "endpoint", r->socket,
-				"checks", check_list_to_json(&r->checks, "fail"));
+				"checks", checks_json(&r->checks));
 	int rc = cli_print_json(out);
 
 	json_decref(out);

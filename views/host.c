@@ -98,6 +98,19 @@ host_draw_checks(WINDOW *w, const struct ui_model *m, const struct host_snapshot
 	}
 }
 
+/* What the selected check asks of the host, from the checks' table. */
+static void
+host_draw_help(WINDOW *w, const struct host_snapshot *h, const struct view_state *vs)
+{
+	enum host_check c;
+
+	if (vs->selected >= host_count(h))
+		return;
+	c = host_check_by_id(h->items[vs->selected].id);
+	if (c != HOST_CHECK_COUNT)
+		draw_text(w, 3, HOST_X0, -1, color_attr(UI_COLOR_DIM), host_check_help(c));
+}
+
 static void
 host_draw(WINDOW *w, const struct ui_model *m, struct view_state *vs)
 {
@@ -119,6 +132,8 @@ host_draw(WINDOW *w, const struct ui_model *m, struct view_state *vs)
 	}
 	host_draw_facts(w, m, h);
 	host_draw_checks(w, m, h, vs);
+	if (!h->running)
+		host_draw_help(w, h, vs);
 }
 
 static size_t

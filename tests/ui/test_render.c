@@ -302,9 +302,9 @@ fx_host(struct fixture *f)
 	fx_check(&h->items[h->n++], "os", "linux", "linux", true, true);
 	fx_check(&h->items[h->n++], "core_pattern", "not a pipe", "core", true, true);
 	fx_check(&h->items[h->n++], "rlimit_core", "0/0", "0/0", true, true);
-	fx_check(&h->items[h->n++], "endpoint_local", "unix socket", "unix:///var/run/docker.sock",
+	fx_check(&h->items[h->n++], "endpoint", "a local unix socket", "/var/run/docker.sock",
 		 true, true);
-	fx_check(&h->items[h->n++], "daemon_os", "linux, not Docker Desktop", "linux", true, true);
+	fx_check(&h->items[h->n++], "daemon_os_type", "linux", "linux", true, true);
 	fx_check(&h->items[h->n++], "seccomp", "seccomp in SecurityOptions", "name=apparmor",
 		 false, true);
 	fx_check(&h->items[h->n++], "runtime", "runc", "", false, false);

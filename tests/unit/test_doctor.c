@@ -1,0 +1,134 @@
+/*
+ * The host checks as one table, and airlock doctor without a daemon: an
+ * endpoint that cannot be used leaves every later check listed as not
+ * run, in the table's order.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <ctype.h>
+#include <string.h>
+
+#include "doctor.h"
+#include "preflight.h"
+
+/* Every row: its own lower-case id, help text, stages in running order. */
+static void
+test_table(void **state)
+{
+	int c, d;
+
+	(void)state;
+	for (c = 0; c < HOST_CHECK_COUNT; c++) {
+		const char *id = host_check_id(c);
+
+		assert_true(id[0] != '\0' && strlen(id) < CHECK_ID_MAX);
+		for (; *id; id++)
+			assert_true(islower((unsigned char)*id) || *id == '_');
+		assert_true(strlen(host_check_help(c)) > 10);
+		assert_int_equal(host_check_by_id(host_check_id(c)), c);
+		if (c > 0)
+			assert_true(host_check_stage(c) >= host_check_stage(c - 1));
+		for (d = 0; d < c; d++)
+			assert_string_not_equal(host_check_id(c), host_check_id(d));
+	}
+	assert_int_equal(host_check_by_id("no_such_check"), HOST_CHECK_COUNT);
+	assert_int_equal(host_check_by_id(NULL), HOST_CHECK_COUNT);
+	assert_string_equal(host_check_id(HOST_CHECK_COUNT), "unknown");
+}
+
+/*
+ * The report lists each table row exactly once, in order; rows at stage
+ * `unrun` and later are not run, the ones before it ran.
+ */
+static void
+assert_listed(const struct doctor_report *r, enum host_check_stage unrun)
+{
+	int c;
+
+	assert_int_equal(r->checks.n, HOST_CHECK_COUNT);
+	for (c = 0; c < HOST_CHECK_COUNT; c++) {
+		const struct check_item *it = &r->checks.items[c];
+
+		assert_string_equal(it->id, host_check_id(c));
+		assert_int_equal(it->run, host_check_stage(c) < unrun);
+		if (!it->run) {
+			assert_false(it->pass);
+			assert_string_equal(it->expected, host_check_help(c));
+		}
+	}
+}
+
+static void
+test_remote_endpoint(void **state)
+{
+	struct doctor_report r;
+
+	(void)state;
+	assert_false(doctor_run("tcp://127.0.0.1:2375", "runc", &r));
+	assert_listed(&r, HOST_STAGE_PING);
+	assert_false(check_list_find(&r.checks, "endpoint")->pass);
+	assert_string_equal(r.socket, "");
+	doctor_report_free(&r);
+}
+
+/* A unix socket nobody listens on: the endpoint passes, the daemon never answers. */
+static void
+test_no_daemon(void **state)
+{
+	struct doctor_report r;
+
+	(void)state;
+	assert_false(doctor_run("unix:///nonexistent/airlock-test/docker.sock", "runc", &r));
+	assert_listed(&r, HOST_STAGE_INFO);
+	assert_true(check_list_find(&r.checks, "endpoint")->pass);
+	assert_true(check_list_find(&r.checks, "daemon_ping")->run);
+	assert_false(check_list_find(&r.checks, "daemon_ping")->pass);
+	assert_string_equal(r.socket, "/nonexistent/airlock-test/docker.sock");
+	doctor_report_free(&r);
+}
+
+/* What preflight_daemon adds are exactly the table's daemon-stage rows. */
+static void
+test_daemon_rows_in_table(void **state)
+{
+	json_t *version = json_pack("{s:s, s:s}", "ApiVersion", "1.41", "Version", "20.10.24");
+	json_t *info = json_pack("{s:s, s:s, s:s, s:s, s:i, s:[s], s:{s:{s:s}}}",
+				 "OSType", "linux", "OperatingSystem", "Debian",
+				 "KernelVersion", "6.1.0", "CgroupVersion", "2", "NCPU", 2,
+				 "SecurityOptions", "name=seccomp,profile=default",
+				 "Runtimes", "runc", "path", "runc");
+	struct check_list l;
+	size_t i, daemon_rows = 0;
+	int c;
+
+	(void)state;
+	check_list_init(&l);
+	preflight_daemon(version, info, "runc", &l, NULL);
+	assert_true(check_list_passed(&l));
+	for (i = 0; i < l.n; i++)
+		assert_int_equal(host_check_stage(host_check_by_id(l.items[i].id)),
+				 HOST_STAGE_DAEMON);
+	for (c = 0; c < HOST_CHECK_COUNT; c++)
+		daemon_rows += host_check_stage(c) == HOST_STAGE_DAEMON;
+	assert_int_equal(l.n, daemon_rows);
+	check_list_free(&l);
+	json_decref(version);
+	json_decref(info);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_remote_endpoint),
+		cmocka_unit_test(test_no_daemon),
+		cmocka_unit_test(test_daemon_rows_in_table),
+	};
+
+	return cmocka_run_group_tests_name("doctor", tests, NULL, NULL);
+}
