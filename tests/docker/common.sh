@@ -24,3 +24,18 @@ require_daemon() {
 	} | tee /dev/stderr
 	exit 77
 }
+
+# scratch_image DIR BINARY [DOCKERFILE_LINES]: build a FROM scratch image
+# holding BINARY as /NAME (its entrypoint), plus any extra Dockerfile lines
+# (before the ENTRYPOINT), in build context DIR; print its image ID. Fails,
+# printing nothing, when the build fails.
+scratch_image() {
+	local dir=$1 bin=$2 extra=${3:-} name
+	name=$(basename "$bin")
+	mkdir -p "$dir" || return 1
+	cp "$bin" "$dir/$name" || return 1
+	printf 'FROM scratch\nCOPY %s /%s\n%bENTRYPOINT ["/%s"]\n' "$name" "$name" \
+		"${extra:+$extra\n}" "$name" >"$dir/Dockerfile"
+	DOCKER_BUILDKIT=0 "$DOCKER" build -q --iidfile "$dir/iid" "$dir" >/dev/null || return 1
+	cat "$dir/iid"
+}

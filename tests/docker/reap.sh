@@ -44,12 +44,7 @@ running() { [ "$("$DOCKER" inspect -f '{{.State.Running}}' "$1" 2>/dev/null)" = 
 absent() { ! "$DOCKER" inspect "$1" >/dev/null 2>&1; }
 
 # --- the image ---------------------------------------------------------------
-mkdir -p "$work/image"
-cp "$echoer" "$work/image/echoer"
-printf 'FROM scratch\nCOPY echoer /echoer\nENTRYPOINT ["/echoer"]\n' >"$work/image/Dockerfile"
-DOCKER_BUILDKIT=0 "$DOCKER" build -q --iidfile "$work/image/iid" -t airlock-test-echoer:latest \
-	"$work/image" >/dev/null || { not_ok "echoer image build"; summary; exit 1; }
-image=$(cat "$work/image/iid")
+image=$(scratch_image "$work/image" "$echoer") || { not_ok "echoer image build"; summary; exit 1; }
 
 # plant NAME PID START BOOT: create and start a labelled echoer. Its stdin
 # is opened (-i) but never attached, so it never sees EOF and keeps running.

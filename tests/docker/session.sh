@@ -24,12 +24,7 @@ trap cleanup EXIT
 . "$here/../checks.sh"
 
 # --- the agent image -------------------------------------------------------
-mkdir -p "$work/image"
-cp "$agent" "$work/image/agent"
-printf 'FROM scratch\nCOPY agent /agent\nENTRYPOINT ["/agent"]\n' >"$work/image/Dockerfile"
-DOCKER_BUILDKIT=0 "$DOCKER" build -q --iidfile "$work/image/iid" -t airlock-test-agent:latest \
-	"$work/image" >/dev/null || { echo "not ok: agent image build"; exit 1; }
-image=$(cat "$work/image/iid")
+image=$(scratch_image "$work/image" "$agent") || { not_ok "agent image build"; summary; exit 1; }
 
 canary="CANARY-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 withheld="WITHHELD-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"

@@ -34,11 +34,7 @@ trap cleanup EXIT
 
 . "$here/../checks.sh"
 
-mkdir -p "$work/image"
-cp "$agent" "$work/image/agent"
-printf 'FROM scratch\nCOPY agent /agent\nENTRYPOINT ["/agent"]\n' >"$work/image/Dockerfile"
-DOCKER_BUILDKIT=0 "$DOCKER" build -q --iidfile "$work/image/iid" "$work/image" >/dev/null ||
-	{ echo "not ok: agent image build"; exit 1; }
+scratch_image "$work/image" "$agent" >/dev/null || { not_ok "agent image build"; summary; exit 1; }
 
 python3 "$here/tcp_observer.py" "$work/port" "$work/connections" &
 pids+=($!)

@@ -9,7 +9,5 @@ require_daemon
 suite=$1 agent=$2
 ctx=$(mktemp -d)
 trap 'rm -rf "$ctx"' EXIT
-cp "$agent" "$ctx/agent"
-printf 'FROM scratch\nCOPY agent /agent\nENTRYPOINT ["/agent"]\n' >"$ctx/Dockerfile"
-DOCKER_BUILDKIT=0 "$DOCKER" build -q --iidfile "$ctx/iid" "$ctx" >/dev/null
-AIRLOCK_AGENT_IMAGE=$(cat "$ctx/iid") AIRLOCK_UPSTREAM=$3 AIRLOCK_BIN=$4 exec "$suite"
+image=$(scratch_image "$ctx" "$agent") || { echo "FAIL: agent image build" >&2; exit 1; }
+AIRLOCK_AGENT_IMAGE=$image AIRLOCK_UPSTREAM=$3 AIRLOCK_BIN=$4 exec "$suite"

@@ -141,15 +141,10 @@ short_id_in() {
 
 # ---- images and configs ----
 
-mkdir -p "$work/home" "$work/image" "$work/volume"
-cp "$agent" "$work/image/agent"
-cp "$agent" "$work/volume/agent"
-printf 'FROM scratch\nCOPY agent /agent\nENTRYPOINT ["/agent"]\n' >"$work/image/Dockerfile"
-printf 'FROM scratch\nCOPY agent /agent\nVOLUME /data\nENTRYPOINT ["/agent"]\n' >"$work/volume/Dockerfile"
-DOCKER_BUILDKIT=0 "$DOCKER" build -q --iidfile "$work/image/iid" "$work/image" >/dev/null ||
-	{ echo "not ok: agent image build"; exit 1; }
-DOCKER_BUILDKIT=0 "$DOCKER" build -q --iidfile "$work/volume/iid" "$work/volume" >/dev/null ||
-	{ echo "not ok: volume image build"; exit 1; }
+mkdir -p "$work/home"
+scratch_image "$work/image" "$agent" >/dev/null || { not_ok "agent image build"; summary; exit 1; }
+scratch_image "$work/volume" "$agent" 'VOLUME /data' >/dev/null ||
+	{ not_ok "volume image build"; summary; exit 1; }
 echo "{\"note\":\"$canary\"}" >"$work/payload.json"
 
 config() {	# NAME IMAGE AGENT_MODE UPSTREAM_MODE
