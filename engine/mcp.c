@@ -1094,8 +1094,9 @@ mcp_start_replay(const char *name, const void *bytes, size_t len, struct mcp_cli
 	if (!c)
 		return al_fail(err, "upstream: out of memory");
 	if (mcp_replay_open(c, bytes, len) < 0) {
+		al_fail(err, "upstream %s: cannot start", c->name);
 		mcp_stop(c);
-		return al_fail(err, "upstream %s: cannot start", c->name);
+		return -1;
 	}
 	if (mcp_begin(c, err) < 0) {
 		mcp_stop(c);
