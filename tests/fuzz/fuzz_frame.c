@@ -11,6 +11,19 @@
  * line that reads back to them, or not at all.
  */
 
+/* What §6 allows, read by plain jansson: one object, exactly the two keys. */
+static bool
+two_keys(const uint8_t *data, size_t size)
+{
+	json_t *o = json_loadb((const char *)data, size, JSON_REJECT_DUPLICATES, NULL);
+	bool ok = json_is_object(o) && json_object_size(o) == 2 &&
+		  json_is_string(json_object_get(o, "operation")) &&
+		  json_is_object(json_object_get(o, "arguments"));
+
+	json_decref(o);
+	return ok;
+}
+
 static void
 check_request(const uint8_t *data, size_t size)
 {
@@ -25,6 +38,7 @@ check_request(const uint8_t *data, size_t size)
 	FUZZ_CHECK(n > 0 && n <= FRAME_OPERATION_MAX);
 	FUZZ_CHECK(json_is_object(req.arguments));
 	FUZZ_CHECK(!memchr(data, '\0', size) && frame_utf8_valid(data, size));
+	FUZZ_CHECK(two_keys(data, size));
 	frame_request_free(&req);
 	FUZZ_CHECK(req.arguments == NULL);
 }
