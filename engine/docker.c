@@ -21,6 +21,9 @@ struct docker {
 	CURL *curl;
 	char *socket_path;
 	long timeout_ms;
+	const unsigned char *replay;	/* docker_open_replay: every answer's body */
+	size_t replay_len;
+	long replay_status;		/* non-zero: no daemon, this answer */
 };
 
 /* A response body, grown on demand up to max bytes. */
@@ -186,6 +189,24 @@ docker_open(const char *socket_path, long timeout_ms, struct al_err *err)
 	return d;
 }
 
+struct docker *
+docker_open_replay(long status, const void *body, size_t len, struct al_err *err)
+{
+	struct docker *d;
+
+	if (status < 100 || status > 599 || (len && !body)) {
+		al_fail(err, "docker: replay: bad arguments");
+		return NULL;
+	}
+	d = docker_open("/replay", 0, err);
+	if (!d)
+		return NULL;
+	d->replay = body;
+	d->replay_len = len;
+	d->replay_status = status;
+	return d;
+}
+
 void
 docker_close(struct docker *d)
 {
@@ -342,6 +363,23 @@ docker_perform_result(struct docker *d, const struct docker_call *c, CURLcode rc
 	return 0;
 }
 
+/* The replayed answer, delivered as curl would: in pieces, through the same sink. */
+static CURLcode
+docker_replay_transfer(const struct docker *d, struct docker_buf *resp, long *status)
+{
+	size_t off = 0, n;
+
+	*status = d->replay_status;
+	while (off < d->replay_len) {
+		n = d->replay_len - off < CURL_MAX_WRITE_SIZE ? d->replay_len - off
+							      : CURL_MAX_WRITE_SIZE;
+		if (docker_buf_write((char *)(d->replay + off), 1, n, resp) != n)
+			return CURLE_WRITE_ERROR;
+		off += n;
+	}
+	return CURLE_OK;
+}
+
 /*
  * Run the call; any HTTP status is a completed transfer. On failure resp
  * is already freed.
@@ -362,6 +400,15 @@ docker_perform(struct docker *d, const struct docker_call *c, struct docker_buf 
 	n = snprintf(url, sizeof url, "http://localhost/%s%s", DOCKER_API_VERSION, c->path);
 	if (n < 0 || (size_t)n >= sizeof url)
 		return al_fail(err, "docker: %s: path too long", c->method);
+	if (d->replay_status) {
+		errbuf[0] = '\0';
+		rc = docker_replay_transfer(d, resp, status);
+		if (docker_perform_result(d, c, rc, resp, *status, errbuf, err) < 0) {
+			docker_buf_free(resp);
+			return -1;
+		}
+		return 0;
+	}
 	hdrs = docker_headers(c, &failed);
 	if (failed || docker_setup(d, c, url, hdrs, resp, errbuf) != CURLE_OK) {
 		curl_easy_reset(d->curl);
@@ -852,7 +899,8 @@ docker_blank(const char *p, size_t n)
 static int
 docker_build_answer(const struct docker_buf *b, char id[DOCKER_ID_MAX], struct al_err *err)
 {
-	const char *p = (const char *)b->data, *end = p + b->len;
+	/* An empty answer has no buffer at all: no arithmetic on NULL. */
+	const char *p = (const char *)b->data, *end = p ? p + b->len : NULL;
 
 	/* Bounded: the answer itself is at most DOCKER_BUILD_REPLY_MAX bytes. */
 	while (p < end) {

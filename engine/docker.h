@@ -43,6 +43,13 @@ bool docker_name_valid(const char *s);
 void docker_error_text(const unsigned char *body, size_t len, char *out, size_t outsz);
 
 struct docker *docker_open(const char *socket_path, long timeout_ms, struct al_err *err);
+/*
+ * A handle without a daemon, for fuzzers and tests: every call gets the
+ * same answer, HTTP status and body (borrowed; it must outlive the handle),
+ * and judges it exactly as it judges a live one. Nothing is sent.
+ */
+struct docker *docker_open_replay(long status, const void *body, size_t len,
+				  struct al_err *err);
 void docker_close(struct docker *d);
 const char *docker_socket_path(const struct docker *d);
 
@@ -117,6 +124,14 @@ int docker_events(const char *socket_path, const char *filters_json,
 		  docker_event_fn on_event, void *ctx, const atomic_bool *stop,
 		  struct al_err *err);
 
+/*
+ * docker_events without a daemon, for fuzzers and tests: body is the
+ * answer of that HTTP status, handed to the stream parser in pieces of at
+ * most chunk bytes, then the daemon "closes" it. Same events, same errors.
+ */
+int docker_events_replay(long status, const char *body, size_t len, size_t chunk,
+			 docker_event_fn on_event, void *ctx, struct al_err *err);
+
 /* --- attach: the hijacked stdio stream ---------------------------------- */
 
 enum docker_stream {
@@ -175,5 +190,15 @@ int docker_attach_write(struct docker_attach *a, const void *buf, size_t len,
 /* Half-close: the container sees EOF on stdin; output keeps flowing. */
 int docker_attach_close_stdin(struct docker_attach *a);
 void docker_attach_close(struct docker_attach *a);
+
+/*
+ * docker_attach_open, then docker_attach_read to the end, without a
+ * socket, for fuzzers and tests: bytes is all the daemon answers on the
+ * connection (the upgrade answer, then the multiplexed stream), received
+ * at most chunk bytes at a time; what we send goes nowhere. Same checks,
+ * same errors. 0 at a clean EOF; -1 with err set otherwise.
+ */
+int docker_attach_replay(const unsigned char *bytes, size_t len, size_t chunk,
+			 docker_chunk_fn on_chunk, void *ctx, struct al_err *err);
 
 #endif

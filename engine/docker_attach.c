@@ -22,6 +22,9 @@ struct docker_attach {
 	curl_socket_t fd;
 	struct docker_demux dm;
 	bool stdin_closed;
+	bool replaying;			/* docker_attach_replay: no socket */
+	const unsigned char *replay;	/* what the daemon "sends", not yet taken */
+	size_t replay_len, replay_chunk;
 };
 
 /* --- the demultiplexer --------------------------------------------------- */
@@ -79,6 +82,32 @@ docker_demux_feed(struct docker_demux *dm, const unsigned char *buf, size_t len,
 
 /* --- socket plumbing ----------------------------------------------------- */
 
+/* curl_easy_recv, or the next replayed piece (0 bytes once all are taken: EOF). */
+static CURLcode
+docker_attach_take(struct docker_attach *a, void *buf, size_t want, size_t *n)
+{
+	if (!a->replaying)
+		return curl_easy_recv(a->curl, buf, want, n);
+	*n = want < a->replay_len ? want : a->replay_len;
+	if (*n > a->replay_chunk)
+		*n = a->replay_chunk;
+	if (*n > 0)
+		memcpy(buf, a->replay, *n);
+	a->replay += *n;
+	a->replay_len -= *n;
+	return CURLE_OK;
+}
+
+/* curl_easy_send; a replayed stream takes everything and keeps nothing. */
+static CURLcode
+docker_attach_give(struct docker_attach *a, const void *buf, size_t len, size_t *sent)
+{
+	if (!a->replaying)
+		return curl_easy_send(a->curl, buf, len, sent);
+	*sent = len;
+	return CURLE_OK;
+}
+
 /* 1 when fd is ready for events before the deadline, 0 on timeout, -1 on error. */
 static int
 docker_attach_poll(curl_socket_t fd, short events, long long deadline)
@@ -109,7 +138,7 @@ docker_attach_send(struct docker_attach *a, const unsigned char *buf, size_t len
 
 	while (len > 0) {
 		sent = 0;
-		rc = curl_easy_send(a->curl, buf, len, &sent);
+		rc = docker_attach_give(a, buf, len, &sent);
 		if (rc == CURLE_OK) {
 			buf += sent;
 			len -= sent;
@@ -159,7 +188,7 @@ docker_attach_recv(struct docker_attach *a, char *buf, size_t cap, size_t *have,
 			return al_fail(err, "docker: attach: answer header larger than %d bytes",
 				       ATTACH_HDR_MAX);
 		n = 0;
-		rc = curl_easy_recv(a->curl, buf + *have, want, &n);
+		rc = docker_attach_take(a, buf + *have, want, &n);
 		if (rc == CURLE_AGAIN) {
 			ready = docker_attach_poll(a->fd, POLLIN, deadline);
 			if (ready <= 0)
@@ -334,7 +363,7 @@ docker_attach_read(struct docker_attach *a, docker_chunk_fn on_chunk,
 
 	for (i = 0; i < ATTACH_ROUNDS; i++) {
 		n = 0;
-		rc = curl_easy_recv(a->curl, buf, sizeof buf, &n);
+		rc = docker_attach_take(a, buf, sizeof buf, &n);
 		if (rc == CURLE_AGAIN)
 			return got ? ATTACH_OK : ATTACH_AGAIN;
 		if (rc != CURLE_OK) {
@@ -379,4 +408,24 @@ docker_attach_close(struct docker_attach *a)
 	if (a->curl)
 		curl_easy_cleanup(a->curl);
 	free(a);
+}
+
+int
+docker_attach_replay(const unsigned char *bytes, size_t len, size_t chunk,
+		     docker_chunk_fn on_chunk, void *ctx, struct al_err *err)
+{
+	struct docker_attach a = { .fd = CURL_SOCKET_BAD, .replaying = true, .replay = bytes,
+				   .replay_len = len, .replay_chunk = chunk };
+	enum attach_io io = ATTACH_OK;
+	size_t i;
+
+	if ((len && !bytes) || chunk == 0 || !on_chunk)
+		return al_fail(err, "docker: attach: replay: bad arguments");
+	docker_demux_init(&a.dm);
+	if (docker_attach_handshake(&a, "replay", DOCKER_TIMEOUT_MS, err) < 0)
+		return -1;
+	/* Every ATTACH_OK took at least one byte. */
+	for (i = 0; i <= len && io == ATTACH_OK; i++)
+		io = docker_attach_read(&a, on_chunk, ctx, err);
+	return io == ATTACH_EOF ? 0 : -1;
 }

@@ -220,3 +220,29 @@ out:
 	free(ec.line);
 	return ret;
 }
+
+int
+docker_events_replay(long status, const char *body, size_t len, size_t chunk,
+		     docker_event_fn on_event, void *ctx, struct al_err *err)
+{
+	struct docker_events_ctx ec = { .on_event = on_event, .ctx = ctx, .err = err };
+	CURLcode rc = CURLE_OK;
+	size_t off = 0, n;
+	int ret;
+
+	if (status < 100 || status > 599 || (len && !body) || chunk == 0 || !on_event)
+		return al_fail(err, "docker: events: replay: bad arguments");
+	if (!(ec.line = malloc(EVENTS_LINE_MAX)))
+		return al_fail(err, "docker: events: out of memory");
+	ec.status = status;
+	/* As curl would: pieces into the write callback, a short return aborts. */
+	while (off < len && rc == CURLE_OK) {
+		n = len - off < chunk ? len - off : chunk;
+		if (docker_events_write((char *)(body + off), 1, n, &ec) != n)
+			rc = CURLE_WRITE_ERROR;
+		off += n;
+	}
+	ret = docker_events_result(&ec, rc, "", "replay");
+	free(ec.line);
+	return ret;
+}

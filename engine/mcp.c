@@ -65,6 +65,9 @@ struct mcp_client {
 	char version[16];
 	struct mcp_listing tools;
 	struct mcp_stats stats;
+	bool replaying;		/* mcp_start_replay: no process, stdout from replay */
+	const char *replay;	/* the replayed stdout not yet delivered (borrowed) */
+	size_t replay_len;
 };
 
 enum mcp_got {
@@ -373,6 +376,37 @@ mcp_can_read(const struct mcp_client *c)
 }
 
 /*
+ * A replayed server answers only when waited for, one line per wait, then
+ * EOF; a wait whose deadline has passed (a drain between calls) gets nothing.
+ */
+static int
+mcp_replay_pump(struct mcp_client *c, long long deadline)
+{
+	const char *nl;
+	size_t n;
+	int room;
+
+	if (clock_mono_ms() >= deadline)
+		return 0;
+	if (c->replay_len == 0) {
+		c->eof = true;
+		return 1;
+	}
+	room = mcp_buf_room(c);
+	if (room != 0)
+		return room < 0 ? -1 : 1;	/* full: the line scanner reports it as too long */
+	nl = memchr(c->replay, '\n', c->replay_len);
+	n = nl ? (size_t)(nl - c->replay) + 1 : c->replay_len;
+	if (n > c->cap - c->len)
+		n = c->cap - c->len;
+	memcpy(c->buf + c->len, c->replay, n);
+	c->len += n;
+	c->replay += n;
+	c->replay_len -= n;
+	return 1;
+}
+
+/*
  * Wait until stdout brings bytes (or, with want_write, stdin takes some),
  * draining stderr on the way. 1: something happened, look again; 0: the
  * deadline passed; -1: poll or memory failed.
@@ -384,6 +418,8 @@ mcp_pump(struct mcp_client *c, bool want_write, long long deadline)
 	long long left = deadline - clock_mono_ms();
 	int n = 0, out = -1, in = -1, err = -1, rc;
 
+	if (c->replaying)
+		return mcp_replay_pump(c, deadline);
 	if (c->out_fd >= 0 && mcp_can_read(c))
 		p[out = n++] = (struct pollfd){ .fd = c->out_fd, .events = POLLIN };
 	if (c->err_fd >= 0)
@@ -406,8 +442,9 @@ mcp_pump(struct mcp_client *c, bool want_write, long long deadline)
 static int
 mcp_next_line(struct mcp_client *c, char **line, size_t *n)
 {
-	char *start = c->buf + c->off, *nl = NULL;
 	size_t have = c->len - c->off;
+	/* buf is NULL until the first read: no arithmetic on it, not even + 0. */
+	char *start = have ? c->buf + c->off : NULL, *nl = NULL;
 
 	if (have > c->scan)
 		nl = memchr(start + c->scan, '\n', have - c->scan);
@@ -994,11 +1031,21 @@ mcp_client_new(const struct mcp_server_config *cfg)
 	return c;
 }
 
+/* initialize, then the first listing, within one init timeout. */
+static int
+mcp_begin(struct mcp_client *c, struct al_err *err)
+{
+	long long deadline = clock_mono_ms() + c->init_ms;
+
+	if (mcp_initialize(c, deadline, err) < 0 || mcp_list_tools(c, deadline, err) < 0)
+		return -1;
+	return 0;
+}
+
 int
 mcp_start(const struct mcp_server_config *cfg, struct mcp_client **out, struct al_err *err)
 {
 	struct mcp_client *c;
-	long long deadline;
 
 	if (!out || !cfg)
 		return al_fail(err, "upstream: bad arguments");
@@ -1014,8 +1061,44 @@ mcp_start(const struct mcp_server_config *cfg, struct mcp_client **out, struct a
 		mcp_stop(c);
 		return -1;
 	}
-	deadline = clock_mono_ms() + c->init_ms;
-	if (mcp_initialize(c, deadline, err) < 0 || mcp_list_tools(c, deadline, err) < 0) {
+	if (mcp_begin(c, err) < 0) {
+		mcp_stop(c);
+		return -1;
+	}
+	*out = c;
+	return 0;
+}
+
+/* stdout comes from the replay (mcp_replay_pump); what we write goes nowhere. */
+static int
+mcp_replay_open(struct mcp_client *c, const void *bytes, size_t len)
+{
+	c->replaying = true;
+	c->replay = bytes;
+	c->replay_len = len;
+	c->in_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	return c->in_fd < 0 ? -1 : 0;
+}
+
+int
+mcp_start_replay(const char *name, const void *bytes, size_t len, struct mcp_client **out,
+		 struct al_err *err)
+{
+	struct mcp_server_config cfg = { .name = name };
+	struct mcp_client *c;
+
+	if (!out || (len && !bytes))
+		return al_fail(err, "upstream: bad arguments");
+	*out = NULL;
+	c = mcp_client_new(&cfg);
+	if (!c)
+		return al_fail(err, "upstream: out of memory");
+	if (mcp_replay_open(c, bytes, len) < 0) {
+		al_fail(err, "upstream %s: cannot start", c->name);
+		mcp_stop(c);
+		return -1;
+	}
+	if (mcp_begin(c, err) < 0) {
 		mcp_stop(c);
 		return -1;
 	}

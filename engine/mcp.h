@@ -102,6 +102,18 @@ pid_t mcp_pid(const struct mcp_client *c);
 const char *mcp_negotiated_version(const struct mcp_client *c);
 
 /*
+ * mcp_start without a process, for fuzzers and tests: the server's stdout
+ * is exactly the len bytes given (borrowed: they must outlive the client),
+ * then EOF; what the client writes goes to /dev/null. The server answers
+ * when waited for, one line per wait, so a drain between calls sees
+ * nothing new. Requests get ids 1, 2, … as with a live server (initialize
+ * is 1, the first tools/list 2). The client then works as any other, and
+ * a call faults once the bytes are used up.
+ */
+int mcp_start_replay(const char *name, const void *bytes, size_t len,
+		     struct mcp_client **out, struct al_err *err);
+
+/*
  * Close stdin, wait up to 2 s, SIGTERM, wait 1 s, SIGKILL; reap; free.
  * Signals go to the server's process group; whatever is left in the group
  * once the server has exited is killed too. Safe with NULL.

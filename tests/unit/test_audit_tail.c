@@ -535,8 +535,11 @@ reader_follow(struct audit_tail *t, struct writer *w, struct reader *r)
 	struct audit_row rows[CONC_PAGE];
 	int64_t after = 0, deadline = now_us() + 120 * 1000000LL, t0, dt;
 	size_t n, i;
+	bool done;
 
 	while (!r->bad && after < w->n && now_us() < deadline) {
+		/* Before the read: an empty read after "done" then means the end. */
+		done = atomic_load(&w->done);
 		t0 = now_us();
 		if (audit_tail_read(t, after, NULL, rows, CONC_PAGE, &n) < 0)
 			r->bad = "read failed";
@@ -549,7 +552,7 @@ reader_follow(struct audit_tail *t, struct writer *w, struct reader *r)
 			after = rows[i].seq;
 		}
 		r->reads++;
-		if (n == 0 && atomic_load(&w->done))
+		if (n == 0 && done)
 			break;
 		if (n == 0)
 			usleep(100);

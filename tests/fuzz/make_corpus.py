@@ -1,0 +1,210 @@
+#!/usr/bin/env python3
+"""Write the hand-made seed corpora under tests/fuzz/<target>/corpus.
+
+Seeds are small and realistic: the fixtures the unit tests use, the
+protocol examples in docs/protocol.md and the Docker/MCP transcripts seen
+on a real daemon and real servers. Run it from anywhere; it rewrites only
+the seeds it names (crash inputs added by hand stay). docs/fuzzing.md says
+how a crash input joins a corpus.
+"""
+import json
+import os
+import struct
+import tarfile
+import io
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIXTURES = os.path.join(HERE, "..", "fixtures")
+IMG = "sha256:0c88912505e2c6cbb2108b07acd6e30665b153e491259ab2ee8babe6578e567c"
+CID = "d7df0ff6202d10325a438ca76e535cbce4a658db69f43e8d171b86e89b8ccfa4"
+
+
+def put(target, name, data):
+    d = os.path.join(HERE, target, "corpus")
+    os.makedirs(d, exist_ok=True)
+    if isinstance(data, str):
+        data = data.encode()
+    with open(os.path.join(d, name), "wb") as f:
+        f.write(data)
+
+
+def fixture(name):
+    with open(os.path.join(FIXTURES, name), "rb") as f:
+        return f.read()
+
+
+def line(obj):
+    return json.dumps(obj, separators=(",", ":"))
+
+
+def frame():
+    put("frame", "save", line({"operation": "save", "arguments": {"note": "hello"}}))
+    put("frame", "nested", '{"operation":"save","arguments":{"a":[1,{"b":"\\u00e9"}],"n":-1.5e3,"t":true,"z":null}}')
+    put("frame", "reordered", '{"arguments":{},"operation":"publish"}\r')
+    put("frame", "duplicate", '{"operation":"save","operation":"post","arguments":{}}')
+    put("frame", "extra_key", '{"operation":"save","arguments":{},"tool":"store"}')
+    put("frame", "case", '{"Operation":"save","arguments":{}}')
+    put("frame", "nul_escape", '{"operation":"sa\\u0000ve","arguments":{}}')
+    put("frame", "depth16", '{"operation":"x","arguments":' + '{"a":' * 14 + "1" + "}" * 14 + "}}")
+    put("frame", "depth17", '{"operation":"x","arguments":' + '{"a":' * 15 + "1" + "}" * 15 + "}}")
+    put("frame", "op64", line({"operation": "o" * 64, "arguments": {}}))
+    put("frame", "op65", line({"operation": "o" * 65, "arguments": {}}))
+    put("frame", "utf8", '{"operation":"save","arguments":{"s":"' + "caf\u00e9 \u2603 \U0001f600" + '"}}')
+    put("frame", "bad_utf8", b'{"operation":"save","arguments":{"s":"\xed\xa0\x80"}}')
+    put("frame", "surrogates", '{"operation":"save","arguments":{"s":"\\ud83d\\ude00\\ud800"}}')
+    put("frame", "response_text", "a plain response with \"quotes\", \\ and\nnewlines\t")
+
+
+def linebuf():
+    reqs = "".join(line({"operation": "save", "arguments": {"i": i}}) + "\n" for i in range(3))
+    put("linebuf", "pipelined", b"\x3f\x07" + reqs.encode())
+    put("linebuf", "torn", b"\x10\x01" + b'{"operation":"s\n' + b"ave\"}\n" + b"tail")
+    put("linebuf", "too_long", b"\x07\x1f" + b"0123456789\nab\n")
+    put("linebuf", "blank_lines", b"\x20\x03" + b"\n\n\r\nx\n")
+
+
+def config():
+    good = {
+        "profile": {"image": IMG, "cmd": ["echo"], "tmpfs": {"/tmp": 1048576},
+                    "user": "10001:10001", "pids_limit": 32, "memory": 134217728, "cpus": 1,
+                    "env": {"LANG": "C"}, "runtime": "runc", "ipc": "none", "nofile": 64},
+        "bounds": {"frame_bytes": 65536, "stdout_bytes": 1048576, "stderr_bytes": 1048576,
+                   "calls": 16, "session_ms": 15000},
+        "classes": ["public", "pii", "confidential", "restricted"],
+        "upstreams": {
+            "vault": {"argv": ["/usr/bin/upstream", "--mode", "echo"], "cwd": "data",
+                      "env": {"PATH": "/usr/bin:/bin"}, "timeout_ms": 3000},
+            "board": {"argv": ["/usr/bin/upstream"]},
+        },
+        "tools": {
+            "store": {"upstream": "vault", "remote": "store", "data_class": "confidential",
+                      "sink_ceiling": "confidential", "response_ceiling": "confidential"},
+            "post": {"upstream": "board", "remote": "publish", "data_class": "public",
+                     "sink_ceiling": "public", "response_ceiling": "public",
+                     "pin": "0" * 64},
+        },
+        "aliases": {"save": "store", "publish": "post"},
+        "initial": {"file": "payload.json", "class": "confidential",
+                    "withhold": ["secret", "nested.hide"]},
+    }
+    put("config", "full", json.dumps(good, indent=2))
+    put("config", "minimal", json.dumps({"profile": {"image": IMG}}))
+    put("config", "empty", "{}")
+    put("config", "runsc", json.dumps({"profile": {"image": IMG, "runtime": "runsc", "pids_limit": 128}}))
+    put("config", "loosened", json.dumps({"profile": {"image": IMG, "memory": 1 << 40, "user": "0:0"},
+                                          "bounds": {"frame_bytes": 70000}}))
+    put("config", "dangling", json.dumps({"tools": {"t": {"upstream": "nope", "remote": "r",
+                                          "data_class": "public", "sink_ceiling": "public",
+                                          "response_ceiling": "public"}}, "aliases": {"a": "t"}}))
+
+
+def admission():
+    c, i = fixture("inspect-ok.json"), fixture("image-ok.json")
+    put("admission", "ok", c + b"\0" + i)
+    put("admission", "no_image", c)
+    doc = json.loads(c)
+    doc["HostConfig"]["NetworkMode"] = "host"
+    doc["HostConfig"]["Binds"] = ["/var/run/docker.sock:/var/run/docker.sock"]
+    put("admission", "network_host", json.dumps(doc).encode() + b"\0" + i)
+    doc = json.loads(c)
+    del doc["HostConfig"]
+    put("admission", "no_hostconfig", json.dumps(doc).encode() + b"\0" + i)
+
+
+def mux(stream, payload):
+    return struct.pack(">BxxxI", stream, len(payload)) + payload
+
+
+UPGRADED = (b"HTTP/1.1 101 UPGRADED\r\nContent-Type: application/vnd.docker.raw-stream\r\n"
+            b"Connection: Upgrade\r\nUpgrade: tcp\r\n\r\n")
+
+
+def attach():
+    reqs = b"".join(mux(1, line({"operation": "save", "arguments": {"i": i}}).encode() + b"\n")
+                    for i in range(2))
+    put("attach", "upgraded", b"\x3f" + UPGRADED + reqs + mux(2, b"warning\n") + mux(1, b""))
+    put("attach", "torn_frames", b"\x02" + UPGRADED + mux(1, b"hello\n") + mux(2, b"oops")[:6])
+    put("attach", "ok_200", b"\x10" + b"HTTP/1.1 200 OK\r\nContent-Type: application/vnd.docker.raw-stream\r\n\r\n"
+        + mux(1, b"x\n"))
+    put("attach", "refused_json", b"\x3f" + b"HTTP/1.1 404 Not Found\r\nApi-Version: 1.41\r\n"
+        b"Content-Type: application/json\r\n\r\n" + b'{"message":"No such container: airlock-x"}\n')
+    put("attach", "refused_text", b"\x05" + b"HTTP/1.1 409 Conflict\r\n\r\n"
+        b"container is marked for removal and cannot be started\n")
+    put("attach", "bad_header", b"\x3f" + UPGRADED + b"\x05\x00\x00\x00\x00\x00\x00\x01x")
+
+
+def docker_answer():
+    # first byte: endpoint (byte % 9): 0 info, 1 inspect, 2 list, 3 create,
+    # 4 images by label, 5 build, 6 wait, 7 ping, 8 archive; second byte:
+    # status (byte % 10): 0 200, 1 201, 2 204, 3 304, 4 400, 5 404, 6 409, 7 500
+    def seed(name, which, status, body):
+        put("docker_answer", name, bytes([which, status]) + (body.encode() if isinstance(body, str) else body))
+    seed("info", 0, 0, json.dumps({"OSType": "linux", "SecurityOptions": ["name=seccomp,profile=builtin"],
+                                    "Runtimes": {"runc": {"path": "runc"}, "runsc": {"path": "/usr/bin/runsc"}},
+                                    "DefaultRuntime": "runc", "NCPU": 2}))
+    seed("inspect", 1, 0, fixture("inspect-ok.json"))
+    seed("list", 2, 0, json.dumps([{"Id": CID, "Names": ["/airlock-x"], "State": "running",
+                                    "Labels": {"io.airlock.managed": "1"}}]))
+    seed("create", 3, 1, json.dumps({"Id": CID, "Warnings": []}))
+    seed("create_short_id", 3, 1, json.dumps({"Id": CID[:12], "Warnings": None}))
+    seed("images", 4, 0, json.dumps([{"Id": IMG, "Created": 1764489580}, {"Id": IMG, "Created": 1}]))
+    seed("images_empty", 4, 0, "[]")
+    seed("build_stream", 5, 0, '{"stream":"' + IMG + '\\n"}\r\n')
+    seed("build_aux", 5, 0, '{"aux":{"ID":"' + IMG + '"}}\n{"stream":"Successfully built"}\n')
+    seed("build_empty", 5, 0, "")  # crashed before: arithmetic on the NULL body
+    seed("build_error", 5, 0, '{"errorDetail":{"message":"COPY failed"},"error":"COPY failed"}\n')
+    seed("wait", 6, 0, json.dumps({"StatusCode": 137, "Error": None}))
+    seed("wait_error", 6, 0, json.dumps({"StatusCode": 0, "Error": {"Message": "container gone"}}))
+    seed("ping", 7, 0, "OK")
+    seed("not_found", 1, 5, '{"message":"No such container: airlock-fuzz"}')
+    seed("plain_error", 2, 7, "internal error\r\nmore\n")
+    seed("not_modified", 6, 3, "")
+    tar = io.BytesIO()
+    with tarfile.open(fileobj=tar, mode="w", format=tarfile.USTAR_FORMAT) as t:
+        data = b"canary-free file\n"
+        info = tarfile.TarInfo("out")
+        info.size = len(data)
+        t.addfile(info, io.BytesIO(data))
+    seed("archive", 8, 0, tar.getvalue()[:2048])
+
+
+def events():
+    ev = {"status": "die", "id": CID, "from": IMG, "Type": "container", "Action": "die",
+          "Actor": {"ID": CID, "Attributes": {"exitCode": "0", "io.airlock.managed": "1",
+                                              "io.airlock.session": "s1"}},
+          "scope": "local", "time": 1764489580, "timeNano": 1764489580056524169}
+    lines = "".join(line(dict(ev, status=a, Action=a)) + "\n" for a in ("create", "start", "die", "destroy"))
+    put("events", "stream", b"\x3f\x00\x00" + lines.encode())
+    put("events", "stop_after_two", b"\x07\x00\x02" + lines.encode())
+    put("events", "crlf_blank", b"\x01\x00\x00" + b"\r\n \r\n" + line(ev).encode() + b" \r\n")
+    put("events", "not_object", b"\x10\x00\x00" + b"[1,2]\n")
+    put("events", "refused", b"\x3f\x03\x00" + b'{"message":"invalid filter"}')
+
+
+def mcp():
+    init = {"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": "2025-06-18",
+            "capabilities": {"tools": {"listChanged": True}}, "serverInfo": {"name": "fixture", "version": "1"}}}
+    echo = {"name": "echo", "description": "Echo the text", "inputSchema": {"type": "object",
+            "properties": {"text": {"type": "string"}}, "required": ["text"]}}
+    lst = {"jsonrpc": "2.0", "id": 2, "result": {"tools": [echo]}}
+    ok = {"jsonrpc": "2.0", "id": 3, "result": {"content": [{"type": "text", "text": "hello"},
+          {"type": "image", "data": "AA==", "mimeType": "image/png"}]}}
+    err = {"jsonrpc": "2.0", "id": 4, "error": {"code": -32602, "message": "echoes the input: hello"}}
+    tool_err = {"jsonrpc": "2.0", "id": 5, "result": {"isError": True, "content": [{"type": "text", "text": "no"}]}}
+    j = lambda *m: "".join(line(x) + "\n" for x in m)
+    put("mcp", "session", j(init, lst, ok, err, tool_err))
+    changed = {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
+    roots = {"jsonrpc": "2.0", "id": 0, "method": "roots/list"}
+    put("mcp", "chatty", j(init, changed, roots, lst) + "\r\n\n" + j(dict(ok, id=3)))
+    page1 = {"jsonrpc": "2.0", "id": 2, "result": {"tools": [echo], "nextCursor": "p2"}}
+    page2 = {"jsonrpc": "2.0", "id": 3, "result": {"tools": [dict(echo, name="other")], "nextCursor": None}}
+    put("mcp", "paged", j(init, page1, page2, dict(ok, id=4)))
+    put("mcp", "old_version", j(dict(init, result={"protocolVersion": "2024-11-05"}), lst))
+    put("mcp", "bad_version", j(dict(init, result={"protocolVersion": "1999-01-01"})))
+    put("mcp", "refused_init", j({"jsonrpc": "2.0", "id": 1, "error": {"code": -32600, "message": "x"}}))
+    put("mcp", "late_and_malformed", j(init, lst, {"jsonrpc": "2.0", "id": 99, "result": {}}) + "not json\n" + j(dict(ok, id=3)))
+    # No empty seed: libFuzzer skips empty files and always runs the empty input first.
+
+
+for f in (frame, linebuf, config, admission, attach, docker_answer, events, mcp):
+    f()
