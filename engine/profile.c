@@ -568,6 +568,24 @@ read_start_ticks(unsigned long long *ticks)
 	return 0;
 }
 
+static bool
+label_set(const json_t *labels, const char *key)
+{
+	const char *v = json_string_value(json_object_get(labels, key));
+
+	return v && v[0];
+}
+
+bool
+profile_labels_managed(const json_t *labels)
+{
+	const char *managed = json_string_value(json_object_get(labels, LABEL_MANAGED));
+
+	return json_is_object(labels) && managed && strcmp(managed, "1") == 0 &&
+	       label_set(labels, LABEL_SESSION) && label_set(labels, LABEL_OWNER_PID) &&
+	       label_set(labels, LABEL_OWNER_START) && label_set(labels, LABEL_OWNER_BOOT);
+}
+
 int
 owner_labels_self(struct owner_labels *who, const char *session, struct al_err *err)
 {

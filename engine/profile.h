@@ -105,6 +105,13 @@ json_t *profile_create_body(const struct profile *p, const struct owner_labels *
 /* "airlock-" + 32 lowercase hex from the kernel's CSPRNG. */
 int profile_container_name(char out[48], struct al_err *err);
 
+/*
+ * Does a container's Config.Labels object carry airlock's labels (managed
+ * "1", a session id, an owner pid, start time and boot id)? The
+ * watchdog refuses to guard, and so to stop, anything else.
+ */
+bool profile_labels_managed(const json_t *labels);
+
 /* Fill pid, start ticks and boot id of this process; session as given. */
 int owner_labels_self(struct owner_labels *who, const char *session, struct al_err *err);
 

@@ -268,6 +268,39 @@ test_config_file_errors(void **state)
 	config_free(&c);
 }
 
+/* Only a container carrying every airlock label may be guarded (and stopped). */
+static void
+test_labels_managed(void **state)
+{
+	struct owner_labels who = { .pid = 42, .start_ticks = 7, .boot_id = "b", .session = "s" };
+	json_t *body, *labels;
+	static const char *const keys[] = { LABEL_MANAGED, LABEL_SESSION, LABEL_OWNER_PID,
+					    LABEL_OWNER_START, LABEL_OWNER_BOOT };
+	struct profile p;
+	size_t i;
+
+	(void)state;
+	profile_defaults(&p);
+	body = profile_create_body(&p, &who);
+	labels = json_object_get(body, "Labels");
+	assert_true(profile_labels_managed(labels));
+	assert_false(profile_labels_managed(NULL));
+	assert_false(profile_labels_managed(json_object_get(body, "Image")));
+	for (i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+		json_t *copy = json_deep_copy(labels);
+
+		json_object_del(copy, keys[i]);
+		assert_false(profile_labels_managed(copy));
+		json_object_set_new(copy, keys[i], json_string(""));
+		assert_false(profile_labels_managed(copy));
+		json_decref(copy);
+	}
+	json_object_set_new(labels, LABEL_MANAGED, json_string("0"));
+	assert_false(profile_labels_managed(labels));
+	json_decref(body);
+	profile_free(&p);
+}
+
 static const char *
 load_text(const char *text)
 {
@@ -330,6 +363,7 @@ main(void)
 		cmocka_unit_test(test_owner_labels),
 		cmocka_unit_test(test_config_file_errors),
 		cmocka_unit_test(test_user_id_range),
+		cmocka_unit_test(test_labels_managed),
 		cmocka_unit_test(test_config_file_needs_image),
 		cmocka_unit_test(test_config_file_directory),
 	};
