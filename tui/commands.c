@@ -10,6 +10,7 @@ static const struct {
 	const char *name;
 	const char *arg;
 } options[OPT_COUNT] = {
+	[OPT_NONE] = { "", NULL },
 #define CLI_OPTION_ROW(e, name, arg) [OPT_##e] = { name, arg },
 	CLI_OPTIONS(CLI_OPTION_ROW)
 #undef CLI_OPTION_ROW
@@ -21,19 +22,19 @@ static const struct {
 
 const struct command cli_commands[] = {
 	{ "console", cmd_console, NULL, 0,
-	  { OPT_REP(CONFIG), OPT(DEMO), OPT(READ_ONLY), OPT(AUDIT) }, 4, false,
+	  { OPT_REP(CONFIG), OPT(DEMO), OPT(READ_ONLY), OPT(AUDIT) },
 	  "the operator console (also: airlock on a terminal)" },
-	{ "watchdog", cmd_watchdog, "SOCKET ID", 2, { { 0 } }, 0, true,
+	{ "watchdog", cmd_watchdog, "SOCKET ID", 2, { { 0 } },
 	  "internal: the lease process the engine starts" },
-	{ "doctor", cmd_doctor, NULL, 0, { OPT(JSON), OPT(CONFIG) }, 2, false,
+	{ "doctor", cmd_doctor, NULL, 0, { OPT(JSON), OPT(CONFIG) },
 	  "check the host and the Docker daemon (PASS/FAIL per check)" },
-	{ "run", cmd_run, NULL, 0, { OPT_REQ(CONFIG), OPT(AUDIT), OPT(OTLP), OPT(JSON) }, 4, false,
+	{ "run", cmd_run, NULL, 0, { OPT_REQ(CONFIG), OPT(AUDIT), OPT(OTLP), OPT(JSON) },
 	  "run one session headless; print a payload-free summary" },
-	{ "inspect", cmd_inspect, "CONTAINER", 1, { OPT(JSON), OPT(CONFIG) }, 2, false,
+	{ "inspect", cmd_inspect, "CONTAINER", 1, { OPT(JSON), OPT(CONFIG) },
 	  "show the admission report of an existing container" },
-	{ "audit", cmd_audit, "verify DB", 2, { OPT(JSON) }, 1, false,
+	{ "audit", cmd_audit, "verify DB", 2, { OPT(JSON) },
 	  "re-check the audit log's hash chain" },
-	{ "reap", cmd_reap, NULL, 0, { OPT(JSON) }, 1, false,
+	{ "reap", cmd_reap, NULL, 0, { OPT(JSON) },
 	  "stop and remove airlock containers whose owner is gone" },
 };
 
@@ -56,13 +57,28 @@ cli_option_name(enum cli_option o)
 	return o < OPT_COUNT ? options[o].name : "?";
 }
 
-static void
-append(char *out, size_t cap, const char *fmt, const char *a, const char *b, const char *c)
+static void __attribute__((format(printf, 3, 4)))
+append(char *out, size_t cap, const char *fmt, ...)
 {
 	size_t n = strlen(out);
+	va_list ap;
 
-	if (n < cap)
-		snprintf(out + n, cap - n, fmt, a, b, c);
+	if (n + 1 >= cap)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(out + n, cap - n, fmt, ap);
+	va_end(ap);
+}
+
+/* "--config FILE", "[--config FILE]...", "[--json]" */
+static void
+append_use(char *out, size_t cap, const struct cli_use *u)
+{
+	const char *name = options[u->opt].name, *arg = options[u->opt].arg;
+	bool required = u->flags & CLI_REQUIRED;
+
+	append(out, cap, " %s%s%s%s%s%s", required ? "" : "[", name, arg ? " " : "",
+	       arg ? arg : "", required ? "" : "]", u->flags & CLI_REPEAT ? "..." : "");
 }
 
 void
@@ -72,17 +88,9 @@ cli_usage_line(const struct command *c, char *out, size_t cap)
 
 	snprintf(out, cap, "%s", c->name);
 	if (c->operands)
-		append(out, cap, " %s%s%s", c->operands, "", "");
-	for (i = 0; i < c->n_uses; i++) {
-		const char *name = options[c->uses[i].opt].name, *arg = options[c->uses[i].opt].arg;
-		bool req = c->uses[i].flags & CLI_REQUIRED;
-
-		append(out, cap, req ? " %s%s%s" : " [%s%s%s", name, arg ? " " : "", arg ? arg : "");
-		if (!req)
-			append(out, cap, "]%s%s%s", "", "", "");
-		if (c->uses[i].flags & CLI_REPEAT)
-			append(out, cap, "...%s%s%s", "", "", "");
-	}
+		append(out, cap, " %s", c->operands);
+	for (i = 0; i < CLI_USES_MAX && c->uses[i].opt != OPT_NONE; i++)
+		append_use(out, cap, &c->uses[i]);
 }
 
 void
@@ -145,7 +153,7 @@ use_of(const struct command *c, enum cli_option opt)
 {
 	size_t i;
 
-	for (i = 0; i < c->n_uses; i++)
+	for (i = 0; opt != OPT_NONE && i < CLI_USES_MAX && c->uses[i].opt != OPT_NONE; i++)
 		if (c->uses[i].opt == opt)
 			return &c->uses[i];
 	return NULL;
@@ -170,14 +178,14 @@ lookup_long(const struct command *c, const char *word, size_t n)
 {
 	int found = -1, i;
 
-	for (i = 0; i < OPT_COUNT; i++)
+	for (i = OPT_NONE + 1; i < OPT_COUNT; i++)
 		if (strlen(options[i].name) == n && is_prefix(word, n, options[i].name))
 			return i;
 	if (n == 6 && is_prefix(word, n, "--help"))
 		return OPT_HELP;
 	if (n == 9 && is_prefix(word, n, "--version"))
 		return OPT_VERSION;
-	for (i = 0; i < OPT_COUNT; i++)
+	for (i = OPT_NONE + 1; i < OPT_COUNT; i++)
 		if (use_of(c, (enum cli_option)i) && is_prefix(word, n, options[i].name))
 			found = found == -1 ? i : OPT_AMBIGUOUS;
 	if (is_prefix(word, n, "--help"))
@@ -249,7 +257,7 @@ finish(struct parse *p)
 	struct cli_opts *o = p->o;
 	size_t i;
 
-	for (i = 0; i < p->c->n_uses; i++) {
+	for (i = 0; i < CLI_USES_MAX && p->c->uses[i].opt != OPT_NONE; i++) {
 		enum cli_option opt = p->c->uses[i].opt;
 
 		if ((p->c->uses[i].flags & CLI_REQUIRED) && o->n[opt] == 0) {

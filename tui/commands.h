@@ -30,6 +30,7 @@
 	_(READ_ONLY, "--read-only", NULL)
 
 enum cli_option {
+	OPT_NONE,		/* ends a row's list of uses */
 #define CLI_OPTION_ENUM(e, name, arg) OPT_##e,
 	CLI_OPTIONS(CLI_OPTION_ENUM)
 #undef CLI_OPTION_ENUM
@@ -52,9 +53,7 @@ struct command {
 	int (*run)(int argc, char **argv);
 	const char *operands;	/* as the usage line shows them; NULL: none */
 	int max_operands;
-	struct cli_use uses[CLI_USES_MAX];
-	size_t n_uses;
-	bool internal;		/* not in the man page (started by the engine) */
+	struct cli_use uses[CLI_USES_MAX];	/* up to the first OPT_NONE */
 	const char *help;
 };
 

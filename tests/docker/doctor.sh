@@ -75,6 +75,12 @@ rc=0; "$airlock" run --config "$cfg" --audit "$work/audit.db" --json >"$out" 2>/
 check "run --json: the refusal is a JSON error" python3 -c '
 import json, sys; d = json.load(open(sys.argv[1])); assert d["ok"] is False and sys.argv[2] in d["error"], d' \
 	"$out" "$absent"
+# The console too, on a terminal (script gives it one): refused before any session.
+rc=0; script -qec "'$airlock' console --config '$cfg' --audit '$work/console.db'" /dev/null \
+	</dev/null >"$out" 2>&1 || rc=$?
+check "console with an absent image: exit 3, profile.image and the ID named" \
+	bash -c "[ $rc = 3 ] && grep -qF 'airlock console: profile.image: $absent is not on this host' '$out'"
+check "console created no container" test "$("$DOCKER" ps -aq --filter label=io.airlock.managed=1 | wc -l)" = "$before"
 echo '{"profile":{"runtime":"runc"}}' >"$cfg"
 rc=0; "$airlock" doctor --config "$cfg" >"$out" 2>&1 || rc=$?
 check "doctor --config without profile.image: exit 3, the key named" \
