@@ -1,9 +1,12 @@
 #include "config.h"
+#include "members.h"
 
+#include <errno.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char *const top_keys[] = {
@@ -193,28 +196,37 @@ parse_strings(struct strv *dst, const json_t *arr, size_t max, const char *path,
 	return 0;
 }
 
+struct env_ctx {
+	struct strv *dst;
+	const char *path;
+};
+
 static int
-parse_env(struct strv *dst, const json_t *obj, const char *path, struct al_err *err)
+env_member(void *ctx, const char *name, const json_t *v, struct al_err *err)
 {
-	const char *name;
-	json_t *v;
+	const struct env_ctx *e = ctx;
 	char *entry;
 	int rc;
 
-	if (!json_is_object(obj) || json_object_size(obj) > 64)
-		return al_fail(err, "%s: expected an object of at most 64 names", path);
-	dst->set = true;
-	json_object_foreach((json_t *)obj, name, v) {
-		if (!name[0] || strchr(name, '=') || !is_plain_string(v))
-			return al_fail(err, "%s.%.64s: expected NAME: \"value\"", path, name);
-		if (asprintf(&entry, "%s=%s", name, json_string_value(v)) < 0)
-			return al_fail(err, "%s: out of memory", path);
-		rc = strv_push(dst, entry);
-		free(entry);
-		if (rc < 0)
-			return al_fail(err, "%s: out of memory", path);
-	}
+	if (!name[0] || strchr(name, '=') || !is_plain_string(v))
+		return al_fail(err, "%s.%.64s: expected NAME: \"value\"", e->path, name);
+	if (asprintf(&entry, "%s=%s", name, json_string_value(v)) < 0)
+		return al_fail(err, "%s: out of memory", e->path);
+	rc = strv_push(e->dst, entry);
+	free(entry);
+	if (rc < 0)
+		return al_fail(err, "%s: out of memory", e->path);
 	return 0;
+}
+
+static int
+parse_env(struct strv *dst, const json_t *obj, const char *path, struct al_err *err)
+{
+	const struct members_spec spec = { path, 64, "names", 0, NULL };
+	struct env_ctx e = { dst, path };
+
+	dst->set = true;
+	return members_each(obj, &spec, env_member, &e, err);
 }
 
 static int
@@ -255,21 +267,19 @@ parse_upstream(struct airlock_config *c, const char *name, const json_t *obj,
 }
 
 static int
+upstream_member(void *c, const char *name, const json_t *v, struct al_err *err)
+{
+	return parse_upstream(c, name, v, err);
+}
+
+static int
 parse_upstreams(struct airlock_config *c, const json_t *obj, struct al_err *err)
 {
-	const char *name;
-	json_t *v;
+	static const struct members_spec spec = {
+		"upstreams", CONFIG_UPSTREAMS_MAX, "servers", 63, "a name",
+	};
 
-	if (!json_is_object(obj) || json_object_size(obj) > CONFIG_UPSTREAMS_MAX)
-		return al_fail(err, "upstreams: expected an object of at most %d servers",
-			       CONFIG_UPSTREAMS_MAX);
-	json_object_foreach((json_t *)obj, name, v) {
-		if (!name[0] || strlen(name) >= 64)
-			return al_fail(err, "upstreams: a name must be 1..63 bytes");
-		if (parse_upstream(c, name, v, err) < 0)
-			return -1;
-	}
-	return 0;
+	return members_each(obj, &spec, upstream_member, c, err);
 }
 
 static bool
@@ -330,43 +340,43 @@ parse_tool(struct airlock_config *c, const char *name, const json_t *obj, struct
 }
 
 static int
+tool_member(void *c, const char *name, const json_t *v, struct al_err *err)
+{
+	return parse_tool(c, name, v, err);
+}
+
+static int
 parse_tools(struct airlock_config *c, const json_t *obj, struct al_err *err)
 {
-	const char *name;
-	json_t *v;
+	static const struct members_spec spec = {
+		"tools", CONFIG_TOOLS_MAX, "tools", 63, "a name",
+	};
 
-	if (!json_is_object(obj) || json_object_size(obj) > CONFIG_TOOLS_MAX)
-		return al_fail(err, "tools: expected an object of at most %d tools", CONFIG_TOOLS_MAX);
-	json_object_foreach((json_t *)obj, name, v) {
-		if (!name[0] || strlen(name) >= 64)
-			return al_fail(err, "tools: a name must be 1..63 bytes");
-		if (parse_tool(c, name, v, err) < 0)
-			return -1;
-	}
+	return members_each(obj, &spec, tool_member, c, err);
+}
+
+static int
+alias_member(void *ctx, const char *op, const json_t *v, struct al_err *err)
+{
+	struct airlock_config *c = ctx;
+	struct alias *a = &c->aliases[c->n_aliases];
+
+	a->tool = config_tool_index(c, json_string_value(v));
+	if (a->tool < 0)
+		return al_fail(err, "aliases.%s: not a tool in the catalog", op);
+	snprintf(a->operation, sizeof a->operation, "%s", op);
+	c->n_aliases++;
 	return 0;
 }
 
 static int
 parse_aliases(struct airlock_config *c, const json_t *obj, struct al_err *err)
 {
-	const char *op;
-	json_t *v;
+	static const struct members_spec spec = {
+		"aliases", CONFIG_ALIASES_MAX, "operations", 64, "an operation",
+	};
 
-	if (!json_is_object(obj) || json_object_size(obj) > CONFIG_ALIASES_MAX)
-		return al_fail(err, "aliases: expected an object of at most %d operations",
-			       CONFIG_ALIASES_MAX);
-	json_object_foreach((json_t *)obj, op, v) {
-		struct alias *a = &c->aliases[c->n_aliases];
-
-		if (!op[0] || strlen(op) > 64)
-			return al_fail(err, "aliases: an operation must be 1..64 bytes");
-		a->tool = config_tool_index(c, json_string_value(v));
-		if (a->tool < 0)
-			return al_fail(err, "aliases.%s: not a tool in the catalog", op);
-		snprintf(a->operation, sizeof a->operation, "%s", op);
-		c->n_aliases++;
-	}
-	return 0;
+	return members_each(obj, &spec, alias_member, c, err);
 }
 
 static int
@@ -436,11 +446,18 @@ load_bounded(const char *path, struct al_err *err)
 	FILE *f = fopen(path, "re");
 	json_error_t jerr;
 	json_t *root = NULL;
+	struct stat st;
 	char *buf;
 	size_t n;
 
 	if (!f) {
-		al_fail(err, "config %s: cannot open", path);
+		al_fail(err, "config %s: cannot open: %s", path, strerror(errno));
+		return NULL;
+	}
+	/* A directory opens, then reads as nothing: name it, not "empty". */
+	if (fstat(fileno(f), &st) < 0 || !S_ISREG(st.st_mode)) {
+		fclose(f);
+		al_fail(err, "config %s: not a regular file", path);
 		return NULL;
 	}
 	buf = malloc(cap + 1);
@@ -469,6 +486,17 @@ dir_of(const char *path)
 	return dir;
 }
 
+/* A session file names its image: without one it would only fail at create. */
+static int
+require_image(const struct airlock_config *c, const json_t *root, struct al_err *err)
+{
+	if (!json_object_get(root, "profile"))
+		return al_fail(err, "profile: required (profile.image: an immutable local image ID sha256:<64 hex>)");
+	if (!c->profile.image[0])
+		return al_fail(err, "profile.image: required (an immutable local image ID sha256:<64 hex>)");
+	return 0;
+}
+
 int
 config_load_file(struct airlock_config *c, const char *path, int host_cores,
 		 struct al_err *err)
@@ -482,6 +510,8 @@ config_load_file(struct airlock_config *c, const char *path, int host_cores,
 	c->base_dir = dir_of(path);
 	rc = c->base_dir ? config_load_json(c, root, host_cores, err)
 			 : al_fail(err, "out of memory");
+	if (rc == 0)
+		rc = require_image(c, root, err);
 	json_decref(root);
 	if (rc < 0)
 		return al_wrap(err, "config %s", path);

@@ -90,6 +90,10 @@ void config_init(struct airlock_config *c);
 void config_free(struct airlock_config *c);
 int config_load_json(struct airlock_config *c, const json_t *root, int host_cores,
 		     struct al_err *err);
+/*
+ * A session file: a regular file (a directory or device is refused, not
+ * read as empty), the JSON above, and profile.image is required.
+ */
 int config_load_file(struct airlock_config *c, const char *path, int host_cores,
 		     struct al_err *err);
 

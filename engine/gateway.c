@@ -172,6 +172,30 @@ gateway_fault_reason(const struct gateway *g)
 	return g->fault[0] ? g->fault : "gateway fault";
 }
 
+/*
+ * At first contact every catalog tool on this upstream must be in its
+ * first tools/list: a mistyped remote name is a config error, named as
+ * such, not catalog_drift (which means the definition changed).
+ */
+static bool
+catalog_listed(struct gateway *g, int upstream, struct mcp_client *m)
+{
+	const struct catalog_tool *t;
+	char h[HASH_HEX_LEN + 1];
+	size_t i;
+
+	for (i = 0; i < g->cfg->n_tools; i++) {
+		t = &g->cfg->tools[i];
+		if (config_upstream_index(g->cfg, t->upstream) != upstream ||
+		    mcp_tool_hash(m, t->remote, h) == 0)
+			continue;
+		snprintf(g->fault, sizeof g->fault, "tools.%s.remote: upstream %s lists no tool %.64s",
+			 t->name, t->upstream, t->remote);
+		return false;
+	}
+	return true;
+}
+
 /* The tool's upstream, started on the first allowed call to it. */
 static struct mcp_client *
 upstream_for(struct gateway *g, const struct catalog_tool *t)
@@ -190,6 +214,11 @@ upstream_for(struct gateway *g, const struct catalog_tool *t)
 			return NULL;
 		}
 		g->n.upstream_spawns++;
+		if (!catalog_listed(g, i, g->mcp[i])) {
+			mcp_stop(g->mcp[i]);
+			g->mcp[i] = NULL;
+			return NULL;
+		}
 	}
 	return g->mcp[i];
 }

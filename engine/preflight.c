@@ -232,6 +232,7 @@ preflight_not_run(struct check_list *out, enum host_check_stage from)
 	int c;
 
 	for (c = 0; c < HOST_CHECK_COUNT; c++)
-		if (host_check_stage(c) >= from && !check_list_find(out, host_check_id(c)))
+		if (host_check_stage(c) >= from && host_check_stage(c) <= HOST_STAGE_DAEMON &&
+		    !check_list_find(out, host_check_id(c)))
 			check_add_not_run(out, host_check_id(c), host_check_help(c));
 }

@@ -55,8 +55,9 @@ void preflight_daemon(const json_t *version, const json_t *info, const char *run
 		      struct check_list *out, struct host_facts *facts);
 
 /*
- * List every check of HOST_CHECKS at stage from or later that is not in
- * out yet, as not run: an unreachable stage leaves its checks visible.
+ * List every host check of HOST_CHECKS at stage from or later (up to the
+ * daemon's; a config's checks are its caller's) that is not in out yet,
+ * as not run: an unreachable stage leaves its checks visible.
  */
 void preflight_not_run(struct check_list *out, enum host_check_stage from);
 

@@ -1,5 +1,6 @@
 #include "profile.h"
 #include "ids.h"
+#include "members.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -97,6 +98,23 @@ profile_user_is_root(const char *user)
 	return false;
 }
 
+/* A decimal uid or gid the kernel can hold: at most PROFILE_ID_MAX. */
+static bool
+id_in_range(const char *s, size_t n)
+{
+	unsigned long long v = 0;
+	size_t i;
+
+	if (!all_digits(s, n))
+		return false;
+	for (i = 0; i < n; i++) {
+		v = v * 10 + (unsigned long long)(s[i] - '0');
+		if (v > PROFILE_ID_MAX)
+			return false;
+	}
+	return true;
+}
+
 bool
 profile_user_numeric(const char *user)
 {
@@ -104,9 +122,18 @@ profile_user_numeric(const char *user)
 
 	if (!colon)
 		return false;
-	return all_digits(user, (size_t)(colon - user)) &&
-	       all_digits(colon + 1, strlen(colon + 1)) &&
-	       strlen(user) < 24;
+	return id_in_range(user, (size_t)(colon - user)) &&
+	       id_in_range(colon + 1, strlen(colon + 1));
+}
+
+/* Both parts decimal, whatever their value: tells "too large" from "not numeric". */
+static bool
+user_decimal(const char *user)
+{
+	const char *colon = strchr(user, ':');
+
+	return colon && all_digits(user, (size_t)(colon - user)) &&
+	       all_digits(colon + 1, strlen(colon + 1));
 }
 
 static int
@@ -154,30 +181,32 @@ env_name_valid(const char *name)
 }
 
 static int
+env_member(void *dst, const char *name, const json_t *val, struct al_err *err)
+{
+	char *entry;
+	int rc;
+
+	if (!env_name_valid(name))
+		return al_fail(err, "profile.env.%.64s: not a valid variable name", name);
+	if (!json_is_string(val) || strlen(json_string_value(val)) != json_string_length(val))
+		return al_fail(err, "profile.env.%s: expected a string without NUL", name);
+	if (asprintf(&entry, "%s=%s", name, json_string_value(val)) < 0)
+		return al_fail(err, "profile.env: out of memory");
+	rc = strv_push(dst, entry);
+	free(entry);
+	if (rc < 0)
+		return al_fail(err, "profile.env: out of memory");
+	return 0;
+}
+
+static int
 apply_env(struct strv *dst, const json_t *v, struct al_err *err)
 {
-	const char *name;
-	json_t *val;
-	char *entry;
+	static const struct members_spec spec = { "profile.env", 64, "names", 0, NULL };
 
-	if (!json_is_object(v) || json_object_size(v) > 64)
-		return al_fail(err, "profile.env: expected an object of at most 64 names");
 	strv_free(dst);
 	dst->set = true;
-	json_object_foreach((json_t *)v, name, val) {
-		if (!env_name_valid(name))
-			return al_fail(err, "profile.env.%.64s: not a valid variable name", name);
-		if (!json_is_string(val) || strlen(json_string_value(val)) != json_string_length(val))
-			return al_fail(err, "profile.env.%s: expected a string without NUL", name);
-		if (asprintf(&entry, "%s=%s", name, json_string_value(val)) < 0)
-			return al_fail(err, "profile.env: out of memory");
-		if (strv_push(dst, entry) < 0) {
-			free(entry);
-			return al_fail(err, "profile.env: out of memory");
-		}
-		free(entry);
-	}
-	return 0;
+	return members_each(v, &spec, env_member, dst, err);
 }
 
 static int
@@ -220,34 +249,37 @@ tmpfs_target_valid(const char *t)
 }
 
 static int
+tmpfs_member(void *ctx, const char *target, const json_t *size, struct al_err *err)
+{
+	struct profile *p = ctx;
+	struct tmpfs_mount *m = &p->tmpfs[p->n_tmpfs];
+
+	if (!tmpfs_target_valid(target))
+		return al_fail(err, "profile.tmpfs: target %.64s is not allowed", target);
+	if (!json_is_integer(size) || json_integer_value(size) < 4096 ||
+	    json_integer_value(size) > PROFILE_TMPFS_SIZE_MAX)
+		return al_fail(err, "profile.tmpfs.%s: size outside 4096..%lld bytes",
+			       target, (long long)PROFILE_TMPFS_SIZE_MAX);
+	m->target = strdup(target);
+	if (!m->target)
+		return al_fail(err, "profile.tmpfs: out of memory");
+	m->size = json_integer_value(size);
+	p->n_tmpfs++;
+	return 0;
+}
+
+static int
 apply_tmpfs(struct profile *p, const json_t *v, struct al_err *err)
 {
-	const char *target;
-	json_t *size;
+	static const struct members_spec spec = {
+		"profile.tmpfs", PROFILE_TMPFS_MAX, "targets", 0, NULL,
+	};
 	size_t i;
 
-	if (!json_is_object(v) || json_object_size(v) > PROFILE_TMPFS_MAX)
-		return al_fail(err, "profile.tmpfs: expected an object of at most %d targets",
-			       PROFILE_TMPFS_MAX);
 	for (i = 0; i < p->n_tmpfs; i++)
 		free(p->tmpfs[i].target);
 	p->n_tmpfs = 0;
-	json_object_foreach((json_t *)v, target, size) {
-		struct tmpfs_mount *m = &p->tmpfs[p->n_tmpfs];
-
-		if (!tmpfs_target_valid(target))
-			return al_fail(err, "profile.tmpfs: target %.64s is not allowed", target);
-		if (!json_is_integer(size) || json_integer_value(size) < 4096 ||
-		    json_integer_value(size) > PROFILE_TMPFS_SIZE_MAX)
-			return al_fail(err, "profile.tmpfs.%s: size outside 4096..%lld bytes",
-				       target, (long long)PROFILE_TMPFS_SIZE_MAX);
-		m->target = strdup(target);
-		if (!m->target)
-			return al_fail(err, "profile.tmpfs: out of memory");
-		m->size = json_integer_value(size);
-		p->n_tmpfs++;
-	}
-	return 0;
+	return members_each(v, &spec, tmpfs_member, p, err);
 }
 
 static int
@@ -335,6 +367,9 @@ profile_validate(const struct profile *p, int host_cores, struct al_err *err)
 		return al_fail(err, "profile.image: must be an immutable local image ID sha256:<64 hex>, never a tag or digest reference");
 	if (profile_user_is_root(p->user))
 		return al_fail(err, "profile.user: root in any spelling is refused");
+	if (!profile_user_numeric(p->user) && user_decimal(p->user))
+		return al_fail(err, "profile.user: uid and gid must be at most %llu",
+			       (unsigned long long)PROFILE_ID_MAX);
 	if (!profile_user_numeric(p->user))
 		return al_fail(err, "profile.user: expected numeric uid:gid");
 	if (!runsc && strcmp(p->runtime, "runc") != 0)
@@ -503,6 +538,24 @@ read_start_ticks(unsigned long long *ticks)
 	if (!p || sscanf(p + 1, "%llu", ticks) != 1)
 		return -1;
 	return 0;
+}
+
+static bool
+label_set(const json_t *labels, const char *key)
+{
+	const char *v = json_string_value(json_object_get(labels, key));
+
+	return v && v[0];
+}
+
+bool
+profile_labels_managed(const json_t *labels)
+{
+	const char *managed = json_string_value(json_object_get(labels, LABEL_MANAGED));
+
+	return json_is_object(labels) && managed && strcmp(managed, "1") == 0 &&
+	       label_set(labels, LABEL_SESSION) && label_set(labels, LABEL_OWNER_PID) &&
+	       label_set(labels, LABEL_OWNER_START) && label_set(labels, LABEL_OWNER_BOOT);
 }
 
 int

@@ -18,6 +18,7 @@
 #include "strv.h"
 
 #define PROFILE_USER_DEFAULT		"10001:10001"
+#define PROFILE_ID_MAX			4294967294ULL	/* uid_t is 32 bits; (uid_t)-1 is "no id" */
 #define PROFILE_PIDS_RUNC		32
 #define PROFILE_PIDS_RUNSC		128
 #define PROFILE_PIDS_RUNSC_MIN		64	/* gVisor's own threads count */
@@ -91,7 +92,7 @@ int profile_validate(const struct profile *p, int host_cores, struct al_err *err
 /* Text checks shared with admission. */
 bool profile_image_id_valid(const char *s);	/* "sha256:" + 64 lowercase hex */
 bool profile_user_is_root(const char *user);	/* "", "0", "root", "0:x", "x:0", "x:root" */
-bool profile_user_numeric(const char *user);	/* "uid:gid", both decimal */
+bool profile_user_numeric(const char *user);	/* "uid:gid", both decimal, each <= PROFILE_ID_MAX */
 
 /* The POST /containers/create body. Caller owns the result. */
 json_t *profile_create_body(const struct profile *p, const struct owner_labels *who);
@@ -99,6 +100,13 @@ json_t *profile_create_body(const struct profile *p, const struct owner_labels *
 /* "airlock-" + 32 lowercase hex from the kernel's CSPRNG. */
 #define PROFILE_NAME_MAX	48	/* "airlock-" + 32 hex, NUL, rounded up */
 int profile_container_name(char out[PROFILE_NAME_MAX], struct al_err *err);
+
+/*
+ * Does a container's Config.Labels object carry airlock's labels (managed
+ * "1", a session id, an owner pid, start time and boot id)? The
+ * watchdog refuses to guard, and so to stop, anything else.
+ */
+bool profile_labels_managed(const json_t *labels);
 
 /* Fill pid, start ticks and boot id of this process; session as given. */
 int owner_labels_self(struct owner_labels *who, const char *session, struct al_err *err);

@@ -373,7 +373,9 @@ struct audit_row {
 	_(CGROUP_VERSION,     "cgroup_version",     DAEMON,   "the daemon reports its cgroup version: the memory, pids and CPU limits need cgroups") \
 	_(SECCOMP,            "seccomp",            DAEMON,   "the daemon applies seccomp, and its default profile is not unconfined") \
 	_(RUNTIMES,           "runtimes",           DAEMON,   "the daemon lists its OCI runtimes") \
-	_(RUNTIME,            "runtime",            DAEMON,   "the session's runtime (runc or runsc) is registered with the daemon")
+	_(RUNTIME,            "runtime",            DAEMON,   "the session's runtime (runc or runsc) is registered with the daemon") \
+	_(IMAGE,              "image",              CONFIG,   "with a config: its profile.image ID is an image on this daemon") \
+	_(CATALOG,            "catalog",            CONFIG,   "with a config: each catalog tool (catalog.<tool>) is in its upstream's first tools/list, as pinned")
 
 enum host_check {
 #define HOST_CHECK_ENUM(e, id, stage, help) HOST_CHECK_##e,
@@ -389,6 +391,7 @@ enum host_check_stage {
 	HOST_STAGE_PING,	/* a local endpoint */
 	HOST_STAGE_INFO,	/* a daemon that answers */
 	HOST_STAGE_DAEMON,	/* its /version and /info */
+	HOST_STAGE_CONFIG,	/* a session config (doctor --config, a session's start) */
 };
 
 static inline const char *
@@ -427,15 +430,22 @@ host_check_help(enum host_check c)
 	return (unsigned)c < HOST_CHECK_COUNT ? help[c] : "";
 }
 
-/* The check with this id, or HOST_CHECK_COUNT. */
+/*
+ * The check with this id, or HOST_CHECK_COUNT. An id of the form
+ * "row.name" (one per catalog tool: "catalog.search") is its row's.
+ */
 static inline enum host_check
 host_check_by_id(const char *id)
 {
+	size_t n = id ? strcspn(id, ".") : 0;
 	int c;
 
-	for (c = 0; id && c < HOST_CHECK_COUNT; c++)
-		if (strcmp(host_check_id((enum host_check)c), id) == 0)
+	for (c = 0; id && c < HOST_CHECK_COUNT; c++) {
+		const char *row = host_check_id((enum host_check)c);
+
+		if (strlen(row) == n && strncmp(row, id, n) == 0)
 			return (enum host_check)c;
+	}
 	return HOST_CHECK_COUNT;
 }
 

@@ -1,12 +1,13 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "airlock-config.h"
 
@@ -14,78 +15,6 @@ int
 cli_is_help(const char *arg)
 {
 	return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
-}
-
-/*
- * A command takes exactly the options its usage line names: the usage text
- * is written once and is also the list of what is accepted.
- */
-static bool
-usage_names(const char *usage, const char *option)
-{
-	size_t n = strlen(option);
-	const char *p;
-
-	for (p = strstr(usage, option); p; p = strstr(p + 1, option))
-		if (p[n] == '\0' || p[n] == ' ' || p[n] == ']')
-			return true;
-	return false;
-}
-
-static int
-refuse_option(char **argv, const char *option, const char *usage)
-{
-	fprintf(stderr, "airlock %s: %s is not an option of this command\nusage: airlock %s\n",
-		argv[0], option, usage);
-	return EXIT_USAGE;
-}
-
-int
-cli_parse(int argc, char **argv, const char *usage, int max_positional,
-	  struct cli_opts *o)
-{
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "config", required_argument, NULL, 'c' },
-		{ "audit", required_argument, NULL, 'a' },
-		{ "otlp", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-
-	memset(o, 0, sizeof *o);
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "hc:", longopts, NULL)) != -1) {
-		const char *name = c == 'j' ? "--json" : c == 'c' ? "--config" : c == 'a' ? "--audit"
-				 : c == 'o' ? "--otlp" : NULL;
-
-		if (name && !usage_names(usage, name))
-			return refuse_option(argv, name, usage);
-		switch (c) {
-		case 'j': o->json = true; break;
-		case 'c': o->config = optarg; break;
-		case 'a': o->audit = optarg; break;
-		case 'o': o->otlp = optarg; break;
-		case 'h': printf("usage: airlock %s\n", usage); return EXIT_OK;
-		case 'V': printf("airlock %s\n", AIRLOCK_VERSION); return EXIT_OK;
-		default:
-			fprintf(stderr, "airlock %s: unknown or incomplete option '%.64s'\n"
-				"usage: airlock %s\n", argv[0], argv[optind - 1], usage);
-			return EXIT_USAGE;
-		}
-	}
-	for (; optind < argc; optind++) {
-		if (o->n_positional >= max_positional) {
-			fprintf(stderr, "airlock %s: unexpected argument '%.64s'\nusage: airlock %s\n",
-				argv[0], argv[optind], usage);
-			return EXIT_USAGE;
-		}
-		o->positional[o->n_positional++] = argv[optind];
-	}
-	return -1;
 }
 
 void
@@ -154,4 +83,72 @@ cli_default_audit_path(char *out, size_t cap)
 		return -1;
 	snprintf(out, cap, "%s/audit.db", dir);
 	return 0;
+}
+
+int
+cli_fail(bool json, const char *command, const char *fmt, ...)
+{
+	char msg[512];
+	json_t *out;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "airlock %s: %s\n", command, msg);
+	if (json) {
+		out = json_pack("{s:b, s:s, s:s}", "ok", 0, "command", command, "error", msg);
+		cli_print_json(out);
+		json_decref(out);
+	}
+	return EXIT_ERROR;
+}
+
+static const char *
+create_reason(const char *path, char *buf, size_t cap)
+{
+	char *copy = strdup(path), *slash;
+	const char *dir;
+	int bad;
+
+	if (!copy)
+		return "";
+	slash = strrchr(copy, '/');
+	dir = slash == copy ? "/" : slash ? (*slash = '\0', copy) : ".";
+	bad = access(dir, W_OK | X_OK) < 0 ? errno : 0;
+	if (bad)
+		snprintf(buf, cap, "%s: %s", dir, strerror(bad));
+	free(copy);
+	return bad ? buf : "";
+}
+
+const char *
+cli_path_reason(const char *path, bool create, char *buf, size_t cap)
+{
+	struct stat st;
+
+	buf[0] = '\0';
+	if (stat(path, &st) < 0) {
+		if (errno == ENOENT && create)
+			return create_reason(path, buf, cap);
+		snprintf(buf, cap, "%s", strerror(errno));
+		return buf;
+	}
+	if (S_ISDIR(st.st_mode))
+		return "is a directory";
+	if (access(path, create ? R_OK | W_OK : R_OK) < 0)
+		snprintf(buf, cap, "%s", strerror(errno));
+	return buf;
+}
+
+int
+cli_audit_fail(bool json, const char *command, const char *path, bool create,
+	       const struct al_err *err)
+{
+	const char *msg = strncmp(err->msg, "audit: ", 7) == 0 ? err->msg + 7 : err->msg;
+	char why[256];
+	const char *reason = cli_path_reason(path, create, why, sizeof why);
+
+	return cli_fail(json, command, "audit %s: %s%s%s", path, msg, reason[0] ? ": " : "",
+			reason);
 }

@@ -3,9 +3,12 @@
 
 /* Command-line subcommands and their shared helpers. */
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "checks.h"
+#include "commands.h"
+#include "err.h"
 
 /* Exit statuses, documented in docs/airlock.1. */
 enum {
@@ -32,25 +35,18 @@ int cli_default_audit_path(char *out, size_t cap);
 /* True when argv[i] is -h or --help. */
 int cli_is_help(const char *arg);
 
-
-
-#include <stdbool.h>
-
-struct cli_opts {
-	bool json;
-	const char *config;
-	const char *audit;	/* --audit DB */
-	const char *otlp;	/* --otlp URL */
-	const char *positional[4];
-	int n_positional;
-};
-
 /*
- * Parse --json, --config FILE, --audit DB, --otlp URL, --help and
- * --version for a subcommand
- * (argv[0] is the subcommand). Returns -1 to continue, or an exit status
- * (help and version print and return EXIT_OK; bad flags EXIT_USAGE).
+ * A job that could not be done: "airlock CMD: <message>" on stderr and,
+ * with --json, {"ok":false,"command":CMD,"error":<message>} on stdout.
+ * The message is fixed text plus operator-given names. Returns EXIT_ERROR.
  */
-int cli_parse(int argc, char **argv, const char *usage, int max_positional,
-	      struct cli_opts *o);
+int cli_fail(bool json, const char *command, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Why path cannot be read (or created, or written): strerror text, or "". */
+const char *cli_path_reason(const char *path, bool create, char *buf, size_t cap);
+/* cli_fail for an audit database the engine could not open: path and reason. */
+int cli_audit_fail(bool json, const char *command, const char *path, bool create,
+		   const struct al_err *err);
+
+
 #endif

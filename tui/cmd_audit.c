@@ -3,53 +3,25 @@
 #include "audit.h"
 #include "cli.h"
 
-#define AUDIT_USAGE "audit verify DB [--json]"
-
 struct audit_args {
 	bool json;
 	const char *action, *db;
 };
 
 static int
-usage_error(const char *what, const char *arg)
-{
-	fprintf(stderr, "airlock audit: %s '%.64s'\nusage: airlock %s\n", what, arg,
-		AUDIT_USAGE);
-	return EXIT_USAGE;
-}
-
-/*
- * The usage line puts --json after the database path, which cli_parse's
- * stop-at-the-first-operand scan refuses; with a single flag, the command
- * reads its own arguments.
- */
-static int
 parse_args(int argc, char **argv, struct audit_args *a)
 {
-	const char **slot[] = { &a->action, &a->db };
-	size_t n = 0;
-	int i;
+	struct cli_opts o;
+	int rc = cli_parse("audit", argc, argv, &o);
 
 	memset(a, 0, sizeof *a);
-	for (i = 1; i < argc; i++) {
-		if (cli_is_help(argv[i])) {
-			printf("usage: airlock %s\n", AUDIT_USAGE);
-			return EXIT_OK;
-		}
-		if (strcmp(argv[i], "--json") == 0)
-			a->json = true;
-		else if (argv[i][0] == '-' && argv[i][1] != '\0')
-			return usage_error("unknown option", argv[i]);
-		else if (n < 2)
-			*slot[n++] = argv[i];
-		else
-			return usage_error("unexpected argument", argv[i]);
-	}
-	if (n != 2 || strcmp(a->action, "verify") != 0) {
-		fprintf(stderr, "airlock audit: expected 'verify DB'\nusage: airlock %s\n",
-			AUDIT_USAGE);
-		return EXIT_USAGE;
-	}
+	if (rc >= 0)
+		return rc;
+	if (o.n_positional != 2 || strcmp(o.positional[0], "verify") != 0)
+		return cli_usage_error("audit", "expected 'verify DB'");
+	a->json = o.json;
+	a->action = o.positional[0];
+	a->db = o.positional[1];
 	return -1;
 }
 
@@ -90,10 +62,8 @@ cmd_audit(int argc, char **argv)
 
 	if (rc >= 0)
 		return rc;
-	if (audit_verify_file(a.db, &v, &err) < 0) {
-		fprintf(stderr, "airlock %s\n", err.msg);	/* err reads "audit: …" */
-		return EXIT_ERROR;
-	}
+	if (audit_verify_file(a.db, &v, &err) < 0)
+		return cli_audit_fail(a.json, "audit", a.db, false, &err);
 	if (a.json)
 		rc = print_json(&v);
 	else

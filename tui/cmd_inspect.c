@@ -91,25 +91,21 @@ report(const struct inspect_job *j, const struct check_list *l, bool admitted, b
 int
 cmd_inspect(int argc, char **argv)
 {
-	static const char *usage = "inspect CONTAINER [--json] [--config FILE]";
 	struct inspect_job j = { 0 };
 	struct check_list l;
 	struct cli_opts o;
 	struct al_err err;
 	bool admitted;
-	int rc = cli_parse(argc, argv, usage, 1, &o);
+	int rc = cli_parse("inspect", argc, argv, &o);
 
 	if (rc >= 0)
 		return rc;
-	if (o.n_positional != 1) {
-		fprintf(stderr, "airlock inspect: a container name or ID is required\nusage: airlock %s\n", usage);
-		return EXIT_USAGE;
-	}
+	if (o.n_positional != 1)
+		return cli_usage_error("inspect", "a container name or ID is required");
 	if (job_open(&j, o.config, &err) < 0 || job_facts(&j, &err) < 0 ||
 	    job_fetch(&j, o.positional[0], &err) < 0) {
-		fprintf(stderr, "airlock inspect: %s\n", err.msg);
 		job_close(&j);
-		return EXIT_ERROR;
+		return cli_fail(o.json, "inspect", "%s", err.msg);
 	}
 	check_list_init(&l);
 	admitted = admission_check(j.container, j.image, &j.config.profile, &j.facts, &l);

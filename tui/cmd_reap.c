@@ -27,20 +27,18 @@ reap_print(const struct reap_report *r, bool json)
 int
 cmd_reap(int argc, char **argv)
 {
-	static const char *usage = "reap [--json]";
 	struct reap_report r;
 	struct docker *d;
 	struct cli_opts o;
 	struct al_err err;
-	int rc = cli_parse(argc, argv, usage, 0, &o);
+	int rc = cli_parse("reap", argc, argv, &o);
 
 	if (rc >= 0)
 		return rc;
 	d = preflight_connect(getenv("DOCKER_HOST"), &err);
 	if (!d || reaper_run(d, &r, &err) < 0) {
-		fprintf(stderr, "airlock reap: %s\n", err.msg);
 		docker_close(d);
-		return EXIT_ERROR;
+		return cli_fail(o.json, "reap", "%s", err.msg);
 	}
 	docker_close(d);
 	/* A partial failure still prints the counts; the cause goes to stderr. */

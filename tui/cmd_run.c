@@ -9,10 +9,9 @@
 #include "audit.h"
 #include "cli.h"
 #include "config.h"
+#include "config_check.h"
 #include "otlp.h"
 #include "session.h"
-
-static const char *usage = "run --config FILE [--audit DB] [--otlp URL] [--json]";
 
 /* Ctrl-C or a TERM asks the session to stop; it still cleans up. */
 static atomic_bool stop_requested;
@@ -60,16 +59,61 @@ open_sinks(const struct cli_opts *o, struct audit **audit, struct otlp **otlp)
 	char path[4200];
 	struct al_err err;
 
-	if (!o->audit && cli_default_audit_path(path, sizeof path) < 0) {
-		fprintf(stderr, "airlock run: no --audit given and no state directory usable\n");
-		return -1;
-	}
-	if (audit_open(o->audit ? o->audit : path, audit, &err) < 0 ||
-	    (o->otlp && otlp_open(o->otlp, otlp, &err) < 0)) {
-		fprintf(stderr, "airlock run: %s\n", err.msg);
-		return -1;
-	}
+	if (!o->audit && cli_default_audit_path(path, sizeof path) < 0)
+		return cli_fail(o->json, "run", "no --audit given and no state directory usable");
+	if (audit_open(o->audit ? o->audit : path, audit, &err) < 0)
+		return cli_audit_fail(o->json, "run", o->audit ? o->audit : path, true, &err);
+	if (o->otlp && otlp_open(o->otlp, otlp, &err) < 0)
+		return cli_fail(o->json, "run", "%s", err.msg);
 	return 0;
+}
+
+/* The config, and the image it names on this daemon: refused before anything starts. */
+static int
+load_config(const struct cli_opts *o, struct airlock_config *c)
+{
+	struct al_err err;
+
+	config_init(c);
+	if (config_load_file(c, o->config, config_host_cores(), &err) < 0 ||
+	    config_check_image_at(getenv("DOCKER_HOST"), &c->profile, &err) == -1)
+		return cli_fail(o->json, "run", "%s", err.msg);
+	return 0;
+}
+
+/* Export failures are counted by the exporter; the operator sees the count. */
+static void
+report_otlp(const struct otlp *otlp, json_t *summary)
+{
+	size_t sent = otlp_sent(otlp), failed = otlp_failures(otlp);
+
+	if (summary)
+		json_object_set_new(summary, "otlp", json_pack("{s:I, s:I}", "sent", (json_int_t)sent,
+							       "failed", (json_int_t)failed));
+	else
+		printf("  otlp        %zu spans sent, %zu failed\n", sent, failed);
+	if (failed)
+		fprintf(stderr, "airlock run: OTLP export: %zu of %zu spans failed\n", failed,
+			sent + failed);
+}
+
+static void
+print_summary(const struct cli_opts *o, const struct session_summary *sum,
+	      const struct otlp *otlp)
+{
+	json_t *j;
+
+	if (!o->json) {
+		print_text(sum);
+		if (otlp)
+			report_otlp(otlp, NULL);
+		return;
+	}
+	j = session_summary_json(sum);
+	if (j && otlp)
+		report_otlp(otlp, j);
+	cli_print_json(j);
+	json_decref(j);
 }
 
 int
@@ -80,22 +124,11 @@ cmd_run(int argc, char **argv)
 	struct audit *audit = NULL;
 	struct otlp *otlp = NULL;
 	struct cli_opts o;
-	struct al_err err;
-	int rc = cli_parse(argc, argv, usage, 0, &o);
+	int rc = cli_parse("run", argc, argv, &o);
 
 	if (rc >= 0)
 		return rc;
-	if (!o.config) {
-		fprintf(stderr, "airlock run: --config FILE is required\nusage: airlock %s\n", usage);
-		return EXIT_USAGE;
-	}
-	config_init(&c);
-	if (config_load_file(&c, o.config, config_host_cores(), &err) < 0) {
-		fprintf(stderr, "airlock run: %s\n", err.msg);
-		config_free(&c);
-		return EXIT_ERROR;
-	}
-	if (open_sinks(&o, &audit, &otlp) < 0) {
+	if (load_config(&o, &c) != 0 || open_sinks(&o, &audit, &otlp) != 0) {
 		config_free(&c);
 		audit_close(audit);
 		return EXIT_ERROR;
@@ -104,14 +137,7 @@ cmd_run(int argc, char **argv)
 	rc = session_run(&(struct session_options){ .config = &c, .audit = audit, .otlp = otlp,
 						    .docker_host = getenv("DOCKER_HOST"),
 						    .stop = &stop_requested }, &sum);
-	if (o.json) {
-		json_t *j = session_summary_json(&sum);
-
-		cli_print_json(j);
-		json_decref(j);
-	} else {
-		print_text(&sum);
-	}
+	print_summary(&o, &sum, otlp);
 	otlp_close(otlp);
 	audit_close(audit);
 	config_free(&c);

@@ -8,7 +8,6 @@
 #include "app.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -25,14 +24,12 @@
 #include "clock.h"
 #include "cli.h"
 #include "config.h"
+#include "config_check.h"
 #include "demo.h"
 #include "notify.h"
 #include "supervisor.h"
 
-#define CONFIGS_MAX 64
-
-static const char usage[] =
-	"console [--config FILE]... [--demo] [--read-only] [--audit DB]";
+#define CONFIGS_MAX CLI_REPEAT_MAX
 
 struct console_opts {
 	const char *configs[CONFIGS_MAX];
@@ -60,45 +57,21 @@ catch_signals(void)
 	sigaction(SIGHUP, &sa, NULL);
 }
 
+/* The command table says what is accepted; --config may repeat. */
 static int
 parse(int argc, char **argv, struct console_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "audit", required_argument, NULL, 'a' },
-		{ "demo", no_argument, NULL, 'd' },
-		{ "read-only", no_argument, NULL, 'r' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
+	struct cli_opts c;
+	int rc = cli_parse("console", argc, argv, &c);
 
 	memset(o, 0, sizeof *o);
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "hc:", longopts, NULL)) != -1) {
-		if (c == 'c' && o->n_configs < CONFIGS_MAX)
-			o->configs[o->n_configs++] = optarg;
-		else if (c == 'a')
-			o->audit = optarg;
-		else if (c == 'd')
-			o->demo = true;
-		else if (c == 'r')
-			o->read_only = true;
-		else if (c == 'h') {
-			printf("usage: airlock %s\n", usage);
-			return EXIT_OK;
-		} else {
-			fprintf(stderr, "airlock console: unknown, repeated past %d, or incomplete option"
-				" '%.64s'\nusage: airlock %s\n", CONFIGS_MAX, argv[optind - 1], usage);
-			return EXIT_USAGE;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "airlock console: unexpected argument '%.64s'\nusage: airlock %s\n",
-			argv[optind], usage);
-		return EXIT_USAGE;
-	}
+	if (rc >= 0)
+		return rc;
+	o->n_configs = c.n[OPT_CONFIG];
+	memcpy(o->configs, c.values[OPT_CONFIG], o->n_configs * sizeof o->configs[0]);
+	o->audit = c.audit;
+	o->demo = c.n[OPT_DEMO] > 0;
+	o->read_only = c.n[OPT_READ_ONLY] > 0;
 	return -1;
 }
 
@@ -295,13 +268,34 @@ open_audit(struct app *a, const struct console_opts *o)
 		return -1;
 	}
 	if (audit_open(p, &a->audit, &err) < 0) {
-		fprintf(stderr, "airlock console: %s\n", err.msg);
+		cli_audit_fail(false, "console", p, true, &err);
 		return -1;
 	}
 	if (audit_tail_open(p, &a->tail, &err) < 0)
 		a->tail = NULL;		/* the audit view stays empty; the log still works */
 	a->audit_seq = a->tail ? audit_tail_max_seq(a->tail) : 0;
 	return 0;
+}
+
+/* Every file loads and names an image this daemon has, before any session starts. */
+static int
+check_configs(const struct console_opts *o)
+{
+	struct airlock_config c;
+	struct al_err err;
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; rc == 0 && i < o->n_configs; i++) {
+		config_init(&c);
+		if (config_load_file(&c, o->configs[i], 1, &err) < 0 ||
+		    config_check_image_at(getenv("DOCKER_HOST"), &c.profile, &err) == -1) {
+			fprintf(stderr, "airlock console: %s\n", err.msg);
+			rc = -1;
+		}
+		config_free(&c);
+	}
+	return rc;
 }
 
 /* The configured sessions, and the runtime the host checks are for. */
@@ -314,6 +308,8 @@ start_sessions(struct app *a, const struct console_opts *o)
 	size_t i;
 
 	snprintf(a->runtime, sizeof a->runtime, "runc");
+	if (check_configs(o) < 0)
+		return -1;
 	for (i = 0; i < o->n_configs; i++) {
 		if (supervisor_start_file(a->sup, o->configs[i], id, &err) < 0) {
 			fprintf(stderr, "airlock console: %s\n", err.msg);

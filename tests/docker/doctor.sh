@@ -6,10 +6,19 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
 require_daemon
 
-airlock=$1
-out=$(mktemp); cfg=$(mktemp)
-trap 'rm -f "$out" "$cfg"' EXIT
+airlock=$1 upstream=$2
+out=$(mktemp); cfg=$(mktemp); work=$(mktemp -d)
+trap 'rm -f "$out" "$cfg"; rm -rf "$work"' EXIT
 . "$here/../checks.sh"
+
+# An image on this daemon (FROM scratch: a file is enough for /images/{id}/json).
+mkdir -p "$work/img"
+echo airlock-doctor-test >"$work/img/f"
+printf 'FROM scratch\nCOPY f /f\n' >"$work/img/Dockerfile"
+DOCKER_BUILDKIT=0 "$DOCKER" build -q --iidfile "$work/iid" -t airlock-test-doctor:latest \
+	"$work/img" >/dev/null
+image=$(cat "$work/iid")
+absent=sha256:$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
 
 rc=0; "$airlock" doctor --json >"$out" || rc=$?
 check "doctor exits 0 on this host" test "$rc" = 0
@@ -34,8 +43,58 @@ for bad in "reap --audit x" "doctor --audit x" "doctor --otlp http://127.0.0.1:9
 		bash -c "[ $rc = 2 ] && grep -q 'is not an option of this command' '$out'"
 done
 
-echo '{"profile":{"runtime":"runsc"}}' >"$cfg"
+echo '{"profile":{"runtime":"runsc","image":"'"$image"'"}}' >"$cfg"
 check "doctor with a runsc profile finds runsc" "$airlock" doctor --config "$cfg" >/dev/null
+check "doctor --config reports the image on this host" \
+	bash -c "'$airlock' doctor --config '$cfg' | grep -q '^PASS  image .*on this host'"
+
+# A config whose image is not on this host is refused up front, naming the key and the ID.
+check "the generated ID is really absent" bash -c "! '$DOCKER' image inspect '$absent' >/dev/null 2>&1"
+echo '{"profile":{"image":"'"$absent"'"}}' >"$cfg"
+rc=0; "$airlock" doctor --config "$cfg" >"$out" 2>&1 || rc=$?
+check "doctor --config with an absent image: exit 1" test "$rc" = 1
+check "doctor names profile.image and the ID" grep -qE "^FAIL  image +profile.image: $absent is not on this host" "$out"
+rc=0; "$airlock" doctor --config "$cfg" --json >"$out" 2>/dev/null || rc=$?
+check "doctor --json: the image check fails with the ID" python3 - "$out" "$absent" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = next(c for c in d["checks"] if c["check"] == "image")
+assert d["ok"] is False and c["verdict"] == "fail" and sys.argv[2] in c["observed"], c
+PY
+before=$("$DOCKER" ps -aq --filter label=io.airlock.managed=1 | wc -l)
+rc=0; "$airlock" run --config "$cfg" --audit "$work/audit.db" >"$out" 2>&1 || rc=$?
+check "run with an absent image: exit 3 before any session" test "$rc" = 3
+check "run names profile.image and the ID" grep -qF "airlock run: profile.image: $absent is not on this host" "$out"
+check "run created no container" test "$("$DOCKER" ps -aq --filter label=io.airlock.managed=1 | wc -l)" = "$before"
+rc=0; "$airlock" run --config "$cfg" --audit "$work/audit.db" --json >"$out" 2>/dev/null || rc=$?
+check "run --json: the refusal is a JSON error" python3 -c '
+import json, sys; d = json.load(open(sys.argv[1])); assert d["ok"] is False and sys.argv[2] in d["error"], d' \
+	"$out" "$absent"
+# The console too, on a terminal (script gives it one): refused before any session.
+rc=0; script -qec "'$airlock' console --config '$cfg' --audit '$work/console.db'" /dev/null \
+	</dev/null >"$out" 2>&1 || rc=$?
+check "console with an absent image: exit 3, profile.image and the ID named" \
+	bash -c "[ $rc = 3 ] && grep -qF 'airlock console: profile.image: $absent is not on this host' '$out'"
+check "console created no container" test "$("$DOCKER" ps -aq --filter label=io.airlock.managed=1 | wc -l)" = "$before"
+echo '{"profile":{"runtime":"runc"}}' >"$cfg"
+rc=0; "$airlock" doctor --config "$cfg" >"$out" 2>&1 || rc=$?
+check "doctor --config without profile.image: exit 3, the key named" \
+	bash -c "[ $rc = 3 ] && grep -qF 'profile.image: required' '$out'"
+
+# A mistyped remote tool name: doctor lists it against the upstream's tools/list.
+cat >"$cfg" <<JSON
+{"profile": {"image": "$image"},
+ "upstreams": {"vault": {"argv": ["$upstream", "--sink", "$work/vault.sink"]}},
+ "tools": {"store": {"upstream": "vault", "remote": "store", "data_class": "public",
+                     "sink_ceiling": "public", "response_ceiling": "public"},
+           "typo": {"upstream": "vault", "remote": "remote", "data_class": "public",
+                    "sink_ceiling": "public", "response_ceiling": "public"}}}
+JSON
+rc=0; "$airlock" doctor --config "$cfg" >"$out" 2>&1 || rc=$?
+check "doctor --config with a mistyped remote: exit 1" test "$rc" = 1
+check "the listed tool passes" grep -q '^PASS  catalog.store .*listed by upstream vault' "$out"
+check "the mistyped tool fails by name" grep -qE '^FAIL  catalog.typo +upstream vault lists no tool remote' "$out"
+check "doctor called no tool (the sink saw nothing)" test ! -e "$work/vault.sink"
 
 rc=0; DOCKER_HOST=tcp://127.0.0.1:2375 "$airlock" doctor >"$out" 2>&1 || rc=$?
 check "a tcp:// endpoint is refused with exit 1" test "$rc" = 1

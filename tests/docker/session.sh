@@ -207,6 +207,19 @@ sed -i 's/"upstream": "vault", "remote": "store"/"upstream": "ghost", "remote": 
 run missing
 check "missing upstream: ended upstream_unavailable" is missing ended upstream_unavailable
 common_end missing
+# A mistyped remote name is named at first contact, before any call: not catalog_drift.
+config typo normal
+sed -i 's/"upstream": "vault", "remote": "store"/"upstream": "vault", "remote": "remote"/' \
+	"$work/typo/config.json"
+run typo
+check "mistyped remote: ended upstream_unavailable" is typo ended upstream_unavailable
+check "mistyped remote: the reason names the key and the tool" \
+	is typo reason "tools.store.remote: upstream vault lists no tool remote"
+check "mistyped remote: the upstream was contacted (tools/list) but got no call" \
+	bash -c "[ -e '$work/typo/vault.started' ] && [ ! -e '$work/typo/vault.sink' ]"
+check "mistyped remote: not recorded as catalog_drift" \
+	bash -c "[ \"\$(sqlite3 '$work/typo/audit.db' \"select count(*) from audit_entries where rule='catalog_drift'\")\" = 0 ]"
+common_end typo
 config upstream_error normal error; run upstream_error
 check "upstream error: session goes on (agent_exit)" is upstream_error ended agent_exit
 check "upstream error: the upstream got the canary (positive control)" has upstream_error vault.sink "$canary"
@@ -226,7 +239,18 @@ check "otlp: spans exported (positive control)" grep -q '"airlock.call"' "$work/
 check "otlp: request hash exported" grep -qF "$(sha_of_frame)" "$work/otlp.jsonl"
 check "otlp: no canary in any span" sh -c "! grep -qF '$canary' '$work/otlp.jsonl'"
 check "otlp: no withheld canary in any span" sh -c "! grep -qF '$withheld' '$work/otlp.jsonl'"
+check "otlp: the summary counts spans sent" [ "$(field otlp otlp.sent)" -gt 0 ]
+check "otlp: and no failures" is otlp otlp.failed 0
 common_end otlp
+# A collector that is not there: the failures are reported, the session is not stopped.
+dead_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+config otlp_dead normal
+run otlp_dead --otlp "http://127.0.0.1:$dead_port"
+check "otlp down: session still ends normally" is otlp_dead ended agent_exit
+check "otlp down: the summary counts the failures" [ "$(field otlp_dead otlp.failed)" -gt 0 ]
+check "otlp down: nothing counted as sent" is otlp_dead otlp.sent 0
+check "otlp down: stderr reports them" grep -qE '^airlock run: OTLP export: [0-9]+ of [0-9]+ spans failed$' "$work/otlp_dead/stderr"
+common_end otlp_dead
 
 # --- third-party MCP servers from npm -----------------------------------------
 if [ ! -x "$thirdparty/node_modules/.bin/mcp-server-filesystem" ]; then

@@ -4,6 +4,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "config.h"
@@ -99,6 +101,58 @@ test_refusals(void **state)
 	refused("{\"profile\": {\"user\": \"root\"}}", "profile.user");
 }
 
+/* Build {"k0": member, "k1": member, ...} with n members. */
+static char *
+object_of(size_t n, const char *member)
+{
+	size_t cap = 64 + n * (strlen(member) + 16), i, len = 1;
+	char *s = malloc(cap);
+
+	assert_non_null(s);
+	strcpy(s, "{");
+	for (i = 0; i < n; i++)
+		len += (size_t)snprintf(s + len, cap - len, "%s\"k%zu\": %s", i ? ", " : "", i, member);
+	snprintf(s + len, cap - len, "}");
+	return s;
+}
+
+static void
+refused_wrapped(const char *before, size_t n, const char *member, const char *after,
+		const char *part)
+{
+	char *obj = object_of(n, member), *text;
+
+	assert_true(asprintf(&text, "%s%s%s", before, obj, after) > 0);
+	refused(text, part);
+	free(text);
+	free(obj);
+}
+
+/* Every named object has a bound on its members and on its names. */
+static void
+test_named_object_bounds(void **state)
+{
+	(void)state;
+	refused_wrapped("{\"upstreams\": ", 17, "{\"argv\": [\"/x\"]}", "}",
+			"upstreams: expected an object of at most 16 servers");
+	refused("{\"upstreams\": []}", "upstreams: expected an object of at most 16 servers");
+	refused_wrapped("{\"upstreams\": {\"u\": {\"argv\": [\"/x\"], \"env\": ", 65, "\"v\"", "}}}",
+			"upstreams.u.env: expected an object of at most 64 names");
+	refused_wrapped("{\"tools\": ", 65, "{}", "}", "tools: expected an object of at most 64 tools");
+	refused_wrapped("{\"aliases\": ", 65, "\"t\"", "}",
+			"aliases: expected an object of at most 64 operations");
+	refused_wrapped("{\"profile\": {\"env\": ", 65, "\"v\"", "}}",
+			"profile.env: expected an object of at most 64 names");
+	refused("{\"profile\": {\"tmpfs\": {\"/a\": 4096, \"/b\": 4096, \"/c\": 4096,"
+		" \"/d\": 4096, \"/e\": 4096}}}", "profile.tmpfs: expected an object of at most 4 targets");
+	refused("{\"upstreams\": {\"\": {\"argv\": [\"/x\"]}}}", "upstreams: a name must be 1..63 bytes");
+	refused("{\"tools\": {\"\": {}}}", "tools: a name must be 1..63 bytes");
+	refused("{\"aliases\": {\"\": \"t\"}}", "aliases: an operation must be 1..64 bytes");
+	refused("{\"aliases\": {\"save\": 3}}", "aliases.save: not a tool in the catalog");
+	refused("{\"profile\": {\"env\": {\"1X\": \"v\"}}}", "profile.env.1X: not a valid variable name");
+	refused("{\"profile\": {\"tmpfs\": {\"/proc\": 4096}}}", "profile.tmpfs: target /proc is not allowed");
+}
+
 static void
 test_custom_classes(void **state)
 {
@@ -120,6 +174,7 @@ main(void)
 		cmocka_unit_test(test_good),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_custom_classes),
+		cmocka_unit_test(test_named_object_bounds),
 	};
 
 	return cmocka_run_group_tests_name("config", tests, NULL, NULL);

@@ -36,6 +36,9 @@ test_table(void **state)
 			assert_string_not_equal(host_check_id(c), host_check_id(d));
 	}
 	assert_int_equal(host_check_by_id("no_such_check"), HOST_CHECK_COUNT);
+	assert_int_equal(host_check_by_id("catalog.search"), HOST_CHECK_CATALOG);
+	assert_int_equal(host_check_by_id("os.x"), HOST_CHECK_OS);
+	assert_int_equal(host_check_by_id("o"), HOST_CHECK_COUNT);
 	assert_int_equal(host_check_by_id(NULL), HOST_CHECK_COUNT);
 	assert_string_equal(host_check_id(HOST_CHECK_COUNT), "unknown");
 }
@@ -47,10 +50,13 @@ test_table(void **state)
 static void
 assert_listed(const struct doctor_report *r, enum host_check_stage unrun)
 {
-	int c;
+	int c, host_rows = 0;
 
-	assert_int_equal(r->checks.n, HOST_CHECK_COUNT);
-	for (c = 0; c < HOST_CHECK_COUNT; c++) {
+	for (c = 0; c < HOST_CHECK_COUNT; c++)
+		host_rows += host_check_stage(c) <= HOST_STAGE_DAEMON;
+	assert_true(host_rows > 10);
+	assert_int_equal(r->checks.n, host_rows);
+	for (c = 0; c < host_rows; c++) {
 		const struct check_item *it = &r->checks.items[c];
 
 		assert_string_equal(it->id, host_check_id(c));

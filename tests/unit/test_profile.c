@@ -60,6 +60,20 @@ test_root_spellings(void **state)
 	assert_true(profile_user_numeric("1000:1000"));
 }
 
+/* A uid or gid is 32 bits and (uid_t)-1 means "no id": anything past is refused. */
+static void
+test_user_id_range(void **state)
+{
+	(void)state;
+	assert_true(profile_user_numeric("4294967294:4294967294"));
+	assert_false(profile_user_numeric("4294967295:10001"));
+	assert_false(profile_user_numeric("4294967296:10001"));
+	assert_false(profile_user_numeric("10001:4294967296"));
+	assert_false(profile_user_numeric("18446744073709551617:1"));
+	assert_refused("{\"user\": \"4294967296:10001\"}", "profile.user: uid and gid must be");
+	assert_refused("{\"user\": \"10001:4294967296\"}", "profile.user: uid and gid must be");
+}
+
 static void
 test_image_id_form(void **state)
 {
@@ -250,7 +264,89 @@ test_config_file_errors(void **state)
 	config_init(&c);
 	assert_int_equal(config_load_file(&c, "/nonexistent/airlock.json", 2, &err), -1);
 	assert_non_null(strstr(err.msg, "cannot open"));
+	assert_non_null(strstr(err.msg, "No such file or directory"));
 	config_free(&c);
+}
+
+/* Only a container carrying every airlock label may be guarded (and stopped). */
+static void
+test_labels_managed(void **state)
+{
+	struct owner_labels who = { .pid = 42, .start_ticks = 7, .boot_id = "b", .session = "s" };
+	json_t *body, *labels;
+	static const char *const keys[] = { LABEL_MANAGED, LABEL_SESSION, LABEL_OWNER_PID,
+					    LABEL_OWNER_START, LABEL_OWNER_BOOT };
+	struct profile p;
+	size_t i;
+
+	(void)state;
+	profile_defaults(&p);
+	body = profile_create_body(&p, &who);
+	labels = json_object_get(body, "Labels");
+	assert_true(profile_labels_managed(labels));
+	assert_false(profile_labels_managed(NULL));
+	assert_false(profile_labels_managed(json_object_get(body, "Image")));
+	for (i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+		json_t *copy = json_deep_copy(labels);
+
+		json_object_del(copy, keys[i]);
+		assert_false(profile_labels_managed(copy));
+		json_object_set_new(copy, keys[i], json_string(""));
+		assert_false(profile_labels_managed(copy));
+		json_decref(copy);
+	}
+	json_object_set_new(labels, LABEL_MANAGED, json_string("0"));
+	assert_false(profile_labels_managed(labels));
+	json_decref(body);
+	profile_free(&p);
+}
+
+static const char *
+load_text(const char *text)
+{
+	static struct al_err err;
+	struct airlock_config c;
+	char path[] = "/tmp/airlock-test-config-XXXXXX";
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	assert_true(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+	close(fd);
+	err.msg[0] = '\0';
+	config_init(&c);
+	config_load_file(&c, path, 2, &err);
+	config_free(&c);
+	unlink(path);
+	return err.msg;
+}
+
+/* A session file without an image would only fail at create: refused at load, by key. */
+static void
+test_config_file_needs_image(void **state)
+{
+	(void)state;
+	assert_non_null(strstr(load_text("{}"), "profile: required"));
+	assert_non_null(strstr(load_text("{\"profile\": {\"runtime\": \"runc\"}}"),
+			       "profile.image: required"));
+	assert_string_equal(load_text("{\"profile\": {\"image\": \"" IMAGE "\"}}"), "");
+}
+
+/* A directory is not an empty config. */
+static void
+test_config_file_directory(void **state)
+{
+	struct airlock_config c;
+	struct al_err err;
+	char dir[] = "/tmp/airlock-test-dir-XXXXXX";
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	config_init(&c);
+	assert_int_equal(config_load_file(&c, dir, 2, &err), -1);
+	assert_non_null(strstr(err.msg, dir));
+	assert_non_null(strstr(err.msg, "not a regular file"));
+	config_free(&c);
+	rmdir(dir);
 }
 
 int
@@ -266,6 +362,10 @@ main(void)
 		cmocka_unit_test(test_container_name),
 		cmocka_unit_test(test_owner_labels),
 		cmocka_unit_test(test_config_file_errors),
+		cmocka_unit_test(test_user_id_range),
+		cmocka_unit_test(test_labels_managed),
+		cmocka_unit_test(test_config_file_needs_image),
+		cmocka_unit_test(test_config_file_directory),
 	};
 
 	return cmocka_run_group_tests_name("profile", tests, NULL, NULL);

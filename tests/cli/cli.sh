@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# The command line without a daemon: the command table is what is accepted,
+# repeated options are usage errors, config and audit errors name the path,
+# the key and the reason, and --json errors are JSON. The man page's
+# synopsis says what the table says.
+# usage: cli.sh AIRLOCK MANPAGE
+set -uo pipefail
+airlock=$1 man=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+passed=0 failed=0
+check() {	# description, command...
+	local what=$1; shift
+	if "$@"; then echo "ok: $what"; passed=$((passed + 1))
+	else echo "not ok: $what"; failed=$((failed + 1)); fi
+}
+# try ARGS...: exit status in $rc, stdout in $work/out, stderr in $work/err
+try() { rc=0; "$airlock" "$@" >"$work/out" 2>"$work/err" </dev/null || rc=$?; }
+says() { [ -s "$work/$1" ] && grep -qF -- "$2" "$work/$1"; }
+json_error() {	# FIELD-PART: stdout is one JSON object with ok false and an error containing it
+	python3 - "$work/out" "$1" <<'PY'
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert len(lines) == 1, lines
+d = json.loads(lines[0])
+assert d["ok"] is False and sys.argv[2] in d["error"], d
+PY
+}
+
+image=sha256:$(printf '%064d' 7)
+no_daemon=unix://$work/no-daemon.sock
+export DOCKER_HOST=$no_daemon	# nothing here may need a daemon
+printf '{"profile": {"image": "%s"}}\n' "$image" >"$work/good.json"
+printf '{"profile": {"runtime": "runc"}}\n' >"$work/noimage.json"
+printf '{"bounds": {"calls": 3}}\n' >"$work/noprofile.json"
+printf '{"profile": {"image": "%s", "user": "4294967296:10001"}}\n' "$image" >"$work/biguid.json"
+
+# --- the table: every command's options are exactly its usage line's ----------
+commands=$("$airlock" --help | sed -n 's/^  \([a-z]\+\) .*/\1/p; s/^  \([a-z]\+\)$/\1/p' | grep -v '^airlock$')
+check "help lists the seven commands" [ "$(echo $commands)" = "console watchdog doctor run inspect audit reap" ]
+for c in $commands; do
+	usage=$("$airlock" "$c" --help) || usage=
+	check "$c --help prints one usage line" bash -c '[[ "$1" == "usage: airlock $2"* ]]' _ "$usage" "$c"
+	for opt in --json --config --audit --otlp --demo --read-only; do
+		case $opt in --config|--audit|--otlp) args=("$opt" x) ;; *) args=("$opt") ;; esac
+		try "$c" "${args[@]}" --help
+		if [[ " $usage " == *" [$opt"* || " $usage " == *" $opt "* ]]; then
+			check "$c takes $opt (named in its usage)" [ "$rc" = 0 ]
+		else
+			check "$c refuses $opt (not in its usage)" \
+				bash -c '[ "$1" = 2 ] && grep -qF -- "$2 is not an option of this command" "$3"' \
+				_ "$rc" "$opt" "$work/err"
+		fi
+	done
+done
+
+# --- a repeated option is a usage error, unless the table says it repeats -------
+for argv in "reap --json --json" "doctor --config a --config b" "run --config a --config=b" \
+	    "inspect c --json --json" "audit verify db --json --json" \
+	    "run --config a --audit x --audit y" "console --audit a --audit b"; do
+	try $argv
+	opt=$(echo "$argv" | grep -o -- '--[a-z]*' | sort | uniq -d | head -1)
+	check "airlock $argv: exit 2, '$opt given twice'" \
+		bash -c '[ "$1" = 2 ] && grep -qF -- "$2 given twice" "$3" && grep -q "^usage: airlock " "$3"' \
+		_ "$rc" "$opt" "$work/err"
+done
+try console --config a --config b --config c
+check "console --config repeats (parsed; then it wants a terminal)" \
+	bash -c '[ "$1" = 2 ] && grep -q "needs a terminal" "$2" && ! grep -q "given twice" "$2"' _ "$rc" "$work/err"
+check "run without --config: usage error" bash -c "'$airlock' run >/dev/null 2>&1; [ \$? = 2 ]"
+
+# --- config errors fail closed, naming the path, the key and the reason --------
+for c in run doctor "inspect box"; do
+	try $c --config "$work"
+	check "$c --config DIR: exit 3, 'not a regular file' with the path" \
+		bash -c '[ "$1" = 3 ] && grep -qF "config $2: not a regular file" "$3"' _ "$rc" "$work" "$work/err"
+	try $c --config "$work/noimage.json"
+	check "$c: no profile.image: exit 3, the key named" \
+		bash -c '[ "$1" = 3 ] && grep -qF "profile.image: required" "$2"' _ "$rc" "$work/err"
+	try $c --config "$work/noprofile.json"
+	check "$c: no profile: exit 3, the key named" \
+		bash -c '[ "$1" = 3 ] && grep -qF "profile: required" "$2"' _ "$rc" "$work/err"
+	try $c --config "$work/noimage.json" --json
+	check "$c --json: a config error is a JSON error object" json_error "profile.image: required"
+	try $c --config "$work/missing.json" --json
+	check "$c --json: a missing file is a JSON error naming the reason" json_error "No such file or directory"
+done
+try run --config "$work/biguid.json"
+check "a uid of 2^32 is refused, naming profile.user" \
+	bash -c '[ "$1" = 3 ] && grep -qF "profile.user: uid and gid must be at most 4294967294" "$2"' _ "$rc" "$work/err"
+
+# --- audit paths: named with the reason -----------------------------------------
+try run --config "$work/good.json" --audit "$work/none/audit.db"
+check "run --audit in a missing directory: exit 3, path and reason" \
+	bash -c '[ "$1" = 3 ] && grep -qF "audit $2/none/audit.db: cannot open database: $2/none: No such file or directory" "$3"' \
+	_ "$rc" "$work" "$work/err"
+try run --config "$work/good.json" --audit "$work" --json
+check "run --audit DIR --json: a JSON error, 'is a directory'" json_error "audit $work: cannot open database: is a directory"
+try audit verify "$work/absent.db"
+check "audit verify of a missing file: exit 3, path and reason" \
+	bash -c '[ "$1" = 3 ] && grep -qF "audit $2/absent.db: cannot open database: No such file or directory" "$3"' \
+	_ "$rc" "$work" "$work/err"
+check "audit verify did not create the file" [ ! -e "$work/absent.db" ]
+try audit verify "$work/absent.db" --json
+check "audit verify --json: a JSON error" json_error "No such file or directory"
+
+# --- the man page's synopsis is the table's usage lines --------------------------
+python3 - "$man" >"$work/synopsis" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+syn = text.split(".SH SYNOPSIS\n", 1)[1].split("\n.SH ", 1)[0]
+def words(line):
+    m, _, rest = line.partition(" ")
+    args = re.findall(r'"[^"]*"|\S+', rest)
+    args = [a.strip('"').replace("\\-", "-") for a in args]
+    return "".join(args) if m in (".RB", ".IR", ".BR", ".RI") else " ".join(args)
+for group in syn.split("\n.br\n"):
+    out = " ".join(words(l) for l in group.splitlines() if l.startswith("."))
+    print(re.sub(r"^airlock \[console\]", "airlock console", out))
+PY
+for c in $commands; do
+	usage=$("$airlock" "$c" --help | sed 's/^usage: //')
+	if "$airlock" --help | grep -qE "^  $c .* internal: "; then
+		check "the internal $c is not in the man page" bash -c '! grep -q "^airlock watchdog" "$1"' _ "$work/synopsis"
+	else
+		check "man page synopsis has: $usage" grep -qxF -- "$usage" "$work/synopsis"
+	fi
+done
+check "man page synopsis has nothing else" \
+	[ "$(grep -c '^airlock [a-z]' "$work/synopsis")" = "$("$airlock" --help | grep -E '^  [a-z]+ ' | grep -v '^  airlock ' | grep -vc ' internal: ')" ]
+
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]

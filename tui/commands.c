@@ -1,0 +1,304 @@
+#include "commands.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+#include "airlock-config.h"
+#include "cli.h"
+
+static const struct {
+	const char *name;
+	const char *arg;
+} options[OPT_COUNT] = {
+	[OPT_NONE] = { "", NULL },
+#define CLI_OPTION_ROW(e, name, arg) [OPT_##e] = { name, arg },
+	CLI_OPTIONS(CLI_OPTION_ROW)
+#undef CLI_OPTION_ROW
+};
+
+#define OPT(o)		{ OPT_##o, 0 }
+#define OPT_REQ(o)	{ OPT_##o, CLI_REQUIRED }
+#define OPT_REP(o)	{ OPT_##o, CLI_REPEAT }
+
+const struct command cli_commands[] = {
+	{ "console", cmd_console, NULL, 0,
+	  { OPT_REP(CONFIG), OPT(DEMO), OPT(READ_ONLY), OPT(AUDIT) },
+	  "the operator console (also: airlock on a terminal)" },
+	{ "watchdog", cmd_watchdog, "SOCKET ID", 2, { { 0 } },
+	  "internal: the lease process the engine starts" },
+	{ "doctor", cmd_doctor, NULL, 0, { OPT(JSON), OPT(CONFIG) },
+	  "check the host and the Docker daemon (PASS/FAIL per check)" },
+	{ "run", cmd_run, NULL, 0, { OPT_REQ(CONFIG), OPT(AUDIT), OPT(OTLP), OPT(JSON) },
+	  "run one session headless; print a payload-free summary" },
+	{ "inspect", cmd_inspect, "CONTAINER", 1, { OPT(JSON), OPT(CONFIG) },
+	  "show the admission report of an existing container" },
+	{ "audit", cmd_audit, "verify DB", 2, { OPT(JSON) },
+	  "re-check the audit log's hash chain" },
+	{ "reap", cmd_reap, NULL, 0, { OPT(JSON) },
+	  "stop and remove airlock containers whose owner is gone" },
+};
+
+const size_t cli_n_commands = sizeof cli_commands / sizeof cli_commands[0];
+
+const struct command *
+cli_command(const char *name)
+{
+	size_t i;
+
+	for (i = 0; name && i < cli_n_commands; i++)
+		if (strcmp(cli_commands[i].name, name) == 0)
+			return &cli_commands[i];
+	return NULL;
+}
+
+const char *
+cli_option_name(enum cli_option o)
+{
+	return o < OPT_COUNT ? options[o].name : "?";
+}
+
+static void __attribute__((format(printf, 3, 4)))
+append(char *out, size_t cap, const char *fmt, ...)
+{
+	size_t n = strlen(out);
+	va_list ap;
+
+	if (n + 1 >= cap)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(out + n, cap - n, fmt, ap);
+	va_end(ap);
+}
+
+/* "--config FILE", "[--config FILE]...", "[--json]" */
+static void
+append_use(char *out, size_t cap, const struct cli_use *u)
+{
+	const char *name = options[u->opt].name, *arg = options[u->opt].arg;
+	bool required = u->flags & CLI_REQUIRED;
+
+	append(out, cap, " %s%s%s%s%s%s", required ? "" : "[", name, arg ? " " : "",
+	       arg ? arg : "", required ? "" : "]", u->flags & CLI_REPEAT ? "..." : "");
+}
+
+void
+cli_usage_line(const struct command *c, char *out, size_t cap)
+{
+	size_t i;
+
+	snprintf(out, cap, "%s", c->name);
+	if (c->operands)
+		append(out, cap, " %s", c->operands);
+	for (i = 0; i < CLI_USES_MAX && c->uses[i].opt != OPT_NONE; i++)
+		append_use(out, cap, &c->uses[i]);
+}
+
+void
+cli_usage(FILE *f)
+{
+	char line[160];
+	size_t i;
+
+	fprintf(f, "usage: airlock COMMAND [OPTIONS]\n\ncommands:\n");
+	for (i = 0; i < cli_n_commands; i++) {
+		cli_usage_line(&cli_commands[i], line, sizeof line);
+		fprintf(f, "  %-44s %s\n", line, cli_commands[i].help);
+	}
+	fprintf(f, "\n  airlock --version | --help\n"
+		"\nEvery command takes --help. Exit status: 0 ok, 1 a check failed or "
+		"admission refused,\n2 usage error, 3 the job could not be done.\n");
+}
+
+int
+cli_usage_error(const char *command, const char *fmt, ...)
+{
+	const struct command *c = cli_command(command);
+	char line[160] = "";
+	va_list ap;
+
+	if (c)
+		cli_usage_line(c, line, sizeof line);
+	fprintf(stderr, "airlock %s: ", command);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nusage: airlock %s\n", line);
+	return EXIT_USAGE;
+}
+
+/* ---- the parser ---- */
+
+struct parse {
+	const struct command *c;
+	struct cli_opts *o;
+	char usage[160];
+};
+
+static int __attribute__((format(printf, 2, 3)))
+usage_error(const struct parse *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "airlock %s: ", p->c->name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nusage: airlock %s\n", p->usage);
+	return EXIT_USAGE;
+}
+
+/* The row's use of an option, or NULL when the command does not take it. */
+static const struct cli_use *
+use_of(const struct command *c, enum cli_option opt)
+{
+	size_t i;
+
+	for (i = 0; opt != OPT_NONE && i < CLI_USES_MAX && c->uses[i].opt != OPT_NONE; i++)
+		if (c->uses[i].opt == opt)
+			return &c->uses[i];
+	return NULL;
+}
+
+#define OPT_HELP	(OPT_COUNT + 0)
+#define OPT_VERSION	(OPT_COUNT + 1)
+#define OPT_AMBIGUOUS	(-2)
+
+static bool
+is_prefix(const char *word, size_t n, const char *name)
+{
+	return strncmp(word, name, n) == 0;
+}
+
+/*
+ * The option a long word names: an exact spelling, else the only one of
+ * the row's options (and --help, --version) it is a prefix of. -1 if none.
+ */
+static int
+lookup_long(const struct command *c, const char *word, size_t n)
+{
+	int found = -1, i;
+
+	for (i = OPT_NONE + 1; i < OPT_COUNT; i++)
+		if (strlen(options[i].name) == n && is_prefix(word, n, options[i].name))
+			return i;
+	if (n == 6 && is_prefix(word, n, "--help"))
+		return OPT_HELP;
+	if (n == 9 && is_prefix(word, n, "--version"))
+		return OPT_VERSION;
+	for (i = OPT_NONE + 1; i < OPT_COUNT; i++)
+		if (use_of(c, (enum cli_option)i) && is_prefix(word, n, options[i].name))
+			found = found == -1 ? i : OPT_AMBIGUOUS;
+	if (is_prefix(word, n, "--help"))
+		found = found == -1 ? OPT_HELP : OPT_AMBIGUOUS;
+	if (is_prefix(word, n, "--version"))
+		found = found == -1 ? OPT_VERSION : OPT_AMBIGUOUS;
+	return n > 2 ? found : -1;
+}
+
+static int
+store(struct parse *p, enum cli_option opt, const char *value)
+{
+	const struct cli_use *u = use_of(p->c, opt);
+	struct cli_opts *o = p->o;
+
+	if (!u)
+		return usage_error(p, "%s is not an option of this command", options[opt].name);
+	if (o->n[opt] > 0 && !(u->flags & CLI_REPEAT))
+		return usage_error(p, "%s given twice (it takes one value)", options[opt].name);
+	if (o->n[opt] == CLI_REPEAT_MAX)
+		return usage_error(p, "%s given more than %d times", options[opt].name,
+				   CLI_REPEAT_MAX);
+	o->values[opt][o->n[opt]++] = value ? value : "";
+	return -1;
+}
+
+/* One word that starts with "-". *i moves past a separate value. */
+static int
+option_word(struct parse *p, int argc, char **argv, int *i)
+{
+	const char *w = argv[*i], *eq = strchr(w, '='), *value = NULL;
+	size_t n = w[1] == '-' ? (eq ? (size_t)(eq - w) : strlen(w)) : 0;
+	int opt = n ? lookup_long(p->c, w, n)
+		    : strcmp(w, "-h") == 0 ? OPT_HELP
+		    : strcmp(w, "-c") == 0 ? OPT_CONFIG : -1;
+
+	if (opt == -1 || opt == OPT_AMBIGUOUS)
+		return usage_error(p, "unknown or incomplete option '%.64s'", w);
+	if (opt == OPT_HELP || opt == OPT_VERSION) {
+		if (opt == OPT_HELP)
+			printf("usage: airlock %s\n", p->usage);
+		else
+			printf("airlock %s\n", AIRLOCK_VERSION);
+		return EXIT_OK;
+	}
+	if (options[opt].arg && eq && n)
+		value = eq + 1;
+	else if (options[opt].arg && *i + 1 < argc)
+		value = argv[++*i];
+	else if (options[opt].arg || (eq && n))
+		return usage_error(p, "unknown or incomplete option '%.64s'", w);
+	return store(p, (enum cli_option)opt, value);
+}
+
+static int
+operand(struct parse *p, const char *w)
+{
+	struct cli_opts *o = p->o;
+
+	if (o->n_positional >= p->c->max_operands)
+		return usage_error(p, "unexpected argument '%.64s'", w);
+	o->positional[o->n_positional++] = w;
+	return -1;
+}
+
+static int
+finish(struct parse *p)
+{
+	struct cli_opts *o = p->o;
+	size_t i;
+
+	for (i = 0; i < CLI_USES_MAX && p->c->uses[i].opt != OPT_NONE; i++) {
+		enum cli_option opt = p->c->uses[i].opt;
+
+		if ((p->c->uses[i].flags & CLI_REQUIRED) && o->n[opt] == 0) {
+			char what[64];
+
+			snprintf(what, sizeof what, "%s%s%s", options[opt].name,
+				 options[opt].arg ? " " : "", options[opt].arg ? options[opt].arg : "");
+			return usage_error(p, "%s is required", what);
+		}
+	}
+	o->json = o->n[OPT_JSON] > 0;
+	o->config = o->n[OPT_CONFIG] ? o->values[OPT_CONFIG][0] : NULL;
+	o->audit = o->n[OPT_AUDIT] ? o->values[OPT_AUDIT][0] : NULL;
+	o->otlp = o->n[OPT_OTLP] ? o->values[OPT_OTLP][0] : NULL;
+	return -1;
+}
+
+int
+cli_parse(const char *command, int argc, char **argv, struct cli_opts *o)
+{
+	struct parse p = { .c = cli_command(command), .o = o };
+	bool options_end = false;
+	int i, rc;
+
+	memset(o, 0, sizeof *o);
+	if (!p.c)
+		return EXIT_USAGE;
+	cli_usage_line(p.c, p.usage, sizeof p.usage);
+	for (i = 1; i < argc; i++) {
+		const char *w = argv[i];
+
+		if (!options_end && strcmp(w, "--") == 0) {
+			options_end = true;
+			continue;
+		}
+		if (!options_end && w[0] == '-' && w[1] != '\0')
+			rc = option_word(&p, argc, argv, &i);
+		else
+			rc = operand(&p, w);
+		if (rc >= 0)
+			return rc;
+	}
+	return finish(&p);
+}
