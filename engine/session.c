@@ -323,14 +323,32 @@ on_lease_fail(void *ctx, const char *reason)
 	docker_close(d);
 }
 
+/*
+ * The watchdog is started before the container (so its fork, exec and
+ * ready overlap the start) and waited for after it: arm_lease is the
+ * barrier before the second look and any data.
+ */
+static bool
+spawn_lease(struct session *s)
+{
+	struct al_err err;
+
+	if (lease_spawn(s->o->watchdog_exe, s->socket, s->box.id, on_lease_fail, s,
+			&s->lease, &err) < 0) {
+		record(s, AUDIT_ADMISSION, "refused", "watchdog_not_ready", NULL);
+		session_fail(s, END_WATCHDOG_FAILED, "%s", err.msg);
+		return false;
+	}
+	return true;
+}
+
 static bool
 arm_lease(struct session *s)
 {
 	struct al_err err;
 
 	set_state(s, STATE_ARMING);
-	if (lease_arm(s->o->watchdog_exe, s->socket, s->box.id, on_lease_fail, s,
-		      &s->lease, &err) < 0) {
+	if (lease_wait_ready(s->lease, &err) < 0) {
 		record(s, AUDIT_ADMISSION, "refused", "watchdog_not_ready", NULL);
 		session_fail(s, END_WATCHDOG_FAILED, "%s", err.msg);
 		return false;
@@ -431,14 +449,14 @@ launch(struct session *s)
 	struct profile strict;
 	struct al_err err;
 
-	if (!create_admit(s))
+	if (!create_admit(s) || !spawn_lease(s))
 		return false;
 	set_state(s, STATE_ATTACHING);
 	if (container_attach_start(&s->box, &err) < 0)
 		return still_wanted(s) &&
 		       container_failed(s, s->box.attach ? "start" : "attach", &err);
 	set_state(s, STATE_STARTING);
-	/* Armed after attach and start, before the second look and any data. */
+	/* Ready after attach and start, before the second look and any data. */
 	if (!still_wanted(s) || !arm_lease(s))
 		return false;
 	set_state(s, STATE_READMITTING);
@@ -670,7 +688,11 @@ finish(struct session *s)
 	if (s->lease) {
 		if (s->o->hooks.lease)
 			s->o->hooks.lease(s->o->hooks.ctx, NULL);
-		lease_close(s->lease);	/* EOF: the watchdog stops it again, harmlessly */
+		/* Seen gone: the watchdog need not ask the daemon. Else EOF: it stops it. */
+		if (s->box.removed)
+			lease_done(s->lease);
+		else
+			lease_close(s->lease);
 		s->lease = NULL;
 	}
 	sum->exit_code = s->box.exit_code;
