@@ -42,9 +42,8 @@ container_admit(struct docker *d, const char *id, const struct profile *p,
 }
 
 int
-container_create_admit(struct container *c, const struct profile *p,
-		       const struct owner_labels *who, const struct host_facts *host,
-		       struct al_err *err)
+container_create(struct container *c, const struct profile *p,
+		 const struct owner_labels *who, struct al_err *err)
 {
 	json_t *body;
 	int rc;
@@ -61,7 +60,26 @@ container_create_admit(struct container *c, const struct profile *p,
 	if (rc < 0)
 		return al_wrap(err, "create");
 	c->created = true;
+	return 0;
+}
+
+int
+container_admit_first(struct container *c, const struct profile *p,
+		      const struct host_facts *host, struct al_err *err)
+{
+	if (!c->created)
+		return al_fail(err, "admission: no container");
 	return container_admit(c->docker, c->id, p, host, &c->first, err);
+}
+
+int
+container_create_admit(struct container *c, const struct profile *p,
+		       const struct owner_labels *who, const struct host_facts *host,
+		       struct al_err *err)
+{
+	if (container_create(c, p, who, err) < 0)
+		return -1;
+	return container_admit_first(c, p, host, err);
 }
 
 int

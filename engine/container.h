@@ -47,6 +47,11 @@ void container_init(struct container *c, struct docker *d, const char *socket_pa
 int container_create_admit(struct container *c, const struct profile *p,
 			   const struct owner_labels *who, const struct host_facts *host,
 			   struct al_err *err);
+/* container_create_admit in two steps, for a caller that needs host facts late. */
+int container_create(struct container *c, const struct profile *p,
+		     const struct owner_labels *who, struct al_err *err);
+int container_admit_first(struct container *c, const struct profile *p,
+			  const struct host_facts *host, struct al_err *err);
 int container_attach_start(struct container *c, struct al_err *err);
 int container_readmit(struct container *c, const struct profile *p,
 		      const struct host_facts *host, struct al_err *err);
