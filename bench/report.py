@@ -138,6 +138,12 @@ def markdown(output, machine):
            "assert a timing. Regenerate with `bench/run --doc`.", "",
            "## Machine and versions", ""]
     out += ["- " + l for l in facts]
+    load = [l for l in facts if l.startswith("load average")]
+    m = re.match(r"load average at the end: ([0-9.]+) .*\((\d+) cores\)", load[0]) if load else None
+    if m and float(m.group(1)) > int(m.group(2)):
+        out += ["", "**Taken under load** (the load average was above the core count): the",
+                "timings are noisy and only good for a rough ratio; the instruction counts",
+                "are not affected. Regenerate on a quiet machine before quoting a figure."]
     out += ["", "## Figures", "",
             "| figure | baseline | airlock | ratio | unit | runs |",
             "|---|---|---|---|---|---|"]
