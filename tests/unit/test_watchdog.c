@@ -171,6 +171,43 @@ test_close_stops_the_container(void **state)
 	assert_int_equal(fails, 0);
 }
 
+/*
+ * The watchdog is its own small program: /proc says its image is
+ * airlock-watchdog and that none of the engine's libraries is mapped in it.
+ */
+static void
+test_watchdog_is_the_small_program(void **state)
+{
+	static const char *const absent[] = { "libcurl", "libjansson", "libsqlite3",
+					      "libncurses", "libnotify", "libcrypto", "libglib" };
+	char path[64], exe_path[512], line[1024];
+	long pid;
+	struct lease *l = armed(&pid);
+	size_t i, mapped = 0;
+	ssize_t n;
+	FILE *f;
+
+	(void)state;
+	snprintf(path, sizeof path, "/proc/%ld/exe", pid);
+	n = readlink(path, exe_path, sizeof exe_path - 1);
+	assert_true(n > 0);
+	exe_path[n] = '\0';
+	assert_non_null(strstr(exe_path, "/airlock-watchdog"));
+	snprintf(path, sizeof path, "/proc/%ld/maps", pid);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof line, f)) {
+		mapped++;
+		for (i = 0; i < sizeof absent / sizeof absent[0]; i++)
+			if (strstr(line, absent[i]))
+				fail_msg("the watchdog maps %s", absent[i]);
+	}
+	fclose(f);
+	assert_true(mapped > 0);	/* a process with no maps would prove nothing */
+	lease_done(l);
+	assert_true(exited_within(pid, 3000));
+}
+
 /* After lease_done the watchdog exits and never calls the daemon. */
 static void
 test_done_makes_no_request(void **state)
@@ -245,6 +282,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_close_stops_the_container, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_done_makes_no_request, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_watchdog_is_the_small_program, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failed_stop_is_retried, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_id_is_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_program_is_refused, setup, teardown),
