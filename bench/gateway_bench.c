@@ -11,7 +11,12 @@
  * one upstream process each, one shared audit database), as aggregate
  * calls per second. Prints figures and ratios; asserts nothing.
  *
- * usage: gateway_bench UPSTREAM_BIN [CALLS] [SESSIONS]
+ * usage: gateway_bench UPSTREAM_BIN [CALLS] [SESSIONS] [direct|gateway]
+ *
+ * With a last argument only that side runs, one session (for callgrind:
+ * bench/run counts the instructions of gateway_handle or mcp_call). Each
+ * figure is also printed as a "sample:" line that bench/run aggregates
+ * over interleaved rounds.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -184,6 +189,35 @@ concurrent(int n, bool gateway)
 	return n * (double)calls / secs;
 }
 
+/* One side alone, one session: what callgrind measures per call. */
+static int
+one_side(const char *side, const char *sink)
+{
+	double *lat = calloc((size_t)calls, sizeof *lat);
+
+	if (strcmp(side, "direct") == 0)
+		run_direct(sink, lat, calls);
+	else if (strcmp(side, "gateway") == 0)
+		run_gateway(sink, lat, calls);
+	else
+		return 2;
+	free(lat);
+	return 0;
+}
+
+static void
+samples(double *g, double *d, double gw_rate, double direct_rate)
+{
+	printf("sample: gateway_call_p50 baseline=%.1f airlock=%.1f unit=us\n",
+	       pct(d, calls, .5), pct(g, calls, .5));
+	printf("sample: gateway_call_p99 baseline=%.1f airlock=%.1f unit=us\n",
+	       pct(d, calls, .99), pct(g, calls, .99));
+	printf("sample: gateway_added_p50 baseline=- airlock=%.1f unit=us\n",
+	       pct(g, calls, .5) - pct(d, calls, .5));
+	printf("sample: gateway_aggregate baseline=%.0f airlock=%.0f unit=calls/s\n",
+	       direct_rate, gw_rate);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -203,6 +237,14 @@ main(int argc, char **argv)
 	snprintf(sink, sizeof sink, "/tmp/airlock-bench-%d.sink", (int)getpid());
 	if (audit_open(db, &audit, &err) < 0)
 		return 1;
+	if (argc > 4) {
+		int rc = one_side(argv[4], sink);
+
+		audit_close(audit);
+		unlink(db);
+		unlink(sink);
+		return rc;
+	}
 	g = calloc((size_t)calls, sizeof *g);
 	d = calloc((size_t)calls, sizeof *d);
 	run_direct(sink, d, calls);
@@ -219,6 +261,7 @@ main(int argc, char **argv)
 	printf("  %-34s %9.0f\n", "direct MCP clients", direct_rate);
 	printf("  %-34s %9.0f\n", "gateways, one shared audit DB", gw_rate);
 	printf("  %-34s %8.2fx\n", "ratio gateway / direct", gw_rate / direct_rate);
+	samples(g, d, gw_rate, direct_rate);
 	audit_close(audit);
 	unlink(db);
 	unlink(sink);

@@ -145,6 +145,9 @@ main(int argc, char **argv)
 			each[v][f] = cpu_us() - t;
 		}
 		report(views[v]->name, each[v], frames);
+		/* bench/run: the empty frame is the baseline of every view. */
+		printf("sample: render_%s_%zu baseline=%.1f airlock=%.1f unit=us\n", views[v]->name,
+		       n, empty[frames / 2], each[v][frames / 2]);
 		free(each[v]);
 	}
 	delwin(w);

@@ -48,6 +48,26 @@ print_stats(const char *label, double *v, int n)
 	       v[n / 2] * 1e3, v[(int)(n * 0.9)] * 1e3, v[n - 1] * 1e3);
 }
 
+/* Private memory (clean + dirty) of a process, in kB; -1 when unreadable. */
+static long
+private_kb(long pid)
+{
+	char path[64], line[128];
+	long kb, sum = -1;
+	FILE *f;
+
+	snprintf(path, sizeof path, pid ? "/proc/%ld/smaps_rollup" : "/proc/self/smaps_rollup", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof line, f))
+		if ((sscanf(line, "Private_Clean: %ld kB", &kb) == 1 ||
+		     sscanf(line, "Private_Dirty: %ld kB", &kb) == 1))
+			sum = (sum < 0 ? 0 : sum) + kb;
+	fclose(f);
+	return sum;
+}
+
 static void
 make_config(struct airlock_config *c, int i, const char *vault_mode, int session_s)
 {
@@ -179,6 +199,10 @@ bench_cutover(void)
 	qsort(bare, N, sizeof bare[0], cmp);
 	qsort(idle, N, sizeof idle[0], cmp);
 	printf("  %-40s %.1fx\n", "ratio p50 idle / floor", idle[N / 2] / bare[N / 2]);
+	printf("sample: cutover_idle baseline=%.4f airlock=%.4f unit=ms\n", bare[N / 2], idle[N / 2]);
+	printf("sample: cutover_in_flight baseline=- airlock=%.1f unit=ms\n", behind);
+	printf("sample: cutover_in_flight_beyond_call baseline=- airlock=%.1f unit=ms\n",
+	       behind - waited / 1e3);
 	supervisor_shutdown(s);
 	supervisor_close(s);
 	audit_close(audit);
@@ -200,6 +224,8 @@ bench_scale(int n, int seconds)
 	struct al_err err;
 	char id[40];
 	double t0;
+	long engine0 = private_kb(0), engine1, wd = 0, wd_seen = 0, kb;
+	size_t left;
 
 	for (i = 0; i < (size_t)n; i++) {
 		make_config(&cfg[i], (int)i, "echo", seconds + 200 > 600 ? 600 : seconds + 200);
@@ -217,6 +243,10 @@ bench_scale(int n, int seconds)
 		calls += r->counters.calls;
 		acks += r->lease.acks;
 		pulses += r->lease.pulses;
+		if (r->lease.armed && (kb = private_kb(r->lease.watchdog_pid)) >= 0) {
+			wd += kb;
+			wd_seen++;
+		}
 		if (r->lease.max_ack_us > worst)
 			worst = r->lease.max_ack_us;
 		missed += r->lease.failed;
@@ -227,6 +257,7 @@ bench_scale(int n, int seconds)
 		}
 	}
 	supervisor_snapshot_free(&snap);
+	engine1 = private_kb(0);
 	printf("  %d s: %llu calls, %llu pulses, %llu acks, worst ack %.1f ms\n", seconds,
 	       (unsigned long long)calls, (unsigned long long)pulses,
 	       (unsigned long long)acks, worst / 1e3);
@@ -235,7 +266,19 @@ bench_scale(int n, int seconds)
 	for (i = 0; i < END_COUNT; i++)
 		if (ends[i])
 			printf("    ended %-22s %zu\n", session_end_id((enum session_end)i), ends[i]);
-	printf("  shutdown: %d containers left\n", supervisor_shutdown(s));
+	printf("  memory: engine private %ld kB before, %ld kB with %d sessions; "
+	       "%ld watchdogs, %ld kB private in all\n", engine0, engine1, n, wd_seen, wd);
+	left = (size_t)supervisor_shutdown(s);
+	printf("  shutdown: %zu containers left\n", left);
+	printf("sample: scale_missed_leases baseline=- airlock=%zu unit=count\n", missed);
+	printf("sample: scale_ended_early baseline=- airlock=%zu unit=count\n", ended_early);
+	printf("sample: scale_containers_left baseline=- airlock=%zu unit=count\n", left);
+	printf("sample: scale_engine_private_per_session baseline=- airlock=%.0f unit=kB\n",
+	       (double)(engine1 - engine0) / n);
+	printf("sample: scale_watchdog_private_per_session baseline=- airlock=%.0f unit=kB\n",
+	       wd_seen ? (double)wd / wd_seen : -1.0);
+	printf("sample: scale_private_per_session baseline=- airlock=%.0f unit=kB\n",
+	       (double)(engine1 - engine0) / n + (wd_seen ? (double)wd / wd_seen : 0));
 	supervisor_close(s);
 	audit_close(audit);
 	for (i = 0; i < (size_t)n; i++)

@@ -69,3 +69,7 @@ stats "docker stop -t 0 (the floor)" "${floor[@]}"
 p50() { printf '%s\n' "$@" | sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 a=$(p50 "${killed[@]}") b=$(p50 "${floor[@]}")
 awk -v a="$a" -v b="$b" 'BEGIN { printf "  %-34s %.2fx\n", "ratio p50 airlock / floor", (b > 0 ? a / b : 0) }'
+# bench/run: one line per trial; each trial ran the two side by side.
+for i in "${!killed[@]}"; do
+	echo "sample: watchdog_stop baseline=${floor[$i]} airlock=${killed[$i]} unit=ms"
+done

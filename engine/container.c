@@ -42,9 +42,8 @@ container_admit(struct docker *d, const char *id, const struct profile *p,
 }
 
 int
-container_create_admit(struct container *c, const struct profile *p,
-		       const struct owner_labels *who, const struct host_facts *host,
-		       struct al_err *err)
+container_create(struct container *c, const struct profile *p,
+		 const struct owner_labels *who, struct al_err *err)
 {
 	json_t *body;
 	int rc;
@@ -61,7 +60,26 @@ container_create_admit(struct container *c, const struct profile *p,
 	if (rc < 0)
 		return al_wrap(err, "create");
 	c->created = true;
+	return 0;
+}
+
+int
+container_admit_first(struct container *c, const struct profile *p,
+		      const struct host_facts *host, struct al_err *err)
+{
+	if (!c->created)
+		return al_fail(err, "admission: no container");
 	return container_admit(c->docker, c->id, p, host, &c->first, err);
+}
+
+int
+container_create_admit(struct container *c, const struct profile *p,
+		       const struct owner_labels *who, const struct host_facts *host,
+		       struct al_err *err)
+{
+	if (container_create(c, p, who, err) < 0)
+		return -1;
+	return container_admit_first(c, p, host, err);
 }
 
 int
@@ -88,24 +106,12 @@ container_readmit(struct container *c, const struct profile *p,
 int
 container_wait_exit(struct container *c, int timeout_ms, long *code, struct al_err *err)
 {
-	int waited;
+	bool timed_out = false;
 
-	for (waited = 0;; waited += 20) {
-		json_t *inspect = NULL, *state;
-		bool running;
-
-		if (docker_inspect(c->docker, c->id, &inspect, err) < 0)
-			return -1;
-		state = json_object_get(inspect, "State");
-		running = !json_is_false(json_object_get(state, "Running"));
-		*code = (long)json_integer_value(json_object_get(state, "ExitCode"));
-		json_decref(inspect);
-		if (!running)
-			return 0;
-		if (waited >= timeout_ms)
-			return 1;
-		usleep(20 * 1000);
-	}
+	if (docker_wait_for(c->docker, c->id, timeout_ms, code, &timed_out, err) < 0)
+		return timed_out ? 1 : -1;
+	c->exited = true;
+	return 0;
 }
 
 static void
@@ -123,24 +129,17 @@ read_evidence(struct container *c)
 	json_decref(inspect);
 }
 
-/* Re-list by our label and look for this container's ID. */
+/* One request proves the removal: the daemon no longer knows the ID. */
 static int
 verify_gone(struct container *c, struct al_err *err)
 {
-	json_t *list = NULL, *item;
-	size_t i;
-	int rc = 0;
+	bool gone = false;
 
-	if (docker_list_by_label(c->docker, LABEL_MANAGED "=1", &list, err) < 0)
-		return al_wrap(err, "re-list after remove");
-	json_array_foreach(list, i, item) {
-		const char *id = json_string_value(json_object_get(item, "Id"));
-
-		if (id && strcmp(id, c->id) == 0)
-			rc = al_fail(err, "container %.12s still listed after remove", c->id);
-	}
-	json_decref(list);
-	return rc;
+	if (docker_gone(c->docker, c->id, &gone, err) < 0)
+		return al_wrap(err, "look-up after remove");
+	if (!gone)
+		return al_fail(err, "container %.12s still present after remove", c->id);
+	return 0;
 }
 
 static void
@@ -163,8 +162,10 @@ container_cleanup(struct container *c, struct al_err *err)
 	/*
 	 * Stop first, even if the stream already died: the process may still
 	 * run, and closing the stream first would hand it a stdin EOF to act on.
+	 * A container the daemon already reported exited (wait) cannot run
+	 * again (restart policy "no"), so it needs no stop.
 	 */
-	if (docker_stop(c->docker, c->id, 0, &stop_err) < 0)
+	if (!c->exited && docker_stop(c->docker, c->id, 0, &stop_err) < 0)
 		docker_kill(c->docker, c->id, "KILL", &stop_err);
 	close_stream(c);
 	read_evidence(c);

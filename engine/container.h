@@ -10,9 +10,10 @@
  *   (the caller arms the watchdog here)
  *   container_readmit        the second admission; only after it may data
  *                            enter
- *   container_cleanup        stop (t=0) even when the stream died first,
- *                            remove with its volumes, re-list by label to
- *                            prove it is gone
+ *   container_cleanup        stop (t=0) even when the stream died first
+ *                            (unless the daemon already reported its exit),
+ *                            remove with its volumes, then one look-up of
+ *                            the ID to prove it is gone
  *
  * A refusal or failure at any step leaves the struct ready for cleanup,
  * which is always safe to call (and idempotent). These are the container
@@ -35,6 +36,7 @@ struct container {
 	struct docker_attach *attach;
 	struct check_list first, second;	/* the two admission reports */
 	bool created, started, removed;
+	bool exited;			/* the daemon's wait reported its exit */
 	/* Evidence read at cleanup. */
 	long exit_code;
 	bool oom_killed;
@@ -45,17 +47,23 @@ void container_init(struct container *c, struct docker *d, const char *socket_pa
 int container_create_admit(struct container *c, const struct profile *p,
 			   const struct owner_labels *who, const struct host_facts *host,
 			   struct al_err *err);
+/* container_create_admit in two steps, for a caller that needs host facts late. */
+int container_create(struct container *c, const struct profile *p,
+		     const struct owner_labels *who, struct al_err *err);
+int container_admit_first(struct container *c, const struct profile *p,
+			  const struct host_facts *host, struct al_err *err);
 int container_attach_start(struct container *c, struct al_err *err);
 int container_readmit(struct container *c, const struct profile *p,
 		      const struct host_facts *host, struct al_err *err);
 
 /*
- * Poll the container's state until it is no longer running or timeout_ms
- * pass: 0 with *code set when it exited, 1 when it still runs, -1 on error.
+ * The daemon's wait endpoint (condition not-running), bounded by
+ * timeout_ms: 0 with *code set when it exited, 1 when it still runs at the
+ * deadline, -1 on error.
  */
 int container_wait_exit(struct container *c, int timeout_ms, long *code, struct al_err *err);
 
-/* Stop, read the exit evidence, remove, re-list. Returns -1 if anything is left. */
+/* Stop, read the exit evidence, remove, look up. Returns -1 if anything is left. */
 int container_cleanup(struct container *c, struct al_err *err);
 void container_free(struct container *c);
 

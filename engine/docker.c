@@ -1,4 +1,5 @@
 #include "docker.h"
+#include "clock.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -648,20 +649,53 @@ docker_wait_result(const json_t *reply, long *exit_code, struct al_err *err)
 }
 
 int
-docker_wait(struct docker *d, const char *id, long *exit_code, struct al_err *err)
+docker_wait_for(struct docker *d, const char *id, long timeout_ms, long *exit_code,
+		bool *timed_out, struct al_err *err)
 {
+	struct docker_call c = { "POST", NULL, NULL, 0, timeout_ms, DOCKER_REPLY_MAX, NULL };
 	char path[DOCKER_NAME_MAX + 64];
 	json_t *reply = NULL;
+	int64_t t0 = clock_mono_ms();
 	int rc;
 
 	*exit_code = -1;
+	*timed_out = false;
 	if (docker_container_path(path, sizeof path, id, "/wait?condition=not-running", err) < 0)
 		return -1;
-	if (docker_request(d, "POST", path, NULL, NULL, &reply, err) < 0)
+	c.path = path;
+	if (docker_call_json(d, &c, NULL, &reply, err) < 0) {
+		*timed_out = clock_mono_ms() - t0 >= timeout_ms;
 		return -1;
+	}
 	rc = docker_wait_result(reply, exit_code, err);
 	json_decref(reply);
 	return rc;
+}
+
+int
+docker_wait(struct docker *d, const char *id, long *exit_code, struct al_err *err)
+{
+	bool timed_out;
+
+	return docker_wait_for(d, id, d->timeout_ms, exit_code, &timed_out, err);
+}
+
+int
+docker_gone(struct docker *d, const char *id, bool *gone, struct al_err *err)
+{
+	char path[DOCKER_NAME_MAX + 32];
+	long status = 0;
+
+	*gone = false;
+	if (docker_container_path(path, sizeof path, id, "/json", err) < 0)
+		return -1;
+	if (docker_request(d, "GET", path, NULL, &status, NULL, err) == 0)
+		return 0;
+	if (status != 404)
+		return -1;
+	al_err_clear(err);
+	*gone = true;
+	return 0;
 }
 
 int

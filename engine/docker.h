@@ -75,6 +75,11 @@ int docker_inspect(struct docker *d, const char *id, json_t **out, struct al_err
 int docker_start(struct docker *d, const char *id, struct al_err *err);
 /* POST /wait (condition "not-running"), bounded by the handle's timeout. */
 int docker_wait(struct docker *d, const char *id, long *exit_code, struct al_err *err);
+/* The same bounded by timeout_ms; *timed_out tells a deadline from an error. */
+int docker_wait_for(struct docker *d, const char *id, long timeout_ms, long *exit_code,
+		    bool *timed_out, struct al_err *err);
+/* GET /containers/{id}/json: *gone is true on 404, false on 2xx; -1 on anything else. */
+int docker_gone(struct docker *d, const char *id, bool *gone, struct al_err *err);
 int docker_stop(struct docker *d, const char *id, int t_seconds, struct al_err *err);
 int docker_kill(struct docker *d, const char *id, const char *signal, struct al_err *err);
 /* DELETE ?force=1&v=1; a 404 is success when missing_ok. */

@@ -26,6 +26,14 @@ struct doctor_report {
  * Returns true when every check passed. Free with doctor_report_free.
  */
 bool doctor_run(const char *docker_host, const char *runtime, struct doctor_report *r);
+/*
+ * doctor_run in two halves, for a caller that overlaps the daemon's round
+ * trips with other work: the local checks and the endpoint (false when the
+ * endpoint is refused: then there is no daemon to ask), then the daemon's
+ * checks on r->socket (its own connection; r is not read meanwhile).
+ */
+bool doctor_run_local(const char *docker_host, struct doctor_report *r);
+void doctor_run_daemon(struct doctor_report *r, const char *runtime);
 void doctor_report_free(struct doctor_report *r);
 
 #endif

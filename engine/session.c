@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -38,6 +40,9 @@ struct session {
 	struct docker *docker;
 	char socket[DOCKER_SOCKET_MAX];
 	struct host_facts facts;
+	struct doctor_report pre;	/* preflight; its daemon half on pre_thread */
+	pthread_t pre_thread;
+	bool pre_begun, pre_running, pre_done;
 	struct container box;
 	struct gateway *gw;
 	struct linebuf lines;
@@ -242,6 +247,8 @@ load_payload(const char *path, const char **why)
 	return v;
 }
 
+static bool preflight_end(struct session *s);
+
 static char *
 initial_frame(struct session *s, size_t *len)
 {
@@ -253,29 +260,66 @@ initial_frame(struct session *s, size_t *len)
 	if (payload)
 		why = "not a JSON object, or larger than a frame";
 	json_decref(payload);
-	if (!frame)
+	if (!frame && preflight_end(s))	/* a refused daemon is the first end */
 		session_fail(s, END_INITIAL_REFUSED, "initial payload %.120s: %s",
 			     s->cfg->initial.file ? s->cfg->initial.file : "(none)", why);
 	return frame;
 }
 
+/* Record the preflight verdict; a refusal ends the session. Idempotent. */
 static bool
-preflight(struct session *s)
+preflight_end(struct session *s)
 {
-	struct doctor_report r;
 	const struct check_item *bad;
-	bool ok = doctor_run(s->o->docker_host, s->cfg->profile.runtime, &r);
+	bool ok;
 
-	bad = check_list_first_failure(&r.checks);
+	if (!s->pre_begun || s->pre_done)
+		return !s->ended;
+	if (s->pre_running)
+		pthread_join(s->pre_thread, NULL);
+	s->pre_running = false;
+	s->pre_done = true;
+	ok = s->pre.socket[0] && check_list_passed(&s->pre.checks);
+	bad = check_list_first_failure(&s->pre.checks);
 	record(s, AUDIT_ADMISSION, ok ? "pass" : "refused", ok ? "preflight" : bad ? bad->id : "preflight",
 	       NULL);
-	memcpy(s->socket, r.socket, sizeof s->socket);
-	s->facts = r.facts;
+	s->facts = s->pre.facts;
 	if (!ok)
 		session_fail(s, END_PREFLIGHT_REFUSED, "preflight: %s (observed %.100s)",
 			     bad ? bad->id : "report", bad ? bad->observed : "incomplete");
-	doctor_report_free(&r);
+	doctor_report_free(&s->pre);
 	return ok && !s->ended;
+}
+
+static void *
+preflight_daemon_main(void *arg)
+{
+	struct session *s = arg;
+	sigset_t all;
+
+	sigfillset(&all);	/* signals belong to other threads */
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	doctor_run_daemon(&s->pre, s->cfg->profile.runtime);
+	return NULL;
+}
+
+/*
+ * Local checks and the endpoint now; the daemon's checks (/version, /info)
+ * on a thread of their own while the payload is read and the container is
+ * created (created, never started: a refusal removes it). preflight_end
+ * joins them before the first admission, which needs the daemon's facts.
+ */
+static bool
+preflight_begin(struct session *s)
+{
+	s->pre_begun = true;
+	if (!doctor_run_local(s->o->docker_host, &s->pre))
+		return preflight_end(s);
+	memcpy(s->socket, s->pre.socket, sizeof s->socket);
+	s->pre_running = pthread_create(&s->pre_thread, NULL, preflight_daemon_main, s) == 0;
+	if (!s->pre_running)
+		doctor_run_daemon(&s->pre, s->cfg->profile.runtime);
+	return true;
 }
 
 /* One audit entry per admission: verdict, first refusing check, counts. */
@@ -323,14 +367,32 @@ on_lease_fail(void *ctx, const char *reason)
 	docker_close(d);
 }
 
+/*
+ * The watchdog is started before the container (so its fork, exec and
+ * ready overlap the start) and waited for after it: arm_lease is the
+ * barrier before the second look and any data.
+ */
+static bool
+spawn_lease(struct session *s)
+{
+	struct al_err err;
+
+	if (lease_spawn(s->o->watchdog_exe, s->socket, s->box.id, on_lease_fail, s,
+			&s->lease, &err) < 0) {
+		record(s, AUDIT_ADMISSION, "refused", "watchdog_not_ready", NULL);
+		session_fail(s, END_WATCHDOG_FAILED, "%s", err.msg);
+		return false;
+	}
+	return true;
+}
+
 static bool
 arm_lease(struct session *s)
 {
 	struct al_err err;
 
 	set_state(s, STATE_ARMING);
-	if (lease_arm(s->o->watchdog_exe, s->socket, s->box.id, on_lease_fail, s,
-		      &s->lease, &err) < 0) {
+	if (lease_wait_ready(s->lease, &err) < 0) {
 		record(s, AUDIT_ADMISSION, "refused", "watchdog_not_ready", NULL);
 		session_fail(s, END_WATCHDOG_FAILED, "%s", err.msg);
 		return false;
@@ -397,8 +459,13 @@ create_admit(struct session *s)
 		return container_failed(s, "connect", &err);
 	container_init(&s->box, s->docker, s->socket);
 	set_state(s, STATE_CREATING);
-	rc = container_create_admit(&s->box, &s->cfg->profile, &who, &s->facts, &err);
+	rc = container_create(&s->box, &s->cfg->profile, &who, &err);
 	memcpy(s->st.container_id, s->box.id, sizeof s->st.container_id);
+	/* A refused daemon wins over a failed create: the create may fail for it. */
+	if (!preflight_end(s))
+		return false;
+	if (rc == 0)
+		rc = container_admit_first(&s->box, &s->cfg->profile, &s->facts, &err);
 	if (s->box.first.n > 0) {
 		record_admission(s, "first", &s->box.first, s->sum->admission_first);
 		set_state(s, STATE_ADMITTING);
@@ -431,14 +498,14 @@ launch(struct session *s)
 	struct profile strict;
 	struct al_err err;
 
-	if (!create_admit(s))
+	if (!create_admit(s) || !spawn_lease(s))
 		return false;
 	set_state(s, STATE_ATTACHING);
 	if (container_attach_start(&s->box, &err) < 0)
 		return still_wanted(s) &&
 		       container_failed(s, s->box.attach ? "start" : "attach", &err);
 	set_state(s, STATE_STARTING);
-	/* Armed after attach and start, before the second look and any data. */
+	/* Ready after attach and start, before the second look and any data. */
 	if (!still_wanted(s) || !arm_lease(s))
 		return false;
 	set_state(s, STATE_READMITTING);
@@ -665,12 +732,17 @@ finish(struct session *s)
 	char *text;
 
 	set_state(s, STATE_STOPPING);
+	preflight_end(s);	/* every session records its preflight, whatever ended it */
 	if (s->box.created && container_cleanup(&s->box, &err) < 0)
 		session_end(s, END_CLEANUP_FAILED);
 	if (s->lease) {
 		if (s->o->hooks.lease)
 			s->o->hooks.lease(s->o->hooks.ctx, NULL);
-		lease_close(s->lease);	/* EOF: the watchdog stops it again, harmlessly */
+		/* Seen gone: the watchdog need not ask the daemon. Else EOF: it stops it. */
+		if (s->box.removed)
+			lease_done(s->lease);
+		else
+			lease_close(s->lease);
 		s->lease = NULL;
 	}
 	sum->exit_code = s->box.exit_code;
@@ -721,7 +793,7 @@ session_run(const struct session_options *o, struct session_summary *out)
 	set_state(&s, STATE_PREFLIGHT);
 	container_init(&s.box, NULL, NULL);
 	record(&s, AUDIT_SESSION_START, "start", NULL, NULL);
-	if (!s.ended && preflight(&s) && (frame = initial_frame(&s, &frame_len)) &&
+	if (!s.ended && preflight_begin(&s) && (frame = initial_frame(&s, &frame_len)) &&
 	    launch_bounded(&s) && open_gateway(&s))
 		bridge(&s, frame, frame_len);
 	if (frame) {

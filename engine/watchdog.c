@@ -1,8 +1,8 @@
 #include "watchdog.h"
 #include "clock.h"
 
-#include <curl/curl.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -17,8 +17,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "docker.h"
+#include "airlock-config.h"
 #include "mutant.h"
+
+#ifdef AIRLOCK_MUTANTS
+#define WATCHDOG_PROGRAM	"airlock-watchdog-mutants"
+#else
+#define WATCHDOG_PROGRAM	"airlock-watchdog"
+#endif
 
 struct lease {
 	int fd;			/* our end of the socketpair */
@@ -26,6 +32,8 @@ struct lease {
 	pthread_t thread;
 	bool thread_started;
 	pthread_mutex_t lock;
+	pthread_cond_t answered;	/* the ready wait ended: ready or not */
+	enum { LEASE_WAITING, LEASE_READY, LEASE_NOT_READY } phase;
 	struct lease_status st;
 	int32_t ring[LEASE_HISTORY];	/* ack round trips; ring_n of them end at ring_head */
 	size_t ring_head, ring_n;
@@ -114,20 +122,21 @@ spawn_watchdog(const char *exe, const char *sock, const char *id, int fd)
 	return pid;
 }
 
-/* Wait for "ready\n" within LEASE_READY_MS. */
+/* Wait for "ready\n" within LEASE_READY_MS, unless lease_close wakes us. */
 static int
-await_ready(int fd)
+await_ready(int fd, int wake)
 {
 	char buf[8];
 	size_t have = 0;
 	int64_t deadline = clock_mono_us() + LEASE_READY_MS * 1000LL;
 
 	while (have < 6) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
+		struct pollfd p[2] = { { .fd = fd, .events = POLLIN },
+				       { .fd = wake, .events = POLLIN } };
 		int64_t left = (deadline - clock_mono_us()) / 1000;
 		ssize_t n;
 
-		if (left <= 0 || poll(&p, 1, (int)left) <= 0)
+		if (left <= 0 || poll(p, 2, (int)left) <= 0 || (p[1].revents & POLLIN))
 			return -1;
 		n = read(fd, buf + have, 6 - have);
 		if (n <= 0)
@@ -166,7 +175,7 @@ pulse(struct lease *l, bool *stopping)
 	char c;
 	int rc;
 
-	if (send(l->fd, ".", 1, MSG_NOSIGNAL) != 1)
+	if (send(l->fd, (char[]){ LEASE_PULSE }, 1, MSG_NOSIGNAL) != 1)
 		return "watchdog gone";
 	if (mutant("no_ack_check"))
 		return NULL;
@@ -179,7 +188,7 @@ pulse(struct lease *l, bool *stopping)
 		return "no ack";
 	if (read(l->fd, &c, 1) != 1)
 		return "watchdog gone";
-	if (c != '.')
+	if (c != LEASE_PULSE)
 		return "wrong byte";
 	pthread_mutex_lock(&l->lock);
 	l->st.acks++;
@@ -195,6 +204,25 @@ pulse(struct lease *l, bool *stopping)
 	return NULL;
 }
 
+/* The ready wait's outcome, for lease_wait_ready. */
+static void
+set_phase(struct lease *l, int phase)
+{
+	pthread_mutex_lock(&l->lock);
+	l->phase = phase;
+	if (phase == LEASE_READY) {
+		l->st.armed = true;
+		l->st.last_ack_mono_ms = clock_mono_us() / 1000;
+	}
+	pthread_cond_broadcast(&l->answered);
+	pthread_mutex_unlock(&l->lock);
+}
+
+/*
+ * The pulse thread: first the ready wait (so it overlaps the container's
+ * start on the worker), then a pulse every LEASE_PULSE_MS from the moment
+ * the watchdog's silence clock runs.
+ */
 static void *
 pulse_main(void *arg)
 {
@@ -205,6 +233,11 @@ pulse_main(void *arg)
 
 	sigfillset(&all);	/* signals (SIGWINCH, SIGINT…) belong to other threads */
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	if (await_ready(l->fd, l->wake[0]) < 0) {
+		set_phase(l, LEASE_NOT_READY);
+		return NULL;
+	}
+	set_phase(l, LEASE_READY);
 	while (!wait_stop(l, LEASE_PULSE_MS)) {
 		pthread_mutex_lock(&l->lock);
 		l->st.pulses++;
@@ -229,6 +262,7 @@ lease_free(struct lease *l)
 		close(l->wake[0]);
 	if (l->wake[1] >= 0)
 		close(l->wake[1]);
+	pthread_cond_destroy(&l->answered);
 	pthread_mutex_destroy(&l->lock);
 	free(l);
 }
@@ -242,6 +276,7 @@ lease_new(lease_fail_fn on_fail, void *ctx)
 		return NULL;
 	l->fd = l->wake[0] = l->wake[1] = -1;
 	pthread_mutex_init(&l->lock, NULL);
+	pthread_cond_init(&l->answered, NULL);
 	l->on_fail = on_fail;
 	l->ctx = ctx;
 	if (pipe2(l->wake, O_CLOEXEC) < 0) {
@@ -251,11 +286,41 @@ lease_new(lease_fail_fn on_fail, void *ctx)
 	return l;
 }
 
+/*
+ * The watchdog program beside the airlock binary (a build tree, or a
+ * package that installs both in one directory), else the installed one.
+ * Resolved before any fork: nothing here is async-signal-safe.
+ */
+static int
+watchdog_program(const char *exe, char *out, size_t cap)
+{
+	char self[PATH_MAX];
+	const char *slash;
+	ssize_t n;
+	int w;
+
+	if (!exe) {
+		n = readlink("/proc/self/exe", self, sizeof self - 1);
+		if (n <= 0)
+			return -1;
+		self[n] = '\0';
+		exe = self;
+	}
+	slash = strrchr(exe, '/');
+	w = slash ? snprintf(out, cap, "%.*s/%s", (int)(slash - exe), exe, WATCHDOG_PROGRAM)
+		  : snprintf(out, cap, "%s", WATCHDOG_PROGRAM);
+	if (w > 0 && (size_t)w < cap && access(out, X_OK) == 0)
+		return 0;
+	w = snprintf(out, cap, "%s/%s", AIRLOCK_LIBEXECDIR, WATCHDOG_PROGRAM);
+	return w > 0 && (size_t)w < cap && access(out, X_OK) == 0 ? 0 : -1;
+}
+
 int
-lease_arm(const char *exe, const char *socket_path, const char *container_id,
-	  lease_fail_fn on_fail, void *ctx, struct lease **out, struct al_err *err)
+lease_spawn(const char *exe, const char *socket_path, const char *container_id,
+	    lease_fail_fn on_fail, void *ctx, struct lease **out, struct al_err *err)
 {
 	struct lease *l = lease_new(on_fail, ctx);
+	char prog[PATH_MAX];
 	int sv[2];
 	pid_t pid;
 
@@ -266,22 +331,53 @@ lease_arm(const char *exe, const char *socket_path, const char *container_id,
 		return al_fail(err, "watchdog: cannot create the lease socket");
 	}
 	l->fd = sv[0];
-	pid = spawn_watchdog(exe ? exe : "/proc/self/exe", socket_path, container_id, sv[1]);
-	close(sv[1]);
-	if (pid < 0 || await_ready(l->fd) < 0) {
-		lease_free(l);	/* EOF: a watchdog that did start stops the container */
-		return al_fail(err, "watchdog: not ready within %d ms", LEASE_READY_MS);
-	}
-	l->st.armed = true;
-	l->st.watchdog_pid = (long)pid;
-	l->st.last_ack_mono_ms = clock_mono_us() / 1000;
-	if (pthread_create(&l->thread, NULL, pulse_main, l) != 0) {
+	if (watchdog_program(exe, prog, sizeof prog) < 0) {
+		close(sv[1]);
 		lease_free(l);
+		return al_fail(err, "watchdog: program %s not found", WATCHDOG_PROGRAM);
+	}
+	pid = spawn_watchdog(prog, socket_path, container_id, sv[1]);
+	close(sv[1]);
+	if (pid < 0) {
+		lease_free(l);
+		return al_fail(err, "watchdog: cannot start %s", WATCHDOG_PROGRAM);
+	}
+	l->st.watchdog_pid = (long)pid;
+	if (pthread_create(&l->thread, NULL, pulse_main, l) != 0) {
+		lease_free(l);	/* EOF: the watchdog stops the container */
 		return al_fail(err, "watchdog: cannot start the pulse thread");
 	}
 	l->thread_started = true;
 	*out = l;
 	return 0;
+}
+
+int
+lease_wait_ready(struct lease *l, struct al_err *err)
+{
+	int phase;
+
+	pthread_mutex_lock(&l->lock);
+	while (l->phase == LEASE_WAITING)
+		pthread_cond_wait(&l->answered, &l->lock);	/* bounded: LEASE_READY_MS */
+	phase = l->phase;
+	pthread_mutex_unlock(&l->lock);
+	if (phase != LEASE_READY)
+		return al_fail(err, "watchdog: not ready within %d ms", LEASE_READY_MS);
+	return 0;
+}
+
+int
+lease_arm(const char *exe, const char *socket_path, const char *container_id,
+	  lease_fail_fn on_fail, void *ctx, struct lease **out, struct al_err *err)
+{
+	if (lease_spawn(exe, socket_path, container_id, on_fail, ctx, out, err) < 0)
+		return -1;
+	if (lease_wait_ready(*out, err) == 0)
+		return 0;
+	lease_close(*out);
+	*out = NULL;
+	return -1;
 }
 
 void
@@ -298,89 +394,32 @@ lease_get_status(struct lease *l, struct lease_status *out)
 	pthread_mutex_unlock(&l->lock);
 }
 
-void
-lease_close(struct lease *l)
+/* Wake the pulse thread, join it, and close our end (EOF to the watchdog). */
+static void
+lease_end(struct lease *l, bool done)
 {
-	if (!l)
-		return;
 	if (write(l->wake[1], "x", 1) < 0) {
 		/* The pipe is ours and empty; a failure here cannot happen. */
 	}
 	if (l->thread_started)
 		pthread_join(l->thread, NULL);
+	/* After the join: no pulse is in flight, so "d" is the next byte read. */
+	if (done && send(l->fd, (char[]){ LEASE_DONE }, 1, MSG_NOSIGNAL) != 1) {
+		/* A watchdog already gone stops the container itself, or is dead. */
+	}
 	lease_free(l);
 }
 
-/* The watchdog's one job: stop the container, retrying, then exit. */
-static int
-watchdog_stop(const char *socket_path, const char *id)
+void
+lease_close(struct lease *l)
 {
-	struct docker *d;
-	struct al_err err;
-	json_t *state = NULL;
-	int i;
-
-	if (mutant("watchdog_noop"))
-		return 0;
-	curl_global_init(CURL_GLOBAL_DEFAULT);
-	d = docker_open(socket_path, WATCHDOG_STOP_TIMEOUT_MS, &err);
-	for (i = 0; d && i < WATCHDOG_STOP_ATTEMPTS; i++) {
-		if (docker_stop(d, id, 0, &err) == 0)
-			break;
-		/* Already gone (removed by the engine's cleanup) is a success. */
-		if (docker_inspect(d, id, &state, &err) < 0 && strstr(err.msg, "HTTP 404"))
-			break;
-		json_decref(state);
-		state = NULL;
-	}
-	docker_close(d);
-	return i < WATCHDOG_STOP_ATTEMPTS ? 0 : 1;
+	if (l)
+		lease_end(l, false);
 }
 
-/*
- * Read heartbeats until silence, EOF or a wrong byte. Each "." is
- * acknowledged at once. Returns when the container must be stopped.
- */
-static void
-watch(void)
+void
+lease_done(struct lease *l)
 {
-	int64_t deadline = clock_mono_us() + WATCHDOG_SILENCE_MS * 1000LL;
-	char buf[64];
-
-	for (;;) {
-		struct pollfd p = { .fd = 0, .events = POLLIN };
-		int64_t left = (deadline - clock_mono_us()) / 1000;
-		ssize_t n, i;
-		int rc;
-
-		if (left <= 0)
-			return;		/* silence: the engine is stalled or gone */
-		rc = poll(&p, 1, (int)left);
-		if (rc < 0 && errno == EINTR)
-			continue;
-		if (rc <= 0)
-			return;
-		n = read(0, buf, sizeof buf);
-		if (n <= 0)
-			return;		/* EOF: the engine closed the lease or died */
-		for (i = 0; i < n; i++)
-			if (buf[i] != '.' || send(1, ".", 1, MSG_NOSIGNAL) != 1)
-				return;
-		deadline = clock_mono_us() + WATCHDOG_SILENCE_MS * 1000LL;
-	}
-}
-
-int
-watchdog_main(const char *socket_path, const char *container_id)
-{
-	struct rlimit zero = { 0, 0 };
-
-	signal(SIGPIPE, SIG_IGN);
-	setrlimit(RLIMIT_CORE, &zero);
-	if (!socket_path || socket_path[0] != '/' || !docker_name_valid(container_id))
-		return 2;
-	if (send(1, "ready\n", 6, MSG_NOSIGNAL) != 6)
-		return watchdog_stop(socket_path, container_id);
-	watch();
-	return watchdog_stop(socket_path, container_id);
+	if (l)
+		lease_end(l, true);
 }

@@ -6,21 +6,28 @@
  * when the engine dies or stalls, and the engine stops it when the
  * watchdog dies or stalls.
  *
- * Engine side (lease_*): fork + exec of `airlock watchdog SOCKET ID` (a
- * fresh process image that never held plaintext), detached (double fork,
- * setsid), every other descriptor closed, RLIMIT_CORE 0/0. The two talk
- * over a socketpair that is the watchdog's stdin and stdout. The watchdog
- * must say "ready\n" within 5 s. A pulse thread then writes "." every
- * 250 ms and needs "." back within 1 s; no ack, a wrong byte or a dead
- * watchdog makes the lease fail: on_fail is called once from the pulse
- * thread (it must stop the container itself).
+ * Engine side (lease_*): fork + exec of the small airlock-watchdog program
+ * as `airlock-watchdog watchdog SOCKET ID` (a fresh process image that
+ * never held plaintext, linked against libc only), detached (double fork,
+ * setsid), every other descriptor closed, RLIMIT_CORE 0/0, no environment.
+ * The two talk over a socketpair that is the watchdog's stdin and stdout.
+ * lease_spawn starts it and returns at once; the pulse thread waits for
+ * "ready\n" (within 5 s) while the caller starts the container, and
+ * lease_wait_ready is the barrier before any data enters. The pulse thread
+ * then writes "." every 250 ms and needs "." back within 1 s; no ack, a
+ * wrong byte or a dead watchdog makes the lease fail: on_fail is called
+ * once from the pulse thread (it must stop the container itself).
  *
- * Watchdog side (watchdog_main): 2 s without a heartbeat, EOF, or any byte
- * other than "." → stop the container through the Engine API (t=0), up to
- * 3 attempts of 5 s each, then exit.
+ * Watchdog side (watchdog_main, watchdog_proc.c): 2 s without a heartbeat,
+ * EOF, or any byte other than "." or "d" → stop the container through the
+ * Engine API (t=0), up to 3 attempts of 5 s each, then exit. "d" (done)
+ * is sent only by lease_done, once the engine has itself removed the
+ * container and seen it gone: the watchdog then exits without calling the
+ * daemon.
  */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "err.h"
@@ -32,6 +39,8 @@
 #define WATCHDOG_STOP_ATTEMPTS	3
 #define WATCHDOG_STOP_TIMEOUT_MS 5000
 #define LEASE_HISTORY		32	/* ack round trips kept for the console */
+#define LEASE_PULSE		'.'	/* engine → watchdog heartbeat, and its ack */
+#define LEASE_DONE		'd'	/* engine → watchdog: container removed, exit quietly */
 
 struct lease;
 
@@ -51,16 +60,38 @@ struct lease_status {
 };
 
 /*
- * exe: the airlock binary to run as the watchdog (NULL: /proc/self/exe).
- * Returns once the watchdog said ready and the pulse thread runs.
+ * exe: the airlock binary whose directory holds airlock-watchdog (NULL:
+ * /proc/self/exe); else the installed AIRLOCK_LIBEXECDIR copy is used.
+ * lease_spawn returns once the watchdog process exists and the pulse
+ * thread runs; the watchdog is armed from its ready on. lease_wait_ready
+ * returns 0 once it said ready, -1 when it did not within LEASE_READY_MS
+ * (on_fail is not called for that: the caller ends the session).
+ * lease_arm is the two in one.
  */
+int lease_spawn(const char *exe, const char *socket_path, const char *container_id,
+		lease_fail_fn on_fail, void *ctx, struct lease **out, struct al_err *err);
+int lease_wait_ready(struct lease *l, struct al_err *err);
 int lease_arm(const char *exe, const char *socket_path, const char *container_id,
 	      lease_fail_fn on_fail, void *ctx, struct lease **out, struct al_err *err);
 void lease_get_status(struct lease *l, struct lease_status *out);
 /* Stop pulsing and close the socket: the watchdog stops the container again (harmless). */
 void lease_close(struct lease *l);
+/*
+ * Only once the container is removed and seen gone: stop pulsing, tell the
+ * watchdog it is done ("d"), close. The watchdog exits without a request.
+ */
+void lease_done(struct lease *l);
 
-/* `airlock watchdog SOCKET ID`: stdin/stdout are the lease socket. */
+/* `airlock-watchdog watchdog SOCKET ID`: stdin/stdout are the lease socket. */
 int watchdog_main(const char *socket_path, const char *container_id);
+
+/*
+ * One HTTP/1.1 request without a body over the daemon's unix socket
+ * (Connection: close), for the watchdog's own calls: resp gets up to cap-1
+ * bytes of the answer (status line, headers, body), NUL-terminated.
+ * Returns the HTTP status, or -1 when no answer came within timeout_ms.
+ */
+int watchdog_http(const char *socket_path, const char *method, const char *path,
+		  int timeout_ms, char *resp, size_t cap, size_t *len);
 
 #endif

@@ -30,6 +30,7 @@
 #include "admission.h"
 #include "container.h"
 #include "docker.h"
+#include "clock.h"
 #include "preflight.h"
 #include "profile.h"
 
@@ -283,6 +284,49 @@ test_cleanup_stops_running(void **state)
 	/* Ended by the t=0 stop's signal (TERM then KILL), not by stdin EOF. */
 	assert_true(c.exit_code == 143 || c.exit_code == 137);
 	assert_int_equal(count_labelled(), 0);
+	container_free(&c);
+	profile_free(&p);
+}
+
+/*
+ * The exit path: the daemon's wait bounds a running container by its
+ * deadline (1: still runs), reports the exit once stdin closes, and the
+ * removal is proven by one look-up: present before, gone after.
+ */
+static void
+test_wait_exit_and_gone(void **state)
+{
+	struct profile p;
+	struct container c;
+	struct al_err err;
+	long code = -1;
+	bool gone = true;
+	int64_t t0;
+
+	(void)state;
+	test_profile(&p, S.image, "runc");
+	container_init(&c, S.d, S.sock);
+	if (container_create_admit(&c, &p, &S.who, &S.facts, &err) < 0 ||
+	    container_attach_start(&c, &err) < 0)
+		fail_msg("%s", err.msg);
+	t0 = clock_mono_ms();
+	assert_int_equal(container_wait_exit(&c, 300, &code, &err), 1);
+	assert_true(clock_mono_ms() - t0 < 3000);
+	assert_false(c.exited);
+	assert_int_equal(docker_gone(S.d, c.id, &gone, &err), 0);
+	assert_false(gone);
+	assert_int_equal(docker_attach_close_stdin(c.attach), 0);
+	assert_int_equal(container_wait_exit(&c, 10000, &code, &err), 0);
+	assert_int_equal(code, 0);
+	assert_true(c.exited);
+	if (container_cleanup(&c, &err) < 0)
+		fail_msg("cleanup: %s", err.msg);
+	assert_true(c.removed);
+	assert_int_equal(c.exit_code, 0);
+	assert_int_equal(docker_gone(S.d, c.id, &gone, &err), 0);
+	assert_true(gone);
+	assert_int_equal(count_labelled(), 0);
+	assert_int_equal(docker_gone(S.d, "", &gone, &err), -1);	/* no subject: no verdict */
 	container_free(&c);
 	profile_free(&p);
 }
@@ -787,6 +831,7 @@ main(void)
 		cmocka_unit_test(test_round_trip_runc),
 		cmocka_unit_test(test_round_trip_runsc),
 		cmocka_unit_test(test_cleanup_stops_running),
+		cmocka_unit_test(test_wait_exit_and_gone),
 		cmocka_unit_test(test_refused_launch_cleans_up),
 		cmocka_unit_test(test_weakened_containers_refused),
 		cmocka_unit_test(test_volume_image_mounts),

@@ -23,21 +23,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-passed=0 failed=0
-check() {	# description, command...
-	local what=$1; shift
-	if "$@"; then passed=$((passed + 1)); echo "ok: $what"
-	else failed=$((failed + 1)); echo "not ok: $what"; fi
-}
+. "$here/../checks.sh"
 running() { [ "$("$DOCKER" inspect -f '{{.State.Running}}' "$1" 2>/dev/null)" = true ]; }
 stopped() { [ "$("$DOCKER" inspect -f '{{.State.Running}}' "$1" 2>/dev/null)" = false ]; }
 
-mkdir -p "$work/image"
-cp "$echoer" "$work/image/echoer"
-printf 'FROM scratch\nCOPY echoer /echoer\nENTRYPOINT ["/echoer"]\n' >"$work/image/Dockerfile"
-DOCKER_BUILDKIT=0 "$DOCKER" build -q --iidfile "$work/image/iid" -t airlock-test-echoer:latest \
-	"$work/image" >/dev/null || { echo "not ok: echoer image build"; exit 1; }
-image=$(cat "$work/image/iid")
+image=$(scratch_image "$work/image" "$echoer") || { not_ok "echoer image build"; summary; exit 1; }
 
 # A live owner, so no reaper elsewhere takes the labelled one meanwhile.
 sleep 300 &
@@ -69,16 +59,24 @@ for c in foreign partial; do
 	id=${!c}
 	rc=0; timeout 30 "$airlock" watchdog "$sock" "$id" </dev/null >"$work/out" 2>"$work/err" || rc=$?
 	check "$c: refused with exit 1" [ "$rc" = 1 ]
-	check "$c: the refusal names the labels" grep -qF "does not carry airlock's labels (io.airlock.managed); refused" "$work/err"
+	check "$c: the refusal names the labels" grep -qF "does not carry airlock's labels (io.airlock.managed=1, session and owner); refused" "$work/err"
 	check "$c: never said ready" [ ! -s "$work/out" ]
 	check "$c: still running" running "$id"
 done
 rc=0; timeout 30 "$airlock" watchdog "$sock" "$ours" </dev/null >"$work/out" 2>"$work/err" || rc=$?
 check "airlock's container: the watchdog stopped it on EOF (exit 0)" [ "$rc" = 0 ]
 check "airlock's container: stopped" stopped "$ours"
-rc=0; timeout 30 "$airlock" watchdog "$sock" "no-such-container-$$" </dev/null >/dev/null 2>"$work/err" || rc=$?
+unknown=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
+rc=0; timeout 30 "$airlock" watchdog "$sock" "$unknown" </dev/null >/dev/null 2>"$work/err" || rc=$?
 check "an unknown ID: refused with exit 1, the daemon's answer named" \
-	bash -c '[ "$1" = 1 ] && grep -q "404" "$2"' _ "$rc" "$work/err"
+	bash -c '[ "$1" = 1 ] && grep -q "HTTP 404" "$2"' _ "$rc" "$work/err"
+rc=0; timeout 30 "$airlock" watchdog "$sock" "no-such-container-$$" </dev/null >/dev/null 2>"$work/err" || rc=$?
+check "a name, not a full ID: a usage error (exit 2), nothing asked" [ "$rc" = 2 ]
+# The program the engine runs refuses the same way.
+rc=0; timeout 30 "$(dirname "$airlock")/airlock-watchdog" watchdog "$sock" "$foreign" </dev/null \
+	>"$work/out" 2>"$work/err" || rc=$?
+check "airlock-watchdog: a foreign container refused with exit 1, never ready" \
+	bash -c '[ "$1" = 1 ] && [ ! -s "$2" ]' _ "$rc" "$work/out"
+check "airlock-watchdog: the foreign container still running" running "$foreign"
 
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+summary

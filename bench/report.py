@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""Turn benchmark samples into figures, and figures into docs/performance.md.
+
+  report.py figures SAMPLES       the table for people, then one line per figure:
+                                  bench: NAME baseline=X airlock=Y ratio=R unit=U
+                                  (medians over the samples; the five fields come
+                                  first and are fixed, then runs=N and the
+                                  min/max of each side)
+  report.py markdown OUTPUT MACHINE
+                                  docs/performance.md from bench/run's output (its
+                                  bench: lines) and a machine/versions file
+
+A sample line is "sample: NAME baseline=X airlock=Y unit=U", one per run of a
+benchmark; X may be "-" (no baseline). Nothing here asserts a figure.
+"""
+import re
+import statistics
+import sys
+
+SAMPLE = re.compile(r"^sample: (\S+) baseline=(\S+) airlock=(\S+) unit=(\S+)\s*$")
+BENCH = re.compile(r"^bench: (\S+) (.*)$")
+
+# What each figure is, for people; the order is the table's.
+LABELS = [
+    ("gateway_call_p50", "gateway per call, p50 (direct MCP client)"),
+    ("gateway_call_p99", "gateway per call, p99 (direct MCP client)"),
+    ("gateway_added_p50", "gateway added latency per call, p50"),
+    ("gateway_aggregate", "20 sessions, aggregate (direct clients)"),
+    ("instructions_per_call", "user-space instructions per call, callgrind (direct client)"),
+    ("runc_first_reply", "runc: start -> first reply (docker run --rm -i)"),
+    ("runc_exit", "runc: start -> removed and ended (docker run --rm -i)"),
+    ("runc_exit_after_reply", "runc: first reply -> removed and ended"),
+    ("runsc_first_reply", "runsc: start -> first reply (docker run --rm -i)"),
+    ("runsc_exit", "runsc: start -> removed and ended (docker run --rm -i)"),
+    ("runsc_exit_after_reply", "runsc: first reply -> removed and ended"),
+    ("watchdog_stop", "engine SIGKILL -> container stopped (docker stop -t 0)"),
+    ("cutover_idle", "cutover -> acknowledged, idle session (bare gate)"),
+    ("cutover_in_flight", "cutover behind an in-flight 10 s call"),
+    ("cutover_in_flight_beyond_call", "  of which not waiting for the call"),
+    ("scale_missed_leases", "concurrent sessions: missed leases"),
+    ("scale_ended_early", "concurrent sessions: ended early"),
+    ("scale_containers_left", "concurrent sessions: containers left"),
+    ("scale_engine_private_per_session", "engine private memory per session"),
+    ("scale_watchdog_private_per_session", "watchdog private memory per session"),
+    ("scale_private_per_session", "engine + watchdog private memory per session"),
+]
+
+
+def num(text):
+    return None if text == "-" else float(text)
+
+
+def fmt(v):
+    if v is None:
+        return "-"
+    if v == 0 or abs(v) >= 100:
+        return "%.0f" % v
+    if abs(v) >= 1:
+        return "%.2f" % v
+    return "%.4g" % v
+
+
+def read_samples(path):
+    figures = {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            m = SAMPLE.match(line)
+            if not m:
+                continue
+            name, base, air, unit = m.groups()
+            fig = figures.setdefault(name, {"unit": unit, "base": [], "air": []})
+            if num(base) is not None:
+                fig["base"].append(num(base))
+            if num(air) is not None:
+                fig["air"].append(num(air))
+    return figures
+
+
+def label_of(name):
+    for key, label in LABELS:
+        if key == name:
+            return label
+    if name.startswith("render_"):
+        view, n = name[len("render_"):].rsplit("_", 1)
+        return "console frame, %s view, %s sessions (empty frame)" % (view, n)
+    return name
+
+
+def order(names):
+    known = [k for k, _ in LABELS if k in names]
+    return known + sorted(n for n in names if n not in known)
+
+
+def figures(path):
+    figs = read_samples(path)
+    lines = []
+    print("%-62s %22s %22s %8s  %s" % ("figure", "baseline med (min-max)",
+                                        "airlock med (min-max)", "ratio", "unit"))
+    for name in order(figs):
+        fig = figs[name]
+        b = statistics.median(fig["base"]) if fig["base"] else None
+        a = statistics.median(fig["air"]) if fig["air"] else None
+        ratio = a / b if a is not None and b else None
+        span = lambda v: "%s (%s-%s)" % (fmt(statistics.median(v)), fmt(min(v)), fmt(max(v))) if v else "-"
+        print("%-62s %22s %22s %8s  %s" % (label_of(name)[:62], span(fig["base"]), span(fig["air"]),
+                                            fmt(ratio), fig["unit"]))
+        extra = " runs=%d" % max(len(fig["air"]), len(fig["base"]))
+        if fig["base"]:
+            extra += " baseline_min=%s baseline_max=%s" % (fmt(min(fig["base"])), fmt(max(fig["base"])))
+        if fig["air"]:
+            extra += " airlock_min=%s airlock_max=%s" % (fmt(min(fig["air"])), fmt(max(fig["air"])))
+        lines.append("bench: %s baseline=%s airlock=%s ratio=%s unit=%s%s" %
+                     (name, fmt(b), fmt(a), fmt(ratio), fig["unit"], extra))
+    print()
+    for line in lines:
+        print(line)
+
+
+def parse_bench(path):
+    rows = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            m = BENCH.match(line.strip())
+            if m:
+                kv = dict(p.split("=", 1) for p in m.group(2).split() if "=" in p)
+                rows.append((m.group(1), kv))
+    return rows
+
+
+def markdown(output, machine):
+    rows = parse_bench(output)
+    with open(machine, encoding="utf-8") as f:
+        facts = [l.rstrip("\n") for l in f if l.strip()]
+    out = ["# Performance, as measured", "",
+           "Generated by `bench/report.py markdown` from the output of `bench/run`",
+           "(a release build; every figure is the median over interleaved runs,",
+           "baseline and airlock alternating, with min and max). Tests never",
+           "assert a timing. Regenerate with `bench/run --doc`.", "",
+           "## Machine and versions", ""]
+    out += ["- " + l for l in facts]
+    load = [l for l in facts if l.startswith("load average")]
+    m = re.match(r"load average at the end: ([0-9.]+) .*\((\d+) cores\)", load[0]) if load else None
+    if m and float(m.group(1)) > int(m.group(2)):
+        out += ["", "**Taken under load** (the load average was above the core count): the",
+                "timings are noisy and only good for a rough ratio; the instruction counts",
+                "are not affected. Regenerate on a quiet machine before quoting a figure."]
+    out += ["", "## Figures", "",
+            "| figure | baseline | airlock | ratio | unit | runs |",
+            "|---|---|---|---|---|---|"]
+    for name, kv in rows:
+        def cell(side):
+            v = kv.get(side, "-")
+            lo, hi = kv.get(side + "_min"), kv.get(side + "_max")
+            return v if lo is None or lo == hi else "%s (%s–%s)" % (v, lo, hi)
+        out.append("| %s | %s | %s | %s | %s | %s |" % (label_of(name), cell("baseline"),
+                                                       cell("airlock"), kv.get("ratio", "-"),
+                                                       kv.get("unit", ""), kv.get("runs", "")))
+    out += ["", "## What each figure is", "",
+            "- **gateway**: `bench/gateway_bench.c`; an agent line through parse, alias, policy,",
+            "  audit and the fixture upstream, against a direct MCP client to the same upstream;",
+            "  then 20 sessions at once on one audit database.",
+            "- **instructions per call**: callgrind on the release build, instructions inside",
+            "  `gateway_handle` (engine side, upstream process excluded) against `mcp_call`",
+            "  of the direct client, divided by the calls made; it does not move with machine noise.",
+            "- **start / exit**: `bench/start_bench.c`; `session_run` (preflight, create, two",
+            "  admissions, watchdog, attach, start, frame, one call, cleanup with the removal",
+            "  proven) against `docker run --rm -i` with the same hardening flags and image,",
+            "  whose one request this program answers at once.",
+            "- **watchdog**: `bench/watchdog_bench.sh`; engine SIGKILL until the daemon reports",
+            "  the container stopped, against `docker stop -t 0` through the CLI.",
+            "- **cutover / concurrent sessions**: `bench/supervise_bench.c`; memory is private",
+            "  (clean + dirty) from `/proc/PID/smaps_rollup`: the engine's growth divided by the",
+            "  sessions, and the mean over the live watchdog processes.",
+            "- **console frame**: `bench/render_bench.c`; CPU per frame of each view against an",
+            "  empty frame.", ""]
+    sys.stdout.write("\n".join(out))
+
+
+def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "figures":
+        figures(sys.argv[2])
+    elif len(sys.argv) == 4 and sys.argv[1] == "markdown":
+        markdown(sys.argv[2], sys.argv[3])
+    else:
+        sys.stderr.write(__doc__)
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,253 @@
+/*
+ * Session start and exit, side by side with `docker run --rm -i` of the
+ * same image with the same hardening flags, interleaved (A B A B …):
+ *
+ *   baseline  docker run --rm -i …: the initial frame on stdin, each
+ *             request line answered at once by this program (a gateway
+ *             that does nothing), until the CLI returns (the container is
+ *             removed)
+ *   airlock   session_run of a config whose agent does the same: preflight,
+ *             create, two admissions, watchdog, attach, start, the frame,
+ *             two gateway calls with durable audit entries, cleanup with
+ *             the removal proven
+ *
+ * first_reply: from the start to the first reply written to the agent;
+ * exit: from the start to the container removed and the session ended.
+ * Prints "sample:" lines (one per round) that bench/run aggregates.
+ *
+ * usage: start_bench AIRLOCK CONFIG ROUNDS NAME
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "audit.h"
+#include "clock.h"
+#include "config.h"
+#include "session.h"
+
+#define ARGV_MAX 64
+#define REPLY "{\"allowed\":true,\"response\":\"ok\"}\n"
+
+struct timing {
+	int64_t t0_us, first_reply_us, end_us;
+};
+
+/* --- airlock ----------------------------------------------------------- */
+
+static void
+on_publish(void *ctx, const struct session_status *st)
+{
+	struct timing *t = ctx;
+
+	if (!t->first_reply_us && st->counters.calls >= 1)
+		t->first_reply_us = clock_mono_us();
+}
+
+static int
+run_airlock(const char *airlock, const struct airlock_config *c, struct audit *a,
+	    struct timing *t)
+{
+	struct session_options o = {
+		.config = c, .audit = a, .watchdog_exe = airlock,
+		.hooks = { .ctx = t, .publish = on_publish },
+	};
+	struct session_summary sum;
+	int rc;
+
+	memset(t, 0, sizeof *t);
+	t->t0_us = clock_mono_us();
+	rc = session_run(&o, &sum);
+	t->end_us = clock_mono_us();
+	if (rc < 0 || !t->first_reply_us)
+		fprintf(stderr, "start_bench: session ended %s\n", session_end_id(sum.end));
+	return rc < 0 || !t->first_reply_us ? -1 : 0;
+}
+
+/* --- baseline: the same container through the CLI ---------------------- */
+
+static void
+push(char **argv, int *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void
+push(char **argv, int *n, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (*n >= ARGV_MAX - 1)
+		exit(2);
+	va_start(ap, fmt);
+	if (vasprintf(&argv[(*n)++], fmt, ap) < 0)
+		exit(2);
+	va_end(ap);
+	argv[*n] = NULL;
+}
+
+/* The flags that give the CLI's container the profile's hardening. */
+static void
+cli_argv(const struct profile *p, char **argv)
+{
+	int n = 0;
+	size_t i;
+
+	push(argv, &n, "docker");
+	push(argv, &n, "run");
+	push(argv, &n, "--rm");
+	push(argv, &n, "-i");
+	push(argv, &n, "--network=none");
+	push(argv, &n, "--read-only");
+	push(argv, &n, "--cap-drop=ALL");
+	push(argv, &n, "--security-opt=no-new-privileges=true");
+	push(argv, &n, "--log-driver=none");
+	push(argv, &n, "--restart=no");
+	push(argv, &n, "--init");
+	push(argv, &n, "--ulimit=core=0:0");
+	push(argv, &n, "--user=%s", p->user);
+	push(argv, &n, "--runtime=%s", p->runtime);
+	push(argv, &n, "--ipc=%s", p->ipc == IPC_NONE ? "none" : "private");
+	push(argv, &n, "--pids-limit=%lld", (long long)p->pids_limit);
+	push(argv, &n, "--memory=%lld", (long long)p->memory);
+	push(argv, &n, "--memory-swap=%lld", (long long)p->memory);
+	push(argv, &n, "--cpus=%.3f", p->nano_cpus / 1e9);
+	if (p->nofile > 0)
+		push(argv, &n, "--ulimit=nofile=%lld:%lld", (long long)p->nofile,
+		     (long long)p->nofile);
+	for (i = 0; i < p->n_tmpfs; i++)
+		push(argv, &n, "--tmpfs=%s:rw,noexec,nosuid,nodev,size=%lld", p->tmpfs[i].target,
+		     (long long)p->tmpfs[i].size);
+	push(argv, &n, "--label=io.airlock.bench=1");
+	if (p->entrypoint.set && p->entrypoint.n > 0)
+		push(argv, &n, "--entrypoint=%s", p->entrypoint.v[0]);
+	push(argv, &n, "%s", p->image);
+	for (i = 0; i < p->cmd.n; i++)
+		push(argv, &n, "%s", p->cmd.v[i]);
+}
+
+/* Answer every request line at once until EOF; note the first. */
+static int
+converse(int in, int out, struct timing *t)
+{
+	char buf[65536];
+	size_t have = 0;
+
+	for (;;) {
+		struct pollfd p = { .fd = in, .events = POLLIN };
+		ssize_t n;
+		char *nl;
+
+		if (poll(&p, 1, 20000) <= 0)
+			return -1;
+		n = read(in, buf + have, sizeof buf - 1 - have);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return 0;
+		have += (size_t)n;
+		while ((nl = memchr(buf, '\n', have))) {
+			if (write(out, REPLY, sizeof REPLY - 1) < 0)
+				return -1;
+			if (!t->first_reply_us)
+				t->first_reply_us = clock_mono_us();
+			have -= (size_t)(nl + 1 - buf);
+			memmove(buf, nl + 1, have);
+		}
+		if (have == sizeof buf - 1)
+			return -1;
+	}
+}
+
+static int
+run_cli(char **argv, const char *frame, struct timing *t)
+{
+	int to[2], from[2], status;
+	pid_t pid;
+
+	memset(t, 0, sizeof *t);
+	if (pipe(to) < 0 || pipe(from) < 0)
+		return -1;
+	t->t0_us = clock_mono_us();
+	pid = fork();
+	if (pid == 0) {
+		dup2(to[0], 0);
+		dup2(from[1], 1);
+		close(to[0]);
+		close(to[1]);
+		close(from[0]);
+		close(from[1]);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(to[0]);
+	close(from[1]);
+	if (write(to[1], frame, strlen(frame)) < 0)
+		pid = -1;
+	converse(from[0], to[1], t);
+	close(to[1]);
+	close(from[0]);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	t->end_us = clock_mono_us();
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 && t->first_reply_us ? 0 : -1;
+}
+
+/* --- the rounds --------------------------------------------------------- */
+
+static double
+ms(int64_t from, int64_t to)
+{
+	return (to - from) / 1000.0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct airlock_config c;
+	struct audit *audit;
+	struct timing a, b;
+	struct al_err err;
+	char *cli[ARGV_MAX], db[64];
+	int rounds, i, bad = 0;
+
+	if (argc != 5) {
+		fprintf(stderr, "usage: start_bench AIRLOCK CONFIG ROUNDS NAME\n");
+		return 2;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	rounds = atoi(argv[3]);
+	config_init(&c);
+	if (config_load_file(&c, argv[2], 2, &err) < 0) {
+		fprintf(stderr, "start_bench: %s\n", err.msg);
+		return 1;
+	}
+	snprintf(db, sizeof db, "/tmp/airlock-start-bench-%d.db", (int)getpid());
+	if (audit_open(db, &audit, &err) < 0)
+		return 1;
+	cli_argv(&c.profile, cli);
+	for (i = -1; i < rounds; i++) {	/* one warm-up round of each */
+		if (run_cli(cli, "{\"x\":1}\n", &b) < 0 || run_airlock(argv[1], &c, audit, &a) < 0) {
+			bad++;
+			continue;
+		}
+		if (i < 0)
+			continue;
+		printf("sample: %s_first_reply baseline=%.1f airlock=%.1f unit=ms\n", argv[4],
+		       ms(b.t0_us, b.first_reply_us), ms(a.t0_us, a.first_reply_us));
+		printf("sample: %s_exit baseline=%.1f airlock=%.1f unit=ms\n", argv[4],
+		       ms(b.t0_us, b.end_us), ms(a.t0_us, a.end_us));
+		printf("sample: %s_exit_after_reply baseline=%.1f airlock=%.1f unit=ms\n", argv[4],
+		       ms(b.first_reply_us, b.end_us), ms(a.first_reply_us, a.end_us));
+		fflush(stdout);
+	}
+	audit_close(audit);
+	unlink(db);
+	config_free(&c);
+	if (bad)
+		fprintf(stderr, "start_bench: %d failed rounds\n", bad);
+	return bad ? 1 : 0;
+}
