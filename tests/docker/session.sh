@@ -309,7 +309,15 @@ check "audit verify: a deleted row is caught" sh -c "! '$airlock' audit verify '
 
 # The engine's own stderr never carried a canary in any case.
 check "no canary in any engine stderr" sh -c "! grep -rqaF '$canary' '$work'/*/stderr"
-leftover=$("$DOCKER" ps -aq --filter label=io.airlock.managed=1)
-check "no airlock container left on the daemon" [ -z "$leftover" ]
+# Every session this suite started (its audit DBs name them all, from the
+# entry written before its container was created): none left a container.
+# Judged by session label, so another suite's containers on the same
+# daemon neither hide nor fake a leak.
+sessions=$(for db in "$work"/*/audit.db "$work"/*/*/audit.db; do
+	[ -s "$db" ] && sqlite3 "$db" "select distinct session_id from audit_entries"
+done | sort -u)
+leftover=$(for s in $sessions; do "$DOCKER" ps -aq --filter "label=io.airlock.session=$s"; done)
+check "the audit DBs name the suite's sessions ($(wc -w <<<"$sessions"))" [ "$(wc -w <<<"$sessions")" -ge 10 ]
+check "no container of this suite's sessions left on the daemon${leftover:+: $leftover}" [ -z "$leftover" ]
 
 summary
