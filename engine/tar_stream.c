@@ -260,12 +260,18 @@ ts_pax_pair(struct tar_stream *t, const char *key, size_t klen, const char *val,
 		t->has_link = true;
 		return ts_copy_name(t->next.link, val, vlen);
 	}
-	if (ts_key_is(key, klen, "uid"))
-		return t->has_uid = true, ts_decimal(val, vlen, &t->next.uid);
-	if (ts_key_is(key, klen, "gid"))
-		return t->has_gid = true, ts_decimal(val, vlen, &t->next.gid);
-	if (ts_key_is(key, klen, "size"))
-		return t->has_size = true, ts_decimal(val, vlen, &t->next.size);
+	if (ts_key_is(key, klen, "uid")) {
+		t->has_uid = true;
+		return ts_decimal(val, vlen, &t->next.uid);
+	}
+	if (ts_key_is(key, klen, "gid")) {
+		t->has_gid = true;
+		return ts_decimal(val, vlen, &t->next.gid);
+	}
+	if (ts_key_is(key, klen, "size")) {
+		t->has_size = true;
+		return ts_decimal(val, vlen, &t->next.size);
+	}
 	for (i = 0; i < sizeof acl_keys / sizeof acl_keys[0]; i++)
 		if (ts_key_is(key, klen, acl_keys[i]))
 			t->has_acl = true;

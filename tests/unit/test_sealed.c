@@ -1079,10 +1079,12 @@ test_export_faults(void **state)
 static json_t *
 fixture(const char *name)
 {
+	const char *dir = getenv("AIRLOCK_FIXTURES");
 	char path[512];
 	json_t *j;
 
-	snprintf(path, sizeof path, "%s/%s", getenv("AIRLOCK_FIXTURES"), name);
+	assert_non_null(dir);
+	snprintf(path, sizeof path, "%s/%s", dir, name);
 	j = json_load_file(path, 0, NULL);
 	assert_non_null(j);
 	return j;
