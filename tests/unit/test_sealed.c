@@ -652,6 +652,28 @@ test_config_shape(void **state)
 	json_decref(obj);
 }
 
+/* The key reaches the profile through profile_apply_json, errors named. */
+static void
+test_config_through_profile(void **state)
+{
+	json_t *good = json_pack("{s:[s, s]}", "sealed", "/srv/keys", "/etc/ssl/private");
+	json_t *bad = json_pack("{s:[s]}", "sealed", "srv/keys");
+	struct profile p;
+	struct al_err err;
+
+	(void)state;
+	profile_defaults(&p);
+	assert_int_equal(profile_apply_json(&p, good, 2, &err), 0);
+	assert_int_equal(p.sealed.n, 2);
+	assert_string_equal(p.sealed.v[1], "/etc/ssl/private");
+	assert_int_equal(profile_apply_json(&p, bad, 2, &err), -1);
+	assert_true(strncmp(err.msg, "profile.sealed[0]: not an absolute", 34) == 0);
+	profile_free(&p);
+	assert_int_equal(p.sealed.n, 0);
+	json_decref(good);
+	json_decref(bad);
+}
+
 /* --- tar archives, built here ------------------------------------------ */
 
 struct tarbuf {
@@ -1181,6 +1203,7 @@ main(void)
 		cmocka_unit_test(test_who),
 		cmocka_unit_test(test_config_paths),
 		cmocka_unit_test(test_config_shape),
+		cmocka_unit_test(test_config_through_profile),
 		cmocka_unit_test(test_tar_stream_fields),
 		cmocka_unit_test(test_tar_stream_faults),
 		cmocka_unit_test(test_path_normalise),
