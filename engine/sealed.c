@@ -12,7 +12,8 @@
 
 /*
  * Directories Docker's init layer creates above the image in every
- * container (0755 root): their image modes never reach the agent.
+ * container (0755 root). Whether the image's mode or the init layer's
+ * shows depends on the storage driver: the image's is never relied on.
  */
 #define SEALED_INIT_DIRS(_) \
 	_("") _("etc") _("dev") _("dev/pts") _("dev/shm") _("proc") _("sys")

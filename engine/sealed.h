@@ -17,10 +17,11 @@
  *   layers below have under its directory; a non-directory hides what the
  *   layers below have under its path. A later entry for the same path in
  *   one layer wins, as on extraction.
- * - Docker's init layer sits on top of the image: "/", /etc, /dev, /dev/pts,
- *   /dev/shm, /proc and /sys are directories 0755 owned by root in every
- *   container, whatever the image says, so their modes never protect.
- *   A directory the image does not list is made 0755 root by the daemon.
+ * - Docker's init layer sits on top of the image and holds "/", /etc, /dev,
+ *   /dev/pts, /dev/shm, /proc and /sys as directories 0755 owned by root;
+ *   whether the container shows those or the image's modes depends on the
+ *   storage driver, so they count as 0755 root and never protect. A
+ *   directory the image does not list is made 0755 root by the daemon.
  * - One permission class applies: the owner's bits when the uid owns the
  *   entry, else the group's when the entry's gid is the primary gid or a
  *   supplementary group, else the other bits.
