@@ -55,6 +55,7 @@ struct ctx {
 	const json_t *img;	/* its image; may be NULL */
 	const struct profile *p;
 	const struct host_facts *host;	/* may be NULL */
+	const struct sealed_verdict *sealed;	/* may be NULL */
 };
 
 struct checker {
@@ -1174,6 +1175,37 @@ check_docker_sock(const struct ctx *x, const struct checker *k, struct verdict *
 		observe(v, true, "none");
 }
 
+/* --- sealed material -------------------------------------------------- */
+
+/* Judged from the image's files (engine/sealed.h), for this container's image and user. */
+static void
+check_sealed(const struct ctx *x, const struct checker *k, struct verdict *v)
+{
+	const char *image, *user;
+
+	(void)k;
+	expect(v, "%zu sealed path%s unreadable", x->p->sealed.n, x->p->sealed.n == 1 ? "" : "s");
+	if (!json_is_object(x->c)) {
+		observe(v, false, "missing");
+		return;
+	}
+	if (x->p->sealed.n == 0) {
+		observe(v, true, "none configured");
+		return;
+	}
+	image = need_str(x->c, "Image", v);
+	user = need_str(x->c, "Config.User", v);
+	if (!image || !user)
+		return;
+	if (!x->sealed) {
+		observe(v, false, "image files not read");
+		return;
+	}
+	if (strcmp(x->sealed->image, image) != 0 || strcmp(x->sealed->user, user) != 0)
+		observe(v, false, "judged for another image or user");
+	observe(v, x->sealed->pass, "%s", x->sealed->text);
+}
+
 /* --- the table ------------------------------------------------------- */
 
 static const struct checker checkers[ADMISSION_CHECK_COUNT] = {
@@ -1221,6 +1253,7 @@ static const struct checker checkers[ADMISSION_CHECK_COUNT] = {
 	[ADMISSION_TTY]			= { check_bool, "Config.Tty", "false" },
 	[ADMISSION_STDIN]		= { check_stdin, NULL, NULL },
 	[ADMISSION_DOCKER_SOCK]		= { check_docker_sock, NULL, NULL },
+	[ADMISSION_SEALED]		= { check_sealed, NULL, NULL },
 };
 
 /* Exactly one item per check, even for a check that forgot to decide. */
@@ -1243,14 +1276,22 @@ run_one(const struct ctx *x, enum admission_check c, struct check_list *report)
 }
 
 bool
-admission_check(const json_t *container, const json_t *image,
-		const struct profile *p, const struct host_facts *host,
-		struct check_list *report)
+admission_check_files(const json_t *container, const json_t *image,
+		      const struct profile *p, const struct host_facts *host,
+		      const struct sealed_verdict *sealed, struct check_list *report)
 {
-	const struct ctx x = { container, image, p, host };
+	const struct ctx x = { container, image, p, host, sealed };
 	int c;
 
 	for (c = 0; c < ADMISSION_CHECK_COUNT; c++)
 		run_one(&x, (enum admission_check)c, report);
 	return check_list_passed(report);
+}
+
+bool
+admission_check(const json_t *container, const json_t *image,
+		const struct profile *p, const struct host_facts *host,
+		struct check_list *report)
+{
+	return admission_check_files(container, image, p, host, NULL, report);
 }

@@ -14,6 +14,7 @@
 
 #include "checks.h"
 #include "profile.h"
+#include "sealed.h"
 
 /* Facts about the host the checker needs; filled by preflight. */
 struct host_facts {
@@ -70,7 +71,8 @@ struct host_facts {
 	_(RUNTIME,          "runtime",          "the configured runtime, present on the daemon") \
 	_(TTY,              "tty",              "no TTY (stdout stays a framed protocol stream)") \
 	_(STDIN,            "stdin",            "OpenStdin and StdinOnce true") \
-	_(DOCKER_SOCK,      "docker_sock",      "no docker.sock path anywhere in the configuration")
+	_(DOCKER_SOCK,      "docker_sock",      "no docker.sock path anywhere in the configuration") \
+	_(SEALED,           "sealed",           "no sealed path readable by the agent's uid and groups")
 
 enum admission_check {
 #define ADMISSION_ENUM(e, id, help) ADMISSION_##e,
@@ -90,5 +92,15 @@ const char *admission_check_help(enum admission_check c);
 bool admission_check(const json_t *container, const json_t *image,
 		     const struct profile *p, const struct host_facts *host,
 		     struct check_list *report);
+
+/*
+ * The same, with the verdict on the image's files for profile.sealed
+ * (engine/sealed_image.h: sealed_image_judge). NULL means they were not
+ * read, which refuses "sealed" when sealed paths are configured; a verdict
+ * for another image or user refuses too.
+ */
+bool admission_check_files(const json_t *container, const json_t *image,
+			   const struct profile *p, const struct host_facts *host,
+			   const struct sealed_verdict *sealed, struct check_list *report);
 
 #endif

@@ -3,6 +3,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sealed_image.h"
+
 void
 container_init(struct container *c, struct docker *d, const char *socket_path)
 {
@@ -14,12 +16,29 @@ container_init(struct container *c, struct docker *d, const char *socket_path)
 	check_list_init(&c->second);
 }
 
-int
-container_admit(struct docker *d, const char *id, const struct profile *p,
-		const struct host_facts *host, struct check_list *report,
-		struct al_err *err)
+/*
+ * The sealed verdict for this container: judged on the first admission,
+ * kept for the second (a container's image and user cannot change).
+ */
+static const struct sealed_verdict *
+sealed_for(struct docker *d, const json_t *inspect, const struct profile *p,
+	   struct sealed_verdict *cache, bool *judged)
+{
+	if (p->sealed.n == 0)
+		return NULL;
+	if (!*judged)
+		sealed_image_judge(docker_socket_path(d), inspect, &p->sealed, cache);
+	*judged = true;
+	return cache;
+}
+
+static int
+admit(struct docker *d, const char *id, const struct profile *p,
+      const struct host_facts *host, struct sealed_verdict *cache, bool *judged,
+      struct check_list *report, struct al_err *err)
 {
 	json_t *inspect = NULL, *image = NULL;
+	const struct sealed_verdict *sealed;
 	const char *image_id;
 	const struct check_item *bad;
 	bool admitted;
@@ -30,7 +49,8 @@ container_admit(struct docker *d, const char *id, const struct profile *p,
 	/* A missing image leaves image NULL: the checker refuses, never crashes. */
 	if (image_id && profile_image_id_valid(image_id))
 		docker_image_inspect(d, image_id, &image, err);
-	admitted = admission_check(inspect, image, p, host, report);
+	sealed = sealed_for(d, inspect, p, cache, judged);
+	admitted = admission_check_files(inspect, image, p, host, sealed, report);
 	json_decref(inspect);
 	json_decref(image);
 	if (admitted)
@@ -39,6 +59,17 @@ container_admit(struct docker *d, const char *id, const struct profile *p,
 	return al_fail(err, "admission refused: %s (observed %s, expected %s)",
 		       bad ? bad->id : "report", bad ? bad->observed : "incomplete",
 		       bad ? bad->expected : "complete");
+}
+
+int
+container_admit(struct docker *d, const char *id, const struct profile *p,
+		const struct host_facts *host, struct check_list *report,
+		struct al_err *err)
+{
+	struct sealed_verdict cache;
+	bool judged = false;
+
+	return admit(d, id, p, host, &cache, &judged, report, err);
 }
 
 int
@@ -69,7 +100,7 @@ container_admit_first(struct container *c, const struct profile *p,
 {
 	if (!c->created)
 		return al_fail(err, "admission: no container");
-	return container_admit(c->docker, c->id, p, host, &c->first, err);
+	return admit(c->docker, c->id, p, host, &c->sealed, &c->sealed_judged, &c->first, err);
 }
 
 int
@@ -100,7 +131,7 @@ container_readmit(struct container *c, const struct profile *p,
 		  const struct host_facts *host, struct al_err *err)
 {
 	check_list_free(&c->second);
-	return container_admit(c->docker, c->id, p, host, &c->second, err);
+	return admit(c->docker, c->id, p, host, &c->sealed, &c->sealed_judged, &c->second, err);
 }
 
 int

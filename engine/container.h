@@ -27,6 +27,7 @@
 #include "docker.h"
 #include "err.h"
 #include "profile.h"
+#include "sealed.h"
 
 struct container {
 	struct docker *docker;		/* borrowed; used by one thread */
@@ -35,6 +36,8 @@ struct container {
 	char id[DOCKER_ID_MAX];
 	struct docker_attach *attach;
 	struct check_list first, second;	/* the two admission reports */
+	struct sealed_verdict sealed;	/* profile.sealed, judged once per container */
+	bool sealed_judged;
 	bool created, started, removed;
 	bool exited;			/* the daemon's wait reported its exit */
 	/* Evidence read at cleanup. */
@@ -67,7 +70,11 @@ int container_wait_exit(struct container *c, int timeout_ms, long *code, struct 
 int container_cleanup(struct container *c, struct al_err *err);
 void container_free(struct container *c);
 
-/* Inspect id and its image, and run the admission checker into report. */
+/*
+ * Inspect id and its image, and run the admission checker into report.
+ * With profile.sealed set, the image's files are read and judged too
+ * (engine/sealed_image.h).
+ */
 int container_admit(struct docker *d, const char *id, const struct profile *p,
 		    const struct host_facts *host, struct check_list *report,
 		    struct al_err *err);

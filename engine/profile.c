@@ -1,6 +1,7 @@
 #include "profile.h"
 #include "ids.h"
 #include "members.h"
+#include "sealed.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -30,6 +31,7 @@ profile_free(struct profile *p)
 	strv_free(&p->entrypoint);
 	strv_free(&p->cmd);
 	strv_free(&p->env);
+	strv_free(&p->sealed);
 	for (i = 0; i < p->n_tmpfs; i++)
 		free(p->tmpfs[i].target);
 	p->n_tmpfs = 0;
@@ -337,6 +339,8 @@ apply_key(struct profile *p, const char *key, const json_t *v, int host_cores,
 		return apply_int(&p->nofile, v, key, 16, PROFILE_NOFILE_MAX, err);
 	if (strcmp(key, "tmpfs") == 0)
 		return apply_tmpfs(p, v, err);
+	if (strcmp(key, "sealed") == 0)
+		return sealed_paths_parse(&p->sealed, v, err);
 	return al_fail(err, "profile.%.64s: unknown key", key);
 }
 

@@ -62,6 +62,7 @@ struct profile {
 	int64_t nofile;		/* 0: no nofile ulimit */
 	struct tmpfs_mount tmpfs[PROFILE_TMPFS_MAX];
 	size_t n_tmpfs;
+	struct strv sealed;	/* image paths the agent must not read (engine/sealed.h) */
 };
 
 /* Identity written into labels; the reaper reads it back. */
@@ -79,7 +80,8 @@ void profile_free(struct profile *p);
  * Apply the "profile" object of a config file. Keys: image, user,
  * entrypoint, cmd, env (object NAME→string), runtime, ipc ("none" or
  * "private"), pids_limit, memory (bytes), cpus (number), nofile, tmpfs
- * (object target→size in bytes). Unknown keys, wrong types and values past
+ * (object target→size in bytes), sealed (array of absolute paths, see
+ * sealed_paths_parse). Unknown keys, wrong types and values past
  * a clamp are refused with the JSON path of the fault ("profile.memory: …").
  * host_cores clamps cpus (0: unknown, clamp at 1).
  */

@@ -7,6 +7,7 @@
 #include "config.h"
 #include "docker.h"
 #include "preflight.h"
+#include "sealed_image.h"
 
 struct inspect_job {
 	struct docker *docker;
@@ -92,6 +93,7 @@ int
 cmd_inspect(int argc, char **argv)
 {
 	struct inspect_job j = { 0 };
+	struct sealed_verdict sealed;
 	struct check_list l;
 	struct cli_opts o;
 	struct al_err err;
@@ -108,7 +110,11 @@ cmd_inspect(int argc, char **argv)
 		return cli_fail(o.json, "inspect", "%s", err.msg);
 	}
 	check_list_init(&l);
-	admitted = admission_check(j.container, j.image, &j.config.profile, &j.facts, &l);
+	if (j.config.profile.sealed.n > 0)
+		sealed_image_judge(docker_socket_path(j.docker), j.container,
+				   &j.config.profile.sealed, &sealed);
+	admitted = admission_check_files(j.container, j.image, &j.config.profile, &j.facts,
+					 j.config.profile.sealed.n > 0 ? &sealed : NULL, &l);
 	rc = report(&j, &l, admitted, o.json);
 	check_list_free(&l);
 	job_close(&j);

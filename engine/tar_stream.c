@@ -1,0 +1,423 @@
+#include "tar_stream.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define TS_BLOCK	512
+
+/* PAX keys that carry a POSIX ACL (Go and GNU tar both spell them so). */
+static const char *const acl_keys[] = {
+	"SCHILY.xattr.system.posix_acl_access",
+	"SCHILY.xattr.system.posix_acl_default",
+};
+
+int
+tar_stream_init(struct tar_stream *t, const struct tar_stream_ops *ops, void *ctx,
+		struct al_err *err)
+{
+	memset(t, 0, sizeof *t);
+	t->ops = ops;
+	t->ctx = ctx;
+	t->err = err;
+	t->state = TS_HEADER;
+	if (!(t->ext = malloc(TAR_EXT_MAX + 1)))
+		return al_fail(err, "tar: out of memory");
+	return 0;
+}
+
+void
+tar_stream_free(struct tar_stream *t)
+{
+	free(t->ext);
+	t->ext = NULL;
+}
+
+bool
+tar_stream_done(const struct tar_stream *t)
+{
+	return t->state == TS_DONE;
+}
+
+static uint64_t
+ts_padding(uint64_t size)
+{
+	return (TS_BLOCK - size % TS_BLOCK) % TS_BLOCK;
+}
+
+/* Octal (spaces, digits, NUL/space padding) or base-256 (high bit set). */
+static int
+ts_number(const unsigned char *f, size_t n, uint64_t *out)
+{
+	size_t i = 0, digits = 0;
+	uint64_t v = 0;
+
+	if (f[0] & 0x80) {
+		if (f[0] != 0x80)
+			return -1;	/* negative, or more than 64 bits */
+		for (i = 1; i < n; i++) {
+			if (v >> 56)
+				return -1;
+			v = v << 8 | f[i];
+		}
+		*out = v;
+		return 0;
+	}
+	while (i < n && f[i] == ' ')
+		i++;
+	for (; i < n && f[i] >= '0' && f[i] <= '7'; i++, digits++) {
+		if (v > (UINT64_MAX >> 3))
+			return -1;
+		v = v << 3 | (uint64_t)(f[i] - '0');
+	}
+	for (; i < n; i++)
+		if (f[i] != '\0' && f[i] != ' ')
+			return -1;
+	*out = v;
+	return digits ? 0 : -1;
+}
+
+static bool
+ts_zero_block(const unsigned char *h)
+{
+	size_t i;
+
+	for (i = 0; i < TS_BLOCK; i++)
+		if (h[i])
+			return false;
+	return true;
+}
+
+/* Unsigned, as POSIX says; some old writers summed signed chars. */
+static bool
+ts_checksum_ok(const unsigned char *h)
+{
+	uint64_t stored;
+	long sum = 0, ssum = 0;
+	size_t i;
+
+	if (ts_number(h + 148, 8, &stored) < 0)
+		return false;
+	for (i = 0; i < TS_BLOCK; i++) {
+		sum += i >= 148 && i < 156 ? ' ' : h[i];
+		ssum += i >= 148 && i < 156 ? ' ' : (signed char)h[i];
+	}
+	return (uint64_t)sum == stored || (ssum >= 0 && (uint64_t)ssum == stored);
+}
+
+/* A fixed-width, possibly unterminated name field, appended to out. */
+static void
+ts_field(char *out, size_t cap, const unsigned char *f, size_t n)
+{
+	size_t len = strnlen((const char *)f, n), off = strlen(out);
+
+	if (len > cap - 1 - off)
+		len = cap - 1 - off;
+	memcpy(out + off, f, len);
+	out[off + len] = '\0';
+}
+
+/* The header's own name: POSIX ustar joins prefix and name; GNU has no prefix. */
+static void
+ts_header_name(const unsigned char *h, char *out, size_t cap)
+{
+	bool posix = memcmp(h + 257, "ustar\0", 6) == 0;
+
+	out[0] = '\0';
+	if (posix && h[345]) {
+		ts_field(out, cap, h + 345, 155);
+		ts_field(out, cap, (const unsigned char *)"/", 1);
+	}
+	ts_field(out, cap, h, 100);
+}
+
+static int
+ts_fail(struct tar_stream *t, const char *what)
+{
+	return al_fail(t->err, "tar: entry %llu: %s", (unsigned long long)t->entries + 1, what);
+}
+
+/* Decode an entry header into t->cur, with the pending extension values. */
+static int
+ts_entry_header(struct tar_stream *t, const unsigned char *h)
+{
+	struct tar_entry *e = &t->cur;
+	uint64_t mode;
+
+	if (ts_number(h + 100, 8, &mode) < 0 || ts_number(h + 108, 8, &e->uid) < 0 ||
+	    ts_number(h + 116, 8, &e->gid) < 0 || ts_number(h + 124, 12, &e->size) < 0)
+		return ts_fail(t, "bad numeric field");
+	e->mode = (unsigned)(mode & 07777);
+	e->type = h[156] ? (char)h[156] : '0';
+	ts_header_name(h, e->path, sizeof e->path);
+	e->link[0] = '\0';
+	ts_field(e->link, sizeof e->link, h + 157, 100);
+	if (t->has_path)
+		memcpy(e->path, t->next.path, sizeof e->path);
+	if (t->has_link)
+		memcpy(e->link, t->next.link, sizeof e->link);
+	if (t->has_uid)
+		e->uid = t->next.uid;
+	if (t->has_gid)
+		e->gid = t->next.gid;
+	if (t->has_size)
+		e->size = t->next.size;
+	e->acl = t->has_acl;
+	t->has_path = t->has_link = t->has_uid = t->has_gid = t->has_size = t->has_acl = false;
+	return 0;
+}
+
+static int
+ts_end_entry(struct tar_stream *t)
+{
+	t->entries++;
+	t->state = t->pad ? TS_PAD : TS_HEADER;
+	return t->ops->end ? t->ops->end(t->ctx) : 0;
+}
+
+static int
+ts_header(struct tar_stream *t)
+{
+	const unsigned char *h = t->block;
+	uint64_t size;
+	char type = (char)h[156];
+	int rc;
+
+	if (ts_zero_block(h)) {
+		t->state = TS_DONE;
+		return 0;
+	}
+	if (memcmp(h + 257, "ustar", 5) != 0)
+		return ts_fail(t, "not a ustar header");
+	if (!ts_checksum_ok(h))
+		return ts_fail(t, "bad header checksum");
+	if (type == 'x' || type == 'g' || type == 'L' || type == 'K') {
+		if (ts_number(h + 124, 12, &size) < 0 || size > TAR_EXT_MAX)
+			return ts_fail(t, "extension record too large");
+		t->ext_type = type;
+		t->ext_len = 0;
+		t->left = size;
+		t->pad = ts_padding(size);
+		t->state = TS_EXT;
+		return size ? 0 : ts_fail(t, "empty extension record");
+	}
+	if (ts_entry_header(t, h) < 0)
+		return -1;
+	t->left = t->cur.size;
+	t->pad = ts_padding(t->cur.size);
+	if ((rc = t->ops->entry(t->ctx, &t->cur)) != 0)
+		return rc;
+	if (t->left == 0)
+		return ts_end_entry(t);
+	t->state = TS_DATA;
+	return 0;
+}
+
+/* A decimal PAX value that must fit 64 bits. */
+static int
+ts_decimal(const char *s, size_t n, uint64_t *out)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	if (n == 0 || n > 19)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+static int
+ts_copy_name(char *dst, const char *s, size_t n)
+{
+	if (n == 0 || n >= TAR_PATH_MAX || memchr(s, '\0', n))
+		return -1;
+	memcpy(dst, s, n);
+	dst[n] = '\0';
+	return 0;
+}
+
+static bool
+ts_key_is(const char *key, size_t klen, const char *want)
+{
+	return klen == strlen(want) && memcmp(key, want, klen) == 0;
+}
+
+/* One "key=value" of a PAX record. */
+static int
+ts_pax_pair(struct tar_stream *t, const char *key, size_t klen, const char *val, size_t vlen)
+{
+	size_t i;
+
+	if (ts_key_is(key, klen, "path")) {
+		t->has_path = true;
+		return ts_copy_name(t->next.path, val, vlen);
+	}
+	if (ts_key_is(key, klen, "linkpath")) {
+		t->has_link = true;
+		return ts_copy_name(t->next.link, val, vlen);
+	}
+	if (ts_key_is(key, klen, "uid")) {
+		t->has_uid = true;
+		return ts_decimal(val, vlen, &t->next.uid);
+	}
+	if (ts_key_is(key, klen, "gid")) {
+		t->has_gid = true;
+		return ts_decimal(val, vlen, &t->next.gid);
+	}
+	if (ts_key_is(key, klen, "size")) {
+		t->has_size = true;
+		return ts_decimal(val, vlen, &t->next.size);
+	}
+	for (i = 0; i < sizeof acl_keys / sizeof acl_keys[0]; i++)
+		if (ts_key_is(key, klen, acl_keys[i]))
+			t->has_acl = true;
+	return 0;
+}
+
+/* Records of "<len> <key>=<value>\n", len counting the whole record. */
+static int
+ts_pax(struct tar_stream *t)
+{
+	const char *p = t->ext, *end = t->ext + t->ext_len, *sp, *eq;
+	uint64_t len;
+
+	while (p < end) {
+		sp = memchr(p, ' ', (size_t)(end - p));
+		if (!sp || ts_decimal(p, (size_t)(sp - p), &len) < 0 ||
+		    len > (uint64_t)(end - p) || len < (uint64_t)(sp - p) + 3 || p[len - 1] != '\n')
+			return ts_fail(t, "malformed PAX record");
+		eq = memchr(sp + 1, '=', (size_t)(p + len - 1 - (sp + 1)));
+		if (!eq || eq == sp + 1 ||
+		    ts_pax_pair(t, sp + 1, (size_t)(eq - sp - 1), eq + 1,
+				(size_t)(p + len - 1 - (eq + 1))) < 0)
+			return ts_fail(t, "malformed PAX record");
+		p += len;
+	}
+	return 0;
+}
+
+/* A GNU long name: the data, NUL-terminated or not. */
+static int
+ts_longname(struct tar_stream *t, char *dst, bool *flag)
+{
+	size_t n = strnlen(t->ext, t->ext_len);
+
+	*flag = true;
+	return ts_copy_name(dst, t->ext, n) < 0 ? ts_fail(t, "bad GNU long name") : 0;
+}
+
+static int
+ts_ext_done(struct tar_stream *t)
+{
+	t->state = t->pad ? TS_PAD : TS_HEADER;
+	switch (t->ext_type) {
+	case 'x':
+		return ts_pax(t);
+	case 'L':
+		return ts_longname(t, t->next.path, &t->has_path);
+	case 'K':
+		return ts_longname(t, t->next.link, &t->has_link);
+	default:
+		return 0;	/* 'g': global records change nothing we judge */
+	}
+}
+
+static size_t
+ts_take(uint64_t left, size_t n)
+{
+	return left < n ? (size_t)left : n;
+}
+
+/* One step of the state machine over p[0..n); returns bytes used, or -1/rc. */
+static int
+ts_step(struct tar_stream *t, const unsigned char *p, size_t n, size_t *used)
+{
+	size_t k;
+	int rc = 0;
+
+	switch (t->state) {
+	case TS_HEADER:
+		k = ts_take(TS_BLOCK - t->have, n);
+		memcpy(t->block + t->have, p, k);
+		t->have += k;
+		if (t->have == TS_BLOCK) {
+			t->have = 0;
+			rc = ts_header(t);
+		}
+		break;
+	case TS_DATA:
+		k = ts_take(t->left, n);
+		t->left -= k;
+		if (t->ops->data && (rc = t->ops->data(t->ctx, p, k)) != 0)
+			break;
+		if (t->left == 0)
+			rc = ts_end_entry(t);
+		break;
+	case TS_EXT:
+		k = ts_take(t->left, n);
+		memcpy(t->ext + t->ext_len, p, k);
+		t->ext_len += k;
+		t->left -= k;
+		if (t->left == 0)
+			rc = ts_ext_done(t);
+		break;
+	case TS_PAD:
+		k = ts_take(t->pad, n);
+		t->pad -= k;
+		if (t->pad == 0)
+			t->state = TS_HEADER;
+		break;
+	default:
+		k = n;	/* TS_DONE: trailing zero blocks */
+		break;
+	}
+	*used = k;
+	return rc;
+}
+
+int
+tar_stream_feed(struct tar_stream *t, const unsigned char *p, size_t n)
+{
+	size_t used;
+	int rc;
+
+	while (n > 0) {
+		if ((rc = ts_step(t, p, n, &used)) != 0)
+			return rc;
+		p += used;
+		n -= used;
+	}
+	return 0;
+}
+
+int
+tar_path_normalise(const char *in, char *out, size_t cap)
+{
+	size_t len = 0, n;
+	const char *p = in, *slash;
+
+	if (cap == 0)
+		return -1;
+	out[0] = '\0';
+	while (*p) {
+		slash = strchr(p, '/');
+		n = slash ? (size_t)(slash - p) : strlen(p);
+		if (n == 2 && p[0] == '.' && p[1] == '.')
+			return -1;
+		if (n > 0 && !(n == 1 && p[0] == '.')) {
+			if (len + (len > 0) + n >= cap)
+				return -1;
+			if (len > 0)
+				out[len++] = '/';
+			memcpy(out + len, p, n);
+			len += n;
+			out[len] = '\0';
+		}
+		p += n + (slash != NULL);
+	}
+	return 0;
+}
