@@ -1029,6 +1029,16 @@ tally(struct audit_verify *out, size_t *cap, sqlite3_stmt *st)
 	return 0;
 }
 
+void
+audit_verify_free(struct audit_verify *v)
+{
+	if (!v)
+		return;
+	free(v->unknown);
+	v->unknown = NULL;
+	v->n_unknown = 0;
+}
+
 static int
 by_session(const void *x, const void *y)
 {
@@ -1067,17 +1077,9 @@ verify_walk(struct hash_ctx *hc, sqlite3_stmt *st, struct audit_verify *out)
 		verify_fail(out, want, "database corrupt");
 	if (out->n_unknown > 1)
 		qsort(out->unknown, out->n_unknown, sizeof out->unknown[0], by_session);
+	if (out->n_unknown == 0)
+		audit_verify_free(out);		/* every dispatch found its outcome */
 	return 0;
-}
-
-void
-audit_verify_free(struct audit_verify *v)
-{
-	if (!v)
-		return;
-	free(v->unknown);
-	v->unknown = NULL;
-	v->n_unknown = 0;
 }
 
 /*

@@ -163,6 +163,7 @@ assert_verify(const char *path, bool ok, int64_t entries, int64_t bad, const cha
 		assert_int_equal(v.first_bad_seq, bad);
 		assert_string_equal(v.reason, reason);
 	}
+	audit_verify_free(&v);
 }
 
 /* Concurrency: 4 threads × 25 appends. */

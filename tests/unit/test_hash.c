@@ -172,6 +172,7 @@ test_canon_grows(void **state)
 {
 	static char big[3 * HASH_CANON_INLINE];
 	struct hash_canon c;
+	json_t *str;
 	char *theirs;
 
 	(void)state;
@@ -181,7 +182,9 @@ test_canon_grows(void **state)
 	hash_canon_str(&c, big, strlen(big));
 	assert_false(c.bad);
 	assert_true(c.buf != c.inline_buf);
-	theirs = json_dumps(json_string(big), JSON_ENCODE_ANY);	/* leaks one json_t: test only */
+	str = json_string(big);
+	theirs = json_dumps(str, JSON_ENCODE_ANY);
+	json_decref(str);
 	assert_string_equal(c.buf, theirs);
 	assert_int_equal(c.len, strlen(theirs));
 	free(theirs);
