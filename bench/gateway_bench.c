@@ -2,9 +2,10 @@
  * Gateway overhead, side by side with a direct MCP client to the same
  * upstream (our fixture server in echo mode):
  *
- *   gateway  agent line in -> parse, alias, policy, durable "dispatch" audit
- *            entry (synchronous=FULL), tools/call, response check, durable
- *            terminal entry -> reply line out
+ *   gateway  agent line in -> parse, alias, policy, durable dispatch audit
+ *            entry (synchronous=FULL; it also commits the previous call's
+ *            terminal entry), tools/call, response check, terminal entry
+ *            queued for the next commit -> reply line out
  *   direct   tools/call over the same stdio transport
  *
  * Then the same with 20 concurrent sessions (one thread, one gateway and

@@ -397,18 +397,43 @@ make_entry_id(const struct audit_entry *e, char id[33])
 	return 0;
 }
 
+/* n decimal digits of v, zero-padded. */
+static char *
+put_digits(char *p, unsigned v, int n)
+{
+	int i;
+
+	for (i = n - 1; i >= 0; i--, v /= 10)
+		p[i] = (char)('0' + v % 10);
+	return p + n;
+}
+
+/* 2026-11-30T07:50:46.123456Z, written by hand: strftime and printf per entry showed. */
 static int
 make_ts(char ts[AUDIT_TS_LEN + 1])
 {
 	struct timespec now;
 	struct tm tm;
+	char *p = ts;
 
 	if (clock_gettime(CLOCK_REALTIME, &now) < 0 || !gmtime_r(&now.tv_sec, &tm) ||
-	    strftime(ts, AUDIT_TS_LEN + 1, "%Y-%m-%dT%H:%M:%S", &tm) != 19)
+	    tm.tm_year + 1900 < 0 || tm.tm_year + 1900 > 9999)
 		return -1;
-	/* tv_nsec < 1e9, so the modulo only tells the compiler the width. */
-	snprintf(ts + 19, AUDIT_TS_LEN + 1 - 19, ".%06uZ",
-		 (unsigned)(now.tv_nsec / 1000) % 1000000u);
+	p = put_digits(p, (unsigned)(tm.tm_year + 1900), 4);
+	*p++ = '-';
+	p = put_digits(p, (unsigned)tm.tm_mon + 1, 2);
+	*p++ = '-';
+	p = put_digits(p, (unsigned)tm.tm_mday, 2);
+	*p++ = 'T';
+	p = put_digits(p, (unsigned)tm.tm_hour, 2);
+	*p++ = ':';
+	p = put_digits(p, (unsigned)tm.tm_min, 2);
+	*p++ = ':';
+	p = put_digits(p, (unsigned)tm.tm_sec, 2);
+	*p++ = '.';
+	p = put_digits(p, (unsigned)(now.tv_nsec / 1000) % 1000000u, 6);
+	*p++ = 'Z';
+	*p = '\0';
 	return 0;
 }
 

@@ -1,6 +1,5 @@
 #include "hash.h"
 
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,14 +191,21 @@ hash_canon_array_close(struct hash_canon *c)
 	c->first = false;
 }
 
+/* As "%" PRId64 writes it, without a printf per number. */
 void
 hash_canon_int(struct hash_canon *c, int64_t v)
 {
-	char num[24];
-	int n = snprintf(num, sizeof num, "%" PRId64, v);
+	char num[24], *p = num + sizeof num;
+	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
 
+	do {
+		*--p = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		*--p = '-';
 	element(c);
-	put(c, num, (size_t)n);
+	put(c, p, (size_t)(num + sizeof num - p));
 }
 
 /*

@@ -1071,6 +1071,32 @@ test_other_sqlite_db(void **state)
 	assert_string_equal(err.msg, "audit: not an audit database");
 }
 
+/* The hand-written timestamp is what strftime + printf wrote before. */
+static void
+test_timestamp_format(void **state)
+{
+	char ts[AUDIT_TS_LEN + 1], want[64];
+	struct timespec before, after;
+	struct tm tm;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 100; i++) {
+		assert_int_equal(clock_gettime(CLOCK_REALTIME, &before), 0);
+		assert_int_equal(make_ts(ts), 0);
+		assert_int_equal(clock_gettime(CLOCK_REALTIME, &after), 0);
+		if (before.tv_sec != after.tv_sec)
+			continue;	/* a second boundary in between: compare the next one */
+		assert_non_null(gmtime_r(&before.tv_sec, &tm));
+		strftime(want, sizeof want, "%Y-%m-%dT%H:%M:%S", &tm);
+		assert_int_equal(strlen(ts), AUDIT_TS_LEN);
+		assert_memory_equal(ts, want, 19);
+		assert_true(ts[19] == '.' && ts[26] == 'Z' && ts[27] == '\0');
+		assert_int_equal(strspn(ts + 20, "0123456789"), 6);
+		assert_true(strncmp(ts + 20, "000000", 6) >= 0);
+	}
+}
+
 /* Entries that ride on a later commit. */
 
 static struct audit_entry
@@ -1381,6 +1407,7 @@ main(void)
 		T(test_canary_only_hashed),
 		T(test_errors_fixed_text),
 		T(test_other_sqlite_db),
+		cmocka_unit_test(test_timestamp_format),
 		T(test_later_rides_on_next_commit),
 		T(test_later_timer_commits),
 		T(test_later_settle_and_close),

@@ -141,6 +141,32 @@ test_canon_matches_jansson(void **state)
 	}
 }
 
+/* Integers as jansson writes them, the extremes included. */
+static void
+test_canon_ints(void **state)
+{
+	const int64_t v[] = { 0, 1, -1, 9, 10, -10, 1234567890123LL, INT64_MAX, INT64_MIN,
+			      INT64_MIN + 1 };
+	struct hash_canon c;
+	char *theirs;
+	json_t *arr = json_array();
+	size_t i;
+
+	(void)state;
+	hash_canon_init(&c);
+	hash_canon_array_open(&c);
+	for (i = 0; i < sizeof v / sizeof v[0]; i++) {
+		hash_canon_int(&c, v[i]);
+		json_array_append_new(arr, json_integer(v[i]));
+	}
+	hash_canon_array_close(&c);
+	theirs = json_dumps(arr, JSON_COMPACT);
+	assert_string_equal(c.buf, theirs);
+	free(theirs);
+	json_decref(arr);
+	hash_canon_free(&c);
+}
+
 /* Objects: keys sorted, nested, as hash_json_canonical hashes them. */
 static void
 test_canon_json(void **state)
@@ -220,6 +246,7 @@ main(void)
 		cmocka_unit_test(test_vectors),
 		cmocka_unit_test(test_canonical),
 		cmocka_unit_test(test_canon_matches_jansson),
+		cmocka_unit_test(test_canon_ints),
 		cmocka_unit_test(test_canon_json),
 		cmocka_unit_test(test_canon_grows),
 		cmocka_unit_test(test_ctx),
