@@ -1321,6 +1321,14 @@ test_vocabulary(void **state)
 	assert_int_equal(v.unrecognised, 2);
 	audit_verify_free(&v);
 	assert_int_equal(audit_decision_lookup(AUDIT_CALL, NULL), AUDIT_D_COUNT);
+	/* The supervisor writes policy entries with the cutover results' names. */
+	assert_int_equal(audit_decision_lookup(AUDIT_POLICY, cutover_result_id(CUTOVER_APPLIED)),
+			 AUDIT_D_APPLIED);
+	assert_int_equal(audit_decision_lookup(AUDIT_POLICY,
+					       cutover_result_id(CUTOVER_NOT_APPLICABLE)),
+			 AUDIT_D_NOT_APPLICABLE);
+	assert_int_equal(audit_decision_lookup(AUDIT_POLICY, cutover_result_id(CUTOVER_REJECTED)),
+			 AUDIT_D_REJECTED);
 	assert_string_equal(audit_decision_id(AUDIT_D_COUNT), "unknown");
 }
 
