@@ -178,12 +178,16 @@ terminal_record(struct call *c, enum audit_decision d, enum policy_rule rule,
 	return 0;
 }
 
+/* The reply line; without one (no memory, or too long) the exchange cannot go on. */
 static enum gateway_status
 reply_with(struct gateway *g, bool allowed, const char *text, size_t n,
-	   char **reply, size_t *reply_len)
+	   char **reply, size_t *reply_len, enum policy_rule *why)
 {
 	*reply = frame_reply(allowed, text, n, g->cfg->bounds.frame_bytes, reply_len);
-	return *reply ? GW_REPLY : GW_FAULT;
+	if (*reply)
+		return GW_REPLY;
+	*why = RULE_OUT_OF_MEMORY;
+	return GW_FAULT;
 }
 
 /* The audit log refused an entry: nothing more may leave. */
@@ -204,7 +208,7 @@ deny(struct call *c, enum policy_rule rule, enum audit_decision d,
 	if (terminal_record(c, d, rule, NULL) < 0)
 		return audit_fault(c->g, why);
 	*why = rule;
-	return reply_with(c->g, false, NULL, 0, reply, reply_len);
+	return reply_with(c->g, false, NULL, 0, reply, reply_len, why);
 }
 
 /* The exchange cannot go on: the terminal entry is written if it can be. */
@@ -275,7 +279,7 @@ on_result(struct call *c, struct mcp_call_result *res, char **reply, size_t *rep
 	g->n.non_text_items += res->other_items;
 	r = policy_check_response(c->t, res->text_len, g->cfg->bounds.frame_bytes);
 	if (r == RULE_ALLOWED && reply_with(g, true, res->text, res->text_len,
-					    reply, reply_len) != GW_REPLY)
+					    reply, reply_len, why) != GW_REPLY)
 		r = RULE_RESPONSE_TOO_LARGE;	/* escaping made it longer than a frame */
 	if (r != RULE_ALLOWED) {
 		g->n.egress_denied++;
@@ -305,7 +309,7 @@ on_error(struct call *c, const struct mcp_call_result *res, char **reply,
 	if (terminal_record(c, AUDIT_D_ERROR, RULE_UPSTREAM_ERROR, detail) < 0)
 		return audit_fault(c->g, why);
 	*why = RULE_UPSTREAM_ERROR;
-	return reply_with(c->g, true, NULL, 0, reply, reply_len);
+	return reply_with(c->g, true, NULL, 0, reply, reply_len, why);
 }
 
 static enum gateway_status

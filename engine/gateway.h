@@ -20,6 +20,8 @@
  * does with the reply that reaches a sink is a later dispatch, which
  * cannot be durable unless this terminal entry is (docs/guarantees.md).
  * A denied call has only its terminal entry, durable before the reply.
+ * OTLP spans are sent as entries are written or queued: telemetry, not
+ * the record (a span of a terminal entry a crash lost may exist).
  */
 
 #include <stdbool.h>
