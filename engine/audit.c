@@ -997,6 +997,27 @@ column_or_empty(sqlite3_stmt *st, int i)
 	return s ? s : "";
 }
 
+/*
+ * A stored name, bounded and cut on a UTF-8 boundary, control bytes as
+ * '?': verify prints these, and the file may have been edited.
+ */
+static void
+copy_name(char *dst, size_t cap, const char *s)
+{
+	size_t len = strlen(s), i;
+
+	if (len >= cap) {
+		len = cap - 1;
+		while (len > 0 && ((unsigned char)s[len] & 0xc0) == 0x80)
+			len--;
+	}
+	memcpy(dst, s, len);
+	dst[len] = '\0';
+	for (i = 0; i < len; i++)
+		if ((unsigned char)dst[i] < 0x20 || dst[i] == 0x7f)
+			dst[i] = '?';
+}
+
 /* A dispatch waits for its terminal entry; -1 when out of memory. */
 static int
 outcome_open(struct audit_verify *out, size_t *cap, sqlite3_stmt *st)
@@ -1014,9 +1035,9 @@ outcome_open(struct audit_verify *out, size_t *cap, sqlite3_stmt *st)
 	u = &out->unknown[out->n_unknown++];
 	memset(u, 0, sizeof *u);
 	u->seq = sqlite3_column_int64(st, COL_SEQ);
-	snprintf(u->session_id, sizeof u->session_id, "%s", column_or_empty(st, COL_SESSION_ID));
-	snprintf(u->call_id, sizeof u->call_id, "%s", column_or_empty(st, COL_CALL_ID));
-	snprintf(u->tool, sizeof u->tool, "%s", column_or_empty(st, COL_TOOL));
+	copy_name(u->session_id, sizeof u->session_id, column_or_empty(st, COL_SESSION_ID));
+	copy_name(u->call_id, sizeof u->call_id, column_or_empty(st, COL_CALL_ID));
+	copy_name(u->tool, sizeof u->tool, column_or_empty(st, COL_TOOL));
 	return 0;
 }
 

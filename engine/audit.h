@@ -164,7 +164,10 @@ int audit_lane_settle(struct audit *a, struct audit_lane *l, struct al_err *err)
 /* Count entries (all, or of a session when session_id is non-NULL). */
 int64_t audit_count(struct audit *a, const char *session_id);
 
-/* A call whose dispatch is in the log and whose terminal entry is not. */
+/*
+ * A call whose dispatch is in the log and whose terminal entry is not. The
+ * names are as stored, bounded, with control bytes shown as '?'.
+ */
 struct audit_unknown {
 	int64_t seq;		/* of the dispatch entry */
 	char session_id[64];

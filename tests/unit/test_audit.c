@@ -1277,6 +1277,32 @@ test_verify_unknown_outcomes(void **state)
 	assert_null(v.unknown);
 }
 
+/* Names from an edited file reach a terminal only without control bytes. */
+static void
+test_verify_unknown_sanitized(void **state)
+{
+	struct fixture *f = *state;
+	struct audit_entry e = call_entry("sess-\x1b[31m", "call-\x07", AUDIT_D_DISPATCH);
+	char long_tool[200];
+	struct audit_verify v;
+	struct audit *a;
+	struct al_err err;
+
+	memset(long_tool, 'x', sizeof long_tool);
+	memcpy(long_tool + 62, "\xc3\xa9", 2);	/* a cut at 63 bytes would split it */
+	long_tool[sizeof long_tool - 1] = '\0';
+	e.tool = long_tool;
+	assert_int_equal(audit_open(f->db, &a, &err), 0);
+	assert_int_equal(audit_append(a, &e, NULL, NULL, &err), 0);
+	audit_close(a);
+	assert_int_equal(audit_verify_file(f->db, &v, &err), 0);
+	assert_int_equal(v.n_unknown, 1);
+	assert_string_equal(v.unknown[0].session_id, "sess-?[31m");
+	assert_string_equal(v.unknown[0].call_id, "call-?");
+	assert_int_equal(strlen(v.unknown[0].tool), 62);	/* before the 2-byte sequence */
+	audit_verify_free(&v);
+}
+
 /*
  * The vocabulary is one table, and verify knows all of it: an entry of
  * every decision is counted under it; anything else is unrecognised.
@@ -1421,6 +1447,7 @@ main(void)
 		T(test_later_settle_and_close),
 		T(test_later_failure_sticks),
 		T(test_verify_unknown_outcomes),
+		T(test_verify_unknown_sanitized),
 		T(test_vocabulary),
 		T(test_entry_id_given),
 		T(test_wal_bounded),
