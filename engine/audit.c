@@ -1,9 +1,12 @@
 #include "audit.h"
+#include "clock.h"
 #include "ids.h"
 
 #include <errno.h>
 #include <pthread.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +14,6 @@
 #include <sys/random.h>
 #include <time.h>
 
-#include <jansson.h>
 #include <sqlite3.h>
 
 /*
@@ -21,12 +23,81 @@
 #define AUDIT_ERR_OPEN		"audit: cannot open database"
 #define AUDIT_ERR_APPEND	"audit: cannot append entry"
 #define AUDIT_ERR_NOT_AUDIT	"audit: not an audit database"
+#define AUDIT_ERR_MEMORY	"audit: out of memory"
 
+#define AUDIT_STR_(x)		#x
+#define AUDIT_STR(x)		AUDIT_STR_(x)
 #define AUDIT_BUSY_MS		5000
+/*
+ * The WAL is checkpointed into the database every AUDIT_CHECKPOINT_PAGES
+ * pages (SQLite's automatic checkpoint, run by the committing thread) and
+ * truncated back to AUDIT_WAL_LIMIT bytes after each reset, so a long-lived
+ * engine's log does not keep a large WAL file beside it.
+ */
+#define AUDIT_CHECKPOINT_PAGES	256
+#define AUDIT_WAL_LIMIT		(1 << 20)
+/*
+ * A new log's page size. A commit writes each page it touched to the WAL
+ * and checksums it: with a row or two per commit, smaller pages are less
+ * to write and sum. (An existing file keeps the size it was made with.)
+ */
+#define AUDIT_PAGE_SIZE		2048
 #define AUDIT_TS_LEN		27	/* 2026-11-30T07:50:46.123456Z */
 
 static const char genesis_hash[HASH_HEX_LEN + 1] =
 	"0000000000000000000000000000000000000000000000000000000000000000";
+
+static const char *const type_ids[] = {
+#define TYPE_ID(e, id) id,
+	AUDIT_TYPES(TYPE_ID)
+#undef TYPE_ID
+};
+
+static const struct {
+	const char *id;
+	enum audit_type type;
+	enum audit_tone tone;
+} decisions[] = {
+#define DECISION_ROW(e, id, type, tone) { id, AUDIT_T_##type, AUDIT_TONE_##tone },
+	AUDIT_DECISIONS(DECISION_ROW)
+#undef DECISION_ROW
+};
+
+const char *
+audit_type_id(enum audit_type t)
+{
+	return t < AUDIT_T_COUNT ? type_ids[t] : "unknown";
+}
+
+const char *
+audit_decision_id(enum audit_decision d)
+{
+	return d < AUDIT_D_COUNT ? decisions[d].id : "unknown";
+}
+
+enum audit_type
+audit_decision_type(enum audit_decision d)
+{
+	return d < AUDIT_D_COUNT ? decisions[d].type : AUDIT_T_COUNT;
+}
+
+enum audit_tone
+audit_decision_tone(enum audit_decision d)
+{
+	return d < AUDIT_D_COUNT ? decisions[d].tone : AUDIT_TONE_PLAIN;
+}
+
+enum audit_decision
+audit_decision_lookup(const char *type, const char *decision)
+{
+	size_t i;
+
+	for (i = 0; type && decision && i < AUDIT_D_COUNT; i++)
+		if (strcmp(decisions[i].id, decision) == 0 &&
+		    strcmp(type_ids[decisions[i].type], type) == 0)
+			return (enum audit_decision)i;
+	return AUDIT_D_COUNT;
+}
 
 /*
  * The table is append-only at the SQL level; the hash chain is what still
@@ -76,7 +147,10 @@ enum {
 	COL_ENTRY_ID = 1,
 	COL_TS = 2,
 	COL_SESSION_ID = 3,
+	COL_CALL_ID = 4,
 	COL_TYPE = 5,
+	COL_TOOL = 6,
+	COL_DECISION = 7,
 	COL_PREV_HASH = 16,
 	COL_ENTRY_HASH = 17,
 };
@@ -93,13 +167,17 @@ enum {
 #define AUDIT_BATCH_MAX		256	/* bounds one transaction and its leader's time */
 
 struct audit_req {
-	const struct audit_entry *e;	/* the caller's: it waits until done */
+	const struct audit_entry *e;	/* the caller's (it waits until done), or &copy */
 	struct audit_req *next;
-	pthread_cond_t wake;		/* done, or the lead is free */
+	pthread_cond_t wake;		/* done, or the lead is free (not for later ones) */
 	char id[33];
 	int64_t seq;
 	int rc;
 	bool done;
+	/* An entry that rides on a later commit: nobody waits on it. */
+	struct audit_lane *lane;	/* non-NULL: heap, freed by the leader */
+	int64_t due_ms;			/* when the timer commits it at the latest */
+	struct audit_entry copy;	/* its strings live after the struct */
 };
 
 struct audit {
@@ -111,10 +189,15 @@ struct audit {
 	 */
 	pthread_mutex_t lock, db_lock;
 	pthread_cond_t idle;		/* users dropped to 0 while closing */
+	pthread_cond_t flush;		/* wakes the timer: queued, committed, closing */
+	pthread_cond_t settled;		/* a batch is done: lanes may have drained */
+	pthread_t timer;
+	bool timer_on;
 	struct audit_req *head, *tail;
 	int users;			/* appenders inside audit_append */
 	bool committing;		/* a leader owns the connection */
 	bool closing;
+	struct hash_ctx *hc;		/* the leader's digest context */
 	sqlite3_stmt *begin, *commit, *rollback;
 	sqlite3_stmt *last, *insert, *count_all, *count_session;
 };
@@ -154,8 +237,15 @@ set_wal(sqlite3 *db)
 static int
 setup_db(sqlite3 *db)
 {
-	if (sqlite3_busy_timeout(db, AUDIT_BUSY_MS) != SQLITE_OK || set_wal(db) < 0 ||
-	    sqlite3_exec(db, "PRAGMA synchronous=FULL", NULL, NULL, NULL) != SQLITE_OK)
+	char limits[96];
+
+	snprintf(limits, sizeof limits, "PRAGMA wal_autocheckpoint=%d;"
+		 "PRAGMA journal_size_limit=%d", AUDIT_CHECKPOINT_PAGES, AUDIT_WAL_LIMIT);
+	if (sqlite3_busy_timeout(db, AUDIT_BUSY_MS) != SQLITE_OK ||
+	    sqlite3_exec(db, "PRAGMA page_size=" AUDIT_STR(AUDIT_PAGE_SIZE), NULL, NULL,
+			 NULL) != SQLITE_OK || set_wal(db) < 0 ||
+	    sqlite3_exec(db, "PRAGMA synchronous=FULL", NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_exec(db, limits, NULL, NULL, NULL) != SQLITE_OK)
 		return -1;
 	if (sqlite3_exec(db, schema_sql, NULL, NULL, NULL) != SQLITE_OK) {
 		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
@@ -179,28 +269,54 @@ prepare_all(struct audit *a)
 		       &a->count_session) < 0 ? -1 : 0;
 }
 
+/* The timer waits with deadlines on the monotonic clock. */
+static int
+mono_cond_init(pthread_cond_t *c)
+{
+	pthread_condattr_t at;
+	int rc;
+
+	if (pthread_condattr_init(&at) != 0)
+		return -1;
+	rc = pthread_condattr_setclock(&at, CLOCK_MONOTONIC) == 0 &&
+	     pthread_cond_init(c, &at) == 0 ? 0 : -1;
+	pthread_condattr_destroy(&at);
+	return rc;
+}
+
 static int
 sync_init(struct audit *a)
 {
 	if (pthread_mutex_init(&a->lock, NULL) != 0)
 		return -1;
-	if (pthread_mutex_init(&a->db_lock, NULL) != 0) {
-		pthread_mutex_destroy(&a->lock);
-		return -1;
-	}
-	if (pthread_cond_init(&a->idle, NULL) != 0) {
-		pthread_mutex_destroy(&a->db_lock);
-		pthread_mutex_destroy(&a->lock);
-		return -1;
-	}
+	if (pthread_mutex_init(&a->db_lock, NULL) != 0)
+		goto lock;
+	if (pthread_cond_init(&a->idle, NULL) != 0)
+		goto db_lock;
+	if (mono_cond_init(&a->flush) < 0)
+		goto idle;
+	if (pthread_cond_init(&a->settled, NULL) != 0)
+		goto flush;
 	return 0;
+flush:
+	pthread_cond_destroy(&a->flush);
+idle:
+	pthread_cond_destroy(&a->idle);
+db_lock:
+	pthread_mutex_destroy(&a->db_lock);
+lock:
+	pthread_mutex_destroy(&a->lock);
+	return -1;
 }
+
+static void timer_start(struct audit *a);
 
 int
 audit_open(const char *path, struct audit **out, struct al_err *err)
 {
 	struct audit *a = calloc(1, sizeof *a);
-	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX;
+	/* No SQLite mutex: every use of the connection is under db_lock. */
+	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
 
 	*out = NULL;
 	if (!a)
@@ -212,8 +328,14 @@ audit_open(const char *path, struct audit **out, struct al_err *err)
 	/* Hashes and names only, but still the operator's business alone. */
 	if (path)
 		close(open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600));
-	if (!path || sqlite3_open_v2(path, &a->db, flags, NULL) != SQLITE_OK ||
+	a->hc = hash_ctx_new();
+	if (!path || !a->hc || sqlite3_open_v2(path, &a->db, flags, NULL) != SQLITE_OK ||
 	    setup_db(a->db) < 0 || prepare_all(a) < 0) {
+		audit_close(a);
+		return al_fail(err, AUDIT_ERR_OPEN);
+	}
+	timer_start(a);
+	if (!a->timer_on) {
 		audit_close(a);
 		return al_fail(err, AUDIT_ERR_OPEN);
 	}
@@ -230,6 +352,11 @@ drain(struct audit *a)
 {
 	pthread_mutex_lock(&a->lock);
 	a->closing = true;
+	pthread_cond_signal(&a->flush);
+	pthread_mutex_unlock(&a->lock);
+	if (a->timer_on)
+		pthread_join(a->timer, NULL);	/* it commits what is still queued */
+	pthread_mutex_lock(&a->lock);
 	while (a->users > 0)
 		pthread_cond_wait(&a->idle, &a->lock);
 	pthread_mutex_unlock(&a->lock);
@@ -249,30 +376,64 @@ audit_close(struct audit *a)
 	sqlite3_finalize(a->count_all);
 	sqlite3_finalize(a->count_session);
 	sqlite3_close(a->db);
+	hash_ctx_free(a->hc);
+	pthread_cond_destroy(&a->settled);
+	pthread_cond_destroy(&a->flush);
 	pthread_cond_destroy(&a->idle);
 	pthread_mutex_destroy(&a->db_lock);
 	pthread_mutex_destroy(&a->lock);
 	free(a);
 }
 
+/* The caller's pre-drawn id (32 hex digits), or a fresh one. */
 static int
-make_entry_id(char id[33])
+make_entry_id(const struct audit_entry *e, char id[33])
 {
-	return id_random(id, 33, "", 16);
+	if (!e->entry_id)
+		return id_random(id, 33, "", 16);
+	if (strlen(e->entry_id) != 32 || strspn(e->entry_id, "0123456789abcdef") != 32)
+		return -1;
+	memcpy(id, e->entry_id, 33);
+	return 0;
 }
 
+/* n decimal digits of v, zero-padded. */
+static char *
+put_digits(char *p, unsigned v, int n)
+{
+	int i;
+
+	for (i = n - 1; i >= 0; i--, v /= 10)
+		p[i] = (char)('0' + v % 10);
+	return p + n;
+}
+
+/* 2026-11-30T07:50:46.123456Z, written by hand: strftime and printf per entry showed. */
 static int
 make_ts(char ts[AUDIT_TS_LEN + 1])
 {
 	struct timespec now;
 	struct tm tm;
+	char *p = ts;
 
 	if (clock_gettime(CLOCK_REALTIME, &now) < 0 || !gmtime_r(&now.tv_sec, &tm) ||
-	    strftime(ts, AUDIT_TS_LEN + 1, "%Y-%m-%dT%H:%M:%S", &tm) != 19)
+	    tm.tm_year + 1900 < 0 || tm.tm_year + 1900 > 9999)
 		return -1;
-	/* tv_nsec < 1e9, so the modulo only tells the compiler the width. */
-	snprintf(ts + 19, AUDIT_TS_LEN + 1 - 19, ".%06uZ",
-		 (unsigned)(now.tv_nsec / 1000) % 1000000u);
+	p = put_digits(p, (unsigned)(tm.tm_year + 1900), 4);
+	*p++ = '-';
+	p = put_digits(p, (unsigned)tm.tm_mon + 1, 2);
+	*p++ = '-';
+	p = put_digits(p, (unsigned)tm.tm_mday, 2);
+	*p++ = 'T';
+	p = put_digits(p, (unsigned)tm.tm_hour, 2);
+	*p++ = ':';
+	p = put_digits(p, (unsigned)tm.tm_min, 2);
+	*p++ = ':';
+	p = put_digits(p, (unsigned)tm.tm_sec, 2);
+	*p++ = '.';
+	p = put_digits(p, (unsigned)(now.tv_nsec / 1000) % 1000000u, 6);
+	*p++ = 'Z';
+	*p = '\0';
 	return 0;
 }
 
@@ -280,24 +441,41 @@ make_ts(char ts[AUDIT_TS_LEN + 1])
  * The canonical form is a compact JSON array in column order — typed, so a
  * number can never pass for a string, and unambiguous, so no shift of bytes
  * between neighbouring fields keeps the same hash. NULL is null; a string
- * that is not valid UTF-8 cannot be packed and the append fails.
+ * that is not valid UTF-8 cannot be written and the append fails. Written
+ * field by field (hash.h's canonical writer), never through a json_t.
  */
+static void
+canon_text(struct hash_canon *c, const char *s)
+{
+	hash_canon_str(c, s, s ? strlen(s) : 0);
+}
+
 static int
-entry_hash(const struct audit_entry *e, int64_t seq, const char *id,
+entry_hash(struct hash_ctx *hc, const struct audit_entry *e, int64_t seq, const char *id,
 	   const char *ts, const char *prev, char out[HASH_HEX_LEN + 1])
 {
-	json_t *arr = json_pack("[I s? s? s? s? s? s? s? s? I I s? s? s? s? s? s?]",
-				(json_int_t)seq, id, ts, e->session_id, e->call_id,
-				e->type, e->tool, e->decision, e->rule,
-				(json_int_t)e->revision, (json_int_t)e->latency_us,
-				e->request_hash, e->response_hash, e->class_before,
-				e->class_after, e->detail, prev);
+	const char *const head[] = { id, ts, e->session_id, e->call_id, e->type, e->tool,
+				     e->decision, e->rule };
+	const char *const tail[] = { e->request_hash, e->response_hash, e->class_before,
+				     e->class_after, e->detail, prev };
+	struct hash_canon c;
+	size_t i;
 	int rc;
 
-	if (!arr)
-		return -1;
-	rc = hash_json_canonical(arr, out);
-	json_decref(arr);
+	hash_canon_init(&c);
+	hash_canon_array_open(&c);
+	hash_canon_int(&c, seq);
+	for (i = 0; i < sizeof head / sizeof head[0]; i++)
+		canon_text(&c, head[i]);
+	hash_canon_int(&c, e->revision);
+	hash_canon_int(&c, e->latency_us);
+	for (i = 0; i < sizeof tail / sizeof tail[0]; i++)
+		canon_text(&c, tail[i]);
+	hash_canon_array_close(&c);
+	rc = c.bad ? -1 : 0;
+	if (rc == 0)
+		hash_ctx_hex(hc, c.buf, c.len, out);
+	hash_canon_free(&c);
 	return rc;
 }
 
@@ -360,8 +538,8 @@ insert_one(struct audit *a, struct audit_req *r, int64_t *seq,
 	char ts[AUDIT_TS_LEN + 1], hash[HASH_HEX_LEN + 1];
 	int rc;
 
-	if (make_entry_id(r->id) < 0 || make_ts(ts) < 0 ||
-	    entry_hash(r->e, *seq + 1, r->id, ts, prev, hash) < 0)
+	if (make_entry_id(r->e, r->id) < 0 || make_ts(ts) < 0 ||
+	    entry_hash(a->hc, r->e, *seq + 1, r->id, ts, prev, hash) < 0)
 		return 0;
 	rc = bind_entry(a->insert, r->e, *seq + 1, r->id, ts, prev, hash);
 	if (rc == 0)
@@ -436,6 +614,34 @@ take_batch(struct audit *a)
  * Called with the lock held and the lead free; returns with the lock held.
  * The lock is dropped for the commit so that others can queue behind it.
  */
+/* Called with the lock held: a later entry is decided, and nobody waits on it. */
+static void
+later_done(struct audit_req *r)
+{
+	r->lane->pending--;
+	if (r->rc < 0)
+		r->lane->failed = true;
+	free(r);
+}
+
+/*
+ * Called with the lock held: the lead is free again. The first appender
+ * that waits for it takes it; when only later entries are queued, the
+ * timer does (at their due time).
+ */
+static void
+pass_lead(struct audit *a)
+{
+	struct audit_req *r;
+
+	for (r = a->head; r && r->lane; r = r->next)
+		;
+	if (r)
+		pthread_cond_signal(&r->wake);
+	pthread_cond_signal(&a->flush);
+	pthread_cond_broadcast(&a->settled);
+}
+
 static void
 lead(struct audit *a)
 {
@@ -447,23 +653,33 @@ lead(struct audit *a)
 	pthread_mutex_lock(&a->lock);
 	for (r = batch; r; r = next) {
 		next = r->next;		/* its appender may return once we unlock */
+		if (r->lane) {
+			later_done(r);
+			continue;
+		}
 		r->done = true;
 		pthread_cond_signal(&r->wake);
 	}
 	a->committing = false;
-	if (a->head)
-		pthread_cond_signal(&a->head->wake);
+	pass_lead(a);
 }
 
-/* Called with the lock held: queue r and wait until its batch is decided. */
+/* Called with the lock held. */
 static void
-enqueue_wait(struct audit *a, struct audit_req *r)
+enqueue(struct audit *a, struct audit_req *r)
 {
 	if (a->tail)
 		a->tail->next = r;
 	else
 		a->head = r;
 	a->tail = r;
+}
+
+/* Called with the lock held: queue r and wait until its batch is decided. */
+static void
+enqueue_wait(struct audit *a, struct audit_req *r)
+{
+	enqueue(a, r);
 	a->users++;
 	while (!r->done) {
 		if (!a->committing)
@@ -500,6 +716,171 @@ audit_append(struct audit *a, const struct audit_entry *e,
 	return 0;
 }
 
+/* --- entries that ride on a later commit ---------------------------------- */
+
+/* Every string field of an entry, for the copy a later entry keeps. */
+static const size_t entry_strings[] = {
+	offsetof(struct audit_entry, session_id), offsetof(struct audit_entry, call_id),
+	offsetof(struct audit_entry, type), offsetof(struct audit_entry, tool),
+	offsetof(struct audit_entry, decision), offsetof(struct audit_entry, rule),
+	offsetof(struct audit_entry, request_hash), offsetof(struct audit_entry, response_hash),
+	offsetof(struct audit_entry, class_before), offsetof(struct audit_entry, class_after),
+	offsetof(struct audit_entry, detail), offsetof(struct audit_entry, entry_id),
+};
+#define N_ENTRY_STRINGS (sizeof entry_strings / sizeof entry_strings[0])
+
+static const char **
+field(struct audit_entry *e, size_t i)
+{
+	return (const char **)(void *)((char *)e + entry_strings[i]);
+}
+
+/* One allocation: the request, then its strings. */
+static struct audit_req *
+later_copy(const struct audit_entry *e, struct audit_lane *l)
+{
+	struct audit_entry src = *e;
+	size_t len[N_ENTRY_STRINGS], total = 0, i;
+	struct audit_req *r;
+	char *p;
+
+	for (i = 0; i < N_ENTRY_STRINGS; i++) {
+		len[i] = *field(&src, i) ? strlen(*field(&src, i)) + 1 : 0;
+		total += len[i];
+	}
+	r = calloc(1, sizeof *r + total);
+	if (!r)
+		return NULL;
+	r->copy = src;
+	r->e = &r->copy;
+	r->lane = l;
+	r->rc = -1;
+	p = (char *)(r + 1);
+	for (i = 0; i < N_ENTRY_STRINGS; i++) {
+		if (!len[i])
+			continue;
+		memcpy(p, *field(&src, i), len[i]);
+		*field(&r->copy, i) = p;
+		p += len[i];
+	}
+	return r;
+}
+
+int
+audit_append_later(struct audit *a, struct audit_lane *l, const struct audit_entry *e,
+		   struct al_err *err)
+{
+	struct audit_req *r;
+
+	if (!a || !l || !e || !e->session_id || !e->type || !(r = later_copy(e, l)))
+		return al_fail(err, AUDIT_ERR_APPEND);
+	r->due_ms = clock_mono_ms() + AUDIT_LATER_MS;
+	pthread_mutex_lock(&a->lock);
+	if (a->closing || l->failed) {
+		pthread_mutex_unlock(&a->lock);
+		free(r);
+		return al_fail(err, AUDIT_ERR_APPEND);
+	}
+	l->pending++;
+	enqueue(a, r);
+	if (!a->committing && a->head == r)
+		pthread_cond_signal(&a->flush);
+	pthread_mutex_unlock(&a->lock);
+	return 0;
+}
+
+bool
+audit_lane_failed(struct audit *a, struct audit_lane *l)
+{
+	bool failed;
+
+	pthread_mutex_lock(&a->lock);
+	failed = l->failed;
+	pthread_mutex_unlock(&a->lock);
+	return failed;
+}
+
+int
+audit_lane_settle(struct audit *a, struct audit_lane *l, struct al_err *err)
+{
+	bool failed;
+
+	if (!a || !l)
+		return al_fail(err, AUDIT_ERR_APPEND);
+	pthread_mutex_lock(&a->lock);
+	a->users++;
+	while (l->pending > 0) {
+		if (!a->committing && a->head)
+			lead(a);
+		else
+			pthread_cond_wait(&a->settled, &a->lock);
+	}
+	failed = l->failed;
+	if (--a->users == 0 && a->closing)
+		pthread_cond_signal(&a->idle);
+	pthread_mutex_unlock(&a->lock);
+	return failed ? al_fail(err, AUDIT_ERR_APPEND) : 0;
+}
+
+/*
+ * The timer: commits queued later entries nobody else has carried by their
+ * due time, and everything still queued once the log is closing. An
+ * appender waiting at the head leads itself.
+ */
+static bool
+timer_due(const struct audit *a)
+{
+	if (!a->head || a->committing)
+		return false;
+	return a->closing || (a->head->lane && a->head->due_ms <= clock_mono_ms());
+}
+
+static void
+timer_wait(struct audit *a)
+{
+	struct timespec ts;
+	int64_t due;
+
+	if (!a->head || a->committing || !a->head->lane) {
+		pthread_cond_wait(&a->flush, &a->lock);
+		return;
+	}
+	due = a->head->due_ms;
+	ts.tv_sec = (time_t)(due / 1000);
+	ts.tv_nsec = (long)(due % 1000) * 1000000L;
+	pthread_cond_timedwait(&a->flush, &a->lock, &ts);
+}
+
+static void *
+timer_main(void *arg)
+{
+	struct audit *a = arg;
+
+	pthread_mutex_lock(&a->lock);
+	for (;;) {
+		if (timer_due(a))
+			lead(a);
+		else if (a->closing && !a->head)
+			break;
+		else
+			timer_wait(a);
+	}
+	pthread_mutex_unlock(&a->lock);
+	return NULL;
+}
+
+/* Signals belong to the threads that expect them: the timer takes none. */
+static void
+timer_start(struct audit *a)
+{
+	sigset_t all, old;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	a->timer_on = pthread_create(&a->timer, NULL, timer_main, a) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
 int64_t
 audit_count(struct audit *a, const char *session_id)
 {
@@ -524,36 +905,35 @@ audit_count(struct audit *a, const char *session_id)
  * field whose type was changed no longer hashes like the original; a
  * class the writer never stores (real, blob) cannot be genuine.
  */
-static json_t *
-column_json(sqlite3_stmt *st, int i)
-{
-	switch (sqlite3_column_type(st, i)) {
-	case SQLITE_NULL:
-		return json_null();
-	case SQLITE_INTEGER:
-		return json_integer(sqlite3_column_int64(st, i));
-	case SQLITE_TEXT:
-		return json_stringn((const char *)sqlite3_column_text(st, i),
-				    (size_t)sqlite3_column_bytes(st, i));
-	default:
-		return NULL;
-	}
-}
-
 static int
-row_hash(sqlite3_stmt *st, char out[HASH_HEX_LEN + 1])
+row_hash(struct hash_ctx *hc, sqlite3_stmt *st, char out[HASH_HEX_LEN + 1])
 {
-	json_t *arr = json_array();
-	int i, bad = !arr;
+	struct hash_canon c;
+	int i, bad = 0;
 
+	hash_canon_init(&c);
+	hash_canon_array_open(&c);
 	for (i = 0; !bad && i < AUDIT_HASHED_COLS; i++) {
-		json_t *v = column_json(st, i);
-
-		bad = !v || json_array_append_new(arr, v) < 0;
+		switch (sqlite3_column_type(st, i)) {
+		case SQLITE_NULL:
+			hash_canon_str(&c, NULL, 0);
+			break;
+		case SQLITE_INTEGER:
+			hash_canon_int(&c, sqlite3_column_int64(st, i));
+			break;
+		case SQLITE_TEXT:
+			hash_canon_str(&c, (const char *)sqlite3_column_text(st, i),
+				       (size_t)sqlite3_column_bytes(st, i));
+			break;
+		default:
+			bad = 1;
+		}
 	}
+	hash_canon_array_close(&c);
+	bad |= c.bad;
 	if (!bad)
-		bad = hash_json_canonical(arr, out) < 0;
-	json_decref(arr);
+		hash_ctx_hex(hc, c.buf, c.len, out);
+	hash_canon_free(&c);
 	return bad ? -1 : 0;
 }
 
@@ -574,7 +954,7 @@ text_is(sqlite3_stmt *st, int i, const char *want)
 
 /* The first problem of one row, or NULL when it is sound. */
 static const char *
-check_row(sqlite3_stmt *st, int64_t want_seq, const char *prev)
+check_row(struct hash_ctx *hc, sqlite3_stmt *st, int64_t want_seq, const char *prev)
 {
 	char hash[HASH_HEX_LEN + 1];
 
@@ -587,7 +967,7 @@ check_row(sqlite3_stmt *st, int64_t want_seq, const char *prev)
 		return "missing field";
 	if (!text_is(st, COL_PREV_HASH, prev))
 		return "chain broken";
-	if (row_hash(st, hash) < 0 || !text_is(st, COL_ENTRY_HASH, hash))
+	if (row_hash(hc, st, hash) < 0 || !text_is(st, COL_ENTRY_HASH, hash))
 		return "hash mismatch";
 	return NULL;
 }
@@ -602,30 +982,150 @@ verify_fail(struct audit_verify *out, int64_t seq, const char *reason)
 	snprintf(out->reason, sizeof out->reason, "%s", reason);
 }
 
+static const char *
+column_str(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_TEXT ?
+	       (const char *)sqlite3_column_text(st, i) : NULL;
+}
+
+static const char *
+column_or_empty(sqlite3_stmt *st, int i)
+{
+	const char *s = column_str(st, i);
+
+	return s ? s : "";
+}
+
+/*
+ * A stored name, bounded and cut on a UTF-8 boundary, control bytes as
+ * '?': verify prints these, and the file may have been edited.
+ */
+static void
+copy_name(char *dst, size_t cap, const char *s)
+{
+	size_t len = strlen(s), i;
+
+	if (len >= cap) {
+		len = cap - 1;
+		while (len > 0 && ((unsigned char)s[len] & 0xc0) == 0x80)
+			len--;
+	}
+	memcpy(dst, s, len);
+	dst[len] = '\0';
+	for (i = 0; i < len; i++)
+		if ((unsigned char)dst[i] < 0x20 || dst[i] == 0x7f)
+			dst[i] = '?';
+}
+
+/* A dispatch waits for its terminal entry; -1 when out of memory. */
+static int
+outcome_open(struct audit_verify *out, size_t *cap, sqlite3_stmt *st)
+{
+	struct audit_unknown *u;
+	size_t n = *cap ? *cap * 2 : 16;
+
+	if (out->n_unknown == *cap) {
+		u = realloc(out->unknown, n * sizeof *u);
+		if (!u)
+			return -1;
+		out->unknown = u;
+		*cap = n;
+	}
+	u = &out->unknown[out->n_unknown++];
+	memset(u, 0, sizeof *u);
+	u->seq = sqlite3_column_int64(st, COL_SEQ);
+	copy_name(u->session_id, sizeof u->session_id, column_or_empty(st, COL_SESSION_ID));
+	copy_name(u->call_id, sizeof u->call_id, column_or_empty(st, COL_CALL_ID));
+	copy_name(u->tool, sizeof u->tool, column_or_empty(st, COL_TOOL));
+	return 0;
+}
+
+/* A terminal entry closes its call's dispatch (the newest open ones first). */
+static void
+outcome_close(struct audit_verify *out, const char *call_id)
+{
+	size_t i;
+
+	for (i = out->n_unknown; call_id && i-- > 0;)
+		if (strcmp(out->unknown[i].call_id, call_id) == 0) {
+			memmove(&out->unknown[i], &out->unknown[i + 1],
+				(out->n_unknown - i - 1) * sizeof out->unknown[0]);
+			out->n_unknown--;
+			return;
+		}
+}
+
+/* Counted by the vocabulary; dispatches matched with their terminal entries. */
+static int
+tally(struct audit_verify *out, size_t *cap, sqlite3_stmt *st)
+{
+	enum audit_decision d = audit_decision_lookup(column_str(st, COL_TYPE),
+						      column_str(st, COL_DECISION));
+
+	if (d == AUDIT_D_COUNT) {
+		out->unrecognised++;
+		return 0;
+	}
+	out->decisions[d]++;
+	if (audit_decision_type(d) == AUDIT_T_DISPATCH)
+		return outcome_open(out, cap, st);
+	if (audit_decision_type(d) == AUDIT_T_CALL)
+		outcome_close(out, column_str(st, COL_CALL_ID));
+	return 0;
+}
+
+void
+audit_verify_free(struct audit_verify *v)
+{
+	if (!v)
+		return;
+	free(v->unknown);
+	v->unknown = NULL;
+	v->n_unknown = 0;
+}
+
+static int
+by_session(const void *x, const void *y)
+{
+	const struct audit_unknown *a = x, *b = y;
+	int c = strcmp(a->session_id, b->session_id);
+
+	return c ? c : (a->seq > b->seq) - (a->seq < b->seq);
+}
+
 /*
  * Walk every row: the count covers the whole file, the report names the
  * first failure. After a gap the walk carries on from the row it found.
  */
-static void
-verify_walk(sqlite3_stmt *st, struct audit_verify *out)
+static int
+verify_walk(struct hash_ctx *hc, sqlite3_stmt *st, struct audit_verify *out)
 {
 	char prev[HASH_HEX_LEN + 1];
 	const char *why, *h;
 	int64_t want = 1;
+	size_t cap = 0;
 	int rc;
 
 	memcpy(prev, genesis_hash, sizeof genesis_hash);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		out->entries++;
-		why = check_row(st, want, prev);
+		why = check_row(hc, st, want, prev);
 		if (why)
 			verify_fail(out, want, why);
+		if (tally(out, &cap, st) < 0)
+			return -1;
 		want = sqlite3_column_int64(st, COL_SEQ) + 1;
 		h = (const char *)sqlite3_column_text(st, COL_ENTRY_HASH);
 		snprintf(prev, sizeof prev, "%s", h ? h : "");
 	}
 	if (rc != SQLITE_DONE)
 		verify_fail(out, want, "database corrupt");
+	if (out->n_unknown > 1)
+		qsort(out->unknown, out->n_unknown, sizeof out->unknown[0], by_session);
+	if (out->n_unknown == 0)
+		audit_verify_free(out);		/* every dispatch found its outcome */
+	return 0;
 }
 
 /*
@@ -648,6 +1148,7 @@ structure_ok(sqlite3 *db)
 int
 audit_verify_file(const char *path, struct audit_verify *out, struct al_err *err)
 {
+	struct hash_ctx *hc;
 	sqlite3 *db = NULL;
 	sqlite3_stmt *st = NULL;
 	int rc;
@@ -672,7 +1173,15 @@ audit_verify_file(const char *path, struct audit_verify *out, struct al_err *err
 		return al_fail(err, rc == SQLITE_ERROR || rc == SQLITE_NOTADB ?
 			       AUDIT_ERR_NOT_AUDIT : AUDIT_ERR_OPEN);
 	}
-	verify_walk(st, out);
+	hc = hash_ctx_new();
+	if (!hc || verify_walk(hc, st, out) < 0) {
+		hash_ctx_free(hc);
+		sqlite3_finalize(st);
+		sqlite3_close(db);
+		audit_verify_free(out);
+		return al_fail(err, AUDIT_ERR_MEMORY);
+	}
+	hash_ctx_free(hc);
 	sqlite3_finalize(st);
 	if (out->ok && !structure_ok(db))
 		verify_fail(out, 0, "database corrupt");

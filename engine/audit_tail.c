@@ -1,4 +1,5 @@
 #include "audit_tail.h"
+#include "audit.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -56,12 +57,19 @@ static const char last_sql[] =
 	" ORDER BY seq DESC LIMIT ?2";
 static const char max_sql[] =
 	"SELECT max(seq) FROM audit_entries";
+/* ?3 and ?4: the dispatch and call type names, bound from audit.h's table. */
+static const char unknown_sql[] =
+	"SELECT " TAIL_COLS " FROM audit_entries WHERE seq IN"
+	" (SELECT min(seq) FROM audit_entries"
+	"  WHERE seq <= ?1 AND call_id IS NOT NULL AND type IN (?3, ?4)"
+	"  GROUP BY call_id HAVING sum(type = ?4) = 0 AND sum(type = ?3) > 0)"
+	" ORDER BY seq LIMIT ?2";
 
 static const char hex_digits[] = "0123456789abcdefABCDEF";
 
 struct audit_tail {
 	sqlite3 *db;
-	sqlite3_stmt *after, *last, *max;
+	sqlite3_stmt *after, *last, *max, *unknown;
 	const char *why;	/* fixed text of the latest failure */
 };
 
@@ -81,6 +89,8 @@ prepare_all(struct audit_tail *t)
 		rc = prepare(t->db, last_sql, &t->last);
 	if (rc == SQLITE_OK)
 		rc = prepare(t->db, max_sql, &t->max);
+	if (rc == SQLITE_OK)
+		rc = prepare(t->db, unknown_sql, &t->unknown);
 	return rc;
 }
 
@@ -127,6 +137,7 @@ audit_tail_close(struct audit_tail *t)
 	sqlite3_finalize(t->after);
 	sqlite3_finalize(t->last);
 	sqlite3_finalize(t->max);
+	sqlite3_finalize(t->unknown);
 	sqlite3_close(t->db);
 	free(t);
 }
@@ -198,6 +209,7 @@ fill_row(struct audit_row *r, sqlite3_stmt *st)
 	copy_hash(r->request_hash, st, TC_REQUEST_HASH);
 	copy_hash(r->response_hash, st, TC_RESPONSE_HASH);
 	copy_hash(r->entry_hash, st, TC_ENTRY_HASH);
+	r->tone = audit_decision_tone(audit_decision_lookup(r->type, r->decision));
 }
 
 /*
@@ -302,6 +314,33 @@ audit_tail_last(struct audit_tail *t, size_t cap, const char *session_or_null,
 	if (run(t, st, rows, cap, n) < 0)
 		return -1;
 	reverse(rows, *n);
+	return 0;
+}
+
+int
+audit_tail_unknown(struct audit_tail *t, int64_t upto, struct audit_row *rows, size_t cap,
+		   size_t *n)
+{
+	sqlite3_stmt *st;
+	size_t i;
+
+	if (!read_args_ok(t, rows, cap, n))
+		return -1;
+	if (cap == 0)
+		return 0;
+	st = t->unknown;
+	if (sqlite3_bind_int64(st, 1, upto) != SQLITE_OK ||
+	    sqlite3_bind_int64(st, 2, limit_of(cap)) != SQLITE_OK ||
+	    sqlite3_bind_text(st, 3, audit_type_id(AUDIT_T_DISPATCH), -1, SQLITE_STATIC) !=
+	    SQLITE_OK ||
+	    sqlite3_bind_text(st, 4, audit_type_id(AUDIT_T_CALL), -1, SQLITE_STATIC) != SQLITE_OK) {
+		sqlite3_clear_bindings(st);
+		return fail(t, SQLITE_ERROR);
+	}
+	if (run(t, st, rows, cap, n) < 0)
+		return -1;
+	for (i = 0; i < *n; i++)
+		rows[i].unknown_outcome = true;
 	return 0;
 }
 

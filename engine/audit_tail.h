@@ -14,6 +14,7 @@
  * detail, the data classes and the chain links never leave the file. Hash
  * columns come back as SNAP_HASH_PREFIX hex digits, or empty when the
  * stored value is missing or not hex. NULL text is empty, NULL numbers 0.
+ * Each row's tone is its decision's in audit.h's vocabulary.
  *
  * One struct audit_tail belongs to one thread.
  */
@@ -53,6 +54,17 @@ int audit_tail_read(struct audit_tail *t, int64_t after_seq, const char *session
  */
 int audit_tail_last(struct audit_tail *t, size_t cap, const char *session_or_null,
 		    struct audit_row *rows, size_t *n);
+
+/*
+ * Calls dispatched without a terminal entry, among the entries with
+ * sequence <= upto: up to cap dispatch rows, oldest first, each with
+ * unknown_outcome set. Taken when the console opens (upto: the log's
+ * newest sequence then), these are the calls an engine that crashed left
+ * without an outcome — or, if another engine writes the same file, its
+ * calls in flight. One pass over the log, grouped by call id.
+ */
+int audit_tail_unknown(struct audit_tail *t, int64_t upto, struct audit_row *rows, size_t cap,
+		       size_t *n);
 
 /* The highest sequence in the log: 0 when empty, -1 on failure. */
 int64_t audit_tail_max_seq(struct audit_tail *t);

@@ -17,8 +17,14 @@ struct gateway {
 	char seen[CONFIG_TOOLS_MAX][HASH_HEX_LEN + 1];	/* first definition hash seen */
 	int session_class;
 	struct gateway_counters n;
+	struct audit_lane lane;		/* this session's queued terminal entries */
+	struct hash_ctx *hc;		/* request and response digests */
 	char fault[SNAP_REASON_MAX];	/* why the latest GW_FAULT: fixed text and names */
 };
+
+/* Randomness for one call, drawn at once: its call id and both entry ids. */
+#define CALL_ID_BYTES	8
+#define ENTRY_ID_BYTES	16
 
 /* One request on its way through the gateway. */
 struct call {
@@ -26,6 +32,11 @@ struct call {
 	const struct catalog_tool *t;
 	int tool;
 	char id[40];
+	char dispatch_id[2 * ENTRY_ID_BYTES + 1];	/* entry id of its dispatch */
+	char terminal_id[2 * ENTRY_ID_BYTES + 1];	/* entry id of its terminal entry */
+	bool dispatched;	/* its dispatch entry is durable */
+	const char *args;	/* canonical arguments JSON: hashed, then sent as is */
+	size_t args_len;
 	char request_hash[HASH_HEX_LEN + 1];
 	char response_hash[HASH_HEX_LEN + 1];
 	int class_before;
@@ -43,6 +54,7 @@ gateway_open(const struct gateway_options *o, struct gateway **out, struct al_er
 	g = calloc(1, sizeof *g);
 	if (!g)
 		return al_fail(err, "gateway: out of memory");
+	g->hc = hash_ctx_new();		/* NULL: hash_ctx_hex falls back */
 	g->o = *o;
 	g->cfg = o->config;
 	g->session_class = o->config->initial.class;
@@ -57,8 +69,11 @@ gateway_close(struct gateway *g)
 
 	if (!g)
 		return;
+	/* A failure here loses entries: verify shows their calls as unknown outcomes. */
+	audit_lane_settle(g->o.audit, &g->lane, NULL);
 	for (i = 0; i < CONFIG_UPSTREAMS_MAX; i++)
 		mcp_stop(g->mcp[i]);
+	hash_ctx_free(g->hc);
 	free(g);
 }
 
@@ -101,19 +116,21 @@ gateway_record(struct gateway *g, const struct audit_entry *e)
 	return 0;
 }
 
-/* An audit entry for this call; decision and rule vary. */
-static int
-call_record(struct call *c, const char *type, const char *decision, const char *rule,
-	    const char *detail)
+/* An audit entry for this call; type, decision and rule vary. */
+static void
+call_entry(const struct call *c, struct audit_entry *e, enum audit_decision d,
+	   enum policy_rule rule, const char *detail)
 {
 	const struct class_list *cl = &c->g->cfg->classes;
-	struct audit_entry e = {
+	bool dispatch = d == AUDIT_D_DISPATCH;
+
+	*e = (struct audit_entry){
 		.session_id = c->g->o.session_id,
 		.call_id = c->id,
-		.type = type,
+		.type = audit_type_id(audit_decision_type(d)),
 		.tool = c->t->name,
-		.decision = decision,
-		.rule = rule,
+		.decision = audit_decision_id(d),
+		.rule = dispatch ? NULL : policy_rule_id(rule),
 		.revision = c->revision,
 		.latency_us = clock_mono_us() - c->t0_us,
 		.request_hash = c->request_hash,
@@ -121,48 +138,89 @@ call_record(struct call *c, const char *type, const char *decision, const char *
 		.class_before = class_name(cl, c->class_before),
 		.class_after = class_name(cl, c->g->session_class),
 		.detail = detail,
+		.entry_id = dispatch ? c->dispatch_id : c->terminal_id,
 	};
-
-	return gateway_record(c->g, &e);
 }
 
+/*
+ * Durable when this returns 0. Entries this session queued earlier are
+ * ahead of it in the log's queue, so they are decided too: one of them
+ * lost fails this one.
+ */
+static int
+call_record(struct call *c, enum audit_decision d, enum policy_rule rule, const char *detail)
+{
+	struct audit_entry e;
+
+	call_entry(c, &e, d, rule, detail);
+	if (gateway_record(c->g, &e) < 0 || audit_lane_failed(c->g->o.audit, &c->g->lane))
+		return -1;
+	return 0;
+}
+
+/*
+ * A terminal entry behind a durable dispatch: queued, to ride on the next
+ * commit. Anything else is written at once.
+ */
+static int
+terminal_record(struct call *c, enum audit_decision d, enum policy_rule rule,
+		const char *detail)
+{
+	struct audit_entry e;
+
+	if (!c->dispatched)
+		return call_record(c, d, rule, detail);
+	call_entry(c, &e, d, rule, detail);
+	if (audit_append_later(c->g->o.audit, &c->g->lane, &e, NULL) < 0)
+		return -1;
+	if (c->g->o.otlp)
+		otlp_export(c->g->o.otlp, &e, e.entry_id);	/* failures are counted there */
+	return 0;
+}
+
+/* The reply line; without one (no memory, or too long) the exchange cannot go on. */
 static enum gateway_status
 reply_with(struct gateway *g, bool allowed, const char *text, size_t n,
-	   char **reply, size_t *reply_len)
+	   char **reply, size_t *reply_len, enum policy_rule *why)
 {
 	*reply = frame_reply(allowed, text, n, g->cfg->bounds.frame_bytes, reply_len);
-	return *reply ? GW_REPLY : GW_FAULT;
+	if (*reply)
+		return GW_REPLY;
+	*why = RULE_OUT_OF_MEMORY;
+	return GW_FAULT;
 }
 
 /* The audit log refused an entry: nothing more may leave. */
 static enum gateway_status
-audit_fault(struct gateway *g, const char **why)
+audit_fault(struct gateway *g, enum policy_rule *why)
 {
 	snprintf(g->fault, sizeof g->fault, "audit log: cannot append an entry");
-	*why = "audit_failed";
+	*why = RULE_AUDIT_FAILED;
 	return GW_FAULT;
 }
 
 /* allowed:false with no reason; one terminal entry says why. */
 static enum gateway_status
-deny(struct call *c, enum policy_rule rule, const char *decision,
-     char **reply, size_t *reply_len, const char **why)
+deny(struct call *c, enum policy_rule rule, enum audit_decision d,
+     char **reply, size_t *reply_len, enum policy_rule *why)
 {
 	c->g->n.denied++;
-	if (call_record(c, AUDIT_CALL, decision, policy_rule_id(rule), NULL) < 0)
+	if (terminal_record(c, d, rule, NULL) < 0)
 		return audit_fault(c->g, why);
-	return reply_with(c->g, false, NULL, 0, reply, reply_len);
+	*why = rule;
+	return reply_with(c->g, false, NULL, 0, reply, reply_len, why);
 }
 
 /* The exchange cannot go on: the terminal entry is written if it can be. */
 static enum gateway_status
-fault(struct call *c, enum policy_rule rule, const char **why)
+fault(struct call *c, enum policy_rule rule, enum policy_rule *why)
 {
 	if (!c->g->fault[0])
 		snprintf(c->g->fault, sizeof c->g->fault, "tool %s (upstream %s): %s",
 			 c->t->name, c->t->upstream, policy_rule_id(rule));
-	call_record(c, AUDIT_CALL, "fault", policy_rule_id(rule), NULL);
-	*why = policy_rule_id(rule);
+	c->dispatched = false;		/* the session ends: no later commit to ride on */
+	call_record(c, AUDIT_D_FAULT, rule, NULL);
+	*why = rule;
 	return GW_FAULT;
 }
 
@@ -241,49 +299,50 @@ definition_ok(struct call *c, struct mcp_client *m)
 
 static enum gateway_status
 on_result(struct call *c, struct mcp_call_result *res, char **reply, size_t *reply_len,
-	  const char **why)
+	  enum policy_rule *why)
 {
 	struct gateway *g = c->g;
 	enum policy_rule r;
 
-	hash_sha256_hex(res->text, res->text_len, c->response_hash);
+	hash_ctx_hex(g->hc, res->text, res->text_len, c->response_hash);
 	g->n.non_text_items += res->other_items;
 	r = policy_check_response(c->t, res->text_len, g->cfg->bounds.frame_bytes);
 	if (r == RULE_ALLOWED && reply_with(g, true, res->text, res->text_len,
-					    reply, reply_len) != GW_REPLY)
+					    reply, reply_len, why) != GW_REPLY)
 		r = RULE_RESPONSE_TOO_LARGE;	/* escaping made it longer than a frame */
 	if (r != RULE_ALLOWED) {
 		g->n.egress_denied++;
-		return deny(c, r, "egress_denied", reply, reply_len, why);
+		return deny(c, r, AUDIT_D_EGRESS_DENIED, reply, reply_len, why);
 	}
 	g->session_class = policy_class_after(g->session_class, c->t);
-	if (call_record(c, AUDIT_CALL, "allowed", policy_rule_id(RULE_ALLOWED), NULL) < 0) {
-		free(*reply);	/* not audited: not released */
+	if (terminal_record(c, AUDIT_D_ALLOWED, RULE_ALLOWED, NULL) < 0) {
+		free(*reply);	/* not in the log's order: not released */
 		*reply = NULL;
 		return audit_fault(g, why);
 	}
 	g->n.allowed++;
+	*why = RULE_ALLOWED;
 	return GW_REPLY;
 }
 
 /* An error from the tool: allowed, answered with null; only the code is kept. */
 static enum gateway_status
 on_error(struct call *c, const struct mcp_call_result *res, char **reply,
-	 size_t *reply_len, const char **why)
+	 size_t *reply_len, enum policy_rule *why)
 {
 	char detail[48];
 
 	snprintf(detail, sizeof detail, "{\"code\":%ld}", res->error_code);
 	c->g->n.upstream_errors++;
 	c->g->n.allowed++;
-	if (call_record(c, AUDIT_CALL, "error", policy_rule_id(RULE_UPSTREAM_ERROR), detail) < 0)
+	if (terminal_record(c, AUDIT_D_ERROR, RULE_UPSTREAM_ERROR, detail) < 0)
 		return audit_fault(c->g, why);
-	return reply_with(c->g, true, NULL, 0, reply, reply_len);
+	*why = RULE_UPSTREAM_ERROR;
+	return reply_with(c->g, true, NULL, 0, reply, reply_len, why);
 }
 
 static enum gateway_status
-dispatch(struct call *c, const json_t *args, char **reply, size_t *reply_len,
-	 const char **why)
+dispatch(struct call *c, char **reply, size_t *reply_len, enum policy_rule *why)
 {
 	struct mcp_call_result res = { 0 };
 	struct mcp_client *m = upstream_for(c->g, c->t);
@@ -293,11 +352,12 @@ dispatch(struct call *c, const json_t *args, char **reply, size_t *reply_len,
 	if (!m)
 		return fault(c, RULE_UPSTREAM_UNAVAILABLE, why);
 	if (!definition_ok(c, m))
-		return deny(c, RULE_CATALOG_DRIFT, "denied", reply, reply_len, why);
+		return deny(c, RULE_CATALOG_DRIFT, AUDIT_D_DENIED, reply, reply_len, why);
 	/* Durable before anything leaves: the upstream sees nothing unaudited. */
-	if (call_record(c, "dispatch", "dispatch", NULL, NULL) < 0)
+	if (call_record(c, AUDIT_D_DISPATCH, RULE_ALLOWED, NULL) < 0)
 		return audit_fault(c->g, why);
-	if (mcp_call(m, c->t->remote, args, 0, &res, &err) < 0) {
+	c->dispatched = true;
+	if (mcp_call_text(m, c->t->remote, c->args, c->args_len, 0, &res, &err) < 0) {
 		snprintf(c->g->fault, sizeof c->g->fault, "%.190s", err.msg);
 		return fault(c, RULE_UPSTREAM_FAULT, why);
 	}
@@ -325,8 +385,7 @@ dispatch(struct call *c, const json_t *args, char **reply, size_t *reply_len,
  * held until the upstream answered, so an update waits for this call.
  */
 static enum gateway_status
-decide(struct call *c, const json_t *args, char **reply, size_t *reply_len,
-       const char **why)
+decide(struct call *c, char **reply, size_t *reply_len, enum policy_rule *why)
 {
 	struct gateway *g = c->g;
 	enum gateway_status st;
@@ -335,21 +394,65 @@ decide(struct call *c, const json_t *args, char **reply, size_t *reply_len,
 	if (g->o.gate) {
 		r = gate_begin(g->o.gate, c->tool, &c->revision);
 		if (r != RULE_ALLOWED)
-			return deny(c, r, "denied", reply, reply_len, why);
+			return deny(c, r, AUDIT_D_DENIED, reply, reply_len, why);
 	}
 	r = policy_check_sink(c->t, c->class_before, g->session_class);
 	if (r == RULE_ALLOWED)
-		st = dispatch(c, args, reply, reply_len, why);
+		st = dispatch(c, reply, reply_len, why);
 	else
-		st = deny(c, r, "denied", reply, reply_len, why);
+		st = deny(c, r, AUDIT_D_DENIED, reply, reply_len, why);
 	if (g->o.gate)
 		gate_end(g->o.gate);
 	return st;
 }
 
+/* One draw of randomness: the call id and the ids of both its entries. */
+static int
+call_ids(struct call *c)
+{
+	unsigned char raw[CALL_ID_BYTES + 2 * ENTRY_ID_BYTES];
+
+	return id_draw(raw, sizeof raw) < 0 ||
+	       id_hex(c->id, sizeof c->id, "call-", raw, CALL_ID_BYTES) < 0 ||
+	       id_hex(c->dispatch_id, sizeof c->dispatch_id, "", raw + CALL_ID_BYTES,
+		      ENTRY_ID_BYTES) < 0 ||
+	       id_hex(c->terminal_id, sizeof c->terminal_id, "", raw + CALL_ID_BYTES +
+		      ENTRY_ID_BYTES, ENTRY_ID_BYTES) < 0 ? -1 : 0;
+}
+
+/* A parsed request on its way: ids, canonical arguments, then the decision. */
+static enum gateway_status
+handle_request(struct call *c, const json_t *args, char **reply, size_t *reply_len,
+	       enum policy_rule *rule)
+{
+	struct gateway *g = c->g;
+	struct hash_canon canon;
+	enum gateway_status st;
+
+	if (call_ids(c) < 0) {
+		*rule = RULE_NO_RANDOMNESS;
+		return GW_FAULT;
+	}
+	/* Written once: the request hash and the upstream get the same bytes. */
+	hash_canon_init(&canon);
+	hash_canon_json(&canon, args);
+	if (canon.bad) {
+		hash_canon_free(&canon);
+		*rule = RULE_OUT_OF_MEMORY;
+		return GW_FAULT;
+	}
+	c->args = canon.buf;
+	c->args_len = canon.len;
+	hash_ctx_hex(g->hc, canon.buf, canon.len, c->request_hash);
+	g->n.calls++;
+	st = decide(c, reply, reply_len, rule);
+	hash_canon_free(&canon);
+	return st;
+}
+
 enum gateway_status
 gateway_handle(struct gateway *g, const char *line, size_t len,
-	       char **reply, size_t *reply_len, const char **rule)
+	       char **reply, size_t *reply_len, enum policy_rule *rule)
 {
 	struct agent_request req;
 	struct call c = { .g = g };
@@ -357,28 +460,16 @@ gateway_handle(struct gateway *g, const char *line, size_t len,
 
 	*reply = NULL;
 	*reply_len = 0;
-	*rule = NULL;
+	*rule = RULE_INVALID_REQUEST;
 	c.t0_us = clock_mono_us();
 	if (frame_parse(line, len, &req) < 0 ||
 	    (c.tool = config_alias_tool(g->cfg, req.operation)) < 0) {
 		frame_request_free(&req);
-		*rule = "invalid_request";
 		return GW_INVALID;
 	}
 	c.t = &g->cfg->tools[c.tool];
 	c.class_before = g->session_class;
-	if (id_random(c.id, sizeof c.id, "call-", 8) < 0) {
-		frame_request_free(&req);
-		*rule = "no_randomness";
-		return GW_FAULT;
-	}
-	if (hash_json_canonical(req.arguments, c.request_hash) < 0) {
-		frame_request_free(&req);
-		*rule = "out_of_memory";
-		return GW_FAULT;
-	}
-	g->n.calls++;
-	st = decide(&c, req.arguments, reply, reply_len, rule);
+	st = handle_request(&c, req.arguments, reply, reply_len, rule);
 	frame_request_free(&req);
 	return st;
 }

@@ -9,9 +9,19 @@
  * request. A denied sink is never contacted: no spawn, no tools/list, no
  * tools/call.
  *
- * Audit order for a call that reaches an upstream: a "dispatch" entry is
- * durable before the upstream is contacted; exactly one terminal "call"
- * entry follows. A denied call has only its terminal entry.
+ * Audit order for a call that reaches an upstream: its dispatch entry is
+ * durable before the upstream is contacted; exactly one terminal call
+ * entry follows. That terminal entry rides on the log's next commit
+ * (audit_append_later: the session's next dispatch, its end, another
+ * session's append or the log's timer), so a call waits for one fsync.
+ * The reply goes to the agent once the terminal entry is queued — ordered
+ * behind its dispatch and ahead of anything the session does next — and
+ * before it is durable: the agent is inside the container, and anything it
+ * does with the reply that reaches a sink is a later dispatch, which
+ * cannot be durable unless this terminal entry is (docs/guarantees.md).
+ * A denied call has only its terminal entry, durable before the reply.
+ * OTLP spans are sent as entries are written or queued: telemetry, not
+ * the record (a span of a terminal entry a crash lost may exist).
  */
 
 #include <stdbool.h>
@@ -22,6 +32,7 @@
 #include "config.h"
 #include "gate.h"
 #include "otlp.h"
+#include "policy.h"
 #include "snapshot.h"	/* struct gateway_counters */
 
 struct gateway;
@@ -45,11 +56,14 @@ int gateway_open(const struct gateway_options *o, struct gateway **out, struct a
 
 /*
  * Handle one agent line (without its newline). On GW_REPLY, *reply is a
- * malloc'd line (with newline) to write to the agent. On GW_FAULT, *rule
- * names the fixed reason.
+ * malloc'd line (with newline) to write to the agent and *rule the rule
+ * that decided the call. On GW_INVALID *rule is RULE_INVALID_REQUEST; on
+ * GW_FAULT it is a fatal rule (policy_rule_fatal): an upstream fault,
+ * timeout or unavailable upstream, no randomness, out of memory, or
+ * RULE_AUDIT_FAILED.
  */
 enum gateway_status gateway_handle(struct gateway *g, const char *line, size_t len,
-				   char **reply, size_t *reply_len, const char **rule);
+				   char **reply, size_t *reply_len, enum policy_rule *rule);
 
 /* After GW_FAULT: the cause for the operator (fixed text, tool and upstream names). */
 const char *gateway_fault_reason(const struct gateway *g);
@@ -62,7 +76,10 @@ size_t gateway_upstream_stderr(const struct gateway *g);
 /* Write an audit entry (and export it); fixed-text failure. */
 int gateway_record(struct gateway *g, const struct audit_entry *e);
 
-/* Stop every upstream this session started; free. */
+/*
+ * Wait until the session's queued terminal entries are committed, stop
+ * every upstream this session started; free.
+ */
 void gateway_close(struct gateway *g);
 
 #endif

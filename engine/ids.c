@@ -6,26 +6,55 @@
 #include <sys/random.h>
 
 int
-id_random(char *out, size_t cap, const char *prefix, size_t bytes)
+id_draw(void *raw, size_t n)
 {
-	unsigned char raw[32];
-	size_t plen = strlen(prefix), got = 0, i;
-	ssize_t n;
+	unsigned char *p = raw;
+	size_t got = 0;
+	ssize_t r;
+
+	while (got < n) {
+		r = getrandom(p + got, n - got, 0);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		got += (size_t)r;
+	}
+	return 0;
+}
+
+int
+id_hex(char *out, size_t cap, const char *prefix, const void *raw, size_t bytes)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = raw;
+	size_t plen = strlen(prefix), i;
+	char *o;
 
 	if (cap > 0)
 		out[0] = '\0';
-	if (bytes > sizeof raw || plen + 2 * bytes + 1 > cap)
+	if (plen + 2 * bytes + 1 > cap)
 		return -1;
-	while (got < bytes) {
-		n = getrandom(raw + got, bytes - got, 0);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		got += (size_t)n;
-	}
 	memcpy(out, prefix, plen);
-	for (i = 0; i < bytes; i++)
-		snprintf(out + plen + 2 * i, 3, "%02x", raw[i]);
+	o = out + plen;
+	for (i = 0; i < bytes; i++) {
+		*o++ = hex[p[i] >> 4];
+		*o++ = hex[p[i] & 15];
+	}
+	*o = '\0';
 	return 0;
+}
+
+int
+id_random(char *out, size_t cap, const char *prefix, size_t bytes)
+{
+	unsigned char raw[32];
+
+	if (cap > 0)
+		out[0] = '\0';
+	if (bytes > sizeof raw || strlen(prefix) + 2 * bytes + 1 > cap)
+		return -1;
+	if (id_draw(raw, bytes) < 0)
+		return -1;
+	return id_hex(out, cap, prefix, raw, bytes);
 }

@@ -14,4 +14,13 @@
  */
 int id_random(char *out, size_t cap, const char *prefix, size_t bytes);
 
+/*
+ * The two halves of id_random, for a caller that makes several ids from
+ * one draw: n random bytes from the kernel (0, or -1 when there are none),
+ * then prefix and 2 * bytes hex digits of raw (0, or -1 when out is too
+ * small; out is then "").
+ */
+int id_draw(void *raw, size_t n);
+int id_hex(char *out, size_t cap, const char *prefix, const void *raw, size_t bytes);
+
 #endif

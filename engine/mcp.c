@@ -1280,6 +1280,74 @@ mcp_call(struct mcp_client *c, const char *tool, const json_t *arguments,
 	return mcp_call_outcome(c, w, id, answer, res, err);
 }
 
+/*
+ * The tools/call line written once, around the caller's text: no json_t
+ * for the arguments, no second serialisation. The tool name is a string
+ * from the operator's config: jansson escapes it.
+ */
+static char *
+mcp_call_line(json_int_t id, const char *tool, const char *args, size_t len, size_t *out_len)
+{
+	json_t *str = json_string(tool);
+	char *name = str ? json_dumps(str, JSON_ENCODE_ANY) : NULL;
+	size_t cap;
+	char *line;
+	int n;
+
+	json_decref(str);
+	if (!name)
+		return NULL;
+	cap = strlen(name) + len + 96;
+	line = malloc(cap);
+	n = line ? snprintf(line, cap, "{\"jsonrpc\":\"2.0\",\"id\":%" JSON_INTEGER_FORMAT
+			    ",\"method\":\"tools/call\",\"params\":{\"name\":%s,"
+			    "\"arguments\":", id, name) : -1;
+	free(name);
+	if (n < 0 || (size_t)n + len + 4 > cap) {
+		free(line);
+		return NULL;
+	}
+	memcpy(line + n, args, len);
+	memcpy(line + n + len, "}}\n", 4);
+	*out_len = (size_t)n + len + 3;
+	return line;
+}
+
+int
+mcp_call_text(struct mcp_client *c, const char *tool, const char *args, size_t len,
+	      long timeout_ms, struct mcp_call_result *res, struct al_err *err)
+{
+	json_t *answer = NULL;
+	enum mcp_wait w = MCP_W_LOST;
+	long long deadline;
+	json_int_t id;
+	size_t n = 0;
+	char *line;
+
+	if (!res)
+		return al_fail(err, "upstream: bad call arguments");
+	memset(res, 0, sizeof *res);
+	if (!c || !tool || !args || len < 2 || args[0] != '{')
+		return al_fail(err, "upstream: bad call arguments");
+	c->stats.calls++;
+	if (c->broken) {
+		res->outcome = MCP_FAULT;
+		return 0;
+	}
+	mcp_drain(c);
+	deadline = clock_mono_ms() + (timeout_ms > 0 ? timeout_ms : c->call_ms);
+	id = c->next_id++;
+	line = mcp_call_line(id, tool, args, len, &n);
+	if (!line)
+		return al_fail(err, "upstream %s: out of memory", c->name);
+	if (mcp_write_all(c, line, n, deadline) < 0)
+		mcp_lose(c);
+	else
+		w = mcp_await(c, id, deadline, &answer);
+	free(line);
+	return mcp_call_outcome(c, w, id, answer, res, err);
+}
+
 void
 mcp_call_result_free(struct mcp_call_result *res)
 {

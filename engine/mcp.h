@@ -95,6 +95,13 @@ int mcp_tool_hash(struct mcp_client *c, const char *tool, char out[HASH_HEX_LEN 
  */
 int mcp_call(struct mcp_client *c, const char *tool, const json_t *arguments,
 	     long timeout_ms, struct mcp_call_result *res, struct al_err *err);
+/*
+ * The same, with the arguments already serialised: args (len bytes) is the
+ * compact JSON text of an object, sent as it is, so the bytes the caller
+ * hashed are the bytes the server receives.
+ */
+int mcp_call_text(struct mcp_client *c, const char *tool, const char *args, size_t len,
+		  long timeout_ms, struct mcp_call_result *res, struct al_err *err);
 void mcp_call_result_free(struct mcp_call_result *res);
 
 void mcp_get_stats(const struct mcp_client *c, struct mcp_stats *out);

@@ -34,9 +34,9 @@ class_name(const struct class_list *c, int rank)
 
 static const struct {
 	const char *id;
-	bool allowed;
+	bool allowed, fatal;
 } rules[] = {
-#define POLICY_ROW(e, id, allowed) { id, allowed },
+#define POLICY_ROW(e, id, allowed, fatal) { id, allowed, fatal },
 	POLICY_RULES(POLICY_ROW)
 #undef POLICY_ROW
 };
@@ -56,8 +56,7 @@ policy_rule_allowed(enum policy_rule r)
 bool
 policy_rule_fatal(enum policy_rule r)
 {
-	return r == RULE_UPSTREAM_FAULT || r == RULE_UPSTREAM_TIMEOUT ||
-	       r == RULE_UPSTREAM_UNAVAILABLE;
+	return r < RULE_COUNT && rules[r].fatal;
 }
 
 enum policy_rule

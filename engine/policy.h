@@ -38,25 +38,32 @@ struct catalog_tool {
 };
 
 /*
- * Every terminal rule a call can end in: the identifier (what audit rows
- * and summaries say) and whether the agent's call was allowed.
+ * Every rule the gateway can decide by: the identifier (what audit rows
+ * and summaries say), whether the agent's call was allowed, and whether
+ * the session cannot go on after it (the exchange failed). The last four
+ * are gateway faults, where no call outcome exists: the line was not a
+ * request, or the gateway itself could not go on.
  */
 #define POLICY_RULES(_) \
-	_(ALLOWED,              "allowed",              true)  \
-	_(GATE_CLOSED,          "gate_closed",          false) \
-	_(REVOKED,              "revoked",              false) \
-	_(UNKNOWN_TOOL,         "unknown_tool",         false) \
-	_(SINK_CEILING,         "sink_ceiling",         false) \
-	_(CATALOG_DRIFT,        "catalog_drift",        false) \
-	_(EGRESS_DENIED,        "egress_denied",        false) \
-	_(RESPONSE_TOO_LARGE,   "response_too_large",   false) \
-	_(UPSTREAM_ERROR,       "upstream_error",       true)  \
-	_(UPSTREAM_FAULT,       "upstream_fault",       false) \
-	_(UPSTREAM_TIMEOUT,     "upstream_timeout",     false) \
-	_(UPSTREAM_UNAVAILABLE, "upstream_unavailable", false)
+	_(ALLOWED,              "allowed",              true,  false) \
+	_(GATE_CLOSED,          "gate_closed",          false, false) \
+	_(REVOKED,              "revoked",              false, false) \
+	_(UNKNOWN_TOOL,         "unknown_tool",         false, false) \
+	_(SINK_CEILING,         "sink_ceiling",         false, false) \
+	_(CATALOG_DRIFT,        "catalog_drift",        false, false) \
+	_(EGRESS_DENIED,        "egress_denied",        false, false) \
+	_(RESPONSE_TOO_LARGE,   "response_too_large",   false, false) \
+	_(UPSTREAM_ERROR,       "upstream_error",       true,  false) \
+	_(UPSTREAM_FAULT,       "upstream_fault",       false, true)  \
+	_(UPSTREAM_TIMEOUT,     "upstream_timeout",     false, true)  \
+	_(UPSTREAM_UNAVAILABLE, "upstream_unavailable", false, true)  \
+	_(INVALID_REQUEST,      "invalid_request",      false, true)  \
+	_(NO_RANDOMNESS,        "no_randomness",        false, true)  \
+	_(OUT_OF_MEMORY,        "out_of_memory",        false, true)  \
+	_(AUDIT_FAILED,         "audit_failed",         false, true)
 
 enum policy_rule {
-#define POLICY_ENUM(e, id, allowed) RULE_##e,
+#define POLICY_ENUM(e, id, allowed, fatal) RULE_##e,
 	POLICY_RULES(POLICY_ENUM)
 #undef POLICY_ENUM
 	RULE_COUNT

@@ -558,15 +558,18 @@ write_timeout(const struct session *s)
 }
 
 static enum session_end
-end_for_rule(const char *rule)
+end_for_rule(enum policy_rule rule)
 {
-	if (rule && strcmp(rule, "upstream_timeout") == 0)
+	switch (rule) {
+	case RULE_UPSTREAM_TIMEOUT:
 		return END_UPSTREAM_TIMEOUT;
-	if (rule && strcmp(rule, "upstream_unavailable") == 0)
+	case RULE_UPSTREAM_UNAVAILABLE:
 		return END_UPSTREAM_UNAVAILABLE;
-	if (rule && strcmp(rule, "audit_failed") == 0)
+	case RULE_AUDIT_FAILED:
 		return END_AUDIT_FAILED;
-	return END_UPSTREAM_FAULT;
+	default:
+		return END_UPSTREAM_FAULT;
+	}
 }
 
 /* One complete agent line through the gateway and back. */
@@ -574,7 +577,7 @@ static void
 handle_line(struct session *s, const char *line, size_t len)
 {
 	struct gateway_counters n;
-	const char *rule;
+	enum policy_rule rule;
 	struct al_err err;
 	size_t reply_len;
 	char *reply;

@@ -333,6 +333,14 @@ struct session_detail {
 	struct supervisor_event timeline[SNAP_TIMELINE_MAX];
 };
 
+/* How an audit decision reads to an operator (audit.h's table gives each one). */
+enum audit_tone {
+	AUDIT_TONE_PLAIN,
+	AUDIT_TONE_GOOD,
+	AUDIT_TONE_BAD,		/* refused or denied by a rule */
+	AUDIT_TONE_ALERT,	/* something failed */
+};
+
 /* One audit entry as the console shows it: never the payload. */
 struct audit_row {
 	int64_t seq;
@@ -348,6 +356,8 @@ struct audit_row {
 	char request_hash[SNAP_HASH_PREFIX + 1];	/* prefixes; empty when none */
 	char response_hash[SNAP_HASH_PREFIX + 1];
 	char entry_hash[SNAP_HASH_PREFIX + 1];
+	enum audit_tone tone;		/* of its decision; PLAIN when not in the vocabulary */
+	bool unknown_outcome;		/* a dispatch whose terminal entry is not in the log */
 };
 
 /* The host and daemon checks (airlock doctor), run off the UI thread. */

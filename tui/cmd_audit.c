@@ -25,18 +25,77 @@ parse_args(int argc, char **argv, struct audit_args *a)
 	return -1;
 }
 
+/* Every decision of the vocabulary, with its count (0 included). */
+static json_t *
+decisions_json(const struct audit_verify *v)
+{
+	json_t *o = json_object();
+	int d;
+
+	for (d = 0; o && d < AUDIT_D_COUNT; d++)
+		json_object_set_new(o, audit_decision_id((enum audit_decision)d),
+				    json_integer(v->decisions[d]));
+	return o;
+}
+
+/* [{"session": S, "calls": [{"call_id", "tool", "seq"}, …]}, …]: v->unknown is by session. */
+static json_t *
+unknown_json(const struct audit_verify *v)
+{
+	json_t *list = json_array(), *calls = NULL;
+	size_t i;
+
+	for (i = 0; list && i < v->n_unknown; i++) {
+		const struct audit_unknown *u = &v->unknown[i];
+
+		if (i == 0 || strcmp(u->session_id, v->unknown[i - 1].session_id) != 0) {
+			calls = json_array();
+			json_array_append_new(list, json_pack("{s:s, s:o}", "session",
+							      u->session_id, "calls", calls));
+		}
+		json_array_append_new(calls, json_pack("{s:s, s:s, s:I}", "call_id", u->call_id,
+						       "tool", u->tool, "seq", (json_int_t)u->seq));
+	}
+	return list;
+}
+
 static int
 print_json(const struct audit_verify *v)
 {
 	bool at_entry = !v->ok && v->first_bad_seq > 0;
-	json_t *out = json_pack("{s:I, s:b, s:o, s:o}", "entries", (json_int_t)v->entries,
+	json_t *out = json_pack("{s:I, s:b, s:o, s:o, s:o, s:I, s:o}",
+				"entries", (json_int_t)v->entries,
 				"ok", v->ok, "first_bad_seq",
 				at_entry ? json_integer(v->first_bad_seq) : json_null(),
-				"reason", v->ok ? json_null() : json_string(v->reason));
+				"reason", v->ok ? json_null() : json_string(v->reason),
+				"decisions", decisions_json(v),
+				"unrecognised", (json_int_t)v->unrecognised,
+				"unknown_outcomes", unknown_json(v));
 	int rc = cli_print_json(out);
 
 	json_decref(out);
 	return rc;
+}
+
+/*
+ * A call dispatched to its upstream whose terminal entry is not in the
+ * log: after a crash, what the contract allows to be lost.
+ */
+static void
+print_unknown(const char *db, const struct audit_verify *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->n_unknown; i++)
+		printf("unknown outcome: session %s call %s (tool %s, dispatch entry %lld)\n",
+		       v->unknown[i].session_id, v->unknown[i].call_id, v->unknown[i].tool,
+		       (long long)v->unknown[i].seq);
+	if (v->n_unknown)
+		printf("audit %s: %zu call%s dispatched without a terminal entry (unknown outcome)\n",
+		       db, v->n_unknown, v->n_unknown == 1 ? "" : "s");
+	if (v->unrecognised)
+		printf("audit %s: %lld entr%s with a type or decision outside the vocabulary\n", db,
+		       (long long)v->unrecognised, v->unrecognised == 1 ? "y" : "ies");
 }
 
 static void
@@ -50,6 +109,7 @@ print_text(const char *db, const struct audit_verify *v)
 	else
 		printf("audit %s: chain broken at entry %lld: %s\n", db,
 		       (long long)v->first_bad_seq, v->reason);
+	print_unknown(db, v);
 }
 
 int
@@ -68,6 +128,7 @@ cmd_audit(int argc, char **argv)
 		rc = print_json(&v);
 	else
 		print_text(a.db, &v);
+	audit_verify_free(&v);
 	if (rc == EXIT_ERROR)
 		return rc;
 	return v.ok ? EXIT_OK : EXIT_REFUSED;

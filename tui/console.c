@@ -274,6 +274,11 @@ open_audit(struct app *a, const struct console_opts *o)
 	if (audit_tail_open(p, &a->tail, &err) < 0)
 		a->tail = NULL;		/* the audit view stays empty; the log still works */
 	a->audit_seq = a->tail ? audit_tail_max_seq(a->tail) : 0;
+	/* What a crashed engine left without an outcome is shown first. */
+	if (a->tail && a->audit_seq > 0 &&
+	    audit_tail_unknown(a->tail, a->audit_seq, a->audit_rows, APP_AUDIT_MAX / 4,
+			       &a->n_audit) < 0)
+		a->n_audit = 0;
 	return 0;
 }
 

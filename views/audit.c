@@ -40,21 +40,16 @@ static const struct draw_col audit_cols[COL_COUNT] = {
 #undef COL_SPEC
 };
 
-/* Decisions the engine writes, and how they stand out. */
-static const struct {
-	const char *decision;
-	enum ui_color color;
-} decision_colors[] = {
-	{ "allowed", UI_COLOR_ALLOWED },
-	{ "ok", UI_COLOR_ALLOWED },
-	{ "applied", UI_COLOR_ALLOWED },
-	{ "denied", UI_COLOR_DENIED },
-	{ "egress_denied", UI_COLOR_DENIED },
-	{ "refused", UI_COLOR_DENIED },
-	{ "error", UI_COLOR_ALERT },
-	{ "fault", UI_COLOR_ALERT },
-	{ "rejected", UI_COLOR_ALERT },
+/* How decisions stand out: by the tone the engine's vocabulary gives them. */
+static const enum ui_color tone_colors[] = {
+	[AUDIT_TONE_PLAIN] = UI_COLOR_DEFAULT,
+	[AUDIT_TONE_GOOD] = UI_COLOR_ALLOWED,
+	[AUDIT_TONE_BAD] = UI_COLOR_DENIED,
+	[AUDIT_TONE_ALERT] = UI_COLOR_ALERT,
 };
+
+/* A dispatch whose outcome the log does not have (a crash): said so, as an alert. */
+#define UNKNOWN_OUTCOME	"unknown"
 
 /* Indexes into m->audit of the rows the filter lets through. */
 struct audit_list {
@@ -64,21 +59,35 @@ struct audit_list {
 };
 
 static enum ui_color
-decision_color(const char *decision)
+decision_color(const struct audit_row *a)
 {
-	size_t i;
+	if (a->unknown_outcome)
+		return UI_COLOR_ALERT;
+	return (unsigned)a->tone < sizeof tone_colors / sizeof tone_colors[0] ?
+	       tone_colors[a->tone] : UI_COLOR_DEFAULT;
+}
 
-	for (i = 0; i < sizeof decision_colors / sizeof decision_colors[0]; i++)
-		if (strcmp(decision_colors[i].decision, decision) == 0)
-			return decision_colors[i].color;
-	return UI_COLOR_DEFAULT;
+static const char *
+decision_text(const struct audit_row *a)
+{
+	return a->unknown_outcome ? UNKNOWN_OUTCOME : a->decision;
+}
+
+static size_t
+unknown_count(const struct ui_model *m)
+{
+	size_t i, n = 0;
+
+	for (i = 0; m->audit && i < m->n_audit; i++)
+		n += m->audit[i].unknown_outcome;
+	return n;
 }
 
 static bool
 audit_match(const struct audit_row *a, const char *filter)
 {
 	return view_match(filter, a->session) || view_match(filter, a->tool) ||
-	       view_match(filter, a->decision) || view_match(filter, a->rule) ||
+	       view_match(filter, decision_text(a)) || view_match(filter, a->rule) ||
 	       view_match(filter, a->type);
 }
 
@@ -140,8 +149,8 @@ audit_draw_row(WINDOW *w, int y, const struct ui_model *m, const struct draw_col
 	draw_col_text(w, y, &cols[COL_SESSION], plain, draw_short_id(buf, a->session));
 	draw_col_text(w, y, &cols[COL_TYPE], plain, a->type);
 	draw_col_text(w, y, &cols[COL_TOOL], plain, a->tool);
-	draw_col_text(w, y, &cols[COL_DECISION], color_attr_sel(decision_color(a->decision), sel),
-		      a->decision);
+	draw_col_text(w, y, &cols[COL_DECISION], color_attr_sel(decision_color(a), sel),
+		      decision_text(a));
 	draw_col_text(w, y, &cols[COL_RULE], plain, a->rule);
 	snprintf(buf, sizeof buf, "%" PRId64, a->revision);
 	draw_col_text(w, y, &cols[COL_REV], plain, buf);
@@ -184,6 +193,11 @@ audit_draw_title(WINDOW *w, const struct ui_model *m, const struct view_state *v
 	if (l->n)
 		x = draw_title_tag(w, 0, x, end, m, follow ? UI_COLOR_TITLE : UI_COLOR_PENDING,
 				   follow ? "following" : "scrolled back");
+	if (unknown_count(m)) {
+		snprintf(buf, sizeof buf, "%zu unknown outcome%s (no terminal entry)",
+			 unknown_count(m), unknown_count(m) == 1 ? "" : "s");
+		x = draw_title_tag(w, 0, x, end, m, UI_COLOR_ALERT, buf);
+	}
 	if (vs->filter[0]) {
 		snprintf(buf, sizeof buf, "filter: %s", vs->filter);
 		draw_title_tag(w, 0, x, end, m, UI_COLOR_PENDING, buf);

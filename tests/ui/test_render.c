@@ -230,6 +230,27 @@ fx_events(struct fixture *f)
 	f->m.n_events = n;
 }
 
+/* The tone the engine's audit tail gives these decisions (audit.h's table). */
+static enum audit_tone
+fx_tone(const char *decision)
+{
+	static const struct {
+		const char *decision;
+		enum audit_tone tone;
+	} tones[] = {
+		{ "allowed", AUDIT_TONE_GOOD }, { "applied", AUDIT_TONE_GOOD },
+		{ "denied", AUDIT_TONE_BAD }, { "egress_denied", AUDIT_TONE_BAD },
+		{ "refused", AUDIT_TONE_BAD }, { "error", AUDIT_TONE_ALERT },
+		{ "fault", AUDIT_TONE_ALERT },
+	};
+	size_t i;
+
+	for (i = 0; i < N_OF(tones); i++)
+		if (strcmp(tones[i].decision, decision) == 0)
+			return tones[i].tone;
+	return AUDIT_TONE_PLAIN;
+}
+
 static void
 fx_audit_row(struct fixture *f, const char *time, const char *session, const char *type,
 	     const char *tool, const char *decision, const char *rule, int64_t rev, int64_t lat)
@@ -244,6 +265,7 @@ fx_audit_row(struct fixture *f, const char *time, const char *session, const cha
 	snprintf(a->tool, sizeof a->tool, "%s", tool);
 	snprintf(a->decision, sizeof a->decision, "%s", decision);
 	snprintf(a->rule, sizeof a->rule, "%s", rule);
+	a->tone = fx_tone(decision);
 	a->revision = rev;
 	a->latency_us = lat;
 	if (strcmp(type, "call") == 0) {
@@ -863,14 +885,32 @@ test_attrs_other_views(void **state)
 	const struct render_case audit = { "", VIEW_AUDIT, 30, 100, prep_none };
 	const struct render_case host = { "", VIEW_HOST, 30, 100, prep_none };
 	const struct render_case det = { "", VIEW_DETAIL, 30, 100, prep_detail_refused };
+	static char text[SCREEN_MAX];
 	struct view_state vs;
 	struct fixture f;
+	size_t i, n;
 	WINDOW *w;
 
 	(void)state;
 	draw_case(&audit, &f, &vs, &w);
 	assert_cell(w, "egress_denied", color_attr(UI_COLOR_DENIED));
 	assert_cell(w, "refused", color_attr(UI_COLOR_DENIED));
+	delwin(w);
+	free(f.rows);
+	/* A dispatch the log has no outcome for (a crash): "unknown", as an alert. */
+	draw_case(&audit, &f, &vs, &w);
+	screen_text(w, text, sizeof text);
+	assert_null(strstr(text, "unknown"));
+	for (i = 0, n = 0; i < f.m.n_audit; i++)
+		if (strcmp(f.audit[i].type, "dispatch") == 0) {
+			f.audit[i].unknown_outcome = true;
+			n++;
+		}
+	assert_int_equal(n, 1);
+	werase(w);
+	views[VIEW_AUDIT]->draw(w, &f.m, &vs);
+	assert_cell(w, "unknown  ", color_attr(UI_COLOR_ALERT));	/* the row, not the title */
+	assert_cell(w, "1 unknown outcome (no terminal entry)", color_attr(UI_COLOR_ALERT));
 	delwin(w);
 	free(f.rows);
 	draw_case(&host, &f, &vs, &w);

@@ -20,7 +20,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <curl/curl.h>
 #include <sqlite3.h>
 
 /*
@@ -29,13 +28,11 @@
  * pragma is per connection; a fresh one would show its own default).
  */
 #include "audit.c"
-#include "otlp.h"
 
 /*
- * The audit log and the OTLP exporter. The log is driven from several
- * threads and a killed child, then tampered with through SQL (triggers on
- * and off) and through the file's bytes; the exporter's body is checked
- * against its allowlist and sent to a collector on loopback.
+ * The audit log. It is driven from several threads and a killed child,
+ * then tampered with through SQL (triggers on and off) and through the
+ * file's bytes. (The OTLP exporter has its own test, test_otlp.c.)
  */
 
 struct fixture {
@@ -166,6 +163,7 @@ assert_verify(const char *path, bool ok, int64_t entries, int64_t bad, const cha
 		assert_int_equal(v.first_bad_seq, bad);
 		assert_string_equal(v.reason, reason);
 	}
+	audit_verify_free(&v);
 }
 
 /* Concurrency: 4 threads × 25 appends. */
@@ -893,7 +891,13 @@ crash_child(const char *path, int fd)
 	_exit(2);		/* finished before the kill: the test is too slow */
 }
 
-static bool wait_readable(int fd, int ms);
+static bool
+wait_readable(int fd, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, ms) == 1;
+}
 
 /* Read records until EOF, killing the child once enough have come. */
 static size_t
@@ -1067,373 +1071,347 @@ test_other_sqlite_db(void **state)
 	assert_string_equal(err.msg, "audit: not an audit database");
 }
 
-/* OTLP. */
-
-static const char *const allowed_keys[] = {
-	"airlock.session_id", "airlock.call_id", "airlock.entry_id", "airlock.type",
-	"airlock.tool", "airlock.decision", "airlock.rule", "airlock.revision",
-	"airlock.latency_us", "airlock.request_hash", "airlock.response_hash",
-	"airlock.class_before", "airlock.class_after",
-};
-
-static bool
-key_allowed(const char *k)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof allowed_keys / sizeof allowed_keys[0]; i++)
-		if (strcmp(allowed_keys[i], k) == 0)
-			return true;
-	return false;
-}
-
-static json_t *
-only_span(json_t *body)
-{
-	json_t *rs = json_array_get(json_object_get(body, "resourceSpans"), 0);
-	json_t *ss = json_array_get(json_object_get(rs, "scopeSpans"), 0);
-
-	assert_int_equal(json_array_size(json_object_get(body, "resourceSpans")), 1);
-	assert_string_equal(json_string_value(json_object_get(json_object_get(ss, "scope"),
-							       "name")), "airlock.audit");
-	assert_int_equal(json_array_size(json_object_get(ss, "spans")), 1);
-	return json_array_get(json_object_get(ss, "spans"), 0);
-}
-
-static const char *
-attr_value(json_t *span, const char *key, const char *kind)
-{
-	json_t *attrs = json_object_get(span, "attributes"), *a;
-	size_t i;
-
-	json_array_foreach(attrs, i, a)
-		if (strcmp(json_string_value(json_object_get(a, "key")), key) == 0)
-			return json_string_value(json_object_get(json_object_get(a, "value"), kind));
-	return NULL;
-}
-
+/* The hand-written timestamp is what strftime + printf wrote before. */
 static void
-test_otlp_body_allowlist(void **state)
+test_timestamp_format(void **state)
 {
-	static const char canary[] = "CANARY-detail-9a8b7c";
-	static const char entry_id[] = "0123456789abcdeffedcba9876543210";
-	struct audit_entry e = sample_entry("sess-otlp", "sink_ceiling");
-	char *s, sess_hash[HASH_HEX_LEN + 1];
-	json_t *body, *span, *a;
-	size_t i, n = 0;
-	uint64_t start, end;
-
-	(void)state;
-	e.detail = "{\"note\":\"CANARY-detail-9a8b7c\"}";
-	e.response_hash = NULL;
-	s = otlp_body(&e, entry_id);
-	assert_non_null(s);
-	assert_null(strstr(s, canary));
-	assert_null(strstr(s, "detail"));
-	body = json_loads(s, 0, NULL);
-	assert_non_null(body);
-	span = only_span(body);
-
-	assert_string_equal(json_string_value(json_object_get(span, "name")), "airlock.call");
-	assert_int_equal(json_integer_value(json_object_get(span, "kind")), 1);
-	hash_sha256_hex(e.session_id, strlen(e.session_id), sess_hash);
-	assert_memory_equal(json_string_value(json_object_get(span, "traceId")), sess_hash, 32);
-	assert_int_equal(strlen(json_string_value(json_object_get(span, "traceId"))), 32);
-	assert_string_equal(json_string_value(json_object_get(span, "spanId")), "0123456789abcdef");
-	start = strtoull(json_string_value(json_object_get(span, "startTimeUnixNano")), NULL, 10);
-	end = strtoull(json_string_value(json_object_get(span, "endTimeUnixNano")), NULL, 10);
-	assert_int_equal(end - start, 1234 * 1000);
-
-	json_array_foreach(json_object_get(span, "attributes"), i, a) {
-		assert_true(key_allowed(json_string_value(json_object_get(a, "key"))));
-		n++;
-	}
-	assert_int_equal(n, 12);	/* response_hash was NULL */
-	assert_null(attr_value(span, "airlock.response_hash", "stringValue"));
-	assert_string_equal(attr_value(span, "airlock.revision", "intValue"), "7");
-	assert_string_equal(attr_value(span, "airlock.latency_us", "intValue"), "1234");
-	assert_string_equal(attr_value(span, "airlock.rule", "stringValue"), "sink_ceiling");
-	assert_string_equal(attr_value(span, "airlock.entry_id", "stringValue"), entry_id);
-	json_decref(body);
-	free(s);
-
-	assert_null(otlp_body(&e, NULL));
-	assert_null(otlp_body(&e, "not-hex-at-all!!"));
-	e.type = NULL;
-	assert_null(otlp_body(&e, entry_id));
-}
-
-static void
-test_otlp_open_refuses(void **state)
-{
-	const char *bad[] = { "ftp://127.0.0.1:4318", "file:///etc/passwd", "127.0.0.1:4318",
-			      "gopher://x", "", "unix:///run/otel.sock" };
-	struct otlp *o = (struct otlp *)1;
-	struct al_err err;
-	size_t i;
-
-	(void)state;
-	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-		assert_int_equal(otlp_open(bad[i], &o, &err), -1);
-		assert_null(o);
-		assert_string_equal(err.msg, "otlp: endpoint must be an http:// or https:// URL");
-	}
-	assert_int_equal(otlp_open(NULL, &o, &err), -1);
-	assert_int_equal(otlp_open("https://collector.example:4318/", &o, &err), 0);
-	otlp_close(o);
-}
-
-/* A collector on loopback: answers each request, keeps the bodies. */
-
-#define MAX_BODIES 4
-
-struct collector {
-	int fd;
-	int port;
-	int want;		/* requests to serve before stopping */
-	const char *answer;
-	int got;
-	char *bodies[MAX_BODIES];
-	char heads[MAX_BODIES][1024];
-};
-
-static bool
-wait_readable(int fd, int ms)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-
-	return poll(&p, 1, ms) == 1;
-}
-
-static size_t
-content_length(const char *head)
-{
-	const char *p = head;
-
-	while ((p = strchr(p, '\n')) != NULL) {
-		p++;
-		if (strncasecmp(p, "Content-Length:", 15) == 0)
-			return strtoul(p + 15, NULL, 10);
-	}
-	return 0;
-}
-
-/* One request on a connection; false at EOF or on any trouble. */
-static bool
-serve_one(struct collector *c, int conn)
-{
-	char buf[8192], *end;
-	size_t have = 0, need, head_len;
-	ssize_t n;
-
-	while (!(end = memmem(buf, have, "\r\n\r\n", 4))) {
-		if (have == sizeof buf || !wait_readable(conn, 5000))
-			return false;
-		n = read(conn, buf + have, sizeof buf - have);
-		if (n <= 0)
-			return false;
-		have += (size_t)n;
-	}
-	head_len = (size_t)(end - buf) + 4;
-	snprintf(c->heads[c->got], sizeof c->heads[0], "%.*s", (int)head_len, buf);
-	need = head_len + content_length(c->heads[c->got]);
-	while (have < need && have < sizeof buf && wait_readable(conn, 5000)) {
-		n = read(conn, buf + have, sizeof buf - have);
-		if (n <= 0)
-			return false;
-		have += (size_t)n;
-	}
-	if (have < need)
-		return false;
-	c->bodies[c->got] = strndup(buf + head_len, need - head_len);
-	c->got++;
-	return write(conn, c->answer, strlen(c->answer)) == (ssize_t)strlen(c->answer);
-}
-
-static void *
-collector_run(void *arg)
-{
-	struct collector *c = arg;
-	int conn;
-
-	while (c->got < c->want && wait_readable(c->fd, 5000)) {
-		conn = accept(c->fd, NULL, NULL);
-		if (conn < 0)
-			break;
-		while (c->got < c->want && serve_one(c, conn))
-			;
-		close(conn);
-	}
-	return NULL;
-}
-
-static int
-listen_loopback(int *port)
-{
-	struct sockaddr_in sa = { .sin_family = AF_INET };
-	socklen_t len = sizeof sa;
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-	assert_true(fd >= 0);
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
-	assert_int_equal(listen(fd, 8), 0);
-	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
-	*port = ntohs(sa.sin_port);
-	return fd;
-}
-
-static struct otlp *
-open_port(int port)
-{
-	struct otlp *o;
-	struct al_err err;
-	char url[64];
-
-	snprintf(url, sizeof url, "http://127.0.0.1:%d", port);
-	assert_int_equal(otlp_open(url, &o, &err), 0);
-	return o;
-}
-
-static void
-test_otlp_export_loopback(void **state)
-{
-	struct collector c = { .want = 2, .answer = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n" };
-	struct audit_entry e = sample_entry("sess-export", "sink_ceiling");
-	pthread_t th;
-	struct otlp *o;
-	json_t *body;
+	char ts[AUDIT_TS_LEN + 1], want[64];
+	struct timespec before, after;
+	struct tm tm;
 	int i;
 
 	(void)state;
-	c.fd = listen_loopback(&c.port);
-	assert_int_equal(pthread_create(&th, NULL, collector_run, &c), 0);
-	o = open_port(c.port);
-	e.detail = "{\"x\":\"CANARY-export-detail\"}";
-	assert_int_equal(otlp_export(o, &e, "00112233445566778899aabbccddeeff"), 0);
-	assert_int_equal(otlp_export(o, &e, "ffeeddccbbaa99887766554433221100"), 0);
-	assert_int_equal(otlp_sent(o), 2);
-	assert_int_equal(otlp_failures(o), 0);
-	otlp_close(o);
-	pthread_join(th, NULL);
-	close(c.fd);
-
-	assert_int_equal(c.got, 2);
-	for (i = 0; i < c.got; i++) {
-		assert_int_equal(strncmp(c.heads[i], "POST /v1/traces HTTP/1.1\r\n", 26), 0);
-		assert_non_null(strcasestr(c.heads[i], "\r\nContent-Type: application/json\r\n"));
-		assert_null(strstr(c.bodies[i], "CANARY-export-detail"));
-		body = json_loads(c.bodies[i], 0, NULL);
-		assert_non_null(body);
-		assert_string_equal(json_string_value(json_object_get(only_span(body), "name")),
-				    "airlock.call");
-		json_decref(body);
-		free(c.bodies[i]);
+	for (i = 0; i < 100; i++) {
+		assert_int_equal(clock_gettime(CLOCK_REALTIME, &before), 0);
+		assert_int_equal(make_ts(ts), 0);
+		assert_int_equal(clock_gettime(CLOCK_REALTIME, &after), 0);
+		if (before.tv_sec != after.tv_sec)
+			continue;	/* a second boundary in between: compare the next one */
+		assert_non_null(gmtime_r(&before.tv_sec, &tm));
+		strftime(want, sizeof want, "%Y-%m-%dT%H:%M:%S", &tm);
+		assert_int_equal(strlen(ts), AUDIT_TS_LEN);
+		assert_memory_equal(ts, want, 19);
+		assert_true(ts[19] == '.' && ts[26] == 'Z' && ts[27] == '\0');
+		assert_int_equal(strspn(ts + 20, "0123456789"), 6);
+		assert_true(strncmp(ts + 20, "000000", 6) >= 0);
 	}
 }
 
-static double
-now_s(void)
-{
-	struct timespec t;
+/* Entries that ride on a later commit. */
 
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+static struct audit_entry
+call_entry(const char *session, const char *call, enum audit_decision d)
+{
+	struct audit_entry e = sample_entry(session, "allowed");
+
+	e.call_id = call;
+	e.type = audit_type_id(audit_decision_type(d));
+	e.decision = audit_decision_id(d);
+	return e;
 }
 
-/* Export with stdout and stderr captured; returns what was printed. */
-static size_t
-export_silently(struct otlp *o, const struct audit_entry *e, int *rc, double *secs)
+/*
+ * Queue e on lane where the timer cannot take it (as if the next append
+ * came at once): while the lead looks busy, then due never.
+ */
+static void
+queue_held(struct audit *a, struct audit_lane *lane, const struct audit_entry *e)
 {
-	FILE *cap = tmpfile();
-	int saved_out = dup(1), saved_err = dup(2);
+	struct al_err err;
+
+	pthread_mutex_lock(&a->lock);
+	assert_false(a->committing);
+	a->committing = true;
+	pthread_mutex_unlock(&a->lock);
+	assert_int_equal(audit_append_later(a, lane, e, &err), 0);
+	pthread_mutex_lock(&a->lock);
+	assert_non_null(a->tail);
+	assert_ptr_equal(a->tail->lane, lane);
+	a->tail->due_ms = INT64_MAX;
+	a->committing = false;
+	pthread_mutex_unlock(&a->lock);
+}
+
+static void
+test_later_rides_on_next_commit(void **state)
+{
+	struct fixture *f = *state;
+	struct audit_entry d1 = call_entry("sess-L", "call-1", AUDIT_D_DISPATCH);
+	struct audit_entry t1 = call_entry("sess-L", "call-1", AUDIT_D_ALLOWED);
+	struct audit_entry d2 = call_entry("sess-L", "call-2", AUDIT_D_DISPATCH);
+	struct audit_lane lane = { 0 };
+	struct audit *a;
+	struct al_err err;
+	int64_t seq;
+	int commits = 0;
+
+	assert_int_equal(audit_open(f->db, &a, &err), 0);
+	sqlite3_commit_hook(a->db, count_commit, &commits);
+	assert_int_equal(audit_append(a, &d1, NULL, &seq, &err), 0);
+	assert_int_equal(seq, 1);
+	assert_int_equal(commits, 1);
+	queue_held(a, &lane, &t1);
+	assert_int_equal(lane.pending, 1);
+	assert_int_equal(audit_count(a, NULL), 1);	/* queued, not yet in the file */
+	assert_int_equal(audit_append(a, &d2, NULL, &seq, &err), 0);
+	assert_int_equal(commits, 2);			/* one fsync for both */
+	assert_int_equal(seq, 3);			/* the terminal entry went first */
+	assert_int_equal(lane.pending, 0);
+	assert_false(lane.failed);
+	assert_int_equal(audit_count(a, NULL), 3);
+	assert_int_equal(audit_lane_settle(a, &lane, &err), 0);
+	audit_close(a);
+	assert_verify(f->db, true, 3, 0, NULL);
+}
+
+/* Nobody else commits: the timer does, once it is due. */
+static void
+test_later_timer_commits(void **state)
+{
+	struct fixture *f = *state;
+	struct audit_entry t = call_entry("sess-T", "call-1", AUDIT_D_ALLOWED);
+	struct audit_lane lane = { 0 };
+	struct audit *a;
+	struct al_err err;
+	int i;
+
+	assert_int_equal(audit_open(f->db, &a, &err), 0);
+	assert_int_equal(audit_append_later(a, &lane, &t, &err), 0);
+	for (i = 0; i < 500 && audit_count(a, NULL) < 1; i++)
+		poll(NULL, 0, 10);
+	assert_int_equal(audit_count(a, NULL), 1);
+	pthread_mutex_lock(&a->lock);
+	assert_int_equal(lane.pending, 0);
+	pthread_mutex_unlock(&a->lock);
+	assert_int_equal(audit_lane_settle(a, &lane, &err), 0);
+	audit_close(a);
+	assert_verify(f->db, true, 1, 0, NULL);
+}
+
+/* Settling commits at once; closing commits what is still queued. */
+static void
+test_later_settle_and_close(void **state)
+{
+	struct fixture *f = *state;
+	struct audit_entry t = call_entry("sess-S", "call-1", AUDIT_D_ALLOWED);
+	struct audit_lane lane = { 0 };
+	struct audit *a;
+	struct al_err err;
+
+	assert_int_equal(audit_open(f->db, &a, &err), 0);
+	queue_held(a, &lane, &t);
+	assert_int_equal(audit_lane_settle(a, &lane, &err), 0);
+	assert_int_equal(audit_count(a, NULL), 1);
+	queue_held(a, &lane, &t);
+	audit_close(a);
+	assert_verify(f->db, true, 2, 0, NULL);
+}
+
+/* A lost terminal entry fails its lane: it is reported, and the lane takes no more. */
+static void
+test_later_failure_sticks(void **state)
+{
+	struct fixture *f = *state;
+	struct audit_entry t = call_entry("sess-F", "call-1", AUDIT_D_ALLOWED);
+	struct audit_lane lane = { 0 }, other = { 0 };
+	struct audit *a;
+	struct al_err err;
+
+	assert_int_equal(audit_open(f->db, &a, &err), 0);
+	sqlite3_commit_hook(a->db, refuse_commit, NULL);
+	assert_int_equal(audit_append_later(a, &lane, &t, &err), 0);
+	assert_int_equal(audit_lane_settle(a, &lane, &err), -1);
+	assert_string_equal(err.msg, "audit: cannot append entry");
+	assert_true(audit_lane_failed(a, &lane));
+	sqlite3_commit_hook(a->db, NULL, NULL);
+	assert_int_equal(audit_append_later(a, &lane, &t, &err), -1);
+	assert_int_equal(audit_append_later(a, &other, &t, &err), 0);	/* lanes are separate */
+	assert_int_equal(audit_lane_settle(a, &other, &err), 0);
+	assert_int_equal(audit_count(a, NULL), 1);
+	audit_close(a);
+}
+
+/*
+ * Unknown outcomes: dispatches with no terminal entry, by session; a
+ * denied call (no dispatch) and a completed one are not among them.
+ */
+static void
+test_verify_unknown_outcomes(void **state)
+{
+	struct fixture *f = *state;
+	const struct audit_entry rows[] = {
+		call_entry("sess-B", "call-b1", AUDIT_D_DISPATCH),
+		call_entry("sess-A", "call-a1", AUDIT_D_DISPATCH),
+		call_entry("sess-A", "call-a1", AUDIT_D_ALLOWED),
+		call_entry("sess-A", "call-a2", AUDIT_D_DISPATCH),
+		call_entry("sess-A", "call-a3", AUDIT_D_DENIED),
+		call_entry("sess-A", "call-a4", AUDIT_D_DISPATCH),
+		call_entry("sess-A", "call-a4", AUDIT_D_ERROR),
+	};
+	struct audit_verify v;
+	struct audit *a;
+	struct al_err err;
+	size_t i;
+
+	assert_int_equal(audit_open(f->db, &a, &err), 0);
+	for (i = 0; i < sizeof rows / sizeof rows[0]; i++)
+		assert_int_equal(audit_append(a, &rows[i], NULL, NULL, &err), 0);
+	audit_close(a);
+	assert_int_equal(audit_verify_file(f->db, &v, &err), 0);
+	assert_true(v.ok);
+	assert_int_equal(v.entries, 7);
+	assert_int_equal(v.n_unknown, 2);
+	assert_string_equal(v.unknown[0].session_id, "sess-A");
+	assert_string_equal(v.unknown[0].call_id, "call-a2");
+	assert_int_equal(v.unknown[0].seq, 4);
+	assert_string_equal(v.unknown[0].tool, "fs.read");
+	assert_string_equal(v.unknown[1].session_id, "sess-B");
+	assert_string_equal(v.unknown[1].call_id, "call-b1");
+	assert_int_equal(v.unknown[1].seq, 1);
+	assert_int_equal(v.decisions[AUDIT_D_DISPATCH], 4);
+	assert_int_equal(v.decisions[AUDIT_D_ALLOWED], 1);
+	assert_int_equal(v.decisions[AUDIT_D_DENIED], 1);
+	assert_int_equal(v.decisions[AUDIT_D_ERROR], 1);
+	assert_int_equal(v.unrecognised, 0);
+	audit_verify_free(&v);
+	assert_null(v.unknown);
+}
+
+/* Names from an edited file reach a terminal only without control bytes. */
+static void
+test_verify_unknown_sanitized(void **state)
+{
+	struct fixture *f = *state;
+	struct audit_entry e = call_entry("sess-\x1b[31m", "call-\x07", AUDIT_D_DISPATCH);
+	char long_tool[200];
+	struct audit_verify v;
+	struct audit *a;
+	struct al_err err;
+
+	memset(long_tool, 'x', sizeof long_tool);
+	memcpy(long_tool + 62, "\xc3\xa9", 2);	/* a cut at 63 bytes would split it */
+	long_tool[sizeof long_tool - 1] = '\0';
+	e.tool = long_tool;
+	assert_int_equal(audit_open(f->db, &a, &err), 0);
+	assert_int_equal(audit_append(a, &e, NULL, NULL, &err), 0);
+	audit_close(a);
+	assert_int_equal(audit_verify_file(f->db, &v, &err), 0);
+	assert_int_equal(v.n_unknown, 1);
+	assert_string_equal(v.unknown[0].session_id, "sess-?[31m");
+	assert_string_equal(v.unknown[0].call_id, "call-?");
+	assert_int_equal(strlen(v.unknown[0].tool), 62);	/* before the 2-byte sequence */
+	audit_verify_free(&v);
+}
+
+/*
+ * The vocabulary is one table, and verify knows all of it: an entry of
+ * every decision is counted under it; anything else is unrecognised.
+ */
+static void
+test_vocabulary(void **state)
+{
+	struct fixture *f = *state;
+	const char *const types[] = { AUDIT_SESSION_START, AUDIT_ADMISSION, AUDIT_DISPATCH,
+				      AUDIT_CALL, AUDIT_SESSION_END, AUDIT_POLICY };
+	struct audit_entry e = sample_entry("sess-V", NULL);
+	bool type_used[AUDIT_T_COUNT] = { false };
+	struct audit_verify v;
+	struct audit *a;
+	struct al_err err;
+	int d, t;
+
+	assert_int_equal(sizeof types / sizeof types[0], AUDIT_T_COUNT);
+	for (t = 0; t < AUDIT_T_COUNT; t++)
+		assert_string_equal(types[t], audit_type_id((enum audit_type)t));
+	assert_int_equal(audit_open(f->db, &a, &err), 0);
+	for (d = 0; d < AUDIT_D_COUNT; d++) {
+		e.call_id = "call-v";
+		e.type = audit_type_id(audit_decision_type((enum audit_decision)d));
+		e.decision = audit_decision_id((enum audit_decision)d);
+		assert_int_equal(audit_decision_lookup(e.type, e.decision), d);
+		type_used[audit_decision_type((enum audit_decision)d)] = true;
+		assert_int_equal(audit_append(a, &e, NULL, NULL, &err), 0);
+	}
+	for (t = 0; t < AUDIT_T_COUNT; t++)
+		assert_true(type_used[t]);		/* every type has a decision */
+	e.type = AUDIT_CALL;
+	e.decision = "maybe";
+	assert_int_equal(audit_append(a, &e, NULL, NULL, &err), 0);
+	e.decision = "start";			/* a session_start decision on a call */
+	assert_int_equal(audit_append(a, &e, NULL, NULL, &err), 0);
+	audit_close(a);
+	assert_int_equal(audit_verify_file(f->db, &v, &err), 0);
+	assert_true(v.ok);
+	for (d = 0; d < AUDIT_D_COUNT; d++)
+		assert_int_equal(v.decisions[d], 1);
+	assert_int_equal(v.unrecognised, 2);
+	audit_verify_free(&v);
+	assert_int_equal(audit_decision_lookup(AUDIT_CALL, NULL), AUDIT_D_COUNT);
+	/* The supervisor writes policy entries with the cutover results' names. */
+	assert_int_equal(audit_decision_lookup(AUDIT_POLICY, cutover_result_id(CUTOVER_APPLIED)),
+			 AUDIT_D_APPLIED);
+	assert_int_equal(audit_decision_lookup(AUDIT_POLICY,
+					       cutover_result_id(CUTOVER_NOT_APPLICABLE)),
+			 AUDIT_D_NOT_APPLICABLE);
+	assert_int_equal(audit_decision_lookup(AUDIT_POLICY, cutover_result_id(CUTOVER_REJECTED)),
+			 AUDIT_D_REJECTED);
+	assert_string_equal(audit_decision_id(AUDIT_D_COUNT), "unknown");
+}
+
+/* A caller's pre-drawn entry id is used as it is; a malformed one fails alone. */
+static void
+test_entry_id_given(void **state)
+{
+	struct fixture *f = *state;
+	struct audit_entry e = sample_entry("sess-I", NULL);
+	char id[33];
+	struct audit *a;
+	struct al_err err;
+
+	assert_int_equal(audit_open(f->db, &a, &err), 0);
+	e.entry_id = "00112233445566778899aabbccddeeff";
+	assert_int_equal(audit_append(a, &e, id, NULL, &err), 0);
+	assert_string_equal(id, e.entry_id);
+	e.entry_id = "0011223344556677";
+	assert_int_equal(audit_append(a, &e, NULL, NULL, &err), -1);
+	e.entry_id = "00112233445566778899AABBCCDDEEFF";
+	assert_int_equal(audit_append(a, &e, NULL, NULL, &err), -1);
+	audit_close(a);
+	assert_verify(f->db, true, 1, 0, NULL);
+}
+
+/*
+ * The WAL stays bounded over many commits: checkpointed every
+ * AUDIT_CHECKPOINT_PAGES and truncated to AUDIT_WAL_LIMIT. Without the
+ * checkpoint, 1500 commits of at least two pages each would leave a WAL of
+ * several MiB.
+ */
+static void
+test_wal_bounded(void **state)
+{
+	struct fixture *f = *state;
+	char wal[128];
+	struct audit *a;
+	struct al_err err;
 	struct stat st;
-	double t0;
+	off_t most = 0;
+	int i;
 
-	assert_non_null(cap);
-	fflush(stdout);
-	fflush(stderr);
-	dup2(fileno(cap), 1);
-	dup2(fileno(cap), 2);
-	t0 = now_s();
-	*rc = otlp_export(o, e, "00112233445566778899aabbccddeeff");
-	*secs = now_s() - t0;
-	fflush(stdout);
-	fflush(stderr);
-	dup2(saved_out, 1);
-	dup2(saved_err, 2);
-	close(saved_out);
-	close(saved_err);
-	assert_int_equal(fstat(fileno(cap), &st), 0);
-	fclose(cap);
-	return (size_t)st.st_size;
-}
-
-static void
-test_otlp_non_2xx_fails(void **state)
-{
-	struct collector c = { .want = 1,
-		.answer = "HTTP/1.1 500 Internal Server Error\r\nContent-Length: 5\r\n\r\noops\n" };
-	struct audit_entry e = sample_entry("sess-export", "sink_ceiling");
-	pthread_t th;
-	struct otlp *o;
-	double secs;
-	int rc;
-
-	(void)state;
-	c.fd = listen_loopback(&c.port);
-	assert_int_equal(pthread_create(&th, NULL, collector_run, &c), 0);
-	o = open_port(c.port);
-	/* The collector's answer body is never printed. */
-	assert_int_equal(export_silently(o, &e, &rc, &secs), 0);
-	assert_int_equal(rc, -1);
-	assert_int_equal(otlp_sent(o), 0);
-	assert_int_equal(otlp_failures(o), 1);
-	otlp_close(o);
-	pthread_join(th, NULL);
-	close(c.fd);
-	assert_int_equal(c.got, 1);
-	free(c.bodies[0]);
-}
-
-static void
-test_otlp_closed_port(void **state)
-{
-	struct audit_entry e = sample_entry("sess-export", "sink_ceiling");
-	struct otlp *o;
-	double secs;
-	int port, fd, rc;
-
-	(void)state;
-	fd = listen_loopback(&port);
-	close(fd);		/* nothing listens there now */
-	o = open_port(port);
-	assert_int_equal(export_silently(o, &e, &rc, &secs), 0);
-	assert_int_equal(rc, -1);
-	assert_true(secs < 3.0);
-	assert_int_equal(otlp_failures(o), 1);
-	assert_int_equal(otlp_sent(o), 0);
-	otlp_close(o);
-}
-
-static void
-test_otlp_silent_collector_times_out(void **state)
-{
-	struct audit_entry e = sample_entry("sess-export", "sink_ceiling");
-	struct otlp *o;
-	double secs;
-	int port, fd, rc;
-
-	(void)state;
-	/* Listening but never accepting: the connect succeeds, no answer comes. */
-	fd = listen_loopback(&port);
-	o = open_port(port);
-	assert_int_equal(export_silently(o, &e, &rc, &secs), 0);
-	assert_int_equal(rc, -1);
-	assert_true(secs >= 1.5 && secs < 3.0);
-	assert_int_equal(otlp_failures(o), 1);
-	otlp_close(o);
-	close(fd);
+	snprintf(wal, sizeof wal, "%s-wal", f->db);
+	assert_int_equal(audit_open(f->db, &a, &err), 0);
+	assert_int_equal(raw_int(a->db, "PRAGMA wal_autocheckpoint"), AUDIT_CHECKPOINT_PAGES);
+	assert_int_equal(raw_int(a->db, "PRAGMA journal_size_limit"), AUDIT_WAL_LIMIT);
+	for (i = 0; i < 15; i++) {
+		append_n(a, "sess-W", "allowed", 100);
+		assert_int_equal(stat(wal, &st), 0);	/* there is a WAL to measure */
+		if (st.st_size > most)
+			most = st.st_size;
+	}
+	assert_true(most > 0);
+	assert_true(most <= AUDIT_WAL_LIMIT);
+	assert_int_equal(audit_count(a, NULL), 1500);
+	audit_close(a);
+	assert_verify(f->db, true, 1500, 0, NULL);
 }
 
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -1463,16 +1441,17 @@ main(void)
 		T(test_canary_only_hashed),
 		T(test_errors_fixed_text),
 		T(test_other_sqlite_db),
-		cmocka_unit_test(test_otlp_body_allowlist),
-		cmocka_unit_test(test_otlp_open_refuses),
-		cmocka_unit_test(test_otlp_export_loopback),
-		cmocka_unit_test(test_otlp_non_2xx_fails),
-		cmocka_unit_test(test_otlp_closed_port),
-		cmocka_unit_test(test_otlp_silent_collector_times_out),
+		cmocka_unit_test(test_timestamp_format),
+		T(test_later_rides_on_next_commit),
+		T(test_later_timer_commits),
+		T(test_later_settle_and_close),
+		T(test_later_failure_sticks),
+		T(test_verify_unknown_outcomes),
+		T(test_verify_unknown_sanitized),
+		T(test_vocabulary),
+		T(test_entry_id_given),
+		T(test_wal_bounded),
 	};
 
-	/* Once, before any thread exists, as main() does for the program. */
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
-		return 1;
 	return cmocka_run_group_tests_name("audit", tests, NULL, NULL);
 }

@@ -699,6 +699,68 @@ test_bad_args(void **state)
 	audit_close(a);
 }
 
+static struct audit_entry
+outcome_entry(const char *session, const char *call, const char *type, const char *decision)
+{
+	struct audit_entry e = call_entry(session);
+
+	e.call_id = call;
+	e.type = type;
+	e.decision = decision;
+	return e;
+}
+
+/*
+ * Dispatches with no terminal entry, up to a sequence: exactly those, as
+ * rows marked unknown_outcome; a completed call and a denial are not.
+ */
+static void
+test_unknown_outcomes(void **state)
+{
+	struct fixture *f = *state;
+	struct audit *a = writer_open(f);
+	struct audit_tail *t;
+	struct audit_row rows[8];
+	struct audit_entry e;
+	int64_t upto;
+	size_t n = 99;
+
+	e = outcome_entry("sess-A", "call-1", AUDIT_DISPATCH, "dispatch");
+	append(a, &e);
+	e = outcome_entry("sess-A", "call-1", AUDIT_CALL, "allowed");
+	append(a, &e);
+	e = outcome_entry("sess-A", "call-2", AUDIT_DISPATCH, "dispatch");
+	append(a, &e);						/* seq 3: no outcome */
+	e = outcome_entry("sess-B", "call-3", AUDIT_CALL, "denied");
+	append(a, &e);
+	e = outcome_entry("sess-B", "call-4", AUDIT_DISPATCH, "dispatch");
+	upto = append(a, &e);					/* seq 5: no outcome */
+	e = outcome_entry("sess-B", "call-5", AUDIT_DISPATCH, "dispatch");
+	append(a, &e);						/* seq 6: past upto */
+	t = tail_open(f);
+	assert_int_equal(audit_tail_unknown(t, upto, rows, 8, &n), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(rows[0].seq, 3);
+	assert_string_equal(rows[0].call, "call-2");
+	assert_string_equal(rows[0].session, "sess-A");
+	assert_true(rows[0].unknown_outcome);
+	assert_int_equal(rows[1].seq, 5);
+	assert_string_equal(rows[1].call, "call-4");
+	assert_true(rows[1].unknown_outcome);
+	assert_int_equal(audit_tail_unknown(t, upto, rows, 1, &n), 0);	/* cap holds */
+	assert_int_equal(n, 1);
+	assert_int_equal(rows[0].seq, 3);
+	/* Ordinary rows carry their decision's tone and are not marked. */
+	assert_int_equal(audit_tail_read(t, 0, NULL, rows, 8, &n), 0);
+	assert_int_equal(n, 6);
+	assert_int_equal(rows[1].tone, AUDIT_TONE_GOOD);
+	assert_int_equal(rows[3].tone, AUDIT_TONE_BAD);
+	assert_int_equal(rows[0].tone, AUDIT_TONE_PLAIN);
+	assert_false(rows[0].unknown_outcome);
+	audit_tail_close(t);
+	audit_close(a);
+}
+
 int
 main(void)
 {
@@ -718,6 +780,7 @@ main(void)
 		T(test_missing_file),
 		T(test_not_audit_db),
 		T(test_bad_args),
+		T(test_unknown_outcomes),
 	};
 
 	return cmocka_run_group_tests_name("audit_tail", tests, NULL, NULL);

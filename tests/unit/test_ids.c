@@ -1,3 +1,7 @@
+/*
+ * Generated identifiers: prefix and lowercase hex of the right length,
+ * refusals when the buffer is too small, and hex that is the bytes drawn.
+ */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -9,53 +13,68 @@
 #include "ids.h"
 
 static void
-assert_hex(const char *s, size_t n)
+assert_hex_id(const char *id, const char *prefix, size_t digits)
 {
-	size_t i;
+	size_t plen = strlen(prefix);
 
-	assert_int_equal(strlen(s), n);
-	for (i = 0; i < n; i++)
-		assert_non_null(strchr("0123456789abcdef", s[i]));
+	assert_int_equal(strlen(id), plen + digits);
+	assert_memory_equal(id, prefix, plen);
+	assert_int_equal(strspn(id + plen, "0123456789abcdef"), digits);
 }
 
-/* The prefix, then two lower-case hex digits per byte; never twice the same. */
 static void
-test_shape(void **state)
+test_random_shape(void **state)
 {
 	char a[ID_MAX], b[ID_MAX];
 
 	(void)state;
-	assert_int_equal(id_random(a, sizeof a, "s-", 16), 0);
-	assert_int_equal(id_random(b, sizeof b, "s-", 16), 0);
-	assert_memory_equal(a, "s-", 2);
-	assert_hex(a + 2, 32);
-	assert_string_not_equal(a, b);
-	assert_int_equal(id_random(a, sizeof a, "", 1), 0);
-	assert_hex(a, 2);
+	assert_int_equal(id_random(a, sizeof a, "call-", 8), 0);
+	assert_hex_id(a, "call-", 16);
+	assert_int_equal(id_random(b, sizeof b, "call-", 8), 0);
+	assert_string_not_equal(a, b);		/* 64 random bits: never twice */
+	assert_int_equal(id_random(a, 33, "", 16), 0);
+	assert_hex_id(a, "", 32);
 }
 
-/* Too small a buffer, or too many bytes: -1 and an empty string. */
 static void
-test_refusals(void **state)
+test_too_small(void **state)
 {
-	char out[ID_MAX];
+	char out[9] = "xxxxxxxx";
 
 	(void)state;
-	memset(out, 'x', sizeof out);
-	assert_int_equal(id_random(out, 2 + 32, "s-", 16), -1);	/* no room for the NUL */
+	assert_int_equal(id_random(out, sizeof out, "call-", 8), -1);
 	assert_string_equal(out, "");
-	assert_int_equal(id_random(out, 2 + 32 + 1, "s-", 16), 0);
-	assert_int_equal(id_random(out, sizeof out, "", 33), -1);
+	assert_int_equal(id_random(out, sizeof out, "", 64), -1);	/* more than one draw holds */
+	assert_int_equal(id_hex(out, sizeof out, "ab", "\x01\x02\x03", 3), 0);
+	assert_string_equal(out, "ab010203");
+	assert_int_equal(id_hex(out, sizeof out, "abc", "\x01\x02\x03", 3), -1);
 	assert_string_equal(out, "");
-	assert_int_equal(id_random(out, 0, "", 1), -1);
+}
+
+static void
+test_hex_is_the_bytes(void **state)
+{
+	const unsigned char raw[] = { 0x00, 0x0f, 0xa5, 0xff, 0x10 };
+	unsigned char drawn[24], zero[24] = { 0 };
+	char out[64];
+
+	(void)state;
+	assert_int_equal(id_hex(out, sizeof out, "p-", raw, sizeof raw), 0);
+	assert_string_equal(out, "p-000fa5ff10");
+	memset(drawn, 0, sizeof drawn);
+	assert_int_equal(id_draw(drawn, sizeof drawn), 0);
+	assert_memory_not_equal(drawn, zero, sizeof drawn);
+	assert_int_equal(id_hex(out, sizeof out, "", drawn, 8), 0);
+	assert_hex_id(out, "", 16);
 }
 
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_shape),
-		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_random_shape),
+		cmocka_unit_test(test_too_small),
+		cmocka_unit_test(test_hex_is_the_bytes),
 	};
 
 	return cmocka_run_group_tests_name("ids", tests, NULL, NULL);

@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# The crash contract (docs/guarantees.md) with the real binary: `airlock run`
+# is SIGKILLed while a call is dispatched and its upstream has not answered
+# (the fixture upstream in stall_second mode: the first call is answered,
+# the second never is). Afterwards:
+#   - `airlock audit verify` (text and --json) says the chain is intact and
+#     lists exactly one unknown outcome: that second call, under its session;
+#   - the first call's terminal entry, which rode on the second dispatch's
+#     commit (or the timer), is in the log;
+#   - the upstream saw both calls (its sink), nothing reached it unaudited
+#     (two dispatch entries), and it is gone (EOF on stdin);
+#   - the watchdog stopped the container; `airlock reap` removes it.
+#
+# usage: crash.sh AIRLOCK AGENT_BIN UPSTREAM_BIN
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/common.sh"
+require_daemon
+
+airlock=$1 agent=$2 upstream=$3
+work=$(mktemp -d)
+engine_pid=
+cleanup() {
+	[ -n "$engine_pid" ] && kill -9 "$engine_pid" 2>/dev/null
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+passed=0 failed=0
+ok() { passed=$((passed + 1)); echo "ok: $*"; }
+not_ok() { failed=$((failed + 1)); echo "not ok: $*"; }
+check() {	# description, command...
+	local what=$1; shift
+	if "$@"; then ok "$what"; else not_ok "$what"; fi
+}
+
+mkdir -p "$work/image"
+cp "$agent" "$work/image/agent"
+printf 'FROM scratch\nCOPY agent /agent\nENTRYPOINT ["/agent"]\n' >"$work/image/Dockerfile"
+DOCKER_BUILDKIT=0 "$DOCKER" build -q --iidfile "$work/image/iid" -t airlock-test-agent:latest \
+	"$work/image" >/dev/null || { echo "not ok: agent image build"; exit 1; }
+image=$(cat "$work/image/iid")
+printf '{"note":"crash"}\n' >"$work/payload.json"
+
+cat >"$work/config.json" <<JSON
+{
+  "profile": {"image": "$image", "cmd": ["loop"], "tmpfs": {"/tmp": 1048576}},
+  "bounds": {"session_ms": 60000},
+  "upstreams": {
+    "vault": {"argv": ["$upstream", "--sink", "$work/vault.sink", "--mode", "stall_second"],
+              "env": {"PATH": "/usr/bin:/bin"}, "timeout_ms": 60000}
+  },
+  "tools": {
+    "store": {"upstream": "vault", "remote": "store", "data_class": "confidential",
+              "sink_ceiling": "confidential", "response_ceiling": "confidential"}
+  },
+  "aliases": {"save": "store"},
+  "initial": {"file": "$work/payload.json", "class": "confidential"}
+}
+JSON
+
+sink_lines() { [ -f "$work/vault.sink" ] && wc -l <"$work/vault.sink" || echo 0; }
+wait_for() {	# TENTHS COMMAND...: poll until it holds
+	local n=$1; shift
+	while [ "$n" -gt 0 ]; do
+		"$@" && return 0
+		sleep 0.1
+		n=$((n - 1))
+	done
+	return 1
+}
+two_calls() { [ "$(sink_lines)" -ge 2 ]; }
+session_id() { sqlite3 "$work/audit.db" "select session_id from audit_entries where type='session_start' limit 1"; }
+count() { sqlite3 "$work/audit.db" "select count(*) from audit_entries where $1"; }
+
+"$airlock" run --config "$work/config.json" --audit "$work/audit.db" --json \
+	>"$work/summary.json" 2>"$work/stderr" </dev/null &
+engine_pid=$!
+
+check "the second call reached the upstream (stalled there)" wait_for 300 two_calls
+kill -9 "$engine_pid"
+wait "$engine_pid" 2>/dev/null
+engine_pid=
+sid=$(session_id)
+check "the session is in the log" test -n "$sid"
+check "the engine died before ending the session (no session_end)" \
+	test "$(count "type='session_end'")" = 0
+check "both calls were dispatched before the upstream saw them" \
+	test "$(count "type='dispatch'")" = 2
+check "the first call's terminal entry is durable (allowed)" \
+	test "$(count "type='call' and decision='allowed'")" = 1
+check "the second call has no terminal entry" test "$(count "type='call'")" = 1
+
+"$airlock" audit verify "$work/audit.db" >"$work/verify.txt"
+rc=$?
+"$airlock" audit verify "$work/audit.db" --json >"$work/verify.json"
+second=$(sqlite3 "$work/audit.db" "select call_id from audit_entries where type='dispatch' order by seq desc limit 1")
+check "verify: the chain is intact (exit 0)" test "$rc" = 0
+check "verify: the text names the unknown outcome, its session and call" \
+	grep -qF "unknown outcome: session $sid call $second (tool store" "$work/verify.txt"
+check "verify: the text counts exactly one" \
+	grep -qF ": 1 call dispatched without a terminal entry (unknown outcome)" "$work/verify.txt"
+check "verify --json: exactly that call, under its session" python3 - "$work/verify.json" "$sid" "$second" <<'PY'
+import json, sys
+v = json.load(open(sys.argv[1]))
+u = v["unknown_outcomes"]
+sys.exit(0 if v["ok"] and len(u) == 1 and u[0]["session"] == sys.argv[2]
+         and [c["call_id"] for c in u[0]["calls"]] == [sys.argv[3]]
+         and u[0]["calls"][0]["tool"] == "store"
+         and v["decisions"]["dispatch"] == 2 and v["decisions"]["allowed"] == 1
+         and v["unrecognised"] == 0 else 1)
+PY
+# [-]: the pattern must not match a command line that merely quotes it.
+upstream_gone() { [ -s "$work/vault.sink" ] && ! pgrep -f "[-]-sink $work/vault.sink" >/dev/null; }
+check "the upstream exited once the engine was gone" wait_for 100 upstream_gone
+left() { [ -n "$sid" ] && [ -z "$("$DOCKER" ps -q --filter "label=io.airlock.session=$sid")" ]; }
+check "the watchdog stopped the container" wait_for 150 left
+"$airlock" reap >/dev/null 2>&1
+gone() { [ -n "$sid" ] && [ -z "$("$DOCKER" ps -aq --filter "label=io.airlock.session=$sid")" ]; }
+check "reap removed it" wait_for 100 gone
+
+echo "crash: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,600 @@
+/*
+ * gateway_handle without Docker: the fixture upstream (a real MCP server
+ * process, AIRLOCK_UPSTREAM) and a temporary audit database. Each decision
+ * path is judged by what the observers hold: the reply line, the audit
+ * rows of the session (type, decision, rule) and the upstream's sink file,
+ * which holds every tools/call it received — empty when the sink was never
+ * contacted.
+ *
+ * White box (gateway.c is included) only to mark an earlier terminal entry
+ * as lost, the one audit failure a test cannot cause from outside.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "../../engine/gateway.c"
+
+#define ROWS_MAX	16
+
+struct gw {
+	char dir[64], db[96], sink[96];
+	struct airlock_config c;
+	struct audit *a;
+	struct gate *gate;
+	bool with_gate;
+	struct gateway *g;
+};
+
+static const char *
+upstream_bin(void)
+{
+	const char *u = getenv("AIRLOCK_UPSTREAM");
+
+	assert_non_null(u);
+	assert_true(u[0] == '/');
+	return u;
+}
+
+/*
+ * Tools: echo (allowed), leak (response above its ceiling), post (a public
+ * sink: the confidential session is above it), pinned (a pin that never
+ * matches), missing (an upstream that cannot start).
+ */
+static void
+gw_config(struct gw *w, const char *mode, int timeout_ms, int frame_bytes)
+{
+	char text[4096];
+	struct al_err err;
+	json_t *root;
+
+	snprintf(text, sizeof text,
+		 "{\"upstreams\": {"
+		 "  \"u\": {\"argv\": [\"%s\", \"--sink\", \"%s\", \"--mode\", \"%s\"],"
+		 "         \"timeout_ms\": %d},"
+		 "  \"gone\": {\"argv\": [\"%s/no-such-upstream\"]}},"
+		 " \"tools\": {"
+		 "  \"echo\": {\"upstream\": \"u\", \"remote\": \"echo\", \"data_class\": \"confidential\","
+		 "            \"sink_ceiling\": \"confidential\", \"response_ceiling\": \"confidential\"},"
+		 "  \"leak\": {\"upstream\": \"u\", \"remote\": \"echo\", \"data_class\": \"confidential\","
+		 "            \"sink_ceiling\": \"confidential\", \"response_ceiling\": \"public\"},"
+		 "  \"post\": {\"upstream\": \"u\", \"remote\": \"echo\", \"data_class\": \"public\","
+		 "            \"sink_ceiling\": \"public\", \"response_ceiling\": \"public\"},"
+		 "  \"pinned\": {\"upstream\": \"u\", \"remote\": \"echo\", \"data_class\": \"confidential\","
+		 "            \"sink_ceiling\": \"confidential\", \"response_ceiling\": \"confidential\","
+		 "            \"pin\": \"%064d\"},"
+		 "  \"missing\": {\"upstream\": \"gone\", \"remote\": \"echo\", \"data_class\": \"confidential\","
+		 "            \"sink_ceiling\": \"confidential\", \"response_ceiling\": \"confidential\"}},"
+		 " \"aliases\": {\"say\": \"echo\", \"leak\": \"leak\", \"post\": \"post\","
+		 "               \"pinned\": \"pinned\", \"missing\": \"missing\"},"
+		 " \"initial\": {\"class\": \"confidential\"},"
+		 " \"bounds\": {\"calls\": 64, \"frame_bytes\": %d}}",
+		 upstream_bin(), w->sink, mode, timeout_ms, w->dir, 0, frame_bytes);
+	root = json_loads(text, 0, NULL);
+	assert_non_null(root);
+	config_init(&w->c);
+	if (config_load_json(&w->c, root, 2, &err) < 0)
+		fail_msg("config: %s", err.msg);
+	json_decref(root);
+}
+
+static void
+gw_open_with(struct gw *w, const char *mode, int timeout_ms, int frame_bytes, bool with_gate)
+{
+	bool approved[GATE_TOOLS_MAX];
+	struct al_err err;
+	size_t i;
+
+	memset(w, 0, sizeof *w);
+	snprintf(w->dir, sizeof w->dir, "/tmp/airlock-gw-XXXXXX");
+	assert_non_null(mkdtemp(w->dir));
+	snprintf(w->db, sizeof w->db, "%s/audit.db", w->dir);
+	snprintf(w->sink, sizeof w->sink, "%s/u.sink", w->dir);
+	gw_config(w, mode, timeout_ms, frame_bytes);
+	assert_int_equal(audit_open(w->db, &w->a, &err), 0);
+	w->with_gate = with_gate;
+	if (with_gate) {
+		for (i = 0; i < w->c.n_tools; i++)
+			approved[i] = true;
+		w->gate = gate_new(approved, w->c.n_tools);
+		assert_non_null(w->gate);
+	}
+	assert_int_equal(gateway_open(&(struct gateway_options){
+		.config = &w->c, .session_id = "sess-gw", .audit = w->a,
+		.gate = with_gate ? w->gate : NULL }, &w->g, &err), 0);
+}
+
+static void
+gw_open(struct gw *w, const char *mode)
+{
+	gw_open_with(w, mode, 5000, 65536, false);
+}
+
+/* Close the gateway (its queued entries settle), then the log. */
+static void
+gw_finish(struct gw *w)
+{
+	if (w->g)
+		gateway_close(w->g);
+	w->g = NULL;
+	if (w->with_gate)
+		gate_free(w->gate);
+	audit_close(w->a);
+	w->a = NULL;
+}
+
+static void
+gw_free(struct gw *w)
+{
+	char cmd[128];
+
+	config_free(&w->c);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", w->dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+static enum gateway_status
+gw_call(struct gw *w, const char *line, enum policy_rule *rule, char **reply)
+{
+	enum gateway_status st;
+	size_t len;
+
+	st = gateway_handle(w->g, line, strlen(line), reply, &len, rule);
+	if (st == GW_REPLY) {
+		assert_non_null(*reply);
+		assert_int_equal(strlen(*reply), len);
+	} else {
+		assert_null(*reply);
+	}
+	return st;
+}
+
+/* One call that gets a reply; the reply is checked and freed. */
+static void
+expect_reply(struct gw *w, const char *line, enum policy_rule want, const char *want_reply)
+{
+	enum policy_rule rule;
+	char *reply;
+
+	assert_int_equal(gw_call(w, line, &rule, &reply), GW_REPLY);
+	assert_string_equal(policy_rule_id(rule), policy_rule_id(want));
+	assert_string_equal(reply, want_reply);
+	free(reply);
+}
+
+static void
+expect_fault(struct gw *w, const char *line, enum gateway_status want_st, enum policy_rule want)
+{
+	enum policy_rule rule;
+	char *reply;
+
+	assert_int_equal(gw_call(w, line, &rule, &reply), want_st);
+	assert_string_equal(policy_rule_id(rule), policy_rule_id(want));
+	assert_true(policy_rule_fatal(rule));
+}
+
+/* The session's rows as "type decision rule", in sequence order. */
+static size_t
+audit_rows(const char *db, char rows[ROWS_MAX][96])
+{
+	sqlite3 *h;
+	sqlite3_stmt *st;
+	size_t n = 0;
+
+	assert_int_equal(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(h, "SELECT type, decision, coalesce(rule, '-')"
+					    " FROM audit_entries WHERE session_id = 'sess-gw'"
+					    " ORDER BY seq", -1, &st, NULL), SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW && n < ROWS_MAX) {
+		snprintf(rows[n], 96, "%s %s %s", sqlite3_column_text(st, 0),
+			 sqlite3_column_text(st, 1), sqlite3_column_text(st, 2));
+		n++;
+	}
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	return n;
+}
+
+/* Exactly these rows (NULL-terminated), and a chain that verifies. */
+static void
+expect_rows(struct gw *w, const char *const *want)
+{
+	char rows[ROWS_MAX][96];
+	size_t n = audit_rows(w->db, rows), i;
+	struct audit_verify v;
+	struct al_err err;
+
+	for (i = 0; want[i]; i++) {
+		if (i >= n)
+			fail_msg("row %zu missing, want \"%s\"", i, want[i]);
+		assert_string_equal(rows[i], want[i]);
+	}
+	assert_int_equal(n, i);
+	assert_int_equal(audit_verify_file(w->db, &v, &err), 0);
+	assert_true(v.ok);
+	assert_int_equal(v.n_unknown, 0);
+	assert_int_equal(v.unrecognised, 0);
+	audit_verify_free(&v);
+}
+
+/* The number of tools/call the upstream received (one sink line each). */
+static int
+sink_calls(const struct gw *w)
+{
+	FILE *f = fopen(w->sink, "r");
+	int n = 0, ch;
+
+	if (!f)
+		return 0;
+	while ((ch = fgetc(f)) != EOF)
+		n += ch == '\n';
+	fclose(f);
+	return n;
+}
+
+#define SAY	"{\"operation\":\"say\",\"arguments\":{\"message\":\"hello\"}}"
+
+static void
+test_allowed(void **state)
+{
+	static const char *const rows[] = { "dispatch dispatch -", "call allowed allowed",
+					    "dispatch dispatch -", "call allowed allowed", NULL };
+	struct gw w;
+
+	(void)state;
+	gw_open(&w, "echo");
+	expect_reply(&w, SAY, RULE_ALLOWED, "{\"allowed\":true,\"response\":\"hello\"}\n");
+	expect_reply(&w, SAY, RULE_ALLOWED, "{\"allowed\":true,\"response\":\"hello\"}\n");
+	gw_finish(&w);
+	assert_int_equal(sink_calls(&w), 2);
+	expect_rows(&w, rows);
+	gw_free(&w);
+}
+
+/* The upstream receives the canonical arguments the request hash covers. */
+static void
+test_arguments_as_hashed(void **state)
+{
+	const char *line = "{\"operation\":\"say\",\"arguments\":{\"z\":1,\"message\":\"m\",\"a\":[true]}}";
+	const char *canon = "{\"a\":[true],\"message\":\"m\",\"z\":1}";
+	char want[HASH_HEX_LEN + 1], sink[512];
+	sqlite3_stmt *st;
+	sqlite3 *h;
+	struct gw w;
+	FILE *f;
+
+	(void)state;
+	gw_open(&w, "echo");
+	expect_reply(&w, line, RULE_ALLOWED, "{\"allowed\":true,\"response\":\"m\"}\n");
+	gw_finish(&w);
+	hash_sha256_hex(canon, strlen(canon), want);
+	assert_int_equal(sqlite3_open_v2(w.db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(h, "SELECT DISTINCT request_hash FROM audit_entries"
+					    " WHERE type IN ('dispatch', 'call')", -1, &st, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_string_equal((const char *)sqlite3_column_text(st, 0), want);
+	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	f = fopen(w.sink, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(sink, sizeof sink, f));
+	fclose(f);
+	assert_non_null(strstr(sink, "\"message\":\"m\""));
+	gw_free(&w);
+}
+
+static void
+test_invalid_request(void **state)
+{
+	static const char *const rows[] = { NULL };
+	struct gw w;
+
+	(void)state;
+	gw_open(&w, "echo");
+	expect_fault(&w, "{\"operation\":\"say\"}", GW_INVALID, RULE_INVALID_REQUEST);
+	expect_fault(&w, "{\"operation\":\"nope\",\"arguments\":{}}", GW_INVALID,
+		     RULE_INVALID_REQUEST);
+	gw_finish(&w);
+	assert_int_equal(sink_calls(&w), 0);
+	expect_rows(&w, rows);
+	gw_free(&w);
+}
+
+static void
+test_sink_ceiling(void **state)
+{
+	static const char *const rows[] = { "call denied sink_ceiling", NULL };
+	struct gw w;
+
+	(void)state;
+	gw_open(&w, "echo");
+	expect_reply(&w, "{\"operation\":\"post\",\"arguments\":{\"message\":\"x\"}}",
+		     RULE_SINK_CEILING, "{\"allowed\":false,\"response\":null}\n");
+	gw_finish(&w);
+	assert_int_equal(sink_calls(&w), 0);
+	expect_rows(&w, rows);
+	gw_free(&w);
+}
+
+static void
+test_revoked_and_closed(void **state)
+{
+	static const char *const rows[] = { "call denied revoked", "call denied gate_closed", NULL };
+	bool allowed[GATE_TOOLS_MAX] = { false };
+	struct gate_ack ack;
+	struct gw w;
+
+	(void)state;
+	gw_open_with(&w, "echo", 5000, 65536, true);
+	gate_update(w.gate, 1, allowed, w.c.n_tools, &ack);
+	assert_int_equal(ack.verdict, GATE_APPLIED);
+	expect_reply(&w, SAY, RULE_REVOKED, "{\"allowed\":false,\"response\":null}\n");
+	gate_update(w.gate, 1, allowed, w.c.n_tools, &ack);	/* stale: closes the gate */
+	assert_false(ack.open);
+	expect_reply(&w, SAY, RULE_GATE_CLOSED, "{\"allowed\":false,\"response\":null}\n");
+	gw_finish(&w);
+	assert_int_equal(sink_calls(&w), 0);
+	expect_rows(&w, rows);
+	gw_free(&w);
+}
+
+static void
+test_catalog_drift(void **state)
+{
+	static const char *const rows[] = { "call denied catalog_drift", NULL };
+	struct gw w;
+
+	(void)state;
+	gw_open(&w, "echo");
+	expect_reply(&w, "{\"operation\":\"pinned\",\"arguments\":{\"message\":\"x\"}}",
+		     RULE_CATALOG_DRIFT, "{\"allowed\":false,\"response\":null}\n");
+	gw_finish(&w);
+	assert_int_equal(sink_calls(&w), 0);	/* listed, never called */
+	expect_rows(&w, rows);
+	gw_free(&w);
+}
+
+/* Dispatched, answered, withheld from the agent. */
+static void
+test_egress_denied(void **state)
+{
+	static const char *const rows[] = { "dispatch dispatch -", "call egress_denied egress_denied",
+					    NULL };
+	struct gw w;
+
+	(void)state;
+	gw_open(&w, "echo");
+	expect_reply(&w, "{\"operation\":\"leak\",\"arguments\":{\"message\":\"SECRET\"}}",
+		     RULE_EGRESS_DENIED, "{\"allowed\":false,\"response\":null}\n");
+	gw_finish(&w);
+	assert_int_equal(sink_calls(&w), 1);
+	expect_rows(&w, rows);
+	gw_free(&w);
+}
+
+/* A response whose reply line would not fit a frame. */
+static void
+test_response_too_large(void **state)
+{
+	static const char *const rows[] = { "dispatch dispatch -",
+					    "call egress_denied response_too_large", NULL };
+	char line[2048];
+	struct gw w;
+
+	(void)state;
+	gw_open_with(&w, "echo", 5000, 1024, false);
+	snprintf(line, sizeof line, "{\"operation\":\"say\",\"arguments\":{\"message\":\"%01500d\"}}", 0);
+	expect_reply(&w, line, RULE_RESPONSE_TOO_LARGE, "{\"allowed\":false,\"response\":null}\n");
+	gw_finish(&w);
+	assert_int_equal(sink_calls(&w), 1);
+	expect_rows(&w, rows);
+	gw_free(&w);
+}
+
+/* JSON-RPC errors and isError results: allowed, answered with null, code kept. */
+static void
+test_upstream_errors(void **state)
+{
+	static const char *const rows[] = { "dispatch dispatch -", "call error upstream_error", NULL };
+	const char *modes[] = { "error", "tool_error" };
+	struct gw w;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		gw_open(&w, modes[i]);
+		expect_reply(&w, SAY, RULE_UPSTREAM_ERROR, "{\"allowed\":true,\"response\":null}\n");
+		gw_finish(&w);
+		assert_int_equal(sink_calls(&w), 1);
+		expect_rows(&w, rows);
+		gw_free(&w);
+	}
+}
+
+/* Faults end the session: the terminal entry is written at once. */
+static void
+test_upstream_fault(void **state)
+{
+	static const char *const rows[] = { "dispatch dispatch -", "call fault upstream_fault", NULL };
+	const char *modes[] = { "malformed", "exit" };
+	struct gw w;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		gw_open(&w, modes[i]);
+		expect_fault(&w, SAY, GW_FAULT, RULE_UPSTREAM_FAULT);
+		gw_finish(&w);
+		assert_int_equal(sink_calls(&w), 1);
+		expect_rows(&w, rows);
+		gw_free(&w);
+	}
+}
+
+static void
+test_upstream_timeout(void **state)
+{
+	static const char *const rows[] = { "dispatch dispatch -", "call fault upstream_timeout",
+					    NULL };
+	struct gw w;
+
+	(void)state;
+	gw_open_with(&w, "slow", 300, 65536, false);
+	expect_fault(&w, SAY, GW_FAULT, RULE_UPSTREAM_TIMEOUT);
+	gw_finish(&w);
+	assert_int_equal(sink_calls(&w), 1);
+	expect_rows(&w, rows);
+	gw_free(&w);
+}
+
+static void
+test_upstream_unavailable(void **state)
+{
+	static const char *const rows[] = { "call fault upstream_unavailable", NULL };
+	struct gw w;
+
+	(void)state;
+	gw_open(&w, "echo");
+	expect_fault(&w, "{\"operation\":\"missing\",\"arguments\":{}}", GW_FAULT,
+		     RULE_UPSTREAM_UNAVAILABLE);
+	assert_non_null(strstr(gateway_fault_reason(w.g), "cannot start"));
+	gw_finish(&w);
+	expect_rows(&w, rows);
+	gw_free(&w);
+}
+
+/*
+ * An earlier terminal entry that could not be committed (as if the timer's
+ * transaction failed): nothing more leaves, the upstream is not called.
+ */
+static void
+test_audit_failed(void **state)
+{
+	struct gw w;
+
+	(void)state;
+	gw_open(&w, "echo");
+	expect_reply(&w, SAY, RULE_ALLOWED, "{\"allowed\":true,\"response\":\"hello\"}\n");
+	assert_int_equal(audit_lane_settle(w.a, &w.g->lane, NULL), 0);
+	w.g->lane.failed = true;	/* settled: no other thread touches the lane now */
+	expect_fault(&w, SAY, GW_FAULT, RULE_AUDIT_FAILED);
+	expect_fault(&w, "{\"operation\":\"post\",\"arguments\":{}}", GW_FAULT, RULE_AUDIT_FAILED);
+	assert_string_equal(gateway_fault_reason(w.g), "audit log: cannot append an entry");
+	gw_finish(&w);
+	assert_int_equal(sink_calls(&w), 1);	/* only the first call */
+	gw_free(&w);
+}
+
+/* getrandom refused (seccomp, in a child): no call id, nothing audited, nothing sent. */
+static int
+deny_getrandom(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getrandom, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = sizeof f / sizeof f[0], .filter = f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return -1;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+}
+
+static void
+test_no_randomness(void **state)
+{
+	static const char *const rows[] = { NULL };
+	int status = -1;
+	struct gw w;
+	pid_t pid;
+
+	(void)state;
+	gw_open(&w, "echo");
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		enum policy_rule rule;
+		char *reply;
+		size_t len;
+
+		if (deny_getrandom() < 0)
+			_exit(2);
+		_exit(gateway_handle(w.g, SAY, strlen(SAY), &reply, &len, &rule) == GW_FAULT &&
+		      rule == RULE_NO_RANDOMNESS && !reply ? 0 : 1);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	gw_finish(&w);
+	assert_int_equal(sink_calls(&w), 0);
+	expect_rows(&w, rows);
+	gw_free(&w);
+}
+
+/* Every fault the gateway returns is a fatal row of the rule table. */
+static void
+test_fault_rules_in_table(void **state)
+{
+	const enum policy_rule faults[] = { RULE_INVALID_REQUEST, RULE_NO_RANDOMNESS,
+					    RULE_OUT_OF_MEMORY, RULE_AUDIT_FAILED,
+					    RULE_UPSTREAM_FAULT, RULE_UPSTREAM_TIMEOUT,
+					    RULE_UPSTREAM_UNAVAILABLE };
+	size_t i;
+	int r;
+
+	(void)state;
+	for (i = 0; i < sizeof faults / sizeof faults[0]; i++) {
+		assert_true(policy_rule_fatal(faults[i]));
+		assert_false(policy_rule_allowed(faults[i]));
+	}
+	for (r = 0; r < RULE_COUNT; r++) {
+		assert_string_not_equal(policy_rule_id((enum policy_rule)r), "unknown");
+		assert_false(policy_rule_fatal((enum policy_rule)r) &&
+			     policy_rule_allowed((enum policy_rule)r));
+	}
+	assert_string_equal(policy_rule_id(RULE_COUNT), "unknown");
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_allowed),
+		cmocka_unit_test(test_arguments_as_hashed),
+		cmocka_unit_test(test_invalid_request),
+		cmocka_unit_test(test_sink_ceiling),
+		cmocka_unit_test(test_revoked_and_closed),
+		cmocka_unit_test(test_catalog_drift),
+		cmocka_unit_test(test_egress_denied),
+		cmocka_unit_test(test_response_too_large),
+		cmocka_unit_test(test_upstream_errors),
+		cmocka_unit_test(test_upstream_fault),
+		cmocka_unit_test(test_upstream_timeout),
+		cmocka_unit_test(test_upstream_unavailable),
+		cmocka_unit_test(test_audit_failed),
+		cmocka_unit_test(test_no_randomness),
+		cmocka_unit_test(test_fault_rules_in_table),
+	};
+
+	return cmocka_run_group_tests_name("gateway", tests, NULL, NULL);
+}
