@@ -99,6 +99,7 @@ container_wait_exit(struct container *c, int timeout_ms, long *code, struct al_e
 		state = json_object_get(inspect, "State");
 		running = !json_is_false(json_object_get(state, "Running"));
 		*code = (long)json_integer_value(json_object_get(state, "ExitCode"));
+		c->oom_killed = json_is_true(json_object_get(state, "OOMKilled"));
 		json_decref(inspect);
 		if (!running)
 			return 0;

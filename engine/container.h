@@ -51,7 +51,8 @@ int container_readmit(struct container *c, const struct profile *p,
 
 /*
  * Poll the container's state until it is no longer running or timeout_ms
- * pass: 0 with *code set when it exited, 1 when it still runs, -1 on error.
+ * pass: 0 with *code (and c->oom_killed) set when it exited, 1 when it
+ * still runs, -1 on error.
  */
 int container_wait_exit(struct container *c, int timeout_ms, long *code, struct al_err *err);
 

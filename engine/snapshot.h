@@ -36,6 +36,8 @@
 	_(NONE,                 "none",                 false) \
 	_(AGENT_EXIT,           "agent_exit",           true)  \
 	_(AGENT_FAILED,         "agent_failed",         false) \
+	_(OOM_KILLED,           "oom_killed",           false) \
+	_(SANDBOX_DIED,         "sandbox_died",         false) \
 	_(INVALID_REQUEST,      "invalid_request",      false) \
 	_(FRAME_TOO_LARGE,      "frame_too_large",      false) \
 	_(STDOUT_BUDGET,        "stdout_budget",        false) \
