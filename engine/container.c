@@ -1,4 +1,5 @@
 #include "container.h"
+#include "weaken.h"
 
 #include <string.h>
 #include <unistd.h>
@@ -33,7 +34,7 @@ container_admit(struct docker *d, const char *id, const struct profile *p,
 	admitted = admission_check(inspect, image, p, host, report);
 	json_decref(inspect);
 	json_decref(image);
-	if (admitted)
+	if (admitted || weaken_admission_bypassed())
 		return 0;
 	bad = check_list_first_failure(report);
 	return al_fail(err, "admission refused: %s (observed %s, expected %s)",
@@ -56,6 +57,7 @@ container_create_admit(struct container *c, const struct profile *p,
 	body = profile_create_body(p, who);
 	if (!body)
 		return al_fail(err, "out of memory rendering the create body");
+	weaken_create_body(body);
 	rc = docker_create(c->docker, c->name, body, c->id, err);
 	json_decref(body);
 	if (rc < 0)
@@ -169,6 +171,8 @@ container_cleanup(struct container *c, struct al_err *err)
 		docker_kill(c->docker, c->id, "KILL", &stop_err);
 	close_stream(c);
 	read_evidence(c);
+	if (weaken_keep_stopped())
+		return 0;
 	if (docker_remove(c->docker, c->id, true, err) < 0)
 		return al_wrap(err, "remove");
 	if (verify_gone(c, err) < 0)
