@@ -291,6 +291,18 @@ for rt in "${runtimes[@]}"; do
 	for call in setuid caps raw packet mount unshare_user unshare_ns bpf keyctl; do
 		protected "$rt" "$call" sink_report "$BLOCKED" "$call"
 	done
+	# ptrace of the agent's own init (same uid, inside the container): Docker's
+	# seccomp allows ptrace on kernels >= 4.8, so runc permits it and gVisor
+	# does not. Recorded as an observation, not judged: it reaches nothing
+	# the agent does not already hold.
+	if want ptrace; then
+		session "$rt" ptrace "" public 15000 attack ptrace
+		python3 -c 'import json,sys; o=json.load(open(sys.argv[1]))
+print(json.dumps({"kind": "observation", "runtime": sys.argv[2], "case": "ptrace_init",
+      "outcome_done": o.get("outcome_done", False), "errno": o.get("errno", 0)}))' \
+			"$dir/obs.json" "$rt" >>"$evidence"
+		echo "info: $rt ptrace of pid 1: $(tail -n 1 "$evidence")"
+	fi
 	protected "$rt" mknod sink_report "$BLOCKED" mknod /tmp/node
 	protected "$rt" mknod_root sink_report "$BLOCKED" mknod /node
 
