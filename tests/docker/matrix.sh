@@ -143,6 +143,19 @@ JSON
 		"$dir/counts.before" "$dir/counts.after" $cid
 	[ -n "$cid" ] && "$DOCKER" rm -f "$cid" >/dev/null 2>&1
 	procs_after_rm "$dir" "$mark"
+	[ -n "${CORE_WATCH:-}" ] && host_cores "$dir"
+}
+
+# A file core pattern names a place on the host too when it is absolute:
+# count core files there newer than this case (a relative pattern lands in
+# the crashing process's cwd, inside the container: the archive sees it).
+host_cores() {
+	local new=0 where
+	case $core_pattern in
+	/*)	where=$(dirname "$core_pattern")
+		new=$(find "$where" -maxdepth 1 -newer "$1/payload.json" -name "$(basename "${core_pattern%%%*}")*" 2>/dev/null | wc -l) ;;
+	esac
+	set_obs "$1" host_core_new "$new"
 }
 
 # After the container is gone, no process may still carry the case's mark.
@@ -277,7 +290,7 @@ for rt in "${runtimes[@]}"; do
 	done
 
 	echo "# --- $rt: limits"
-	protected "$rt" crash archive "ended == 'agent_failed' and exit_code == 134 and core_files == 0 and archive_read" crash
+	CORE_WATCH=1 protected "$rt" crash archive "ended == 'agent_failed' and exit_code == 134 and core_files == 0 and archive_read and host_core_new == 0" crash
 	if [ "$rt" = runc ]; then
 		protected "$rt" forkbomb state "$BLOCKED and errno == 11 and count < 32 and ended == 'agent_exit'" forkbomb
 	else
