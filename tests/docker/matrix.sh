@@ -143,7 +143,8 @@ JSON
 		"$dir/counts.before" "$dir/counts.after" $cid
 	[ -n "$cid" ] && "$DOCKER" rm -f "$cid" >/dev/null 2>&1
 	procs_after_rm "$dir" "$mark"
-	[ -n "${CORE_WATCH:-}" ] && host_cores "$dir"
+	if [ -n "${CORE_WATCH:-}" ]; then host_cores "$dir"; fi
+	return 0
 }
 
 # A file core pattern names a place on the host too when it is absolute:
@@ -273,6 +274,11 @@ mutant_proof() {
 		"container_found and admission_first == 'refused' and refused_check == '$check' and vault_canary > 0 and ($leak)"
 }
 
+# runc: 5 routes + 5 writes + 4 limits + 11 calls + 17 frames + 4x2 network
+# + 4x2 other mutants + 2 ceiling = 60; runsc: the network mutant is one
+# second-layer case instead of 4x2, so 53.
+CASES_PER_RUNTIME_RUNC=60
+CASES_PER_RUNTIME_RUNSC=53
 NET_LEAK='net_tcp4_canary + net_tcp6_canary + net_dns4_canary + net_dns6_canary + net_unix_canary > 0'
 BLOCKED='report and not outcome_done'
 FRAME_INVALID="ended == 'invalid_request' and allowed == 1"
@@ -340,9 +346,11 @@ print(json.dumps({"kind": "observation", "runtime": sys.argv[2], "case": "ptrace
 	else
 		# runsc is registered with --network=none (preflight requires it): a
 		# second layer that NetworkMode host alone does not remove.
-		want network_tcp4 && session "$rt" network_tcp4 weak_network,admission_bypass public 15000 attack tcp4 "$port" &&
-		judge "$rt" network_tcp4 mutant_second_layer net "$NET_LEAK" \
-			"admission_first == 'refused' and refused_check == 'network_mode' and vault_canary > 0 and not ($NET_LEAK) and net_tcp4_events == 0"
+		if want network_tcp4; then
+			session "$rt" network_tcp4 weak_network,admission_bypass public 15000 attack tcp4 "$port"
+			judge "$rt" network_tcp4 mutant_second_layer net "$NET_LEAK" \
+				"container_found and admission_first == 'refused' and refused_check == 'network_mode' and vault_canary > 0 and not ($NET_LEAK) and net_tcp4_events == 0"
+		fi
 	fi
 	mutant_proof "$rt" rootfs weak_rootfs readonly_rootfs archive 'files_with_canary > 0' write /work/leak
 	mutant_proof "$rt" logs weak_logs log_config logs 'logs_canary' setuid
@@ -360,6 +368,15 @@ print(json.dumps({"kind": "observation", "runtime": sys.argv[2], "case": "ptrace
 	judge "$rt" ceiling mutant board "board_canary > 0" "board_canary > 0 and vault_canary > 0"
 done
 
+# Every judged case leaves one line: a case skipped by a shell slip is a failure.
+judged=$(grep -c '"kind": "case"' "$evidence")
+expected_cases=$CASES_PER_RUNTIME_RUNC
+[ "${#runtimes[@]}" = 2 ] && expected_cases=$((expected_cases + CASES_PER_RUNTIME_RUNSC))
+if [ -n "${MATRIX_CASES:-}" ] || [ "$judged" = "$expected_cases" ]; then
+	say_ok "$judged cases judged"
+else
+	say_not_ok "$judged cases judged, $expected_cases expected"
+fi
 left=0
 for p in $(cat "$work/engines"); do
 	[ -n "$("$DOCKER" ps -aq --filter "label=io.airlock.owner-pid=$p")" ] && left=$((left + 1))
