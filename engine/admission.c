@@ -641,16 +641,19 @@ static void
 expect_tmpfs(const struct profile *p, struct verdict *v)
 {
 	size_t i, off;
+	bool guard = profile_tmp_guard(p);
 
-	if (p->n_tmpfs == 0) {
+	if (p->n_tmpfs == 0 && !guard) {
 		expect(v, "empty");
 		return;
 	}
 	v->expected[0] = '\0';
+	if (guard)
+		snprintf(v->expected, sizeof v->expected, "%s ro", PROFILE_TMP_GUARD_TARGET);
 	for (i = 0; i < p->n_tmpfs; i++) {
 		off = strlen(v->expected);
 		snprintf(v->expected + off, sizeof v->expected - off, "%s%s size=%lld",
-			 i ? ", " : "", p->tmpfs[i].target, (long long)p->tmpfs[i].size);
+			 off ? ", " : "", p->tmpfs[i].target, (long long)p->tmpfs[i].size);
 	}
 }
 
@@ -665,6 +668,10 @@ tmpfs_expected(const struct profile *p, const char *target, char *opts, size_t c
 			tmpfs_opts(opts, cap, &p->tmpfs[i]);
 			return true;
 		}
+	if (profile_tmp_guard(p) && strcmp(target, PROFILE_TMP_GUARD_TARGET) == 0) {
+		snprintf(opts, cap, "%s", PROFILE_TMP_GUARD_OPTS);
+		return true;
+	}
 	return false;
 }
 
@@ -709,7 +716,32 @@ check_tmpfs(const struct ctx *x, const struct checker *k, struct verdict *v)
 	for (i = 0; i < x->p->n_tmpfs; i++)
 		if (!json_object_get(j, x->p->tmpfs[i].target))
 			observe(v, false, "%s missing", x->p->tmpfs[i].target);
-	observe(v, true, "%zu as configured", x->p->n_tmpfs);
+	if (profile_tmp_guard(x->p) && !json_object_get(j, PROFILE_TMP_GUARD_TARGET))
+		observe(v, false, "%s missing", PROFILE_TMP_GUARD_TARGET);
+	observe(v, true, "%zu as configured", x->p->n_tmpfs + (profile_tmp_guard(x->p) ? 1 : 0));
+}
+
+/*
+ * Under runsc an uncovered /tmp is a writable tmpfs that no inspect field
+ * shows. The profile's runtime decides (the runtime check refuses a
+ * container that runs another); the tmpfs check judges the options.
+ */
+static void
+check_tmp_covered(const struct ctx *x, const struct checker *k, struct verdict *v)
+{
+	const json_t *t;
+
+	expect(v, "runsc: a tmpfs at /tmp");
+	t = optional(x->c, k->path, v);
+	if (!t)
+		return;
+	if (strcmp(x->p->runtime, "runsc") != 0) {
+		observe(v, true, "%s: not needed", shown(x->p->runtime));
+		return;
+	}
+	if (!json_is_object(t) || !json_object_get(t, PROFILE_TMP_GUARD_TARGET))
+		observe(v, false, "runsc: /tmp uncovered (gVisor mounts a writable tmpfs)");
+	observe(v, true, "runsc: /tmp covered");
 }
 
 /* --- namespaces ------------------------------------------------------ */
@@ -1250,6 +1282,7 @@ static const struct checker checkers[ADMISSION_CHECK_COUNT] = {
 	[ADMISSION_CMD]			= { check_cmd, "Config.Cmd", NULL },
 	[ADMISSION_ENV]			= { check_env, "Config.Env", NULL },
 	[ADMISSION_RUNTIME]		= { check_runtime, "HostConfig.Runtime", NULL },
+	[ADMISSION_TMP_COVERED]		= { check_tmp_covered, "HostConfig.Tmpfs", NULL },
 	[ADMISSION_TTY]			= { check_bool, "Config.Tty", "false" },
 	[ADMISSION_STDIN]		= { check_stdin, NULL, NULL },
 	[ADMISSION_DOCKER_SOCK]		= { check_docker_sock, NULL, NULL },

@@ -58,6 +58,7 @@ struct host_facts {
 	_(SYSCTLS,          "sysctls",          "no sysctls") \
 	_(EXTRA_HOSTS,      "extra_hosts",      "no extra hosts") \
 	_(TMPFS,            "tmpfs",            "tmpfs mounts exactly the profile's") \
+	_(TMP_COVERED,      "tmp_covered",      "under runsc a reported tmpfs covers /tmp (else gVisor mounts a writable one)") \
 	_(PID_MODE,         "pid_mode",         "private PID namespace") \
 	_(UTS_MODE,         "uts_mode",         "private UTS namespace") \
 	_(USERNS_MODE,      "userns_mode",      "user namespace mode not host") \

@@ -1,4 +1,5 @@
 #include "container.h"
+#include "weaken.h"
 
 #include <string.h>
 #include <unistd.h>
@@ -53,7 +54,7 @@ admit(struct docker *d, const char *id, const struct profile *p,
 	admitted = admission_check_files(inspect, image, p, host, sealed, report);
 	json_decref(inspect);
 	json_decref(image);
-	if (admitted)
+	if (admitted || weaken_admission_bypassed())
 		return 0;
 	bad = check_list_first_failure(report);
 	return al_fail(err, "admission refused: %s (observed %s, expected %s)",
@@ -86,6 +87,7 @@ container_create(struct container *c, const struct profile *p,
 	body = profile_create_body(p, who);
 	if (!body)
 		return al_fail(err, "out of memory rendering the create body");
+	weaken_create_body(body);
 	rc = docker_create(c->docker, c->name, body, c->id, err);
 	json_decref(body);
 	if (rc < 0)
@@ -134,17 +136,6 @@ container_readmit(struct container *c, const struct profile *p,
 	return admit(c->docker, c->id, p, host, &c->sealed, &c->sealed_judged, &c->second, err);
 }
 
-int
-container_wait_exit(struct container *c, int timeout_ms, long *code, struct al_err *err)
-{
-	bool timed_out = false;
-
-	if (docker_wait_for(c->docker, c->id, timeout_ms, code, &timed_out, err) < 0)
-		return timed_out ? 1 : -1;
-	c->exited = true;
-	return 0;
-}
-
 static void
 read_evidence(struct container *c)
 {
@@ -159,6 +150,21 @@ read_evidence(struct container *c)
 	c->oom_killed = json_is_true(json_object_get(state, "OOMKilled"));
 	json_decref(inspect);
 }
+
+int
+container_wait_exit(struct container *c, int timeout_ms, long *code, struct al_err *err)
+{
+	bool timed_out = false;
+
+	if (docker_wait_for(c->docker, c->id, timeout_ms, code, &timed_out, err) < 0)
+		return timed_out ? 1 : -1;
+	c->exited = true;
+	/* An abnormal exit: OOMKilled tells the memory limit from the agent's own status. */
+	if (*code != 0)
+		read_evidence(c);
+	return 0;
+}
+
 
 /* One request proves the removal: the daemon no longer knows the ID. */
 static int
@@ -200,6 +206,8 @@ container_cleanup(struct container *c, struct al_err *err)
 		docker_kill(c->docker, c->id, "KILL", &stop_err);
 	close_stream(c);
 	read_evidence(c);
+	if (weaken_keep_stopped())
+		return 0;
 	if (docker_remove(c->docker, c->id, true, err) < 0)
 		return al_wrap(err, "remove");
 	if (verify_gone(c, err) < 0)

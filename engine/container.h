@@ -61,7 +61,8 @@ int container_readmit(struct container *c, const struct profile *p,
 
 /*
  * The daemon's wait endpoint (condition not-running), bounded by
- * timeout_ms: 0 with *code set when it exited, 1 when it still runs at the
+ * timeout_ms: 0 with *code set when it exited (and, for a non-zero
+ * status, c->oom_killed read from its state), 1 when it still runs at the
  * deadline, -1 on error.
  */
 int container_wait_exit(struct container *c, int timeout_ms, long *code, struct al_err *err);

@@ -6,6 +6,8 @@
  * airlock-mutants binary and the suites that need one): each changes one
  * thing so a test can show what a protection or a report is for. The
  * production build has no such switch: mutant() is constant false there.
+ * AIRLOCK_MUTANT holds one name, or several separated by commas (a
+ * weakening plus admission_bypass, say).
  */
 
 #include <stdbool.h>
@@ -17,8 +19,17 @@ mutant(const char *name)
 {
 #ifdef AIRLOCK_MUTANTS
 	const char *m = getenv("AIRLOCK_MUTANT");
+	size_t n = strlen(name);
 
-	return m && strcmp(m, name) == 0;
+	while (m && *m) {
+		size_t len = strcspn(m, ",");
+
+		if (len == n && strncmp(m, name, n) == 0)
+			return true;
+		m += len;
+		m += *m == ',';
+	}
+	return false;
 #else
 	(void)name;
 	return false;

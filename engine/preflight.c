@@ -212,6 +212,97 @@ check_runtime(const json_t *info, const char *runtime, struct check_list *out,
 	}
 }
 
+/*
+ * The runsc arguments airlock's promises need, as the daemon registered
+ * them (Runtimes.runsc.runtimeArgs): without --oci-seccomp Docker's seccomp
+ * profile is not loaded inside the sandbox; without --network=none runsc
+ * cannot run a NetworkMode none container. Each is a flag and its value.
+ */
+#define RUNSC_REQUIRED_ARGS(_) \
+	_("network",     "none") \
+	_("oci-seccomp", "true")
+
+/* "--name=value", "-name=value", "--name value" (value next), bool "--name". */
+static const char *
+runsc_arg_value(const json_t *args, size_t *i, const char *name)
+{
+	const char *a = json_string_value(json_array_get(args, *i)), *eq;
+	size_t n = strlen(name);
+
+	if (a[0] == '-')
+		a++;
+	if (a[0] == '-')
+		a++;
+	if (strncmp(a, name, n) != 0 || (a[n] != '\0' && a[n] != '='))
+		return NULL;
+	eq = a[n] == '=' ? a + n + 1 : NULL;
+	if (eq)
+		return eq;
+	if (strcmp(name, "oci-seccomp") == 0)
+		return "true";
+	(*i)++;
+	return json_string_value(json_array_get(args, *i));
+}
+
+/* The last value runsc would see for name (Go flags: the last one wins). */
+static const char *
+runsc_arg_final(const json_t *args, const char *name)
+{
+	const char *last = NULL, *v;
+	size_t i;
+
+	for (i = 0; i < json_array_size(args); i++)
+		if ((v = runsc_arg_value(args, &i, name)))
+			last = v;
+	return last;
+}
+
+static bool
+runsc_args_strings(const json_t *args)
+{
+	size_t i;
+
+	if (!json_is_array(args))
+		return false;
+	for (i = 0; i < json_array_size(args); i++)
+		if (!json_is_string(json_array_get(args, i)))
+			return false;
+	return true;
+}
+
+static void
+check_runsc_args(const json_t *info, struct check_list *out)
+{
+	static const struct { const char *name, *value; } need[] = {
+#define RUNSC_ARG_ROW(n, v) { n, v },
+		RUNSC_REQUIRED_ARGS(RUNSC_ARG_ROW)
+#undef RUNSC_ARG_ROW
+	};
+	const json_t *args = json_object_get(json_object_get(json_object_get(info, "Runtimes"),
+							     "runsc"), "runtimeArgs");
+	const char *expected = "--network=none --oci-seccomp";
+	size_t i;
+
+	if (!runsc_args_strings(args)) {
+		check_add(out, ID(RUNSC_ARGS), false, expected, "runtimeArgs not reported");
+		return;
+	}
+	for (i = 0; i < sizeof need / sizeof need[0]; i++) {
+		const char *v = runsc_arg_final(args, need[i].name);
+
+		if (!v || strcmp(v, need[i].value) != 0) {
+			if (v)
+				check_addf(out, ID(RUNSC_ARGS), false, expected, "--%s=%.32s",
+					   need[i].name, v);
+			else
+				check_addf(out, ID(RUNSC_ARGS), false, expected, "--%s missing",
+					   need[i].name);
+			return;
+		}
+	}
+	check_add(out, ID(RUNSC_ARGS), true, expected, expected);
+}
+
 void
 preflight_daemon(const json_t *version, const json_t *info, const char *runtime,
 		 struct check_list *out, struct host_facts *facts)
@@ -224,6 +315,10 @@ preflight_daemon(const json_t *version, const json_t *info, const char *runtime,
 	check_platform(info, out);
 	check_seccomp(info, out);
 	check_runtime(info, runtime ? runtime : "runc", out, facts);
+	if (runtime && strcmp(runtime, "runsc") == 0)
+		check_runsc_args(info, out);
+	else
+		check_add(out, ID(RUNSC_ARGS), true, "runsc only", "not used: runtime runc");
 }
 
 void

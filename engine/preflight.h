@@ -47,7 +47,9 @@ void preflight_local_facts(const char *sysname, const char *core_pattern,
  * Daemon checks from GET /version and GET /info (pure): API version at
  * least 1.41, OSType linux, not Docker Desktop, seccomp in SecurityOptions
  * and not unconfined, the configured runtime present (runsc configured but
- * absent is a refusal, never a fallback). Informational items (daemon and
+ * absent is a refusal, never a fallback), and for runsc its registered
+ * runtimeArgs hold --network=none and --oci-seccomp as their final values
+ * (check runsc_args; not reported is a refusal). Informational items (daemon and
  * kernel version, cgroup version, runtimes) pass with their observed value.
  * facts (may be NULL) receives cores and runtimes.
  */

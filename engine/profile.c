@@ -419,12 +419,31 @@ ulimits_json(const struct profile *p)
 	return u;
 }
 
+bool
+profile_tmp_guard(const struct profile *p)
+{
+	size_t i;
+
+	if (strcmp(p->runtime, "runsc") != 0)
+		return false;
+	for (i = 0; i < p->n_tmpfs; i++)
+		if (strcmp(p->tmpfs[i].target, PROFILE_TMP_GUARD_TARGET) == 0)
+			return false;
+	return true;
+}
+
 static json_t *
 tmpfs_json(const struct profile *p)
 {
 	json_t *t = json_object();
 	char opts[96];
 	size_t i;
+
+	if (t && profile_tmp_guard(p) &&
+	    json_object_set_new(t, PROFILE_TMP_GUARD_TARGET, json_string(PROFILE_TMP_GUARD_OPTS)) < 0) {
+		json_decref(t);
+		return NULL;
+	}
 
 	for (i = 0; t && i < p->n_tmpfs; i++) {
 		snprintf(opts, sizeof opts, "rw,noexec,nosuid,nodev,size=%lld",
@@ -462,7 +481,8 @@ host_config_json(const struct profile *p)
 		"Runtime", p->runtime,
 		"OomKillDisable", 0);
 
-	if (hc && p->n_tmpfs > 0 && json_object_set_new(hc, "Tmpfs", tmpfs_json(p)) < 0) {
+	if (hc && (p->n_tmpfs > 0 || profile_tmp_guard(p)) &&
+	    json_object_set_new(hc, "Tmpfs", tmpfs_json(p)) < 0) {
 		json_decref(hc);
 		return NULL;
 	}

@@ -22,6 +22,7 @@
 #define PROFILE_PIDS_RUNC		32
 #define PROFILE_PIDS_RUNSC		128
 #define PROFILE_PIDS_RUNSC_MIN		64	/* gVisor's own threads count */
+#define PROFILE_RUNSC_FATAL_STATUS	2	/* gVisor's sandbox, a Go program, on a fatal error */
 #define PROFILE_PIDS_MAX		1024
 #define PROFILE_MEMORY_DEFAULT		(128LL << 20)
 #define PROFILE_MEMORY_MIN		(8LL << 20)
@@ -30,6 +31,15 @@
 #define PROFILE_NOFILE_MAX		65536
 #define PROFILE_TMPFS_MAX		4
 #define PROFILE_TMPFS_SIZE_MAX		(64LL << 20)
+/*
+ * Under runsc, gVisor mounts its own writable tmpfs over an image's empty
+ * /tmp when the spec has no mount there (gVisor issue 14474), and the daemon
+ * reports nothing of it. So a runsc profile without a configured /tmp gets
+ * this read-only tmpfs there: Docker reports it, admission checks it, and
+ * gVisor leaves /tmp alone.
+ */
+#define PROFILE_TMP_GUARD_TARGET	"/tmp"
+#define PROFILE_TMP_GUARD_OPTS		"ro,noexec,nosuid,nodev,size=4096"
 
 /* Labels every airlock container carries. */
 #define LABEL_MANAGED		"io.airlock.managed"
@@ -90,6 +100,9 @@ int profile_apply_json(struct profile *p, const json_t *obj, int host_cores,
 
 /* Re-check the invariants (clamps, non-root user, image form). */
 int profile_validate(const struct profile *p, int host_cores, struct al_err *err);
+
+/* True when the profile gets the read-only /tmp guard (runsc, no /tmp configured). */
+bool profile_tmp_guard(const struct profile *p);
 
 /* Text checks shared with admission. */
 bool profile_image_id_valid(const char *s);	/* "sha256:" + 64 lowercase hex */

@@ -96,7 +96,8 @@ static bool
 end_is_symptom(enum session_end e)
 {
 	return e == END_AGENT_EXIT || e == END_AGENT_FAILED || e == END_STREAM_FAILED ||
-	       e == END_INVALID_REQUEST || e == END_FRAME_TOO_LARGE;
+	       e == END_INVALID_REQUEST || e == END_FRAME_TOO_LARGE ||
+	       e == END_OOM_KILLED || e == END_SANDBOX_DIED;
 }
 
 /*
@@ -624,6 +625,30 @@ drain_lines(struct session *s)
  * when the agent exits). An unfinished line is not a request; a non-zero
  * exit is a failed agent.
  */
+/*
+ * What a non-zero exit means depends on who could have produced it. The
+ * daemon's OOMKilled flag names the memory limit. Under runsc, status 2 is
+ * what gVisor's sandbox itself exits with when its Go runtime dies (at the
+ * pids limit it cannot start a host thread; gVisor issue 2490): the daemon
+ * reports that exactly like the agent's own exit 2, so the summary names
+ * the sandbox and says it cannot be told apart.
+ */
+static void
+end_nonzero_exit(struct session *s, long code)
+{
+	bool runsc = strcmp(s->cfg->profile.runtime, "runsc") == 0;
+
+	if (s->box.oom_killed)
+		session_fail(s, END_OOM_KILLED, "killed at the memory limit (OOMKilled, status %ld)",
+			     code);
+	else if (runsc && code == PROFILE_RUNSC_FATAL_STATUS)
+		session_fail(s, END_SANDBOX_DIED, "container exited with status %ld under runsc: "
+			     "the gVisor sandbox dies with this status (e.g. at the pids limit); "
+			     "the agent's own exit %ld looks the same", code, code);
+	else
+		session_fail(s, END_AGENT_FAILED, "agent exited with status %ld", code);
+}
+
 static void
 on_eof(struct session *s)
 {
@@ -638,7 +663,7 @@ on_eof(struct session *s)
 	if (container_wait_exit(&s->box, EXIT_WAIT_MS, &code, &err) != 0)
 		session_fail(s, END_AGENT_FAILED, "agent did not exit after closing its output");
 	else if (code != 0)
-		session_fail(s, END_AGENT_FAILED, "agent exited with status %ld", code);
+		end_nonzero_exit(s, code);
 	session_end(s, END_AGENT_EXIT);
 }
 

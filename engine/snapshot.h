@@ -38,6 +38,8 @@
 	_(NONE,                 "none",                 false) \
 	_(AGENT_EXIT,           "agent_exit",           true)  \
 	_(AGENT_FAILED,         "agent_failed",         false) \
+	_(OOM_KILLED,           "oom_killed",           false) \
+	_(SANDBOX_DIED,         "sandbox_died",         false) \
 	_(INVALID_REQUEST,      "invalid_request",      false) \
 	_(FRAME_TOO_LARGE,      "frame_too_large",      false) \
 	_(STDOUT_BUDGET,        "stdout_budget",        false) \
@@ -384,6 +386,7 @@ struct audit_row {
 	_(SECCOMP,            "seccomp",            DAEMON,   "the daemon applies seccomp, and its default profile is not unconfined") \
 	_(RUNTIMES,           "runtimes",           DAEMON,   "the daemon lists its OCI runtimes") \
 	_(RUNTIME,            "runtime",            DAEMON,   "the session's runtime (runc or runsc) is registered with the daemon") \
+	_(RUNSC_ARGS,         "runsc_args",         DAEMON,   "runsc is registered with --network=none and --oci-seccomp (without it, Docker's seccomp is not applied in gVisor)") \
 	_(IMAGE,              "image",              CONFIG,   "with a config: its profile.image ID is an image on this daemon") \
 	_(CATALOG,            "catalog",            CONFIG,   "with a config: each catalog tool (catalog.<tool>) is in its upstream's first tools/list, as pinned")
 

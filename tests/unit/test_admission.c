@@ -593,7 +593,7 @@ test_ids_and_help(void **state)
 	const char *id;
 
 	(void)state;
-	assert_int_equal(ADMISSION_CHECK_COUNT, 45);
+	assert_int_equal(ADMISSION_CHECK_COUNT, 46);
 	for (i = 0; i < ADMISSION_CHECK_COUNT; i++) {
 		id = admission_check_id((enum admission_check)i);
 		assert_true(id[0] && strlen(id) < CHECK_ID_MAX);
@@ -719,17 +719,47 @@ static void
 test_runtimes(void **state)
 {
 	struct fixture *f = *state;
-	const char *runsc = "{'HostConfig.Runtime':'runsc'}";
+	const char *runsc = "{'HostConfig.Runtime':'runsc',"
+			    "'HostConfig.Tmpfs':{'/tmp':'" PROFILE_TMP_GUARD_OPTS "'}}";
 
 	snprintf(f->p.runtime, sizeof f->p.runtime, "runsc");
 	expect_case(f, NULL, runsc, "");
-	expect_case(f, NULL, NULL, "runtime");	/* the container runs runc */
+	expect_case(f, NULL, NULL, "runtime tmpfs tmp_covered");	/* the container runs runc */
 	f->host.runtime_runsc = false;
 	expect_case(f, NULL, runsc, "runtime");
 	assert_non_null(strstr(item(f, "runtime")->observed, "not on the daemon"));
 	snprintf(f->p.runtime, sizeof f->p.runtime, "runc");
 	f->host.runtime_runc = false;
 	expect_case(f, NULL, NULL, "runtime");
+}
+
+/*
+ * runsc: gVisor mounts a writable tmpfs over an empty /tmp that inspect
+ * never shows, so the profile adds a read-only one and admission requires
+ * it (or the operator's own /tmp tmpfs) to be reported.
+ */
+static void
+test_runsc_tmp_guard(void **state)
+{
+	struct fixture *f = *state;
+	const char *bare = "{'HostConfig.Runtime':'runsc'}";
+	const char *rw = "{'HostConfig.Runtime':'runsc',"
+			 "'HostConfig.Tmpfs':{'/tmp':'rw,noexec,nosuid,nodev,size=4096'}}";
+	const char *own = "{'HostConfig.Runtime':'runsc',"
+			  "'HostConfig.Tmpfs':{'/tmp':'rw,noexec,nosuid,nodev,size=65536'}}";
+
+	snprintf(f->p.runtime, sizeof f->p.runtime, "runsc");
+	assert_true(profile_tmp_guard(&f->p));
+	expect_case(f, NULL, bare, "tmpfs tmp_covered");
+	expect_case(f, NULL, rw, "tmpfs");
+	f->p.tmpfs[0].target = strdup("/tmp");
+	f->p.tmpfs[0].size = 65536;
+	f->p.n_tmpfs = 1;
+	assert_false(profile_tmp_guard(&f->p));
+	expect_case(f, NULL, own, "");
+	expect_case(f, NULL, bare, "tmpfs tmp_covered");
+	snprintf(f->p.runtime, sizeof f->p.runtime, "runc");
+	expect_case(f, NULL, "{'HostConfig.Tmpfs':{'/tmp':'rw,noexec,nosuid,nodev,size=65536'}}", "");
 }
 
 static void
@@ -1022,6 +1052,7 @@ main(void)
 		T(test_image_unpinned),
 		T(test_nano_cpus_host_clamp),
 		T(test_runtimes),
+		T(test_runsc_tmp_guard),
 		T(test_ipc_private_profile),
 		T(test_custom_profile),
 		T(test_entrypoint_cmd_merge),

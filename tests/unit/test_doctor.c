@@ -29,6 +29,7 @@ test_table(void **state)
 		for (; *id; id++)
 			assert_true(islower((unsigned char)*id) || *id == '_');
 		assert_true(strlen(host_check_help(c)) > 10);
+		assert_true(strlen(host_check_help(c)) < CHECK_VALUE_MAX);	/* a not-run item's text */
 		assert_int_equal(host_check_by_id(host_check_id(c)), c);
 		if (c > 0)
 			assert_true(host_check_stage(c) >= host_check_stage(c - 1));

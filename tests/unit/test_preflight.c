@@ -82,7 +82,21 @@ info_json(const char *os_type, const char *os, const char *seccomp, bool runsc)
 
 	if (runsc)
 		json_object_set_new(json_object_get(info, "Runtimes"), "runsc",
-				    json_pack("{s:s}", "path", "/usr/bin/runsc"));
+				    json_pack("{s:s, s:[s, s]}", "path", "/usr/bin/runsc",
+					      "runtimeArgs", "--network=none", "--oci-seccomp"));
+	return info;
+}
+
+/* A daemon whose runsc was registered with exactly these arguments (NULL: none reported). */
+static json_t *
+info_runsc_args(const char *args_json)
+{
+	json_t *info = info_json("linux", "Debian", "name=seccomp,profile=default", true);
+	json_t *runsc = json_object_get(json_object_get(info, "Runtimes"), "runsc");
+
+	json_object_del(runsc, "runtimeArgs");
+	if (args_json)
+		json_object_set_new(runsc, "runtimeArgs", json_loads(args_json, 0, NULL));
 	return info;
 }
 
@@ -137,6 +151,42 @@ test_runsc_absent_refused(void **state)
 	assert_false(f.runtime_runsc);
 }
 
+/*
+ * runsc without --oci-seccomp leaves Docker's seccomp profile unapplied
+ * inside the sandbox; without --network=none it cannot run NetworkMode none.
+ * Either missing, overridden later, or not reported at all: refused.
+ */
+static void
+test_runsc_args(void **state)
+{
+	static const char *const refused[] = {
+		"[\"--network=none\"]",			/* the old scripts/daemon.json */
+		"[\"--oci-seccomp\"]",
+		"[]",
+		"[\"--network=none\", \"--oci-seccomp\", \"--oci-seccomp=false\"]",
+		"[\"--network=host\", \"--oci-seccomp\"]",
+		"[\"--network=none\", \"--oci-seccomp\", \"--network\", \"sandbox\"]",
+		"[\"--network=none\", 7]",
+		"{\"--oci-seccomp\": true}",
+	};
+	static const char *const accepted[] = {
+		"[\"--network=none\", \"--oci-seccomp\"]",
+		"[\"-oci-seccomp=true\", \"--network\", \"none\", \"--debug\"]",
+		"[\"--platform=ptrace\", \"--oci-seccomp=true\", \"-network=none\"]",
+	};
+	struct host_facts f;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof refused / sizeof refused[0]; i++)
+		assert_false(daemon_passes(info_runsc_args(refused[i]), "runsc", "runsc_args", &f));
+	assert_false(daemon_passes(info_runsc_args(NULL), "runsc", "runsc_args", &f));
+	for (i = 0; i < sizeof accepted / sizeof accepted[0]; i++)
+		assert_true(daemon_passes(info_runsc_args(accepted[i]), "runsc", NULL, &f));
+	/* runc sessions do not depend on how runsc is registered. */
+	assert_true(daemon_passes(info_runsc_args("[]"), "runc", NULL, &f));
+}
+
 static void
 test_old_api_refused(void **state)
 {
@@ -167,6 +217,7 @@ main(void)
 		cmocka_unit_test(test_endpoint),
 		cmocka_unit_test(test_daemon),
 		cmocka_unit_test(test_runsc_absent_refused),
+		cmocka_unit_test(test_runsc_args),
 		cmocka_unit_test(test_old_api_refused),
 	};
 

@@ -182,6 +182,35 @@ test_create_body_defaults(void **state)
 	profile_free(&p);
 }
 
+/* runsc: a read-only /tmp unless the operator configured one; runc: none. */
+static void
+test_create_body_runsc_tmp(void **state)
+{
+	struct owner_labels who = { .pid = 1, .boot_id = "b", .session = "s" };
+	struct profile p;
+	json_t *body;
+
+	(void)state;
+	assert_string_equal(apply(&p, "{\"runtime\": \"runsc\"}"), "");
+	body = profile_create_body(&p, &who);
+	assert_string_equal(json_string_value(json_object_get(hc(body, "Tmpfs"), "/tmp")),
+			    "ro,noexec,nosuid,nodev,size=4096");
+	assert_int_equal(json_object_size(hc(body, "Tmpfs")), 1);
+	json_decref(body);
+	profile_free(&p);
+	assert_string_equal(apply(&p, "{\"runtime\": \"runsc\", \"tmpfs\": {\"/tmp\": 8192}}"), "");
+	body = profile_create_body(&p, &who);
+	assert_string_equal(json_string_value(json_object_get(hc(body, "Tmpfs"), "/tmp")),
+			    "rw,noexec,nosuid,nodev,size=8192");
+	json_decref(body);
+	profile_free(&p);
+	assert_string_equal(apply(&p, "{\"runtime\": \"runc\"}"), "");
+	body = profile_create_body(&p, &who);
+	assert_null(hc(body, "Tmpfs"));
+	json_decref(body);
+	profile_free(&p);
+}
+
 static void
 test_create_body_configured(void **state)
 {
@@ -359,6 +388,7 @@ main(void)
 		cmocka_unit_test(test_runsc_default_pids),
 		cmocka_unit_test(test_create_body_defaults),
 		cmocka_unit_test(test_create_body_configured),
+		cmocka_unit_test(test_create_body_runsc_tmp),
 		cmocka_unit_test(test_container_name),
 		cmocka_unit_test(test_owner_labels),
 		cmocka_unit_test(test_config_file_errors),

@@ -1,0 +1,34 @@
+#include "weaken.h"
+#include "mutant.h"
+
+static const struct {
+	const char *name, *key, *value;
+} weakenings[] = {
+#define WEAKEN_ROW(n, k, v, check) { #n, k, v },
+	WEAKENINGS(WEAKEN_ROW)
+#undef WEAKEN_ROW
+};
+
+void
+weaken_create_body(json_t *body)
+{
+	json_t *hc = json_object_get(body, "HostConfig");
+	size_t i;
+
+	for (i = 0; hc && i < sizeof weakenings / sizeof weakenings[0]; i++)
+		if (mutant(weakenings[i].name))
+			json_object_set_new(hc, weakenings[i].key,
+					    json_loads(weakenings[i].value, JSON_DECODE_ANY, NULL));
+}
+
+bool
+weaken_admission_bypassed(void)
+{
+	return mutant("admission_bypass");
+}
+
+bool
+weaken_keep_stopped(void)
+{
+	return mutant("keep_stopped");
+}
