@@ -42,11 +42,11 @@ fill_row(struct session_row *r, size_t i, int64_t now)
 	snprintf(r->container, sizeof r->container, "%064zx", i * 40503u);
 	snprintf(r->image, sizeof r->image, "sha256:%064x", 0x9e41b7c2u);
 	snprintf(r->runtime, sizeof r->runtime, "runc");
-	r->state = i % 10 == 0 ? STATE_ENDED : STATE_RUNNING;
-	r->end = i % 10 == 0 ? END_WATCHDOG_FAILED : END_NONE;
+	r->state = i % 10 == 0 ? SESSION_STATE_ENDED : SESSION_STATE_RUNNING;
+	r->end = i % 10 == 0 ? SESSION_END_WATCHDOG_FAILED : SESSION_END_NONE;
 	r->started_ms = now - (int64_t)i * 1000;
 	r->uptime_ms = (int64_t)i * 1000;
-	r->lease.armed = r->state == STATE_RUNNING;
+	r->lease.armed = r->state == SESSION_STATE_RUNNING;
 	r->lease.age_ms = (int64_t)(i % 7) * 100;
 	r->lease.n_acks = SNAP_ACKS_MAX;
 	for (k = 0; k < SNAP_ACKS_MAX; k++)
@@ -75,8 +75,8 @@ fill_events(struct supervisor_event *ev, size_t n, const struct supervisor_snaps
 		memset(&ev[i], 0, sizeof ev[i]);
 		ev[i].seq = i + 1;
 		ev[i].wall_ms = s->taken_ms - (int64_t)(n - i) * 100;
-		ev[i].kind = i % 3 ? EVENT_STATE : EVENT_CUTOVER_ACK;
-		ev[i].state = STATE_RUNNING;
+		ev[i].kind = i % 3 ? SUPERVISOR_EVENT_STATE : SUPERVISOR_EVENT_CUTOVER_ACK;
+		ev[i].state = SESSION_STATE_RUNNING;
 		snprintf(ev[i].session, sizeof ev[i].session, "%s", s->rows[i % s->n].id);
 		snprintf(ev[i].tool, sizeof ev[i].tool, "tool.1");
 	}

@@ -75,7 +75,7 @@ running(struct supervisor *s, struct supervisor_snapshot *snap)
 
 	supervisor_snapshot(s, snap);
 	for (i = 0; i < snap->n; i++)
-		n += snap->rows[i].state == STATE_RUNNING;
+		n += snap->rows[i].state == SESSION_STATE_RUNNING;
 	return n;
 }
 
@@ -140,7 +140,7 @@ bench_revoke(struct supervisor *s, size_t n, const char *slow_id)
 		for (i = 0; i < k; i++) {
 			double ms = (double)(clock_mono_us() - t0) / 1e3;
 
-			if (ev[i].kind != EVENT_CUTOVER_ACK || ev[i].revision != rev)
+			if (ev[i].kind != SUPERVISOR_EVENT_CUTOVER_ACK || ev[i].revision != rev)
 				continue;
 			acks++;
 			if (strcmp(ev[i].session, slow_id) == 0)

@@ -130,7 +130,7 @@ wait_running(struct supervisor *s, size_t n)
 {
 	int i;
 
-	for (i = 0; i < 1200 && count_state(s, STATE_RUNNING) < n; i++)
+	for (i = 0; i < 1200 && count_state(s, SESSION_STATE_RUNNING) < n; i++)
 		usleep(100 * 1000);
 }
 
@@ -220,7 +220,7 @@ bench_scale(int n, int seconds)
 	struct supervisor_snapshot snap = { 0 };
 	uint64_t calls = 0, acks = 0, pulses = 0;
 	int64_t worst = 0;
-	size_t i, missed = 0, unarmed = 0, ended_early = 0, ends[END_COUNT] = { 0 };
+	size_t i, missed = 0, unarmed = 0, ended_early = 0, ends[SESSION_END_COUNT] = { 0 };
 	struct al_err err;
 	char id[40];
 	double t0;
@@ -251,7 +251,7 @@ bench_scale(int n, int seconds)
 			worst = r->lease.max_ack_us;
 		missed += r->lease.failed;
 		unarmed += !r->lease.armed;
-		if (r->state == STATE_ENDED) {
+		if (r->state == SESSION_STATE_ENDED) {
 			ended_early++;
 			ends[r->end]++;
 		}
@@ -263,7 +263,7 @@ bench_scale(int n, int seconds)
 	       (unsigned long long)acks, worst / 1e3);
 	printf("  missed leases: %zu; leases never armed: %zu; sessions ended early: %zu\n",
 	       missed, unarmed, ended_early);
-	for (i = 0; i < END_COUNT; i++)
+	for (i = 0; i < SESSION_END_COUNT; i++)
 		if (ends[i])
 			printf("    ended %-22s %zu\n", session_end_id((enum session_end)i), ends[i]);
 	printf("  memory: engine private %ld kB before, %ld kB with %d sessions; "

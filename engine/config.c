@@ -123,7 +123,7 @@ parse_bounds(struct airlock_config *c, const json_t *obj, struct al_err *err)
 	static const char *const keys[] = {
 		"frame_bytes", "stdout_bytes", "stderr_bytes", "calls", "session_ms", NULL,
 	};
-	struct bounds *b = &c->bounds;
+	struct config_bounds *b = &c->bounds;
 	long long frame = (long long)b->frame_bytes, out = (long long)b->stdout_bytes,
 		  errb = (long long)b->stderr_bytes, calls = b->calls, ms = b->session_ms;
 	const struct {
@@ -359,7 +359,7 @@ static int
 alias_member(void *ctx, const char *op, const json_t *v, struct al_err *err)
 {
 	struct airlock_config *c = ctx;
-	struct alias *a = &c->aliases[c->n_aliases];
+	struct config_alias *a = &c->aliases[c->n_aliases];
 
 	a->tool = config_tool_index(c, json_string_value(v));
 	if (a->tool < 0)

@@ -44,7 +44,7 @@
 #define UPSTREAM_TIMEOUT_MS_DEFAULT 10000
 #define UPSTREAM_TIMEOUT_MS_MAX	60000
 
-struct bounds {
+struct config_bounds {
 	size_t frame_bytes;	/* one line including its newline */
 	size_t stdout_bytes;	/* all agent stdout */
 	size_t stderr_bytes;	/* all agent stderr (drained, never stored) */
@@ -60,7 +60,7 @@ struct upstream_config {
 	long timeout_ms;
 };
 
-struct alias {
+struct config_alias {
 	char operation[65];
 	int tool;		/* index into tools */
 };
@@ -73,13 +73,13 @@ struct initial_config {
 
 struct airlock_config {
 	struct profile profile;
-	struct bounds bounds;
+	struct config_bounds bounds;
 	struct class_list classes;
 	struct upstream_config upstreams[CONFIG_UPSTREAMS_MAX];
 	size_t n_upstreams;
 	struct catalog_tool tools[CONFIG_TOOLS_MAX];
 	size_t n_tools;
-	struct alias aliases[CONFIG_ALIASES_MAX];
+	struct config_alias aliases[CONFIG_ALIASES_MAX];
 	size_t n_aliases;
 	struct initial_config initial;
 	char *base_dir;		/* for relative paths; NULL: the working directory */

@@ -15,7 +15,6 @@
 #define DOCKER_PATH_MAX		4096
 #define DOCKER_PATH_SHOWN	96	/* how much of a path an error message repeats */
 #define DOCKER_BUF_FIRST	4096
-#define TAR_BLOCK		512
 #define DOCKER_BUILD_REPLY_MAX	(1u << 20)	/* progress lines; q=1 sends few */
 
 struct docker {
@@ -1026,98 +1025,4 @@ docker_archive_get(struct docker *d, const char *id, const char *path,
 	*buf = resp.data;
 	*len = resp.len;
 	return 0;
-}
-
-/* --- tar ----------------------------------------------------------------- */
-
-/* An octal field: optional leading spaces, digits, then NUL/space padding. */
-static int
-tar_octal(const unsigned char *f, size_t n, uint64_t *out)
-{
-	size_t i = 0, digits = 0;
-	uint64_t v = 0;
-
-	while (i < n && f[i] == ' ')
-		i++;
-	for (; i < n && f[i] >= '0' && f[i] <= '7'; i++, digits++) {
-		if (v > (UINT64_MAX >> 3))
-			return -1;
-		v = v << 3 | (uint64_t)(f[i] - '0');
-	}
-	for (; i < n; i++)
-		if (f[i] != '\0' && f[i] != ' ')
-			return -1;
-	*out = v;
-	return digits ? 0 : -1;
-}
-
-static bool
-tar_zero_block(const unsigned char *h)
-{
-	size_t i;
-
-	for (i = 0; i < TAR_BLOCK; i++)
-		if (h[i])
-			return false;
-	return true;
-}
-
-static bool
-tar_checksum_ok(const unsigned char *h)
-{
-	uint64_t stored, sum = 0;
-	size_t i;
-
-	if (tar_octal(h + 148, 8, &stored) < 0)
-		return false;
-	for (i = 0; i < TAR_BLOCK; i++)
-		sum += i >= 148 && i < 156 ? ' ' : h[i];
-	return sum == stored;
-}
-
-static int
-tar_header(const unsigned char *h, size_t avail, uint64_t *size, struct al_err *err)
-{
-	if (memcmp(h + 257, "ustar", 5) != 0)
-		return al_fail(err, "tar: not a ustar archive");
-	if (!tar_checksum_ok(h))
-		return al_fail(err, "tar: bad header checksum");
-	if (tar_octal(h + 124, 12, size) < 0)
-		return al_fail(err, "tar: bad size field");
-	if (*size > avail)
-		return al_fail(err, "tar: entry runs past the end of the archive");
-	return 0;
-}
-
-int
-tar_first_file(const unsigned char *tar, size_t len,
-	       const unsigned char **data, size_t *data_len, struct al_err *err)
-{
-	size_t off = 0, avail, pad;
-	uint64_t size = 0;	/* set by tar_header; the compiler cannot see it at -O3 */
-
-	*data = NULL;
-	*data_len = 0;
-	while (tar && len - off >= TAR_BLOCK) {
-		const unsigned char *h = tar + off;
-
-		if (tar_zero_block(h))
-			return al_fail(err, "tar: no regular file");
-		avail = len - off - TAR_BLOCK;
-		if (tar_header(h, avail, &size, err) < 0)
-			return -1;
-		/* '0' and NUL are regular files, '7' is contiguous (also regular). */
-		if (h[156] == '0' || h[156] == '\0' || h[156] == '7') {
-			*data = h + TAR_BLOCK;
-			*data_len = (size_t)size;
-			return 0;
-		}
-		pad = (TAR_BLOCK - size % TAR_BLOCK) % TAR_BLOCK;
-		if (pad > avail - size)
-			return al_fail(err, "tar: truncated archive");
-		off += TAR_BLOCK + (size_t)size + pad;
-	}
-	if (tar && off < len)
-		return al_fail(err, "tar: truncated header");
-	return al_fail(err, "tar: no regular file");
 }

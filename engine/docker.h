@@ -113,9 +113,6 @@ int docker_image_by_label(struct docker *d, const char *label, char id[DOCKER_ID
 int docker_archive_get(struct docker *d, const char *id, const char *path,
 		       size_t max, unsigned char **buf, size_t *len,
 		       struct al_err *err);
-/* Extract the first regular file of a tar buffer (ustar). Pure. */
-int tar_first_file(const unsigned char *tar, size_t len,
-		   const unsigned char **data, size_t *data_len, struct al_err *err);
 
 /*
  * GET /events filtered by a JSON filters string (e.g.

@@ -29,7 +29,7 @@ session_end_message(enum session_end e)
 {
 	if (session_end_normal(e))
 		return NULL;
-	return e == END_INVALID_REQUEST ? FRAME_ERROR_INVALID : FRAME_ERROR_EXCHANGE;
+	return e == SESSION_END_INVALID_REQUEST ? FRAME_ERROR_INVALID : FRAME_ERROR_EXCHANGE;
 }
 
 /* Everything one running session holds. */
@@ -95,9 +95,10 @@ stop_requested(const struct session *s)
 static bool
 end_is_symptom(enum session_end e)
 {
-	return e == END_AGENT_EXIT || e == END_AGENT_FAILED || e == END_STREAM_FAILED ||
-	       e == END_INVALID_REQUEST || e == END_FRAME_TOO_LARGE ||
-	       e == END_OOM_KILLED || e == END_SANDBOX_DIED;
+	return e == SESSION_END_AGENT_EXIT || e == SESSION_END_AGENT_FAILED ||
+	       e == SESSION_END_STREAM_FAILED ||
+	       e == SESSION_END_INVALID_REQUEST || e == SESSION_END_FRAME_TOO_LARGE ||
+	       e == SESSION_END_OOM_KILLED || e == SESSION_END_SANDBOX_DIED;
 }
 
 /*
@@ -114,16 +115,16 @@ end_with(struct session *s, enum session_end e, const char *reason)
 		return;
 	s->ended = true;
 	if (end_is_symptom(e) && atomic_load(&s->lease_failed))
-		e = END_WATCHDOG_FAILED;
+		e = SESSION_END_WATCHDOG_FAILED;
 	else if (end_is_symptom(e) && stop_requested(s))
-		e = END_OPERATOR_STOP;
+		e = SESSION_END_OPERATOR_STOP;
 	else if (reason && !sum->reason[0])
 		snprintf(sum->reason, sizeof sum->reason, "%s", reason);
 	sum->end = e;
-	if (e == END_WATCHDOG_FAILED && !sum->reason[0])
+	if (e == SESSION_END_WATCHDOG_FAILED && !sum->reason[0])
 		snprintf(sum->reason, sizeof sum->reason, "watchdog lease failed: %s",
 			 s->lease_reason[0] ? s->lease_reason : "unknown");
-	else if (e == END_OPERATOR_STOP && !sum->reason[0])
+	else if (e == SESSION_END_OPERATOR_STOP && !sum->reason[0])
 		snprintf(sum->reason, sizeof sum->reason, "stopped by the operator");
 }
 
@@ -170,7 +171,7 @@ record(struct session *s, const char *type, const char *decision, const char *ru
 	if (s->o->gate)
 		gate_read(s->o->gate, &e.revision, &open, NULL, 0);
 	if (audit_append(s->o->audit, &e, entry_id, NULL, NULL) < 0) {
-		session_end(s, END_AUDIT_FAILED);
+		session_end(s, SESSION_END_AUDIT_FAILED);
 		return;
 	}
 	if (s->o->otlp)
@@ -262,7 +263,7 @@ initial_frame(struct session *s, size_t *len)
 		why = "not a JSON object, or larger than a frame";
 	json_decref(payload);
 	if (!frame && preflight_end(s))	/* a refused daemon is the first end */
-		session_fail(s, END_INITIAL_REFUSED, "initial payload %.120s: %s",
+		session_fail(s, SESSION_END_INITIAL_REFUSED, "initial payload %.120s: %s",
 			     s->cfg->initial.file ? s->cfg->initial.file : "(none)", why);
 	return frame;
 }
@@ -286,7 +287,7 @@ preflight_end(struct session *s)
 	       NULL);
 	s->facts = s->pre.facts;
 	if (!ok)
-		session_fail(s, END_PREFLIGHT_REFUSED, "preflight: %s (observed %.100s)",
+		session_fail(s, SESSION_END_PREFLIGHT_REFUSED, "preflight: %s (observed %.100s)",
 			     bad ? bad->id : "report", bad ? bad->observed : "incomplete");
 	doctor_report_free(&s->pre);
 	return ok && !s->ended;
@@ -381,7 +382,7 @@ spawn_lease(struct session *s)
 	if (lease_spawn(s->o->watchdog_exe, s->socket, s->box.id, on_lease_fail, s,
 			&s->lease, &err) < 0) {
 		record(s, AUDIT_ADMISSION, "refused", "watchdog_not_ready", NULL);
-		session_fail(s, END_WATCHDOG_FAILED, "%s", err.msg);
+		session_fail(s, SESSION_END_WATCHDOG_FAILED, "%s", err.msg);
 		return false;
 	}
 	return true;
@@ -392,10 +393,10 @@ arm_lease(struct session *s)
 {
 	struct al_err err;
 
-	set_state(s, STATE_ARMING);
+	set_state(s, SESSION_STATE_ARMING);
 	if (lease_wait_ready(s->lease, &err) < 0) {
 		record(s, AUDIT_ADMISSION, "refused", "watchdog_not_ready", NULL);
-		session_fail(s, END_WATCHDOG_FAILED, "%s", err.msg);
+		session_fail(s, SESSION_END_WATCHDOG_FAILED, "%s", err.msg);
 		return false;
 	}
 	if (s->o->hooks.lease)
@@ -411,7 +412,7 @@ static bool
 container_failed(struct session *s, const char *step, const struct al_err *err)
 {
 	snprintf(s->sum->failed_step, sizeof s->sum->failed_step, "%s", step);
-	session_fail(s, END_CONTAINER_FAILED, "%s", err && err->msg[0] ? err->msg : step);
+	session_fail(s, SESSION_END_CONTAINER_FAILED, "%s", err && err->msg[0] ? err->msg : step);
 	return false;
 }
 
@@ -420,7 +421,7 @@ static bool
 still_wanted(struct session *s)
 {
 	if (stop_requested(s))
-		session_end(s, END_OPERATOR_STOP);
+		session_end(s, SESSION_END_OPERATOR_STOP);
 	return !s->ended;
 }
 
@@ -459,7 +460,7 @@ create_admit(struct session *s)
 	if (!s->docker || owner_labels_self(&who, s->sum->session_id, &err) < 0)
 		return container_failed(s, "connect", &err);
 	container_init(&s->box, s->docker, s->socket);
-	set_state(s, STATE_CREATING);
+	set_state(s, SESSION_STATE_CREATING);
 	rc = container_create(&s->box, &s->cfg->profile, &who, &err);
 	memcpy(s->st.container_id, s->box.id, sizeof s->st.container_id);
 	/* A refused daemon wins over a failed create: the create may fail for it. */
@@ -469,10 +470,10 @@ create_admit(struct session *s)
 		rc = container_admit_first(&s->box, &s->cfg->profile, &s->facts, &err);
 	if (s->box.first.n > 0) {
 		record_admission(s, "first", &s->box.first, s->sum->admission_first);
-		set_state(s, STATE_ADMITTING);
+		set_state(s, SESSION_STATE_ADMITTING);
 	}
 	if (rc < 0 && s->box.first.n > 0)
-		session_end(s, END_ADMISSION_REFUSED);
+		session_end(s, SESSION_END_ADMISSION_REFUSED);
 	else if (rc < 0)
 		container_failed(s, "create", &err);
 	return rc == 0 && still_wanted(s);
@@ -501,20 +502,20 @@ launch(struct session *s)
 
 	if (!create_admit(s) || !spawn_lease(s))
 		return false;
-	set_state(s, STATE_ATTACHING);
+	set_state(s, SESSION_STATE_ATTACHING);
 	if (container_attach_start(&s->box, &err) < 0)
 		return still_wanted(s) &&
 		       container_failed(s, s->box.attach ? "start" : "attach", &err);
-	set_state(s, STATE_STARTING);
+	set_state(s, SESSION_STATE_STARTING);
 	/* Ready after attach and start, before the second look and any data. */
 	if (!still_wanted(s) || !arm_lease(s))
 		return false;
-	set_state(s, STATE_READMITTING);
+	set_state(s, SESSION_STATE_READMITTING);
 	if (container_readmit(&s->box, readmit_profile(s, &strict), &s->facts, &err) < 0) {
 		if (s->box.second.n == 0)
 			return still_wanted(s) && container_failed(s, "inspect", &err);
 		record_admission(s, "second", &s->box.second, s->sum->admission_second);
-		session_end(s, END_ADMISSION_REFUSED);
+		session_end(s, SESSION_END_ADMISSION_REFUSED);
 		return false;
 	}
 	record_admission(s, "second", &s->box.second, s->sum->admission_second);
@@ -531,18 +532,18 @@ on_output(enum docker_stream stream, const unsigned char *data, size_t len, void
 	if (stream == DOCKER_STDERR) {
 		sum->stderr_bytes += len;
 		if (sum->stderr_bytes > s->cfg->bounds.stderr_bytes) {
-			session_end(s, END_STDERR_BUDGET);
+			session_end(s, SESSION_END_STDERR_BUDGET);
 			return 1;
 		}
 		return 0;
 	}
 	sum->stdout_bytes += len;
 	if (sum->stdout_bytes > s->cfg->bounds.stdout_bytes) {
-		session_end(s, END_STDOUT_BUDGET);
+		session_end(s, SESSION_END_STDOUT_BUDGET);
 		return 1;
 	}
 	if (linebuf_append(&s->lines, data, len) < 0) {
-		session_end(s, END_FRAME_TOO_LARGE);
+		session_end(s, SESSION_END_FRAME_TOO_LARGE);
 		return 1;
 	}
 	return 0;
@@ -563,13 +564,13 @@ end_for_rule(enum policy_rule rule)
 {
 	switch (rule) {
 	case RULE_UPSTREAM_TIMEOUT:
-		return END_UPSTREAM_TIMEOUT;
+		return SESSION_END_UPSTREAM_TIMEOUT;
 	case RULE_UPSTREAM_UNAVAILABLE:
-		return END_UPSTREAM_UNAVAILABLE;
+		return SESSION_END_UPSTREAM_UNAVAILABLE;
 	case RULE_AUDIT_FAILED:
-		return END_AUDIT_FAILED;
+		return SESSION_END_AUDIT_FAILED;
 	default:
-		return END_UPSTREAM_FAULT;
+		return SESSION_END_UPSTREAM_FAULT;
 	}
 }
 
@@ -585,12 +586,12 @@ handle_line(struct session *s, const char *line, size_t len)
 
 	gateway_get_counters(s->gw, &n);
 	if (n.calls >= (uint64_t)s->cfg->bounds.calls) {
-		session_end(s, END_CALL_BUDGET);
+		session_end(s, SESSION_END_CALL_BUDGET);
 		return;
 	}
 	switch (gateway_handle(s->gw, line, len, &reply, &reply_len, &rule)) {
 	case GW_INVALID:
-		session_end(s, END_INVALID_REQUEST);
+		session_end(s, SESSION_END_INVALID_REQUEST);
 		return;
 	case GW_FAULT:
 		session_fail(s, end_for_rule(rule), "%s", gateway_fault_reason(s->gw));
@@ -599,7 +600,7 @@ handle_line(struct session *s, const char *line, size_t len)
 		break;
 	}
 	if (docker_attach_write(s->box.attach, reply, reply_len, write_timeout(s), &err) < 0)
-		session_end(s, END_STREAM_FAILED);
+		session_end(s, SESSION_END_STREAM_FAILED);
 	free(reply);
 	publish(s);
 }
@@ -613,7 +614,7 @@ drain_lines(struct session *s)
 
 	while (!s->ended && (rc = linebuf_next(&s->lines, &line, &len)) != 0) {
 		if (rc < 0) {
-			session_end(s, END_FRAME_TOO_LARGE);
+			session_end(s, SESSION_END_FRAME_TOO_LARGE);
 			return;
 		}
 		handle_line(s, line, len);
@@ -639,14 +640,14 @@ end_nonzero_exit(struct session *s, long code)
 	bool runsc = strcmp(s->cfg->profile.runtime, "runsc") == 0;
 
 	if (s->box.oom_killed)
-		session_fail(s, END_OOM_KILLED, "killed at the memory limit (OOMKilled, status %ld)",
+		session_fail(s, SESSION_END_OOM_KILLED, "killed at the memory limit (OOMKilled, status %ld)",
 			     code);
 	else if (runsc && code == PROFILE_RUNSC_FATAL_STATUS)
-		session_fail(s, END_SANDBOX_DIED, "container exited with status %ld under runsc: "
+		session_fail(s, SESSION_END_SANDBOX_DIED, "container exited with status %ld under runsc: "
 			     "the gVisor sandbox dies with this status (e.g. at the pids limit); "
 			     "the agent's own exit %ld looks the same", code, code);
 	else
-		session_fail(s, END_AGENT_FAILED, "agent exited with status %ld", code);
+		session_fail(s, SESSION_END_AGENT_FAILED, "agent exited with status %ld", code);
 }
 
 static void
@@ -657,14 +658,14 @@ on_eof(struct session *s)
 
 	drain_lines(s);
 	if (linebuf_pending(&s->lines) > 0) {
-		session_end(s, END_INVALID_REQUEST);
+		session_end(s, SESSION_END_INVALID_REQUEST);
 		return;
 	}
 	if (container_wait_exit(&s->box, EXIT_WAIT_MS, &code, &err) != 0)
-		session_fail(s, END_AGENT_FAILED, "agent did not exit after closing its output");
+		session_fail(s, SESSION_END_AGENT_FAILED, "agent did not exit after closing its output");
 	else if (code != 0)
 		end_nonzero_exit(s, code);
-	session_end(s, END_AGENT_EXIT);
+	session_end(s, SESSION_END_AGENT_EXIT);
 }
 
 static void
@@ -676,15 +677,15 @@ bridge_step(struct session *s)
 	enum attach_io io;
 
 	if (left <= 0) {
-		session_end(s, END_SESSION_TIMEOUT);
+		session_end(s, SESSION_END_SESSION_TIMEOUT);
 		return;
 	}
 	if (s->o->stop && atomic_load(s->o->stop)) {
-		session_end(s, END_OPERATOR_STOP);
+		session_end(s, SESSION_END_OPERATOR_STOP);
 		return;
 	}
 	if (atomic_load(&s->lease_failed)) {
-		session_end(s, END_WATCHDOG_FAILED);
+		session_end(s, SESSION_END_WATCHDOG_FAILED);
 		return;
 	}
 	if (clock_mono_ms() - s->published_ms >= PUBLISH_MS)
@@ -697,7 +698,7 @@ bridge_step(struct session *s)
 	if (io == ATTACH_EOF)
 		on_eof(s);
 	else if (io == ATTACH_ERROR)
-		session_end(s, END_STREAM_FAILED);
+		session_end(s, SESSION_END_STREAM_FAILED);
 	else
 		drain_lines(s);
 }
@@ -710,14 +711,14 @@ bridge(struct session *s, const char *frame, size_t frame_len)
 	s->deadline_ms = clock_mono_ms() + s->cfg->bounds.session_ms;
 	if (linebuf_init(&s->lines, s->cfg->bounds.frame_bytes - 1,
 			 s->cfg->bounds.stdout_bytes + 1) < 0) {
-		session_end(s, END_STREAM_FAILED);
+		session_end(s, SESSION_END_STREAM_FAILED);
 		return;
 	}
 	if (docker_attach_write(s->box.attach, frame, frame_len, write_timeout(s), &err) < 0) {
-		session_end(s, END_STREAM_FAILED);
+		session_end(s, SESSION_END_STREAM_FAILED);
 		return;
 	}
-	set_state(s, STATE_RUNNING);
+	set_state(s, SESSION_STATE_RUNNING);
 	while (!s->ended)
 		bridge_step(s);
 }
@@ -745,7 +746,7 @@ open_gateway(struct session *s)
 	struct al_err err;
 
 	if (gateway_open(&go, &s->gw, &err) < 0) {
-		session_fail(s, END_AUDIT_FAILED, "%s", err.msg);
+		session_fail(s, SESSION_END_AUDIT_FAILED, "%s", err.msg);
 		return false;
 	}
 	return true;
@@ -759,10 +760,10 @@ finish(struct session *s)
 	json_t *detail;
 	char *text;
 
-	set_state(s, STATE_STOPPING);
+	set_state(s, SESSION_STATE_STOPPING);
 	preflight_end(s);	/* every session records its preflight, whatever ended it */
 	if (s->box.created && container_cleanup(&s->box, &err) < 0)
-		session_end(s, END_CLEANUP_FAILED);
+		session_end(s, SESSION_END_CLEANUP_FAILED);
 	if (s->lease) {
 		if (s->o->hooks.lease)
 			s->o->hooks.lease(s->o->hooks.ctx, NULL);
@@ -794,7 +795,7 @@ finish(struct session *s)
 	linebuf_free(&s->lines);
 	docker_close(s->docker);
 	s->st.summary = sum;
-	set_state(s, STATE_ENDED);
+	set_state(s, SESSION_STATE_ENDED);
 }
 
 int
@@ -818,7 +819,7 @@ session_run(const struct session_options *o, struct session_summary *out)
 	memcpy(s.st.session_id, out->session_id, sizeof s.st.session_id);
 	memcpy(s.st.image, o->config->profile.image, sizeof s.st.image);
 	s.st.session_class = o->config->initial.class;
-	set_state(&s, STATE_PREFLIGHT);
+	set_state(&s, SESSION_STATE_PREFLIGHT);
 	container_init(&s.box, NULL, NULL);
 	record(&s, AUDIT_SESSION_START, "start", NULL, NULL);
 	if (!s.ended && preflight_begin(&s) && (frame = initial_frame(&s, &frame_len)) &&

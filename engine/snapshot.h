@@ -61,10 +61,10 @@
 	_(WORKER_FAILED,        "worker_failed",        false)
 
 enum session_end {
-#define SESSION_END_ENUM(e, id, normal) END_##e,
+#define SESSION_END_ENUM(e, id, normal) SESSION_END_##e,
 	SESSION_ENDS(SESSION_END_ENUM)
 #undef SESSION_END_ENUM
-	END_COUNT
+	SESSION_END_COUNT
 };
 
 static inline const char *
@@ -76,7 +76,7 @@ session_end_id(enum session_end e)
 #undef SESSION_END_ID
 	};
 
-	return (unsigned)e < END_COUNT ? ids[e] : "unknown";
+	return (unsigned)e < SESSION_END_COUNT ? ids[e] : "unknown";
 }
 
 static inline bool
@@ -88,7 +88,7 @@ session_end_normal(enum session_end e)
 #undef SESSION_END_NORMAL
 	};
 
-	return (unsigned)e < END_COUNT && normal[e];
+	return (unsigned)e < SESSION_END_COUNT && normal[e];
 }
 
 /* Where a session is in its life (DESIGN.md §3). */
@@ -106,10 +106,10 @@ session_end_normal(enum session_end e)
 	_(ENDED,       "ended")
 
 enum session_state {
-#define SESSION_STATE_ENUM(e, id) STATE_##e,
+#define SESSION_STATE_ENUM(e, id) SESSION_STATE_##e,
 	SESSION_STATES(SESSION_STATE_ENUM)
 #undef SESSION_STATE_ENUM
-	STATE_COUNT
+	SESSION_STATE_COUNT
 };
 
 static inline const char *
@@ -121,7 +121,7 @@ session_state_id(enum session_state s)
 #undef SESSION_STATE_ID
 	};
 
-	return (unsigned)s < STATE_COUNT ? ids[s] : "unknown";
+	return (unsigned)s < SESSION_STATE_COUNT ? ids[s] : "unknown";
 }
 
 /* One item of an admission report or of the host checks. */
@@ -218,7 +218,7 @@ struct session_row {
 	size_t n_tools;
 	struct tool_view tools[SNAP_TOOLS_MAX];
 	enum admission_verdict admission_first, admission_second;
-	/* The end, once state is STATE_ENDED. */
+	/* The end, once state is SESSION_STATE_ENDED. */
 	enum session_end end;
 	char refused_check[CHECK_ID_MAX];	/* the first refusing check, if any */
 	char failed_step[16];			/* connect, create, attach, start, … */
@@ -253,7 +253,7 @@ cutover_result_id(enum cutover_result r)
 }
 
 /* Every kind of event: the identifier, and whether it is always an alert. */
-#define EVENT_KINDS(_) \
+#define SUPERVISOR_EVENT_KINDS(_) \
 	_(STATE,             "state",             false) \
 	_(END,               "end",               false) \
 	_(LEASE_FAILED,      "lease_failed",      true)  \
@@ -264,22 +264,22 @@ cutover_result_id(enum cutover_result r)
 	_(REAPER,            "reaper",            true)
 
 enum event_kind {
-#define EVENT_KIND_ENUM(e, id, alert) EVENT_##e,
-	EVENT_KINDS(EVENT_KIND_ENUM)
-#undef EVENT_KIND_ENUM
-	EVENT_KIND_COUNT
+#define SUPERVISOR_EVENT_KIND_ENUM(e, id, alert) SUPERVISOR_EVENT_##e,
+	SUPERVISOR_EVENT_KINDS(SUPERVISOR_EVENT_KIND_ENUM)
+#undef SUPERVISOR_EVENT_KIND_ENUM
+	SUPERVISOR_EVENT_KIND_COUNT
 };
 
 static inline const char *
 event_kind_id(enum event_kind k)
 {
 	static const char *const ids[] = {
-#define EVENT_KIND_ID(e, id, alert) id,
-		EVENT_KINDS(EVENT_KIND_ID)
-#undef EVENT_KIND_ID
+#define SUPERVISOR_EVENT_KIND_ID(e, id, alert) id,
+		SUPERVISOR_EVENT_KINDS(SUPERVISOR_EVENT_KIND_ID)
+#undef SUPERVISOR_EVENT_KIND_ID
 	};
 
-	return (unsigned)k < EVENT_KIND_COUNT ? ids[k] : "unknown";
+	return (unsigned)k < SUPERVISOR_EVENT_KIND_COUNT ? ids[k] : "unknown";
 }
 
 /*

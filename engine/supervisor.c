@@ -119,12 +119,12 @@ static bool
 event_alert(enum event_kind k)
 {
 	static const bool alert[] = {
-#define EVENT_KIND_ALERT(e, id, a) a,
-		EVENT_KINDS(EVENT_KIND_ALERT)
-#undef EVENT_KIND_ALERT
+#define SUPERVISOR_EVENT_KIND_ALERT(e, id, a) a,
+		SUPERVISOR_EVENT_KINDS(SUPERVISOR_EVENT_KIND_ALERT)
+#undef SUPERVISOR_EVENT_KIND_ALERT
 	};
 
-	return (unsigned)k < EVENT_KIND_COUNT && alert[k];
+	return (unsigned)k < SUPERVISOR_EVENT_KIND_COUNT && alert[k];
 }
 
 static void
@@ -196,12 +196,12 @@ end_row(struct slot *sl, const struct session_summary *sum)
 static void
 state_events(struct supervisor *s, struct slot *sl, enum session_state state)
 {
-	struct supervisor_event e = { .kind = EVENT_STATE, .state = state };
+	struct supervisor_event e = { .kind = SUPERVISOR_EVENT_STATE, .state = state };
 
 	push(s, sl, &e);
-	if (state != STATE_ENDED)
+	if (state != SESSION_STATE_ENDED)
 		return;
-	e = (struct supervisor_event){ .kind = EVENT_END, .end = sl->row.end,
+	e = (struct supervisor_event){ .kind = SUPERVISOR_EVENT_END, .end = sl->row.end,
 				       .alert = !session_end_normal(sl->row.end) };
 	copy_word(e.check, sizeof e.check, sl->row.refused_check);
 	push(s, sl, &e);
@@ -257,7 +257,7 @@ on_report(void *ctx, int phase, const struct check_list *l)
 	else
 		sl->row.admission_second = rep->verdict;
 	if (rep->verdict == ADMISSION_REFUSED) {
-		struct supervisor_event e = { .kind = EVENT_ADMISSION_REFUSED };
+		struct supervisor_event e = { .kind = SUPERVISOR_EVENT_ADMISSION_REFUSED };
 
 		copy_word(e.check, sizeof e.check, bad ? bad->id : "report");
 		copy_word(e.reason, sizeof e.reason, phase == 1 ? "first" : "second");
@@ -313,7 +313,7 @@ on_lease_failed(void *ctx, const char *reason)
 {
 	struct slot *sl = ctx;
 	struct supervisor *s = sl->sup;
-	struct supervisor_event e = { .kind = EVENT_LEASE_FAILED };
+	struct supervisor_event e = { .kind = SUPERVISOR_EVENT_LEASE_FAILED };
 
 	copy_word(e.reason, sizeof e.reason, reason);
 	pthread_mutex_lock(&s->lock);
@@ -408,7 +408,7 @@ on_gate_ack(void *ctx, const struct gate_delta *d, const struct gate_ack *ack)
 {
 	struct slot *sl = ctx;
 	struct supervisor *s = sl->sup;
-	struct supervisor_event e = { .kind = EVENT_CUTOVER_ACK, .revision = d->revision,
+	struct supervisor_event e = { .kind = SUPERVISOR_EVENT_CUTOVER_ACK, .revision = d->revision,
 				      .op = d->allow ? CUTOVER_RESTORE : CUTOVER_REVOKE,
 				      .result = ack_result(ack->verdict),
 				      .waited_us = ack->waited_us };
@@ -494,7 +494,7 @@ slot_row(struct slot *sl)
 	copy_word(r->image, sizeof r->image, c->profile.image);
 	copy_word(r->runtime, sizeof r->runtime, c->profile.runtime);
 	copy_word(r->class_name, sizeof r->class_name, class_name(&c->classes, c->initial.class));
-	r->state = STATE_QUEUED;
+	r->state = SESSION_STATE_QUEUED;
 	r->started_ms = clock_wall_ms();
 	r->exit_code = -1;
 	r->n_tools = c->n_tools;
@@ -636,12 +636,12 @@ static void
 worker_failed(struct supervisor *s, struct slot *sl)
 {
 	pthread_mutex_lock(&s->lock);
-	sl->row.end = END_WORKER_FAILED;
+	sl->row.end = SESSION_END_WORKER_FAILED;
 	copy_word(sl->row.reason, sizeof sl->row.reason, "cannot start a worker thread");
 	sl->ended = true;
 	sl->joined = true;
-	sl->row.state = STATE_ENDED;
-	state_events(s, sl, STATE_ENDED);
+	sl->row.state = SESSION_STATE_ENDED;
+	state_events(s, sl, SESSION_STATE_ENDED);
 	sl->row.generation++;
 	s->generation++;
 	pthread_mutex_unlock(&s->lock);
@@ -662,7 +662,7 @@ start_slot(struct supervisor *s, struct slot *sl, char session_id[SNAP_ID_MAX],
 	pthread_mutex_lock(&s->lock);
 	s->slots[s->n_slots++] = sl;
 	s->started_total++;
-	state_events(s, sl, STATE_QUEUED);
+	state_events(s, sl, SESSION_STATE_QUEUED);
 	s->generation++;
 	pthread_mutex_unlock(&s->lock);
 	pthread_mutex_unlock(&s->policy);
@@ -780,7 +780,7 @@ supervisor_stop_session(struct supervisor *s, const char *session_id)
 	pthread_mutex_lock(&s->lock);
 	sl = find(s, session_id);
 	if (sl && !sl->ended) {
-		struct supervisor_event e = { .kind = EVENT_STOP_REQUESTED };
+		struct supervisor_event e = { .kind = SUPERVISOR_EVENT_STOP_REQUESTED };
 
 		/* The flag first: every symptom of the stop then names its cause. */
 		atomic_store(&sl->stop, true);
@@ -828,7 +828,7 @@ supervisor_cutover(struct supervisor *s, enum cutover_op op, const char *tool,
 		   size_t *targets, struct al_err *err)
 {
 	struct slot *to[SUPERVISOR_SESSIONS_MAX];
-	struct supervisor_event e = { .kind = EVENT_CUTOVER, .op = op };
+	struct supervisor_event e = { .kind = SUPERVISOR_EVENT_CUTOVER, .op = op };
 	size_t i, n = 0;
 
 	if (!tool || !tool[0] || strlen(tool) >= SNAP_NAME_MAX)
@@ -883,7 +883,7 @@ static void
 update_record(struct supervisor *s, struct update_job *j)
 {
 	struct policy_entry p = { .revision = j->ack.revision };
-	struct supervisor_event e = { .kind = EVENT_CUTOVER_ACK, .revision = j->ack.revision,
+	struct supervisor_event e = { .kind = SUPERVISOR_EVENT_CUTOVER_ACK, .revision = j->ack.revision,
 				      .result = ack_result(j->ack.verdict),
 				      .waited_us = j->ack.waited_us };
 
@@ -1228,7 +1228,7 @@ supervisor_live(struct supervisor *s)
 static void
 reaped_event(struct supervisor *s, const struct reap_report *r)
 {
-	struct supervisor_event e = { .kind = EVENT_REAPER, .count = (long)r->reaped };
+	struct supervisor_event e = { .kind = SUPERVISOR_EVENT_REAPER, .count = (long)r->reaped };
 
 	if (r->reaped == 0 && r->failed == 0)
 		return;

@@ -80,7 +80,7 @@ int supervisor_stop_session(struct supervisor *s, const char *session_id);
  * Revoke or restore one catalog tool on the sessions named in ids (NULL:
  * every session not ended), as a delta. The engine assigns the next policy
  * revision (*revision) and posts the delta to each gate; this returns at
- * once. Each session acknowledges with an EVENT_CUTOVER_ACK: at once when
+ * once. Each session acknowledges with an SUPERVISOR_EVENT_CUTOVER_ACK: at once when
  * idle, after its in-flight call when busy; a session without the tool
  * acknowledges not_applicable and its gate stays as it was. Audit entries
  * are written by the supervisor's own thread. *targets gets the count.

@@ -3,8 +3,10 @@
 
 /*
  * A tiny in-memory tar writer: a few regular files in one ustar archive,
- * as the Engine API's /build wants its context. Pure code: no I/O. (The
- * reader, tar_first_file, lives with the archive call in docker.h.)
+ * as the Engine API's /build wants its context; and a reader for the one
+ * file an archive call (docker_archive_get) returns. Pure code: no I/O.
+ * (Streams too large to hold, such as an image export, go through
+ * tar_stream.h.)
  *
  * Every entry is owned by 0:0 with mtime 0, so the same files give the
  * same bytes. Each header is followed by the data, padded to 512 bytes;
@@ -29,5 +31,12 @@ struct tar_file {
 /* Write files[0..n) into a malloc'd buffer (*out, *len); -1 with a fixed message. */
 int tar_write(const struct tar_file *files, size_t n, unsigned char **out, size_t *len,
 	      struct al_err *err);
+
+/*
+ * The first regular file of a tar buffer (ustar): *data points into tar.
+ * -1 with a fixed message on a bad header, a truncated archive, or none.
+ */
+int tar_first_file(const unsigned char *tar, size_t len,
+		   const unsigned char **data, size_t *data_len, struct al_err *err);
 
 #endif

@@ -236,15 +236,15 @@ alert_reaper(const struct supervisor_event *e, const struct alert_names *nm, cha
 			 alert_plural(e->count));
 }
 
-static const alert_fn alert_formats[EVENT_KIND_COUNT] = {
-	[EVENT_STATE]		  = alert_state,
-	[EVENT_END]		  = alert_end,
-	[EVENT_LEASE_FAILED]	  = alert_lease_failed,
-	[EVENT_ADMISSION_REFUSED] = alert_admission_refused,
-	[EVENT_CUTOVER]		  = alert_cutover,
-	[EVENT_CUTOVER_ACK]	  = alert_cutover_ack,
-	[EVENT_STOP_REQUESTED]	  = alert_stop_requested,
-	[EVENT_REAPER]		  = alert_reaper,
+static const alert_fn alert_formats[SUPERVISOR_EVENT_KIND_COUNT] = {
+	[SUPERVISOR_EVENT_STATE]		  = alert_state,
+	[SUPERVISOR_EVENT_END]		  = alert_end,
+	[SUPERVISOR_EVENT_LEASE_FAILED]	  = alert_lease_failed,
+	[SUPERVISOR_EVENT_ADMISSION_REFUSED] = alert_admission_refused,
+	[SUPERVISOR_EVENT_CUTOVER]		  = alert_cutover,
+	[SUPERVISOR_EVENT_CUTOVER_ACK]	  = alert_cutover_ack,
+	[SUPERVISOR_EVENT_STOP_REQUESTED]	  = alert_stop_requested,
+	[SUPERVISOR_EVENT_REAPER]		  = alert_reaper,
 };
 
 void
@@ -259,7 +259,7 @@ alert_format(const struct supervisor_event *e, char *buf, size_t cap)
 		snprintf(buf, cap, "no event");
 		return;
 	}
-	fn = (unsigned)e->kind < EVENT_KIND_COUNT ? alert_formats[e->kind] : NULL;
+	fn = (unsigned)e->kind < SUPERVISOR_EVENT_KIND_COUNT ? alert_formats[e->kind] : NULL;
 	if (!fn) {
 		snprintf(buf, cap, "event %s", event_kind_id(e->kind));
 		return;
@@ -276,14 +276,14 @@ alert_wanted(const struct supervisor_event *e)
 	if (!e)
 		return false;
 	switch (e->kind) {
-	case EVENT_LEASE_FAILED:
-	case EVENT_ADMISSION_REFUSED:
-	case EVENT_CUTOVER:
-	case EVENT_REAPER:
+	case SUPERVISOR_EVENT_LEASE_FAILED:
+	case SUPERVISOR_EVENT_ADMISSION_REFUSED:
+	case SUPERVISOR_EVENT_CUTOVER:
+	case SUPERVISOR_EVENT_REAPER:
 		return true;
-	case EVENT_END:
+	case SUPERVISOR_EVENT_END:
 		return e->alert || !session_end_normal(e->end);
-	case EVENT_CUTOVER_ACK:
+	case SUPERVISOR_EVENT_CUTOVER_ACK:
 		return e->alert || alert_ack_rejected(e);
 	default:
 		return e->alert;

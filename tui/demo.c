@@ -530,7 +530,7 @@ demo_lapse_victim(const struct demo *d, const struct supervisor_snapshot *snap)
 	for (i = 0; i < DEMO_SLOTS; i++) {
 		if (demo_slot_roles[i] != ROLE_STEADY || !(r = demo_row(snap, d->slots[i].id)))
 			continue;
-		if (r->state == STATE_RUNNING && r->lease.armed && !r->lease.failed &&
+		if (r->state == SESSION_STATE_RUNNING && r->lease.armed && !r->lease.failed &&
 		    r->lease.watchdog_pid > 1 && r->container[0] &&
 		    r->uptime_ms >= DEMO_LAPSE_AGE_MS &&
 		    demo_is_watchdog(r->lease.watchdog_pid, r->container))
@@ -559,7 +559,7 @@ demo_lapse_step(struct demo *d, const struct supervisor_snapshot *snap)
 
 	if (d->lapse.active) {
 		r = demo_row(snap, d->lapse.session);
-		if (!r || r->state == STATE_ENDED || now - d->lapse.since_ms > DEMO_LAPSE_GIVEUP_MS)
+		if (!r || r->state == SESSION_STATE_ENDED || now - d->lapse.since_ms > DEMO_LAPSE_GIVEUP_MS)
 			demo_lapse_end(d);
 		return;
 	}
@@ -579,7 +579,7 @@ demo_slot_done(const struct demo_slot *sl, const struct supervisor_snapshot *sna
 
 	if (!sl->id[0])
 		return true;
-	return r ? r->state == STATE_ENDED : snap->taken_ms > sl->started_ms;
+	return r ? r->state == SESSION_STATE_ENDED : snap->taken_ms > sl->started_ms;
 }
 
 static void
@@ -613,7 +613,7 @@ demo_sorted_ended(struct demo *d, const struct supervisor_snapshot *snap)
 	size_t i, j, n = 0;
 
 	for (i = 0; i < snap->n && n < SUPERVISOR_SESSIONS_MAX; i++) {
-		if (snap->rows[i].state != STATE_ENDED)
+		if (snap->rows[i].state != SESSION_STATE_ENDED)
 			continue;
 		for (j = n; j > 0 && demo_end_ms(&snap->rows[d->ended[j - 1]]) <
 				     demo_end_ms(&snap->rows[i]); j--)

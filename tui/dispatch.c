@@ -180,7 +180,7 @@ force_stop(struct app *a)
 
 	dispatch_target(a, session, tool);
 	r = session[0] ? row_by_id(a, session) : NULL;
-	if (!r || r->state == STATE_ENDED) {
+	if (!r || r->state == SESSION_STATE_ENDED) {
 		app_flash(a, true, "no live session selected");
 		return APP_REDRAW;
 	}
@@ -588,7 +588,7 @@ cmd_forget(struct app *a)
 	char ids[SUPERVISOR_SESSIONS_MAX][SNAP_ID_MAX];
 
 	for (i = 0; i < a->snap.n; i++)
-		if (a->snap.rows[i].state == STATE_ENDED)
+		if (a->snap.rows[i].state == SESSION_STATE_ENDED)
 			snprintf(ids[n++], SNAP_ID_MAX, "%s", a->snap.rows[i].id);
 	for (i = 0; i < n; i++)
 		supervisor_forget(a->sup, ids[i]);
@@ -625,7 +625,7 @@ stop_command(struct app *a, const char *arg)
 {
 	const struct session_row *r = arg ? row_by_prefix(a, arg) : NULL;
 
-	if (!r || r->state == STATE_ENDED) {
+	if (!r || r->state == SESSION_STATE_ENDED) {
 		app_flash(a, true, "stop: no single live session matches '%.40s'", arg ? arg : "");
 		return APP_REDRAW;
 	}

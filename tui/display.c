@@ -111,7 +111,7 @@ header_text(struct app *a, const struct ui_model *m, char *buf, size_t cap)
 	int n;
 
 	for (i = 0; i < s->n; i++)
-		running += s->rows[i].state == STATE_RUNNING;
+		running += s->rows[i].state == SESSION_STATE_RUNNING;
 	n = snprintf(buf, cap, " airlock │ %s%s %s │ %zu session%s (%zu running) │ rev %lld │ %s",
 		     a->host.daemon_version[0] ? "dockerd " : "daemon ",
 		     a->host.daemon_version[0] ? a->host.daemon_version : "?", a->runtime,

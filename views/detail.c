@@ -281,7 +281,7 @@ detail_end(struct detail_ctx *c, const struct session_row *r)
 		{ "duration", draw_fmt_duration(dur, r->duration_ms), UI_COLOR_DEFAULT },
 	};
 
-	if (r->state != STATE_ENDED)
+	if (r->state != SESSION_STATE_ENDED)
 		return;
 	if (r->exit_code < 0)
 		snprintf(code, sizeof code, "never ran");

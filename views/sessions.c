@@ -132,7 +132,7 @@ sessions_cmp(const void *pa, const void *pb, void *arg)
 static bool
 sessions_match(const struct session_row *r, const char *filter)
 {
-	bool ended = r->state == STATE_ENDED;
+	bool ended = r->state == SESSION_STATE_ENDED;
 
 	return view_match(filter, r->id) || view_match(filter, session_state_id(r->state)) ||
 	       view_match(filter, r->image) ||
@@ -223,7 +223,7 @@ sessions_draw_gate(WINDOW *w, int y, const struct draw_col *c, const struct sess
 	char buf[DRAW_FMT_MAX];
 	enum ui_color col = UI_COLOR_DEFAULT;
 
-	if (r->state == STATE_ENDED) {
+	if (r->state == SESSION_STATE_ENDED) {
 		snprintf(buf, sizeof buf, "%s", session_end_id(r->end));
 		col = draw_end_color(r->end);
 	} else if (r->pending > 0) {

@@ -110,7 +110,7 @@ tools_entries(const struct session_row *rows, size_t n, bool live_only, struct t
 	size_t i, j, total = 0, k = 0;
 
 	for (i = 0; i < n; i++)
-		if (!live_only || rows[i].state != STATE_ENDED)
+		if (!live_only || rows[i].state != SESSION_STATE_ENDED)
 			total += rows[i].n_tools < SNAP_TOOLS_MAX ? rows[i].n_tools
 								  : SNAP_TOOLS_MAX;
 	*count = 0;
@@ -118,7 +118,7 @@ tools_entries(const struct session_row *rows, size_t n, bool live_only, struct t
 	if (!*out)
 		return total == 0;
 	for (i = 0; i < n; i++) {
-		if (live_only && rows[i].state == STATE_ENDED)
+		if (live_only && rows[i].state == SESSION_STATE_ENDED)
 			continue;
 		for (j = 0; j < rows[i].n_tools && j < SNAP_TOOLS_MAX; j++)
 			(*out)[k++] = (struct tool_entry){ &rows[i], &rows[i].tools[j] };
@@ -158,11 +158,11 @@ agg_cutover(struct tool_agg *a, const struct ui_model *m)
 	size_t i;
 
 	for (i = m->events ? m->n_events : 0; i-- > 0 && !a->cutover;)
-		if (m->events[i].kind == EVENT_CUTOVER && strcmp(m->events[i].tool, a->name) == 0)
+		if (m->events[i].kind == SUPERVISOR_EVENT_CUTOVER && strcmp(m->events[i].tool, a->name) == 0)
 			a->cutover = &m->events[i];
 	for (i = 0; a->cutover && i < m->n_events; i++) {
 		e = &m->events[i];
-		if (e->kind == EVENT_CUTOVER_ACK && e->seq > a->cutover->seq &&
+		if (e->kind == SUPERVISOR_EVENT_CUTOVER_ACK && e->seq > a->cutover->seq &&
 		    e->revision == a->cutover->revision && strcmp(e->tool, a->name) == 0)
 			a->acked++;
 	}
@@ -252,7 +252,7 @@ tools_list(const struct ui_model *m, const struct view_state *vs, struct tools_l
 		n = rows ? 1 : 0;
 	}
 	for (k = 0; k < n; k++)
-		l->n_sessions += l->session || rows[k].state != STATE_ENDED;
+		l->n_sessions += l->session || rows[k].state != SESSION_STATE_ENDED;
 	l->failed = !tools_entries(rows, n, !l->session, &e, &k);
 	l->tools = k ? calloc(k, sizeof *l->tools) : NULL;
 	l->failed |= k && !l->tools;

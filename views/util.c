@@ -177,7 +177,7 @@ fmt_event_cutover(char *buf, size_t n, const struct supervisor_event *e)
 {
 	char us[DRAW_FMT_MAX];
 
-	if (e->kind == EVENT_CUTOVER) {
+	if (e->kind == SUPERVISOR_EVENT_CUTOVER) {
 		snprintf(buf, n, "cutover %s %s r%" PRId64 " (%ld session%s)", cutover_op_id(e->op),
 			 e->tool, e->revision, e->count, e->count == 1 ? "" : "s");
 		return;
@@ -194,24 +194,24 @@ draw_fmt_event(char *buf, size_t n, const struct supervisor_event *e)
 	const char *kind = event_kind_id(e->kind);
 
 	switch (e->kind) {
-	case EVENT_STATE:
+	case SUPERVISOR_EVENT_STATE:
 		snprintf(buf, n, "%s %s", kind, session_state_id(e->state));
 		break;
-	case EVENT_END:
+	case SUPERVISOR_EVENT_END:
 		snprintf(buf, n, "%s %s%s%s", kind, session_end_id(e->end),
 			 e->check[0] ? " check " : "", e->check);
 		break;
-	case EVENT_LEASE_FAILED:
+	case SUPERVISOR_EVENT_LEASE_FAILED:
 		snprintf(buf, n, "%s %s", kind, e->reason);
 		break;
-	case EVENT_ADMISSION_REFUSED:
+	case SUPERVISOR_EVENT_ADMISSION_REFUSED:
 		snprintf(buf, n, "%s %s: %s", kind, e->reason, e->check);
 		break;
-	case EVENT_CUTOVER:
-	case EVENT_CUTOVER_ACK:
+	case SUPERVISOR_EVENT_CUTOVER:
+	case SUPERVISOR_EVENT_CUTOVER_ACK:
 		fmt_event_cutover(buf, n, e);
 		break;
-	case EVENT_REAPER:
+	case SUPERVISOR_EVENT_REAPER:
 		snprintf(buf, n, "%s removed %ld%s%s", kind, e->count, e->reason[0] ? ": " : "",
 			 e->reason);
 		break;
@@ -489,9 +489,9 @@ draw_tool_status(char buf[DRAW_FMT_MAX], const struct session_row *r, const stru
 enum ui_color
 draw_state_color(enum session_state s)
 {
-	if (s == STATE_RUNNING)
+	if (s == SESSION_STATE_RUNNING)
 		return UI_COLOR_STATE_RUNNING;
-	if (s == STATE_ENDED)
+	if (s == SESSION_STATE_ENDED)
 		return UI_COLOR_STATE_ENDED;
 	return UI_COLOR_STATE_STARTING;
 }
@@ -499,7 +499,7 @@ draw_state_color(enum session_state s)
 enum ui_color
 draw_end_color(enum session_end e)
 {
-	return e == END_NONE || session_end_normal(e) ? UI_COLOR_DEFAULT : UI_COLOR_ALERT;
+	return e == SESSION_END_NONE || session_end_normal(e) ? UI_COLOR_DEFAULT : UI_COLOR_ALERT;
 }
 
 /* Columns. */

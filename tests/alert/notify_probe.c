@@ -42,16 +42,16 @@ probe_event(int i)
 	snprintf(e.reason, sizeof e.reason, "%s", PROBE_CANARY);
 	switch (i % 3) {
 	case 0:
-		e.kind = EVENT_LEASE_FAILED;
+		e.kind = SUPERVISOR_EVENT_LEASE_FAILED;
 		snprintf(e.reason, sizeof e.reason, "no ack");
 		break;
 	case 1:
-		e.kind = EVENT_ADMISSION_REFUSED;
+		e.kind = SUPERVISOR_EVENT_ADMISSION_REFUSED;
 		snprintf(e.check, sizeof e.check, "network_mode");
 		snprintf(e.reason, sizeof e.reason, "second");
 		break;
 	default:
-		e.kind = EVENT_CUTOVER_ACK;
+		e.kind = SUPERVISOR_EVENT_CUTOVER_ACK;
 		snprintf(e.tool, sizeof e.tool, "mail.send");
 		e.revision = 7;
 		e.result = CUTOVER_REJECTED;

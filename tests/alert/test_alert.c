@@ -23,9 +23,9 @@
 #define CANARY	"CANARY-payload-4242"
 #define GUARD	0x5a
 
-static const bool kind_always_alert[EVENT_KIND_COUNT] = {
+static const bool kind_always_alert[SUPERVISOR_EVENT_KIND_COUNT] = {
 #define KIND_ALERT(e, id, alert) alert,
-	EVENT_KINDS(KIND_ALERT)
+	SUPERVISOR_EVENT_KINDS(KIND_ALERT)
 #undef KIND_ALERT
 };
 
@@ -63,8 +63,8 @@ sample(enum event_kind kind)
 {
 	struct supervisor_event e = ev(kind);
 
-	e.state = STATE_RUNNING;
-	e.end = END_WATCHDOG_FAILED;
+	e.state = SESSION_STATE_RUNNING;
+	e.end = SESSION_END_WATCHDOG_FAILED;
 	e.alert = kind_always_alert[kind];
 	SET(e.check, "network_mode");
 	SET(e.tool, "mail.send");
@@ -73,25 +73,25 @@ sample(enum event_kind kind)
 	e.result = CUTOVER_APPLIED;
 	e.waited_us = 8812345;
 	e.count = 4;
-	SET(e.reason, kind == EVENT_ADMISSION_REFUSED ? "second"
-		      : kind == EVENT_REAPER ? "4 removed, 0 failed" : "no ack");
+	SET(e.reason, kind == SUPERVISOR_EVENT_ADMISSION_REFUSED ? "second"
+		      : kind == SUPERVISOR_EVENT_REAPER ? "4 removed, 0 failed" : "no ack");
 	return e;
 }
 
 static void
 test_state(void **state)
 {
-	struct supervisor_event e = ev(EVENT_STATE);
+	struct supervisor_event e = ev(SUPERVISOR_EVENT_STATE);
 	char want[64];
 	int s;
 
 	(void)state;
-	for (s = 0; s < STATE_COUNT; s++) {
+	for (s = 0; s < SESSION_STATE_COUNT; s++) {
 		e.state = s;
 		snprintf(want, sizeof want, "3f9a1c02 %s", session_state_id(s));
 		assert_string_equal(fmt(&e), want);
 	}
-	e.state = STATE_RUNNING;
+	e.state = SESSION_STATE_RUNNING;
 	assert_string_equal(fmt(&e), "3f9a1c02 running");
 	assert_false(alert_wanted(&e));
 }
@@ -99,18 +99,18 @@ test_state(void **state)
 static void
 test_end(void **state)
 {
-	struct supervisor_event e = ev(EVENT_END);
+	struct supervisor_event e = ev(SUPERVISOR_EVENT_END);
 
 	(void)state;
-	e.end = END_WATCHDOG_FAILED;
+	e.end = SESSION_END_WATCHDOG_FAILED;
 	e.alert = true;
 	assert_string_equal(fmt(&e), "session 3f9a1c02 ended: watchdog_failed");
-	e.end = END_ADMISSION_REFUSED;
+	e.end = SESSION_END_ADMISSION_REFUSED;
 	SET(e.check, "network_mode");
 	assert_string_equal(fmt(&e),
 			    "session 3f9a1c02 ended: admission_refused (check network_mode)");
-	e = ev(EVENT_END);
-	e.end = END_AGENT_EXIT;
+	e = ev(SUPERVISOR_EVENT_END);
+	e.end = SESSION_END_AGENT_EXIT;
 	assert_string_equal(fmt(&e), "session 3f9a1c02 ended: agent_exit");
 	e.end = (enum session_end)999;
 	assert_string_equal(fmt(&e), "session 3f9a1c02 ended: unknown");
@@ -119,7 +119,7 @@ test_end(void **state)
 static void
 test_lease_failed(void **state)
 {
-	struct supervisor_event e = ev(EVENT_LEASE_FAILED);
+	struct supervisor_event e = ev(SUPERVISOR_EVENT_LEASE_FAILED);
 	static const char *const words[] = { "no ack", "watchdog gone", "wrong byte" };
 	char want[128];
 	size_t i;
@@ -143,7 +143,7 @@ test_lease_failed(void **state)
 static void
 test_admission_refused(void **state)
 {
-	struct supervisor_event e = ev(EVENT_ADMISSION_REFUSED);
+	struct supervisor_event e = ev(SUPERVISOR_EVENT_ADMISSION_REFUSED);
 
 	(void)state;
 	SET(e.check, "network_mode");
@@ -160,7 +160,7 @@ test_admission_refused(void **state)
 static void
 test_cutover(void **state)
 {
-	struct supervisor_event e = ev(EVENT_CUTOVER);
+	struct supervisor_event e = ev(SUPERVISOR_EVENT_CUTOVER);
 
 	(void)state;
 	e.session[0] = '\0';
@@ -178,7 +178,7 @@ test_cutover(void **state)
 static void
 test_cutover_ack(void **state)
 {
-	struct supervisor_event e = ev(EVENT_CUTOVER_ACK);
+	struct supervisor_event e = ev(SUPERVISOR_EVENT_CUTOVER_ACK);
 
 	(void)state;
 	SET(e.tool, "mail.send");
@@ -207,11 +207,11 @@ test_cutover_ack(void **state)
 static void
 test_stop_and_reaper(void **state)
 {
-	struct supervisor_event e = ev(EVENT_STOP_REQUESTED);
+	struct supervisor_event e = ev(SUPERVISOR_EVENT_STOP_REQUESTED);
 
 	(void)state;
 	assert_string_equal(fmt(&e), "force-stop 3f9a1c02 requested");
-	e = ev(EVENT_REAPER);
+	e = ev(SUPERVISOR_EVENT_REAPER);
 	e.session[0] = '\0';
 	e.count = 3;
 	SET(e.reason, "3 removed, 0 failed");
@@ -227,7 +227,7 @@ test_stop_and_reaper(void **state)
 static void
 test_odd_input(void **state)
 {
-	struct supervisor_event e = ev(EVENT_STOP_REQUESTED);
+	struct supervisor_event e = ev(SUPERVISOR_EVENT_STOP_REQUESTED);
 	char buf[32];
 
 	(void)state;
@@ -251,15 +251,15 @@ test_odd_input(void **state)
 static void
 test_names_sanitized(void **state)
 {
-	struct supervisor_event e = ev(EVENT_CUTOVER);
+	struct supervisor_event e = ev(SUPERVISOR_EVENT_CUTOVER);
 
 	(void)state;
 	e.revision = 3;
 	e.count = 2;
 	SET(e.tool, "mail\x1b[2J<b>&send now\n\xc3\xa9");
 	assert_string_equal(fmt(&e), "cutover r3: revoke mail??2J?b??send?now??? on 2 sessions");
-	e = ev(EVENT_END);
-	e.end = END_ADMISSION_REFUSED;
+	e = ev(SUPERVISOR_EVENT_END);
+	e.end = SESSION_END_ADMISSION_REFUSED;
 	SET(e.check, "net\twork");
 	assert_string_equal(fmt(&e),
 			    "session 3f9a1c02 ended: admission_refused (check net?work)");
@@ -281,7 +281,7 @@ test_canary(void **state)
 	int k;
 
 	(void)state;
-	for (k = 0; k < EVENT_KIND_COUNT; k++) {
+	for (k = 0; k < SUPERVISOR_EVENT_KIND_COUNT; k++) {
 		struct supervisor_event e = sample(k);
 		const char *out;
 
@@ -307,7 +307,7 @@ test_unterminated(void **state)
 	int k;
 
 	(void)state;
-	for (k = 0; k < EVENT_KIND_COUNT; k++) {
+	for (k = 0; k < SUPERVISOR_EVENT_KIND_COUNT; k++) {
 		struct supervisor_event e = sample(k);
 		const char *out;
 
@@ -329,7 +329,7 @@ test_fits(void **state)
 	int k;
 
 	(void)state;
-	for (k = 0; k < EVENT_KIND_COUNT; k++) {
+	for (k = 0; k < SUPERVISOR_EVENT_KIND_COUNT; k++) {
 		struct supervisor_event e = sample(k);
 		char big[ALERT_TEXT_MAX * 2];
 
@@ -339,9 +339,9 @@ test_fits(void **state)
 		e.revision = INT64_MIN;
 		e.waited_us = INT64_MAX;
 		e.count = LONG_MIN;
-		e.result = k == EVENT_CUTOVER_ACK ? CUTOVER_REJECTED : e.result;
-		SET(e.reason, k == EVENT_REAPER ? "18446744073709551615 removed, 1 failed"
-			      : k == EVENT_CUTOVER_ACK ? "tool not in this session" : "second");
+		e.result = k == SUPERVISOR_EVENT_CUTOVER_ACK ? CUTOVER_REJECTED : e.result;
+		SET(e.reason, k == SUPERVISOR_EVENT_REAPER ? "18446744073709551615 removed, 1 failed"
+			      : k == SUPERVISOR_EVENT_CUTOVER_ACK ? "tool not in this session" : "second");
 		alert_format(&e, big, sizeof big);
 		assert_true(strlen(big) < ALERT_TEXT_MAX - 1);
 		assert_string_equal(fmt(&e), big);
@@ -355,7 +355,7 @@ test_bounded_by_cap(void **state)
 	int k;
 
 	(void)state;
-	for (k = 0; k < EVENT_KIND_COUNT; k++) {
+	for (k = 0; k < SUPERVISOR_EVENT_KIND_COUNT; k++) {
 		struct supervisor_event e = sample(k);
 		char full[ALERT_TEXT_MAX];
 		size_t cap, i;
@@ -378,30 +378,30 @@ test_bounded_by_cap(void **state)
 	}
 }
 
-/* The engine's rule: the kind's column in EVENT_KINDS, abnormal ends, rejected acks. */
+/* The engine's rule: the kind's column in SUPERVISOR_EVENT_KINDS, abnormal ends, rejected acks. */
 static void
 test_wanted(void **state)
 {
 	int k, end, r, flag;
 
 	(void)state;
-	for (k = 0; k < EVENT_KIND_COUNT; k++)
+	for (k = 0; k < SUPERVISOR_EVENT_KIND_COUNT; k++)
 		for (flag = 0; flag < 2; flag++) {
 			struct supervisor_event e = ev(k);
 
 			e.alert = flag;
-			e.end = END_AGENT_EXIT;
+			e.end = SESSION_END_AGENT_EXIT;
 			e.result = CUTOVER_APPLIED;
 			assert_int_equal(alert_wanted(&e), flag || kind_always_alert[k]);
 		}
-	for (end = 0; end < END_COUNT; end++) {
-		struct supervisor_event e = ev(EVENT_END);
+	for (end = 0; end < SESSION_END_COUNT; end++) {
+		struct supervisor_event e = ev(SUPERVISOR_EVENT_END);
 
 		e.end = end;
 		assert_int_equal(alert_wanted(&e), !session_end_normal(end));
 	}
 	for (r = CUTOVER_APPLIED; r <= CUTOVER_REJECTED; r++) {
-		struct supervisor_event e = ev(EVENT_CUTOVER_ACK);
+		struct supervisor_event e = ev(SUPERVISOR_EVENT_CUTOVER_ACK);
 
 		e.result = r;
 		assert_int_equal(alert_wanted(&e), r == CUTOVER_REJECTED);

@@ -28,8 +28,8 @@
 #define EVENTS_BATCH	256
 
 struct tally {
-	unsigned long kinds[EVENT_KIND_COUNT];
-	unsigned long ends[END_COUNT][4];	/* [end][role: steady, pester, chaos, other] */
+	unsigned long kinds[SUPERVISOR_EVENT_KIND_COUNT];
+	unsigned long ends[SESSION_END_COUNT][4];	/* [end][role: steady, pester, chaos, other] */
 	size_t max_live, max_rows;
 	uint64_t allowed, denied;
 	char seen[SEEN_MAX][SNAP_CONTAINER_MAX];
@@ -58,9 +58,9 @@ drain_events(struct supervisor *s, const struct demo *d, struct tally *t)
 
 	for (rounds = 0; rounds < 16 && (n = supervisor_events(s, ev, EVENTS_BATCH)) > 0; rounds++)
 		for (i = 0; i < n; i++) {
-			if ((unsigned)ev[i].kind < EVENT_KIND_COUNT)
+			if ((unsigned)ev[i].kind < SUPERVISOR_EVENT_KIND_COUNT)
 				t->kinds[ev[i].kind]++;
-			if (ev[i].kind == EVENT_END && (unsigned)ev[i].end < END_COUNT)
+			if (ev[i].kind == SUPERVISOR_EVENT_END && (unsigned)ev[i].end < SESSION_END_COUNT)
 				t->ends[ev[i].end][role_index(demo_session_role(d, ev[i].session))]++;
 		}
 }
@@ -156,10 +156,10 @@ report(const struct tally *t, const struct demo *d)
 {
 	size_t k, r;
 
-	for (k = 0; k < EVENT_KIND_COUNT; k++)
+	for (k = 0; k < SUPERVISOR_EVENT_KIND_COUNT; k++)
 		if (t->kinds[k])
 			printf("event %s %lu\n", event_kind_id((enum event_kind)k), t->kinds[k]);
-	for (k = 0; k < END_COUNT; k++)
+	for (k = 0; k < SESSION_END_COUNT; k++)
 		for (r = 0; r < 4; r++)
 			if (t->ends[k][r])
 				printf("end %s %s %lu\n", session_end_id((enum session_end)k),

@@ -30,6 +30,7 @@
 #include "admission.h"
 #include "container.h"
 #include "docker.h"
+#include "tar.h"
 #include "clock.h"
 #include "preflight.h"
 #include "profile.h"

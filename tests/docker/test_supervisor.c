@@ -161,7 +161,7 @@ static struct session_row
 row_of(struct supervisor *s, const char *id)
 {
 	struct supervisor_snapshot snap = { 0 };
-	struct session_row r = { .state = STATE_COUNT };
+	struct session_row r = { .state = SESSION_STATE_COUNT };
 	size_t i;
 
 	assert_true(supervisor_snapshot(s, &snap) >= 0);
@@ -352,7 +352,7 @@ test_cutover_many(void **state)
 		start(s, &cfg[i], ids[i]);
 	}
 	for (i = 0; i < SESSIONS; i++) {
-		assert_true(wait_state(s, ids[i], STATE_RUNNING, 90000));
+		assert_true(wait_state(s, ids[i], SESSION_STATE_RUNNING, 90000));
 		assert_true(wait_lines(sink[i], 1, 20000));	/* each call observed first */
 	}
 	t0 = clock_mono_us();
@@ -363,14 +363,14 @@ test_cutover_many(void **state)
 	assert_int_equal(targets, SESSIONS);
 	assert_true(rev >= 1);
 	for (i = 0; i < SESSIONS; i++) {
-		e = wait_event(s, EVENT_CUTOVER_ACK, ids[i], rev, 15000);
+		e = wait_event(s, SUPERVISOR_EVENT_CUTOVER_ACK, ids[i], rev, 15000);
 		assert_non_null(e);
 		assert_int_equal(e->result, CUTOVER_APPLIED);
 		assert_string_equal(e->tool, "store");
 		assert_int_equal(e->op, CUTOVER_REVOKE);
 		before[i] = lines(sink[i]);
 	}
-	e = logged(EVENT_CUTOVER, NULL, rev);
+	e = logged(SUPERVISOR_EVENT_CUTOVER, NULL, rev);
 	assert_non_null(e);
 	assert_true(e->alert);
 	assert_int_equal(e->count, SESSIONS);
@@ -405,7 +405,7 @@ test_cutover_many(void **state)
 	assert_string_equal(d->second.items[0].id, "image_id");
 	assert_true(d->second.items[0].pass);
 	assert_true(d->n_timeline >= 3);
-	assert_int_equal(d->timeline[d->n_timeline - 1].kind, EVENT_CUTOVER_ACK);
+	assert_int_equal(d->timeline[d->n_timeline - 1].kind, SUPERVISOR_EVENT_CUTOVER_ACK);
 	assert_no_canary(s, sink[0]);
 	free(d);
 	assert_int_equal(supervisor_shutdown(s), 0);	/* zero containers left */
@@ -435,10 +435,10 @@ test_not_applicable(void **state)
 	snprintf(sink, sizeof sink, "%s/na.sink", work);
 	make_config(&cfg, sink, &(struct cfg_spec){ .mode = "loop", .no_publish = true });
 	start(s, &cfg, id);
-	assert_true(wait_state(s, id, STATE_RUNNING, 30000));
+	assert_true(wait_state(s, id, SESSION_STATE_RUNNING, 30000));
 	assert_true(wait_lines(sink, 1, 20000));
 	assert_int_equal(supervisor_cutover(s, CUTOVER_REVOKE, "post", NULL, 0, &rev, NULL, &err), 0);
-	e = wait_event(s, EVENT_CUTOVER_ACK, id, rev, 5000);
+	e = wait_event(s, SUPERVISOR_EVENT_CUTOVER_ACK, id, rev, 5000);
 	assert_non_null(e);
 	assert_int_equal(e->result, CUTOVER_NOT_APPLICABLE);
 	assert_false(e->alert);
@@ -488,7 +488,7 @@ test_gate_end_to_end(void **state)
 						    .timeout_ms = 15000 });
 	start(s, &cfg, id);
 	ids[0] = id;
-	assert_true(wait_state(s, id, STATE_RUNNING, 30000));
+	assert_true(wait_state(s, id, SESSION_STATE_RUNNING, 30000));
 	assert_true(wait_lines(sink, 1, 20000));	/* the slow call is in flight */
 
 	/* Live while the worker is blocked in the call. */
@@ -509,12 +509,12 @@ test_gate_end_to_end(void **state)
 	print_message("  revoke behind an in-flight call returned in %lld us\n",
 		      (long long)(clock_mono_us() - t0));
 	drain(s);
-	assert_null(logged(EVENT_CUTOVER_ACK, id, rev));	/* not before the call ended */
+	assert_null(logged(SUPERVISOR_EVENT_CUTOVER_ACK, id, rev));	/* not before the call ended */
 	r1 = row_of(s, id);
 	assert_int_equal(r1.pending, 1);
 	assert_int_equal(r1.pending_revision, rev);
 	assert_true(r1.revision < rev);
-	e = wait_event(s, EVENT_CUTOVER_ACK, id, rev, 15000);
+	e = wait_event(s, SUPERVISOR_EVENT_CUTOVER_ACK, id, rev, 15000);
 	assert_non_null(e);
 	assert_int_equal(e->result, CUTOVER_APPLIED);
 	print_message("  acknowledged after waiting %lld ms for the in-flight call\n",
@@ -559,15 +559,15 @@ test_gate_end_to_end(void **state)
 	/* The engine's next revision is past the one an update brought. */
 	assert_int_equal(supervisor_cutover(s, CUTOVER_RESTORE, "store", ids, 1, &rev, NULL, &err), 0);
 	assert_true(rev > 10);
-	assert_non_null(wait_event(s, EVENT_CUTOVER_ACK, id, rev, 5000));
+	assert_non_null(wait_event(s, SUPERVISOR_EVENT_CUTOVER_ACK, id, rev, 5000));
 	r1 = row_of(s, id);
 	assert_int_equal(r1.revision, rev);
 	assert_true(r1.gate_open);
 	assert_string_equal(r1.class_name, "confidential");
 
 	assert_int_equal(supervisor_stop_session(s, id), 0);
-	assert_true(wait_state(s, id, STATE_ENDED, 15000));
-	assert_int_equal(row_of(s, id).end, END_OPERATOR_STOP);
+	assert_true(wait_state(s, id, SESSION_STATE_ENDED, 15000));
+	assert_int_equal(row_of(s, id).end, SESSION_END_OPERATOR_STOP);
 	assert_int_equal(supervisor_shutdown(s), 0);
 	supervisor_close(s);
 	config_free(&cfg);
@@ -593,7 +593,7 @@ test_force_stop_in_flight(void **state)
 	make_config(&cfg, sink, &(struct cfg_spec){ .mode = "loop", .vault_mode = "slow",
 						    .timeout_ms = 15000 });
 	start(s, &cfg, id);
-	assert_true(wait_state(s, id, STATE_RUNNING, 30000));
+	assert_true(wait_state(s, id, SESSION_STATE_RUNNING, 30000));
 	assert_true(wait_lines(sink, 1, 20000));
 	r = row_of(s, id);
 	assert_true(r.call.active);
@@ -606,10 +606,10 @@ test_force_stop_in_flight(void **state)
 		      (long long)(clock_mono_us() - t0) / 1000, row_of(s, id).call.active);
 	assert_false(container_running(r.container));
 	assert_true(row_of(s, id).call.active);		/* the worker is still in the call */
-	assert_non_null(wait_event(s, EVENT_STOP_REQUESTED, id, -1, 1000));
-	assert_true(wait_state(s, id, STATE_ENDED, 20000));
+	assert_non_null(wait_event(s, SUPERVISOR_EVENT_STOP_REQUESTED, id, -1, 1000));
+	assert_true(wait_state(s, id, SESSION_STATE_ENDED, 20000));
 	r = row_of(s, id);
-	assert_int_equal(r.end, END_OPERATOR_STOP);
+	assert_int_equal(r.end, SESSION_END_OPERATOR_STOP);
 	assert_non_null(strstr(r.reason, "operator"));
 	assert_int_equal(containers_of(id), 0);
 	assert_int_equal(supervisor_shutdown(s), 0);
@@ -640,16 +640,16 @@ test_stop_before_launch(void **state)
 	for (i = N / 2; i < N; i++)
 		assert_int_equal(supervisor_stop_session(s, ids[i]), 0);
 	for (i = N / 2; i < N; i++) {
-		assert_true(wait_state(s, ids[i], STATE_ENDED, 30000));
+		assert_true(wait_state(s, ids[i], SESSION_STATE_ENDED, 30000));
 		r = row_of(s, ids[i]);
-		assert_int_equal(r.end, END_OPERATOR_STOP);
+		assert_int_equal(r.end, SESSION_END_OPERATOR_STOP);
 		assert_string_equal(r.container, "");
 		assert_int_equal(containers_of(ids[i]), 0);
 		assert_int_equal(rows("session_id='%s' and type='admission' and"
 				      " decision in ('admitted', 'refused')", ids[i]), 0);
 	}
 	for (i = 0; i < N / 2; i++)
-		assert_true(wait_state(s, ids[i], STATE_RUNNING, 30000));
+		assert_true(wait_state(s, ids[i], SESSION_STATE_RUNNING, 30000));
 	assert_int_equal(supervisor_shutdown(s), 0);
 	supervisor_close(s);
 	for (i = 0; i < N; i++)
@@ -680,10 +680,10 @@ test_second_inspection_refused(void **state)
 	make_config(&cfg, sink, &(struct cfg_spec){ .mode = "loop" });
 	setenv("AIRLOCK_MUTANT", "readmit_strict", 1);
 	start(s, &cfg, id);
-	assert_true(wait_state(s, id, STATE_ENDED, 30000));
+	assert_true(wait_state(s, id, SESSION_STATE_ENDED, 30000));
 	unsetenv("AIRLOCK_MUTANT");
 	r = row_of(s, id);
-	assert_int_equal(r.end, END_ADMISSION_REFUSED);
+	assert_int_equal(r.end, SESSION_END_ADMISSION_REFUSED);
 	assert_int_equal(r.admission_first, ADMISSION_ADMITTED);
 	assert_int_equal(r.admission_second, ADMISSION_REFUSED);
 	assert_string_equal(r.refused_check, "pids_limit");
@@ -699,7 +699,7 @@ test_second_inspection_refused(void **state)
 	assert_false(it->pass);
 	assert_string_equal(it->observed, "32");
 	assert_string_equal(it->expected, "31");
-	e = wait_event(s, EVENT_ADMISSION_REFUSED, id, -1, 1000);
+	e = wait_event(s, SUPERVISOR_EVENT_ADMISSION_REFUSED, id, -1, 1000);
 	assert_non_null(e);
 	assert_string_equal(e->check, "pids_limit");
 	assert_string_equal(e->reason, "second");
@@ -733,11 +733,11 @@ test_failure_reasons(void **state)
 	for (i = 0; i < 3; i++)
 		start(s, &cfg[i], ids[i]);
 	for (i = 0; i < 3; i++)
-		assert_true(wait_state(s, ids[i], STATE_ENDED, 30000));
+		assert_true(wait_state(s, ids[i], SESSION_STATE_ENDED, 30000));
 
 	r = row_of(s, ids[0]);
 	print_message("  missing image: %s\n", r.reason);
-	assert_int_equal(r.end, END_CONTAINER_FAILED);
+	assert_int_equal(r.end, SESSION_END_CONTAINER_FAILED);
 	assert_string_equal(r.failed_step, "create");
 	assert_non_null(strstr(r.reason, "create"));
 	assert_non_null(strstr(r.reason, "No such image"));
@@ -746,13 +746,13 @@ test_failure_reasons(void **state)
 
 	r = row_of(s, ids[1]);
 	print_message("  missing payload: %s\n", r.reason);
-	assert_int_equal(r.end, END_INITIAL_REFUSED);
+	assert_int_equal(r.end, SESSION_END_INITIAL_REFUSED);
 	assert_non_null(strstr(r.reason, "no such file"));
 	assert_non_null(strstr(r.reason, "no-such-payload.json"));
 
 	r = row_of(s, ids[2]);
 	print_message("  upstream cannot start: %s\n", r.reason);
-	assert_int_equal(r.end, END_UPSTREAM_UNAVAILABLE);
+	assert_int_equal(r.end, SESSION_END_UPSTREAM_UNAVAILABLE);
 	assert_non_null(strstr(r.reason, "upstream vault"));
 	assert_int_equal(lines(sink), 0);
 	assert_int_equal(supervisor_shutdown(s), 0);
@@ -788,7 +788,7 @@ test_long_running(void **state)
 	make_config(&cfg, sink, &(struct cfg_spec){ .mode = "loop", .payload = payload });
 	for (i = 0; i < N; i++) {
 		start(s, &cfg, ids[i]);
-		assert_true(wait_state(s, ids[i], STATE_ENDED, 10000));
+		assert_true(wait_state(s, ids[i], SESSION_STATE_ENDED, 10000));
 	}
 	assert_int_equal(supervisor_snapshot(s, &snap), 1);
 	assert_true(snap.n <= SUPERVISOR_SESSIONS_MAX);
@@ -809,14 +809,14 @@ test_long_running(void **state)
 		assert_true(event_log[i].seq > seq);
 		seq = event_log[i].seq;
 		assert_true(event_log[i].wall_ms > 1700000000000LL);
-		ends += event_log[i].kind == EVENT_END && event_log[i].alert &&
-			event_log[i].end == END_INITIAL_REFUSED;
+		ends += event_log[i].kind == SUPERVISOR_EVENT_END && event_log[i].alert &&
+			event_log[i].end == SESSION_END_INITIAL_REFUSED;
 	}
 	assert_int_equal(ends, N);	/* not one alert lost behind the state burst */
 	assert_int_equal(poll(&pfd, 1, 0), 0);
 
 	assert_int_equal(supervisor_forget(s, ids[N - 1]), 0);
-	assert_int_equal(row_of(s, ids[N - 1]).state, STATE_COUNT);	/* gone */
+	assert_int_equal(row_of(s, ids[N - 1]).state, SESSION_STATE_COUNT);	/* gone */
 	assert_int_equal(supervisor_forget(s, ids[N - 1]), -1);
 	assert_int_equal(supervisor_shutdown(s), 0);
 	supervisor_close(s);

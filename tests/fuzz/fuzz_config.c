@@ -40,7 +40,7 @@ check_tables(const struct airlock_config *c)
 static void
 check_accepted(const struct airlock_config *c, const json_t *root)
 {
-	const struct bounds *b = &c->bounds;
+	const struct config_bounds *b = &c->bounds;
 	struct al_err err;
 
 	FUZZ_CHECK(b->frame_bytes >= 256 && b->frame_bytes <= BOUND_FRAME_MAX);

@@ -71,9 +71,9 @@ fx_row(struct fixture *f, const char *id, enum session_state st, int64_t age_s)
 	r->uptime_ms = age_s * 1000;
 	r->gate_open = true;
 	r->exit_code = -1;
-	r->admission_first = st >= STATE_ATTACHING ? ADMISSION_ADMITTED : ADMISSION_NOT_RUN;
-	r->admission_second = st >= STATE_RUNNING ? ADMISSION_ADMITTED : ADMISSION_NOT_RUN;
-	f->snap.live += st != STATE_ENDED;
+	r->admission_first = st >= SESSION_STATE_ATTACHING ? ADMISSION_ADMITTED : ADMISSION_NOT_RUN;
+	r->admission_second = st >= SESSION_STATE_RUNNING ? ADMISSION_ADMITTED : ADMISSION_NOT_RUN;
+	f->snap.live += st != SESSION_STATE_ENDED;
 	f->snap.started_total++;
 	return r;
 }
@@ -133,9 +133,9 @@ fx_sessions(struct fixture *f)
 {
 	struct session_row *r;
 
-	r = fx_row(f, "s-a0c4d2117f6e5d4c", STATE_ENDED, 300);
+	r = fx_row(f, "s-a0c4d2117f6e5d4c", SESSION_STATE_ENDED, 300);
 	r->uptime_ms = r->duration_ms = 15000;
-	r->end = END_WATCHDOG_FAILED;
+	r->end = SESSION_END_WATCHDOG_FAILED;
 	r->lease.failed = true;
 	snprintf(r->lease.reason, sizeof r->lease.reason, "no ack");
 	snprintf(r->reason, sizeof r->reason, "watchdog stopped the container: no ack for 2.04s");
@@ -144,7 +144,7 @@ fx_sessions(struct fixture *f)
 	fx_counts(r, 16, 4, 20480, 3072);
 	fx_std_tools(r, true);
 
-	r = fx_row(f, "s-3f9a1c02e4d5f6a7", STATE_RUNNING, 133);
+	r = fx_row(f, "s-3f9a1c02e4d5f6a7", SESSION_STATE_RUNNING, 133);
 	fx_lease(r, 210, false, 80, 900);
 	fx_counts(r, 14, 3, 18432, 1229);
 	r->counters.egress_denied = 1;
@@ -153,7 +153,7 @@ fx_sessions(struct fixture *f)
 	snprintf(r->class_name, sizeof r->class_name, "confidential");
 	fx_std_tools(r, false);
 
-	r = fx_row(f, "s-5d3e8f1029a8b7c6", STATE_RUNNING, 61);
+	r = fx_row(f, "s-5d3e8f1029a8b7c6", SESSION_STATE_RUNNING, 61);
 	fx_lease(r, 90, false, 120, 2500);
 	fx_counts(r, 5, 0, 2048, 0);
 	r->revision = 7;
@@ -163,20 +163,20 @@ fx_sessions(struct fixture *f)
 	r->call = (struct call_view){ true, "mail.send", 7, 1250 };
 	fx_std_tools(r, true);
 
-	r = fx_row(f, "s-77e0b5a91c2d3e4f", STATE_ENDED, 60);
+	r = fx_row(f, "s-77e0b5a91c2d3e4f", SESSION_STATE_ENDED, 60);
 	r->uptime_ms = r->duration_ms = 2000;
-	r->end = END_ADMISSION_REFUSED;
+	r->end = SESSION_END_ADMISSION_REFUSED;
 	r->admission_second = ADMISSION_REFUSED;
 	snprintf(r->refused_check, sizeof r->refused_check, "no_new_privileges");
 	snprintf(r->reason, sizeof r->reason, "second inspection: no_new_privileges expected true");
 	fx_tool(r, "notes.append", "confidential", true, true);
 
-	r = fx_row(f, "s-c1b2a9f0d3e4b5a6", STATE_RUNNING, 7);
+	r = fx_row(f, "s-c1b2a9f0d3e4b5a6", SESSION_STATE_RUNNING, 7);
 	fx_lease(r, 1400, true, 300, 40000);
 	r->revision = 8;
 	fx_std_tools(r, false);
 
-	r = fx_row(f, "s-0b6f2e7d8c9a0b1c", STATE_STARTING, 1);
+	r = fx_row(f, "s-0b6f2e7d8c9a0b1c", SESSION_STATE_STARTING, 1);
 	r->revision = 8;
 	fx_std_tools(r, false);
 }
@@ -190,7 +190,7 @@ fx_event(struct fixture *f, size_t *n, int64_t ago_s, enum event_kind k, const c
 	e->seq = *n;
 	e->wall_ms = NOW_MS - ago_s * 1000;
 	e->kind = k;
-	e->alert = k == EVENT_LEASE_FAILED || k == EVENT_ADMISSION_REFUSED || k == EVENT_CUTOVER;
+	e->alert = k == SUPERVISOR_EVENT_LEASE_FAILED || k == SUPERVISOR_EVENT_ADMISSION_REFUSED || k == SUPERVISOR_EVENT_CUTOVER;
 	snprintf(e->session, sizeof e->session, "%s", session);
 }
 
@@ -199,33 +199,33 @@ fx_events(struct fixture *f)
 {
 	size_t n = 0;
 
-	fx_event(f, &n, 133, EVENT_STATE, "s-3f9a1c02e4d5f6a7");
-	f->events[n - 1].state = STATE_RUNNING;
-	fx_event(f, &n, 36, EVENT_ADMISSION_REFUSED, "s-77e0b5a91c2d3e4f");
+	fx_event(f, &n, 133, SUPERVISOR_EVENT_STATE, "s-3f9a1c02e4d5f6a7");
+	f->events[n - 1].state = SESSION_STATE_RUNNING;
+	fx_event(f, &n, 36, SUPERVISOR_EVENT_ADMISSION_REFUSED, "s-77e0b5a91c2d3e4f");
 	snprintf(f->events[n - 1].check, CHECK_ID_MAX, "no_new_privileges");
 	snprintf(f->events[n - 1].reason, SNAP_WORD_MAX, "second");
-	fx_event(f, &n, 36, EVENT_END, "s-77e0b5a91c2d3e4f");
-	f->events[n - 1].end = END_ADMISSION_REFUSED;
+	fx_event(f, &n, 36, SUPERVISOR_EVENT_END, "s-77e0b5a91c2d3e4f");
+	f->events[n - 1].end = SESSION_END_ADMISSION_REFUSED;
 	f->events[n - 1].alert = true;
-	fx_event(f, &n, 19, EVENT_LEASE_FAILED, "s-a0c4d2117f6e5d4c");
+	fx_event(f, &n, 19, SUPERVISOR_EVENT_LEASE_FAILED, "s-a0c4d2117f6e5d4c");
 	snprintf(f->events[n - 1].reason, SNAP_WORD_MAX, "no ack");
-	fx_event(f, &n, 17, EVENT_END, "s-a0c4d2117f6e5d4c");
-	f->events[n - 1].end = END_WATCHDOG_FAILED;
+	fx_event(f, &n, 17, SUPERVISOR_EVENT_END, "s-a0c4d2117f6e5d4c");
+	f->events[n - 1].end = SESSION_END_WATCHDOG_FAILED;
 	f->events[n - 1].alert = true;
-	fx_event(f, &n, 2, EVENT_CUTOVER, "");
+	fx_event(f, &n, 2, SUPERVISOR_EVENT_CUTOVER, "");
 	f->events[n - 1] = (struct supervisor_event){ .seq = n, .wall_ms = NOW_MS - 2000,
-		.kind = EVENT_CUTOVER, .alert = true, .tool = "mail.send", .op = CUTOVER_REVOKE,
+		.kind = SUPERVISOR_EVENT_CUTOVER, .alert = true, .tool = "mail.send", .op = CUTOVER_REVOKE,
 		.revision = 8, .count = 3 };
-	fx_event(f, &n, 2, EVENT_CUTOVER_ACK, "s-3f9a1c02e4d5f6a7");
+	fx_event(f, &n, 2, SUPERVISOR_EVENT_CUTOVER_ACK, "s-3f9a1c02e4d5f6a7");
 	snprintf(f->events[n - 1].tool, SNAP_NAME_MAX, "mail.send");
 	f->events[n - 1].revision = 8;
 	f->events[n - 1].waited_us = 850;
-	fx_event(f, &n, 2, EVENT_CUTOVER_ACK, "s-c1b2a9f0d3e4b5a6");
+	fx_event(f, &n, 2, SUPERVISOR_EVENT_CUTOVER_ACK, "s-c1b2a9f0d3e4b5a6");
 	snprintf(f->events[n - 1].tool, SNAP_NAME_MAX, "mail.send");
 	f->events[n - 1].revision = 8;
 	f->events[n - 1].waited_us = 1200;
-	fx_event(f, &n, 1, EVENT_STATE, "s-0b6f2e7d8c9a0b1c");
-	f->events[n - 1].state = STATE_STARTING;
+	fx_event(f, &n, 1, SUPERVISOR_EVENT_STATE, "s-0b6f2e7d8c9a0b1c");
+	f->events[n - 1].state = SESSION_STATE_STARTING;
 	f->m.events = f->events;
 	f->m.n_events = n;
 }
@@ -411,11 +411,11 @@ fx_many(struct fixture *f)
 	f->snap.n = f->snap.live = 0;
 	for (i = 0; i < 300; i++) {
 		snprintf(id, sizeof id, "s-%04x%012x", i, (unsigned)i * 2654435761u);
-		r = fx_row(f, id, (enum session_state)(i % STATE_COUNT), 3000 - i * 10);
-		if (r->state == STATE_RUNNING)
+		r = fx_row(f, id, (enum session_state)(i % SESSION_STATE_COUNT), 3000 - i * 10);
+		if (r->state == SESSION_STATE_RUNNING)
 			fx_lease(r, 100 + i, i % 3 == 0, 90, 1200);
-		if (r->state == STATE_ENDED)
-			r->end = i % 2 ? END_AGENT_EXIT : END_SESSION_TIMEOUT;
+		if (r->state == SESSION_STATE_ENDED)
+			r->end = i % 2 ? SESSION_END_AGENT_EXIT : SESSION_END_SESSION_TIMEOUT;
 		fx_counts(r, (uint64_t)i * 37, (uint64_t)i % 5, (uint64_t)i * 1500,
 			  (uint64_t)i * 7);
 		r->revision = 8;

@@ -233,6 +233,166 @@ test_limits_accepted(void **state)
 	free(tar);
 }
 
+/* --- the reader: tar_first_file over hand-made archives ------------------ */
+
+#define BLK 512
+
+static void
+tar_entry(unsigned char *h, const char *name, char type, size_t size)
+{
+	unsigned int sum = 0;
+	size_t i;
+
+	memset(h, 0, BLK);
+	snprintf((char *)h, 100, "%s", name);
+	snprintf((char *)h + 100, 8, "%07o", 0644);
+	snprintf((char *)h + 108, 8, "%07o", 0);
+	snprintf((char *)h + 116, 8, "%07o", 0);
+	snprintf((char *)h + 124, 12, "%011lo", (unsigned long)(size & 077777777777UL));
+	snprintf((char *)h + 136, 12, "%011o", 0);
+	h[156] = (unsigned char)type;
+	memcpy(h + 257, "ustar\0" "00", 8);
+	memset(h + 148, ' ', 8);
+	for (i = 0; i < BLK; i++)
+		sum += h[i];
+	snprintf((char *)h + 148, 8, "%06o", sum);
+}
+
+/* A directory "d/", then "d/f.txt" holding text, then the end blocks. */
+static size_t
+make_tar(unsigned char *tar, const char *text)
+{
+	size_t n = strlen(text), padded = (n + BLK - 1) / BLK * BLK;
+
+	memset(tar, 0, 2 * BLK + padded + 2 * BLK);
+	tar_entry(tar, "d/", '5', 0);
+	tar_entry(tar + BLK, "d/f.txt", '0', n);
+	memcpy(tar + 2 * BLK, text, n);
+	return 2 * BLK + padded + 2 * BLK;
+}
+
+static void
+test_tar_valid(void **state)
+{
+	static unsigned char tar[8 * BLK];
+	const unsigned char *data;
+	size_t len, data_len;
+	struct al_err err;
+
+	(void)state;
+	len = make_tar(tar, "policy: strict\n");
+	assert_int_equal(tar_first_file(tar, len, &data, &data_len, &err), 0);
+	assert_int_equal(data_len, 15);
+	assert_memory_equal(data, "policy: strict\n", 15);
+	assert_ptr_equal(data, tar + 2 * BLK);
+}
+
+static void
+test_tar_truncated(void **state)
+{
+	static unsigned char tar[8 * BLK];
+	const unsigned char *data;
+	size_t len, cut, data_len;
+	struct al_err err;
+
+	(void)state;
+	len = make_tar(tar, "0123456789");
+	/* Cut inside the first header, inside the second, and inside the data. */
+	for (cut = 0; cut < 2 * BLK + 10; cut++) {
+		data = (const unsigned char *)"x";
+		assert_int_equal(tar_first_file(tar, cut, &data, &data_len, &err), -1);
+		assert_null(data);
+		assert_true(err.msg[0] != '\0');
+	}
+	assert_int_equal(tar_first_file(tar, 2 * BLK + 10, &data, &data_len, &err), 0);
+	assert_int_equal(tar_first_file(NULL, 0, &data, &data_len, &err), -1);
+	(void)len;
+}
+
+static void
+test_tar_bad_size(void **state)
+{
+	static unsigned char tar[8 * BLK];
+	static const char *sizes[] = {
+		"00000000x12", "           ", "\x80\0\0\0\0\0\0\0\0\0\x10\0", "77777777777",
+	};
+	const unsigned char *data;
+	size_t len, data_len, i;
+	struct al_err err;
+	unsigned int sum;
+
+	(void)state;
+	for (i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+		len = make_tar(tar, "abc");
+		memcpy(tar + BLK + 124, sizes[i], 12);
+		/* Keep the checksum right so only the size is wrong. */
+		memset(tar + BLK + 148, ' ', 8);
+		sum = 0;
+		for (size_t j = 0; j < BLK; j++)
+			sum += tar[BLK + j];
+		snprintf((char *)tar + BLK + 148, 8, "%06o", sum);
+		assert_int_equal(tar_first_file(tar, len, &data, &data_len, &err), -1);
+	}
+}
+
+static void
+test_tar_bad_checksum(void **state)
+{
+	static unsigned char tar[8 * BLK];
+	const unsigned char *data;
+	size_t len, data_len;
+	struct al_err err;
+
+	(void)state;
+	len = make_tar(tar, "abc");
+	tar[BLK + 10] ^= 1;
+	assert_int_equal(tar_first_file(tar, len, &data, &data_len, &err), -1);
+	assert_non_null(strstr(err.msg, "checksum"));
+}
+
+static void
+test_tar_no_regular_file(void **state)
+{
+	static unsigned char tar[8 * BLK];
+	const unsigned char *data;
+	size_t data_len;
+	struct al_err err;
+
+	(void)state;
+	memset(tar, 0, sizeof tar);
+	tar_entry(tar, "d/", '5', 0);
+	tar_entry(tar + BLK, "d/link", '2', 0);
+	assert_int_equal(tar_first_file(tar, 4 * BLK, &data, &data_len, &err), -1);
+	assert_non_null(strstr(err.msg, "no regular file"));
+	/* All zeros, or not even one block. */
+	memset(tar, 0, sizeof tar);
+	assert_int_equal(tar_first_file(tar, 2 * BLK, &data, &data_len, &err), -1);
+	assert_int_equal(tar_first_file(tar, 0, &data, &data_len, &err), -1);
+	/* No ustar magic. */
+	tar_entry(tar, "f", '0', 0);
+	memset(tar + 257, 'x', 6);
+	assert_int_equal(tar_first_file(tar, 2 * BLK, &data, &data_len, &err), -1);
+}
+
+static void
+test_tar_skips_pax_header(void **state)
+{
+	static unsigned char tar[8 * BLK];
+	const unsigned char *data;
+	size_t data_len;
+	struct al_err err;
+
+	(void)state;
+	memset(tar, 0, sizeof tar);
+	tar_entry(tar, "PaxHeaders/f", 'x', 600);
+	memset(tar + BLK, 'p', 600);
+	tar_entry(tar + 3 * BLK, "f", '0', 2);
+	memcpy(tar + 4 * BLK, "hi", 2);
+	assert_int_equal(tar_first_file(tar, 7 * BLK, &data, &data_len, &err), 0);
+	assert_int_equal(data_len, 2);
+	assert_memory_equal(data, "hi", 2);
+}
+
 int
 main(void)
 {
@@ -242,6 +402,12 @@ main(void)
 		cmocka_unit_test(test_system_tar),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_limits_accepted),
+		cmocka_unit_test(test_tar_valid),
+		cmocka_unit_test(test_tar_truncated),
+		cmocka_unit_test(test_tar_bad_size),
+		cmocka_unit_test(test_tar_bad_checksum),
+		cmocka_unit_test(test_tar_no_regular_file),
+		cmocka_unit_test(test_tar_skips_pax_header),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
