@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TAR_BLOCK	512
 
 static size_t
 tar_padded(size_t n)
@@ -129,15 +128,26 @@ tar_write(const struct tar_file *files, size_t n, unsigned char **out, size_t *l
 	return 0;
 }
 
-/* --- the reader ------------------------------------------------------------ */
+/* --- header fields, shared with tar_stream.c ------------------------------- */
 
-/* An octal field: optional leading spaces, digits, then NUL/space padding. */
-static int
-tar_octal(const unsigned char *f, size_t n, uint64_t *out)
+/* Octal (spaces, digits, NUL/space padding) or base-256 (high bit set). */
+int
+tar_number(const unsigned char *f, size_t n, uint64_t *out)
 {
 	size_t i = 0, digits = 0;
 	uint64_t v = 0;
 
+	if (f[0] & 0x80) {
+		if (f[0] != 0x80)
+			return -1;	/* negative, or more than 64 bits */
+		for (i = 1; i < n; i++) {
+			if (v >> 56)
+				return -1;
+			v = v << 8 | f[i];
+		}
+		*out = v;
+		return 0;
+	}
 	while (i < n && f[i] == ' ')
 		i++;
 	for (; i < n && f[i] >= '0' && f[i] <= '7'; i++, digits++) {
@@ -152,8 +162,8 @@ tar_octal(const unsigned char *f, size_t n, uint64_t *out)
 	return digits ? 0 : -1;
 }
 
-static bool
-tar_zero_block(const unsigned char *h)
+bool
+tar_block_zero(const unsigned char *h)
 {
 	size_t i;
 
@@ -163,18 +173,28 @@ tar_zero_block(const unsigned char *h)
 	return true;
 }
 
-static bool
+/* Unsigned, as POSIX says; some old writers summed signed chars. */
+bool
 tar_checksum_ok(const unsigned char *h)
 {
-	uint64_t stored, sum = 0;
+	uint64_t stored;
+	long sum = 0, ssum = 0;
 	size_t i;
 
-	if (tar_octal(h + 148, 8, &stored) < 0)
+	if (tar_number(h + 148, 8, &stored) < 0)
 		return false;
-	for (i = 0; i < TAR_BLOCK; i++)
+	for (i = 0; i < TAR_BLOCK; i++) {
 		sum += i >= 148 && i < 156 ? ' ' : h[i];
-	return sum == stored;
+		ssum += i >= 148 && i < 156 ? ' ' : (signed char)h[i];
+	}
+	return (uint64_t)sum == stored || (ssum >= 0 && (uint64_t)ssum == stored);
 }
+
+/* --- the reader ------------------------------------------------------------ */
+
+/* An octal field: optional leading spaces, digits, then NUL/space padding. */
+
+
 
 static int
 tar_header(const unsigned char *h, size_t avail, uint64_t *size, struct al_err *err)
@@ -183,7 +203,7 @@ tar_header(const unsigned char *h, size_t avail, uint64_t *size, struct al_err *
 		return al_fail(err, "tar: not a ustar archive");
 	if (!tar_checksum_ok(h))
 		return al_fail(err, "tar: bad header checksum");
-	if (tar_octal(h + 124, 12, size) < 0)
+	if (tar_number(h + 124, 12, size) < 0)
 		return al_fail(err, "tar: bad size field");
 	if (*size > avail)
 		return al_fail(err, "tar: entry runs past the end of the archive");
@@ -202,7 +222,7 @@ tar_first_file(const unsigned char *tar, size_t len,
 	while (tar && len - off >= TAR_BLOCK) {
 		const unsigned char *h = tar + off;
 
-		if (tar_zero_block(h))
+		if (tar_block_zero(h))
 			return al_fail(err, "tar: no regular file");
 		avail = len - off - TAR_BLOCK;
 		if (tar_header(h, avail, &size, err) < 0)

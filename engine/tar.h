@@ -13,10 +13,13 @@
  * two zero blocks end the archive.
  */
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "err.h"
 
+#define TAR_BLOCK	512		/* a header, and the unit of padding */
 #define TAR_NAME_MAX	99		/* the ustar name field, NUL included */
 #define TAR_FILES_MAX	64
 #define TAR_BYTES_MAX	(256u << 20)	/* a whole archive */
@@ -31,6 +34,15 @@ struct tar_file {
 /* Write files[0..n) into a malloc'd buffer (*out, *len); -1 with a fixed message. */
 int tar_write(const struct tar_file *files, size_t n, unsigned char **out, size_t *len,
 	      struct al_err *err);
+
+/*
+ * Header fields: a number field (octal with space or NUL padding, or
+ * base-256 with the high bit set), an all-zero block (the end), and the
+ * header checksum (unsigned as POSIX says, or signed as old writers did).
+ */
+int tar_number(const unsigned char *f, size_t n, uint64_t *out);
+bool tar_block_zero(const unsigned char *h);
+bool tar_checksum_ok(const unsigned char *h);
 
 /*
  * The first regular file of a tar buffer (ustar): *data points into tar.

@@ -3,7 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TS_BLOCK	512
+#include "tar.h"
+
+#define TS_BLOCK	TAR_BLOCK
 
 /* PAX keys that carry a POSIX ACL (Go and GNU tar both spell them so). */
 static const char *const acl_keys[] = {
@@ -44,65 +46,8 @@ ts_padding(uint64_t size)
 	return (TS_BLOCK - size % TS_BLOCK) % TS_BLOCK;
 }
 
-/* Octal (spaces, digits, NUL/space padding) or base-256 (high bit set). */
-static int
-ts_number(const unsigned char *f, size_t n, uint64_t *out)
-{
-	size_t i = 0, digits = 0;
-	uint64_t v = 0;
 
-	if (f[0] & 0x80) {
-		if (f[0] != 0x80)
-			return -1;	/* negative, or more than 64 bits */
-		for (i = 1; i < n; i++) {
-			if (v >> 56)
-				return -1;
-			v = v << 8 | f[i];
-		}
-		*out = v;
-		return 0;
-	}
-	while (i < n && f[i] == ' ')
-		i++;
-	for (; i < n && f[i] >= '0' && f[i] <= '7'; i++, digits++) {
-		if (v > (UINT64_MAX >> 3))
-			return -1;
-		v = v << 3 | (uint64_t)(f[i] - '0');
-	}
-	for (; i < n; i++)
-		if (f[i] != '\0' && f[i] != ' ')
-			return -1;
-	*out = v;
-	return digits ? 0 : -1;
-}
 
-static bool
-ts_zero_block(const unsigned char *h)
-{
-	size_t i;
-
-	for (i = 0; i < TS_BLOCK; i++)
-		if (h[i])
-			return false;
-	return true;
-}
-
-/* Unsigned, as POSIX says; some old writers summed signed chars. */
-static bool
-ts_checksum_ok(const unsigned char *h)
-{
-	uint64_t stored;
-	long sum = 0, ssum = 0;
-	size_t i;
-
-	if (ts_number(h + 148, 8, &stored) < 0)
-		return false;
-	for (i = 0; i < TS_BLOCK; i++) {
-		sum += i >= 148 && i < 156 ? ' ' : h[i];
-		ssum += i >= 148 && i < 156 ? ' ' : (signed char)h[i];
-	}
-	return (uint64_t)sum == stored || (ssum >= 0 && (uint64_t)ssum == stored);
-}
 
 /* A fixed-width, possibly unterminated name field, appended to out. */
 static void
@@ -143,8 +88,8 @@ ts_entry_header(struct tar_stream *t, const unsigned char *h)
 	struct tar_entry *e = &t->cur;
 	uint64_t mode;
 
-	if (ts_number(h + 100, 8, &mode) < 0 || ts_number(h + 108, 8, &e->uid) < 0 ||
-	    ts_number(h + 116, 8, &e->gid) < 0 || ts_number(h + 124, 12, &e->size) < 0)
+	if (tar_number(h + 100, 8, &mode) < 0 || tar_number(h + 108, 8, &e->uid) < 0 ||
+	    tar_number(h + 116, 8, &e->gid) < 0 || tar_number(h + 124, 12, &e->size) < 0)
 		return ts_fail(t, "bad numeric field");
 	e->mode = (unsigned)(mode & 07777);
 	e->type = h[156] ? (char)h[156] : '0';
@@ -182,16 +127,16 @@ ts_header(struct tar_stream *t)
 	char type = (char)h[156];
 	int rc;
 
-	if (ts_zero_block(h)) {
+	if (tar_block_zero(h)) {
 		t->state = TS_DONE;
 		return 0;
 	}
 	if (memcmp(h + 257, "ustar", 5) != 0)
 		return ts_fail(t, "not a ustar header");
-	if (!ts_checksum_ok(h))
+	if (!tar_checksum_ok(h))
 		return ts_fail(t, "bad header checksum");
 	if (type == 'x' || type == 'g' || type == 'L' || type == 'K') {
-		if (ts_number(h + 124, 12, &size) < 0 || size > TAR_EXT_MAX)
+		if (tar_number(h + 124, 12, &size) < 0 || size > TAR_EXT_MAX)
 			return ts_fail(t, "extension record too large");
 		t->ext_type = type;
 		t->ext_len = 0;
