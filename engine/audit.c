@@ -170,7 +170,7 @@ struct audit_req {
 	const struct audit_entry *e;	/* the caller's (it waits until done), or &copy */
 	struct audit_req *next;
 	pthread_cond_t wake;		/* done, or the lead is free (not for later ones) */
-	char id[33];
+	char id[AUDIT_ENTRY_ID_MAX];
 	int64_t seq;
 	int rc;
 	bool done;
@@ -387,7 +387,7 @@ audit_close(struct audit *a)
 
 /* The caller's pre-drawn id (32 hex digits), or a fresh one. */
 static int
-make_entry_id(const struct audit_entry *e, char id[33])
+make_entry_id(const struct audit_entry *e, char id[AUDIT_ENTRY_ID_MAX])
 {
 	if (!e->entry_id)
 		return id_random(id, 33, "", 16);
@@ -693,7 +693,7 @@ enqueue_wait(struct audit *a, struct audit_req *r)
 
 int
 audit_append(struct audit *a, const struct audit_entry *e,
-	     char entry_id[33], int64_t *seq, struct al_err *err)
+	     char entry_id[AUDIT_ENTRY_ID_MAX], int64_t *seq, struct al_err *err)
 {
 	struct audit_req r = { .e = e, .rc = -1 };
 	bool refused;

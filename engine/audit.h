@@ -17,9 +17,12 @@
 
 #include "err.h"
 #include "hash.h"
+#include "ids.h"
 #include "snapshot.h"	/* enum audit_tone */
 
 struct audit;
+
+#define AUDIT_ENTRY_ID_MAX	33	/* an entry id: 32 lowercase hex digits, NUL */
 
 /*
  * Entry types and the decisions each may carry: the one vocabulary of the
@@ -122,7 +125,7 @@ void audit_close(struct audit *a);
  * sequence if non-NULL.
  */
 int audit_append(struct audit *a, const struct audit_entry *e,
-		 char entry_id[33], int64_t *seq, struct al_err *err);
+		 char entry_id[AUDIT_ENTRY_ID_MAX], int64_t *seq, struct al_err *err);
 
 /*
  * Entries that ride on a later commit. A call's terminal entry need not
@@ -171,7 +174,7 @@ int64_t audit_count(struct audit *a, const char *session_id);
 struct audit_unknown {
 	int64_t seq;		/* of the dispatch entry */
 	char session_id[64];
-	char call_id[40];
+	char call_id[ID_MAX];
 	char tool[64];
 };
 

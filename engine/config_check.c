@@ -33,7 +33,7 @@ config_check_image(struct docker *d, const struct profile *p, struct al_err *err
 int
 config_check_image_at(const char *docker_host, const struct profile *p, struct al_err *err)
 {
-	char sock[108];
+	char sock[DOCKER_SOCKET_MAX];
 	struct docker *d;
 	int rc;
 

@@ -25,15 +25,16 @@ struct gateway {
 /* Randomness for one call, drawn at once: its call id and both entry ids. */
 #define CALL_ID_BYTES	8
 #define ENTRY_ID_BYTES	16
+_Static_assert(2 * ENTRY_ID_BYTES + 1 == AUDIT_ENTRY_ID_MAX, "an entry id is its bytes in hex");
 
 /* One request on its way through the gateway. */
 struct call {
 	struct gateway *g;
 	const struct catalog_tool *t;
 	int tool;
-	char id[40];
-	char dispatch_id[2 * ENTRY_ID_BYTES + 1];	/* entry id of its dispatch */
-	char terminal_id[2 * ENTRY_ID_BYTES + 1];	/* entry id of its terminal entry */
+	char id[ID_MAX];
+	char dispatch_id[AUDIT_ENTRY_ID_MAX];	/* entry id of its dispatch */
+	char terminal_id[AUDIT_ENTRY_ID_MAX];	/* entry id of its terminal entry */
 	bool dispatched;	/* its dispatch entry is durable */
 	const char *args;	/* canonical arguments JSON: hashed, then sent as is */
 	size_t args_len;
@@ -107,7 +108,7 @@ gateway_upstream_stderr(const struct gateway *g)
 int
 gateway_record(struct gateway *g, const struct audit_entry *e)
 {
-	char entry_id[33];
+	char entry_id[AUDIT_ENTRY_ID_MAX];
 
 	if (audit_append(g->o.audit, e, entry_id, NULL, NULL) < 0)
 		return -1;

@@ -165,7 +165,7 @@ record(struct session *s, const char *type, const char *decision, const char *ru
 				     : class_name(&s->cfg->classes, s->cfg->initial.class),
 		.detail = detail,
 	};
-	char entry_id[33];
+	char entry_id[AUDIT_ENTRY_ID_MAX];
 	bool open;
 
 	if (s->o->gate)
