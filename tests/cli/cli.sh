@@ -8,12 +8,7 @@ set -uo pipefail
 airlock=$1 man=$2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-passed=0 failed=0
-check() {	# description, command...
-	local what=$1; shift
-	if "$@"; then echo "ok: $what"; passed=$((passed + 1))
-	else echo "not ok: $what"; failed=$((failed + 1)); fi
-}
+. "$(dirname "$0")/../checks.sh"
 # try ARGS...: exit status in $rc, stdout in $work/out, stderr in $work/err
 try() { rc=0; "$airlock" "$@" >"$work/out" 2>"$work/err" </dev/null || rc=$?; }
 says() { [ -s "$work/$1" ] && grep -qF -- "$2" "$work/$1"; }
@@ -129,5 +124,4 @@ done
 check "man page synopsis has nothing else" \
 	[ "$(grep -c '^airlock [a-z]' "$work/synopsis")" = "$("$airlock" --help | grep -E '^  [a-z]+ ' | grep -v '^  airlock ' | grep -vc ' internal: ')" ]
 
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+summary

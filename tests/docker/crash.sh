@@ -26,20 +26,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-passed=0 failed=0
-ok() { passed=$((passed + 1)); echo "ok: $*"; }
-not_ok() { failed=$((failed + 1)); echo "not ok: $*"; }
-check() {	# description, command...
-	local what=$1; shift
-	if "$@"; then ok "$what"; else not_ok "$what"; fi
-}
+. "$here/../checks.sh"
 
-mkdir -p "$work/image"
-cp "$agent" "$work/image/agent"
-printf 'FROM scratch\nCOPY agent /agent\nENTRYPOINT ["/agent"]\n' >"$work/image/Dockerfile"
-DOCKER_BUILDKIT=0 "$DOCKER" build -q --iidfile "$work/image/iid" -t airlock-test-agent:latest \
-	"$work/image" >/dev/null || { echo "not ok: agent image build"; exit 1; }
-image=$(cat "$work/image/iid")
+image=$(scratch_image "$work/image" "$agent") || { not_ok "agent image build"; summary; exit 1; }
 printf '{"note":"crash"}\n' >"$work/payload.json"
 
 cat >"$work/config.json" <<JSON
@@ -119,5 +108,4 @@ check "the watchdog stopped the container" wait_for 150 left
 gone() { [ -n "$sid" ] && [ -z "$("$DOCKER" ps -aq --filter "label=io.airlock.session=$sid")" ]; }
 check "reap removed it" wait_for 100 gone
 
-echo "crash: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+summary

@@ -44,9 +44,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-passed=0 failed=0
-say_ok() { passed=$((passed + 1)); echo "ok: $*"; }
-say_not_ok() { failed=$((failed + 1)); echo "not ok: $*"; }
+. "$here/../checks.sh"
 
 # --- environment ---------------------------------------------------------------
 info=$(curl -fsS --max-time 10 --unix-socket "$sock" http://localhost/v1.41/info)
@@ -55,7 +53,7 @@ runtimes=(runc)
 if python3 -c 'import json,sys; sys.exit(0 if "runsc" in json.loads(sys.argv[1]).get("Runtimes", {}) else 1)' "$info"; then
 	runtimes+=(runsc)
 elif [ -n "${CI:-}" ]; then
-	say_not_ok "CI is set but the daemon has no runsc runtime (scripts/setup registers it)"
+	not_ok "CI is set but the daemon has no runsc runtime (scripts/setup registers it)"
 else
 	echo "#### SKIPPED: runsc is not a runtime of this daemon; the matrix runs under runc only"
 fi
@@ -82,12 +80,8 @@ PY
 # --- the agent image: /work belongs to the agent's uid (only the read-only
 # root keeps it from being written) -------------------------------------------
 mkdir -p "$work/image/work"
-cp "$agent" "$work/image/agent"
-printf 'FROM scratch\nCOPY agent /agent\nCOPY --chown=10001:10001 work /work\nENTRYPOINT ["/agent"]\n' \
-	>"$work/image/Dockerfile"
-DOCKER_BUILDKIT=0 "$DOCKER" build -q --iidfile "$work/image/iid" "$work/image" >/dev/null 2>&1 ||
-	{ echo "not ok: agent image build"; echo "0 passed, 1 failed"; exit 1; }
-image=$(cat "$work/image/iid")
+image=$(scratch_image "$work/image" "$agent" 'COPY --chown=10001:10001 work /work') ||
+	{ not_ok "agent image build"; summary; exit 1; }
 
 token="MXCANARY$(head -c 8 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 mkdir -p "$work/obs"
@@ -243,9 +237,9 @@ PY
 )
 	echo "$line" >>"$evidence"
 	if echo "$line" | grep -q '"pass": true'; then
-		say_ok "$rt $variant $name ($observer)"
+		ok "$rt $variant $name ($observer)"
 	else
-		say_not_ok "$rt $variant $name ($observer): $line"
+		not_ok "$rt $variant $name ($observer): $line"
 	fi
 }
 
@@ -373,15 +367,14 @@ judged=$(grep -c '"kind": "case"' "$evidence")
 expected_cases=$CASES_PER_RUNTIME_RUNC
 [ "${#runtimes[@]}" = 2 ] && expected_cases=$((expected_cases + CASES_PER_RUNTIME_RUNSC))
 if [ -n "${MATRIX_CASES:-}" ] || [ "$judged" = "$expected_cases" ]; then
-	say_ok "$judged cases judged"
+	ok "$judged cases judged"
 else
-	say_not_ok "$judged cases judged, $expected_cases expected"
+	not_ok "$judged cases judged, $expected_cases expected"
 fi
 left=0
 for p in $(cat "$work/engines"); do
 	[ -n "$("$DOCKER" ps -aq --filter "label=io.airlock.owner-pid=$p")" ] && left=$((left + 1))
 done
-if [ "$left" = 0 ]; then say_ok "no matrix container left on the daemon"; else say_not_ok "$left matrix containers left"; fi
-if grep -qF "$token" "$evidence"; then say_not_ok "the evidence file holds a canary"; else say_ok "no canary in the evidence file"; fi
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+if [ "$left" = 0 ]; then ok "no matrix container left on the daemon"; else not_ok "$left matrix containers left"; fi
+if grep -qF "$token" "$evidence"; then not_ok "the evidence file holds a canary"; else ok "no canary in the evidence file"; fi
+summary

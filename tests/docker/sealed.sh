@@ -27,12 +27,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-passed=0 failed=0
-check() {	# description, command...
-	local what=$1; shift
-	if "$@"; then passed=$((passed + 1)); echo "ok: $what"
-	else failed=$((failed + 1)); echo "not ok: $what"; fi
-}
+. "$here/../checks.sh"
 
 canary="SEALED-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 echo '{"note":"nothing secret in the frame"}' >"$work/payload.json"
@@ -223,5 +218,4 @@ else
 	echo "#### SKIPPED: runsc is not on the daemon; the gVisor cases did not run"
 fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+summary
