@@ -618,28 +618,51 @@ test_force_stop_in_flight(void **state)
 }
 
 /*
- * Sessions stopped while they wait for a launch slot (four launch at
- * once, each taking a few hundred ms) never create a container.
+ * Sessions stopped while they wait for a launch slot never create a
+ * container. The first SUPERVISOR_LAUNCH_PARALLEL sessions are let take
+ * the slots first: each is seen creating its container (it holds its slot
+ * from then until its launch is done, hundreds of ms), and only then are
+ * the others started, each stopped at once while it waits for a slot.
  */
+static bool
+holding_slots(struct supervisor *s, char ids[][SNAP_ID_MAX], size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		enum session_state st = row_of(s, ids[i]).state;
+
+		if (st < SESSION_STATE_CREATING || st >= SESSION_STATE_RUNNING)
+			return false;
+	}
+	return true;
+}
+
 static void
 test_stop_before_launch(void **state)
 {
-	enum { N = 8 };
+	enum { HOLD = SUPERVISOR_LAUNCH_PARALLEL, N = 2 * SUPERVISOR_LAUNCH_PARALLEL };
 	static struct airlock_config cfg[N];
 	char ids[N][SNAP_ID_MAX], sink[160];
 	struct supervisor *s = open_supervisor();
 	struct session_row r;
 	size_t i;
+	int ms;
 
 	(void)state;
 	snprintf(sink, sizeof sink, "%s/queued.sink", work);
-	for (i = 0; i < N; i++) {
+	for (i = 0; i < N; i++)
 		make_config(&cfg[i], sink, &(struct cfg_spec){ .mode = "loop" });
+	for (i = 0; i < HOLD; i++)
 		start(s, &cfg[i], ids[i]);
-	}
-	for (i = N / 2; i < N; i++)
+	for (ms = 0; ms < 30000 && !holding_slots(s, ids, HOLD); ms++)
+		usleep(1000);
+	assert_true(holding_slots(s, ids, HOLD));
+	for (i = HOLD; i < N; i++) {
+		start(s, &cfg[i], ids[i]);
 		assert_int_equal(supervisor_stop_session(s, ids[i]), 0);
-	for (i = N / 2; i < N; i++) {
+	}
+	for (i = HOLD; i < N; i++) {
 		assert_true(wait_state(s, ids[i], SESSION_STATE_ENDED, 30000));
 		r = row_of(s, ids[i]);
 		assert_int_equal(r.end, SESSION_END_OPERATOR_STOP);
@@ -648,7 +671,7 @@ test_stop_before_launch(void **state)
 		assert_int_equal(rows("session_id='%s' and type='admission' and"
 				      " decision in ('admitted', 'refused')", ids[i]), 0);
 	}
-	for (i = 0; i < N / 2; i++)
+	for (i = 0; i < HOLD; i++)
 		assert_true(wait_state(s, ids[i], SESSION_STATE_RUNNING, 30000));
 	assert_int_equal(supervisor_shutdown(s), 0);
 	supervisor_close(s);
