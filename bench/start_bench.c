@@ -118,6 +118,9 @@ cli_argv(const struct profile *p, char **argv)
 	if (p->nofile > 0)
 		push(argv, &n, "--ulimit=nofile=%lld:%lld", (long long)p->nofile,
 		     (long long)p->nofile);
+	if (p->nproc > 0)
+		push(argv, &n, "--ulimit=nproc=%lld:%lld", (long long)p->nproc,
+		     (long long)p->nproc);
 	for (i = 0; i < p->n_tmpfs; i++)
 		push(argv, &n, "--tmpfs=%s:rw,noexec,nosuid,nodev,size=%lld", p->tmpfs[i].target,
 		     (long long)p->tmpfs[i].size);

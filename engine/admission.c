@@ -541,36 +541,63 @@ check_ulimit_core(const struct ctx *x, const struct checker *k, struct verdict *
 	observe(v, csoft == 0 && chard == 0, "core %lld/%lld", (long long)csoft, (long long)chard);
 }
 
-/* False (and v refused) when the entry is neither core nor the configured nofile. */
-static bool
-ulimit_allowed(const struct profile *p, const char *name, json_int_t soft, json_int_t hard,
-	       struct verdict *v)
+/*
+ * The ulimits the profile sets besides core: name, soft = hard value, and
+ * whether its absence is this check's to refuse (nproc's is ulimit_nproc's).
+ */
+struct configured_ulimit {
+	const char *name;
+	json_int_t value;
+	bool required;
+};
+
+static size_t
+configured_ulimits(const struct profile *p, struct configured_ulimit out[2])
 {
-	if (strcmp(name, "core") == 0)
-		return true;
-	if (strcmp(name, "nofile") != 0 || p->nofile <= 0) {
-		observe(v, false, "unexpected %.48s", name);
-		return false;
+	size_t n = 0;
+
+	if (p->nofile > 0)
+		out[n++] = (struct configured_ulimit){ "nofile", p->nofile, true };
+	if (p->nproc > 0)
+		out[n++] = (struct configured_ulimit){ "nproc", p->nproc, false };
+	return n;
+}
+
+/* Index of the configured entry NAME, or -1 (and v refused) when it is not one or differs. */
+static int
+ulimit_allowed(const struct configured_ulimit *want, size_t n, const char *name,
+	       json_int_t soft, json_int_t hard, struct verdict *v)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (strcmp(name, want[i].name) != 0)
+			continue;
+		if (soft != want[i].value || hard != want[i].value) {
+			observe(v, false, "%s %lld/%lld", want[i].name, (long long)soft, (long long)hard);
+			return -1;
+		}
+		return (int)i;
 	}
-	if (soft != p->nofile || hard != p->nofile) {
-		observe(v, false, "nofile %lld/%lld", (long long)soft, (long long)hard);
-		return false;
-	}
-	return true;
+	observe(v, false, "unexpected %.48s", name);
+	return -1;
 }
 
 static void
 check_ulimits_other(const struct ctx *x, const struct checker *k, struct verdict *v)
 {
 	const json_t *arr = need_ulimits(x, k->path, v), *e;
-	json_int_t soft, hard, n = x->p->nofile;
+	struct configured_ulimit want[2];
+	size_t i, j, n = configured_ulimits(x->p, want), seen[2] = { 0, 0 };
+	json_int_t soft, hard;
 	const char *name;
-	size_t i, nofiles = 0;
+	char text[96];
+	int at, len = snprintf(text, sizeof text, "core");
 
-	if (n > 0)
-		expect(v, "core, nofile %lld/%lld", (long long)n, (long long)n);
-	else
-		expect(v, "core only");
+	for (j = 0; j < n; j++)
+		len += snprintf(text + len, sizeof text - (size_t)len, ", %s %lld/%lld", want[j].name,
+				(long long)want[j].value, (long long)want[j].value);
+	expect(v, "%s", n ? text : "core only");
 	if (!arr)
 		return;
 	json_array_foreach(arr, i, e) {
@@ -578,16 +605,51 @@ check_ulimits_other(const struct ctx *x, const struct checker *k, struct verdict
 			observe(v, false, "wrong type");
 			return;
 		}
-		if (!ulimit_allowed(x->p, name, soft, hard, v))
+		if (strcmp(name, "core") == 0)
+			continue;
+		if ((at = ulimit_allowed(want, n, name, soft, hard, v)) < 0)
 			return;
-		nofiles += strcmp(name, "nofile") == 0;
+		seen[at]++;
 	}
-	if (n > 0 && nofiles != 1)
-		observe(v, false, "%zu nofile entries", nofiles);
-	else if (n > 0)
-		observe(v, true, "nofile %lld/%lld", (long long)n, (long long)n);
+	for (j = 0; j < n; j++)
+		if (seen[j] > 1 || (seen[j] == 0 && want[j].required)) {
+			observe(v, false, "%zu %s entries", seen[j], want[j].name);
+			return;
+		}
+	observe(v, true, "%s", n ? text : "core only");
+}
+
+/*
+ * Under runsc the pids cgroup counts gVisor's threads, and a fork bomb that
+ * reaches it ends the sandbox: the agent's processes must be bounded inside
+ * it, by the nproc ulimit (profile.h, PROFILE_NPROC_RUNSC).
+ */
+static void
+check_ulimit_nproc(const struct ctx *x, const struct checker *k, struct verdict *v)
+{
+	const json_t *arr, *e;
+	json_int_t soft, hard, n = x->p->nproc;
+	const char *name;
+	size_t i, found = 0;
+
+	if (strcmp(x->p->runtime, "runsc") == 0)
+		expect(v, "nproc %lld/%lld", (long long)n, (long long)n);
 	else
-		observe(v, true, "core only");
+		expect(v, "runsc only");
+	if (!optional(x->c, k->path, v))
+		return;
+	if (strcmp(x->p->runtime, "runsc") != 0) {
+		observe(v, true, "%s: not needed", shown(x->p->runtime));
+		return;
+	}
+	if (!(arr = need_ulimits(x, k->path, v)))
+		return;
+	json_array_foreach(arr, i, e)
+		if (ulimit_entry(e, &name, &soft, &hard) && strcmp(name, "nproc") == 0 &&
+		    soft == n && hard == n && n > 0)
+			found++;
+	observe(v, found == 1, found == 1 ? "nproc %lld/%lld" : "no nproc %lld/%lld entry",
+		(long long)n, (long long)n);
 }
 
 /* --- resources ------------------------------------------------------- */
@@ -1255,6 +1317,7 @@ static const struct checker checkers[ADMISSION_CHECK_COUNT] = {
 	[ADMISSION_RESTART_POLICY]	= { check_restart_policy, NULL, NULL },
 	[ADMISSION_ULIMIT_CORE]		= { check_ulimit_core, "HostConfig.Ulimits", NULL },
 	[ADMISSION_ULIMITS_OTHER]	= { check_ulimits_other, "HostConfig.Ulimits", NULL },
+	[ADMISSION_ULIMIT_NPROC]	= { check_ulimit_nproc, "HostConfig.Ulimits", NULL },
 	[ADMISSION_PIDS_LIMIT]		= { check_pids_limit, "HostConfig.PidsLimit", NULL },
 	[ADMISSION_MEMORY]		= { check_memory, "HostConfig.Memory", NULL },
 	[ADMISSION_MEMORY_SWAP]		= { check_memory_swap, "HostConfig.MemorySwap", NULL },

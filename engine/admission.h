@@ -41,7 +41,8 @@ struct host_facts {
 	_(LOG_CONFIG,       "log_config",       "log driver none") \
 	_(RESTART_POLICY,   "restart_policy",   "restart policy no") \
 	_(ULIMIT_CORE,      "ulimit_core",      "core ulimit 0/0") \
-	_(ULIMITS_OTHER,    "ulimits_other",    "no ulimit besides core and the configured nofile") \
+	_(ULIMITS_OTHER,    "ulimits_other",    "no ulimit besides core and the configured nofile and nproc") \
+	_(ULIMIT_NPROC,     "ulimit_nproc",     "under runsc an nproc ulimit bounds the agent's processes (the pids limit counts gVisor's threads)") \
 	_(PIDS_LIMIT,       "pids_limit",       "pids limit set and within the clamp") \
 	_(MEMORY,           "memory",           "memory limit set and within the clamp") \
 	_(MEMORY_SWAP,      "memory_swap",      "MemorySwap equals Memory (no swap)") \

@@ -298,22 +298,31 @@ apply_ipc(struct profile *p, const json_t *v, struct al_err *err)
 	return 0;
 }
 
+/* Which keys the object sets, for the defaults that follow the runtime. */
+struct given {
+	bool pids, nproc;
+};
+
 static int
-apply_runtime(struct profile *p, const json_t *v, bool pids_given, struct al_err *err)
+apply_runtime(struct profile *p, const json_t *v, struct given given, struct al_err *err)
 {
+	bool runsc;
+
 	if (apply_string(p->runtime, sizeof p->runtime, v, "runtime", err) < 0)
 		return -1;
 	if (strcmp(p->runtime, "runc") != 0 && strcmp(p->runtime, "runsc") != 0)
 		return al_fail(err, "profile.runtime: expected \"runc\" or \"runsc\"");
-	if (!pids_given)
-		p->pids_limit = strcmp(p->runtime, "runsc") == 0 ?
-			PROFILE_PIDS_RUNSC : PROFILE_PIDS_RUNC;
+	runsc = strcmp(p->runtime, "runsc") == 0;
+	if (!given.pids)
+		p->pids_limit = runsc ? PROFILE_PIDS_RUNSC : PROFILE_PIDS_RUNC;
+	if (!given.nproc)
+		p->nproc = runsc ? PROFILE_NPROC_RUNSC : 0;
 	return 0;
 }
 
 static int
 apply_key(struct profile *p, const char *key, const json_t *v, int host_cores,
-	  bool pids_given, struct al_err *err)
+	  struct given given, struct al_err *err)
 {
 	if (strcmp(key, "image") == 0)
 		return apply_string(p->image, sizeof p->image, v, key, err);
@@ -326,7 +335,7 @@ apply_key(struct profile *p, const char *key, const json_t *v, int host_cores,
 	if (strcmp(key, "env") == 0)
 		return apply_env(&p->env, v, err);
 	if (strcmp(key, "runtime") == 0)
-		return apply_runtime(p, v, pids_given, err);
+		return apply_runtime(p, v, given, err);
 	if (strcmp(key, "ipc") == 0)
 		return apply_ipc(p, v, err);
 	if (strcmp(key, "pids_limit") == 0)
@@ -337,6 +346,8 @@ apply_key(struct profile *p, const char *key, const json_t *v, int host_cores,
 		return apply_cpus(p, v, host_cores, err);
 	if (strcmp(key, "nofile") == 0)
 		return apply_int(&p->nofile, v, key, 16, PROFILE_NOFILE_MAX, err);
+	if (strcmp(key, "nproc") == 0)
+		return apply_int(&p->nproc, v, key, 1, PROFILE_NPROC_MAX, err);
 	if (strcmp(key, "tmpfs") == 0)
 		return apply_tmpfs(p, v, err);
 	if (strcmp(key, "sealed") == 0)
@@ -350,13 +361,14 @@ profile_apply_json(struct profile *p, const json_t *obj, int host_cores,
 {
 	const char *key;
 	json_t *v;
-	bool pids_given;
+	struct given given;
 
 	if (!json_is_object(obj))
 		return al_fail(err, "profile: expected an object");
-	pids_given = json_object_get(obj, "pids_limit") != NULL;
+	given.pids = json_object_get(obj, "pids_limit") != NULL;
+	given.nproc = json_object_get(obj, "nproc") != NULL;
 	json_object_foreach((json_t *)obj, key, v)
-		if (apply_key(p, key, v, host_cores, pids_given, err) < 0)
+		if (apply_key(p, key, v, host_cores, given, err) < 0)
 			return -1;
 	return profile_validate(p, host_cores, err);
 }
@@ -383,6 +395,13 @@ profile_validate(const struct profile *p, int host_cores, struct al_err *err)
 	if (runsc && p->pids_limit < PROFILE_PIDS_RUNSC_MIN)
 		return al_fail(err, "profile.pids_limit: runsc needs at least %d (its own threads count)",
 			       PROFILE_PIDS_RUNSC_MIN);
+	if (!runsc && p->nproc != 0)
+		return al_fail(err, "profile.nproc: runsc only (under runc pids_limit bounds the agent's processes)");
+	if (runsc && (p->nproc < 1 || p->nproc > PROFILE_NPROC_MAX))
+		return al_fail(err, "profile.nproc: outside 1..%d", PROFILE_NPROC_MAX);
+	if (runsc && p->pids_limit < p->nproc * PROFILE_RUNSC_THREADS_PER_PROC)
+		return al_fail(err, "profile.pids_limit: runsc needs at least %d per nproc (gVisor's threads count)",
+			       PROFILE_RUNSC_THREADS_PER_PROC);
 	if (p->memory < PROFILE_MEMORY_MIN || p->memory > PROFILE_MEMORY_MAX)
 		return al_fail(err, "profile.memory: outside the clamp");
 	if (p->nano_cpus < 10000000LL || p->nano_cpus > max_cpus)
@@ -413,6 +432,13 @@ ulimits_json(const struct profile *p)
 	    json_array_append_new(u, json_pack("{s:s, s:I, s:I}", "Name", "nofile",
 					       "Soft", (json_int_t)p->nofile,
 					       "Hard", (json_int_t)p->nofile)) < 0) {
+		json_decref(u);
+		return NULL;
+	}
+	if (u && p->nproc > 0 &&
+	    json_array_append_new(u, json_pack("{s:s, s:I, s:I}", "Name", "nproc",
+					       "Soft", (json_int_t)p->nproc,
+					       "Hard", (json_int_t)p->nproc)) < 0) {
 		json_decref(u);
 		return NULL;
 	}

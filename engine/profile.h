@@ -20,8 +20,25 @@
 #define PROFILE_USER_DEFAULT		"10001:10001"
 #define PROFILE_ID_MAX			4294967294ULL	/* uid_t is 32 bits; (uid_t)-1 is "no id" */
 #define PROFILE_PIDS_RUNC		32
-#define PROFILE_PIDS_RUNSC		128
+#define PROFILE_PIDS_RUNSC		512
 #define PROFILE_PIDS_RUNSC_MIN		64	/* gVisor's own threads count */
+/*
+ * Under runsc the container's pids cgroup holds gVisor's host threads, not
+ * the agent's processes: a fork bomb that reaches it kills the whole
+ * sandbox (gVisor issue 2490). The agent's own processes are bounded inside
+ * the sandbox instead, by RLIMIT_NPROC, which gVisor's kernel counts per
+ * sandbox (a fork past it fails with EAGAIN, as under runc's pids limit).
+ * Under runc RLIMIT_NPROC would count the uid's processes host-wide, so it
+ * is runsc only.
+ */
+#define PROFILE_NPROC_RUNSC		32
+#define PROFILE_NPROC_MAX		128
+/*
+ * gVisor's host threads per agent process the pids limit must leave room
+ * for: with 32 processes (a fork bomb at the nproc bound) the sandbox died
+ * at a pids limit of 128 every time and lived at 256 every time (2 cores).
+ */
+#define PROFILE_RUNSC_THREADS_PER_PROC	8
 #define PROFILE_RUNSC_FATAL_STATUS	2	/* gVisor's sandbox, a Go program, on a fatal error */
 #define PROFILE_PIDS_MAX		1024
 #define PROFILE_MEMORY_DEFAULT		(128LL << 20)
@@ -70,6 +87,7 @@ struct profile {
 	int64_t memory;		/* bytes; MemorySwap is always the same */
 	int64_t nano_cpus;
 	int64_t nofile;		/* 0: no nofile ulimit */
+	int64_t nproc;		/* runsc: the agent's processes (RLIMIT_NPROC); runc: 0 */
 	struct tmpfs_mount tmpfs[PROFILE_TMPFS_MAX];
 	size_t n_tmpfs;
 	struct strv sealed;	/* image paths the agent must not read (engine/sealed.h) */
@@ -89,7 +107,8 @@ void profile_free(struct profile *p);
 /*
  * Apply the "profile" object of a config file. Keys: image, user,
  * entrypoint, cmd, env (object NAME→string), runtime, ipc ("none" or
- * "private"), pids_limit, memory (bytes), cpus (number), nofile, tmpfs
+ * "private"), pids_limit, memory (bytes), cpus (number), nofile, nproc
+ * (runsc only), tmpfs
  * (object target→size in bytes), sealed (array of absolute paths, see
  * sealed_paths_parse). Unknown keys, wrong types and values past
  * a clamp are refused with the JSON path of the fault ("profile.memory: …").

@@ -18,13 +18,24 @@
 
 #include <jansson.h>
 
+/*
+ * gVisor's own network layer: runsc runs with --network=none, so under
+ * runsc NetworkMode host alone reaches nothing. weak_runsc_net swaps in a
+ * runtime registered with --network=host instead (scripts/daemon.json; it
+ * is refused by the runtime check like any runtime but the profile's), so
+ * each layer can be removed alone and both together.
+ */
+#define WEAK_RUNSC_RUNTIME "runsc-mutant-hostnet"
+
 /* name, HostConfig key, its weakened value (JSON), the check that refuses it */
 #define WEAKENINGS(_) \
 	_(weak_network, "NetworkMode",    "\"host\"",                                "network_mode") \
 	_(weak_rootfs,  "ReadonlyRootfs", "false",                                   "readonly_rootfs") \
 	_(weak_logs,    "LogConfig",      "{\"Type\":\"json-file\",\"Config\":{}}",  "log_config") \
 	_(weak_ipc,     "IpcMode",        "\"shareable\"",                           "ipc_mode") \
-	_(weak_seccomp, "SecurityOpt",    "[\"no-new-privileges=true\",\"seccomp=unconfined\"]", "security_opt")
+	_(weak_seccomp, "SecurityOpt",    "[\"no-new-privileges=true\",\"seccomp=unconfined\"]", "security_opt") \
+	_(weak_runsc_net, "Runtime",      "\"" WEAK_RUNSC_RUNTIME "\"",             "runtime") \
+	_(weak_nproc,   "Ulimits",        "[{\"Name\":\"core\",\"Soft\":0,\"Hard\":0}]", "ulimit_nproc")
 
 /* Apply the weakening AIRLOCK_MUTANT names, if any (mutant build only). */
 void weaken_create_body(json_t *body);

@@ -99,7 +99,7 @@ n=0
 # session RT CASE MUTANTS BOARD_CEILING SESSION_MS CMD...: runs it, observes, sets dir
 session() {
 	local rt=$1 name=$2 muts=$3 ceiling=$4 ms=$5; shift 5
-	local argv cid sid pids
+	local argv cid sid
 	n=$((n + 1))
 	dir=$work/$rt-$n-$name
 	mkdir -p "$dir"
@@ -107,9 +107,8 @@ session() {
 	mark="mark-$$-$n"
 	printf '{"canary":"%s"}\n' "$canary" >"$dir/payload.json"
 	argv=$(printf '"%s",' "${@//MARK/$mark}"); argv=${argv%,}
-	pids=""; [ "$rt" = runsc ] && pids=', "pids_limit": 128'
 	cat >"$dir/config.json" <<JSON
-{"profile": {"image": "$image", "runtime": "$rt", "cmd": [$argv] $pids},
+{"profile": {"image": "$image", "runtime": "$rt", "cmd": [$argv]},
  "bounds": {"session_ms": $ms},
  "upstreams": {
    "vault": {"argv": ["$upstream", "--sink", "$dir/vault.sink"], "timeout_ms": 5000},
@@ -268,11 +267,23 @@ mutant_proof() {
 		"container_found and admission_first == 'refused' and refused_check == '$check' and vault_canary > 0 and ($leak)"
 }
 
+# second_layer RT CASE WEAKENINGS CHECK ATTACK [ARG]: admission refuses it
+# (CHECK); bypassed, the attack still reaches no network observer (the
+# permitted tool works): another layer holds.
+second_layer() {
+	local rt=$1 name=$2 weak=$3 check=$4; shift 4
+	want "$name" || return 0
+	session "$rt" "$name" "$weak,admission_bypass" public 15000 attack "$@"
+	judge "$rt" "$name" mutant_second_layer net "$NET_LEAK" \
+		"container_found and admission_first == 'refused' and refused_check == '$check' and vault_canary > 0 and net_read and not ($NET_ANY) and $BLOCKED"
+}
+
 # runc: 5 routes + 5 writes + 4 limits + 11 calls + 17 frames + 4x2 network
-# + 4x2 other mutants + 2 ceiling = 60; runsc: the network mutant is one
-# second-layer case instead of 4x2, so 53.
+# + 4x2 other mutants + 2 ceiling = 60; runsc: the network is 3 second-layer
+# cases + 3x2 mutants instead of 4x2, plus the nproc mutant's 2, so 63.
 CASES_PER_RUNTIME_RUNC=60
-CASES_PER_RUNTIME_RUNSC=53
+CASES_PER_RUNTIME_RUNSC=63
+NET_ANY='net_tcp4_events + net_tcp6_events + net_dns4_events + net_dns6_events + net_unix_events > 0'
 NET_LEAK='net_tcp4_canary + net_tcp6_canary + net_dns4_canary + net_dns6_canary + net_unix_canary > 0'
 BLOCKED='report and not outcome_done'
 FRAME_INVALID="ended == 'invalid_request' and allowed == 1"
@@ -291,12 +302,9 @@ for rt in "${runtimes[@]}"; do
 
 	echo "# --- $rt: limits"
 	CORE_WATCH=1 protected "$rt" crash archive "ended == 'agent_failed' and exit_code == 134 and core_files == 0 and archive_read and host_core_new == 0" crash
-	if [ "$rt" = runc ]; then
-		protected "$rt" forkbomb state "$BLOCKED and errno == 11 and count < 32 and ended == 'agent_exit'" forkbomb
-	else
-		# gVisor: the sandbox dies at the pids limit; the summary says so.
-		protected "$rt" forkbomb state "ended == 'sandbox_died' and exit_code == 2 and not report" forkbomb
-	fi
+	# runc: the pids limit; runsc: the nproc ulimit inside the sandbox (the
+	# pids limit counts gVisor's threads there). Either way fork gets EAGAIN.
+	protected "$rt" forkbomb state "$BLOCKED and errno == 11 and count < 32 and ended == 'agent_exit'" forkbomb
 	protected "$rt" membomb state "ended == 'oom_killed' and oom_killed and state_oom_killed and not report" membomb
 	protected "$rt" orphan procs "ended == 'agent_exit' and report and procs_with_mark == 0" orphan MARK
 
@@ -338,20 +346,28 @@ print(json.dumps({"kind": "observation", "runtime": sys.argv[2], "case": "ptrace
 		mutant_proof "$rt" network_dns weak_network network_mode net 'net_dns4_canary + net_dns6_canary > 0' dns "$port"
 		mutant_proof "$rt" network_abstract weak_network network_mode net 'net_unix_canary > 0' abstract "$abstract"
 	else
-		# runsc is registered with --network=none (preflight requires it): a
-		# second layer that NetworkMode host alone does not remove.
-		if want network_tcp4; then
-			session "$rt" network_tcp4 weak_network,admission_bypass public 15000 attack tcp4 "$port"
-			judge "$rt" network_tcp4 mutant_second_layer net "$NET_LEAK" \
-				"container_found and admission_first == 'refused' and refused_check == 'network_mode' and vault_canary > 0 and not ($NET_LEAK) and net_tcp4_events == 0"
-		fi
+		# Two layers: Docker's NetworkMode none and runsc's own --network=none
+		# (preflight requires it). Each removed alone, the other holds; removed
+		# together (runsc-mutant-hostnet, scripts/daemon.json), the canary leaks.
+		second_layer "$rt" network_tcp4 weak_network network_mode tcp4 "$port"
+		second_layer "$rt" network_runsc_tcp4 weak_runsc_net runtime tcp4 "$port"
+		both=weak_network,weak_runsc_net
+		mutant_proof "$rt" network_tcp4 "$both" network_mode net 'net_tcp4_canary > 0' tcp4 "$port"
+		mutant_proof "$rt" network_tcp6 "$both" network_mode net 'net_tcp6_canary > 0' tcp6 "$port"
+		mutant_proof "$rt" network_dns "$both" network_mode net 'net_dns4_canary + net_dns6_canary > 0' dns "$port"
+		# gVisor's unix sockets are its own, even on the host's network.
+		second_layer "$rt" network_abstract "$both" network_mode abstract "$abstract"
+		# Without the nproc bound the fork bomb runs into the pids limit
+		# (gVisor's threads: the sandbox dies) or the memory limit first
+		# (OOM): either way fork never fails inside and the session is over.
+		mutant_proof "$rt" forkbomb_nproc weak_nproc ulimit_nproc state \
+			"ended in ('sandbox_died', 'oom_killed') and not report" forkbomb
 	fi
 	mutant_proof "$rt" rootfs weak_rootfs readonly_rootfs archive 'files_with_canary > 0' write /work/leak
 	mutant_proof "$rt" logs weak_logs log_config logs 'logs_canary' setuid
 	mutant_proof "$rt" seccomp weak_seccomp security_opt sink_report 'report and outcome_done' unshare_user
 	SHM_WATCH=1 MUTANT_MS=3000 mutant_proof "$rt" ipc weak_ipc ipc_mode shm 'shm_hit' write_hold /dev/shm/leak
-	# Sealed material (another branch): its mutant joins here as
-	#   mutant_proof "$rt" sealed <weakening> <check> sink '<leak>' <attack>
+	# Sealed material has its own suite and mutant: tests/docker/sealed.sh.
 
 	echo "# --- $rt: the public sink ceiling"
 	want ceiling || continue

@@ -127,6 +127,7 @@ test_profile(struct profile *p, const char *image, const char *runtime)
 	if (strcmp(runtime, "runsc") == 0) {
 		snprintf(p->runtime, sizeof p->runtime, "runsc");
 		p->pids_limit = PROFILE_PIDS_RUNSC;
+		p->nproc = PROFILE_NPROC_RUNSC;
 	}
 }
 

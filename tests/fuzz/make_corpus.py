@@ -90,7 +90,7 @@ def config():
     put("config", "full", json.dumps(good, indent=2))
     put("config", "minimal", json.dumps({"profile": {"image": IMG}}))
     put("config", "empty", "{}")
-    put("config", "runsc", json.dumps({"profile": {"image": IMG, "runtime": "runsc", "pids_limit": 128}}))
+    put("config", "runsc", json.dumps({"profile": {"image": IMG, "runtime": "runsc", "pids_limit": 512}}))
     put("config", "loosened", json.dumps({"profile": {"image": IMG, "memory": 1 << 40, "user": "0:0"},
                                           "bounds": {"frame_bytes": 70000}}))
     put("config", "dangling", json.dumps({"tools": {"t": {"upstream": "nope", "remote": "r",

@@ -50,6 +50,8 @@ struct fixture {
 #define SHA_B "sha256:2222222222222222222222222222222222222222222222222222222222222222"
 #define SHA_UPPER "sha256:0C88912505E2C6CBB2108B07ACD6E30665B153E491259AB2EE8BABE6578E567C"
 #define CORE "{'Name':'core','Soft':0,'Hard':0}"
+/* What a runsc profile's container reports: core and the agent's nproc bound. */
+#define RUNSC_NPROC "'HostConfig.Ulimits':[" CORE ",{'Name':'nproc','Soft':32,'Hard':32}]"
 
 #define MUTANTS(_) \
 	_(unchanged, CONTAINER, "{}", "") \
@@ -401,6 +403,14 @@ default_profile(struct profile *p)
 		 json_string_value(json_object_get(ok_image, "Id")));
 }
 
+/* The fixture's profile under runsc: its runtime and the nproc bound. */
+static void
+runsc_profile(struct profile *p)
+{
+	snprintf(p->runtime, sizeof p->runtime, "runsc");
+	p->nproc = PROFILE_NPROC_RUNSC;
+}
+
 static int
 setup(void **state)
 {
@@ -593,7 +603,7 @@ test_ids_and_help(void **state)
 	const char *id;
 
 	(void)state;
-	assert_int_equal(ADMISSION_CHECK_COUNT, 46);
+	assert_int_equal(ADMISSION_CHECK_COUNT, 47);
 	for (i = 0; i < ADMISSION_CHECK_COUNT; i++) {
 		id = admission_check_id((enum admission_check)i);
 		assert_true(id[0] && strlen(id) < CHECK_ID_MAX);
@@ -719,16 +729,18 @@ static void
 test_runtimes(void **state)
 {
 	struct fixture *f = *state;
-	const char *runsc = "{'HostConfig.Runtime':'runsc',"
+	const char *runsc = "{'HostConfig.Runtime':'runsc'," RUNSC_NPROC ","
 			    "'HostConfig.Tmpfs':{'/tmp':'" PROFILE_TMP_GUARD_OPTS "'}}";
 
-	snprintf(f->p.runtime, sizeof f->p.runtime, "runsc");
+	runsc_profile(&f->p);
 	expect_case(f, NULL, runsc, "");
-	expect_case(f, NULL, NULL, "runtime tmpfs tmp_covered");	/* the container runs runc */
+	/* the container runs runc */
+	expect_case(f, NULL, NULL, "ulimit_nproc runtime tmpfs tmp_covered");
 	f->host.runtime_runsc = false;
 	expect_case(f, NULL, runsc, "runtime");
 	assert_non_null(strstr(item(f, "runtime")->observed, "not on the daemon"));
 	snprintf(f->p.runtime, sizeof f->p.runtime, "runc");
+	f->p.nproc = 0;
 	f->host.runtime_runc = false;
 	expect_case(f, NULL, NULL, "runtime");
 }
@@ -742,13 +754,13 @@ static void
 test_runsc_tmp_guard(void **state)
 {
 	struct fixture *f = *state;
-	const char *bare = "{'HostConfig.Runtime':'runsc'}";
-	const char *rw = "{'HostConfig.Runtime':'runsc',"
+	const char *bare = "{'HostConfig.Runtime':'runsc'," RUNSC_NPROC "}";
+	const char *rw = "{'HostConfig.Runtime':'runsc'," RUNSC_NPROC ","
 			 "'HostConfig.Tmpfs':{'/tmp':'rw,noexec,nosuid,nodev,size=4096'}}";
-	const char *own = "{'HostConfig.Runtime':'runsc',"
+	const char *own = "{'HostConfig.Runtime':'runsc'," RUNSC_NPROC ","
 			  "'HostConfig.Tmpfs':{'/tmp':'rw,noexec,nosuid,nodev,size=65536'}}";
 
-	snprintf(f->p.runtime, sizeof f->p.runtime, "runsc");
+	runsc_profile(&f->p);
 	assert_true(profile_tmp_guard(&f->p));
 	expect_case(f, NULL, bare, "tmpfs tmp_covered");
 	expect_case(f, NULL, rw, "tmpfs");
@@ -759,7 +771,46 @@ test_runsc_tmp_guard(void **state)
 	expect_case(f, NULL, own, "");
 	expect_case(f, NULL, bare, "tmpfs tmp_covered");
 	snprintf(f->p.runtime, sizeof f->p.runtime, "runc");
+	f->p.nproc = 0;
 	expect_case(f, NULL, "{'HostConfig.Tmpfs':{'/tmp':'rw,noexec,nosuid,nodev,size=65536'}}", "");
+}
+
+/*
+ * runsc: the pids limit counts gVisor's threads (a fork bomb reaching it
+ * ends the sandbox), so the agent's processes are bounded by an nproc
+ * ulimit inside it, exactly the profile's; under runc an nproc ulimit is
+ * one the profile never sets.
+ */
+static void
+test_runsc_nproc(void **state)
+{
+	struct fixture *f = *state;
+	const char *guard = "'HostConfig.Tmpfs':{'/tmp':'" PROFILE_TMP_GUARD_OPTS "'}";
+	char body[512];
+
+	runsc_profile(&f->p);
+	snprintf(body, sizeof body, "{'HostConfig.Runtime':'runsc',%s," RUNSC_NPROC "}", guard);
+	expect_case(f, NULL, body, "");
+	assert_string_equal(item(f, "ulimit_nproc")->observed, "nproc 32/32");
+	snprintf(body, sizeof body, "{'HostConfig.Runtime':'runsc',%s,'HostConfig.Ulimits':[" CORE "]}",
+		 guard);
+	expect_case(f, NULL, body, "ulimit_nproc");
+	snprintf(body, sizeof body, "{'HostConfig.Runtime':'runsc',%s,'HostConfig.Ulimits':[" CORE
+		 ",{'Name':'nproc','Soft':64,'Hard':64}]}", guard);
+	expect_case(f, NULL, body, "ulimits_other ulimit_nproc");
+	snprintf(body, sizeof body, "{'HostConfig.Runtime':'runsc',%s,'HostConfig.Ulimits':[" CORE
+		 ",{'Name':'nproc','Soft':32,'Hard':64}]}", guard);
+	expect_case(f, NULL, body, "ulimits_other ulimit_nproc");
+	snprintf(body, sizeof body, "{'HostConfig.Runtime':'runsc',%s,'HostConfig.Ulimits':[" CORE
+		 ",{'Name':'nproc','Soft':32,'Hard':32},{'Name':'nproc','Soft':32,'Hard':32}]}", guard);
+	expect_case(f, NULL, body, "ulimits_other ulimit_nproc");
+	f->p.nproc = 0;		/* a runsc profile without the bound is refused, never admitted */
+	snprintf(body, sizeof body, "{'HostConfig.Runtime':'runsc',%s,'HostConfig.Ulimits':[" CORE "]}",
+		 guard);
+	expect_case(f, NULL, body, "ulimit_nproc");
+	snprintf(f->p.runtime, sizeof f->p.runtime, "runc");
+	expect_case(f, NULL, "{" RUNSC_NPROC "}", "ulimits_other");
+	assert_string_equal(item(f, "ulimit_nproc")->observed, "runc: not needed");
 }
 
 static void
@@ -1053,6 +1104,7 @@ main(void)
 		T(test_nano_cpus_host_clamp),
 		T(test_runtimes),
 		T(test_runsc_tmp_guard),
+		T(test_runsc_nproc),
 		T(test_ipc_private_profile),
 		T(test_custom_profile),
 		T(test_entrypoint_cmd_merge),

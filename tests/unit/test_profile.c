@@ -117,6 +117,12 @@ test_refusals(void **state)
 	assert_refused("[]", "profile: expected an object");
 }
 
+static const json_t *
+hc(const json_t *body, const char *key)
+{
+	return json_object_get(json_object_get(body, "HostConfig"), key);
+}
+
 static void
 test_runsc_default_pids(void **state)
 {
@@ -126,15 +132,46 @@ test_runsc_default_pids(void **state)
 	assert_string_equal(apply(&p, "{\"runtime\": \"runsc\"}"), "");
 	assert_int_equal(p.pids_limit, PROFILE_PIDS_RUNSC);
 	profile_free(&p);
-	assert_string_equal(apply(&p, "{\"pids_limit\": 100, \"runtime\": \"runsc\"}"), "");
-	assert_int_equal(p.pids_limit, 100);
+	assert_string_equal(apply(&p, "{\"pids_limit\": 256, \"runtime\": \"runsc\"}"), "");
+	assert_int_equal(p.pids_limit, 256);
 	profile_free(&p);
 }
 
-static const json_t *
-hc(const json_t *body, const char *key)
+/* runsc bounds the agent's processes by nproc, with room for gVisor's threads; runc never. */
+static void
+test_nproc(void **state)
 {
-	return json_object_get(json_object_get(body, "HostConfig"), key);
+	struct owner_labels who = { .pid = 1, .boot_id = "b", .session = "s" };
+	struct profile p;
+	const json_t *u;
+	json_t *body;
+
+	(void)state;
+	assert_string_equal(apply(&p, "{\"runtime\": \"runsc\"}"), "");
+	assert_int_equal(p.nproc, PROFILE_NPROC_RUNSC);
+	body = profile_create_body(&p, &who);
+	assert_non_null(body);
+	u = json_array_get(hc(body, "Ulimits"), 1);
+	assert_string_equal(json_string_value(json_object_get(u, "Name")), "nproc");
+	assert_int_equal(json_integer_value(json_object_get(u, "Soft")), PROFILE_NPROC_RUNSC);
+	assert_int_equal(json_integer_value(json_object_get(u, "Hard")), PROFILE_NPROC_RUNSC);
+	json_decref(body);
+	profile_free(&p);
+	assert_string_equal(apply(&p, "{\"nproc\": 8, \"runtime\": \"runsc\"}"), "");
+	assert_int_equal(p.nproc, 8);
+	profile_free(&p);
+	assert_string_equal(apply(&p, "{}"), "");
+	assert_int_equal(p.nproc, 0);
+	body = profile_create_body(&p, &who);
+	assert_int_equal(json_array_size(hc(body, "Ulimits")), 1);
+	json_decref(body);
+	profile_free(&p);
+	assert_refused("{\"nproc\": 8}", "profile.nproc: runsc only");
+	assert_refused("{\"nproc\": 8, \"runtime\": \"runc\"}", "profile.nproc: runsc only");
+	assert_refused("{\"nproc\": 0, \"runtime\": \"runsc\"}", "profile.nproc");
+	assert_refused("{\"nproc\": 129, \"runtime\": \"runsc\"}", "profile.nproc");
+	assert_refused("{\"runtime\": \"runsc\", \"pids_limit\": 128}", "per nproc");
+	assert_refused("{\"runtime\": \"runsc\", \"nproc\": 64, \"pids_limit\": 500}", "per nproc");
 }
 
 static void
@@ -386,6 +423,7 @@ main(void)
 		cmocka_unit_test(test_image_id_form),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_runsc_default_pids),
+		cmocka_unit_test(test_nproc),
 		cmocka_unit_test(test_create_body_defaults),
 		cmocka_unit_test(test_create_body_configured),
 		cmocka_unit_test(test_create_body_runsc_tmp),
