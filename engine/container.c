@@ -33,12 +33,32 @@ sealed_for(struct docker *d, const json_t *inspect, const struct profile *p,
 	return cache;
 }
 
+/*
+ * The image document for IMAGE_ID: the one in *kept when it has that ID,
+ * else read from the daemon and kept. A missing image leaves NULL: the
+ * checker refuses, never crashes.
+ */
+static const json_t *
+image_for(struct docker *d, const char *image_id, json_t **kept, struct al_err *err)
+{
+	const char *had = json_string_value(json_object_get(*kept, "Id"));
+
+	if (!image_id || !profile_image_id_valid(image_id))
+		return NULL;
+	if (had && strcmp(had, image_id) == 0)
+		return *kept;
+	json_decref(*kept);
+	*kept = NULL;
+	docker_image_inspect(d, image_id, kept, err);
+	return *kept;
+}
+
 static int
 admit(struct docker *d, const char *id, const struct profile *p,
-      const struct host_facts *host, struct sealed_verdict *cache, bool *judged,
-      struct check_list *report, struct al_err *err)
+      const struct host_facts *host, json_t **image, struct sealed_verdict *cache,
+      bool *judged, struct check_list *report, struct al_err *err)
 {
-	json_t *inspect = NULL, *image = NULL;
+	json_t *inspect = NULL;
 	const struct sealed_verdict *sealed;
 	const char *image_id;
 	const struct check_item *bad;
@@ -47,13 +67,10 @@ admit(struct docker *d, const char *id, const struct profile *p,
 	if (docker_inspect(d, id, &inspect, err) < 0)
 		return al_wrap(err, "admission");
 	image_id = json_string_value(json_object_get(inspect, "Image"));
-	/* A missing image leaves image NULL: the checker refuses, never crashes. */
-	if (image_id && profile_image_id_valid(image_id))
-		docker_image_inspect(d, image_id, &image, err);
 	sealed = sealed_for(d, inspect, p, cache, judged);
-	admitted = admission_check_files(inspect, image, p, host, sealed, report);
+	admitted = admission_check_files(inspect, image_for(d, image_id, image, err), p, host,
+					 sealed, report);
 	json_decref(inspect);
-	json_decref(image);
 	if (admitted || weaken_admission_bypassed())
 		return 0;
 	bad = check_list_first_failure(report);
@@ -69,8 +86,11 @@ container_admit(struct docker *d, const char *id, const struct profile *p,
 {
 	struct sealed_verdict cache;
 	bool judged = false;
+	json_t *image = NULL;
+	int rc = admit(d, id, p, host, &image, &cache, &judged, report, err);
 
-	return admit(d, id, p, host, &cache, &judged, report, err);
+	json_decref(image);
+	return rc;
 }
 
 int
@@ -102,7 +122,8 @@ container_admit_first(struct container *c, const struct profile *p,
 {
 	if (!c->created)
 		return al_fail(err, "admission: no container");
-	return admit(c->docker, c->id, p, host, &c->sealed, &c->sealed_judged, &c->first, err);
+	return admit(c->docker, c->id, p, host, &c->image, &c->sealed, &c->sealed_judged,
+		     &c->first, err);
 }
 
 int
@@ -133,7 +154,8 @@ container_readmit(struct container *c, const struct profile *p,
 		  const struct host_facts *host, struct al_err *err)
 {
 	check_list_free(&c->second);
-	return admit(c->docker, c->id, p, host, &c->sealed, &c->sealed_judged, &c->second, err);
+	return admit(c->docker, c->id, p, host, &c->image, &c->sealed, &c->sealed_judged,
+		     &c->second, err);
 }
 
 static void
@@ -222,4 +244,6 @@ container_free(struct container *c)
 	close_stream(c);
 	check_list_free(&c->first);
 	check_list_free(&c->second);
+	json_decref(c->image);
+	c->image = NULL;
 }

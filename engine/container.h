@@ -36,6 +36,11 @@ struct container {
 	char id[DOCKER_ID_MAX];
 	struct docker_attach *attach;
 	struct check_list first, second;	/* the two admission reports */
+	/*
+	 * The image document of the first admission, for the second: an image
+	 * ID is the hash of its config, so the same ID cannot read differently.
+	 */
+	json_t *image;
 	struct sealed_verdict sealed;	/* profile.sealed, judged once per container */
 	bool sealed_judged;
 	bool created, started, removed;
