@@ -270,23 +270,49 @@ plain(unsigned char ch)
 	return bits[ch >> 6] >> (ch & 63) & 1;
 }
 
-void
-hash_canon_str(struct hash_canon *c, const char *s, size_t len)
+/*
+ * Whether any of the 8 bytes in w is not plain: a control byte, '"', '\\'
+ * or a byte of a multi-byte sequence. Exact as a yes or no (the classic
+ * "has a zero byte" and "has a byte below n" tests), which is all the
+ * scan needs: a word that says yes is walked byte by byte.
+ */
+static const uint64_t ONES = 0x0101010101010101ull, HIGHS = 0x8080808080808080ull;
+
+static bool
+word_plain(uint64_t w)
+{
+	uint64_t q = w ^ (ONES * '"'), b = w ^ (ONES * '\\');
+
+	return !((w | ((w - ONES * 0x20) & ~w) | ((q - ONES) & ~q) |
+		  ((b - ONES) & ~b)) & HIGHS);
+}
+
+/* The first byte at or after i that is not plain, or len. */
+static size_t
+plain_run(const unsigned char *p, size_t i, size_t len)
+{
+	uint64_t w;
+
+	/* Eight at a time: the strings of an entry are mostly plain (ids, hashes). */
+	for (; i + 8 <= len; i += 8) {
+		memcpy(&w, p + i, 8);
+		if (!word_plain(w))
+			break;
+	}
+	while (i < len && plain(p[i]))
+		i++;
+	return i;
+}
+
+/* From the first byte that needs more than a copy: escapes and UTF-8 checks. */
+static void
+put_slow(struct hash_canon *c, const char *s, size_t i, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0, run, n;
+	size_t run, n;
 
-	element(c);
-	if (!s) {
-		put(c, "null", 4);
-		return;
-	}
-	if (!reserve(c, len + 2))	/* the common case: nothing to escape */
-		return;
-	put(c, "\"", 1);
 	while (i < len && !c->bad) {
-		for (run = i; run < len && plain(p[run]); run++)
-			;
+		run = plain_run(p, i, len);
 		put(c, s + i, run - i);
 		i = run;
 		if (i == len)
@@ -303,7 +329,40 @@ hash_canon_str(struct hash_canon *c, const char *s, size_t len)
 		put(c, s + i, n);
 		i += n;
 	}
+}
+
+void
+hash_canon_str(struct hash_canon *c, const char *s, size_t len)
+{
+	size_t plain_len;
+	char *q;
+
+	if (!s) {
+		element(c);
+		put(c, "null", 4);
+		return;
+	}
+	/* The common case, nothing to escape: comma, quotes and bytes in one go. */
+	if (!reserve(c, len + 3))
+		return;
+	q = c->buf + c->len;
+	if (!c->first)
+		*q++ = ',';
+	c->first = false;
+	*q++ = '"';
+	plain_len = plain_run((const unsigned char *)s, 0, len);
+	memcpy(q, s, plain_len);
+	c->len = (size_t)(q - c->buf) + plain_len;
+	if (plain_len < len)
+		put_slow(c, s, plain_len, len);
 	put(c, "\"", 1);
+}
+
+void
+hash_canon_raw(struct hash_canon *c, const char *s, size_t len)
+{
+	put(c, s, len);
+	c->first = true;
 }
 
 static int

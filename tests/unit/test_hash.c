@@ -141,6 +141,32 @@ test_canon_matches_jansson(void **state)
 	}
 }
 
+/*
+ * Long plain runs are scanned eight bytes at a time: one byte that needs
+ * escaping or is part of a multi-byte sequence, at every offset of a long
+ * plain string (and at both ends of a word), must still be seen.
+ */
+static void
+test_canon_word_scan(void **state)
+{
+	static const char *const odd[] = { "\"", "\\", "\n", "\x01", "\x1f", "\x7f",
+					   "\xc3\xa9", "\xe2\x82\xac", "\xff", "\xc0\xaf",
+					   " ", "~" };
+	char buf[64];
+	size_t i, k, n;
+
+	(void)state;
+	for (k = 0; k < sizeof odd / sizeof odd[0]; k++) {
+		n = strlen(odd[k]);
+		for (i = 0; i + n <= 40; i++) {
+			memset(buf, 'a', 40);
+			memcpy(buf + i, odd[k], n);
+			assert_same_as_jansson(buf, 40);
+			assert_same_as_jansson(buf, i + n);	/* it ends the string */
+		}
+	}
+}
+
 /* Integers as jansson writes them, the extremes included. */
 static void
 test_canon_ints(void **state)
@@ -246,6 +272,7 @@ main(void)
 		cmocka_unit_test(test_vectors),
 		cmocka_unit_test(test_canonical),
 		cmocka_unit_test(test_canon_matches_jansson),
+		cmocka_unit_test(test_canon_word_scan),
 		cmocka_unit_test(test_canon_ints),
 		cmocka_unit_test(test_canon_json),
 		cmocka_unit_test(test_canon_grows),
