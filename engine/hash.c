@@ -365,6 +365,23 @@ hash_canon_raw(struct hash_canon *c, const char *s, size_t len)
 	c->first = true;
 }
 
+char *
+hash_canon_take(struct hash_canon *c, size_t *len)
+{
+	char *s = NULL;
+
+	if (!c->bad && c->buf != c->inline_buf) {
+		s = c->buf;		/* already on the heap: handed over */
+		c->buf = c->inline_buf;
+	} else if (!c->bad && (s = malloc(c->len + 1)) != NULL) {
+		memcpy(s, c->buf, c->len + 1);
+	}
+	if (s)
+		*len = c->len;
+	hash_canon_free(c);
+	return s;
+}
+
 static int
 dump_cb(const char *buffer, size_t size, void *data)
 {

@@ -68,5 +68,11 @@ void hash_canon_json(struct hash_canon *c, const json_t *v);
  * ("{\"id\":" then the value); the caller keeps the text valid JSON.
  */
 void hash_canon_raw(struct hash_canon *c, const char *s, size_t len);
+/*
+ * The text as a malloc'd string of *len bytes (plus a NUL), for the
+ * caller to free; the writer is left empty. NULL (and the writer freed)
+ * when bad or out of memory.
+ */
+char *hash_canon_take(struct hash_canon *c, size_t *len);
 
 #endif
