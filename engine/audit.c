@@ -198,6 +198,17 @@ struct audit {
 	bool committing;		/* a leader owns the connection */
 	bool closing;
 	struct hash_ctx *hc;		/* the leader's digest context */
+	/*
+	 * The chain head as this connection last committed it, so that a
+	 * commit need not read it back. Trusted only while the file's data
+	 * version (SQLITE_FCNTL_DATA_VERSION: moved by any change, this
+	 * connection's or another's) is the one seen after that commit.
+	 * Under db_lock.
+	 */
+	int64_t head_seq;
+	char head_hash[HASH_HEX_LEN + 1];
+	unsigned head_version;
+	bool head_known;
 	sqlite3_stmt *begin, *commit, *rollback;
 	sqlite3_stmt *last, *insert, *count_all, *count_session;
 };
@@ -503,6 +514,12 @@ bind_entry(sqlite3_stmt *st, const struct audit_entry *e, int64_t seq,
 	       bind_text(st, 18, hash) ? -1 : 0;
 }
 
+static bool
+data_version(sqlite3 *db, unsigned *v)
+{
+	return sqlite3_file_control(db, "main", SQLITE_FCNTL_DATA_VERSION, v) == SQLITE_OK;
+}
+
 /* The chain head: sequence and hash of the newest entry (genesis if none). */
 static int
 read_last(struct audit *a, int64_t *seq, char prev[HASH_HEX_LEN + 1])
@@ -553,20 +570,46 @@ insert_one(struct audit *a, struct audit_req *r, int64_t *seq,
 	return 1;
 }
 
+/*
+ * Inside the write transaction, whose start has seen any other writer's
+ * commit: the head this connection left, or read back when the file has
+ * changed since (or its version cannot be read).
+ */
+static int
+chain_head(struct audit *a, int64_t *seq, char prev[HASH_HEX_LEN + 1])
+{
+	unsigned v;
+
+	if (a->head_known && data_version(a->db, &v) && v == a->head_version) {
+		*seq = a->head_seq;
+		memcpy(prev, a->head_hash, sizeof a->head_hash);
+		return 0;
+	}
+	return read_last(a, seq, prev);
+}
+
 /* The batch in queue order, each linked to the one inserted before it. */
 static int
-insert_batch(struct audit *a, struct audit_req *batch)
+insert_batch(struct audit *a, struct audit_req *batch, int64_t *seq,
+	     char prev[HASH_HEX_LEN + 1])
 {
-	char prev[HASH_HEX_LEN + 1];
 	struct audit_req *r;
-	int64_t seq;
 
-	if (read_last(a, &seq, prev) < 0)
+	if (chain_head(a, seq, prev) < 0)
 		return -1;
 	for (r = batch; r; r = r->next)
-		if (insert_one(a, r, &seq, prev) < 0)
+		if (insert_one(a, r, seq, prev) < 0)
 			return -1;
 	return 0;
+}
+
+/* After a commit: the head it left, and the file's version that vouches for it. */
+static void
+head_committed(struct audit *a, int64_t seq, const char prev[HASH_HEX_LEN + 1])
+{
+	a->head_known = data_version(a->db, &a->head_version);
+	a->head_seq = seq;
+	memcpy(a->head_hash, prev, sizeof a->head_hash);
 }
 
 /*
@@ -576,17 +619,23 @@ insert_batch(struct audit *a, struct audit_req *batch)
 static void
 commit_batch(struct audit *a, struct audit_req *batch)
 {
+	char prev[HASH_HEX_LEN + 1];
 	struct audit_req *r;
+	int64_t seq;
 	int rc = -1;
 
 	pthread_mutex_lock(&a->db_lock);
 	if (step_done(a->begin) == 0) {
-		rc = insert_batch(a, batch);
+		rc = insert_batch(a, batch, &seq, prev);
 		if (rc == 0)
 			rc = step_done(a->commit);
+		if (rc == 0)
+			head_committed(a, seq, prev);
 		if (rc < 0 && !sqlite3_get_autocommit(a->db))
 			step_done(a->rollback);
 	}
+	if (rc < 0)
+		a->head_known = false;	/* whatever the file holds now, read it back */
 	pthread_mutex_unlock(&a->db_lock);
 	for (r = batch; rc < 0 && r; r = r->next)
 		r->rc = -1;

@@ -1414,6 +1414,42 @@ test_wal_bounded(void **state)
 	assert_verify(f->db, true, 1500, 0, NULL);
 }
 
+/*
+ * A commit does not read the chain head back while the file is as this
+ * connection left it. Two logs open on one file take turns, and a third
+ * comes and goes between two appends of the first: every append must
+ * still link to the true head (a stale one would reuse a sequence, and
+ * the insert fail, or break the chain).
+ */
+static void
+test_head_followed_across_writers(void **state)
+{
+	struct fixture *f = *state;
+	struct audit_entry e = sample_entry("sess-H", NULL);
+	struct audit *a, *b, *c;
+	struct al_err err;
+	int64_t seq = 0, want = 0;
+	int i;
+
+	assert_int_equal(audit_open(f->db, &a, &err), 0);
+	assert_int_equal(audit_open(f->db, &b, &err), 0);
+	for (i = 0; i < 20; i++) {
+		assert_int_equal(audit_append(i % 3 ? a : b, &e, NULL, &seq, &err), 0);
+		assert_int_equal(seq, ++want);
+	}
+	audit_close(b);
+	assert_int_equal(audit_append(a, &e, NULL, &seq, &err), 0);
+	assert_int_equal(seq, ++want);
+	assert_int_equal(audit_open(f->db, &c, &err), 0);
+	assert_int_equal(audit_append(c, &e, NULL, &seq, &err), 0);
+	assert_int_equal(seq, ++want);
+	audit_close(c);
+	assert_int_equal(audit_append(a, &e, NULL, &seq, &err), 0);
+	assert_int_equal(seq, ++want);
+	audit_close(a);
+	assert_verify(f->db, true, want, 0, NULL);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int
@@ -1451,6 +1487,7 @@ main(void)
 		T(test_vocabulary),
 		T(test_entry_id_given),
 		T(test_wal_bounded),
+		T(test_head_followed_across_writers),
 	};
 
 	return cmocka_run_group_tests_name("audit", tests, NULL, NULL);
