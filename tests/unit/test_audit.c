@@ -757,6 +757,83 @@ raw_text(sqlite3 *db, const char *sql, char *buf, size_t cap)
 	return buf;
 }
 
+/*
+ * A log as versions before this one made it: the table with a UNIQUE
+ * index on entry_id (today's writer keeps an existing table as it is).
+ */
+static void
+make_indexed_log(const char *path, const char *rule, int n)
+{
+	static const char col[] = " entry_id TEXT";
+	const char *table = strstr(schema_sql, "CREATE TABLE"), *at;
+	sqlite3 *db = NULL;
+	char sql[1024];
+
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+					 NULL), SQLITE_OK);
+	assert_non_null(table);
+	at = strstr(table, col);
+	assert_non_null(at);
+	/* today's CREATE TABLE with "UNIQUE" after the column's type */
+	snprintf(sql, sizeof sql, "%.*s UNIQUE%.*s", (int)(at + strlen(col) - table), table,
+		 (int)(strchr(table, ';') - at - strlen(col)), at + strlen(col));
+	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	make_log(path, rule, n);
+	db = raw_open(path);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'index'"
+			 " AND tbl_name = 'audit_entries'"), 1);
+	sqlite3_close(db);
+}
+
+/* A log made with the index still verifies; a new one has no index. */
+static void
+test_indexed_log_verifies(void **state)
+{
+	static const char *const suffix[] = { "", "-wal", "-shm" };
+	struct fixture *f = *state;
+	char newer[128], path[160];
+	sqlite3 *db;
+	size_t i;
+
+	make_indexed_log(f->db, "allowed", 30);
+	assert_verify(f->db, true, 30, 0, NULL);
+	snprintf(newer, sizeof newer, "%s/newer.db", f->dir);
+	make_log(newer, "allowed", 3);
+	db = raw_open(newer);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'index'"
+			 " AND tbl_name = 'audit_entries'"), 0);
+	sqlite3_close(db);
+	assert_verify(newer, true, 3, 0, NULL);
+	for (i = 0; i < sizeof suffix / sizeof suffix[0]; i++) {
+		snprintf(path, sizeof path, "%s%s", newer, suffix[i]);
+		unlink(path);
+	}
+}
+
+/*
+ * Nothing refuses a repeated entry id at the insert any more: verify
+ * names the second entry that carries it, even when its chain is sound.
+ */
+static void
+test_duplicate_entry_id(void **state)
+{
+	struct fixture *f = *state;
+	struct audit_entry e = sample_entry("sess-D", NULL);
+	struct audit *a;
+	struct al_err err;
+
+	assert_int_equal(audit_open(f->db, &a, &err), 0);
+	append_n(a, "sess-D", NULL, 3);
+	e.entry_id = "00112233445566778899aabbccddeeff";
+	assert_int_equal(audit_append(a, &e, NULL, NULL, &err), 0);	/* seq 4 */
+	append_n(a, "sess-D", NULL, 2);
+	assert_int_equal(audit_append(a, &e, NULL, NULL, &err), 0);	/* seq 7, again */
+	append_n(a, "sess-D", NULL, 2);
+	audit_close(a);
+	assert_verify(f->db, false, 9, 7, "duplicate entry id");
+}
+
 /* The entries stay intact; only the UNIQUE index on entry_id is damaged. */
 static void
 test_tamper_index_page(void **state)
@@ -768,7 +845,7 @@ test_tamper_index_page(void **state)
 	char id[40];
 	size_t len;
 
-	make_log(f->db, "sink_ceiling", 50);
+	make_indexed_log(f->db, "sink_ceiling", 50);
 	db = raw_open(f->db);
 	root = raw_int(db, "SELECT rootpage FROM sqlite_master WHERE type = 'index'"
 		       " AND tbl_name = 'audit_entries'");
@@ -1488,6 +1565,8 @@ main(void)
 		T(test_entry_id_given),
 		T(test_wal_bounded),
 		T(test_head_followed_across_writers),
+		T(test_indexed_log_verifies),
+		T(test_duplicate_entry_id),
 	};
 
 	return cmocka_run_group_tests_name("audit", tests, NULL, NULL);
