@@ -186,6 +186,15 @@ struct audit_req {
 	struct audit_entry copy;	/* its strings live after the struct */
 };
 
+/* An entry's time up to its seconds, kept for the second it was made in. */
+#define AUDIT_TS_SECS	20	/* "2026-11-30T07:50:46." */
+
+struct ts_cache {
+	time_t sec;
+	bool valid;
+	char head[AUDIT_TS_SECS];
+};
+
 struct audit {
 	sqlite3 *db;
 	/*
@@ -215,6 +224,7 @@ struct audit {
 	char head_hash[HASH_HEX_LEN + 1];
 	unsigned head_version;
 	bool head_known;
+	struct ts_cache ts;		/* the leader's clock text, under db_lock */
 	sqlite3_stmt *begin, *commit, *rollback;
 	sqlite3_stmt *last, *insert, *count_all, *count_session;
 };
@@ -425,16 +435,20 @@ put_digits(char *p, unsigned v, int n)
 	return p + n;
 }
 
-/* 2026-11-30T07:50:46.123456Z, written by hand: strftime and printf per entry showed. */
+/*
+ * 2026-11-30T07:50:46.123456Z, written by hand: strftime and printf per
+ * entry showed, and so did gmtime_r (see struct ts_cache).
+ */
 static int
-make_ts(char ts[AUDIT_TS_LEN + 1])
+ts_head(struct ts_cache *tc, time_t sec)
 {
-	struct timespec now;
 	struct tm tm;
-	char *p = ts;
+	char *p = tc->head;
 
-	if (clock_gettime(CLOCK_REALTIME, &now) < 0 || !gmtime_r(&now.tv_sec, &tm) ||
-	    tm.tm_year + 1900 < 0 || tm.tm_year + 1900 > 9999)
+	if (tc->valid && tc->sec == sec)
+		return 0;
+	tc->valid = false;
+	if (!gmtime_r(&sec, &tm) || tm.tm_year + 1900 < 0 || tm.tm_year + 1900 > 9999)
 		return -1;
 	p = put_digits(p, (unsigned)(tm.tm_year + 1900), 4);
 	*p++ = '-';
@@ -447,8 +461,22 @@ make_ts(char ts[AUDIT_TS_LEN + 1])
 	p = put_digits(p, (unsigned)tm.tm_min, 2);
 	*p++ = ':';
 	p = put_digits(p, (unsigned)tm.tm_sec, 2);
-	*p++ = '.';
-	p = put_digits(p, (unsigned)(now.tv_nsec / 1000) % 1000000u, 6);
+	*p = '.';
+	tc->sec = sec;
+	tc->valid = true;
+	return 0;
+}
+
+static int
+make_ts(struct ts_cache *tc, char ts[AUDIT_TS_LEN + 1])
+{
+	struct timespec now;
+	char *p;
+
+	if (clock_gettime(CLOCK_REALTIME, &now) < 0 || ts_head(tc, now.tv_sec) < 0)
+		return -1;
+	memcpy(ts, tc->head, AUDIT_TS_SECS);
+	p = put_digits(ts + AUDIT_TS_SECS, (unsigned)(now.tv_nsec / 1000) % 1000000u, 6);
 	*p++ = 'Z';
 	*p = '\0';
 	return 0;
@@ -561,13 +589,13 @@ insert_one(struct audit *a, struct audit_req *r, int64_t *seq,
 	char ts[AUDIT_TS_LEN + 1], hash[HASH_HEX_LEN + 1];
 	int rc;
 
-	if (make_entry_id(r->e, r->id) < 0 || make_ts(ts) < 0 ||
+	if (make_entry_id(r->e, r->id) < 0 || make_ts(&a->ts, ts) < 0 ||
 	    entry_hash(a->hc, r->e, *seq + 1, r->id, ts, prev, hash) < 0)
 		return 0;
+	/* All 18 parameters are bound for every row: no clearing in between. */
 	rc = bind_entry(a->insert, r->e, *seq + 1, r->id, ts, prev, hash);
 	if (rc == 0)
 		rc = step_done(a->insert);
-	sqlite3_clear_bindings(a->insert);
 	if (rc < 0)
 		return -1;
 	r->seq = ++*seq;

@@ -1154,13 +1154,23 @@ test_timestamp_format(void **state)
 {
 	char ts[AUDIT_TS_LEN + 1], want[64];
 	struct timespec before, after;
+	struct ts_cache tc = { 0 };
 	struct tm tm;
 	int i;
 
 	(void)state;
+	/* The kept part follows the second it is asked for, back and forth. */
+	assert_int_equal(ts_head(&tc, 86399), 0);
+	assert_memory_equal(tc.head, "1970-01-01T23:59:59.", AUDIT_TS_SECS);
+	assert_int_equal(ts_head(&tc, 86400), 0);
+	assert_memory_equal(tc.head, "1970-01-02T00:00:00.", AUDIT_TS_SECS);
+	assert_int_equal(ts_head(&tc, 1796025046), 0);
+	assert_memory_equal(tc.head, "2026-11-30T07:50:46.", AUDIT_TS_SECS);
+	assert_int_equal(ts_head(&tc, 86399), 0);
+	assert_memory_equal(tc.head, "1970-01-01T23:59:59.", AUDIT_TS_SECS);
 	for (i = 0; i < 100; i++) {
 		assert_int_equal(clock_gettime(CLOCK_REALTIME, &before), 0);
-		assert_int_equal(make_ts(ts), 0);
+		assert_int_equal(make_ts(&tc, ts), 0);
 		assert_int_equal(clock_gettime(CLOCK_REALTIME, &after), 0);
 		if (before.tv_sec != after.tv_sec)
 			continue;	/* a second boundary in between: compare the next one */
