@@ -382,20 +382,122 @@ hash_canon_take(struct hash_canon *c, size_t *len)
 	return s;
 }
 
-static int
-dump_cb(const char *buffer, size_t size, void *data)
+/* A real as jansson writes it (its precision and ".0" rules): rare enough to ask it. */
+static void
+put_real(struct hash_canon *c, const json_t *v)
 {
-	struct hash_canon *c = data;
+	char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
 
-	put(c, buffer, size);
-	return c->bad ? -1 : 0;
+	element(c);
+	if (!s) {
+		c->bad = true;
+		return;
+	}
+	put(c, s, strlen(s));
+	free(s);
 }
 
+static void
+literal(struct hash_canon *c, const char *word)
+{
+	element(c);
+	put(c, word, strlen(word));
+}
+
+struct canon_key {
+	const char *s;
+	size_t len;
+	const json_t *v;
+};
+
+/* jansson's key order: bytes compared, a prefix first. */
+static int
+key_cmp(const void *x, const void *y)
+{
+	const struct canon_key *a = x, *b = y;
+	int c = memcmp(a->s, b->s, a->len < b->len ? a->len : b->len);
+
+	return c ? c : (a->len > b->len) - (a->len < b->len);
+}
+
+#define CANON_KEYS_INLINE	16
+
+static void canon_value(struct hash_canon *c, const json_t *v);
+
+static void
+canon_object(struct hash_canon *c, const json_t *v)
+{
+	struct canon_key inline_keys[CANON_KEYS_INLINE], *keys = inline_keys;
+	size_t n = json_object_size(v), i = 0, len;
+	const char *k;
+	json_t *val;
+
+	if (n > CANON_KEYS_INLINE && !(keys = malloc(n * sizeof *keys))) {
+		c->bad = true;
+		return;
+	}
+	json_object_keylen_foreach((json_t *)v, k, len, val) {
+		if (i < n)
+			keys[i++] = (struct canon_key){ k, len, val };
+	}
+	qsort(keys, i, sizeof *keys, key_cmp);
+	element(c);
+	hash_canon_raw(c, "{", 1);
+	for (n = 0; n < i && !c->bad; n++) {
+		hash_canon_str(c, keys[n].s, keys[n].len);
+		hash_canon_raw(c, ":", 1);
+		canon_value(c, keys[n].v);
+	}
+	put(c, "}", 1);
+	c->first = false;
+	if (keys != inline_keys)
+		free(keys);
+}
+
+static void
+canon_value(struct hash_canon *c, const json_t *v)
+{
+	size_t i;
+
+	switch (json_typeof(v)) {
+	case JSON_OBJECT:
+		canon_object(c, v);
+		break;
+	case JSON_ARRAY:
+		hash_canon_array_open(c);
+		for (i = 0; i < json_array_size(v) && !c->bad; i++)
+			canon_value(c, json_array_get(v, i));
+		hash_canon_array_close(c);
+		break;
+	case JSON_STRING:
+		hash_canon_str(c, json_string_value(v), json_string_length(v));
+		break;
+	case JSON_INTEGER:
+		hash_canon_int(c, json_integer_value(v));
+		break;
+	case JSON_REAL:
+		put_real(c, v);
+		break;
+	case JSON_TRUE:
+		literal(c, "true");
+		break;
+	case JSON_FALSE:
+		literal(c, "false");
+		break;
+	case JSON_NULL:
+		literal(c, "null");
+		break;
+	}
+}
+
+/* Walked here, not through json_dump_callback: its sorted dump allocated per object. */
 void
 hash_canon_json(struct hash_canon *c, const json_t *v)
 {
-	element(c);
-	if (!v || json_dump_callback(v, dump_cb, c, JSON_COMPACT | JSON_SORT_KEYS |
-						   JSON_ENCODE_ANY) < 0)
+	if (!v) {
+		element(c);
 		c->bad = true;
+		return;
+	}
+	canon_value(c, v);
 }
