@@ -208,6 +208,14 @@ struct audit {
 	pthread_cond_t settled;		/* a batch is done: lanes may have drained */
 	pthread_t timer;
 	bool timer_on;
+	/*
+	 * The timer waits with no deadline: only then must a queued later
+	 * entry wake it. Waiting for a deadline it wakes by itself, early
+	 * enough for any entry queued since (dues follow queue order), so
+	 * signalling it each commit was a context switch, and two per call
+	 * under load, for nothing.
+	 */
+	bool timer_idle;
 	struct audit_req *head, *tail;
 	int users;			/* appenders inside audit_append */
 	bool committing;		/* a leader owns the connection */
@@ -707,6 +715,14 @@ later_done(struct audit_req *r)
 	free(r);
 }
 
+/* Called with the lock held: what is queued, or the close, may need the timer. */
+static void
+wake_timer(struct audit *a)
+{
+	if (a->timer_idle && (a->head || a->closing))
+		pthread_cond_signal(&a->flush);
+}
+
 /*
  * Called with the lock held: the lead is free again. The first appender
  * that waits for it takes it; when only later entries are queued, the
@@ -721,7 +737,8 @@ pass_lead(struct audit *a)
 		;
 	if (r)
 		pthread_cond_signal(&r->wake);
-	pthread_cond_signal(&a->flush);
+	else
+		wake_timer(a);
 	pthread_cond_broadcast(&a->settled);
 }
 
@@ -867,7 +884,7 @@ audit_append_later(struct audit *a, struct audit_lane *l, const struct audit_ent
 	l->pending++;
 	enqueue(a, r);
 	if (!a->committing && a->head == r)
-		pthread_cond_signal(&a->flush);
+		wake_timer(a);
 	pthread_mutex_unlock(&a->lock);
 	return 0;
 }
@@ -925,7 +942,9 @@ timer_wait(struct audit *a)
 	int64_t due;
 
 	if (!a->head || a->committing || !a->head->lane) {
+		a->timer_idle = true;
 		pthread_cond_wait(&a->flush, &a->lock);
+		a->timer_idle = false;
 		return;
 	}
 	due = a->head->due_ms;
