@@ -129,11 +129,13 @@ test_reply(void **state)
 static void
 test_reply_as_jansson(void **state)
 {
+#define CASE(lit) { lit, sizeof lit - 1 }
 	static const struct { const char *s; size_t n; } cases[] = {
-		{ "", 0 }, { "plain text, long enough to cross a word or two", 48 },
-		{ "nul\0inside", 11 }, { "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", 16 },
-		{ "\x01\x1f\x7f\"\\/\b\f\r\t", 11 },
+		CASE(""), CASE("plain text, long enough to cross a word or two"),
+		CASE("nul\0inside"), CASE("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"),
+		CASE("\x01\x1f\x7f\"\\/\b\f\r\t"),
 	};
+#undef CASE
 	size_t i, n;
 	char *mine, *theirs;
 	json_t *r;
