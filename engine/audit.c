@@ -175,7 +175,16 @@ enum {
 struct audit_req {
 	const struct audit_entry *e;	/* the caller's (it waits until done), or &copy */
 	struct audit_req *next;
-	pthread_cond_t wake;		/* done, or the lead is free (not for later ones) */
+	/*
+	 * The appender sleeps on its own lock, not the log's: a leader
+	 * that woke a whole batch while holding the log's lock sent every
+	 * waker straight into a second sleep on that lock. (Not used for
+	 * later entries.) m guards done and turn.
+	 */
+	pthread_mutex_t m;
+	pthread_cond_t wake;		/* done, or turn */
+	bool turn;			/* the lead is free: try to take it */
+	bool taken;			/* in a leader's batch (under the log's lock) */
 	char id[AUDIT_ENTRY_ID_MAX];
 	int64_t seq;
 	int rc;
@@ -690,10 +699,13 @@ take_batch(struct audit *a)
 	struct audit_req *batch = a->head, *r = batch;
 	int n;
 
-	for (n = 1; r && r->next && n < AUDIT_BATCH_MAX; n++)
+	for (n = 1; r && r->next && n < AUDIT_BATCH_MAX; n++) {
+		r->taken = true;
 		r = r->next;
+	}
 	if (!r)
 		return NULL;
+	r->taken = true;
 	a->head = r->next;
 	if (!a->head)
 		a->tail = NULL;
@@ -701,10 +713,6 @@ take_batch(struct audit *a)
 	return batch;
 }
 
-/*
- * Called with the lock held and the lead free; returns with the lock held.
- * The lock is dropped for the commit so that others can queue behind it.
- */
 /* Called with the lock held: a later entry is decided, and nobody waits on it. */
 static void
 later_done(struct audit_req *r)
@@ -735,13 +743,42 @@ pass_lead(struct audit *a)
 
 	for (r = a->head; r && r->lane; r = r->next)
 		;
-	if (r)
+	if (r) {
+		/* Under the log's lock: r is still queued, so still there. */
+		pthread_mutex_lock(&r->m);
+		r->turn = true;
 		pthread_cond_signal(&r->wake);
-	else
+		pthread_mutex_unlock(&r->m);
+	} else {
 		wake_timer(a);
+	}
 	pthread_cond_broadcast(&a->settled);
 }
 
+/* Called with the lock held: later entries decided and freed; the appenders stay. */
+static struct audit_req *
+drop_later(struct audit_req *batch)
+{
+	struct audit_req *r, *next, *keep = NULL, **tail = &keep;
+
+	for (r = batch; r; r = next) {
+		next = r->next;
+		if (r->lane) {
+			later_done(r);
+			continue;
+		}
+		*tail = r;
+		tail = &r->next;
+	}
+	*tail = NULL;
+	return keep;
+}
+
+/*
+ * Called with the lock held and the lead free; returns with the lock held
+ * (dropped for the commit, so that others can queue behind it, and while
+ * the batch's appenders are told).
+ */
 static void
 lead(struct audit *a)
 {
@@ -751,17 +788,19 @@ lead(struct audit *a)
 	pthread_mutex_unlock(&a->lock);
 	commit_batch(a, batch);
 	pthread_mutex_lock(&a->lock);
-	for (r = batch; r; r = next) {
-		next = r->next;		/* its appender may return once we unlock */
-		if (r->lane) {
-			later_done(r);
-			continue;
-		}
-		r->done = true;
-		pthread_cond_signal(&r->wake);
-	}
+	batch = drop_later(batch);
 	a->committing = false;
 	pass_lead(a);
+	pthread_mutex_unlock(&a->lock);
+	/* Its appenders cannot return before they are told: no lock needed to tell them. */
+	for (r = batch; r; r = next) {
+		next = r->next;		/* its appender may return once told */
+		pthread_mutex_lock(&r->m);
+		r->done = true;
+		pthread_cond_signal(&r->wake);
+		pthread_mutex_unlock(&r->m);
+	}
+	pthread_mutex_lock(&a->lock);
 }
 
 /* Called with the lock held. */
@@ -775,17 +814,52 @@ enqueue(struct audit *a, struct audit_req *r)
 	a->tail = r;
 }
 
-/* Called with the lock held: queue r and wait until its batch is decided. */
+/* Called with r->m held: decided (true), or told the lead is free (false). */
+static bool
+await_told(struct audit_req *r)
+{
+	while (!r->done && !r->turn)
+		pthread_cond_wait(&r->wake, &r->m);
+	return r->done;
+}
+
+/* Called with the lock held: decided, by this thread's lead or another's. */
+static bool
+req_done(struct audit_req *r)
+{
+	bool done;
+
+	pthread_mutex_lock(&r->m);
+	done = r->done;
+	pthread_mutex_unlock(&r->m);
+	return done;
+}
+
+/*
+ * Called with the lock held: queue r and wait until its batch is decided.
+ * The turn is cleared with both locks held, so a leader that frees the
+ * lead later (under the log's lock) cannot be missed; once r is taken
+ * into a batch only its leader's word is awaited.
+ */
 static void
 enqueue_wait(struct audit *a, struct audit_req *r)
 {
+	bool done = false;
+
 	enqueue(a, r);
 	a->users++;
-	while (!r->done) {
-		if (!a->committing)
+	while (!done) {
+		if (!r->taken && !a->committing) {
 			lead(a);
-		else
-			pthread_cond_wait(&r->wake, &a->lock);
+			done = req_done(r);
+			continue;
+		}
+		pthread_mutex_lock(&r->m);
+		r->turn = false;
+		pthread_mutex_unlock(&a->lock);
+		done = await_told(r);
+		pthread_mutex_unlock(&r->m);
+		pthread_mutex_lock(&a->lock);
 	}
 	if (--a->users == 0 && a->closing)
 		pthread_cond_signal(&a->idle);
@@ -798,15 +872,21 @@ audit_append(struct audit *a, const struct audit_entry *e,
 	struct audit_req r = { .e = e, .rc = -1 };
 	bool refused;
 
-	if (!a || !e || !e->session_id || !e->type ||
-	    pthread_cond_init(&r.wake, NULL) != 0)
+	if (!a || !e || !e->session_id || !e->type)
 		return al_fail(err, AUDIT_ERR_APPEND);
+	if (pthread_mutex_init(&r.m, NULL) != 0)
+		return al_fail(err, AUDIT_ERR_APPEND);
+	if (pthread_cond_init(&r.wake, NULL) != 0) {
+		pthread_mutex_destroy(&r.m);
+		return al_fail(err, AUDIT_ERR_APPEND);
+	}
 	pthread_mutex_lock(&a->lock);
 	refused = a->closing;
 	if (!refused)
 		enqueue_wait(a, &r);
 	pthread_mutex_unlock(&a->lock);
 	pthread_cond_destroy(&r.wake);
+	pthread_mutex_destroy(&r.m);
 	if (refused || r.rc < 0)
 		return al_fail(err, AUDIT_ERR_APPEND);
 	if (entry_id)

@@ -359,6 +359,7 @@ queue_reqs(struct audit *a, struct audit_req *r, const struct audit_entry *e, in
 
 	for (i = 0; i < n; i++) {
 		r[i] = (struct audit_req){ .e = &e[i], .rc = -1 };
+		assert_int_equal(pthread_mutex_init(&r[i].m, NULL), 0);
 		assert_int_equal(pthread_cond_init(&r[i].wake, NULL), 0);
 		r[i].next = i + 1 < n ? &r[i + 1] : NULL;
 	}
@@ -389,6 +390,7 @@ lead_batch(struct audit *a, struct audit_req *r, const struct audit_entry *e, in
 	for (i = 0; i < n; i++) {
 		assert_true(r[i].done);
 		pthread_cond_destroy(&r[i].wake);
+		pthread_mutex_destroy(&r[i].m);
 	}
 }
 
@@ -457,6 +459,7 @@ test_batch_bounded(void **state)
 		assert_int_equal(r[i].rc, 0);
 		assert_int_equal(r[i].seq, i + 1);
 		pthread_cond_destroy(&r[i].wake);
+		pthread_mutex_destroy(&r[i].m);
 	}
 	audit_close(a);
 	assert_verify(f->db, true, n, 0, NULL);
@@ -537,7 +540,7 @@ test_close_drains(void **state)
 
 	pthread_mutex_lock(&a->lock);
 	a->committing = false;
-	pthread_cond_signal(&a->head->wake);
+	pass_lead(a);			/* as a finishing leader hands it on */
 	pthread_mutex_unlock(&a->lock);	/* a may be freed from here on */
 	pthread_join(closer, NULL);
 	for (i = 0; i < DRAIN_THREADS; i++) {
