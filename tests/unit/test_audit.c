@@ -329,6 +329,84 @@ test_group_commit(void **state)
 	assert_verify(f->db, true, GC_TOTAL, 0, NULL);
 }
 
+/*
+ * The gateway's pattern from many threads at once: a durable dispatch,
+ * then its terminal entry queued on the thread's lane, again and again,
+ * then a settle. Every entry lands, each session's entries alternate in
+ * the order they were written, and the chain holds.
+ */
+#define MIX_THREADS	8
+#define MIX_CALLS	100
+
+struct mixer {
+	struct audit *a;
+	struct audit_lane lane;
+	char session[16];
+	int failures;
+};
+
+static void *
+mix_run(void *arg)
+{
+	struct mixer *m = arg;
+	struct audit_entry d = sample_entry(m->session, NULL), t = sample_entry(m->session, "allowed");
+	struct al_err err;
+	int i;
+
+	d.type = AUDIT_DISPATCH;
+	d.decision = "dispatch";
+	for (i = 0; i < MIX_CALLS; i++) {
+		if (audit_append(m->a, &d, NULL, NULL, &err) < 0 ||
+		    audit_lane_failed(m->a, &m->lane) ||
+		    audit_append_later(m->a, &m->lane, &t, &err) < 0)
+			m->failures++;
+	}
+	if (audit_lane_settle(m->a, &m->lane, &err) < 0)
+		m->failures++;
+	return NULL;
+}
+
+static void
+test_mixed_lanes_concurrent(void **state)
+{
+	struct fixture *f = *state;
+	static struct mixer m[MIX_THREADS];
+	pthread_t th[MIX_THREADS];
+	char sql[160];
+	sqlite3_stmt *st;
+	struct audit *a;
+	struct al_err err;
+	sqlite3 *db;
+	int i, n;
+
+	assert_int_equal(audit_open(f->db, &a, &err), 0);
+	for (i = 0; i < MIX_THREADS; i++) {
+		memset(&m[i], 0, sizeof m[i]);
+		m[i].a = a;
+		snprintf(m[i].session, sizeof m[i].session, "mix-%d", i);
+		assert_int_equal(pthread_create(&th[i], NULL, mix_run, &m[i]), 0);
+	}
+	for (i = 0; i < MIX_THREADS; i++) {
+		pthread_join(th[i], NULL);
+		assert_int_equal(m[i].failures, 0);
+		assert_int_equal(m[i].lane.pending, 0);
+	}
+	audit_close(a);
+	assert_verify(f->db, true, MIX_THREADS * MIX_CALLS * 2, 0, NULL);
+	db = raw_open(f->db);
+	for (i = 0; i < MIX_THREADS; i++) {
+		snprintf(sql, sizeof sql, "SELECT type FROM audit_entries WHERE session_id = 'mix-%d'"
+			 " ORDER BY seq", i);
+		assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+		for (n = 0; sqlite3_step(st) == SQLITE_ROW; n++)
+			assert_string_equal((const char *)sqlite3_column_text(st, 0),
+					    n % 2 ? AUDIT_CALL : AUDIT_DISPATCH);
+		sqlite3_finalize(st);
+		assert_int_equal(n, MIX_CALLS * 2);
+	}
+	sqlite3_close(db);
+}
+
 /* Alone, each append commits by itself at once: nothing waits for company. */
 static void
 test_lone_appends_commit_alone(void **state)
@@ -1578,6 +1656,7 @@ main(void)
 		T(test_entry_id_given),
 		T(test_wal_bounded),
 		T(test_head_followed_across_writers),
+		T(test_mixed_lanes_concurrent),
 		T(test_indexed_log_verifies),
 		T(test_duplicate_entry_id),
 	};
