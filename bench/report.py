@@ -127,6 +127,28 @@ def parse_bench(path):
     return rows
 
 
+# Where a gateway call's cost goes: what the profiles showed, kept with the figures.
+WHERE = [
+    "## Where a gateway call's cost goes", "",
+    "- **Instructions** (callgrind, `gateway_handle`, about 118k a call): SHA-256 of",
+    "  four digests (request, response, two entries of 6 and 7 blocks) near 34k,",
+    "  under valgrind OpenSSL's generic code; SQLite's one commit and two inserts near",
+    "  30k (the WAL frame checksums and b-tree insert); jansson parsing the agent line",
+    "  and the upstream's answer near 29k; the rest is the canonical writer, the",
+    "  tools/call line and the reply, written once into one buffer each. The chain head",
+    "  is kept by the connection (read back only when the file's data version moved),",
+    "  and new logs have no index on `entry_id`, which had doubled the pages a commit",
+    "  writes.",
+    "- **20 sessions** share one log: a dispatch waits for a commit (one fsync), and the",
+    "  dispatches that arrive meanwhile ride on the next one. On a disk where that fsync",
+    "  takes a millisecond the aggregate is bound by it (each call waits for one and a",
+    "  half on average, after its upstream's own), not by CPU; where syncs are nearly free",
+    "  it is bound by CPU per call, where each commit costs SQLite's six lock calls and",
+    "  two writes per WAL frame and each dispatch a sleep and a wake-up. Waiters sleep on",
+    "  their own lock and are woken outside the log's, and the log's timer is woken only",
+    "  when it has nothing to wait for.", ""]
+
+
 def markdown(output, machine):
     rows = parse_bench(output)
     with open(machine, encoding="utf-8") as f:
@@ -172,7 +194,7 @@ def markdown(output, machine):
             "  (clean + dirty) from `/proc/PID/smaps_rollup`: the engine's growth divided by the",
             "  sessions, and the mean over the live watchdog processes.",
             "- **console frame**: `bench/render_bench.c`; CPU per frame of each view against an",
-            "  empty frame.", ""]
+            "  empty frame.", ""] + WHERE
     sys.stdout.write("\n".join(out))
 
 

@@ -102,12 +102,18 @@ audit_decision_lookup(const char *type, const char *decision)
 /*
  * The table is append-only at the SQL level; the hash chain is what still
  * catches someone who drops the triggers or edits the file.
+ *
+ * entry_id has no index: a UNIQUE one cost a second b-tree insert per
+ * entry and more than doubled the pages each commit writes (random keys),
+ * about a tenth of a call's instructions, for a lookup nothing makes.
+ * Uniqueness is checked by `audit verify` instead. A log made before keeps
+ * its index (the table is created only if missing) and verifies as ever.
  */
 static const char schema_sql[] =
 	"BEGIN IMMEDIATE;"
 	"CREATE TABLE IF NOT EXISTS audit_entries ("
 	" seq INTEGER PRIMARY KEY,"
-	" entry_id TEXT UNIQUE NOT NULL,"
+	" entry_id TEXT NOT NULL,"
 	" ts TEXT NOT NULL,"
 	" session_id TEXT NOT NULL,"
 	" call_id TEXT,"
@@ -169,7 +175,16 @@ enum {
 struct audit_req {
 	const struct audit_entry *e;	/* the caller's (it waits until done), or &copy */
 	struct audit_req *next;
-	pthread_cond_t wake;		/* done, or the lead is free (not for later ones) */
+	/*
+	 * The appender sleeps on its own lock, not the log's: a leader
+	 * that woke a whole batch while holding the log's lock sent every
+	 * waker straight into a second sleep on that lock. (Not used for
+	 * later entries.) m guards done and turn.
+	 */
+	pthread_mutex_t m;
+	pthread_cond_t wake;		/* done, or turn */
+	bool turn;			/* the lead is free: try to take it */
+	bool taken;			/* in a leader's batch (under the log's lock) */
 	char id[AUDIT_ENTRY_ID_MAX];
 	int64_t seq;
 	int rc;
@@ -178,6 +193,15 @@ struct audit_req {
 	struct audit_lane *lane;	/* non-NULL: heap, freed by the leader */
 	int64_t due_ms;			/* when the timer commits it at the latest */
 	struct audit_entry copy;	/* its strings live after the struct */
+};
+
+/* An entry's time up to its seconds, kept for the second it was made in. */
+#define AUDIT_TS_SECS	20	/* "2026-11-30T07:50:46." */
+
+struct ts_cache {
+	time_t sec;
+	bool valid;
+	char head[AUDIT_TS_SECS];
 };
 
 struct audit {
@@ -193,11 +217,31 @@ struct audit {
 	pthread_cond_t settled;		/* a batch is done: lanes may have drained */
 	pthread_t timer;
 	bool timer_on;
+	/*
+	 * The timer waits with no deadline: only then must a queued later
+	 * entry wake it. Waiting for a deadline it wakes by itself, early
+	 * enough for any entry queued since (dues follow queue order), so
+	 * signalling it each commit was a context switch, and two per call
+	 * under load, for nothing.
+	 */
+	bool timer_idle;
 	struct audit_req *head, *tail;
 	int users;			/* appenders inside audit_append */
 	bool committing;		/* a leader owns the connection */
 	bool closing;
 	struct hash_ctx *hc;		/* the leader's digest context */
+	/*
+	 * The chain head as this connection last committed it, so that a
+	 * commit need not read it back. Trusted only while the file's data
+	 * version (SQLITE_FCNTL_DATA_VERSION: moved by any change, this
+	 * connection's or another's) is the one seen after that commit.
+	 * Under db_lock.
+	 */
+	int64_t head_seq;
+	char head_hash[HASH_HEX_LEN + 1];
+	unsigned head_version;
+	bool head_known;
+	struct ts_cache ts;		/* the leader's clock text, under db_lock */
 	sqlite3_stmt *begin, *commit, *rollback;
 	sqlite3_stmt *last, *insert, *count_all, *count_session;
 };
@@ -408,16 +452,20 @@ put_digits(char *p, unsigned v, int n)
 	return p + n;
 }
 
-/* 2026-11-30T07:50:46.123456Z, written by hand: strftime and printf per entry showed. */
+/*
+ * 2026-11-30T07:50:46.123456Z, written by hand: strftime and printf per
+ * entry showed, and so did gmtime_r (see struct ts_cache).
+ */
 static int
-make_ts(char ts[AUDIT_TS_LEN + 1])
+ts_head(struct ts_cache *tc, time_t sec)
 {
-	struct timespec now;
 	struct tm tm;
-	char *p = ts;
+	char *p = tc->head;
 
-	if (clock_gettime(CLOCK_REALTIME, &now) < 0 || !gmtime_r(&now.tv_sec, &tm) ||
-	    tm.tm_year + 1900 < 0 || tm.tm_year + 1900 > 9999)
+	if (tc->valid && tc->sec == sec)
+		return 0;
+	tc->valid = false;
+	if (!gmtime_r(&sec, &tm) || tm.tm_year + 1900 < 0 || tm.tm_year + 1900 > 9999)
 		return -1;
 	p = put_digits(p, (unsigned)(tm.tm_year + 1900), 4);
 	*p++ = '-';
@@ -430,8 +478,22 @@ make_ts(char ts[AUDIT_TS_LEN + 1])
 	p = put_digits(p, (unsigned)tm.tm_min, 2);
 	*p++ = ':';
 	p = put_digits(p, (unsigned)tm.tm_sec, 2);
-	*p++ = '.';
-	p = put_digits(p, (unsigned)(now.tv_nsec / 1000) % 1000000u, 6);
+	*p = '.';
+	tc->sec = sec;
+	tc->valid = true;
+	return 0;
+}
+
+static int
+make_ts(struct ts_cache *tc, char ts[AUDIT_TS_LEN + 1])
+{
+	struct timespec now;
+	char *p;
+
+	if (clock_gettime(CLOCK_REALTIME, &now) < 0 || ts_head(tc, now.tv_sec) < 0)
+		return -1;
+	memcpy(ts, tc->head, AUDIT_TS_SECS);
+	p = put_digits(ts + AUDIT_TS_SECS, (unsigned)(now.tv_nsec / 1000) % 1000000u, 6);
 	*p++ = 'Z';
 	*p = '\0';
 	return 0;
@@ -503,6 +565,12 @@ bind_entry(sqlite3_stmt *st, const struct audit_entry *e, int64_t seq,
 	       bind_text(st, 18, hash) ? -1 : 0;
 }
 
+static bool
+data_version(sqlite3 *db, unsigned *v)
+{
+	return sqlite3_file_control(db, "main", SQLITE_FCNTL_DATA_VERSION, v) == SQLITE_OK;
+}
+
 /* The chain head: sequence and hash of the newest entry (genesis if none). */
 static int
 read_last(struct audit *a, int64_t *seq, char prev[HASH_HEX_LEN + 1])
@@ -538,13 +606,13 @@ insert_one(struct audit *a, struct audit_req *r, int64_t *seq,
 	char ts[AUDIT_TS_LEN + 1], hash[HASH_HEX_LEN + 1];
 	int rc;
 
-	if (make_entry_id(r->e, r->id) < 0 || make_ts(ts) < 0 ||
+	if (make_entry_id(r->e, r->id) < 0 || make_ts(&a->ts, ts) < 0 ||
 	    entry_hash(a->hc, r->e, *seq + 1, r->id, ts, prev, hash) < 0)
 		return 0;
+	/* All 18 parameters are bound for every row: no clearing in between. */
 	rc = bind_entry(a->insert, r->e, *seq + 1, r->id, ts, prev, hash);
 	if (rc == 0)
 		rc = step_done(a->insert);
-	sqlite3_clear_bindings(a->insert);
 	if (rc < 0)
 		return -1;
 	r->seq = ++*seq;
@@ -553,20 +621,46 @@ insert_one(struct audit *a, struct audit_req *r, int64_t *seq,
 	return 1;
 }
 
+/*
+ * Inside the write transaction, whose start has seen any other writer's
+ * commit: the head this connection left, or read back when the file has
+ * changed since (or its version cannot be read).
+ */
+static int
+chain_head(struct audit *a, int64_t *seq, char prev[HASH_HEX_LEN + 1])
+{
+	unsigned v;
+
+	if (a->head_known && data_version(a->db, &v) && v == a->head_version) {
+		*seq = a->head_seq;
+		memcpy(prev, a->head_hash, sizeof a->head_hash);
+		return 0;
+	}
+	return read_last(a, seq, prev);
+}
+
 /* The batch in queue order, each linked to the one inserted before it. */
 static int
-insert_batch(struct audit *a, struct audit_req *batch)
+insert_batch(struct audit *a, struct audit_req *batch, int64_t *seq,
+	     char prev[HASH_HEX_LEN + 1])
 {
-	char prev[HASH_HEX_LEN + 1];
 	struct audit_req *r;
-	int64_t seq;
 
-	if (read_last(a, &seq, prev) < 0)
+	if (chain_head(a, seq, prev) < 0)
 		return -1;
 	for (r = batch; r; r = r->next)
-		if (insert_one(a, r, &seq, prev) < 0)
+		if (insert_one(a, r, seq, prev) < 0)
 			return -1;
 	return 0;
+}
+
+/* After a commit: the head it left, and the file's version that vouches for it. */
+static void
+head_committed(struct audit *a, int64_t seq, const char prev[HASH_HEX_LEN + 1])
+{
+	a->head_known = data_version(a->db, &a->head_version);
+	a->head_seq = seq;
+	memcpy(a->head_hash, prev, sizeof a->head_hash);
 }
 
 /*
@@ -576,17 +670,23 @@ insert_batch(struct audit *a, struct audit_req *batch)
 static void
 commit_batch(struct audit *a, struct audit_req *batch)
 {
+	char prev[HASH_HEX_LEN + 1];
 	struct audit_req *r;
+	int64_t seq;
 	int rc = -1;
 
 	pthread_mutex_lock(&a->db_lock);
 	if (step_done(a->begin) == 0) {
-		rc = insert_batch(a, batch);
+		rc = insert_batch(a, batch, &seq, prev);
 		if (rc == 0)
 			rc = step_done(a->commit);
+		if (rc == 0)
+			head_committed(a, seq, prev);
 		if (rc < 0 && !sqlite3_get_autocommit(a->db))
 			step_done(a->rollback);
 	}
+	if (rc < 0)
+		a->head_known = false;	/* whatever the file holds now, read it back */
 	pthread_mutex_unlock(&a->db_lock);
 	for (r = batch; rc < 0 && r; r = r->next)
 		r->rc = -1;
@@ -599,10 +699,13 @@ take_batch(struct audit *a)
 	struct audit_req *batch = a->head, *r = batch;
 	int n;
 
-	for (n = 1; r && r->next && n < AUDIT_BATCH_MAX; n++)
+	for (n = 1; r && r->next && n < AUDIT_BATCH_MAX; n++) {
+		r->taken = true;
 		r = r->next;
+	}
 	if (!r)
 		return NULL;
+	r->taken = true;
 	a->head = r->next;
 	if (!a->head)
 		a->tail = NULL;
@@ -610,10 +713,6 @@ take_batch(struct audit *a)
 	return batch;
 }
 
-/*
- * Called with the lock held and the lead free; returns with the lock held.
- * The lock is dropped for the commit so that others can queue behind it.
- */
 /* Called with the lock held: a later entry is decided, and nobody waits on it. */
 static void
 later_done(struct audit_req *r)
@@ -622,6 +721,14 @@ later_done(struct audit_req *r)
 	if (r->rc < 0)
 		r->lane->failed = true;
 	free(r);
+}
+
+/* Called with the lock held: what is queued, or the close, may need the timer. */
+static void
+wake_timer(struct audit *a)
+{
+	if (a->timer_idle && (a->head || a->closing))
+		pthread_cond_signal(&a->flush);
 }
 
 /*
@@ -636,12 +743,42 @@ pass_lead(struct audit *a)
 
 	for (r = a->head; r && r->lane; r = r->next)
 		;
-	if (r)
+	if (r) {
+		/* Under the log's lock: r is still queued, so still there. */
+		pthread_mutex_lock(&r->m);
+		r->turn = true;
 		pthread_cond_signal(&r->wake);
-	pthread_cond_signal(&a->flush);
+		pthread_mutex_unlock(&r->m);
+	} else {
+		wake_timer(a);
+	}
 	pthread_cond_broadcast(&a->settled);
 }
 
+/* Called with the lock held: later entries decided and freed; the appenders stay. */
+static struct audit_req *
+drop_later(struct audit_req *batch)
+{
+	struct audit_req *r, *next, *keep = NULL, **tail = &keep;
+
+	for (r = batch; r; r = next) {
+		next = r->next;
+		if (r->lane) {
+			later_done(r);
+			continue;
+		}
+		*tail = r;
+		tail = &r->next;
+	}
+	*tail = NULL;
+	return keep;
+}
+
+/*
+ * Called with the lock held and the lead free; returns with the lock held
+ * (dropped for the commit, so that others can queue behind it, and while
+ * the batch's appenders are told).
+ */
 static void
 lead(struct audit *a)
 {
@@ -651,17 +788,19 @@ lead(struct audit *a)
 	pthread_mutex_unlock(&a->lock);
 	commit_batch(a, batch);
 	pthread_mutex_lock(&a->lock);
-	for (r = batch; r; r = next) {
-		next = r->next;		/* its appender may return once we unlock */
-		if (r->lane) {
-			later_done(r);
-			continue;
-		}
-		r->done = true;
-		pthread_cond_signal(&r->wake);
-	}
+	batch = drop_later(batch);
 	a->committing = false;
 	pass_lead(a);
+	pthread_mutex_unlock(&a->lock);
+	/* Its appenders cannot return before they are told: no lock needed to tell them. */
+	for (r = batch; r; r = next) {
+		next = r->next;		/* its appender may return once told */
+		pthread_mutex_lock(&r->m);
+		r->done = true;
+		pthread_cond_signal(&r->wake);
+		pthread_mutex_unlock(&r->m);
+	}
+	pthread_mutex_lock(&a->lock);
 }
 
 /* Called with the lock held. */
@@ -675,17 +814,52 @@ enqueue(struct audit *a, struct audit_req *r)
 	a->tail = r;
 }
 
-/* Called with the lock held: queue r and wait until its batch is decided. */
+/* Called with r->m held: decided (true), or told the lead is free (false). */
+static bool
+await_told(struct audit_req *r)
+{
+	while (!r->done && !r->turn)
+		pthread_cond_wait(&r->wake, &r->m);
+	return r->done;
+}
+
+/* Called with the lock held: decided, by this thread's lead or another's. */
+static bool
+req_done(struct audit_req *r)
+{
+	bool done;
+
+	pthread_mutex_lock(&r->m);
+	done = r->done;
+	pthread_mutex_unlock(&r->m);
+	return done;
+}
+
+/*
+ * Called with the lock held: queue r and wait until its batch is decided.
+ * The turn is cleared with both locks held, so a leader that frees the
+ * lead later (under the log's lock) cannot be missed; once r is taken
+ * into a batch only its leader's word is awaited.
+ */
 static void
 enqueue_wait(struct audit *a, struct audit_req *r)
 {
+	bool done = false;
+
 	enqueue(a, r);
 	a->users++;
-	while (!r->done) {
-		if (!a->committing)
+	while (!done) {
+		if (!r->taken && !a->committing) {
 			lead(a);
-		else
-			pthread_cond_wait(&r->wake, &a->lock);
+			done = req_done(r);
+			continue;
+		}
+		pthread_mutex_lock(&r->m);
+		r->turn = false;
+		pthread_mutex_unlock(&a->lock);
+		done = await_told(r);
+		pthread_mutex_unlock(&r->m);
+		pthread_mutex_lock(&a->lock);
 	}
 	if (--a->users == 0 && a->closing)
 		pthread_cond_signal(&a->idle);
@@ -698,15 +872,21 @@ audit_append(struct audit *a, const struct audit_entry *e,
 	struct audit_req r = { .e = e, .rc = -1 };
 	bool refused;
 
-	if (!a || !e || !e->session_id || !e->type ||
-	    pthread_cond_init(&r.wake, NULL) != 0)
+	if (!a || !e || !e->session_id || !e->type)
 		return al_fail(err, AUDIT_ERR_APPEND);
+	if (pthread_mutex_init(&r.m, NULL) != 0)
+		return al_fail(err, AUDIT_ERR_APPEND);
+	if (pthread_cond_init(&r.wake, NULL) != 0) {
+		pthread_mutex_destroy(&r.m);
+		return al_fail(err, AUDIT_ERR_APPEND);
+	}
 	pthread_mutex_lock(&a->lock);
 	refused = a->closing;
 	if (!refused)
 		enqueue_wait(a, &r);
 	pthread_mutex_unlock(&a->lock);
 	pthread_cond_destroy(&r.wake);
+	pthread_mutex_destroy(&r.m);
 	if (refused || r.rc < 0)
 		return al_fail(err, AUDIT_ERR_APPEND);
 	if (entry_id)
@@ -784,7 +964,7 @@ audit_append_later(struct audit *a, struct audit_lane *l, const struct audit_ent
 	l->pending++;
 	enqueue(a, r);
 	if (!a->committing && a->head == r)
-		pthread_cond_signal(&a->flush);
+		wake_timer(a);
 	pthread_mutex_unlock(&a->lock);
 	return 0;
 }
@@ -842,7 +1022,9 @@ timer_wait(struct audit *a)
 	int64_t due;
 
 	if (!a->head || a->committing || !a->head->lane) {
+		a->timer_idle = true;
 		pthread_cond_wait(&a->flush, &a->lock);
+		a->timer_idle = false;
 		return;
 	}
 	due = a->head->due_ms;
@@ -973,13 +1155,18 @@ check_row(struct hash_ctx *hc, sqlite3_stmt *st, int64_t want_seq, const char *p
 }
 
 static void
-verify_fail(struct audit_verify *out, int64_t seq, const char *reason)
+verify_report(struct audit_verify *out, int64_t seq, const char *reason)
 {
-	if (!out->ok)
-		return;		/* only the first problem is reported */
 	out->ok = false;
 	out->first_bad_seq = seq;
 	snprintf(out->reason, sizeof out->reason, "%s", reason);
+}
+
+static void
+verify_fail(struct audit_verify *out, int64_t seq, const char *reason)
+{
+	if (out->ok)		/* only the first problem is reported */
+		verify_report(out, seq, reason);
 }
 
 static const char *
@@ -1129,6 +1316,47 @@ verify_walk(struct hash_ctx *hc, sqlite3_stmt *st, struct audit_verify *out)
 }
 
 /*
+ * Two entries with one id: the second is where the log goes wrong. Ids
+ * are drawn at random or handed in by the writer; the file has no index
+ * that would refuse a repeat. 0 when there is none, -1 when the query fails.
+ */
+static int64_t
+duplicate_id(sqlite3 *db)
+{
+	sqlite3_stmt *st;
+	int64_t seq = 0;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, "SELECT seq FROM (SELECT seq, row_number() OVER"
+			       " (PARTITION BY entry_id ORDER BY seq) AS n FROM audit_entries)"
+			       " WHERE n = 2 ORDER BY seq LIMIT 1", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		seq = sqlite3_column_int64(st, 0);
+	else if (rc != SQLITE_DONE)
+		seq = -1;
+	sqlite3_finalize(st);
+	return seq;
+}
+
+/* A repeated id is reported when it comes before the first problem the walk found. */
+static void
+verify_ids(sqlite3 *db, struct audit_verify *out)
+{
+	int64_t seq = duplicate_id(db);
+
+	if (seq < 0) {
+		verify_fail(out, 0, "database corrupt");
+		return;
+	}
+	/* Damage to the file itself, or a problem at an earlier entry, comes first. */
+	if (seq == 0 || (!out->ok && (out->first_bad_seq == 0 || out->first_bad_seq <= seq)))
+		return;
+	verify_report(out, seq, "duplicate entry id");
+}
+
+/*
  * Damage the walk cannot see (an index, a free page) still means someone
  * edited the file; SQLite's own check finds it.
  */
@@ -1183,6 +1411,7 @@ audit_verify_file(const char *path, struct audit_verify *out, struct al_err *err
 	}
 	hash_ctx_free(hc);
 	sqlite3_finalize(st);
+	verify_ids(db, out);
 	if (out->ok && !structure_ok(db))
 		verify_fail(out, 0, "database corrupt");
 	sqlite3_close(db);

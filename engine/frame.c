@@ -1,4 +1,5 @@
 #include "frame.h"
+#include "hash.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -140,16 +141,30 @@ frame_line(char *text, size_t max, size_t *out_len)
 	return line;
 }
 
+/*
+ * Written straight into one buffer by the canonical writer, which escapes
+ * as jansson does (hash.h): no json_t and no second copy of the response.
+ */
 char *
 frame_reply(bool allowed, const char *response, size_t response_len,
 	    size_t max, size_t *out_len)
 {
-	json_t *r = json_pack("{s:b, s:o}", "allowed", allowed, "response",
-			      response ? json_stringn(response, response_len) : json_null());
-	char *s = r ? json_dumps(r, JSON_COMPACT) : NULL;
+	static const char yes[] = "{\"allowed\":true,\"response\":";
+	static const char no[] = "{\"allowed\":false,\"response\":";
+	struct hash_canon c;
 
-	json_decref(r);
-	return frame_line(s, max, out_len);
+	hash_canon_init(&c);
+	if (allowed)
+		hash_canon_raw(&c, yes, sizeof yes - 1);
+	else
+		hash_canon_raw(&c, no, sizeof no - 1);
+	hash_canon_str(&c, response, response_len);
+	hash_canon_raw(&c, "}\n", 2);
+	if (c.len > max) {
+		hash_canon_free(&c);
+		return NULL;
+	}
+	return hash_canon_take(&c, out_len);
 }
 
 int

@@ -62,5 +62,17 @@ void hash_canon_int(struct hash_canon *c, int64_t v);
 void hash_canon_str(struct hash_canon *c, const char *s, size_t len);
 /* Any jansson value, keys sorted (one element when inside an array). */
 void hash_canon_json(struct hash_canon *c, const json_t *v);
+/*
+ * Text as it is, not an element: the value written next gets no comma.
+ * For the members of an object whose keys the caller writes in order
+ * ("{\"id\":" then the value); the caller keeps the text valid JSON.
+ */
+void hash_canon_raw(struct hash_canon *c, const char *s, size_t len);
+/*
+ * The text as a malloc'd string of *len bytes (plus a NUL), for the
+ * caller to free; the writer is left empty. NULL (and the writer freed)
+ * when bad or out of memory.
+ */
+char *hash_canon_take(struct hash_canon *c, size_t *len);
 
 #endif

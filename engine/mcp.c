@@ -1282,35 +1282,25 @@ mcp_call(struct mcp_client *c, const char *tool, const json_t *arguments,
 
 /*
  * The tools/call line written once, around the caller's text: no json_t
- * for the arguments, no second serialisation. The tool name is a string
- * from the operator's config: jansson escapes it.
+ * for the arguments, no second serialisation, no printf. The tool name is
+ * a string from the operator's config, escaped as jansson escapes it
+ * (hash.h); a name that is not valid UTF-8 makes the line bad.
  */
-static char *
-mcp_call_line(json_int_t id, const char *tool, const char *args, size_t len, size_t *out_len)
+static void
+mcp_call_line(struct hash_canon *line, json_int_t id, const char *tool, const char *args,
+	      size_t len)
 {
-	json_t *str = json_string(tool);
-	char *name = str ? json_dumps(str, JSON_ENCODE_ANY) : NULL;
-	size_t cap;
-	char *line;
-	int n;
+	static const char head[] = "{\"jsonrpc\":\"2.0\",\"id\":";
+	static const char method[] = ",\"method\":\"tools/call\",\"params\":{\"name\":";
+	static const char arguments[] = ",\"arguments\":";
 
-	json_decref(str);
-	if (!name)
-		return NULL;
-	cap = strlen(name) + len + 96;
-	line = malloc(cap);
-	n = line ? snprintf(line, cap, "{\"jsonrpc\":\"2.0\",\"id\":%" JSON_INTEGER_FORMAT
-			    ",\"method\":\"tools/call\",\"params\":{\"name\":%s,"
-			    "\"arguments\":", id, name) : -1;
-	free(name);
-	if (n < 0 || (size_t)n + len + 4 > cap) {
-		free(line);
-		return NULL;
-	}
-	memcpy(line + n, args, len);
-	memcpy(line + n + len, "}}\n", 4);
-	*out_len = (size_t)n + len + 3;
-	return line;
+	hash_canon_raw(line, head, sizeof head - 1);
+	hash_canon_int(line, (int64_t)id);
+	hash_canon_raw(line, method, sizeof method - 1);
+	hash_canon_str(line, tool, strlen(tool));
+	hash_canon_raw(line, arguments, sizeof arguments - 1);
+	hash_canon_raw(line, args, len);
+	hash_canon_raw(line, "}}\n", 3);
 }
 
 int
@@ -1320,9 +1310,8 @@ mcp_call_text(struct mcp_client *c, const char *tool, const char *args, size_t l
 	json_t *answer = NULL;
 	enum mcp_wait w = MCP_W_LOST;
 	long long deadline;
+	struct hash_canon line;
 	json_int_t id;
-	size_t n = 0;
-	char *line;
 
 	if (!res)
 		return al_fail(err, "upstream: bad call arguments");
@@ -1337,14 +1326,17 @@ mcp_call_text(struct mcp_client *c, const char *tool, const char *args, size_t l
 	mcp_drain(c);
 	deadline = clock_mono_ms() + (timeout_ms > 0 ? timeout_ms : c->call_ms);
 	id = c->next_id++;
-	line = mcp_call_line(id, tool, args, len, &n);
-	if (!line)
+	hash_canon_init(&line);
+	mcp_call_line(&line, id, tool, args, len);
+	if (line.bad) {
+		hash_canon_free(&line);
 		return al_fail(err, "upstream %s: out of memory", c->name);
-	if (mcp_write_all(c, line, n, deadline) < 0)
+	}
+	if (mcp_write_all(c, line.buf, line.len, deadline) < 0)
 		mcp_lose(c);
 	else
 		w = mcp_await(c, id, deadline, &answer);
-	free(line);
+	hash_canon_free(&line);
 	return mcp_call_outcome(c, w, id, answer, res, err);
 }
 

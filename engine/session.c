@@ -54,6 +54,7 @@ struct session {
 	char lease_reason[SNAP_WORD_MAX];	/* written before lease_failed is set */
 	struct session_status st;	/* what publish() hands out */
 	int64_t published_ms;
+	struct audit_lane lane;		/* the session's own queued entries (record_later) */
 };
 
 /* Hand the observer a fresh status: names, numbers, verdicts. */
@@ -152,10 +153,12 @@ session_fail(struct session *s, enum session_end e, const char *fmt, ...)
 }
 
 static void
-record(struct session *s, const char *type, const char *decision, const char *rule,
-       const char *detail)
+session_entry(struct session *s, struct audit_entry *e, const char *type,
+	      const char *decision, const char *rule, const char *detail)
 {
-	struct audit_entry e = {
+	bool open;
+
+	*e = (struct audit_entry){
 		.session_id = s->sum->session_id,
 		.type = type,
 		.decision = decision,
@@ -165,12 +168,52 @@ record(struct session *s, const char *type, const char *decision, const char *ru
 				     : class_name(&s->cfg->classes, s->cfg->initial.class),
 		.detail = detail,
 	};
-	char entry_id[AUDIT_ENTRY_ID_MAX];
-	bool open;
-
 	if (s->o->gate)
-		gate_read(s->o->gate, &e.revision, &open, NULL, 0);
-	if (audit_append(s->o->audit, &e, entry_id, NULL, NULL) < 0) {
+		gate_read(s->o->gate, &e->revision, &open, NULL, 0);
+}
+
+/*
+ * Durable when it returns, together with the session's entries queued
+ * before it (record_later): one of those lost ends the session as the
+ * entry itself failing would.
+ */
+static void
+record(struct session *s, const char *type, const char *decision, const char *rule,
+       const char *detail)
+{
+	char entry_id[AUDIT_ENTRY_ID_MAX];
+	struct audit_entry e;
+
+	session_entry(s, &e, type, decision, rule, detail);
+	if (audit_append(s->o->audit, &e, entry_id, NULL, NULL) < 0 ||
+	    audit_lane_failed(s->o->audit, &s->lane)) {
+		session_end(s, SESSION_END_AUDIT_FAILED);
+		return;
+	}
+	if (s->o->otlp)
+		otlp_export(s->o->otlp, &e, entry_id);
+}
+
+/*
+ * An entry nothing acts on before the session's next durable entry: it
+ * rides on that commit (or any earlier one of the log, or its timer,
+ * audit.h). The start and a passed preflight are such entries: the first
+ * admission report, durable before the container starts, carries them
+ * (docs/guarantees.md).
+ */
+static void
+record_later(struct session *s, const char *type, const char *decision, const char *rule)
+{
+	char entry_id[AUDIT_ENTRY_ID_MAX];
+	struct audit_entry e;
+
+	session_entry(s, &e, type, decision, rule, NULL);
+	if (id_random(entry_id, sizeof entry_id, "", (AUDIT_ENTRY_ID_MAX - 1) / 2) < 0) {
+		session_end(s, SESSION_END_AUDIT_FAILED);
+		return;
+	}
+	e.entry_id = entry_id;
+	if (audit_append_later(s->o->audit, &s->lane, &e, NULL) < 0) {
 		session_end(s, SESSION_END_AUDIT_FAILED);
 		return;
 	}
@@ -283,8 +326,10 @@ preflight_end(struct session *s)
 	s->pre_done = true;
 	ok = s->pre.socket[0] && check_list_passed(&s->pre.checks);
 	bad = check_list_first_failure(&s->pre.checks);
-	record(s, AUDIT_ADMISSION, ok ? "pass" : "refused", ok ? "preflight" : bad ? bad->id : "preflight",
-	       NULL);
+	if (ok)
+		record_later(s, AUDIT_ADMISSION, "pass", "preflight");
+	else
+		record(s, AUDIT_ADMISSION, "refused", bad ? bad->id : "preflight", NULL);
 	s->facts = s->pre.facts;
 	if (!ok)
 		session_fail(s, SESSION_END_PREFLIGHT_REFUSED, "preflight: %s (observed %.100s)",
@@ -789,6 +834,8 @@ finish(struct session *s)
 	text = detail ? json_dumps(detail, JSON_COMPACT) : NULL;
 	record(s, AUDIT_SESSION_END, session_end_normal(sum->end) ? "normal" : "abnormal",
 	       session_end_id(sum->end), text);
+	/* Carried by the end's commit; a failure there leaves them to the timer, decided here. */
+	audit_lane_settle(s->o->audit, &s->lane, NULL);
 	free(text);
 	json_decref(detail);
 	container_free(&s->box);
@@ -821,7 +868,7 @@ session_run(const struct session_options *o, struct session_summary *out)
 	s.st.session_class = o->config->initial.class;
 	set_state(&s, SESSION_STATE_PREFLIGHT);
 	container_init(&s.box, NULL, NULL);
-	record(&s, AUDIT_SESSION_START, "start", NULL, NULL);
+	record_later(&s, AUDIT_SESSION_START, "start", NULL);
 	if (!s.ended && preflight_begin(&s) && (frame = initial_frame(&s, &frame_len)) &&
 	    launch_bounded(&s) && open_gateway(&s))
 		bridge(&s, frame, frame_len);

@@ -118,6 +118,14 @@ check "normal: withheld canary absent from the sink" sh -c "! grep -qF '$withhel
 check "normal: the public sink received nothing" no_file normal board.sink
 check "normal: the public upstream was never spawned" no_file normal board.started
 check "normal: one upstream spawn" is normal upstream_spawns 1
+# The start and the preflight ride on the first admission's commit (or the
+# timer): in the log they still come first, in order, before any call.
+lead_entries() {	# CASE → the first five entries as type/decision/rule
+	sqlite3 "$work/$1/audit.db" "select group_concat(type || '/' || decision || '/' ||
+		ifnull(rule, ''), ' ') from (select * from audit_entries order by seq limit 5)"
+}
+check "normal: start, preflight and both admissions lead the log, in order, then the first dispatch" \
+	[ "$(lead_entries normal)" = "session_start/start/ admission/pass/preflight admission/admitted/first admission/admitted/second dispatch/dispatch/" ]
 check "normal: request hash recorded for the allowed call" \
 	audit_has normal "tool='store' and decision='allowed' and request_hash='$(sha_of_frame)' and length(response_hash)=64"
 check "normal: denial recorded with its rule" \

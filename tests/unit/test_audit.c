@@ -329,6 +329,84 @@ test_group_commit(void **state)
 	assert_verify(f->db, true, GC_TOTAL, 0, NULL);
 }
 
+/*
+ * The gateway's pattern from many threads at once: a durable dispatch,
+ * then its terminal entry queued on the thread's lane, again and again,
+ * then a settle. Every entry lands, each session's entries alternate in
+ * the order they were written, and the chain holds.
+ */
+#define MIX_THREADS	8
+#define MIX_CALLS	100
+
+struct mixer {
+	struct audit *a;
+	struct audit_lane lane;
+	char session[16];
+	int failures;
+};
+
+static void *
+mix_run(void *arg)
+{
+	struct mixer *m = arg;
+	struct audit_entry d = sample_entry(m->session, NULL), t = sample_entry(m->session, "allowed");
+	struct al_err err;
+	int i;
+
+	d.type = AUDIT_DISPATCH;
+	d.decision = "dispatch";
+	for (i = 0; i < MIX_CALLS; i++) {
+		if (audit_append(m->a, &d, NULL, NULL, &err) < 0 ||
+		    audit_lane_failed(m->a, &m->lane) ||
+		    audit_append_later(m->a, &m->lane, &t, &err) < 0)
+			m->failures++;
+	}
+	if (audit_lane_settle(m->a, &m->lane, &err) < 0)
+		m->failures++;
+	return NULL;
+}
+
+static void
+test_mixed_lanes_concurrent(void **state)
+{
+	struct fixture *f = *state;
+	static struct mixer m[MIX_THREADS];
+	pthread_t th[MIX_THREADS];
+	char sql[160];
+	sqlite3_stmt *st;
+	struct audit *a;
+	struct al_err err;
+	sqlite3 *db;
+	int i, n;
+
+	assert_int_equal(audit_open(f->db, &a, &err), 0);
+	for (i = 0; i < MIX_THREADS; i++) {
+		memset(&m[i], 0, sizeof m[i]);
+		m[i].a = a;
+		snprintf(m[i].session, sizeof m[i].session, "mix-%d", i);
+		assert_int_equal(pthread_create(&th[i], NULL, mix_run, &m[i]), 0);
+	}
+	for (i = 0; i < MIX_THREADS; i++) {
+		pthread_join(th[i], NULL);
+		assert_int_equal(m[i].failures, 0);
+		assert_int_equal(m[i].lane.pending, 0);
+	}
+	audit_close(a);
+	assert_verify(f->db, true, MIX_THREADS * MIX_CALLS * 2, 0, NULL);
+	db = raw_open(f->db);
+	for (i = 0; i < MIX_THREADS; i++) {
+		snprintf(sql, sizeof sql, "SELECT type FROM audit_entries WHERE session_id = 'mix-%d'"
+			 " ORDER BY seq", i);
+		assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+		for (n = 0; sqlite3_step(st) == SQLITE_ROW; n++)
+			assert_string_equal((const char *)sqlite3_column_text(st, 0),
+					    n % 2 ? AUDIT_CALL : AUDIT_DISPATCH);
+		sqlite3_finalize(st);
+		assert_int_equal(n, MIX_CALLS * 2);
+	}
+	sqlite3_close(db);
+}
+
 /* Alone, each append commits by itself at once: nothing waits for company. */
 static void
 test_lone_appends_commit_alone(void **state)
@@ -359,6 +437,7 @@ queue_reqs(struct audit *a, struct audit_req *r, const struct audit_entry *e, in
 
 	for (i = 0; i < n; i++) {
 		r[i] = (struct audit_req){ .e = &e[i], .rc = -1 };
+		assert_int_equal(pthread_mutex_init(&r[i].m, NULL), 0);
 		assert_int_equal(pthread_cond_init(&r[i].wake, NULL), 0);
 		r[i].next = i + 1 < n ? &r[i + 1] : NULL;
 	}
@@ -389,6 +468,7 @@ lead_batch(struct audit *a, struct audit_req *r, const struct audit_entry *e, in
 	for (i = 0; i < n; i++) {
 		assert_true(r[i].done);
 		pthread_cond_destroy(&r[i].wake);
+		pthread_mutex_destroy(&r[i].m);
 	}
 }
 
@@ -457,6 +537,7 @@ test_batch_bounded(void **state)
 		assert_int_equal(r[i].rc, 0);
 		assert_int_equal(r[i].seq, i + 1);
 		pthread_cond_destroy(&r[i].wake);
+		pthread_mutex_destroy(&r[i].m);
 	}
 	audit_close(a);
 	assert_verify(f->db, true, n, 0, NULL);
@@ -537,7 +618,7 @@ test_close_drains(void **state)
 
 	pthread_mutex_lock(&a->lock);
 	a->committing = false;
-	pthread_cond_signal(&a->head->wake);
+	pass_lead(a);			/* as a finishing leader hands it on */
 	pthread_mutex_unlock(&a->lock);	/* a may be freed from here on */
 	pthread_join(closer, NULL);
 	for (i = 0; i < DRAIN_THREADS; i++) {
@@ -757,6 +838,83 @@ raw_text(sqlite3 *db, const char *sql, char *buf, size_t cap)
 	return buf;
 }
 
+/*
+ * A log as versions before this one made it: the table with a UNIQUE
+ * index on entry_id (today's writer keeps an existing table as it is).
+ */
+static void
+make_indexed_log(const char *path, const char *rule, int n)
+{
+	static const char col[] = " entry_id TEXT";
+	const char *table = strstr(schema_sql, "CREATE TABLE"), *at;
+	sqlite3 *db = NULL;
+	char sql[1024];
+
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+					 NULL), SQLITE_OK);
+	assert_non_null(table);
+	at = strstr(table, col);
+	assert_non_null(at);
+	/* today's CREATE TABLE with "UNIQUE" after the column's type */
+	snprintf(sql, sizeof sql, "%.*s UNIQUE%.*s", (int)(at + strlen(col) - table), table,
+		 (int)(strchr(table, ';') - at - strlen(col)), at + strlen(col));
+	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	make_log(path, rule, n);
+	db = raw_open(path);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'index'"
+			 " AND tbl_name = 'audit_entries'"), 1);
+	sqlite3_close(db);
+}
+
+/* A log made with the index still verifies; a new one has no index. */
+static void
+test_indexed_log_verifies(void **state)
+{
+	static const char *const suffix[] = { "", "-wal", "-shm" };
+	struct fixture *f = *state;
+	char newer[128], path[160];
+	sqlite3 *db;
+	size_t i;
+
+	make_indexed_log(f->db, "allowed", 30);
+	assert_verify(f->db, true, 30, 0, NULL);
+	snprintf(newer, sizeof newer, "%s/newer.db", f->dir);
+	make_log(newer, "allowed", 3);
+	db = raw_open(newer);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'index'"
+			 " AND tbl_name = 'audit_entries'"), 0);
+	sqlite3_close(db);
+	assert_verify(newer, true, 3, 0, NULL);
+	for (i = 0; i < sizeof suffix / sizeof suffix[0]; i++) {
+		snprintf(path, sizeof path, "%s%s", newer, suffix[i]);
+		unlink(path);
+	}
+}
+
+/*
+ * Nothing refuses a repeated entry id at the insert any more: verify
+ * names the second entry that carries it, even when its chain is sound.
+ */
+static void
+test_duplicate_entry_id(void **state)
+{
+	struct fixture *f = *state;
+	struct audit_entry e = sample_entry("sess-D", NULL);
+	struct audit *a;
+	struct al_err err;
+
+	assert_int_equal(audit_open(f->db, &a, &err), 0);
+	append_n(a, "sess-D", NULL, 3);
+	e.entry_id = "00112233445566778899aabbccddeeff";
+	assert_int_equal(audit_append(a, &e, NULL, NULL, &err), 0);	/* seq 4 */
+	append_n(a, "sess-D", NULL, 2);
+	assert_int_equal(audit_append(a, &e, NULL, NULL, &err), 0);	/* seq 7, again */
+	append_n(a, "sess-D", NULL, 2);
+	audit_close(a);
+	assert_verify(f->db, false, 9, 7, "duplicate entry id");
+}
+
 /* The entries stay intact; only the UNIQUE index on entry_id is damaged. */
 static void
 test_tamper_index_page(void **state)
@@ -768,7 +926,7 @@ test_tamper_index_page(void **state)
 	char id[40];
 	size_t len;
 
-	make_log(f->db, "sink_ceiling", 50);
+	make_indexed_log(f->db, "sink_ceiling", 50);
 	db = raw_open(f->db);
 	root = raw_int(db, "SELECT rootpage FROM sqlite_master WHERE type = 'index'"
 		       " AND tbl_name = 'audit_entries'");
@@ -1077,13 +1235,23 @@ test_timestamp_format(void **state)
 {
 	char ts[AUDIT_TS_LEN + 1], want[64];
 	struct timespec before, after;
+	struct ts_cache tc = { 0 };
 	struct tm tm;
 	int i;
 
 	(void)state;
+	/* The kept part follows the second it is asked for, back and forth. */
+	assert_int_equal(ts_head(&tc, 86399), 0);
+	assert_memory_equal(tc.head, "1970-01-01T23:59:59.", AUDIT_TS_SECS);
+	assert_int_equal(ts_head(&tc, 86400), 0);
+	assert_memory_equal(tc.head, "1970-01-02T00:00:00.", AUDIT_TS_SECS);
+	assert_int_equal(ts_head(&tc, 1796025046), 0);
+	assert_memory_equal(tc.head, "2026-11-30T07:50:46.", AUDIT_TS_SECS);
+	assert_int_equal(ts_head(&tc, 86399), 0);
+	assert_memory_equal(tc.head, "1970-01-01T23:59:59.", AUDIT_TS_SECS);
 	for (i = 0; i < 100; i++) {
 		assert_int_equal(clock_gettime(CLOCK_REALTIME, &before), 0);
-		assert_int_equal(make_ts(ts), 0);
+		assert_int_equal(make_ts(&tc, ts), 0);
 		assert_int_equal(clock_gettime(CLOCK_REALTIME, &after), 0);
 		if (before.tv_sec != after.tv_sec)
 			continue;	/* a second boundary in between: compare the next one */
@@ -1414,6 +1582,42 @@ test_wal_bounded(void **state)
 	assert_verify(f->db, true, 1500, 0, NULL);
 }
 
+/*
+ * A commit does not read the chain head back while the file is as this
+ * connection left it. Two logs open on one file take turns, and a third
+ * comes and goes between two appends of the first: every append must
+ * still link to the true head (a stale one would reuse a sequence, and
+ * the insert fail, or break the chain).
+ */
+static void
+test_head_followed_across_writers(void **state)
+{
+	struct fixture *f = *state;
+	struct audit_entry e = sample_entry("sess-H", NULL);
+	struct audit *a, *b, *c;
+	struct al_err err;
+	int64_t seq = 0, want = 0;
+	int i;
+
+	assert_int_equal(audit_open(f->db, &a, &err), 0);
+	assert_int_equal(audit_open(f->db, &b, &err), 0);
+	for (i = 0; i < 20; i++) {
+		assert_int_equal(audit_append(i % 3 ? a : b, &e, NULL, &seq, &err), 0);
+		assert_int_equal(seq, ++want);
+	}
+	audit_close(b);
+	assert_int_equal(audit_append(a, &e, NULL, &seq, &err), 0);
+	assert_int_equal(seq, ++want);
+	assert_int_equal(audit_open(f->db, &c, &err), 0);
+	assert_int_equal(audit_append(c, &e, NULL, &seq, &err), 0);
+	assert_int_equal(seq, ++want);
+	audit_close(c);
+	assert_int_equal(audit_append(a, &e, NULL, &seq, &err), 0);
+	assert_int_equal(seq, ++want);
+	audit_close(a);
+	assert_verify(f->db, true, want, 0, NULL);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int
@@ -1451,6 +1655,10 @@ main(void)
 		T(test_vocabulary),
 		T(test_entry_id_given),
 		T(test_wal_bounded),
+		T(test_head_followed_across_writers),
+		T(test_mixed_lanes_concurrent),
+		T(test_indexed_log_verifies),
+		T(test_duplicate_entry_id),
 	};
 
 	return cmocka_run_group_tests_name("audit", tests, NULL, NULL);

@@ -121,6 +121,49 @@ test_reply(void **state)
 	assert_null(frame_reply(true, "0123456789", 10, 20, &n));	/* over the bound */
 }
 
+/*
+ * The reply is written without jansson; it must be the line jansson would
+ * write, byte for byte (escapes, NUL, UTF-8), and refuse what jansson
+ * refuses (a response that is not UTF-8).
+ */
+static void
+test_reply_as_jansson(void **state)
+{
+#define CASE(lit) { lit, sizeof lit - 1 }
+	static const struct { const char *s; size_t n; } cases[] = {
+		CASE(""), CASE("plain text, long enough to cross a word or two"),
+		CASE("nul\0inside"), CASE("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"),
+		CASE("\x01\x1f\x7f\"\\/\b\f\r\t"),
+	};
+#undef CASE
+	size_t i, n;
+	char *mine, *theirs;
+	json_t *r;
+
+	(void)state;
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		mine = frame_reply(i % 2 == 0, cases[i].s, cases[i].n, 1024, &n);
+		r = json_pack("{s:b, s:o}", "allowed", i % 2 == 0, "response",
+			      json_stringn(cases[i].s, cases[i].n));
+		assert_non_null(r);
+		theirs = json_dumps(r, JSON_COMPACT);
+		json_decref(r);
+		assert_non_null(mine);
+		assert_int_equal(n, strlen(theirs) + 1);
+		assert_memory_equal(mine, theirs, n - 1);
+		assert_int_equal(mine[n - 1], '\n');
+		free(mine);
+		free(theirs);
+	}
+	assert_null(frame_reply(true, "\xc3", 1, 1024, &n));		/* not UTF-8 */
+	assert_null(frame_reply(true, "\xed\xa0\x80", 3, 1024, &n));	/* a surrogate */
+	mine = frame_reply(true, "0123456789", 10, 41, &n);	/* exactly the bound */
+	assert_non_null(mine);
+	assert_int_equal(n, 41);
+	free(mine);
+	assert_null(frame_reply(true, "0123456789", 10, 40, &n));
+}
+
 static void
 test_linebuf(void **state)
 {
@@ -180,6 +223,7 @@ main(void)
 		cmocka_unit_test(test_nul_and_depth),
 		cmocka_unit_test(test_utf8),
 		cmocka_unit_test(test_reply),
+		cmocka_unit_test(test_reply_as_jansson),
 		cmocka_unit_test(test_linebuf),
 		cmocka_unit_test(test_initial_frame),
 	};

@@ -141,6 +141,32 @@ test_canon_matches_jansson(void **state)
 	}
 }
 
+/*
+ * Long plain runs are scanned eight bytes at a time: one byte that needs
+ * escaping or is part of a multi-byte sequence, at every offset of a long
+ * plain string (and at both ends of a word), must still be seen.
+ */
+static void
+test_canon_word_scan(void **state)
+{
+	static const char *const odd[] = { "\"", "\\", "\n", "\x01", "\x1f", "\x7f",
+					   "\xc3\xa9", "\xe2\x82\xac", "\xff", "\xc0\xaf",
+					   " ", "~" };
+	char buf[64];
+	size_t i, k, n;
+
+	(void)state;
+	for (k = 0; k < sizeof odd / sizeof odd[0]; k++) {
+		n = strlen(odd[k]);
+		for (i = 0; i + n <= 40; i++) {
+			memset(buf, 'a', 40);
+			memcpy(buf + i, odd[k], n);
+			assert_same_as_jansson(buf, 40);
+			assert_same_as_jansson(buf, i + n);	/* it ends the string */
+		}
+	}
+}
+
 /* Integers as jansson writes them, the extremes included. */
 static void
 test_canon_ints(void **state)
@@ -190,6 +216,80 @@ test_canon_json(void **state)
 	free(dumped);
 	hash_canon_free(&c);
 	json_decref(v);
+}
+
+/* A random value: nested objects and arrays, every scalar kind, awkward keys. */
+static json_t *
+random_value(unsigned *seed, int depth)
+{
+	static const char *const keys[] = { "a", "ab", "b", "", "A", "a\"", "\\", "caf\xc3\xa9",
+					    "\xe2\x82\xac", "z\x01", "aa", "a b" };
+	unsigned kind = next_rand(seed) % (depth > 3 ? 6 : 8);
+	json_t *v;
+	size_t i, n;
+
+	switch (kind) {
+	case 0:
+		return json_integer((json_int_t)next_rand(seed) - 1000000);
+	case 1:
+		return json_real((double)next_rand(seed) / 7.0 - 100.0);
+	case 2:
+		return json_string(keys[next_rand(seed) % (sizeof keys / sizeof keys[0])]);
+	case 3:
+		return next_rand(seed) % 2 ? json_true() : json_false();
+	case 4:
+		return json_null();
+	case 5:
+		return json_stringn("n\0l", 3);
+	case 6:
+		v = json_array();
+		for (i = 0, n = next_rand(seed) % 5; i < n; i++)
+			json_array_append_new(v, random_value(seed, depth + 1));
+		return v;
+	default:
+		v = json_object();
+		for (i = 0, n = next_rand(seed) % 20; i < n; i++)
+			json_object_set_new(v, keys[next_rand(seed) % (sizeof keys / sizeof keys[0])],
+					    random_value(seed, depth + 1));
+		if (next_rand(seed) % 4 == 0)
+			json_object_setn_new(v, "a\0b", 3, json_integer(1));	/* a NUL in a key */
+		return v;
+	}
+}
+
+/*
+ * The walk writes what jansson's sorted dump writes, for any value: key
+ * order (prefixes, bytes past ASCII, NUL in a key), every scalar, nesting,
+ * more keys than fit the writer's inline table.
+ */
+static void
+test_canon_json_as_jansson(void **state)
+{
+	unsigned seed = 11, i, j;
+	struct hash_canon c;
+	char key[8];
+	json_t *v;
+	char *theirs;
+
+	(void)state;
+	for (i = 0; i < 3000; i++) {
+		v = random_value(&seed, 0);
+		if (i % 100 == 0 && json_is_object(v))
+			for (j = 0; j < 40; j++) {
+				snprintf(key, sizeof key, "k%u", (j * 7) % 40);
+				json_object_set_new(v, key, json_integer(j));
+			}
+		hash_canon_init(&c);
+		hash_canon_json(&c, v);
+		assert_false(c.bad);
+		theirs = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+		assert_non_null(theirs);
+		assert_int_equal(c.len, strlen(theirs));
+		assert_memory_equal(c.buf, theirs, c.len);
+		free(theirs);
+		hash_canon_free(&c);
+		json_decref(v);
+	}
 }
 
 /* Past the inline buffer: the text moves to the heap intact. */
@@ -246,8 +346,10 @@ main(void)
 		cmocka_unit_test(test_vectors),
 		cmocka_unit_test(test_canonical),
 		cmocka_unit_test(test_canon_matches_jansson),
+		cmocka_unit_test(test_canon_word_scan),
 		cmocka_unit_test(test_canon_ints),
 		cmocka_unit_test(test_canon_json),
+		cmocka_unit_test(test_canon_json_as_jansson),
 		cmocka_unit_test(test_canon_grows),
 		cmocka_unit_test(test_ctx),
 	};
