@@ -1096,6 +1096,140 @@ test_export_faults(void **state)
 	strv_free(&sealed);
 }
 
+/* --- extended attributes ---------------------------------------------- */
+
+/*
+ * One layer: /srv 0755, /srv/vault 0700 root holding "hidden-name" 0600,
+ * /srv/key 0600 root; the entry named at gives xattr (a PAX record, its
+ * value a canary). Judged through the export.
+ */
+static int
+xattr_judge(const char *at, const char *xattr, const char *sealed_path,
+	    struct sealed_verdict *v, struct al_err *err)
+{
+	static const char *const names[] = { "srv/key", "srv/vault/", "srv/vault/hidden-name" };
+	static const char types[] = { '0', '5', '0' };
+	static const unsigned modes[] = { 0600, 0700, 0600 };
+	struct tarbuf l = { 0 };
+	struct strv sealed = { 0 };
+	struct export x;
+	char key[128];
+	size_t i;
+	int rc;
+
+	assert_int_equal(strv_push(&sealed, sealed_path), 0);
+	tb_header(&l, '5', "./", 0755, 0, 0, 0, NULL);
+	tb_header(&l, '5', "srv/", 0755, 0, 0, 0, NULL);
+	for (i = 0; i < 3; i++) {
+		if (at && strcmp(at, names[i]) == 0) {
+			snprintf(key, sizeof key, "SCHILY.xattr.%s", xattr);
+			tb_pax(&l, key, "CANARY-xattr-value");
+		}
+		if (types[i] == '5')
+			tb_header(&l, '5', names[i], modes[i], 0, 0, 0, NULL);
+		else
+			tb_file(&l, names[i], modes[i], 0, 0, "CANARY", 6);
+	}
+	tb_end(&l);
+	export_build(&x, &l, 1, 0);
+	memset(v, 0, sizeof *v);
+	err->msg[0] = '\0';
+	rc = export_judge(&x, &sealed, 1000, v, err);
+	assert_null(strstr(v->text, "CANARY"));
+	assert_null(strstr(v->text, "hidden-name"));
+	assert_null(strstr(err->msg, "CANARY"));
+	free(x.tar.p);
+	free(l.p);
+	strv_free(&sealed);
+	return rc;
+}
+
+static void
+assert_xattr_refused(const char *at, const char *xattr, const char *sealed_path,
+		     const char *reason)
+{
+	struct sealed_verdict v;
+	struct al_err err;
+
+	assert_int_equal(xattr_judge(at, xattr, sealed_path, &v, &err), 0);
+	if (v.pass || !strstr(v.text, reason))
+		fail_msg("%s on %s: %s: %s", xattr, at, v.pass ? "pass" : "refused", v.text);
+	assert_true(strncmp(v.text, sealed_path, strlen(sealed_path)) == 0);
+}
+
+static void
+assert_xattr_passes(const char *at, const char *xattr, const char *sealed_path)
+{
+	struct sealed_verdict v;
+	struct al_err err;
+
+	assert_int_equal(xattr_judge(at, xattr, sealed_path, &v, &err), 0);
+	if (!v.pass)
+		fail_msg("%s on %s: refused: %s", xattr, at, v.text);
+}
+
+/* An LSM label or an unknown system.* attribute cannot be judged: refused. */
+static void
+test_xattr_unjudged_refused(void **state)
+{
+	(void)state;
+	assert_xattr_passes(NULL, NULL, "/srv/key");
+	assert_xattr_refused("srv/key", "security.selinux", "/srv/key",
+			     "a security.* extended attribute");
+	assert_xattr_refused("srv/key", "security.SMACK64", "/srv/key",
+			     "a security.* extended attribute");
+	assert_xattr_refused("srv/key", "system.nfs4_acl", "/srv/key",
+			     "a system.* extended attribute");
+	/* Below a sealed directory: refused without naming the entry. */
+	assert_xattr_refused("srv/vault/hidden-name", "security.ima", "/srv/vault",
+			     "an entry below, carries a security.* extended attribute");
+	/* On the sealed directory itself. */
+	assert_xattr_refused("srv/vault/", "system.posix_acl_default", "/srv/vault",
+			     "POSIX ACL");
+}
+
+/* A parent's ACL could grant the search its mode denies. */
+static void
+test_xattr_on_parent_refused(void **state)
+{
+	(void)state;
+	assert_xattr_refused("srv/vault/", "system.posix_acl_access", "/srv/vault/hidden-name",
+			     "a parent directory carries a POSIX ACL");
+	assert_xattr_refused("srv/vault/", "security.selinux", "/srv/vault/hidden-name",
+			     "a parent directory carries a security.* extended attribute");
+	assert_xattr_passes("srv/vault/", "user.comment", "/srv/vault/hidden-name");
+}
+
+/*
+ * Understood and harmless to the verdict: file capabilities (they act on
+ * exec only, and admission requires CapDrop ALL and no-new-privileges),
+ * user.* and other trusted.* attributes (they grant no access).
+ */
+static void
+test_xattr_understood_passes(void **state)
+{
+	(void)state;
+	assert_xattr_passes("srv/key", "security.capability", "/srv/key");
+	assert_xattr_passes("srv/key", "user.mime_type", "/srv/key");
+	assert_xattr_passes("srv/vault/hidden-name", "trusted.md5sum", "/srv/vault");
+}
+
+/* overlayfs's own attributes change what the layers show: the export is refused. */
+static void
+test_xattr_overlay_refused(void **state)
+{
+	struct sealed_verdict v;
+	struct al_err err;
+
+	(void)state;
+	assert_int_equal(xattr_judge("srv/vault/", "trusted.overlay.opaque", "/srv/key", &v,
+				     &err), -1);
+	assert_non_null(strstr(err.msg, "overlayfs attribute"));
+	assert_int_equal(xattr_judge("srv/key", "user.overlay.redirect", "/srv/vault", &v,
+				     &err), -1);
+	assert_non_null(strstr(err.msg, "overlayfs attribute"));
+}
+
 /* --- the admission row ---------------------------------------------------- */
 
 static json_t *
@@ -1209,6 +1343,10 @@ main(void)
 		cmocka_unit_test(test_path_normalise),
 		cmocka_unit_test(test_export_reads_layers_in_order),
 		cmocka_unit_test(test_export_faults),
+		cmocka_unit_test(test_xattr_unjudged_refused),
+		cmocka_unit_test(test_xattr_on_parent_refused),
+		cmocka_unit_test(test_xattr_understood_passes),
+		cmocka_unit_test(test_xattr_overlay_refused),
 		cmocka_unit_test(test_admission_row),
 	};
 
