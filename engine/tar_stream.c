@@ -7,10 +7,27 @@
 
 #define TS_BLOCK	TAR_BLOCK
 
-/* PAX keys that carry a POSIX ACL (Go and GNU tar both spell them so). */
-static const char *const acl_keys[] = {
-	"SCHILY.xattr.system.posix_acl_access",
-	"SCHILY.xattr.system.posix_acl_default",
+#define XATTR_KEY	"SCHILY.xattr."
+
+/* Attribute names (after XATTR_KEY): exact name or prefix, kind; first match wins. */
+#define TAR_XATTR_KINDS(_) \
+	_("system.posix_acl_access",	true,	TAR_XATTR_ACL) \
+	_("system.posix_acl_default",	true,	TAR_XATTR_ACL) \
+	_("security.capability",	true,	TAR_XATTR_CAPABILITY) \
+	_("trusted.overlay.",		false,	TAR_XATTR_OVERLAY) \
+	_("user.overlay.",		false,	TAR_XATTR_OVERLAY) \
+	_("system.",			false,	TAR_XATTR_SYSTEM) \
+	_("security.",			false,	TAR_XATTR_SECURITY) \
+	_("",				false,	TAR_XATTR_OTHER)
+
+static const struct xattr_kind {
+	const char *name;
+	bool exact;
+	unsigned kind;
+} xattr_kinds[] = {
+#define TAR_XATTR_ROW(name, exact, kind) { name, exact, kind },
+	TAR_XATTR_KINDS(TAR_XATTR_ROW)
+#undef TAR_XATTR_ROW
 };
 
 int
@@ -106,8 +123,10 @@ ts_entry_header(struct tar_stream *t, const unsigned char *h)
 		e->gid = t->next.gid;
 	if (t->has_size)
 		e->size = t->next.size;
-	e->acl = t->has_acl;
-	t->has_path = t->has_link = t->has_uid = t->has_gid = t->has_size = t->has_acl = false;
+	e->xattrs = t->xattrs;
+	e->acl = (t->xattrs & TAR_XATTR_ACL) != 0;
+	t->has_path = t->has_link = t->has_uid = t->has_gid = t->has_size = false;
+	t->xattrs = 0;
 	return 0;
 }
 
@@ -191,12 +210,26 @@ ts_key_is(const char *key, size_t klen, const char *want)
 	return klen == strlen(want) && memcmp(key, want, klen) == 0;
 }
 
+/* The kind of the attribute named n[0..len) (XATTR_KEY stripped). */
+static unsigned
+ts_xattr_kind(const char *n, size_t len)
+{
+	const struct xattr_kind *k;
+	size_t i, kl;
+
+	for (i = 0; i < sizeof xattr_kinds / sizeof xattr_kinds[0]; i++) {
+		k = &xattr_kinds[i];
+		kl = strlen(k->name);
+		if ((k->exact ? len == kl : len >= kl) && memcmp(n, k->name, kl) == 0)
+			return k->kind;
+	}
+	return TAR_XATTR_OTHER;
+}
+
 /* One "key=value" of a PAX record. */
 static int
 ts_pax_pair(struct tar_stream *t, const char *key, size_t klen, const char *val, size_t vlen)
 {
-	size_t i;
-
 	if (ts_key_is(key, klen, "path")) {
 		t->has_path = true;
 		return ts_copy_name(t->next.path, val, vlen);
@@ -217,9 +250,8 @@ ts_pax_pair(struct tar_stream *t, const char *key, size_t klen, const char *val,
 		t->has_size = true;
 		return ts_decimal(val, vlen, &t->next.size);
 	}
-	for (i = 0; i < sizeof acl_keys / sizeof acl_keys[0]; i++)
-		if (ts_key_is(key, klen, acl_keys[i]))
-			t->has_acl = true;
+	if (klen >= sizeof XATTR_KEY - 1 && memcmp(key, XATTR_KEY, sizeof XATTR_KEY - 1) == 0)
+		t->xattrs |= ts_xattr_kind(key + sizeof XATTR_KEY - 1, klen - (sizeof XATTR_KEY - 1));
 	return 0;
 }
 

@@ -23,6 +23,21 @@
 #define TAR_PATH_MAX	4096		/* a name or link target, NUL included */
 #define TAR_EXT_MAX	(64u << 10)	/* one PAX or GNU long-name record */
 
+/*
+ * An entry's extended attributes (PAX SCHILY.xattr.NAME records, the only
+ * spelling Docker applies), by what they can mean for who may read it.
+ * Only names are looked at, never values; the first matching row of
+ * TAR_XATTR_KINDS (engine/tar_stream.c) decides.
+ */
+enum tar_xattr {
+	TAR_XATTR_ACL		= 1u << 0,	/* system.posix_acl_access, _default */
+	TAR_XATTR_CAPABILITY	= 1u << 1,	/* security.capability: acts on exec only */
+	TAR_XATTR_OVERLAY	= 1u << 2,	/* trusted.overlay.*, user.overlay.*: overlayfs's own */
+	TAR_XATTR_SYSTEM	= 1u << 3,	/* any other system.* */
+	TAR_XATTR_SECURITY	= 1u << 4,	/* any other security.* (an LSM label, IMA, EVM) */
+	TAR_XATTR_OTHER		= 1u << 5,	/* user.*, other trusted.*: grant no access */
+};
+
 /* What the stream says about one entry. Names are as written (not normalised). */
 struct tar_entry {
 	char path[TAR_PATH_MAX];
@@ -31,6 +46,7 @@ struct tar_entry {
 	unsigned mode;			/* the low 12 bits: permissions, setuid, setgid, sticky */
 	uint64_t uid, gid, size;
 	bool acl;			/* a POSIX ACL rides along (PAX SCHILY.xattr.system.posix_acl_*) */
+	unsigned xattrs;		/* enum tar_xattr bits: every kind seen (acl: TAR_XATTR_ACL) */
 };
 
 /* Non-zero from a callback stops the parse; tar_stream_feed returns it. */
@@ -59,7 +75,8 @@ struct tar_stream {
 	char *ext;			/* TAR_EXT_MAX + 1 bytes */
 	size_t ext_len;
 	struct tar_entry next;		/* overrides gathered from extension records */
-	bool has_path, has_link, has_uid, has_gid, has_size, has_acl;
+	bool has_path, has_link, has_uid, has_gid, has_size;
+	unsigned xattrs;		/* pending for the next entry */
 	struct tar_entry cur;
 	uint64_t entries;
 	struct al_err *err;
