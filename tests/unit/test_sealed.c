@@ -552,6 +552,39 @@ test_dotdot_entry_refused(void **state)
 	image_free(&im);
 }
 
+/*
+ * Docker's unpacker hands a tar's uid to chown, which keeps the low 32
+ * bits: 2^32 + the agent's uid would own the file as the agent while the
+ * export still says otherwise. Such an id is refused where it matters.
+ */
+static void
+test_id_past_32_bits_refused(void **state)
+{
+	static const uint64_t ids[] = { (1ULL << 32) + AGENT_UID, 0xffffffffULL };
+	struct tar_entry e = { .type = '0', .mode = 0600 };
+	struct image im;
+	struct al_err err;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 2 * (sizeof ids / sizeof ids[0]); i++) {
+		base(&im, key);
+		snprintf(e.path, sizeof e.path, "srv/key");
+		e.uid = i % 2 ? 0 : ids[i / 2];
+		e.gid = i % 2 ? ids[i / 2] : 0;
+		err.msg[0] = '\0';
+		assert_int_equal(sealed_layer_add(&im.layers[0], &e, &im.sealed, &im.budget, &err), -1);
+		assert_non_null(strstr(err.msg, "32 bits"));
+		image_free(&im);
+	}
+	/* Where it bears on no sealed path, it is not kept and not judged. */
+	base(&im, key);
+	snprintf(e.path, sizeof e.path, "usr/bin/tool");
+	e.uid = ids[0];
+	assert_int_equal(sealed_layer_add(&im.layers[0], &e, &im.sealed, &im.budget, &err), 0);
+	image_free(&im);
+}
+
 /* --- who --------------------------------------------------------------- */
 
 static void
@@ -1337,6 +1370,7 @@ main(void)
 		cmocka_unit_test(test_not_in_image),
 		cmocka_unit_test(test_irrelevant_entries_dropped),
 		cmocka_unit_test(test_dotdot_entry_refused),
+		cmocka_unit_test(test_id_past_32_bits_refused),
 		cmocka_unit_test(test_who),
 		cmocka_unit_test(test_config_paths),
 		cmocka_unit_test(test_config_shape),
