@@ -9,6 +9,12 @@
 #define WHITEOUT	".wh."
 #define OPAQUE		".wh..wh..opq"
 #define DIR_DEFAULT	0755	/* what the daemon makes a directory the image leaves out */
+/*
+ * Ids at or past (uid_t)-1: Docker's unpacker passes a tar's id to chown,
+ * which keeps the low 32 bits (2^32 + 10001 owns as 10001) or, for -1,
+ * changes nothing. The export would still show the id as written.
+ */
+#define ID_NONE		0xffffffffULL
 
 /*
  * Directories Docker's init layer creates above the image in every
@@ -197,6 +203,9 @@ sealed_layer_add(struct sealed_layer *l, const struct tar_entry *e,
 	if (!sealed_relevant(sealed, target) &&
 	    !(s.kind == SEALED_ENTRY && e->type == '1' && sealed_relevant(sealed, link)))
 		return 0;
+	if (e->uid >= ID_NONE || e->gid >= ID_NONE)
+		return al_fail(err, "image layer: an entry bearing on a sealed path has a uid or gid "
+			       "past 32 bits (chown would keep only the low 32)");
 	if (*budget == 0)
 		return al_fail(err, "image layers: more than %u entries bear on sealed paths",
 			       SEALED_ENTRIES_MAX);

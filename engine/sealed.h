@@ -116,8 +116,10 @@ bool sealed_relevant(const struct strv *sealed, const char *rel);
 /*
  * Keep e in l when it bears on a sealed path: normalises its name, turns
  * whiteouts into their kind. -1 (err set) on a ".." name, a hard link
- * whose target does not normalise, an overlayfs attribute on any entry, or
- * when SEALED_ENTRIES_MAX would be passed (*budget counts down).
+ * whose target does not normalise, an overlayfs attribute on any entry, a
+ * kept entry's uid or gid of 2^32 - 1 or more (Docker's chown would keep
+ * only its low 32 bits), or when SEALED_ENTRIES_MAX would be passed
+ * (*budget counts down).
  */
 int sealed_layer_add(struct sealed_layer *l, const struct tar_entry *e,
 		     const struct strv *sealed, size_t *budget, struct al_err *err);
