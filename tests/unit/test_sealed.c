@@ -935,6 +935,189 @@ test_tar_stream_faults(void **state)
 	free(t.p);
 }
 
+/*
+ * Where readers of one archive could disagree, the parser reads it as
+ * Docker's unpacker (Go's archive/tar) does, or refuses: a differing
+ * reading would judge one file tree while the container gets another.
+ */
+
+/* Rewrite the checksum of the header at off after editing it. */
+static void
+tb_resum(struct tarbuf *t, size_t off)
+{
+	unsigned char *h = t->p + off;
+	unsigned sum = 0;
+	size_t i;
+
+	memset(h + 148, ' ', 8);
+	for (i = 0; i < 512; i++)
+		sum += h[i];
+	octal(h + 148, 7, sum);
+}
+
+/* The header type of block-aligned entry names, in order, as parsed. */
+static void
+assert_paths(const struct tarbuf *t, const char *const *want, size_t n)
+{
+	static const size_t steps[] = { 1, 512, 100000 };
+	struct seen s;
+	struct al_err err;
+	size_t i, k;
+
+	for (k = 0; k < sizeof steps / sizeof steps[0]; k++) {
+		err.msg[0] = '\0';
+		if (parse_chunks(t, steps[k], &s, &err) != 0)
+			fail_msg("step %zu: %s", steps[k], err.msg);
+		assert_int_equal(s.n, n);
+		for (i = 0; i < n && i < 8; i++)
+			assert_string_equal(s.e[i].path, want[i]);
+	}
+}
+
+/* Links, devices, directories and fifos have no data, whatever their size says. */
+static void
+test_tar_header_only_types(void **state)
+{
+	static const char types[] = { '1', '2', '3', '4', '5', '6' };
+	static const char *const want[] = { "srv/vault", "srv/vault/key" };
+	struct tarbuf t;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof types; i++) {
+		memset(&t, 0, sizeof t);
+		tb_header(&t, types[i], "srv/vault", 0700, 0, 0, 1024, "x");
+		tb_file(&t, "srv/vault/key", 0644, 0, 0, "CANARY", 6);
+		tb_end(&t);
+		assert_paths(&t, want, 2);
+		free(t.p);
+	}
+}
+
+/* An old-style regular file ('\0') whose name ends in '/' is a directory. */
+static void
+test_tar_nul_type_dir(void **state)
+{
+	struct tarbuf t = { 0 };
+	struct seen s;
+	struct al_err err;
+
+	(void)state;
+	tb_header(&t, '\0', "srv/vault/", 0311, 0, 0, 0, NULL);
+	tb_header(&t, '\0', "srv/key", 0600, 0, 0, 0, NULL);
+	tb_end(&t);
+	assert_int_equal(parse_chunks(&t, 512, &s, &err), 0);
+	assert_int_equal(s.e[0].type, '5');
+	assert_int_equal(s.e[1].type, '0');
+	free(t.p);
+}
+
+/* A GNU long name wins over a PAX path, in either order. */
+static void
+test_tar_gnu_name_wins(void **state)
+{
+	static const char *const want[] = { "pub/long", "pub/long" };
+	struct tarbuf t = { 0 };
+
+	(void)state;
+	tb_header(&t, 'L', "././@LongLink", 0, 0, 0, 9, NULL);
+	tb_bytes(&t, "pub/long", 9);
+	tb_pax(&t, "path", "srv/vault/key");
+	tb_file(&t, "a", 0600, 0, 0, NULL, 0);
+	tb_pax(&t, "path", "srv/vault/key");
+	tb_header(&t, 'L', "././@LongLink", 0, 0, 0, 9, NULL);
+	tb_bytes(&t, "pub/long", 9);
+	tb_file(&t, "b", 0600, 0, 0, NULL, 0);
+	tb_end(&t);
+	assert_paths(&t, want, 2);
+	free(t.p);
+}
+
+/* Each PAX header replaces the records of the one before; a global one ends them all. */
+static void
+test_tar_pax_replaced(void **state)
+{
+	static const char *const want[] = { "pub/x", "pub/y", "pub/z" };
+	struct tarbuf t = { 0 };
+	struct seen s;
+	struct al_err err;
+
+	(void)state;
+	tb_pax(&t, "path", "srv/vault/key");
+	tb_pax(&t, "SCHILY.xattr.system.posix_acl_access", "x");
+	tb_pax(&t, "mtime", "1");
+	tb_file(&t, "pub/x", 0600, 0, 0, NULL, 0);
+	tb_pax(&t, "path", "srv/vault/key");
+	tb_header(&t, 'g', "pax_global_header", 0644, 0, 0, 11, NULL);
+	tb_bytes(&t, "11 mtime=1\n", 11);
+	tb_file(&t, "pub/y", 0600, 0, 0, NULL, 0);
+	tb_header(&t, 'L', "././@LongLink", 0, 0, 0, 14, NULL);
+	tb_bytes(&t, "srv/vault/key", 14);
+	tb_header(&t, 'g', "pax_global_header", 0644, 0, 0, 11, NULL);
+	tb_bytes(&t, "11 mtime=1\n", 11);
+	tb_file(&t, "pub/z", 0600, 0, 0, NULL, 0);
+	tb_end(&t);
+	assert_paths(&t, want, 3);
+	assert_int_equal(parse_chunks(&t, 512, &s, &err), 0);
+	assert_false(s.e[0].acl);	/* the ACL record was replaced too */
+	free(t.p);
+}
+
+/* GNU sparse records can rename an entry and remap its data: refused. */
+static void
+test_tar_gnu_sparse_refused(void **state)
+{
+	struct tarbuf t = { 0 };
+	struct seen s;
+	struct al_err err;
+
+	(void)state;
+	tb_pax(&t, "GNU.sparse.name", "srv/vault/key");
+	tb_file(&t, "pub/x", 0600, 0, 0, NULL, 0);
+	tb_end(&t);
+	assert_int_equal(parse_chunks(&t, 512, &s, &err), -1);
+	assert_non_null(strstr(err.msg, "GNU sparse"));
+	free(t.p);
+}
+
+/*
+ * A GNU header has no name prefix, but Go reads its time fields as one
+ * when they do not parse: refused. A STAR header's prefix is 131 bytes.
+ */
+static void
+test_tar_gnu_and_star_prefix(void **state)
+{
+	char name[200];
+	const char *want[] = { name };
+	struct tarbuf t = { 0 };
+	struct seen s;
+	struct al_err err;
+
+	(void)state;
+	tb_file(&t, "key", 0600, 0, 0, NULL, 0);
+	memcpy(t.p + 257, "ustar  \0", 8);
+	memcpy(t.p + 345, "srv/vault", 9);
+	tb_resum(&t, 0);
+	tb_end(&t);
+	assert_int_equal(parse_chunks(&t, 512, &s, &err), -1);
+	assert_non_null(strstr(err.msg, "GNU header"));
+	free(t.p);
+
+	memset(&t, 0, sizeof t);
+	tb_file(&t, "key", 0600, 0, 0, NULL, 0);
+	memcpy(t.p + 345, "srv/vault", 9);		/* 131 bytes, no NUL */
+	memset(t.p + 345 + 9, '/', 131 - 9);
+	memcpy(t.p + 345 + 131, "00000000000", 11);	/* atime, then ctime */
+	memcpy(t.p + 345 + 143, "00000000000", 11);
+	memcpy(t.p + 508, "tar\0", 4);
+	memcpy(name, t.p + 345, 131);
+	snprintf(name + 131, sizeof name - 131, "/key");
+	tb_resum(&t, 0);
+	tb_end(&t);
+	assert_paths(&t, want, 1);
+	free(t.p);
+}
+
 static void
 test_path_normalise(void **state)
 {
@@ -1378,6 +1561,12 @@ main(void)
 		cmocka_unit_test(test_tar_stream_fields),
 		cmocka_unit_test(test_tar_stream_faults),
 		cmocka_unit_test(test_path_normalise),
+		cmocka_unit_test(test_tar_header_only_types),
+		cmocka_unit_test(test_tar_nul_type_dir),
+		cmocka_unit_test(test_tar_gnu_name_wins),
+		cmocka_unit_test(test_tar_pax_replaced),
+		cmocka_unit_test(test_tar_gnu_sparse_refused),
+		cmocka_unit_test(test_tar_gnu_and_star_prefix),
 		cmocka_unit_test(test_export_reads_layers_in_order),
 		cmocka_unit_test(test_export_faults),
 		cmocka_unit_test(test_xattr_unjudged_refused),
