@@ -12,6 +12,15 @@
  * Every field is checked: a bad checksum, a number that does not parse, an
  * extension record that does not add up, a name past TAR_PATH_MAX or a
  * stream that ends inside an entry is an error with a fixed message.
+ *
+ * An archive means what Docker's unpacker (Go's archive/tar) makes of it,
+ * or it is refused: links, devices, directories and fifos carry no data
+ * whatever their size field says; a '\0' type whose name ends in '/' is a
+ * directory; a GNU long name or link wins over a PAX path or linkpath; a
+ * PAX header replaces all the records of one before it; a global header
+ * ('g') drops every pending record; a STAR header's prefix is 131 bytes.
+ * Refused: GNU sparse records (they rename and remap), a GNU header whose
+ * time fields do not parse (Go reads them as a name prefix then).
  */
 
 #include <stdbool.h>
@@ -74,9 +83,11 @@ struct tar_stream {
 	char ext_type;			/* 'x', 'g', 'L' or 'K' while in TS_EXT */
 	char *ext;			/* TAR_EXT_MAX + 1 bytes */
 	size_t ext_len;
-	struct tar_entry next;		/* overrides gathered from extension records */
+	struct tar_entry next;		/* overrides gathered from the last PAX header */
 	bool has_path, has_link, has_uid, has_gid, has_size;
 	unsigned xattrs;		/* pending for the next entry */
+	char gnu_path[TAR_PATH_MAX], gnu_link[TAR_PATH_MAX];	/* from 'L' and 'K' */
+	bool has_gnu_path, has_gnu_link;
 	struct tar_entry cur;
 	uint64_t entries;
 	struct al_err *err;

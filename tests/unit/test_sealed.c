@@ -778,19 +778,33 @@ tb_file(struct tarbuf *t, const char *name, unsigned mode, uint64_t uid, uint64_
 		tb_bytes(t, data, len);
 }
 
-/* A PAX record set ahead of the next header. */
+/* One PAX header ahead of the next entry with n records kv[0]=kv[1], kv[2]=kv[3], … */
+static void
+tb_pax_records(struct tarbuf *t, const char *const *kv, size_t n)
+{
+	char rec[10000];
+	size_t i, off = 0;
+	int k, len;
+
+	for (i = 0; i < n; i++) {
+		k = (int)(strlen(kv[2 * i]) + strlen(kv[2 * i + 1]) + 3);
+		/* The length counts its own digits. */
+		for (len = k; snprintf(NULL, 0, "%d", len) + k != len;)
+			len = snprintf(NULL, 0, "%d", len) + k;
+		off += (size_t)snprintf(rec + off, sizeof rec - off, "%d %s=%s\n", len, kv[2 * i],
+					kv[2 * i + 1]);
+	}
+	tb_header(t, 'x', "PaxHeaders/x", 0644, 0, 0, off, NULL);
+	tb_bytes(t, rec, off);
+}
+
+/* A PAX header of one record ahead of the next entry. */
 static void
 tb_pax(struct tarbuf *t, const char *key, const char *value)
 {
-	char rec[5000];
-	int n = (int)(strlen(key) + strlen(value) + 3), len = n;
+	const char *kv[] = { key, value };
 
-	/* The length counts its own digits. */
-	while (snprintf(NULL, 0, "%d", len) + n != len)
-		len = snprintf(NULL, 0, "%d", len) + n;
-	snprintf(rec, sizeof rec, "%d %s=%s\n", len, key, value);
-	tb_header(t, 'x', "PaxHeaders/x", 0644, 0, 0, strlen(rec), NULL);
-	tb_bytes(t, rec, strlen(rec));
+	tb_pax_records(t, kv, 1);
 }
 
 static void
@@ -861,6 +875,7 @@ static void
 test_tar_stream_fields(void **state)
 {
 	static const size_t steps[] = { 1, 7, 512, 100000 };
+	const char *pax[] = { "path", NULL, "uid", "4294967296" };
 	char longname[300];
 	struct tarbuf t = { 0 };
 	struct seen s;
@@ -873,8 +888,8 @@ test_tar_stream_fields(void **state)
 	longname[sizeof longname - 1] = '\0';
 	tb_header(&t, '5', "srv/", 0711, 0, 0, 0, NULL);
 	tb_file(&t, "srv/key", 0640, 0, 5000, "CANARY", 6);
-	tb_pax(&t, "path", longname);
-	tb_pax(&t, "uid", "4294967296");
+	pax[1] = longname;
+	tb_pax_records(&t, pax, 2);
 	tb_file(&t, "short", 0600, 0, 0, "x", 1);
 	tb_header(&t, 'L', "././@LongLink", 0, 0, 0, strlen(longname) + 1, NULL);
 	tb_bytes(&t, longname, strlen(longname) + 1);
