@@ -204,8 +204,8 @@ sealed_layer_add(struct sealed_layer *l, const struct tar_entry *e,
 	    !(s.kind == SEALED_ENTRY && e->type == '1' && sealed_relevant(sealed, link)))
 		return 0;
 	if (e->uid >= ID_NONE || e->gid >= ID_NONE)
-		return al_fail(err, "image layer: an entry bearing on a sealed path has a uid or gid "
-			       "past 32 bits (chown would keep only the low 32)");
+		return al_fail(err, "image layer: a uid or gid past 32 bits (chown keeps the low 32) "
+			       "on an entry bearing on a sealed path");
 	if (*budget == 0)
 		return al_fail(err, "image layers: more than %u entries bear on sealed paths",
 			       SEALED_ENTRIES_MAX);
@@ -447,8 +447,8 @@ static const struct {
 	const char *what;
 } unjudged[] = {
 	{ TAR_XATTR_ACL,	"a POSIX ACL (modes alone cannot judge it)" },
-	{ TAR_XATTR_SYSTEM,	"a system.* extended attribute (airlock cannot judge it)" },
-	{ TAR_XATTR_SECURITY,	"a security.* extended attribute (airlock cannot judge it)" },
+	{ TAR_XATTR_SYSTEM,	"a system.* xattr (airlock cannot judge it)" },
+	{ TAR_XATTR_SECURITY,	"a security.* xattr (airlock cannot judge it)" },
 };
 
 /* What of xattrs (enum tar_xattr bits) cannot be judged, or NULL. */
@@ -556,7 +556,7 @@ parent_ok(struct judge *j, const char *dir, bool *open)
 	const char *x = unjudged_of(m.xattrs);
 
 	if (x)
-		return refuse(j, "a parent directory carries %s", x);
+		return refuse(j, "a parent carries %s", x);
 	if (m.type == '2')
 		return refuse(j, "a parent directory is a symlink (name the real path)");
 	if (m.type != '5')

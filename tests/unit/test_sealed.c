@@ -1409,14 +1409,14 @@ test_xattr_unjudged_refused(void **state)
 	(void)state;
 	assert_xattr_passes(NULL, NULL, "/srv/key");
 	assert_xattr_refused("srv/key", "security.selinux", "/srv/key",
-			     "a security.* extended attribute");
+			     "a security.* xattr");
 	assert_xattr_refused("srv/key", "security.SMACK64", "/srv/key",
-			     "a security.* extended attribute");
+			     "a security.* xattr");
 	assert_xattr_refused("srv/key", "system.nfs4_acl", "/srv/key",
-			     "a system.* extended attribute");
+			     "a system.* xattr");
 	/* Below a sealed directory: refused without naming the entry. */
 	assert_xattr_refused("srv/vault/hidden-name", "security.ima", "/srv/vault",
-			     "an entry below, carries a security.* extended attribute");
+			     "an entry below, carries a security.* xattr");
 	/* On the sealed directory itself. */
 	assert_xattr_refused("srv/vault/", "system.posix_acl_default", "/srv/vault",
 			     "POSIX ACL");
@@ -1428,9 +1428,9 @@ test_xattr_on_parent_refused(void **state)
 {
 	(void)state;
 	assert_xattr_refused("srv/vault/", "system.posix_acl_access", "/srv/vault/hidden-name",
-			     "a parent directory carries a POSIX ACL");
+			     "a parent carries a POSIX ACL");
 	assert_xattr_refused("srv/vault/", "security.selinux", "/srv/vault/hidden-name",
-			     "a parent directory carries a security.* extended attribute");
+			     "a parent carries a security.* xattr");
 	assert_xattr_passes("srv/vault/", "user.comment", "/srv/vault/hidden-name");
 }
 
