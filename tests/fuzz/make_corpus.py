@@ -296,6 +296,50 @@ def upper_layer():
     ])
 
 
+def raw_header(name, kind, size=0, mode=0o644, magic=b"ustar\x0000"):
+    """One 512-byte header written by hand, for what tarfile will not write."""
+    h = bytearray(512)
+    h[0:len(name)] = name.encode()
+    for off, width, v in ((100, 8, mode), (108, 8, 0), (116, 8, 0), (124, 12, size), (136, 12, 0)):
+        h[off:off + width - 1] = b"%0*o" % (width - 1, v)
+    h[156:157] = kind
+    h[257:265] = magic
+    h[148:156] = b" " * 8
+    h[148:155] = b"%06o\0" % sum(h)
+    return bytes(h)
+
+
+def raw_data(b):
+    return b + b"\0" * ((512 - len(b) % 512) % 512)
+
+
+def pax_record(key, value):
+    n = len(key) + len(value) + 3
+    size = n + len(str(n))
+    size = n + len(str(size))
+    return b"%d %s=%s\n" % (size, key.encode(), value.encode())
+
+
+def go_readings_layer():
+    """Archives Docker's unpacker (Go's archive/tar) reads in its own way."""
+    rec = pax_record("path", "srv/vault/hidden-pax")
+    gnu = b"srv/vault/hidden-gnu\0"
+    glob = pax_record("mtime", "1")
+    return b"".join([
+        raw_header("srv/", b"5", mode=0o755),
+        raw_header("srv/vault", b"5", size=1024, mode=0o711),  # no data: the next header follows
+        raw_header("srv/vault/hidden-k", b"0", mode=0o644),
+        raw_header("srv/vault/hidden-d/", b"\0", mode=0o311),  # '\0' and a slash: a directory
+        raw_header("././@LongLink", b"L", size=len(gnu)), raw_data(gnu),
+        raw_header("PaxHeaders/x", b"x", size=len(rec)), raw_data(rec),
+        raw_header("pub/a", b"0"),  # the GNU name wins
+        raw_header("PaxHeaders/x", b"x", size=len(rec)), raw_data(rec),
+        raw_header("pax_global_header", b"g", size=len(glob)), raw_data(glob),
+        raw_header("pub/b", b"0"),  # the global header dropped the path
+        raw_header("srv/key", b"0", mode=0o600, magic=b"ustar  \0"),
+        b"\0" * 1024])
+
+
 def sealed_export():
     put("sealed_export", "export_protected", b"\x2a\x00" + export_of([base_layer(), upper_layer()]))
     put("sealed_export", "export_readable", b"\x07\x00" + export_of([base_layer(key_mode=0o644)]))
@@ -334,6 +378,8 @@ def sealed_export():
         ("d", "srv/vault/", 0o711, 0, 0, {}),
         ("f", "srv/vault/hidden-b", 0o600, 10001, 0, {}),
     ]))
+    put("sealed_export", "layers_go_readings", b"\x17\x01" + go_readings_layer())
+    put("sealed_export", "export_go_readings", b"\x29\x00" + export_of([go_readings_layer()]))
     put("sealed_export", "layers_symlinked", b"\x3b\x03" + tar_of([
         ("d", "srv/", 0o755, 0, 0, {}),
         ("l", "srv/vault", 0o777, 0, 0, {"link": "/data"}),
