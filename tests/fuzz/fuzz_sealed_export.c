@@ -11,7 +11,9 @@
  * The sealed check's reader (engine/sealed_image.h) and through it the
  * streaming tar parser (engine/tar_stream.h) and the verdict
  * (engine/sealed.h), over hostile bytes. Byte 0 seeds the split, byte 1
- * picks the mode (bit 0) and the agent's groups (bit 1); the rest is
+ * picks the mode (bit 0), the agent's groups (bit 1) and whether every
+ * ustar header gets its checksum rewritten first (bit 2: a mutated header
+ * then reaches the code past the checksum); the rest is
  *
  *   mode 0: an image export (docker save format). The image ID is the
  *           SHA-256 of the first "*.json" file that is not manifest.json,
@@ -65,6 +67,40 @@ split_next(struct split *s, size_t left)
 	default: n = 1 + s->state % 65536; break;
 	}
 	return n < left ? n : left;
+}
+
+/* --- checksums -------------------------------------------------------------- */
+
+/* Rewrite the checksum of every block of p[0..n) that looks like a ustar header. */
+static void
+fix_checksums(uint8_t *p, size_t n)
+{
+	size_t off, i;
+	unsigned sum;
+
+	for (off = 0; off + 512 <= n; off += 512) {
+		if (memcmp(p + off + 257, "ustar", 5) != 0)
+			continue;
+		memset(p + off + 148, ' ', 8);
+		for (sum = 0, i = 0; i < 512; i++)
+			sum += p[off + i];
+		snprintf((char *)p + off + 148, 8, "%06o", sum & 0777777);
+	}
+}
+
+/* Mode 1's layers are aligned from each one's start: fix each segment. */
+static void
+fix_segments(uint8_t *p, size_t n)
+{
+	uint8_t *end = p + n, *sep;
+
+	for (;;) {
+		sep = memmem(p, (size_t)(end - p), SEPARATOR, sizeof SEPARATOR - 1);
+		fix_checksums(p, sep ? (size_t)(sep - p) : (size_t)(end - p));
+		if (!sep)
+			return;
+		p = sep + sizeof SEPARATOR - 1;
+	}
 }
 
 /* --- the promises on a text ------------------------------------------------ */
@@ -285,6 +321,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct split whole = { .whole = true }, pieces = { .state = 0x9e3779b9u * seed };
 	struct outcome a, b;
 	struct strv sealed = { 0 };
+	uint8_t *copy = NULL;
 	char id[72];
 	size_t i;
 
@@ -292,6 +329,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(strv_push(&sealed, sealed_paths[i]) == 0);
 	if (flags & 2)
 		who.gids[who.n_gids++] = 5000;
+	if (flags & 4) {
+		FUZZ_CHECK((copy = malloc(size ? size : 1)) != NULL);
+		memcpy(copy, data, size);
+		if (flags & 1)
+			fix_segments(copy, size);
+		else
+			fix_checksums(copy, size);
+		data = copy;
+	}
 	if (flags & 1) {
 		layers_once(data, size, &sealed, &who, whole, &a);
 		layers_once(data, size, &sealed, &who, pieces, &b);
@@ -302,5 +348,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	check_same(&a, &b);
 	strv_free(&sealed);
+	free(copy);
 	return 0;
 }

@@ -379,6 +379,9 @@ def sealed_export():
         ("f", "srv/vault/hidden-b", 0o600, 10001, 0, {}),
     ]))
     put("sealed_export", "layers_go_readings", b"\x17\x01" + go_readings_layer())
+    # Flags bit 2: checksums rewritten, so mutated header fields get past them.
+    put("sealed_export", "layers_fixed_sums", b"\x21\x05" + base_layer() + SEP + upper_layer())
+    put("sealed_export", "layers_fixed_sums_go", b"\x33\x07" + go_readings_layer())
     put("sealed_export", "export_go_readings", b"\x29\x00" + export_of([go_readings_layer()]))
     put("sealed_export", "layers_symlinked", b"\x3b\x03" + tar_of([
         ("d", "srv/", 0o755, 0, 0, {}),
