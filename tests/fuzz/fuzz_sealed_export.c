@@ -53,6 +53,7 @@ struct split {
 static size_t
 split_next(struct split *s, size_t left)
 {
+	uint32_t r;
 	size_t n;
 
 	if (s->whole)
@@ -60,12 +61,16 @@ split_next(struct split *s, size_t left)
 	s->state ^= s->state << 13;
 	s->state ^= s->state >> 17;
 	s->state ^= s->state << 5;
-	switch ((s->state >> 24) % 4) {
-	case 0: n = 1 + s->state % 7; break;		/* a few bytes */
-	case 1: n = 1 + s->state % 1100; break;		/* around a block */
-	case 2: n = 512 - s->state % 3 + 1; break;	/* just past or short of one */
-	default: n = 1 + s->state % 65536; break;
-	}
+	/* Mostly small, so that a boundary falls inside most records; sometimes large. */
+	r = s->state >> 24;
+	if (r < 128)
+		n = 1 + s->state % 7;			/* a few bytes */
+	else if (r < 192)
+		n = 1 + s->state % 1100;		/* around a block */
+	else if (r < 248)
+		n = 511 + s->state % 3;			/* just short of, at or past one */
+	else
+		n = 1 + s->state % 65536;
 	return n < left ? n : left;
 }
 

@@ -240,14 +240,17 @@ def sha(b):
     return hashlib.sha256(b).hexdigest()
 
 
-def export_of(layers, wrong_digest=False):
+def export_of(layers, wrong_digest=False, tags=None):
     diff_ids = ["sha256:" + sha(l) for l in layers]
     if wrong_digest:
         diff_ids[0] = "sha256:" + "0" * 64
-    config = json.dumps({"architecture": "amd64", "os": "linux",
-                         "config": {"User": "10001:10001", "Entrypoint": ["/agent"]},
-                         "rootfs": {"type": "layers", "diff_ids": diff_ids}},
-                        separators=(",", ":")).encode()
+    doc = {"architecture": "amd64", "os": "linux",
+           "config": {"User": "10001:10001", "Entrypoint": ["/agent"]},
+           "rootfs": {"type": "layers", "diff_ids": diff_ids}}
+    if tags:  # a config and a manifest past one 512-byte block, as real ones are
+        doc["history"] = [{"created_by": "/bin/sh -c #(nop) ADD file:%s in / " % sha(t.encode())}
+                          for t in tags]
+    config = json.dumps(doc, separators=(",", ":")).encode()
     files, names = [], []
     for i, l in enumerate(layers):
         d = sha(("%d:" % i).encode() + diff_ids[i].encode())
@@ -257,7 +260,7 @@ def export_of(layers, wrong_digest=False):
                   ("f", d + "/json", 0o644, 0, 0, {"data": json.dumps({"id": d}).encode()}),
                   ("f", d + "/layer.tar", 0o644, 0, 0, {"data": l})]
     cfg = sha(config) + ".json"
-    manifest = json.dumps([{"Config": cfg, "RepoTags": None, "Layers": names}]).encode()
+    manifest = json.dumps([{"Config": cfg, "RepoTags": tags, "Layers": names}]).encode()
     files = [("f", cfg, 0o644, 0, 0, {"data": config})] + files
     files.append(("f", "manifest.json", 0o644, 0, 0, {"data": manifest}))
     return tar_of(files, tarfile.USTAR_FORMAT)
@@ -342,6 +345,8 @@ def go_readings_layer():
 
 def sealed_export():
     put("sealed_export", "export_protected", b"\x2a\x00" + export_of([base_layer(), upper_layer()]))
+    tags = ["registry.example/airlock/agent-%d:%s" % (i, "v" * 40) for i in range(12)]
+    put("sealed_export", "export_large_json", b"\x3d\x00" + export_of([base_layer(), upper_layer()], tags=tags))
     put("sealed_export", "export_readable", b"\x07\x00" + export_of([base_layer(key_mode=0o644)]))
     # With group 5000 (flags bit 1) the 0640 root:5000 secret is readable.
     put("sealed_export", "export_group", b"\x11\x02" + export_of([base_layer(secret_gid=5000)]))
