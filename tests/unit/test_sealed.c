@@ -1166,7 +1166,8 @@ sha_hex(const struct tarbuf *b, char out[65])
  * An export of one image: layers given as archives, bottom first; the
  * config names their digests, the manifest their files. corrupt: 1 gives
  * layer 0 a wrong diff_id, 2 leaves the manifest out, 3 puts gzip bytes
- * where layer 0's tar should be.
+ * where layer 0's tar should be; 4 corrupts nothing but makes the manifest
+ * longer than one block (RepoTags), as real ones often are.
  */
 static void
 export_build(struct export *x, struct tarbuf *layers, size_t n, int corrupt)
@@ -1197,8 +1198,15 @@ export_build(struct export *x, struct tarbuf *layers, size_t n, int corrupt)
 		else
 			tb_file(&x->tar, names[i], 0644, 0, 0, layers[i].p, layers[i].len);
 	}
-	off = (size_t)snprintf(manifest, sizeof manifest, "[{\"Config\":\"%s\",\"RepoTags\":null,"
-			       "\"Layers\":[", cfgname);
+	off = (size_t)snprintf(manifest, sizeof manifest, "[{\"Config\":\"%s\",\"RepoTags\":%s,"
+			       "\"Layers\":[", cfgname, corrupt == 4 ?
+			       "[\"registry.example/a-rather-long-repository-name-for-airlock:"
+			       "with-an-equally-long-tag-that-pushes-the-manifest-past-one-block\","
+			       "\"registry.example/a-second-rather-long-repository-name-for-airlock:"
+			       "with-another-long-tag-that-pushes-the-manifest-past-one-block\","
+			       "\"registry.example/a-third-rather-long-repository-name-for-airlock:"
+			       "with-a-third-long-tag-that-pushes-the-manifest-past-one-block\"]" :
+			       "null");
 	for (i = 0; i < n; i++)
 		off += (size_t)snprintf(manifest + off, sizeof manifest - off, "%s\"%s\"",
 					i ? "," : "", names[i]);
@@ -1273,6 +1281,15 @@ test_export_reads_layers_in_order(void **state)
 	assert_false(v.pass);
 	assert_non_null(strstr(v.text, "/srv/key: readable"));
 	assert_null(strstr(v.text, "CANARY"));
+	free(x.tar.p);
+	/* A manifest past one block reads the same, whole or a byte at a time. */
+	export_build(&x, l, 2, 4);
+	for (i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+		memset(&v, 0, sizeof v);
+		if (export_judge(&x, &sealed, steps[i], &v, &err) != 0)
+			fail_msg("step %zu: %s", steps[i], err.msg);
+		assert_non_null(strstr(v.text, "/srv/key: readable"));
+	}
 	free(x.tar.p);
 	free(l[0].p);
 	free(l[1].p);
