@@ -43,6 +43,7 @@ LABELS = [
     ("scale_engine_private_per_session", "engine private memory per session"),
     ("scale_watchdog_private_per_session", "watchdog private memory per session"),
     ("scale_private_per_session", "engine + watchdog private memory per session"),
+    ("sealed_export_read", "sealed check: 88 MiB export read and judged (SHA-256 alone)"),
 ]
 
 
@@ -194,7 +195,11 @@ def markdown(output, machine):
             "  (clean + dirty) from `/proc/PID/smaps_rollup`: the engine's growth divided by the",
             "  sessions, and the mean over the live watchdog processes.",
             "- **console frame**: `bench/render_bench.c`; CPU per frame of each view against an",
-            "  empty frame.", ""] + WHERE
+            "  empty frame.",
+            "- **sealed check**: `bench/sealed_bench.c`; a synthetic export (20000 files of 4 KiB",
+            "  and a sealed directory) through `sealed_export_feed`/`_finish` and `sealed_judge`",
+            "  in 64 KiB pieces, against a plain SHA-256 of the same bytes (the reader hashes",
+            "  every byte); in memory, no daemon.", ""] + WHERE
     sys.stdout.write("\n".join(out))
 
 

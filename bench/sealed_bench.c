@@ -6,6 +6,9 @@
  * every byte; the tar parsing and the judging are what it adds).
  *
  *   sealed_bench [FILES] [SIZE] [ROUNDS]
+ *
+ * Besides the table, each round is a "sample:" line for bench/run
+ * (bench/report.py): sealed_export_read, the floor as baseline.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -187,6 +190,8 @@ main(int argc, char **argv)
 		if (read_once(&x, image, &sealed) < 0)
 			return 1;
 		reader[i] = now_ms() - t;
+		printf("sample: sealed_export_read baseline=%.1f airlock=%.1f unit=ms\n", floor[i],
+		       reader[i]);
 	}
 	qsort(reader, (size_t)rounds, sizeof *reader, cmp);
 	qsort(floor, (size_t)rounds, sizeof *floor, cmp);

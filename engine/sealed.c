@@ -9,6 +9,12 @@
 #define WHITEOUT	".wh."
 #define OPAQUE		".wh..wh..opq"
 #define DIR_DEFAULT	0755	/* what the daemon makes a directory the image leaves out */
+/*
+ * Ids at or past (uid_t)-1: Docker's unpacker passes a tar's id to chown,
+ * which keeps the low 32 bits (2^32 + 10001 owns as 10001) or, for -1,
+ * changes nothing. The export would still show the id as written.
+ */
+#define ID_NONE		0xffffffffULL
 
 /*
  * Directories Docker's init layer creates above the image in every
@@ -182,8 +188,11 @@ sealed_layer_add(struct sealed_layer *l, const struct tar_entry *e,
 {
 	char norm[TAR_PATH_MAX], target[TAR_PATH_MAX], link[TAR_PATH_MAX];
 	struct sealed_entry s = { .type = e->type, .mode = e->mode, .uid = e->uid,
-				  .gid = e->gid, .acl = e->acl };
+				  .gid = e->gid, .acl = e->acl, .xattrs = e->xattrs };
 
+	if (e->xattrs & TAR_XATTR_OVERLAY)
+		return al_fail(err, "image layer: an entry carries an overlayfs attribute "
+			       "(trusted.overlay.* or user.overlay.* changes what the layers show)");
 	if (tar_path_normalise(e->path, norm, sizeof norm) < 0)
 		return al_fail(err, "image layer: an entry name has a \"..\" part");
 	s.kind = whiteout_kind(norm, target, sizeof target);
@@ -194,6 +203,9 @@ sealed_layer_add(struct sealed_layer *l, const struct tar_entry *e,
 	if (!sealed_relevant(sealed, target) &&
 	    !(s.kind == SEALED_ENTRY && e->type == '1' && sealed_relevant(sealed, link)))
 		return 0;
+	if (e->uid >= ID_NONE || e->gid >= ID_NONE)
+		return al_fail(err, "image layer: a uid or gid past 32 bits (chown keeps the low 32) "
+			       "on an entry bearing on a sealed path");
 	if (*budget == 0)
 		return al_fail(err, "image layers: more than %u entries bear on sealed paths",
 			       SEALED_ENTRIES_MAX);
@@ -424,9 +436,32 @@ struct meta {
 	char type;
 	unsigned mode;
 	uint64_t uid, gid;
+	unsigned xattrs;
 };
 
-static const struct meta dir_default = { '5', DIR_DEFAULT, 0, 0 };
+static const struct meta dir_default = { '5', DIR_DEFAULT, 0, 0, 0 };
+
+/* Extended attributes that may grant or deny what the mode says, unjudged here. */
+static const struct {
+	unsigned bit;
+	const char *what;
+} unjudged[] = {
+	{ TAR_XATTR_ACL,	"a POSIX ACL (modes alone cannot judge it)" },
+	{ TAR_XATTR_SYSTEM,	"a system.* xattr (airlock cannot judge it)" },
+	{ TAR_XATTR_SECURITY,	"a security.* xattr (airlock cannot judge it)" },
+};
+
+/* What of xattrs (enum tar_xattr bits) cannot be judged, or NULL. */
+static const char *
+unjudged_of(unsigned xattrs)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof unjudged / sizeof unjudged[0]; i++)
+		if (xattrs & unjudged[i].bit)
+			return unjudged[i].what;
+	return NULL;
+}
 
 static bool
 init_dir(const char *path)
@@ -450,6 +485,7 @@ meta_of(const struct view *v, const char *path)
 		m.mode = e->mode;
 		m.uid = e->uid;
 		m.gid = e->gid;
+		m.xattrs = e->xattrs | (e->acl ? TAR_XATTR_ACL : 0);
 	}
 	return m;
 }
@@ -517,7 +553,10 @@ static bool
 parent_ok(struct judge *j, const char *dir, bool *open)
 {
 	struct meta m = meta_of(j->v, dir);
+	const char *x = unjudged_of(m.xattrs);
 
+	if (x)
+		return refuse(j, "a parent carries %s", x);
 	if (m.type == '2')
 		return refuse(j, "a parent directory is a symlink (name the real path)");
 	if (m.type != '5')
@@ -567,8 +606,10 @@ subject(const char *what)
 static bool
 judge_entry_fixed(struct judge *j, const struct sealed_entry *e, const char *what)
 {
-	if (e->acl)
-		return refuse(j, "%s carries a POSIX ACL (modes alone cannot judge it)", subject(what));
+	const char *x = unjudged_of(e->xattrs | (e->acl ? TAR_XATTR_ACL : 0));
+
+	if (x)
+		return refuse(j, "%s carries %s", subject(what), x);
 	if (e->uid == j->who->uid)
 		return refuse(j, "%s%sowned by the agent's uid %" PRIu64, what,
 			      what[0] ? " " : "", j->who->uid);

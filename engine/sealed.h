@@ -32,9 +32,17 @@
  * - Refused outright, because they cannot be judged from modes alone: a
  *   sealed path that is not in the image, that is a symlink or whose parent
  *   is one; a reachable symlink under a sealed directory; an entry owned by
- *   the agent's uid (its owner could change the mode); a POSIX ACL on any
- *   entry judged; a hard link joining a name inside a sealed path to one
- *   outside it.
+ *   the agent's uid (its owner could change the mode); a POSIX ACL, or any
+ *   other system.* or security.* extended attribute but security.capability,
+ *   on any entry judged or any image directory above a sealed path (an ACL
+ *   grants what the mode does not, an LSM label is policy this does not
+ *   read); a hard link joining a name inside a sealed path to one outside it.
+ * - File capabilities (security.capability) act only on exec, where
+ *   no-new-privileges and CapDrop ALL (both admission checks) void them;
+ *   user.* and other trusted.* attributes grant no access. overlayfs's own
+ *   attributes (trusted.overlay.*, user.overlay.*) change what the layers
+ *   show: any entry of any layer carrying one fails the read
+ *   (sealed_layer_add).
  *
  * Reports name the sealed path (operator configuration) and the reason,
  * never a name found under a sealed directory and never file content.
@@ -71,6 +79,7 @@ struct sealed_entry {
 	unsigned mode;		/* permission bits (07777) */
 	uint64_t uid, gid;
 	bool acl;
+	unsigned xattrs;	/* enum tar_xattr bits */
 };
 
 struct sealed_layer {
@@ -107,8 +116,10 @@ bool sealed_relevant(const struct strv *sealed, const char *rel);
 /*
  * Keep e in l when it bears on a sealed path: normalises its name, turns
  * whiteouts into their kind. -1 (err set) on a ".." name, a hard link
- * whose target does not normalise, or when SEALED_ENTRIES_MAX would be
- * passed (*budget counts down).
+ * whose target does not normalise, an overlayfs attribute on any entry, a
+ * kept entry's uid or gid of 2^32 - 1 or more (Docker's chown would keep
+ * only its low 32 bits), or when SEALED_ENTRIES_MAX would be passed
+ * (*budget counts down).
  */
 int sealed_layer_add(struct sealed_layer *l, const struct tar_entry *e,
 		     const struct strv *sealed, size_t *budget, struct al_err *err);

@@ -131,6 +131,26 @@ decide(struct sealed_export *x, struct sealed_blob *b)
 	return tar_stream_feed(&x->inner, b->head, b->head_len) ? -1 : 0;
 }
 
+/* Room for one more blob. Only between entries: x->cur is NULL, x->order unset. */
+static int
+blobs_grow(struct sealed_export *x)
+{
+	size_t cap = x->cap_blobs ? 2 * x->cap_blobs : 16;
+	struct sealed_blob *v;
+
+	if (x->n_blobs < x->cap_blobs)
+		return 0;
+	if (x->n_blobs == SEALED_BLOBS_MAX)
+		return al_fail(x->err, "image export: more than %d files", SEALED_BLOBS_MAX);
+	if (cap > SEALED_BLOBS_MAX)
+		cap = SEALED_BLOBS_MAX;
+	if (!(v = realloc(x->blobs, cap * sizeof *v)))
+		return al_fail(x->err, "image export: out of memory");
+	x->blobs = v;
+	x->cap_blobs = cap;
+	return 0;
+}
+
 static int
 outer_entry(void *ctx, const struct tar_entry *e)
 {
@@ -141,8 +161,8 @@ outer_entry(void *ctx, const struct tar_entry *e)
 	x->cur = NULL;
 	if (e->type != '0' && e->type != '7')
 		return 0;
-	if (x->n_blobs == SEALED_BLOBS_MAX)
-		return al_fail(x->err, "image export: more than %d files", SEALED_BLOBS_MAX);
+	if (blobs_grow(x) < 0)
+		return -1;
 	if (tar_path_normalise(e->path, name, sizeof name) < 0)
 		return al_fail(x->err, "image export: a file name has a \"..\" part");
 	b = &x->blobs[x->n_blobs];
@@ -212,8 +232,6 @@ sealed_export_init(struct sealed_export *x, const struct strv *sealed, struct al
 	x->sealed = sealed;
 	x->err = err;
 	x->budget = SEALED_ENTRIES_MAX;
-	if (!(x->blobs = calloc(SEALED_BLOBS_MAX, sizeof *x->blobs)))
-		return al_fail(err, "image export: out of memory");
 	return tar_stream_init(&x->outer, &outer_ops, x, err);
 }
 

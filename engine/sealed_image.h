@@ -38,8 +38,8 @@ struct sealed_blob;	/* one entry of the export */
 struct sealed_export {
 	const struct strv *sealed;	/* borrowed */
 	struct tar_stream outer, inner;
-	struct sealed_blob *blobs;
-	size_t n_blobs, budget;
+	struct sealed_blob *blobs;	/* grown as entries come, up to SEALED_BLOBS_MAX */
+	size_t n_blobs, cap_blobs, budget;
 	struct sealed_blob *cur;	/* the outer entry being read, or NULL */
 	void *sha;			/* its running SHA-256 (EVP_MD_CTX) */
 	uint64_t bytes;

@@ -7,10 +7,28 @@
 
 #define TS_BLOCK	TAR_BLOCK
 
-/* PAX keys that carry a POSIX ACL (Go and GNU tar both spell them so). */
-static const char *const acl_keys[] = {
-	"SCHILY.xattr.system.posix_acl_access",
-	"SCHILY.xattr.system.posix_acl_default",
+#define XATTR_KEY	"SCHILY.xattr."
+#define SPARSE_KEY	"GNU.sparse."
+
+/* Attribute names (after XATTR_KEY): exact name or prefix, kind; first match wins. */
+#define TAR_XATTR_KINDS(_) \
+	_("system.posix_acl_access",	true,	TAR_XATTR_ACL) \
+	_("system.posix_acl_default",	true,	TAR_XATTR_ACL) \
+	_("security.capability",	true,	TAR_XATTR_CAPABILITY) \
+	_("trusted.overlay.",		false,	TAR_XATTR_OVERLAY) \
+	_("user.overlay.",		false,	TAR_XATTR_OVERLAY) \
+	_("system.",			false,	TAR_XATTR_SYSTEM) \
+	_("security.",			false,	TAR_XATTR_SECURITY) \
+	_("",				false,	TAR_XATTR_OTHER)
+
+static const struct xattr_kind {
+	const char *name;
+	bool exact;
+	unsigned kind;
+} xattr_kinds[] = {
+#define TAR_XATTR_ROW(name, exact, kind) { name, exact, kind },
+	TAR_XATTR_KINDS(TAR_XATTR_ROW)
+#undef TAR_XATTR_ROW
 };
 
 int
@@ -61,7 +79,13 @@ ts_field(char *out, size_t cap, const unsigned char *f, size_t n)
 	out[off + len] = '\0';
 }
 
-/* The header's own name: POSIX ustar joins prefix and name; GNU has no prefix. */
+static bool
+ts_is_star(const unsigned char *h)
+{
+	return memcmp(h + 257, "ustar\0", 6) == 0 && memcmp(h + 508, "tar\0", 4) == 0;
+}
+
+/* The header's own name: POSIX ustar joins prefix and name (STAR's prefix is shorter); GNU has none. */
 static void
 ts_header_name(const unsigned char *h, char *out, size_t cap)
 {
@@ -69,10 +93,39 @@ ts_header_name(const unsigned char *h, char *out, size_t cap)
 
 	out[0] = '\0';
 	if (posix && h[345]) {
-		ts_field(out, cap, h + 345, 155);
+		ts_field(out, cap, h + 345, ts_is_star(h) ? 131 : 155);
 		ts_field(out, cap, (const unsigned char *)"/", 1);
 	}
 	ts_field(out, cap, h, 100);
+}
+
+/* GNU's atime and ctime: Go takes the bytes as a ustar prefix when either does not parse. */
+static bool
+ts_gnu_times_ok(const unsigned char *h)
+{
+	uint64_t v;
+
+	if (memcmp(h + 257, "ustar  \0", 8) != 0)
+		return true;
+	return (!h[345] || tar_number(h + 345, 12, &v) == 0) &&
+	       (!h[357] || tar_number(h + 357, 12, &v) == 0);
+}
+
+/* Types Go reads no data for: hard and symbolic links, devices, directories, fifos. */
+static bool
+ts_header_only(char type)
+{
+	return type >= '1' && type <= '6';
+}
+
+/* Drop what PAX headers gathered; with gnu, the GNU long names too. */
+static void
+ts_pending_clear(struct tar_stream *t, bool gnu)
+{
+	t->has_path = t->has_link = t->has_uid = t->has_gid = t->has_size = false;
+	t->xattrs = 0;
+	if (gnu)
+		t->has_gnu_path = t->has_gnu_link = false;
 }
 
 static int
@@ -106,8 +159,17 @@ ts_entry_header(struct tar_stream *t, const unsigned char *h)
 		e->gid = t->next.gid;
 	if (t->has_size)
 		e->size = t->next.size;
-	e->acl = t->has_acl;
-	t->has_path = t->has_link = t->has_uid = t->has_gid = t->has_size = t->has_acl = false;
+	if (t->has_gnu_path)
+		memcpy(e->path, t->gnu_path, sizeof e->path);
+	if (t->has_gnu_link)
+		memcpy(e->link, t->gnu_link, sizeof e->link);
+	if (h[156] == '\0' && e->path[0] && e->path[strlen(e->path) - 1] == '/')
+		e->type = '5';
+	if (ts_header_only(e->type))
+		e->size = 0;
+	e->xattrs = t->xattrs;
+	e->acl = (t->xattrs & TAR_XATTR_ACL) != 0;
+	ts_pending_clear(t, true);
 	return 0;
 }
 
@@ -135,6 +197,8 @@ ts_header(struct tar_stream *t)
 		return ts_fail(t, "not a ustar header");
 	if (!tar_checksum_ok(h))
 		return ts_fail(t, "bad header checksum");
+	if (!ts_gnu_times_ok(h))
+		return ts_fail(t, "GNU header with time fields that do not parse");
 	if (type == 'x' || type == 'g' || type == 'L' || type == 'K') {
 		if (tar_number(h + 124, 12, &size) < 0 || size > TAR_EXT_MAX)
 			return ts_fail(t, "extension record too large");
@@ -191,12 +255,26 @@ ts_key_is(const char *key, size_t klen, const char *want)
 	return klen == strlen(want) && memcmp(key, want, klen) == 0;
 }
 
+/* The kind of the attribute named n[0..len) (XATTR_KEY stripped). */
+static unsigned
+ts_xattr_kind(const char *n, size_t len)
+{
+	const struct xattr_kind *k;
+	size_t i, kl;
+
+	for (i = 0; i < sizeof xattr_kinds / sizeof xattr_kinds[0]; i++) {
+		k = &xattr_kinds[i];
+		kl = strlen(k->name);
+		if ((k->exact ? len == kl : len >= kl) && memcmp(n, k->name, kl) == 0)
+			return k->kind;
+	}
+	return TAR_XATTR_OTHER;
+}
+
 /* One "key=value" of a PAX record. */
 static int
 ts_pax_pair(struct tar_stream *t, const char *key, size_t klen, const char *val, size_t vlen)
 {
-	size_t i;
-
 	if (ts_key_is(key, klen, "path")) {
 		t->has_path = true;
 		return ts_copy_name(t->next.path, val, vlen);
@@ -217,28 +295,35 @@ ts_pax_pair(struct tar_stream *t, const char *key, size_t klen, const char *val,
 		t->has_size = true;
 		return ts_decimal(val, vlen, &t->next.size);
 	}
-	for (i = 0; i < sizeof acl_keys / sizeof acl_keys[0]; i++)
-		if (ts_key_is(key, klen, acl_keys[i]))
-			t->has_acl = true;
+	if (klen >= sizeof SPARSE_KEY - 1 && memcmp(key, SPARSE_KEY, sizeof SPARSE_KEY - 1) == 0)
+		return 1;
+	if (klen >= sizeof XATTR_KEY - 1 && memcmp(key, XATTR_KEY, sizeof XATTR_KEY - 1) == 0)
+		t->xattrs |= ts_xattr_kind(key + sizeof XATTR_KEY - 1, klen - (sizeof XATTR_KEY - 1));
 	return 0;
 }
 
-/* Records of "<len> <key>=<value>\n", len counting the whole record. */
+/* Records of "<len> <key>=<value>\n", len counting the whole record; they replace the last set. */
 static int
 ts_pax(struct tar_stream *t)
 {
 	const char *p = t->ext, *end = t->ext + t->ext_len, *sp, *eq;
 	uint64_t len;
+	int rc;
 
+	ts_pending_clear(t, false);
 	while (p < end) {
 		sp = memchr(p, ' ', (size_t)(end - p));
 		if (!sp || ts_decimal(p, (size_t)(sp - p), &len) < 0 ||
 		    len > (uint64_t)(end - p) || len < (uint64_t)(sp - p) + 3 || p[len - 1] != '\n')
 			return ts_fail(t, "malformed PAX record");
 		eq = memchr(sp + 1, '=', (size_t)(p + len - 1 - (sp + 1)));
-		if (!eq || eq == sp + 1 ||
-		    ts_pax_pair(t, sp + 1, (size_t)(eq - sp - 1), eq + 1,
-				(size_t)(p + len - 1 - (eq + 1))) < 0)
+		if (!eq || eq == sp + 1)
+			return ts_fail(t, "malformed PAX record");
+		rc = ts_pax_pair(t, sp + 1, (size_t)(eq - sp - 1), eq + 1,
+				 (size_t)(p + len - 1 - (eq + 1)));
+		if (rc > 0)
+			return ts_fail(t, "GNU sparse records (they rename and remap an entry)");
+		if (rc < 0)
 			return ts_fail(t, "malformed PAX record");
 		p += len;
 	}
@@ -263,11 +348,13 @@ ts_ext_done(struct tar_stream *t)
 	case 'x':
 		return ts_pax(t);
 	case 'L':
-		return ts_longname(t, t->next.path, &t->has_path);
+		return ts_longname(t, t->gnu_path, &t->has_gnu_path);
 	case 'K':
-		return ts_longname(t, t->next.link, &t->has_link);
+		return ts_longname(t, t->gnu_link, &t->has_gnu_link);
 	default:
-		return 0;	/* 'g': global records change nothing we judge */
+		/* 'g': Go hands it out as an entry of its own, dropping what was pending. */
+		ts_pending_clear(t, true);
+		return 0;
 	}
 }
 

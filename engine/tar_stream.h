@@ -12,6 +12,15 @@
  * Every field is checked: a bad checksum, a number that does not parse, an
  * extension record that does not add up, a name past TAR_PATH_MAX or a
  * stream that ends inside an entry is an error with a fixed message.
+ *
+ * An archive means what Docker's unpacker (Go's archive/tar) makes of it,
+ * or it is refused: links, devices, directories and fifos carry no data
+ * whatever their size field says; a '\0' type whose name ends in '/' is a
+ * directory; a GNU long name or link wins over a PAX path or linkpath; a
+ * PAX header replaces all the records of one before it; a global header
+ * ('g') drops every pending record; a STAR header's prefix is 131 bytes.
+ * Refused: GNU sparse records (they rename and remap), a GNU header whose
+ * time fields do not parse (Go reads them as a name prefix then).
  */
 
 #include <stdbool.h>
@@ -23,6 +32,21 @@
 #define TAR_PATH_MAX	4096		/* a name or link target, NUL included */
 #define TAR_EXT_MAX	(64u << 10)	/* one PAX or GNU long-name record */
 
+/*
+ * An entry's extended attributes (PAX SCHILY.xattr.NAME records, the only
+ * spelling Docker applies), by what they can mean for who may read it.
+ * Only names are looked at, never values; the first matching row of
+ * TAR_XATTR_KINDS (engine/tar_stream.c) decides.
+ */
+enum tar_xattr {
+	TAR_XATTR_ACL		= 1u << 0,	/* system.posix_acl_access, _default */
+	TAR_XATTR_CAPABILITY	= 1u << 1,	/* security.capability: acts on exec only */
+	TAR_XATTR_OVERLAY	= 1u << 2,	/* trusted.overlay.*, user.overlay.*: overlayfs's own */
+	TAR_XATTR_SYSTEM	= 1u << 3,	/* any other system.* */
+	TAR_XATTR_SECURITY	= 1u << 4,	/* any other security.* (an LSM label, IMA, EVM) */
+	TAR_XATTR_OTHER		= 1u << 5,	/* user.*, other trusted.*: grant no access */
+};
+
 /* What the stream says about one entry. Names are as written (not normalised). */
 struct tar_entry {
 	char path[TAR_PATH_MAX];
@@ -31,6 +55,7 @@ struct tar_entry {
 	unsigned mode;			/* the low 12 bits: permissions, setuid, setgid, sticky */
 	uint64_t uid, gid, size;
 	bool acl;			/* a POSIX ACL rides along (PAX SCHILY.xattr.system.posix_acl_*) */
+	unsigned xattrs;		/* enum tar_xattr bits: every kind seen (acl: TAR_XATTR_ACL) */
 };
 
 /* Non-zero from a callback stops the parse; tar_stream_feed returns it. */
@@ -58,8 +83,11 @@ struct tar_stream {
 	char ext_type;			/* 'x', 'g', 'L' or 'K' while in TS_EXT */
 	char *ext;			/* TAR_EXT_MAX + 1 bytes */
 	size_t ext_len;
-	struct tar_entry next;		/* overrides gathered from extension records */
-	bool has_path, has_link, has_uid, has_gid, has_size, has_acl;
+	struct tar_entry next;		/* overrides gathered from the last PAX header */
+	bool has_path, has_link, has_uid, has_gid, has_size;
+	unsigned xattrs;		/* pending for the next entry */
+	char gnu_path[TAR_PATH_MAX], gnu_link[TAR_PATH_MAX];	/* from 'L' and 'K' */
+	bool has_gnu_path, has_gnu_link;
 	struct tar_entry cur;
 	uint64_t entries;
 	struct al_err *err;

@@ -206,5 +206,195 @@ def mcp():
     # No empty seed: libFuzzer skips empty files and always runs the empty input first.
 
 
-for f in (frame, linebuf, config, admission, attach, docker_answer, events, mcp):
+# --- sealed_export: image exports (docker save format) and bare layers ---------------
+# File content always holds CANARY and names under a sealed directory "hidden"
+# (fuzz_sealed_export.c checks that no verdict or error ever shows either).
+SEP = b"\n%%airlock-layer%%\n"
+
+
+def tar_of(entries, fmt=tarfile.PAX_FORMAT):
+    """entries: (type, name, mode, uid, gid, extra) with extra a dict of
+    data=bytes, link=str, pax={key: value}."""
+    out = io.BytesIO()
+    saved = tarfile.RECORDSIZE
+    tarfile.RECORDSIZE = 512  # no padding to 10 KiB records: Docker's Go writer has none
+    try:
+        with tarfile.open(fileobj=out, mode="w", format=fmt) as t:
+            for kind, name, mode, uid, gid, extra in entries:
+                ti = tarfile.TarInfo(name)
+                ti.type = {"f": tarfile.REGTYPE, "d": tarfile.DIRTYPE, "l": tarfile.SYMTYPE,
+                           "h": tarfile.LNKTYPE}[kind]
+                ti.mode, ti.uid, ti.gid, ti.mtime = mode, uid, gid, 1764489580
+                ti.linkname = extra.get("link", "")
+                ti.pax_headers = extra.get("pax", {})
+                data = extra.get("data", b"CANARY-" + name.encode() if kind == "f" else b"")
+                ti.size = len(data)
+                t.addfile(ti, io.BytesIO(data) if data else None)
+    finally:
+        tarfile.RECORDSIZE = saved
+    return out.getvalue()
+
+
+def sha(b):
+    import hashlib
+    return hashlib.sha256(b).hexdigest()
+
+
+def export_of(layers, wrong_digest=False, tags=None):
+    diff_ids = ["sha256:" + sha(l) for l in layers]
+    if wrong_digest:
+        diff_ids[0] = "sha256:" + "0" * 64
+    doc = {"architecture": "amd64", "os": "linux",
+           "config": {"User": "10001:10001", "Entrypoint": ["/agent"]},
+           "rootfs": {"type": "layers", "diff_ids": diff_ids}}
+    if tags:  # a config and a manifest past one 512-byte block, as real ones are
+        doc["history"] = [{"created_by": "/bin/sh -c #(nop) ADD file:%s in / " % sha(t.encode())}
+                          for t in tags]
+    config = json.dumps(doc, separators=(",", ":")).encode()
+    files, names = [], []
+    for i, l in enumerate(layers):
+        d = sha(("%d:" % i).encode() + diff_ids[i].encode())
+        names.append(d + "/layer.tar")
+        files += [("d", d + "/", 0o755, 0, 0, {}),
+                  ("f", d + "/VERSION", 0o644, 0, 0, {"data": b"1.0"}),
+                  ("f", d + "/json", 0o644, 0, 0, {"data": json.dumps({"id": d}).encode()}),
+                  ("f", d + "/layer.tar", 0o644, 0, 0, {"data": l})]
+    cfg = sha(config) + ".json"
+    manifest = json.dumps([{"Config": cfg, "RepoTags": tags, "Layers": names}]).encode()
+    files = [("f", cfg, 0o644, 0, 0, {"data": config})] + files
+    files.append(("f", "manifest.json", 0o644, 0, 0, {"data": manifest}))
+    return tar_of(files, tarfile.USTAR_FORMAT)
+
+
+def base_layer(key_mode=0o600, secret_gid=0, extra=()):
+    long_name = "srv/vault/hidden-" + "n" * 120
+    return tar_of([
+        ("d", "./", 0o755, 0, 0, {}),
+        ("d", "srv/", 0o755, 0, 0, {}),
+        ("f", "srv/key", key_mode, 0, 0, {}),
+        ("f", "srv/old", 0o644, 0, 0, {}),
+        ("d", "srv/vault/", 0o700, 0, 0, {}),
+        ("f", "srv/vault/hidden-a", 0o644, 0, 0, {}),
+        ("d", "srv/vault/hidden-dir/", 0o755, 0, 0, {}),
+        ("f", long_name, 0o600, 0, 0, {}),
+        ("h", "srv/vault/hidden-link", 0o644, 0, 0, {"link": "srv/vault/hidden-a"}),
+        ("d", "opt/", 0o755, 0, 0, {}),
+        ("d", "opt/app/", 0o755, 0, 0, {}),
+        ("f", "opt/app/secret", 0o640, 0, secret_gid, {}),
+        ("f", "opt/app/readme", 0o644, 0, 0, {}),
+        ("d", "usr/bin/", 0o755, 0, 0, {}),
+        ("f", "usr/bin/tool", 0o755, 0, 0, {"pax": {"uid": "4294967296"}}),
+        ("l", "srv/link", 0o777, 0, 0, {"link": "vault/hidden-a"}),
+    ] + list(extra))
+
+
+def upper_layer():
+    return tar_of([
+        ("d", "srv/", 0o755, 0, 0, {}),
+        ("f", "srv/.wh.old", 0, 0, 0, {"data": b""}),
+        ("f", "srv/vault/.wh.hidden-gone", 0, 0, 0, {"data": b""}),
+        ("d", "opt/app/", 0o755, 0, 0, {}),
+        ("f", "opt/app/.wh..wh..opq", 0, 0, 0, {"data": b""}),
+        ("f", "opt/app/secret", 0o600, 0, 0, {}),
+    ])
+
+
+def raw_header(name, kind, size=0, mode=0o644, magic=b"ustar\x0000"):
+    """One 512-byte header written by hand, for what tarfile will not write."""
+    h = bytearray(512)
+    h[0:len(name)] = name.encode()
+    for off, width, v in ((100, 8, mode), (108, 8, 0), (116, 8, 0), (124, 12, size), (136, 12, 0)):
+        h[off:off + width - 1] = b"%0*o" % (width - 1, v)
+    h[156:157] = kind
+    h[257:265] = magic
+    h[148:156] = b" " * 8
+    h[148:155] = b"%06o\0" % sum(h)
+    return bytes(h)
+
+
+def raw_data(b):
+    return b + b"\0" * ((512 - len(b) % 512) % 512)
+
+
+def pax_record(key, value):
+    n = len(key) + len(value) + 3
+    size = n + len(str(n))
+    size = n + len(str(size))
+    return b"%d %s=%s\n" % (size, key.encode(), value.encode())
+
+
+def go_readings_layer():
+    """Archives Docker's unpacker (Go's archive/tar) reads in its own way."""
+    rec = pax_record("path", "srv/vault/hidden-pax")
+    gnu = b"srv/vault/hidden-gnu\0"
+    glob = pax_record("mtime", "1")
+    return b"".join([
+        raw_header("srv/", b"5", mode=0o755),
+        raw_header("srv/vault", b"5", size=1024, mode=0o711),  # no data: the next header follows
+        raw_header("srv/vault/hidden-k", b"0", mode=0o644),
+        raw_header("srv/vault/hidden-d/", b"\0", mode=0o311),  # '\0' and a slash: a directory
+        raw_header("././@LongLink", b"L", size=len(gnu)), raw_data(gnu),
+        raw_header("PaxHeaders/x", b"x", size=len(rec)), raw_data(rec),
+        raw_header("pub/a", b"0"),  # the GNU name wins
+        raw_header("PaxHeaders/x", b"x", size=len(rec)), raw_data(rec),
+        raw_header("pax_global_header", b"g", size=len(glob)), raw_data(glob),
+        raw_header("pub/b", b"0"),  # the global header dropped the path
+        raw_header("srv/key", b"0", mode=0o600, magic=b"ustar  \0"),
+        b"\0" * 1024])
+
+
+def sealed_export():
+    put("sealed_export", "export_protected", b"\x2a\x00" + export_of([base_layer(), upper_layer()]))
+    tags = ["registry.example/airlock/agent-%d:%s" % (i, "v" * 40) for i in range(12)]
+    put("sealed_export", "export_large_json", b"\x3d\x00" + export_of([base_layer(), upper_layer()], tags=tags))
+    put("sealed_export", "export_readable", b"\x07\x00" + export_of([base_layer(key_mode=0o644)]))
+    # With group 5000 (flags bit 1) the 0640 root:5000 secret is readable.
+    put("sealed_export", "export_group", b"\x11\x02" + export_of([base_layer(secret_gid=5000)]))
+    acl = {"SCHILY.xattr.system.posix_acl_access": "CANARY-acl"}
+    sel = {"SCHILY.xattr.security.selinux": "CANARY-label"}
+    cap = {"SCHILY.xattr.security.capability": "CANARY-caps"}
+    put("sealed_export", "export_xattrs", b"\x03\x00" + export_of([base_layer(), tar_of([
+        ("f", "srv/key", 0o600, 0, 0, {"pax": acl}),
+        ("f", "srv/vault/hidden-a", 0o600, 0, 0, {"pax": sel}),
+        ("f", "usr/bin/ping", 0o755, 0, 0, {"pax": cap}),
+        ("f", "usr/share/note", 0o644, 0, 0, {"pax": {"SCHILY.xattr.user.note": "x"}}),
+    ])]))
+    put("sealed_export", "export_overlay_attr", b"\x05\x00" + export_of([tar_of([
+        ("d", "./", 0o755, 0, 0, {}),
+        ("d", "pub/", 0o755, 0, 0, {"pax": {"SCHILY.xattr.trusted.overlay.redirect": "/srv/vault"}}),
+    ]), base_layer()]))
+    gnu = tar_of([
+        ("d", "srv/", 0o755, 0, 0, {}),
+        ("d", "srv/vault/", 0o700, 0, 0, {}),
+        ("f", "srv/vault/hidden-" + "g" * 150, 0o600, 0, 0, {}),
+        ("l", "srv/vault/hidden-sym", 0o777, 0, 0, {"link": "x" * 130}),
+        ("f", "srv/key", 0o600, 0, 0, {}),
+        ("d", "opt/app/", 0o755, 0, 0, {}),
+        ("f", "opt/app/secret", 0o600, 0, 0, {}),
+    ], tarfile.GNU_FORMAT)
+    put("sealed_export", "export_gnu_long_names", b"\x19\x00" + export_of([gnu]))
+    put("sealed_export", "export_hard_link_out", b"\x23\x00" + export_of([base_layer(extra=[
+        ("d", "pub/", 0o755, 0, 0, {}),
+        ("h", "pub/copy", 0o644, 0, 0, {"link": "srv/vault/hidden-a"})])]))
+    put("sealed_export", "export_empty_layer", b"\x31\x00" + export_of([b"\0" * 1024, base_layer()]))
+    put("sealed_export", "export_wrong_digest", b"\x0d\x00" + export_of([base_layer()], wrong_digest=True))
+    put("sealed_export", "layers_three", b"\x2c\x01" + base_layer() + SEP + upper_layer() + SEP + tar_of([
+        ("f", "srv/.wh.vault", 0, 0, 0, {"data": b""}),
+        ("d", "srv/vault/", 0o711, 0, 0, {}),
+        ("f", "srv/vault/hidden-b", 0o600, 10001, 0, {}),
+    ]))
+    put("sealed_export", "layers_go_readings", b"\x17\x01" + go_readings_layer())
+    # Flags bit 2: checksums rewritten, so mutated header fields get past them.
+    put("sealed_export", "layers_fixed_sums", b"\x21\x05" + base_layer() + SEP + upper_layer())
+    put("sealed_export", "layers_fixed_sums_go", b"\x33\x07" + go_readings_layer())
+    put("sealed_export", "export_go_readings", b"\x29\x00" + export_of([go_readings_layer()]))
+    put("sealed_export", "layers_symlinked", b"\x3b\x03" + tar_of([
+        ("d", "srv/", 0o755, 0, 0, {}),
+        ("l", "srv/vault", 0o777, 0, 0, {"link": "/data"}),
+        ("d", "opt/", 0o700, 0, 0, {}),
+        ("f", "opt/app/secret", 0o644, 0, 0, {}),
+    ]))
+
+
+for f in (frame, linebuf, config, admission, attach, docker_answer, events, mcp, sealed_export):
     f()

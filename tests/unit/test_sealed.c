@@ -552,6 +552,39 @@ test_dotdot_entry_refused(void **state)
 	image_free(&im);
 }
 
+/*
+ * Docker's unpacker hands a tar's uid to chown, which keeps the low 32
+ * bits: 2^32 + the agent's uid would own the file as the agent while the
+ * export still says otherwise. Such an id is refused where it matters.
+ */
+static void
+test_id_past_32_bits_refused(void **state)
+{
+	static const uint64_t ids[] = { (1ULL << 32) + AGENT_UID, 0xffffffffULL };
+	struct tar_entry e = { .type = '0', .mode = 0600 };
+	struct image im;
+	struct al_err err;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 2 * (sizeof ids / sizeof ids[0]); i++) {
+		base(&im, key);
+		snprintf(e.path, sizeof e.path, "srv/key");
+		e.uid = i % 2 ? 0 : ids[i / 2];
+		e.gid = i % 2 ? ids[i / 2] : 0;
+		err.msg[0] = '\0';
+		assert_int_equal(sealed_layer_add(&im.layers[0], &e, &im.sealed, &im.budget, &err), -1);
+		assert_non_null(strstr(err.msg, "32 bits"));
+		image_free(&im);
+	}
+	/* Where it bears on no sealed path, it is not kept and not judged. */
+	base(&im, key);
+	snprintf(e.path, sizeof e.path, "usr/bin/tool");
+	e.uid = ids[0];
+	assert_int_equal(sealed_layer_add(&im.layers[0], &e, &im.sealed, &im.budget, &err), 0);
+	image_free(&im);
+}
+
 /* --- who --------------------------------------------------------------- */
 
 static void
@@ -745,19 +778,33 @@ tb_file(struct tarbuf *t, const char *name, unsigned mode, uint64_t uid, uint64_
 		tb_bytes(t, data, len);
 }
 
-/* A PAX record set ahead of the next header. */
+/* One PAX header ahead of the next entry with n records kv[0]=kv[1], kv[2]=kv[3], … */
+static void
+tb_pax_records(struct tarbuf *t, const char *const *kv, size_t n)
+{
+	char rec[10000];
+	size_t i, off = 0;
+	int k, len;
+
+	for (i = 0; i < n; i++) {
+		k = (int)(strlen(kv[2 * i]) + strlen(kv[2 * i + 1]) + 3);
+		/* The length counts its own digits. */
+		for (len = k; snprintf(NULL, 0, "%d", len) + k != len;)
+			len = snprintf(NULL, 0, "%d", len) + k;
+		off += (size_t)snprintf(rec + off, sizeof rec - off, "%d %s=%s\n", len, kv[2 * i],
+					kv[2 * i + 1]);
+	}
+	tb_header(t, 'x', "PaxHeaders/x", 0644, 0, 0, off, NULL);
+	tb_bytes(t, rec, off);
+}
+
+/* A PAX header of one record ahead of the next entry. */
 static void
 tb_pax(struct tarbuf *t, const char *key, const char *value)
 {
-	char rec[5000];
-	int n = (int)(strlen(key) + strlen(value) + 3), len = n;
+	const char *kv[] = { key, value };
 
-	/* The length counts its own digits. */
-	while (snprintf(NULL, 0, "%d", len) + n != len)
-		len = snprintf(NULL, 0, "%d", len) + n;
-	snprintf(rec, sizeof rec, "%d %s=%s\n", len, key, value);
-	tb_header(t, 'x', "PaxHeaders/x", 0644, 0, 0, strlen(rec), NULL);
-	tb_bytes(t, rec, strlen(rec));
+	tb_pax_records(t, kv, 1);
 }
 
 static void
@@ -828,6 +875,7 @@ static void
 test_tar_stream_fields(void **state)
 {
 	static const size_t steps[] = { 1, 7, 512, 100000 };
+	const char *pax[] = { "path", NULL, "uid", "4294967296" };
 	char longname[300];
 	struct tarbuf t = { 0 };
 	struct seen s;
@@ -840,8 +888,8 @@ test_tar_stream_fields(void **state)
 	longname[sizeof longname - 1] = '\0';
 	tb_header(&t, '5', "srv/", 0711, 0, 0, 0, NULL);
 	tb_file(&t, "srv/key", 0640, 0, 5000, "CANARY", 6);
-	tb_pax(&t, "path", longname);
-	tb_pax(&t, "uid", "4294967296");
+	pax[1] = longname;
+	tb_pax_records(&t, pax, 2);
 	tb_file(&t, "short", 0600, 0, 0, "x", 1);
 	tb_header(&t, 'L', "././@LongLink", 0, 0, 0, strlen(longname) + 1, NULL);
 	tb_bytes(&t, longname, strlen(longname) + 1);
@@ -864,7 +912,9 @@ test_tar_stream_fields(void **state)
 		assert_string_equal(s.e[3].link, "target");
 		assert_false(s.e[3].acl);
 		assert_true(s.e[4].acl);
+		assert_int_equal(s.e[4].xattrs, TAR_XATTR_ACL);
 		assert_false(s.e[2].acl);
+		assert_int_equal(s.e[2].xattrs, 0);
 	}
 	free(t.p);
 }
@@ -897,6 +947,189 @@ test_tar_stream_faults(void **state)
 	tb_end(&t);
 	assert_int_equal(parse_chunks(&t, 3, &s, &err), -1);
 	assert_non_null(strstr(err.msg, "PAX"));
+	free(t.p);
+}
+
+/*
+ * Where readers of one archive could disagree, the parser reads it as
+ * Docker's unpacker (Go's archive/tar) does, or refuses: a differing
+ * reading would judge one file tree while the container gets another.
+ */
+
+/* Rewrite the checksum of the header at off after editing it. */
+static void
+tb_resum(struct tarbuf *t, size_t off)
+{
+	unsigned char *h = t->p + off;
+	unsigned sum = 0;
+	size_t i;
+
+	memset(h + 148, ' ', 8);
+	for (i = 0; i < 512; i++)
+		sum += h[i];
+	octal(h + 148, 7, sum);
+}
+
+/* The header type of block-aligned entry names, in order, as parsed. */
+static void
+assert_paths(const struct tarbuf *t, const char *const *want, size_t n)
+{
+	static const size_t steps[] = { 1, 512, 100000 };
+	struct seen s;
+	struct al_err err;
+	size_t i, k;
+
+	for (k = 0; k < sizeof steps / sizeof steps[0]; k++) {
+		err.msg[0] = '\0';
+		if (parse_chunks(t, steps[k], &s, &err) != 0)
+			fail_msg("step %zu: %s", steps[k], err.msg);
+		assert_int_equal(s.n, n);
+		for (i = 0; i < n && i < 8; i++)
+			assert_string_equal(s.e[i].path, want[i]);
+	}
+}
+
+/* Links, devices, directories and fifos have no data, whatever their size says. */
+static void
+test_tar_header_only_types(void **state)
+{
+	static const char types[] = { '1', '2', '3', '4', '5', '6' };
+	static const char *const want[] = { "srv/vault", "srv/vault/key" };
+	struct tarbuf t;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof types; i++) {
+		memset(&t, 0, sizeof t);
+		tb_header(&t, types[i], "srv/vault", 0700, 0, 0, 1024, "x");
+		tb_file(&t, "srv/vault/key", 0644, 0, 0, "CANARY", 6);
+		tb_end(&t);
+		assert_paths(&t, want, 2);
+		free(t.p);
+	}
+}
+
+/* An old-style regular file ('\0') whose name ends in '/' is a directory. */
+static void
+test_tar_nul_type_dir(void **state)
+{
+	struct tarbuf t = { 0 };
+	struct seen s;
+	struct al_err err;
+
+	(void)state;
+	tb_header(&t, '\0', "srv/vault/", 0311, 0, 0, 0, NULL);
+	tb_header(&t, '\0', "srv/key", 0600, 0, 0, 0, NULL);
+	tb_end(&t);
+	assert_int_equal(parse_chunks(&t, 512, &s, &err), 0);
+	assert_int_equal(s.e[0].type, '5');
+	assert_int_equal(s.e[1].type, '0');
+	free(t.p);
+}
+
+/* A GNU long name wins over a PAX path, in either order. */
+static void
+test_tar_gnu_name_wins(void **state)
+{
+	static const char *const want[] = { "pub/long", "pub/long" };
+	struct tarbuf t = { 0 };
+
+	(void)state;
+	tb_header(&t, 'L', "././@LongLink", 0, 0, 0, 9, NULL);
+	tb_bytes(&t, "pub/long", 9);
+	tb_pax(&t, "path", "srv/vault/key");
+	tb_file(&t, "a", 0600, 0, 0, NULL, 0);
+	tb_pax(&t, "path", "srv/vault/key");
+	tb_header(&t, 'L', "././@LongLink", 0, 0, 0, 9, NULL);
+	tb_bytes(&t, "pub/long", 9);
+	tb_file(&t, "b", 0600, 0, 0, NULL, 0);
+	tb_end(&t);
+	assert_paths(&t, want, 2);
+	free(t.p);
+}
+
+/* Each PAX header replaces the records of the one before; a global one ends them all. */
+static void
+test_tar_pax_replaced(void **state)
+{
+	static const char *const want[] = { "pub/x", "pub/y", "pub/z" };
+	struct tarbuf t = { 0 };
+	struct seen s;
+	struct al_err err;
+
+	(void)state;
+	tb_pax(&t, "path", "srv/vault/key");
+	tb_pax(&t, "SCHILY.xattr.system.posix_acl_access", "x");
+	tb_pax(&t, "mtime", "1");
+	tb_file(&t, "pub/x", 0600, 0, 0, NULL, 0);
+	tb_pax(&t, "path", "srv/vault/key");
+	tb_header(&t, 'g', "pax_global_header", 0644, 0, 0, 11, NULL);
+	tb_bytes(&t, "11 mtime=1\n", 11);
+	tb_file(&t, "pub/y", 0600, 0, 0, NULL, 0);
+	tb_header(&t, 'L', "././@LongLink", 0, 0, 0, 14, NULL);
+	tb_bytes(&t, "srv/vault/key", 14);
+	tb_header(&t, 'g', "pax_global_header", 0644, 0, 0, 11, NULL);
+	tb_bytes(&t, "11 mtime=1\n", 11);
+	tb_file(&t, "pub/z", 0600, 0, 0, NULL, 0);
+	tb_end(&t);
+	assert_paths(&t, want, 3);
+	assert_int_equal(parse_chunks(&t, 512, &s, &err), 0);
+	assert_false(s.e[0].acl);	/* the ACL record was replaced too */
+	free(t.p);
+}
+
+/* GNU sparse records can rename an entry and remap its data: refused. */
+static void
+test_tar_gnu_sparse_refused(void **state)
+{
+	struct tarbuf t = { 0 };
+	struct seen s;
+	struct al_err err;
+
+	(void)state;
+	tb_pax(&t, "GNU.sparse.name", "srv/vault/key");
+	tb_file(&t, "pub/x", 0600, 0, 0, NULL, 0);
+	tb_end(&t);
+	assert_int_equal(parse_chunks(&t, 512, &s, &err), -1);
+	assert_non_null(strstr(err.msg, "GNU sparse"));
+	free(t.p);
+}
+
+/*
+ * A GNU header has no name prefix, but Go reads its time fields as one
+ * when they do not parse: refused. A STAR header's prefix is 131 bytes.
+ */
+static void
+test_tar_gnu_and_star_prefix(void **state)
+{
+	char name[200];
+	const char *want[] = { name };
+	struct tarbuf t = { 0 };
+	struct seen s;
+	struct al_err err;
+
+	(void)state;
+	tb_file(&t, "key", 0600, 0, 0, NULL, 0);
+	memcpy(t.p + 257, "ustar  \0", 8);
+	memcpy(t.p + 345, "srv/vault", 9);
+	tb_resum(&t, 0);
+	tb_end(&t);
+	assert_int_equal(parse_chunks(&t, 512, &s, &err), -1);
+	assert_non_null(strstr(err.msg, "GNU header"));
+	free(t.p);
+
+	memset(&t, 0, sizeof t);
+	tb_file(&t, "key", 0600, 0, 0, NULL, 0);
+	memcpy(t.p + 345, "srv/vault", 9);		/* 131 bytes, no NUL */
+	memset(t.p + 345 + 9, '/', 131 - 9);
+	memcpy(t.p + 345 + 131, "00000000000", 11);	/* atime, then ctime */
+	memcpy(t.p + 345 + 143, "00000000000", 11);
+	memcpy(t.p + 508, "tar\0", 4);
+	memcpy(name, t.p + 345, 131);
+	snprintf(name + 131, sizeof name - 131, "/key");
+	tb_resum(&t, 0);
+	tb_end(&t);
+	assert_paths(&t, want, 1);
 	free(t.p);
 }
 
@@ -933,7 +1166,8 @@ sha_hex(const struct tarbuf *b, char out[65])
  * An export of one image: layers given as archives, bottom first; the
  * config names their digests, the manifest their files. corrupt: 1 gives
  * layer 0 a wrong diff_id, 2 leaves the manifest out, 3 puts gzip bytes
- * where layer 0's tar should be.
+ * where layer 0's tar should be; 4 corrupts nothing but makes the manifest
+ * longer than one block (RepoTags), as real ones often are.
  */
 static void
 export_build(struct export *x, struct tarbuf *layers, size_t n, int corrupt)
@@ -964,8 +1198,15 @@ export_build(struct export *x, struct tarbuf *layers, size_t n, int corrupt)
 		else
 			tb_file(&x->tar, names[i], 0644, 0, 0, layers[i].p, layers[i].len);
 	}
-	off = (size_t)snprintf(manifest, sizeof manifest, "[{\"Config\":\"%s\",\"RepoTags\":null,"
-			       "\"Layers\":[", cfgname);
+	off = (size_t)snprintf(manifest, sizeof manifest, "[{\"Config\":\"%s\",\"RepoTags\":%s,"
+			       "\"Layers\":[", cfgname, corrupt == 4 ?
+			       "[\"registry.example/a-rather-long-repository-name-for-airlock:"
+			       "with-an-equally-long-tag-that-pushes-the-manifest-past-one-block\","
+			       "\"registry.example/a-second-rather-long-repository-name-for-airlock:"
+			       "with-another-long-tag-that-pushes-the-manifest-past-one-block\","
+			       "\"registry.example/a-third-rather-long-repository-name-for-airlock:"
+			       "with-a-third-long-tag-that-pushes-the-manifest-past-one-block\"]" :
+			       "null");
 	for (i = 0; i < n; i++)
 		off += (size_t)snprintf(manifest + off, sizeof manifest - off, "%s\"%s\"",
 					i ? "," : "", names[i]);
@@ -1041,6 +1282,15 @@ test_export_reads_layers_in_order(void **state)
 	assert_non_null(strstr(v.text, "/srv/key: readable"));
 	assert_null(strstr(v.text, "CANARY"));
 	free(x.tar.p);
+	/* A manifest past one block reads the same, whole or a byte at a time. */
+	export_build(&x, l, 2, 4);
+	for (i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+		memset(&v, 0, sizeof v);
+		if (export_judge(&x, &sealed, steps[i], &v, &err) != 0)
+			fail_msg("step %zu: %s", steps[i], err.msg);
+		assert_non_null(strstr(v.text, "/srv/key: readable"));
+	}
+	free(x.tar.p);
 	free(l[0].p);
 	free(l[1].p);
 	/* The upper layer's whiteout removes it: now it is not in the image. */
@@ -1094,6 +1344,141 @@ test_export_faults(void **state)
 	free(l[0].p);
 	free(l[1].p);
 	strv_free(&sealed);
+}
+
+/* --- extended attributes ---------------------------------------------- */
+
+/*
+ * One layer: /srv 0755, /srv/vault 0700 root holding "hidden-name" 0600,
+ * /srv/key 0600 root; the entry named at gives xattr (a PAX record, its
+ * value a canary). Judged through the export.
+ */
+static int
+xattr_judge(const char *at, const char *xattr, const char *sealed_path,
+	    struct sealed_verdict *v, struct al_err *err)
+{
+	static const char *const names[] = { "srv/key", "srv/vault/", "srv/vault/hidden-name" };
+	static const char types[] = { '0', '5', '0' };
+	static const unsigned modes[] = { 0600, 0700, 0600 };
+	struct tarbuf l = { 0 };
+	struct strv sealed = { 0 };
+	struct export x;
+	char key[128];
+	size_t i;
+	int rc;
+
+	assert_int_equal(strv_push(&sealed, sealed_path), 0);
+	tb_header(&l, '5', "./", 0755, 0, 0, 0, NULL);
+	tb_header(&l, '5', "srv/", 0755, 0, 0, 0, NULL);
+	for (i = 0; i < 3; i++) {
+		if (at && strcmp(at, names[i]) == 0) {
+			snprintf(key, sizeof key, "SCHILY.xattr.%s", xattr);
+			tb_pax(&l, key, "CANARY-xattr-value");
+		}
+		if (types[i] == '5')
+			tb_header(&l, '5', names[i], modes[i], 0, 0, 0, NULL);
+		else
+			tb_file(&l, names[i], modes[i], 0, 0, "CANARY", 6);
+	}
+	tb_end(&l);
+	export_build(&x, &l, 1, 0);
+	memset(v, 0, sizeof *v);
+	err->msg[0] = '\0';
+	rc = export_judge(&x, &sealed, 1000, v, err);
+	assert_null(strstr(v->text, "CANARY"));
+	if (!strstr(sealed_path, "hidden-name"))	/* a name below: never shown */
+		assert_null(strstr(v->text, "hidden-name"));
+	assert_null(strstr(err->msg, "CANARY"));
+	free(x.tar.p);
+	free(l.p);
+	strv_free(&sealed);
+	return rc;
+}
+
+static void
+assert_xattr_refused(const char *at, const char *xattr, const char *sealed_path,
+		     const char *reason)
+{
+	struct sealed_verdict v;
+	struct al_err err;
+
+	assert_int_equal(xattr_judge(at, xattr, sealed_path, &v, &err), 0);
+	if (v.pass || !strstr(v.text, reason))
+		fail_msg("%s on %s: %s: %s", xattr, at, v.pass ? "pass" : "refused", v.text);
+	assert_true(strncmp(v.text, sealed_path, strlen(sealed_path)) == 0);
+}
+
+static void
+assert_xattr_passes(const char *at, const char *xattr, const char *sealed_path)
+{
+	struct sealed_verdict v;
+	struct al_err err;
+
+	assert_int_equal(xattr_judge(at, xattr, sealed_path, &v, &err), 0);
+	if (!v.pass)
+		fail_msg("%s on %s: refused: %s", xattr, at, v.text);
+}
+
+/* An LSM label or an unknown system.* attribute cannot be judged: refused. */
+static void
+test_xattr_unjudged_refused(void **state)
+{
+	(void)state;
+	assert_xattr_passes(NULL, NULL, "/srv/key");
+	assert_xattr_refused("srv/key", "security.selinux", "/srv/key",
+			     "a security.* xattr");
+	assert_xattr_refused("srv/key", "security.SMACK64", "/srv/key",
+			     "a security.* xattr");
+	assert_xattr_refused("srv/key", "system.nfs4_acl", "/srv/key",
+			     "a system.* xattr");
+	/* Below a sealed directory: refused without naming the entry. */
+	assert_xattr_refused("srv/vault/hidden-name", "security.ima", "/srv/vault",
+			     "an entry below, carries a security.* xattr");
+	/* On the sealed directory itself. */
+	assert_xattr_refused("srv/vault/", "system.posix_acl_default", "/srv/vault",
+			     "POSIX ACL");
+}
+
+/* A parent's ACL could grant the search its mode denies. */
+static void
+test_xattr_on_parent_refused(void **state)
+{
+	(void)state;
+	assert_xattr_refused("srv/vault/", "system.posix_acl_access", "/srv/vault/hidden-name",
+			     "a parent carries a POSIX ACL");
+	assert_xattr_refused("srv/vault/", "security.selinux", "/srv/vault/hidden-name",
+			     "a parent carries a security.* xattr");
+	assert_xattr_passes("srv/vault/", "user.comment", "/srv/vault/hidden-name");
+}
+
+/*
+ * Understood and harmless to the verdict: file capabilities (they act on
+ * exec only, and admission requires CapDrop ALL and no-new-privileges),
+ * user.* and other trusted.* attributes (they grant no access).
+ */
+static void
+test_xattr_understood_passes(void **state)
+{
+	(void)state;
+	assert_xattr_passes("srv/key", "security.capability", "/srv/key");
+	assert_xattr_passes("srv/key", "user.mime_type", "/srv/key");
+	assert_xattr_passes("srv/vault/hidden-name", "trusted.md5sum", "/srv/vault");
+}
+
+/* overlayfs's own attributes change what the layers show: the export is refused. */
+static void
+test_xattr_overlay_refused(void **state)
+{
+	struct sealed_verdict v;
+	struct al_err err;
+
+	(void)state;
+	assert_int_equal(xattr_judge("srv/vault/", "trusted.overlay.opaque", "/srv/key", &v,
+				     &err), -1);
+	assert_non_null(strstr(err.msg, "overlayfs attribute"));
+	assert_int_equal(xattr_judge("srv/key", "user.overlay.redirect", "/srv/vault", &v,
+				     &err), -1);
+	assert_non_null(strstr(err.msg, "overlayfs attribute"));
 }
 
 /* --- the admission row ---------------------------------------------------- */
@@ -1200,6 +1585,7 @@ main(void)
 		cmocka_unit_test(test_not_in_image),
 		cmocka_unit_test(test_irrelevant_entries_dropped),
 		cmocka_unit_test(test_dotdot_entry_refused),
+		cmocka_unit_test(test_id_past_32_bits_refused),
 		cmocka_unit_test(test_who),
 		cmocka_unit_test(test_config_paths),
 		cmocka_unit_test(test_config_shape),
@@ -1207,8 +1593,18 @@ main(void)
 		cmocka_unit_test(test_tar_stream_fields),
 		cmocka_unit_test(test_tar_stream_faults),
 		cmocka_unit_test(test_path_normalise),
+		cmocka_unit_test(test_tar_header_only_types),
+		cmocka_unit_test(test_tar_nul_type_dir),
+		cmocka_unit_test(test_tar_gnu_name_wins),
+		cmocka_unit_test(test_tar_pax_replaced),
+		cmocka_unit_test(test_tar_gnu_sparse_refused),
+		cmocka_unit_test(test_tar_gnu_and_star_prefix),
 		cmocka_unit_test(test_export_reads_layers_in_order),
 		cmocka_unit_test(test_export_faults),
+		cmocka_unit_test(test_xattr_unjudged_refused),
+		cmocka_unit_test(test_xattr_on_parent_refused),
+		cmocka_unit_test(test_xattr_understood_passes),
+		cmocka_unit_test(test_xattr_overlay_refused),
 		cmocka_unit_test(test_admission_row),
 	};
 
