@@ -162,9 +162,9 @@ def markdown(output, machine):
            "## Machine and versions", ""]
     out += ["- " + l for l in facts]
     load = [l for l in facts if l.startswith("load average")]
-    m = re.match(r"load average at the end: ([0-9.]+) .*\((\d+) cores\)", load[0]) if load else None
-    if m and float(m.group(1)) > int(m.group(2)):
-        out += ["", "**Taken under load** (the load average was above the core count): the",
+    m = re.match(r"load average before the run: ([0-9.]+) .*\((\d+) cores\)", load[0]) if load else None
+    if not m or float(m.group(1)) > int(m.group(2)):
+        out += ["", "**Taken under load** (the load average before the run was above the core count, or not recorded): the",
                 "timings are noisy and only good for a rough ratio; the instruction counts",
                 "are not affected. Regenerate on a quiet machine before quoting a figure."]
     out += ["", "## Figures", "",
