@@ -35,21 +35,22 @@ sleep_pid=$!
 start=$(s=$(cat "/proc/$sleep_pid/stat"); s=${s##*)}; set -- $s; echo "${20}")
 boot=$(cat /proc/sys/kernel/random/boot_id)
 
-# plant NAME LABEL-ARGS...: a running echoer (stdin open, never attached).
+# plant VAR LABEL-ARGS...: a running echoer (stdin open, never attached); its
+# ID in VAR. In this shell, not a $(…): cleanup must know every name.
 plant() {
-	local name=watchdog-test-$1-$$; shift
+	local name=watchdog-test-$1-$$ var=$1; shift
 	"$DOCKER" rm -f -v "$name" >/dev/null 2>&1
 	planted+=("$name")
 	"$DOCKER" create -i --name "$name" --network none --cap-drop ALL \
 		--security-opt no-new-privileges --user 65534:65534 --read-only \
 		"$@" "$image" >/dev/null && "$DOCKER" start "$name" >/dev/null
-	"$DOCKER" inspect -f '{{.Id}}' "$name"
+	printf -v "$var" '%s' "$("$DOCKER" inspect -f '{{.Id}}' "$name" 2>/dev/null)"
 }
-foreign=$(plant foreign)
-partial=$(plant partial --label io.airlock.managed=1)
-ours=$(plant ours --label io.airlock.managed=1 --label io.airlock.session=watchdog-test \
+plant foreign
+plant partial --label io.airlock.managed=1
+plant ours --label io.airlock.managed=1 --label io.airlock.session=watchdog-test \
 	--label "io.airlock.owner-pid=$sleep_pid" --label "io.airlock.owner-start=$start" \
-	--label "io.airlock.owner-boot=$boot")
+	--label "io.airlock.owner-boot=$boot"
 check "three containers planted and running" \
 	bash -c '[ -n "$1" ] && [ -n "$2" ] && [ -n "$3" ]' _ "$foreign" "$partial" "$ours"
 for c in "$foreign" "$partial" "$ours"; do check "running before: ${c:0:12}" running "$c"; done
@@ -78,5 +79,9 @@ rc=0; timeout 30 "$(dirname "$airlock")/airlock-watchdog" watchdog "$sock" "$for
 check "airlock-watchdog: a foreign container refused with exit 1, never ready" \
 	bash -c '[ "$1" = 1 ] && [ ! -s "$2" ]' _ "$rc" "$work/out"
 check "airlock-watchdog: the foreign container still running" running "$foreign"
+cleanup
+trap - EXIT
+left=$("$DOCKER" ps -aq --filter "name=watchdog-test-.*-$$")
+check "no planted container left after cleanup" [ -z "$left" ]
 
 summary
