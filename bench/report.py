@@ -33,6 +33,10 @@ LABELS = [
     ("runsc_first_reply", "runsc: start -> first reply (docker run --rm -i)"),
     ("runsc_exit", "runsc: start -> removed and ended (docker run --rm -i)"),
     ("runsc_exit_after_reply", "runsc: first reply -> removed and ended"),
+] + [("%s_phase_%s" % (rt, st), "%s: start, in state %s" % (rt, st))
+     for rt in ("runc", "runsc")
+     for st in ("preflight", "creating", "admitting", "attaching", "starting", "arming",
+                "re-admitting", "running")] + [
     ("watchdog_stop", "engine SIGKILL -> container stopped (docker stop -t 0)"),
     ("cutover_idle", "cutover -> acknowledged, idle session (bare gate)"),
     ("cutover_in_flight", "cutover behind an in-flight 10 s call"),
@@ -147,7 +151,26 @@ WHERE = [
     "  it is bound by CPU per call, where each commit costs SQLite's six lock calls and",
     "  two writes per WAL frame and each dispatch a sleep and a wake-up. Waiters sleep on",
     "  their own lock and are woken outside the log's, and the log's timer is woken only",
-    "  when it has nothing to wait for.", ""]
+    "  when it has nothing to wait for.",
+    "- **Why 20 sessions stay near 0.6x**: both sides are bound by the machine, not by",
+    "  waiting. The fixture upstream fsyncs its sink on every call, so the direct clients",
+    "  are bound by 20 fsyncs and two cores; the gateway adds about 37 us of CPU a call",
+    "  (measured with the log on a tmpfs, where it reaches about 0.69x) and one fsync per",
+    "  batch of about seven calls. Letting a new batch write while the last one syncs",
+    "  (SQLite at synchronous=NORMAL, our own fdatasync of the WAL) was tried: it made",
+    "  batches of about 1.6, four times the syncs, and the aggregate fell by a tenth.",
+    "",
+    "## Where a session's start goes", "",
+    "- The daemon's start of the container is most of it (the `attaching` state: attach,",
+    "  under a millisecond, then start). `docker run --network=none` gets a libnetwork",
+    "  sandbox whose prestart hook re-executes dockerd twice (`libnetwork-setkey`,",
+    "  `set-ipv6`), about 80 ms under runc and 115 ms under runsc. airlock's create",
+    "  body sets `NetworkDisabled`: the daemon then gives the container a namespace of",
+    "  its own with no sandbox and no hook, and ignores `NetworkMode` (kept at `none`",
+    "  as the second layer; both are admission checks and both have mutants).",
+    "- `creating` is the daemon's create; airlock's own steps (preflight, both",
+    "  admissions, the upstream's spawn and handshake in `running`) are a few",
+    "  milliseconds together.", ""]
 
 
 def markdown(output, machine):
@@ -188,7 +211,10 @@ def markdown(output, machine):
             "- **start / exit**: `bench/start_bench.c`; `session_run` (preflight, create, two",
             "  admissions, watchdog, attach, start, frame, one call, cleanup with the removal",
             "  proven) against `docker run --rm -i` with the same hardening flags and image,",
-            "  whose one request this program answers at once.",
+            "  whose one request this program answers at once. airlock's container also has",
+            "  `NetworkDisabled`, an API field the CLI cannot set (below). The states are",
+            "  airlock's, each from its start to the next one's (running: the frame",
+            "  written to the first reply).",
             "- **watchdog**: `bench/watchdog_bench.sh`; engine SIGKILL until the daemon reports",
             "  the container stopped, against `docker stop -t 0` through the CLI.",
             "- **cutover / concurrent sessions**: `bench/supervise_bench.c`; memory is private",

@@ -9,10 +9,12 @@
  *   airlock   session_run of a config whose agent does the same: preflight,
  *             create, two admissions, watchdog, attach, start, the frame,
  *             two gateway calls with durable audit entries, cleanup with
- *             the removal proven
+ *             the removal proven. Its container also has NetworkDisabled,
+ *             which the CLI cannot set: no libnetwork sandbox to build.
  *
  * first_reply: from the start to the first reply written to the agent;
- * exit: from the start to the container removed and the session ended.
+ * exit: from the start to the container removed and the session ended;
+ * phase_STATE: how long airlock's session was in each launch state.
  * Prints "sample:" lines (one per round) that bench/run aggregates.
  *
  * usage: start_bench AIRLOCK CONFIG ROUNDS NAME
@@ -37,6 +39,7 @@
 
 struct timing {
 	int64_t t0_us, first_reply_us, end_us;
+	int64_t state_us[SESSION_STATE_COUNT];	/* airlock: when each state began */
 };
 
 /* --- airlock ----------------------------------------------------------- */
@@ -46,6 +49,8 @@ on_publish(void *ctx, const struct session_status *st)
 {
 	struct timing *t = ctx;
 
+	if ((unsigned)st->state < SESSION_STATE_COUNT && !t->state_us[st->state])
+		t->state_us[st->state] = clock_mono_us();
 	if (!t->first_reply_us && st->counters.calls >= 1)
 		t->first_reply_us = clock_mono_us();
 }
@@ -207,6 +212,24 @@ ms(int64_t from, int64_t to)
 	return (to - from) / 1000.0;
 }
 
+/*
+ * Where airlock's start goes: each launch state's length, up to the first
+ * reply (running: from the frame written to the reply).
+ */
+static void
+phases(const char *name, const struct timing *t)
+{
+	int i;
+
+	for (i = SESSION_STATE_PREFLIGHT; i <= SESSION_STATE_RUNNING; i++) {
+		int64_t to = i < SESSION_STATE_RUNNING ? t->state_us[i + 1] : t->first_reply_us;
+
+		if (t->state_us[i] && to)
+			printf("sample: %s_phase_%s baseline=- airlock=%.2f unit=ms\n", name,
+			       session_state_id((enum session_state)i), ms(t->state_us[i], to));
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -245,6 +268,7 @@ main(int argc, char **argv)
 		       ms(b.t0_us, b.end_us), ms(a.t0_us, a.end_us));
 		printf("sample: %s_exit_after_reply baseline=%.1f airlock=%.1f unit=ms\n", argv[4],
 		       ms(b.first_reply_us, b.end_us), ms(a.first_reply_us, a.end_us));
+		phases(argv[4], &a);
 		fflush(stdout);
 	}
 	audit_close(audit);

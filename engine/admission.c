@@ -339,6 +339,24 @@ check_bool(const struct ctx *x, const struct checker *k, struct verdict *v)
 		observe(v, b == (strcmp(k->want, "true") == 0), "%s", b ? "true" : "false");
 }
 
+/* A flag Docker omits when false (omitempty): absent reads as false. */
+static void
+check_flag_set(const struct ctx *x, const struct checker *k, struct verdict *v)
+{
+	const json_t *j;
+
+	expect(v, "true");
+	j = optional(x->c, k->path, v);
+	if (!j)
+		return;
+	if (json_is_null(j))
+		observe(v, false, "false (absent)");
+	else if (!json_is_boolean(j))
+		observe(v, false, "wrong type");
+	else
+		observe(v, json_is_true(j), "%s", json_is_true(j) ? "true" : "false");
+}
+
 /* Absent (omitempty), null or empty. */
 static void
 check_empty(const struct ctx *x, const struct checker *k, struct verdict *v)
@@ -1308,6 +1326,7 @@ static const struct checker checkers[ADMISSION_CHECK_COUNT] = {
 	[ADMISSION_CONTAINER_VOLUMES]	= { check_empty, "Config.Volumes", NULL },
 	[ADMISSION_ANON_MOUNTS]		= { check_empty_array, "Mounts", "[]" },
 	[ADMISSION_NETWORK_MODE]	= { check_string, "HostConfig.NetworkMode", "none" },
+	[ADMISSION_NETWORK_DISABLED]	= { check_flag_set, "Config.NetworkDisabled", NULL },
 	[ADMISSION_READONLY_ROOTFS]	= { check_bool, "HostConfig.ReadonlyRootfs", "true" },
 	[ADMISSION_PRIVILEGED]		= { check_bool, "HostConfig.Privileged", "false" },
 	[ADMISSION_CAP_ADD]		= { check_empty_array, "HostConfig.CapAdd", "empty" },

@@ -33,6 +33,7 @@ struct host_facts {
 	_(CONTAINER_VOLUMES,"container_volumes","container Config.Volumes is empty") \
 	_(ANON_MOUNTS,      "anon_mounts",      "no mounts at all (top-level Mounts is empty)") \
 	_(NETWORK_MODE,     "network_mode",     "NetworkMode is none") \
+	_(NETWORK_DISABLED, "network_disabled", "networking disabled: a network namespace of its own, no interface but loopback") \
 	_(READONLY_ROOTFS,  "readonly_rootfs",  "root filesystem is read-only") \
 	_(PRIVILEGED,       "privileged",       "not privileged") \
 	_(CAP_ADD,          "cap_add",          "no capability added") \

@@ -534,10 +534,18 @@ json_t *
 profile_create_body(const struct profile *p, const struct owner_labels *who)
 {
 	json_t *body = json_pack(
-		"{s:s, s:s, s:o, s:b, s:b, s:b, s:b, s:b, s:b, s:o, s:o}",
+		"{s:s, s:s, s:o, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:o, s:o}",
 		"Image", p->image,
 		"User", p->user,
 		"Env", strv_json(&p->env),
+		/*
+		 * No network at all: the daemon leaves the container in a
+		 * namespace of its own (a loopback, down) without building a
+		 * libnetwork sandbox, and ignores NetworkMode. A second layer
+		 * beside NetworkMode none, and about 80 ms less start (the
+		 * sandbox's hook re-executes dockerd twice).
+		 */
+		"NetworkDisabled", 1,
 		"Tty", 0,
 		"OpenStdin", 1,
 		"StdinOnce", 1,

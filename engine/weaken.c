@@ -1,6 +1,8 @@
 #include "weaken.h"
 #include "mutant.h"
 
+#include <string.h>
+
 static const struct {
 	const char *name, *key, *value;
 } weakenings[] = {
@@ -15,10 +17,16 @@ weaken_create_body(json_t *body)
 	json_t *hc = json_object_get(body, "HostConfig");
 	size_t i;
 
-	for (i = 0; hc && i < sizeof weakenings / sizeof weakenings[0]; i++)
+	for (i = 0; hc && i < sizeof weakenings / sizeof weakenings[0]; i++) {
+		const char *key = weakenings[i].key;
+		json_t *in = strncmp(key, "HostConfig.", 11) == 0 ? hc : body;
+
+		if (in == hc)
+			key += 11;
 		if (mutant(weakenings[i].name))
-			json_object_set_new(hc, weakenings[i].key,
-					    json_loads(weakenings[i].value, JSON_DECODE_ANY, NULL));
+			json_object_set_new(in, key, json_loads(weakenings[i].value,
+								JSON_DECODE_ANY, NULL));
+	}
 }
 
 bool

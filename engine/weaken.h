@@ -27,15 +27,22 @@
  */
 #define WEAK_RUNSC_RUNTIME "runsc-mutant-hostnet"
 
-/* name, HostConfig key, its weakened value (JSON), the check that refuses it */
+/*
+ * Docker's NetworkDisabled (Config) and NetworkMode none (HostConfig) are
+ * two layers too: with networking disabled the daemon ignores NetworkMode
+ * (host included), so each is removed alone and both together.
+ */
+
+/* name, create-body key (HostConfig.X or top level), its weakened value (JSON), the check */
 #define WEAKENINGS(_) \
-	_(weak_network, "NetworkMode",    "\"host\"",                                "network_mode") \
-	_(weak_rootfs,  "ReadonlyRootfs", "false",                                   "readonly_rootfs") \
-	_(weak_logs,    "LogConfig",      "{\"Type\":\"json-file\",\"Config\":{}}",  "log_config") \
-	_(weak_ipc,     "IpcMode",        "\"shareable\"",                           "ipc_mode") \
-	_(weak_seccomp, "SecurityOpt",    "[\"no-new-privileges=true\",\"seccomp=unconfined\"]", "security_opt") \
-	_(weak_runsc_net, "Runtime",      "\"" WEAK_RUNSC_RUNTIME "\"",             "runtime") \
-	_(weak_nproc,   "Ulimits",        "[{\"Name\":\"core\",\"Soft\":0,\"Hard\":0}]", "ulimit_nproc")
+	_(weak_network, "HostConfig.NetworkMode",    "\"host\"",                     "network_mode") \
+	_(weak_netns,   "NetworkDisabled",           "false",                        "network_disabled") \
+	_(weak_rootfs,  "HostConfig.ReadonlyRootfs", "false",                        "readonly_rootfs") \
+	_(weak_logs,    "HostConfig.LogConfig",      "{\"Type\":\"json-file\",\"Config\":{}}", "log_config") \
+	_(weak_ipc,     "HostConfig.IpcMode",        "\"shareable\"",                "ipc_mode") \
+	_(weak_seccomp, "HostConfig.SecurityOpt",    "[\"no-new-privileges=true\",\"seccomp=unconfined\"]", "security_opt") \
+	_(weak_runsc_net, "HostConfig.Runtime",      "\"" WEAK_RUNSC_RUNTIME "\"",  "runtime") \
+	_(weak_nproc,   "HostConfig.Ulimits",        "[{\"Name\":\"core\",\"Soft\":0,\"Hard\":0}]", "ulimit_nproc")
 
 /* Apply the weakening AIRLOCK_MUTANT names, if any (mutant build only). */
 void weaken_create_body(json_t *body);

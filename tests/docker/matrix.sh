@@ -278,11 +278,12 @@ second_layer() {
 		"container_found and admission_first == 'refused' and refused_check == '$check' and vault_canary > 0 and net_read and not ($NET_ANY) and $BLOCKED"
 }
 
-# runc: 5 routes + 5 writes + 4 limits + 11 calls + 17 frames + 4x2 network
-# + 4x2 other mutants + 2 ceiling = 60; runsc: the network is 3 second-layer
-# cases + 3x2 mutants instead of 4x2, plus the nproc mutant's 2, so 63.
-CASES_PER_RUNTIME_RUNC=60
-CASES_PER_RUNTIME_RUNSC=63
+# runc: 5 routes + 5 writes + 4 limits + 11 calls + 17 frames + the network's
+# 2 second-layer cases and 4x2 mutants + 4x2 other mutants + 2 ceiling = 62;
+# runsc: the network is 7 second-layer cases and 3x2 mutants, plus the
+# nproc mutant's 2, so 67.
+CASES_PER_RUNTIME_RUNC=62
+CASES_PER_RUNTIME_RUNSC=67
 NET_ANY='net_tcp4_events + net_tcp6_events + net_dns4_events + net_dns6_events + net_unix_events > 0'
 NET_LEAK='net_tcp4_canary + net_tcp6_canary + net_dns4_canary + net_dns6_canary + net_unix_canary > 0'
 BLOCKED='report and not outcome_done'
@@ -340,23 +341,33 @@ print(json.dumps({"kind": "observation", "runtime": sys.argv[2], "case": "ptrace
 	protected "$rt" frame_pipelined summary "ended == 'agent_exit' and allowed == 3" frame pipelined
 
 	echo "# --- $rt: mutation proofs"
+	# Layers: Docker's NetworkDisabled (a namespace of its own, NetworkMode
+	# ignored) and NetworkMode none; under runsc also runsc's own
+	# --network=none (preflight requires it). Removed one at a time, and
+	# all but one, another layer holds; removed together (under runsc with
+	# runsc-mutant-hostnet, scripts/daemon.json), the canary leaks.
 	if [ "$rt" = runc ]; then
-		mutant_proof "$rt" network_tcp4 weak_network network_mode net 'net_tcp4_canary > 0' tcp4 "$port"
-		mutant_proof "$rt" network_tcp6 weak_network network_mode net 'net_tcp6_canary > 0' tcp6 "$port"
-		mutant_proof "$rt" network_dns weak_network network_mode net 'net_dns4_canary + net_dns6_canary > 0' dns "$port"
-		mutant_proof "$rt" network_abstract weak_network network_mode net 'net_unix_canary > 0' abstract "$abstract"
+		second_layer "$rt" network_tcp4 weak_network network_mode tcp4 "$port"
+		second_layer "$rt" network_netns_tcp4 weak_netns network_disabled tcp4 "$port"
+		all=weak_network,weak_netns
+		mutant_proof "$rt" network_tcp4 "$all" network_mode net 'net_tcp4_canary > 0' tcp4 "$port"
+		mutant_proof "$rt" network_tcp6 "$all" network_mode net 'net_tcp6_canary > 0' tcp6 "$port"
+		mutant_proof "$rt" network_dns "$all" network_mode net 'net_dns4_canary + net_dns6_canary > 0' dns "$port"
+		mutant_proof "$rt" network_abstract "$all" network_mode net 'net_unix_canary > 0' abstract "$abstract"
 	else
-		# Two layers: Docker's NetworkMode none and runsc's own --network=none
-		# (preflight requires it). Each removed alone, the other holds; removed
-		# together (runsc-mutant-hostnet, scripts/daemon.json), the canary leaks.
 		second_layer "$rt" network_tcp4 weak_network network_mode tcp4 "$port"
 		second_layer "$rt" network_runsc_tcp4 weak_runsc_net runtime tcp4 "$port"
-		both=weak_network,weak_runsc_net
-		mutant_proof "$rt" network_tcp4 "$both" network_mode net 'net_tcp4_canary > 0' tcp4 "$port"
-		mutant_proof "$rt" network_tcp6 "$both" network_mode net 'net_tcp6_canary > 0' tcp6 "$port"
-		mutant_proof "$rt" network_dns "$both" network_mode net 'net_dns4_canary + net_dns6_canary > 0' dns "$port"
+		second_layer "$rt" network_netns_tcp4 weak_netns network_disabled tcp4 "$port"
+		# Each layer alone.
+		second_layer "$rt" network_only_netns_tcp4 weak_network,weak_runsc_net network_mode tcp4 "$port"
+		second_layer "$rt" network_only_runsc_tcp4 weak_network,weak_netns network_mode tcp4 "$port"
+		second_layer "$rt" network_only_mode_tcp4 weak_netns,weak_runsc_net network_disabled tcp4 "$port"
+		all=weak_network,weak_netns,weak_runsc_net
+		mutant_proof "$rt" network_tcp4 "$all" network_mode net 'net_tcp4_canary > 0' tcp4 "$port"
+		mutant_proof "$rt" network_tcp6 "$all" network_mode net 'net_tcp6_canary > 0' tcp6 "$port"
+		mutant_proof "$rt" network_dns "$all" network_mode net 'net_dns4_canary + net_dns6_canary > 0' dns "$port"
 		# gVisor's unix sockets are its own, even on the host's network.
-		second_layer "$rt" network_abstract "$both" network_mode abstract "$abstract"
+		second_layer "$rt" network_abstract "$all" network_mode abstract "$abstract"
 		# Without the nproc bound the fork bomb runs into the pids limit
 		# (gVisor's threads: the sandbox dies) or the memory limit first
 		# (OOM): either way fork never fails inside and the session is over.

@@ -384,6 +384,7 @@ struct mutant {
 
 static const struct mutant mutants[] = {
 	{ "network host", { "HostConfig", "NetworkMode" }, "\"host\"", "network_mode", false },
+	{ "network enabled", { NULL, "NetworkDisabled" }, "false", "network_disabled", false },
 	{ "writable root", { "HostConfig", "ReadonlyRootfs" }, "false", "readonly_rootfs", false },
 	{ "json-file logs", { "HostConfig", "LogConfig" }, "{\"Type\":\"json-file\"}", "log_config", false },
 	{ "cap-add NET_RAW", { "HostConfig", "CapAdd" }, "[\"NET_RAW\"]", "cap_add", false },
@@ -726,7 +727,10 @@ probe_body(const char *mutate_key, json_t *value)
 	return body;
 }
 
-/* Network: with NetworkMode none the host's 127.0.0.1 is unreachable. */
+/*
+ * Network: with networking disabled or NetworkMode none the host's
+ * 127.0.0.1 is unreachable; it takes both removed to reach it.
+ */
 static int
 network_leaks(json_t *body)
 {
@@ -752,7 +756,13 @@ test_network_leak_proof(void **state)
 	assert_int_equal(network_leaks(body), 0);		/* protected: nothing */
 	json_decref(body);
 	body = probe_body("NetworkMode", json_string("host"));
-	assert_true(network_leaks(body) >= 1);			/* mutant: delivered */
+	assert_int_equal(network_leaks(body), 0);		/* NetworkDisabled holds */
+	json_object_set_new(body, "NetworkDisabled", json_false());
+	assert_true(network_leaks(body) >= 1);			/* both gone: delivered */
+	json_decref(body);
+	body = probe_body(NULL, NULL);
+	json_object_set_new(body, "NetworkDisabled", json_false());
+	assert_int_equal(network_leaks(body), 0);		/* NetworkMode none holds */
 	json_decref(body);
 }
 

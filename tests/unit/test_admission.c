@@ -82,6 +82,10 @@ struct fixture {
 	_(network_bridge, CONTAINER, "{'HostConfig.NetworkMode':'bridge'}", "network_mode") \
 	_(network_container, CONTAINER, "{'HostConfig.NetworkMode':'container:x'}", "network_mode") \
 	_(network_missing, CONTAINER, "{'-HostConfig.NetworkMode':0}", "network_mode") \
+	_(netns_false, CONTAINER, "{'Config.NetworkDisabled':false}", "network_disabled") \
+	_(netns_absent, CONTAINER, "{'-Config.NetworkDisabled':0}", "network_disabled") \
+	_(netns_null, CONTAINER, "{'Config.NetworkDisabled':null}", "network_disabled") \
+	_(netns_string, CONTAINER, "{'Config.NetworkDisabled':'true'}", "network_disabled") \
 	_(readonly_false, CONTAINER, "{'HostConfig.ReadonlyRootfs':false}", "readonly_rootfs") \
 	_(readonly_string, CONTAINER, "{'HostConfig.ReadonlyRootfs':'true'}", "readonly_rootfs") \
 	_(readonly_missing, CONTAINER, "{'-HostConfig.ReadonlyRootfs':0}", "readonly_rootfs") \
@@ -592,6 +596,7 @@ test_ok_fixture_admitted(void **state)
 	}
 	assert_string_equal(item(f, "network_mode")->expected, "none");
 	assert_string_equal(item(f, "network_mode")->observed, "none");
+	assert_string_equal(item(f, "network_disabled")->observed, "true");
 	assert_string_equal(item(f, "user")->observed, "10001:10001");
 	assert_string_equal(item(f, "entrypoint")->observed, "[\"/echoer\"]");
 }
@@ -603,7 +608,7 @@ test_ids_and_help(void **state)
 	const char *id;
 
 	(void)state;
-	assert_int_equal(ADMISSION_CHECK_COUNT, 47);
+	assert_int_equal(ADMISSION_CHECK_COUNT, 48);
 	for (i = 0; i < ADMISSION_CHECK_COUNT; i++) {
 		id = admission_check_id((enum admission_check)i);
 		assert_true(id[0] && strlen(id) < CHECK_ID_MAX);
@@ -637,6 +642,14 @@ test_report_text(void **state)
 	assert_string_equal(item(f, "pids_limit")->expected, "32");
 	assert_string_equal(item(f, "pid_mode")->expected, "\"\"");
 	free(s);
+	json_decref(j);
+	/* Docker omits the flag when it is false. */
+	apply_patch(&f->c, "{'-Config.NetworkDisabled':0}");
+	run(f);
+	j = check_list_to_json(&f->r, "refuse");
+	s = json_dumps(j, JSON_COMPACT);
+	assert_non_null(strstr(s, "{\"check\":\"network_disabled\",\"expected\":\"true\","
+			       "\"observed\":\"false (absent)\",\"verdict\":\"refuse\"}"));
 	json_decref(j);
 }
 

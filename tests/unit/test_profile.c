@@ -194,6 +194,7 @@ test_create_body_defaults(void **state)
 	assert_int_equal(json_array_size(json_object_get(body, "Env")), 0);
 	assert_null(json_object_get(body, "Entrypoint"));	/* the image's */
 	assert_string_equal(json_string_value(hc(body, "NetworkMode")), "none");
+	assert_true(json_is_true(json_object_get(body, "NetworkDisabled")));
 	assert_true(json_is_true(hc(body, "ReadonlyRootfs")));
 	assert_true(json_is_false(hc(body, "Privileged")));
 	assert_string_equal(json_string_value(json_array_get(hc(body, "CapDrop"), 0)), "ALL");
