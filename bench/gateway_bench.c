@@ -10,7 +10,9 @@
  *
  * Then the same with 20 concurrent sessions (one thread, one gateway and
  * one upstream process each, one shared audit database), as aggregate
- * calls per second. Prints figures and ratios; asserts nothing.
+ * calls per second, and the floor a durable gateway cannot beat there
+ * (one sync's latency added to the direct cycle). Prints figures and
+ * ratios; asserts nothing.
  *
  * usage: gateway_bench UPSTREAM_BIN [CALLS] [SESSIONS] [direct|gateway]
  *
@@ -22,7 +24,9 @@
  * figure is also printed as a "sample:" line that bench/run aggregates
  * over interleaved rounds.
  */
+#include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -195,6 +199,71 @@ concurrent(int n, bool gateway)
 }
 
 /*
+ * The floor under the aggregate: what one durable write costs while the
+ * direct clients run. The gateway puts one on each call's path before the
+ * upstream sees it (its upstream's own fsync is already in the direct
+ * cycle), so no gateway can beat SESSIONS / (SESSIONS / direct + sync).
+ * A probe thread overwrites 2 KiB of a small file and fdatasyncs it every
+ * 2 ms (a WAL commit's shape, adding a few hundred syncs a second to the
+ * upstreams' thousands).
+ */
+struct probe {
+	pthread_t t;
+	atomic_bool stop;
+	double lat[8192];
+	int n;
+};
+
+static void *
+probe_main(void *arg)
+{
+	struct probe *p = arg;
+	char path[256], page[2048];
+	int fd, i;
+
+	snprintf(path, sizeof path, "%s/airlock-bench-%d.probe", dir, (int)getpid());
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return NULL;
+	memset(page, 'x', sizeof page);
+	for (i = 0; i < 32; i++)
+		if (pwrite(fd, page, sizeof page, (off_t)i * (off_t)sizeof page) < 0)
+			break;
+	fsync(fd);
+	for (i = 0; !atomic_load(&p->stop) && p->n < 8192; i++) {
+		double t;
+
+		if (pwrite(fd, page, sizeof page, (off_t)(i % 32) * (off_t)sizeof page) < 0)
+			break;
+		t = now_us();
+		if (fdatasync(fd) < 0)
+			break;
+		p->lat[p->n++] = now_us() - t;
+		usleep(2000);
+	}
+	close(fd);
+	unlink(path);
+	return NULL;
+}
+
+/* The direct aggregate, with the sync probe beside it: its p50 in *sync_us. */
+static double
+direct_with_probe(int n, double *sync_us)
+{
+	struct probe *p = calloc(1, sizeof *p);
+	double rate;
+
+	if (!p || pthread_create(&p->t, NULL, probe_main, p) != 0)
+		exit(1);
+	rate = concurrent(n, false);
+	atomic_store(&p->stop, true);
+	pthread_join(p->t, NULL);
+	*sync_us = p->n > 0 ? pct(p->lat, p->n, .5) : 0;
+	free(p);
+	return rate;
+}
+
+/*
  * One side alone: one session is what callgrind measures per call; more
  * sessions run that side's aggregate only (for perf, or per-thread CPU).
  */
@@ -221,7 +290,7 @@ one_side(const char *side, const char *sink, int sessions)
 }
 
 static void
-samples(double *g, double *d, double gw_rate, double direct_rate)
+samples(double *g, double *d, double gw_rate, double direct_rate, double floor_rate)
 {
 	printf("sample: gateway_call_p50 baseline=%.1f airlock=%.1f unit=us\n",
 	       pct(d, calls, .5), pct(g, calls, .5));
@@ -231,6 +300,9 @@ samples(double *g, double *d, double gw_rate, double direct_rate)
 	       pct(g, calls, .5) - pct(d, calls, .5));
 	printf("sample: gateway_aggregate baseline=%.0f airlock=%.0f unit=calls/s\n",
 	       direct_rate, gw_rate);
+	if (floor_rate > 0)
+		printf("sample: gateway_aggregate_floor baseline=%.0f airlock=%.0f unit=calls/s\n",
+		       direct_rate, floor_rate);
 }
 
 int
@@ -238,7 +310,7 @@ main(int argc, char **argv)
 {
 	char db[256], sink[256];
 	struct al_err err;
-	double *g, *d, gw_rate, direct_rate;
+	double *g, *d, gw_rate, direct_rate, sync_us, floor_rate;
 	int sessions;
 
 	if (argc < 2) {
@@ -273,12 +345,17 @@ main(int argc, char **argv)
 	printf("  %-34s %8.2fx %8.2fx\n", "ratio gateway / direct", pct(g, calls, .5) / pct(d, calls, .5),
 	       pct(g, calls, .99) / pct(d, calls, .99));
 	direct_rate = concurrent(sessions, false);
+	/* The floor from a run of its own: the probe costs the clients a little. */
+	floor_rate = direct_with_probe(sessions, &sync_us);
+	floor_rate = sync_us > 0 ? sessions / (sessions / floor_rate + sync_us / 1e6) : 0;
 	gw_rate = concurrent(sessions, true);
 	printf("%d concurrent sessions, %d calls each (calls/s, aggregate)\n", sessions, calls);
 	printf("  %-34s %9.0f\n", "direct MCP clients", direct_rate);
 	printf("  %-34s %9.0f\n", "gateways, one shared audit DB", gw_rate);
 	printf("  %-34s %8.2fx\n", "ratio gateway / direct", gw_rate / direct_rate);
-	samples(g, d, gw_rate, direct_rate);
+	printf("  %-34s %9.0f  (one fdatasync, %.0f us at p50 meanwhile, added to each call)\n",
+	       "floor for any durable gateway", floor_rate, sync_us);
+	samples(g, d, gw_rate, direct_rate, floor_rate);
 	audit_close(audit);
 	unlink(db);
 	unlink(sink);
