@@ -650,6 +650,7 @@ test_report_text(void **state)
 	s = json_dumps(j, JSON_COMPACT);
 	assert_non_null(strstr(s, "{\"check\":\"network_disabled\",\"expected\":\"true\","
 			       "\"observed\":\"false (absent)\",\"verdict\":\"refuse\"}"));
+	free(s);
 	json_decref(j);
 }
 
