@@ -10,9 +10,11 @@
  *
  * Then the same with 20 concurrent sessions (one thread, one gateway and
  * one upstream process each, one shared audit database), as aggregate
- * calls per second, and the floor a durable gateway cannot beat there
- * (one sync's latency added to the direct cycle). Prints figures and
- * ratios; asserts nothing.
+ * calls per second and CPU time per call (this process and its
+ * upstreams), and the floor a durable gateway cannot beat there: direct
+ * clients that each make one durable write of their own before every call
+ * (a gateway with no CPU cost and perfectly parallel syncs). Prints
+ * figures and ratios; asserts nothing.
  *
  * usage: gateway_bench UPSTREAM_BIN [CALLS] [SESSIONS] [direct|gateway]
  *
@@ -26,10 +28,10 @@
  */
 #include <fcntl.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -122,9 +124,37 @@ run_gateway(const char *sink, double *lat, int n)
 	config_free(&c);
 }
 
-static void
-run_direct(const char *sink, double *lat, int n)
+/*
+ * The durable direct client's file of its own: 32 pages of 2 KiB, written
+ * and synced once, so that each later write overwrites one (a WAL
+ * commit's shape, with no size change to sync).
+ */
+static int
+durable_open(const char *sink, char *path, size_t size, const char page[2048])
 {
+	int fd, i;
+
+	snprintf(path, size, "%s.durable", sink);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	for (i = 0; i < 32; i++)
+		if (pwrite(fd, page, 2048, (off_t)i * 2048) != 2048)
+			break;
+	if (i < 32 || fsync(fd) < 0) {
+		close(fd);
+		unlink(path);
+		return -1;
+	}
+	return fd;
+}
+
+/* Direct calls; with durable, one 2 KiB pwrite + fdatasync before each. */
+static void
+run_direct(const char *sink, double *lat, int n, bool durable)
+{
+	char path[300], page[2048];
+	int fd = -1;
 	struct mcp_server_config sc = { .name = "u", .init_timeout_ms = 10000,
 					.call_timeout_ms = 10000 };
 	json_t *args = json_pack("{s:s}", "message", "hello");
@@ -133,6 +163,11 @@ run_direct(const char *sink, double *lat, int n)
 	struct al_err err;
 	int i;
 
+	memset(page, 'x', sizeof page);
+	if (durable && (fd = durable_open(sink, path, sizeof path, page)) < 0) {
+		fprintf(stderr, "bench: cannot make the durable client's file in %s\n", dir);
+		exit(1);
+	}
 	strv_push(&sc.argv, upstream);
 	strv_push(&sc.argv, "--sink");
 	strv_push(&sc.argv, sink);
@@ -143,6 +178,11 @@ run_direct(const char *sink, double *lat, int n)
 	for (i = -20; i < n; i++) {
 		double t = now_us();
 
+		if (fd >= 0 && (pwrite(fd, page, sizeof page, (off_t)(i & 31) * 2048) != 2048 ||
+				fdatasync(fd) < 0)) {
+			fprintf(stderr, "bench: the durable client's write failed\n");
+			exit(1);
+		}
 		if (mcp_call(m, "echo", args, 0, &res, &err) < 0 || res.outcome != MCP_OK)
 			exit(1);
 		mcp_call_result_free(&res);
@@ -152,12 +192,18 @@ run_direct(const char *sink, double *lat, int n)
 	mcp_stop(m);
 	json_decref(args);
 	strv_free(&sc.argv);
+	if (fd >= 0) {
+		close(fd);
+		unlink(path);
+	}
 }
+
+enum side { DIRECT, DURABLE, GATEWAY };
 
 struct worker {
 	pthread_t t;
 	int id;
-	bool gateway;
+	enum side side;
 	double *lat;
 };
 
@@ -168,24 +214,42 @@ worker_main(void *arg)
 	char sink[256];
 
 	snprintf(sink, sizeof sink, "%s/airlock-bench-%d-%d.sink", dir, (int)getpid(), w->id);
-	if (w->gateway)
+	if (w->side == GATEWAY)
 		run_gateway(sink, w->lat, calls);
 	else
-		run_direct(sink, w->lat, calls);
+		run_direct(sink, w->lat, calls, w->side == DURABLE);
 	unlink(sink);
 	return NULL;
 }
 
-/* Aggregate calls per second over n concurrent sessions. */
+/* CPU time so far of this process and of its reaped children (the upstreams). */
 static double
-concurrent(int n, bool gateway)
+cpu_us(void)
+{
+	struct rusage self, kids;
+
+	getrusage(RUSAGE_SELF, &self);
+	getrusage(RUSAGE_CHILDREN, &kids);
+	return (double)(self.ru_utime.tv_sec + self.ru_stime.tv_sec + kids.ru_utime.tv_sec +
+			kids.ru_stime.tv_sec) * 1e6 +
+	       (double)(self.ru_utime.tv_usec + self.ru_stime.tv_usec + kids.ru_utime.tv_usec +
+			kids.ru_stime.tv_usec);
+}
+
+/*
+ * Aggregate calls per second over n concurrent sessions; with cpu, the CPU
+ * time per call of this process and its upstreams (each stopped and
+ * reaped before its worker ends; warm-ups and spawns included).
+ */
+static double
+concurrent(int n, enum side side, double *cpu)
 {
 	struct worker *w = calloc((size_t)n, sizeof *w);
-	double t0 = now_us(), secs;
+	double t0 = now_us(), c0 = cpu_us(), secs;
 	int i;
 
 	for (i = 0; i < n; i++) {
-		w[i] = (struct worker){ .id = i, .gateway = gateway,
+		w[i] = (struct worker){ .id = i, .side = side,
 					.lat = calloc((size_t)calls, sizeof(double)) };
 		pthread_create(&w[i].t, NULL, worker_main, &w[i]);
 	}
@@ -194,73 +258,10 @@ concurrent(int n, bool gateway)
 		free(w[i].lat);
 	}
 	secs = (now_us() - t0) / 1e6;
+	if (cpu)
+		*cpu = (cpu_us() - c0) / (n * (double)(calls + 20));
 	free(w);
 	return n * (double)calls / secs;
-}
-
-/*
- * The floor under the aggregate: what one durable write costs while the
- * direct clients run. The gateway puts one on each call's path before the
- * upstream sees it (its upstream's own fsync is already in the direct
- * cycle), so no gateway can beat SESSIONS / (SESSIONS / direct + sync).
- * A probe thread overwrites 2 KiB of a small file and fdatasyncs it every
- * 2 ms (a WAL commit's shape, adding a few hundred syncs a second to the
- * upstreams' thousands).
- */
-struct probe {
-	pthread_t t;
-	atomic_bool stop;
-	double lat[8192];
-	int n;
-};
-
-static void *
-probe_main(void *arg)
-{
-	struct probe *p = arg;
-	char path[256], page[2048];
-	int fd, i;
-
-	snprintf(path, sizeof path, "%s/airlock-bench-%d.probe", dir, (int)getpid());
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return NULL;
-	memset(page, 'x', sizeof page);
-	for (i = 0; i < 32; i++)
-		if (pwrite(fd, page, sizeof page, (off_t)i * (off_t)sizeof page) < 0)
-			break;
-	fsync(fd);
-	for (i = 0; !atomic_load(&p->stop) && p->n < 8192; i++) {
-		double t;
-
-		if (pwrite(fd, page, sizeof page, (off_t)(i % 32) * (off_t)sizeof page) < 0)
-			break;
-		t = now_us();
-		if (fdatasync(fd) < 0)
-			break;
-		p->lat[p->n++] = now_us() - t;
-		usleep(2000);
-	}
-	close(fd);
-	unlink(path);
-	return NULL;
-}
-
-/* The direct aggregate, with the sync probe beside it: its p50 in *sync_us. */
-static double
-direct_with_probe(int n, double *sync_us)
-{
-	struct probe *p = calloc(1, sizeof *p);
-	double rate;
-
-	if (!p || pthread_create(&p->t, NULL, probe_main, p) != 0)
-		exit(1);
-	rate = concurrent(n, false);
-	atomic_store(&p->stop, true);
-	pthread_join(p->t, NULL);
-	*sync_us = p->n > 0 ? pct(p->lat, p->n, .5) : 0;
-	free(p);
-	return rate;
 }
 
 /*
@@ -277,20 +278,25 @@ one_side(const char *side, const char *sink, int sessions)
 		return 2;
 	if (sessions > 1) {
 		printf("sample: %s_aggregate_alone baseline=- airlock=%.0f unit=calls/s\n", side,
-		       concurrent(sessions, gw));
+		       concurrent(sessions, gw ? GATEWAY : DIRECT, NULL));
 		return 0;
 	}
 	lat = calloc((size_t)calls, sizeof *lat);
 	if (gw)
 		run_gateway(sink, lat, calls);
 	else
-		run_direct(sink, lat, calls);
+		run_direct(sink, lat, calls, false);
 	free(lat);
 	return 0;
 }
 
+struct aggregate {
+	double direct, durable, gateway;	/* calls/s */
+	double direct_cpu, gateway_cpu;		/* us of CPU a call */
+};
+
 static void
-samples(double *g, double *d, double gw_rate, double direct_rate, double floor_rate)
+samples(double *g, double *d, const struct aggregate *a)
 {
 	printf("sample: gateway_call_p50 baseline=%.1f airlock=%.1f unit=us\n",
 	       pct(d, calls, .5), pct(g, calls, .5));
@@ -299,10 +305,11 @@ samples(double *g, double *d, double gw_rate, double direct_rate, double floor_r
 	printf("sample: gateway_added_p50 baseline=- airlock=%.1f unit=us\n",
 	       pct(g, calls, .5) - pct(d, calls, .5));
 	printf("sample: gateway_aggregate baseline=%.0f airlock=%.0f unit=calls/s\n",
-	       direct_rate, gw_rate);
-	if (floor_rate > 0)
-		printf("sample: gateway_aggregate_floor baseline=%.0f airlock=%.0f unit=calls/s\n",
-		       direct_rate, floor_rate);
+	       a->direct, a->gateway);
+	printf("sample: gateway_aggregate_floor baseline=%.0f airlock=%.0f unit=calls/s\n",
+	       a->direct, a->durable);
+	printf("sample: gateway_aggregate_cpu baseline=%.1f airlock=%.1f unit=us/call\n",
+	       a->direct_cpu, a->gateway_cpu);
 }
 
 int
@@ -310,7 +317,8 @@ main(int argc, char **argv)
 {
 	char db[256], sink[256];
 	struct al_err err;
-	double *g, *d, gw_rate, direct_rate, sync_us, floor_rate;
+	struct aggregate a;
+	double *g, *d;
 	int sessions;
 
 	if (argc < 2) {
@@ -336,7 +344,7 @@ main(int argc, char **argv)
 	}
 	g = calloc((size_t)calls, sizeof *g);
 	d = calloc((size_t)calls, sizeof *d);
-	run_direct(sink, d, calls);
+	run_direct(sink, d, calls, false);
 	run_gateway(sink, g, calls);
 	printf("per call, %d calls after 20 warm-ups (microseconds)\n", calls);
 	printf("  %-34s %9s %9s\n", "", "p50", "p99");
@@ -344,18 +352,17 @@ main(int argc, char **argv)
 	printf("  %-34s %9.1f %9.1f\n", "gateway (1 durable commit a call)", pct(g, calls, .5), pct(g, calls, .99));
 	printf("  %-34s %8.2fx %8.2fx\n", "ratio gateway / direct", pct(g, calls, .5) / pct(d, calls, .5),
 	       pct(g, calls, .99) / pct(d, calls, .99));
-	direct_rate = concurrent(sessions, false);
-	/* The floor from a run of its own: the probe costs the clients a little. */
-	floor_rate = direct_with_probe(sessions, &sync_us);
-	floor_rate = sync_us > 0 ? sessions / (sessions / floor_rate + sync_us / 1e6) : 0;
-	gw_rate = concurrent(sessions, true);
-	printf("%d concurrent sessions, %d calls each (calls/s, aggregate)\n", sessions, calls);
-	printf("  %-34s %9.0f\n", "direct MCP clients", direct_rate);
-	printf("  %-34s %9.0f\n", "gateways, one shared audit DB", gw_rate);
-	printf("  %-34s %8.2fx\n", "ratio gateway / direct", gw_rate / direct_rate);
-	printf("  %-34s %9.0f  (one fdatasync, %.0f us at p50 meanwhile, added to each call)\n",
-	       "floor for any durable gateway", floor_rate, sync_us);
-	samples(g, d, gw_rate, direct_rate, floor_rate);
+	a.direct = concurrent(sessions, DIRECT, &a.direct_cpu);
+	a.durable = concurrent(sessions, DURABLE, NULL);
+	a.gateway = concurrent(sessions, GATEWAY, &a.gateway_cpu);
+	printf("%d concurrent sessions, %d calls each (aggregate calls/s, CPU us a call)\n",
+	       sessions, calls);
+	printf("  %-34s %9.0f %9.1f\n", "direct MCP clients", a.direct, a.direct_cpu);
+	printf("  %-34s %9.0f %9.1f\n", "gateways, one shared audit DB", a.gateway, a.gateway_cpu);
+	printf("  %-34s %8.2fx\n", "ratio gateway / direct", a.gateway / a.direct);
+	printf("  %-34s %9.0f  (one durable 2 KiB write before each call)\n",
+	       "floor: durable direct clients", a.durable);
+	samples(g, d, &a);
 	audit_close(audit);
 	unlink(db);
 	unlink(sink);
