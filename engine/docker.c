@@ -311,6 +311,18 @@ docker_set_method(CURL *h, const struct docker_call *c)
 	return curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, c->method);
 }
 
+int
+docker_curl_transport(void *curl, const char *socket_path, const char *url, char *errbuf)
+{
+	CURL *h = curl;
+
+	return curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L) ||
+	       curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf) ||
+	       curl_easy_setopt(h, CURLOPT_UNIX_SOCKET_PATH, socket_path) ||
+	       curl_easy_setopt(h, CURLOPT_URL, url) ||
+	       curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http") ? -1 : 0;
+}
+
 /* Reset keeps the live connection, so every call starts from known options. */
 static CURLcode
 docker_setup(struct docker *d, const struct docker_call *c, const char *url,
@@ -321,11 +333,7 @@ docker_setup(struct docker *d, const struct docker_call *c, const char *url,
 
 	curl_easy_reset(h);
 	errbuf[0] = '\0';
-	return curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L) ||
-	       curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf) ||
-	       curl_easy_setopt(h, CURLOPT_UNIX_SOCKET_PATH, d->socket_path) ||
-	       curl_easy_setopt(h, CURLOPT_URL, url) ||
-	       curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http") ||
+	return docker_curl_transport(h, d->socket_path, url, errbuf) < 0 ||
 	       curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, c->timeout_ms) ||
 	       curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, connect_ms) ||
 	       curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdrs) ||

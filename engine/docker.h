@@ -52,6 +52,14 @@ struct docker *docker_open_replay(long status, const void *body, size_t len,
 				  struct al_err *err);
 void docker_close(struct docker *d);
 const char *docker_socket_path(const struct docker *d);
+/*
+ * The transport every connection to the daemon shares, set on a libcurl
+ * easy handle (a CURL *): plain HTTP only, over the unix socket at
+ * socket_path, to url, no signals, curl's text into errbuf
+ * (CURL_ERROR_SIZE). 0, or -1 when libcurl refuses an option.
+ */
+int docker_curl_transport(void *curl, const char *socket_path, const char *url,
+			  char *errbuf);
 
 /*
  * Generic request: body may be NULL (empty POST sends Content-Length: 0).

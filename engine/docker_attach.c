@@ -277,11 +277,7 @@ docker_attach_connect(struct docker_attach *a, const char *socket_path, long tim
 	curl_socket_t fd = CURL_SOCKET_BAD;
 	CURLcode rc;
 
-	if (curl_easy_setopt(a->curl, CURLOPT_NOSIGNAL, 1L) ||
-	    curl_easy_setopt(a->curl, CURLOPT_ERRORBUFFER, errbuf) ||
-	    curl_easy_setopt(a->curl, CURLOPT_UNIX_SOCKET_PATH, socket_path) ||
-	    curl_easy_setopt(a->curl, CURLOPT_URL, "http://localhost/") ||
-	    curl_easy_setopt(a->curl, CURLOPT_PROTOCOLS_STR, "http") ||
+	if (docker_curl_transport(a->curl, socket_path, "http://localhost/", errbuf) < 0 ||
 	    curl_easy_setopt(a->curl, CURLOPT_CONNECT_ONLY, 1L) ||
 	    curl_easy_setopt(a->curl, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms))
 		return al_fail(err, "docker: attach: cannot set up the connection");

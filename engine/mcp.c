@@ -1042,6 +1042,18 @@ mcp_begin(struct mcp_client *c, struct al_err *err)
 	return 0;
 }
 
+/* The handshake on a client whose transport is up; on failure it is stopped. */
+static int
+mcp_started(struct mcp_client *c, struct mcp_client **out, struct al_err *err)
+{
+	if (mcp_begin(c, err) < 0) {
+		mcp_stop(c);
+		return -1;
+	}
+	*out = c;
+	return 0;
+}
+
 int
 mcp_start(const struct mcp_server_config *cfg, struct mcp_client **out, struct al_err *err)
 {
@@ -1061,12 +1073,7 @@ mcp_start(const struct mcp_server_config *cfg, struct mcp_client **out, struct a
 		mcp_stop(c);
 		return -1;
 	}
-	if (mcp_begin(c, err) < 0) {
-		mcp_stop(c);
-		return -1;
-	}
-	*out = c;
-	return 0;
+	return mcp_started(c, out, err);
 }
 
 /* stdout comes from the replay (mcp_replay_pump); what we write goes nowhere. */
@@ -1098,12 +1105,7 @@ mcp_start_replay(const char *name, const void *bytes, size_t len, struct mcp_cli
 		mcp_stop(c);
 		return -1;
 	}
-	if (mcp_begin(c, err) < 0) {
-		mcp_stop(c);
-		return -1;
-	}
-	*out = c;
-	return 0;
+	return mcp_started(c, out, err);
 }
 
 int

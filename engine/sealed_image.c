@@ -390,11 +390,7 @@ reader_setup(struct reader *r, const char *socket_path, const char *url, char *e
 {
 	CURL *h = r->curl;
 
-	return curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L) ||
-	       curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf) ||
-	       curl_easy_setopt(h, CURLOPT_UNIX_SOCKET_PATH, socket_path) ||
-	       curl_easy_setopt(h, CURLOPT_URL, url) ||
-	       curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http") ||
+	return docker_curl_transport(h, socket_path, url, errbuf) < 0 ||
 	       curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, DOCKER_TIMEOUT_MS) ||
 	       curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, SEALED_EXPORT_TIMEOUT_MS) ||
 	       curl_easy_setopt(h, CURLOPT_HTTPGET, 1L) ||
