@@ -357,16 +357,22 @@ check_flag_set(const struct ctx *x, const struct checker *k, struct verdict *v)
 		observe(v, json_is_true(j), "%s", json_is_true(j) ? "true" : "false");
 }
 
-/* Absent (omitempty), null or empty. */
+/* The value at k->path in root: absent (omitempty), null or empty. */
 static void
-check_empty(const struct ctx *x, const struct checker *k, struct verdict *v)
+expect_empty(const json_t *root, const struct checker *k, struct verdict *v)
 {
 	const json_t *j;
 
 	expect(v, "empty");
-	j = optional(x->c, k->path, v);
+	j = optional(root, k->path, v);
 	if (j)
 		judge_empty(v, j);
+}
+
+static void
+check_empty(const struct ctx *x, const struct checker *k, struct verdict *v)
+{
+	expect_empty(x->c, k, v);
 }
 
 /* Present, and null or an empty array. */
@@ -416,12 +422,7 @@ check_image_id(const struct ctx *x, const struct checker *k, struct verdict *v)
 static void
 check_image_volumes(const struct ctx *x, const struct checker *k, struct verdict *v)
 {
-	const json_t *j;
-
-	expect(v, "empty");
-	j = optional(x->img, k->path, v);
-	if (j)
-		judge_empty(v, j);
+	expect_empty(x->img, k, v);
 }
 
 /* --- privileges ------------------------------------------------------ */
