@@ -31,27 +31,7 @@
 #include "audit.h"
 #include "otlp.h"
 
-static struct audit_entry
-sample_entry(const char *session, const char *rule)
-{
-	struct audit_entry e = {
-		.session_id = session,
-		.call_id = "call-0001",
-		.type = AUDIT_CALL,
-		.tool = "fs.read",
-		.decision = "allowed",
-		.rule = rule,
-		.revision = 7,
-		.latency_us = 1234,
-		.request_hash = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
-		.response_hash = NULL,
-		.class_before = "public",
-		.class_after = "confidential",
-		.detail = "{\"bytes\":12}",
-	};
-
-	return e;
-}
+#include "sample_entry.h"
 
 static const char *const allowed_keys[] = {
 	"airlock.session_id", "airlock.call_id", "airlock.entry_id", "airlock.type",
