@@ -259,6 +259,24 @@ open_port(int port)
 	return o;
 }
 
+/* The collector listening and serving on its thread; an exporter pointed at it. */
+static struct otlp *
+collector_start(struct collector *c, pthread_t *th)
+{
+	c->fd = listen_loopback(&c->port);
+	assert_int_equal(pthread_create(th, NULL, collector_run, c), 0);
+	return open_port(c->port);
+}
+
+/* The exporter closed, then the collector once it has served what it wanted. */
+static void
+collector_stop(struct collector *c, pthread_t th, struct otlp *o)
+{
+	otlp_close(o);
+	pthread_join(th, NULL);
+	close(c->fd);
+}
+
 static void
 test_otlp_export_loopback(void **state)
 {
@@ -270,17 +288,13 @@ test_otlp_export_loopback(void **state)
 	int i;
 
 	(void)state;
-	c.fd = listen_loopback(&c.port);
-	assert_int_equal(pthread_create(&th, NULL, collector_run, &c), 0);
-	o = open_port(c.port);
+	o = collector_start(&c, &th);
 	e.detail = "{\"x\":\"CANARY-export-detail\"}";
 	assert_int_equal(otlp_export(o, &e, "00112233445566778899aabbccddeeff"), 0);
 	assert_int_equal(otlp_export(o, &e, "ffeeddccbbaa99887766554433221100"), 0);
 	assert_int_equal(otlp_sent(o), 2);
 	assert_int_equal(otlp_failures(o), 0);
-	otlp_close(o);
-	pthread_join(th, NULL);
-	close(c.fd);
+	collector_stop(&c, th, o);
 
 	assert_int_equal(c.got, 2);
 	for (i = 0; i < c.got; i++) {
@@ -345,17 +359,13 @@ test_otlp_non_2xx_fails(void **state)
 	int rc;
 
 	(void)state;
-	c.fd = listen_loopback(&c.port);
-	assert_int_equal(pthread_create(&th, NULL, collector_run, &c), 0);
-	o = open_port(c.port);
+	o = collector_start(&c, &th);
 	/* The collector's answer body is never printed. */
 	assert_int_equal(export_silently(o, &e, &rc, &secs), 0);
 	assert_int_equal(rc, -1);
 	assert_int_equal(otlp_sent(o), 0);
 	assert_int_equal(otlp_failures(o), 1);
-	otlp_close(o);
-	pthread_join(th, NULL);
-	close(c.fd);
+	collector_stop(&c, th, o);
 	assert_int_equal(c.got, 1);
 	free(c.bodies[0]);
 }
