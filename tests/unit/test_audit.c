@@ -30,41 +30,13 @@
 #include "audit.c"
 
 #include "sample_entry.h"
-#include "scratch.h"
+#include "audit_fixture.h"
 
 /*
  * The audit log. It is driven from several threads and a killed child,
  * then tampered with through SQL (triggers on and off) and through the
  * file's bytes. (The OTLP exporter has its own test, test_otlp.c.)
  */
-
-struct fixture {
-	char dir[64];
-	char db[96];
-};
-
-static int
-setup(void **state)
-{
-	struct fixture *f = calloc(1, sizeof *f);
-
-	if (!f)
-		return -1;
-	scratch_make(f->dir, sizeof f->dir, "audit");
-	snprintf(f->db, sizeof f->db, "%s/audit.db", f->dir);
-	*state = f;
-	return 0;
-}
-
-static int
-teardown(void **state)
-{
-	struct fixture *f = *state;
-
-	scratch_remove(f->dir);
-	free(f);
-	return 0;
-}
 
 static void
 append_n(struct audit *a, const char *session, const char *rule, int n)

@@ -20,7 +20,7 @@
 #include "audit_tail.h"
 
 #include "sample_entry.h"
-#include "scratch.h"
+#include "audit_fixture.h"
 
 /*
  * The console's audit tail, read back from logs written by the real writer
@@ -34,35 +34,6 @@
 #define RESP_HASH	"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 #define CONC_N		2000
 #define CONC_PAGE	64
-
-struct fixture {
-	char dir[64];
-	char db[96];
-};
-
-static int
-setup(void **state)
-{
-	struct fixture *f = calloc(1, sizeof *f);
-
-	if (!f)
-		return -1;
-	scratch_make(f->dir, sizeof f->dir, "tail");
-	snprintf(f->db, sizeof f->db, "%s/audit.db", f->dir);
-	*state = f;
-	return 0;
-}
-
-/* Every file a test made: logs, their -wal/-shm, the wrong files. */
-static int
-teardown(void **state)
-{
-	struct fixture *f = *state;
-
-	scratch_remove(f->dir);
-	free(f);
-	return 0;
-}
 
 static int64_t
 now_us(void)
