@@ -139,10 +139,9 @@ static const char *const dir[] = { "/srv/vault", NULL };
 /*
  * An image as a table and the verdict on it. The entries go on top of
  * base()'s layer (/ and /srv, 0755 root), or into a first layer of their
- * own when bare; each is put()'s arguments { type, path, mode, uid, gid,
- * link }, and { 'L' } starts the next layer. Without path the image
- * passes; with it, it is refused naming path and reason. unseen, if set,
- * is a name the verdict must never show.
+ * own when bare; each is put()'s arguments, and E_LAYER starts the next
+ * layer. Without path the image passes; with it, it is refused naming
+ * path and reason. unseen, if set, is a name the verdict must never show.
  */
 struct image_case {
 	const char *const *sealed;
@@ -156,6 +155,12 @@ struct image_case {
 	} ents[8];
 	const char *path, *reason, *unseen;
 };
+
+#define E_DIR(p, m, u, g)	{ '5', p, m, u, g, NULL }
+#define E_FILE(p, m, u, g)	{ '0', p, m, u, g, NULL }
+#define E_SYMLINK(p, to)	{ '2', p, 0777, 0, 0, to }
+#define E_HARDLINK(p, to)	{ '1', p, 0644, 0, 0, to }
+#define E_LAYER			{ 'L', NULL, 0, 0, 0, NULL }
 
 #define N_OF(a) (sizeof (a) / sizeof (a)[0])
 
@@ -207,7 +212,7 @@ static void
 test_root_0600_passes(void **state)
 {
 	static const struct image_case c[] = {
-		{ .sealed = key, .ents = { { '0', "srv/key", 0600, 0, 0 } } },
+		{ .sealed = key, .ents = { E_FILE("srv/key", 0600, 0, 0) } },
 	};
 
 	(void)state;
@@ -218,7 +223,7 @@ static void
 test_root_0644_refused(void **state)
 {
 	static const struct image_case c[] = {
-		{ .sealed = key, .ents = { { '0', "srv/key", 0644, 0, 0 } },
+		{ .sealed = key, .ents = { E_FILE("srv/key", 0644, 0, 0) },
 		  .path = "/srv/key", .reason = "readable by 10001:10001 (mode 0644, owner 0:0)" },
 	};
 
@@ -251,8 +256,8 @@ static void
 test_group_excludes_other(void **state)
 {
 	static const struct image_case c[] = {
-		{ .sealed = key, .ents = { { '0', "srv/key", 0604, 0, AGENT_GID } } },
-		{ .sealed = key, .ents = { { '0', "srv/key", 0604, 0, 5000 } },
+		{ .sealed = key, .ents = { E_FILE("srv/key", 0604, 0, AGENT_GID) } },
+		{ .sealed = key, .ents = { E_FILE("srv/key", 0604, 0, 5000) },
 		  .path = "/srv/key", .reason = "mode 0604" },
 	};
 
@@ -265,7 +270,7 @@ static void
 test_owned_by_agent_refused(void **state)
 {
 	static const struct image_case c[] = {
-		{ .sealed = key, .ents = { { '0', "srv/key", 0000, AGENT_UID, 0 } },
+		{ .sealed = key, .ents = { E_FILE("srv/key", 0000, AGENT_UID, 0) },
 		  .path = "/srv/key", .reason = "owned by the agent's uid 10001" },
 	};
 
@@ -281,17 +286,17 @@ test_parent_without_search_protects(void **state)
 	static const char *const deep[] = { "/srv/locked/key", NULL };
 	static const struct image_case c[] = {
 		{ .sealed = deep, .ents = {
-			{ '5', "srv/locked", 0700, 0, 0 },
-			{ '0', "srv/locked/key", 0644, 0, 0 } } },
+			E_DIR("srv/locked", 0700, 0, 0),
+			E_FILE("srv/locked/key", 0644, 0, 0) } },
 		/* Search alone (no read) lets the agent reach a name it knows. */
 		{ .sealed = deep, .ents = {
-			{ '5', "srv/locked", 0711, 0, 0 },
-			{ '0', "srv/locked/key", 0644, 0, 0 } },
+			E_DIR("srv/locked", 0711, 0, 0),
+			E_FILE("srv/locked/key", 0644, 0, 0) },
 		  .path = "/srv/locked/key", .reason = "readable" },
 		/* Group search through the agent's gid. */
 		{ .sealed = deep, .ents = {
-			{ '5', "srv/locked", 0750, 0, AGENT_GID },
-			{ '0', "srv/locked/key", 0644, 0, 0 } },
+			E_DIR("srv/locked", 0750, 0, AGENT_GID),
+			E_FILE("srv/locked/key", 0644, 0, 0) },
 		  .path = "/srv/locked/key", .reason = "readable" },
 	};
 
@@ -305,7 +310,7 @@ test_missing_parent_is_searchable(void **state)
 {
 	static const char *const deep[] = { "/opt/x/key", NULL };
 	static const struct image_case c[] = {
-		{ .sealed = deep, .bare = true, .ents = { { '0', "opt/x/key", 0644, 0, 0 } },
+		{ .sealed = deep, .bare = true, .ents = { E_FILE("opt/x/key", 0644, 0, 0) },
 		  .path = "/opt/x/key", .reason = "readable" },
 	};
 
@@ -321,10 +326,10 @@ test_init_layer_dirs(void **state)
 	static const char *const etc_dir[] = { "/etc", NULL };
 	static const struct image_case c[] = {
 		{ .sealed = etc, .bare = true, .ents = {
-			{ '5', "etc", 0700, 0, 0 },
-			{ '0', "etc/key", 0644, 0, 0 } },
+			E_DIR("etc", 0700, 0, 0),
+			E_FILE("etc/key", 0644, 0, 0) },
 		  .path = "/etc/key", .reason = "readable" },
-		{ .sealed = etc_dir, .bare = true, .ents = { { '5', "etc", 0700, 0, 0 } },
+		{ .sealed = etc_dir, .bare = true, .ents = { E_DIR("etc", 0700, 0, 0) },
 		  .path = "/etc", .reason = "init layer" },
 	};
 
@@ -339,9 +344,9 @@ test_dir_0700_passes(void **state)
 {
 	static const struct image_case c[] = {
 		{ .sealed = dir, .ents = {
-			{ '5', "srv/vault", 0700, 0, 0 },
-			{ '5', "srv/vault/sub", 0755, 0, 0 },
-			{ '0', "srv/vault/sub/a", 0644, 0, 0 } } },
+			E_DIR("srv/vault", 0700, 0, 0),
+			E_DIR("srv/vault/sub", 0755, 0, 0),
+			E_FILE("srv/vault/sub/a", 0644, 0, 0) } },
 	};
 
 	(void)state;
@@ -353,8 +358,8 @@ test_dir_listable_refused(void **state)
 {
 	static const struct image_case c[] = {
 		{ .sealed = dir, .ents = {
-			{ '5', "srv/vault", 0755, 0, 0 },
-			{ '0', "srv/vault/a", 0600, 0, 0 } },
+			E_DIR("srv/vault", 0755, 0, 0),
+			E_FILE("srv/vault/a", 0600, 0, 0) },
 		  .path = "/srv/vault", .reason = "readable by 10001:10001 (mode 0755" },
 	};
 
@@ -368,14 +373,14 @@ test_dir_entries_below(void **state)
 {
 	static const struct image_case c[] = {
 		{ .sealed = dir, .ents = {
-			{ '5', "srv/vault", 0711, 0, 0 },
-			{ '0', "srv/vault/a", 0600, 0, 0 },
-			{ '5', "srv/vault/sub", 0700, 0, 0 },
-			{ '0', "srv/vault/sub/b", 0644, 0, 0 } } },
+			E_DIR("srv/vault", 0711, 0, 0),
+			E_FILE("srv/vault/a", 0600, 0, 0),
+			E_DIR("srv/vault/sub", 0700, 0, 0),
+			E_FILE("srv/vault/sub/b", 0644, 0, 0) } },
 		{ .sealed = dir, .ents = {
-			{ '5', "srv/vault", 0711, 0, 0 },
-			{ '5', "srv/vault/sub", 0711, 0, 0 },
-			{ '0', "srv/vault/sub/customer-acme.pem", 0644, 0, 0 } },
+			E_DIR("srv/vault", 0711, 0, 0),
+			E_DIR("srv/vault/sub", 0711, 0, 0),
+			E_FILE("srv/vault/sub/customer-acme.pem", 0644, 0, 0) },
 		  .path = "/srv/vault", .reason = "an entry 2 levels below, readable",
 		  .unseen = "customer-acme" },	/* names below are never shown */
 	};
@@ -391,16 +396,16 @@ test_whiteout_removes_lower(void **state)
 {
 	static const struct image_case c[] = {
 		{ .sealed = dir, .ents = {
-			{ '5', "srv/vault", 0711, 0, 0 },
-			{ '0', "srv/vault/old", 0644, 0, 0 },
-			{ 'L' },
-			{ '0', "srv/vault/.wh.old", 0644, 0, 0 } } },
+			E_DIR("srv/vault", 0711, 0, 0),
+			E_FILE("srv/vault/old", 0644, 0, 0),
+			E_LAYER,
+			E_FILE("srv/vault/.wh.old", 0644, 0, 0) } },
 		/* The control: without the whiteout the lower file is what the agent reads. */
 		{ .sealed = dir, .ents = {
-			{ '5', "srv/vault", 0711, 0, 0 },
-			{ '0', "srv/vault/old", 0644, 0, 0 },
-			{ 'L' },
-			{ '0', "srv/vault/new", 0600, 0, 0 } },
+			E_DIR("srv/vault", 0711, 0, 0),
+			E_FILE("srv/vault/old", 0644, 0, 0),
+			E_LAYER,
+			E_FILE("srv/vault/new", 0600, 0, 0) },
 		  .path = "/srv/vault", .reason = "an entry 1 level below, readable" },
 	};
 
@@ -413,9 +418,9 @@ test_whiteout_of_sealed_path(void **state)
 {
 	static const struct image_case c[] = {
 		{ .sealed = key, .ents = {
-			{ '0', "srv/key", 0600, 0, 0 },
-			{ 'L' },
-			{ '0', "srv/.wh.key", 0, 0, 0 } },
+			E_FILE("srv/key", 0600, 0, 0),
+			E_LAYER,
+			E_FILE("srv/.wh.key", 0, 0, 0) },
 		  .path = "/srv/key", .reason = "not in the image" },
 	};
 
@@ -429,12 +434,12 @@ test_whiteout_of_directory(void **state)
 {
 	static const struct image_case c[] = {
 		{ .sealed = dir, .ents = {
-			{ '5', "srv/vault", 0711, 0, 0 },
-			{ '0', "srv/vault/a", 0644, 0, 0 },
-			{ 'L' },
-			{ '0', "srv/.wh.vault", 0, 0, 0 },
-			{ '5', "srv/vault", 0711, 0, 0 },
-			{ '0', "srv/vault/b", 0600, 0, 0 } } },
+			E_DIR("srv/vault", 0711, 0, 0),
+			E_FILE("srv/vault/a", 0644, 0, 0),
+			E_LAYER,
+			E_FILE("srv/.wh.vault", 0, 0, 0),
+			E_DIR("srv/vault", 0711, 0, 0),
+			E_FILE("srv/vault/b", 0600, 0, 0) } },
 	};
 
 	(void)state;
@@ -446,12 +451,12 @@ test_opaque_directory(void **state)
 {
 	static const struct image_case c[] = {
 		{ .sealed = dir, .ents = {
-			{ '5', "srv/vault", 0711, 0, 0 },
-			{ '0', "srv/vault/a", 0644, 0, 0 },
-			{ 'L' },
-			{ '5', "srv/vault", 0711, 0, 0 },
-			{ '0', "srv/vault/.wh..wh..opq", 0, 0, 0 },
-			{ '0', "srv/vault/b", 0600, 0, 0 } } },
+			E_DIR("srv/vault", 0711, 0, 0),
+			E_FILE("srv/vault/a", 0644, 0, 0),
+			E_LAYER,
+			E_DIR("srv/vault", 0711, 0, 0),
+			E_FILE("srv/vault/.wh..wh..opq", 0, 0, 0),
+			E_FILE("srv/vault/b", 0600, 0, 0) } },
 	};
 
 	(void)state;
@@ -464,18 +469,18 @@ test_upper_layer_wins(void **state)
 {
 	static const struct image_case c[] = {
 		{ .sealed = key, .ents = {
-			{ '0', "srv/key", 0600, 0, 0 },
-			{ 'L' },
-			{ '0', "srv/key", 0644, 0, 0 } },
+			E_FILE("srv/key", 0600, 0, 0),
+			E_LAYER,
+			E_FILE("srv/key", 0644, 0, 0) },
 		  .path = "/srv/key", .reason = "readable" },
 		{ .sealed = key, .ents = {
-			{ '0', "srv/key", 0644, 0, 0 },
-			{ 'L' },
-			{ '0', "srv/key", 0600, 0, 0 } } },
+			E_FILE("srv/key", 0644, 0, 0),
+			E_LAYER,
+			E_FILE("srv/key", 0600, 0, 0) } },
 		/* Within one layer the later entry wins, as on extraction. */
 		{ .sealed = key, .ents = {
-			{ '0', "srv/key", 0600, 0, 0 },
-			{ '0', "srv/key", 0604, 0, 0 } },
+			E_FILE("srv/key", 0600, 0, 0),
+			E_FILE("srv/key", 0604, 0, 0) },
 		  .path = "/srv/key", .reason = "readable" },
 	};
 
@@ -489,10 +494,10 @@ test_file_replaces_directory(void **state)
 {
 	static const struct image_case c[] = {
 		{ .sealed = dir, .ents = {
-			{ '5', "srv/vault", 0711, 0, 0 },
-			{ '0', "srv/vault/a", 0644, 0, 0 },
-			{ 'L' },
-			{ '0', "srv/vault", 0600, 0, 0 } } },
+			E_DIR("srv/vault", 0711, 0, 0),
+			E_FILE("srv/vault/a", 0644, 0, 0),
+			E_LAYER,
+			E_FILE("srv/vault", 0600, 0, 0) } },
 	};
 
 	(void)state;
@@ -506,18 +511,18 @@ test_symlinks(void **state)
 {
 	static const char *const via[] = { "/srv/link/key", NULL };
 	static const struct image_case c[] = {
-		{ .sealed = key, .ents = { { '2', "srv/key", 0777, 0, 0, "/elsewhere" } },
+		{ .sealed = key, .ents = { E_SYMLINK("srv/key", "/elsewhere") },
 		  .path = "/srv/key", .reason = "is a symlink" },
-		{ .sealed = via, .ents = { { '2', "srv/link", 0777, 0, 0, "/real" } },
+		{ .sealed = via, .ents = { E_SYMLINK("srv/link", "/real") },
 		  .path = "/srv/link/key", .reason = "parent directory is a symlink" },
 		{ .sealed = dir, .ents = {
-			{ '5', "srv/vault", 0711, 0, 0 },
-			{ '2', "srv/vault/l", 0777, 0, 0, "/etc/passwd" } },
+			E_DIR("srv/vault", 0711, 0, 0),
+			E_SYMLINK("srv/vault/l", "/etc/passwd") },
 		  .path = "/srv/vault", .reason = "a symlink, readable" },
 		/* Unreachable: nothing to read. */
 		{ .sealed = dir, .ents = {
-			{ '5', "srv/vault", 0700, 0, 0 },
-			{ '2', "srv/vault/l", 0777, 0, 0, "/etc/passwd" } } },
+			E_DIR("srv/vault", 0700, 0, 0),
+			E_SYMLINK("srv/vault/l", "/etc/passwd") } },
 	};
 
 	(void)state;
@@ -529,10 +534,10 @@ test_hard_link_across_boundary(void **state)
 {
 	static const struct image_case c[] = {
 		{ .sealed = dir, .ents = {
-			{ '5', "srv/vault", 0700, 0, 0 },
-			{ '0', "srv/vault/a", 0644, 0, 0 },
-			{ '5', "pub", 0755, 0, 0 },
-			{ '1', "pub/copy", 0644, 0, 0, "srv/vault/a" } },
+			E_DIR("srv/vault", 0700, 0, 0),
+			E_FILE("srv/vault/a", 0644, 0, 0),
+			E_DIR("pub", 0755, 0, 0),
+			E_HARDLINK("pub/copy", "srv/vault/a") },
 		  .path = "/srv/vault", .reason = "hard link" },
 	};
 
