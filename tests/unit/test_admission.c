@@ -789,6 +789,18 @@ test_runsc_tmp_guard(void **state)
 	expect_case(f, NULL, "{'HostConfig.Tmpfs':{'/tmp':'rw,noexec,nosuid,nodev,size=65536'}}", "");
 }
 
+/* A runsc container with the /tmp guard and these ulimits, refused by exactly refused. */
+static void
+expect_runsc_ulimits(struct fixture *f, const char *ulimits, const char *refused)
+{
+	char body[512];
+
+	snprintf(body, sizeof body, "{'HostConfig.Runtime':'runsc',"
+		 "'HostConfig.Tmpfs':{'/tmp':'" PROFILE_TMP_GUARD_OPTS "'},'HostConfig.Ulimits':[%s]}",
+		 ulimits);
+	expect_case(f, NULL, body, refused);
+}
+
 /*
  * runsc: the pids limit counts gVisor's threads (a fork bomb reaching it
  * ends the sandbox), so the agent's processes are bounded by an nproc
@@ -799,29 +811,19 @@ static void
 test_runsc_nproc(void **state)
 {
 	struct fixture *f = *state;
-	const char *guard = "'HostConfig.Tmpfs':{'/tmp':'" PROFILE_TMP_GUARD_OPTS "'}";
-	char body[512];
 
 	runsc_profile(&f->p);
-	snprintf(body, sizeof body, "{'HostConfig.Runtime':'runsc',%s," RUNSC_NPROC "}", guard);
-	expect_case(f, NULL, body, "");
+	expect_runsc_ulimits(f, CORE ",{'Name':'nproc','Soft':32,'Hard':32}", "");
 	assert_string_equal(item(f, "ulimit_nproc")->observed, "nproc 32/32");
-	snprintf(body, sizeof body, "{'HostConfig.Runtime':'runsc',%s,'HostConfig.Ulimits':[" CORE "]}",
-		 guard);
-	expect_case(f, NULL, body, "ulimit_nproc");
-	snprintf(body, sizeof body, "{'HostConfig.Runtime':'runsc',%s,'HostConfig.Ulimits':[" CORE
-		 ",{'Name':'nproc','Soft':64,'Hard':64}]}", guard);
-	expect_case(f, NULL, body, "ulimits_other ulimit_nproc");
-	snprintf(body, sizeof body, "{'HostConfig.Runtime':'runsc',%s,'HostConfig.Ulimits':[" CORE
-		 ",{'Name':'nproc','Soft':32,'Hard':64}]}", guard);
-	expect_case(f, NULL, body, "ulimits_other ulimit_nproc");
-	snprintf(body, sizeof body, "{'HostConfig.Runtime':'runsc',%s,'HostConfig.Ulimits':[" CORE
-		 ",{'Name':'nproc','Soft':32,'Hard':32},{'Name':'nproc','Soft':32,'Hard':32}]}", guard);
-	expect_case(f, NULL, body, "ulimits_other ulimit_nproc");
+	expect_runsc_ulimits(f, CORE, "ulimit_nproc");
+	expect_runsc_ulimits(f, CORE ",{'Name':'nproc','Soft':64,'Hard':64}",
+			     "ulimits_other ulimit_nproc");
+	expect_runsc_ulimits(f, CORE ",{'Name':'nproc','Soft':32,'Hard':64}",
+			     "ulimits_other ulimit_nproc");
+	expect_runsc_ulimits(f, CORE ",{'Name':'nproc','Soft':32,'Hard':32},"
+			     "{'Name':'nproc','Soft':32,'Hard':32}", "ulimits_other ulimit_nproc");
 	f->p.nproc = 0;		/* a runsc profile without the bound is refused, never admitted */
-	snprintf(body, sizeof body, "{'HostConfig.Runtime':'runsc',%s,'HostConfig.Ulimits':[" CORE "]}",
-		 guard);
-	expect_case(f, NULL, body, "ulimit_nproc");
+	expect_runsc_ulimits(f, CORE, "ulimit_nproc");
 	snprintf(f->p.runtime, sizeof f->p.runtime, "runc");
 	expect_case(f, NULL, "{" RUNSC_NPROC "}", "ulimits_other");
 	assert_string_equal(item(f, "ulimit_nproc")->observed, "runc: not needed");

@@ -29,72 +29,14 @@
  */
 #include "audit.c"
 
+#include "sample_entry.h"
+#include "audit_fixture.h"
+
 /*
  * The audit log. It is driven from several threads and a killed child,
  * then tampered with through SQL (triggers on and off) and through the
  * file's bytes. (The OTLP exporter has its own test, test_otlp.c.)
  */
-
-struct fixture {
-	char dir[64];
-	char db[96];
-};
-
-static int
-setup(void **state)
-{
-	struct fixture *f = calloc(1, sizeof *f);
-
-	if (!f)
-		return -1;
-	snprintf(f->dir, sizeof f->dir, "/tmp/airlock-audit-XXXXXX");
-	if (!mkdtemp(f->dir)) {
-		free(f);
-		return -1;
-	}
-	snprintf(f->db, sizeof f->db, "%s/audit.db", f->dir);
-	*state = f;
-	return 0;
-}
-
-static int
-teardown(void **state)
-{
-	struct fixture *f = *state;
-	const char *suffix[] = { "", "-wal", "-shm", "-journal" };
-	char path[128];
-	size_t i;
-
-	for (i = 0; i < sizeof suffix / sizeof suffix[0]; i++) {
-		snprintf(path, sizeof path, "%s%s", f->db, suffix[i]);
-		unlink(path);
-	}
-	rmdir(f->dir);
-	free(f);
-	return 0;
-}
-
-static struct audit_entry
-sample_entry(const char *session, const char *rule)
-{
-	struct audit_entry e = {
-		.session_id = session,
-		.call_id = "call-0001",
-		.type = AUDIT_CALL,
-		.tool = "fs.read",
-		.decision = "allowed",
-		.rule = rule,
-		.revision = 7,
-		.latency_us = 1234,
-		.request_hash = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
-		.response_hash = NULL,
-		.class_before = "public",
-		.class_after = "confidential",
-		.detail = "{\"bytes\":12}",
-	};
-
-	return e;
-}
 
 static void
 append_n(struct audit *a, const char *session, const char *rule, int n)

@@ -4,7 +4,6 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -20,6 +19,9 @@
 #include "audit.h"
 #include "audit_tail.h"
 
+#include "sample_entry.h"
+#include "audit_fixture.h"
+
 /*
  * The console's audit tail, read back from logs written by the real writer
  * (audit_open/audit_append), also while a writer thread appends. SQL here
@@ -33,50 +35,6 @@
 #define CONC_N		2000
 #define CONC_PAGE	64
 
-struct fixture {
-	char dir[64];
-	char db[96];
-};
-
-static int
-setup(void **state)
-{
-	struct fixture *f = calloc(1, sizeof *f);
-
-	if (!f)
-		return -1;
-	snprintf(f->dir, sizeof f->dir, "/tmp/airlock-tail-XXXXXX");
-	if (!mkdtemp(f->dir)) {
-		free(f);
-		return -1;
-	}
-	snprintf(f->db, sizeof f->db, "%s/audit.db", f->dir);
-	*state = f;
-	return 0;
-}
-
-/* Every file a test made: logs, their -wal/-shm, the wrong files. */
-static int
-teardown(void **state)
-{
-	struct fixture *f = *state;
-	char path[384];
-	struct dirent *d;
-	DIR *dir = opendir(f->dir);
-
-	while (dir && (d = readdir(dir))) {
-		if (d->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof path, "%s/%s", f->dir, d->d_name);
-		unlink(path);
-	}
-	if (dir)
-		closedir(dir);
-	rmdir(f->dir);
-	free(f);
-	return 0;
-}
-
 static int64_t
 now_us(void)
 {
@@ -89,22 +47,9 @@ now_us(void)
 static struct audit_entry
 call_entry(const char *session)
 {
-	struct audit_entry e = {
-		.session_id = session,
-		.call_id = "call-0001",
-		.type = AUDIT_CALL,
-		.tool = "fs.read",
-		.decision = "allowed",
-		.rule = "allowlisted",
-		.revision = 7,
-		.latency_us = 1234,
-		.request_hash = REQ_HASH,
-		.response_hash = RESP_HASH,
-		.class_before = "public",
-		.class_after = "confidential",
-		.detail = "{\"bytes\":12}",
-	};
+	struct audit_entry e = sample_entry(session, "allowlisted");
 
+	e.response_hash = RESP_HASH;
 	return e;
 }
 

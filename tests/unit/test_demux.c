@@ -73,154 +73,157 @@ check_sample(const struct sink *s, const unsigned char *big)
 	assert_int_equal(s->len[DOCKER_STDIN], 0);
 }
 
+/* Each test's demultiplexer, fresh, and the sink it feeds (too large for the stack). */
+struct fx {
+	struct docker_demux dm;
+	struct sink s;
+};
+
+static struct fx *
+fx_new(void)
+{
+	struct fx *f = calloc(1, sizeof *f);
+
+	assert_non_null(f);
+	docker_demux_init(&f->dm);
+	return f;
+}
+
+static int
+setup(void **state)
+{
+	*state = fx_new();
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	free(*state);
+	return 0;
+}
+
+static int
+feed(struct fx *f, const unsigned char *buf, size_t n)
+{
+	return docker_demux_feed(&f->dm, buf, n, sink_chunk, &f->s);
+}
+
 static void
 test_split_every_boundary(void **state)
 {
 	unsigned char buf[512], big[300];
 	size_t n = sample_stream(buf, big), cut;
+	struct fx *f;
 
 	(void)state;
 	for (cut = 0; cut <= n; cut++) {
-		struct docker_demux dm;
-		struct sink *s = calloc(1, sizeof *s);
-
-		assert_non_null(s);
-		docker_demux_init(&dm);
-		assert_int_equal(docker_demux_feed(&dm, buf, cut, sink_chunk, s), 0);
-		assert_int_equal(docker_demux_feed(&dm, buf + cut, n - cut, sink_chunk, s), 0);
-		check_sample(s, big);
-		assert_int_equal(dm.left, 0);
-		assert_int_equal(dm.hdr_have, 0);
-		free(s);
+		f = fx_new();
+		assert_int_equal(feed(f, buf, cut), 0);
+		assert_int_equal(feed(f, buf + cut, n - cut), 0);
+		check_sample(&f->s, big);
+		assert_int_equal(f->dm.left, 0);
+		assert_int_equal(f->dm.hdr_have, 0);
+		free(f);
 	}
 }
 
 static void
 test_byte_by_byte(void **state)
 {
+	struct fx *f = *state;
 	unsigned char buf[512], big[300];
 	size_t n = sample_stream(buf, big), i;
-	struct docker_demux dm;
-	struct sink *s = calloc(1, sizeof *s);
 
-	(void)state;
-	assert_non_null(s);
-	docker_demux_init(&dm);
 	for (i = 0; i < n; i++)
-		assert_int_equal(docker_demux_feed(&dm, buf + i, 1, sink_chunk, s), 0);
-	check_sample(s, big);
-	free(s);
+		assert_int_equal(feed(f, buf + i, 1), 0);
+	check_sample(&f->s, big);
 }
 
 static void
 test_many_frames_one_feed(void **state)
 {
+	struct fx *f = *state;
 	unsigned char buf[100 * 16];
-	struct docker_demux dm;
-	struct sink *s = calloc(1, sizeof *s);
 	size_t n = 0;
 	char word[8];
 	int i;
 
-	(void)state;
-	assert_non_null(s);
 	for (i = 0; i < 100; i++) {
 		snprintf(word, sizeof word, "%02d,", i);
 		n += put_frame(buf + n, i % 2 ? DOCKER_STDERR : DOCKER_STDOUT, word, 3);
 	}
-	docker_demux_init(&dm);
-	assert_int_equal(docker_demux_feed(&dm, buf, n, sink_chunk, s), 0);
-	assert_int_equal(s->chunks, 100);
-	assert_int_equal(s->len[DOCKER_STDOUT], 150);
-	assert_int_equal(s->len[DOCKER_STDERR], 150);
-	assert_memory_equal(s->out[DOCKER_STDOUT], "00,02,04,", 9);
-	assert_memory_equal(s->out[DOCKER_STDERR], "01,03,05,", 9);
-	free(s);
+	assert_int_equal(feed(f, buf, n), 0);
+	assert_int_equal(f->s.chunks, 100);
+	assert_int_equal(f->s.len[DOCKER_STDOUT], 150);
+	assert_int_equal(f->s.len[DOCKER_STDERR], 150);
+	assert_memory_equal(f->s.out[DOCKER_STDOUT], "00,02,04,", 9);
+	assert_memory_equal(f->s.out[DOCKER_STDERR], "01,03,05,", 9);
 }
 
 static void
 test_zero_length_frames(void **state)
 {
+	struct fx *f = *state;
 	unsigned char buf[64];
-	struct docker_demux dm;
-	struct sink *s = calloc(1, sizeof *s);
 	size_t n = 0;
 
-	(void)state;
-	assert_non_null(s);
 	n += put_frame(buf + n, DOCKER_STDOUT, "", 0);
 	n += put_frame(buf + n, DOCKER_STDERR, "", 0);
 	n += put_frame(buf + n, DOCKER_STDOUT, "x", 1);
 	n += put_frame(buf + n, DOCKER_STDOUT, "", 0);
-	docker_demux_init(&dm);
-	assert_int_equal(docker_demux_feed(&dm, buf, n, sink_chunk, s), 0);
-	assert_int_equal(s->chunks, 1);
-	assert_int_equal(s->len[DOCKER_STDOUT], 1);
-	assert_int_equal(dm.left, 0);
-	assert_int_equal(dm.hdr_have, 0);
-	free(s);
+	assert_int_equal(feed(f, buf, n), 0);
+	assert_int_equal(f->s.chunks, 1);
+	assert_int_equal(f->s.len[DOCKER_STDOUT], 1);
+	assert_int_equal(f->dm.left, 0);
+	assert_int_equal(f->dm.hdr_have, 0);
 }
 
 static void
 test_unknown_stream_type(void **state)
 {
+	struct fx *f = *state;
 	unsigned char buf[64];
-	struct docker_demux dm;
-	struct sink *s = calloc(1, sizeof *s);
 	size_t n = 0;
 
-	(void)state;
-	assert_non_null(s);
 	n += put_frame(buf + n, DOCKER_STDOUT, "ok", 2);
 	n += put_frame(buf + n, 3, "no", 2);
-	docker_demux_init(&dm);
-	assert_int_equal(docker_demux_feed(&dm, buf, n, sink_chunk, s), -1);
-	assert_true(dm.bad);
-	assert_int_equal(s->len[DOCKER_STDOUT], 2);
+	assert_int_equal(feed(f, buf, n), -1);
+	assert_true(f->dm.bad);
+	assert_int_equal(f->s.len[DOCKER_STDOUT], 2);
 	/* Once the framing is lost, nothing more is delivered. */
-	assert_int_equal(docker_demux_feed(&dm, buf, n, sink_chunk, s), -1);
-	assert_int_equal(s->chunks, 1);
-	free(s);
+	assert_int_equal(feed(f, buf, n), -1);
+	assert_int_equal(f->s.chunks, 1);
 }
 
 static void
 test_nonzero_padding(void **state)
 {
+	struct fx *f = *state;
 	unsigned char buf[16];
-	struct docker_demux dm;
-	struct sink *s = calloc(1, sizeof *s);
 	size_t n = put_frame(buf, DOCKER_STDOUT, "ab", 2);
 
-	(void)state;
-	assert_non_null(s);
 	buf[2] = 1;
-	docker_demux_init(&dm);
-	assert_int_equal(docker_demux_feed(&dm, buf, n, sink_chunk, s), -1);
-	assert_true(dm.bad);
-	assert_int_equal(s->chunks, 0);
-	free(s);
+	assert_int_equal(feed(f, buf, n), -1);
+	assert_true(f->dm.bad);
+	assert_int_equal(f->s.chunks, 0);
 }
 
 static void
 test_callback_abort(void **state)
 {
+	struct fx *f = *state;
 	unsigned char buf[64];
-	struct docker_demux dm;
-	struct sink *s = calloc(1, sizeof *s);
 	size_t n = 0;
 
-	(void)state;
-	assert_non_null(s);
 	n += put_frame(buf + n, DOCKER_STDOUT, "one", 3);
 	n += put_frame(buf + n, DOCKER_STDERR, "two", 3);
 	n += put_frame(buf + n, DOCKER_STDOUT, "three", 5);
-	s->abort_at = 2;
-	docker_demux_init(&dm);
-	assert_int_equal(docker_demux_feed(&dm, buf, n, sink_chunk, s), 7);
-	assert_false(dm.bad);
-	assert_int_equal(s->chunks, 2);
-	assert_int_equal(s->len[DOCKER_STDOUT], 3);
-	free(s);
+	f->s.abort_at = 2;
+	assert_int_equal(feed(f, buf, n), 7);
+	assert_false(f->dm.bad);
+	assert_int_equal(f->s.chunks, 2);
+	assert_int_equal(f->s.len[DOCKER_STDOUT], 3);
 }
 
 int
@@ -228,12 +231,12 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_split_every_boundary),
-		cmocka_unit_test(test_byte_by_byte),
-		cmocka_unit_test(test_many_frames_one_feed),
-		cmocka_unit_test(test_zero_length_frames),
-		cmocka_unit_test(test_unknown_stream_type),
-		cmocka_unit_test(test_nonzero_padding),
-		cmocka_unit_test(test_callback_abort),
+		cmocka_unit_test_setup_teardown(test_byte_by_byte, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_many_frames_one_feed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_zero_length_frames, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unknown_stream_type, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_nonzero_padding, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_callback_abort, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("demux", tests, NULL, NULL);

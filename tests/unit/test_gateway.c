@@ -31,6 +31,8 @@
 
 #include "../../engine/gateway.c"
 
+#include "scratch.h"
+
 #define ROWS_MAX	16
 
 struct gw {
@@ -102,8 +104,7 @@ gw_open_with(struct gw *w, const char *mode, int timeout_ms, int frame_bytes, bo
 	size_t i;
 
 	memset(w, 0, sizeof *w);
-	snprintf(w->dir, sizeof w->dir, "/tmp/airlock-gw-XXXXXX");
-	assert_non_null(mkdtemp(w->dir));
+	scratch_make(w->dir, sizeof w->dir, "gw");
 	snprintf(w->db, sizeof w->db, "%s/audit.db", w->dir);
 	snprintf(w->sink, sizeof w->sink, "%s/u.sink", w->dir);
 	gw_config(w, mode, timeout_ms, frame_bytes);
@@ -142,11 +143,8 @@ gw_finish(struct gw *w)
 static void
 gw_free(struct gw *w)
 {
-	char cmd[128];
-
 	config_free(&w->c);
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", w->dir);
-	assert_int_equal(system(cmd), 0);
+	scratch_remove(w->dir);
 }
 
 static enum gateway_status

@@ -16,6 +16,8 @@
 
 #include "mcp.h"
 
+#include "scratch.h"
+
 /*
  * The MCP client against real processes: tests/fixtures/upstream (built
  * next to this test, AIRLOCK_UPSTREAM) and the npm servers pinned in
@@ -57,11 +59,7 @@ fx_setup(void **state)
 
 	if (!f)
 		return -1;
-	snprintf(f->dir, sizeof f->dir, "/tmp/airlock-mcp-XXXXXX");
-	if (!mkdtemp(f->dir)) {
-		free(f);
-		return -1;
-	}
+	scratch_make(f->dir, sizeof f->dir, "mcp");
 	snprintf(f->sink, sizeof f->sink, "%s/sink", f->dir);
 	snprintf(f->file, sizeof f->file, "%s/hello.txt", f->dir);
 	*state = f;
@@ -83,9 +81,7 @@ fx_teardown(void **state)
 	struct fx *f = *state;
 
 	fx_release(f);
-	unlink(f->sink);
-	unlink(f->file);
-	rmdir(f->dir);
+	scratch_remove(f->dir);
 	free(f);
 	return 0;
 }

@@ -31,27 +31,7 @@
 #include "audit.h"
 #include "otlp.h"
 
-static struct audit_entry
-sample_entry(const char *session, const char *rule)
-{
-	struct audit_entry e = {
-		.session_id = session,
-		.call_id = "call-0001",
-		.type = AUDIT_CALL,
-		.tool = "fs.read",
-		.decision = "allowed",
-		.rule = rule,
-		.revision = 7,
-		.latency_us = 1234,
-		.request_hash = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
-		.response_hash = NULL,
-		.class_before = "public",
-		.class_after = "confidential",
-		.detail = "{\"bytes\":12}",
-	};
-
-	return e;
-}
+#include "sample_entry.h"
 
 static const char *const allowed_keys[] = {
 	"airlock.session_id", "airlock.call_id", "airlock.entry_id", "airlock.type",
@@ -279,6 +259,24 @@ open_port(int port)
 	return o;
 }
 
+/* The collector listening and serving on its thread; an exporter pointed at it. */
+static struct otlp *
+collector_start(struct collector *c, pthread_t *th)
+{
+	c->fd = listen_loopback(&c->port);
+	assert_int_equal(pthread_create(th, NULL, collector_run, c), 0);
+	return open_port(c->port);
+}
+
+/* The exporter closed, then the collector once it has served what it wanted. */
+static void
+collector_stop(struct collector *c, pthread_t th, struct otlp *o)
+{
+	otlp_close(o);
+	pthread_join(th, NULL);
+	close(c->fd);
+}
+
 static void
 test_otlp_export_loopback(void **state)
 {
@@ -290,17 +288,13 @@ test_otlp_export_loopback(void **state)
 	int i;
 
 	(void)state;
-	c.fd = listen_loopback(&c.port);
-	assert_int_equal(pthread_create(&th, NULL, collector_run, &c), 0);
-	o = open_port(c.port);
+	o = collector_start(&c, &th);
 	e.detail = "{\"x\":\"CANARY-export-detail\"}";
 	assert_int_equal(otlp_export(o, &e, "00112233445566778899aabbccddeeff"), 0);
 	assert_int_equal(otlp_export(o, &e, "ffeeddccbbaa99887766554433221100"), 0);
 	assert_int_equal(otlp_sent(o), 2);
 	assert_int_equal(otlp_failures(o), 0);
-	otlp_close(o);
-	pthread_join(th, NULL);
-	close(c.fd);
+	collector_stop(&c, th, o);
 
 	assert_int_equal(c.got, 2);
 	for (i = 0; i < c.got; i++) {
@@ -353,29 +347,37 @@ export_silently(struct otlp *o, const struct audit_entry *e, int *rc, double *se
 	return (size_t)st.st_size;
 }
 
+/*
+ * One export of the sample entry that fails: -1, nothing printed (no
+ * answer body, no entry), counted as a failure and not as sent. Returns
+ * how long it took.
+ */
+static double
+assert_export_fails(struct otlp *o)
+{
+	struct audit_entry e = sample_entry("sess-export", "sink_ceiling");
+	double secs;
+	int rc;
+
+	assert_int_equal(export_silently(o, &e, &rc, &secs), 0);
+	assert_int_equal(rc, -1);
+	assert_int_equal(otlp_sent(o), 0);
+	assert_int_equal(otlp_failures(o), 1);
+	return secs;
+}
+
 static void
 test_otlp_non_2xx_fails(void **state)
 {
 	struct collector c = { .want = 1,
 		.answer = "HTTP/1.1 500 Internal Server Error\r\nContent-Length: 5\r\n\r\noops\n" };
-	struct audit_entry e = sample_entry("sess-export", "sink_ceiling");
 	pthread_t th;
 	struct otlp *o;
-	double secs;
-	int rc;
 
 	(void)state;
-	c.fd = listen_loopback(&c.port);
-	assert_int_equal(pthread_create(&th, NULL, collector_run, &c), 0);
-	o = open_port(c.port);
-	/* The collector's answer body is never printed. */
-	assert_int_equal(export_silently(o, &e, &rc, &secs), 0);
-	assert_int_equal(rc, -1);
-	assert_int_equal(otlp_sent(o), 0);
-	assert_int_equal(otlp_failures(o), 1);
-	otlp_close(o);
-	pthread_join(th, NULL);
-	close(c.fd);
+	o = collector_start(&c, &th);
+	assert_export_fails(o);		/* the collector's answer body is never printed */
+	collector_stop(&c, th, o);
 	assert_int_equal(c.got, 1);
 	free(c.bodies[0]);
 }
@@ -383,39 +385,30 @@ test_otlp_non_2xx_fails(void **state)
 static void
 test_otlp_closed_port(void **state)
 {
-	struct audit_entry e = sample_entry("sess-export", "sink_ceiling");
 	struct otlp *o;
-	double secs;
-	int port, fd, rc;
+	int port, fd;
 
 	(void)state;
 	fd = listen_loopback(&port);
 	close(fd);		/* nothing listens there now */
 	o = open_port(port);
-	assert_int_equal(export_silently(o, &e, &rc, &secs), 0);
-	assert_int_equal(rc, -1);
-	assert_true(secs < 3.0);
-	assert_int_equal(otlp_failures(o), 1);
-	assert_int_equal(otlp_sent(o), 0);
+	assert_true(assert_export_fails(o) < 3.0);
 	otlp_close(o);
 }
 
 static void
 test_otlp_silent_collector_times_out(void **state)
 {
-	struct audit_entry e = sample_entry("sess-export", "sink_ceiling");
 	struct otlp *o;
 	double secs;
-	int port, fd, rc;
+	int port, fd;
 
 	(void)state;
 	/* Listening but never accepting: the connect succeeds, no answer comes. */
 	fd = listen_loopback(&port);
 	o = open_port(port);
-	assert_int_equal(export_silently(o, &e, &rc, &secs), 0);
-	assert_int_equal(rc, -1);
+	secs = assert_export_fails(o);
 	assert_true(secs >= 1.5 && secs < 3.0);
-	assert_int_equal(otlp_failures(o), 1);
 	otlp_close(o);
 	close(fd);
 }

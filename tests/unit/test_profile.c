@@ -12,6 +12,8 @@
 #include "config.h"
 #include "profile.h"
 
+#include "scratch.h"
+
 #define IMAGE "sha256:0c88912505e2c6cbb2108b07acd6e30665b153e491259ab2ee8babe6578e567c"
 
 /* Apply a profile object given as JSON text; returns the error or "". */
@@ -404,16 +406,16 @@ test_config_file_directory(void **state)
 {
 	struct airlock_config c;
 	struct al_err err;
-	char dir[] = "/tmp/airlock-test-dir-XXXXXX";
+	char dir[64];
 
 	(void)state;
-	assert_non_null(mkdtemp(dir));
+	scratch_make(dir, sizeof dir, "test-dir");
 	config_init(&c);
 	assert_int_equal(config_load_file(&c, dir, 2, &err), -1);
 	assert_non_null(strstr(err.msg, dir));
 	assert_non_null(strstr(err.msg, "not a regular file"));
 	config_free(&c);
-	rmdir(dir);
+	scratch_remove(dir);
 }
 
 int

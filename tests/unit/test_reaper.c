@@ -117,40 +117,49 @@ test_exited_pid(void **state)
 	assert_true(gone(labels_of(&child, 0, NULL), me.boot_id));
 }
 
+/* This process's owner labels, one of pid or start time replaced by value. */
+static json_t *
+labels_but(const struct owner_labels *me, bool pid_bad, const char *value)
+{
+	char pid[32], start[32];
+
+	snprintf(pid, sizeof pid, "%ld", me->pid);
+	snprintf(start, sizeof start, "%llu", me->start_ticks);
+	return labels(pid_bad ? value : pid, pid_bad ? start : value, me->boot_id);
+}
+
+/* The label left out, and each bad value in it, reads as gone: never alive. */
+static void
+assert_bad_values_gone(bool pid_bad, const char *const *bad)
+{
+	struct owner_labels me;
+	size_t i;
+
+	self(&me);
+	assert_true(gone(labels_but(&me, pid_bad, NULL), me.boot_id));
+	for (i = 0; bad[i]; i++)
+		if (!gone(labels_but(&me, pid_bad, bad[i]), me.boot_id))
+			fail_msg("%s label '%s' was taken as alive", pid_bad ? "pid" : "start", bad[i]);
+}
+
 static void
 test_bad_pid_labels(void **state)
 {
-	static const char *bad[] = { "", "abc", "-1", "0", "00", "+1", " 1", "1 ",
+	static const char *const bad[] = { "", "abc", "-1", "0", "00", "+1", " 1", "1 ",
 		"0x10", "1e3", "12abc", "99999999999999999999", "4294967297", NULL };
-	struct owner_labels me;
-	char start[32];
-	size_t i;
 
 	(void)state;
-	self(&me);
-	snprintf(start, sizeof start, "%llu", me.start_ticks);
-	assert_true(gone(labels(NULL, start, me.boot_id), me.boot_id));
-	for (i = 0; bad[i]; i++)
-		if (!gone(labels(bad[i], start, me.boot_id), me.boot_id))
-			fail_msg("pid label '%s' was taken as alive", bad[i]);
+	assert_bad_values_gone(true, bad);
 }
 
 static void
 test_bad_start_labels(void **state)
 {
-	static const char *bad[] = { "", "abc", "-1", "+1", " 1", "1 ",
+	static const char *const bad[] = { "", "abc", "-1", "+1", " 1", "1 ",
 		"99999999999999999999", NULL };
-	struct owner_labels me;
-	char pid[32];
-	size_t i;
 
 	(void)state;
-	self(&me);
-	snprintf(pid, sizeof pid, "%ld", me.pid);
-	assert_true(gone(labels(pid, NULL, me.boot_id), me.boot_id));
-	for (i = 0; bad[i]; i++)
-		if (!gone(labels(pid, bad[i], me.boot_id), me.boot_id))
-			fail_msg("start label '%s' was taken as alive", bad[i]);
+	assert_bad_values_gone(false, bad);
 }
 
 static void

@@ -24,6 +24,8 @@
 #include "docker.h"
 #include "watchdog.h"
 
+#include "scratch.h"
+
 #define ID "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
 struct fake_daemon {
@@ -53,8 +55,7 @@ setup(void **state)
 	(void)state;
 	assert_non_null(dir);
 	snprintf(exe, sizeof exe, "%s/airlock", dir);
-	snprintf(D.dir, sizeof D.dir, "/tmp/airlock-wd-XXXXXX");
-	assert_non_null(mkdtemp(D.dir));
+	scratch_make(D.dir, sizeof D.dir, "wd");
 	snprintf(D.path, sizeof D.path, "%s/docker.sock", D.dir);
 	memcpy(a.sun_path, D.path, strlen(D.path) + 1);
 	D.listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -70,8 +71,7 @@ teardown(void **state)
 {
 	(void)state;
 	close(D.listen_fd);
-	unlink(D.path);
-	rmdir(D.dir);
+	scratch_remove(D.dir);
 	return 0;
 }
 
