@@ -7,11 +7,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 require_daemon
 
 suite=$1 echoer=$2
-ctx=$(mktemp -d)
-trap 'rm -rf "$ctx"' EXIT
+scratch_dir
 
 build_image() {	# name, extra Dockerfile lines
-	local dir=$ctx/$1
+	local dir=$work/$1
 	mkdir -p "$dir"
 	cp "$echoer" "$dir/echoer"
 	# /work belongs to the agent's uid: only the read-only root keeps it
