@@ -26,4 +26,4 @@ build_image() {	# name, extra Dockerfile lines
 AIRLOCK_TEST_IMAGE=$(build_image echoer '')
 AIRLOCK_TEST_IMAGE_VOLUME=$(build_image volume 'VOLUME /scratchvol\n')
 export AIRLOCK_TEST_IMAGE AIRLOCK_TEST_IMAGE_VOLUME AIRLOCK_TEST_SOCKET=$sock
-exec "$suite"
+"$suite"

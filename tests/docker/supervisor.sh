@@ -9,4 +9,4 @@ require_daemon
 suite=$1 agent=$2
 scratch_dir
 image=$(scratch_image "$work" "$agent") || { echo "FAIL: agent image build" >&2; exit 1; }
-AIRLOCK_AGENT_IMAGE=$image AIRLOCK_UPSTREAM=$3 AIRLOCK_BIN=$4 exec "$suite"
+AIRLOCK_AGENT_IMAGE=$image AIRLOCK_UPSTREAM=$3 AIRLOCK_BIN=$4 "$suite"
