@@ -142,6 +142,19 @@ create_from(json_t *body, char id[DOCKER_ID_MAX])
 		fail_msg("create: %s", err.msg);
 }
 
+/* A container created (not started) from the test profile over image;
+ * the caller frees p. */
+static void
+create_profiled(struct profile *p, const char *image, char id[DOCKER_ID_MAX])
+{
+	json_t *body;
+
+	test_profile(p, image, "runc");
+	body = profile_create_body(p, &S.who);
+	create_from(body, id);
+	json_decref(body);
+}
+
 /* Inspect and admit; the caller frees the report. */
 static bool
 admit(const char *id, const struct profile *p, struct check_list *report)
@@ -455,13 +468,9 @@ test_volume_image_mounts(void **state)
 	struct check_list report;
 	struct al_err err;
 	char id[DOCKER_ID_MAX];
-	json_t *body;
 
 	(void)state;
-	test_profile(&p, S.image_volume, "runc");
-	body = profile_create_body(&p, &S.who);
-	create_from(body, id);
-	json_decref(body);
+	create_profiled(&p, S.image_volume, id);
 	assert_false(admit(id, &p, &report));
 	assert_false(check_list_find(&report, "image_volumes")->pass);
 	assert_false(check_list_find(&report, "container_volumes")->pass);
@@ -527,13 +536,9 @@ test_archive_from_created_container(void **state)
 	unsigned char *tar = NULL;
 	const unsigned char *data;
 	size_t len, data_len;
-	json_t *body;
 
 	(void)state;
-	test_profile(&p, S.image, "runc");
-	body = profile_create_body(&p, &S.who);
-	create_from(body, id);
-	json_decref(body);
+	create_profiled(&p, S.image, id);
 	if (docker_archive_get(S.d, id, "/echoer", 8 << 20, &tar, &len, &err) < 0)
 		fail_msg("archive: %s", err.msg);
 	assert_int_equal(tar_first_file(tar, len, &data, &data_len, &err), 0);
