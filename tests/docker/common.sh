@@ -45,7 +45,7 @@ scratch_image() {
 # down what this script registered and nothing else (other suites and the
 # engine's own sessions may share the daemon). In this order:
 #   helpers[]     its background processes, those still jobs of this shell:
-#                 SIGCONT (a stopped one must go too), then SIGKILL
+#                 SIGCONT (a stopped one must go too), SIGKILL, and reaped
 #   on_teardown   run when the script defines it
 #   planted[]     containers it created, by name (with their volumes)
 #   owner_pids    when the script defines it: for each pid it prints, the
@@ -67,7 +67,9 @@ teardown() {
 	set +e	# a step that fails must not skip the ones after it
 	live=" $(jobs -p | tr '\n' ' ') "
 	for p in "${helpers[@]}"; do
-		case $live in *" $p "*) kill -CONT "$p" 2>/dev/null; kill -KILL "$p" 2>/dev/null ;; esac
+		case $live in
+		*" $p "*) kill -CONT "$p" 2>/dev/null; kill -KILL "$p" 2>/dev/null; wait "$p" 2>/dev/null ;;
+		esac
 	done
 	if declare -F on_teardown >/dev/null; then on_teardown; fi
 	for c in "${planted[@]}"; do
