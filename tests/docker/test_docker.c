@@ -155,6 +155,20 @@ create_profiled(struct profile *p, const char *image, char id[DOCKER_ID_MAX])
 	json_decref(body);
 }
 
+/* A container from the test profile, admitted and started; the caller
+ * cleans it up and frees p. */
+static void
+start_profiled(struct profile *p, struct container *c)
+{
+	struct al_err err;
+
+	test_profile(p, S.image, "runc");
+	container_init(c, S.d, S.sock);
+	if (container_create_admit(c, p, &S.who, &S.facts, &err) < 0 ||
+	    container_attach_start(c, &err) < 0)
+		fail_msg("%s", err.msg);
+}
+
 /* Inspect and admit; the caller frees the report. */
 static bool
 admit(const char *id, const struct profile *p, struct check_list *report)
@@ -286,11 +300,7 @@ test_cleanup_stops_running(void **state)
 	json_t *list = NULL;
 
 	(void)state;
-	test_profile(&p, S.image, "runc");
-	container_init(&c, S.d, S.sock);
-	if (container_create_admit(&c, &p, &S.who, &S.facts, &err) < 0 ||
-	    container_attach_start(&c, &err) < 0)
-		fail_msg("%s", err.msg);
+	start_profiled(&p, &c);
 	assert_int_equal(docker_list_by_label(S.d, S.label, &list, &err), 0);
 	assert_string_equal(json_string_value(json_object_get(json_array_get(list, 0), "State")), "running");
 	json_decref(list);
@@ -319,11 +329,7 @@ test_wait_exit_and_gone(void **state)
 	int64_t t0;
 
 	(void)state;
-	test_profile(&p, S.image, "runc");
-	container_init(&c, S.d, S.sock);
-	if (container_create_admit(&c, &p, &S.who, &S.facts, &err) < 0 ||
-	    container_attach_start(&c, &err) < 0)
-		fail_msg("%s", err.msg);
+	start_profiled(&p, &c);
 	t0 = clock_mono_ms();
 	assert_int_equal(container_wait_exit(&c, 300, &code, &err), 1);
 	assert_true(clock_mono_ms() - t0 < 3000);
