@@ -16,18 +16,15 @@ n=${CONSOLE_SESSIONS:-20} rounds=${CONSOLE_ROUNDS:-10}
 
 "$render" 200 400
 require_daemon
-work=$(mktemp -d)
-sock=airlock-bench-$$
-tm() { tmux -L "$sock" -f /dev/null "$@"; }
-trap 'tm send-keys -t b q y 2>/dev/null; sleep 5; tm kill-server 2>/dev/null; rm -rf "$work"' EXIT
-mkdir -p "$work/image"
-cp "$agent" "$work/image/agent"
-printf 'FROM scratch\nCOPY agent /agent\nENTRYPOINT ["/agent"]\n' >"$work/image/Dockerfile"
-DOCKER_BUILDKIT=0 "$DOCKER" build -q --iidfile "$work/iid" "$work/image" >/dev/null
+scratch_dir
+tmux_sock=airlock-bench-$$
+tm() { tmux -L "$tmux_sock" -f /dev/null "$@"; }
+on_teardown() { tm send-keys -t b q y 2>/dev/null; sleep 5; tm kill-server 2>/dev/null; }
+image=$(scratch_image "$work/image" "$agent")
 args=()
 for i in $(seq "$n"); do
 	cat >"$work/$i.json" <<JSON
-{"profile": {"image": "$(cat "$work/iid")", "cmd": ["loop"]},
+{"profile": {"image": "$image", "cmd": ["loop"]},
  "bounds": {"session_ms": 600000, "calls": 4096, "stdout_bytes": 4194304},
  "upstreams": {"u": {"argv": ["$upstream", "--sink", "$work/$i.sink"]}},
  "tools": {"store": {"upstream": "u", "remote": "store", "data_class": "public",

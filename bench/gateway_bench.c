@@ -36,6 +36,8 @@
 #include <unistd.h>
 
 #include "audit.h"
+#include "bench.h"
+#include "bench_config.h"
 #include "config.h"
 #include "gateway.h"
 #include "mcp.h"
@@ -46,26 +48,9 @@ static struct audit *audit;
 static int calls = 1000;
 
 static double
-now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-static int
-cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double
 pct(double *v, int n, double p)
 {
-	qsort(v, (size_t)n, sizeof *v, cmp);
+	bench_sort(v, (size_t)n);
 	return v[(int)(p * (n - 1))];
 }
 
@@ -73,8 +58,6 @@ static void
 make_config(struct airlock_config *c, const char *sink)
 {
 	char text[1024];
-	struct al_err err;
-	json_t *root;
 
 	snprintf(text, sizeof text,
 		 "{\"upstreams\": {\"u\": {\"argv\": [\"%s\", \"--sink\", \"%s\"]}},"
@@ -83,13 +66,7 @@ make_config(struct airlock_config *c, const char *sink)
 		 " \"response_ceiling\": \"confidential\"}},"
 		 " \"aliases\": {\"say\": \"echo\"}, \"initial\": {\"class\": \"confidential\"},"
 		 " \"bounds\": {\"calls\": 4096}}", upstream, sink);
-	root = json_loads(text, 0, NULL);
-	config_init(c);
-	if (!root || config_load_json(c, root, 2, &err) < 0) {
-		fprintf(stderr, "bench: config: %s\n", err.msg);
-		exit(1);
-	}
-	json_decref(root);
+	bench_config(c, text);
 }
 
 /* One session's worth of calls through the gateway; latencies in us. */
@@ -110,7 +87,7 @@ run_gateway(const char *sink, double *lat, int n)
 						    .audit = audit }, &g, &err) < 0)
 		exit(1);
 	for (i = -20; i < n; i++) {	/* 20 warm-ups, and the lazy spawn */
-		double t = now_us();
+		double t = bench_now_us();
 
 		if (gateway_handle(g, line, sizeof line - 1, &reply, &len, &rule) != GW_REPLY) {
 			fprintf(stderr, "bench: gateway call failed (%s)\n", policy_rule_id(rule));
@@ -118,7 +95,7 @@ run_gateway(const char *sink, double *lat, int n)
 		}
 		free(reply);
 		if (i >= 0)
-			lat[i] = now_us() - t;
+			lat[i] = bench_now_us() - t;
 	}
 	gateway_close(g);
 	config_free(&c);
@@ -176,7 +153,7 @@ run_direct(const char *sink, double *lat, int n, bool durable)
 		exit(1);
 	}
 	for (i = -20; i < n; i++) {
-		double t = now_us();
+		double t = bench_now_us();
 
 		if (fd >= 0 && (pwrite(fd, page, sizeof page, (off_t)(i & 31) * 2048) != 2048 ||
 				fdatasync(fd) < 0)) {
@@ -187,7 +164,7 @@ run_direct(const char *sink, double *lat, int n, bool durable)
 			exit(1);
 		mcp_call_result_free(&res);
 		if (i >= 0)
-			lat[i] = now_us() - t;
+			lat[i] = bench_now_us() - t;
 	}
 	mcp_stop(m);
 	json_decref(args);
@@ -245,7 +222,7 @@ static double
 concurrent(int n, enum side side, double *cpu)
 {
 	struct worker *w = calloc((size_t)n, sizeof *w);
-	double t0 = now_us(), c0 = cpu_us(), secs;
+	double t0 = bench_now_us(), c0 = cpu_us(), secs;
 	int i;
 
 	for (i = 0; i < n; i++) {
@@ -257,7 +234,7 @@ concurrent(int n, enum side side, double *cpu)
 		pthread_join(w[i].t, NULL);
 		free(w[i].lat);
 	}
-	secs = (now_us() - t0) / 1e6;
+	secs = (bench_now_us() - t0) / 1e6;
 	if (cpu)
 		*cpu = (cpu_us() - c0) / (n * (double)(calls + 20));
 	free(w);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench.h"
 #include "color.h"
 #include "view.h"
 
@@ -22,14 +23,6 @@ cpu_us(void)
 
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-static int
-cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
 }
 
 static void
@@ -85,7 +78,7 @@ fill_events(struct supervisor_event *ev, size_t n, const struct supervisor_snaps
 static void
 report(const char *label, double *v, int n)
 {
-	qsort(v, (size_t)n, sizeof *v, cmp);
+	bench_sort(v, (size_t)n);
 	printf("  %-30s p50 %8.1f us  p90 %8.1f us  max %8.1f us  (at 4 Hz: %.2f%% of a core)\n",
 	       label, v[n / 2], v[n * 9 / 10], v[n - 1], v[n / 2] * 4 / 1e4);
 }

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench.h"
 #include "hash.h"
 #include "sealed.h"
 #include "sealed_image.h"
@@ -122,23 +123,6 @@ build(struct buf *x, char image[72], int files, size_t size)
 	free(data);
 }
 
-static double
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int
-cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* One pass of the reader, fed 64 KiB at a time as curl would. */
 static int
 read_once(const struct buf *x, const char *image, const struct strv *sealed)
@@ -183,18 +167,18 @@ main(int argc, char **argv)
 		return 1;
 	build(&x, image, files, size);
 	for (i = 0; i < rounds; i++) {
-		t = now_ms();
+		t = bench_now_ms();
 		hash_sha256_hex(x.p, x.len, hex);
-		floor[i] = now_ms() - t;
-		t = now_ms();
+		floor[i] = bench_now_ms() - t;
+		t = bench_now_ms();
 		if (read_once(&x, image, &sealed) < 0)
 			return 1;
-		reader[i] = now_ms() - t;
+		reader[i] = bench_now_ms() - t;
 		printf("sample: sealed_export_read baseline=%.1f airlock=%.1f unit=ms\n", floor[i],
 		       reader[i]);
 	}
-	qsort(reader, (size_t)rounds, sizeof *reader, cmp);
-	qsort(floor, (size_t)rounds, sizeof *floor, cmp);
+	bench_sort(reader, (size_t)rounds);
+	bench_sort(floor, (size_t)rounds);
 	printf("export of %d files x %zu bytes: %.1f MiB\n", files, size, x.len / 1048576.0);
 	printf("%-44s %9s\n", "median of rounds", "ms");
 	printf("%-44s %9.1f\n", "floor: SHA-256 over the export", floor[rounds / 2]);

@@ -17,19 +17,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
+#include "bench_config.h"
 #include "clock.h"
 #include "supervisor.h"
 
 static const char *airlock, *image, *upstream;
 static char work[] = "/tmp/airlock-seam-XXXXXX";
-
-static int
-cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
 
 static void
 print_stats(const char *label, double *v, size_t n, const char *unit)
@@ -38,7 +32,7 @@ print_stats(const char *label, double *v, size_t n, const char *unit)
 		printf("  %-44s n=0\n", label);
 		return;
 	}
-	qsort(v, n, sizeof *v, cmp);
+	bench_sort(v, n);
 	printf("  %-44s n=%-5zu p50 %9.1f  p90 %9.1f  max %9.1f %s\n", label, n, v[n / 2],
 	       v[(size_t)(n * 0.9)], v[n - 1], unit);
 }
@@ -47,8 +41,6 @@ static void
 make_config(struct airlock_config *c, size_t i, bool slow)
 {
 	char text[2048];
-	struct al_err err;
-	json_t *root;
 
 	snprintf(text, sizeof text,
 		 "{\"profile\": {\"image\": \"%s\", \"cmd\": [\"loop\"]},"
@@ -59,13 +51,7 @@ make_config(struct airlock_config *c, size_t i, bool slow)
 		 "  \"data_class\": \"public\", \"sink_ceiling\": \"public\", \"response_ceiling\": \"public\"}},"
 		 " \"aliases\": {\"save\": \"store\"}, \"initial\": {\"class\": \"public\"}}",
 		 image, upstream, work, i, slow ? "slow" : "echo");
-	root = json_loads(text, 0, NULL);
-	config_init(c);
-	if (!root || config_load_json(c, root, 2, &err) < 0) {
-		fprintf(stderr, "bench: config: %s\n", err.msg);
-		exit(1);
-	}
-	json_decref(root);
+	bench_config(c, text);
 }
 
 static size_t
@@ -168,7 +154,7 @@ main(int argc, char **argv)
 	struct supervisor *s;
 	struct audit *audit;
 	struct al_err err;
-	char id[SNAP_ID_MAX], slow_id[SNAP_ID_MAX] = "", db[128], sink[160], cmd[160];
+	char id[SNAP_ID_MAX], slow_id[SNAP_ID_MAX] = "", db[128], sink[160];
 	size_t n, i;
 	int seconds, waited;
 
@@ -220,6 +206,5 @@ main(int argc, char **argv)
 	for (i = 0; i < n; i++)
 		config_free(&cfg[i]);
 	free(cfg);
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", work);
-	return system(cmd) == 0 ? 0 : 1;
+	return bench_remove_dir(work);
 }

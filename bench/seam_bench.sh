@@ -8,9 +8,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../tests/docker/common.sh"
 require_daemon
 bench=$(readlink -f "$1") airlock=$(readlink -f "$2") agent=$(readlink -f "$3") upstream=$(readlink -f "$4")
-ctx=$(mktemp -d)
-trap 'rm -rf "$ctx"' EXIT
-cp "$agent" "$ctx/agent"
-printf 'FROM scratch\nCOPY agent /agent\nENTRYPOINT ["/agent"]\n' >"$ctx/Dockerfile"
-DOCKER_BUILDKIT=0 "$DOCKER" build -q --iidfile "$ctx/iid" "$ctx" >/dev/null
-"$bench" "$airlock" "$(cat "$ctx/iid")" "$upstream" "${SEAM_SESSIONS:-200}" "${SEAM_SECONDS:-10}"
+scratch_dir
+image=$(scratch_image "$work" "$agent")
+"$bench" "$airlock" "$image" "$upstream" "${SEAM_SESSIONS:-200}" "${SEAM_SECONDS:-10}"

@@ -18,32 +18,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
+#include "bench_config.h"
 #include "supervisor.h"
 
 static const char *airlock, *image, *upstream;
 static char work[] = "/tmp/airlock-bench-XXXXXX";
 
-static double
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int
-cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 static void
 print_stats(const char *label, double *v, int n)
 {
-	qsort(v, (size_t)n, sizeof *v, cmp);
+	bench_sort(v, (size_t)n);
 	printf("  %-40s n=%-4d p50 %9.1f  p90 %9.1f  max %9.1f us\n", label, n,
 	       v[n / 2] * 1e3, v[(int)(n * 0.9)] * 1e3, v[n - 1] * 1e3);
 }
@@ -72,8 +57,6 @@ static void
 make_config(struct airlock_config *c, int i, const char *vault_mode, int session_s)
 {
 	char text[2048];
-	struct al_err err;
-	json_t *root;
 
 	snprintf(text, sizeof text,
 		 "{\"profile\": {\"image\": \"%s\", \"cmd\": [\"loop\"]},"
@@ -84,13 +67,7 @@ make_config(struct airlock_config *c, int i, const char *vault_mode, int session
 		 "  \"data_class\": \"public\", \"sink_ceiling\": \"public\", \"response_ceiling\": \"public\"}},"
 		 " \"aliases\": {\"save\": \"store\"}, \"initial\": {\"class\": \"public\"}}",
 		 image, session_s * 1000, upstream, work, i, vault_mode);
-	root = json_loads(text, 0, NULL);
-	config_init(c);
-	if (!root || config_load_json(c, root, 2, &err) < 0) {
-		fprintf(stderr, "bench: config: %s\n", err.msg);
-		exit(1);
-	}
-	json_decref(root);
+	bench_config(c, text);
 }
 
 static struct supervisor *
@@ -140,10 +117,10 @@ cutover_ms(struct supervisor *s, long revision, bool allow, int64_t *waited_us)
 	struct cutover_ack ack;
 	json_t *u = allow ? json_pack("{s:I, s:[s]}", "revision", (json_int_t)revision, "allowed", "store")
 			  : json_pack("{s:I, s:[]}", "revision", (json_int_t)revision, "allowed");
-	double t = now_ms();
+	double t = bench_now_ms();
 
 	supervisor_update_json(s, u, NULL, 0, &ack, 1);
-	t = now_ms() - t;
+	t = bench_now_ms() - t;
 	json_decref(u);
 	if (waited_us)
 		*waited_us = ack.ack.waited_us;
@@ -169,11 +146,11 @@ bench_cutover(void)
 
 	g = gate_new(approved, 1);
 	for (i = 0; i < N; i++) {
-		double t = now_ms();
+		double t = bench_now_ms();
 
 		allowed[0] = i % 2;
 		gate_update(g, i + 1, allowed, 1, &ack);
-		bare[i] = now_ms() - t;
+		bare[i] = bench_now_ms() - t;
 	}
 	gate_free(g);
 	make_config(&c1, 0, "echo", 600);
@@ -196,8 +173,8 @@ bench_cutover(void)
 	print_stats("live session, idle", idle, N);
 	printf("  %-40s n=1    %9.1f ms (of which waiting for the call %.1f ms)\n",
 	       "behind an in-flight 10 s call", behind, waited / 1e3);
-	qsort(bare, N, sizeof bare[0], cmp);
-	qsort(idle, N, sizeof idle[0], cmp);
+	bench_sort(bare, N);
+	bench_sort(idle, N);
 	printf("  %-40s %.1fx\n", "ratio p50 idle / floor", idle[N / 2] / bare[N / 2]);
 	printf("sample: cutover_idle baseline=%.4f airlock=%.4f unit=ms\n", bare[N / 2], idle[N / 2]);
 	printf("sample: cutover_in_flight baseline=- airlock=%.1f unit=ms\n", behind);
@@ -232,9 +209,9 @@ bench_scale(int n, int seconds)
 		if (supervisor_start(s, &cfg[i], id, &err) < 0)
 			fprintf(stderr, "bench: %s\n", err.msg);
 	}
-	t0 = now_ms();
+	t0 = bench_now_ms();
 	wait_running(s, (size_t)n);
-	printf("scale: %d sessions running after %.1f s\n", n, (now_ms() - t0) / 1e3);
+	printf("scale: %d sessions running after %.1f s\n", n, (bench_now_ms() - t0) / 1e3);
 	sleep((unsigned)seconds);
 	supervisor_snapshot(s, &snap);
 	for (i = 0; i < snap.n; i++) {
@@ -289,8 +266,6 @@ bench_scale(int n, int seconds)
 int
 main(int argc, char **argv)
 {
-	char cmd[160];
-
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc < 5) {
 		fprintf(stderr, "usage: supervise_bench AIRLOCK AGENT_IMAGE UPSTREAM cutover|scale [N] [SECONDS]\n");
@@ -306,6 +281,5 @@ main(int argc, char **argv)
 		bench_cutover();
 	else
 		bench_scale(argc > 5 ? atoi(argv[5]) : 100, argc > 6 ? atoi(argv[6]) : 300);
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", work);
-	return system(cmd) == 0 ? 0 : 1;
+	return bench_remove_dir(work);
 }

@@ -7,10 +7,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../tests/docker/common.sh"
 require_daemon
 bench=$1 airlock=$2 agent=$3 upstream=$4
-ctx=$(mktemp -d)
-trap 'rm -rf "$ctx"' EXIT
-cp "$agent" "$ctx/agent"
-printf 'FROM scratch\nCOPY agent /agent\nENTRYPOINT ["/agent"]\n' >"$ctx/Dockerfile"
-DOCKER_BUILDKIT=0 "$DOCKER" build -q --iidfile "$ctx/iid" "$ctx" >/dev/null
-"$bench" "$airlock" "$(cat "$ctx/iid")" "$upstream" cutover
-"$bench" "$airlock" "$(cat "$ctx/iid")" "$upstream" scale "${SCALE_SESSIONS:-100}" "${SCALE_SECONDS:-300}"
+scratch_dir
+image=$(scratch_image "$work" "$agent")
+"$bench" "$airlock" "$image" "$upstream" cutover
+"$bench" "$airlock" "$image" "$upstream" scale "${SCALE_SESSIONS:-100}" "${SCALE_SECONDS:-300}"

@@ -9,16 +9,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../tests/docker/common.sh"
 require_daemon
 airlock=$1 agent=$2 upstream=$3 trials=${4:-20}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-
-mkdir -p "$work/image"
-cp "$agent" "$work/image/agent"
-printf 'FROM scratch\nCOPY agent /agent\nENTRYPOINT ["/agent"]\n' >"$work/image/Dockerfile"
-DOCKER_BUILDKIT=0 "$DOCKER" build -q --iidfile "$work/iid" "$work/image" >/dev/null
+scratch_dir
+image=$(scratch_image "$work/image" "$agent")
 echo '{"x":1}' >"$work/payload.json"
 cat >"$work/config.json" <<JSON
-{"profile": {"image": "$(cat "$work/iid")", "cmd": ["loop"]},
+{"profile": {"image": "$image", "cmd": ["loop"]},
  "bounds": {"session_ms": 120000, "calls": 4096, "stdout_bytes": 4194304},
  "upstreams": {"vault": {"argv": ["$upstream", "--sink", "$work/sink"]}},
  "tools": {"store": {"upstream": "vault", "remote": "store", "data_class": "public",
@@ -27,7 +22,6 @@ cat >"$work/config.json" <<JSON
 JSON
 
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
-running() { [ "$("$DOCKER" inspect -f '{{.State.Running}}' "$1" 2>/dev/null)" = true ]; }
 until_stopped() {	# CID → ms until not running
 	local t0; t0=$(now_ms)
 	while running "$1"; do sleep 0.01; done
@@ -57,7 +51,7 @@ for i in $(seq "$trials"); do
 	"$DOCKER" rm -f "$cid" >/dev/null
 	# The floor: the same image, hardened, stopped directly with t=0.
 	cid=$("$DOCKER" run -d -i --init --network none --read-only --cap-drop ALL \
-		--entrypoint /agent "$(cat "$work/iid")" loop)
+		--entrypoint /agent "$image" loop)
 	t0=$(now_ms)
 	"$DOCKER" stop -t 0 "$cid" >/dev/null
 	floor+=("$(( $(now_ms) - t0 ))")

@@ -39,3 +39,85 @@ scratch_image() {
 	DOCKER_BUILDKIT=0 "$DOCKER" build -q --iidfile "$dir/iid" "$dir" >/dev/null || return 1
 	cat "$dir/iid"
 }
+
+# --- a script's scratch dir, and taking down what it started -------------------
+# scratch_dir: $work, a new directory, and an EXIT trap (teardown) that takes
+# down what this script registered and nothing else (other suites and the
+# engine's own sessions may share the daemon). In this order:
+#   helpers[]     its background processes, those still jobs of this shell:
+#                 SIGCONT (a stopped one must go too), SIGKILL, and reaped
+#   on_teardown   run when the script defines it
+#   planted[]     containers it created, by name (with their volumes)
+#   owner_pids    when the script defines it: for each pid it prints, the
+#                 managed containers labelled io.airlock.owner-pid=PID
+#   images[]      images it built for itself alone
+#   $work         unless KEEP is set (then its path is printed)
+# A script may call teardown before the end, to check that nothing is left;
+# the trap is then disarmed.
+helpers=() planted=() images=()
+
+scratch_dir() {
+	work=$(mktemp -d) || exit 1
+	trap teardown EXIT
+}
+
+teardown() {
+	local live p c
+	trap - EXIT
+	set +e	# a step that fails must not skip the ones after it
+	live=" $(jobs -p | tr '\n' ' ') "
+	for p in "${helpers[@]}"; do
+		case $live in
+		*" $p "*) kill -CONT "$p" 2>/dev/null; kill -KILL "$p" 2>/dev/null; wait "$p" 2>/dev/null ;;
+		esac
+	done
+	if declare -F on_teardown >/dev/null; then on_teardown; fi
+	for c in "${planted[@]}"; do
+		"$DOCKER" rm -f -v "$c" >/dev/null 2>&1
+	done
+	if declare -F owner_pids >/dev/null; then
+		for p in $(owner_pids); do
+			"$DOCKER" ps -aq --filter label=io.airlock.managed=1 \
+				--filter "label=io.airlock.owner-pid=$p" | xargs -r "$DOCKER" rm -f >/dev/null 2>&1
+		done
+	fi
+	[ ${#images[@]} -gt 0 ] && "$DOCKER" rmi -f "${images[@]}" >/dev/null 2>&1
+	if [ -n "${KEEP:-}" ]; then echo "kept: $work"; else rm -rf "$work"; fi
+}
+
+# plant NAME IMAGE [CREATE_ARGS...]: create and start a hardened container
+# (no network, no capabilities, nobody, read-only root) named NAME. Its stdin
+# is opened (-i) but never attached, so it never sees EOF and keeps running.
+# NAME is in planted[] before the container exists, so call it in this shell,
+# not inside a $(…): teardown must know every name.
+plant() {
+	local name=$1 image=$2
+	shift 2
+	"$DOCKER" rm -f -v "$name" >/dev/null 2>&1
+	planted+=("$name")
+	"$DOCKER" create -i --name "$name" --network none --cap-drop ALL \
+		--security-opt no-new-privileges --user 65534:65534 --read-only \
+		"$@" "$image" >/dev/null && "$DOCKER" start "$name" >/dev/null
+}
+
+# running ID / stopped ID: the daemon says the container is running / is
+# not. An empty ID, or one the daemon does not know, is neither: never
+# evidence either way.
+running() { [ -n "$1" ] && [ "$("$DOCKER" inspect -f '{{.State.Running}}' "$1" 2>/dev/null)" = true ]; }
+stopped() { [ -n "$1" ] && [ "$("$DOCKER" inspect -f '{{.State.Running}}' "$1" 2>/dev/null)" = false ]; }
+
+# session_gone SID / session_stopped SID: no container of session SID is
+# left at all / is left running. An empty SID is no session: both fail.
+session_gone() { [ -n "$1" ] && [ -z "$("$DOCKER" ps -aq --filter "label=io.airlock.session=$1")" ]; }
+session_stopped() { [ -n "$1" ] && [ -z "$("$DOCKER" ps -q --filter "label=io.airlock.session=$1")" ]; }
+
+# start_ticks PID: the process's start time (field 22 of /proc/PID/stat,
+# counted from the last ')': the command name may hold spaces and parentheses).
+start_ticks() {
+	local s
+	s=$(cat "/proc/$1/stat") || return 1
+	s=${s##*)}
+	# shellcheck disable=SC2086
+	set -- $s
+	echo "${20}"
+}

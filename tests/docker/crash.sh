@@ -18,13 +18,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 require_daemon
 
 airlock=$1 agent=$2 upstream=$3
-work=$(mktemp -d)
-engine_pid=
-cleanup() {
-	[ -n "$engine_pid" ] && kill -9 "$engine_pid" 2>/dev/null
-	rm -rf "$work"
-}
-trap cleanup EXIT
+scratch_dir
 
 . "$here/../checks.sh"
 
@@ -65,11 +59,11 @@ count() { sqlite3 "$work/audit.db" "select count(*) from audit_entries where $1"
 "$airlock" run --config "$work/config.json" --audit "$work/audit.db" --json \
 	>"$work/summary.json" 2>"$work/stderr" </dev/null &
 engine_pid=$!
+helpers+=("$engine_pid")
 
 check "the second call reached the upstream (stalled there)" wait_for 300 two_calls
 kill -9 "$engine_pid"
 wait "$engine_pid" 2>/dev/null
-engine_pid=
 sid=$(session_id)
 check "the session is in the log" test -n "$sid"
 check "the engine died before ending the session (no session_end)" \
@@ -102,10 +96,8 @@ PY
 # [-]: the pattern must not match a command line that merely quotes it.
 upstream_gone() { [ -s "$work/vault.sink" ] && ! pgrep -f "[-]-sink $work/vault.sink" >/dev/null; }
 check "the upstream exited once the engine was gone" wait_for 100 upstream_gone
-left() { [ -n "$sid" ] && [ -z "$("$DOCKER" ps -q --filter "label=io.airlock.session=$sid")" ]; }
-check "the watchdog stopped the container" wait_for 150 left
+check "the watchdog stopped the container" wait_for 150 session_stopped "$sid"
 "$airlock" reap >/dev/null 2>&1
-gone() { [ -n "$sid" ] && [ -z "$("$DOCKER" ps -aq --filter "label=io.airlock.session=$sid")" ]; }
-check "reap removed it" wait_for 100 gone
+check "reap removed it" wait_for 100 session_gone "$sid"
 
 summary

@@ -22,20 +22,9 @@ require_daemon
 
 airlock=$1 driver=$2 agent=$3 upstream=$4
 canary=DEMO-SECRET-4929-7731-0458	# DEMO_CANARY in tui/demo.h
-work=$(mktemp -d)
-test_image=
-cleanup() {
-	local p
-	for f in "$work"/run*/out; do
-		p=$(sed -n 's/^pid //p' "$f" 2>/dev/null)
-		[ -n "$p" ] && "$DOCKER" ps -aq --filter "label=io.airlock.owner-pid=$p" |
-			xargs -r "$DOCKER" rm -f >/dev/null 2>&1
-	done
-	# The image built for this run's unique agent is of no use to anyone else.
-	[ -n "$test_image" ] && "$DOCKER" rmi "$test_image" >/dev/null 2>&1
-	rm -rf "$work"
-}
-trap cleanup EXIT
+scratch_dir
+# Each driver owns its sessions' containers and prints its pid first.
+owner_pids() { sed -n 's/^pid //p' "$work"/run*/out 2>/dev/null; }
 
 . "$here/../checks.sh"
 
@@ -86,7 +75,8 @@ run run1 45 AIRLOCK_DEMO_LAPSE_S=12 AIRLOCK_DEMO_DIR="$work/fixtures"
 out=$work/run1/out
 check "driver exits 0 (rc=$(cat "$work/run1/rc"))" test "$(cat "$work/run1/rc")" = 0
 image=$(field run1 image | cut -d' ' -f1)
-[ "$(field run1 image | cut -d' ' -f2)" = built ] && test_image=$image
+# The image built for this run's unique agent is of no use to anyone else.
+[ "$(field run1 image | cut -d' ' -f2)" = built ] && images+=("$image")
 check "the driver names the agent image" grep -Eq '^sha256:[0-9a-f]{64}$' <<<"$image"
 check "a new agent hash: the image was built ($(field run1 image | cut -d' ' -f2))" \
 	test "$(field run1 image | cut -d' ' -f2)" = built

@@ -7,8 +7,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 require_daemon
 
 airlock=$1 upstream=$2
-out=$(mktemp); cfg=$(mktemp); work=$(mktemp -d)
-trap 'rm -f "$out" "$cfg"; rm -rf "$work"' EXIT
+scratch_dir
+out=$work/out cfg=$work/cfg
 . "$here/../checks.sh"
 
 # An image on this daemon (FROM scratch: a file is enough for /images/{id}/json).

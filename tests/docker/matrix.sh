@@ -32,17 +32,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 require_daemon
 
 mutants=$1 agent=$2 upstream=$3 evidence=$4
-work=$(mktemp -d)
-observer_pid=
-cleanup() {
-	[ -n "$observer_pid" ] && kill "$observer_pid" 2>/dev/null
-	local p
-	for p in $(cat "$work/engines" 2>/dev/null); do
-		"$DOCKER" ps -aq --filter "label=io.airlock.owner-pid=$p" | xargs -r "$DOCKER" rm -f >/dev/null 2>&1
-	done
-	[ -n "${MATRIX_KEEP:-}" ] && echo "kept: $work" || rm -rf "$work"
-}
-trap cleanup EXIT
+KEEP=${KEEP:-${MATRIX_KEEP:-}}
+scratch_dir
+owner_pids() { cat "$work/engines" 2>/dev/null; }	# every session's engine
 
 . "$here/../checks.sh"
 
@@ -86,7 +78,7 @@ image=$(scratch_image "$work/image" "$agent" 'COPY --chown=10001:10001 work /wor
 token="MXCANARY$(head -c 8 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 mkdir -p "$work/obs"
 python3 "$here/observers.py" "$work/obs" "$token" &
-observer_pid=$!
+helpers+=($!)
 for _ in $(seq 100); do [ -s "$work/obs/port" ] && break; sleep 0.05; done
 port=$(cat "$work/obs/port" 2>/dev/null)
 abstract=$(cat "$work/obs/abstract" 2>/dev/null)

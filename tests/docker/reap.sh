@@ -13,51 +13,22 @@ here=$(cd "$(dirname "$0")" && pwd)
 require_daemon
 
 airlock=$1 echoer=$2
-work=$(mktemp -d)
+scratch_dir
 boot=$(cat /proc/sys/kernel/random/boot_id)
 other_boot=00000000-0000-4000-8000-000000000000
-sleep_pid=
-planted=()
-cleanup() {
-	[ -n "$sleep_pid" ] && kill "$sleep_pid" 2>/dev/null
-	for c in "${planted[@]}"; do
-		"$DOCKER" rm -f -v "$c" >/dev/null 2>&1
-	done
-	rm -rf "$work"
-}
-trap cleanup EXIT
 
 . "$here/../checks.sh"
 
-# Field 22 of /proc/PID/stat, counted from the last ')' (the command name
-# may hold spaces and parentheses).
-start_ticks() {
-	local s
-	s=$(cat "/proc/$1/stat") || return 1
-	s=${s##*)}
-	# shellcheck disable=SC2086
-	set -- $s
-	echo "${20}"
-}
-
-running() { [ "$("$DOCKER" inspect -f '{{.State.Running}}' "$1" 2>/dev/null)" = true ]; }
 absent() { ! "$DOCKER" inspect "$1" >/dev/null 2>&1; }
 
 # --- the image ---------------------------------------------------------------
 image=$(scratch_image "$work/image" "$echoer") || { not_ok "echoer image build"; summary; exit 1; }
 
-# plant NAME PID START BOOT: create and start a labelled echoer. Its stdin
-# is opened (-i) but never attached, so it never sees EOF and keeps running.
-plant() {
-	local name=reap-test-$1-$$
-	"$DOCKER" rm -f -v "$name" >/dev/null 2>&1
-	planted+=("$name")
-	"$DOCKER" create -i --name "$name" --network none --cap-drop ALL \
-		--security-opt no-new-privileges --user 65534:65534 --read-only \
-		--label io.airlock.managed=1 --label "io.airlock.owner-pid=$2" \
-		--label "io.airlock.owner-start=$3" --label "io.airlock.owner-boot=$4" \
-		--label io.airlock.session=reap-test "$image" >/dev/null &&
-		"$DOCKER" start "$name" >/dev/null
+# plant_labelled NAME PID START BOOT: a running echoer with airlock's labels.
+plant_labelled() {
+	plant "reap-test-$1-$$" "$image" --label io.airlock.managed=1 \
+		--label "io.airlock.owner-pid=$2" --label "io.airlock.owner-start=$3" \
+		--label "io.airlock.owner-boot=$4" --label io.airlock.session=reap-test
 }
 
 # (a): a pid that has exited, with the start time it had.
@@ -69,12 +40,13 @@ wait "$dead_pid" 2>/dev/null
 # (b): a live owner.
 sleep 300 &
 sleep_pid=$!
+helpers+=("$sleep_pid")
 alive_start=$(start_ticks "$sleep_pid")
 
-check "plant orphan" plant orphan "$dead_pid" "$dead_start" "$boot"
-check "plant alive" plant alive "$sleep_pid" "$alive_start" "$boot"
+check "plant orphan" plant_labelled orphan "$dead_pid" "$dead_start" "$boot"
+check "plant alive" plant_labelled alive "$sleep_pid" "$alive_start" "$boot"
 # (c): this shell is alive, but the labels name another boot.
-check "plant other-boot" plant otherboot "$$" "$(start_ticks $$)" "$other_boot"
+check "plant other-boot" plant_labelled otherboot "$$" "$(start_ticks $$)" "$other_boot"
 a=reap-test-orphan-$$ b=reap-test-alive-$$ c=reap-test-otherboot-$$
 sleep 1
 for n in "$a" "$b" "$c"; do
@@ -97,7 +69,6 @@ check "container with a live owner still running" running "$b"
 # --- second reap, after the owner dies ----------------------------------------
 kill "$sleep_pid"
 wait "$sleep_pid" 2>/dev/null
-sleep_pid=
 out=$("$airlock" reap 2>"$work/stderr")
 rc=$?
 check "reap exits 0 (rc=$rc)" test "$rc" -eq 0

@@ -7,11 +7,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 require_daemon
 
 suite=$1 echoer=$2
-ctx=$(mktemp -d)
-trap 'rm -rf "$ctx"' EXIT
+scratch_dir
 
 build_image() {	# name, extra Dockerfile lines
-	local dir=$ctx/$1
+	local dir=$work/$1
 	mkdir -p "$dir"
 	cp "$echoer" "$dir/echoer"
 	# /work belongs to the agent's uid: only the read-only root keeps it
@@ -27,4 +26,4 @@ build_image() {	# name, extra Dockerfile lines
 AIRLOCK_TEST_IMAGE=$(build_image echoer '')
 AIRLOCK_TEST_IMAGE_VOLUME=$(build_image volume 'VOLUME /scratchvol\n')
 export AIRLOCK_TEST_IMAGE AIRLOCK_TEST_IMAGE_VOLUME AIRLOCK_TEST_SOCKET=$sock
-exec "$suite"
+"$suite"

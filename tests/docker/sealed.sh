@@ -19,15 +19,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 require_daemon
 
 airlock=$1 mutants=$2 agent=$3 upstream=$4
-work=$(mktemp -d)
-images=()
-cleanup() {
-	[ ${#images[@]} -gt 0 ] && "$DOCKER" rmi -f "${images[@]}" >/dev/null 2>&1
-	[ -n "${KEEP:-}" ] && echo "kept $work" || rm -rf "$work"
-}
-trap cleanup EXIT
+scratch_dir
 
 . "$here/../checks.sh"
+. "$here/cases.sh"
 
 canary="SEALED-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 echo '{"note":"nothing secret in the frame"}' >"$work/payload.json"
@@ -150,14 +145,6 @@ run() {
 	echo $? >"$dir/rc"
 }
 
-field() {	# CASE KEY → the summary's value
-	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); v=d
-for k in sys.argv[2].split("."): v=v[k]
-print(json.dumps(v) if not isinstance(v, str) else v)' "$work/$1/summary.json" "$2" 2>/dev/null
-}
-is() { [ "$(field "$1" "$2")" = "$3" ]; }
-has() { [ -s "$work/$1/$2" ] && grep -qF -- "$3" "$work/$1/$2"; }
-no_file() { [ ! -e "$work/$1/$2" ]; }
 reason_has() { field "$1" reason | grep -qF -- "$2"; }
 # Nothing but the sink may hold the canary: audit DB (and WAL), summary, stderr.
 clean() {
@@ -165,11 +152,6 @@ clean() {
 		! grep -rqaF -- "$canary" "$work/$1"/audit.db* "$work/$1/summary.json" "$work/$1/stderr"
 }
 sink_clean() { [ -s "$work/$1/vault.sink" ] && ! grep -qaF -- "$canary" "$work/$1/vault.sink"; }
-gone() {
-	local sid; sid=$(field "$1" session)
-	[ -n "$sid" ] && [ -z "$("$DOCKER" ps -aq --filter "label=io.airlock.session=$sid")" ]
-}
-chain_ok() { "$airlock" audit verify "$work/$1/audit.db" >/dev/null; }
 ended_ok() {	# CASE: common to every case
 	check "$1: container stopped and gone" gone "$1"
 	check "$1: audit chain valid" chain_ok "$1"

@@ -13,15 +13,10 @@ require_daemon
 
 airlock=$1 agent=$2 upstream=$3
 thirdparty=$(cd "$here/../thirdparty" && pwd)
-work=$(mktemp -d)
-collector_pid=
-cleanup() {
-	[ -n "$collector_pid" ] && kill "$collector_pid" 2>/dev/null
-	rm -rf "$work"
-}
-trap cleanup EXIT
+scratch_dir
 
 . "$here/../checks.sh"
+. "$here/cases.sh"
 
 # --- the agent image -------------------------------------------------------
 image=$(scratch_image "$work/image" "$agent") || { not_ok "agent image build"; summary; exit 1; }
@@ -71,20 +66,7 @@ run() {
 	echo $? >"$dir/rc"
 }
 
-field() {	# CASE KEY → the summary's value
-	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); v=d
-for k in sys.argv[2].split("."): v=v[k]
-print(json.dumps(v) if not isinstance(v, str) else v)' "$work/$1/summary.json" "$2" 2>/dev/null
-}
-is() { [ "$(field "$1" "$2")" = "$3" ]; }
-has() { [ -s "$work/$1/$2" ] && grep -qF "$3" "$work/$1/$2"; }
 absent() { [ -s "$work/$1/audit.db" ] && ! grep -rqaF "$2" "$work/$1"/*.db* "$work/$1/summary.json" "$work/$1/stderr" 2>/dev/null; }
-no_file() { [ ! -e "$work/$1/$2" ]; }
-gone() {	# no container of this session is left
-	local sid; sid=$(field "$1" session)
-	[ -n "$sid" ] && [ -z "$("$DOCKER" ps -aq --filter "label=io.airlock.session=$sid")" ]
-}
-chain_ok() { "$airlock" audit verify "$work/$1/audit.db" >/dev/null; }
 audit_has() {	# CASE SQL-WHERE → at least one row
 	[ "$(sqlite3 "$work/$1/audit.db" "select count(*) from audit_entries where $2")" -gt 0 ]
 }
@@ -239,7 +221,7 @@ common_end upstream_stderr
 
 # --- OTLP export to a loopback collector: spans arrive, payload does not ---
 python3 "$here/otlp_collector.py" "$work/otlp.jsonl" "$work/otlp.port" &
-collector_pid=$!
+helpers+=($!)
 for _ in $(seq 50); do [ -s "$work/otlp.port" ] && break; sleep 0.1; done
 config otlp normal
 run otlp --otlp "http://127.0.0.1:$(cat "$work/otlp.port")"

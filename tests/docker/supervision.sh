@@ -14,30 +14,18 @@ here=$(cd "$(dirname "$0")" && pwd)
 require_daemon
 
 airlock=$1 mutants=$2 agent=$3 upstream=$4
-work=$(mktemp -d)
-pids=()
-cleanup() {
-	local p
-	for p in "${pids[@]}"; do
-		kill -CONT "$p" 2>/dev/null; kill -KILL "$p" 2>/dev/null
-	done
-	pkill -KILL -f "watchdog $sock [0-9a-f]{64}" 2>/dev/null
-	"$DOCKER" ps -aq --filter "label=io.airlock.session" --filter "label=io.airlock.test=$$" |
-		xargs -r "$DOCKER" rm -f >/dev/null 2>&1
-	for p in $("$DOCKER" ps -aq --filter label=io.airlock.managed=1); do
-		owner=$("$DOCKER" inspect -f '{{index .Config.Labels "io.airlock.owner-pid"}}' "$p")
-		for q in "${pids[@]}"; do [ "$owner" = "$q" ] && "$DOCKER" rm -f "$p" >/dev/null; done
-	done
-	rm -rf "$work"
-}
-trap cleanup EXIT
+scratch_dir
+# The engines are among the helpers; their containers are this suite's, and
+# so are the watchdogs a killed or paused engine left behind.
+owner_pids() { printf '%s\n' "${helpers[@]}"; }
+on_teardown() { pkill -KILL -f "watchdog $sock [0-9a-f]{64}" 2>/dev/null; }
 
 . "$here/../checks.sh"
 
 scratch_image "$work/image" "$agent" >/dev/null || { not_ok "agent image build"; summary; exit 1; }
 
 python3 "$here/tcp_observer.py" "$work/port" "$work/connections" &
-pids+=($!)
+helpers+=($!)
 for _ in $(seq 50); do [ -s "$work/port" ] && break; sleep 0.1; done
 port=$(cat "$work/port")
 echo '{"canary":"SUPERVISION-CANARY"}' >"$work/payload.json"
@@ -62,7 +50,7 @@ live() {
 	AIRLOCK_MUTANT=${3:-} "$bin" run --config "$work/$case/config.json" \
 		--audit "$work/$case/audit.db" --json >"$work/$case/summary.json" 2>&1 </dev/null &
 	engine=$!
-	pids+=("$engine")
+	helpers+=("$engine")
 	cid=
 	for i in $(seq 200); do
 		if [ -s "$work/$case/vault.sink" ]; then
@@ -75,8 +63,6 @@ live() {
 }
 
 watchdog_pid() { [ -n "$cid" ] && pgrep -f "watchdog $sock $cid" | head -n 1; }
-# An empty id is no container: never evidence of "running" or "stopped".
-running() { [ -n "$1" ] && [ "$("$DOCKER" inspect -f '{{.State.Running}}' "$1" 2>/dev/null)" = true ]; }
 
 # Poll until the container stops (at most 15 s); print the time taken.
 # Fails when no container was found to begin with.

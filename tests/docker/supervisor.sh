@@ -7,7 +7,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 require_daemon
 
 suite=$1 agent=$2
-ctx=$(mktemp -d)
-trap 'rm -rf "$ctx"' EXIT
-image=$(scratch_image "$ctx" "$agent") || { echo "FAIL: agent image build" >&2; exit 1; }
-AIRLOCK_AGENT_IMAGE=$image AIRLOCK_UPSTREAM=$3 AIRLOCK_BIN=$4 exec "$suite"
+scratch_dir
+image=$(scratch_image "$work" "$agent") || { echo "FAIL: agent image build" >&2; exit 1; }
+AIRLOCK_AGENT_IMAGE=$image AIRLOCK_UPSTREAM=$3 AIRLOCK_BIN=$4 "$suite"

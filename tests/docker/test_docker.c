@@ -142,6 +142,33 @@ create_from(json_t *body, char id[DOCKER_ID_MAX])
 		fail_msg("create: %s", err.msg);
 }
 
+/* A container created (not started) from the test profile over image;
+ * the caller frees p. */
+static void
+create_profiled(struct profile *p, const char *image, char id[DOCKER_ID_MAX])
+{
+	json_t *body;
+
+	test_profile(p, image, "runc");
+	body = profile_create_body(p, &S.who);
+	create_from(body, id);
+	json_decref(body);
+}
+
+/* A container from the test profile, admitted and started; the caller
+ * cleans it up and frees p. */
+static void
+start_profiled(struct profile *p, struct container *c)
+{
+	struct al_err err;
+
+	test_profile(p, S.image, "runc");
+	container_init(c, S.d, S.sock);
+	if (container_create_admit(c, p, &S.who, &S.facts, &err) < 0 ||
+	    container_attach_start(c, &err) < 0)
+		fail_msg("%s", err.msg);
+}
+
 /* Inspect and admit; the caller frees the report. */
 static bool
 admit(const char *id, const struct profile *p, struct check_list *report)
@@ -273,11 +300,7 @@ test_cleanup_stops_running(void **state)
 	json_t *list = NULL;
 
 	(void)state;
-	test_profile(&p, S.image, "runc");
-	container_init(&c, S.d, S.sock);
-	if (container_create_admit(&c, &p, &S.who, &S.facts, &err) < 0 ||
-	    container_attach_start(&c, &err) < 0)
-		fail_msg("%s", err.msg);
+	start_profiled(&p, &c);
 	assert_int_equal(docker_list_by_label(S.d, S.label, &list, &err), 0);
 	assert_string_equal(json_string_value(json_object_get(json_array_get(list, 0), "State")), "running");
 	json_decref(list);
@@ -306,11 +329,7 @@ test_wait_exit_and_gone(void **state)
 	int64_t t0;
 
 	(void)state;
-	test_profile(&p, S.image, "runc");
-	container_init(&c, S.d, S.sock);
-	if (container_create_admit(&c, &p, &S.who, &S.facts, &err) < 0 ||
-	    container_attach_start(&c, &err) < 0)
-		fail_msg("%s", err.msg);
+	start_profiled(&p, &c);
 	t0 = clock_mono_ms();
 	assert_int_equal(container_wait_exit(&c, 300, &code, &err), 1);
 	assert_true(clock_mono_ms() - t0 < 3000);
@@ -455,13 +474,9 @@ test_volume_image_mounts(void **state)
 	struct check_list report;
 	struct al_err err;
 	char id[DOCKER_ID_MAX];
-	json_t *body;
 
 	(void)state;
-	test_profile(&p, S.image_volume, "runc");
-	body = profile_create_body(&p, &S.who);
-	create_from(body, id);
-	json_decref(body);
+	create_profiled(&p, S.image_volume, id);
 	assert_false(admit(id, &p, &report));
 	assert_false(check_list_find(&report, "image_volumes")->pass);
 	assert_false(check_list_find(&report, "container_volumes")->pass);
@@ -527,13 +542,9 @@ test_archive_from_created_container(void **state)
 	unsigned char *tar = NULL;
 	const unsigned char *data;
 	size_t len, data_len;
-	json_t *body;
 
 	(void)state;
-	test_profile(&p, S.image, "runc");
-	body = profile_create_body(&p, &S.who);
-	create_from(body, id);
-	json_decref(body);
+	create_profiled(&p, S.image, id);
 	if (docker_archive_get(S.d, id, "/echoer", 8 << 20, &tar, &len, &err) < 0)
 		fail_msg("archive: %s", err.msg);
 	assert_int_equal(tar_first_file(tar, len, &data, &data_len, &err), 0);

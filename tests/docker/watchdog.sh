@@ -11,44 +11,29 @@ here=$(cd "$(dirname "$0")" && pwd)
 require_daemon
 
 airlock=$1 echoer=$2
-work=$(mktemp -d)
-sleep_pid=
-planted=()
-cleanup() {
-	[ -n "$sleep_pid" ] && kill "$sleep_pid" 2>/dev/null
-	for c in "${planted[@]}"; do
-		"$DOCKER" rm -f -v "$c" >/dev/null 2>&1
-	done
-	rm -rf "$work"
-}
-trap cleanup EXIT
+scratch_dir
 
 . "$here/../checks.sh"
-running() { [ "$("$DOCKER" inspect -f '{{.State.Running}}' "$1" 2>/dev/null)" = true ]; }
-stopped() { [ "$("$DOCKER" inspect -f '{{.State.Running}}' "$1" 2>/dev/null)" = false ]; }
 
 image=$(scratch_image "$work/image" "$echoer") || { not_ok "echoer image build"; summary; exit 1; }
 
 # A live owner, so no reaper elsewhere takes the labelled one meanwhile.
 sleep 300 &
 sleep_pid=$!
-start=$(s=$(cat "/proc/$sleep_pid/stat"); s=${s##*)}; set -- $s; echo "${20}")
+helpers+=("$sleep_pid")
+start=$(start_ticks "$sleep_pid")
 boot=$(cat /proc/sys/kernel/random/boot_id)
 
-# plant VAR LABEL-ARGS...: a running echoer (stdin open, never attached); its
-# ID in VAR. In this shell, not a $(…): cleanup must know every name.
-plant() {
+# plant_as VAR LABEL-ARGS...: a running echoer; its ID in VAR. In this shell,
+# not a $(…): teardown must know every name.
+plant_as() {
 	local name=watchdog-test-$1-$$ var=$1; shift
-	"$DOCKER" rm -f -v "$name" >/dev/null 2>&1
-	planted+=("$name")
-	"$DOCKER" create -i --name "$name" --network none --cap-drop ALL \
-		--security-opt no-new-privileges --user 65534:65534 --read-only \
-		"$@" "$image" >/dev/null && "$DOCKER" start "$name" >/dev/null
+	plant "$name" "$image" "$@"
 	printf -v "$var" '%s' "$("$DOCKER" inspect -f '{{.Id}}' "$name" 2>/dev/null)"
 }
-plant foreign
-plant partial --label io.airlock.managed=1
-plant ours --label io.airlock.managed=1 --label io.airlock.session=watchdog-test \
+plant_as foreign
+plant_as partial --label io.airlock.managed=1
+plant_as ours --label io.airlock.managed=1 --label io.airlock.session=watchdog-test \
 	--label "io.airlock.owner-pid=$sleep_pid" --label "io.airlock.owner-start=$start" \
 	--label "io.airlock.owner-boot=$boot"
 check "three containers planted and running" \
@@ -79,8 +64,7 @@ rc=0; timeout 30 "$(dirname "$airlock")/airlock-watchdog" watchdog "$sock" "$for
 check "airlock-watchdog: a foreign container refused with exit 1, never ready" \
 	bash -c '[ "$1" = 1 ] && [ ! -s "$2" ]' _ "$rc" "$work/out"
 check "airlock-watchdog: the foreign container still running" running "$foreign"
-cleanup
-trap - EXIT
+teardown
 left=$("$DOCKER" ps -aq --filter "name=watchdog-test-.*-$$")
 check "no planted container left after cleanup" [ -z "$left" ]
 
