@@ -89,6 +89,9 @@ struct supervisor {
 	int64_t revision;
 	struct cutover cutovers[SUPERVISOR_CUTOVERS_MAX];
 	size_t n_cutovers;		/* a ring: the latest at (n_cutovers - 1) % MAX */
+	/* Tools revoked on every session and not restored on every session since. */
+	char standing[SUPERVISOR_STANDING_MAX][SNAP_NAME_MAX];
+	size_t n_standing;
 	/* The audit writer for policy entries (under lock). */
 	pthread_t writer;
 	bool writer_started, writer_quit;
@@ -648,6 +651,44 @@ worker_failed(struct supervisor *s, struct slot *sl)
 	wake(s);
 }
 
+/*
+ * Under s->policy, before the slot is listed (so before any cutover can
+ * reach it, and before its worker runs): the standing revocations, as one
+ * update at the engine's revision, and a policy entry for each tool.
+ */
+static void
+start_standing(struct supervisor *s, struct slot *sl)
+{
+	struct policy_entry p = { .revision = s->revision };
+	bool allowed[GATE_TOOLS_MAX];
+	int revoked[SUPERVISOR_STANDING_MAX];
+	struct gate_state g;
+	struct gate_ack ack;
+	size_t i, n = 0;
+	int t;
+
+	gate_state(sl->gate, &g);
+	memcpy(allowed, g.allowed, sizeof allowed);
+	for (i = 0; i < s->n_standing; i++) {
+		t = config_tool_index(sl->cfg, s->standing[i]);
+		if (t >= 0 && allowed[t]) {
+			allowed[t] = false;
+			revoked[n++] = t;
+		}
+	}
+	if (n == 0)
+		return;
+	/* Idle and fresh, its gate applies it at once; a refusal closes it. */
+	gate_update(sl->gate, s->revision, allowed, g.n_tools, &ack);
+	copy_word(p.session, sizeof p.session, sl->id);
+	snprintf(p.decision, sizeof p.decision, "%s", cutover_result_id(ack_result(ack.verdict)));
+	snprintf(p.rule, sizeof p.rule, "%s at start", cutover_op_id(CUTOVER_REVOKE));
+	for (i = 0; i < n; i++) {
+		copy_word(p.tool, sizeof p.tool, sl->cfg->tools[revoked[i]].name);
+		policy_record(s, &p);
+	}
+}
+
 static int
 start_slot(struct supervisor *s, struct slot *sl, char session_id[SNAP_ID_MAX],
 	   struct al_err *err)
@@ -659,6 +700,7 @@ start_slot(struct supervisor *s, struct slot *sl, char session_id[SNAP_ID_MAX],
 		return al_fail(err, "supervisor: %d sessions live, none ended to make room",
 			       SUPERVISOR_SESSIONS_MAX);
 	}
+	start_standing(s, sl);
 	pthread_mutex_lock(&s->lock);
 	s->slots[s->n_slots++] = sl;
 	s->started_total++;
@@ -822,6 +864,33 @@ cutover_remember(struct supervisor *s, enum cutover_op op, const char *tool)
 	copy_word(c->tool, sizeof c->tool, tool);
 }
 
+/*
+ * Under s->policy: a cutover on every session moves the standing set (a
+ * restore lifts the tool, a revoke adds it). -1 when it is full.
+ */
+static int
+standing_change(struct supervisor *s, enum cutover_op op, const char *tool)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_standing && strcmp(s->standing[i], tool) != 0; i++)
+		;
+	if (op == CUTOVER_RESTORE) {
+		if (i < s->n_standing) {
+			s->n_standing--;
+			memmove(s->standing[i], s->standing[i + 1],
+				(s->n_standing - i) * sizeof s->standing[0]);
+		}
+		return 0;
+	}
+	if (i < s->n_standing)
+		return 0;
+	if (s->n_standing == SUPERVISOR_STANDING_MAX)
+		return -1;
+	copy_word(s->standing[s->n_standing++], sizeof s->standing[0], tool);
+	return 0;
+}
+
 int
 supervisor_cutover(struct supervisor *s, enum cutover_op op, const char *tool,
 		   const char *const *ids, size_t n_ids, int64_t *revision,
@@ -838,6 +907,11 @@ supervisor_cutover(struct supervisor *s, enum cutover_op op, const char *tool,
 	 * gate out of order, so no valid cutover is ever stale.
 	 */
 	pthread_mutex_lock(&s->policy);
+	if (!ids && standing_change(s, op, tool) < 0) {
+		pthread_mutex_unlock(&s->policy);
+		return al_fail(err, "cutover: %d tools already stand revoked on every session",
+			       SUPERVISOR_STANDING_MAX);
+	}
 	s->revision++;
 	cutover_remember(s, op, tool);
 	pthread_mutex_lock(&s->lock);

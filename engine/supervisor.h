@@ -38,6 +38,7 @@
 #define SUPERVISOR_ALERTS_MAX	512	/* alerts, queued apart: a burst of state
 					   events never pushes one out */
 #define SUPERVISOR_CUTOVERS_MAX	64	/* recent cutovers remembered for their acks */
+#define SUPERVISOR_STANDING_MAX	64	/* tools revoked on every session at once */
 /*
  * Container create + start is serialised inside the daemon (about 0.2 s
  * each here); a hundred at once would push calls past their timeout.
@@ -80,7 +81,12 @@ int supervisor_stop_session(struct supervisor *s, const char *session_id);
  * Revoke or restore one catalog tool on the sessions named in ids (NULL:
  * every session not ended), as a delta. The engine assigns the next policy
  * revision (*revision) and posts the delta to each gate; this returns at
- * once. Each session acknowledges with an SUPERVISOR_EVENT_CUTOVER_ACK: at once when
+ * once. A revoke on every session also stands for the sessions started
+ * after it: each starts with the tool revoked, at the engine's revision
+ * then (a policy entry "revoke at start" for it), until a restore on every
+ * session lifts it. A revoke on named sessions stays theirs. At most
+ * SUPERVISOR_STANDING_MAX tools stand revoked: one more is refused, before
+ * any revision is assigned. Each session acknowledges with an SUPERVISOR_EVENT_CUTOVER_ACK: at once when
  * idle, after its in-flight call when busy; a session without the tool
  * acknowledges not_applicable and its gate stays as it was. Audit entries
  * are written by the supervisor's own thread. *targets gets the count.

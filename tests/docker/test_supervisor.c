@@ -416,6 +416,79 @@ test_cutover_many(void **state)
 }
 
 /*
+ * A revoke on every session stands for the sessions started after it:
+ * the next one starts with the tool revoked at that revision, its calls
+ * are denied and its upstream sees none, and a policy entry says so. A
+ * restore on every session lifts it; a revoke on one session stays that
+ * session's, and the next one starts with everything its config allows.
+ */
+static void
+test_revoke_stands(void **state)
+{
+	static struct airlock_config cfg[3];
+	char ids[3][SNAP_ID_MAX], sink[3][160];
+	const char *only_first[1];
+	struct supervisor *s = open_supervisor();
+	struct session_row r;
+	struct al_err err;
+	int64_t rev, rev_restore, rev_one;
+	size_t i;
+	int tries;
+
+	(void)state;
+	for (i = 0; i < 3; i++) {
+		snprintf(sink[i], sizeof sink[i], "%s/stand-%zu.sink", work, i);
+		make_config(&cfg[i], sink[i], &(struct cfg_spec){ .mode = "loop" });
+	}
+	start(s, &cfg[0], ids[0]);
+	assert_true(wait_state(s, ids[0], SESSION_STATE_RUNNING, 30000));
+	assert_true(wait_lines(sink[0], 1, 20000));
+	assert_int_equal(supervisor_cutover(s, CUTOVER_REVOKE, "store", NULL, 0, &rev, NULL, &err), 0);
+	assert_non_null(wait_event(s, SUPERVISOR_EVENT_CUTOVER_ACK, ids[0], rev, 5000));
+
+	/* Started after the revoke: revoked from the start, at its revision. */
+	start(s, &cfg[1], ids[1]);
+	r = row_of(s, ids[1]);
+	assert_int_equal(r.revision, rev);
+	assert_true(r.gate_open);
+	assert_true(r.tools[0].approved);	/* store, tool 0 */
+	assert_false(r.tools[0].allowed);
+	assert_true(wait_state(s, ids[1], SESSION_STATE_RUNNING, 30000));
+	for (tries = 0; tries < 200 && calls_with(ids[1], "store", "denied", "revoked", rev) < 2;
+	     tries++)
+		usleep(50 * 1000);
+	assert_true(calls_with(ids[1], "store", "denied", "revoked", rev) >= 2);
+	assert_int_equal(rows("session_id='%s' and type='call' and decision='allowed'", ids[1]), 0);
+	assert_int_equal(lines(sink[1]), 0);	/* its upstream saw nothing */
+	for (tries = 0; tries < 100 && rows("session_id='%s' and type='policy'", ids[1]) < 1; tries++)
+		usleep(50 * 1000);
+	assert_int_equal(rows("session_id='%s' and type='policy' and tool='store' and"
+			      " decision='applied' and rule='revoke at start' and revision=%lld",
+			      ids[1], (long long)rev), 1);
+
+	/* Restored on every session, then revoked on the first alone. */
+	assert_int_equal(supervisor_cutover(s, CUTOVER_RESTORE, "store", NULL, 0, &rev_restore, NULL,
+					    &err), 0);
+	assert_non_null(wait_event(s, SUPERVISOR_EVENT_CUTOVER_ACK, ids[1], rev_restore, 5000));
+	assert_true(wait_lines(sink[1], 1, 20000));	/* the restore reached it too */
+	only_first[0] = ids[0];
+	assert_int_equal(supervisor_cutover(s, CUTOVER_REVOKE, "store", only_first, 1, &rev_one,
+					    NULL, &err), 0);
+	assert_true(rev_one > rev_restore && rev_restore > rev);
+	start(s, &cfg[2], ids[2]);
+	r = row_of(s, ids[2]);
+	assert_int_equal(r.revision, 0);
+	assert_true(r.tools[0].allowed);
+	assert_true(wait_lines(sink[2], 1, 30000));	/* its calls reach the upstream */
+	assert_true(calls_with(ids[2], "store", "allowed", "allowed", 0) >= 1);
+	assert_int_equal(rows("session_id='%s' and type='policy'", ids[2]), 0);
+	assert_int_equal(supervisor_shutdown(s), 0);
+	supervisor_close(s);
+	for (i = 0; i < 3; i++)
+		config_free(&cfg[i]);
+}
+
+/*
  * Revoking a tool a session never had changes nothing there: the ack says
  * not_applicable, the gate stays open and its permitted calls go on.
  */
@@ -919,6 +992,7 @@ main(void)
 		cmocka_unit_test(test_stop_before_launch),
 		cmocka_unit_test(test_force_stop_in_flight),
 		cmocka_unit_test(test_not_applicable),
+		cmocka_unit_test(test_revoke_stands),
 		cmocka_unit_test(test_gate_end_to_end),
 		cmocka_unit_test(test_cutover_many),
 		cmocka_unit_test(test_long_running),
