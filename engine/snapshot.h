@@ -28,6 +28,7 @@
 #define SNAP_CHECKS_MAX		64
 #define SNAP_ACKS_MAX		32
 #define SNAP_TIMELINE_MAX	32
+#define SNAP_STANDING_MAX	64	/* tools revoked on every session at once */
 #define SNAP_SOCKET_MAX		108	/* a unix socket path: sizeof sun_path */
 #define SNAP_HASH_PREFIX	16	/* hex digits of a hash the console shows */
 #define CHECK_ID_MAX		32
@@ -325,6 +326,9 @@ struct supervisor_snapshot {
 	uint64_t alerts_dropped;	/* alerts lost to a full alert queue */
 	uint64_t audit_backlog;		/* cutover entries not yet written */
 	uint64_t audit_failures;	/* entries the engine could not write */
+	/* Tools revoked on every session: later sessions start without them. */
+	size_t n_standing;
+	char standing[SNAP_STANDING_MAX][SNAP_NAME_MAX];
 };
 
 /* One session in depth, asked for by id. */

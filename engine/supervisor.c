@@ -89,7 +89,10 @@ struct supervisor {
 	int64_t revision;
 	struct cutover cutovers[SUPERVISOR_CUTOVERS_MAX];
 	size_t n_cutovers;		/* a ring: the latest at (n_cutovers - 1) % MAX */
-	/* Tools revoked on every session and not restored on every session since. */
+	/*
+	 * Tools revoked on every session and not restored on every session
+	 * since. Changed under policy and lock; read under either.
+	 */
 	char standing[SUPERVISOR_STANDING_MAX][SNAP_NAME_MAX];
 	size_t n_standing;
 	/* The audit writer for policy entries (under lock). */
@@ -872,23 +875,24 @@ static int
 standing_change(struct supervisor *s, enum cutover_op op, const char *tool)
 {
 	size_t i;
+	int rc = 0;
 
+	pthread_mutex_lock(&s->lock);
 	for (i = 0; i < s->n_standing && strcmp(s->standing[i], tool) != 0; i++)
 		;
-	if (op == CUTOVER_RESTORE) {
-		if (i < s->n_standing) {
-			s->n_standing--;
-			memmove(s->standing[i], s->standing[i + 1],
-				(s->n_standing - i) * sizeof s->standing[0]);
-		}
-		return 0;
+	if (op == CUTOVER_RESTORE && i < s->n_standing) {
+		s->n_standing--;
+		memmove(s->standing[i], s->standing[i + 1],
+			(s->n_standing - i) * sizeof s->standing[0]);
+	} else if (op == CUTOVER_REVOKE && i == s->n_standing) {
+		if (s->n_standing == SUPERVISOR_STANDING_MAX)
+			rc = -1;
+		else
+			copy_word(s->standing[s->n_standing++], sizeof s->standing[0], tool);
 	}
-	if (i < s->n_standing)
-		return 0;
-	if (s->n_standing == SUPERVISOR_STANDING_MAX)
-		return -1;
-	copy_word(s->standing[s->n_standing++], sizeof s->standing[0], tool);
-	return 0;
+	s->generation += rc == 0;
+	pthread_mutex_unlock(&s->lock);
+	return rc;
 }
 
 int
@@ -1083,6 +1087,8 @@ snapshot_counts(struct supervisor *s, struct supervisor_snapshot *snap)
 	snap->generation = s->generation;
 	snap->taken_ms = clock_wall_ms();
 	snap->revision = s->revision;
+	snap->n_standing = s->n_standing;
+	memcpy(snap->standing, s->standing, s->n_standing * sizeof s->standing[0]);
 	snap->started_total = s->started_total;
 	snap->forgotten_total = s->forgotten_total;
 	snap->events_dropped = s->events.dropped;

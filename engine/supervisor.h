@@ -38,7 +38,7 @@
 #define SUPERVISOR_ALERTS_MAX	512	/* alerts, queued apart: a burst of state
 					   events never pushes one out */
 #define SUPERVISOR_CUTOVERS_MAX	64	/* recent cutovers remembered for their acks */
-#define SUPERVISOR_STANDING_MAX	64	/* tools revoked on every session at once */
+#define SUPERVISOR_STANDING_MAX	SNAP_STANDING_MAX
 /*
  * Container create + start is serialised inside the daemon (about 0.2 s
  * each here); a hundred at once would push calls past their timeout.

@@ -299,6 +299,36 @@ tools_draw_counts(WINDOW *w, int y, const struct draw_col *cols, const struct to
 		      color_attr_sel(a->revoked ? UI_COLOR_REVOKED : UI_COLOR_DEFAULT, sel), buf);
 }
 
+/* Revoked on every session, so also for the sessions that start later. */
+static bool
+tools_standing(const struct ui_model *m, const char *name)
+{
+	size_t i;
+
+	for (i = 0; m->snap && i < m->snap->n_standing; i++)
+		if (strcmp(m->snap->standing[i], name) == 0)
+			return true;
+	return false;
+}
+
+/* The cutover cell: the latest cutover, and whether later sessions start revoked. */
+static enum ui_color
+tools_fmt_cutover_cell(char *buf, size_t n, const struct ui_model *m,
+		       const struct tools_list *l, const struct tool_agg *a)
+{
+	enum ui_color c = UI_COLOR_DIM;
+	size_t len;
+
+	buf[0] = '\0';
+	if (a->cutover)
+		c = tools_fmt_cutover(buf, n, a);
+	if (l->session || !tools_standing(m, a->name))
+		return c;
+	len = strlen(buf);
+	snprintf(buf + len, n - len, "%s", len ? ", new sessions too" : "revoked for new sessions");
+	return c == UI_COLOR_PENDING ? c : UI_COLOR_REVOKED;
+}
+
 static void
 tools_draw_row(WINDOW *w, int y, const struct ui_model *m, const struct tools_list *l,
 	       const struct draw_col *cols, const struct tool_agg *a, bool sel)
@@ -325,9 +355,9 @@ tools_draw_row(WINDOW *w, int y, const struct ui_model *m, const struct tools_li
 	else
 		snprintf(buf, sizeof buf, "%" PRId64 "-%" PRId64, a->rev_min, a->rev_max);
 	draw_col_text(w, y, &cols[COL_REV], plain, buf);
-	c = a->cutover ? tools_fmt_cutover(buf, sizeof buf, a) : UI_COLOR_DIM;
+	c = tools_fmt_cutover_cell(buf, sizeof buf, m, l, a);
 	draw_col_text(w, y, &cols[COL_CUTOVER], color_attr_sel(c, sel),
-		      a->cutover ? buf : draw_glyph(m, GLYPH_NONE));
+		      buf[0] ? buf : draw_glyph(m, GLYPH_NONE));
 }
 
 /* The table. */

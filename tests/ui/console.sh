@@ -223,9 +223,11 @@ check "a revoke across all sessions asks first" wait_for "on all 2 live sessions
 keys y
 check "the tools view shows an acknowledgement still pending" wait_for "1 wait" 5
 check "then every session acknowledged" wait_for "2/2 acked" 20
+check "the tools view says later sessions start without it" wait_for "2/2 acked, new sessions too" 5
 check "the sinks record nothing after the acknowledgements" still "$work/loop.sink" 1
 command_line "restore store all"; wait_for "live sessions?" 5; keys y
 check "restore across all acknowledged" wait_for "restore r4 2/2 acked" 20
+check "restored on all: later sessions start with it again" wait_gone "new sessions too" 5
 
 # A prepared incident policy: confirmed, then acknowledged by every session.
 echo '{"revoke": ["store"]}' >"$work/incident.json"

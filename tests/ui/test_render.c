@@ -687,6 +687,24 @@ prep_tools_session(struct fixture *f, struct view_state *vs)
 	vs->selected = 1;
 }
 
+/* mail.send and web.fetch revoked on every session: later sessions start without them. */
+static void
+prep_tools_standing(struct fixture *f, struct view_state *vs)
+{
+	(void)vs;
+	snprintf(f->snap.standing[0], sizeof f->snap.standing[0], "mail.send");
+	snprintf(f->snap.standing[1], sizeof f->snap.standing[1], "web.fetch");
+	f->snap.n_standing = 2;
+}
+
+/* The same, seen from one session: its own tool states, no standing note. */
+static void
+prep_tools_standing_session(struct fixture *f, struct view_state *vs)
+{
+	prep_tools_standing(f, vs);
+	prep_tools_session(f, vs);
+}
+
 static void
 prep_tools_sort_revoked(struct fixture *f, struct view_state *vs)
 {
@@ -751,6 +769,8 @@ static const struct render_case cases[] = {
 	{ "tools-80x24", VIEW_TOOLS, 24, 80, prep_none },
 	{ "tools-40x12", VIEW_TOOLS, 12, 40, prep_none },
 	{ "tools-sort-revoked-100x12", VIEW_TOOLS, 12, 100, prep_tools_sort_revoked },
+	{ "tools-standing-100x12", VIEW_TOOLS, 12, 100, prep_tools_standing },
+	{ "tools-standing-session-100x12", VIEW_TOOLS, 12, 100, prep_tools_standing_session },
 	{ "tools-session-100x12", VIEW_TOOLS, 12, 100, prep_tools_session },
 	{ "tools-empty-80x6", VIEW_TOOLS, 6, 80, prep_empty },
 	{ "audit-100x30", VIEW_AUDIT, 30, 100, prep_none },
