@@ -36,8 +36,17 @@
 #define LEASE_PULSE_MS		250
 #define LEASE_ACK_MS		1000
 #define WATCHDOG_SILENCE_MS	2000
-#define WATCHDOG_STOP_ATTEMPTS	3
-#define WATCHDOG_STOP_TIMEOUT_MS 5000
+#define WATCHDOG_STOP_TIMEOUT_MS 5000	/* one stop request */
+/*
+ * A stop that fails (no daemon at the socket, an error answer) is tried
+ * again, first after WATCHDOG_RETRY_FIRST_MS, the wait doubling up to
+ * WATCHDOG_RETRY_MAX_MS, for WATCHDOG_STOP_WINDOW_MS in all: a daemon that
+ * restarts within the window still gets the container stopped, even when
+ * the engine is gone too.
+ */
+#define WATCHDOG_RETRY_FIRST_MS	100
+#define WATCHDOG_RETRY_MAX_MS	2000
+#define WATCHDOG_STOP_WINDOW_MS	(10 * 60 * 1000)
 #define LEASE_HISTORY		32	/* ack round trips kept for the console */
 #define LEASE_PULSE		'.'	/* engine → watchdog heartbeat, and its ack */
 #define LEASE_DONE		'd'	/* engine → watchdog: container removed, exit quietly */

@@ -138,27 +138,33 @@ watchdog_http(const char *socket_path, const char *method, const char *path,
 }
 
 /*
- * The watchdog's one job: stop the container (t=0), retrying, then exit.
- * Stopped (204), already stopped (304) and gone (404: the engine's cleanup
- * removed it) are all done.
+ * The watchdog's one job: stop the container (t=0), retrying through a
+ * daemon outage (see WATCHDOG_STOP_WINDOW_MS), then exit. Stopped (204),
+ * already stopped (304) and gone (404: the engine's cleanup removed it)
+ * are all done.
  */
 static int
 watchdog_stop(const char *socket_path, const char *id)
 {
+	int64_t give_up = clock_mono_us() + WATCHDOG_STOP_WINDOW_MS * 1000LL;
+	int wait_ms = WATCHDOG_RETRY_FIRST_MS;
 	char path[128], resp[1024];
 	size_t len;
-	int i, status;
+	int status;
 
 	if (mutant("watchdog_noop"))
 		return 0;
 	snprintf(path, sizeof path, "/containers/%s/stop?t=0", id);
-	for (i = 0; i < WATCHDOG_STOP_ATTEMPTS; i++) {
+	for (;;) {
 		status = watchdog_http(socket_path, "POST", path, WATCHDOG_STOP_TIMEOUT_MS,
 				       resp, sizeof resp, &len);
 		if (status == 204 || status == 304 || status == 404)
 			return 0;
+		if (clock_mono_us() + wait_ms * 1000LL >= give_up)
+			return 1;
+		usleep((useconds_t)wait_ms * 1000);
+		wait_ms = wait_ms * 2 < WATCHDOG_RETRY_MAX_MS ? wait_ms * 2 : WATCHDOG_RETRY_MAX_MS;
 	}
-	return 1;
 }
 
 /*

@@ -46,10 +46,31 @@ on_fail(void *ctx, const char *reason)
 	fails++;
 }
 
+/* The fake daemon starts answering at D.path. */
+static void
+daemon_listen(void)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+
+	memcpy(a.sun_path, D.path, strlen(D.path) + 1);
+	D.listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_true(D.listen_fd >= 0);
+	assert_int_equal(bind(D.listen_fd, (struct sockaddr *)&a, sizeof a), 0);
+	assert_int_equal(listen(D.listen_fd, 8), 0);
+}
+
+/* The daemon dies: its socket is gone, a connect fails at once. */
+static void
+daemon_gone(void)
+{
+	close(D.listen_fd);
+	D.listen_fd = -1;
+	assert_int_equal(unlink(D.path), 0);
+}
+
 static int
 setup(void **state)
 {
-	struct sockaddr_un a = { .sun_family = AF_UNIX };
 	const char *dir = getenv("AIRLOCK_BUILD_ROOT");
 
 	(void)state;
@@ -57,11 +78,7 @@ setup(void **state)
 	snprintf(exe, sizeof exe, "%s/airlock", dir);
 	scratch_make(D.dir, sizeof D.dir, "wd");
 	snprintf(D.path, sizeof D.path, "%s/docker.sock", D.dir);
-	memcpy(a.sun_path, D.path, strlen(D.path) + 1);
-	D.listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	assert_true(D.listen_fd >= 0);
-	assert_int_equal(bind(D.listen_fd, (struct sockaddr *)&a, sizeof a), 0);
-	assert_int_equal(listen(D.listen_fd, 8), 0);
+	daemon_listen();
 	fails = 0;
 	return 0;
 }
@@ -70,7 +87,8 @@ static int
 teardown(void **state)
 {
 	(void)state;
-	close(D.listen_fd);
+	if (D.listen_fd >= 0)
+		close(D.listen_fd);
 	scratch_remove(D.dir);
 	return 0;
 }
@@ -273,26 +291,59 @@ test_done_makes_no_request(void **state)
 	assert_int_equal(fails, 0);
 }
 
-/* A daemon that answers 500 is asked three times, then the watchdog gives up. */
+/* Answer one stop request for the container with this status line. */
+static void
+answer_stop(const char *status_line)
+{
+	char req[1024] = "";
+	int fd = accept_within(WATCHDOG_RETRY_MAX_MS + 2000);
+
+	assert_true(fd >= 0);
+	read_request(fd, req, sizeof req);
+	assert_non_null(strstr(req, "POST /" DOCKER_API_VERSION "/containers/" ID "/stop?t=0 "));
+	assert_int_equal(write(fd, status_line, strlen(status_line)), (ssize_t)strlen(status_line));
+	close(fd);
+}
+
+/*
+ * A daemon that answers 500 is asked again, and again, until it stops the
+ * container; then the watchdog exits and asks nothing more.
+ */
 static void
 test_failed_stop_is_retried(void **state)
 {
-	char req[1024];
 	long pid;
 	struct lease *l = armed(&pid);
-	int i, fd;
+	int i;
 
 	(void)state;
 	lease_close(l);
-	for (i = 0; i < WATCHDOG_STOP_ATTEMPTS; i++) {
-		fd = accept_within(3000);
-		assert_true(fd >= 0);
-		req[0] = '\0';
-		read_request(fd, req, sizeof req);
-		assert_non_null(strstr(req, "/containers/" ID "/stop?t=0 "));
-		assert_int_equal(write(fd, "HTTP/1.1 500 Internal\r\n\r\n", 26), 26);
-		close(fd);
-	}
+	for (i = 0; i < 5; i++)
+		answer_stop("HTTP/1.1 500 Internal\r\n\r\n");
+	assert_false(exited_within(pid, 50));	/* still at it */
+	answer_stop("HTTP/1.1 204 No Content\r\n\r\n");
+	assert_true(exited_within(pid, 3000));
+	assert_int_equal(accept_within(300), -1);
+}
+
+/*
+ * The daemon is gone when the lease breaks (its socket removed): the
+ * watchdog keeps trying, and stops the container once the daemon is back
+ * at the same socket.
+ */
+static void
+test_stop_outlasts_a_daemon_outage(void **state)
+{
+	long pid;
+	struct lease *l = armed(&pid);
+
+	(void)state;
+	daemon_gone();
+	lease_close(l);
+	usleep(1500 * 1000);
+	assert_false(exited_within(pid, 50));	/* it did not give up */
+	daemon_listen();
+	answer_stop("HTTP/1.1 204 No Content\r\n\r\n");
 	assert_true(exited_within(pid, 3000));
 	assert_int_equal(accept_within(300), -1);
 }
@@ -357,6 +408,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_done_makes_no_request, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_watchdog_is_the_small_program, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failed_stop_is_retried, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stop_outlasts_a_daemon_outage, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_id_is_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_foreign_container_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_program_is_refused, setup, teardown),
