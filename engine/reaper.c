@@ -154,6 +154,29 @@ reaper_is_ours(const json_t *labels)
 	return managed && strcmp(managed, "1") == 0;
 }
 
+/* Do the owner labels name this process itself? */
+static bool
+reaper_owner_is(const json_t *labels, const struct owner_labels *me)
+{
+	const char *boot = json_string_value(json_object_get(labels, LABEL_OWNER_BOOT));
+	unsigned long long pid, start;
+
+	return boot && strcmp(boot, me->boot_id) == 0 &&
+	       reaper_label_number(labels, LABEL_OWNER_PID, INT_MAX, &pid) &&
+	       (long)pid == me->pid &&
+	       reaper_label_number(labels, LABEL_OWNER_START, ULLONG_MAX, &start) &&
+	       start == me->start_ticks;
+}
+
+/* Keep the first failure: later ones are usually the same cause. */
+static void
+reaper_failed(struct reap_report *out, struct al_err *err, const struct al_err *one)
+{
+	out->failed++;
+	if (err && !err->msg[0])
+		*err = *one;
+}
+
 static void
 reaper_one(struct docker *d, const json_t *item, const char *boot_id,
 	   struct reap_report *out, struct al_err *err)
@@ -173,12 +196,57 @@ reaper_one(struct docker *d, const json_t *item, const char *boot_id,
 		out->reaped++;
 		return;
 	}
-	out->failed++;
 	if (!id)
 		al_fail(&one, "reap: a listed container has no Id");
-	/* Keep the first failure: later ones are usually the same cause. */
-	if (err && !err->msg[0])
-		*err = one;
+	reaper_failed(out, err, &one);
+}
+
+static void
+reaper_own_one(struct docker *d, const json_t *item, const struct owner_labels *me,
+	       reaper_live_fn live, void *ctx, struct reap_report *out, struct al_err *err)
+{
+	const json_t *labels = json_object_get(item, "Labels");
+	const char *id = json_string_value(json_object_get(item, "Id"));
+	const char *session = json_string_value(json_object_get(labels, LABEL_SESSION));
+	struct al_err one;
+
+	if (!reaper_is_ours(labels) || !reaper_owner_is(labels, me))
+		return;
+	out->found++;
+	/* No session label: not one of ours to judge (create always sets it). */
+	if (!session || live(session, ctx)) {
+		out->kept++;
+		return;
+	}
+	if (id && reaper_remove(d, id, &one) == 0) {
+		out->reaped++;
+		return;
+	}
+	if (!id)
+		al_fail(&one, "sweep: a listed container has no Id");
+	reaper_failed(out, err, &one);
+}
+
+int
+reaper_sweep_own(struct docker *d, reaper_live_fn live, void *ctx,
+		 struct reap_report *out, struct al_err *err)
+{
+	struct owner_labels me;
+	json_t *list = NULL, *item;
+	char label[64];
+	size_t i;
+
+	memset(out, 0, sizeof *out);
+	if (owner_labels_self(&me, NULL, err) < 0)
+		return al_wrap(err, "sweep");
+	snprintf(label, sizeof label, "%s=%ld", LABEL_OWNER_PID, me.pid);
+	if (docker_list_by_label(d, label, &list, err) < 0)
+		return al_wrap(err, "sweep: list");
+	al_err_clear(err);
+	json_array_foreach(list, i, item)
+		reaper_own_one(d, item, &me, live, ctx, out, err);
+	json_decref(list);
+	return 0;
 }
 
 /*

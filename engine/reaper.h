@@ -33,4 +33,20 @@ bool reaper_owner_gone(const json_t *labels, const char *this_boot_id);
 
 int reaper_run(struct docker *d, struct reap_report *out, struct al_err *err);
 
+/*
+ * A session still running, by the id on its container's io.airlock.session
+ * label: its container is left alone.
+ */
+typedef bool (*reaper_live_fn)(const char *session_id, void *ctx);
+
+/*
+ * This process's own leftovers: containers whose owner labels name this
+ * very process (pid, start time, boot) and whose session is not live are
+ * stopped and removed. A supervisor runs it when a session's cleanup could
+ * not remove its container (the daemon was gone), until the daemon answers
+ * again. Same returns as reaper_run; kept counts the live sessions' ones.
+ */
+int reaper_sweep_own(struct docker *d, reaper_live_fn live, void *ctx,
+		     struct reap_report *out, struct al_err *err);
+
 #endif

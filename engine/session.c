@@ -807,8 +807,10 @@ finish(struct session *s)
 
 	set_state(s, SESSION_STATE_STOPPING);
 	preflight_end(s);	/* every session records its preflight, whatever ended it */
-	if (s->box.created && container_cleanup(&s->box, &err) < 0)
+	if (s->box.created && container_cleanup(&s->box, &err) < 0) {
 		session_end(s, SESSION_END_CLEANUP_FAILED);
+		sum->container_left = true;
+	}
 	if (s->lease) {
 		if (s->o->hooks.lease)
 			s->o->hooks.lease(s->o->hooks.ctx, NULL);
@@ -820,6 +822,7 @@ finish(struct session *s)
 		s->lease = NULL;
 	}
 	sum->exit_code = s->box.exit_code;
+	sum->container_started = s->box.started;
 	sum->oom_killed = s->box.oom_killed;
 	if (s->gw) {
 		gateway_get_counters(s->gw, &sum->counters);
@@ -886,7 +889,7 @@ session_summary_json(const struct session_summary *s)
 	const struct gateway_counters *n = &s->counters;
 
 	return json_pack("{s:s, s:s, s:b, s:s?, s:I, s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I,"
-			 " s:I, s:I, s:I, s:{s:s, s:s, s:s?}, s:s?, s:s?, s:s}",
+			 " s:I, s:I, s:I, s:{s:s, s:s, s:s?}, s:s?, s:s?, s:s, s:b}",
 			 "session", s->session_id,
 			 "ended", session_end_id(s->end),
 			 "normal", session_end_normal(s->end),
@@ -907,5 +910,6 @@ session_summary_json(const struct session_summary *s)
 			 "refused_check", s->refused_check[0] ? s->refused_check : NULL,
 			 "failed_step", s->failed_step[0] ? s->failed_step : NULL,
 			 "reason", s->reason[0] ? s->reason : NULL,
-			 "session_class", s->session_class);
+			 "session_class", s->session_class,
+			 "container_left", s->container_left);
 }

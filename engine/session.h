@@ -79,7 +79,8 @@ struct session_options {
 struct session_summary {
 	char session_id[SNAP_ID_MAX];
 	enum session_end end;
-	long exit_code;			/* -1 when the container never ran */
+	long exit_code;			/* -1 when the container never ran, or its exit is unknown */
+	bool container_started;		/* the daemon started it */
 	bool oom_killed;
 	int64_t duration_ms;
 	uint64_t stdout_bytes, stderr_bytes, upstream_stderr_bytes;
@@ -91,6 +92,12 @@ struct session_summary {
 	char reason[SNAP_REASON_MAX];	/* why, for the operator: fixed text, names, the
 					   daemon's message; never agent or upstream bytes */
 	char session_class[SNAP_CLASS_MAX];
+	/*
+	 * Its container could not be removed (the daemon did not answer, or
+	 * refused): the watchdog still tries to stop it, and a supervisor
+	 * sweeps it once the daemon answers again.
+	 */
+	bool container_left;
 };
 
 /* Run one session to its end. Returns 0 when it ended normally. */

@@ -225,6 +225,8 @@ struct session_row {
 	char failed_step[16];			/* connect, create, attach, start, … */
 	char reason[SNAP_REASON_MAX];		/* fixed text, names, the daemon's message */
 	long exit_code;				/* -1 when the container never ran */
+	bool started;				/* it ran: -1 then means unknown */
+	bool container_left;			/* not removed yet (the daemon did not answer) */
 	bool oom_killed;
 	int64_t duration_ms;
 };
@@ -262,7 +264,8 @@ cutover_result_id(enum cutover_result r)
 	_(CUTOVER,           "cutover",           true)  \
 	_(CUTOVER_ACK,       "cutover_ack",       false) \
 	_(STOP_REQUESTED,    "stop_requested",    false) \
-	_(REAPER,            "reaper",            true)
+	_(REAPER,            "reaper",            true)  \
+	_(SWEEP,             "sweep",             true)
 
 enum event_kind {
 #define SUPERVISOR_EVENT_KIND_ENUM(e, id, alert) SUPERVISOR_EVENT_##e,
@@ -293,6 +296,8 @@ event_kind_id(enum event_kind k)
  *   CUTOVER_ACK        tool, op, revision, result, waited_us, reason
  *   STOP_REQUESTED     —
  *   REAPER             count (containers removed), reason
+ *   SWEEP              count (containers of ended sessions removed once
+ *                      the daemon answered again), reason
  */
 struct supervisor_event {
 	uint64_t seq;		/* 1, 2, 3 … in the order the engine made them */
@@ -326,6 +331,11 @@ struct supervisor_snapshot {
 	uint64_t alerts_dropped;	/* alerts lost to a full alert queue */
 	uint64_t audit_backlog;		/* cutover entries not yet written */
 	uint64_t audit_failures;	/* entries the engine could not write */
+	/*
+	 * Containers of ended sessions that could not be removed (the daemon
+	 * did not answer); the engine retries until they are gone.
+	 */
+	size_t containers_left;
 	/* Tools revoked on every session: later sessions start without them. */
 	size_t n_standing;
 	char standing[SNAP_STANDING_MAX][SNAP_NAME_MAX];

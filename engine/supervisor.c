@@ -19,6 +19,11 @@
 #include "session.h"
 #include "watchdog.h"
 
+#define SUPERVISOR_SWEEP_FIRST_MS	1000	/* then doubling, up to: */
+#define SUPERVISOR_SWEEP_MAX_MS		30000
+#define SUPERVISOR_HOST_KICK_MS		3000	/* host checks after an end, at most this often */
+#define SUPERVISOR_HOST_FAILING_MS	10000	/* and this often while they fail */
+
 #define POLICY_QUEUE_MAX	1024	/* cutover audit entries waiting for the writer */
 #define LEASE_LATE_MS		(LEASE_PULSE_MS + LEASE_ACK_MS / 2)
 
@@ -109,7 +114,24 @@ struct supervisor {
 	char host_runtime[16];
 	/* Force-stop threads still running. */
 	atomic_int stoppers;
+	/*
+	 * The keeper (under lock): sweeps this process's containers left by
+	 * ended sessions until they are gone, and re-runs the host checks
+	 * when an end points at the daemon and while they fail, so that an
+	 * outage and its end both show without a key.
+	 */
+	pthread_t keeper;
+	bool keeper_started, keeper_quit;
+	pthread_cond_t keeper_cond;	/* on the monotonic clock */
+	bool keeper_cond_made;
+	bool sweep_due;
+	int64_t sweep_at_ms, sweep_delay_ms;
+	size_t containers_left;
+	bool host_kick;			/* an end pointed at the daemon */
+	int64_t host_run_ms;		/* the latest host check started (monotonic) */
 };
+
+static void keeper_note_end(struct supervisor *s, const struct session_summary *sum);
 
 static void
 wake(struct supervisor *s)
@@ -190,6 +212,8 @@ end_row(struct slot *sl, const struct session_summary *sum)
 	copy_word(r->failed_step, sizeof r->failed_step, sum->failed_step);
 	copy_word(r->reason, sizeof r->reason, sum->reason);
 	r->exit_code = sum->exit_code;
+	r->started = sum->container_started;
+	r->container_left = sum->container_left;
 	r->oom_killed = sum->oom_killed;
 	r->duration_ms = sum->duration_ms;
 	r->counters = sum->counters;
@@ -466,6 +490,7 @@ worker_main(void *arg)
 	};
 
 	session_run(&so, &sum);
+	keeper_note_end(s, &sum);
 	return NULL;
 }
 
@@ -1095,6 +1120,7 @@ snapshot_counts(struct supervisor *s, struct supervisor_snapshot *snap)
 	snap->alerts_dropped = s->alerts.dropped;
 	snap->audit_backlog = s->q_n;
 	snap->audit_failures = s->audit_failures;
+	snap->containers_left = s->containers_left;
 }
 
 int
@@ -1275,6 +1301,7 @@ supervisor_host_refresh(struct supervisor *s, const char *runtime)
 	if (s->host_started)
 		pthread_join(s->host_thread, NULL);	/* finished: it cleared running */
 	s->host.running = true;
+	s->host_run_ms = clock_mono_ms();
 	copy_word(s->host_runtime, sizeof s->host_runtime, runtime ? runtime : "runc");
 	s->host_started = spawn(&s->host_thread, NULL, host_main, s) == 0;
 	if (!s->host_started) {
@@ -1291,6 +1318,189 @@ supervisor_host(struct supervisor *s, struct host_snapshot *out)
 	pthread_mutex_lock(&s->lock);
 	*out = s->host;
 	pthread_mutex_unlock(&s->lock);
+}
+
+/* ---- the keeper ---- */
+
+/* Is the session with this id still running? (Called without the lock.) */
+static bool
+keeper_session_live(const char *session_id, void *ctx)
+{
+	struct supervisor *s = ctx;
+	struct slot *sl;
+	bool live;
+
+	pthread_mutex_lock(&s->lock);
+	sl = find(s, session_id);
+	live = sl && !sl->ended;
+	pthread_mutex_unlock(&s->lock);
+	return live;
+}
+
+/*
+ * A session ended: one whose container was left starts the sweep (at
+ * once), and an end that points at the daemon asks for the host checks.
+ */
+static void
+keeper_note_end(struct supervisor *s, const struct session_summary *sum)
+{
+	bool daemon = sum->container_left || sum->end == SESSION_END_PREFLIGHT_REFUSED ||
+		      sum->end == SESSION_END_CONTAINER_FAILED ||
+		      sum->end == SESSION_END_STREAM_FAILED;
+
+	if (!daemon)
+		return;
+	pthread_mutex_lock(&s->lock);
+	if (sum->container_left) {
+		s->containers_left++;
+		if (!s->sweep_due) {
+			s->sweep_due = true;
+			s->sweep_delay_ms = SUPERVISOR_SWEEP_FIRST_MS;
+			s->sweep_at_ms = clock_mono_ms();
+		}
+		s->generation++;
+	}
+	s->host_kick = true;
+	pthread_cond_signal(&s->keeper_cond);
+	pthread_mutex_unlock(&s->lock);
+	wake(s);
+}
+
+/* One sweep, without the lock. Returns with what it found recorded. */
+static void
+keeper_sweep(struct supervisor *s)
+{
+	struct reap_report r = { 0 };
+	struct al_err err = { 0 };
+	struct docker *d = preflight_connect(s->o.docker_host, &err);
+	int rc = d ? reaper_sweep_own(d, keeper_session_live, s, &r, &err) : -1;
+	size_t i;
+
+	docker_close(d);
+	pthread_mutex_lock(&s->lock);
+	if (rc == 0)
+		s->containers_left = r.failed;
+	if (rc == 0 && r.failed == 0) {
+		s->sweep_due = false;
+		for (i = 0; i < s->n_slots; i++)
+			if (s->slots[i]->ended && s->slots[i]->row.container_left) {
+				s->slots[i]->row.container_left = false;
+				s->slots[i]->row.generation++;
+			}
+	} else {
+		s->sweep_delay_ms = s->sweep_delay_ms * 2 < SUPERVISOR_SWEEP_MAX_MS ?
+				    s->sweep_delay_ms * 2 : SUPERVISOR_SWEEP_MAX_MS;
+		s->sweep_at_ms = clock_mono_ms() + s->sweep_delay_ms;
+		s->host_kick = true;
+	}
+	if (rc == 0 && (r.reaped || r.failed)) {
+		struct supervisor_event e = { .kind = SUPERVISOR_EVENT_SWEEP, .count = (long)r.reaped };
+
+		snprintf(e.reason, sizeof e.reason, "%zu removed, %zu failed", r.reaped, r.failed);
+		push(s, NULL, &e);
+	}
+	s->generation++;
+	pthread_mutex_unlock(&s->lock);
+	wake(s);
+}
+
+/*
+ * Under the lock: should the keeper run the host checks now? Only once
+ * somebody asked for them (the console does at start): after an end that
+ * pointed at the daemon, or while they fail; never more often than the
+ * intervals. next: when to look again.
+ */
+static bool
+keeper_host_due(struct supervisor *s, int64_t now, int64_t *next)
+{
+	int64_t at;
+
+	if (!s->host_run_ms || s->host.running)
+		return false;
+	if (s->host_kick) {
+		at = s->host_run_ms + SUPERVISOR_HOST_KICK_MS;
+	} else if (s->host.at_ms && !s->host.passed) {
+		at = s->host_run_ms + SUPERVISOR_HOST_FAILING_MS;
+	} else {
+		return false;
+	}
+	if (now >= at)
+		return true;
+	if (at < *next)
+		*next = at;
+	return false;
+}
+
+static void
+keeper_wait(struct supervisor *s, int64_t until_ms)
+{
+	struct timespec ts = { .tv_sec = (time_t)(until_ms / 1000),
+			       .tv_nsec = (long)(until_ms % 1000) * 1000000L };
+
+	pthread_cond_timedwait(&s->keeper_cond, &s->lock, &ts);
+}
+
+static void *
+keeper_main(void *arg)
+{
+	struct supervisor *s = arg;
+	char runtime[sizeof s->host_runtime];
+
+	pthread_mutex_lock(&s->lock);
+	while (!s->keeper_quit) {
+		int64_t now = clock_mono_ms(), next = now + SUPERVISOR_HOST_FAILING_MS;
+
+		if (s->sweep_due && now >= s->sweep_at_ms) {
+			pthread_mutex_unlock(&s->lock);
+			keeper_sweep(s);
+			pthread_mutex_lock(&s->lock);
+			continue;
+		}
+		if (keeper_host_due(s, now, &next)) {
+			s->host_kick = false;
+			copy_word(runtime, sizeof runtime, s->host_runtime[0] ? s->host_runtime : "runc");
+			pthread_mutex_unlock(&s->lock);
+			supervisor_host_refresh(s, runtime);
+			pthread_mutex_lock(&s->lock);
+			continue;
+		}
+		if (s->sweep_due && s->sweep_at_ms < next)
+			next = s->sweep_at_ms;
+		keeper_wait(s, next);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+static int
+keeper_start(struct supervisor *s)
+{
+	pthread_condattr_t at;
+
+	if (pthread_condattr_init(&at) != 0)
+		return -1;
+	if (pthread_condattr_setclock(&at, CLOCK_MONOTONIC) != 0 ||
+	    pthread_cond_init(&s->keeper_cond, &at) != 0) {
+		pthread_condattr_destroy(&at);
+		return -1;
+	}
+	pthread_condattr_destroy(&at);
+	s->keeper_cond_made = true;
+	s->keeper_started = spawn(&s->keeper, NULL, keeper_main, s) == 0;
+	return s->keeper_started ? 0 : -1;
+}
+
+static void
+keeper_stop(struct supervisor *s)
+{
+	if (!s->keeper_started)
+		return;
+	pthread_mutex_lock(&s->lock);
+	s->keeper_quit = true;
+	pthread_cond_signal(&s->keeper_cond);
+	pthread_mutex_unlock(&s->lock);
+	pthread_join(s->keeper, NULL);
+	s->keeper_started = false;
 }
 
 size_t
@@ -1362,9 +1572,10 @@ supervisor_open(const struct supervisor_options *o, struct supervisor **out,
 	sem_init(&s->launch_slots, 0, SUPERVISOR_LAUNCH_PARALLEL);
 	s->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	s->writer_started = spawn(&s->writer, NULL, writer_main, s) == 0;
-	if (s->wake < 0 || !s->writer_started) {
+	if (s->wake < 0 || !s->writer_started || keeper_start(s) < 0) {
 		supervisor_close(s);
-		return al_fail(err, "supervisor: cannot create the wake descriptor or the writer");
+		return al_fail(err, "supervisor: cannot create the wake descriptor, the writer or"
+			       " the keeper");
 	}
 	if (o->reap_at_start && reap(s, reaped, err) < 0) {
 		supervisor_close(s);
@@ -1437,9 +1648,17 @@ wait_stoppers(struct supervisor *s)
 int
 supervisor_shutdown(struct supervisor *s)
 {
+	bool due;
+
 	stop_all(s);
 	join_all(s);
 	wait_stoppers(s);
+	keeper_stop(s);
+	pthread_mutex_lock(&s->lock);
+	due = s->sweep_due;
+	pthread_mutex_unlock(&s->lock);
+	if (due)
+		keeper_sweep(s);	/* one last try: every session has ended */
 	return owned_left(s);
 }
 
@@ -1466,6 +1685,7 @@ supervisor_close(struct supervisor *s)
 	stop_all(s);
 	join_all(s);
 	wait_stoppers(s);
+	keeper_stop(s);
 	if (s->host_started)
 		pthread_join(s->host_thread, NULL);
 	writer_stop(s);
@@ -1474,6 +1694,8 @@ supervisor_close(struct supervisor *s)
 	if (s->wake >= 0)
 		close(s->wake);
 	pthread_cond_destroy(&s->writer_cond);
+	if (s->keeper_cond_made)
+		pthread_cond_destroy(&s->keeper_cond);
 	pthread_mutex_destroy(&s->policy);
 	pthread_mutex_destroy(&s->lock);
 	sem_destroy(&s->launch_slots);

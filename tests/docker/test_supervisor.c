@@ -480,6 +480,10 @@ test_revoke_stands(void **state)
 	assert_int_equal(r.revision, 0);
 	assert_true(r.tools[0].allowed);
 	assert_true(wait_lines(sink[2], 1, 30000));	/* its calls reach the upstream */
+	/* The call's entry follows its reply, which follows the sink's line. */
+	for (tries = 0; tries < 100 && calls_with(ids[2], "store", "allowed", "allowed", 0) < 1;
+	     tries++)
+		usleep(50 * 1000);
 	assert_true(calls_with(ids[2], "store", "allowed", "allowed", 0) >= 1);
 	assert_int_equal(rows("session_id='%s' and type='policy'", ids[2]), 0);
 	assert_int_equal(supervisor_shutdown(s), 0);
