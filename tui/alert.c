@@ -235,6 +235,20 @@ alert_reaper(const struct supervisor_event *e, const struct alert_names *nm, cha
 		snprintf(buf, cap, "reaper removed %ld orphaned container%s", e->count,
 			 alert_plural(e->count));
 }
+static void
+alert_sweep(const struct supervisor_event *e, const struct alert_names *nm, char *buf,
+	    size_t cap)
+{
+	unsigned long failed = alert_reap_failed(e);
+
+	(void)nm;
+	if (failed)
+		snprintf(buf, cap, "removed %ld container%s left by ended sessions, %lu still left",
+			 e->count, alert_plural(e->count), failed);
+	else
+		snprintf(buf, cap, "removed %ld container%s left by ended sessions", e->count,
+			 alert_plural(e->count));
+}
 
 static const alert_fn alert_formats[SUPERVISOR_EVENT_KIND_COUNT] = {
 	[SUPERVISOR_EVENT_STATE]		  = alert_state,
@@ -245,6 +259,7 @@ static const alert_fn alert_formats[SUPERVISOR_EVENT_KIND_COUNT] = {
 	[SUPERVISOR_EVENT_CUTOVER_ACK]	  = alert_cutover_ack,
 	[SUPERVISOR_EVENT_STOP_REQUESTED]	  = alert_stop_requested,
 	[SUPERVISOR_EVENT_REAPER]		  = alert_reaper,
+	[SUPERVISOR_EVENT_SWEEP]		  = alert_sweep,
 };
 
 void
@@ -280,6 +295,7 @@ alert_wanted(const struct supervisor_event *e)
 	case SUPERVISOR_EVENT_ADMISSION_REFUSED:
 	case SUPERVISOR_EVENT_CUTOVER:
 	case SUPERVISOR_EVENT_REAPER:
+	case SUPERVISOR_EVENT_SWEEP:
 		return true;
 	case SUPERVISOR_EVENT_END:
 		return e->alert || !session_end_normal(e->end);

@@ -102,21 +102,37 @@ display_layout(struct app *a)
 	clearok(curscr, TRUE);
 }
 
+/*
+ * The daemon as the latest host checks saw it: its version, "unreachable"
+ * when they ran and it did not answer, "?" before they have run.
+ */
+static const char *
+header_daemon(const struct host_snapshot *h, char *buf, size_t cap)
+{
+	if (h->daemon_version[0])
+		snprintf(buf, cap, "dockerd %s", h->daemon_version);
+	else
+		snprintf(buf, cap, "daemon %s", h->at_ms && !h->passed ? "unreachable" : "?");
+	return buf;
+}
+
 static void
 header_text(struct app *a, const struct ui_model *m, char *buf, size_t cap)
 {
 	const struct supervisor_snapshot *s = m->snap;
-	char clock[DRAW_FMT_MAX];
+	char clock[DRAW_FMT_MAX], daemon[SNAP_WORD_MAX + 16];
 	size_t i, running = 0;
 	int n;
 
 	for (i = 0; i < s->n; i++)
 		running += s->rows[i].state == SESSION_STATE_RUNNING;
-	n = snprintf(buf, cap, " airlock │ %s%s %s │ %zu session%s (%zu running) │ rev %lld │ %s",
-		     a->host.daemon_version[0] ? "dockerd " : "daemon ",
-		     a->host.daemon_version[0] ? a->host.daemon_version : "?", a->runtime,
+	n = snprintf(buf, cap, " airlock │ %s %s │ %zu session%s (%zu running) │ rev %lld │ %s",
+		     header_daemon(&a->host, daemon, sizeof daemon), a->runtime,
 		     s->n, s->n == 1 ? "" : "s", running, (long long)s->revision,
 		     s->audit_failures ? "audit FAIL" : "audit ok");
+	if (n > 0 && (size_t)n < cap && s->containers_left)
+		n += snprintf(buf + n, cap - (size_t)n, " │ %zu container%s left",
+			      s->containers_left, s->containers_left == 1 ? "" : "s");
 	if (n > 0 && (size_t)n < cap && s->events_dropped)
 		n += snprintf(buf + n, cap - (size_t)n, " │ %llu events dropped",
 			      (unsigned long long)s->events_dropped);

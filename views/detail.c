@@ -284,7 +284,7 @@ detail_end(struct detail_ctx *c, const struct session_row *r)
 	if (r->state != SESSION_STATE_ENDED)
 		return;
 	if (r->exit_code < 0)
-		snprintf(code, sizeof code, "never ran");
+		snprintf(code, sizeof code, "%s", r->started ? "unknown" : "never ran");
 	else
 		snprintf(code, sizeof code, "%ld", r->exit_code);
 	detail_heading(c, "End", NULL, UI_COLOR_DEFAULT);
@@ -292,6 +292,9 @@ detail_end(struct detail_ctx *c, const struct session_row *r)
 	detail_fields(c, g, sizeof g / sizeof g[0]);
 	if (r->reason[0])
 		detail_note(c, draw_end_color(r->end), r->reason);
+	if (r->container_left)
+		detail_note(c, UI_COLOR_ALERT, "container not removed: the daemon did not answer;"
+			    " the engine removes it once it does");
 }
 
 /* Admission reports. */

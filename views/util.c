@@ -212,6 +212,7 @@ draw_fmt_event(char *buf, size_t n, const struct supervisor_event *e)
 		fmt_event_cutover(buf, n, e);
 		break;
 	case SUPERVISOR_EVENT_REAPER:
+	case SUPERVISOR_EVENT_SWEEP:
 		snprintf(buf, n, "%s removed %ld%s%s", kind, e->count, e->reason[0] ? ": " : "",
 			 e->reason);
 		break;

@@ -74,7 +74,8 @@ sample(enum event_kind kind)
 	e.waited_us = 8812345;
 	e.count = 4;
 	SET(e.reason, kind == SUPERVISOR_EVENT_ADMISSION_REFUSED ? "second"
-		      : kind == SUPERVISOR_EVENT_REAPER ? "4 removed, 0 failed" : "no ack");
+		      : kind == SUPERVISOR_EVENT_REAPER || kind == SUPERVISOR_EVENT_SWEEP
+		      ? "4 removed, 0 failed" : "no ack");
 	return e;
 }
 
@@ -222,6 +223,16 @@ test_stop_and_reaper(void **state)
 	/* Only that exact shape gives the failed count. */
 	SET(e.reason, "1 removed, 2 failed " CANARY);
 	assert_string_equal(fmt(&e), "reaper removed 1 orphaned container");
+	/* The sweep after a daemon outage: the containers ended sessions left. */
+	e = ev(SUPERVISOR_EVENT_SWEEP);
+	e.session[0] = '\0';
+	e.count = 4;
+	SET(e.reason, "4 removed, 0 failed");
+	assert_string_equal(fmt(&e), "removed 4 containers left by ended sessions");
+	e.count = 1;
+	SET(e.reason, "1 removed, 1 failed");
+	assert_string_equal(fmt(&e), "removed 1 container left by ended sessions, 1 still left");
+	assert_true(alert_wanted(&e));
 }
 
 static void
@@ -340,7 +351,8 @@ test_fits(void **state)
 		e.waited_us = INT64_MAX;
 		e.count = LONG_MIN;
 		e.result = k == SUPERVISOR_EVENT_CUTOVER_ACK ? CUTOVER_REJECTED : e.result;
-		SET(e.reason, k == SUPERVISOR_EVENT_REAPER ? "18446744073709551615 removed, 1 failed"
+		SET(e.reason, k == SUPERVISOR_EVENT_REAPER || k == SUPERVISOR_EVENT_SWEEP
+			      ? "18446744073709551615 removed, 1 failed"
 			      : k == SUPERVISOR_EVENT_CUTOVER_ACK ? "tool not in this session" : "second");
 		alert_format(&e, big, sizeof big);
 		assert_true(strlen(big) < ALERT_TEXT_MAX - 1);

@@ -657,6 +657,29 @@ prep_detail_watchdog(struct fixture *f, struct view_state *vs)
 	snprintf(vs->session, sizeof vs->session, "s-a0c4d2117f6e5d4c");
 }
 
+/*
+ * Row only: a session the daemon's outage ended, its container not yet
+ * removed and its exit unknown (it did run).
+ */
+static void
+prep_detail_left(struct fixture *f, struct view_state *vs)
+{
+	size_t i;
+
+	for (i = 0; i < f->snap.n; i++)
+		if (strcmp(f->rows[i].id, "s-a0c4d2117f6e5d4c") == 0) {
+			f->rows[i].end = SESSION_END_AGENT_FAILED;
+			f->rows[i].lease.failed = false;
+			snprintf(f->rows[i].reason, sizeof f->rows[i].reason,
+				 "agent did not exit after closing its output");
+			f->rows[i].exit_code = -1;
+			f->rows[i].started = true;
+			f->rows[i].container_left = true;
+		}
+	f->snap.containers_left = 1;
+	snprintf(vs->session, sizeof vs->session, "s-a0c4d2117f6e5d4c");
+}
+
 /* Row only (no detail snapshot): a call in flight holds a cutover back. */
 static void
 prep_detail_pending(struct fixture *f, struct view_state *vs)
@@ -760,6 +783,7 @@ static const struct render_case cases[] = {
 	{ "detail-running-100x30", VIEW_DETAIL, 30, 100, prep_detail_running },
 	{ "detail-refused-end-100x30", VIEW_DETAIL, 30, 100, prep_detail_refused },
 	{ "detail-watchdog-row-only-80x24", VIEW_DETAIL, 24, 80, prep_detail_watchdog },
+	{ "detail-container-left-100x24", VIEW_DETAIL, 24, 100, prep_detail_left },
 	{ "detail-refused-40x12", VIEW_DETAIL, 12, 40, prep_detail_refused },
 	{ "detail-pending-100x16", VIEW_DETAIL, 16, 100, prep_detail_pending },
 	{ "detail-late-100x16", VIEW_DETAIL, 16, 100, prep_detail_late },
