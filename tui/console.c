@@ -336,7 +336,7 @@ open_engine(struct app *a, const struct console_opts *o, const char *exe)
 	struct al_err err;
 
 	if (o->demo && demo_prepare(exe, &a->demo, &err) < 0) {
-		fprintf(stderr, "airlock console: demo: %s\n", err.msg);
+		fprintf(stderr, "airlock console: %s\n", err.msg);
 		return -1;
 	}
 	if (open_audit(a, o) < 0)
@@ -349,7 +349,7 @@ open_engine(struct app *a, const struct console_opts *o, const char *exe)
 	if (start_sessions(a, o) < 0)
 		return -1;
 	if (a->demo && demo_start(a->demo, a->sup, &err) < 0) {
-		fprintf(stderr, "airlock console: demo: %s\n", err.msg);
+		fprintf(stderr, "airlock console: %s\n", err.msg);
 		return -1;
 	}
 	supervisor_host_refresh(a->sup, a->runtime);

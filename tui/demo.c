@@ -30,6 +30,7 @@
 #define DEMO_STEADY_MS		60000
 #define DEMO_PESTER_MS		60000
 #define DEMO_CHAOS_MS		20000
+#define DEMO_BACKOFF_FIRST_MS	2000	/* after a failed start; doubling to 16 s */
 
 enum demo_role {
 	ROLE_STEADY,
@@ -48,6 +49,8 @@ static const enum demo_role demo_slot_roles[] = {
 struct demo_slot {
 	char id[SNAP_ID_MAX];	/* empty: nothing started yet */
 	int64_t started_ms;	/* wall clock, as snapshots have it */
+	bool judged;		/* its end was counted as a start that failed */
+	bool seen_running;
 };
 
 struct demo_known {
@@ -80,6 +83,13 @@ struct demo {
 	int64_t next_lapse_ms;	/* monotonic */
 	struct demo_lapse lapse;
 	char error[AL_ERR_MAX];
+	/*
+	 * Starts that came to nothing in a row (the daemon gone, say): the
+	 * refills then wait, longer each time, and try one slot at a time,
+	 * instead of filling the list with refusals every second.
+	 */
+	unsigned failed_starts;
+	int64_t next_start_ms;	/* monotonic */
 	size_t ended[SUPERVISOR_SESSIONS_MAX];	/* scratch for the forget step */
 };
 
@@ -437,6 +447,8 @@ demo_start_slot(struct demo *d, size_t i, struct al_err *err)
 		return al_wrap(err, "demo: cannot start a %s session", demo_role_names[role]);
 	memcpy(d->slots[i].id, id, SNAP_ID_MAX);
 	d->slots[i].started_ms = clock_wall_ms();
+	d->slots[i].judged = false;
+	d->slots[i].seen_running = false;
 	demo_remember(d, id, role);
 	return 0;
 }
@@ -582,21 +594,66 @@ demo_slot_done(const struct demo_slot *sl, const struct supervisor_snapshot *sna
 	return r ? r->state == SESSION_STATE_ENDED : snap->taken_ms > sl->started_ms;
 }
 
+/* A start failed: the next refill waits 2, 4, 8, then 16 s. */
 static void
-demo_refill(struct demo *d, const struct supervisor_snapshot *snap)
+demo_start_failed(struct demo *d, int64_t now)
 {
-	struct al_err err;
+	unsigned shift = d->failed_starts < 4 ? d->failed_starts : 3;
+
+	d->failed_starts++;
+	d->next_start_ms = now + (DEMO_BACKOFF_FIRST_MS << shift);
+}
+
+/*
+ * What the slots' sessions came to: one seen running for the first time
+ * ends the back-off (one that ran all along says nothing of the daemon
+ * now); the ones that ended before their container was started (refused at
+ * preflight, the daemon gone) make one failed start per tick.
+ */
+static void
+demo_judge(struct demo *d, const struct supervisor_snapshot *snap, int64_t now)
+{
+	const struct session_row *r;
+	bool failed = false;
 	size_t i;
 
 	for (i = 0; i < DEMO_SLOTS; i++) {
+		if (!(r = demo_row(snap, d->slots[i].id)))
+			continue;
+		if (r->state == SESSION_STATE_RUNNING && !d->slots[i].seen_running) {
+			d->slots[i].seen_running = true;
+			d->failed_starts = 0;
+			d->next_start_ms = 0;
+		} else if (r->state == SESSION_STATE_ENDED && !r->started &&
+			   r->end != SESSION_END_OPERATOR_STOP && !d->slots[i].judged) {
+			d->slots[i].judged = true;
+			failed = true;
+		}
+	}
+	if (failed)
+		demo_start_failed(d, now);
+}
+
+static void
+demo_refill(struct demo *d, const struct supervisor_snapshot *snap)
+{
+	int64_t now = clock_mono_ms();
+	struct al_err err;
+	size_t i;
+
+	demo_judge(d, snap, now);
+	for (i = 0; i < DEMO_SLOTS && now >= d->next_start_ms; i++) {
 		if (!demo_slot_done(&d->slots[i], snap))
 			continue;
 		if (demo_start_slot(d, i, &err) < 0) {
 			memcpy(d->error, err.msg, sizeof d->error);
-			d->slots[i].id[0] = '\0';	/* try again next tick */
+			d->slots[i].id[0] = '\0';	/* try again after the back-off */
+			demo_start_failed(d, now);
 		} else {
 			d->error[0] = '\0';
 		}
+		if (d->failed_starts)
+			break;		/* backing off: one slot tries at a time */
 	}
 }
 

@@ -63,8 +63,10 @@ int demo_open(struct supervisor *s, const char *exe, struct demo **out, struct a
 
 /*
  * About once a second with a fresh snapshot: replacements so the four
- * roles stay live, forgets ended sessions beyond the newest
- * DEMO_KEEP_ENDED, and the periodic lease lapse. Never blocks on Docker
+ * roles stay live (after starts that came to nothing, such as refusals
+ * while the daemon is gone, one at a time and 2, 4, 8, then every 16 s),
+ * forgets ended sessions beyond the newest DEMO_KEEP_ENDED, and the
+ * periodic lease lapse. Never blocks on Docker
  * (supervisor_start_file returns at once; it reads one small file).
  */
 void demo_tick(struct demo *d, const struct supervisor_snapshot *snap);
