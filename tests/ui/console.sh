@@ -21,6 +21,7 @@ canary=CONSOLE-CANARY-5e1f0c
 
 tm() { tmux -L "$sockname" -f /dev/null "$@"; }
 cleanup() {
+	[ -n "${relay_pid:-}" ] && kill "$relay_pid" 2>/dev/null
 	tm kill-server 2>/dev/null
 	for s in /tmp/tmux-"$(id -u)"/airlock-ui-$$-*; do [ -S "$s" ] && tmux -S "$s" kill-server 2>/dev/null; done
 	"$DOCKER" ps -aq --filter label=io.airlock.managed=1 --filter "label=io.airlock.test=ui" |
@@ -45,7 +46,7 @@ console() {
 	tm kill-server 2>/dev/null
 	sockname=airlock-ui-$$-$name	# a fresh server: the old one may still be going away
 	tm new-session -d -s ui -x 100 -y 30 \
-		"env -u DBUS_SESSION_BUS_ADDRESS ${bus_env:-} TERM=tmux-256color NO_COLOR=1 TZ=UTC LANG=C.UTF-8 \
+		"env -u DBUS_SESSION_BUS_ADDRESS ${bus_env:-} ${console_env:-} TERM=tmux-256color NO_COLOR=1 TZ=UTC LANG=C.UTF-8 \
 		 HOME=$work/home AIRLOCK_KEYS=${keys_file:-$work/no-keys} $airlock $cmd $*; \
 		 echo \"exit status \$?\"; sleep 30"
 	tm set-option -t ui remain-on-exit on >/dev/null
@@ -371,6 +372,83 @@ keys y
 check "demo: quit exits 0" wait_for "exit status 0" 60
 check "demo: 0 containers left" test "$(containers_of_console)" = 0
 check "demo: no screen shows the demo's secret" bash -c "! grep -l '$demo_canary' '$work'/shot-*.screen"
+
+# ---- a daemon outage: the console says so, and the engine cleans up after it ----
+# The console reaches the daemon through a relay that the test cuts: the
+# daemon (and the container) go on running, as they do under containerd
+# when dockerd dies, but the engine can neither remove nor stop it.
+
+relay_state() { [ "$(cat "$work/relay.state" 2>/dev/null)" = "$1" ]; }
+relay_to() {	# STATE: cut or up
+	local i
+	kill -"$([ "$1" = cut ] && echo USR1 || echo USR2)" "$relay_pid"
+	for i in $(seq 50); do relay_state "$1" && return 0; sleep 0.1; done
+	return 1
+}
+gone_from_daemon() {	# CONTAINER SECONDS
+	local i
+	[ -n "$1" ] || return 1
+	for i in $(seq $(($2 * 10))); do
+		[ -z "$("$DOCKER" ps -aq --no-trunc --filter "id=$1")" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+python3 "$here/../docker/relay.py" "$work/relay.sock" "$sock" "$work/relay.state" &
+relay_pid=$!
+for _ in $(seq 50); do relay_state up && break; sleep 0.1; done
+check "outage: the relay to the daemon is up" relay_state up
+console_env="DOCKER_HOST=unix://$work/relay.sock" console outage --config "$work/loop.json"
+check "outage: the session runs through the relay" wait_row running 60
+box=$(container_of "$sid")
+check "outage: its container is known ($box)" test -n "$box"
+check "outage: the daemon is cut off" relay_to cut
+check "outage: the session ends" wait_re "^[ ▶*]+$sid +ended" 30
+check "outage: the header says the daemon is unreachable" wait_for "daemon unreachable" 20
+check "outage: the header counts the container left" wait_for "│ 1 container left" 10
+check "outage, control: the container still runs at the daemon" \
+	test "$("$DOCKER" inspect -f '{{.State.Running}}' "$box" 2>/dev/null)" = true
+keys Enter
+check "outage: the session's detail says its container was not removed" \
+	wait_for "container not removed: the daemon did not answer" 10
+check "outage: and that its exit is unknown, not that it never ran" wait_re "exit unknown" 5
+keys 1
+check "outage: the daemon is back" relay_to up
+check "outage: the container left is removed once the daemon answers" gone_from_daemon "$box" 45
+check "outage: the header shows the daemon again" wait_for "dockerd " 30
+check "outage: and no container left" wait_gone "container left" 10
+keys q
+check "outage: quit exits 0" wait_for "exit status 0" 30
+check "outage: 0 containers left" test "$(containers_of_console)" = 0
+
+# The demo through the same outage: it backs off instead of filling the
+# list with refused starts every second, and refills once the daemon is back.
+refused() { screen | grep -cE "^[ ▶*]+[0-9a-f]{8} +ended .* preflight_refused$"; }	# rows only
+console_env="DOCKER_HOST=unix://$work/relay.sock" console demo-outage --demo
+check "demo outage: a session is running" wait_row running 90
+check "demo outage: the daemon is cut off" relay_to cut
+check "demo outage: its starts are refused" wait_for " preflight_refused" 20
+sleep 20
+n=$(refused)
+# Four slots refused at once, then one slot at a time after 2, 4 and 8 s:
+# seven, one more for a slot that ended a tick later. Without the back-off
+# the refusals fill every kept row (twelve) within seconds.
+check "demo outage: few refused starts in 20 s ($n, at most 8)" test "$n" -le 8
+check "demo outage: the daemon is back" relay_to up
+check "demo outage: a session runs again" wait_row running 60
+keys q
+wait_for "stop them all and quit?" 10
+keys y
+check "demo outage: quit exits 0" wait_for "exit status 0" 60
+check "demo outage: 0 containers left" test "$(containers_of_console)" = 0
+kill "$relay_pid" 2>/dev/null; relay_pid=
+
+# ---- the demo with no daemon to reach: one clear error, a failing status ----
+
+console_env="DOCKER_HOST=unix://$work/no-daemon.sock" console nodaemon --demo
+check "demo, no daemon: it exits with a failing status" wait_re "^exit status [1-9]" 20
+check "demo, no daemon: the error says what it could not reach, prefixed once" \
+	wait_re "^airlock console: demo: cannot look for the agent image: .*cannot conn" 2
 
 # ---- payload never on a screen ----
 check "positive control: the canary reached the permitted sink" grep -q "$canary" "$work/loop.sink"
