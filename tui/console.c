@@ -376,6 +376,17 @@ app_new(const struct console_opts *o)
 	return a;
 }
 
+/* What the count of containers left says; -1: the daemon did not answer. */
+static const char *
+left_text(int left, char *buf, size_t cap)
+{
+	if (left < 0)
+		snprintf(buf, cap, "the daemon did not answer: containers left unknown");
+	else
+		snprintf(buf, cap, "%d containers left", left);
+	return buf;
+}
+
 /* Stop everything; the containers left must be none. Returns that count. */
 static int
 app_shutdown(struct app *a)
@@ -487,7 +498,7 @@ int
 cmd_console(int argc, char **argv)
 {
 	struct console_opts o;
-	char exe[PATH_MAX];
+	char exe[PATH_MAX], text[80];
 	struct app *a;
 	size_t live;
 	int rc = parse(argc, argv, &o), left;
@@ -508,7 +519,7 @@ cmd_console(int argc, char **argv)
 		snprintf(exe, sizeof exe, "/proc/self/exe");
 	if (open_engine(a, &o, exe) < 0) {
 		left = app_shutdown(a);
-		fprintf(stderr, "airlock console: %d containers left\n", left);
+		fprintf(stderr, "airlock console: %s\n", left_text(left, text, sizeof text));
 		return EXIT_ERROR;
 	}
 	if (display_open(a) < 0) {
@@ -523,6 +534,7 @@ cmd_console(int argc, char **argv)
 	display_stopped(a, live, left);
 	display_close(a);
 	left = app_shutdown(a);
-	fprintf(stderr, "airlock console: stopped %zu live sessions; %d containers left\n", live, left);
+	fprintf(stderr, "airlock console: stopped %zu live sessions; %s\n", live,
+		left_text(left, text, sizeof text));
 	return left == 0 ? EXIT_OK : EXIT_ERROR;
 }

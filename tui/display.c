@@ -313,8 +313,12 @@ display_stopped(struct app *a, size_t live, int left)
 	if (!a->status)
 		return;
 	werase(a->status);
-	snprintf(text, sizeof text, "stopped %zu session%s; %d container%s left", live,
-		 live == 1 ? "" : "s", left, left == 1 ? "" : "s");
+	if (left < 0)
+		snprintf(text, sizeof text, "stopped %zu session%s; the daemon did not answer:"
+			 " containers left unknown", live, live == 1 ? "" : "s");
+	else
+		snprintf(text, sizeof text, "stopped %zu session%s; %d container%s left", live,
+			 live == 1 ? "" : "s", left, left == 1 ? "" : "s");
 	draw_text(a->status, 0, 0, a->cols, color_attr(left == 0 ? UI_COLOR_STATUS : UI_COLOR_FAIL),
 		  text);
 	wnoutrefresh(a->status);

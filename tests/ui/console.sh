@@ -421,6 +421,33 @@ keys q
 check "outage: quit exits 0" wait_for "exit status 0" 30
 check "outage: 0 containers left" test "$(containers_of_console)" = 0
 
+# Quit while the daemon is still gone: the console cannot know what it
+# left, and says so; the session's watchdog, on its own, stops the
+# container once the daemon is back.
+stopped_at_daemon() {	# CONTAINER SECONDS
+	local i
+	[ -n "$1" ] || return 1
+	for i in $(seq $(($2 * 10))); do
+		[ "$("$DOCKER" inspect -f '{{.State.Running}}' "$1" 2>/dev/null)" = false ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+console_env="DOCKER_HOST=unix://$work/relay.sock" console outage-quit --config "$work/loop.json"
+check "outage quit: the session runs" wait_row running 60
+box=$(container_of "$sid")
+check "outage quit: the daemon is cut off" relay_to cut
+check "outage quit: the session ends" wait_re "^[ ▶*]+$sid +ended" 30
+keys q
+check "outage quit: the console says it cannot know what is left" \
+	wait_for "airlock console: stopped 0 live sessions; the daemon did not answer: containers left unknown" 30
+check "outage quit: and exits with a failing status" wait_re "^exit status [1-9]" 10
+check "outage quit, control: the container still runs at the daemon" \
+	test "$("$DOCKER" inspect -f '{{.State.Running}}' "$box" 2>/dev/null)" = true
+check "outage quit: the daemon is back" relay_to up
+check "outage quit: the watchdog stops the container once the daemon answers" \
+	stopped_at_daemon "$box" 10
+
 # The demo through the same outage: it backs off instead of filling the
 # list with refused starts every second, and refills once the daemon is back.
 refused() { screen | grep -cE "^[ ▶*]+[0-9a-f]{8} +ended .* preflight_refused$"; }	# rows only
