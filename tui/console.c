@@ -259,7 +259,8 @@ open_audit(struct app *a, const struct console_opts *o)
 	struct al_err err;
 	const char *p = o->audit;
 
-	if (a->demo)
+	/* The demo's own log (removed with it) only when the operator named none. */
+	if (!p && a->demo)
 		p = demo_audit_path(a->demo);
 	else if (!p && cli_default_audit_path(path, sizeof path) == 0)
 		p = path;

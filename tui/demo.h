@@ -54,7 +54,10 @@ struct demo;
  * running airlock binary (NULL or a bare name: /proc/self/exe).
  */
 int demo_prepare(const char *exe, struct demo **out, struct al_err *err);
-/* The demo's audit database, in its temp dir; open it before the supervisor. */
+/*
+ * The demo's audit database, in its temp dir (removed by demo_close); open
+ * it, or the log the operator named instead, before the supervisor.
+ */
 const char *demo_audit_path(const struct demo *d);
 /* The first sessions. s must outlive every later demo_tick. */
 int demo_start(struct demo *d, struct supervisor *s, struct al_err *err);

@@ -372,6 +372,11 @@ keys y
 check "demo: quit exits 0" wait_for "exit status 0" 60
 check "demo: 0 containers left" test "$(containers_of_console)" = 0
 check "demo: no screen shows the demo's secret" bash -c "! grep -l '$demo_canary' '$work'/shot-*.screen"
+# The log named with --audit is the one the demo's sessions wrote, and it stays.
+check "demo: its sessions' entries are in the --audit log, kept after quit" \
+	test "$(sqlite3 "$work/demo.db" "SELECT count(DISTINCT session_id) FROM audit_entries WHERE type = 'call'" 2>/dev/null || echo 0)" -ge 2
+check "demo: that log verifies" "$airlock" audit verify "$work/demo.db"
+check "demo: that log does not hold the demo's secret" bash -c "test -s '$work/demo.db' && ! grep -qa '$demo_canary' '$work'/demo.db*"
 
 # ---- a daemon outage: the console says so, and the engine cleans up after it ----
 # The console reaches the daemon through a relay that the test cuts: the
