@@ -18,6 +18,7 @@ struct gateway {
 	int session_class;
 	struct gateway_counters n;
 	struct audit_lane lane;		/* this session's queued terminal entries */
+	bool lane_counted;		/* its refusal is in n.audit_failures */
 	struct hash_ctx *hc;		/* request and response digests */
 	char fault[SNAP_REASON_MAX];	/* why the latest GW_FAULT: fixed text and names */
 };
@@ -63,6 +64,18 @@ gateway_open(const struct gateway_options *o, struct gateway **out, struct al_er
 	return 0;
 }
 
+int
+gateway_settle(struct gateway *g)
+{
+	/* A failure here loses entries: verify shows their calls as unknown outcomes. */
+	if (audit_lane_settle(g->o.audit, &g->lane, NULL) == 0)
+		return 0;
+	if (!g->lane_counted)
+		g->n.audit_failures++;
+	g->lane_counted = true;
+	return -1;
+}
+
 void
 gateway_close(struct gateway *g)
 {
@@ -70,8 +83,7 @@ gateway_close(struct gateway *g)
 
 	if (!g)
 		return;
-	/* A failure here loses entries: verify shows their calls as unknown outcomes. */
-	audit_lane_settle(g->o.audit, &g->lane, NULL);
+	gateway_settle(g);
 	for (i = 0; i < CONFIG_UPSTREAMS_MAX; i++)
 		mcp_stop(g->mcp[i]);
 	hash_ctx_free(g->hc);
@@ -196,6 +208,8 @@ static enum gateway_status
 audit_fault(struct gateway *g, enum policy_rule *why)
 {
 	snprintf(g->fault, sizeof g->fault, "audit log: cannot append an entry");
+	g->n.audit_failures++;
+	g->lane_counted |= audit_lane_failed(g->o.audit, &g->lane);
 	*why = RULE_AUDIT_FAILED;
 	return GW_FAULT;
 }

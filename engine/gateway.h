@@ -77,6 +77,13 @@ size_t gateway_upstream_stderr(const struct gateway *g);
 int gateway_record(struct gateway *g, const struct audit_entry *e);
 
 /*
+ * Wait until the session's queued terminal entries are committed: -1 when
+ * the log refused any (counted in audit_failures, once). gateway_close
+ * settles too.
+ */
+int gateway_settle(struct gateway *g);
+
+/*
  * Wait until the session's queued terminal entries are committed, stop
  * every upstream this session started; free.
  */

@@ -55,6 +55,7 @@ struct session {
 	struct session_status st;	/* what publish() hands out */
 	int64_t published_ms;
 	struct audit_lane lane;		/* the session's own queued entries (record_later) */
+	bool lane_counted;		/* its refusal is in sum->audit_failures */
 };
 
 /* Hand the observer a fresh status: names, numbers, verdicts. */
@@ -177,6 +178,18 @@ session_entry(struct session *s, struct audit_entry *e, const char *type,
  * before it (record_later): one of those lost ends the session as the
  * entry itself failing would.
  */
+/* The log refused later entries of this session's (counted once). */
+static bool
+lane_refused(struct session *s)
+{
+	if (!audit_lane_failed(s->o->audit, &s->lane))
+		return false;
+	if (!s->lane_counted)
+		s->sum->audit_failures++;
+	s->lane_counted = true;
+	return true;
+}
+
 static void
 record(struct session *s, const char *type, const char *decision, const char *rule,
        const char *detail)
@@ -185,8 +198,12 @@ record(struct session *s, const char *type, const char *decision, const char *ru
 	struct audit_entry e;
 
 	session_entry(s, &e, type, decision, rule, detail);
-	if (audit_append(s->o->audit, &e, entry_id, NULL, NULL) < 0 ||
-	    audit_lane_failed(s->o->audit, &s->lane)) {
+	if (audit_append(s->o->audit, &e, entry_id, NULL, NULL) < 0) {
+		s->sum->audit_failures++;
+		session_end(s, SESSION_END_AUDIT_FAILED);
+		return;
+	}
+	if (lane_refused(s)) {
 		session_end(s, SESSION_END_AUDIT_FAILED);
 		return;
 	}
@@ -208,12 +225,9 @@ record_later(struct session *s, const char *type, const char *decision, const ch
 	struct audit_entry e;
 
 	session_entry(s, &e, type, decision, rule, NULL);
-	if (id_random(entry_id, sizeof entry_id, "", (AUDIT_ENTRY_ID_MAX - 1) / 2) < 0) {
-		session_end(s, SESSION_END_AUDIT_FAILED);
-		return;
-	}
-	e.entry_id = entry_id;
-	if (audit_append_later(s->o->audit, &s->lane, &e, NULL) < 0) {
+	if (id_random(entry_id, sizeof entry_id, "", (AUDIT_ENTRY_ID_MAX - 1) / 2) < 0 ||
+	    (e.entry_id = entry_id, audit_append_later(s->o->audit, &s->lane, &e, NULL) < 0)) {
+		s->sum->audit_failures++;
 		session_end(s, SESSION_END_AUDIT_FAILED);
 		return;
 	}
@@ -825,7 +839,9 @@ finish(struct session *s)
 	sum->container_started = s->box.started;
 	sum->oom_killed = s->box.oom_killed;
 	if (s->gw) {
+		gateway_settle(s->gw);
 		gateway_get_counters(s->gw, &sum->counters);
+		sum->audit_failures += (unsigned)sum->counters.audit_failures;
 		snprintf(sum->session_class, sizeof sum->session_class, "%s",
 			 class_name(&s->cfg->classes, gateway_session_class(s->gw)));
 		sum->upstream_stderr_bytes = gateway_upstream_stderr(s->gw);
@@ -837,8 +853,12 @@ finish(struct session *s)
 	text = detail ? json_dumps(detail, JSON_COMPACT) : NULL;
 	record(s, AUDIT_SESSION_END, session_end_normal(sum->end) ? "normal" : "abnormal",
 	       session_end_id(sum->end), text);
-	/* Carried by the end's commit; a failure there leaves them to the timer, decided here. */
-	audit_lane_settle(s->o->audit, &s->lane, NULL);
+	/*
+	 * Carried by the end's commit; a failure there leaves them to the
+	 * timer, decided here. A lane that failed before was counted then.
+	 */
+	if (audit_lane_settle(s->o->audit, &s->lane, NULL) < 0)
+		lane_refused(s);
 	free(text);
 	json_decref(detail);
 	container_free(&s->box);
@@ -889,7 +909,7 @@ session_summary_json(const struct session_summary *s)
 	const struct gateway_counters *n = &s->counters;
 
 	return json_pack("{s:s, s:s, s:b, s:s?, s:I, s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I,"
-			 " s:I, s:I, s:I, s:{s:s, s:s, s:s?}, s:s?, s:s?, s:s, s:b}",
+			 " s:I, s:I, s:I, s:{s:s, s:s, s:s?}, s:s?, s:s?, s:s, s:b, s:I}",
 			 "session", s->session_id,
 			 "ended", session_end_id(s->end),
 			 "normal", session_end_normal(s->end),
@@ -911,5 +931,6 @@ session_summary_json(const struct session_summary *s)
 			 "failed_step", s->failed_step[0] ? s->failed_step : NULL,
 			 "reason", s->reason[0] ? s->reason : NULL,
 			 "session_class", s->session_class,
-			 "container_left", s->container_left);
+			 "container_left", s->container_left,
+			 "audit_failures", (json_int_t)s->audit_failures);
 }

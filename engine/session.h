@@ -98,6 +98,13 @@ struct session_summary {
 	 * sweeps it once the daemon answers again.
 	 */
 	bool container_left;
+	/*
+	 * Times the log refused one of this session's entries, its calls'
+	 * (counters.audit_failures) included; a refused batch of later
+	 * entries counts once. Each ended the session, but for a refusal of
+	 * its last entries. Not 0: its log is incomplete.
+	 */
+	unsigned audit_failures;
 };
 
 /* Run one session to its end. Returns 0 when it ended normally. */

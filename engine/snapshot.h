@@ -163,6 +163,7 @@ struct gateway_counters {
 	uint64_t upstream_errors;
 	uint64_t upstream_spawns;
 	uint64_t non_text_items;	/* content items not forwarded */
+	uint64_t audit_failures;	/* times the log refused a call's entry */
 };
 
 /* The watchdog lease, read at snapshot time (never a worker's old copy). */
@@ -227,6 +228,7 @@ struct session_row {
 	long exit_code;				/* -1 when the container never ran */
 	bool started;				/* it ran: -1 then means unknown */
 	bool container_left;			/* not removed yet (the daemon did not answer) */
+	unsigned audit_failures;		/* its entries the log refused: incomplete */
 	bool oom_killed;
 	int64_t duration_ms;
 };
@@ -330,7 +332,7 @@ struct supervisor_snapshot {
 	uint64_t events_dropped;	/* state events lost to a full queue */
 	uint64_t alerts_dropped;	/* alerts lost to a full alert queue */
 	uint64_t audit_backlog;		/* cutover entries not yet written */
-	uint64_t audit_failures;	/* entries the engine could not write */
+	uint64_t audit_failures;	/* times the log refused an entry: policy, sessions' */
 	/*
 	 * Containers of ended sessions that could not be removed (the daemon
 	 * did not answer); the engine retries until they are gone.

@@ -214,6 +214,9 @@ end_row(struct slot *sl, const struct session_summary *sum)
 	r->exit_code = sum->exit_code;
 	r->started = sum->container_started;
 	r->container_left = sum->container_left;
+	if (!sl->ended)
+		sl->sup->audit_failures += sum->audit_failures;	/* counted and shown */
+	r->audit_failures = sum->audit_failures;
 	r->oom_killed = sum->oom_killed;
 	r->duration_ms = sum->duration_ms;
 	r->counters = sum->counters;
@@ -1511,6 +1514,17 @@ supervisor_live(struct supervisor *s)
 	pthread_mutex_lock(&s->lock);
 	for (i = 0; i < s->n_slots; i++)
 		n += !s->slots[i]->ended;
+	pthread_mutex_unlock(&s->lock);
+	return n;
+}
+
+uint64_t
+supervisor_audit_failures(struct supervisor *s)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&s->lock);
+	n = s->audit_failures;
 	pthread_mutex_unlock(&s->lock);
 	return n;
 }

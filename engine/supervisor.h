@@ -145,6 +145,8 @@ void supervisor_host(struct supervisor *s, struct host_snapshot *out);
 
 /* Sessions not yet ended. */
 size_t supervisor_live(struct supervisor *s);
+/* Times the audit log refused an entry so far (the snapshot's audit_failures). */
+uint64_t supervisor_audit_failures(struct supervisor *s);
 
 /*
  * Stop every session, wait for the workers, and re-list: returns the number

@@ -51,6 +51,8 @@ print_text(const struct session_summary *s)
 	printf("  container   exit %ld%s, %lld ms\n", s->exit_code,
 	       s->oom_killed ? " (OOM killed)" : "", (long long)s->duration_ms);
 	printf("  class       %s\n", s->session_class);
+	if (s->audit_failures)
+		printf("  audit       %u writes refused: the log is incomplete\n", s->audit_failures);
 }
 
 static int
@@ -141,5 +143,6 @@ cmd_run(int argc, char **argv)
 	otlp_close(otlp);
 	audit_close(audit);
 	config_free(&c);
-	return rc == 0 ? EXIT_OK : EXIT_REFUSED;
+	/* A session whose log is incomplete did not end well, whatever it did. */
+	return rc == 0 && !sum.audit_failures ? EXIT_OK : EXIT_REFUSED;
 }

@@ -502,6 +502,7 @@ cmd_console(int argc, char **argv)
 	char exe[PATH_MAX], text[80];
 	struct app *a;
 	size_t live;
+	uint64_t refused;
 	int rc = parse(argc, argv, &o), left;
 
 	if (rc >= 0)
@@ -532,10 +533,16 @@ cmd_console(int argc, char **argv)
 	live = supervisor_live(a->sup);
 	display_quitting(a, live);
 	left = supervisor_shutdown(a->sup);
+	refused = supervisor_audit_failures(a->sup);
 	display_stopped(a, live, left);
 	display_close(a);
 	left = app_shutdown(a);
 	fprintf(stderr, "airlock console: stopped %zu live sessions; %s\n", live,
 		left_text(left, text, sizeof text));
-	return left == 0 ? EXIT_OK : EXIT_ERROR;
+	if (refused)
+		fprintf(stderr, "airlock console: the audit log refused %llu writes: it is incomplete"
+			" (airlock audit verify)\n", (unsigned long long)refused);
+	if (left < 0)
+		return EXIT_ERROR;
+	return left == 0 && !refused ? EXIT_OK : EXIT_REFUSED;
 }

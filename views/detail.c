@@ -295,6 +295,13 @@ detail_end(struct detail_ctx *c, const struct session_row *r)
 	if (r->container_left)
 		detail_note(c, UI_COLOR_ALERT, "container not removed: the daemon did not answer;"
 			    " the engine removes it once it does");
+	if (r->audit_failures) {
+		char note[160];
+
+		snprintf(note, sizeof note, "audit incomplete: the log refused %u of this session's"
+			 " writes (see airlock audit verify)", r->audit_failures);
+		detail_note(c, UI_COLOR_ALERT, note);
+	}
 }
 
 /* Admission reports. */

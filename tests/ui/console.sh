@@ -39,7 +39,7 @@ on_not_ok() { tail -n 40 "$work/last.screen" 2>/dev/null | sed 's/^/    | /'; }
 # ---- the console in a pane of a private tmux server ----
 
 # console NAME ARGS...: start airlock console in a 100x30 pane ($cmdline:
-# "console --audit …" unless set).
+# "console --audit …" unless set; $console_wrap: a command it runs under).
 console() {
 	local name=$1; shift
 	local cmd=${cmdline:-console --audit $work/$name.db}
@@ -47,7 +47,7 @@ console() {
 	sockname=airlock-ui-$$-$name	# a fresh server: the old one may still be going away
 	tm new-session -d -s ui -x 100 -y 30 \
 		"env -u DBUS_SESSION_BUS_ADDRESS ${bus_env:-} ${console_env:-} TERM=tmux-256color NO_COLOR=1 TZ=UTC LANG=C.UTF-8 \
-		 HOME=$work/home AIRLOCK_KEYS=${keys_file:-$work/no-keys} $airlock $cmd $*; \
+		 HOME=$work/home AIRLOCK_KEYS=${keys_file:-$work/no-keys} ${console_wrap:-} $airlock $cmd $*; \
 		 echo \"exit status \$?\"; sleep 30"
 	tm set-option -t ui remain-on-exit on >/dev/null
 	pane_pid=$(tm display -p -t ui '#{pane_pid}')
@@ -164,6 +164,7 @@ config loop image loop echo
 config slow image loop slow
 config quick image normal echo
 config volume volume loop echo
+config full image loop echo
 
 # ---- an incident, start to end ----
 
@@ -377,6 +378,23 @@ check "demo: its sessions' entries are in the --audit log, kept after quit" \
 	test "$(sqlite3 "$work/demo.db" "SELECT count(DISTINCT session_id) FROM audit_entries WHERE type = 'call'" 2>/dev/null || echo 0)" -ge 2
 check "demo: that log verifies" "$airlock" audit verify "$work/demo.db"
 check "demo: that log does not hold the demo's secret" bash -c "test -s '$work/demo.db' && ! grep -qa '$demo_canary' '$work'/demo.db*"
+
+# ---- the audit log's disk fills up: fail closed, and the operator is told ----
+# The log alone is on a small tmpfs of the console's own mount namespace.
+mkdir -p "$work/small"
+console_wrap="$here/small-disk $work/small 256" cmdline="console --audit $work/small/audit.db" \
+	console full --config "$work/full.json"
+check "audit full: the session runs and its calls reach the sink" grows "$work/full.sink" 60
+check "audit full: the header says audit FAIL once the log refuses a write" wait_for "audit FAIL" 120
+check "audit full: the session ended audit_failed" wait_re "^[ ▶*]+[0-9a-f]{8} +ended .* audit_failed$" 10
+check "audit full: nothing more reaches the sink" still "$work/full.sink" 2
+keys Enter
+check "audit full: the detail counts the refused writes" \
+	wait_re "audit incomplete: the log refused [1-9][0-9]* of this session's writes" 10
+keys q
+check "audit full: quitting says the log is incomplete" wait_re "^airlock console: the audit log refused [1-9][0-9]* writes" 20
+check "audit full: and exits 1" wait_for "exit status 1" 5
+check "audit full: 0 containers left" test "$(containers_of_console)" = 0
 
 # ---- a daemon outage: the console says so, and the engine cleans up after it ----
 # The console reaches the daemon through a relay that the test cuts: the

@@ -680,6 +680,26 @@ prep_detail_left(struct fixture *f, struct view_state *vs)
 	snprintf(vs->session, sizeof vs->session, "s-a0c4d2117f6e5d4c");
 }
 
+/* Row only: the audit log refused the session's writes (a full disk). */
+static void
+prep_detail_audit(struct fixture *f, struct view_state *vs)
+{
+	size_t i;
+
+	for (i = 0; i < f->snap.n; i++)
+		if (strcmp(f->rows[i].id, "s-a0c4d2117f6e5d4c") == 0) {
+			f->rows[i].end = SESSION_END_AUDIT_FAILED;
+			f->rows[i].lease.failed = false;
+			snprintf(f->rows[i].reason, sizeof f->rows[i].reason,
+				 "audit log: cannot append an entry");
+			f->rows[i].exit_code = 143;
+			f->rows[i].started = true;
+			f->rows[i].audit_failures = 2;
+		}
+	f->snap.audit_failures = 2;
+	snprintf(vs->session, sizeof vs->session, "s-a0c4d2117f6e5d4c");
+}
+
 /* Row only (no detail snapshot): a call in flight holds a cutover back. */
 static void
 prep_detail_pending(struct fixture *f, struct view_state *vs)
@@ -784,6 +804,7 @@ static const struct render_case cases[] = {
 	{ "detail-refused-end-100x30", VIEW_DETAIL, 30, 100, prep_detail_refused },
 	{ "detail-watchdog-row-only-80x24", VIEW_DETAIL, 24, 80, prep_detail_watchdog },
 	{ "detail-container-left-100x24", VIEW_DETAIL, 24, 100, prep_detail_left },
+	{ "detail-audit-incomplete-100x24", VIEW_DETAIL, 24, 100, prep_detail_audit },
 	{ "detail-refused-40x12", VIEW_DETAIL, 12, 40, prep_detail_refused },
 	{ "detail-pending-100x16", VIEW_DETAIL, 16, 100, prep_detail_pending },
 	{ "detail-late-100x16", VIEW_DETAIL, 16, 100, prep_detail_late },
