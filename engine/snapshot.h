@@ -267,7 +267,8 @@ cutover_result_id(enum cutover_result r)
 	_(CUTOVER_ACK,       "cutover_ack",       false) \
 	_(STOP_REQUESTED,    "stop_requested",    false) \
 	_(REAPER,            "reaper",            true)  \
-	_(SWEEP,             "sweep",             true)
+	_(SWEEP,             "sweep",             true)  \
+	_(AUDIT_REFUSED,     "audit_refused",     true)
 
 enum event_kind {
 #define SUPERVISOR_EVENT_KIND_ENUM(e, id, alert) SUPERVISOR_EVENT_##e,

@@ -190,6 +190,24 @@ push(struct supervisor *s, struct slot *sl, struct supervisor_event *e)
 		timeline_push(sl, e);
 }
 
+/*
+ * Under s->lock: the log refused n writes (of sl's, or policy entries).
+ * Counted and shown; the first refusal is an alert (the header says FAIL
+ * from then on, and every session it ends is an alert of its own).
+ */
+static void
+audit_refused(struct supervisor *s, struct slot *sl, uint64_t n)
+{
+	struct supervisor_event e = { .kind = SUPERVISOR_EVENT_AUDIT_REFUSED };
+
+	if (n == 0)
+		return;
+	e.count = (long)n;
+	if (s->audit_failures == 0)
+		push(s, sl, &e);
+	s->audit_failures += n;
+}
+
 /* Bounded copy; a longer source is cut (every source is a name or fixed word). */
 static void
 copy_word(char *dst, size_t cap, const char *src)
@@ -215,7 +233,7 @@ end_row(struct slot *sl, const struct session_summary *sum)
 	r->started = sum->container_started;
 	r->container_left = sum->container_left;
 	if (!sl->ended)
-		sl->sup->audit_failures += sum->audit_failures;	/* counted and shown */
+		audit_refused(sl->sup, sl, sum->audit_failures);
 	r->audit_failures = sum->audit_failures;
 	r->oom_killed = sum->oom_killed;
 	r->duration_ms = sum->duration_ms;
@@ -364,7 +382,7 @@ policy_record(struct supervisor *s, const struct policy_entry *p)
 {
 	pthread_mutex_lock(&s->lock);
 	if (s->q_n == POLICY_QUEUE_MAX)
-		s->audit_failures++;	/* counted and shown: never silent */
+		audit_refused(s, NULL, 1);	/* counted and shown: never silent */
 	else {
 		s->queue[(s->q_head + s->q_n++) % POLICY_QUEUE_MAX] = *p;
 		pthread_cond_signal(&s->writer_cond);
@@ -386,8 +404,9 @@ policy_write(struct supervisor *s, const struct policy_entry *p)
 
 	if (audit_append(s->o.audit, &e, NULL, NULL, NULL) < 0) {
 		pthread_mutex_lock(&s->lock);
-		s->audit_failures++;
+		audit_refused(s, NULL, 1);
 		pthread_mutex_unlock(&s->lock);
+		wake(s);
 	}
 }
 

@@ -250,6 +250,18 @@ alert_sweep(const struct supervisor_event *e, const struct alert_names *nm, char
 			 alert_plural(e->count));
 }
 
+/* The first write the log refused: from then on the header says audit FAIL. */
+static void
+alert_audit_refused(const struct supervisor_event *e, const struct alert_names *nm,
+		    char *buf, size_t cap)
+{
+	if (e->session[0])
+		snprintf(buf, cap, "audit log refused %ld write%s of session %s: the log is"
+			 " incomplete", e->count, alert_plural(e->count), nm->id);
+	else
+		snprintf(buf, cap, "audit log refused a policy entry: the log is incomplete");
+}
+
 static const alert_fn alert_formats[SUPERVISOR_EVENT_KIND_COUNT] = {
 	[SUPERVISOR_EVENT_STATE]		  = alert_state,
 	[SUPERVISOR_EVENT_END]		  = alert_end,
@@ -260,6 +272,7 @@ static const alert_fn alert_formats[SUPERVISOR_EVENT_KIND_COUNT] = {
 	[SUPERVISOR_EVENT_STOP_REQUESTED]	  = alert_stop_requested,
 	[SUPERVISOR_EVENT_REAPER]		  = alert_reaper,
 	[SUPERVISOR_EVENT_SWEEP]		  = alert_sweep,
+	[SUPERVISOR_EVENT_AUDIT_REFUSED]	  = alert_audit_refused,
 };
 
 void
@@ -296,6 +309,7 @@ alert_wanted(const struct supervisor_event *e)
 	case SUPERVISOR_EVENT_CUTOVER:
 	case SUPERVISOR_EVENT_REAPER:
 	case SUPERVISOR_EVENT_SWEEP:
+	case SUPERVISOR_EVENT_AUDIT_REFUSED:
 		return true;
 	case SUPERVISOR_EVENT_END:
 		return e->alert || !session_end_normal(e->end);

@@ -216,6 +216,9 @@ draw_fmt_event(char *buf, size_t n, const struct supervisor_event *e)
 		snprintf(buf, n, "%s removed %ld%s%s", kind, e->count, e->reason[0] ? ": " : "",
 			 e->reason);
 		break;
+	case SUPERVISOR_EVENT_AUDIT_REFUSED:
+		snprintf(buf, n, "%s %ld", kind, e->count);
+		break;
 	default:
 		snprintf(buf, n, "%s", kind);
 		break;

@@ -235,6 +235,25 @@ test_stop_and_reaper(void **state)
 	assert_true(alert_wanted(&e));
 }
 
+/* The audit log's first refusal: a session's writes, or a policy entry's. */
+static void
+test_audit_refused(void **state)
+{
+	struct supervisor_event e = ev(SUPERVISOR_EVENT_AUDIT_REFUSED);
+
+	(void)state;
+	e.count = 2;
+	assert_string_equal(fmt(&e), "audit log refused 2 writes of session 3f9a1c02: the log is"
+			    " incomplete");
+	e.count = 1;
+	SET(e.reason, CANARY);	/* never copied */
+	assert_string_equal(fmt(&e), "audit log refused 1 write of session 3f9a1c02: the log is"
+			    " incomplete");
+	e.session[0] = '\0';
+	assert_string_equal(fmt(&e), "audit log refused a policy entry: the log is incomplete");
+	assert_true(alert_wanted(&e));
+}
+
 static void
 test_odd_input(void **state)
 {
@@ -431,6 +450,7 @@ main(void)
 		cmocka_unit_test(test_cutover),
 		cmocka_unit_test(test_cutover_ack),
 		cmocka_unit_test(test_stop_and_reaper),
+		cmocka_unit_test(test_audit_refused),
 		cmocka_unit_test(test_odd_input),
 		cmocka_unit_test(test_names_sanitized),
 		cmocka_unit_test(test_canary),

@@ -386,6 +386,8 @@ console_wrap="$here/small-disk $work/small 256" cmdline="console --audit $work/s
 	console full --config "$work/full.json"
 check "audit full: the session runs and its calls reach the sink" grows "$work/full.sink" 60
 check "audit full: the header says audit FAIL once the log refuses a write" wait_for "audit FAIL" 120
+check "audit full: an alert says the log refused the session's writes" \
+	wait_re "^! audit log refused [1-9][0-9]* writes? of session [0-9a-f]{8}: the log is incomplete" 5
 check "audit full: the session ended audit_failed" wait_re "^[ ▶*]+[0-9a-f]{8} +ended .* audit_failed$" 10
 check "audit full: nothing more reaches the sink" still "$work/full.sink" 2
 keys Enter
