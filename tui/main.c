@@ -2,6 +2,7 @@
  * airlock: run an untrusted agent that holds confidential data inside a
  * hardened, network-less container whose only way out is the gateway.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,13 @@ main(int argc, char **argv)
 {
 	const struct command *c;
 
+	/*
+	 * Past a file-size limit (ulimit -f) a write fails with EFBIG rather
+	 * than killing the engine: the audit log's refusal then ends the
+	 * session audit_failed and its container is removed. Children get
+	 * the default back (mcp.c, watchdog.c).
+	 */
+	signal(SIGXFSZ, SIG_IGN);
 	if (argc < 2 && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)) {
 		if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
 			return EXIT_ERROR;

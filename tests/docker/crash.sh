@@ -10,6 +10,8 @@
 #   - the upstream saw both calls (its sink), nothing reached it unaudited
 #     (two dispatch entries), and it is gone (EOF on stdin);
 #   - the watchdog stopped the container; `airlock reap` removes it.
+# Then the same engine under a file-size limit that its audit log runs
+# into: a refused write, not a dead engine (below).
 #
 # usage: crash.sh AIRLOCK AGENT_BIN UPSTREAM_BIN
 set -uo pipefail
@@ -99,5 +101,37 @@ check "the upstream exited once the engine was gone" wait_for 100 upstream_gone
 check "the watchdog stopped the container" wait_for 150 session_stopped "$sid"
 "$airlock" reap >/dev/null 2>&1
 check "reap removed it" wait_for 100 session_gone "$sid"
+
+# ---- a file-size limit: a refused write, not a dead engine ----
+# Past `ulimit -f` a write raises SIGXFSZ, whose default kills the process;
+# airlock ignores it, so the audit log's write fails (EFBIG) and the
+# session ends audit_failed in order: its container removed, exit 1, and
+# the upstream saw no call the log does not hold as dispatched.
+python3 - "$work" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1] + "/config.json"))
+c["bounds"]["calls"] = 4096		# the log fills up first
+argv = c["upstreams"]["vault"]["argv"]
+argv[argv.index("stall_second")] = "echo"
+argv[argv.index(sys.argv[1] + "/vault.sink")] = sys.argv[1] + "/fsize.sink"
+json.dump(c, open(sys.argv[1] + "/fsize.json", "w"))
+PY
+(ulimit -f 160 && exec "$airlock" run --config "$work/fsize.json" --audit "$work/fsize.db" --json \
+	>"$work/fsize.summary" 2>"$work/fsize.stderr" </dev/null)
+rc=$?
+check "file-size limit: the engine ended the session itself (exit 1, not a signal: $rc)" test "$rc" = 1
+check "file-size limit: the summary says audit_failed, with refused writes" \
+	python3 - "$work/fsize.summary" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+sys.exit(0 if s["ended"] == "audit_failed" and s["audit_failures"] >= 1 and s["calls"] >= 1
+         and not s["container_left"] else 1)
+PY
+fsid=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["session"])' "$work/fsize.summary" 2>/dev/null)
+check "file-size limit: its container is gone, with no reap" session_gone "$fsid"
+dispatched=$(sqlite3 "$work/fsize.db" "select count(*) from audit_entries where type='dispatch'" 2>/dev/null || echo 0)
+fsink=$([ -f "$work/fsize.sink" ] && wc -l <"$work/fsize.sink" || echo 0)
+check "file-size limit: every call the upstream saw was dispatched first ($fsink <= $dispatched)" \
+	test "$fsink" -ge 1 -a "$fsink" -le "$dispatched"
 
 summary
