@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include <sqlite3.h>
@@ -24,6 +26,8 @@
 #define AUDIT_ERR_APPEND	"audit: cannot append entry"
 #define AUDIT_ERR_NOT_AUDIT	"audit: not an audit database"
 #define AUDIT_ERR_MEMORY	"audit: out of memory"
+#define AUDIT_ERR_WAL_HERE	"audit: its WAL file cannot be read where it is (read-only):" \
+				" copy the log and its -wal file to a writable directory"
 
 #define AUDIT_STR_(x)		#x
 #define AUDIT_STR(x)		AUDIT_STR_(x)
@@ -1373,6 +1377,83 @@ structure_ok(sqlite3 *db)
 	return ok;
 }
 
+/* 1: PATH-wal is there and holds frames; 0: absent or empty; -1: cannot tell. */
+static int
+wal_holds_frames(const char *path)
+{
+	char wal[PATH_MAX];
+	struct stat sb;
+
+	if (snprintf(wal, sizeof wal, "%s-wal", path) >= (int)sizeof wal)
+		return -1;
+	if (stat(wal, &sb) < 0)
+		return errno == ENOENT ? 0 : -1;
+	return sb.st_size > 0;
+}
+
+/* "file:" and the path with every byte but [A-Za-z0-9/._~-] as %XX. */
+static char *
+immutable_uri(const char *path)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t n = strlen(path);
+	char *uri = malloc(5 + 3 * n + sizeof "?immutable=1"), *p;
+
+	if (!uri)
+		return NULL;
+	p = stpcpy(uri, "file:");
+	for (; *path; path++) {
+		unsigned char c = (unsigned char)*path;
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		    strchr("/._~-", c)) {
+			*p++ = (char)c;
+			continue;
+		}
+		*p++ = '%';
+		*p++ = hex[c >> 4];
+		*p++ = hex[c & 15];
+	}
+	strcpy(p, "?immutable=1");
+	return uri;
+}
+
+#define VERIFY_SQL "SELECT " AUDIT_COLS " FROM audit_entries ORDER BY seq"
+
+/*
+ * The log's rows in order. A log on read-only media (an archived copy)
+ * fails to open: a WAL database needs its shared-memory file, which
+ * SQLite cannot make there. With no WAL beside it the file alone is the
+ * whole log, and it is opened immutable (no locks, no WAL); a WAL that
+ * holds frames cannot be read from there, and immutable would hide it.
+ */
+static int
+verify_open(const char *path, sqlite3 **db, sqlite3_stmt **st, struct al_err *err)
+{
+	char *uri;
+	int rc;
+
+	if (sqlite3_open_v2(path, db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
+		return SQLITE_CANTOPEN;
+	sqlite3_busy_timeout(*db, AUDIT_BUSY_MS);
+	rc = sqlite3_prepare_v2(*db, VERIFY_SQL, -1, st, NULL);
+	if (rc != SQLITE_CANTOPEN)
+		return rc;
+	if (wal_holds_frames(path) != 0) {
+		al_fail(err, AUDIT_ERR_WAL_HERE);
+		return SQLITE_READONLY;
+	}
+	sqlite3_close(*db);
+	*db = NULL;
+	if (!(uri = immutable_uri(path)))
+		return SQLITE_NOMEM;
+	rc = sqlite3_open_v2(uri, db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+	free(uri);
+	if (rc != SQLITE_OK)
+		return SQLITE_CANTOPEN;
+	return sqlite3_prepare_v2(*db, VERIFY_SQL, -1, st, NULL);
+}
+
 int
 audit_verify_file(const char *path, struct audit_verify *out, struct al_err *err)
 {
@@ -1383,13 +1464,13 @@ audit_verify_file(const char *path, struct audit_verify *out, struct al_err *err
 
 	memset(out, 0, sizeof *out);
 	out->ok = true;
-	if (!path || sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-		sqlite3_close(db);
+	if (!path)
 		return al_fail(err, AUDIT_ERR_OPEN);
+	rc = verify_open(path, &db, &st, err);
+	if (rc == SQLITE_READONLY) {
+		sqlite3_close(db);
+		return -1;
 	}
-	sqlite3_busy_timeout(db, AUDIT_BUSY_MS);
-	rc = sqlite3_prepare_v2(db, "SELECT " AUDIT_COLS " FROM audit_entries ORDER BY seq",
-				-1, &st, NULL);
 	if (rc == SQLITE_CORRUPT) {
 		/* Damage under the table is tampering evidence, not a usage error. */
 		sqlite3_close(db);
@@ -1399,7 +1480,8 @@ audit_verify_file(const char *path, struct audit_verify *out, struct al_err *err
 	if (rc != SQLITE_OK) {
 		sqlite3_close(db);
 		return al_fail(err, rc == SQLITE_ERROR || rc == SQLITE_NOTADB ?
-			       AUDIT_ERR_NOT_AUDIT : AUDIT_ERR_OPEN);
+			       AUDIT_ERR_NOT_AUDIT : rc == SQLITE_NOMEM ? AUDIT_ERR_MEMORY
+			       : AUDIT_ERR_OPEN);
 	}
 	hc = hash_ctx_new();
 	if (!hc || verify_walk(hc, st, out) < 0) {

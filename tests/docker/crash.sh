@@ -10,7 +10,9 @@
 #   - the upstream saw both calls (its sink), nothing reached it unaudited
 #     (two dispatch entries), and it is gone (EOF on stdin);
 #   - the watchdog stopped the container; `airlock reap` removes it.
-# Then the same engine under a file-size limit that its audit log runs
+# The crash's log is also verified from a read-only place, as it was left
+# and once closed. Then the same engine under a file-size limit that its
+# audit log runs
 # into: a refused write, not a dead engine (below).
 #
 # usage: crash.sh AIRLOCK AGENT_BIN UPSTREAM_BIN
@@ -66,6 +68,11 @@ helpers+=("$engine_pid")
 check "the second call reached the upstream (stalled there)" wait_for 300 two_calls
 kill -9 "$engine_pid"
 wait "$engine_pid" 2>/dev/null
+# The files as the crash left them, before anything opens the log again
+# (for the read-only reads below): with the WAL's index, and without it.
+mkdir "$work/crashed" "$work/nowalindex"
+cp "$work/audit.db" "$work/audit.db-wal" "$work/audit.db-shm" "$work/crashed/"
+cp "$work/audit.db" "$work/audit.db-wal" "$work/nowalindex/"
 sid=$(session_id)
 check "the session is in the log" test -n "$sid"
 check "the engine died before ending the session (no session_end)" \
@@ -95,6 +102,31 @@ sys.exit(0 if v["ok"] and len(u) == 1 and u[0]["session"] == sys.argv[2]
          and v["decisions"]["dispatch"] == 2 and v["decisions"]["allowed"] == 1
          and v["unrecognised"] == 0 else 1)
 PY
+
+# The same log read from a read-only place (an archive, evidence media):
+# the same verdict. Copied there with its WAL but not the WAL's index, it
+# cannot be read, and verify says so instead of judging the file alone.
+# ro DIR CMD...: CMD with DIR read-only, in a mount namespace of its own.
+ro() { unshare --mount --propagation private sh -c \
+	'mount --bind "$0" "$0" && mount -o remount,ro,bind "$0" && exec "$@"' "$@"; }
+check "the crash left the log's WAL and its index (the fixtures here)" \
+	test -s "$work/crashed/audit.db-wal" -a -s "$work/crashed/audit.db-shm"
+ro "$work" "$airlock" audit verify "$work/audit.db" >"$work/verify-ro.txt"
+rc=$?
+check "read-only, the log closed since (one file): the same verdict and text (exit $rc)" \
+	bash -c '[ "$1" = 0 ] && [ ! -e "$2/audit.db-wal" ] && cmp -s "$2/verify.txt" "$2/verify-ro.txt"' \
+	_ "$rc" "$work"
+ro "$work/crashed" "$airlock" audit verify "$work/crashed/audit.db" --json >"$work/verify-ro.json"
+rc=$?
+check "read-only, as the crash left it (WAL and index): the same verdict (exit $rc)" \
+	bash -c '[ "$1" = 0 ] && cmp -s "$2/verify.json" "$2/verify-ro.json"' _ "$rc" "$work"
+ro "$work/nowalindex" "$airlock" audit verify "$work/nowalindex/audit.db" \
+	>"$work/verify-nowal.txt" 2>&1
+rc=$?
+check "read-only, WAL without its index: exit 3, and says why (not 'chain ok')" \
+	bash -c '[ "$1" = 3 ] && grep -qF "its WAL file cannot be read where it is (read-only)" "$2" &&
+		 ! grep -qF "chain ok" "$2"' _ "$rc" "$work/verify-nowal.txt"
+
 # [-]: the pattern must not match a command line that merely quotes it.
 upstream_gone() { [ -s "$work/vault.sink" ] && ! pgrep -f "[-]-sink $work/vault.sink" >/dev/null; }
 check "the upstream exited once the engine was gone" wait_for 100 upstream_gone
