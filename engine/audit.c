@@ -1289,12 +1289,59 @@ by_session(const void *x, const void *y)
  * Walk every row: the count covers the whole file, the report names the
  * first failure. After a gap the walk carries on from the row it found.
  */
+int
+audit_anchor_parse(const char *text, struct audit_anchor *out)
+{
+	const char *colon = text ? strchr(text, ':') : NULL;
+	char *end;
+	long long seq;
+	size_t i;
+
+	memset(out, 0, sizeof *out);
+	if (!colon || colon == text || text[0] < '1' || text[0] > '9' ||
+	    strlen(colon + 1) != HASH_HEX_LEN)
+		return -1;
+	errno = 0;
+	seq = strtoll(text, &end, 10);
+	if (errno || end != colon || seq <= 0)
+		return -1;
+	for (i = 0; i < HASH_HEX_LEN; i++)
+		if (!strchr("0123456789abcdef", colon[1 + i]))
+			return -1;
+	out->seq = seq;
+	memcpy(out->hash, colon + 1, HASH_HEX_LEN + 1);
+	return 0;
+}
+
+/* The row is the anchor's entry: its hash must be the anchor's. */
+static void
+check_anchor(sqlite3_stmt *st, const struct audit_anchor *anchor, struct audit_verify *out)
+{
+	if (text_is(st, COL_ENTRY_HASH, anchor->hash))
+		out->anchored = true;
+	else
+		verify_fail(out, anchor->seq, "not the anchor's entry: the log was rewritten");
+}
+
+/* After the walk: an anchor past the newest entry means a cut tail. */
+static void
+anchor_missing(const struct audit_anchor *anchor, struct audit_verify *out)
+{
+	char why[sizeof out->reason];
+
+	snprintf(why, sizeof why, "the anchor's entry is missing: the log ends at entry %lld"
+		 " (cut)", (long long)out->head_seq);
+	verify_fail(out, anchor->seq, why);
+}
+
 static int
-verify_walk(struct hash_ctx *hc, sqlite3_stmt *st, struct audit_verify *out)
+verify_walk(struct hash_ctx *hc, sqlite3_stmt *st, const struct audit_anchor *anchor,
+	    struct audit_verify *out)
 {
 	char prev[HASH_HEX_LEN + 1];
 	const char *why, *h;
-	int64_t want = 1;
+	int64_t want = 1, seq;
+	bool seen = false;
 	size_t cap = 0;
 	int rc;
 
@@ -1306,12 +1353,21 @@ verify_walk(struct hash_ctx *hc, sqlite3_stmt *st, struct audit_verify *out)
 			verify_fail(out, want, why);
 		if (tally(out, &cap, st) < 0)
 			return -1;
-		want = sqlite3_column_int64(st, COL_SEQ) + 1;
+		seq = sqlite3_column_int64(st, COL_SEQ);
+		if (anchor && seq == anchor->seq) {
+			seen = true;
+			check_anchor(st, anchor, out);
+		}
+		want = seq + 1;
 		h = (const char *)sqlite3_column_text(st, COL_ENTRY_HASH);
 		snprintf(prev, sizeof prev, "%s", h ? h : "");
+		out->head_seq = seq;
+		memcpy(out->head_hash, prev, sizeof prev);
 	}
 	if (rc != SQLITE_DONE)
 		verify_fail(out, want, "database corrupt");
+	else if (anchor && !seen)
+		anchor_missing(anchor, out);
 	if (out->n_unknown > 1)
 		qsort(out->unknown, out->n_unknown, sizeof out->unknown[0], by_session);
 	if (out->n_unknown == 0)
@@ -1457,6 +1513,13 @@ verify_open(const char *path, sqlite3 **db, sqlite3_stmt **st, struct al_err *er
 int
 audit_verify_file(const char *path, struct audit_verify *out, struct al_err *err)
 {
+	return audit_verify_anchored(path, NULL, out, err);
+}
+
+int
+audit_verify_anchored(const char *path, const struct audit_anchor *anchor,
+		      struct audit_verify *out, struct al_err *err)
+{
 	struct hash_ctx *hc;
 	sqlite3 *db = NULL;
 	sqlite3_stmt *st = NULL;
@@ -1484,7 +1547,7 @@ audit_verify_file(const char *path, struct audit_verify *out, struct al_err *err
 			       : AUDIT_ERR_OPEN);
 	}
 	hc = hash_ctx_new();
-	if (!hc || verify_walk(hc, st, out) < 0) {
+	if (!hc || verify_walk(hc, st, anchor, out) < 0) {
 		hash_ctx_free(hc);
 		sqlite3_finalize(st);
 		sqlite3_close(db);

@@ -194,7 +194,28 @@ struct audit_verify {
 	 */
 	struct audit_unknown *unknown;
 	size_t n_unknown;
+	/*
+	 * The newest entry read (0 and "" for an empty log): recorded
+	 * outside the log, it is an anchor for a later verify.
+	 */
+	int64_t head_seq;
+	char head_hash[HASH_HEX_LEN + 1];
+	bool anchored;		/* an anchor was given and its entry matched */
 };
+
+/*
+ * An entry as recorded outside the log: its sequence and entry hash. The
+ * chain proves everything up to an entry it reaches; an anchor makes a
+ * cut tail (entries deleted from the newest back) or a tail rewritten
+ * with recomputed hashes show, from the anchor's entry back.
+ */
+struct audit_anchor {
+	int64_t seq;
+	char hash[HASH_HEX_LEN + 1];
+};
+
+/* "SEQ:HASH" (SEQ > 0, HASH 64 lowercase hex digits). -1 when it is not. */
+int audit_anchor_parse(const char *text, struct audit_anchor *out);
 
 /*
  * Re-check the whole chain of the database at path (opened read-only).
@@ -202,6 +223,9 @@ struct audit_verify {
  * allowed to leave (docs/guarantees.md).
  */
 int audit_verify_file(const char *path, struct audit_verify *out, struct al_err *err);
+/* The same, and the log must hold the anchor's entry with its hash (NULL: none). */
+int audit_verify_anchored(const char *path, const struct audit_anchor *anchor,
+			  struct audit_verify *out, struct al_err *err);
 void audit_verify_free(struct audit_verify *v);
 
 #endif

@@ -6,6 +6,8 @@
 struct audit_args {
 	bool json;
 	const char *action, *db;
+	struct audit_anchor anchor;
+	bool anchored;
 };
 
 static int
@@ -22,6 +24,12 @@ parse_args(int argc, char **argv, struct audit_args *a)
 	a->json = o.json;
 	a->action = o.positional[0];
 	a->db = o.positional[1];
+	if (o.n[OPT_ANCHOR]) {
+		if (audit_anchor_parse(o.values[OPT_ANCHOR][0], &a->anchor) < 0)
+			return cli_usage_error("audit", "--anchor wants SEQ:HASH, an entry's sequence"
+					       " and its 64 hex digit hash (as verify prints)");
+		a->anchored = true;
+	}
 	return -1;
 }
 
@@ -59,18 +67,32 @@ unknown_json(const struct audit_verify *v)
 	return list;
 }
 
+/* {"seq", "hash"} of the newest entry, to record as a later anchor; null when empty. */
+static json_t *
+head_json(const struct audit_verify *v)
+{
+	if (v->head_seq <= 0)
+		return json_null();
+	return json_pack("{s:I, s:s}", "seq", (json_int_t)v->head_seq, "hash", v->head_hash);
+}
+
 static int
-print_json(const struct audit_verify *v)
+print_json(const struct audit_args *a, const struct audit_verify *v)
 {
 	bool at_entry = !v->ok && v->first_bad_seq > 0;
-	json_t *out = json_pack("{s:I, s:b, s:o, s:o, s:o, s:I, s:o}",
+	json_t *out = json_pack("{s:I, s:b, s:o, s:o, s:o, s:I, s:o, s:o, s:o}",
 				"entries", (json_int_t)v->entries,
 				"ok", v->ok, "first_bad_seq",
 				at_entry ? json_integer(v->first_bad_seq) : json_null(),
 				"reason", v->ok ? json_null() : json_string(v->reason),
 				"decisions", decisions_json(v),
 				"unrecognised", (json_int_t)v->unrecognised,
-				"unknown_outcomes", unknown_json(v));
+				"unknown_outcomes", unknown_json(v),
+				"head", head_json(v),
+				"anchor", a->anchored ? json_pack("{s:I, s:b}", "seq",
+								  (json_int_t)a->anchor.seq,
+								  "ok", v->anchored)
+						      : json_null());
 	int rc = cli_print_json(out);
 
 	json_decref(out);
@@ -99,8 +121,10 @@ print_unknown(const char *db, const struct audit_verify *v)
 }
 
 static void
-print_text(const char *db, const struct audit_verify *v)
+print_text(const struct audit_args *a, const struct audit_verify *v)
 {
+	const char *db = a->db;
+
 	if (v->ok)
 		printf("audit %s: %lld entries, chain ok\n", db, (long long)v->entries);
 	else if (v->first_bad_seq == 0)
@@ -110,6 +134,11 @@ print_text(const char *db, const struct audit_verify *v)
 		printf("audit %s: chain broken at entry %lld: %s\n", db,
 		       (long long)v->first_bad_seq, v->reason);
 	print_unknown(db, v);
+	if (v->ok && a->anchored)
+		printf("audit %s: anchor %lld matches\n", db, (long long)a->anchor.seq);
+	/* Recorded outside the log, the head is the anchor of a later verify. */
+	if (v->ok && v->head_seq > 0)
+		printf("audit %s: head %lld:%s\n", db, (long long)v->head_seq, v->head_hash);
 }
 
 int
@@ -122,12 +151,12 @@ cmd_audit(int argc, char **argv)
 
 	if (rc >= 0)
 		return rc;
-	if (audit_verify_file(a.db, &v, &err) < 0)
+	if (audit_verify_anchored(a.db, a.anchored ? &a.anchor : NULL, &v, &err) < 0)
 		return cli_audit_fail(a.json, "audit", a.db, false, &err);
 	if (a.json)
-		rc = print_json(&v);
+		rc = print_json(&a, &v);
 	else
-		print_text(a.db, &v);
+		print_text(&a, &v);
 	audit_verify_free(&v);
 	if (rc == EXIT_ERROR)
 		return rc;

@@ -32,7 +32,7 @@ const struct command cli_commands[] = {
 	  "run one session headless; print a payload-free summary" },
 	{ "inspect", cmd_inspect, "CONTAINER", 1, { OPT(JSON), OPT(CONFIG) },
 	  "show the admission report of an existing container" },
-	{ "audit", cmd_audit, "verify DB", 2, { OPT(JSON) },
+	{ "audit", cmd_audit, "verify DB", 2, { OPT(JSON), OPT(ANCHOR) },
 	  "re-check the audit log's hash chain" },
 	{ "reap", cmd_reap, NULL, 0, { OPT(JSON) },
 	  "stop and remove airlock containers whose owner is gone" },

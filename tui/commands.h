@@ -27,7 +27,8 @@
 	_(AUDIT,     "--audit",     "DB")   \
 	_(OTLP,      "--otlp",      "URL")  \
 	_(DEMO,      "--demo",      NULL)   \
-	_(READ_ONLY, "--read-only", NULL)
+	_(READ_ONLY, "--read-only", NULL)   \
+	_(ANCHOR,    "--anchor",    "SEQ:HASH")
 
 enum cli_option {
 	OPT_NONE,		/* ends a row's list of uses */

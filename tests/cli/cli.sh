@@ -91,6 +91,9 @@ check "run --audit in a missing directory: exit 3, path and reason" \
 	_ "$rc" "$work" "$work/err"
 try run --config "$work/good.json" --audit "$work" --json
 check "run --audit DIR --json: a JSON error, 'is a directory'" json_error "audit $work: cannot open database: is a directory"
+try audit verify "$work/absent.db" --anchor 12:abc
+check "audit verify --anchor that is not SEQ:HASH: usage error, says what it wants" \
+	bash -c '[ "$1" = 2 ] && grep -qF -- "--anchor wants SEQ:HASH" "$2"' _ "$rc" "$work/err"
 try audit verify "$work/absent.db"
 check "audit verify of a missing file: exit 3, path and reason" \
 	bash -c '[ "$1" = 3 ] && grep -qF "audit $2/absent.db: cannot open database: No such file or directory" "$3"' \

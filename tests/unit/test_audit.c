@@ -701,6 +701,119 @@ test_tamper_relink(void **state)
 	assert_verify(f->db, false, 6, 3, "chain broken");
 }
 
+static const char *raw_text(sqlite3 *db, const char *sql, char *buf, size_t cap);
+
+/* "SEQ:HASH" of entry seq, as verify prints the head. */
+static void
+anchor_of(const char *path, int64_t seq, struct audit_anchor *out)
+{
+	char sql[96], hash[HASH_HEX_LEN + 1], text[128];
+	sqlite3 *db = raw_open(path);
+
+	snprintf(sql, sizeof sql, "SELECT entry_hash FROM audit_entries WHERE seq = %lld",
+		 (long long)seq);
+	raw_text(db, sql, hash, sizeof hash);
+	sqlite3_close(db);
+	snprintf(text, sizeof text, "%lld:%s", (long long)seq, hash);
+	assert_int_equal(audit_anchor_parse(text, out), 0);
+}
+
+static void
+assert_anchored(const char *path, const struct audit_anchor *an, bool ok, int64_t entries,
+		const char *reason)
+{
+	struct audit_verify v;
+	struct al_err err;
+
+	assert_int_equal(audit_verify_anchored(path, an, &v, &err), 0);
+	assert_int_equal(v.ok, ok);
+	assert_int_equal(v.anchored, ok);
+	assert_int_equal(v.entries, entries);
+	if (!ok) {
+		assert_int_equal(v.first_bad_seq, an->seq);
+		assert_string_equal(v.reason, reason);
+	}
+	audit_verify_free(&v);
+}
+
+/* The head verify reports is the newest entry; an anchor on it catches a cut tail. */
+static void
+test_anchor_cut_tail(void **state)
+{
+	struct fixture *f = *state;
+	struct audit_anchor head, mid;
+	struct audit_verify v;
+	struct al_err err;
+
+	make_log(f->db, "sink_ceiling", 10);
+	assert_int_equal(audit_verify_file(f->db, &v, &err), 0);
+	anchor_of(f->db, 10, &head);
+	assert_int_equal(v.head_seq, 10);
+	assert_string_equal(v.head_hash, head.hash);
+	assert_false(v.anchored);
+	audit_verify_free(&v);
+	anchor_of(f->db, 4, &mid);
+	assert_anchored(f->db, &head, true, 10, NULL);
+	assert_anchored(f->db, &mid, true, 10, NULL);
+	raw_exec(f->db, DROP_TRIGGERS "DELETE FROM audit_entries WHERE seq > 7");
+	assert_verify(f->db, true, 7, 0, NULL);		/* the file alone cannot tell */
+	assert_anchored(f->db, &head, false, 7,
+			"the anchor's entry is missing: the log ends at entry 7 (cut)");
+	assert_anchored(f->db, &mid, true, 7, NULL);	/* what the anchor vouches for is there */
+}
+
+/* The tail replaced by new entries with valid hashes: the anchor's entry is not the same. */
+static void
+test_anchor_rewritten_tail(void **state)
+{
+	struct fixture *f = *state;
+	struct audit_anchor head;
+	struct audit *a;
+	struct al_err err;
+
+	make_log(f->db, "sink_ceiling", 6);
+	anchor_of(f->db, 6, &head);
+	raw_exec(f->db, DROP_TRIGGERS "DELETE FROM audit_entries WHERE seq >= 4");
+	assert_int_equal(audit_open(f->db, &a, &err), 0);
+	append_n(a, "sess-A", "sink_ceiling", 3);
+	audit_close(a);
+	assert_verify(f->db, true, 6, 0, NULL);
+	assert_anchored(f->db, &head, false, 6, "not the anchor's entry: the log was rewritten");
+}
+
+static void
+test_anchor_parse(void **state)
+{
+	static const char hex[] = "4dfb90d53b2f6a967a156469f422c9d4df191805b66df90fcfdea176112e5d22";
+	/* Printed before the hash: a bad sequence, or no colon at all. */
+	static const char *const bad_seq[] = { "", "12", "0:", "-3:", "012:", "1x:", "+4:", " 4:",
+					       "99999999999999999999:" };
+	struct audit_anchor an;
+	char text[160];
+	size_t i;
+
+	(void)state;
+	snprintf(text, sizeof text, "12:%s", hex);
+	assert_int_equal(audit_anchor_parse(text, &an), 0);
+	assert_int_equal(an.seq, 12);
+	assert_string_equal(an.hash, hex);
+	for (i = 0; i < sizeof bad_seq / sizeof bad_seq[0]; i++) {
+		snprintf(text, sizeof text, "%s%s", bad_seq[i], hex);
+		assert_int_equal(audit_anchor_parse(text, &an), -1);
+	}
+	/* A hash that is not 64 lowercase hex digits. */
+	snprintf(text, sizeof text, "12:%sa", hex);
+	assert_int_equal(audit_anchor_parse(text, &an), -1);
+	snprintf(text, sizeof text, "12:%.63s", hex);
+	assert_int_equal(audit_anchor_parse(text, &an), -1);
+	snprintf(text, sizeof text, "12:%.63sG", hex);
+	assert_int_equal(audit_anchor_parse(text, &an), -1);
+	snprintf(text, sizeof text, "12:4DFB%s", hex + 4);
+	assert_int_equal(audit_anchor_parse(text, &an), -1);
+	assert_int_equal(audit_anchor_parse("12:", &an), -1);
+	assert_int_equal(audit_anchor_parse(NULL, &an), -1);
+}
+
 static unsigned char *
 read_file(const char *path, size_t *len)
 {
@@ -1580,6 +1693,9 @@ main(void)
 		T(test_tamper_delete),
 		T(test_tamper_delete_first),
 		T(test_tamper_relink),
+		T(test_anchor_cut_tail),
+		T(test_anchor_rewritten_tail),
+		cmocka_unit_test(test_anchor_parse),
 		T(test_tamper_file_bytes),
 		T(test_tamper_index_page),
 		T(test_crash_durability),
