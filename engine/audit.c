@@ -1285,10 +1285,6 @@ by_session(const void *x, const void *y)
 	return c ? c : (a->seq > b->seq) - (a->seq < b->seq);
 }
 
-/*
- * Walk every row: the count covers the whole file, the report names the
- * first failure. After a gap the walk carries on from the row it found.
- */
 int
 audit_anchor_parse(const char *text, struct audit_anchor *out)
 {
@@ -1334,6 +1330,11 @@ anchor_missing(const struct audit_anchor *anchor, struct audit_verify *out)
 	verify_fail(out, anchor->seq, why);
 }
 
+/*
+ * Walk every row: the count covers the whole file, the report names the
+ * first failure. After a gap the walk carries on from the row it found.
+ * With an anchor, its entry must be there with its hash.
+ */
 static int
 verify_walk(struct hash_ctx *hc, sqlite3_stmt *st, const struct audit_anchor *anchor,
 	    struct audit_verify *out)

@@ -173,11 +173,6 @@ session_entry(struct session *s, struct audit_entry *e, const char *type,
 		gate_read(s->o->gate, &e->revision, &open, NULL, 0);
 }
 
-/*
- * Durable when it returns, together with the session's entries queued
- * before it (record_later): one of those lost ends the session as the
- * entry itself failing would.
- */
 /* The log refused later entries of this session's (counted once). */
 static bool
 lane_refused(struct session *s)
@@ -190,6 +185,11 @@ lane_refused(struct session *s)
 	return true;
 }
 
+/*
+ * Durable when it returns, together with the session's entries queued
+ * before it (record_later): one of those lost ends the session as the
+ * entry itself failing would.
+ */
 static void
 record(struct session *s, const char *type, const char *decision, const char *rule,
        const char *detail)
@@ -225,8 +225,13 @@ record_later(struct session *s, const char *type, const char *decision, const ch
 	struct audit_entry e;
 
 	session_entry(s, &e, type, decision, rule, NULL);
-	if (id_random(entry_id, sizeof entry_id, "", (AUDIT_ENTRY_ID_MAX - 1) / 2) < 0 ||
-	    (e.entry_id = entry_id, audit_append_later(s->o->audit, &s->lane, &e, NULL) < 0)) {
+	if (id_random(entry_id, sizeof entry_id, "", (AUDIT_ENTRY_ID_MAX - 1) / 2) < 0) {
+		s->sum->audit_failures++;
+		session_end(s, SESSION_END_AUDIT_FAILED);
+		return;
+	}
+	e.entry_id = entry_id;
+	if (audit_append_later(s->o->audit, &s->lane, &e, NULL) < 0) {
 		s->sum->audit_failures++;
 		session_end(s, SESSION_END_AUDIT_FAILED);
 		return;
