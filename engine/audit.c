@@ -1086,6 +1086,25 @@ audit_count(struct audit *a, const char *session_id)
 	return n;
 }
 
+int
+audit_head(struct audit *a, int64_t *seq, char hash[HASH_HEX_LEN + 1])
+{
+	int rc;
+
+	*seq = 0;
+	hash[0] = '\0';
+	if (!a)
+		return -1;
+	pthread_mutex_lock(&a->db_lock);
+	rc = read_last(a, seq, hash);
+	pthread_mutex_unlock(&a->db_lock);
+	if (rc < 0 || *seq == 0) {
+		*seq = 0;
+		hash[0] = '\0';
+	}
+	return rc;
+}
+
 /*
  * Verification. A stored value is rendered by its storage class, so a
  * field whose type was changed no longer hashes like the original; a

@@ -168,6 +168,13 @@ int audit_lane_settle(struct audit *a, struct audit_lane *l, struct al_err *err)
 int64_t audit_count(struct audit *a, const char *session_id);
 
 /*
+ * The log's head now: sequence and entry hash of its newest entry (0 and
+ * "" when empty), as `airlock audit verify` prints it. Recorded outside
+ * the log, it anchors a later verify. -1 when it cannot be read.
+ */
+int audit_head(struct audit *a, int64_t *seq, char hash[HASH_HEX_LEN + 1]);
+
+/*
  * A call whose dispatch is in the log and whose terminal entry is not. The
  * names are as stored, bounded, with control bytes shown as '?'.
  */

@@ -92,6 +92,8 @@ struct app {
 	struct audit_row audit_rows[APP_AUDIT_MAX];
 	size_t n_audit;
 	int64_t audit_seq;
+	char tail_error[APP_TEXT_MAX];	/* why the tail cannot be read; "" while it can */
+	char audit_path[4096];		/* the log, when it outlives the console; else "" */
 	char marks[UI_MARKS_MAX][SNAP_ID_MAX];
 	size_t n_marks;
 

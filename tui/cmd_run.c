@@ -99,19 +99,43 @@ report_otlp(const struct otlp *otlp, json_t *summary)
 			sent + failed);
 }
 
+/* The log's head after the session: recorded elsewhere, it anchors a later verify. */
+static void
+report_head(struct audit *audit, json_t *summary)
+{
+	char hash[HASH_HEX_LEN + 1];
+	int64_t seq;
+
+	if (audit_head(audit, &seq, hash) < 0) {
+		fprintf(stderr, "airlock run: the audit log's head cannot be read\n");
+		if (summary)
+			json_object_set_new(summary, "audit_head", json_null());
+		return;
+	}
+	if (summary)
+		json_object_set_new(summary, "audit_head",
+				    seq > 0 ? json_pack("{s:I, s:s}", "seq", (json_int_t)seq,
+							"hash", hash) : json_null());
+	else if (seq > 0)
+		printf("  audit       head %lld:%s\n", (long long)seq, hash);
+}
+
 static void
 print_summary(const struct cli_opts *o, const struct session_summary *sum,
-	      const struct otlp *otlp)
+	      struct audit *audit, const struct otlp *otlp)
 {
 	json_t *j;
 
 	if (!o->json) {
 		print_text(sum);
+		report_head(audit, NULL);
 		if (otlp)
 			report_otlp(otlp, NULL);
 		return;
 	}
 	j = session_summary_json(sum);
+	if (j)
+		report_head(audit, j);
 	if (j && otlp)
 		report_otlp(otlp, j);
 	cli_print_json(j);
@@ -139,7 +163,7 @@ cmd_run(int argc, char **argv)
 	rc = session_run(&(struct session_options){ .config = &c, .audit = audit, .otlp = otlp,
 						    .docker_host = getenv("DOCKER_HOST"),
 						    .stop = &stop_requested }, &sum);
-	print_summary(&o, &sum, otlp);
+	print_summary(&o, &sum, audit, otlp);
 	otlp_close(otlp);
 	audit_close(audit);
 	config_free(&c);

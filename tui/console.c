@@ -155,6 +155,24 @@ drain_events(struct app *a)
 	return flags;
 }
 
+/*
+ * The audit view cannot show the log: said once as an alert, and in the
+ * view for as long as it lasts. The log itself may still be written (its
+ * own refusals are the header's and an alert of their own).
+ */
+static void
+tail_failed(struct app *a, const char *why)
+{
+	char text[APP_TEXT_MAX];
+
+	if (!a->tail_error[0]) {
+		snprintf(text, sizeof text, "audit view: the log cannot be read (%.100s): not following it",
+			 why);
+		app_alert(a, text);
+	}
+	snprintf(a->tail_error, sizeof a->tail_error, "%.100s", why);
+}
+
 static void
 audit_follow(struct app *a)
 {
@@ -163,7 +181,12 @@ audit_follow(struct app *a)
 
 	if (!a->tail)
 		return;
-	if (audit_tail_read(a->tail, a->audit_seq, NULL, rows, 64, &n) < 0 || n == 0)
+	if (audit_tail_read(a->tail, a->audit_seq, NULL, rows, 64, &n) < 0) {
+		tail_failed(a, audit_tail_error(a->tail));
+		return;
+	}
+	a->tail_error[0] = '\0';
+	if (n == 0)
 		return;
 	keep = APP_AUDIT_MAX - n;
 	if (a->n_audit > keep) {
@@ -221,6 +244,7 @@ app_model(struct app *a, struct ui_model *m)
 		.n_events = a->hist_n,
 		.audit = a->audit_rows,
 		.n_audit = a->n_audit,
+		.audit_error = a->tail_error[0] ? a->tail_error : NULL,
 		.host = &a->host,
 		.marks = (const char (*)[SNAP_ID_MAX])a->marks,
 		.n_marks = a->n_marks,
@@ -272,14 +296,24 @@ open_audit(struct app *a, const struct console_opts *o)
 		cli_audit_fail(false, "console", p, true, &err);
 		return -1;
 	}
-	if (audit_tail_open(p, &a->tail, &err) < 0)
-		a->tail = NULL;		/* the audit view stays empty; the log still works */
-	a->audit_seq = a->tail ? audit_tail_max_seq(a->tail) : 0;
+	/* The demo's private log goes with it: only a log that stays has a head to record. */
+	if (p != (a->demo ? demo_audit_path(a->demo) : NULL))
+		snprintf(a->audit_path, sizeof a->audit_path, "%s", p);
+	if (audit_tail_open(p, &a->tail, &err) < 0) {
+		a->tail = NULL;		/* the log still works; the view says it cannot show it */
+		tail_failed(a, err.msg);
+		return 0;
+	}
+	a->audit_seq = audit_tail_max_seq(a->tail);
 	/* What a crashed engine left without an outcome is shown first. */
-	if (a->tail && a->audit_seq > 0 &&
-	    audit_tail_unknown(a->tail, a->audit_seq, a->audit_rows, APP_AUDIT_MAX / 4,
-			       &a->n_audit) < 0)
+	if (a->audit_seq < 0 ||
+	    (a->audit_seq > 0 &&
+	     audit_tail_unknown(a->tail, a->audit_seq, a->audit_rows, APP_AUDIT_MAX / 4,
+				&a->n_audit) < 0)) {
 		a->n_audit = 0;
+		a->audit_seq = a->audit_seq < 0 ? 0 : a->audit_seq;
+		tail_failed(a, audit_tail_error(a->tail));
+	}
 	return 0;
 }
 
@@ -386,6 +420,25 @@ left_text(int left, char *buf, size_t cap)
 	else
 		snprintf(buf, cap, "%d containers left", left);
 	return buf;
+}
+
+/*
+ * The head of a log that outlives the console, once every session has
+ * ended: recorded elsewhere, it anchors a later `airlock audit verify`.
+ */
+static void
+report_head(struct app *a, char *buf, size_t cap)
+{
+	char hash[HASH_HEX_LEN + 1];
+	int64_t seq;
+
+	buf[0] = '\0';
+	if (!a->audit_path[0])
+		return;
+	if (audit_head(a->audit, &seq, hash) < 0)
+		snprintf(buf, cap, "audit %s: its head cannot be read", a->audit_path);
+	else if (seq > 0)
+		snprintf(buf, cap, "audit %s: head %lld:%s", a->audit_path, (long long)seq, hash);
 }
 
 /* Stop everything; the containers left must be none. Returns that count. */
@@ -499,7 +552,7 @@ int
 cmd_console(int argc, char **argv)
 {
 	struct console_opts o;
-	char exe[PATH_MAX], text[80];
+	char exe[PATH_MAX], text[80], head[sizeof ((struct app *)0)->audit_path + 128];
 	struct app *a;
 	size_t live;
 	uint64_t refused;
@@ -536,9 +589,12 @@ cmd_console(int argc, char **argv)
 	refused = supervisor_audit_failures(a->sup);
 	display_stopped(a, live, left);
 	display_close(a);
+	report_head(a, head, sizeof head);
 	left = app_shutdown(a);
 	fprintf(stderr, "airlock console: stopped %zu live sessions; %s\n", live,
 		left_text(left, text, sizeof text));
+	if (head[0])
+		fprintf(stderr, "airlock console: %s\n", head);
 	if (refused)
 		fprintf(stderr, "airlock console: the audit log refused %llu writes: it is incomplete"
 			" (airlock audit verify)\n", (unsigned long long)refused);

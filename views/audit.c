@@ -190,9 +190,11 @@ audit_draw_title(WINDOW *w, const struct ui_model *m, const struct view_state *v
 	else
 		snprintf(buf, sizeof buf, "%zu entr%s", l->n, l->n == 1 ? "y" : "ies");
 	x = draw_title_tag(w, 0, x, end, m, UI_COLOR_TITLE, buf);
-	if (l->n)
+	if (l->n && !m->audit_error)
 		x = draw_title_tag(w, 0, x, end, m, follow ? UI_COLOR_TITLE : UI_COLOR_PENDING,
 				   follow ? "following" : "scrolled back");
+	if (m->audit_error)
+		x = draw_title_tag(w, 0, x, end, m, UI_COLOR_ALERT, "not following: the log cannot be read");
 	if (unknown_count(m)) {
 		snprintf(buf, sizeof buf, "%zu unknown outcome%s (no terminal entry)",
 			 unknown_count(m), unknown_count(m) == 1 ? "" : "s");
@@ -208,10 +210,12 @@ static void
 audit_draw_empty(WINDOW *w, const struct ui_model *m, const struct view_state *vs,
 		 const struct audit_list *l)
 {
-	char buf[UI_FILTER_MAX + 64];
+	char buf[UI_FILTER_MAX + 160];
 
 	if (l->failed)
 		snprintf(buf, sizeof buf, "out of memory: the audit tail cannot be listed");
+	else if (m->audit_error && !(m->audit && m->n_audit > 0))
+		snprintf(buf, sizeof buf, "the audit log cannot be read: %.100s", m->audit_error);
 	else if (m->audit && m->n_audit > 0)
 		snprintf(buf, sizeof buf, "no entry matches \"%s\"", vs->filter);
 	else

@@ -42,6 +42,7 @@ struct ui_model {
 	size_t n_events;
 	const struct audit_row *audit;		/* the audit tail, oldest first */
 	size_t n_audit;
+	const char *audit_error;		/* the tail cannot be read: why; or NULL */
 	const struct host_snapshot *host;
 	const char (*marks)[SNAP_ID_MAX];	/* marked session ids */
 	size_t n_marks;

@@ -116,6 +116,19 @@ check "normal: dispatch entry precedes the terminal entry" \
 	audit_has normal "type='dispatch' and tool='store'"
 check "normal: class after the call is confidential" is normal session_class confidential
 common_end normal
+# The log's head after the session, for the operator to record: the newest
+# entry, and an anchor a later verify accepts; in the text summary too.
+newest() { sqlite3 "$1" "select seq || ':' || entry_hash from audit_entries order by seq desc limit 1"; }
+json_head=$(python3 -c 'import json,sys; h=json.load(open(sys.argv[1]))["audit_head"]; print("%d:%s" % (h["seq"], h["hash"]))' \
+	"$work/normal/summary.json")
+check "normal: the summary's audit_head is the log's newest entry ($json_head)" \
+	bash -c '[ -n "$1" ] && [ "$1" = "$2" ]' _ "$json_head" "$(newest "$work/normal/audit.db")"
+check "normal: that head anchors a later verify" "$airlock" audit verify --anchor "${json_head:-0:none}" "$work/normal/audit.db"
+"$airlock" run --config "$work/normal/config.json" --audit "$work/normal/text.db" \
+	>"$work/normal/text.out" 2>/dev/null </dev/null
+text_head=$(sed -n 's/^  audit       head \([0-9]*:[0-9a-f]\{64\}\)$/\1/p' "$work/normal/text.out")
+check "normal, text summary: it prints the head of its log ($text_head)" \
+	bash -c '[ -n "$1" ] && [ "$1" = "$2" ]' _ "$text_head" "$(newest "$work/normal/text.db")"
 
 # --- mutation: raise the public tool's sink ceiling: the observer must see it ---
 config mutant normal echo confidential

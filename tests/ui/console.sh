@@ -288,6 +288,13 @@ check "quit asks while sessions are live" wait_for "stop them all and quit?" 5
 keys y
 check "quit: the console exits 0" wait_for "exit status 0" 60
 check "quit: 0 containers left" test "$(containers_of_console)" = 0
+# The log's head, printed at quit (joined: the line is wider than the pane).
+printed_head() { tm capture-pane -p -J -t ui | sed -n "s|^airlock console: audit $1: head \([0-9]*:[0-9a-f]\{64\}\)[[:space:]]*\$|\1|p" | tail -n 1; }
+head_main=$(printed_head "$work/main.db")
+check "quit: the console prints the log's head" test -n "$head_main"
+check "quit: it is the head audit verify reads ($head_main)" \
+	bash -c "'$airlock' audit verify '$work/main.db' | grep -qx 'audit $work/main.db: head ${head_main:-none}'"
+check "quit: it anchors a later verify" "$airlock" audit verify --anchor "${head_main:-0:none}" "$work/main.db"
 
 # ---- read-only ----
 
@@ -361,6 +368,22 @@ check "bare airlock: the console opens, empty" wait_for "no sessions yet" 20
 keys q
 check "bare airlock: q quits at once with no live session" wait_for "exit status 0" 10
 check "bare airlock: the audit log went to the state directory" test -s "$work/home/.local/state/airlock/audit.db"
+
+# ---- the audit view cannot read the log: it says so, and does not look empty ----
+# The table dropped under an idle console: every read of the tail fails.
+console tailgone
+check "tail gone: the console opens" wait_for "no sessions yet" 20
+keys 4
+check "tail gone: the audit view is empty while the log reads" wait_for "no audit entries yet" 5
+sqlite3 "$work/tailgone.db" "DROP TABLE audit_entries"
+check "tail gone: an alert says the view cannot read the log" \
+	wait_for "! audit view: the log cannot be read (audit tail: cannot read entries): not following it" 10
+check "tail gone: the view says why it shows nothing" \
+	wait_for "the audit log cannot be read: audit tail: cannot read entries" 5
+check "tail gone: its title says it is not following" wait_for "not following: the log cannot be read" 5
+keys q
+check "tail gone: quitting says the log's head cannot be read" \
+	wait_for "airlock console: audit $work/tailgone.db: its head cannot be read" 10
 
 # ---- the built-in demo ----
 

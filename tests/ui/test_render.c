@@ -770,6 +770,22 @@ prep_audit_scrolled(struct fixture *f, struct view_state *vs)
 	vs->selected = 3;
 }
 
+/* The tail could not be read: the rows drawn before stay, marked as not followed. */
+static void
+prep_audit_unreadable(struct fixture *f, struct view_state *vs)
+{
+	(void)vs;
+	f->m.audit_error = "audit tail: cannot read entries";
+}
+
+/* ... and with nothing read yet, the view says why it is empty. */
+static void
+prep_audit_unreadable_empty(struct fixture *f, struct view_state *vs)
+{
+	prep_audit_unreadable(f, vs);
+	f->m.n_audit = 0;
+}
+
 static void
 prep_host_running(struct fixture *f, struct view_state *vs)
 {
@@ -825,6 +841,8 @@ static const struct render_case cases[] = {
 	{ "audit-filter-denied-100x12", VIEW_AUDIT, 12, 100, prep_audit_filter },
 	{ "audit-40x12", VIEW_AUDIT, 12, 40, prep_none },
 	{ "audit-empty-80x6", VIEW_AUDIT, 6, 80, prep_empty },
+	{ "audit-unreadable-100x8", VIEW_AUDIT, 8, 100, prep_audit_unreadable },
+	{ "audit-unreadable-empty-100x6", VIEW_AUDIT, 6, 100, prep_audit_unreadable_empty },
 	{ "host-100x30", VIEW_HOST, 30, 100, prep_select_2 },
 	{ "host-80x24", VIEW_HOST, 24, 80, prep_none },
 	{ "host-running-80x24", VIEW_HOST, 24, 80, prep_host_running },

@@ -762,6 +762,41 @@ test_anchor_cut_tail(void **state)
 	assert_anchored(f->db, &mid, true, 7, NULL);	/* what the anchor vouches for is there */
 }
 
+/*
+ * The writer's head: nothing for an empty log; then the newest entry, the
+ * one verify names; and a row another writer appended shows at once.
+ */
+static void
+test_writer_head(void **state)
+{
+	struct fixture *f = *state;
+	char hash[HASH_HEX_LEN + 1];
+	struct audit_anchor newest;
+	struct audit *a;
+	struct al_err err;
+	int64_t seq;
+
+	assert_int_equal(audit_open(f->db, &a, &err), 0);
+	assert_int_equal(audit_head(a, &seq, hash), 0);
+	assert_int_equal(seq, 0);
+	assert_string_equal(hash, "");
+	append_n(a, "sess-A", "sink_ceiling", 5);
+	assert_int_equal(audit_head(a, &seq, hash), 0);
+	anchor_of(f->db, 5, &newest);
+	assert_int_equal(seq, 5);
+	assert_string_equal(hash, newest.hash);
+	make_log(f->db, "sink_ceiling", 2);	/* a second writer on the file */
+	assert_int_equal(audit_head(a, &seq, hash), 0);
+	anchor_of(f->db, 7, &newest);
+	assert_int_equal(seq, 7);
+	assert_string_equal(hash, newest.hash);
+	raw_exec(f->db, "DROP TABLE audit_entries");
+	assert_int_equal(audit_head(a, &seq, hash), -1);
+	assert_int_equal(seq, 0);
+	assert_string_equal(hash, "");
+	audit_close(a);
+}
+
 /* The tail replaced by new entries with valid hashes: the anchor's entry is not the same. */
 static void
 test_anchor_rewritten_tail(void **state)
@@ -1695,6 +1730,7 @@ main(void)
 		T(test_tamper_relink),
 		T(test_anchor_cut_tail),
 		T(test_anchor_rewritten_tail),
+		T(test_writer_head),
 		cmocka_unit_test(test_anchor_parse),
 		T(test_tamper_file_bytes),
 		T(test_tamper_index_page),
