@@ -381,6 +381,12 @@ check "tail gone: an alert says the view cannot read the log" \
 check "tail gone: the view says why it shows nothing" \
 	wait_for "the audit log cannot be read: audit tail: cannot read entries" 5
 check "tail gone: its title says it is not following" wait_for "not following: the log cannot be read" 5
+# The table back (empty, as created): the view reads and follows again.
+sqlite3 "$work/tailgone.db" "$(sqlite3 "$work/main.db" .schema)"
+check "tail back: the view follows again" wait_for "no audit entries yet" 10
+check "tail back: its title no longer says it is not following" wait_gone "not following: the log cannot be read" 5
+sqlite3 "$work/tailgone.db" "DROP TABLE audit_entries"
+check "tail gone again: the view says so again" wait_for "the audit log cannot be read" 10
 keys q
 check "tail gone: quitting says the log's head cannot be read" \
 	wait_for "airlock console: audit $work/tailgone.db: its head cannot be read" 10
