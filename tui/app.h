@@ -28,6 +28,7 @@ struct notifier;
 #define APP_AUDIT_MAX	400	/* audit tail rows kept */
 #define APP_ALERTS_MAX	32	/* alerts waiting to be dismissed */
 #define APP_TEXT_MAX	192
+#define APP_PATH_MAX	4096	/* the audit log's path, kept for the quit message */
 #define APP_INPUT_MAX	256
 #define APP_DRAW_MS	250	/* engine updates: at most four frames a second */
 #define APP_KEY_DRAW_MS	50	/* the answer to a key: at once, at most 20 a second */
@@ -93,7 +94,7 @@ struct app {
 	size_t n_audit;
 	int64_t audit_seq;
 	char tail_error[APP_TEXT_MAX];	/* why the tail cannot be read; "" while it can */
-	char audit_path[4096];		/* the log, when it outlives the console; else "" */
+	char audit_path[APP_PATH_MAX];	/* the log, when it outlives the console; else "" */
 	char marks[UI_MARKS_MAX][SNAP_ID_MAX];
 	size_t n_marks;
 

@@ -297,7 +297,7 @@ open_audit(struct app *a, const struct console_opts *o)
 		return -1;
 	}
 	/* The demo's private log goes with it: only a log that stays has a head to record. */
-	if (p != (a->demo ? demo_audit_path(a->demo) : NULL))
+	if (o->audit || !a->demo)
 		snprintf(a->audit_path, sizeof a->audit_path, "%s", p);
 	if (audit_tail_open(p, &a->tail, &err) < 0) {
 		a->tail = NULL;		/* the log still works; the view says it cannot show it */
@@ -552,7 +552,7 @@ int
 cmd_console(int argc, char **argv)
 {
 	struct console_opts o;
-	char exe[PATH_MAX], text[80], head[sizeof ((struct app *)0)->audit_path + 128];
+	char exe[PATH_MAX], text[80], head[APP_PATH_MAX + 128];
 	struct app *a;
 	size_t live;
 	uint64_t refused;
