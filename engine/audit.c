@@ -668,8 +668,24 @@ head_committed(struct audit *a, int64_t seq, const char prev[HASH_HEX_LEN + 1])
 }
 
 /*
+ * The log's path no longer names the file this connection writes: it was
+ * deleted (or moved) while open. What is committed there is gone when the
+ * engine closes it, or lives on under a name nobody reads; so it fails.
+ */
+static bool
+file_moved(sqlite3 *db)
+{
+	int moved = 0;
+
+	return sqlite3_file_control(db, "main", SQLITE_FCNTL_HAS_MOVED, &moved) != SQLITE_OK ||
+	       moved;
+}
+
+/*
  * One transaction, one fsync at COMMIT (synchronous=FULL). If it does not
- * commit, nothing of it is in the file, so every entry of it fails.
+ * commit, nothing of it is in the file, so every entry of it fails; so
+ * does a commit into a file no longer at the log's path (checked after
+ * it, so that a deletion before the entries are durable is seen).
  */
 static void
 commit_batch(struct audit *a, struct audit_req *batch)
@@ -684,6 +700,8 @@ commit_batch(struct audit *a, struct audit_req *batch)
 		rc = insert_batch(a, batch, &seq, prev);
 		if (rc == 0)
 			rc = step_done(a->commit);
+		if (rc == 0 && file_moved(a->db))
+			rc = -1;
 		if (rc == 0)
 			head_committed(a, seq, prev);
 		if (rc < 0 && !sqlite3_get_autocommit(a->db))
@@ -1096,7 +1114,7 @@ audit_head(struct audit *a, int64_t *seq, char hash[HASH_HEX_LEN + 1])
 	if (!a)
 		return -1;
 	pthread_mutex_lock(&a->db_lock);
-	rc = read_last(a, seq, hash);
+	rc = file_moved(a->db) ? -1 : read_last(a, seq, hash);
 	pthread_mutex_unlock(&a->db_lock);
 	if (rc < 0 || *seq == 0) {
 		*seq = 0;

@@ -194,4 +194,43 @@ fsink=$([ -f "$work/fsize.sink" ] && wc -l <"$work/fsize.sink" || echo 0)
 check "file-size limit: every call the upstream saw was dispatched first ($fsink <= $dispatched)" \
 	test "$fsink" -ge 1 -a "$fsink" -le "$dispatched"
 
+# ---- the log deleted under the running engine: refused, never written into the void ----
+# A log unlinked while open takes every later entry with it when it is
+# closed: the engine must not count such a commit as durable. The next
+# dispatch fails, the session ends audit_failed in order, and at most the
+# call already dispatched (durable in the log while it had its name)
+# reaches the upstream after the deletion.
+python3 - "$work" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1] + "/fsize.json"))
+argv = c["upstreams"]["vault"]["argv"]
+argv[argv.index(sys.argv[1] + "/fsize.sink")] = sys.argv[1] + "/gone.sink"
+json.dump(c, open(sys.argv[1] + "/gone.json", "w"))
+PY
+gone_lines() { [ -f "$work/gone.sink" ] && wc -l <"$work/gone.sink" || echo 0; }
+some_calls() { [ "$(gone_lines)" -ge 3 ]; }
+"$airlock" run --config "$work/gone.json" --audit "$work/gone.db" --json \
+	>"$work/gone.summary" 2>"$work/gone.stderr" </dev/null &
+gone_pid=$!
+helpers+=("$gone_pid")
+check "deleted log: the session's calls reach the upstream" wait_for 300 some_calls
+rm -f "$work/gone.db"
+after=$(gone_lines)
+wait "$gone_pid"
+rc=$?
+end=$(gone_lines)
+check "deleted log: the engine ends the session itself (exit 1: $rc)" test "$rc" = 1
+check "deleted log: the summary says audit_failed, with refused writes, and no head" \
+	python3 - "$work/gone.summary" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+sys.exit(0 if s["ended"] == "audit_failed" and s["audit_failures"] >= 1
+         and s["audit_head"] is None and not s["container_left"] else 1)
+PY
+check "deleted log: stderr says the head cannot be read" grep -qF "the audit log's head cannot be read" "$work/gone.stderr"
+check "deleted log: at most the call in flight reached the upstream after it ($end <= $after + 1)" \
+	test "$end" -le $((after + 1))
+gsid=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["session"])' "$work/gone.summary" 2>/dev/null)
+check "deleted log: its container is gone, with no reap" session_gone "$gsid"
+
 summary

@@ -797,6 +797,40 @@ test_writer_head(void **state)
 	audit_close(a);
 }
 
+/*
+ * The log deleted under an open writer: its next commits fail (they would
+ * land in a file that is gone once closed), and it has no head to give.
+ * Renamed, the same: the path names no file of this log.
+ */
+static void
+test_log_deleted_while_open(void **state)
+{
+	struct fixture *f = *state;
+	struct audit_entry e = sample_entry("sess-A", "sink_ceiling");
+	char hash[HASH_HEX_LEN + 1], moved[600];
+	struct audit *a;
+	struct al_err err;
+	int64_t seq;
+
+	assert_int_equal(audit_open(f->db, &a, &err), 0);
+	append_n(a, "sess-A", "sink_ceiling", 3);
+	assert_int_equal(unlink(f->db), 0);
+	assert_int_equal(audit_append(a, &e, NULL, NULL, &err), -1);
+	assert_string_equal(err.msg, "audit: cannot append entry");
+	assert_int_equal(audit_append(a, &e, NULL, NULL, &err), -1);
+	assert_int_equal(audit_head(a, &seq, hash), -1);
+	audit_close(a);
+
+	make_log(f->db, "sink_ceiling", 2);
+	assert_int_equal(audit_open(f->db, &a, &err), 0);
+	append_n(a, "sess-A", "sink_ceiling", 1);
+	snprintf(moved, sizeof moved, "%s.moved", f->db);
+	assert_int_equal(rename(f->db, moved), 0);
+	assert_int_equal(audit_append(a, &e, NULL, NULL, &err), -1);
+	audit_close(a);
+	unlink(moved);
+}
+
 /* The tail replaced by new entries with valid hashes: the anchor's entry is not the same. */
 static void
 test_anchor_rewritten_tail(void **state)
@@ -1731,6 +1765,7 @@ main(void)
 		T(test_anchor_cut_tail),
 		T(test_anchor_rewritten_tail),
 		T(test_writer_head),
+		T(test_log_deleted_while_open),
 		cmocka_unit_test(test_anchor_parse),
 		T(test_tamper_file_bytes),
 		T(test_tamper_index_page),
