@@ -238,26 +238,33 @@ mcp_spawn_prepare(struct mcp_spawn *sp, const struct mcp_server_config *cfg)
  * 0: the server runs; -1: it failed before exec or did not get there in time.
  */
 static int
-mcp_spawn_status(int fd, long long deadline)
+mcp_spawn_status(int fd, long long deadline, int *why)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 	long long left;
-	int e, rc;
+	int e = 0, rc;
 	ssize_t n;
 
 	for (;;) {
 		left = deadline - clock_mono_ms();
-		if (left <= 0)
+		if (left <= 0) {
+			*why = ETIMEDOUT;
 			return -1;
+		}
 		rc = poll(&p, 1, left > MCP_POLL_MAX_MS ? MCP_POLL_MAX_MS : (int)left);
-		if (rc < 0 && errno != EINTR)
+		if (rc < 0 && errno != EINTR) {
+			*why = errno;
 			return -1;
+		}
 		if (rc <= 0)
 			continue;
 		n = read(fd, &e, sizeof e);
 		if (n < 0 && errno == EINTR)
 			continue;
-		return n == 0 ? 0 : -1;
+		if (n == 0)
+			return 0;
+		*why = n == sizeof e ? e : errno;
+		return -1;
 	}
 }
 
@@ -267,19 +274,23 @@ mcp_spawn(struct mcp_client *c, const struct mcp_server_config *cfg, struct al_e
 	struct mcp_spawn sp = {
 		.in = { -1, -1 }, .out = { -1, -1 }, .err = { -1, -1 }, .status = { -1, -1 },
 	};
-	int rc = -1;
+	int rc = -1, why = 0;
 
-	if (mcp_spawn_prepare(&sp, cfg) < 0)
+	if (mcp_spawn_prepare(&sp, cfg) < 0) {
+		why = errno;
 		goto out;
+	}
 	c->pid = fork();
 	if (c->pid == 0)
 		mcp_child(&sp);
-	if (c->pid < 0)
+	if (c->pid < 0) {
+		why = errno;
 		goto out;
+	}
 	/* Also here, so the group exists whichever side runs first. */
 	setpgid(c->pid, c->pid);
 	mcp_close_fd(&sp.status[1]);
-	if (mcp_spawn_status(sp.status[0], clock_mono_ms() + c->init_ms) < 0)
+	if (mcp_spawn_status(sp.status[0], clock_mono_ms() + c->init_ms, &why) < 0)
 		goto out;
 	c->in_fd = sp.in[1];
 	c->out_fd = sp.out[0];
@@ -289,7 +300,8 @@ mcp_spawn(struct mcp_client *c, const struct mcp_server_config *cfg, struct al_e
 out:
 	mcp_spawn_close(&sp);
 	if (rc < 0)
-		al_fail(err, "upstream %s: cannot start", c->name);
+		al_fail(err, "upstream %s: cannot start%s%s", c->name, why ? ": " : "",
+			why ? strerror(why) : "");
 	return rc;
 }
 

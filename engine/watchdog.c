@@ -78,7 +78,7 @@ exec_watchdog(const char *exe, const char *sock, const char *id, int fd, int rep
  * on another (closed by a successful exec). Returns the pid or -1.
  */
 static pid_t
-spawn_watchdog(const char *exe, const char *sock, const char *id, int fd)
+spawn_watchdog(const char *exe, const char *sock, const char *id, int fd, int *why)
 {
 	static char mutant_env[64];
 	char *envp[2] = { NULL, NULL };	/* the watchdog inherits no environment */
@@ -94,14 +94,20 @@ spawn_watchdog(const char *exe, const char *sock, const char *id, int fd)
 	(void)mutant_env;
 #endif
 
-	if (pipe2(pids, O_CLOEXEC) < 0)
+	*why = 0;
+	if (pipe2(pids, O_CLOEXEC) < 0) {
+		*why = errno;
 		return -1;
+	}
 	if (pipe2(errs, O_CLOEXEC) < 0) {
+		*why = errno;
 		close(pids[0]);
 		close(pids[1]);
 		return -1;
 	}
 	mid = fork();
+	if (mid < 0)
+		*why = errno;
 	if (mid == 0) {
 		pid_t gc = fork();
 
@@ -114,9 +120,12 @@ spawn_watchdog(const char *exe, const char *sock, const char *id, int fd)
 	close(pids[1]);
 	close(errs[1]);
 	if (mid < 0 || waitpid(mid, &status, 0) != mid ||
-	    read(pids[0], &pid, sizeof pid) != sizeof pid ||
-	    read(errs[0], &e, sizeof e) == sizeof e)
+	    read(pids[0], &pid, sizeof pid) != sizeof pid)
 		pid = -1;
+	else if (read(errs[0], &e, sizeof e) == sizeof e) {
+		*why = e;	/* the exec's own failure */
+		pid = -1;
+	}
 	close(pids[0]);
 	close(errs[0]);
 	return pid;
@@ -280,7 +289,10 @@ lease_new(lease_fail_fn on_fail, void *ctx)
 	l->on_fail = on_fail;
 	l->ctx = ctx;
 	if (pipe2(l->wake, O_CLOEXEC) < 0) {
+		int e = errno;	/* the caller reports it */
+
 		lease_free(l);
+		errno = e;
 		return NULL;
 	}
 	return l;
@@ -321,14 +333,15 @@ lease_spawn(const char *exe, const char *socket_path, const char *container_id,
 {
 	struct lease *l = lease_new(on_fail, ctx);
 	char prog[PATH_MAX];
-	int sv[2];
+	int sv[2], why;
 	pid_t pid;
 
 	*out = NULL;
 	if (!l || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
+		why = errno;	/* lease_new's or socketpair's */
 		if (l)
 			lease_free(l);
-		return al_fail(err, "watchdog: cannot create the lease socket");
+		return al_fail(err, "watchdog: cannot create the lease socket: %s", strerror(why));
 	}
 	l->fd = sv[0];
 	if (watchdog_program(exe, prog, sizeof prog) < 0) {
@@ -336,11 +349,12 @@ lease_spawn(const char *exe, const char *socket_path, const char *container_id,
 		lease_free(l);
 		return al_fail(err, "watchdog: program %s not found", WATCHDOG_PROGRAM);
 	}
-	pid = spawn_watchdog(prog, socket_path, container_id, sv[1]);
+	pid = spawn_watchdog(prog, socket_path, container_id, sv[1], &why);
 	close(sv[1]);
 	if (pid < 0) {
 		lease_free(l);
-		return al_fail(err, "watchdog: cannot start %s", WATCHDOG_PROGRAM);
+		return al_fail(err, "watchdog: cannot start %s%s%s", WATCHDOG_PROGRAM,
+			       why ? ": " : "", why ? strerror(why) : "");
 	}
 	l->st.watchdog_pid = (long)pid;
 	if (pthread_create(&l->thread, NULL, pulse_main, l) != 0) {

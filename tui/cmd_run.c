@@ -39,9 +39,9 @@ print_text(const struct session_summary *s)
 {
 	const struct gateway_counters *n = &s->counters;
 
+	/* Why, for the operator (the agent got only the fixed session_end_message). */
 	printf("session %s: %s%s%s\n", s->session_id, session_end_id(s->end),
-	       session_end_normal(s->end) ? "" : ": ",
-	       session_end_normal(s->end) ? "" : session_end_message(s->end));
+	       s->reason[0] ? ": " : "", s->reason);
 	printf("  admission   first %s, second %s%s%s\n", s->admission_first,
 	       s->admission_second, s->refused_check[0] ? ", refused by " : "", s->refused_check);
 	printf("  calls       %llu (allowed %llu, denied %llu, egress denied %llu)\n",

@@ -233,4 +233,25 @@ check "deleted log: at most the call in flight reached the upstream after it ($e
 gsid=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["session"])' "$work/gone.summary" 2>/dev/null)
 check "deleted log: its container is gone, with no reap" session_gone "$gsid"
 
+# ---- out of file descriptors: each step that cannot get one fails closed ----
+# Under ever larger `ulimit -n` the session gets further (preflight, create,
+# the watchdog, the upstream) and fails at a different step each time. Every
+# run must end the session itself (exit 1, never a signal), say why in its
+# summary, and leave no container; where the step is airlock's own, the
+# reason names the errno.
+emfile=0
+for n in 8 10 12 14 16 18 20 22 24; do
+	# Only stdin, stdout and stderr: an inherited descriptor would count against the limit.
+	(for fd in /proc/$BASHPID/fd/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done
+	 ulimit -n "$n" && exec "$airlock" run --config "$work/gone.json" --audit "$work/fd-$n.db" --json \
+		>"$work/fd-$n.summary" 2>/dev/null </dev/null)
+	rc=$?
+	fsid=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["session"])' "$work/fd-$n.summary" 2>/dev/null)
+	reason=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["reason"] or "")' "$work/fd-$n.summary" 2>/dev/null)
+	check "ulimit -n $n: exit 1 with a reason ($rc: $reason)" test "$rc" = 1 -a -n "$reason"
+	check "ulimit -n $n: no container left, with no reap" session_gone "$fsid"
+	case $reason in *"Too many open files"*) emfile=$((emfile + 1)) ;; esac
+done
+check "out of descriptors: some reasons name the errno ($emfile of 9)" test "$emfile" -ge 1
+
 summary

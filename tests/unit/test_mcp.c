@@ -463,7 +463,7 @@ test_bad_argv_fails_cleanly(void **state)
 	assert_int_equal(mcp_start(&f->cfg, &c, &err), -1);
 	print_message("fixture: failed exec reported in %.2f ms\n", (now_us() - t0) / 1000.0);
 	assert_null(c);
-	assert_string_equal(err.msg, "upstream fixture: cannot start");
+	assert_string_equal(err.msg, "upstream fixture: cannot start: No such file or directory");
 
 	free(f->cfg.argv.v[0]);
 	f->cfg.argv.v[0] = strdup("upstream");
@@ -483,7 +483,7 @@ test_bad_cwd_fails_cleanly(void **state)
 	f->cfg.cwd = "/nonexistent/dir";
 	assert_int_equal(mcp_start(&f->cfg, &c, &err), -1);
 	assert_null(c);
-	assert_string_equal(err.msg, "upstream fixture: cannot start");
+	assert_string_equal(err.msg, "upstream fixture: cannot start: No such file or directory");
 }
 
 static void
