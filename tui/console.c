@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -55,6 +56,26 @@ catch_signals(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+}
+
+/*
+ * SIGWINCH is taken only inside the loop's wait. ncurses' handler merely
+ * flags the resize, and only wgetch acts on it (new LINES and COLS, then
+ * KEY_RESIZE); taken while a frame was drawn, it left the layout at the
+ * old size until the operator pressed a key. Taken in the wait, it always
+ * interrupts it, and the loop then reads the KEY_RESIZE.
+ */
+static sigset_t wait_mask;
+
+static void
+hold_resizes(void)
+{
+	sigset_t winch;
+
+	sigemptyset(&winch);
+	sigaddset(&winch, SIGWINCH);
+	pthread_sigmask(SIG_BLOCK, &winch, &wait_mask);
+	sigdelset(&wait_mask, SIGWINCH);
 }
 
 /* The command table says what is accepted; --config may repeat. */
@@ -485,10 +506,12 @@ wait_input(struct app *a, int timeout_ms)
 {
 	struct pollfd p[2] = { { .fd = STDIN_FILENO, .events = POLLIN },
 			       { .fd = supervisor_wake_fd(a->sup), .events = POLLIN } };
+	struct timespec ts = { .tv_sec = timeout_ms / 1000,
+			       .tv_nsec = (long)(timeout_ms % 1000) * 1000000L };
 	int flags = 0;
 
-	if (poll(p, 2, timeout_ms) < 0)
-		return errno == EINTR ? APP_RELAYOUT : 0;	/* SIGWINCH: KEY_RESIZE follows */
+	if (ppoll(p, 2, &ts, &wait_mask) < 0)
+		return errno == EINTR ? read_keys(a) : 0;	/* a resize: KEY_RESIZE */
 	if (p[1].revents & POLLIN)
 		flags |= drain_events(a);
 	if (p[0].revents & (POLLIN | POLLHUP | POLLERR))
@@ -568,6 +591,7 @@ cmd_console(int argc, char **argv)
 	if (!a)
 		return EXIT_ERROR;
 	catch_signals();
+	hold_resizes();
 	load_keys(a);	/* getenv: before any engine thread exists */
 	a->notifier = notifier_open("airlock");
 	if (!realpath("/proc/self/exe", exe))

@@ -206,12 +206,25 @@ check "filter: no row matches" wait_for 'no session matches "zzz-no-such"' 5
 keys Escape
 check "filter cleared" wait_for "$sid" 5
 
+# laid_out LINES: with no key pressed, the key bar has moved to the
+# second-to-last of LINES rows (a layout left at the old size keeps it
+# where it was).
+laid_out() {
+	local i
+	for i in $(seq 50); do
+		screen | sed -n "$(($1 - 1))p" | grep -qF -- "] move" && return 0
+		sleep 0.1
+	done
+	return 1
+}
 tm resize-window -t ui -x 80 -y 24
+check "resize to 80x24: laid out again without a key" laid_out 24
 check "resize to 80x24: still drawn" wait_for "airlock" 5
 tm resize-window -t ui -x 20 -y 5
-sleep 0.5
+check "resize to 20x5: laid out again without a key" laid_out 5
 check "resize to 20x5: the console is still alive" kill -0 "$cpid"
 tm resize-window -t ui -x 100 -y 30
+check "resize back to 100x30: laid out again without a key" laid_out 30
 check "resize back to 100x30" wait_for "Sessions" 5
 
 # A revoke while a call is in flight: pending, then acknowledged.
