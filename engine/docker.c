@@ -233,6 +233,8 @@ docker_buf_write(char *ptr, size_t size, size_t nmemb, void *ud)
 	size_t n = size * nmemb, cap;
 	unsigned char *data;
 
+	if (n == 0)
+		return 0;	/* nothing to keep, and no buffer yet to copy into */
 	if (n > b->max - b->len) {
 		b->overflow = true;
 		return 0;
