@@ -233,7 +233,7 @@ detail_refresh(struct app *a)
 		snprintf(session, sizeof session, "%s", vs->session);
 	else {
 		app_model(a, &m);
-		if (v->rows(&m, vs) > 0)
+		if (v->target && v->rows(&m, vs) > 0)
 			v->target(&m, vs, vs->selected < v->rows(&m, vs) ? vs->selected : 0, session, tool);
 	}
 	if (session[0])

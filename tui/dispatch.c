@@ -33,7 +33,7 @@ dispatch_target(struct app *a, char session[SNAP_ID_MAX], char tool[SNAP_NAME_MA
 
 	session[0] = tool[0] = '\0';
 	app_model(a, &m);
-	if (v->rows(&m, vs) > 0)
+	if (v->target && v->rows(&m, vs) > 0)
 		v->target(&m, vs, vs->selected, session, tool);
 	if (!session[0] && vs->session[0])
 		snprintf(session, SNAP_ID_MAX, "%s", vs->session);
@@ -155,8 +155,10 @@ tool_request(struct app *a, enum cutover_op op, bool all)
 	if (all && a->view == VIEW_TOOLS && a->vs[VIEW_TOOLS].session[0])
 		all = false;
 	if (!tool[0]) {
-		if (!session[0])
+		if (!session[0]) {
+			app_flash(a, true, "no session or tool selected");
 			return APP_REDRAW;
+		}
 		open_view(a, VIEW_TOOLS, session);
 		app_flash(a, false, "select a tool, then %s it", cutover_op_id(op));
 		return APP_REDRAW;
@@ -216,9 +218,13 @@ view_request(struct app *a, enum request r)
 		return open_view(a, (enum view_id)((a->view + 1) % VIEW_COUNT), NULL);
 	default:	/* detail, enter */
 		dispatch_target(a, session, tool);
-		if (!session[0])
-			return APP_REDRAW;
-		return open_view(a, VIEW_DETAIL, session);
+		if (session[0])
+			return open_view(a, VIEW_DETAIL, session);
+		/* Nothing selected here: the detail shown last, as Tab would. */
+		if (r == REQ_VIEW_DETAIL && a->vs[VIEW_DETAIL].session[0])
+			return open_view(a, VIEW_DETAIL, NULL);
+		app_flash(a, true, "no session selected");
+		return APP_REDRAW;
 	}
 }
 
@@ -250,6 +256,10 @@ list_request(struct app *a, enum request r)
 		vs->sort_reverse = !vs->sort_reverse;
 		return APP_REDRAW;
 	case REQ_FILTER:
+		if (!views[a->view]->filters) {
+			app_flash(a, true, "the %s view has no filter", views[a->view]->name);
+			return APP_REDRAW;
+		}
 		a->overlay = OVERLAY_FILTER;
 		snprintf(a->input, sizeof a->input, "%s", vs->filter);
 		a->input_len = strlen(a->input);

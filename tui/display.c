@@ -25,6 +25,7 @@ static const struct {
 } keybar[] = {
 	{ { REQ_MOVE_DOWN, REQ_NONE }, "move" },
 	{ { REQ_ENTER, REQ_NONE }, "open" },
+	{ { REQ_HOST_REFRESH, REQ_NONE }, "refresh" },	/* bound in the host view alone */
 	{ { REQ_REVOKE, REQ_REVOKE_ALL }, "revoke" },
 	{ { REQ_RESTORE, REQ_RESTORE_ALL }, "restore" },
 	{ { REQ_FORCE_STOP, REQ_NONE }, "force-stop" },
@@ -158,6 +159,23 @@ draw_header(struct app *a, const struct ui_model *m)
 	wnoutrefresh(a->header);
 }
 
+/*
+ * What the key bar offers in the current view: no filter where rows do not
+ * filter, and nothing to open, revoke, restore or stop where rows are no
+ * session's (the host checks).
+ */
+static bool
+offered(const struct app *a, enum request r)
+{
+	const struct view_ops *v = views[a->view];
+
+	if (r == REQ_FILTER)
+		return v->filters;
+	if (r == REQ_ENTER || request_destructive(r))
+		return v->target != NULL;
+	return true;
+}
+
 /* The first key bound to req in the current view, or NULL. */
 static const char *
 first_key(struct app *a, enum request req, char buf[KEYMAP_KEY_NAME_MAX])
@@ -185,6 +203,8 @@ draw_keybar(struct app *a)
 	for (i = 0; i < sizeof keybar / sizeof keybar[0] && x < a->cols; i++) {
 		for (j = 0, k = NULL; j < 2 && !k && keybar[i].req[j] != REQ_NONE; j++)
 			k = first_key(a, r = keybar[i].req[j], key);
+		if (!offered(a, r))
+			continue;
 		if (!k)
 			continue;
 		snprintf(item, sizeof item, "[%s]", k);

@@ -293,6 +293,7 @@ const struct view_ops audit_view = {
 	.name = "audit",
 	.title = "Audit",
 	.n_sorts = 0,
+	.filters = true,
 	.draw = audit_draw,
 	.rows = audit_rows,
 	.target = audit_target,

@@ -143,16 +143,6 @@ host_rows(const struct ui_model *m, const struct view_state *vs)
 	return host_count(m->host);
 }
 
-static void
-host_target(const struct ui_model *m, const struct view_state *vs, size_t i,
-	    char session[SNAP_ID_MAX], char tool[SNAP_NAME_MAX])
-{
-	(void)m;
-	(void)vs;
-	(void)i;
-	session[0] = tool[0] = '\0';
-}
-
 const struct view_ops host_view = {
 	.id = VIEW_HOST,
 	.name = "host",
@@ -160,5 +150,4 @@ const struct view_ops host_view = {
 	.n_sorts = 0,
 	.draw = host_draw,
 	.rows = host_rows,
-	.target = host_target,
 };

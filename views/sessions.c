@@ -519,6 +519,7 @@ const struct view_ops sessions_view = {
 	.name = "sessions",
 	.title = "Sessions",
 	.n_sorts = SORT_COUNT,
+	.filters = true,
 	.draw = sessions_draw,
 	.rows = sessions_rows,
 	.target = sessions_target,

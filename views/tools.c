@@ -484,6 +484,7 @@ const struct view_ops tools_view = {
 	.name = "tools",
 	.title = "Tools",
 	.n_sorts = SORT_COUNT,
+	.filters = true,
 	.draw = tools_draw,
 	.rows = tools_rows,
 	.target = tools_target,

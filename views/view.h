@@ -72,13 +72,15 @@ struct view_ops {
 	const char *name;	/* keymap section: "sessions", "tools", … */
 	const char *title;
 	int n_sorts;		/* columns sort-next cycles through (0: none) */
+	bool filters;		/* its rows honour the / filter */
 	/* Draw into w (its whole size); clamp vs->selected and vs->top. */
 	void (*draw)(WINDOW *w, const struct ui_model *m, struct view_state *vs);
 	/* How many rows are selectable now (after filter). */
 	size_t (*rows)(const struct ui_model *m, const struct view_state *vs);
 	/*
 	 * The session and tool of visible row i (either may be left empty):
-	 * what the actions of this view act on.
+	 * what the actions of this view act on. NULL in a view whose rows
+	 * are no session's (the key bar then offers no incident request).
 	 */
 	void (*target)(const struct ui_model *m, const struct view_state *vs, size_t i,
 		       char session[SNAP_ID_MAX], char tool[SNAP_NAME_MAX]);

@@ -217,6 +217,28 @@ laid_out() {
 	done
 	return 1
 }
+# The host view's rows are checks, not sessions: its key bar offers what
+# works there, and what does not work there says so.
+keybar_row() { screen | sed -n 29p; }
+keybar_is() {	# REGEX: the key bar (row 29 of 30) matches it
+	local i
+	for i in $(seq 50); do
+		keybar_row | grep -Eq -- "$1" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+keys 5
+check "host view: the key bar offers the checks' refresh" keybar_is '\[h\] refresh'
+check "host view: no revoke, restore, force-stop, open or filter on offer" \
+	keybar_is '^ \[j\] move \[h\] refresh \[:\] cmd \[\?\] help \[q\] quit *$'
+keys r
+check "host view: r says there is nothing to revoke" wait_for "no session or tool selected" 5
+keys /
+check "host view: / says the view has no filter" wait_for "the host view has no filter" 5
+keys 1
+check "sessions view: the key bar offers the incident keys again" keybar_is '\[r\] revoke .*\[/\] filter'
+
 tm resize-window -t ui -x 80 -y 24
 check "resize to 80x24: laid out again without a key" laid_out 24
 check "resize to 80x24: still drawn" wait_for "airlock" 5
