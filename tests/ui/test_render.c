@@ -1135,7 +1135,13 @@ test_registry(void **state)
 		assert_string_equal(views[i]->title, info[i].title);
 		assert_non_null(views[i]->draw);
 		assert_non_null(views[i]->rows);
-		assert_non_null(views[i]->target);
+		/* Only the host view's rows are no session's: nothing to act on. */
+		if (i == VIEW_HOST)
+			assert_null(views[i]->target);
+		else
+			assert_non_null(views[i]->target);
+		assert_int_equal(views[i]->filters,
+				 i == VIEW_SESSIONS || i == VIEW_TOOLS || i == VIEW_AUDIT);
 	}
 }
 
