@@ -244,18 +244,27 @@ draw_status(struct app *a)
 	wnoutrefresh(a->status);
 }
 
-/* One help line: the keys of req in this view, the name, the help text. */
+/*
+ * One help line: the keys of req in this view, the name, the help text. A
+ * request with no key here but keys in another view's section (the host
+ * view's refresh, the tools view's revoke-all) says where they work.
+ */
 static void
 help_line(struct app *a, WINDOW *w, int y, enum request req)
 {
-	char keys[6][KEYMAP_KEY_NAME_MAX], list[6 * KEYMAP_KEY_NAME_MAX + 8] = "";
+	char keys[6][KEYMAP_KEY_NAME_MAX], list[6 * KEYMAP_KEY_NAME_MAX + 40] = "";
 	size_t i, n = keymap_keys_for(&a->keys, views[a->view]->name, req, keys, 6);
 	bool grey = a->read_only && request_destructive(req);
 	attr_t at = grey ? color_attr(UI_COLOR_DIM) : color_attr(UI_COLOR_DEFAULT);
+	enum view_id v;
 	char text[320];
 
+	for (v = 0; n == 0 && v < VIEW_COUNT; v++)
+		if (v != a->view && (n = keymap_keys_for(&a->keys, views[v]->name, req, keys, 6)))
+			snprintf(list, sizeof list, "%s:", views[v]->name);
 	for (i = 0; i < n; i++)
-		snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? " " : "", keys[i]);
+		snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
+			 i || list[0] ? " " : "", keys[i]);
 	draw_text(w, y, 2, 16, grey ? at : color_attr(UI_COLOR_KEY), n ? list : "(unbound)");
 	snprintf(text, sizeof text, "%-14s %.200s%s", request_name(req), request_help(req),
 		 grey ? "  (read-only)" : "");

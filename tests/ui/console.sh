@@ -238,6 +238,21 @@ keys /
 check "host view: / says the view has no filter" wait_for "the host view has no filter" 5
 keys 1
 check "sessions view: the key bar offers the incident keys again" keybar_is '\[r\] revoke .*\[/\] filter'
+# Help lists a request bound only in another view's section with that
+# view's name, not as unbound.
+keys '?'
+check "help: the host view's refresh is listed with its view and keys" \
+	wait_re '^ +host: h <F5> +host-refresh '
+help_bound() {	# the help is on screen and lists no request as unbound
+	local s; s=$(screen)
+	grep -qF -- "─ Help ─" <<<"$s" && ! grep -qF -- "(unbound)" <<<"$s"
+}
+check "help: no request on its first page is listed as unbound" help_bound
+keys PageDown
+check "help: the tools view's revoke-all is listed with its view and key" \
+	wait_re '^ +tools: r +revoke-all '
+check "help: no request on its second page is listed as unbound" help_bound
+keys Escape
 
 tm resize-window -t ui -x 80 -y 24
 check "resize to 80x24: laid out again without a key" laid_out 24
