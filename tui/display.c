@@ -160,19 +160,24 @@ draw_header(struct app *a, const struct ui_model *m)
 }
 
 /*
- * What the key bar offers in the current view: no filter where rows do not
- * filter, and nothing to open, revoke, restore or stop where rows are no
- * session's (the host checks).
+ * What the key bar offers, from what the selection holds: no filter where
+ * rows do not filter; open and force-stop only with a session selected
+ * (not in the tools list across sessions, nor to reopen the detail shown);
+ * revoke and restore with a session or a tool selected. Nothing of that
+ * where rows are no session's (the host checks), or there are none.
  */
 static bool
-offered(const struct app *a, enum request r)
+offered(const struct app *a, enum request r, const char *session, const char *tool)
 {
-	const struct view_ops *v = views[a->view];
-
 	if (r == REQ_FILTER)
-		return v->filters;
-	if (r == REQ_ENTER || request_destructive(r))
-		return v->target != NULL;
+		return views[a->view]->filters;
+	if (r == REQ_ENTER)
+		return session[0] && !(a->view == VIEW_DETAIL &&
+				       strcmp(a->vs[VIEW_DETAIL].session, session) == 0);
+	if (r == REQ_FORCE_STOP)
+		return session[0];
+	if (request_destructive(r))
+		return session[0] || tool[0];
 	return true;
 }
 
@@ -191,7 +196,7 @@ first_key(struct app *a, enum request req, char buf[KEYMAP_KEY_NAME_MAX])
 static void
 draw_keybar(struct app *a)
 {
-	char key[KEYMAP_KEY_NAME_MAX], item[64];
+	char key[KEYMAP_KEY_NAME_MAX], item[64], session[SNAP_ID_MAX], tool[SNAP_NAME_MAX];
 	const char *k = NULL;
 	enum request r = REQ_NONE;
 	size_t i, j;
@@ -199,11 +204,12 @@ draw_keybar(struct app *a)
 
 	if (!a->keybar)
 		return;
+	dispatch_target(a, session, tool);
 	werase(a->keybar);
 	for (i = 0; i < sizeof keybar / sizeof keybar[0] && x < a->cols; i++) {
 		for (j = 0, k = NULL; j < 2 && !k && keybar[i].req[j] != REQ_NONE; j++)
 			k = first_key(a, r = keybar[i].req[j], key);
-		if (!offered(a, r))
+		if (!offered(a, r, session, tool))
 			continue;
 		if (!k)
 			continue;

@@ -236,8 +236,19 @@ keys r
 check "host view: r says there is nothing to revoke" wait_for "no session or tool selected" 5
 keys /
 check "host view: / says the view has no filter" wait_for "the host view has no filter" 5
+# The tools list across sessions acts on tools: nothing to open or stop.
+keys 3
+check "tools view: revoke and restore on offer, open and force-stop not" \
+	keybar_is '^ \[j\] move \[r\] revoke \[R\] restore \[/\] filter \[:\] cmd \[\?\] help \[q\] quit *$'
+keys X
+check "tools view: X says no session is selected" wait_for "no live session selected" 5
+# A session's detail does not offer to open itself.
+keys 1 2
+check "detail view: stop on offer, open not" \
+	keybar_is '^ \[j\] move \[r\] revoke \[R\] restore \[X\] force-stop \[:\] cmd \[\?\] help \[q\] quit *$'
 keys 1
-check "sessions view: the key bar offers the incident keys again" keybar_is '\[r\] revoke .*\[/\] filter'
+check "sessions view: the key bar offers the incident keys again" \
+	keybar_is '^ \[j\] move \[<Enter>\] open \[r\] revoke .*\[X\] force-stop \[/\] filter '
 # Help lists a request bound only in another view's section with that
 # view's name, not as unbound.
 keys '?'
