@@ -521,17 +521,41 @@ policy_load(const char *path, struct policy_file *p, struct app *a)
 	return rc;
 }
 
+/* A live session has the tool in its catalog, or it stands revoked. */
+static bool
+tool_listed(const struct app *a, const char *tool)
+{
+	const struct session_row *r;
+	size_t i, j;
+
+	for (i = 0; i < a->snap.n_standing; i++)
+		if (strcmp(a->snap.standing[i], tool) == 0)
+			return true;
+	for (i = 0; i < a->snap.n; i++) {
+		r = &a->snap.rows[i];
+		for (j = 0; r->state != SESSION_STATE_ENDED && j < r->n_tools && j < SNAP_TOOLS_MAX; j++)
+			if (strcmp(r->tools[j].name, tool) == 0)
+				return true;
+	}
+	return false;
+}
+
 static int
 cmd_apply(struct app *a, const char *path)
 {
-	size_t i, rev = 0;
+	size_t i, rev = 0, unlisted = 0;
+	char note[64] = "";
 
 	if (policy_load(path, &a->arg_policy, a) < 0)
 		return APP_REDRAW;
-	for (i = 0; i < a->arg_policy.n; i++)
+	for (i = 0; i < a->arg_policy.n; i++) {
 		rev += a->arg_policy.op[i] == CUTOVER_REVOKE;
-	return ask(a, CONFIRM_APPLY, "apply %.60s: revoke %zu, restore %zu tools on all %zu sessions?",
-		   path, rev, a->arg_policy.n - rev, a->snap.live);
+		unlisted += !tool_listed(a, a->arg_policy.tool[i]);
+	}
+	if (unlisted)
+		snprintf(note, sizeof note, " (%zu of them no live session has)", unlisted);
+	return ask(a, CONFIRM_APPLY, "apply %.60s: revoke %zu, restore %zu tools on all %zu sessions%s?",
+		   path, rev, a->arg_policy.n - rev, a->snap.live, note);
 }
 
 static int
@@ -547,18 +571,33 @@ cmd_run(struct app *a, const char *path)
 	return APP_REDRAW;
 }
 
-/* revoke|restore TOOL [all|marked|SESSION] */
+/*
+ * revoke|restore TOOL [all|marked|SESSION]. A tool typed that no live
+ * session has would change nothing now, so the console does not take it
+ * silently: a revoke on every session asks whether it is meant for the
+ * sessions started later alone; anything else is refused.
+ */
 static int
 cmd_cutover(struct app *a, enum cutover_op op, char *tool, char *scope)
 {
+	bool all = !scope || strcmp(scope, "all") == 0;
+
 	if (!tool) {
 		app_flash(a, true, "usage: %s TOOL [all|marked|SESSION]", cutover_op_id(op));
 		return APP_REDRAW;
 	}
-	if (!scope || strcmp(scope, "all") == 0) {
+	if (!tool_listed(a, tool) && !(all && op == CUTOVER_REVOKE)) {
+		app_flash(a, true, "%s: no live session has a tool '%.60s'%s", cutover_op_id(op), tool,
+			  op == CUTOVER_RESTORE ? ", and it does not stand revoked" : "");
+		return APP_REDRAW;
+	}
+	if (all) {
 		snprintf(a->arg_tool, sizeof a->arg_tool, "%s", tool);
 		a->arg_op = op;
 		a->arg_all = true;
+		if (!tool_listed(a, tool))
+			return ask(a, CONFIRM_CUTOVER, "no live session has a tool %.60s: revoke it "
+				   "for sessions started later?", tool);
 		return ask(a, CONFIRM_CUTOVER, "%s %.60s on all %zu live sessions?", cutover_op_id(op),
 			   tool, a->snap.live);
 	}

@@ -1,8 +1,10 @@
 /*
  * The tools view: one row per catalog tool over the live sessions — in how
  * many it is approved, allowed, revoked, at which revisions, and how far
- * its latest cutover got. With vs->session set, the same rows for that one
- * session, with the tool's status there.
+ * its latest cutover got. A tool that stands revoked for new sessions but
+ * no live session has (revoked ahead, or its sessions ended) keeps a row,
+ * so what stands can be seen and restored. With vs->session set, the same
+ * rows for that one session, with the tool's status there.
  *
  * Which sessions still wait on a cutover is worked out, not published: a
  * cutover to revision R has not reached a session whose revision is below
@@ -212,6 +214,31 @@ tools_group(struct tools_list *l, const struct ui_model *m, const struct view_st
 	}
 }
 
+/*
+ * Across sessions, a tool that stands revoked but that no live session has
+ * (revoked ahead, or its sessions ended) still gets a row: otherwise what
+ * later sessions start without could be neither seen nor selected.
+ */
+static void
+tools_standing_only(struct tools_list *l, const struct ui_model *m, const struct view_state *vs,
+		    const struct tool_entry *e, size_t n)
+{
+	size_t i, j;
+
+	for (i = 0; m->snap && i < m->snap->n_standing; i++) {
+		const char *name = m->snap->standing[i];
+		struct tool_agg a = { .name = name, .data_class = "" };
+
+		for (j = 0; j < n && strcmp(e[j].tool->name, name) != 0; j++)
+			;
+		if (j < n)
+			continue;
+		agg_cutover(&a, m);
+		if (tools_match(&a, vs->filter))
+			l->tools[l->n++] = a;
+	}
+}
+
 /* Sorting. */
 
 static int
@@ -242,7 +269,7 @@ static void
 tools_list(const struct ui_model *m, const struct view_state *vs, struct tools_list *l)
 {
 	const struct session_row *rows = m->snap ? m->snap->rows : NULL;
-	size_t n = m->snap ? m->snap->n : 0, k;
+	size_t n = m->snap ? m->snap->n : 0, k, cap;
 	struct tool_entry *e = NULL;
 
 	memset(l, 0, sizeof *l);
@@ -254,10 +281,13 @@ tools_list(const struct ui_model *m, const struct view_state *vs, struct tools_l
 	for (k = 0; k < n; k++)
 		l->n_sessions += l->session || rows[k].state != SESSION_STATE_ENDED;
 	l->failed = !tools_entries(rows, n, !l->session, &e, &k);
-	l->tools = k ? calloc(k, sizeof *l->tools) : NULL;
-	l->failed |= k && !l->tools;
+	cap = k + (l->session || !m->snap ? 0 : m->snap->n_standing);
+	l->tools = cap ? calloc(cap, sizeof *l->tools) : NULL;
+	l->failed |= cap && !l->tools;
 	if (l->tools) {
 		tools_group(l, m, vs, e, k);
+		if (!l->session)
+			tools_standing_only(l, m, vs, e, k);
 		qsort_r(l->tools, l->n, sizeof *l->tools, tools_cmp, (void *)vs);
 	}
 	free(e);
@@ -343,14 +373,17 @@ tools_draw_row(WINDOW *w, int y, const struct ui_model *m, const struct tools_li
 	}
 	draw_col_text(w, y, &cols[COL_NAME], plain, a->name);
 	draw_col_text(w, y, &cols[COL_CLASS], color_attr_sel(UI_COLOR_DIM, sel),
-		      a->mixed_class ? "mixed" : a->data_class);
+		      a->mixed_class ? "mixed" : a->sessions ? a->data_class
+							     : draw_glyph(m, GLYPH_NONE));
 	if (l->session) {
 		c = draw_tool_status(buf, l->session, a->one);
 		draw_col_text(w, y, &cols[COL_STATUS], color_attr_sel(c, sel), buf);
 	} else {
 		tools_draw_counts(w, y, cols, a, sel);
 	}
-	if (a->rev_min == a->rev_max)
+	if (a->sessions == 0)
+		snprintf(buf, sizeof buf, "%s", draw_glyph(m, GLYPH_NONE));
+	else if (a->rev_min == a->rev_max)
 		snprintf(buf, sizeof buf, "%" PRId64, a->rev_min);
 	else
 		snprintf(buf, sizeof buf, "%" PRId64 "-%" PRId64, a->rev_min, a->rev_max);

@@ -305,6 +305,27 @@ check ":apply: the sink records nothing more" still "$work/loop.sink" 2
 command_line "restore store all"; wait_for "live sessions?" 5; keys y
 wait_for "restore r6 2/2 acked" 20
 
+# A tool no live session has (a typo, or one revoked ahead): not taken
+# silently. A revoke on all asks what it means; once taken it has a row.
+command_line "restore no.such.tool"
+check "restore of a tool nobody has or stands revoked is refused" \
+	wait_for "restore: no live session has a tool 'no.such.tool', and it does not stand revoked" 5
+command_line "revoke no.such.tool $sid"
+check "revoke of a tool nobody has on one session is refused" \
+	wait_for "revoke: no live session has a tool 'no.such.tool'" 5
+command_line "revoke no.such.tool"
+check "revoke on all of a tool nobody has asks if it is for later sessions" \
+	wait_for "no live session has a tool no.such.tool: revoke it for sessions started later?" 5
+keys y
+keys 3
+check "tools view: the tool revoked ahead has a row" \
+	wait_re '^. no\.such\.tool +— +0/0 .*new sessions too'
+keys /; keys -l no.such; keys Enter R
+check "the row restores like any other" wait_for "restore no.such.tool on all 2 live sessions?" 5
+keys y
+check "restored: the row is gone" wait_for 'no tool matches "no.such"' 10
+keys Escape
+
 # An admission refusal, read in the session's detail.
 command_line "run $work/volume.json"
 keys 1

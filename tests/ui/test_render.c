@@ -740,6 +740,23 @@ prep_tools_standing(struct fixture *f, struct view_state *vs)
 	f->snap.n_standing = 2;
 }
 
+/* One more revoked ahead of any session that has it: it still has a row. */
+static void
+prep_tools_standing_unlisted(struct fixture *f, struct view_state *vs)
+{
+	prep_tools_standing(f, vs);
+	snprintf(f->snap.standing[2], sizeof f->snap.standing[2], "db.export");
+	f->snap.n_standing = 3;
+}
+
+/* No live session: what stands revoked is still listed, and selectable. */
+static void
+prep_tools_standing_no_session(struct fixture *f, struct view_state *vs)
+{
+	prep_empty(f, vs);
+	prep_tools_standing(f, vs);
+}
+
 /* The same, seen from one session: its own tool states, no standing note. */
 static void
 prep_tools_standing_session(struct fixture *f, struct view_state *vs)
@@ -832,6 +849,8 @@ static const struct render_case cases[] = {
 	{ "tools-sort-revoked-100x12", VIEW_TOOLS, 12, 100, prep_tools_sort_revoked },
 	{ "tools-standing-100x12", VIEW_TOOLS, 12, 100, prep_tools_standing },
 	{ "tools-standing-session-100x12", VIEW_TOOLS, 12, 100, prep_tools_standing_session },
+	{ "tools-standing-unlisted-100x12", VIEW_TOOLS, 12, 100, prep_tools_standing_unlisted },
+	{ "tools-standing-no-session-80x8", VIEW_TOOLS, 8, 80, prep_tools_standing_no_session },
 	{ "tools-session-100x12", VIEW_TOOLS, 12, 100, prep_tools_session },
 	{ "tools-empty-80x6", VIEW_TOOLS, 6, 80, prep_empty },
 	{ "audit-100x30", VIEW_AUDIT, 30, 100, prep_none },
