@@ -93,6 +93,8 @@ cli_usage_line(const struct command *c, char *out, size_t cap)
 		append_use(out, cap, &c->uses[i]);
 }
 
+#define USAGE_COLUMN	44	/* the width of the usage column in the command list */
+
 void
 cli_usage(FILE *f)
 {
@@ -102,7 +104,12 @@ cli_usage(FILE *f)
 	fprintf(f, "usage: airlock COMMAND [OPTIONS]\n\ncommands:\n");
 	for (i = 0; i < cli_n_commands; i++) {
 		cli_usage_line(&cli_commands[i], line, sizeof line);
-		fprintf(f, "  %-44s %s\n", line, cli_commands[i].help);
+		/* A usage too long for its column has its words to itself. */
+		if (strlen(line) > USAGE_COLUMN)
+			fprintf(f, "  %s\n  %-*s %s\n", line, USAGE_COLUMN, "",
+				cli_commands[i].help);
+		else
+			fprintf(f, "  %-*s %s\n", USAGE_COLUMN, line, cli_commands[i].help);
 	}
 	fprintf(f, "\n  airlock --version | --help\n"
 		"\nEvery command takes --help. Exit status: 0 ok, 1 a check failed or "

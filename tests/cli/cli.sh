@@ -33,6 +33,21 @@ printf '{"profile": {"image": "%s", "user": "4294967296:10001"}}\n' "$image" >"$
 # --- the table: every command's options are exactly its usage line's ----------
 commands=$("$airlock" --help | sed -n 's/^  \([a-z]\+\) .*/\1/p; s/^  \([a-z]\+\)$/\1/p' | grep -v '^airlock$')
 check "help lists the seven commands" [ "$(echo $commands)" = "console watchdog doctor run inspect audit reap" ]
+# Every command's description starts in one column, on its usage's line or,
+# when the usage is too long for that, alone on the next.
+aligned() {
+	"$airlock" --help | awk '
+		/^commands:/ { on = 1; next }
+		on && /^$/ { exit }
+		BEGIN { indent = sprintf("%47s", "") }
+		on && substr($0, 1, 47) == indent && substr($0, 48, 1) ~ /[^ ]/ {
+			if (!wait) bad++; wait = 0; described++; next }
+		on { if (wait) bad++
+		     if (substr($0, 47, 1) == " " && substr($0, 48, 1) ~ /[^ ]/) { wait = 0; described++ }
+		     else wait = 1 }
+		END { exit !(!bad && !wait && described == 7) }'
+}
+check "help: the seven descriptions start in one column" aligned
 for c in $commands; do
 	usage=$("$airlock" "$c" --help) || usage=
 	check "$c --help prints one usage line" bash -c '[[ "$1" == "usage: airlock $2"* ]]' _ "$usage" "$c"
