@@ -6,6 +6,8 @@
 #include "airlock-config.h"
 #include "cli.h"
 
+#define USAGE_COLUMN	44	/* the width of the usage column in the command list */
+
 static const struct {
 	const char *name;
 	const char *arg;
@@ -16,25 +18,40 @@ static const struct {
 #undef CLI_OPTION_ROW
 };
 
-#define OPT(o)		{ OPT_##o, 0 }
-#define OPT_REQ(o)	{ OPT_##o, CLI_REQUIRED }
-#define OPT_REP(o)	{ OPT_##o, CLI_REPEAT }
+#define OPT(o, what)	{ OPT_##o, 0, what }
+#define OPT_REQ(o, what)	{ OPT_##o, CLI_REQUIRED, what }
+#define OPT_REP(o, what)	{ OPT_##o, CLI_REPEAT, what }
+
+#define JSON_WHAT	"print one JSON object instead of text (errors too)"
 
 const struct command cli_commands[] = {
 	{ "console", cmd_console, NULL, 0,
-	  { OPT_REP(CONFIG), OPT(DEMO), OPT(READ_ONLY), OPT(AUDIT) },
+	  { OPT_REP(CONFIG, "a session to start at once (repeat for more, up to 64)"),
+	    OPT(DEMO, "the built-in demo: four confined sessions, kept alive"),
+	    OPT(READ_ONLY, "refuse every request that changes a session or the policy"),
+	    OPT(AUDIT, "the audit log (default $XDG_STATE_HOME/airlock/audit.db)") },
 	  "the operator console (also: airlock on a terminal)" },
 	{ "watchdog", cmd_watchdog, "SOCKET ID", 2, { { 0 } },
 	  "internal: the lease process the engine starts" },
-	{ "doctor", cmd_doctor, NULL, 0, { OPT(JSON), OPT(CONFIG) },
+	{ "doctor", cmd_doctor, NULL, 0,
+	  { OPT(JSON, JSON_WHAT),
+	    OPT(CONFIG, "also check what this session needs: runtime, image, catalog") },
 	  "check the host and the Docker daemon (PASS/FAIL per check)" },
-	{ "run", cmd_run, NULL, 0, { OPT_REQ(CONFIG), OPT(AUDIT), OPT(OTLP), OPT(JSON) },
+	{ "run", cmd_run, NULL, 0,
+	  { OPT_REQ(CONFIG, "the session: profile, upstreams, aliases, tools, bounds"),
+	    OPT(AUDIT, "the audit log (default $XDG_STATE_HOME/airlock/audit.db)"),
+	    OPT(OTLP, "also export each audit entry as a span to URL/v1/traces"),
+	    OPT(JSON, JSON_WHAT) },
 	  "run one session headless; print a payload-free summary" },
-	{ "inspect", cmd_inspect, "CONTAINER", 1, { OPT(JSON), OPT(CONFIG) },
+	{ "inspect", cmd_inspect, "CONTAINER", 1,
+	  { OPT(JSON, JSON_WHAT),
+	    OPT(CONFIG, "judge against this profile instead of the defaults") },
 	  "show the admission report of an existing container" },
-	{ "audit", cmd_audit, "verify DB", 2, { OPT(JSON), OPT(ANCHOR) },
+	{ "audit", cmd_audit, "verify DB", 2,
+	  { OPT(JSON, JSON_WHAT),
+	    OPT(ANCHOR, "also require this entry (a head printed earlier)") },
 	  "re-check the audit log's hash chain" },
-	{ "reap", cmd_reap, NULL, 0, { OPT(JSON) },
+	{ "reap", cmd_reap, NULL, 0, { OPT(JSON, JSON_WHAT) },
 	  "stop and remove airlock containers whose owner is gone" },
 };
 
@@ -92,8 +109,6 @@ cli_usage_line(const struct command *c, char *out, size_t cap)
 	for (i = 0; i < CLI_USES_MAX && c->uses[i].opt != OPT_NONE; i++)
 		append_use(out, cap, &c->uses[i]);
 }
-
-#define USAGE_COLUMN	44	/* the width of the usage column in the command list */
 
 void
 cli_usage(FILE *f)
@@ -219,6 +234,29 @@ store(struct parse *p, enum cli_option opt, const char *value)
 	return -1;
 }
 
+/*
+ * A command's --help: its usage line first (exactly what it accepts), what
+ * it does, and what each option means for it.
+ */
+static void
+command_help(const struct command *c, const char *usage)
+{
+	char name[USAGE_COLUMN];
+	size_t i;
+
+	printf("usage: airlock %s\n\n%s\n", usage, c->help);
+	for (i = 0; i < CLI_USES_MAX && c->uses[i].opt != OPT_NONE; i++) {
+		const char *arg = options[c->uses[i].opt].arg;
+
+		if (i == 0)
+			printf("\noptions:\n");
+		snprintf(name, sizeof name, "%s%s%s", options[c->uses[i].opt].name,
+			 arg ? " " : "", arg ? arg : "");
+		printf("  %-17s %s\n", name, c->uses[i].what);
+	}
+	printf("\nSee airlock(1).\n");
+}
+
 /* One word that starts with "-". *i moves past a separate value. */
 static int
 option_word(struct parse *p, int argc, char **argv, int *i)
@@ -233,7 +271,7 @@ option_word(struct parse *p, int argc, char **argv, int *i)
 		return usage_error(p, "unknown or incomplete option '%.64s'", w);
 	if (opt == OPT_HELP || opt == OPT_VERSION) {
 		if (opt == OPT_HELP)
-			printf("usage: airlock %s\n", p->usage);
+			command_help(p->c, p->usage);
 		else
 			printf("airlock %s\n", AIRLOCK_VERSION);
 		return EXIT_OK;

@@ -47,6 +47,7 @@ enum cli_option {
 struct cli_use {
 	enum cli_option opt;
 	unsigned flags;
+	const char *what;	/* what it means for this command, for its --help */
 };
 
 struct command {

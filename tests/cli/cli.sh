@@ -49,8 +49,16 @@ aligned() {
 }
 check "help: the seven descriptions start in one column" aligned
 for c in $commands; do
-	usage=$("$airlock" "$c" --help) || usage=
-	check "$c --help prints one usage line" bash -c '[[ "$1" == "usage: airlock $2"* ]]' _ "$usage" "$c"
+	help=$("$airlock" "$c" --help) || help=
+	usage=$(head -n 1 <<<"$help")
+	check "$c --help starts with its usage line" bash -c '[[ "$1" == "usage: airlock $2"* ]]' _ "$usage" "$c"
+	check "$c --help says what it does, as the command list does" \
+		bash -c 'd=$(sed -n 3p <<<"$2"); [ -n "$d" ] && "$1" --help | grep -qF -- " $d"' \
+		_ "$airlock" "$help"
+	for opt in $(grep -oE -- '--[a-z-]+' <<<"$usage"); do
+		check "$c --help says what $opt means" \
+			bash -c 'sed -n "/^options:/,/^$/p" <<<"$1" | grep -qE -- "^  $2( [A-Z:]+)? +[a-z]"' _ "$help" "$opt"
+	done
 	for opt in --json --config --audit --otlp --demo --read-only; do
 		case $opt in --config|--audit|--otlp) args=("$opt" x) ;; *) args=("$opt") ;; esac
 		try "$c" "${args[@]}" --help
@@ -132,7 +140,7 @@ for group in syn.split("\n.br\n"):
     print(re.sub(r"^airlock \[console\]", "airlock console", out))
 PY
 for c in $commands; do
-	usage=$("$airlock" "$c" --help | sed 's/^usage: //')
+	usage=$("$airlock" "$c" --help | sed -n '1s/^usage: //p')
 	if "$airlock" --help | grep -qE "^  $c .* internal: "; then
 		check "the internal $c is not in the man page" bash -c '! grep -q "^airlock watchdog" "$1"' _ "$work/synopsis"
 	else
