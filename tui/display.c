@@ -18,21 +18,27 @@
 #include "color.h"
 #include "util.h"
 
-/* What the key bar advertises, in order, each under the first of its requests bound here. */
+/*
+ * What the key bar advertises, in order, each under the first of its
+ * requests bound here. keep: when the bar is too narrow, the lowest goes
+ * first (help and quit never: help lists the rest).
+ */
+#define KEEP_ALWAYS	9
 static const struct {
 	enum request req[2];
 	const char *word;
+	int keep;
 } keybar[] = {
-	{ { REQ_MOVE_DOWN, REQ_NONE }, "move" },
-	{ { REQ_ENTER, REQ_NONE }, "open" },
-	{ { REQ_HOST_REFRESH, REQ_NONE }, "refresh" },	/* bound in the host view alone */
-	{ { REQ_REVOKE, REQ_REVOKE_ALL }, "revoke" },
-	{ { REQ_RESTORE, REQ_RESTORE_ALL }, "restore" },
-	{ { REQ_FORCE_STOP, REQ_NONE }, "force-stop" },
-	{ { REQ_FILTER, REQ_NONE }, "filter" },
-	{ { REQ_PROMPT, REQ_NONE }, "cmd" },
-	{ { REQ_HELP, REQ_NONE }, "help" },
-	{ { REQ_QUIT, REQ_NONE }, "quit" },
+	{ { REQ_MOVE_DOWN, REQ_NONE }, "move", 1 },
+	{ { REQ_ENTER, REQ_NONE }, "open", 3 },
+	{ { REQ_HOST_REFRESH, REQ_NONE }, "refresh", 6 },	/* bound in the host view alone */
+	{ { REQ_REVOKE, REQ_REVOKE_ALL }, "revoke", 8 },
+	{ { REQ_RESTORE, REQ_RESTORE_ALL }, "restore", 6 },
+	{ { REQ_FORCE_STOP, REQ_NONE }, "force-stop", 7 },
+	{ { REQ_FILTER, REQ_NONE }, "filter", 2 },
+	{ { REQ_PROMPT, REQ_NONE }, "cmd", 5 },
+	{ { REQ_HELP, REQ_NONE }, "help", KEEP_ALWAYS },
+	{ { REQ_QUIT, REQ_NONE }, "quit", KEEP_ALWAYS },
 };
 
 int
@@ -193,31 +199,53 @@ first_key(struct app *a, enum request req, char buf[KEYMAP_KEY_NAME_MAX])
 	return buf;
 }
 
+#define KEYBAR_N	(sizeof keybar / sizeof keybar[0])
+
+/*
+ * The key bar: what is offered here, each under its first key. What does
+ * not fit is left out whole, the least needed first, but help and quit
+ * stay (help lists the rest); cut only when even they do not fit.
+ */
 static void
 draw_keybar(struct app *a)
 {
-	char key[KEYMAP_KEY_NAME_MAX], item[64], session[SNAP_ID_MAX], tool[SNAP_NAME_MAX];
-	const char *k = NULL;
-	enum request r = REQ_NONE;
-	size_t i, j;
-	int x = 1;
+	char keys[KEYBAR_N][KEYMAP_KEY_NAME_MAX], item[64], session[SNAP_ID_MAX],
+	     tool[SNAP_NAME_MAX];
+	bool show[KEYBAR_N] = { false };
+	enum request shown[KEYBAR_N];
+	size_t i, j, width = 0;	/* the lead space, less the last item's trailing one */
+	int keep, x = 1;
 
 	if (!a->keybar)
 		return;
 	dispatch_target(a, session, tool);
 	werase(a->keybar);
-	for (i = 0; i < sizeof keybar / sizeof keybar[0] && x < a->cols; i++) {
-		for (j = 0, k = NULL; j < 2 && !k && keybar[i].req[j] != REQ_NONE; j++)
-			k = first_key(a, r = keybar[i].req[j], key);
-		if (!offered(a, r, session, tool))
+	for (i = 0; i < KEYBAR_N; i++) {
+		const char *k = NULL;
+		enum request r = REQ_NONE;
+
+		for (j = 0; j < 2 && !k && keybar[i].req[j] != REQ_NONE; j++)
+			k = first_key(a, r = keybar[i].req[j], keys[i]);
+		show[i] = k && offered(a, r, session, tool);
+		shown[i] = r;
+		if (show[i])
+			width += strlen(keys[i]) + strlen(keybar[i].word) + 4;	/* "[k] word " */
+	}
+	for (keep = 1; keep < KEEP_ALWAYS && width > (size_t)a->cols; keep++)
+		for (i = KEYBAR_N; i-- > 0 && width > (size_t)a->cols;)
+			if (show[i] && keybar[i].keep == keep) {
+				show[i] = false;
+				width -= strlen(keys[i]) + strlen(keybar[i].word) + 4;
+			}
+	for (i = 0; i < KEYBAR_N && x < a->cols; i++) {
+		if (!show[i])
 			continue;
-		if (!k)
-			continue;
-		snprintf(item, sizeof item, "[%s]", k);
+		snprintf(item, sizeof item, "[%s]", keys[i]);
 		x += draw_text(a->keybar, 0, x, a->cols - x, color_attr(UI_COLOR_KEY), item);
 		snprintf(item, sizeof item, " %s ", keybar[i].word);
-		x += draw_text(a->keybar, 0, x, a->cols - x, a->read_only && request_destructive(r)
-			       ? color_attr(UI_COLOR_DIM) : color_attr(UI_COLOR_STATUS), item);
+		x += draw_text(a->keybar, 0, x, a->cols - x, a->read_only &&
+			       request_destructive(shown[i]) ? color_attr(UI_COLOR_DIM)
+			       : color_attr(UI_COLOR_STATUS), item);
 	}
 	wnoutrefresh(a->keybar);
 }

@@ -212,22 +212,22 @@ check "filter cleared" wait_for "$sid" 5
 laid_out() {
 	local i
 	for i in $(seq 50); do
-		screen | sed -n "$(($1 - 1))p" | grep -qF -- "] move" && return 0
+		screen | sed -n "$(($1 - 1))p" | grep -qF -- "] help" && return 0
 		sleep 0.1
 	done
 	return 1
 }
 # The host view's rows are checks, not sessions: its key bar offers what
 # works there, and what does not work there says so.
-keybar_row() { screen | sed -n 29p; }
-keybar_is() {	# REGEX: the key bar (row 29 of 30) matches it
+row_is() {	# ROW REGEX: that row of the screen matches it (within 5 s)
 	local i
 	for i in $(seq 50); do
-		keybar_row | grep -Eq -- "$1" && return 0
+		screen | sed -n "$1p" | grep -Eq -- "$2" && return 0
 		sleep 0.1
 	done
 	return 1
 }
+keybar_is() { row_is 29 "$1"; }	# REGEX: the key bar (row 29 of 30) matches it
 keys 5
 check "host view: the key bar offers the checks' refresh" keybar_is '\[h\] refresh'
 check "host view: no revoke, restore, force-stop, open or filter on offer" \
@@ -268,8 +268,13 @@ keys Escape
 tm resize-window -t ui -x 80 -y 24
 check "resize to 80x24: laid out again without a key" laid_out 24
 check "resize to 80x24: still drawn" wait_for "airlock" 5
+# Too narrow for every key: the least needed are left out whole, never
+# help and quit.
+check "80 columns: the key bar leaves out move and filter, cuts nothing" \
+	row_is 23 '^ \[<Enter>\] open \[r\] revoke \[R\] restore \[X\] force-stop \[:\] cmd \[\?\] help \[q\] quit *$'
 tm resize-window -t ui -x 20 -y 5
 check "resize to 20x5: laid out again without a key" laid_out 5
+check "20 columns: the key bar keeps help and quit" row_is 4 '^ \[\?\] help \[q\] quit *$'
 check "resize to 20x5: the console is still alive" kill -0 "$cpid"
 tm resize-window -t ui -x 100 -y 30
 check "resize back to 100x30: laid out again without a key" laid_out 30
