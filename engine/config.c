@@ -2,6 +2,7 @@
 #include "members.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -438,39 +439,60 @@ config_load_json(struct airlock_config *c, const json_t *root, int host_cores,
 	return 0;
 }
 
+json_t *
+config_read_json(const char *path, size_t cap, struct al_err *err)
+{
+	/* Non-blocking: a FIFO must not hold the caller (the console's) in open. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	json_error_t jerr;
+	json_t *root = NULL;
+	struct stat st;
+	char *buf = NULL;
+	size_t n = 0;
+	ssize_t got = 1;
+	int read_errno = 0;
+
+	if (fd < 0) {
+		al_fail(err, "cannot open: %s", strerror(errno));
+		return NULL;
+	}
+	/* A directory opens, then reads as nothing: name it, not "empty". */
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		al_fail(err, "not a regular file");
+		return NULL;
+	}
+	buf = malloc(cap + 1);
+	while (buf && n <= cap && got > 0) {
+		got = read(fd, buf + n, cap + 1 - n);
+		if (got < 0 && errno == EINTR)
+			got = 1;
+		else if (got < 0)
+			read_errno = errno;
+		else
+			n += (size_t)got;
+	}
+	close(fd);
+	if (!buf)
+		al_fail(err, "out of memory");
+	else if (got < 0)
+		al_fail(err, "cannot read: %s", strerror(read_errno));
+	else if (n > cap)
+		al_fail(err, "larger than %zu bytes", cap);
+	else if (!(root = json_loadb(buf, n, JSON_REJECT_DUPLICATES, &jerr)))
+		al_fail(err, "line %d column %d: %s", jerr.line, jerr.column, jerr.text);
+	free(buf);
+	return root;
+}
+
 /* Read at most CONFIG_MAX_BYTES; a larger file is refused, not truncated. */
 static json_t *
 load_bounded(const char *path, struct al_err *err)
 {
-	static const size_t cap = CONFIG_MAX_BYTES;
-	FILE *f = fopen(path, "re");
-	json_error_t jerr;
-	json_t *root = NULL;
-	struct stat st;
-	char *buf;
-	size_t n;
+	json_t *root = config_read_json(path, CONFIG_MAX_BYTES, err);
 
-	if (!f) {
-		al_fail(err, "config %s: cannot open: %s", path, strerror(errno));
-		return NULL;
-	}
-	/* A directory opens, then reads as nothing: name it, not "empty". */
-	if (fstat(fileno(f), &st) < 0 || !S_ISREG(st.st_mode)) {
-		fclose(f);
-		al_fail(err, "config %s: not a regular file", path);
-		return NULL;
-	}
-	buf = malloc(cap + 1);
-	n = buf ? fread(buf, 1, cap + 1, f) : 0;
-	fclose(f);
-	if (!buf)
-		al_fail(err, "config %s: out of memory", path);
-	else if (n > cap)
-		al_fail(err, "config %s: larger than %zu bytes", path, cap);
-	else if (!(root = json_loadb(buf, n, JSON_REJECT_DUPLICATES, &jerr)))
-		al_fail(err, "config %s: line %d column %d: %s", path,
-			jerr.line, jerr.column, jerr.text);
-	free(buf);
+	if (!root)
+		al_wrap(err, "config %s", path);
 	return root;
 }
 

@@ -97,6 +97,14 @@ int config_load_json(struct airlock_config *c, const json_t *root, int host_core
 int config_load_file(struct airlock_config *c, const char *path, int host_cores,
 		     struct al_err *err);
 
+/*
+ * An operator's JSON file of at most cap bytes: a regular file (a FIFO,
+ * device or directory is refused without blocking on it), not truncated,
+ * no duplicate keys. NULL with err set to the reason, without the path
+ * ("cannot open: …", "not a regular file", "line L column C: …").
+ */
+json_t *config_read_json(const char *path, size_t cap, struct al_err *err);
+
 /* This host's online cores (at least 1): the host_cores the commands pass. */
 int config_host_cores(void);
 

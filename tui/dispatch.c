@@ -13,6 +13,7 @@
 
 #include <jansson.h>
 
+#include "config.h"
 #include "supervisor.h"
 
 #define POLICY_FILE_MAX (64 * 1024)
@@ -493,18 +494,19 @@ policy_entry(struct policy_file *p, json_t *list, enum cutover_op op)
 }
 
 /* {"revoke": [tool, …], "restore": [tool, …]}: nothing else. */
+#define POLICY_MAX_BYTES	(64 * 1024)	/* far more than APPLY_TOOLS_MAX names */
 static int
 policy_load(const char *path, struct policy_file *p, struct app *a)
 {
-	json_error_t jerr;
-	json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+	struct al_err err = { "" };
+	json_t *root = config_read_json(path, POLICY_MAX_BYTES, &err);
 	const char *key;
 	json_t *v;
 	int rc = 0;
 
 	memset(p, 0, sizeof *p);
 	if (!root) {
-		app_flash(a, true, "apply: %.100s: not readable JSON (line %d)", path, jerr.line);
+		app_flash(a, true, "apply: %.100s: %.120s", path, err.msg);
 		return -1;
 	}
 	json_object_foreach(root, key, v)

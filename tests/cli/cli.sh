@@ -88,10 +88,15 @@ check "console --config repeats (parsed; then it wants a terminal)" \
 check "run without --config: usage error" bash -c "'$airlock' run >/dev/null 2>&1; [ \$? = 2 ]"
 
 # --- config errors fail closed, naming the path, the key and the reason --------
+mkfifo "$work/fifo"
 for c in run doctor "inspect box"; do
 	try $c --config "$work"
 	check "$c --config DIR: exit 3, 'not a regular file' with the path" \
 		bash -c '[ "$1" = 3 ] && grep -qF "config $2: not a regular file" "$3"' _ "$rc" "$work" "$work/err"
+	# No writer ever opens it: reading it would wait for ever.
+	rc=0; timeout 10 "$airlock" $c --config "$work/fifo" >"$work/out" 2>"$work/err" </dev/null || rc=$?
+	check "$c --config FIFO: exit 3 at once, 'not a regular file'" \
+		bash -c '[ "$1" = 3 ] && grep -qF "config $2: not a regular file" "$3"' _ "$rc" "$work/fifo" "$work/err"
 	try $c --config "$work/noimage.json"
 	check "$c: no profile.image: exit 3, the key named" \
 		bash -c '[ "$1" = 3 ] && grep -qF "profile.image: required" "$2"' _ "$rc" "$work/err"

@@ -302,6 +302,14 @@ echo '{"revoke": ["store"]}' >"$work/incident.json"
 echo '{"revoke": ["store"], "shutdown": true}' >"$work/bad-incident.json"
 command_line "apply $work/bad-incident.json"
 check ":apply refuses a policy with other keys" wait_for 'expected {"revoke": [tools], "restore": [tools]}' 5
+# A FIFO nobody writes would hold the console in open: refused at once
+# (the screen answers the next command).
+mkfifo "$work/incident.fifo"
+command_line "apply $work/incident.fifo"
+check ":apply refuses a FIFO without waiting on it" wait_for "incident.fifo: not a regular file" 5
+command_line "apply $work/no-such-incident.json"
+check ":apply of a missing file says it cannot open it" \
+	wait_for "no-such-incident.json: cannot open: No such file or directory" 5
 command_line "apply $work/incident.json"
 check ":apply asks first" wait_for "revoke 1, restore 0 tools on all 2 sessions?" 5
 keys y

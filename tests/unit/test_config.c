@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "config.h"
 
@@ -167,6 +169,57 @@ test_custom_classes(void **state)
 	config_free(&c);
 }
 
+/*
+ * An operator's JSON file: a FIFO is refused without blocking in open (no
+ * writer ever comes), a file one byte over the cap is refused, not cut to
+ * it, and the reasons carry no path.
+ */
+static void
+test_read_json(void **state)
+{
+	char dir[] = "/tmp/airlock-config-XXXXXX", path[64], fifo[64];
+	struct al_err err = { "" };
+	json_t *root;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/p.json", dir);
+	snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_null(config_read_json(fifo, 64, &err));
+	assert_string_equal(err.msg, "not a regular file");
+	assert_null(config_read_json(dir, 64, &err));
+	assert_string_equal(err.msg, "not a regular file");
+	assert_null(config_read_json(path, 64, &err));
+	assert_string_equal(err.msg, "cannot open: No such file or directory");
+
+	/* {"a": "xxx…"}: exactly 16 bytes is read whole; 17 is refused. */
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("{\"a\": \"xxxxxxx\"}", f);
+	fclose(f);
+	root = config_read_json(path, 16, &err);
+	assert_non_null(root);
+	assert_string_equal(json_string_value(json_object_get(root, "a")), "xxxxxxx");
+	json_decref(root);
+	assert_null(config_read_json(path, 15, &err));
+	assert_string_equal(err.msg, "larger than 15 bytes");
+
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("{\"a\": 1, \"a\": 2}", f);
+	fclose(f);
+	assert_null(config_read_json(path, 64, &err));
+	assert_non_null(strstr(err.msg, "line 1 column"));
+	assert_non_null(strstr(err.msg, "duplicate"));
+
+	unlink(fifo);
+	unlink(path);
+	rmdir(dir);
+}
+
 int
 main(void)
 {
@@ -175,6 +228,7 @@ main(void)
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_custom_classes),
 		cmocka_unit_test(test_named_object_bounds),
+		cmocka_unit_test(test_read_json),
 	};
 
 	return cmocka_run_group_tests_name("config", tests, NULL, NULL);
