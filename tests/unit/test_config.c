@@ -169,6 +169,16 @@ test_custom_classes(void **state)
 	config_free(&c);
 }
 
+static void
+write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
 /*
  * An operator's JSON file: a FIFO is refused without blocking in open (no
  * writer ever comes), a file one byte over the cap is refused, not cut to
@@ -180,7 +190,6 @@ test_read_json(void **state)
 	char dir[] = "/tmp/airlock-config-XXXXXX", path[64], fifo[64];
 	struct al_err err = { "" };
 	json_t *root;
-	FILE *f;
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
@@ -196,10 +205,7 @@ test_read_json(void **state)
 	assert_string_equal(err.msg, "cannot open: No such file or directory");
 
 	/* {"a": "xxx…"}: exactly 16 bytes is read whole; 17 is refused. */
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs("{\"a\": \"xxxxxxx\"}", f);
-	fclose(f);
+	write_file(path, "{\"a\": \"xxxxxxx\"}");
 	root = config_read_json(path, 16, &err);
 	assert_non_null(root);
 	assert_string_equal(json_string_value(json_object_get(root, "a")), "xxxxxxx");
@@ -207,10 +213,7 @@ test_read_json(void **state)
 	assert_null(config_read_json(path, 15, &err));
 	assert_string_equal(err.msg, "larger than 15 bytes");
 
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs("{\"a\": 1, \"a\": 2}", f);
-	fclose(f);
+	write_file(path, "{\"a\": 1, \"a\": 2}");
 	assert_null(config_read_json(path, 64, &err));
 	assert_non_null(strstr(err.msg, "line 1 column"));
 	assert_non_null(strstr(err.msg, "duplicate"));
