@@ -359,6 +359,14 @@ lock:
 
 static void timer_start(struct audit *a);
 
+bool
+audit_not_a_file(const char *path)
+{
+	struct stat st;
+
+	return path && stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+}
+
 int
 audit_open(const char *path, struct audit **out, struct al_err *err)
 {
@@ -367,8 +375,10 @@ audit_open(const char *path, struct audit **out, struct al_err *err)
 	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
 
 	*out = NULL;
-	if (!a)
+	if (!a || audit_not_a_file(path)) {
+		free(a);
 		return al_fail(err, AUDIT_ERR_OPEN);
+	}
 	if (sync_init(a) < 0) {
 		free(a);
 		return al_fail(err, AUDIT_ERR_OPEN);
@@ -1565,7 +1575,7 @@ audit_verify_anchored(const char *path, const struct audit_anchor *anchor,
 
 	memset(out, 0, sizeof *out);
 	out->ok = true;
-	if (!path)
+	if (!path || audit_not_a_file(path))
 		return al_fail(err, AUDIT_ERR_OPEN);
 	rc = verify_open(path, &db, &st, err);
 	if (rc == SQLITE_READONLY) {

@@ -106,6 +106,12 @@ struct audit_entry {
 
 /* Create or open; sets WAL + synchronous=FULL and creates the schema. */
 int audit_open(const char *path, struct audit **out, struct al_err *err);
+/*
+ * The path names something other than a regular file: a directory, or a
+ * FIFO or device, which would hold SQLite in its first read for ever. The
+ * openers refuse it up front (a missing path is not this).
+ */
+bool audit_not_a_file(const char *path);
 
 /*
  * Appends already in progress on other threads finish first (their entries

@@ -110,7 +110,7 @@ audit_tail_open(const char *path, struct audit_tail **out, struct al_err *err)
 	int rc;
 
 	*out = NULL;
-	if (!path || !(t = calloc(1, sizeof *t)))
+	if (!path || audit_not_a_file(path) || !(t = calloc(1, sizeof *t)))
 		return al_fail(err, "%s", AUDIT_TAIL_ERR_OPEN);
 	t->why = "";
 	/* No SQLITE_OPEN_CREATE: a console must never make an empty log. */

@@ -136,6 +136,8 @@ cli_path_reason(const char *path, bool create, char *buf, size_t cap)
 	}
 	if (S_ISDIR(st.st_mode))
 		return "is a directory";
+	if (!S_ISREG(st.st_mode))
+		return "not a regular file";
 	if (access(path, create ? R_OK | W_OK : R_OK) < 0)
 		snprintf(buf, cap, "%s", strerror(errno));
 	return buf;

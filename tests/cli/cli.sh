@@ -129,6 +129,13 @@ check "audit verify of a missing file: exit 3, path and reason" \
 check "audit verify did not create the file" [ ! -e "$work/absent.db" ]
 try audit verify "$work/absent.db" --json
 check "audit verify --json: a JSON error" json_error "No such file or directory"
+# An audit log that is a FIFO would hold SQLite in its first read for ever.
+for c in "audit verify $work/fifo" "run --config $work/good.json --audit $work/fifo"; do
+	rc=0; timeout 10 "$airlock" $c >"$work/out" 2>"$work/err" </dev/null || rc=$?
+	check "${c%% *} with a FIFO for its log: exit 3 at once, 'not a regular file'" \
+		bash -c '[ "$1" = 3 ] && grep -qF "audit $2: cannot open database: not a regular file" "$3"' \
+		_ "$rc" "$work/fifo" "$work/err"
+done
 
 # --- the man page's synopsis is the table's usage lines --------------------------
 python3 - "$man" >"$work/synopsis" <<'PY'
