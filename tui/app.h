@@ -30,6 +30,7 @@ struct notifier;
 #define APP_TEXT_MAX	192
 #define APP_PATH_MAX	4096	/* the audit log's path, kept for the quit message */
 #define APP_INPUT_MAX	256
+#define APP_COMMANDS_MAX	32	/* ':' commands Up and Down recall */
 #define APP_DRAW_MS	250	/* engine updates: at most four frames a second */
 #define APP_KEY_DRAW_MS	50	/* the answer to a key: at once, at most 20 a second */
 #define APP_FLASH_MS	5000	/* informational messages expire; alerts stick */
@@ -110,6 +111,11 @@ struct app {
 	enum overlay overlay;
 	char input[APP_INPUT_MAX];
 	size_t input_len;
+	/* ':' commands entered, oldest first; this run only, never written down. */
+	char commands[APP_COMMANDS_MAX][APP_INPUT_MAX];
+	size_t n_commands;
+	size_t command_at;		/* the entry Up/Down show; n_commands: the draft */
+	char draft[APP_INPUT_MAX];	/* the line being typed, kept while browsing */
 	int help_top;
 	char question[APP_TEXT_MAX];
 	enum confirm_action action;

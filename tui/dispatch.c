@@ -320,6 +320,7 @@ dispatch_request(struct app *a, enum request r)
 		a->overlay = OVERLAY_PROMPT;
 		a->input[0] = '\0';
 		a->input_len = 0;
+		a->command_at = a->n_commands;
 		return APP_REDRAW;
 	case REQ_DISMISS:
 		app_dismiss(a);
@@ -406,6 +407,51 @@ help_key(struct app *a, int key)
 }
 
 /* The ':' and '/' line: printable text, Backspace, Enter, Esc. */
+static void
+set_input(struct app *a, const char *text)
+{
+	snprintf(a->input, sizeof a->input, "%s", text);
+	a->input_len = strlen(a->input);
+}
+
+/* An entered command is remembered, unless it repeats the last one. */
+static void
+remember(struct app *a, const char *line)
+{
+	if (!line[0] || (a->n_commands && strcmp(a->commands[a->n_commands - 1], line) == 0))
+		return;
+	if (a->n_commands == APP_COMMANDS_MAX) {
+		memmove(a->commands[0], a->commands[1], sizeof a->commands[0] * (APP_COMMANDS_MAX - 1));
+		a->n_commands--;
+	}
+	snprintf(a->commands[a->n_commands++], sizeof a->commands[0], "%s", line);
+}
+
+/* Up (-1) and Down (+1) through the commands entered; past the last, the draft again. */
+static void
+recall(struct app *a, int step)
+{
+	if ((step < 0 && a->command_at == 0) || (step > 0 && a->command_at >= a->n_commands))
+		return;
+	if (a->command_at == a->n_commands)
+		snprintf(a->draft, sizeof a->draft, "%s", a->input);
+	a->command_at += step;
+	set_input(a, a->command_at == a->n_commands ? a->draft : a->commands[a->command_at]);
+}
+
+/* Ctrl-W: the word before the cursor (the line's end), and the blanks after it. */
+static void
+delete_word(struct app *a)
+{
+	while (a->input_len > 0 && a->input[a->input_len - 1] == ' ')
+		a->input_len--;
+	while (a->input_len > 0 && a->input[a->input_len - 1] != ' ')
+		a->input_len--;
+	a->input[a->input_len] = '\0';
+}
+
+#define CTRL_KEY(c)	((c) & 0x1f)
+
 static int
 input_key(struct app *a, int key)
 {
@@ -420,9 +466,18 @@ input_key(struct app *a, int key)
 	}
 	if (key == '\r' || key == '\n' || key == KEY_ENTER) {
 		a->overlay = OVERLAY_NONE;
-		return filter ? APP_REDRAW : dispatch_command(a, a->input);
+		if (filter)
+			return APP_REDRAW;
+		remember(a, a->input);
+		return dispatch_command(a, a->input);
 	}
-	if ((key == KEY_BACKSPACE || key == 127 || key == 8) && a->input_len > 0)
+	if ((key == KEY_UP || key == KEY_DOWN) && !filter)
+		recall(a, key == KEY_UP ? -1 : 1);
+	else if (key == CTRL_KEY('u'))
+		set_input(a, "");
+	else if (key == CTRL_KEY('w'))
+		delete_word(a);
+	else if ((key == KEY_BACKSPACE || key == 127 || key == 8) && a->input_len > 0)
 		a->input[--a->input_len] = '\0';
 	else if (key >= 32 && key < 127 && a->input_len + 1 < sizeof a->input) {
 		a->input[a->input_len++] = (char)key;

@@ -310,6 +310,20 @@ check ":apply refuses a FIFO without waiting on it" wait_for "incident.fifo: not
 command_line "apply $work/no-such-incident.json"
 check ":apply of a missing file says it cannot open it" \
 	wait_for "no-such-incident.json: cannot open: No such file or directory" 5
+# The command line recalls what was entered (Up, Down, back to the draft),
+# and Ctrl-U and Ctrl-W edit it.
+status_is() { row_is 30 "$1"; }	# REGEX: the status line (row 30 of 30) matches it
+keys ':'; keys -l "rev"; keys Up
+check "command line: Up recalls the last command" status_is "^:apply $work/no-such-incident\.json *\$"
+keys Up
+check "command line: Up again, the one before" status_is "^:apply $work/incident\.fifo *\$"
+keys Down Down
+check "command line: Down past the last, the draft again" status_is '^:rev *$'
+keys -l " store  all"; keys C-w
+check "command line: Ctrl-W deletes the last word" status_is '^:rev store *$'
+keys C-u
+check "command line: Ctrl-U clears it" status_is '^: *$'
+keys Escape
 command_line "apply $work/incident.json"
 check ":apply asks first" wait_for "revoke 1, restore 0 tools on all 2 sessions?" 5
 keys y
