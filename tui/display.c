@@ -203,8 +203,9 @@ first_key(struct app *a, enum request req, char buf[KEYMAP_KEY_NAME_MAX])
 
 /*
  * The key bar: what is offered here, each under its first key. What does
- * not fit is left out whole, the least needed first, but help and quit
- * stay (help lists the rest); cut only when even they do not fit.
+ * not fit is left out whole, the least needed first (read-only, what it
+ * refuses), but help and quit stay (help lists the rest); cut only when
+ * even they do not fit.
  */
 static void
 draw_keybar(struct app *a)
@@ -231,9 +232,11 @@ draw_keybar(struct app *a)
 		if (show[i])
 			width += strlen(keys[i]) + strlen(keybar[i].word) + 4;	/* "[k] word " */
 	}
-	for (keep = 1; keep < KEEP_ALWAYS && width > (size_t)a->cols; keep++)
+	/* Read-only, what would change something is shown but does nothing: it goes first. */
+	for (keep = 0; keep < KEEP_ALWAYS && width > (size_t)a->cols; keep++)
 		for (i = KEYBAR_N; i-- > 0 && width > (size_t)a->cols;)
-			if (show[i] && keybar[i].keep == keep) {
+			if (show[i] && (a->read_only && request_destructive(shown[i]) ? 0
+					: keybar[i].keep) == keep) {
 				show[i] = false;
 				width -= strlen(keys[i]) + strlen(keybar[i].word) + 4;
 			}

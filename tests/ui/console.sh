@@ -418,6 +418,10 @@ keys r
 check "read-only: revoke refused on the status line" wait_for "read-only: revoke refused" 5
 keys K
 check "read-only: force-stop (rebound to K) refused" wait_for "read-only: force-stop refused" 5
+tm resize-window -t ui -x 60 -y 30
+check "read-only, 60 columns: the refused keys leave the key bar first" \
+	keybar_is '^ \[<Enter>\] open \[/\] filter \[:\] cmd \[\?\] help \[q\] quit *$'
+tm resize-window -t ui -x 100 -y 30
 command_line "run $work/quick.json"
 check "read-only: :run refused" wait_for "read-only: run refused" 5
 keys '?' PageDown
