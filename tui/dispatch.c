@@ -13,6 +13,7 @@
 
 #include <jansson.h>
 
+#include "complete.h"
 #include "config.h"
 #include "supervisor.h"
 
@@ -452,6 +453,66 @@ delete_word(struct app *a)
 
 #define CTRL_KEY(c)	((c) & 0x1f)
 
+static const char *const command_words[] = {
+	"run", "apply", "revoke", "restore", "stop", "forget", "filter", "view", "help", "quit",
+};
+
+/* Live sessions' ids as typed (without "s-"), into c from n; returns the new n. */
+static size_t
+live_ids(const struct app *a, const char **c, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < a->snap.n; i++)
+		if (a->snap.rows[i].state != SESSION_STATE_ENDED)
+			c[n++] = a->snap.rows[i].id + (strncmp(a->snap.rows[i].id, "s-", 2) == 0 ? 2 : 0);
+	return n;
+}
+
+/*
+ * Tab: the word at the line's end, from what its place takes: a command;
+ * after revoke or restore a tool (a live session's, or one that stands
+ * revoked), then all, marked or a session; after stop a session; after
+ * view a view.
+ */
+static void
+complete_input(struct app *a)
+{
+	char words[2][64];
+	size_t at, n = 0, i, j, nw = complete_words(a->input, words, 2, &at);
+	bool cutover = nw >= 1 && (strcmp(words[0], "revoke") == 0 ||
+				   strcmp(words[0], "restore") == 0);
+	const char **c = calloc(a->snap.n * SNAP_TOOLS_MAX + SNAP_STANDING_MAX +
+				sizeof command_words / sizeof command_words[0], sizeof *c);
+
+	if (!c)
+		return;
+	if (nw == 0) {
+		for (i = 0; i < sizeof command_words / sizeof command_words[0]; i++)
+			c[n++] = command_words[i];
+	} else if (cutover && nw == 1) {
+		for (i = 0; i < a->snap.n_standing; i++)
+			c[n++] = a->snap.standing[i];
+		for (i = 0; i < a->snap.n; i++)
+			for (j = 0; a->snap.rows[i].state != SESSION_STATE_ENDED &&
+			     j < a->snap.rows[i].n_tools && j < SNAP_TOOLS_MAX; j++)
+				c[n++] = a->snap.rows[i].tools[j].name;
+	} else if (cutover && nw == 2) {
+		c[n++] = "all";
+		c[n++] = "marked";
+		n = live_ids(a, c, n);
+	} else if (nw == 1 && strcmp(words[0], "stop") == 0) {
+		n = live_ids(a, c, n);
+	} else if (nw == 1 && strcmp(words[0], "view") == 0) {
+		for (i = 0; i < VIEW_COUNT; i++)
+			c[n++] = views[i]->name;
+	}
+	complete_last(a->input, sizeof a->input, c, n);
+	a->input_len = strlen(a->input);
+	free(c);
+}
+
+
 static int
 input_key(struct app *a, int key)
 {
@@ -473,6 +534,8 @@ input_key(struct app *a, int key)
 	}
 	if ((key == KEY_UP || key == KEY_DOWN) && !filter)
 		recall(a, key == KEY_UP ? -1 : 1);
+	else if (key == '\t' && !filter)
+		complete_input(a);
 	else if (key == CTRL_KEY('u'))
 		set_input(a, "");
 	else if (key == CTRL_KEY('w'))

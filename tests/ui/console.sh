@@ -323,6 +323,15 @@ keys -l " store  all"; keys C-w
 check "command line: Ctrl-W deletes the last word" status_is '^:rev store *$'
 keys C-u
 check "command line: Ctrl-U clears it" status_is '^: *$'
+# Tab completes what can stand there: a command, a tool, a scope.
+keys -l "rev"; keys Tab
+check "command line: Tab completes a command" status_is '^:revoke *$'
+keys -l "sto"; keys Tab
+check "command line: Tab completes a live session's tool" status_is '^:revoke store *$'
+keys -l "mar"; keys Tab
+check "command line: Tab completes the scope" status_is '^:revoke store marked *$'
+keys C-u; keys -l "re"; keys Tab
+check "command line: Tab on re (revoke, restore) adds nothing" status_is '^:re *$'
 keys Escape
 command_line "apply $work/incident.json"
 check ":apply asks first" wait_for "revoke 1, restore 0 tools on all 2 sessions?" 5
