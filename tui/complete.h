@@ -24,4 +24,12 @@ size_t complete_words(const char *line, char words[][64], size_t max, size_t *la
  */
 size_t complete_last(char *line, size_t cap, const char *const *cands, size_t n);
 
+/*
+ * Complete line's last word as a path: against the entries of the
+ * directory it names so far (hidden ones only when the name typed starts
+ * with a dot). A directory is completed with its slash and no blank, so
+ * the next name can follow. Returns how many entries matched.
+ */
+size_t complete_path(char *line, size_t cap);
+
 #endif

@@ -473,7 +473,7 @@ live_ids(const struct app *a, const char **c, size_t n)
  * Tab: the word at the line's end, from what its place takes: a command;
  * after revoke or restore a tool (a live session's, or one that stands
  * revoked), then all, marked or a session; after stop a session; after
- * view a view.
+ * view a view; after run or apply a file's path.
  */
 static void
 complete_input(struct app *a)
@@ -506,6 +506,8 @@ complete_input(struct app *a)
 	} else if (nw == 1 && strcmp(words[0], "view") == 0) {
 		for (i = 0; i < VIEW_COUNT; i++)
 			c[n++] = views[i]->name;
+	} else if (nw == 1 && (strcmp(words[0], "run") == 0 || strcmp(words[0], "apply") == 0)) {
+		complete_path(a->input, sizeof a->input);
 	}
 	complete_last(a->input, sizeof a->input, c, n);
 	a->input_len = strlen(a->input);

@@ -332,6 +332,8 @@ keys -l "mar"; keys Tab
 check "command line: Tab completes the scope" status_is '^:revoke store marked *$'
 keys C-u; keys -l "re"; keys Tab
 check "command line: Tab on re (revoke, restore) adds nothing" status_is '^:re *$'
+keys C-u; keys -l "apply $work/incident.j"; keys Tab
+check "command line: Tab completes a file's path" status_is "^:apply $work/incident\.json *\$"
 keys Escape
 command_line "apply $work/incident.json"
 check ":apply asks first" wait_for "revoke 1, restore 0 tools on all 2 sessions?" 5

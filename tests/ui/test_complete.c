@@ -10,6 +10,9 @@
 #include <cmocka.h>
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "complete.h"
@@ -80,6 +83,55 @@ test_no_room(void **state)
 	assert_string_equal(buf, "x a-ve");	/* it would not fit: unchanged */
 }
 
+/* Paths: a directory's entries; a directory keeps no blank after its slash. */
+static void
+test_paths(void **state)
+{
+	char dir[] = "/tmp/airlock-complete-XXXXXX", path[128], line[256];
+	static const char *const files[] = { "incident.json", "incident-old.json", ".hidden.json" };
+	size_t i;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	for (i = 0; i < 3; i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+		assert_non_null(f = fopen(path, "w"));
+		fclose(f);
+	}
+	snprintf(path, sizeof path, "%s/configs", dir);
+	assert_int_equal(mkdir(path, 0700), 0);
+
+	snprintf(line, sizeof line, "apply %s/inc", dir);
+	assert_int_equal(complete_path(line, sizeof line), 2);
+	snprintf(path, sizeof path, "apply %s/incident", dir);
+	assert_string_equal(line, path);		/* as far as both go */
+	strcat(line, ".");
+	assert_int_equal(complete_path(line, sizeof line), 1);
+	snprintf(path, sizeof path, "apply %s/incident.json ", dir);
+	assert_string_equal(line, path);
+	snprintf(line, sizeof line, "run %s/c", dir);
+	assert_int_equal(complete_path(line, sizeof line), 1);
+	snprintf(path, sizeof path, "run %s/configs/", dir);
+	assert_string_equal(line, path);		/* its slash, no blank */
+	snprintf(line, sizeof line, "run %s/", dir);
+	assert_int_equal(complete_path(line, sizeof line), 3);	/* the hidden one is not offered */
+	snprintf(line, sizeof line, "run %s/.h", dir);
+	assert_int_equal(complete_path(line, sizeof line), 1);
+	snprintf(line, sizeof line, "run %s/nothing", dir);
+	assert_int_equal(complete_path(line, sizeof line), 0);
+	snprintf(path, sizeof path, "run %s/nothing", dir);
+	assert_string_equal(line, path);
+
+	for (i = 0; i < 3; i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+		unlink(path);
+	}
+	snprintf(path, sizeof path, "%s/configs", dir);
+	rmdir(path);
+	rmdir(dir);
+}
+
 int
 main(void)
 {
@@ -88,6 +140,7 @@ main(void)
 		cmocka_unit_test(test_common_prefix),
 		cmocka_unit_test(test_later_words),
 		cmocka_unit_test(test_no_room),
+		cmocka_unit_test(test_paths),
 	};
 
 	return cmocka_run_group_tests_name("complete", tests, NULL, NULL);
