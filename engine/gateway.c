@@ -8,10 +8,12 @@
 
 #include "frame.h"
 #include "ids.h"
+#include "journal.h"
 #include "mcp.h"
 
 struct gateway {
 	struct gateway_options o;
+	struct journal journal;		/* o's audit log and exporter */
 	const struct airlock_config *cfg;
 	struct mcp_client *mcp[CONFIG_UPSTREAMS_MAX];
 	char seen[CONFIG_TOOLS_MAX][HASH_HEX_LEN + 1];	/* first definition hash seen */
@@ -58,6 +60,7 @@ gateway_open(const struct gateway_options *o, struct gateway **out, struct al_er
 		return al_fail(err, "gateway: out of memory");
 	g->hc = hash_ctx_new();		/* NULL: hash_ctx_hex falls back */
 	g->o = *o;
+	g->journal = (struct journal){ o->audit, o->otlp };
 	g->cfg = o->config;
 	g->session_class = o->config->initial.class;
 	*out = g;
@@ -117,19 +120,7 @@ gateway_upstream_stderr(const struct gateway *g)
 	return n;
 }
 
-int
-gateway_record(struct gateway *g, const struct audit_entry *e)
-{
-	char entry_id[AUDIT_ENTRY_ID_MAX];
-
-	if (audit_append(g->o.audit, e, entry_id, NULL, NULL) < 0)
-		return -1;
-	if (g->o.otlp)
-		otlp_export(g->o.otlp, e, entry_id);	/* failures are counted there */
-	return 0;
-}
-
-/* An audit entry for this call; type, decision and rule vary. */
+/* An audit entry for this call; its decision, rule and detail vary. */
 static void
 call_entry(const struct call *c, struct audit_entry *e, enum audit_decision d,
 	   enum policy_rule rule, const char *detail)
@@ -140,9 +131,7 @@ call_entry(const struct call *c, struct audit_entry *e, enum audit_decision d,
 	*e = (struct audit_entry){
 		.session_id = c->g->o.session_id,
 		.call_id = c->id,
-		.type = audit_type_id(audit_decision_type(d)),
 		.tool = c->t->name,
-		.decision = audit_decision_id(d),
 		.rule = dispatch ? NULL : policy_rule_id(rule),
 		.revision = c->revision,
 		.latency_us = clock_mono_us() - c->t0_us,
@@ -166,7 +155,8 @@ call_record(struct call *c, enum audit_decision d, enum policy_rule rule, const 
 	struct audit_entry e;
 
 	call_entry(c, &e, d, rule, detail);
-	if (gateway_record(c->g, &e) < 0 || audit_lane_failed(c->g->o.audit, &c->g->lane))
+	if (journal_write(&c->g->journal, NULL, d, &e, NULL) < 0 ||
+	    audit_lane_failed(c->g->o.audit, &c->g->lane))
 		return -1;
 	return 0;
 }
@@ -184,11 +174,7 @@ terminal_record(struct call *c, enum audit_decision d, enum policy_rule rule,
 	if (!c->dispatched)
 		return call_record(c, d, rule, detail);
 	call_entry(c, &e, d, rule, detail);
-	if (audit_append_later(c->g->o.audit, &c->g->lane, &e, NULL) < 0)
-		return -1;
-	if (c->g->o.otlp)
-		otlp_export(c->g->o.otlp, &e, e.entry_id);	/* failures are counted there */
-	return 0;
+	return journal_write(&c->g->journal, &c->g->lane, d, &e, NULL);
 }
 
 /* The reply line; without one (no memory, or too long) the exchange cannot go on. */

@@ -73,9 +73,6 @@ void gateway_get_counters(const struct gateway *g, struct gateway_counters *out)
 /* Sum of the upstreams' stderr bytes (never their content). */
 size_t gateway_upstream_stderr(const struct gateway *g);
 
-/* Write an audit entry (and export it); fixed-text failure. */
-int gateway_record(struct gateway *g, const struct audit_entry *e);
-
 /*
  * Wait until the session's queued terminal entries are committed: -1 when
  * the log refused any (counted in audit_failures, once). gateway_close

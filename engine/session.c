@@ -16,6 +16,7 @@
 #include "doctor.h"
 #include "frame.h"
 #include "ids.h"
+#include "journal.h"
 #include "mutant.h"
 
 #define INITIAL_FILE_MAX	(1 << 20)
@@ -154,15 +155,12 @@ session_fail(struct session *s, enum session_end e, const char *fmt, ...)
 }
 
 static void
-session_entry(struct session *s, struct audit_entry *e, const char *type,
-	      const char *decision, const char *rule, const char *detail)
+session_entry(struct session *s, struct audit_entry *e, const char *rule, const char *detail)
 {
 	bool open;
 
 	*e = (struct audit_entry){
 		.session_id = s->sum->session_id,
-		.type = type,
-		.decision = decision,
 		.rule = rule,
 		.class_before = class_name(&s->cfg->classes, s->cfg->initial.class),
 		.class_after = s->gw ? class_name(&s->cfg->classes, gateway_session_class(s->gw))
@@ -191,24 +189,19 @@ lane_refused(struct session *s)
  * entry itself failing would.
  */
 static void
-record(struct session *s, const char *type, const char *decision, const char *rule,
-       const char *detail)
+record(struct session *s, enum audit_decision d, const char *rule, const char *detail)
 {
-	char entry_id[AUDIT_ENTRY_ID_MAX];
+	struct journal j = { s->o->audit, s->o->otlp };
 	struct audit_entry e;
 
-	session_entry(s, &e, type, decision, rule, detail);
-	if (audit_append(s->o->audit, &e, entry_id, NULL, NULL) < 0) {
+	session_entry(s, &e, rule, detail);
+	if (journal_write(&j, NULL, d, &e, NULL) < 0) {
 		s->sum->audit_failures++;
 		session_end(s, SESSION_END_AUDIT_FAILED);
 		return;
 	}
-	if (lane_refused(s)) {
+	if (lane_refused(s))
 		session_end(s, SESSION_END_AUDIT_FAILED);
-		return;
-	}
-	if (s->o->otlp)
-		otlp_export(s->o->otlp, &e, entry_id);
 }
 
 /*
@@ -219,25 +212,16 @@ record(struct session *s, const char *type, const char *decision, const char *ru
  * (docs/guarantees.md).
  */
 static void
-record_later(struct session *s, const char *type, const char *decision, const char *rule)
+record_later(struct session *s, enum audit_decision d, const char *rule)
 {
-	char entry_id[AUDIT_ENTRY_ID_MAX];
+	struct journal j = { s->o->audit, s->o->otlp };
 	struct audit_entry e;
 
-	session_entry(s, &e, type, decision, rule, NULL);
-	if (id_random(entry_id, sizeof entry_id, "", (AUDIT_ENTRY_ID_MAX - 1) / 2) < 0) {
+	session_entry(s, &e, rule, NULL);
+	if (journal_write(&j, &s->lane, d, &e, NULL) < 0) {
 		s->sum->audit_failures++;
 		session_end(s, SESSION_END_AUDIT_FAILED);
-		return;
 	}
-	e.entry_id = entry_id;
-	if (audit_append_later(s->o->audit, &s->lane, &e, NULL) < 0) {
-		s->sum->audit_failures++;
-		session_end(s, SESSION_END_AUDIT_FAILED);
-		return;
-	}
-	if (s->o->otlp)
-		otlp_export(s->o->otlp, &e, entry_id);
 }
 
 /* Remove one top-level name or dotted path; absent is not an error. */
@@ -346,9 +330,9 @@ preflight_end(struct session *s)
 	ok = s->pre.socket[0] && check_list_passed(&s->pre.checks);
 	bad = check_list_first_failure(&s->pre.checks);
 	if (ok)
-		record_later(s, AUDIT_ADMISSION, "pass", "preflight");
+		record_later(s, AUDIT_D_PASS, "preflight");
 	else
-		record(s, AUDIT_ADMISSION, "refused", bad ? bad->id : "preflight", NULL);
+		record(s, AUDIT_D_REFUSED, bad ? bad->id : "preflight", NULL);
 	s->facts = s->pre.facts;
 	if (!ok)
 		session_fail(s, SESSION_END_PREFLIGHT_REFUSED, "preflight: %s (observed %.100s)",
@@ -394,10 +378,10 @@ record_admission(struct session *s, const char *phase, const struct check_list *
 		 char verdict_out[16])
 {
 	const struct check_item *bad = check_list_first_failure(l);
-	bool ok = check_list_passed(l);
+	enum audit_decision d = check_list_passed(l) ? AUDIT_D_ADMITTED : AUDIT_D_REFUSED;
 	char detail[96];
 
-	snprintf(verdict_out, 16, "%s", ok ? "admitted" : "refused");
+	snprintf(verdict_out, 16, "%s", audit_decision_id(d));
 	if (bad && !s->sum->refused_check[0]) {
 		snprintf(s->sum->refused_check, sizeof s->sum->refused_check, "%s", bad->id);
 		snprintf(s->sum->reason, sizeof s->sum->reason,
@@ -408,7 +392,7 @@ record_admission(struct session *s, const char *phase, const struct check_list *
 		s->o->hooks.report(s->o->hooks.ctx, strcmp(phase, "first") == 0 ? 1 : 2, l);
 	snprintf(detail, sizeof detail, "{\"phase\":\"%s\",\"checks\":%zu,\"refused\":%zu}",
 		 phase, l->n, check_list_failures(l));
-	record(s, AUDIT_ADMISSION, verdict_out, bad ? bad->id : phase, detail);
+	record(s, d, bad ? bad->id : phase, detail);
 }
 
 /*
@@ -445,7 +429,7 @@ spawn_lease(struct session *s)
 
 	if (lease_spawn(s->o->watchdog_exe, s->socket, s->box.id, on_lease_fail, s,
 			&s->lease, &err) < 0) {
-		record(s, AUDIT_ADMISSION, "refused", "watchdog_not_ready", NULL);
+		record(s, AUDIT_D_REFUSED, "watchdog_not_ready", NULL);
 		session_fail(s, SESSION_END_WATCHDOG_FAILED, "%s", err.msg);
 		return false;
 	}
@@ -459,7 +443,7 @@ arm_lease(struct session *s)
 
 	set_state(s, SESSION_STATE_ARMING);
 	if (lease_wait_ready(s->lease, &err) < 0) {
-		record(s, AUDIT_ADMISSION, "refused", "watchdog_not_ready", NULL);
+		record(s, AUDIT_D_REFUSED, "watchdog_not_ready", NULL);
 		session_fail(s, SESSION_END_WATCHDOG_FAILED, "%s", err.msg);
 		return false;
 	}
@@ -856,7 +840,7 @@ finish(struct session *s)
 	sum->duration_ms = clock_mono_ms() - s->t0_ms;
 	detail = session_summary_json(sum);
 	text = detail ? json_dumps(detail, JSON_COMPACT) : NULL;
-	record(s, AUDIT_SESSION_END, session_end_normal(sum->end) ? "normal" : "abnormal",
+	record(s, session_end_normal(sum->end) ? AUDIT_D_NORMAL : AUDIT_D_ABNORMAL,
 	       session_end_id(sum->end), text);
 	/*
 	 * Carried by the end's commit; a failure there leaves them to the
@@ -896,7 +880,7 @@ session_run(const struct session_options *o, struct session_summary *out)
 	s.st.session_class = o->config->initial.class;
 	set_state(&s, SESSION_STATE_PREFLIGHT);
 	container_init(&s.box, NULL, NULL);
-	record_later(&s, AUDIT_SESSION_START, "start", NULL);
+	record_later(&s, AUDIT_D_START, NULL);
 	if (!s.ended && preflight_begin(&s) && (frame = initial_frame(&s, &frame_len)) &&
 	    launch_bounded(&s) && open_gateway(&s))
 		bridge(&s, frame, frame_len);

@@ -14,6 +14,7 @@
 
 #include "doctor.h"
 #include "ids.h"
+#include "journal.h"
 #include "preflight.h"
 #include "profile.h"
 #include "session.h"
@@ -65,7 +66,7 @@ struct cutover {
 struct policy_entry {
 	char session[SNAP_ID_MAX];
 	char tool[SNAP_NAME_MAX];
-	char decision[16];
+	enum cutover_result result;
 	char rule[SNAP_WORD_MAX];
 	int64_t revision;
 };
@@ -390,19 +391,33 @@ policy_record(struct supervisor *s, const struct policy_entry *p)
 	pthread_mutex_unlock(&s->lock);
 }
 
+/* A cutover's answer as the audit table names it. */
+static enum audit_decision
+policy_decision(enum cutover_result r)
+{
+	switch (r) {
+	case CUTOVER_APPLIED:
+		return AUDIT_D_APPLIED;
+	case CUTOVER_NOT_APPLICABLE:
+		return AUDIT_D_NOT_APPLICABLE;
+	case CUTOVER_REJECTED:
+		break;
+	}
+	return AUDIT_D_REJECTED;
+}
+
 static void
 policy_write(struct supervisor *s, const struct policy_entry *p)
 {
+	struct journal j = { s->o.audit, s->o.otlp };
 	struct audit_entry e = {
 		.session_id = p->session,
-		.type = AUDIT_POLICY,
 		.tool = p->tool[0] ? p->tool : NULL,
-		.decision = p->decision,
 		.rule = p->rule,
 		.revision = p->revision,
 	};
 
-	if (audit_append(s->o.audit, &e, NULL, NULL, NULL) < 0) {
+	if (journal_write(&j, NULL, policy_decision(p->result), &e, NULL) < 0) {
 		pthread_mutex_lock(&s->lock);
 		audit_refused(s, NULL, 1);
 		pthread_mutex_unlock(&s->lock);
@@ -479,7 +494,7 @@ on_gate_ack(void *ctx, const struct gate_delta *d, const struct gate_ack *ack)
 	wake(s);
 	copy_word(p.session, sizeof p.session, sl->id);
 	copy_word(p.tool, sizeof p.tool, e.tool);
-	snprintf(p.decision, sizeof p.decision, "%s", cutover_result_id(e.result));
+	p.result = e.result;
 	snprintf(p.rule, sizeof p.rule, "%s %.32s", cutover_op_id(e.op), ack->reason);
 	policy_record(s, &p);
 }
@@ -731,7 +746,7 @@ start_standing(struct supervisor *s, struct slot *sl)
 	/* Idle and fresh, its gate applies it at once; a refusal closes it. */
 	gate_update(sl->gate, s->revision, allowed, g.n_tools, &ack);
 	copy_word(p.session, sizeof p.session, sl->id);
-	snprintf(p.decision, sizeof p.decision, "%s", cutover_result_id(ack_result(ack.verdict)));
+	p.result = ack_result(ack.verdict);
 	snprintf(p.rule, sizeof p.rule, "%s at start", cutover_op_id(CUTOVER_REVOKE));
 	for (i = 0; i < n; i++) {
 		copy_word(p.tool, sizeof p.tool, sl->cfg->tools[revoked[i]].name);
@@ -1015,7 +1030,7 @@ update_record(struct supervisor *s, struct update_job *j)
 	e.alert = e.result == CUTOVER_REJECTED;
 	copy_word(e.reason, sizeof e.reason, j->ack.reason);
 	copy_word(p.session, sizeof p.session, j->slot->id);
-	snprintf(p.decision, sizeof p.decision, "%s", cutover_result_id(e.result));
+	p.result = e.result;
 	copy_word(p.rule, sizeof p.rule, j->ack.reason);
 	policy_write(s, &p);
 	pthread_mutex_lock(&s->lock);

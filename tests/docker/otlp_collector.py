@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """A loopback OTLP/HTTP collector for tests: stores every POST body.
 
-usage: otlp_collector.py OUT_FILE PORT_FILE
+usage: otlp_collector.py OUT_FILE PORT_FILE [SECONDS]
 Listens on 127.0.0.1 (ephemeral port, written to PORT_FILE), appends each
-request body as one line to OUT_FILE, answers 200. Exits after 120 s.
+request body as one line to OUT_FILE, answers 200. Exits after SECONDS (default 120).
 """
 import http.server
 import sys
@@ -27,5 +27,6 @@ class Handler(http.server.BaseHTTPRequestHandler):
 server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
 with open(sys.argv[2], "w") as f:
     f.write(str(server.server_address[1]))
-threading.Timer(120, server.shutdown).start()
+threading.Timer(float(sys.argv[3]) if len(sys.argv) > 3 else 120,
+                server.shutdown).start()
 server.serve_forever()

@@ -5,7 +5,8 @@
  * and the gate's invalid-update rules through the blocking update call.
  *
  * Environment (set by supervisor.sh): AIRLOCK_AGENT_IMAGE, AIRLOCK_UPSTREAM,
- * AIRLOCK_BIN. Linked with the mutant build of the engine: one test turns a
+ * AIRLOCK_BIN, and a loopback OTLP collector's AIRLOCK_OTLP_URL and the
+ * file it writes the spans to, AIRLOCK_OTLP_SPANS. Linked with the mutant build of the engine: one test turns a
  * mutant on (AIRLOCK_MUTANT) for its own session; the others run with none.
  */
 #include <stdarg.h>
@@ -26,6 +27,7 @@
 #include "admission.h"
 #include "clock.h"
 #include "docker.h"
+#include "otlp.h"
 #include "supervisor.h"
 
 #define SESSIONS 20
@@ -490,6 +492,116 @@ test_revoke_stands(void **state)
 	supervisor_close(s);
 	for (i = 0; i < 3; i++)
 		config_free(&cfg[i]);
+}
+
+/* The value of one attribute of an OTLP span, or NULL. */
+static const char *
+span_attr(json_t *span, const char *key)
+{
+	json_t *a, *v;
+	size_t i;
+
+	json_array_foreach(json_object_get(span, "attributes"), i, a) {
+		if (strcmp(json_string_value(json_object_get(a, "key")) ?: "", key) != 0)
+			continue;
+		v = json_object_get(a, "value");
+		return json_string_value(json_object_get(v, "stringValue")) ?:
+		       json_string_value(json_object_get(v, "intValue"));
+	}
+	return NULL;
+}
+
+/* Does the collector hold a span of entry_id saying type, tool and decision? */
+static bool
+span_says(const char *entry_id, const char *type, const char *tool, const char *decision)
+{
+	FILE *f = fopen(env("AIRLOCK_OTLP_SPANS"), "r");
+	char line[16384];
+	json_t *body, *span;
+	bool found = false;
+
+	while (f && !found && fgets(line, sizeof line, f)) {
+		body = json_loads(line, 0, NULL);
+		span = json_array_get(json_object_get(json_array_get(json_object_get(json_array_get(
+			json_object_get(body, "resourceSpans"), 0), "scopeSpans"), 0), "spans"), 0);
+		found = span && strcmp(span_attr(span, "airlock.entry_id") ?: "", entry_id) == 0 &&
+			strcmp(span_attr(span, "airlock.type") ?: "", type) == 0 &&
+			strcmp(span_attr(span, "airlock.tool") ?: "", tool) == 0 &&
+			strcmp(span_attr(span, "airlock.decision") ?: "", decision) == 0;
+		json_decref(body);
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* The entry ids of a session's policy entries, oldest first; how many. */
+static size_t
+policy_entries(const char *session, char ids[][AUDIT_ENTRY_ID_MAX], size_t max)
+{
+	char sql[256];
+	sqlite3 *h;
+	sqlite3_stmt *st;
+	size_t n = 0;
+
+	snprintf(sql, sizeof sql, "select entry_id from audit_entries where session_id='%s'"
+		 " and type='policy' and tool='store' order by seq", session);
+	assert_int_equal(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	sqlite3_busy_timeout(h, 2000);
+	assert_int_equal(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK);
+	while (n < max && sqlite3_step(st) == SQLITE_ROW)
+		snprintf(ids[n++], AUDIT_ENTRY_ID_MAX, "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	return n;
+}
+
+/*
+ * Every audit entry becomes a span, the supervisor's own included: a
+ * revoke's and a restore's policy entries reach the collector with the
+ * entry ids the log gave them (a collector of supervision.sh's, on
+ * loopback).
+ */
+static void
+test_policy_spans(void **state)
+{
+	struct supervisor_options o = { .audit = audit, .watchdog_exe = env("AIRLOCK_BIN") };
+	char id[SNAP_ID_MAX], sink[160], ids[4][AUDIT_ENTRY_ID_MAX];
+	static struct airlock_config cfg;
+	const char *decision[2] = { "applied", "applied" };
+	struct supervisor *s;
+	struct al_err err;
+	int64_t rev[2];
+	size_t i, n = 0;
+	int tries;
+
+	(void)state;
+	if (otlp_open(env("AIRLOCK_OTLP_URL"), &o.otlp, &err) < 0)
+		fail_msg("otlp: %s", err.msg);
+	n_log = 0;
+	if (supervisor_open(&o, &s, NULL, &err) < 0)
+		fail_msg("%s", err.msg);
+	snprintf(sink, sizeof sink, "%s/spans.sink", work);
+	make_config(&cfg, sink, &(struct cfg_spec){ .mode = "loop" });
+	start(s, &cfg, id);
+	assert_true(wait_state(s, id, SESSION_STATE_RUNNING, 30000));
+	assert_int_equal(supervisor_cutover(s, CUTOVER_REVOKE, "store", NULL, 0, &rev[0], NULL, &err), 0);
+	assert_non_null(wait_event(s, SUPERVISOR_EVENT_CUTOVER_ACK, id, rev[0], 5000));
+	assert_int_equal(supervisor_cutover(s, CUTOVER_RESTORE, "store", NULL, 0, &rev[1], NULL, &err), 0);
+	assert_non_null(wait_event(s, SUPERVISOR_EVENT_CUTOVER_ACK, id, rev[1], 5000));
+	for (tries = 0; tries < 100 && (n = policy_entries(id, ids, 4)) < 2; tries++)
+		usleep(50 * 1000);
+	assert_int_equal(n, 2);		/* the revoke's entry and the restore's */
+	for (i = 0; i < n; i++) {
+		for (tries = 0; tries < 100 && !span_says(ids[i], "policy", "store", decision[i]); tries++)
+			usleep(50 * 1000);
+		assert_true(span_says(ids[i], "policy", "store", decision[i]));
+	}
+	assert_int_equal(supervisor_shutdown(s), 0);
+	supervisor_close(s);
+	assert_int_equal(otlp_failures(o.otlp), 0);
+	otlp_close(o.otlp);
+	config_free(&cfg);
 }
 
 /*
@@ -997,6 +1109,7 @@ main(void)
 		cmocka_unit_test(test_force_stop_in_flight),
 		cmocka_unit_test(test_not_applicable),
 		cmocka_unit_test(test_revoke_stands),
+		cmocka_unit_test(test_policy_spans),
 		cmocka_unit_test(test_gate_end_to_end),
 		cmocka_unit_test(test_cutover_many),
 		cmocka_unit_test(test_long_running),

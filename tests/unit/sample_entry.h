@@ -14,7 +14,7 @@ sample_entry(const char *session, const char *rule)
 	struct audit_entry e = {
 		.session_id = session,
 		.call_id = "call-0001",
-		.type = AUDIT_CALL,
+		.type = audit_type_id(AUDIT_T_CALL),
 		.tool = "fs.read",
 		.decision = "allowed",
 		.rule = rule,

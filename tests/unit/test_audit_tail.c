@@ -155,7 +155,7 @@ test_after_in_order(void **state)
 		assert_int_equal(rows[i].seq, 4 + (int64_t)i);
 		assert_string_equal(rows[i].session, "sess-A");
 		assert_string_equal(rows[i].call, "call-0001");
-		assert_string_equal(rows[i].type, AUDIT_CALL);
+		assert_string_equal(rows[i].type, audit_type_id(AUDIT_T_CALL));
 		assert_string_equal(rows[i].tool, "fs.read");
 		assert_string_equal(rows[i].decision, "allowed");
 		assert_string_equal(rows[i].rule, "allowlisted");
@@ -301,7 +301,7 @@ test_null_columns(void **state)
 {
 	struct fixture *f = *state;
 	struct audit *a = writer_open(f);
-	struct audit_entry e = { .session_id = "sess-A", .type = AUDIT_SESSION_START };
+	struct audit_entry e = { .session_id = "sess-A", .type = audit_type_id(AUDIT_T_SESSION_START) };
 	struct audit_tail *t;
 	struct audit_row rows[2];
 	size_t n;
@@ -311,7 +311,7 @@ test_null_columns(void **state)
 	assert_int_equal(audit_tail_read(t, 0, NULL, rows, 2, &n), 0);
 	assert_int_equal(n, 1);
 	assert_string_equal(rows[0].session, "sess-A");
-	assert_string_equal(rows[0].type, AUDIT_SESSION_START);
+	assert_string_equal(rows[0].type, audit_type_id(AUDIT_T_SESSION_START));
 	assert_string_equal(rows[0].call, "");
 	assert_string_equal(rows[0].tool, "");
 	assert_string_equal(rows[0].decision, "");
@@ -670,17 +670,17 @@ test_unknown_outcomes(void **state)
 	int64_t upto;
 	size_t n = 99;
 
-	e = outcome_entry("sess-A", "call-1", AUDIT_DISPATCH, "dispatch");
+	e = outcome_entry("sess-A", "call-1", audit_type_id(AUDIT_T_DISPATCH), "dispatch");
 	append(a, &e);
-	e = outcome_entry("sess-A", "call-1", AUDIT_CALL, "allowed");
+	e = outcome_entry("sess-A", "call-1", audit_type_id(AUDIT_T_CALL), "allowed");
 	append(a, &e);
-	e = outcome_entry("sess-A", "call-2", AUDIT_DISPATCH, "dispatch");
+	e = outcome_entry("sess-A", "call-2", audit_type_id(AUDIT_T_DISPATCH), "dispatch");
 	append(a, &e);						/* seq 3: no outcome */
-	e = outcome_entry("sess-B", "call-3", AUDIT_CALL, "denied");
+	e = outcome_entry("sess-B", "call-3", audit_type_id(AUDIT_T_CALL), "denied");
 	append(a, &e);
-	e = outcome_entry("sess-B", "call-4", AUDIT_DISPATCH, "dispatch");
+	e = outcome_entry("sess-B", "call-4", audit_type_id(AUDIT_T_DISPATCH), "dispatch");
 	upto = append(a, &e);					/* seq 5: no outcome */
-	e = outcome_entry("sess-B", "call-5", AUDIT_DISPATCH, "dispatch");
+	e = outcome_entry("sess-B", "call-5", audit_type_id(AUDIT_T_DISPATCH), "dispatch");
 	append(a, &e);						/* seq 6: past upto */
 	t = tail_open(f);
 	assert_int_equal(audit_tail_unknown(t, upto, rows, 8, &n), 0);
