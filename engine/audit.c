@@ -1,6 +1,6 @@
 #include "audit.h"
+#include "audit_row.h"
 #include "clock.h"
-#include "ids.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -12,26 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 
 #include <sqlite3.h>
 
-/*
- * Every failure below reports fixed text: sqlite3_errmsg() can quote SQL or
- * bound values, and values are exactly what must never leave the log.
- */
-#define AUDIT_ERR_OPEN		"audit: cannot open database"
-#define AUDIT_ERR_APPEND	"audit: cannot append entry"
-#define AUDIT_ERR_NOT_AUDIT	"audit: not an audit database"
-#define AUDIT_ERR_MEMORY	"audit: out of memory"
-#define AUDIT_ERR_WAL_HERE	"audit: its WAL file cannot be read where it is (read-only):" \
-				" copy the log and its -wal file to a writable directory"
-
 #define AUDIT_STR_(x)		#x
 #define AUDIT_STR(x)		AUDIT_STR_(x)
-#define AUDIT_BUSY_MS		5000
 /*
  * The WAL is checkpointed into the database every AUDIT_CHECKPOINT_PAGES
  * pages (SQLite's automatic checkpoint, run by the committing thread) and
@@ -46,10 +33,6 @@
  * to write and sum. (An existing file keeps the size it was made with.)
  */
 #define AUDIT_PAGE_SIZE		2048
-#define AUDIT_TS_LEN		27	/* 2026-11-30T07:50:46.123456Z */
-
-static const char genesis_hash[HASH_HEX_LEN + 1] =
-	"0000000000000000000000000000000000000000000000000000000000000000";
 
 /*
  * The table is append-only at the SQL level; the hash chain is what still
@@ -91,29 +74,6 @@ static const char schema_sql[] =
 	"COMMIT;";
 
 /*
- * Column order is the canonical order: the entry hash covers columns
- * 0 .. AUDIT_HASHED_COLS-1 (seq through prev_hash) and entry_hash follows.
- */
-#define AUDIT_COLS \
-	"seq, entry_id, ts, session_id, call_id, type, tool, decision, rule," \
-	" revision, latency_us, request_hash, response_hash, class_before," \
-	" class_after, detail, prev_hash, entry_hash"
-#define AUDIT_HASHED_COLS	17
-
-enum {
-	COL_SEQ = 0,
-	COL_ENTRY_ID = 1,
-	COL_TS = 2,
-	COL_SESSION_ID = 3,
-	COL_CALL_ID = 4,
-	COL_TYPE = 5,
-	COL_TOOL = 6,
-	COL_DECISION = 7,
-	COL_PREV_HASH = 16,
-	COL_ENTRY_HASH = 17,
-};
-
-/*
  * Group commit. Every append must be durable before it returns, and each
  * durable commit costs an fsync; so appenders that arrive while a commit is
  * in progress queue up and the next commit takes them all in one
@@ -145,15 +105,6 @@ struct audit_req {
 	struct audit_lane *lane;	/* non-NULL: heap, freed by the leader */
 	int64_t due_ms;			/* when the timer commits it at the latest */
 	struct audit_entry copy;	/* its strings live after the struct */
-};
-
-/* An entry's time up to its seconds, kept for the second it was made in. */
-#define AUDIT_TS_SECS	20	/* "2026-11-30T07:50:46." */
-
-struct ts_cache {
-	time_t sec;
-	bool valid;
-	char head[AUDIT_TS_SECS];
 };
 
 struct audit {
@@ -391,142 +342,6 @@ audit_close(struct audit *a)
 	free(a);
 }
 
-/* The caller's pre-drawn id (32 hex digits), or a fresh one. */
-static int
-make_entry_id(const struct audit_entry *e, char id[AUDIT_ENTRY_ID_MAX])
-{
-	if (!e->entry_id)
-		return id_random(id, 33, "", 16);
-	if (strlen(e->entry_id) != 32 || strspn(e->entry_id, "0123456789abcdef") != 32)
-		return -1;
-	memcpy(id, e->entry_id, 33);
-	return 0;
-}
-
-/* n decimal digits of v, zero-padded. */
-static char *
-put_digits(char *p, unsigned v, int n)
-{
-	int i;
-
-	for (i = n - 1; i >= 0; i--, v /= 10)
-		p[i] = (char)('0' + v % 10);
-	return p + n;
-}
-
-/*
- * 2026-11-30T07:50:46.123456Z, written by hand: strftime and printf per
- * entry showed, and so did gmtime_r (see struct ts_cache).
- */
-static int
-ts_head(struct ts_cache *tc, time_t sec)
-{
-	struct tm tm;
-	char *p = tc->head;
-
-	if (tc->valid && tc->sec == sec)
-		return 0;
-	tc->valid = false;
-	if (!gmtime_r(&sec, &tm) || tm.tm_year + 1900 < 0 || tm.tm_year + 1900 > 9999)
-		return -1;
-	p = put_digits(p, (unsigned)(tm.tm_year + 1900), 4);
-	*p++ = '-';
-	p = put_digits(p, (unsigned)tm.tm_mon + 1, 2);
-	*p++ = '-';
-	p = put_digits(p, (unsigned)tm.tm_mday, 2);
-	*p++ = 'T';
-	p = put_digits(p, (unsigned)tm.tm_hour, 2);
-	*p++ = ':';
-	p = put_digits(p, (unsigned)tm.tm_min, 2);
-	*p++ = ':';
-	p = put_digits(p, (unsigned)tm.tm_sec, 2);
-	*p = '.';
-	tc->sec = sec;
-	tc->valid = true;
-	return 0;
-}
-
-static int
-make_ts(struct ts_cache *tc, char ts[AUDIT_TS_LEN + 1])
-{
-	struct timespec now;
-	char *p;
-
-	if (clock_gettime(CLOCK_REALTIME, &now) < 0 || ts_head(tc, now.tv_sec) < 0)
-		return -1;
-	memcpy(ts, tc->head, AUDIT_TS_SECS);
-	p = put_digits(ts + AUDIT_TS_SECS, (unsigned)(now.tv_nsec / 1000) % 1000000u, 6);
-	*p++ = 'Z';
-	*p = '\0';
-	return 0;
-}
-
-/*
- * The canonical form is a compact JSON array in column order — typed, so a
- * number can never pass for a string, and unambiguous, so no shift of bytes
- * between neighbouring fields keeps the same hash. NULL is null; a string
- * that is not valid UTF-8 cannot be written and the append fails. Written
- * field by field (hash.h's canonical writer), never through a json_t.
- */
-static void
-canon_text(struct hash_canon *c, const char *s)
-{
-	hash_canon_str(c, s, s ? strlen(s) : 0);
-}
-
-static int
-entry_hash(struct hash_ctx *hc, const struct audit_entry *e, int64_t seq, const char *id,
-	   const char *ts, const char *prev, char out[HASH_HEX_LEN + 1])
-{
-	const char *const head[] = { id, ts, e->session_id, e->call_id, e->type, e->tool,
-				     e->decision, e->rule };
-	const char *const tail[] = { e->request_hash, e->response_hash, e->class_before,
-				     e->class_after, e->detail, prev };
-	struct hash_canon c;
-	size_t i;
-	int rc;
-
-	hash_canon_init(&c);
-	hash_canon_array_open(&c);
-	hash_canon_int(&c, seq);
-	for (i = 0; i < sizeof head / sizeof head[0]; i++)
-		canon_text(&c, head[i]);
-	hash_canon_int(&c, e->revision);
-	hash_canon_int(&c, e->latency_us);
-	for (i = 0; i < sizeof tail / sizeof tail[0]; i++)
-		canon_text(&c, tail[i]);
-	hash_canon_array_close(&c);
-	rc = c.bad ? -1 : 0;
-	if (rc == 0)
-		hash_ctx_hex(hc, c.buf, c.len, out);
-	hash_canon_free(&c);
-	return rc;
-}
-
-static int
-bind_text(sqlite3_stmt *st, int i, const char *s)
-{
-	return (s ? sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC)
-		  : sqlite3_bind_null(st, i)) == SQLITE_OK ? 0 : -1;
-}
-
-static int
-bind_entry(sqlite3_stmt *st, const struct audit_entry *e, int64_t seq,
-	   const char *id, const char *ts, const char *prev, const char *hash)
-{
-	return (sqlite3_bind_int64(st, 1, seq) != SQLITE_OK) | bind_text(st, 2, id) |
-	       bind_text(st, 3, ts) | bind_text(st, 4, e->session_id) |
-	       bind_text(st, 5, e->call_id) | bind_text(st, 6, e->type) |
-	       bind_text(st, 7, e->tool) | bind_text(st, 8, e->decision) |
-	       bind_text(st, 9, e->rule) |
-	       (sqlite3_bind_int64(st, 10, e->revision) != SQLITE_OK) |
-	       (sqlite3_bind_int64(st, 11, e->latency_us) != SQLITE_OK) |
-	       bind_text(st, 12, e->request_hash) | bind_text(st, 13, e->response_hash) |
-	       bind_text(st, 14, e->class_before) | bind_text(st, 15, e->class_after) |
-	       bind_text(st, 16, e->detail) | bind_text(st, 17, prev) |
-	       bind_text(st, 18, hash) ? -1 : 0;
-}
-
 static bool
 data_version(sqlite3 *db, unsigned *v)
 {
@@ -541,7 +356,7 @@ read_last(struct audit *a, int64_t *seq, char prev[HASH_HEX_LEN + 1])
 	int rc = sqlite3_step(a->last);
 
 	*seq = 0;
-	memcpy(prev, genesis_hash, sizeof genesis_hash);
+	memcpy(prev, audit_genesis_hash, sizeof audit_genesis_hash);
 	if (rc == SQLITE_ROW) {
 		*seq = sqlite3_column_int64(a->last, 0);
 		h = sqlite3_column_text(a->last, 1);
@@ -568,11 +383,10 @@ insert_one(struct audit *a, struct audit_req *r, int64_t *seq,
 	char ts[AUDIT_TS_LEN + 1], hash[HASH_HEX_LEN + 1];
 	int rc;
 
-	if (make_entry_id(r->e, r->id) < 0 || make_ts(&a->ts, ts) < 0 ||
-	    entry_hash(a->hc, r->e, *seq + 1, r->id, ts, prev, hash) < 0)
+	if (audit_row_make(&a->ts, a->hc, r->e, *seq + 1, prev, r->id, ts, hash) < 0)
 		return 0;
 	/* All 18 parameters are bound for every row: no clearing in between. */
-	rc = bind_entry(a->insert, r->e, *seq + 1, r->id, ts, prev, hash);
+	rc = audit_row_bind(a->insert, r->e, *seq + 1, r->id, ts, prev, hash);
 	if (rc == 0)
 		rc = step_done(a->insert);
 	if (rc < 0)
@@ -878,51 +692,18 @@ audit_append(struct audit *a, const struct audit_entry *e,
 
 /* --- entries that ride on a later commit ---------------------------------- */
 
-/* Every string field of an entry, for the copy a later entry keeps. */
-static const size_t entry_strings[] = {
-	offsetof(struct audit_entry, session_id), offsetof(struct audit_entry, call_id),
-	offsetof(struct audit_entry, type), offsetof(struct audit_entry, tool),
-	offsetof(struct audit_entry, decision), offsetof(struct audit_entry, rule),
-	offsetof(struct audit_entry, request_hash), offsetof(struct audit_entry, response_hash),
-	offsetof(struct audit_entry, class_before), offsetof(struct audit_entry, class_after),
-	offsetof(struct audit_entry, detail), offsetof(struct audit_entry, entry_id),
-};
-#define N_ENTRY_STRINGS (sizeof entry_strings / sizeof entry_strings[0])
-
-static const char **
-field(struct audit_entry *e, size_t i)
-{
-	return (const char **)(void *)((char *)e + entry_strings[i]);
-}
-
 /* One allocation: the request, then its strings. */
 static struct audit_req *
 later_copy(const struct audit_entry *e, struct audit_lane *l)
 {
-	struct audit_entry src = *e;
-	size_t len[N_ENTRY_STRINGS], total = 0, i;
-	struct audit_req *r;
-	char *p;
+	struct audit_req *r = calloc(1, sizeof *r + audit_row_strings_size(e));
 
-	for (i = 0; i < N_ENTRY_STRINGS; i++) {
-		len[i] = *field(&src, i) ? strlen(*field(&src, i)) + 1 : 0;
-		total += len[i];
-	}
-	r = calloc(1, sizeof *r + total);
 	if (!r)
 		return NULL;
-	r->copy = src;
+	audit_row_copy(&r->copy, e, (char *)(r + 1));
 	r->e = &r->copy;
 	r->lane = l;
 	r->rc = -1;
-	p = (char *)(r + 1);
-	for (i = 0; i < N_ENTRY_STRINGS; i++) {
-		if (!len[i])
-			continue;
-		memcpy(p, *field(&src, i), len[i]);
-		*field(&r->copy, i) = p;
-		p += len[i];
-	}
 	return r;
 }
 
@@ -1053,7 +834,8 @@ audit_count(struct audit *a, const char *session_id)
 		return -1;
 	pthread_mutex_lock(&a->db_lock);
 	st = session_id ? a->count_session : a->count_all;
-	if ((!session_id || bind_text(st, 1, session_id) == 0) &&
+	if ((!session_id ||
+	     sqlite3_bind_text(st, 1, session_id, -1, SQLITE_STATIC) == SQLITE_OK) &&
 	    sqlite3_step(st) == SQLITE_ROW)
 		n = sqlite3_column_int64(st, 0);
 	sqlite3_reset(st);
@@ -1081,43 +863,6 @@ audit_head(struct audit *a, int64_t *seq, char hash[HASH_HEX_LEN + 1])
 	return rc;
 }
 
-/*
- * Verification. A stored value is rendered by its storage class, so a
- * field whose type was changed no longer hashes like the original; a
- * class the writer never stores (real, blob) cannot be genuine.
- */
-static int
-row_hash(struct hash_ctx *hc, sqlite3_stmt *st, char out[HASH_HEX_LEN + 1])
-{
-	struct hash_canon c;
-	int i, bad = 0;
-
-	hash_canon_init(&c);
-	hash_canon_array_open(&c);
-	for (i = 0; !bad && i < AUDIT_HASHED_COLS; i++) {
-		switch (sqlite3_column_type(st, i)) {
-		case SQLITE_NULL:
-			hash_canon_str(&c, NULL, 0);
-			break;
-		case SQLITE_INTEGER:
-			hash_canon_int(&c, sqlite3_column_int64(st, i));
-			break;
-		case SQLITE_TEXT:
-			hash_canon_str(&c, (const char *)sqlite3_column_text(st, i),
-				       (size_t)sqlite3_column_bytes(st, i));
-			break;
-		default:
-			bad = 1;
-		}
-	}
-	hash_canon_array_close(&c);
-	bad |= c.bad;
-	if (!bad)
-		hash_ctx_hex(hc, c.buf, c.len, out);
-	hash_canon_free(&c);
-	return bad ? -1 : 0;
-}
-
 static bool
 has_text(sqlite3_stmt *st, int i)
 {
@@ -1139,16 +884,16 @@ check_row(struct hash_ctx *hc, sqlite3_stmt *st, int64_t want_seq, const char *p
 {
 	char hash[HASH_HEX_LEN + 1];
 
-	if (sqlite3_column_type(st, COL_SEQ) != SQLITE_INTEGER ||
-	    sqlite3_column_int64(st, COL_SEQ) != want_seq)
+	if (sqlite3_column_type(st, AUDIT_COL_SEQ) != SQLITE_INTEGER ||
+	    sqlite3_column_int64(st, AUDIT_COL_SEQ) != want_seq)
 		return "sequence gap";
-	if (!has_text(st, COL_ENTRY_ID) || !has_text(st, COL_TS) ||
-	    !has_text(st, COL_SESSION_ID) || !has_text(st, COL_TYPE) ||
-	    !has_text(st, COL_PREV_HASH) || !has_text(st, COL_ENTRY_HASH))
+	if (!has_text(st, AUDIT_COL_ENTRY_ID) || !has_text(st, AUDIT_COL_TS) ||
+	    !has_text(st, AUDIT_COL_SESSION_ID) || !has_text(st, AUDIT_COL_TYPE) ||
+	    !has_text(st, AUDIT_COL_PREV_HASH) || !has_text(st, AUDIT_COL_ENTRY_HASH))
 		return "missing field";
-	if (!text_is(st, COL_PREV_HASH, prev))
+	if (!text_is(st, AUDIT_COL_PREV_HASH, prev))
 		return "chain broken";
-	if (row_hash(hc, st, hash) < 0 || !text_is(st, COL_ENTRY_HASH, hash))
+	if (audit_row_hash_stored(hc, st, hash) < 0 || !text_is(st, AUDIT_COL_ENTRY_HASH, hash))
 		return "hash mismatch";
 	return NULL;
 }
@@ -1220,10 +965,11 @@ outcome_open(struct audit_verify *out, size_t *cap, sqlite3_stmt *st)
 	}
 	u = &out->unknown[out->n_unknown++];
 	memset(u, 0, sizeof *u);
-	u->seq = sqlite3_column_int64(st, COL_SEQ);
-	copy_name(u->session_id, sizeof u->session_id, column_or_empty(st, COL_SESSION_ID));
-	copy_name(u->call_id, sizeof u->call_id, column_or_empty(st, COL_CALL_ID));
-	copy_name(u->tool, sizeof u->tool, column_or_empty(st, COL_TOOL));
+	u->seq = sqlite3_column_int64(st, AUDIT_COL_SEQ);
+	copy_name(u->session_id, sizeof u->session_id,
+		  column_or_empty(st, AUDIT_COL_SESSION_ID));
+	copy_name(u->call_id, sizeof u->call_id, column_or_empty(st, AUDIT_COL_CALL_ID));
+	copy_name(u->tool, sizeof u->tool, column_or_empty(st, AUDIT_COL_TOOL));
 	return 0;
 }
 
@@ -1246,8 +992,8 @@ outcome_close(struct audit_verify *out, const char *call_id)
 static int
 tally(struct audit_verify *out, size_t *cap, sqlite3_stmt *st)
 {
-	enum audit_decision d = audit_decision_lookup(column_str(st, COL_TYPE),
-						      column_str(st, COL_DECISION));
+	enum audit_decision d = audit_decision_lookup(column_str(st, AUDIT_COL_TYPE),
+						      column_str(st, AUDIT_COL_DECISION));
 
 	if (d == AUDIT_D_COUNT) {
 		out->unrecognised++;
@@ -1257,7 +1003,7 @@ tally(struct audit_verify *out, size_t *cap, sqlite3_stmt *st)
 	if (audit_decision_type(d) == AUDIT_T_DISPATCH)
 		return outcome_open(out, cap, st);
 	if (audit_decision_type(d) == AUDIT_T_CALL)
-		outcome_close(out, column_str(st, COL_CALL_ID));
+		outcome_close(out, column_str(st, AUDIT_COL_CALL_ID));
 	return 0;
 }
 
@@ -1308,7 +1054,7 @@ audit_anchor_parse(const char *text, struct audit_anchor *out)
 static void
 check_anchor(sqlite3_stmt *st, const struct audit_anchor *anchor, struct audit_verify *out)
 {
-	if (text_is(st, COL_ENTRY_HASH, anchor->hash))
+	if (text_is(st, AUDIT_COL_ENTRY_HASH, anchor->hash))
 		out->anchored = true;
 	else
 		verify_fail(out, anchor->seq, "not the anchor's entry: the log was rewritten");
@@ -1341,7 +1087,7 @@ verify_walk(struct hash_ctx *hc, sqlite3_stmt *st, const struct audit_anchor *an
 	size_t cap = 0;
 	int rc;
 
-	memcpy(prev, genesis_hash, sizeof genesis_hash);
+	memcpy(prev, audit_genesis_hash, sizeof audit_genesis_hash);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		out->entries++;
 		why = check_row(hc, st, want, prev);
@@ -1349,13 +1095,13 @@ verify_walk(struct hash_ctx *hc, sqlite3_stmt *st, const struct audit_anchor *an
 			verify_fail(out, want, why);
 		if (tally(out, &cap, st) < 0)
 			return -1;
-		seq = sqlite3_column_int64(st, COL_SEQ);
+		seq = sqlite3_column_int64(st, AUDIT_COL_SEQ);
 		if (anchor && seq == anchor->seq) {
 			seen = true;
 			check_anchor(st, anchor, out);
 		}
 		want = seq + 1;
-		h = (const char *)sqlite3_column_text(st, COL_ENTRY_HASH);
+		h = (const char *)sqlite3_column_text(st, AUDIT_COL_ENTRY_HASH);
 		snprintf(prev, sizeof prev, "%s", h ? h : "");
 		out->head_seq = seq;
 		memcpy(out->head_hash, prev, sizeof prev);
