@@ -29,6 +29,7 @@
  */
 #include "audit.c"
 #include "audit_row.c"	/* its timestamp writer, driven below */
+#include "audit_verify.h"
 
 #include "sample_entry.h"
 #include "audit_fixture.h"
