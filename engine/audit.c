@@ -1,37 +1,22 @@
 #include "audit.h"
+#include "audit_row.h"
 #include "clock.h"
-#include "ids.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 
 #include <sqlite3.h>
 
-/*
- * Every failure below reports fixed text: sqlite3_errmsg() can quote SQL or
- * bound values, and values are exactly what must never leave the log.
- */
-#define AUDIT_ERR_OPEN		"audit: cannot open database"
-#define AUDIT_ERR_APPEND	"audit: cannot append entry"
-#define AUDIT_ERR_NOT_AUDIT	"audit: not an audit database"
-#define AUDIT_ERR_MEMORY	"audit: out of memory"
-#define AUDIT_ERR_WAL_HERE	"audit: its WAL file cannot be read where it is (read-only):" \
-				" copy the log and its -wal file to a writable directory"
-
 #define AUDIT_STR_(x)		#x
 #define AUDIT_STR(x)		AUDIT_STR_(x)
-#define AUDIT_BUSY_MS		5000
 /*
  * The WAL is checkpointed into the database every AUDIT_CHECKPOINT_PAGES
  * pages (SQLite's automatic checkpoint, run by the committing thread) and
@@ -46,62 +31,6 @@
  * to write and sum. (An existing file keeps the size it was made with.)
  */
 #define AUDIT_PAGE_SIZE		2048
-#define AUDIT_TS_LEN		27	/* 2026-11-30T07:50:46.123456Z */
-
-static const char genesis_hash[HASH_HEX_LEN + 1] =
-	"0000000000000000000000000000000000000000000000000000000000000000";
-
-static const char *const type_ids[] = {
-#define TYPE_ID(e, id) id,
-	AUDIT_TYPES(TYPE_ID)
-#undef TYPE_ID
-};
-
-static const struct {
-	const char *id;
-	enum audit_type type;
-	enum audit_tone tone;
-} decisions[] = {
-#define DECISION_ROW(e, id, type, tone) { id, AUDIT_T_##type, AUDIT_TONE_##tone },
-	AUDIT_DECISIONS(DECISION_ROW)
-#undef DECISION_ROW
-};
-
-const char *
-audit_type_id(enum audit_type t)
-{
-	return t < AUDIT_T_COUNT ? type_ids[t] : "unknown";
-}
-
-const char *
-audit_decision_id(enum audit_decision d)
-{
-	return d < AUDIT_D_COUNT ? decisions[d].id : "unknown";
-}
-
-enum audit_type
-audit_decision_type(enum audit_decision d)
-{
-	return d < AUDIT_D_COUNT ? decisions[d].type : AUDIT_T_COUNT;
-}
-
-enum audit_tone
-audit_decision_tone(enum audit_decision d)
-{
-	return d < AUDIT_D_COUNT ? decisions[d].tone : AUDIT_TONE_PLAIN;
-}
-
-enum audit_decision
-audit_decision_lookup(const char *type, const char *decision)
-{
-	size_t i;
-
-	for (i = 0; type && decision && i < AUDIT_D_COUNT; i++)
-		if (strcmp(decisions[i].id, decision) == 0 &&
-		    strcmp(type_ids[decisions[i].type], type) == 0)
-			return (enum audit_decision)i;
-	return AUDIT_D_COUNT;
-}
 
 /*
  * The table is append-only at the SQL level; the hash chain is what still
@@ -143,29 +72,6 @@ static const char schema_sql[] =
 	"COMMIT;";
 
 /*
- * Column order is the canonical order: the entry hash covers columns
- * 0 .. AUDIT_HASHED_COLS-1 (seq through prev_hash) and entry_hash follows.
- */
-#define AUDIT_COLS \
-	"seq, entry_id, ts, session_id, call_id, type, tool, decision, rule," \
-	" revision, latency_us, request_hash, response_hash, class_before," \
-	" class_after, detail, prev_hash, entry_hash"
-#define AUDIT_HASHED_COLS	17
-
-enum {
-	COL_SEQ = 0,
-	COL_ENTRY_ID = 1,
-	COL_TS = 2,
-	COL_SESSION_ID = 3,
-	COL_CALL_ID = 4,
-	COL_TYPE = 5,
-	COL_TOOL = 6,
-	COL_DECISION = 7,
-	COL_PREV_HASH = 16,
-	COL_ENTRY_HASH = 17,
-};
-
-/*
  * Group commit. Every append must be durable before it returns, and each
  * durable commit costs an fsync; so appenders that arrive while a commit is
  * in progress queue up and the next commit takes them all in one
@@ -197,15 +103,6 @@ struct audit_req {
 	struct audit_lane *lane;	/* non-NULL: heap, freed by the leader */
 	int64_t due_ms;			/* when the timer commits it at the latest */
 	struct audit_entry copy;	/* its strings live after the struct */
-};
-
-/* An entry's time up to its seconds, kept for the second it was made in. */
-#define AUDIT_TS_SECS	20	/* "2026-11-30T07:50:46." */
-
-struct ts_cache {
-	time_t sec;
-	bool valid;
-	char head[AUDIT_TS_SECS];
 };
 
 struct audit {
@@ -443,142 +340,6 @@ audit_close(struct audit *a)
 	free(a);
 }
 
-/* The caller's pre-drawn id (32 hex digits), or a fresh one. */
-static int
-make_entry_id(const struct audit_entry *e, char id[AUDIT_ENTRY_ID_MAX])
-{
-	if (!e->entry_id)
-		return id_random(id, 33, "", 16);
-	if (strlen(e->entry_id) != 32 || strspn(e->entry_id, "0123456789abcdef") != 32)
-		return -1;
-	memcpy(id, e->entry_id, 33);
-	return 0;
-}
-
-/* n decimal digits of v, zero-padded. */
-static char *
-put_digits(char *p, unsigned v, int n)
-{
-	int i;
-
-	for (i = n - 1; i >= 0; i--, v /= 10)
-		p[i] = (char)('0' + v % 10);
-	return p + n;
-}
-
-/*
- * 2026-11-30T07:50:46.123456Z, written by hand: strftime and printf per
- * entry showed, and so did gmtime_r (see struct ts_cache).
- */
-static int
-ts_head(struct ts_cache *tc, time_t sec)
-{
-	struct tm tm;
-	char *p = tc->head;
-
-	if (tc->valid && tc->sec == sec)
-		return 0;
-	tc->valid = false;
-	if (!gmtime_r(&sec, &tm) || tm.tm_year + 1900 < 0 || tm.tm_year + 1900 > 9999)
-		return -1;
-	p = put_digits(p, (unsigned)(tm.tm_year + 1900), 4);
-	*p++ = '-';
-	p = put_digits(p, (unsigned)tm.tm_mon + 1, 2);
-	*p++ = '-';
-	p = put_digits(p, (unsigned)tm.tm_mday, 2);
-	*p++ = 'T';
-	p = put_digits(p, (unsigned)tm.tm_hour, 2);
-	*p++ = ':';
-	p = put_digits(p, (unsigned)tm.tm_min, 2);
-	*p++ = ':';
-	p = put_digits(p, (unsigned)tm.tm_sec, 2);
-	*p = '.';
-	tc->sec = sec;
-	tc->valid = true;
-	return 0;
-}
-
-static int
-make_ts(struct ts_cache *tc, char ts[AUDIT_TS_LEN + 1])
-{
-	struct timespec now;
-	char *p;
-
-	if (clock_gettime(CLOCK_REALTIME, &now) < 0 || ts_head(tc, now.tv_sec) < 0)
-		return -1;
-	memcpy(ts, tc->head, AUDIT_TS_SECS);
-	p = put_digits(ts + AUDIT_TS_SECS, (unsigned)(now.tv_nsec / 1000) % 1000000u, 6);
-	*p++ = 'Z';
-	*p = '\0';
-	return 0;
-}
-
-/*
- * The canonical form is a compact JSON array in column order — typed, so a
- * number can never pass for a string, and unambiguous, so no shift of bytes
- * between neighbouring fields keeps the same hash. NULL is null; a string
- * that is not valid UTF-8 cannot be written and the append fails. Written
- * field by field (hash.h's canonical writer), never through a json_t.
- */
-static void
-canon_text(struct hash_canon *c, const char *s)
-{
-	hash_canon_str(c, s, s ? strlen(s) : 0);
-}
-
-static int
-entry_hash(struct hash_ctx *hc, const struct audit_entry *e, int64_t seq, const char *id,
-	   const char *ts, const char *prev, char out[HASH_HEX_LEN + 1])
-{
-	const char *const head[] = { id, ts, e->session_id, e->call_id, e->type, e->tool,
-				     e->decision, e->rule };
-	const char *const tail[] = { e->request_hash, e->response_hash, e->class_before,
-				     e->class_after, e->detail, prev };
-	struct hash_canon c;
-	size_t i;
-	int rc;
-
-	hash_canon_init(&c);
-	hash_canon_array_open(&c);
-	hash_canon_int(&c, seq);
-	for (i = 0; i < sizeof head / sizeof head[0]; i++)
-		canon_text(&c, head[i]);
-	hash_canon_int(&c, e->revision);
-	hash_canon_int(&c, e->latency_us);
-	for (i = 0; i < sizeof tail / sizeof tail[0]; i++)
-		canon_text(&c, tail[i]);
-	hash_canon_array_close(&c);
-	rc = c.bad ? -1 : 0;
-	if (rc == 0)
-		hash_ctx_hex(hc, c.buf, c.len, out);
-	hash_canon_free(&c);
-	return rc;
-}
-
-static int
-bind_text(sqlite3_stmt *st, int i, const char *s)
-{
-	return (s ? sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC)
-		  : sqlite3_bind_null(st, i)) == SQLITE_OK ? 0 : -1;
-}
-
-static int
-bind_entry(sqlite3_stmt *st, const struct audit_entry *e, int64_t seq,
-	   const char *id, const char *ts, const char *prev, const char *hash)
-{
-	return (sqlite3_bind_int64(st, 1, seq) != SQLITE_OK) | bind_text(st, 2, id) |
-	       bind_text(st, 3, ts) | bind_text(st, 4, e->session_id) |
-	       bind_text(st, 5, e->call_id) | bind_text(st, 6, e->type) |
-	       bind_text(st, 7, e->tool) | bind_text(st, 8, e->decision) |
-	       bind_text(st, 9, e->rule) |
-	       (sqlite3_bind_int64(st, 10, e->revision) != SQLITE_OK) |
-	       (sqlite3_bind_int64(st, 11, e->latency_us) != SQLITE_OK) |
-	       bind_text(st, 12, e->request_hash) | bind_text(st, 13, e->response_hash) |
-	       bind_text(st, 14, e->class_before) | bind_text(st, 15, e->class_after) |
-	       bind_text(st, 16, e->detail) | bind_text(st, 17, prev) |
-	       bind_text(st, 18, hash) ? -1 : 0;
-}
-
 static bool
 data_version(sqlite3 *db, unsigned *v)
 {
@@ -593,7 +354,7 @@ read_last(struct audit *a, int64_t *seq, char prev[HASH_HEX_LEN + 1])
 	int rc = sqlite3_step(a->last);
 
 	*seq = 0;
-	memcpy(prev, genesis_hash, sizeof genesis_hash);
+	memcpy(prev, audit_genesis_hash, sizeof audit_genesis_hash);
 	if (rc == SQLITE_ROW) {
 		*seq = sqlite3_column_int64(a->last, 0);
 		h = sqlite3_column_text(a->last, 1);
@@ -620,11 +381,10 @@ insert_one(struct audit *a, struct audit_req *r, int64_t *seq,
 	char ts[AUDIT_TS_LEN + 1], hash[HASH_HEX_LEN + 1];
 	int rc;
 
-	if (make_entry_id(r->e, r->id) < 0 || make_ts(&a->ts, ts) < 0 ||
-	    entry_hash(a->hc, r->e, *seq + 1, r->id, ts, prev, hash) < 0)
+	if (audit_row_make(&a->ts, a->hc, r->e, *seq + 1, prev, r->id, ts, hash) < 0)
 		return 0;
 	/* All 18 parameters are bound for every row: no clearing in between. */
-	rc = bind_entry(a->insert, r->e, *seq + 1, r->id, ts, prev, hash);
+	rc = audit_row_bind(a->insert, r->e, *seq + 1, r->id, ts, prev, hash);
 	if (rc == 0)
 		rc = step_done(a->insert);
 	if (rc < 0)
@@ -930,51 +690,18 @@ audit_append(struct audit *a, const struct audit_entry *e,
 
 /* --- entries that ride on a later commit ---------------------------------- */
 
-/* Every string field of an entry, for the copy a later entry keeps. */
-static const size_t entry_strings[] = {
-	offsetof(struct audit_entry, session_id), offsetof(struct audit_entry, call_id),
-	offsetof(struct audit_entry, type), offsetof(struct audit_entry, tool),
-	offsetof(struct audit_entry, decision), offsetof(struct audit_entry, rule),
-	offsetof(struct audit_entry, request_hash), offsetof(struct audit_entry, response_hash),
-	offsetof(struct audit_entry, class_before), offsetof(struct audit_entry, class_after),
-	offsetof(struct audit_entry, detail), offsetof(struct audit_entry, entry_id),
-};
-#define N_ENTRY_STRINGS (sizeof entry_strings / sizeof entry_strings[0])
-
-static const char **
-field(struct audit_entry *e, size_t i)
-{
-	return (const char **)(void *)((char *)e + entry_strings[i]);
-}
-
 /* One allocation: the request, then its strings. */
 static struct audit_req *
 later_copy(const struct audit_entry *e, struct audit_lane *l)
 {
-	struct audit_entry src = *e;
-	size_t len[N_ENTRY_STRINGS], total = 0, i;
-	struct audit_req *r;
-	char *p;
+	struct audit_req *r = calloc(1, sizeof *r + audit_row_strings_size(e));
 
-	for (i = 0; i < N_ENTRY_STRINGS; i++) {
-		len[i] = *field(&src, i) ? strlen(*field(&src, i)) + 1 : 0;
-		total += len[i];
-	}
-	r = calloc(1, sizeof *r + total);
 	if (!r)
 		return NULL;
-	r->copy = src;
+	audit_row_copy(&r->copy, e, (char *)(r + 1));
 	r->e = &r->copy;
 	r->lane = l;
 	r->rc = -1;
-	p = (char *)(r + 1);
-	for (i = 0; i < N_ENTRY_STRINGS; i++) {
-		if (!len[i])
-			continue;
-		memcpy(p, *field(&src, i), len[i]);
-		*field(&r->copy, i) = p;
-		p += len[i];
-	}
 	return r;
 }
 
@@ -1105,7 +832,8 @@ audit_count(struct audit *a, const char *session_id)
 		return -1;
 	pthread_mutex_lock(&a->db_lock);
 	st = session_id ? a->count_session : a->count_all;
-	if ((!session_id || bind_text(st, 1, session_id) == 0) &&
+	if ((!session_id ||
+	     sqlite3_bind_text(st, 1, session_id, -1, SQLITE_STATIC) == SQLITE_OK) &&
 	    sqlite3_step(st) == SQLITE_ROW)
 		n = sqlite3_column_int64(st, 0);
 	sqlite3_reset(st);
@@ -1131,482 +859,4 @@ audit_head(struct audit *a, int64_t *seq, char hash[HASH_HEX_LEN + 1])
 		hash[0] = '\0';
 	}
 	return rc;
-}
-
-/*
- * Verification. A stored value is rendered by its storage class, so a
- * field whose type was changed no longer hashes like the original; a
- * class the writer never stores (real, blob) cannot be genuine.
- */
-static int
-row_hash(struct hash_ctx *hc, sqlite3_stmt *st, char out[HASH_HEX_LEN + 1])
-{
-	struct hash_canon c;
-	int i, bad = 0;
-
-	hash_canon_init(&c);
-	hash_canon_array_open(&c);
-	for (i = 0; !bad && i < AUDIT_HASHED_COLS; i++) {
-		switch (sqlite3_column_type(st, i)) {
-		case SQLITE_NULL:
-			hash_canon_str(&c, NULL, 0);
-			break;
-		case SQLITE_INTEGER:
-			hash_canon_int(&c, sqlite3_column_int64(st, i));
-			break;
-		case SQLITE_TEXT:
-			hash_canon_str(&c, (const char *)sqlite3_column_text(st, i),
-				       (size_t)sqlite3_column_bytes(st, i));
-			break;
-		default:
-			bad = 1;
-		}
-	}
-	hash_canon_array_close(&c);
-	bad |= c.bad;
-	if (!bad)
-		hash_ctx_hex(hc, c.buf, c.len, out);
-	hash_canon_free(&c);
-	return bad ? -1 : 0;
-}
-
-static bool
-has_text(sqlite3_stmt *st, int i)
-{
-	return sqlite3_column_type(st, i) == SQLITE_TEXT && sqlite3_column_bytes(st, i) > 0;
-}
-
-static bool
-text_is(sqlite3_stmt *st, int i, const char *want)
-{
-	const char *s = (const char *)sqlite3_column_text(st, i);
-
-	return s && (size_t)sqlite3_column_bytes(st, i) == strlen(want) &&
-	       strcmp(s, want) == 0;
-}
-
-/* The first problem of one row, or NULL when it is sound. */
-static const char *
-check_row(struct hash_ctx *hc, sqlite3_stmt *st, int64_t want_seq, const char *prev)
-{
-	char hash[HASH_HEX_LEN + 1];
-
-	if (sqlite3_column_type(st, COL_SEQ) != SQLITE_INTEGER ||
-	    sqlite3_column_int64(st, COL_SEQ) != want_seq)
-		return "sequence gap";
-	if (!has_text(st, COL_ENTRY_ID) || !has_text(st, COL_TS) ||
-	    !has_text(st, COL_SESSION_ID) || !has_text(st, COL_TYPE) ||
-	    !has_text(st, COL_PREV_HASH) || !has_text(st, COL_ENTRY_HASH))
-		return "missing field";
-	if (!text_is(st, COL_PREV_HASH, prev))
-		return "chain broken";
-	if (row_hash(hc, st, hash) < 0 || !text_is(st, COL_ENTRY_HASH, hash))
-		return "hash mismatch";
-	return NULL;
-}
-
-static void
-verify_report(struct audit_verify *out, int64_t seq, const char *reason)
-{
-	out->ok = false;
-	out->first_bad_seq = seq;
-	snprintf(out->reason, sizeof out->reason, "%s", reason);
-}
-
-static void
-verify_fail(struct audit_verify *out, int64_t seq, const char *reason)
-{
-	if (out->ok)		/* only the first problem is reported */
-		verify_report(out, seq, reason);
-}
-
-static const char *
-column_str(sqlite3_stmt *st, int i)
-{
-	return sqlite3_column_type(st, i) == SQLITE_TEXT ?
-	       (const char *)sqlite3_column_text(st, i) : NULL;
-}
-
-static const char *
-column_or_empty(sqlite3_stmt *st, int i)
-{
-	const char *s = column_str(st, i);
-
-	return s ? s : "";
-}
-
-/*
- * A stored name, bounded and cut on a UTF-8 boundary, control bytes as
- * '?': verify prints these, and the file may have been edited.
- */
-static void
-copy_name(char *dst, size_t cap, const char *s)
-{
-	size_t len = strlen(s), i;
-
-	if (len >= cap) {
-		len = cap - 1;
-		while (len > 0 && ((unsigned char)s[len] & 0xc0) == 0x80)
-			len--;
-	}
-	memcpy(dst, s, len);
-	dst[len] = '\0';
-	for (i = 0; i < len; i++)
-		if ((unsigned char)dst[i] < 0x20 || dst[i] == 0x7f)
-			dst[i] = '?';
-}
-
-/* A dispatch waits for its terminal entry; -1 when out of memory. */
-static int
-outcome_open(struct audit_verify *out, size_t *cap, sqlite3_stmt *st)
-{
-	struct audit_unknown *u;
-	size_t n = *cap ? *cap * 2 : 16;
-
-	if (out->n_unknown == *cap) {
-		u = realloc(out->unknown, n * sizeof *u);
-		if (!u)
-			return -1;
-		out->unknown = u;
-		*cap = n;
-	}
-	u = &out->unknown[out->n_unknown++];
-	memset(u, 0, sizeof *u);
-	u->seq = sqlite3_column_int64(st, COL_SEQ);
-	copy_name(u->session_id, sizeof u->session_id, column_or_empty(st, COL_SESSION_ID));
-	copy_name(u->call_id, sizeof u->call_id, column_or_empty(st, COL_CALL_ID));
-	copy_name(u->tool, sizeof u->tool, column_or_empty(st, COL_TOOL));
-	return 0;
-}
-
-/* A terminal entry closes its call's dispatch (the newest open ones first). */
-static void
-outcome_close(struct audit_verify *out, const char *call_id)
-{
-	size_t i;
-
-	for (i = out->n_unknown; call_id && i-- > 0;)
-		if (strcmp(out->unknown[i].call_id, call_id) == 0) {
-			memmove(&out->unknown[i], &out->unknown[i + 1],
-				(out->n_unknown - i - 1) * sizeof out->unknown[0]);
-			out->n_unknown--;
-			return;
-		}
-}
-
-/* Counted by the vocabulary; dispatches matched with their terminal entries. */
-static int
-tally(struct audit_verify *out, size_t *cap, sqlite3_stmt *st)
-{
-	enum audit_decision d = audit_decision_lookup(column_str(st, COL_TYPE),
-						      column_str(st, COL_DECISION));
-
-	if (d == AUDIT_D_COUNT) {
-		out->unrecognised++;
-		return 0;
-	}
-	out->decisions[d]++;
-	if (audit_decision_type(d) == AUDIT_T_DISPATCH)
-		return outcome_open(out, cap, st);
-	if (audit_decision_type(d) == AUDIT_T_CALL)
-		outcome_close(out, column_str(st, COL_CALL_ID));
-	return 0;
-}
-
-void
-audit_verify_free(struct audit_verify *v)
-{
-	if (!v)
-		return;
-	free(v->unknown);
-	v->unknown = NULL;
-	v->n_unknown = 0;
-}
-
-static int
-by_session(const void *x, const void *y)
-{
-	const struct audit_unknown *a = x, *b = y;
-	int c = strcmp(a->session_id, b->session_id);
-
-	return c ? c : (a->seq > b->seq) - (a->seq < b->seq);
-}
-
-int
-audit_anchor_parse(const char *text, struct audit_anchor *out)
-{
-	const char *colon = text ? strchr(text, ':') : NULL;
-	char *end;
-	long long seq;
-	size_t i;
-
-	memset(out, 0, sizeof *out);
-	if (!colon || colon == text || text[0] < '1' || text[0] > '9' ||
-	    strlen(colon + 1) != HASH_HEX_LEN)
-		return -1;
-	errno = 0;
-	seq = strtoll(text, &end, 10);
-	if (errno || end != colon || seq <= 0)
-		return -1;
-	for (i = 0; i < HASH_HEX_LEN; i++)
-		if (!strchr("0123456789abcdef", colon[1 + i]))
-			return -1;
-	out->seq = seq;
-	memcpy(out->hash, colon + 1, HASH_HEX_LEN + 1);
-	return 0;
-}
-
-/* The row is the anchor's entry: its hash must be the anchor's. */
-static void
-check_anchor(sqlite3_stmt *st, const struct audit_anchor *anchor, struct audit_verify *out)
-{
-	if (text_is(st, COL_ENTRY_HASH, anchor->hash))
-		out->anchored = true;
-	else
-		verify_fail(out, anchor->seq, "not the anchor's entry: the log was rewritten");
-}
-
-/* After the walk: an anchor past the newest entry means a cut tail. */
-static void
-anchor_missing(const struct audit_anchor *anchor, struct audit_verify *out)
-{
-	char why[sizeof out->reason];
-
-	snprintf(why, sizeof why, "the anchor's entry is missing: the log ends at entry %lld"
-		 " (cut)", (long long)out->head_seq);
-	verify_fail(out, anchor->seq, why);
-}
-
-/*
- * Walk every row: the count covers the whole file, the report names the
- * first failure. After a gap the walk carries on from the row it found.
- * With an anchor, its entry must be there with its hash.
- */
-static int
-verify_walk(struct hash_ctx *hc, sqlite3_stmt *st, const struct audit_anchor *anchor,
-	    struct audit_verify *out)
-{
-	char prev[HASH_HEX_LEN + 1];
-	const char *why, *h;
-	int64_t want = 1, seq;
-	bool seen = false;
-	size_t cap = 0;
-	int rc;
-
-	memcpy(prev, genesis_hash, sizeof genesis_hash);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		out->entries++;
-		why = check_row(hc, st, want, prev);
-		if (why)
-			verify_fail(out, want, why);
-		if (tally(out, &cap, st) < 0)
-			return -1;
-		seq = sqlite3_column_int64(st, COL_SEQ);
-		if (anchor && seq == anchor->seq) {
-			seen = true;
-			check_anchor(st, anchor, out);
-		}
-		want = seq + 1;
-		h = (const char *)sqlite3_column_text(st, COL_ENTRY_HASH);
-		snprintf(prev, sizeof prev, "%s", h ? h : "");
-		out->head_seq = seq;
-		memcpy(out->head_hash, prev, sizeof prev);
-	}
-	if (rc != SQLITE_DONE)
-		verify_fail(out, want, "database corrupt");
-	else if (anchor && !seen)
-		anchor_missing(anchor, out);
-	if (out->n_unknown > 1)
-		qsort(out->unknown, out->n_unknown, sizeof out->unknown[0], by_session);
-	if (out->n_unknown == 0)
-		audit_verify_free(out);		/* every dispatch found its outcome */
-	return 0;
-}
-
-/*
- * Two entries with one id: the second is where the log goes wrong. Ids
- * are drawn at random or handed in by the writer; the file has no index
- * that would refuse a repeat. 0 when there is none, -1 when the query fails.
- */
-static int64_t
-duplicate_id(sqlite3 *db)
-{
-	sqlite3_stmt *st;
-	int64_t seq = 0;
-	int rc;
-
-	if (sqlite3_prepare_v2(db, "SELECT seq FROM (SELECT seq, row_number() OVER"
-			       " (PARTITION BY entry_id ORDER BY seq) AS n FROM audit_entries)"
-			       " WHERE n = 2 ORDER BY seq LIMIT 1", -1, &st, NULL) != SQLITE_OK)
-		return -1;
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		seq = sqlite3_column_int64(st, 0);
-	else if (rc != SQLITE_DONE)
-		seq = -1;
-	sqlite3_finalize(st);
-	return seq;
-}
-
-/* A repeated id is reported when it comes before the first problem the walk found. */
-static void
-verify_ids(sqlite3 *db, struct audit_verify *out)
-{
-	int64_t seq = duplicate_id(db);
-
-	if (seq < 0) {
-		verify_fail(out, 0, "database corrupt");
-		return;
-	}
-	/* Damage to the file itself, or a problem at an earlier entry, comes first. */
-	if (seq == 0 || (!out->ok && (out->first_bad_seq == 0 || out->first_bad_seq <= seq)))
-		return;
-	verify_report(out, seq, "duplicate entry id");
-}
-
-/*
- * Damage the walk cannot see (an index, a free page) still means someone
- * edited the file; SQLite's own check finds it.
- */
-static bool
-structure_ok(sqlite3 *db)
-{
-	sqlite3_stmt *st;
-	bool ok;
-
-	if (sqlite3_prepare_v2(db, "PRAGMA integrity_check(1)", -1, &st, NULL) != SQLITE_OK)
-		return false;
-	ok = sqlite3_step(st) == SQLITE_ROW && text_is(st, 0, "ok");
-	sqlite3_finalize(st);
-	return ok;
-}
-
-/* 1: PATH-wal is there and holds frames; 0: absent or empty; -1: cannot tell. */
-static int
-wal_holds_frames(const char *path)
-{
-	char wal[PATH_MAX];
-	struct stat sb;
-
-	if (snprintf(wal, sizeof wal, "%s-wal", path) >= (int)sizeof wal)
-		return -1;
-	if (stat(wal, &sb) < 0)
-		return errno == ENOENT ? 0 : -1;
-	return sb.st_size > 0;
-}
-
-/* "file:" and the path with every byte but [A-Za-z0-9/._~-] as %XX. */
-static char *
-immutable_uri(const char *path)
-{
-	static const char hex[] = "0123456789ABCDEF";
-	size_t n = strlen(path);
-	char *uri = malloc(5 + 3 * n + sizeof "?immutable=1"), *p;
-
-	if (!uri)
-		return NULL;
-	p = stpcpy(uri, "file:");
-	for (; *path; path++) {
-		unsigned char c = (unsigned char)*path;
-
-		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		    strchr("/._~-", c)) {
-			*p++ = (char)c;
-			continue;
-		}
-		*p++ = '%';
-		*p++ = hex[c >> 4];
-		*p++ = hex[c & 15];
-	}
-	strcpy(p, "?immutable=1");
-	return uri;
-}
-
-#define VERIFY_SQL "SELECT " AUDIT_COLS " FROM audit_entries ORDER BY seq"
-
-/*
- * The log's rows in order. A log on read-only media (an archived copy)
- * fails to open: a WAL database needs its shared-memory file, which
- * SQLite cannot make there. With no WAL beside it the file alone is the
- * whole log, and it is opened immutable (no locks, no WAL); a WAL that
- * holds frames cannot be read from there, and immutable would hide it.
- */
-static int
-verify_open(const char *path, sqlite3 **db, sqlite3_stmt **st, struct al_err *err)
-{
-	char *uri;
-	int rc;
-
-	if (sqlite3_open_v2(path, db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
-		return SQLITE_CANTOPEN;
-	sqlite3_busy_timeout(*db, AUDIT_BUSY_MS);
-	rc = sqlite3_prepare_v2(*db, VERIFY_SQL, -1, st, NULL);
-	if (rc != SQLITE_CANTOPEN)
-		return rc;
-	if (wal_holds_frames(path) != 0) {
-		al_fail(err, AUDIT_ERR_WAL_HERE);
-		return SQLITE_READONLY;
-	}
-	sqlite3_close(*db);
-	*db = NULL;
-	if (!(uri = immutable_uri(path)))
-		return SQLITE_NOMEM;
-	rc = sqlite3_open_v2(uri, db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
-	free(uri);
-	if (rc != SQLITE_OK)
-		return SQLITE_CANTOPEN;
-	return sqlite3_prepare_v2(*db, VERIFY_SQL, -1, st, NULL);
-}
-
-int
-audit_verify_file(const char *path, struct audit_verify *out, struct al_err *err)
-{
-	return audit_verify_anchored(path, NULL, out, err);
-}
-
-int
-audit_verify_anchored(const char *path, const struct audit_anchor *anchor,
-		      struct audit_verify *out, struct al_err *err)
-{
-	struct hash_ctx *hc;
-	sqlite3 *db = NULL;
-	sqlite3_stmt *st = NULL;
-	int rc;
-
-	memset(out, 0, sizeof *out);
-	out->ok = true;
-	if (!path || audit_not_a_file(path))
-		return al_fail(err, AUDIT_ERR_OPEN);
-	rc = verify_open(path, &db, &st, err);
-	if (rc == SQLITE_READONLY) {
-		sqlite3_close(db);
-		return -1;
-	}
-	if (rc == SQLITE_CORRUPT) {
-		/* Damage under the table is tampering evidence, not a usage error. */
-		sqlite3_close(db);
-		verify_fail(out, 0, "database corrupt");
-		return 0;
-	}
-	if (rc != SQLITE_OK) {
-		sqlite3_close(db);
-		return al_fail(err, rc == SQLITE_ERROR || rc == SQLITE_NOTADB ?
-			       AUDIT_ERR_NOT_AUDIT : rc == SQLITE_NOMEM ? AUDIT_ERR_MEMORY
-			       : AUDIT_ERR_OPEN);
-	}
-	hc = hash_ctx_new();
-	if (!hc || verify_walk(hc, st, anchor, out) < 0) {
-		hash_ctx_free(hc);
-		sqlite3_finalize(st);
-		sqlite3_close(db);
-		audit_verify_free(out);
-		return al_fail(err, AUDIT_ERR_MEMORY);
-	}
-	hash_ctx_free(hc);
-	sqlite3_finalize(st);
-	verify_ids(db, out);
-	if (out->ok && !structure_ok(db))
-		verify_fail(out, 0, "database corrupt");
-	sqlite3_close(db);
-	return 0;
 }

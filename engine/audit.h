@@ -10,6 +10,8 @@
  * One struct audit may be shared by many threads. Appends that arrive while
  * another append is committing are committed together, in one transaction
  * and one fsync (group commit); a lone append is committed at once.
+ *
+ * Re-checking a log from its file (`airlock audit verify`): audit_verify.h.
  */
 
 #include <stdbool.h>
@@ -17,7 +19,6 @@
 
 #include "err.h"
 #include "hash.h"
-#include "ids.h"
 #include "snapshot.h"	/* enum audit_tone */
 
 struct audit;
@@ -171,66 +172,5 @@ int64_t audit_count(struct audit *a, const char *session_id);
  * the log, it anchors a later verify. -1 when it cannot be read.
  */
 int audit_head(struct audit *a, int64_t *seq, char hash[HASH_HEX_LEN + 1]);
-
-/*
- * A call whose dispatch is in the log and whose terminal entry is not. The
- * names are as stored, bounded, with control bytes shown as '?'.
- */
-struct audit_unknown {
-	int64_t seq;		/* of the dispatch entry */
-	char session_id[64];
-	char call_id[ID_MAX];
-	char tool[64];
-};
-
-struct audit_verify {
-	int64_t entries;	/* entries checked */
-	bool ok;
-	int64_t first_bad_seq;	/* the first sequence that fails, when !ok;
-				   0 when the damage is in the file, not an entry */
-	char reason[96];	/* fixed text: "hash mismatch", "sequence gap", … */
-	int64_t decisions[AUDIT_D_COUNT];	/* entries per decision */
-	int64_t unrecognised;	/* entries whose (type, decision) is not in the table */
-	/*
-	 * Unknown outcomes, by session then sequence (malloc'd; free with
-	 * audit_verify_free). After a crash these are the calls whose terminal
-	 * entry had not been committed; while an engine is still running on
-	 * the file they include its calls in flight.
-	 */
-	struct audit_unknown *unknown;
-	size_t n_unknown;
-	/*
-	 * The newest entry read (0 and "" for an empty log): recorded
-	 * outside the log, it is an anchor for a later verify.
-	 */
-	int64_t head_seq;
-	char head_hash[HASH_HEX_LEN + 1];
-	bool anchored;		/* an anchor was given and its entry matched */
-};
-
-/*
- * An entry as recorded outside the log: its sequence and entry hash. The
- * chain proves everything up to an entry it reaches; an anchor makes a
- * cut tail (entries deleted from the newest back) or a tail rewritten
- * with recomputed hashes show, from the anchor's entry back.
- */
-struct audit_anchor {
-	int64_t seq;
-	char hash[HASH_HEX_LEN + 1];
-};
-
-/* "SEQ:HASH" (SEQ > 0, HASH 64 lowercase hex digits). -1 when it is not. */
-int audit_anchor_parse(const char *text, struct audit_anchor *out);
-
-/*
- * Re-check the whole chain of the database at path (opened read-only).
- * Unknown outcomes do not make the chain bad: they are what a crash is
- * allowed to leave (docs/guarantees.md).
- */
-int audit_verify_file(const char *path, struct audit_verify *out, struct al_err *err);
-/* The same, and the log must hold the anchor's entry with its hash (NULL: none). */
-int audit_verify_anchored(const char *path, const struct audit_anchor *anchor,
-			  struct audit_verify *out, struct al_err *err);
-void audit_verify_free(struct audit_verify *v);
 
 #endif

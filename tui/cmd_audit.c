@@ -1,6 +1,7 @@
 #include <string.h>
 
 #include "audit.h"
+#include "audit_verify.h"
 #include "cli.h"
 
 struct audit_args {

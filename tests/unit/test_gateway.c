@@ -31,6 +31,7 @@
 
 #include "../../engine/gateway.c"
 
+#include "audit_verify.h"
 #include "scratch.h"
 
 #define ROWS_MAX	16

@@ -1,0 +1,103 @@
+#ifndef AIRLOCK_AUDIT_ROW_H
+#define AIRLOCK_AUDIT_ROW_H
+
+/*
+ * One entry as a row of the log, for the writer (audit.c) and the verifier
+ * (audit_verify.c): the columns in canonical order, the chain's first
+ * link, what the writer adds to an entry (id, time, entry hash) and how it
+ * binds it, and the entry hash recomputed from a row read back. Both
+ * hashes are here so that the canonical form is written in one place, and
+ * the hash, the binding and the copy of an entry so that a new field of
+ * struct audit_entry is added in one file. Internal to the audit files
+ * (snapshot.h's struct audit_row is another thing: a few columns copied
+ * for the console).
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <sqlite3.h>
+
+#include "audit.h"
+#include "hash.h"
+
+/*
+ * Every failure reports fixed text: sqlite3_errmsg() can quote SQL or
+ * bound values, and values are exactly what must never leave the log.
+ */
+#define AUDIT_ERR_OPEN		"audit: cannot open database"
+#define AUDIT_ERR_APPEND	"audit: cannot append entry"
+#define AUDIT_ERR_NOT_AUDIT	"audit: not an audit database"
+#define AUDIT_ERR_MEMORY	"audit: out of memory"
+#define AUDIT_ERR_WAL_HERE	"audit: its WAL file cannot be read where it is (read-only):" \
+				" copy the log and its -wal file to a writable directory"
+
+#define AUDIT_BUSY_MS		5000
+
+/*
+ * Column order is the canonical order: the entry hash covers columns
+ * 0 .. AUDIT_HASHED_COLS-1 (seq through prev_hash) and entry_hash follows.
+ */
+#define AUDIT_COLS \
+	"seq, entry_id, ts, session_id, call_id, type, tool, decision, rule," \
+	" revision, latency_us, request_hash, response_hash, class_before," \
+	" class_after, detail, prev_hash, entry_hash"
+#define AUDIT_HASHED_COLS	17
+
+enum {
+	AUDIT_COL_SEQ = 0,
+	AUDIT_COL_ENTRY_ID = 1,
+	AUDIT_COL_TS = 2,
+	AUDIT_COL_SESSION_ID = 3,
+	AUDIT_COL_CALL_ID = 4,
+	AUDIT_COL_TYPE = 5,
+	AUDIT_COL_TOOL = 6,
+	AUDIT_COL_DECISION = 7,
+	AUDIT_COL_PREV_HASH = 16,
+	AUDIT_COL_ENTRY_HASH = 17,
+};
+
+/* The prev_hash of the first entry. */
+extern const char audit_genesis_hash[HASH_HEX_LEN + 1];
+
+#define AUDIT_TS_LEN		27	/* 2026-11-30T07:50:46.123456Z */
+/* An entry's time up to its seconds, kept for the second it was made in. */
+#define AUDIT_TS_SECS	20	/* "2026-11-30T07:50:46." */
+
+struct ts_cache {
+	time_t sec;
+	bool valid;
+	char head[AUDIT_TS_SECS];
+};
+
+/*
+ * What the log adds to entry e to store it as entry seq after prev: its id
+ * (the caller's pre-drawn one or a fresh one), its time (tc keeps the
+ * writer's clock text) and its entry hash. -1 when the entry cannot be
+ * made: a string that is not valid UTF-8, no id or no clock.
+ */
+int audit_row_make(struct ts_cache *tc, struct hash_ctx *hc, const struct audit_entry *e,
+		   int64_t seq, const char *prev, char id[AUDIT_ENTRY_ID_MAX],
+		   char ts[AUDIT_TS_LEN + 1], char hash[HASH_HEX_LEN + 1]);
+
+/*
+ * The entry hash of the row st stands on (selected as AUDIT_COLS). -1 when
+ * a column holds a storage class the writer never stores.
+ */
+int audit_row_hash_stored(struct hash_ctx *hc, sqlite3_stmt *st, char out[HASH_HEX_LEN + 1]);
+
+/* Bind all 18 parameters of an insert of AUDIT_COLS, in their order. */
+int audit_row_bind(sqlite3_stmt *st, const struct audit_entry *e, int64_t seq,
+		   const char *id, const char *ts, const char *prev, const char *hash);
+
+/*
+ * A copy of an entry that outlives the caller's strings: *dst = *src with
+ * every string copied into buf, which holds audit_row_strings_size(src)
+ * bytes.
+ */
+size_t audit_row_strings_size(const struct audit_entry *e);
+void audit_row_copy(struct audit_entry *dst, const struct audit_entry *src, char *buf);
+
+#endif
