@@ -286,8 +286,11 @@ audit_open(const char *path, struct audit **out, struct al_err *err)
 	a->hc = hash_ctx_new();
 	if (!path || !a->hc || sqlite3_open_v2(path, &a->db, flags, NULL) != SQLITE_OK ||
 	    setup_db(a->db) < 0 || prepare_all(a) < 0) {
+		/* SQLite reads the header only at the first statement: say what it found. */
+		bool not_db = a->db && sqlite3_errcode(a->db) == SQLITE_NOTADB;
+
 		audit_close(a);
-		return al_fail(err, AUDIT_ERR_OPEN);
+		return al_fail(err, not_db ? AUDIT_ERR_NOT_AUDIT : AUDIT_ERR_OPEN);
 	}
 	timer_start(a);
 	if (!a->timer_on) {

@@ -62,7 +62,7 @@ only_keys(const json_t *obj, const char *const *keys, const char *path, struct a
 	json_t *v;
 
 	if (!json_is_object(obj))
-		return al_fail(err, "%s: expected an object", path);
+		return al_fail(err, "%s: expected an object", path[0] ? path : "the top level");
 	json_object_foreach((json_t *)obj, key, v)
 		if (!known_key(key, keys))
 			return al_fail(err, "%s%s%.64s: unknown key", path, path[0] ? "." : "", key);
@@ -479,6 +479,8 @@ config_read_json(const char *path, size_t cap, struct al_err *err)
 		al_fail(err, "cannot read: %s", strerror(read_errno));
 	else if (n > cap)
 		al_fail(err, "larger than %zu bytes", cap);
+	else if (n >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0)
+		al_fail(err, "starts with a UTF-8 byte order mark (BOM): save it without one");
 	else if (!(root = json_loadb(buf, n, JSON_REJECT_DUPLICATES, &jerr)))
 		al_fail(err, "line %d column %d: %s", jerr.line, jerr.column, jerr.text);
 	free(buf);

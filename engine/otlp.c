@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,7 @@ struct otlp {
 	struct curl_slist *headers;
 	char *url;
 	atomic_size_t sent, failures;
+	char first_failure[OTLP_FAILURE_MAX];	/* under lock; "" until one fails */
 };
 
 /* The collector's answer is never stored, printed or parsed. */
@@ -112,18 +114,46 @@ otlp_close(struct otlp *o)
 	free(o);
 }
 
+/* Under lock: why the first failed export failed, kept for the operator. */
+static void
+note_failure(struct otlp *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (o->first_failure[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(o->first_failure, sizeof o->first_failure, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * libcurl's text for a code is fixed (curl_easy_strerror), and the status
+ * is a number: neither can carry what the span or the answer held.
+ */
 static int
 post_locked(struct otlp *o, const char *body)
 {
 	long status = 0;
+	CURLcode rc;
 
 	if (curl_easy_setopt(o->curl, CURLOPT_POSTFIELDS, body) != CURLE_OK ||
 	    curl_easy_setopt(o->curl, CURLOPT_POSTFIELDSIZE_LARGE,
-			     (curl_off_t)strlen(body)) != CURLE_OK ||
-	    curl_easy_perform(o->curl) != CURLE_OK ||
-	    curl_easy_getinfo(o->curl, CURLINFO_RESPONSE_CODE, &status) != CURLE_OK)
+			     (curl_off_t)strlen(body)) != CURLE_OK) {
+		note_failure(o, "cannot set up the request");
 		return -1;
-	return status >= 200 && status <= 299 ? 0 : -1;
+	}
+	rc = curl_easy_perform(o->curl);
+	if (rc == CURLE_OK)
+		rc = curl_easy_getinfo(o->curl, CURLINFO_RESPONSE_CODE, &status);
+	if (rc != CURLE_OK) {
+		note_failure(o, "%s", curl_easy_strerror(rc));
+		return -1;
+	}
+	if (status >= 200 && status <= 299)
+		return 0;
+	note_failure(o, "the collector answered HTTP status %ld", status);
+	return -1;
 }
 
 int
@@ -135,16 +165,28 @@ otlp_export(struct otlp *o, const struct audit_entry *e, const char *entry_id)
 	if (!o)
 		return -1;
 	body = e ? otlp_body(e, entry_id) : NULL;
+	pthread_mutex_lock(&o->lock);
 	if (body) {
-		pthread_mutex_lock(&o->lock);
 		rc = post_locked(o, body);
 		/* The handle must not keep a pointer to freed memory. */
 		curl_easy_setopt(o->curl, CURLOPT_POSTFIELDS, NULL);
-		pthread_mutex_unlock(&o->lock);
-		free(body);
-	}
+	} else
+		note_failure(o, "cannot encode a span");
+	pthread_mutex_unlock(&o->lock);
+	free(body);
 	atomic_fetch_add(rc == 0 ? &o->sent : &o->failures, 1);
 	return rc;
+}
+
+void
+otlp_first_failure(struct otlp *o, char out[OTLP_FAILURE_MAX])
+{
+	out[0] = '\0';
+	if (!o)
+		return;
+	pthread_mutex_lock(&o->lock);
+	memcpy(out, o->first_failure, OTLP_FAILURE_MAX);
+	pthread_mutex_unlock(&o->lock);
 }
 
 size_t

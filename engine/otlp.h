@@ -24,6 +24,15 @@ void otlp_close(struct otlp *o);
 /* Export one entry as a span. Returns 0 or -1 (counted in failures). */
 int otlp_export(struct otlp *o, const struct audit_entry *e, const char *entry_id);
 
+#define OTLP_FAILURE_MAX 160
+
+/*
+ * Why the first failed export failed: libcurl's fixed text for its code
+ * ("Couldn't connect to server", "SSL connect error", ...) or the
+ * collector's HTTP status; "" while none has.
+ */
+void otlp_first_failure(struct otlp *o, char out[OTLP_FAILURE_MAX]);
+
 size_t otlp_sent(const struct otlp *o);
 size_t otlp_failures(const struct otlp *o);
 

@@ -241,13 +241,21 @@ apply_cpus(struct profile *p, const json_t *v, int host_cores, struct al_err *er
 	return 0;
 }
 
-static bool
-tmpfs_target_valid(const char *t)
+/* Why a tmpfs target is refused (fixed text), or NULL when it is allowed. */
+static const char *
+tmpfs_target_fault(const char *t)
 {
-	return t[0] == '/' && strlen(t) < 128 && !strstr(t, "..") &&
-	       !strchr(t, ',') && !strchr(t, ':') && strcmp(t, "/") != 0 &&
-	       strncmp(t, "/proc", 5) != 0 && strncmp(t, "/sys", 4) != 0 &&
-	       strncmp(t, "/dev", 4) != 0;
+	if (t[0] != '/')
+		return "must be an absolute path";
+	if (strlen(t) >= 128)
+		return "is longer than 127 bytes";
+	if (strstr(t, "..") || strchr(t, ',') || strchr(t, ':'))
+		return "may not hold '..', ',' or ':'";
+	if (strcmp(t, "/") == 0)
+		return "may not be the root";
+	if (strncmp(t, "/proc", 5) == 0 || strncmp(t, "/sys", 4) == 0 || strncmp(t, "/dev", 4) == 0)
+		return "may not be under /proc, /sys or /dev";
+	return NULL;
 }
 
 static int
@@ -255,9 +263,10 @@ tmpfs_member(void *ctx, const char *target, const json_t *size, struct al_err *e
 {
 	struct profile *p = ctx;
 	struct tmpfs_mount *m = &p->tmpfs[p->n_tmpfs];
+	const char *fault = tmpfs_target_fault(target);
 
-	if (!tmpfs_target_valid(target))
-		return al_fail(err, "profile.tmpfs: target %.64s is not allowed", target);
+	if (fault)
+		return al_fail(err, "profile.tmpfs: target %.64s is not allowed: it %s", target, fault);
 	if (!json_is_integer(size) || json_integer_value(size) < 4096 ||
 	    json_integer_value(size) > PROFILE_TMPFS_SIZE_MAX)
 		return al_fail(err, "profile.tmpfs.%s: size outside 4096..%lld bytes",
@@ -373,6 +382,22 @@ profile_apply_json(struct profile *p, const json_t *obj, int host_cores,
 	return profile_validate(p, host_cores, err);
 }
 
+/* Why an image reference is not an immutable local image ID. */
+static int
+image_fault(const char *image, struct al_err *err)
+{
+	size_t i, n = strlen(image);
+	bool upper = false;
+
+	for (i = 7; i < n; i++)
+		upper |= image[i] >= 'A' && image[i] <= 'F';
+	if (n == 7 + 64 && strncmp(image, "sha256:", 7) == 0 && upper)
+		return al_fail(err, "profile.image: write the image ID in lower-case hex"
+			       " (sha256:<64 lower-case hex>), as the daemon reports it");
+	return al_fail(err, "profile.image: must be an immutable local image ID sha256:<64 hex>,"
+		       " never a tag or digest reference");
+}
+
 int
 profile_validate(const struct profile *p, int host_cores, struct al_err *err)
 {
@@ -380,7 +405,10 @@ profile_validate(const struct profile *p, int host_cores, struct al_err *err)
 	bool runsc = strcmp(p->runtime, "runsc") == 0;
 
 	if (p->image[0] && !profile_image_id_valid(p->image))
-		return al_fail(err, "profile.image: must be an immutable local image ID sha256:<64 hex>, never a tag or digest reference");
+		return image_fault(p->image, err);
+	if (p->entrypoint.set && p->entrypoint.n == 0 && (!p->cmd.set || p->cmd.n == 0))
+		return al_fail(err, "profile.entrypoint: an empty list runs nothing unless"
+			       " profile.cmd names the program");
 	if (profile_user_is_root(p->user))
 		return al_fail(err, "profile.user: root in any spelling is refused");
 	if (!profile_user_numeric(p->user) && user_decimal(p->user))

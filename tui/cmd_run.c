@@ -85,18 +85,22 @@ load_config(const struct cli_opts *o, struct airlock_config *c)
 
 /* Export failures are counted by the exporter; the operator sees the count. */
 static void
-report_otlp(const struct otlp *otlp, json_t *summary)
+report_otlp(struct otlp *otlp, json_t *summary)
 {
 	size_t sent = otlp_sent(otlp), failed = otlp_failures(otlp);
+	char why[OTLP_FAILURE_MAX];
 
+	otlp_first_failure(otlp, why);
 	if (summary)
-		json_object_set_new(summary, "otlp", json_pack("{s:I, s:I}", "sent", (json_int_t)sent,
-							       "failed", (json_int_t)failed));
+		json_object_set_new(summary, "otlp", json_pack("{s:I, s:I, s:s?}",
+							       "sent", (json_int_t)sent,
+							       "failed", (json_int_t)failed,
+							       "first_failure", why[0] ? why : NULL));
 	else
 		printf("  otlp        %zu spans sent, %zu failed\n", sent, failed);
 	if (failed)
-		fprintf(stderr, "airlock run: OTLP export: %zu of %zu spans failed\n", failed,
-			sent + failed);
+		fprintf(stderr, "airlock run: OTLP export: %zu of %zu spans failed; the first: %s\n",
+			failed, sent + failed, why);
 }
 
 /* The log's head after the session: recorded elsewhere, it anchors a later verify. */
@@ -122,7 +126,7 @@ report_head(struct audit *audit, json_t *summary)
 
 static void
 print_summary(const struct cli_opts *o, const struct session_summary *sum,
-	      struct audit *audit, const struct otlp *otlp)
+	      struct audit *audit, struct otlp *otlp)
 {
 	json_t *j;
 

@@ -261,7 +261,11 @@ run otlp_dead --otlp "http://127.0.0.1:$dead_port"
 check "otlp down: session still ends normally" is otlp_dead ended agent_exit
 check "otlp down: the summary counts the failures" [ "$(field otlp_dead otlp.failed)" -gt 0 ]
 check "otlp down: nothing counted as sent" is otlp_dead otlp.sent 0
-check "otlp down: stderr reports them" grep -qE '^airlock run: OTLP export: [0-9]+ of [0-9]+ spans failed$' "$work/otlp_dead/stderr"
+check "otlp down: stderr reports them, with the first one's cause" \
+	grep -qE "^airlock run: OTLP export: [0-9]+ of [0-9]+ spans failed; the first: Couldn't connect to server$" \
+	"$work/otlp_dead/stderr"
+check "otlp down: --json names the first failure's cause" \
+	is otlp_dead otlp.first_failure "Couldn't connect to server"
 common_end otlp_dead
 
 # --- third-party MCP servers from npm -----------------------------------------

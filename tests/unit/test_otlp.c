@@ -366,6 +366,16 @@ assert_export_fails(struct otlp *o)
 	return secs;
 }
 
+/* The first failure's cause, as the operator is told it. */
+static void
+assert_failure_says(struct otlp *o, const char *want)
+{
+	char why[OTLP_FAILURE_MAX];
+
+	otlp_first_failure(o, why);
+	assert_string_equal(why, want);
+}
+
 static void
 test_otlp_non_2xx_fails(void **state)
 {
@@ -377,6 +387,7 @@ test_otlp_non_2xx_fails(void **state)
 	(void)state;
 	o = collector_start(&c, &th);
 	assert_export_fails(o);		/* the collector's answer body is never printed */
+	assert_failure_says(o, "the collector answered HTTP status 500");
 	collector_stop(&c, th, o);
 	assert_int_equal(c.got, 1);
 	free(c.bodies[0]);
@@ -393,6 +404,7 @@ test_otlp_closed_port(void **state)
 	close(fd);		/* nothing listens there now */
 	o = open_port(port);
 	assert_true(assert_export_fails(o) < 3.0);
+	assert_failure_says(o, "Couldn't connect to server");
 	otlp_close(o);
 }
 
@@ -409,6 +421,7 @@ test_otlp_silent_collector_times_out(void **state)
 	o = open_port(port);
 	secs = assert_export_fails(o);
 	assert_true(secs >= 1.5 && secs < 3.0);
+	assert_failure_says(o, "Timeout was reached");
 	otlp_close(o);
 	close(fd);
 }
