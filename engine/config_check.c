@@ -79,10 +79,12 @@ check_upstream(const struct airlock_config *c, size_t u, struct check_list *l)
 			check_addf(l, id, false, t->remote, "upstream %s lists no tool %.64s",
 				   t->upstream, t->remote);
 		else if (t->pinned && strcmp(h, t->pin) != 0)
-			check_addf(l, id, false, t->remote, "definition differs from tools.%s.pin",
-				   t->name);
+			/* Both hashes: the operator re-pins or finds out what changed. */
+			check_addf(l, id, false, t->pin, "definition %s differs from tools.%s.pin",
+				   h, t->name);
 		else
-			check_addf(l, id, true, t->remote, "listed by upstream %s", t->upstream);
+			check_addf(l, id, true, t->remote, "listed by upstream %s, definition %s",
+				   t->upstream, h);
 	}
 	mcp_stop(m);
 }

@@ -100,6 +100,26 @@ check "the listed tool passes" grep -q '^PASS  catalog.store .*listed by upstrea
 check "the mistyped tool fails by name" grep -qE '^FAIL  catalog.typo +upstream vault lists no tool remote' "$out"
 check "doctor called no tool (the sink saw nothing)" test ! -e "$work/vault.sink"
 
+# A pin that is valid hex but not the tool's definition: refused up front,
+# the tool and both hashes named (the listed one is what a PASS prints).
+listed=$(sed -n 's/^PASS  catalog.store .*definition \([0-9a-f]\{64\}\)$/\1/p' "$out")
+check "a passing catalog check prints the definition's hash" test ${#listed} = 64
+pin=$(printf '%064d' 0)
+sed -i "s/\"remote\": \"store\",/\"remote\": \"store\", \"pin\": \"$pin\",/" "$cfg"
+rc=0; "$airlock" doctor --config "$cfg" >"$out" 2>&1 || rc=$?
+check "doctor --config with a wrong pin: exit 1" test "$rc" = 1
+check "the wrong pin names the tool and both hashes" \
+	grep -qF "FAIL  catalog.store        definition $listed differs from tools.store.pin (expected $pin)" "$out"
+rc=0; "$airlock" doctor --config "$cfg" --json >"$out" 2>/dev/null || rc=$?
+check "doctor --json: the pin check fails with both hashes" python3 - "$out" "$listed" "$pin" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = next(c for c in d["checks"] if c["check"] == "catalog.store")
+assert d["ok"] is False and c["verdict"] == "fail", c
+assert sys.argv[2] in c["observed"] and c["expected"] == sys.argv[3], c
+PY
+check "doctor still called no tool" test ! -e "$work/vault.sink"
+
 rc=0; DOCKER_HOST=tcp://127.0.0.1:2375 "$airlock" doctor >"$out" 2>&1 || rc=$?
 check "a tcp:// endpoint is refused with exit 1" test "$rc" = 1
 check "the refusal names the endpoint check" grep -q '^FAIL  endpoint .*not a local unix socket' "$out"
