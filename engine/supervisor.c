@@ -1,4 +1,5 @@
 #include "supervisor.h"
+#include "supervisor_int.h"
 #include "clock.h"
 
 #include <pthread.h>
@@ -24,118 +25,10 @@
 #define SUPERVISOR_SWEEP_MAX_MS		30000
 #define SUPERVISOR_HOST_KICK_MS		3000	/* host checks after an end, at most this often */
 #define SUPERVISOR_HOST_FAILING_MS	10000	/* and this often while they fail */
-
-#define POLICY_QUEUE_MAX	1024	/* cutover audit entries waiting for the writer */
 #define LEASE_LATE_MS		(LEASE_PULSE_MS + LEASE_ACK_MS / 2)
 
-_Static_assert(ADMISSION_CHECK_COUNT <= SNAP_CHECKS_MAX, "admission report fits a snapshot");
-_Static_assert(GATE_TOOLS_MAX <= SNAP_TOOLS_MAX, "gate tools fit a snapshot");
-_Static_assert(DOCKER_ID_MAX <= SNAP_CONTAINER_MAX, "container ids fit a snapshot");
-
-/* One session's place in the supervisor. */
-struct slot {
-	struct supervisor *sup;
-	pthread_t thread;
-	bool thread_started, joined;
-	const struct airlock_config *cfg;
-	struct airlock_config *owned_cfg;	/* started from a file */
-	struct gate *gate;
-	const char *names[GATE_TOOLS_MAX];
-	atomic_bool stop;
-	char id[SNAP_ID_MAX];
-	int64_t started_mono_ms;
-	/* Under sup->lock: */
-	struct session_row row;
-	struct admission_report first, second;
-	struct supervisor_event timeline[SNAP_TIMELINE_MAX];
-	size_t tl_head, tl_n;
-	struct lease *lease;		/* live between the session's two lease hooks */
-	struct lease_view last_lease;	/* what the lease said when it closed */
-	int64_t ended_mono_ms;
-	bool ended;
-};
-
-/* A cutover the supervisor assigned a revision to. */
-struct cutover {
-	int64_t revision;
-	char tool[SNAP_NAME_MAX];
-	enum cutover_op op;
-};
-
-/* A policy entry for the audit writer. */
-struct policy_entry {
-	char session[SNAP_ID_MAX];
-	char tool[SNAP_NAME_MAX];
-	enum cutover_result result;
-	char rule[SNAP_WORD_MAX];
-	int64_t revision;
-};
-
-/* An event ring; the oldest entry is dropped (and counted) when full. */
-struct ring {
-	struct supervisor_event *ev;
-	size_t cap, head, n;
-	uint64_t dropped;
-};
-
-struct supervisor {
-	struct supervisor_options o;
-	pthread_mutex_t lock;
-	struct slot *slots[SUPERVISOR_SESSIONS_MAX];	/* in start order */
-	size_t n_slots;
-	uint64_t generation, started_total, forgotten_total;
-	struct supervisor_event ev_store[SUPERVISOR_EVENTS_MAX];
-	struct supervisor_event alert_store[SUPERVISOR_ALERTS_MAX];
-	struct ring events, alerts;
-	uint64_t seq;
-	int wake;			/* eventfd */
-	sem_t launch_slots;		/* containers created and started at once */
-	/* Policy: revisions are assigned and posted under this lock. */
-	pthread_mutex_t policy;
-	int64_t revision;
-	struct cutover cutovers[SUPERVISOR_CUTOVERS_MAX];
-	size_t n_cutovers;		/* a ring: the latest at (n_cutovers - 1) % MAX */
-	/*
-	 * Tools revoked on every session and not restored on every session
-	 * since. Changed under policy and lock; read under either.
-	 */
-	char standing[SUPERVISOR_STANDING_MAX][SNAP_NAME_MAX];
-	size_t n_standing;
-	/* The audit writer for policy entries (under lock). */
-	pthread_t writer;
-	bool writer_started, writer_quit;
-	pthread_cond_t writer_cond;
-	struct policy_entry queue[POLICY_QUEUE_MAX];
-	size_t q_head, q_n;
-	uint64_t audit_failures;
-	/* Host checks (under lock). */
-	struct host_snapshot host;
-	pthread_t host_thread;
-	bool host_started;
-	char host_runtime[16];
-	/* Force-stop threads still running. */
-	atomic_int stoppers;
-	/*
-	 * The keeper (under lock): sweeps this process's containers left by
-	 * ended sessions until they are gone, and re-runs the host checks
-	 * when an end points at the daemon and while they fail, so that an
-	 * outage and its end both show without a key.
-	 */
-	pthread_t keeper;
-	bool keeper_started, keeper_quit;
-	pthread_cond_t keeper_cond;	/* on the monotonic clock */
-	bool keeper_cond_made;
-	bool sweep_due;
-	int64_t sweep_at_ms, sweep_delay_ms;
-	size_t containers_left;
-	bool host_kick;			/* an end pointed at the daemon */
-	int64_t host_run_ms;		/* the latest host check started (monotonic) */
-};
-
-static void keeper_note_end(struct supervisor *s, const struct session_summary *sum);
-
-static void
-wake(struct supervisor *s)
+void
+sup_wake(struct supervisor *s)
 {
 	uint64_t one = 1;
 
@@ -178,8 +71,8 @@ timeline_push(struct slot *sl, const struct supervisor_event *e)
 }
 
 /* Under s->lock: number e, queue it (alerts apart), and keep it on the timeline. */
-static void
-push(struct supervisor *s, struct slot *sl, struct supervisor_event *e)
+void
+sup_push(struct supervisor *s, struct slot *sl, struct supervisor_event *e)
 {
 	e->seq = ++s->seq;
 	e->wall_ms = clock_wall_ms();
@@ -196,8 +89,8 @@ push(struct supervisor *s, struct slot *sl, struct supervisor_event *e)
  * Counted and shown; the first refusal is an alert (the header says FAIL
  * from then on, and every session it ends is an alert of its own).
  */
-static void
-audit_refused(struct supervisor *s, struct slot *sl, uint64_t n)
+void
+sup_audit_refused(struct supervisor *s, struct slot *sl, uint64_t n)
 {
 	struct supervisor_event e = { .kind = SUPERVISOR_EVENT_AUDIT_REFUSED };
 
@@ -205,13 +98,13 @@ audit_refused(struct supervisor *s, struct slot *sl, uint64_t n)
 		return;
 	e.count = (long)n;
 	if (s->audit_failures == 0)
-		push(s, sl, &e);
+		sup_push(s, sl, &e);
 	s->audit_failures += n;
 }
 
 /* Bounded copy; a longer source is cut (every source is a name or fixed word). */
-static void
-copy_word(char *dst, size_t cap, const char *src)
+void
+sup_copy_word(char *dst, size_t cap, const char *src)
 {
 	size_t n = src ? strnlen(src, cap - 1) : 0;
 
@@ -219,44 +112,42 @@ copy_word(char *dst, size_t cap, const char *src)
 	dst[n] = '\0';
 }
 
-/* ---- what the session publishes (its worker, or its pulse thread) ---- */
-
 static void
 end_row(struct slot *sl, const struct session_summary *sum)
 {
 	struct session_row *r = &sl->row;
 
 	r->end = sum->end;
-	copy_word(r->refused_check, sizeof r->refused_check, sum->refused_check);
-	copy_word(r->failed_step, sizeof r->failed_step, sum->failed_step);
-	copy_word(r->reason, sizeof r->reason, sum->reason);
+	sup_copy_word(r->refused_check, sizeof r->refused_check, sum->refused_check);
+	sup_copy_word(r->failed_step, sizeof r->failed_step, sum->failed_step);
+	sup_copy_word(r->reason, sizeof r->reason, sum->reason);
 	r->exit_code = sum->exit_code;
 	r->started = sum->container_started;
 	r->container_left = sum->container_left;
 	if (!sl->ended)
-		audit_refused(sl->sup, sl, sum->audit_failures);
+		sup_audit_refused(sl->sup, sl, sum->audit_failures);
 	r->audit_failures = sum->audit_failures;
 	r->oom_killed = sum->oom_killed;
 	r->duration_ms = sum->duration_ms;
 	r->counters = sum->counters;
-	copy_word(r->class_name, sizeof r->class_name, sum->session_class);
+	sup_copy_word(r->class_name, sizeof r->class_name, sum->session_class);
 	sl->ended = true;
 	sl->ended_mono_ms = clock_mono_ms();
 }
 
 /* Under s->lock: a state change and, at the end, its alert. */
-static void
-state_events(struct supervisor *s, struct slot *sl, enum session_state state)
+void
+sup_state_events(struct supervisor *s, struct slot *sl, enum session_state state)
 {
 	struct supervisor_event e = { .kind = SUPERVISOR_EVENT_STATE, .state = state };
 
-	push(s, sl, &e);
+	sup_push(s, sl, &e);
 	if (state != SESSION_STATE_ENDED)
 		return;
 	e = (struct supervisor_event){ .kind = SUPERVISOR_EVENT_END, .end = sl->row.end,
 				       .alert = !session_end_normal(sl->row.end) };
-	copy_word(e.check, sizeof e.check, sl->row.refused_check);
-	push(s, sl, &e);
+	sup_copy_word(e.check, sizeof e.check, sl->row.refused_check);
+	sup_push(s, sl, &e);
 }
 
 static void
@@ -269,21 +160,21 @@ on_publish(void *ctx, const struct session_status *st)
 
 	pthread_mutex_lock(&s->lock);
 	changed = st->state != r->state;
-	copy_word(r->container, sizeof r->container, st->container_id);
+	sup_copy_word(r->container, sizeof r->container, st->container_id);
 	r->stdout_bytes = st->stdout_bytes;
 	r->stderr_bytes = st->stderr_bytes;
 	r->counters = st->counters;
-	copy_word(r->class_name, sizeof r->class_name,
-		  class_name(&sl->cfg->classes, st->session_class));
+	sup_copy_word(r->class_name, sizeof r->class_name,
+		      class_name(&sl->cfg->classes, st->session_class));
 	if (st->summary)
 		end_row(sl, st->summary);
 	r->state = st->state;
 	if (changed)
-		state_events(s, sl, st->state);
+		sup_state_events(s, sl, st->state);
 	r->generation++;
 	s->generation++;
 	pthread_mutex_unlock(&s->lock);
-	wake(s);
+	sup_wake(s);
 }
 
 static void
@@ -311,23 +202,23 @@ on_report(void *ctx, int phase, const struct check_list *l)
 	if (rep->verdict == ADMISSION_REFUSED) {
 		struct supervisor_event e = { .kind = SUPERVISOR_EVENT_ADMISSION_REFUSED };
 
-		copy_word(e.check, sizeof e.check, bad ? bad->id : "report");
-		copy_word(e.reason, sizeof e.reason, phase == 1 ? "first" : "second");
-		push(s, sl, &e);
+		sup_copy_word(e.check, sizeof e.check, bad ? bad->id : "report");
+		sup_copy_word(e.reason, sizeof e.reason, phase == 1 ? "first" : "second");
+		sup_push(s, sl, &e);
 	}
 	sl->row.generation++;
 	s->generation++;
 	pthread_mutex_unlock(&s->lock);
-	wake(s);
+	sup_wake(s);
 }
 
-static void
-lease_view_fill(struct lease_view *v, const struct lease_status *ls, int64_t now_mono_ms)
+void
+sup_lease_view_fill(struct lease_view *v, const struct lease_status *ls, int64_t now_mono_ms)
 {
 	memset(v, 0, sizeof *v);
 	v->armed = ls->armed;
 	v->failed = ls->failed;
-	copy_word(v->reason, sizeof v->reason, ls->reason);
+	sup_copy_word(v->reason, sizeof v->reason, ls->reason);
 	v->pulses = ls->pulses;
 	v->acks = ls->acks;
 	v->age_ms = ls->armed ? now_mono_ms - ls->last_ack_mono_ms : 0;
@@ -350,7 +241,7 @@ on_lease(void *ctx, struct lease *l)
 	if (!l && sl->lease) {
 		/* Closing: keep its last word, without the "late" of a lease that ended. */
 		lease_get_status(sl->lease, &ls);
-		lease_view_fill(&sl->last_lease, &ls, clock_mono_ms());
+		sup_lease_view_fill(&sl->last_lease, &ls, clock_mono_ms());
 		sl->last_lease.armed = false;
 		sl->last_lease.late = false;
 	}
@@ -367,15 +258,26 @@ on_lease_failed(void *ctx, const char *reason)
 	struct supervisor *s = sl->sup;
 	struct supervisor_event e = { .kind = SUPERVISOR_EVENT_LEASE_FAILED };
 
-	copy_word(e.reason, sizeof e.reason, reason);
+	sup_copy_word(e.reason, sizeof e.reason, reason);
 	pthread_mutex_lock(&s->lock);
-	push(s, sl, &e);
+	sup_push(s, sl, &e);
 	s->generation++;
 	pthread_mutex_unlock(&s->lock);
-	wake(s);
+	sup_wake(s);
 }
 
-/* ---- the policy audit writer ---- */
+/* The hooks a session's worker runs with: each reports into sl. */
+struct session_hooks
+sup_hooks(struct slot *sl)
+{
+	return (struct session_hooks){
+		.ctx = sl,
+		.publish = on_publish,
+		.report = on_report,
+		.lease = on_lease,
+		.lease_failed = on_lease_failed,
+	};
+}
 
 /* Queue a policy entry; the writer thread appends it. */
 static void
@@ -383,7 +285,7 @@ policy_record(struct supervisor *s, const struct policy_entry *p)
 {
 	pthread_mutex_lock(&s->lock);
 	if (s->q_n == POLICY_QUEUE_MAX)
-		audit_refused(s, NULL, 1);	/* counted and shown: never silent */
+		sup_audit_refused(s, NULL, 1);	/* counted and shown: never silent */
 	else {
 		s->queue[(s->q_head + s->q_n++) % POLICY_QUEUE_MAX] = *p;
 		pthread_cond_signal(&s->writer_cond);
@@ -419,14 +321,14 @@ policy_write(struct supervisor *s, const struct policy_entry *p)
 
 	if (journal_write(&j, NULL, policy_decision(p->result), &e, NULL) < 0) {
 		pthread_mutex_lock(&s->lock);
-		audit_refused(s, NULL, 1);
+		sup_audit_refused(s, NULL, 1);
 		pthread_mutex_unlock(&s->lock);
-		wake(s);
+		sup_wake(s);
 	}
 }
 
-static void *
-writer_main(void *arg)
+void *
+sup_writer_main(void *arg)
 {
 	struct supervisor *s = arg;
 	struct policy_entry p;
@@ -448,8 +350,6 @@ writer_main(void *arg)
 	return NULL;
 }
 
-/* ---- cutover acknowledgements (a gate's ack function) ---- */
-
 /* Under s->policy or s->lock: the cutover that assigned revision, or NULL. */
 static const struct cutover *
 cutover_find(const struct supervisor *s, int64_t revision)
@@ -470,8 +370,8 @@ ack_result(enum gate_verdict v)
 		? CUTOVER_NOT_APPLICABLE : CUTOVER_REJECTED;
 }
 
-static void
-on_gate_ack(void *ctx, const struct gate_delta *d, const struct gate_ack *ack)
+void
+sup_on_gate_ack(void *ctx, const struct gate_delta *d, const struct gate_ack *ack)
 {
 	struct slot *sl = ctx;
 	struct supervisor *s = sl->sup;
@@ -483,23 +383,21 @@ on_gate_ack(void *ctx, const struct gate_delta *d, const struct gate_ack *ack)
 	const struct cutover *c;
 
 	e.alert = e.result == CUTOVER_REJECTED;
-	copy_word(e.reason, sizeof e.reason, ack->reason);
+	sup_copy_word(e.reason, sizeof e.reason, ack->reason);
 	pthread_mutex_lock(&s->lock);
 	c = cutover_find(s, d->revision);
-	copy_word(e.tool, sizeof e.tool, c ? c->tool : "");
-	push(s, sl, &e);
+	sup_copy_word(e.tool, sizeof e.tool, c ? c->tool : "");
+	sup_push(s, sl, &e);
 	sl->row.generation++;
 	s->generation++;
 	pthread_mutex_unlock(&s->lock);
-	wake(s);
-	copy_word(p.session, sizeof p.session, sl->id);
-	copy_word(p.tool, sizeof p.tool, e.tool);
+	sup_wake(s);
+	sup_copy_word(p.session, sizeof p.session, sl->id);
+	sup_copy_word(p.tool, sizeof p.tool, e.tool);
 	p.result = e.result;
 	snprintf(p.rule, sizeof p.rule, "%s %.32s", cutover_op_id(e.op), ack->reason);
 	policy_record(s, &p);
 }
-
-/* ---- sessions ---- */
 
 static void *
 worker_main(void *arg)
@@ -515,19 +413,13 @@ worker_main(void *arg)
 		.gate = sl->gate,
 		.watchdog_exe = s->o.watchdog_exe,
 		.stop = &sl->stop,
-		.hooks = {
-			.ctx = sl,
-			.publish = on_publish,
-			.report = on_report,
-			.lease = on_lease,
-			.lease_failed = on_lease_failed,
-		},
+		.hooks = sup_hooks(sl),
 		.session_id = sl->id,
 		.launch_slots = &s->launch_slots,
 	};
 
 	session_run(&so, &sum);
-	keeper_note_end(s, &sum);
+	sup_keeper_note_end(s, &sum);
 	return NULL;
 }
 
@@ -545,7 +437,7 @@ slot_gate(struct slot *sl)
 	sl->gate = gate_new(approved, sl->cfg->n_tools);
 	if (!sl->gate)
 		return -1;
-	gate_set_ack(sl->gate, on_gate_ack, sl);
+	gate_set_ack(sl->gate, sup_on_gate_ack, sl);
 	return 0;
 }
 
@@ -558,19 +450,19 @@ slot_row(struct slot *sl)
 	struct gate_state g;
 	size_t i;
 
-	copy_word(r->id, sizeof r->id, sl->id);
-	copy_word(r->image, sizeof r->image, c->profile.image);
-	copy_word(r->runtime, sizeof r->runtime, c->profile.runtime);
-	copy_word(r->class_name, sizeof r->class_name, class_name(&c->classes, c->initial.class));
+	sup_copy_word(r->id, sizeof r->id, sl->id);
+	sup_copy_word(r->image, sizeof r->image, c->profile.image);
+	sup_copy_word(r->runtime, sizeof r->runtime, c->profile.runtime);
+	sup_copy_word(r->class_name, sizeof r->class_name, class_name(&c->classes, c->initial.class));
 	r->state = SESSION_STATE_QUEUED;
 	r->started_ms = clock_wall_ms();
 	r->exit_code = -1;
 	r->n_tools = c->n_tools;
 	gate_state(sl->gate, &g);
 	for (i = 0; i < c->n_tools; i++) {
-		copy_word(r->tools[i].name, sizeof r->tools[i].name, c->tools[i].name);
-		copy_word(r->tools[i].data_class, sizeof r->tools[i].data_class,
-			  class_name(&c->classes, c->tools[i].data_class));
+		sup_copy_word(r->tools[i].name, sizeof r->tools[i].name, c->tools[i].name);
+		sup_copy_word(r->tools[i].data_class, sizeof r->tools[i].data_class,
+			      class_name(&c->classes, c->tools[i].data_class));
 		r->tools[i].approved = g.approved[i];
 	}
 }
@@ -606,8 +498,8 @@ slot_new(struct supervisor *s, const struct airlock_config *cfg, struct al_err *
 	return sl;
 }
 
-static void
-slot_free(struct slot *sl)
+void
+sup_slot_free(struct slot *sl)
 {
 	gate_free(sl->gate);
 	if (sl->owned_cfg) {
@@ -630,8 +522,8 @@ slot_unlink(struct supervisor *s, size_t i)
 	return sl;
 }
 
-static void
-slot_join(struct slot *sl)
+void
+sup_slot_join(struct slot *sl)
 {
 	if (sl->thread_started && !sl->joined)
 		pthread_join(sl->thread, NULL);
@@ -668,8 +560,8 @@ make_room(struct supervisor *s)
 	pthread_mutex_unlock(&s->lock);
 	if (!sl)
 		return -1;
-	slot_join(sl);	/* ended: the worker is returning */
-	slot_free(sl);
+	sup_slot_join(sl);	/* ended: the worker is returning */
+	sup_slot_free(sl);
 	return 0;
 }
 
@@ -677,8 +569,8 @@ make_room(struct supervisor *s)
  * Every supervisor thread is started with all signals blocked: SIGWINCH,
  * SIGINT and the rest belong to the console's UI thread.
  */
-static int
-spawn(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
+int
+sup_spawn(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
 {
 	sigset_t all, old;
 	int rc;
@@ -693,7 +585,7 @@ spawn(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
 static int
 spawn_worker(struct slot *sl)
 {
-	int rc = spawn(&sl->thread, NULL, worker_main, sl);
+	int rc = sup_spawn(&sl->thread, NULL, worker_main, sl);
 
 	sl->thread_started = rc == 0;
 	return rc;
@@ -705,15 +597,15 @@ worker_failed(struct supervisor *s, struct slot *sl)
 {
 	pthread_mutex_lock(&s->lock);
 	sl->row.end = SESSION_END_WORKER_FAILED;
-	copy_word(sl->row.reason, sizeof sl->row.reason, "cannot start a worker thread");
+	sup_copy_word(sl->row.reason, sizeof sl->row.reason, "cannot start a worker thread");
 	sl->ended = true;
 	sl->joined = true;
 	sl->row.state = SESSION_STATE_ENDED;
-	state_events(s, sl, SESSION_STATE_ENDED);
+	sup_state_events(s, sl, SESSION_STATE_ENDED);
 	sl->row.generation++;
 	s->generation++;
 	pthread_mutex_unlock(&s->lock);
-	wake(s);
+	sup_wake(s);
 }
 
 /*
@@ -721,8 +613,8 @@ worker_failed(struct supervisor *s, struct slot *sl)
  * reach it, and before its worker runs): the standing revocations, as one
  * update at the engine's revision, and a policy entry for each tool.
  */
-static void
-start_standing(struct supervisor *s, struct slot *sl)
+void
+sup_start_standing(struct supervisor *s, struct slot *sl)
 {
 	struct policy_entry p = { .revision = s->revision };
 	bool allowed[GATE_TOOLS_MAX];
@@ -745,11 +637,11 @@ start_standing(struct supervisor *s, struct slot *sl)
 		return;
 	/* Idle and fresh, its gate applies it at once; a refusal closes it. */
 	gate_update(sl->gate, s->revision, allowed, g.n_tools, &ack);
-	copy_word(p.session, sizeof p.session, sl->id);
+	sup_copy_word(p.session, sizeof p.session, sl->id);
 	p.result = ack_result(ack.verdict);
 	snprintf(p.rule, sizeof p.rule, "%s at start", cutover_op_id(CUTOVER_REVOKE));
 	for (i = 0; i < n; i++) {
-		copy_word(p.tool, sizeof p.tool, sl->cfg->tools[revoked[i]].name);
+		sup_copy_word(p.tool, sizeof p.tool, sl->cfg->tools[revoked[i]].name);
 		policy_record(s, &p);
 	}
 }
@@ -761,15 +653,15 @@ start_slot(struct supervisor *s, struct slot *sl, char session_id[SNAP_ID_MAX],
 	pthread_mutex_lock(&s->policy);
 	if (make_room(s) < 0) {
 		pthread_mutex_unlock(&s->policy);
-		slot_free(sl);
+		sup_slot_free(sl);
 		return al_fail(err, "supervisor: %d sessions live, none ended to make room",
 			       SUPERVISOR_SESSIONS_MAX);
 	}
-	start_standing(s, sl);
+	sup_start_standing(s, sl);
 	pthread_mutex_lock(&s->lock);
 	s->slots[s->n_slots++] = sl;
 	s->started_total++;
-	state_events(s, sl, SESSION_STATE_QUEUED);
+	sup_state_events(s, sl, SESSION_STATE_QUEUED);
 	s->generation++;
 	pthread_mutex_unlock(&s->lock);
 	pthread_mutex_unlock(&s->policy);
@@ -778,7 +670,7 @@ start_slot(struct supervisor *s, struct slot *sl, char session_id[SNAP_ID_MAX],
 		worker_failed(s, sl);
 		return al_fail(err, "supervisor: cannot start a worker thread");
 	}
-	wake(s);
+	sup_wake(s);
 	return 0;
 }
 
@@ -819,8 +711,8 @@ supervisor_start_file(struct supervisor *s, const char *path,
 }
 
 /* Under s->lock. */
-static struct slot *
-find(struct supervisor *s, const char *id)
+struct slot *
+sup_find(struct supervisor *s, const char *id)
 {
 	size_t i;
 
@@ -829,8 +721,6 @@ find(struct supervisor *s, const char *id)
 			return s->slots[i];
 	return NULL;
 }
-
-/* ---- force-stop ---- */
 
 struct stopper {
 	struct supervisor *sup;
@@ -866,12 +756,12 @@ stop_container_now(struct supervisor *s, const char *container)
 		return;		/* the worker still stops it at its next step */
 	st->sup = s;
 	st->has_host = s->o.docker_host != NULL;
-	copy_word(st->docker_host, sizeof st->docker_host, s->o.docker_host);
-	copy_word(st->container, sizeof st->container, container);
+	sup_copy_word(st->docker_host, sizeof st->docker_host, s->o.docker_host);
+	sup_copy_word(st->container, sizeof st->container, container);
 	atomic_fetch_add(&s->stoppers, 1);
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	if (spawn(&t, &attr, stopper_main, st) != 0) {
+	if (sup_spawn(&t, &attr, stopper_main, st) != 0) {
 		atomic_fetch_sub(&s->stoppers, 1);
 		free(st);
 	}
@@ -885,25 +775,23 @@ supervisor_stop_session(struct supervisor *s, const char *session_id)
 	struct slot *sl;
 
 	pthread_mutex_lock(&s->lock);
-	sl = find(s, session_id);
+	sl = sup_find(s, session_id);
 	if (sl && !sl->ended) {
 		struct supervisor_event e = { .kind = SUPERVISOR_EVENT_STOP_REQUESTED };
 
 		/* The flag first: every symptom of the stop then names its cause. */
 		atomic_store(&sl->stop, true);
-		copy_word(container, sizeof container, sl->row.container);
-		push(s, sl, &e);
+		sup_copy_word(container, sizeof container, sl->row.container);
+		sup_push(s, sl, &e);
 	}
 	pthread_mutex_unlock(&s->lock);
 	if (!sl || sl->ended)
 		return -1;
 	if (container[0])
 		stop_container_now(s, container);
-	wake(s);
+	sup_wake(s);
 	return 0;
 }
-
-/* ---- cutover ---- */
 
 static bool
 targeted(const struct slot *sl, const char *const *ids, size_t n_ids)
@@ -926,7 +814,7 @@ cutover_remember(struct supervisor *s, enum cutover_op op, const char *tool)
 
 	c->revision = s->revision;
 	c->op = op;
-	copy_word(c->tool, sizeof c->tool, tool);
+	sup_copy_word(c->tool, sizeof c->tool, tool);
 }
 
 /*
@@ -950,7 +838,7 @@ standing_change(struct supervisor *s, enum cutover_op op, const char *tool)
 		if (s->n_standing == SUPERVISOR_STANDING_MAX)
 			rc = -1;
 		else
-			copy_word(s->standing[s->n_standing++], sizeof s->standing[0], tool);
+			sup_copy_word(s->standing[s->n_standing++], sizeof s->standing[0], tool);
 	}
 	s->generation += rc == 0;
 	pthread_mutex_unlock(&s->lock);
@@ -986,8 +874,8 @@ supervisor_cutover(struct supervisor *s, enum cutover_op op, const char *tool,
 			to[n++] = s->slots[i];
 	e.revision = s->revision;
 	e.count = (long)n;
-	copy_word(e.tool, sizeof e.tool, tool);
-	push(s, NULL, &e);
+	sup_copy_word(e.tool, sizeof e.tool, tool);
+	sup_push(s, NULL, &e);
 	pthread_mutex_unlock(&s->lock);
 	for (i = 0; i < n; i++)
 		gate_post(to[i]->gate, s->revision, config_tool_index(to[i]->cfg, tool),
@@ -997,7 +885,7 @@ supervisor_cutover(struct supervisor *s, enum cutover_op op, const char *tool,
 	pthread_mutex_unlock(&s->policy);
 	if (targets)
 		*targets = n;
-	wake(s);
+	sup_wake(s);
 	return 0;
 }
 
@@ -1028,13 +916,13 @@ update_record(struct supervisor *s, struct update_job *j)
 				      .waited_us = j->ack.waited_us };
 
 	e.alert = e.result == CUTOVER_REJECTED;
-	copy_word(e.reason, sizeof e.reason, j->ack.reason);
-	copy_word(p.session, sizeof p.session, j->slot->id);
+	sup_copy_word(e.reason, sizeof e.reason, j->ack.reason);
+	sup_copy_word(p.session, sizeof p.session, j->slot->id);
 	p.result = e.result;
-	copy_word(p.rule, sizeof p.rule, j->ack.reason);
+	sup_copy_word(p.rule, sizeof p.rule, j->ack.reason);
 	policy_write(s, &p);
 	pthread_mutex_lock(&s->lock);
-	push(s, j->slot, &e);
+	sup_push(s, j->slot, &e);
 	if (j->ack.revision > s->revision)
 		s->revision = j->ack.revision;
 	s->generation++;
@@ -1059,7 +947,7 @@ supervisor_update_json(struct supervisor *s, const json_t *update,
 	pthread_mutex_unlock(&s->lock);
 	/* Concurrently: one session's in-flight call must not delay another's update. */
 	for (i = 0; i < n; i++) {
-		jobs[i].threaded = spawn(&jobs[i].thread, NULL, update_main, &jobs[i]) == 0;
+		jobs[i].threaded = sup_spawn(&jobs[i].thread, NULL, update_main, &jobs[i]) == 0;
 		if (!jobs[i].threaded)
 			update_main(&jobs[i]);
 	}
@@ -1067,16 +955,14 @@ supervisor_update_json(struct supervisor *s, const json_t *update,
 		if (jobs[i].threaded)
 			pthread_join(jobs[i].thread, NULL);
 		update_record(s, &jobs[i]);
-		copy_word(acks[i].session_id, sizeof acks[i].session_id, jobs[i].slot->id);
+		sup_copy_word(acks[i].session_id, sizeof acks[i].session_id, jobs[i].slot->id);
 		acks[i].ack = jobs[i].ack;
 	}
 	pthread_mutex_unlock(&s->policy);
 	free(jobs);
-	wake(s);
+	sup_wake(s);
 	return n;
 }
-
-/* ---- snapshots ---- */
 
 /* Under s->lock: the parts of a row read now, not when the worker published. */
 static void
@@ -1088,7 +974,7 @@ row_live(struct slot *sl, struct session_row *r, int64_t now_mono)
 
 	if (sl->lease) {
 		lease_get_status(sl->lease, &ls);
-		lease_view_fill(&r->lease, &ls, now_mono);
+		sup_lease_view_fill(&r->lease, &ls, now_mono);
 	} else {
 		r->lease = sl->last_lease;
 	}
@@ -1104,7 +990,7 @@ row_live(struct slot *sl, struct session_row *r, int64_t now_mono)
 	memset(&r->call, 0, sizeof r->call);
 	if (g.busy && g.busy_tool >= 0 && (size_t)g.busy_tool < sl->cfg->n_tools) {
 		r->call.active = true;
-		copy_word(r->call.tool, sizeof r->call.tool, sl->cfg->tools[g.busy_tool].name);
+		sup_copy_word(r->call.tool, sizeof r->call.tool, sl->cfg->tools[g.busy_tool].name);
 		r->call.revision = g.busy_revision;
 		r->call.age_ms = (clock_mono_us() - g.busy_since_us) / 1000;
 	}
@@ -1196,7 +1082,7 @@ supervisor_detail(struct supervisor *s, const char *session_id, struct session_d
 	size_t i;
 
 	pthread_mutex_lock(&s->lock);
-	sl = find(s, session_id);
+	sl = sup_find(s, session_id);
 	if (!sl) {
 		pthread_mutex_unlock(&s->lock);
 		return -1;
@@ -1211,8 +1097,6 @@ supervisor_detail(struct supervisor *s, const char *session_id, struct session_d
 	pthread_mutex_unlock(&s->lock);
 	return 0;
 }
-
-/* ---- events ---- */
 
 int
 supervisor_wake_fd(const struct supervisor *s)
@@ -1261,11 +1145,9 @@ supervisor_events(struct supervisor *s, struct supervisor_event *out, size_t cap
 	more = s->alerts.n + s->events.n > 0;
 	pthread_mutex_unlock(&s->lock);
 	if (more)
-		wake(s);	/* re-armed: the caller comes back for the rest */
+		sup_wake(s);	/* re-armed: the caller comes back for the rest */
 	return n;
 }
-
-/* ---- forgetting, host checks, lifetime ---- */
 
 int
 supervisor_forget(struct supervisor *s, const char *session_id)
@@ -1284,9 +1166,9 @@ supervisor_forget(struct supervisor *s, const char *session_id)
 	pthread_mutex_unlock(&s->policy);
 	if (!sl)
 		return -1;
-	slot_join(sl);
-	slot_free(sl);
-	wake(s);
+	sup_slot_join(sl);
+	sup_slot_free(sl);
+	sup_wake(s);
 	return 0;
 }
 
@@ -1298,12 +1180,12 @@ host_fill(struct host_snapshot *h, const struct doctor_report *r, bool ok)
 
 	h->passed = ok;
 	h->at_ms = clock_wall_ms();
-	copy_word(h->endpoint, sizeof h->endpoint, r->socket);
+	sup_copy_word(h->endpoint, sizeof h->endpoint, r->socket);
 	h->n = r->checks.n < SNAP_CHECKS_MAX ? r->checks.n : SNAP_CHECKS_MAX;
 	for (i = 0; i < h->n; i++)
 		h->items[i] = r->checks.items[i];
 	it = check_list_find(&r->checks, "daemon_version");
-	copy_word(h->daemon_version, sizeof h->daemon_version, it ? it->observed : "");
+	sup_copy_word(h->daemon_version, sizeof h->daemon_version, it ? it->observed : "");
 }
 
 static void *
@@ -1315,13 +1197,13 @@ host_main(void *arg)
 
 	pthread_mutex_lock(&s->lock);
 	host_fill(&s->host, &r, ok);
-	copy_word(s->host.runtime, sizeof s->host.runtime, s->host_runtime);
+	sup_copy_word(s->host.runtime, sizeof s->host.runtime, s->host_runtime);
 	s->host.running = false;
 	s->host.generation++;
 	s->generation++;
 	pthread_mutex_unlock(&s->lock);
 	doctor_report_free(&r);
-	wake(s);
+	sup_wake(s);
 	return NULL;
 }
 
@@ -1339,8 +1221,8 @@ supervisor_host_refresh(struct supervisor *s, const char *runtime)
 		pthread_join(s->host_thread, NULL);	/* finished: it cleared running */
 	s->host.running = true;
 	s->host_run_ms = clock_mono_ms();
-	copy_word(s->host_runtime, sizeof s->host_runtime, runtime ? runtime : "runc");
-	s->host_started = spawn(&s->host_thread, NULL, host_main, s) == 0;
+	sup_copy_word(s->host_runtime, sizeof s->host_runtime, runtime ? runtime : "runc");
+	s->host_started = sup_spawn(&s->host_thread, NULL, host_main, s) == 0;
 	if (!s->host_started) {
 		s->host.running = false;
 		rc = -1;
@@ -1357,8 +1239,6 @@ supervisor_host(struct supervisor *s, struct host_snapshot *out)
 	pthread_mutex_unlock(&s->lock);
 }
 
-/* ---- the keeper ---- */
-
 /* Is the session with this id still running? (Called without the lock.) */
 static bool
 keeper_session_live(const char *session_id, void *ctx)
@@ -1368,7 +1248,7 @@ keeper_session_live(const char *session_id, void *ctx)
 	bool live;
 
 	pthread_mutex_lock(&s->lock);
-	sl = find(s, session_id);
+	sl = sup_find(s, session_id);
 	live = sl && !sl->ended;
 	pthread_mutex_unlock(&s->lock);
 	return live;
@@ -1378,8 +1258,8 @@ keeper_session_live(const char *session_id, void *ctx)
  * A session ended: one whose container was left starts the sweep (at
  * once), and an end that points at the daemon asks for the host checks.
  */
-static void
-keeper_note_end(struct supervisor *s, const struct session_summary *sum)
+void
+sup_keeper_note_end(struct supervisor *s, const struct session_summary *sum)
 {
 	bool daemon = sum->container_left || sum->end == SESSION_END_PREFLIGHT_REFUSED ||
 		      sum->end == SESSION_END_CONTAINER_FAILED ||
@@ -1400,12 +1280,12 @@ keeper_note_end(struct supervisor *s, const struct session_summary *sum)
 	s->host_kick = true;
 	pthread_cond_signal(&s->keeper_cond);
 	pthread_mutex_unlock(&s->lock);
-	wake(s);
+	sup_wake(s);
 }
 
 /* One sweep, without the lock. Returns with what it found recorded. */
-static void
-keeper_sweep(struct supervisor *s)
+void
+sup_keeper_sweep(struct supervisor *s)
 {
 	struct reap_report r = { 0 };
 	struct al_err err = { 0 };
@@ -1434,11 +1314,11 @@ keeper_sweep(struct supervisor *s)
 		struct supervisor_event e = { .kind = SUPERVISOR_EVENT_SWEEP, .count = (long)r.reaped };
 
 		snprintf(e.reason, sizeof e.reason, "%zu removed, %zu failed", r.reaped, r.failed);
-		push(s, NULL, &e);
+		sup_push(s, NULL, &e);
 	}
 	s->generation++;
 	pthread_mutex_unlock(&s->lock);
-	wake(s);
+	sup_wake(s);
 }
 
 /*
@@ -1489,13 +1369,13 @@ keeper_main(void *arg)
 
 		if (s->sweep_due && now >= s->sweep_at_ms) {
 			pthread_mutex_unlock(&s->lock);
-			keeper_sweep(s);
+			sup_keeper_sweep(s);
 			pthread_mutex_lock(&s->lock);
 			continue;
 		}
 		if (keeper_host_due(s, now, &next)) {
 			s->host_kick = false;
-			copy_word(runtime, sizeof runtime, s->host_runtime[0] ? s->host_runtime : "runc");
+			sup_copy_word(runtime, sizeof runtime, s->host_runtime[0] ? s->host_runtime : "runc");
 			pthread_mutex_unlock(&s->lock);
 			supervisor_host_refresh(s, runtime);
 			pthread_mutex_lock(&s->lock);
@@ -1509,8 +1389,8 @@ keeper_main(void *arg)
 	return NULL;
 }
 
-static int
-keeper_start(struct supervisor *s)
+int
+sup_keeper_start(struct supervisor *s)
 {
 	pthread_condattr_t at;
 
@@ -1523,12 +1403,12 @@ keeper_start(struct supervisor *s)
 	}
 	pthread_condattr_destroy(&at);
 	s->keeper_cond_made = true;
-	s->keeper_started = spawn(&s->keeper, NULL, keeper_main, s) == 0;
+	s->keeper_started = sup_spawn(&s->keeper, NULL, keeper_main, s) == 0;
 	return s->keeper_started ? 0 : -1;
 }
 
-static void
-keeper_stop(struct supervisor *s)
+void
+sup_keeper_stop(struct supervisor *s)
 {
 	if (!s->keeper_started)
 		return;
@@ -1572,7 +1452,7 @@ reaped_event(struct supervisor *s, const struct reap_report *r)
 		return;
 	snprintf(e.reason, sizeof e.reason, "%zu removed, %zu failed", r->reaped, r->failed);
 	pthread_mutex_lock(&s->lock);
-	push(s, NULL, &e);
+	sup_push(s, NULL, &e);
 	pthread_mutex_unlock(&s->lock);
 }
 
@@ -1593,8 +1473,8 @@ reap(struct supervisor *s, struct reap_report *out, struct al_err *err)
 	return rc;
 }
 
-static void
-rings_init(struct supervisor *s)
+void
+sup_rings_init(struct supervisor *s)
 {
 	s->events = (struct ring){ .ev = s->ev_store, .cap = SUPERVISOR_EVENTS_MAX };
 	s->alerts = (struct ring){ .ev = s->alert_store, .cap = SUPERVISOR_ALERTS_MAX };
@@ -1613,14 +1493,14 @@ supervisor_open(const struct supervisor_options *o, struct supervisor **out,
 	if (!s)
 		return al_fail(err, "supervisor: out of memory");
 	s->o = *o;
-	rings_init(s);
+	sup_rings_init(s);
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_mutex_init(&s->policy, NULL);
 	pthread_cond_init(&s->writer_cond, NULL);
 	sem_init(&s->launch_slots, 0, SUPERVISOR_LAUNCH_PARALLEL);
 	s->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	s->writer_started = spawn(&s->writer, NULL, writer_main, s) == 0;
-	if (s->wake < 0 || !s->writer_started || keeper_start(s) < 0) {
+	s->writer_started = sup_spawn(&s->writer, NULL, sup_writer_main, s) == 0;
+	if (s->wake < 0 || !s->writer_started || sup_keeper_start(s) < 0) {
 		supervisor_close(s);
 		return al_fail(err, "supervisor: cannot create the wake descriptor, the writer or"
 			       " the keeper");
@@ -1657,7 +1537,7 @@ join_all(struct supervisor *s)
 	memcpy(to, s->slots, n * sizeof to[0]);
 	pthread_mutex_unlock(&s->lock);
 	for (i = 0; i < n; i++)
-		slot_join(to[i]);
+		sup_slot_join(to[i]);
 	pthread_mutex_unlock(&s->policy);
 }
 
@@ -1701,17 +1581,17 @@ supervisor_shutdown(struct supervisor *s)
 	stop_all(s);
 	join_all(s);
 	wait_stoppers(s);
-	keeper_stop(s);
+	sup_keeper_stop(s);
 	pthread_mutex_lock(&s->lock);
 	due = s->sweep_due;
 	pthread_mutex_unlock(&s->lock);
 	if (due)
-		keeper_sweep(s);	/* one last try: every session has ended */
+		sup_keeper_sweep(s);	/* one last try: every session has ended */
 	return owned_left(s);
 }
 
-static void
-writer_stop(struct supervisor *s)
+void
+sup_writer_stop(struct supervisor *s)
 {
 	if (!s->writer_started)
 		return;
@@ -1733,12 +1613,12 @@ supervisor_close(struct supervisor *s)
 	stop_all(s);
 	join_all(s);
 	wait_stoppers(s);
-	keeper_stop(s);
+	sup_keeper_stop(s);
 	if (s->host_started)
 		pthread_join(s->host_thread, NULL);
-	writer_stop(s);
+	sup_writer_stop(s);
 	for (i = 0; i < s->n_slots; i++)
-		slot_free(s->slots[i]);
+		sup_slot_free(s->slots[i]);
 	if (s->wake >= 0)
 		close(s->wake);
 	pthread_cond_destroy(&s->writer_cond);
