@@ -17,7 +17,10 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "docker.h"
+#include "err.h"
 #include "preflight.h"
 #include "profile.h"
 #include "reaper.h"

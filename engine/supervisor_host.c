@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "checks.h"
 #include "clock.h"
 #include "docker.h"
 #include "doctor.h"
@@ -87,6 +88,8 @@ supervisor_host(struct supervisor *s, struct host_snapshot *out)
 	*out = s->host;
 	pthread_mutex_unlock(&s->lock);
 }
+
+/* ---- the keeper ---- */
 
 /* Is the session with this id still running? (Called without the lock.) */
 static bool

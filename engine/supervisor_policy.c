@@ -12,9 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "audit.h"
 #include "config.h"
+#include "err.h"
 #include "gate.h"
 #include "journal.h"
+
+/* ---- the policy audit writer ---- */
 
 /* Queue a policy entry; the writer thread appends it. */
 static void
@@ -100,6 +104,8 @@ sup_writer_stop(struct supervisor *s)
 	s->writer_started = false;
 }
 
+/* ---- cutover acknowledgements (a gate's ack function) ---- */
+
 /* Under s->policy or s->lock: the cutover that assigned revision, or NULL. */
 static const struct cutover *
 cutover_find(const struct supervisor *s, int64_t revision)
@@ -148,6 +154,8 @@ sup_on_gate_ack(void *ctx, const struct gate_delta *d, const struct gate_ack *ac
 	snprintf(p.rule, sizeof p.rule, "%s %.32s", cutover_op_id(e.op), ack->reason);
 	policy_record(s, &p);
 }
+
+/* ---- cutover ---- */
 
 /*
  * Under s->policy, before the slot is listed (so before any cutover can

@@ -13,6 +13,7 @@
 #include "clock.h"
 #include "config.h"
 #include "docker.h"
+#include "err.h"
 #include "gate.h"
 #include "ids.h"
 #include "policy.h"
@@ -286,6 +287,8 @@ sup_find(struct supervisor *s, const char *id)
 			return s->slots[i];
 	return NULL;
 }
+
+/* ---- force-stop ---- */
 
 struct stopper {
 	struct supervisor *sup;
