@@ -1,0 +1,171 @@
+#ifndef AIRLOCK_SUPERVISOR_INT_H
+#define AIRLOCK_SUPERVISOR_INT_H
+
+/*
+ * The supervisor's private state, shared by its own files and included
+ * only by engine/supervisor*.c: nothing outside the supervisor may see a
+ * slot or the supervisor's fields. Two locks: policy (revisions, and
+ * adding or removing a slot) is always taken before lock, never while
+ * lock is held.
+ */
+
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "admission.h"
+#include "config.h"
+#include "docker.h"
+#include "gate.h"
+#include "session.h"
+#include "snapshot.h"
+#include "supervisor.h"
+#include "watchdog.h"
+
+#define POLICY_QUEUE_MAX	1024	/* cutover audit entries waiting for the writer */
+
+_Static_assert(ADMISSION_CHECK_COUNT <= SNAP_CHECKS_MAX, "admission report fits a snapshot");
+_Static_assert(GATE_TOOLS_MAX <= SNAP_TOOLS_MAX, "gate tools fit a snapshot");
+_Static_assert(DOCKER_ID_MAX <= SNAP_CONTAINER_MAX, "container ids fit a snapshot");
+
+/* One session's place in the supervisor. */
+struct slot {
+	struct supervisor *sup;
+	pthread_t thread;
+	bool thread_started, joined;
+	const struct airlock_config *cfg;
+	struct airlock_config *owned_cfg;	/* started from a file */
+	struct gate *gate;
+	const char *names[GATE_TOOLS_MAX];
+	atomic_bool stop;
+	char id[SNAP_ID_MAX];
+	int64_t started_mono_ms;
+	/* Under sup->lock: */
+	struct session_row row;
+	struct admission_report first, second;
+	struct supervisor_event timeline[SNAP_TIMELINE_MAX];
+	size_t tl_head, tl_n;
+	struct lease *lease;		/* live between the session's two lease hooks */
+	struct lease_view last_lease;	/* what the lease said when it closed */
+	int64_t ended_mono_ms;
+	bool ended;
+};
+
+/* A cutover the supervisor assigned a revision to. */
+struct cutover {
+	int64_t revision;
+	char tool[SNAP_NAME_MAX];
+	enum cutover_op op;
+};
+
+/* A policy entry for the audit writer. */
+struct policy_entry {
+	char session[SNAP_ID_MAX];
+	char tool[SNAP_NAME_MAX];
+	enum cutover_result result;
+	char rule[SNAP_WORD_MAX];
+	int64_t revision;
+};
+
+/* An event ring; the oldest entry is dropped (and counted) when full. */
+struct ring {
+	struct supervisor_event *ev;
+	size_t cap, head, n;
+	uint64_t dropped;
+};
+
+struct supervisor {
+	struct supervisor_options o;
+	pthread_mutex_t lock;
+	struct slot *slots[SUPERVISOR_SESSIONS_MAX];	/* in start order */
+	size_t n_slots;
+	uint64_t generation, started_total, forgotten_total;
+	struct supervisor_event ev_store[SUPERVISOR_EVENTS_MAX];
+	struct supervisor_event alert_store[SUPERVISOR_ALERTS_MAX];
+	struct ring events, alerts;
+	uint64_t seq;
+	int wake;			/* eventfd */
+	sem_t launch_slots;		/* containers created and started at once */
+	/* Policy: revisions are assigned and posted under this lock. */
+	pthread_mutex_t policy;
+	int64_t revision;
+	struct cutover cutovers[SUPERVISOR_CUTOVERS_MAX];
+	size_t n_cutovers;		/* a ring: the latest at (n_cutovers - 1) % MAX */
+	/*
+	 * Tools revoked on every session and not restored on every session
+	 * since. Changed under policy and lock; read under either.
+	 */
+	char standing[SUPERVISOR_STANDING_MAX][SNAP_NAME_MAX];
+	size_t n_standing;
+	/* The audit writer for policy entries (under lock). */
+	pthread_t writer;
+	bool writer_started, writer_quit;
+	pthread_cond_t writer_cond;
+	struct policy_entry queue[POLICY_QUEUE_MAX];
+	size_t q_head, q_n;
+	uint64_t audit_failures;
+	/* Host checks (under lock). */
+	struct host_snapshot host;
+	pthread_t host_thread;
+	bool host_started;
+	char host_runtime[16];
+	/* Force-stop threads still running. */
+	atomic_int stoppers;
+	/*
+	 * The keeper (under lock): sweeps this process's containers left by
+	 * ended sessions until they are gone, and re-runs the host checks
+	 * when an end points at the daemon and while they fail, so that an
+	 * outage and its end both show without a key.
+	 */
+	pthread_t keeper;
+	bool keeper_started, keeper_quit;
+	pthread_cond_t keeper_cond;	/* on the monotonic clock */
+	bool keeper_cond_made;
+	bool sweep_due;
+	int64_t sweep_at_ms, sweep_delay_ms;
+	size_t containers_left;
+	bool host_kick;			/* an end pointed at the daemon */
+	int64_t host_run_ms;		/* the latest host check started (monotonic) */
+};
+
+/* supervisor.c: shared helpers. */
+void sup_copy_word(char *dst, size_t cap, const char *src);
+int sup_spawn(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg);
+
+/* supervisor_events.c */
+void sup_wake(struct supervisor *s);
+/* These two under s->lock. */
+void sup_push(struct supervisor *s, struct slot *sl, struct supervisor_event *e);
+void sup_audit_refused(struct supervisor *s, struct slot *sl, uint64_t n);
+void sup_rings_init(struct supervisor *s);
+
+/* supervisor_hooks.c */
+/* Under s->lock. */
+void sup_state_events(struct supervisor *s, struct slot *sl, enum session_state state);
+void sup_lease_view_fill(struct lease_view *v, const struct lease_status *ls,
+			 int64_t now_mono_ms);
+struct session_hooks sup_hooks(struct slot *sl);
+
+/* supervisor_policy.c */
+void *sup_writer_main(void *arg);
+void sup_writer_stop(struct supervisor *s);
+void sup_on_gate_ack(void *ctx, const struct gate_delta *d, const struct gate_ack *ack);
+/* Under s->policy, before sl is listed. */
+void sup_start_standing(struct supervisor *s, struct slot *sl);
+
+/* supervisor_host.c */
+void sup_keeper_note_end(struct supervisor *s, const struct session_summary *sum);
+void sup_keeper_sweep(struct supervisor *s);
+int sup_keeper_start(struct supervisor *s);
+void sup_keeper_stop(struct supervisor *s);
+
+/* supervisor_session.c */
+/* Under s->lock. */
+struct slot *sup_find(struct supervisor *s, const char *id);
+void sup_slot_free(struct slot *sl);
+void sup_slot_join(struct slot *sl);
+
+#endif

@@ -1,0 +1,367 @@
+/*
+ * Policy: cutovers (a revision, a delta posted to each gate), the tools
+ * that stand revoked for sessions started later, whole updates, the
+ * gates' acknowledgements, and the thread that writes policy entries to
+ * the audit log.
+ */
+
+#include "supervisor_int.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "audit.h"
+#include "config.h"
+#include "err.h"
+#include "gate.h"
+#include "journal.h"
+
+/* ---- the policy audit writer ---- */
+
+/* Queue a policy entry; the writer thread appends it. */
+static void
+policy_record(struct supervisor *s, const struct policy_entry *p)
+{
+	pthread_mutex_lock(&s->lock);
+	if (s->q_n == POLICY_QUEUE_MAX)
+		sup_audit_refused(s, NULL, 1);	/* counted and shown: never silent */
+	else {
+		s->queue[(s->q_head + s->q_n++) % POLICY_QUEUE_MAX] = *p;
+		pthread_cond_signal(&s->writer_cond);
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* A cutover's answer as the audit table names it. */
+static enum audit_decision
+policy_decision(enum cutover_result r)
+{
+	switch (r) {
+	case CUTOVER_APPLIED:
+		return AUDIT_D_APPLIED;
+	case CUTOVER_NOT_APPLICABLE:
+		return AUDIT_D_NOT_APPLICABLE;
+	case CUTOVER_REJECTED:
+		break;
+	}
+	return AUDIT_D_REJECTED;
+}
+
+static void
+policy_write(struct supervisor *s, const struct policy_entry *p)
+{
+	struct journal j = { s->o.audit, s->o.otlp };
+	struct audit_entry e = {
+		.session_id = p->session,
+		.tool = p->tool[0] ? p->tool : NULL,
+		.rule = p->rule,
+		.revision = p->revision,
+	};
+
+	if (journal_write(&j, NULL, policy_decision(p->result), &e, NULL) < 0) {
+		pthread_mutex_lock(&s->lock);
+		sup_audit_refused(s, NULL, 1);
+		pthread_mutex_unlock(&s->lock);
+		sup_wake(s);
+	}
+}
+
+void *
+sup_writer_main(void *arg)
+{
+	struct supervisor *s = arg;
+	struct policy_entry p;
+
+	pthread_mutex_lock(&s->lock);
+	for (;;) {
+		while (s->q_n == 0 && !s->writer_quit)
+			pthread_cond_wait(&s->writer_cond, &s->lock);
+		if (s->q_n == 0)
+			break;	/* quit, and everything queued is written */
+		p = s->queue[s->q_head];
+		pthread_mutex_unlock(&s->lock);
+		policy_write(s, &p);
+		pthread_mutex_lock(&s->lock);
+		s->q_head = (s->q_head + 1) % POLICY_QUEUE_MAX;
+		s->q_n--;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+void
+sup_writer_stop(struct supervisor *s)
+{
+	if (!s->writer_started)
+		return;
+	pthread_mutex_lock(&s->lock);
+	s->writer_quit = true;
+	pthread_cond_signal(&s->writer_cond);
+	pthread_mutex_unlock(&s->lock);
+	pthread_join(s->writer, NULL);
+	s->writer_started = false;
+}
+
+/* ---- cutover acknowledgements (a gate's ack function) ---- */
+
+/* Under s->policy or s->lock: the cutover that assigned revision, or NULL. */
+static const struct cutover *
+cutover_find(const struct supervisor *s, int64_t revision)
+{
+	size_t i, n = s->n_cutovers < SUPERVISOR_CUTOVERS_MAX ? s->n_cutovers
+							       : SUPERVISOR_CUTOVERS_MAX;
+
+	for (i = 0; i < n; i++)
+		if (s->cutovers[i].revision == revision)
+			return &s->cutovers[i];
+	return NULL;
+}
+
+static enum cutover_result
+ack_result(enum gate_verdict v)
+{
+	return v == GATE_APPLIED ? CUTOVER_APPLIED : v == GATE_NOT_APPLICABLE
+		? CUTOVER_NOT_APPLICABLE : CUTOVER_REJECTED;
+}
+
+void
+sup_on_gate_ack(void *ctx, const struct gate_delta *d, const struct gate_ack *ack)
+{
+	struct slot *sl = ctx;
+	struct supervisor *s = sl->sup;
+	struct supervisor_event e = { .kind = SUPERVISOR_EVENT_CUTOVER_ACK, .revision = d->revision,
+				      .op = d->allow ? CUTOVER_RESTORE : CUTOVER_REVOKE,
+				      .result = ack_result(ack->verdict),
+				      .waited_us = ack->waited_us };
+	struct policy_entry p = { .revision = ack->revision };
+	const struct cutover *c;
+
+	e.alert = e.result == CUTOVER_REJECTED;
+	sup_copy_word(e.reason, sizeof e.reason, ack->reason);
+	pthread_mutex_lock(&s->lock);
+	c = cutover_find(s, d->revision);
+	sup_copy_word(e.tool, sizeof e.tool, c ? c->tool : "");
+	sup_push(s, sl, &e);
+	sl->row.generation++;
+	s->generation++;
+	pthread_mutex_unlock(&s->lock);
+	sup_wake(s);
+	sup_copy_word(p.session, sizeof p.session, sl->id);
+	sup_copy_word(p.tool, sizeof p.tool, e.tool);
+	p.result = e.result;
+	snprintf(p.rule, sizeof p.rule, "%s %.32s", cutover_op_id(e.op), ack->reason);
+	policy_record(s, &p);
+}
+
+/* ---- cutover ---- */
+
+/*
+ * Under s->policy, before the slot is listed (so before any cutover can
+ * reach it, and before its worker runs): the standing revocations, as one
+ * update at the engine's revision, and a policy entry for each tool.
+ */
+void
+sup_start_standing(struct supervisor *s, struct slot *sl)
+{
+	struct policy_entry p = { .revision = s->revision };
+	bool allowed[GATE_TOOLS_MAX];
+	int revoked[SUPERVISOR_STANDING_MAX];
+	struct gate_state g;
+	struct gate_ack ack;
+	size_t i, n = 0;
+	int t;
+
+	gate_state(sl->gate, &g);
+	memcpy(allowed, g.allowed, sizeof allowed);
+	for (i = 0; i < s->n_standing; i++) {
+		t = config_tool_index(sl->cfg, s->standing[i]);
+		if (t >= 0 && allowed[t]) {
+			allowed[t] = false;
+			revoked[n++] = t;
+		}
+	}
+	if (n == 0)
+		return;
+	/* Idle and fresh, its gate applies it at once; a refusal closes it. */
+	gate_update(sl->gate, s->revision, allowed, g.n_tools, &ack);
+	sup_copy_word(p.session, sizeof p.session, sl->id);
+	p.result = ack_result(ack.verdict);
+	snprintf(p.rule, sizeof p.rule, "%s at start", cutover_op_id(CUTOVER_REVOKE));
+	for (i = 0; i < n; i++) {
+		sup_copy_word(p.tool, sizeof p.tool, sl->cfg->tools[revoked[i]].name);
+		policy_record(s, &p);
+	}
+}
+
+static bool
+targeted(const struct slot *sl, const char *const *ids, size_t n_ids)
+{
+	size_t i;
+
+	if (!ids)
+		return true;
+	for (i = 0; i < n_ids; i++)
+		if (strcmp(ids[i], sl->id) == 0)
+			return true;
+	return false;
+}
+
+/* Under s->policy: remember which tool and op a revision stands for. */
+static void
+cutover_remember(struct supervisor *s, enum cutover_op op, const char *tool)
+{
+	struct cutover *c = &s->cutovers[s->n_cutovers++ % SUPERVISOR_CUTOVERS_MAX];
+
+	c->revision = s->revision;
+	c->op = op;
+	sup_copy_word(c->tool, sizeof c->tool, tool);
+}
+
+/*
+ * Under s->policy: a cutover on every session moves the standing set (a
+ * restore lifts the tool, a revoke adds it). -1 when it is full.
+ */
+static int
+standing_change(struct supervisor *s, enum cutover_op op, const char *tool)
+{
+	size_t i;
+	int rc = 0;
+
+	pthread_mutex_lock(&s->lock);
+	for (i = 0; i < s->n_standing && strcmp(s->standing[i], tool) != 0; i++)
+		;
+	if (op == CUTOVER_RESTORE && i < s->n_standing) {
+		s->n_standing--;
+		memmove(s->standing[i], s->standing[i + 1],
+			(s->n_standing - i) * sizeof s->standing[0]);
+	} else if (op == CUTOVER_REVOKE && i == s->n_standing) {
+		if (s->n_standing == SUPERVISOR_STANDING_MAX)
+			rc = -1;
+		else
+			sup_copy_word(s->standing[s->n_standing++], sizeof s->standing[0], tool);
+	}
+	s->generation += rc == 0;
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+int
+supervisor_cutover(struct supervisor *s, enum cutover_op op, const char *tool,
+		   const char *const *ids, size_t n_ids, int64_t *revision,
+		   size_t *targets, struct al_err *err)
+{
+	struct slot *to[SUPERVISOR_SESSIONS_MAX];
+	struct supervisor_event e = { .kind = SUPERVISOR_EVENT_CUTOVER, .op = op };
+	size_t i, n = 0;
+
+	if (!tool || !tool[0] || strlen(tool) >= SNAP_NAME_MAX)
+		return al_fail(err, "cutover: no such tool name");
+	/*
+	 * Assigned and posted under one lock: two cutovers can never reach a
+	 * gate out of order, so no valid cutover is ever stale.
+	 */
+	pthread_mutex_lock(&s->policy);
+	if (!ids && standing_change(s, op, tool) < 0) {
+		pthread_mutex_unlock(&s->policy);
+		return al_fail(err, "cutover: %d tools already stand revoked on every session",
+			       SUPERVISOR_STANDING_MAX);
+	}
+	s->revision++;
+	cutover_remember(s, op, tool);
+	pthread_mutex_lock(&s->lock);
+	for (i = 0; i < s->n_slots; i++)
+		if (!s->slots[i]->ended && targeted(s->slots[i], ids, n_ids))
+			to[n++] = s->slots[i];
+	e.revision = s->revision;
+	e.count = (long)n;
+	sup_copy_word(e.tool, sizeof e.tool, tool);
+	sup_push(s, NULL, &e);
+	pthread_mutex_unlock(&s->lock);
+	for (i = 0; i < n; i++)
+		gate_post(to[i]->gate, s->revision, config_tool_index(to[i]->cfg, tool),
+			  op == CUTOVER_RESTORE);
+	if (revision)
+		*revision = s->revision;
+	pthread_mutex_unlock(&s->policy);
+	if (targets)
+		*targets = n;
+	sup_wake(s);
+	return 0;
+}
+
+struct update_job {
+	pthread_t thread;
+	bool threaded;
+	struct slot *slot;
+	const json_t *update;
+	struct gate_ack ack;
+};
+
+static void *
+update_main(void *arg)
+{
+	struct update_job *j = arg;
+
+	gate_update_json(j->slot->gate, j->update, j->slot->names, j->slot->cfg->n_tools,
+			 &j->ack);
+	return NULL;
+}
+
+static void
+update_record(struct supervisor *s, struct update_job *j)
+{
+	struct policy_entry p = { .revision = j->ack.revision };
+	struct supervisor_event e = { .kind = SUPERVISOR_EVENT_CUTOVER_ACK, .revision = j->ack.revision,
+				      .result = ack_result(j->ack.verdict),
+				      .waited_us = j->ack.waited_us };
+
+	e.alert = e.result == CUTOVER_REJECTED;
+	sup_copy_word(e.reason, sizeof e.reason, j->ack.reason);
+	sup_copy_word(p.session, sizeof p.session, j->slot->id);
+	p.result = e.result;
+	sup_copy_word(p.rule, sizeof p.rule, j->ack.reason);
+	policy_write(s, &p);
+	pthread_mutex_lock(&s->lock);
+	sup_push(s, j->slot, &e);
+	if (j->ack.revision > s->revision)
+		s->revision = j->ack.revision;
+	s->generation++;
+	pthread_mutex_unlock(&s->lock);
+}
+
+size_t
+supervisor_update_json(struct supervisor *s, const json_t *update,
+		       const char *const *ids, size_t n_ids,
+		       struct cutover_ack *acks, size_t cap)
+{
+	struct update_job *jobs = calloc(SUPERVISOR_SESSIONS_MAX, sizeof *jobs);
+	size_t i, n = 0;
+
+	if (!jobs)
+		return 0;
+	pthread_mutex_lock(&s->policy);
+	pthread_mutex_lock(&s->lock);
+	for (i = 0; i < s->n_slots && n < cap; i++)
+		if (!s->slots[i]->ended && targeted(s->slots[i], ids, n_ids))
+			jobs[n++] = (struct update_job){ .slot = s->slots[i], .update = update };
+	pthread_mutex_unlock(&s->lock);
+	/* Concurrently: one session's in-flight call must not delay another's update. */
+	for (i = 0; i < n; i++) {
+		jobs[i].threaded = sup_spawn(&jobs[i].thread, NULL, update_main, &jobs[i]) == 0;
+		if (!jobs[i].threaded)
+			update_main(&jobs[i]);
+	}
+	for (i = 0; i < n; i++) {
+		if (jobs[i].threaded)
+			pthread_join(jobs[i].thread, NULL);
+		update_record(s, &jobs[i]);
+		sup_copy_word(acks[i].session_id, sizeof acks[i].session_id, jobs[i].slot->id);
+		acks[i].ack = jobs[i].ack;
+	}
+	pthread_mutex_unlock(&s->policy);
+	free(jobs);
+	sup_wake(s);
+	return n;
+}

@@ -1,0 +1,149 @@
+/*
+ * Snapshots and detail for the console: rows copied when their generation
+ * moved, and the live parts (lease, uptime, gate, call in flight) read
+ * at every snapshot.
+ */
+
+#include "supervisor_int.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "gate.h"
+#include "watchdog.h"
+
+/* Under s->lock: the parts of a row read now, not when the worker published. */
+static void
+row_live(struct slot *sl, struct session_row *r, int64_t now_mono)
+{
+	struct gate_state g;
+	struct lease_status ls;
+	size_t i;
+
+	if (sl->lease) {
+		lease_get_status(sl->lease, &ls);
+		sup_lease_view_fill(&r->lease, &ls, now_mono);
+	} else {
+		r->lease = sl->last_lease;
+	}
+	r->uptime_ms = (sl->ended ? sl->ended_mono_ms : now_mono) - sl->started_mono_ms;
+	gate_state(sl->gate, &g);
+	r->revision = g.revision;
+	r->gate_open = g.open;
+	r->pending = g.pending;
+	r->pending_revision = g.pending_revision;
+	r->pending_age_ms = g.pending ? (clock_mono_us() - g.pending_since_us) / 1000 : 0;
+	for (i = 0; i < r->n_tools && i < GATE_TOOLS_MAX; i++)
+		r->tools[i].allowed = g.allowed[i];
+	memset(&r->call, 0, sizeof r->call);
+	if (g.busy && g.busy_tool >= 0 && (size_t)g.busy_tool < sl->cfg->n_tools) {
+		r->call.active = true;
+		sup_copy_word(r->call.tool, sizeof r->call.tool, sl->cfg->tools[g.busy_tool].name);
+		r->call.revision = g.busy_revision;
+		r->call.age_ms = (clock_mono_us() - g.busy_since_us) / 1000;
+	}
+}
+
+static int
+snapshot_grow(struct supervisor_snapshot *snap, size_t n)
+{
+	struct session_row *rows;
+
+	if (n <= snap->cap)
+		return 0;
+	rows = realloc(snap->rows, n * sizeof *rows);
+	if (!rows)
+		return -1;
+	memset(rows + snap->cap, 0, (n - snap->cap) * sizeof *rows);
+	snap->rows = rows;
+	snap->cap = n;
+	return 0;
+}
+
+/* Under s->lock: copy one row unless the caller's copy is already current. */
+static bool
+snapshot_row(struct slot *sl, struct session_row *out, int64_t now_mono)
+{
+	bool copy = out->generation != sl->row.generation || strcmp(out->id, sl->id) != 0;
+
+	if (copy)
+		*out = sl->row;
+	row_live(sl, out, now_mono);
+	return copy;
+}
+
+static void
+snapshot_counts(struct supervisor *s, struct supervisor_snapshot *snap)
+{
+	size_t i;
+
+	snap->live = 0;
+	for (i = 0; i < s->n_slots; i++)
+		snap->live += !s->slots[i]->ended;
+	snap->generation = s->generation;
+	snap->taken_ms = clock_wall_ms();
+	snap->revision = s->revision;
+	snap->n_standing = s->n_standing;
+	memcpy(snap->standing, s->standing, s->n_standing * sizeof s->standing[0]);
+	snap->started_total = s->started_total;
+	snap->forgotten_total = s->forgotten_total;
+	snap->events_dropped = s->events.dropped;
+	snap->alerts_dropped = s->alerts.dropped;
+	snap->audit_backlog = s->q_n;
+	snap->audit_failures = s->audit_failures;
+	snap->containers_left = s->containers_left;
+}
+
+int
+supervisor_snapshot(struct supervisor *s, struct supervisor_snapshot *snap)
+{
+	int64_t now = clock_mono_ms();
+	bool changed;
+	size_t i;
+
+	pthread_mutex_lock(&s->lock);
+	if (snapshot_grow(snap, s->n_slots ? s->n_slots : 1) < 0) {
+		pthread_mutex_unlock(&s->lock);
+		snap->n = 0;
+		return -1;
+	}
+	changed = snap->generation != s->generation || snap->n != s->n_slots;
+	snap->n = s->n_slots;
+	for (i = 0; i < s->n_slots; i++)
+		changed |= snapshot_row(s->slots[i], &snap->rows[i], now);
+	snapshot_counts(s, snap);
+	pthread_mutex_unlock(&s->lock);
+	return changed ? 1 : 0;
+}
+
+void
+supervisor_snapshot_free(struct supervisor_snapshot *snap)
+{
+	free(snap->rows);
+	memset(snap, 0, sizeof *snap);
+}
+
+int
+supervisor_detail(struct supervisor *s, const char *session_id, struct session_detail *out)
+{
+	struct slot *sl;
+	size_t i;
+
+	pthread_mutex_lock(&s->lock);
+	sl = sup_find(s, session_id);
+	if (!sl) {
+		pthread_mutex_unlock(&s->lock);
+		return -1;
+	}
+	out->row = sl->row;
+	row_live(sl, &out->row, clock_mono_ms());
+	out->first = sl->first;
+	out->second = sl->second;
+	out->n_timeline = sl->tl_n;
+	for (i = 0; i < sl->tl_n; i++)
+		out->timeline[i] = sl->timeline[(sl->tl_head + i) % SNAP_TIMELINE_MAX];
+	pthread_mutex_unlock(&s->lock);
+	return 0;
+}
