@@ -26,6 +26,7 @@ struct gate {
 	size_t n_tools;
 	int64_t revision;
 	bool open;
+	bool frozen;		/* the kill switch: every call denied */
 	bool busy;		/* a call is between gate_begin and gate_end */
 	int64_t closed_at;	/* a closed gate reopens only past this revision */
 	unsigned pending;	/* updates waiting for the in-flight call */
@@ -99,7 +100,9 @@ gate_begin(struct gate *g, int tool, int64_t *revision)
 	 */
 	while (g->busy || g->pending > 0)
 		pthread_cond_wait(&g->changed, &g->lock);
-	if (!g->open)
+	if (g->frozen)
+		rule = RULE_FROZEN;
+	else if (!g->open)
 		rule = RULE_GATE_CLOSED;
 	else if (!gate_tool_allowed(g, tool))
 		rule = RULE_REVOKED;
@@ -320,6 +323,13 @@ gate_apply_delta(struct gate *g, const struct gate_delta *d, struct gate_ack *a)
 		gate_settle(g, d->revision, NULL, WHY_STALE);
 		a->verdict = GATE_REJECTED;
 		snprintf(a->reason, sizeof a->reason, "%s", WHY_STALE);
+	} else if (d->kind != GATE_DELTA_TOOL) {
+		g->frozen = d->kind == GATE_DELTA_FREEZE;
+		g->revision = d->revision;
+		g->open = g->open || d->revision > g->closed_at;
+		g->updates_applied++;
+		a->verdict = GATE_APPLIED;
+		snprintf(a->reason, sizeof a->reason, "%s", WHY_APPLIED);
 	} else if (d->tool < 0 || (size_t)d->tool >= g->n_tools || !g->approved[d->tool]) {
 		/* Nothing to change here, and nothing wrong: the gate stays as it is. */
 		g->revision = d->revision;
@@ -351,12 +361,11 @@ gate_drain(struct gate *g, struct gate_done *done)
 	g->queued = 0;
 }
 
-void
-gate_post(struct gate *g, int64_t revision, int tool, bool allow)
+static void
+gate_post_delta(struct gate *g, struct gate_delta d)
 {
-	struct gate_delta d = { .revision = revision, .tool = tool, .allow = allow,
-				.posted_us = clock_mono_us() };
 	struct gate_done done = { .n = 0 };
+	int64_t revision = d.revision;
 
 	pthread_mutex_lock(&g->lock);
 	if (g->queued == GATE_DELTAS_MAX) {
@@ -379,6 +388,32 @@ gate_post(struct gate *g, int64_t revision, int tool, bool allow)
 }
 
 void
+gate_post(struct gate *g, int64_t revision, int tool, bool allow)
+{
+	gate_post_delta(g, (struct gate_delta){ .revision = revision, .kind = GATE_DELTA_TOOL,
+						.tool = tool, .allow = allow,
+						.posted_us = clock_mono_us() });
+}
+
+void
+gate_post_freeze(struct gate *g, int64_t revision, bool frozen)
+{
+	gate_post_delta(g, (struct gate_delta){ .revision = revision, .tool = -1,
+						.kind = frozen ? GATE_DELTA_FREEZE : GATE_DELTA_THAW,
+						.posted_us = clock_mono_us() });
+}
+
+void
+gate_set_frozen(struct gate *g, bool frozen, int64_t revision)
+{
+	pthread_mutex_lock(&g->lock);
+	g->frozen = frozen;
+	if (revision > g->revision)
+		g->revision = revision;
+	pthread_mutex_unlock(&g->lock);
+}
+
+void
 gate_state(struct gate *g, struct gate_state *out)
 {
 	size_t i;
@@ -387,6 +422,7 @@ gate_state(struct gate *g, struct gate_state *out)
 	pthread_mutex_lock(&g->lock);
 	out->revision = g->revision;
 	out->open = g->open;
+	out->frozen = g->frozen;
 	out->n_tools = g->n_tools;
 	for (i = 0; i < g->n_tools; i++) {
 		out->allowed[i] = g->allowed[i];

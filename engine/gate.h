@@ -10,6 +10,7 @@
  * revision  an integer, 0 at start; each valid update carries a larger one
  * open      false after an invalid or stale update: every call is denied
  *           until a valid newer revision arrives
+ * frozen    the kill switch: every call is denied (`frozen`) until a thaw
  *
  * Dispatch and updates share one lock. A call holds the gate from its
  * decision until its upstream answered (gate_begin … gate_end). An update
@@ -36,8 +37,15 @@
  * assigned. Posted without waiting (gate_post); it applies at once when no
  * call is in flight, else when that call ends, in the order posted.
  */
+enum gate_delta_kind {
+	GATE_DELTA_TOOL,	/* revoke or restore one tool */
+	GATE_DELTA_FREEZE,	/* deny every call from here on */
+	GATE_DELTA_THAW,	/* lift a freeze */
+};
+
 struct gate_delta {
 	int64_t revision;
+	enum gate_delta_kind kind;
 	int tool;		/* index, or -1: this session has no such tool */
 	bool allow;		/* restore (true) or revoke */
 	int64_t posted_us;	/* monotonic */
@@ -76,8 +84,9 @@ void gate_free(struct gate *g);
 /*
  * Admit one call to tool: waits while a call is in flight or an update is
  * pending, then decides under the lock. Returns RULE_ALLOWED (the caller
- * must call gate_end when the call is over), RULE_GATE_CLOSED or
- * RULE_REVOKED (no gate_end needed). *revision gets the deciding revision.
+ * must call gate_end when the call is over), RULE_FROZEN, RULE_GATE_CLOSED
+ * or RULE_REVOKED (no gate_end needed). *revision gets the deciding
+ * revision.
  */
 enum policy_rule gate_begin(struct gate *g, int tool, int64_t *revision);
 void gate_end(struct gate *g);
@@ -112,11 +121,20 @@ void gate_set_ack(struct gate *g, gate_ack_fn fn, void *ctx);
  * closed: the operator sees the rejection and posts a newer revision).
  */
 void gate_post(struct gate *g, int64_t revision, int tool, bool allow);
+/* The same for a freeze (frozen true) or a thaw: ordered, acked, stale-checked alike. */
+void gate_post_freeze(struct gate *g, int64_t revision, bool frozen);
+/*
+ * Freeze a gate no call has reached yet (a session started while its
+ * engine is frozen) at the engine's revision (kept when the gate's own is
+ * newer), with no acknowledgement.
+ */
+void gate_set_frozen(struct gate *g, bool frozen, int64_t revision);
 
 /* What the console shows of the gate, read live. */
 struct gate_state {
 	int64_t revision;
 	bool open;
+	bool frozen;
 	bool allowed[GATE_TOOLS_MAX];
 	unsigned pending;		/* deltas and updates not yet applied */
 	int64_t pending_revision;	/* the newest queued delta's */

@@ -47,6 +47,7 @@ struct catalog_tool {
 #define POLICY_RULES(_) \
 	_(ALLOWED,              "allowed",              true,  false) \
 	_(GATE_CLOSED,          "gate_closed",          false, false) \
+	_(FROZEN,               "frozen",               false, false) \
 	_(REVOKED,              "revoked",              false, false) \
 	_(UNKNOWN_TOOL,         "unknown_tool",         false, false) \
 	_(SINK_CEILING,         "sink_ceiling",         false, false) \

@@ -213,6 +213,7 @@ struct session_row {
 	/* The policy gate. */
 	int64_t revision;
 	bool gate_open;
+	bool frozen;			/* its gate denies every call (the kill switch) */
 	unsigned pending;		/* cutover deltas waiting for the in-flight call */
 	int64_t pending_revision;	/* the newest of them */
 	int64_t pending_age_ms;		/* the oldest waits for so long */
@@ -236,13 +237,38 @@ struct session_row {
 enum cutover_op {
 	CUTOVER_REVOKE,
 	CUTOVER_RESTORE,
+	CUTOVER_FREEZE,		/* the kill switch: every call denied `frozen` */
+	CUTOVER_THAW,		/* the freeze lifted */
 };
 
 static inline const char *
 cutover_op_id(enum cutover_op op)
 {
-	return op == CUTOVER_REVOKE ? "revoke" : "restore";
+	switch (op) {
+	case CUTOVER_REVOKE:
+		return "revoke";
+	case CUTOVER_RESTORE:
+		return "restore";
+	case CUTOVER_FREEZE:
+		return "freeze";
+	case CUTOVER_THAW:
+		break;
+	}
+	return "thaw";
 }
+
+#define SNAP_USER_MAX 33
+
+/*
+ * Who asked for a change to the policy: the uid the kernel gave the
+ * requesting process (never what a client says of itself), its name, and
+ * the kind of client it came through.
+ */
+struct snap_author {
+	uint32_t uid;
+	char user[SNAP_USER_MAX];	/* the uid's name, or the uid in decimal */
+	char via[16];			/* "console", "ctl", "engine" */
+};
 
 enum cutover_result {
 	CUTOVER_APPLIED,	/* the tool is now revoked / allowed */
@@ -295,8 +321,9 @@ event_kind_id(enum event_kind k)
  *   END                end, check (refused check), alert when abnormal
  *   LEASE_FAILED       reason (fixed lease reason)
  *   ADMISSION_REFUSED  check, reason ("first" or "second" inspection)
- *   CUTOVER            tool, op, revision, count (sessions targeted)
- *   CUTOVER_ACK        tool, op, revision, result, waited_us, reason
+ *   CUTOVER            tool, op, revision, count (sessions targeted), by
+ *   CUTOVER_ACK        tool, op, revision, result, waited_us, reason, by
+ *                      (a freeze or thaw: op says which, tool is empty)
  *   STOP_REQUESTED     —
  *   REAPER             count (containers removed), reason
  *   SWEEP              count (containers of ended sessions removed once
@@ -318,6 +345,7 @@ struct supervisor_event {
 	int64_t waited_us;
 	long count;
 	char reason[SNAP_WORD_MAX];
+	struct snap_author by;		/* a cutover's: who asked for it */
 };
 
 /* The supervisor's list of sessions; rows are owned and reused across calls. */
@@ -342,6 +370,12 @@ struct supervisor_snapshot {
 	/* Tools revoked on every session: later sessions start without them. */
 	size_t n_standing;
 	char standing[SNAP_STANDING_MAX][SNAP_NAME_MAX];
+	struct snap_author standing_by[SNAP_STANDING_MAX];	/* who revoked each */
+	int64_t standing_revision[SNAP_STANDING_MAX];		/* and at which revision */
+	/* The kill switch: every session frozen, and later ones start frozen. */
+	bool frozen;
+	struct snap_author frozen_by;
+	int64_t frozen_revision;
 };
 
 /* One session in depth, asked for by id. */

@@ -8,6 +8,7 @@
 #include "supervisor_int.h"
 
 #include <pthread.h>
+#include <pwd.h>
 #include <semaphore.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -105,6 +106,21 @@ reap(struct supervisor *s, struct reap_report *out, struct al_err *err)
 	return rc;
 }
 
+void
+supervisor_author_self(struct snap_author *out, const char *via)
+{
+	struct passwd pw, *found = NULL;
+	char buf[1024];
+
+	memset(out, 0, sizeof *out);
+	out->uid = (uint32_t)getuid();
+	if (getpwuid_r(out->uid, &pw, buf, sizeof buf, &found) == 0 && found)
+		sup_copy_word(out->user, sizeof out->user, found->pw_name);
+	else
+		snprintf(out->user, sizeof out->user, "%u", out->uid);
+	sup_copy_word(out->via, sizeof out->via, via);
+}
+
 int
 supervisor_open(const struct supervisor_options *o, struct supervisor **out,
 		struct reap_report *reaped, struct al_err *err)
@@ -118,6 +134,7 @@ supervisor_open(const struct supervisor_options *o, struct supervisor **out,
 	if (!s)
 		return al_fail(err, "supervisor: out of memory");
 	s->o = *o;
+	supervisor_author_self(&s->self, "engine");
 	sup_rings_init(s);
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_mutex_init(&s->policy, NULL);

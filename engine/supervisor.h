@@ -94,6 +94,30 @@ int supervisor_stop_session(struct supervisor *s, const char *session_id);
 int supervisor_cutover(struct supervisor *s, enum cutover_op op, const char *tool,
 		       const char *const *ids, size_t n_ids, int64_t *revision,
 		       size_t *targets, struct al_err *err);
+/*
+ * The same, and the policy entries, events and the standing set name by as
+ * its author (NULL: this process's user, via "engine"). op must be revoke
+ * or restore.
+ */
+int supervisor_cutover_by(struct supervisor *s, enum cutover_op op, const char *tool,
+			  const char *const *ids, size_t n_ids, const struct snap_author *by,
+			  int64_t *revision, size_t *targets, struct al_err *err);
+
+/*
+ * The kill switch. A freeze denies every call of every live session with
+ * the rule `frozen` (audited; no upstream is contacted; containers keep
+ * running for inspection), in the gate's order: calls queued behind it are
+ * denied, the call in flight finishes first. Sessions started while frozen
+ * start frozen ("freeze at start"). A thaw lifts it. Each is a revision of
+ * its own, acknowledged per session like a cutover, with policy entries
+ * naming by (NULL: this process's user). A freeze of a frozen engine, or a
+ * thaw of one that is not, is refused (-1) before any revision.
+ */
+int supervisor_freeze(struct supervisor *s, bool frozen, const struct snap_author *by,
+		      int64_t *revision, size_t *targets, struct al_err *err);
+
+/* The author of what this process asks for itself: its uid and user name. */
+void supervisor_author_self(struct snap_author *out, const char *via);
 
 /*
  * A whole update ({"revision": N, "allowed": [names]}) to the named

@@ -57,8 +57,9 @@ struct slot {
 /* A cutover the supervisor assigned a revision to. */
 struct cutover {
 	int64_t revision;
-	char tool[SNAP_NAME_MAX];
+	char tool[SNAP_NAME_MAX];	/* "" for a freeze or thaw */
 	enum cutover_op op;
+	struct snap_author by;
 };
 
 /* A policy entry for the audit writer. */
@@ -68,6 +69,7 @@ struct policy_entry {
 	enum cutover_result result;
 	char rule[SNAP_WORD_MAX];
 	int64_t revision;
+	struct snap_author by;
 };
 
 /* An event ring; the oldest entry is dropped (and counted) when full. */
@@ -99,7 +101,14 @@ struct supervisor {
 	 * since. Changed under policy and lock; read under either.
 	 */
 	char standing[SUPERVISOR_STANDING_MAX][SNAP_NAME_MAX];
+	struct snap_author standing_by[SUPERVISOR_STANDING_MAX];
+	int64_t standing_revision[SUPERVISOR_STANDING_MAX];
 	size_t n_standing;
+	/* The kill switch, under policy and lock like the standing set. */
+	bool frozen;
+	struct snap_author frozen_by;
+	int64_t frozen_revision;
+	struct snap_author self;	/* the author of a request that names none */
 	/* The audit writer for policy entries (under lock). */
 	pthread_t writer;
 	bool writer_started, writer_quit;

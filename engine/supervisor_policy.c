@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "audit.h"
 #include "config.h"
 #include "err.h"
@@ -49,15 +51,29 @@ policy_decision(enum cutover_result r)
 	return AUDIT_D_REJECTED;
 }
 
+/* {"by": user, "uid": N, "via": kind}: who made the change, for the entry's detail. */
+static char *
+author_json(const struct snap_author *by)
+{
+	json_t *o = json_pack("{s:s, s:I, s:s}", "by", by->user, "uid", (json_int_t)by->uid,
+			      "via", by->via);
+	char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
+
+	json_decref(o);
+	return text;
+}
+
 static void
 policy_write(struct supervisor *s, const struct policy_entry *p)
 {
 	struct journal j = { s->o.audit, s->o.otlp };
+	char *detail = p->by.user[0] ? author_json(&p->by) : NULL;
 	struct audit_entry e = {
 		.session_id = p->session,
 		.tool = p->tool[0] ? p->tool : NULL,
 		.rule = p->rule,
 		.revision = p->revision,
+		.detail = detail,
 	};
 
 	if (journal_write(&j, NULL, policy_decision(p->result), &e, NULL) < 0) {
@@ -66,6 +82,7 @@ policy_write(struct supervisor *s, const struct policy_entry *p)
 		pthread_mutex_unlock(&s->lock);
 		sup_wake(s);
 	}
+	free(detail);
 }
 
 void *
@@ -126,14 +143,27 @@ ack_result(enum gate_verdict v)
 		? CUTOVER_NOT_APPLICABLE : CUTOVER_REJECTED;
 }
 
+static enum cutover_op
+delta_op(const struct gate_delta *d)
+{
+	switch (d->kind) {
+	case GATE_DELTA_FREEZE:
+		return CUTOVER_FREEZE;
+	case GATE_DELTA_THAW:
+		return CUTOVER_THAW;
+	case GATE_DELTA_TOOL:
+		break;
+	}
+	return d->allow ? CUTOVER_RESTORE : CUTOVER_REVOKE;
+}
+
 void
 sup_on_gate_ack(void *ctx, const struct gate_delta *d, const struct gate_ack *ack)
 {
 	struct slot *sl = ctx;
 	struct supervisor *s = sl->sup;
 	struct supervisor_event e = { .kind = SUPERVISOR_EVENT_CUTOVER_ACK, .revision = d->revision,
-				      .op = d->allow ? CUTOVER_RESTORE : CUTOVER_REVOKE,
-				      .result = ack_result(ack->verdict),
+				      .op = delta_op(d), .result = ack_result(ack->verdict),
 				      .waited_us = ack->waited_us };
 	struct policy_entry p = { .revision = ack->revision };
 	const struct cutover *c;
@@ -143,6 +173,8 @@ sup_on_gate_ack(void *ctx, const struct gate_delta *d, const struct gate_ack *ac
 	pthread_mutex_lock(&s->lock);
 	c = cutover_find(s, d->revision);
 	sup_copy_word(e.tool, sizeof e.tool, c ? c->tool : "");
+	if (c)
+		e.by = p.by = c->by;
 	sup_push(s, sl, &e);
 	sl->row.generation++;
 	s->generation++;
@@ -157,10 +189,24 @@ sup_on_gate_ack(void *ctx, const struct gate_delta *d, const struct gate_ack *ac
 
 /* ---- cutover ---- */
 
+/* Under s->policy, before the slot is listed: a session started while frozen starts frozen. */
+static void
+start_frozen(struct supervisor *s, struct slot *sl, struct policy_entry *p)
+{
+	if (!s->frozen)
+		return;
+	gate_set_frozen(sl->gate, true, s->revision);
+	p->result = CUTOVER_APPLIED;
+	p->by = s->frozen_by;
+	snprintf(p->rule, sizeof p->rule, "%s at start", cutover_op_id(CUTOVER_FREEZE));
+	policy_record(s, p);
+}
+
 /*
  * Under s->policy, before the slot is listed (so before any cutover can
- * reach it, and before its worker runs): the standing revocations, as one
- * update at the engine's revision, and a policy entry for each tool.
+ * reach it, and before its worker runs): a standing freeze, the standing
+ * revocations as one update at the engine's revision, and a policy entry
+ * for each.
  */
 void
 sup_start_standing(struct supervisor *s, struct slot *sl)
@@ -168,29 +214,35 @@ sup_start_standing(struct supervisor *s, struct slot *sl)
 	struct policy_entry p = { .revision = s->revision };
 	bool allowed[GATE_TOOLS_MAX];
 	int revoked[SUPERVISOR_STANDING_MAX];
+	size_t standing[SUPERVISOR_STANDING_MAX];	/* the standing entry of each */
 	struct gate_state g;
 	struct gate_ack ack;
 	size_t i, n = 0;
 	int t;
 
+	sup_copy_word(p.session, sizeof p.session, sl->id);
 	gate_state(sl->gate, &g);
 	memcpy(allowed, g.allowed, sizeof allowed);
 	for (i = 0; i < s->n_standing; i++) {
 		t = config_tool_index(sl->cfg, s->standing[i]);
 		if (t >= 0 && allowed[t]) {
 			allowed[t] = false;
+			standing[n] = i;
 			revoked[n++] = t;
 		}
 	}
-	if (n == 0)
+	if (n == 0) {
+		start_frozen(s, sl, &p);
 		return;
+	}
 	/* Idle and fresh, its gate applies it at once; a refusal closes it. */
 	gate_update(sl->gate, s->revision, allowed, g.n_tools, &ack);
-	sup_copy_word(p.session, sizeof p.session, sl->id);
+	start_frozen(s, sl, &p);	/* at the same revision: after the update */
 	p.result = ack_result(ack.verdict);
 	snprintf(p.rule, sizeof p.rule, "%s at start", cutover_op_id(CUTOVER_REVOKE));
 	for (i = 0; i < n; i++) {
 		sup_copy_word(p.tool, sizeof p.tool, sl->cfg->tools[revoked[i]].name);
+		p.by = s->standing_by[standing[i]];
 		policy_record(s, &p);
 	}
 }
@@ -210,12 +262,14 @@ targeted(const struct slot *sl, const char *const *ids, size_t n_ids)
 
 /* Under s->policy: remember which tool and op a revision stands for. */
 static void
-cutover_remember(struct supervisor *s, enum cutover_op op, const char *tool)
+cutover_remember(struct supervisor *s, enum cutover_op op, const char *tool,
+		 const struct snap_author *by)
 {
 	struct cutover *c = &s->cutovers[s->n_cutovers++ % SUPERVISOR_CUTOVERS_MAX];
 
 	c->revision = s->revision;
 	c->op = op;
+	c->by = *by;
 	sup_copy_word(c->tool, sizeof c->tool, tool);
 }
 
@@ -224,52 +278,50 @@ cutover_remember(struct supervisor *s, enum cutover_op op, const char *tool)
  * restore lifts the tool, a revoke adds it). -1 when it is full.
  */
 static int
-standing_change(struct supervisor *s, enum cutover_op op, const char *tool)
+standing_change(struct supervisor *s, enum cutover_op op, const char *tool,
+		const struct snap_author *by)
 {
-	size_t i;
+	size_t i, after;
 	int rc = 0;
 
 	pthread_mutex_lock(&s->lock);
 	for (i = 0; i < s->n_standing && strcmp(s->standing[i], tool) != 0; i++)
 		;
 	if (op == CUTOVER_RESTORE && i < s->n_standing) {
-		s->n_standing--;
-		memmove(s->standing[i], s->standing[i + 1],
-			(s->n_standing - i) * sizeof s->standing[0]);
+		after = --s->n_standing - i;
+		memmove(s->standing[i], s->standing[i + 1], after * sizeof s->standing[0]);
+		memmove(&s->standing_by[i], &s->standing_by[i + 1], after * sizeof s->standing_by[0]);
+		memmove(&s->standing_revision[i], &s->standing_revision[i + 1],
+			after * sizeof s->standing_revision[0]);
 	} else if (op == CUTOVER_REVOKE && i == s->n_standing) {
 		if (s->n_standing == SUPERVISOR_STANDING_MAX)
 			rc = -1;
-		else
-			sup_copy_word(s->standing[s->n_standing++], sizeof s->standing[0], tool);
+		else {
+			sup_copy_word(s->standing[i], sizeof s->standing[0], tool);
+			s->standing_by[i] = *by;
+			s->standing_revision[i] = s->revision + 1;	/* the one about to be assigned */
+			s->n_standing++;
+		}
 	}
 	s->generation += rc == 0;
 	pthread_mutex_unlock(&s->lock);
 	return rc;
 }
 
-int
-supervisor_cutover(struct supervisor *s, enum cutover_op op, const char *tool,
-		   const char *const *ids, size_t n_ids, int64_t *revision,
-		   size_t *targets, struct al_err *err)
+/*
+ * Under s->policy: assign the next revision to op, remember it, announce
+ * it, and list the live sessions it goes to. Returns how many.
+ */
+static size_t
+cutover_begin(struct supervisor *s, enum cutover_op op, const char *tool,
+	      const char *const *ids, size_t n_ids, const struct snap_author *by,
+	      struct slot **to)
 {
-	struct slot *to[SUPERVISOR_SESSIONS_MAX];
-	struct supervisor_event e = { .kind = SUPERVISOR_EVENT_CUTOVER, .op = op };
+	struct supervisor_event e = { .kind = SUPERVISOR_EVENT_CUTOVER, .op = op, .by = *by };
 	size_t i, n = 0;
 
-	if (!tool || !tool[0] || strlen(tool) >= SNAP_NAME_MAX)
-		return al_fail(err, "cutover: no such tool name");
-	/*
-	 * Assigned and posted under one lock: two cutovers can never reach a
-	 * gate out of order, so no valid cutover is ever stale.
-	 */
-	pthread_mutex_lock(&s->policy);
-	if (!ids && standing_change(s, op, tool) < 0) {
-		pthread_mutex_unlock(&s->policy);
-		return al_fail(err, "cutover: %d tools already stand revoked on every session",
-			       SUPERVISOR_STANDING_MAX);
-	}
 	s->revision++;
-	cutover_remember(s, op, tool);
+	cutover_remember(s, op, tool, by);
 	pthread_mutex_lock(&s->lock);
 	for (i = 0; i < s->n_slots; i++)
 		if (!s->slots[i]->ended && targeted(s->slots[i], ids, n_ids))
@@ -279,9 +331,76 @@ supervisor_cutover(struct supervisor *s, enum cutover_op op, const char *tool,
 	sup_copy_word(e.tool, sizeof e.tool, tool);
 	sup_push(s, NULL, &e);
 	pthread_mutex_unlock(&s->lock);
+	return n;
+}
+
+int
+supervisor_cutover(struct supervisor *s, enum cutover_op op, const char *tool,
+		   const char *const *ids, size_t n_ids, int64_t *revision,
+		   size_t *targets, struct al_err *err)
+{
+	return supervisor_cutover_by(s, op, tool, ids, n_ids, NULL, revision, targets, err);
+}
+
+int
+supervisor_cutover_by(struct supervisor *s, enum cutover_op op, const char *tool,
+		      const char *const *ids, size_t n_ids, const struct snap_author *by,
+		      int64_t *revision, size_t *targets, struct al_err *err)
+{
+	struct slot *to[SUPERVISOR_SESSIONS_MAX];
+	size_t i, n;
+
+	if (op != CUTOVER_REVOKE && op != CUTOVER_RESTORE)
+		return al_fail(err, "cutover: only revoke or restore names a tool");
+	if (!tool || !tool[0] || strlen(tool) >= SNAP_NAME_MAX)
+		return al_fail(err, "cutover: no such tool name");
+	by = by ? by : &s->self;
+	/*
+	 * Assigned and posted under one lock: two cutovers can never reach a
+	 * gate out of order, so no valid cutover is ever stale.
+	 */
+	pthread_mutex_lock(&s->policy);
+	if (!ids && standing_change(s, op, tool, by) < 0) {
+		pthread_mutex_unlock(&s->policy);
+		return al_fail(err, "cutover: %d tools already stand revoked on every session",
+			       SUPERVISOR_STANDING_MAX);
+	}
+	n = cutover_begin(s, op, tool, ids, n_ids, by, to);
 	for (i = 0; i < n; i++)
 		gate_post(to[i]->gate, s->revision, config_tool_index(to[i]->cfg, tool),
 			  op == CUTOVER_RESTORE);
+	if (revision)
+		*revision = s->revision;
+	pthread_mutex_unlock(&s->policy);
+	if (targets)
+		*targets = n;
+	sup_wake(s);
+	return 0;
+}
+
+int
+supervisor_freeze(struct supervisor *s, bool frozen, const struct snap_author *by,
+		  int64_t *revision, size_t *targets, struct al_err *err)
+{
+	struct slot *to[SUPERVISOR_SESSIONS_MAX];
+	size_t i, n;
+
+	by = by ? by : &s->self;
+	pthread_mutex_lock(&s->policy);
+	if (s->frozen == frozen) {
+		pthread_mutex_unlock(&s->policy);
+		return al_fail(err, frozen ? "freeze: the engine is frozen already"
+					   : "thaw: the engine is not frozen");
+	}
+	n = cutover_begin(s, frozen ? CUTOVER_FREEZE : CUTOVER_THAW, "", NULL, 0, by, to);
+	pthread_mutex_lock(&s->lock);
+	s->frozen = frozen;
+	s->frozen_by = *by;
+	s->frozen_revision = s->revision;
+	s->generation++;
+	pthread_mutex_unlock(&s->lock);
+	for (i = 0; i < n; i++)
+		gate_post_freeze(to[i]->gate, s->revision, frozen);
 	if (revision)
 		*revision = s->revision;
 	pthread_mutex_unlock(&s->policy);

@@ -32,6 +32,7 @@ row_live(struct slot *sl, struct session_row *r, int64_t now_mono)
 	gate_state(sl->gate, &g);
 	r->revision = g.revision;
 	r->gate_open = g.open;
+	r->frozen = g.frozen;
 	r->pending = g.pending;
 	r->pending_revision = g.pending_revision;
 	r->pending_age_ms = g.pending ? (clock_mono_us() - g.pending_since_us) / 1000 : 0;
@@ -87,6 +88,12 @@ snapshot_counts(struct supervisor *s, struct supervisor_snapshot *snap)
 	snap->revision = s->revision;
 	snap->n_standing = s->n_standing;
 	memcpy(snap->standing, s->standing, s->n_standing * sizeof s->standing[0]);
+	memcpy(snap->standing_by, s->standing_by, s->n_standing * sizeof s->standing_by[0]);
+	memcpy(snap->standing_revision, s->standing_revision,
+	       s->n_standing * sizeof s->standing_revision[0]);
+	snap->frozen = s->frozen;
+	snap->frozen_by = s->frozen_by;
+	snap->frozen_revision = s->frozen_revision;
 	snap->started_total = s->started_total;
 	snap->forgotten_total = s->forgotten_total;
 	snap->events_dropped = s->events.dropped;

@@ -604,6 +604,100 @@ test_policy_spans(void **state)
 	config_free(&cfg);
 }
 
+/* The snapshot's engine-wide freeze, and one row's. */
+static bool
+frozen_now(struct supervisor *s, const char *id, struct snap_author *by)
+{
+	struct supervisor_snapshot snap = { 0 };
+	bool engine, row = false;
+	size_t i;
+
+	assert_true(supervisor_snapshot(s, &snap) >= 0);
+	engine = snap.frozen;
+	*by = snap.frozen_by;
+	for (i = 0; i < snap.n; i++)
+		if (strcmp(snap.rows[i].id, id) == 0)
+			row = snap.rows[i].frozen;
+	supervisor_snapshot_free(&snap);
+	assert_int_equal(engine, row);
+	return engine;
+}
+
+/*
+ * The kill switch: a freeze denies every call of a looping agent with the
+ * rule frozen from its acknowledgement on (the upstream's observer sees
+ * nothing after it), names its author in the events and policy entries,
+ * stands for a session started while frozen, and a thaw lets calls
+ * through again.
+ */
+static void
+test_freeze(void **state)
+{
+	static struct airlock_config cfg[2];
+	const struct snap_author oncall = { .uid = 4242, .user = "oncall", .via = "ctl" };
+	char ids[2][SNAP_ID_MAX], sink[2][160];
+	struct supervisor *s = open_supervisor();
+	const struct supervisor_event *e;
+	struct snap_author by;
+	struct al_err err;
+	int64_t rev, rev_thaw;
+	size_t i, n, targets;
+	int tries;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		snprintf(sink[i], sizeof sink[i], "%s/freeze-%zu.sink", work, i);
+		make_config(&cfg[i], sink[i], &(struct cfg_spec){ .mode = "loop" });
+	}
+	start(s, &cfg[0], ids[0]);
+	assert_true(wait_state(s, ids[0], SESSION_STATE_RUNNING, 30000));
+	assert_true(wait_lines(sink[0], 1, 20000));
+	assert_int_equal(supervisor_freeze(s, true, &oncall, &rev, &targets, &err), 0);
+	assert_int_equal(targets, 1);
+	e = wait_event(s, SUPERVISOR_EVENT_CUTOVER_ACK, ids[0], rev, 5000);
+	assert_non_null(e);
+	assert_int_equal(e->op, CUTOVER_FREEZE);
+	assert_int_equal(e->result, CUTOVER_APPLIED);
+	assert_string_equal(e->by.user, "oncall");
+	n = lines(sink[0]);
+	for (tries = 0; tries < 200 && calls_with(ids[0], "store", "denied", "frozen", rev) < 2; tries++)
+		usleep(50 * 1000);
+	assert_true(calls_with(ids[0], "store", "denied", "frozen", rev) >= 2);
+	assert_int_equal(lines(sink[0]), n);	/* nothing reached the upstream after the ack */
+	assert_true(frozen_now(s, ids[0], &by));
+	assert_string_equal(by.user, "oncall");
+	assert_int_equal(supervisor_freeze(s, true, NULL, NULL, NULL, &err), -1);
+	assert_string_equal(err.msg, "freeze: the engine is frozen already");
+
+	/* Started while frozen: frozen from the start, its upstream never reached. */
+	start(s, &cfg[1], ids[1]);
+	assert_true(wait_state(s, ids[1], SESSION_STATE_RUNNING, 30000));
+	for (tries = 0; tries < 200 && calls_with(ids[1], "store", "denied", "frozen", rev) < 1; tries++)
+		usleep(50 * 1000);
+	assert_true(calls_with(ids[1], "store", "denied", "frozen", rev) >= 1);
+	assert_int_equal(lines(sink[1]), 0);
+	for (tries = 0; tries < 100 && rows("type='policy' and rule like 'freeze %%'") < 2; tries++)
+		usleep(50 * 1000);
+	assert_int_equal(rows("session_id='%s' and type='policy' and rule='freeze applied' and"
+			      " decision='applied' and detail='{\"by\":\"oncall\",\"uid\":4242,"
+			      "\"via\":\"ctl\"}'", ids[0]), 1);
+	assert_int_equal(rows("session_id='%s' and type='policy' and rule='freeze at start' and"
+			      " detail like '%%\"by\":\"oncall\"%%'", ids[1]), 1);
+
+	/* Thawed: both sessions' calls reach their upstreams again. */
+	assert_int_equal(supervisor_freeze(s, false, NULL, &rev_thaw, &targets, &err), 0);
+	assert_int_equal(targets, 2);
+	for (i = 0; i < 2; i++)
+		assert_non_null(wait_event(s, SUPERVISOR_EVENT_CUTOVER_ACK, ids[i], rev_thaw, 5000));
+	assert_true(wait_lines(sink[0], n + 1, 20000));
+	assert_true(wait_lines(sink[1], 1, 20000));
+	assert_false(frozen_now(s, ids[0], &by));
+	assert_int_equal(supervisor_shutdown(s), 0);
+	supervisor_close(s);
+	for (i = 0; i < 2; i++)
+		config_free(&cfg[i]);
+}
+
 /*
  * Revoking a tool a session never had changes nothing there: the ack says
  * not_applicable, the gate stays open and its permitted calls go on.
@@ -1110,6 +1204,7 @@ main(void)
 		cmocka_unit_test(test_not_applicable),
 		cmocka_unit_test(test_revoke_stands),
 		cmocka_unit_test(test_policy_spans),
+		cmocka_unit_test(test_freeze),
 		cmocka_unit_test(test_gate_end_to_end),
 		cmocka_unit_test(test_cutover_many),
 		cmocka_unit_test(test_long_running),

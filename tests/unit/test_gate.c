@@ -828,11 +828,87 @@ test_delta_queue_full(void **state)
 	assert_admits(g, ALL_APPROVED, GATE_DELTAS_MAX + 2);
 }
 
+/* Frozen: every tool, approved or not, is denied as such, at revision. */
+static void
+assert_frozen(struct gate *g, int64_t revision)
+{
+	int64_t rev;
+	int t;
+
+	for (t = -1; t <= N_TOOLS; t++) {
+		rev = -1;
+		assert_int_equal(call(g, t, &rev), RULE_FROZEN);
+		assert_int_equal(rev, revision);
+	}
+	assert_true(state_of(g).frozen);
+}
+
+/*
+ * The kill switch: a freeze posted while a call is in flight waits for it,
+ * then applies before the call queued behind it, which is denied frozen;
+ * a thaw lifts it with the revocations it had kept.
+ */
+static void
+test_freeze_behind_call(void **state)
+{
+	struct gate *g = *state;
+	struct caller queued = { .g = g, .tool = READ };
+	struct acks k = { 0 };
+	pthread_t th;
+	int64_t rev;
+
+	gate_set_ack(g, on_ack, &k);
+	gate_post(g, 1, STORE, false);
+	assert_int_equal(gate_begin(g, MAIL, &rev), RULE_ALLOWED);
+	gate_post_freeze(g, 2, true);
+	assert_int_equal(pthread_create(&th, NULL, caller_main, &queued), 0);
+	assert_true(wait_until(caller_blocked, &queued));
+	assert_int_equal(k.n, 1);		/* the freeze waits for the call */
+	assert_false(state_of(g).frozen);
+	gate_end(g);
+	pthread_join(th, NULL);
+	assert_int_equal(queued.rule, RULE_FROZEN);
+	assert_int_equal(queued.revision, 2);
+	assert_int_equal(k.n, 2);
+	assert_int_equal(k.d[1].kind, GATE_DELTA_FREEZE);
+	assert_ack(&k.a[1], GATE_APPLIED, "applied", 2, true);
+	assert_frozen(g, 2);
+	gate_post_freeze(g, 3, false);
+	assert_int_equal(k.d[2].kind, GATE_DELTA_THAW);
+	assert_ack(&k.a[2], GATE_APPLIED, "applied", 3, true);
+	assert_false(state_of(g).frozen);
+	assert_admits(g, ALL_APPROVED & ~M_STORE, 3);	/* the revoke still stands */
+}
+
+/* A stale freeze closes admission like any stale delta; set_frozen needs no revision. */
+static void
+test_freeze_stale_and_at_start(void **state)
+{
+	struct gate *g = *state;
+	struct acks k = { 0 };
+
+	gate_set_ack(g, on_ack, &k);
+	gate_set_frozen(g, true, 2);
+	assert_int_equal(k.n, 0);		/* no acknowledgement */
+	assert_frozen(g, 2);
+	gate_set_frozen(g, true, 1);		/* an older revision is not taken */
+	assert_frozen(g, 2);
+	gate_post(g, 4, STORE, false);		/* a revoke applies to a frozen gate */
+	assert_frozen(g, 4);
+	gate_post_freeze(g, 4, false);		/* stale: the gate stays frozen and closes */
+	assert_ack(&k.a[1], GATE_REJECTED, "stale revision", 4, false);
+	assert_frozen(g, 4);
+	gate_post_freeze(g, 5, false);
+	assert_admits(g, ALL_APPROVED & ~M_STORE, 5);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_initial, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_freeze_behind_call, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_freeze_stale_and_at_start, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_revoke_idle, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_inflight_holds_update, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_update_overtakes_queue, setup, teardown),
