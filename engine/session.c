@@ -44,7 +44,7 @@ struct session {
 	struct doctor_report pre;	/* preflight; its daemon half on pre_thread */
 	pthread_t pre_thread;
 	bool pre_begun, pre_running, pre_done;
-	struct container box;
+	struct container *box;		/* NULL until the daemon answers */
 	struct gateway *gw;
 	struct linebuf lines;
 	int64_t t0_ms;
@@ -412,8 +412,8 @@ on_lease_fail(void *ctx, const char *reason)
 	if (s->o->hooks.lease_failed)
 		s->o->hooks.lease_failed(s->o->hooks.ctx, reason);
 	d = docker_open(s->socket, DOCKER_TIMEOUT_MS, &err);
-	if (d && docker_stop(d, s->box.id, 0, &err) < 0)
-		docker_kill(d, s->box.id, "KILL", &err);
+	if (d && docker_stop(d, container_id(s->box), 0, &err) < 0)
+		docker_kill(d, container_id(s->box), "KILL", &err);
 	docker_close(d);
 }
 
@@ -427,7 +427,7 @@ spawn_lease(struct session *s)
 {
 	struct al_err err;
 
-	if (lease_spawn(s->o->watchdog_exe, s->socket, s->box.id, on_lease_fail, s,
+	if (lease_spawn(s->o->watchdog_exe, s->socket, container_id(s->box), on_lease_fail, s,
 			&s->lease, &err) < 0) {
 		record(s, AUDIT_D_REFUSED, "watchdog_not_ready", NULL);
 		session_fail(s, SESSION_END_WATCHDOG_FAILED, "%s", err.msg);
@@ -498,6 +498,7 @@ launch_slot_take(struct session *s)
 static bool
 create_admit(struct session *s)
 {
+	const struct check_list *first;
 	struct owner_labels who;
 	struct al_err err;
 	int rc;
@@ -507,20 +508,23 @@ create_admit(struct session *s)
 	s->docker = docker_open(s->socket, DOCKER_TIMEOUT_MS, &err);
 	if (!s->docker || owner_labels_self(&who, s->sum->session_id, &err) < 0)
 		return container_failed(s, "connect", &err);
-	container_init(&s->box, s->docker, s->socket);
+	s->box = container_new(s->docker, s->socket);
+	if (!s->box)
+		return container_failed(s, "create", NULL);
+	first = container_report(s->box, 1);
 	set_state(s, SESSION_STATE_CREATING);
-	rc = container_create(&s->box, &s->cfg->profile, &who, &err);
-	memcpy(s->st.container_id, s->box.id, sizeof s->st.container_id);
+	rc = container_create(s->box, &s->cfg->profile, &who, &err);
+	snprintf(s->st.container_id, sizeof s->st.container_id, "%s", container_id(s->box));
 	/* A refused daemon wins over a failed create: the create may fail for it. */
 	if (!preflight_end(s))
 		return false;
 	if (rc == 0)
-		rc = container_admit_first(&s->box, &s->cfg->profile, &s->facts, &err);
-	if (s->box.first.n > 0) {
-		record_admission(s, "first", &s->box.first, s->sum->admission_first);
+		rc = container_admit_first(s->box, &s->cfg->profile, &s->facts, &err);
+	if (first->n > 0) {
+		record_admission(s, "first", first, s->sum->admission_first);
 		set_state(s, SESSION_STATE_ADMITTING);
 	}
-	if (rc < 0 && s->box.first.n > 0)
+	if (rc < 0 && first->n > 0)
 		session_end(s, SESSION_END_ADMISSION_REFUSED);
 	else if (rc < 0)
 		container_failed(s, "create", &err);
@@ -545,28 +549,30 @@ readmit_profile(const struct session *s, struct profile *strict)
 static bool
 launch(struct session *s)
 {
+	const struct check_list *second;
 	struct profile strict;
 	struct al_err err;
 
 	if (!create_admit(s) || !spawn_lease(s))
 		return false;
 	set_state(s, SESSION_STATE_ATTACHING);
-	if (container_attach_start(&s->box, &err) < 0)
+	if (container_attach_start(s->box, &err) < 0)
 		return still_wanted(s) &&
-		       container_failed(s, s->box.attach ? "start" : "attach", &err);
+		       container_failed(s, container_stream(s->box) ? "start" : "attach", &err);
 	set_state(s, SESSION_STATE_STARTING);
 	/* Ready after attach and start, before the second look and any data. */
 	if (!still_wanted(s) || !arm_lease(s))
 		return false;
 	set_state(s, SESSION_STATE_READMITTING);
-	if (container_readmit(&s->box, readmit_profile(s, &strict), &s->facts, &err) < 0) {
-		if (s->box.second.n == 0)
+	second = container_report(s->box, 2);
+	if (container_readmit(s->box, readmit_profile(s, &strict), &s->facts, &err) < 0) {
+		if (second->n == 0)
 			return still_wanted(s) && container_failed(s, "inspect", &err);
-		record_admission(s, "second", &s->box.second, s->sum->admission_second);
+		record_admission(s, "second", second, s->sum->admission_second);
 		session_end(s, SESSION_END_ADMISSION_REFUSED);
 		return false;
 	}
-	record_admission(s, "second", &s->box.second, s->sum->admission_second);
+	record_admission(s, "second", second, s->sum->admission_second);
 	return still_wanted(s);
 }
 
@@ -647,7 +653,7 @@ handle_line(struct session *s, const char *line, size_t len)
 	case GW_REPLY:
 		break;
 	}
-	if (docker_attach_write(s->box.attach, reply, reply_len, write_timeout(s), &err) < 0)
+	if (docker_attach_write(container_stream(s->box), reply, reply_len, write_timeout(s), &err) < 0)
 		session_end(s, SESSION_END_STREAM_FAILED);
 	free(reply);
 	publish(s);
@@ -687,7 +693,7 @@ end_nonzero_exit(struct session *s, long code)
 {
 	bool runsc = strcmp(s->cfg->profile.runtime, "runsc") == 0;
 
-	if (s->box.oom_killed)
+	if (container_is(s->box, CONTAINER_OOM_KILLED))
 		session_fail(s, SESSION_END_OOM_KILLED, "killed at the memory limit (OOMKilled, status %ld)",
 			     code);
 	else if (runsc && code == PROFILE_RUNSC_FATAL_STATUS)
@@ -709,7 +715,7 @@ on_eof(struct session *s)
 		session_end(s, SESSION_END_INVALID_REQUEST);
 		return;
 	}
-	if (container_wait_exit(&s->box, EXIT_WAIT_MS, &code, &err) != 0)
+	if (container_wait_exit(s->box, EXIT_WAIT_MS, &code, &err) != 0)
 		session_fail(s, SESSION_END_AGENT_FAILED, "agent did not exit after closing its output");
 	else if (code != 0)
 		end_nonzero_exit(s, code);
@@ -719,7 +725,7 @@ on_eof(struct session *s)
 static void
 bridge_step(struct session *s)
 {
-	struct pollfd pfd = { .fd = docker_attach_fd(s->box.attach), .events = POLLIN };
+	struct pollfd pfd = { .fd = docker_attach_fd(container_stream(s->box)), .events = POLLIN };
 	int64_t left = s->deadline_ms - clock_mono_ms();
 	struct al_err err;
 	enum attach_io io;
@@ -740,7 +746,7 @@ bridge_step(struct session *s)
 		publish(s);
 	if (poll(&pfd, 1, left < POLL_TICK_MS ? (int)left : POLL_TICK_MS) <= 0)
 		return;		/* a tick, or EINTR: the checks above run again */
-	io = docker_attach_read(s->box.attach, on_output, s, &err);
+	io = docker_attach_read(container_stream(s->box), on_output, s, &err);
 	if (s->ended)
 		return;		/* a budget tripped inside the callback */
 	if (io == ATTACH_EOF)
@@ -762,7 +768,7 @@ bridge(struct session *s, const char *frame, size_t frame_len)
 		session_end(s, SESSION_END_STREAM_FAILED);
 		return;
 	}
-	if (docker_attach_write(s->box.attach, frame, frame_len, write_timeout(s), &err) < 0) {
+	if (docker_attach_write(container_stream(s->box), frame, frame_len, write_timeout(s), &err) < 0) {
 		session_end(s, SESSION_END_STREAM_FAILED);
 		return;
 	}
@@ -810,7 +816,7 @@ finish(struct session *s)
 
 	set_state(s, SESSION_STATE_STOPPING);
 	preflight_end(s);	/* every session records its preflight, whatever ended it */
-	if (s->box.created && container_cleanup(&s->box, &err) < 0) {
+	if (container_is(s->box, CONTAINER_CREATED) && container_cleanup(s->box, &err) < 0) {
 		session_end(s, SESSION_END_CLEANUP_FAILED);
 		sum->container_left = true;
 	}
@@ -818,15 +824,15 @@ finish(struct session *s)
 		if (s->o->hooks.lease)
 			s->o->hooks.lease(s->o->hooks.ctx, NULL);
 		/* Seen gone: the watchdog need not ask the daemon. Else EOF: it stops it. */
-		if (s->box.removed)
+		if (container_is(s->box, CONTAINER_REMOVED))
 			lease_done(s->lease);
 		else
 			lease_close(s->lease);
 		s->lease = NULL;
 	}
-	sum->exit_code = s->box.exit_code;
-	sum->container_started = s->box.started;
-	sum->oom_killed = s->box.oom_killed;
+	sum->exit_code = container_exit_code(s->box);
+	sum->container_started = container_is(s->box, CONTAINER_STARTED);
+	sum->oom_killed = container_is(s->box, CONTAINER_OOM_KILLED);
 	if (s->gw) {
 		gateway_settle(s->gw);
 		gateway_get_counters(s->gw, &sum->counters);
@@ -850,7 +856,7 @@ finish(struct session *s)
 		lane_refused(s);
 	free(text);
 	json_decref(detail);
-	container_free(&s->box);
+	container_free(s->box);
 	linebuf_free(&s->lines);
 	docker_close(s->docker);
 	s->st.summary = sum;
@@ -879,7 +885,6 @@ session_run(const struct session_options *o, struct session_summary *out)
 	memcpy(s.st.image, o->config->profile.image, sizeof s.st.image);
 	s.st.session_class = o->config->initial.class;
 	set_state(&s, SESSION_STATE_PREFLIGHT);
-	container_init(&s.box, NULL, NULL);
 	record_later(&s, AUDIT_D_START, NULL);
 	if (!s.ended && preflight_begin(&s) && (frame = initial_frame(&s, &frame_len)) &&
 	    launch_bounded(&s) && open_gateway(&s))
