@@ -1,20 +1,69 @@
 #include "container.h"
 #include "weaken.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
+#include "sealed.h"
 #include "sealed_image.h"
 
-void
-container_init(struct container *c, struct docker *d, const char *socket_path)
+struct container {
+	struct docker *docker;		/* borrowed; used by one thread */
+	const char *socket_path;	/* borrowed; attach opens its own connection */
+	char name[PROFILE_NAME_MAX];
+	char id[DOCKER_ID_MAX];
+	struct docker_attach *attach;
+	struct check_list first, second;	/* the two admission reports */
+	/*
+	 * The image document of the first admission, for the second: an image
+	 * ID is the hash of its config, so the same ID cannot read differently.
+	 */
+	json_t *image;
+	struct sealed_verdict sealed;	/* profile.sealed, judged once per container */
+	bool sealed_judged;
+	bool created, started, removed;
+	bool exited;			/* the daemon's wait reported its exit */
+	/* Evidence read at cleanup. */
+	long exit_code;
+	bool oom_killed;
+};
+
+struct container *
+container_new(struct docker *d, const char *socket_path)
 {
-	memset(c, 0, sizeof *c);
+	struct container *c = calloc(1, sizeof *c);
+
+	if (!c)
+		return NULL;
 	c->docker = d;
 	c->socket_path = socket_path;
 	c->exit_code = -1;
 	check_list_init(&c->first);
 	check_list_init(&c->second);
+	return c;
+}
+
+static void
+close_stream(struct container *c)
+{
+	if (c->attach)
+		docker_attach_close(c->attach);
+	c->attach = NULL;
+}
+
+void
+container_free(struct container *c)
+{
+	if (!c)
+		return;
+	close_stream(c);
+	check_list_free(&c->first);
+	check_list_free(&c->second);
+	json_decref(c->image);
+	free(c);
 }
 
 /*
@@ -201,14 +250,6 @@ verify_gone(struct container *c, struct al_err *err)
 	return 0;
 }
 
-static void
-close_stream(struct container *c)
-{
-	if (c->attach)
-		docker_attach_close(c->attach);
-	c->attach = NULL;
-}
-
 int
 container_cleanup(struct container *c, struct al_err *err)
 {
@@ -238,12 +279,46 @@ container_cleanup(struct container *c, struct al_err *err)
 	return 0;
 }
 
-void
-container_free(struct container *c)
+const char *
+container_id(const struct container *c)
 {
-	close_stream(c);
-	check_list_free(&c->first);
-	check_list_free(&c->second);
-	json_decref(c->image);
-	c->image = NULL;
+	return c->id;
+}
+
+struct docker_attach *
+container_stream(const struct container *c)
+{
+	return c->attach;
+}
+
+const struct check_list *
+container_report(const struct container *c, int phase)
+{
+	return phase == 1 ? &c->first : &c->second;
+}
+
+bool
+container_is(const struct container *c, enum container_fact f)
+{
+	if (!c)
+		return false;
+	switch (f) {
+	case CONTAINER_CREATED:
+		return c->created;
+	case CONTAINER_STARTED:
+		return c->started;
+	case CONTAINER_EXITED:
+		return c->exited;
+	case CONTAINER_REMOVED:
+		return c->removed;
+	case CONTAINER_OOM_KILLED:
+		return c->oom_killed;
+	}
+	return false;
+}
+
+long
+container_exit_code(const struct container *c)
+{
+	return c ? c->exit_code : -1;
 }

@@ -27,30 +27,15 @@
 #include "docker.h"
 #include "err.h"
 #include "profile.h"
-#include "sealed.h"
 
-struct container {
-	struct docker *docker;		/* borrowed; used by one thread */
-	const char *socket_path;	/* borrowed; attach opens its own connection */
-	char name[PROFILE_NAME_MAX];
-	char id[DOCKER_ID_MAX];
-	struct docker_attach *attach;
-	struct check_list first, second;	/* the two admission reports */
-	/*
-	 * The image document of the first admission, for the second: an image
-	 * ID is the hash of its config, so the same ID cannot read differently.
-	 */
-	json_t *image;
-	struct sealed_verdict sealed;	/* profile.sealed, judged once per container */
-	bool sealed_judged;
-	bool created, started, removed;
-	bool exited;			/* the daemon's wait reported its exit */
-	/* Evidence read at cleanup. */
-	long exit_code;
-	bool oom_killed;
-};
+struct container;
 
-void container_init(struct container *c, struct docker *d, const char *socket_path);
+/*
+ * A container not yet created; d and socket_path are borrowed (d used by
+ * one thread; attach opens its own connection to socket_path). NULL when
+ * out of memory.
+ */
+struct container *container_new(struct docker *d, const char *socket_path);
 
 int container_create_admit(struct container *c, const struct profile *p,
 			   const struct owner_labels *who, const struct host_facts *host,
@@ -67,14 +52,35 @@ int container_readmit(struct container *c, const struct profile *p,
 /*
  * The daemon's wait endpoint (condition not-running), bounded by
  * timeout_ms: 0 with *code set when it exited (and, for a non-zero
- * status, c->oom_killed read from its state), 1 when it still runs at the
+ * status, its OOMKilled flag read from its state), 1 when it still runs at the
  * deadline, -1 on error.
  */
 int container_wait_exit(struct container *c, int timeout_ms, long *code, struct al_err *err);
 
 /* Stop, read the exit evidence, remove, look up. Returns -1 if anything is left. */
 int container_cleanup(struct container *c, struct al_err *err);
+/* Closes the stream (never stops or removes: that is cleanup). NULL is fine. */
 void container_free(struct container *c);
+
+/* Its ID once created, else "". */
+const char *container_id(const struct container *c);
+/* The attached stdio stream once container_attach_start opened it, else NULL. */
+struct docker_attach *container_stream(const struct container *c);
+/* The admission report of phase 1 (first) or 2 (second); empty until run. */
+const struct check_list *container_report(const struct container *c, int phase);
+
+/* What became of it. A NULL container reads as one never created. */
+enum container_fact {
+	CONTAINER_CREATED,
+	CONTAINER_STARTED,
+	CONTAINER_EXITED,	/* the daemon's wait saw it exit */
+	CONTAINER_REMOVED,	/* and proven gone */
+	CONTAINER_OOM_KILLED,	/* evidence read at its exit (wait) or cleanup */
+};
+
+bool container_is(const struct container *c, enum container_fact f);
+/* Evidence read at its exit (wait) or cleanup: -1 when unknown. */
+long container_exit_code(const struct container *c);
 
 /*
  * Inspect id and its image, and run the admission checker into report.

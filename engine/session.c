@@ -2,7 +2,6 @@
 #include "clock.h"
 
 #include <errno.h>
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -12,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bridge.h"
 #include "container.h"
 #include "doctor.h"
 #include "frame.h"
@@ -20,9 +20,7 @@
 #include "mutant.h"
 
 #define INITIAL_FILE_MAX	(1 << 20)
-#define REPLY_WRITE_MS_MAX	5000
 #define POLL_TICK_MS		100
-#define EXIT_WAIT_MS		2000
 #define PUBLISH_MS		500
 
 const char *
@@ -44,9 +42,9 @@ struct session {
 	struct doctor_report pre;	/* preflight; its daemon half on pre_thread */
 	pthread_t pre_thread;
 	bool pre_begun, pre_running, pre_done;
-	struct container box;
+	struct container *box;		/* NULL until the daemon answers */
 	struct gateway *gw;
-	struct linebuf lines;
+	struct bridge *br;		/* while the agent runs */
 	int64_t t0_ms;
 	int64_t deadline_ms;	/* on the monotonic clock */
 	bool ended;
@@ -59,12 +57,26 @@ struct session {
 	bool lane_counted;		/* its refusal is in sum->audit_failures */
 };
 
+/* The bridge counts the agent's output; the summary carries it. */
+static void
+take_counts(struct session *s)
+{
+	const struct bridge_report *r;
+
+	if (!s->br)
+		return;
+	r = bridge_report(s->br);
+	s->sum->stdout_bytes = r->stdout_bytes;
+	s->sum->stderr_bytes = r->stderr_bytes;
+}
+
 /* Hand the observer a fresh status: names, numbers, verdicts. */
 static void
 publish(struct session *s)
 {
 	struct session_status *st = &s->st;
 
+	take_counts(s);
 	if (!s->o->hooks.publish)
 		return;
 	st->stdout_bytes = s->sum->stdout_bytes;
@@ -412,8 +424,8 @@ on_lease_fail(void *ctx, const char *reason)
 	if (s->o->hooks.lease_failed)
 		s->o->hooks.lease_failed(s->o->hooks.ctx, reason);
 	d = docker_open(s->socket, DOCKER_TIMEOUT_MS, &err);
-	if (d && docker_stop(d, s->box.id, 0, &err) < 0)
-		docker_kill(d, s->box.id, "KILL", &err);
+	if (d && docker_stop(d, container_id(s->box), 0, &err) < 0)
+		docker_kill(d, container_id(s->box), "KILL", &err);
 	docker_close(d);
 }
 
@@ -427,7 +439,7 @@ spawn_lease(struct session *s)
 {
 	struct al_err err;
 
-	if (lease_spawn(s->o->watchdog_exe, s->socket, s->box.id, on_lease_fail, s,
+	if (lease_spawn(s->o->watchdog_exe, s->socket, container_id(s->box), on_lease_fail, s,
 			&s->lease, &err) < 0) {
 		record(s, AUDIT_D_REFUSED, "watchdog_not_ready", NULL);
 		session_fail(s, SESSION_END_WATCHDOG_FAILED, "%s", err.msg);
@@ -498,6 +510,7 @@ launch_slot_take(struct session *s)
 static bool
 create_admit(struct session *s)
 {
+	const struct check_list *first;
 	struct owner_labels who;
 	struct al_err err;
 	int rc;
@@ -507,20 +520,23 @@ create_admit(struct session *s)
 	s->docker = docker_open(s->socket, DOCKER_TIMEOUT_MS, &err);
 	if (!s->docker || owner_labels_self(&who, s->sum->session_id, &err) < 0)
 		return container_failed(s, "connect", &err);
-	container_init(&s->box, s->docker, s->socket);
+	s->box = container_new(s->docker, s->socket);
+	if (!s->box)
+		return container_failed(s, "create", NULL);
+	first = container_report(s->box, 1);
 	set_state(s, SESSION_STATE_CREATING);
-	rc = container_create(&s->box, &s->cfg->profile, &who, &err);
-	memcpy(s->st.container_id, s->box.id, sizeof s->st.container_id);
+	rc = container_create(s->box, &s->cfg->profile, &who, &err);
+	snprintf(s->st.container_id, sizeof s->st.container_id, "%s", container_id(s->box));
 	/* A refused daemon wins over a failed create: the create may fail for it. */
 	if (!preflight_end(s))
 		return false;
 	if (rc == 0)
-		rc = container_admit_first(&s->box, &s->cfg->profile, &s->facts, &err);
-	if (s->box.first.n > 0) {
-		record_admission(s, "first", &s->box.first, s->sum->admission_first);
+		rc = container_admit_first(s->box, &s->cfg->profile, &s->facts, &err);
+	if (first->n > 0) {
+		record_admission(s, "first", first, s->sum->admission_first);
 		set_state(s, SESSION_STATE_ADMITTING);
 	}
-	if (rc < 0 && s->box.first.n > 0)
+	if (rc < 0 && first->n > 0)
 		session_end(s, SESSION_END_ADMISSION_REFUSED);
 	else if (rc < 0)
 		container_failed(s, "create", &err);
@@ -545,230 +561,88 @@ readmit_profile(const struct session *s, struct profile *strict)
 static bool
 launch(struct session *s)
 {
+	const struct check_list *second;
 	struct profile strict;
 	struct al_err err;
 
 	if (!create_admit(s) || !spawn_lease(s))
 		return false;
 	set_state(s, SESSION_STATE_ATTACHING);
-	if (container_attach_start(&s->box, &err) < 0)
+	if (container_attach_start(s->box, &err) < 0)
 		return still_wanted(s) &&
-		       container_failed(s, s->box.attach ? "start" : "attach", &err);
+		       container_failed(s, container_stream(s->box) ? "start" : "attach", &err);
 	set_state(s, SESSION_STATE_STARTING);
 	/* Ready after attach and start, before the second look and any data. */
 	if (!still_wanted(s) || !arm_lease(s))
 		return false;
 	set_state(s, SESSION_STATE_READMITTING);
-	if (container_readmit(&s->box, readmit_profile(s, &strict), &s->facts, &err) < 0) {
-		if (s->box.second.n == 0)
+	second = container_report(s->box, 2);
+	if (container_readmit(s->box, readmit_profile(s, &strict), &s->facts, &err) < 0) {
+		if (second->n == 0)
 			return still_wanted(s) && container_failed(s, "inspect", &err);
-		record_admission(s, "second", &s->box.second, s->sum->admission_second);
+		record_admission(s, "second", second, s->sum->admission_second);
 		session_end(s, SESSION_END_ADMISSION_REFUSED);
 		return false;
 	}
-	record_admission(s, "second", &s->box.second, s->sum->admission_second);
+	record_admission(s, "second", second, s->sum->admission_second);
 	return still_wanted(s);
 }
 
-/* Container output: stdout feeds the line buffer, stderr is only counted. */
-static int
-on_output(enum docker_stream stream, const unsigned char *data, size_t len, void *ctx)
-{
-	struct session *s = ctx;
-	struct session_summary *sum = s->sum;
-
-	if (stream == DOCKER_STDERR) {
-		sum->stderr_bytes += len;
-		if (sum->stderr_bytes > s->cfg->bounds.stderr_bytes) {
-			session_end(s, SESSION_END_STDERR_BUDGET);
-			return 1;
-		}
-		return 0;
-	}
-	sum->stdout_bytes += len;
-	if (sum->stdout_bytes > s->cfg->bounds.stdout_bytes) {
-		session_end(s, SESSION_END_STDOUT_BUDGET);
-		return 1;
-	}
-	if (linebuf_append(&s->lines, data, len) < 0) {
-		session_end(s, SESSION_END_FRAME_TOO_LARGE);
-		return 1;
-	}
-	return 0;
-}
-
-static int
-write_timeout(const struct session *s)
-{
-	int64_t left = s->deadline_ms - clock_mono_ms();
-
-	if (left < 1)
-		return 1;
-	return left < REPLY_WRITE_MS_MAX ? (int)left : REPLY_WRITE_MS_MAX;
-}
-
-static enum session_end
-end_for_rule(enum policy_rule rule)
-{
-	switch (rule) {
-	case RULE_UPSTREAM_TIMEOUT:
-		return SESSION_END_UPSTREAM_TIMEOUT;
-	case RULE_UPSTREAM_UNAVAILABLE:
-		return SESSION_END_UPSTREAM_UNAVAILABLE;
-	case RULE_AUDIT_FAILED:
-		return SESSION_END_AUDIT_FAILED;
-	default:
-		return SESSION_END_UPSTREAM_FAULT;
-	}
-}
-
-/* One complete agent line through the gateway and back. */
+/* After each reply: the counters moved. */
 static void
-handle_line(struct session *s, const char *line, size_t len)
+on_reply(void *ctx)
 {
-	struct gateway_counters n;
-	enum policy_rule rule;
-	struct al_err err;
-	size_t reply_len;
-	char *reply;
-
-	gateway_get_counters(s->gw, &n);
-	if (n.calls >= (uint64_t)s->cfg->bounds.calls) {
-		session_end(s, SESSION_END_CALL_BUDGET);
-		return;
-	}
-	switch (gateway_handle(s->gw, line, len, &reply, &reply_len, &rule)) {
-	case GW_INVALID:
-		session_end(s, SESSION_END_INVALID_REQUEST);
-		return;
-	case GW_FAULT:
-		session_fail(s, end_for_rule(rule), "%s", gateway_fault_reason(s->gw));
-		return;
-	case GW_REPLY:
-		break;
-	}
-	if (docker_attach_write(s->box.attach, reply, reply_len, write_timeout(s), &err) < 0)
-		session_end(s, SESSION_END_STREAM_FAILED);
-	free(reply);
-	publish(s);
+	publish(ctx);
 }
 
+/* The session's own reasons to stop the bridge, checked every tick. */
 static void
-drain_lines(struct session *s)
+tick_checks(struct session *s, int64_t left)
 {
-	const char *line;
-	size_t len;
-	int rc;
-
-	while (!s->ended && (rc = linebuf_next(&s->lines, &line, &len)) != 0) {
-		if (rc < 0) {
-			session_end(s, SESSION_END_FRAME_TOO_LARGE);
-			return;
-		}
-		handle_line(s, line, len);
-	}
-}
-
-/*
- * Stream EOF: the agent is done (with an init process, stdout closes only
- * when the agent exits). An unfinished line is not a request; a non-zero
- * exit is a failed agent.
- */
-/*
- * What a non-zero exit means depends on who could have produced it. The
- * daemon's OOMKilled flag names the memory limit. Under runsc, status 2 is
- * what gVisor's sandbox itself exits with when its Go runtime dies (at the
- * pids limit it cannot start a host thread; gVisor issue 2490): the daemon
- * reports that exactly like the agent's own exit 2, so the summary names
- * the sandbox and says it cannot be told apart.
- */
-static void
-end_nonzero_exit(struct session *s, long code)
-{
-	bool runsc = strcmp(s->cfg->profile.runtime, "runsc") == 0;
-
-	if (s->box.oom_killed)
-		session_fail(s, SESSION_END_OOM_KILLED, "killed at the memory limit (OOMKilled, status %ld)",
-			     code);
-	else if (runsc && code == PROFILE_RUNSC_FATAL_STATUS)
-		session_fail(s, SESSION_END_SANDBOX_DIED, "container exited with status %ld under runsc: "
-			     "the gVisor sandbox dies with this status (e.g. at the pids limit); "
-			     "the agent's own exit %ld looks the same", code, code);
-	else
-		session_fail(s, SESSION_END_AGENT_FAILED, "agent exited with status %ld", code);
-}
-
-static void
-on_eof(struct session *s)
-{
-	struct al_err err;
-	long code = -1;
-
-	drain_lines(s);
-	if (linebuf_pending(&s->lines) > 0) {
-		session_end(s, SESSION_END_INVALID_REQUEST);
-		return;
-	}
-	if (container_wait_exit(&s->box, EXIT_WAIT_MS, &code, &err) != 0)
-		session_fail(s, SESSION_END_AGENT_FAILED, "agent did not exit after closing its output");
-	else if (code != 0)
-		end_nonzero_exit(s, code);
-	session_end(s, SESSION_END_AGENT_EXIT);
-}
-
-static void
-bridge_step(struct session *s)
-{
-	struct pollfd pfd = { .fd = docker_attach_fd(s->box.attach), .events = POLLIN };
-	int64_t left = s->deadline_ms - clock_mono_ms();
-	struct al_err err;
-	enum attach_io io;
-
-	if (left <= 0) {
+	if (left <= 0)
 		session_end(s, SESSION_END_SESSION_TIMEOUT);
-		return;
-	}
-	if (s->o->stop && atomic_load(s->o->stop)) {
+	else if (stop_requested(s))
 		session_end(s, SESSION_END_OPERATOR_STOP);
-		return;
-	}
-	if (atomic_load(&s->lease_failed)) {
+	else if (atomic_load(&s->lease_failed))
 		session_end(s, SESSION_END_WATCHDOG_FAILED);
+}
+
+static void
+bridge_tick(struct session *s)
+{
+	int64_t left = s->deadline_ms - clock_mono_ms();
+	const struct bridge_report *r = bridge_report(s->br);
+
+	tick_checks(s, left);
+	if (s->ended)
 		return;
-	}
 	if (clock_mono_ms() - s->published_ms >= PUBLISH_MS)
 		publish(s);
-	if (poll(&pfd, 1, left < POLL_TICK_MS ? (int)left : POLL_TICK_MS) <= 0)
-		return;		/* a tick, or EINTR: the checks above run again */
-	io = docker_attach_read(s->box.attach, on_output, s, &err);
-	if (s->ended)
-		return;		/* a budget tripped inside the callback */
-	if (io == ATTACH_EOF)
-		on_eof(s);
-	else if (io == ATTACH_ERROR)
-		session_end(s, SESSION_END_STREAM_FAILED);
-	else
-		drain_lines(s);
+	if (!bridge_step(s->br, left < POLL_TICK_MS ? (int)left : POLL_TICK_MS))
+		end_with(s, r->end, r->reason);
 }
 
 static void
 bridge(struct session *s, const char *frame, size_t frame_len)
 {
-	struct al_err err;
+	struct bridge_options bo = {
+		.box = s->box,
+		.gw = s->gw,
+		.bounds = &s->cfg->bounds,
+		.runtime = s->cfg->profile.runtime,
+		.replied = on_reply,
+		.ctx = s,
+	};
 
-	s->deadline_ms = clock_mono_ms() + s->cfg->bounds.session_ms;
-	if (linebuf_init(&s->lines, s->cfg->bounds.frame_bytes - 1,
-			 s->cfg->bounds.stdout_bytes + 1) < 0) {
-		session_end(s, SESSION_END_STREAM_FAILED);
-		return;
-	}
-	if (docker_attach_write(s->box.attach, frame, frame_len, write_timeout(s), &err) < 0) {
+	s->deadline_ms = bo.deadline_ms = clock_mono_ms() + s->cfg->bounds.session_ms;
+	s->br = bridge_open(&bo);
+	if (!s->br || bridge_write(s->br, frame, frame_len) < 0) {
 		session_end(s, SESSION_END_STREAM_FAILED);
 		return;
 	}
 	set_state(s, SESSION_STATE_RUNNING);
 	while (!s->ended)
-		bridge_step(s);
+		bridge_tick(s);
 }
 
 static bool
@@ -810,7 +684,7 @@ finish(struct session *s)
 
 	set_state(s, SESSION_STATE_STOPPING);
 	preflight_end(s);	/* every session records its preflight, whatever ended it */
-	if (s->box.created && container_cleanup(&s->box, &err) < 0) {
+	if (container_is(s->box, CONTAINER_CREATED) && container_cleanup(s->box, &err) < 0) {
 		session_end(s, SESSION_END_CLEANUP_FAILED);
 		sum->container_left = true;
 	}
@@ -818,15 +692,15 @@ finish(struct session *s)
 		if (s->o->hooks.lease)
 			s->o->hooks.lease(s->o->hooks.ctx, NULL);
 		/* Seen gone: the watchdog need not ask the daemon. Else EOF: it stops it. */
-		if (s->box.removed)
+		if (container_is(s->box, CONTAINER_REMOVED))
 			lease_done(s->lease);
 		else
 			lease_close(s->lease);
 		s->lease = NULL;
 	}
-	sum->exit_code = s->box.exit_code;
-	sum->container_started = s->box.started;
-	sum->oom_killed = s->box.oom_killed;
+	sum->exit_code = container_exit_code(s->box);
+	sum->container_started = container_is(s->box, CONTAINER_STARTED);
+	sum->oom_killed = container_is(s->box, CONTAINER_OOM_KILLED);
 	if (s->gw) {
 		gateway_settle(s->gw);
 		gateway_get_counters(s->gw, &sum->counters);
@@ -850,8 +724,8 @@ finish(struct session *s)
 		lane_refused(s);
 	free(text);
 	json_decref(detail);
-	container_free(&s->box);
-	linebuf_free(&s->lines);
+	container_free(s->box);
+	bridge_close(s->br);
 	docker_close(s->docker);
 	s->st.summary = sum;
 	set_state(s, SESSION_STATE_ENDED);
@@ -879,7 +753,6 @@ session_run(const struct session_options *o, struct session_summary *out)
 	memcpy(s.st.image, o->config->profile.image, sizeof s.st.image);
 	s.st.session_class = o->config->initial.class;
 	set_state(&s, SESSION_STATE_PREFLIGHT);
-	container_init(&s.box, NULL, NULL);
 	record_later(&s, AUDIT_D_START, NULL);
 	if (!s.ended && preflight_begin(&s) && (frame = initial_frame(&s, &frame_len)) &&
 	    launch_bounded(&s) && open_gateway(&s))

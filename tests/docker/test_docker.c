@@ -155,18 +155,29 @@ create_profiled(struct profile *p, const char *image, char id[DOCKER_ID_MAX])
 	json_decref(body);
 }
 
-/* A container from the test profile, admitted and started; the caller
- * cleans it up and frees p. */
-static void
-start_profiled(struct profile *p, struct container *c)
+static struct container *
+new_container(void)
 {
+	struct container *c = container_new(S.d, S.sock);
+
+	assert_non_null(c);
+	return c;
+}
+
+/* A container from the test profile, admitted and started; the caller
+ * cleans it up and frees it and p. */
+static struct container *
+start_profiled(struct profile *p)
+{
+	struct container *c;
 	struct al_err err;
 
 	test_profile(p, S.image, "runc");
-	container_init(c, S.d, S.sock);
+	c = new_container();
 	if (container_create_admit(c, p, &S.who, &S.facts, &err) < 0 ||
 	    container_attach_start(c, &err) < 0)
 		fail_msg("%s", err.msg);
+	return c;
 }
 
 /* Inspect and admit; the caller frees the report. */
@@ -253,40 +264,40 @@ static void
 round_trip(const char *runtime)
 {
 	struct profile p;
-	struct container c;
+	struct container *c;
 	struct capture cap = { 0 };
 	struct al_err err;
 	long code = -1;
 
 	test_profile(&p, S.image, runtime);
-	container_init(&c, S.d, S.sock);
-	if (container_create_admit(&c, &p, &S.who, &S.facts, &err) < 0) {
-		print_refusals(&c.first);
+	c = new_container();
+	if (container_create_admit(c, &p, &S.who, &S.facts, &err) < 0) {
+		print_refusals(container_report(c, 1));
 		fail_msg("%s", err.msg);
 	}
-	assert_true(check_list_passed(&c.first));
-	if (container_attach_start(&c, &err) < 0 || container_readmit(&c, &p, &S.facts, &err) < 0)
+	assert_true(check_list_passed(container_report(c, 1)));
+	if (container_attach_start(c, &err) < 0 || container_readmit(c, &p, &S.facts, &err) < 0)
 		fail_msg("%s", err.msg);
-	assert_true(check_list_passed(&c.second));
+	assert_true(check_list_passed(container_report(c, 2)));
 
-	send_line(c.attach, "id\n");
-	send_line(c.attach, "hello airlock\n");
-	read_until(c.attach, &cap, "echo: hello airlock\n");
+	send_line(container_stream(c), "id\n");
+	send_line(container_stream(c), "hello airlock\n");
+	read_until(container_stream(c), &cap, "echo: hello airlock\n");
 	assert_non_null(strstr(cap.out, "id: uid=10001 gid=10001\n"));
 	assert_non_null(strstr(cap.out, "echo: hello airlock\n"));
 
-	assert_int_equal(docker_attach_close_stdin(c.attach), 0);
-	assert_int_equal(read_until(c.attach, &cap, NULL), ATTACH_EOF);
+	assert_int_equal(docker_attach_close_stdin(container_stream(c)), 0);
+	assert_int_equal(read_until(container_stream(c), &cap, NULL), ATTACH_EOF);
 	assert_true(cap.err_bytes > 0);		/* stderr arrived, separately */
 	assert_null(strstr(cap.out, "echoer:"));
-	assert_int_equal(docker_wait(S.d, c.id, &code, &err), 0);
+	assert_int_equal(docker_wait(S.d, container_id(c), &code, &err), 0);
 	assert_int_equal(code, 0);
-	if (container_cleanup(&c, &err) < 0)
+	if (container_cleanup(c, &err) < 0)
 		fail_msg("cleanup: %s", err.msg);
-	assert_int_equal(c.exit_code, 0);
-	assert_false(c.oom_killed);
+	assert_int_equal(container_exit_code(c), 0);
+	assert_false(container_is(c, CONTAINER_OOM_KILLED));
 	assert_int_equal(count_labelled(), 0);
-	container_free(&c);
+	container_free(c);
 	profile_free(&p);
 }
 
@@ -295,21 +306,21 @@ static void
 test_cleanup_stops_running(void **state)
 {
 	struct profile p;
-	struct container c;
+	struct container *c;
 	struct al_err err;
 	json_t *list = NULL;
 
 	(void)state;
-	start_profiled(&p, &c);
+	c = start_profiled(&p);
 	assert_int_equal(docker_list_by_label(S.d, S.label, &list, &err), 0);
 	assert_string_equal(json_string_value(json_object_get(json_array_get(list, 0), "State")), "running");
 	json_decref(list);
-	if (container_cleanup(&c, &err) < 0)
+	if (container_cleanup(c, &err) < 0)
 		fail_msg("cleanup: %s", err.msg);
 	/* Ended by the t=0 stop's signal (TERM then KILL), not by stdin EOF. */
-	assert_true(c.exit_code == 143 || c.exit_code == 137);
+	assert_true(container_exit_code(c) == 143 || container_exit_code(c) == 137);
 	assert_int_equal(count_labelled(), 0);
-	container_free(&c);
+	container_free(c);
 	profile_free(&p);
 }
 
@@ -322,33 +333,33 @@ static void
 test_wait_exit_and_gone(void **state)
 {
 	struct profile p;
-	struct container c;
+	struct container *c;
 	struct al_err err;
 	long code = -1;
 	bool gone = true;
 	int64_t t0;
 
 	(void)state;
-	start_profiled(&p, &c);
+	c = start_profiled(&p);
 	t0 = clock_mono_ms();
-	assert_int_equal(container_wait_exit(&c, 300, &code, &err), 1);
+	assert_int_equal(container_wait_exit(c, 300, &code, &err), 1);
 	assert_true(clock_mono_ms() - t0 < 3000);
-	assert_false(c.exited);
-	assert_int_equal(docker_gone(S.d, c.id, &gone, &err), 0);
+	assert_false(container_is(c, CONTAINER_EXITED));
+	assert_int_equal(docker_gone(S.d, container_id(c), &gone, &err), 0);
 	assert_false(gone);
-	assert_int_equal(docker_attach_close_stdin(c.attach), 0);
-	assert_int_equal(container_wait_exit(&c, 10000, &code, &err), 0);
+	assert_int_equal(docker_attach_close_stdin(container_stream(c)), 0);
+	assert_int_equal(container_wait_exit(c, 10000, &code, &err), 0);
 	assert_int_equal(code, 0);
-	assert_true(c.exited);
-	if (container_cleanup(&c, &err) < 0)
+	assert_true(container_is(c, CONTAINER_EXITED));
+	if (container_cleanup(c, &err) < 0)
 		fail_msg("cleanup: %s", err.msg);
-	assert_true(c.removed);
-	assert_int_equal(c.exit_code, 0);
-	assert_int_equal(docker_gone(S.d, c.id, &gone, &err), 0);
+	assert_true(container_is(c, CONTAINER_REMOVED));
+	assert_int_equal(container_exit_code(c), 0);
+	assert_int_equal(docker_gone(S.d, container_id(c), &gone, &err), 0);
 	assert_true(gone);
 	assert_int_equal(count_labelled(), 0);
 	assert_int_equal(docker_gone(S.d, "", &gone, &err), -1);	/* no subject: no verdict */
-	container_free(&c);
+	container_free(c);
 	profile_free(&p);
 }
 
@@ -357,18 +368,18 @@ static void
 test_refused_launch_cleans_up(void **state)
 {
 	struct profile p;
-	struct container c;
+	struct container *c;
 	struct al_err err;
 
 	(void)state;
 	test_profile(&p, S.image_volume, "runc");
-	container_init(&c, S.d, S.sock);
-	assert_int_equal(container_create_admit(&c, &p, &S.who, &S.facts, &err), -1);
+	c = new_container();
+	assert_int_equal(container_create_admit(c, &p, &S.who, &S.facts, &err), -1);
 	assert_non_null(strstr(err.msg, "admission refused: image_volumes"));
-	assert_false(c.started);
-	assert_int_equal(container_cleanup(&c, &err), 0);
+	assert_false(container_is(c, CONTAINER_STARTED));
+	assert_int_equal(container_cleanup(c, &err), 0);
 	assert_int_equal(count_labelled(), 0);
-	container_free(&c);
+	container_free(c);
 	profile_free(&p);
 }
 
