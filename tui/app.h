@@ -14,6 +14,7 @@
 
 #include <curses.h>
 
+#include "incident.h"
 #include "keymap.h"
 #include "snapshot.h"
 #include "view.h"
@@ -60,15 +61,6 @@ enum confirm_action {
 	CONFIRM_CUTOVER,	/* op on arg_tool for the chosen sessions */
 	CONFIRM_APPLY,		/* the incident policy in arg_file */
 	CONFIRM_QUIT,
-};
-
-#define APPLY_TOOLS_MAX 32
-
-/* A prepared incident policy (:apply FILE), read when asked. */
-struct policy_file {
-	size_t n;
-	char tool[APPLY_TOOLS_MAX][SNAP_NAME_MAX];
-	enum cutover_op op[APPLY_TOOLS_MAX];
 };
 
 struct app {
@@ -123,7 +115,7 @@ struct app {
 	char arg_tool[SNAP_NAME_MAX];
 	enum cutover_op arg_op;
 	bool arg_all;
-	struct policy_file arg_policy;
+	struct incident arg_policy;
 	char alerts[APP_ALERTS_MAX][APP_TEXT_MAX];	/* oldest first */
 	size_t n_alerts;
 	char flash[APP_TEXT_MAX];

@@ -11,13 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
-
 #include "complete.h"
-#include "config.h"
+#include "incident.h"
 #include "supervisor.h"
-
-#define POLICY_FILE_MAX (64 * 1024)
 
 static int
 refuse_read_only(struct app *a, const char *what)
@@ -592,57 +588,6 @@ dispatch_key(struct app *a, int key)
 
 /* ---- ':' commands ---- */
 
-static int
-policy_entry(struct policy_file *p, json_t *list, enum cutover_op op)
-{
-	json_t *name;
-	size_t i;
-
-	if (!list)
-		return 0;
-	if (!json_is_array(list))
-		return -1;
-	json_array_foreach(list, i, name) {
-		const char *s = json_string_value(name);
-
-		if (!s || !s[0] || strlen(s) >= SNAP_NAME_MAX || p->n == APPLY_TOOLS_MAX)
-			return -1;
-		snprintf(p->tool[p->n], sizeof p->tool[0], "%s", s);
-		p->op[p->n++] = op;
-	}
-	return 0;
-}
-
-/* {"revoke": [tool, …], "restore": [tool, …]}: nothing else. */
-#define POLICY_MAX_BYTES	(64 * 1024)	/* far more than APPLY_TOOLS_MAX names */
-static int
-policy_load(const char *path, struct policy_file *p, struct app *a)
-{
-	struct al_err err = { "" };
-	json_t *root = config_read_json(path, POLICY_MAX_BYTES, &err);
-	const char *key;
-	json_t *v;
-	int rc = 0;
-
-	memset(p, 0, sizeof *p);
-	if (!root) {
-		app_flash(a, true, "apply: %.100s: %.120s", path, err.msg);
-		return -1;
-	}
-	json_object_foreach(root, key, v)
-		if (strcmp(key, "revoke") != 0 && strcmp(key, "restore") != 0)
-			rc = -1;
-	if (!json_is_object(root) || rc < 0 ||
-	    policy_entry(p, json_object_get(root, "revoke"), CUTOVER_REVOKE) < 0 ||
-	    policy_entry(p, json_object_get(root, "restore"), CUTOVER_RESTORE) < 0 || p->n == 0) {
-		app_flash(a, true, "apply: %.100s: expected {\"revoke\": [tools], \"restore\": [tools]}",
-			  path);
-		rc = -1;
-	}
-	json_decref(root);
-	return rc;
-}
-
 /* A live session has the tool in its catalog, or it stands revoked. */
 static bool
 tool_listed(const struct app *a, const char *tool)
@@ -667,9 +612,12 @@ cmd_apply(struct app *a, const char *path)
 {
 	size_t i, rev = 0, unlisted = 0;
 	char note[64] = "";
+	struct al_err err = { "" };
 
-	if (policy_load(path, &a->arg_policy, a) < 0)
+	if (incident_load(path, &a->arg_policy, &err) < 0) {
+		app_flash(a, true, "apply: %.100s: %.120s", path, err.msg);
 		return APP_REDRAW;
+	}
 	for (i = 0; i < a->arg_policy.n; i++) {
 		rev += a->arg_policy.op[i] == CUTOVER_REVOKE;
 		unlisted += !tool_listed(a, a->arg_policy.tool[i]);
