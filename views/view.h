@@ -5,8 +5,8 @@
  * The console's views (DESIGN.md §11): each draws one screen region from
  * the model the UI thread assembled — engine snapshots and nothing else.
  * A view never talks to Docker, SQLite or the supervisor; the only engine
- * header it may include is snapshot.h. One table registers them all; a new
- * view costs one line there and one file.
+ * header it may include is snapshot.h. One table (view_info.h) declares
+ * them all; a new view costs one line there and one file.
  */
 
 #include <stdbool.h>
@@ -16,13 +16,11 @@
 #include <curses.h>
 
 #include "snapshot.h"
+#include "view_info.h"
 
-#define VIEW_INFO(_) \
-	_(SESSIONS, sessions, "Sessions") \
-	_(DETAIL,   detail,   "Session")  \
-	_(TOOLS,    tools,    "Tools")    \
-	_(AUDIT,    audit,    "Audit")    \
-	_(HOST,     host,     "Host")
+/* _(ENUM, name, "Title") for each view in view_info.h, in its order. */
+#define VIEW_INFO_ROW(_, e, name, title, help) _(e, name, title)
+#define VIEW_INFO(_) VIEW_TABLE(VIEW_INFO_ROW, _)
 
 enum view_id {
 #define VIEW_ENUM(e, name, title) VIEW_##e,
