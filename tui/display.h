@@ -3,8 +3,10 @@
 
 /*
  * The terminal: its windows and what the console draws around the views
- * (header, key bar, status line, prompt, help). The only file of the
- * console that calls curses; only the UI thread calls it.
+ * (header, key bar, status line, prompt, help). Everything the console
+ * draws, and the mouse, go through here; elsewhere curses is only read
+ * from (console.c's wgetch) and its KEY_* codes named. Only the UI thread
+ * calls it.
  */
 
 #include <stdbool.h>
