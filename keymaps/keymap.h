@@ -23,15 +23,13 @@
 #include <stddef.h>
 
 #include "request.h"
+#include "view_info.h"
 
-/* The sections a keymap file may name; the view ones match VIEW_INFO. */
+/* The sections a keymap file may name: generic, one per view, help. */
+#define KEYMAP_VIEW_SECTION(_, e, name, title, help) _(e, #name)
 #define KEYMAP_SECTION_INFO(_) \
 	_(GENERIC,  "generic")  \
-	_(SESSIONS, "sessions") \
-	_(DETAIL,   "detail")   \
-	_(TOOLS,    "tools")    \
-	_(AUDIT,    "audit")    \
-	_(HOST,     "host")     \
+	VIEW_TABLE(KEYMAP_VIEW_SECTION, _) \
 	_(HELP,     "help")
 
 enum keymap_section {

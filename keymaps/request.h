@@ -10,6 +10,11 @@
 
 #include <stdbool.h>
 
+#include "view_info.h"
+
+/* view-NAME for each view in view_info.h: REQ_VIEW_<ENUM>, in its order. */
+#define REQ_VIEW_ROW(_, e, name, title, help) _(VIEW_##e, "view-" #name, false, help)
+
 #define REQ_INFO(_, GROUP) \
 	GROUP("Navigation") \
 	_(MOVE_UP,        "move-up",        false, "Move the selection up") \
@@ -21,11 +26,7 @@
 	_(ENTER,          "enter",          false, "Open the selected session") \
 	_(BACK,           "back",           false, "Close the overlay or go back") \
 	GROUP("Views") \
-	_(VIEW_SESSIONS,  "view-sessions",  false, "Show the sessions") \
-	_(VIEW_DETAIL,    "view-detail",    false, "Show the selected session in depth") \
-	_(VIEW_TOOLS,     "view-tools",     false, "Show the tools across sessions") \
-	_(VIEW_AUDIT,     "view-audit",     false, "Show the audit log tail") \
-	_(VIEW_HOST,      "view-host",      false, "Show the host and daemon checks") \
+	VIEW_TABLE(REQ_VIEW_ROW, _) \
 	_(VIEW_NEXT,      "view-next",      false, "Cycle to the next view") \
 	_(HELP,           "help",           false, "Show this help") \
 	GROUP("Lists") \

@@ -1,9 +1,11 @@
 /*
  * airlock console: the supervisor on worker threads, the UI on this one
- * (DESIGN.md §11–§12). The loop waits on the terminal and the supervisor's
+ * (docs/console.md). The loop waits on the terminal and the supervisor's
  * wake descriptor, drains events, and draws at most four frames a second
- * from one model of snapshots. Quitting stops every session and reports
- * how many containers are left, which must be none.
+ * from one model of snapshots. Keys go to dispatch.c, whose handlers
+ * return flags here; nothing calls back into this file. Quitting stops
+ * every session and reports how many containers are left, which must be
+ * none.
  */
 #include "app.h"
 
@@ -27,6 +29,7 @@
 #include "config.h"
 #include "config_check.h"
 #include "demo.h"
+#include "dispatch.h"
 #include "notify.h"
 #include "supervisor.h"
 
@@ -96,62 +99,15 @@ parse(int argc, char **argv, struct console_opts *o)
 	return -1;
 }
 
-/* ---- messages ---- */
+/* ---- events and alerts ---- */
 
-void
-app_flash(struct app *a, bool error, const char *fmt, ...)
+/* An alert sticks on the status line and goes to the desktop, if there is one. */
+static void
+alert(struct app *a, const char *text)
 {
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(a->flash, sizeof a->flash, fmt, ap);
-	va_end(ap);
-	a->flash_error = error;
-	a->flash_until = clock_mono_ms() + APP_FLASH_MS;
-}
-
-void
-app_alert(struct app *a, const char *text)
-{
-	if (a->n_alerts == APP_ALERTS_MAX) {
-		memmove(a->alerts[0], a->alerts[1], (APP_ALERTS_MAX - 1) * sizeof a->alerts[0]);
-		a->n_alerts--;
-	}
-	snprintf(a->alerts[a->n_alerts++], sizeof a->alerts[0], "%s", text);
+	status_alert(&a->status, text);
 	if (a->notifier)
 		notifier_send(a->notifier, text);
-}
-
-void
-app_dismiss(struct app *a)
-{
-	if (a->n_alerts == 0)
-		return;
-	memmove(a->alerts[0], a->alerts[1], (a->n_alerts - 1) * sizeof a->alerts[0]);
-	a->n_alerts--;
-}
-
-bool
-app_marked(const struct app *a, const char *id)
-{
-	size_t i;
-
-	for (i = 0; i < a->n_marks; i++)
-		if (strcmp(a->marks[i], id) == 0)
-			return true;
-	return false;
-}
-
-/* ---- the model ---- */
-
-static void
-history_push(struct app *a, const struct supervisor_event *e)
-{
-	if (a->hist_n == APP_HISTORY_MAX) {
-		a->hist_head = (a->hist_head + 1) % APP_HISTORY_MAX;
-		a->hist_n--;
-	}
-	a->history[(a->hist_head + a->hist_n++) % APP_HISTORY_MAX] = *e;
 }
 
 /* Everything the supervisor queued: into the history, alerts to the status line. */
@@ -159,21 +115,30 @@ static int
 drain_events(struct app *a)
 {
 	struct supervisor_event ev[128];
-	char text[APP_TEXT_MAX];
+	char text[STATUS_TEXT_MAX];
 	size_t n, i;
 	int flags = 0;
 
 	while ((n = supervisor_events(a->sup, ev, 128)) > 0) {
-		for (i = 0; i < n; i++) {
-			history_push(a, &ev[i]);
+		model_add_events(&a->model, ev, n);
+		for (i = 0; i < n; i++)
 			if (alert_wanted(&ev[i])) {
 				alert_format(&ev[i], text, sizeof text);
-				app_alert(a, text);
+				alert(a, text);
 			}
-		}
 		flags |= APP_REDRAW;
 	}
 	return flags;
+}
+
+static void
+tail_alert(struct app *a)
+{
+	char text[STATUS_TEXT_MAX];
+
+	snprintf(text, sizeof text, "audit view: the log cannot be read (%.100s): not following it",
+		 a->model.tail_error);
+	alert(a, text);
 }
 
 /*
@@ -184,96 +149,8 @@ drain_events(struct app *a)
 static void
 tail_failed(struct app *a, const char *why)
 {
-	char text[APP_TEXT_MAX];
-
-	if (!a->tail_error[0]) {
-		snprintf(text, sizeof text, "audit view: the log cannot be read (%.100s): not following it",
-			 why);
-		app_alert(a, text);
-	}
-	snprintf(a->tail_error, sizeof a->tail_error, "%.100s", why);
-}
-
-static void
-audit_follow(struct app *a)
-{
-	struct audit_row rows[64];
-	size_t n = 0, keep;
-
-	if (!a->tail)
-		return;
-	if (audit_tail_read(a->tail, a->audit_seq, NULL, rows, 64, &n) < 0) {
-		tail_failed(a, audit_tail_error(a->tail));
-		return;
-	}
-	a->tail_error[0] = '\0';
-	if (n == 0)
-		return;
-	keep = APP_AUDIT_MAX - n;
-	if (a->n_audit > keep) {
-		memmove(a->audit_rows, a->audit_rows + (a->n_audit - keep), keep * sizeof rows[0]);
-		a->n_audit = keep;
-	}
-	memcpy(a->audit_rows + a->n_audit, rows, n * sizeof rows[0]);
-	a->n_audit += n;
-	a->audit_seq = rows[n - 1].seq;
-}
-
-/* The session the current view acts on gets its detail. */
-static void
-detail_refresh(struct app *a)
-{
-	char session[SNAP_ID_MAX] = "", tool[SNAP_NAME_MAX];
-	struct ui_model m = { 0 };
-	const struct view_ops *v = views[a->view];
-	struct view_state *vs = &a->vs[a->view];
-
-	a->have_detail = false;
-	if (vs->session[0])
-		snprintf(session, sizeof session, "%s", vs->session);
-	else {
-		app_model(a, &m);
-		if (v->target && v->rows(&m, vs) > 0)
-			v->target(&m, vs, vs->selected < v->rows(&m, vs) ? vs->selected : 0, session, tool);
-	}
-	if (session[0])
-		a->have_detail = supervisor_detail(a->sup, session, a->detail) == 0;
-}
-
-static void
-refresh_model(struct app *a)
-{
-	a->snap_ok = supervisor_snapshot(a->sup, &a->snap) >= 0;
-	if (a->snap_ok)
-		a->snap_ms = clock_wall_ms();
-	supervisor_host(a->sup, &a->host);
-	audit_follow(a);
-	detail_refresh(a);
-}
-
-void
-app_model(struct app *a, struct ui_model *m)
-{
-	size_t i;
-
-	for (i = 0; i < a->hist_n; i++)
-		a->hist_flat[i] = a->history[(a->hist_head + i) % APP_HISTORY_MAX];
-	*m = (struct ui_model){
-		.snap = &a->snap,
-		.detail = a->have_detail ? a->detail : NULL,
-		.events = a->hist_flat,
-		.n_events = a->hist_n,
-		.audit = a->audit_rows,
-		.n_audit = a->n_audit,
-		.audit_error = a->tail_error[0] ? a->tail_error : NULL,
-		.host = &a->host,
-		.marks = (const char (*)[SNAP_ID_MAX])a->marks,
-		.n_marks = a->n_marks,
-		.now_ms = clock_wall_ms(),
-		.stale = !a->snap_ok || clock_wall_ms() - a->snap_ms > APP_STALE_MS,
-		.read_only = a->read_only,
-		.ascii = a->ascii,
-	};
+	if (model_tail_failed(&a->model, why))
+		tail_alert(a);
 }
 
 /* ---- set-up ---- */
@@ -283,7 +160,7 @@ static void
 load_keys(struct app *a)
 {
 	struct keymap_errors errs = { 0 };
-	char path[PATH_MAX], text[APP_TEXT_MAX];
+	char path[PATH_MAX], text[STATUS_TEXT_MAX];
 	size_t i;
 
 	keymap_init(&a->keys);
@@ -291,15 +168,16 @@ load_keys(struct app *a)
 	if (keymap_user_path(path, sizeof path) &&
 	    keymap_load_file(&a->keys, path, &errs) == KEYMAP_UNREADABLE && errs.count == 0) {
 		snprintf(text, sizeof text, "keys: %.150s cannot be read", path);
-		app_alert(a, text);
+		alert(a, text);
 	}
 	for (i = 0; i < errs.count && i < KEYMAP_ERRORS_MAX; i++)
-		app_alert(a, errs.msg[i]);
+		alert(a, errs.msg[i]);
 }
 
 static int
 open_audit(struct app *a, const struct console_opts *o)
 {
+	struct model *m = &a->model;
 	char path[PATH_MAX];
 	struct al_err err;
 	const char *p = o->audit;
@@ -325,14 +203,14 @@ open_audit(struct app *a, const struct console_opts *o)
 		tail_failed(a, err.msg);
 		return 0;
 	}
-	a->audit_seq = audit_tail_max_seq(a->tail);
+	m->audit_seq = audit_tail_max_seq(a->tail);
 	/* What a crashed engine left without an outcome is shown first. */
-	if (a->audit_seq < 0 ||
-	    (a->audit_seq > 0 &&
-	     audit_tail_unknown(a->tail, a->audit_seq, a->audit_rows, APP_AUDIT_MAX / 4,
-				&a->n_audit) < 0)) {
-		a->n_audit = 0;
-		a->audit_seq = a->audit_seq < 0 ? 0 : a->audit_seq;
+	if (m->audit_seq < 0 ||
+	    (m->audit_seq > 0 &&
+	     audit_tail_unknown(a->tail, m->audit_seq, m->audit_rows, MODEL_AUDIT_MAX / 4,
+				&m->n_audit) < 0)) {
+		m->n_audit = 0;
+		m->audit_seq = m->audit_seq < 0 ? 0 : m->audit_seq;
 		tail_failed(a, audit_tail_error(a->tail));
 	}
 	return 0;
@@ -417,18 +295,10 @@ app_new(const struct console_opts *o)
 {
 	struct app *a = calloc(1, sizeof *a);
 
-	if (!a)
-		return NULL;
-	a->detail = calloc(1, sizeof *a->detail);
-	a->hist_flat = calloc(APP_HISTORY_MAX, sizeof *a->hist_flat);
-	if (!a->detail || !a->hist_flat) {
-		free(a->detail);
-		free(a->hist_flat);
+	if (a && model_init(&a->model, o->read_only) < 0) {
 		free(a);
 		return NULL;
 	}
-	a->read_only = o->read_only;
-	a->view = VIEW_SESSIONS;
 	return a;
 }
 
@@ -478,9 +348,7 @@ app_shutdown(struct app *a)
 	if (a->audit)
 		audit_close(a->audit);
 	notifier_close(a->notifier);
-	supervisor_snapshot_free(&a->snap);
-	free(a->detail);
-	free(a->hist_flat);
+	model_free(&a->model);
 	free(a);
 	return left;
 }
@@ -526,8 +394,10 @@ frame(struct app *a)
 {
 	struct ui_model m;
 
-	refresh_model(a);
-	app_model(a, &m);
+	if (model_refresh(&a->model, a->sup, a->tail))
+		tail_alert(a);
+	model_ui(&a->model, &m);
+	m.ascii = a->screen.ascii;
 	display_draw(a, &m);
 }
 
@@ -553,11 +423,11 @@ run(struct app *a)
 	for (;;) {
 		now = clock_mono_ms();
 		if (a->demo && now - last_tick >= 1000) {
-			demo_tick(a->demo, &a->snap);
+			demo_tick(a->demo, &a->model.snap);
 			last_tick = now;
 		}
 		if (flags & APP_RELAYOUT)
-			display_layout(a);
+			display_layout(&a->screen);
 		if (next_frame_in(last_draw, flags & APP_KEYED) == 0) {
 			frame(a);
 			last_draw = clock_mono_ms();
@@ -601,18 +471,18 @@ cmd_console(int argc, char **argv)
 		fprintf(stderr, "airlock console: %s\n", left_text(left, text, sizeof text));
 		return EXIT_ERROR;
 	}
-	if (display_open(a) < 0) {
+	if (display_open(&a->screen) < 0) {
 		app_shutdown(a);
 		fprintf(stderr, "airlock console: cannot set up the terminal\n");
 		return EXIT_ERROR;
 	}
 	run(a);
 	live = supervisor_live(a->sup);
-	display_quitting(a, live);
+	display_quitting(&a->screen, live);
 	left = supervisor_shutdown(a->sup);
 	refused = supervisor_audit_failures(a->sup);
-	display_stopped(a, live, left);
-	display_close(a);
+	display_stopped(&a->screen, live, left);
+	display_close(&a->screen);
 	report_head(a, head, sizeof head);
 	left = app_shutdown(a);
 	fprintf(stderr, "airlock console: stopped %zu live sessions; %s\n", live,

@@ -5,7 +5,7 @@
  * the status line with its sticky alerts, the prompt, and the help overlay
  * generated from the live keymap. Only the UI thread calls this.
  */
-#include "app.h"
+#include "display.h"
 
 #include <langinfo.h>
 #include <locale.h>
@@ -14,9 +14,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "clock.h"
+#include "app.h"
 #include "color.h"
 #include "util.h"
+#include "verbs.h"
 
 /*
  * What the key bar advertises, in order, each under the first of its
@@ -42,7 +43,7 @@ static const struct {
 };
 
 int
-display_open(struct app *a)
+display_open(struct screen *s)
 {
 	const char *nc = getenv("NO_COLOR");
 
@@ -56,18 +57,18 @@ display_open(struct app *a)
 	keypad(stdscr, TRUE);
 	nodelay(stdscr, TRUE);
 	set_escdelay(25);
-	a->color = !(nc && nc[0]);
-	color_init(a->color);
-	a->ascii = strcmp(nl_langinfo(CODESET), "UTF-8") != 0;	/* no block glyphs then */
-	mousemask(0, NULL);	/* off until the operator turns it on */
-	display_layout(a);
+	s->color = !(nc && nc[0]);
+	color_init(s->color);
+	s->ascii = strcmp(nl_langinfo(CODESET), "UTF-8") != 0;	/* no block glyphs then */
+	display_mouse(s, false);	/* off until the operator turns it on */
+	display_layout(s);
 	return 0;
 }
 
 static void
-drop_windows(struct app *a)
+drop_windows(struct screen *s)
 {
-	WINDOW **w[] = { &a->header, &a->body, &a->keybar, &a->status };
+	WINDOW **w[] = { &s->header, &s->body, &s->keybar, &s->status };
 	size_t i;
 
 	for (i = 0; i < sizeof w / sizeof w[0]; i++) {
@@ -78,35 +79,60 @@ drop_windows(struct app *a)
 }
 
 void
-display_close(struct app *a)
+display_close(struct screen *s)
 {
-	drop_windows(a);
+	drop_windows(s);
 	endwin();
 }
 
 /* Header, view and status take one line each from the top down; small screens keep the view. */
 void
-display_layout(struct app *a)
+display_layout(struct screen *s)
 {
 	int lines = LINES, cols = COLS, y = 0, body;
 
-	drop_windows(a);
-	a->lines = lines;
-	a->cols = cols;
+	drop_windows(s);
+	s->lines = lines;
+	s->cols = cols;
+	s->page = 1;
 	if (lines < 1 || cols < 1)
 		return;
 	body = lines - (lines >= 3) - (lines >= 4) - (lines >= 2);
 	if (lines >= 3)
-		a->header = newwin(1, cols, y++, 0);
+		s->header = newwin(1, cols, y++, 0);
 	if (body > 0) {
-		a->body = newwin(body, cols, y, 0);
+		s->body = newwin(body, cols, y, 0);
 		y += body;
 	}
 	if (lines >= 4)
-		a->keybar = newwin(1, cols, y++, 0);
+		s->keybar = newwin(1, cols, y++, 0);
 	if (lines >= 2)
-		a->status = newwin(1, cols, y, 0);
+		s->status = newwin(1, cols, y, 0);
+	/* A page key moves a body's height less the title and some context. */
+	if (s->body && getmaxy(s->body) > 3)
+		s->page = getmaxy(s->body) - 3;
 	clearok(curscr, TRUE);
+}
+
+void
+display_mouse(struct screen *s, bool on)
+{
+	s->mouse = on;
+	mousemask(on ? BUTTON1_CLICKED | BUTTON4_PRESSED | BUTTON5_PRESSED : 0, NULL);
+}
+
+long
+display_wheel(void)
+{
+	MEVENT ev;
+
+	if (getmouse(&ev) != OK)
+		return 0;
+	if (ev.bstate & BUTTON4_PRESSED)
+		return -3;
+	if (ev.bstate & BUTTON5_PRESSED)
+		return 3;
+	return 0;
 }
 
 /*
@@ -124,7 +150,7 @@ header_daemon(const struct host_snapshot *h, char *buf, size_t cap)
 }
 
 static void
-header_text(struct app *a, const struct ui_model *m, char *buf, size_t cap)
+header_text(const struct app *a, const struct ui_model *m, char *buf, size_t cap)
 {
 	const struct supervisor_snapshot *s = m->snap;
 	char clock[DRAW_FMT_MAX], daemon[SNAP_WORD_MAX + 16];
@@ -134,7 +160,7 @@ header_text(struct app *a, const struct ui_model *m, char *buf, size_t cap)
 	for (i = 0; i < s->n; i++)
 		running += s->rows[i].state == SESSION_STATE_RUNNING;
 	n = snprintf(buf, cap, " airlock │ %s %s │ %zu session%s (%zu running) │ rev %lld │ %s",
-		     header_daemon(&a->host, daemon, sizeof daemon), a->runtime,
+		     header_daemon(&a->model.host, daemon, sizeof daemon), a->runtime,
 		     s->n, s->n == 1 ? "" : "s", running, (long long)s->revision,
 		     s->audit_failures ? "audit FAIL" : "audit ok");
 	if (n > 0 && (size_t)n < cap && s->containers_left)
@@ -143,57 +169,37 @@ header_text(struct app *a, const struct ui_model *m, char *buf, size_t cap)
 	if (n > 0 && (size_t)n < cap && s->events_dropped)
 		n += snprintf(buf + n, cap - (size_t)n, " │ %llu events dropped",
 			      (unsigned long long)s->events_dropped);
-	if (n > 0 && (size_t)n < cap && a->read_only)
+	if (n > 0 && (size_t)n < cap && a->model.read_only)
 		n += snprintf(buf + n, cap - (size_t)n, " │ READ-ONLY");
 	if (n > 0 && (size_t)n < cap)
 		snprintf(buf + n, cap - (size_t)n, "  %s", draw_fmt_clock(clock, m->now_ms));
 }
 
 static void
-draw_header(struct app *a, const struct ui_model *m)
+draw_header(const struct app *a, const struct ui_model *m)
 {
+	WINDOW *w = a->screen.header;
+	int cols = a->screen.cols;
 	char text[512];
 
-	if (!a->header)
+	if (!w)
 		return;
-	werase(a->header);
+	werase(w);
 	header_text(a, m, text, sizeof text);
-	draw_fill(a->header, 0, 0, a->cols, color_attr(UI_COLOR_TITLE));
-	draw_text(a->header, 0, 0, a->cols, color_attr(UI_COLOR_TITLE), text);
+	draw_fill(w, 0, 0, cols, color_attr(UI_COLOR_TITLE));
+	draw_text(w, 0, 0, cols, color_attr(UI_COLOR_TITLE), text);
 	if (m->stale)
-		draw_right(a->header, 0, 0, a->cols, color_attr(UI_COLOR_STALE), " STALE ");
-	wnoutrefresh(a->header);
-}
-
-/*
- * What the key bar offers, from what the selection holds: no filter where
- * rows do not filter; open and force-stop only with a session selected
- * (not in the tools list across sessions, nor to reopen the detail shown);
- * revoke and restore with a session or a tool selected. Nothing of that
- * where rows are no session's (the host checks), or there are none.
- */
-static bool
-offered(const struct app *a, enum request r, const char *session, const char *tool)
-{
-	if (r == REQ_FILTER)
-		return views[a->view]->filters;
-	if (r == REQ_ENTER)
-		return session[0] && !(a->view == VIEW_DETAIL &&
-				       strcmp(a->vs[VIEW_DETAIL].session, session) == 0);
-	if (r == REQ_FORCE_STOP)
-		return session[0];
-	if (request_destructive(r))
-		return session[0] || tool[0];
-	return true;
+		draw_right(w, 0, 0, cols, color_attr(UI_COLOR_STALE), " STALE ");
+	wnoutrefresh(w);
 }
 
 /* The first key bound to req in the current view, or NULL. */
 static const char *
-first_key(struct app *a, enum request req, char buf[KEYMAP_KEY_NAME_MAX])
+first_key(const struct app *a, enum request req, char buf[KEYMAP_KEY_NAME_MAX])
 {
 	char keys[4][KEYMAP_KEY_NAME_MAX];
 
-	if (keymap_keys_for(&a->keys, views[a->view]->name, req, keys, 4) == 0)
+	if (keymap_keys_for(&a->keys, views[a->model.view]->name, req, keys, 4) == 0)
 		return NULL;
 	snprintf(buf, KEYMAP_KEY_NAME_MAX, "%s", keys[0]);
 	return buf;
@@ -201,84 +207,100 @@ first_key(struct app *a, enum request req, char buf[KEYMAP_KEY_NAME_MAX])
 
 #define KEYBAR_N	(sizeof keybar / sizeof keybar[0])
 
+/* Each item's width on the bar: "[k] word ". */
+static size_t
+item_width(const char *key, size_t i)
+{
+	return strlen(key) + strlen(keybar[i].word) + 4;
+}
+
+/* Read-only, what would change something is shown but does nothing. */
+static bool
+inert(const struct app *a, enum request r)
+{
+	return a->model.read_only && request_destructive(r);
+}
+
 /*
- * The key bar: what is offered here, each under its first key. What does
- * not fit is left out whole, the least needed first (read-only, what it
- * refuses), but help and quit stay (help lists the rest); cut only when
- * even they do not fit.
+ * The key bar: what the model says is offered here, each under its first
+ * key. What does not fit is left out whole, the least needed first
+ * (read-only, what it refuses), but help and quit stay (help lists the
+ * rest); cut only when even they do not fit.
  */
 static void
-draw_keybar(struct app *a)
+draw_keybar(const struct app *a)
 {
-	char keys[KEYBAR_N][KEYMAP_KEY_NAME_MAX], item[64], session[SNAP_ID_MAX],
-	     tool[SNAP_NAME_MAX];
+	char keys[KEYBAR_N][KEYMAP_KEY_NAME_MAX], item[64], why[STATUS_TEXT_MAX];
 	bool show[KEYBAR_N] = { false };
 	enum request shown[KEYBAR_N];
 	size_t i, j, width = 0;	/* the lead space, less the last item's trailing one */
-	int keep, x = 1;
+	int keep, x = 1, cols = a->screen.cols;
+	WINDOW *w = a->screen.keybar;
+	struct target t;
 
-	if (!a->keybar)
+	if (!w)
 		return;
-	dispatch_target(a, session, tool);
-	werase(a->keybar);
+	model_target(&a->model, &t);
+	werase(w);
 	for (i = 0; i < KEYBAR_N; i++) {
 		const char *k = NULL;
 		enum request r = REQ_NONE;
 
 		for (j = 0; j < 2 && !k && keybar[i].req[j] != REQ_NONE; j++)
 			k = first_key(a, r = keybar[i].req[j], keys[i]);
-		show[i] = k && offered(a, r, session, tool);
+		show[i] = k && model_offered(&a->model, r, &t, why, sizeof why);
 		shown[i] = r;
 		if (show[i])
-			width += strlen(keys[i]) + strlen(keybar[i].word) + 4;	/* "[k] word " */
+			width += item_width(keys[i], i);
 	}
-	/* Read-only, what would change something is shown but does nothing: it goes first. */
-	for (keep = 0; keep < KEEP_ALWAYS && width > (size_t)a->cols; keep++)
-		for (i = KEYBAR_N; i-- > 0 && width > (size_t)a->cols;)
-			if (show[i] && (a->read_only && request_destructive(shown[i]) ? 0
-					: keybar[i].keep) == keep) {
+	for (keep = 0; keep < KEEP_ALWAYS && width > (size_t)cols; keep++)
+		for (i = KEYBAR_N; i-- > 0 && width > (size_t)cols;)
+			if (show[i] && (inert(a, shown[i]) ? 0 : keybar[i].keep) == keep) {
 				show[i] = false;
-				width -= strlen(keys[i]) + strlen(keybar[i].word) + 4;
+				width -= item_width(keys[i], i);
 			}
-	for (i = 0; i < KEYBAR_N && x < a->cols; i++) {
+	for (i = 0; i < KEYBAR_N && x < cols; i++) {
 		if (!show[i])
 			continue;
 		snprintf(item, sizeof item, "[%s]", keys[i]);
-		x += draw_text(a->keybar, 0, x, a->cols - x, color_attr(UI_COLOR_KEY), item);
+		x += draw_text(w, 0, x, cols - x, color_attr(UI_COLOR_KEY), item);
 		snprintf(item, sizeof item, " %s ", keybar[i].word);
-		x += draw_text(a->keybar, 0, x, a->cols - x, a->read_only &&
-			       request_destructive(shown[i]) ? color_attr(UI_COLOR_DIM)
+		x += draw_text(w, 0, x, cols - x, inert(a, shown[i]) ? color_attr(UI_COLOR_DIM)
 			       : color_attr(UI_COLOR_STATUS), item);
 	}
-	wnoutrefresh(a->keybar);
+	wnoutrefresh(w);
 }
 
 static void
-draw_status(struct app *a)
+draw_status(const struct app *a)
 {
-	char text[APP_INPUT_MAX + APP_TEXT_MAX];
+	const struct status *st = &a->status;
+	enum overlay o = a->screen.overlay;
+	char text[PROMPT_INPUT_MAX + STATUS_TEXT_MAX];
+	WINDOW *w = a->screen.status;
+	int cols = a->screen.cols;
 
-	if (!a->status)
+	if (!w)
 		return;
-	werase(a->status);
-	if (a->overlay == OVERLAY_PROMPT || a->overlay == OVERLAY_FILTER) {
-		snprintf(text, sizeof text, "%c%s", a->overlay == OVERLAY_PROMPT ? ':' : '/', a->input);
-		draw_text(a->status, 0, 0, a->cols, color_attr(UI_COLOR_PROMPT), text);
-	} else if (a->overlay == OVERLAY_CONFIRM) {
-		snprintf(text, sizeof text, "%s [y/N]", a->question);
-		draw_text(a->status, 0, 0, a->cols, color_attr(UI_COLOR_ALERT), text);
-	} else if (a->flash[0] && clock_mono_ms() < a->flash_until) {
+	werase(w);
+	if (o == OVERLAY_PROMPT || o == OVERLAY_FILTER) {
+		snprintf(text, sizeof text, "%c%s", o == OVERLAY_PROMPT ? ':' : '/', a->prompt.input);
+		draw_text(w, 0, 0, cols, color_attr(UI_COLOR_PROMPT), text);
+	} else if (o == OVERLAY_CONFIRM) {
+		snprintf(text, sizeof text, "%s [y/N]", a->confirm.question);
+		draw_text(w, 0, 0, cols, color_attr(UI_COLOR_ALERT), text);
+	} else if (status_flashing(st)) {
 		/* The answer to the operator's last key, over the alerts for a moment. */
-		snprintf(text, sizeof text, "%s%s", a->flash, a->n_alerts ? "  [alerts: d]" : "");
-		draw_text(a->status, 0, 0, a->cols, color_attr(a->flash_error ? UI_COLOR_FAIL
-					     : UI_COLOR_STATUS), text);
-	} else if (a->n_alerts > 0) {
+		snprintf(text, sizeof text, "%s%s", st->flash, st->n_alerts ? "  [alerts: d]" : "");
+		draw_text(w, 0, 0, cols, color_attr(st->flash_error ? UI_COLOR_FAIL : UI_COLOR_STATUS),
+			  text);
+	} else if (st->n_alerts > 0) {
 		/* Alerts stick until dismissed, oldest first. */
-		snprintf(text, sizeof text, "! %s  (%s%zu, d: dismiss)", a->alerts[0],
-			 a->n_alerts > 1 ? "1 of " : "", a->n_alerts);
-		draw_text(a->status, 0, 0, a->cols, color_attr(UI_COLOR_ALERT), text);
+		snprintf(text, sizeof text, "! %s  (%s%zu, d: dismiss)", st->alerts[0],
+			 st->n_alerts > 1 ? "1 of " : "", st->n_alerts);
+		draw_text(w, 0, 0, cols, color_attr(UI_COLOR_ALERT), text);
 	}
-	wnoutrefresh(a->status);
+	wnoutrefresh(w);
 }
 
 /*
@@ -287,17 +309,17 @@ draw_status(struct app *a)
  * view's refresh, the tools view's revoke-all) says where they work.
  */
 static void
-help_line(struct app *a, WINDOW *w, int y, enum request req)
+help_line(const struct app *a, WINDOW *w, int y, enum request req)
 {
 	char keys[6][KEYMAP_KEY_NAME_MAX], list[6 * KEYMAP_KEY_NAME_MAX + 40] = "";
-	size_t i, n = keymap_keys_for(&a->keys, views[a->view]->name, req, keys, 6);
-	bool grey = a->read_only && request_destructive(req);
+	enum view_id here = a->model.view, v;
+	size_t i, n = keymap_keys_for(&a->keys, views[here]->name, req, keys, 6);
+	bool grey = inert(a, req);
 	attr_t at = grey ? color_attr(UI_COLOR_DIM) : color_attr(UI_COLOR_DEFAULT);
-	enum view_id v;
 	char text[320];
 
 	for (v = 0; n == 0 && v < VIEW_COUNT; v++)
-		if (v != a->view && (n = keymap_keys_for(&a->keys, views[v]->name, req, keys, 6)))
+		if (v != here && (n = keymap_keys_for(&a->keys, views[v]->name, req, keys, 6)))
 			snprintf(list, sizeof list, "%s:", views[v]->name);
 	for (i = 0; i < n; i++)
 		snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
@@ -308,20 +330,21 @@ help_line(struct app *a, WINDOW *w, int y, enum request req)
 	draw_text(w, y, 19, getmaxx(w) - 19, at, text);
 }
 
-/* Help, generated from the keymap in force for the current view. */
+/* Help, generated from the keymap in force for the current view and the ':' commands. */
 static void
-draw_help(struct app *a)
+draw_help(const struct app *a)
 {
-	WINDOW *w = a->body;
+	WINDOW *w = a->screen.body;
 	const char *group = NULL;
-	int y = 1 - a->help_top, h;
+	int y = 1 - a->screen.help_top, h;
+	char commands[256];
 	enum request r;
 
 	if (!w)
 		return;
 	werase(w);
 	h = getmaxy(w);
-	draw_view_title(w, &(struct ui_model){ .ascii = a->ascii }, "Help");
+	draw_view_title(w, &(struct ui_model){ .ascii = a->screen.ascii }, "Help");
 	for (r = REQ_NONE + 1; r < REQ_COUNT; r++) {
 		if (request_group(r) != group) {
 			group = request_group(r);
@@ -333,61 +356,65 @@ draw_help(struct app *a)
 			help_line(a, w, y, r);
 		y++;
 	}
+	verbs_summary(commands, sizeof commands);
 	if (y + 1 > 0 && y + 1 < h)
-		draw_text(w, y + 1, 1, getmaxx(w) - 1, color_attr(UI_COLOR_DIM),
-			  "Commands: run FILE, apply FILE, revoke|restore TOOL [all|marked|ID], "
-			  "stop ID, forget, filter TEXT, view NAME, quit");
+		draw_text(w, y + 1, 1, getmaxx(w) - 1, color_attr(UI_COLOR_DIM), commands);
 	wnoutrefresh(w);
 }
 
 void
 display_draw(struct app *a, const struct ui_model *m)
 {
+	WINDOW *body = a->screen.body;
+
 	draw_header(a, m);
-	if (a->body && a->overlay == OVERLAY_HELP) {
+	if (body && a->screen.overlay == OVERLAY_HELP) {
 		draw_help(a);
-	} else if (a->body) {
-		werase(a->body);
-		views[a->view]->draw(a->body, m, &a->vs[a->view]);
-		wnoutrefresh(a->body);
+	} else if (body) {
+		werase(body);
+		views[a->model.view]->draw(body, m, &a->model.vs[a->model.view]);
+		wnoutrefresh(body);
 	}
 	draw_keybar(a);
 	draw_status(a);
 	doupdate();
 }
 
-void
-display_quitting(struct app *a, size_t live)
+/* One line on the status line, drawn at once: the loop is no longer running. */
+static void
+status_now(struct screen *s, enum ui_color color, const char *text)
 {
-	char text[96];
-
-	if (!a->status)
+	if (!s->status)
 		return;
-	werase(a->status);
-	snprintf(text, sizeof text, "stopping %zu session%s and removing their containers…", live,
-		 live == 1 ? "" : "s");
-	draw_text(a->status, 0, 0, a->cols, color_attr(UI_COLOR_ALERT), text);
-	wnoutrefresh(a->status);
+	werase(s->status);
+	draw_text(s->status, 0, 0, s->cols, color_attr(color), text);
+	wnoutrefresh(s->status);
 	doupdate();
 }
 
 void
-display_stopped(struct app *a, size_t live, int left)
+display_quitting(struct screen *s, size_t live)
 {
 	char text[96];
 
-	if (!a->status)
+	snprintf(text, sizeof text, "stopping %zu session%s and removing their containers…", live,
+		 live == 1 ? "" : "s");
+	status_now(s, UI_COLOR_ALERT, text);
+}
+
+void
+display_stopped(struct screen *s, size_t live, int left)
+{
+	char text[96];
+
+	if (!s->status)
 		return;
-	werase(a->status);
 	if (left < 0)
 		snprintf(text, sizeof text, "stopped %zu session%s; the daemon did not answer:"
 			 " containers left unknown", live, live == 1 ? "" : "s");
 	else
 		snprintf(text, sizeof text, "stopped %zu session%s; %d container%s left", live,
 			 live == 1 ? "" : "s", left, left == 1 ? "" : "s");
-	draw_text(a->status, 0, 0, a->cols, color_attr(left == 0 ? UI_COLOR_STATUS : UI_COLOR_FAIL),
-		  text);
-	wnoutrefresh(a->status);
-	doupdate();
+	status_now(s, left == 0 ? UI_COLOR_STATUS : UI_COLOR_FAIL, text);
 	napms(700);
 }

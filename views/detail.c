@@ -524,6 +524,25 @@ detail_target(const struct ui_model *m, const struct view_state *vs, size_t i,
 		snprintf(tool, SNAP_NAME_MAX, "%s", t);
 }
 
+/* Enter on the session it shows would only reopen it: not offered here. */
+static struct view_reply
+detail_request(const char *req, const struct ui_model *m, const struct view_state *vs)
+{
+	(void)m;
+	if (vs->session[0] && strcmp(req, "enter") == 0)
+		return (struct view_reply){ VIEW_IGNORE, NULL };
+	return (struct view_reply){ VIEW_PASS, NULL };
+}
+
+/* Its key shows the session selected, else the one it showed last. */
+static bool
+detail_open(struct view_state *vs, const char *session)
+{
+	if (session[0])
+		snprintf(vs->session, sizeof vs->session, "%s", session);
+	return vs->session[0] != '\0';
+}
+
 const struct view_ops detail_view = {
 	.id = VIEW_DETAIL,
 	.name = "detail",
@@ -532,4 +551,6 @@ const struct view_ops detail_view = {
 	.draw = detail_draw,
 	.rows = detail_rows,
 	.target = detail_target,
+	.request = detail_request,
+	.open = detail_open,
 };

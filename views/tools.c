@@ -512,6 +512,31 @@ tools_target(const struct ui_model *m, const struct view_state *vs, size_t i,
 	free(l.tools);
 }
 
+/*
+ * Its r and R (revoke-all, restore-all) act on the sessions it lists: with
+ * one session shown, on that one (or the marked ones), as revoke and
+ * restore do; across sessions, on every one.
+ */
+static struct view_reply
+tools_request(const char *req, const struct ui_model *m, const struct view_state *vs)
+{
+	(void)m;
+	if (vs->session[0] && strcmp(req, "revoke-all") == 0)
+		return (struct view_reply){ VIEW_AS, "revoke" };
+	if (vs->session[0] && strcmp(req, "restore-all") == 0)
+		return (struct view_reply){ VIEW_AS, "restore" };
+	return (struct view_reply){ VIEW_PASS, NULL };
+}
+
+/* Its key (view-tools) shows the tools across sessions. */
+static bool
+tools_open(struct view_state *vs, const char *session)
+{
+	(void)session;
+	vs->session[0] = '\0';
+	return true;
+}
+
 const struct view_ops tools_view = {
 	.id = VIEW_TOOLS,
 	.name = "tools",
@@ -521,4 +546,6 @@ const struct view_ops tools_view = {
 	.draw = tools_draw,
 	.rows = tools_rows,
 	.target = tools_target,
+	.request = tools_request,
+	.open = tools_open,
 };

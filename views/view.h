@@ -2,11 +2,11 @@
 #define AIRLOCK_VIEW_H
 
 /*
- * The console's views (DESIGN.md §11): each draws one screen region from
+ * The console's views (docs/console.md): each draws one screen region from
  * the model the UI thread assembled — engine snapshots and nothing else.
  * A view never talks to Docker, SQLite or the supervisor; the only engine
- * header it may include is snapshot.h. One table registers them all; a new
- * view costs one line there and one file.
+ * header it may include is snapshot.h. One table (view_info.h) declares
+ * them all; a new view costs one line there and one file.
  */
 
 #include <stdbool.h>
@@ -16,13 +16,11 @@
 #include <curses.h>
 
 #include "snapshot.h"
+#include "view_info.h"
 
-#define VIEW_INFO(_) \
-	_(SESSIONS, sessions, "Sessions") \
-	_(DETAIL,   detail,   "Session")  \
-	_(TOOLS,    tools,    "Tools")    \
-	_(AUDIT,    audit,    "Audit")    \
-	_(HOST,     host,     "Host")
+/* _(ENUM, name, "Title") for each view in view_info.h, in its order. */
+#define VIEW_INFO_ROW(_, e, name, title, help) _(e, name, title)
+#define VIEW_INFO(_) VIEW_TABLE(VIEW_INFO_ROW, _)
 
 enum view_id {
 #define VIEW_ENUM(e, name, title) VIEW_##e,
@@ -67,6 +65,18 @@ struct view_state {
 	size_t rows_seen;
 };
 
+/* What a view's request hook makes of a request (as tig's view_ops.request). */
+enum view_verdict {
+	VIEW_PASS,	/* the console handles it as everywhere */
+	VIEW_AS,	/* the console handles it as the request named .as */
+	VIEW_IGNORE,	/* nothing to do here: neither offered nor done */
+};
+
+struct view_reply {
+	enum view_verdict verdict;
+	const char *as;		/* VIEW_AS: a request's keymap name ("revoke") */
+};
+
 struct view_ops {
 	enum view_id id;
 	const char *name;	/* keymap section: "sessions", "tools", … */
@@ -84,6 +94,20 @@ struct view_ops {
 	 */
 	void (*target)(const struct ui_model *m, const struct view_state *vs, size_t i,
 		       char session[SNAP_ID_MAX], char tool[SNAP_NAME_MAX]);
+	/*
+	 * A request pressed in this view, by its keymap name ("revoke-all"),
+	 * that the view gives a meaning of its own. Plain data both ways: the
+	 * console carries out the reply, and asks the same hook to learn what
+	 * the key bar offers. NULL: every request passes.
+	 */
+	struct view_reply (*request)(const char *req, const struct ui_model *m,
+				     const struct view_state *vs);
+	/*
+	 * Its view-NAME request opens it; session is the one selected where
+	 * that was pressed ("" for none). Set vs for it and return true, or
+	 * false when there is no session to show. NULL: it opens as it was left.
+	 */
+	bool (*open)(struct view_state *vs, const char *session);
 };
 
 #define VIEW_DECLARE(e, name, title) extern const struct view_ops name##_view;

@@ -1,0 +1,59 @@
+#ifndef AIRLOCK_ACTIONS_H
+#define AIRLOCK_ACTIONS_H
+
+/*
+ * What the operator does to sessions, whether from a key (dispatch.c) or a
+ * ':' command (verbs.c): post a cutover, stop a session, quit, and the y/N
+ * question that goes first when an action reaches every session or cannot
+ * be undone. Each only asks the supervisor, which returns at once. Each
+ * returns the APP_* flags for the loop.
+ */
+
+#include <stdbool.h>
+
+#include "incident.h"
+#include "snapshot.h"
+#include "status.h"
+
+struct app;
+
+/* What a yes to the question does. */
+enum confirm_action {
+	CONFIRM_NONE,
+	CONFIRM_STOP,		/* force-stop .session */
+	CONFIRM_CUTOVER,	/* .op on .tool for every session */
+	CONFIRM_APPLY,		/* the incident policy in .policy */
+	CONFIRM_QUIT,
+};
+
+struct confirm {
+	enum confirm_action action;
+	char question[STATUS_TEXT_MAX];
+	char session[SNAP_ID_MAX];
+	char tool[SNAP_NAME_MAX];
+	enum cutover_op op;
+	struct incident policy;
+};
+
+/* Post one cutover now: on every session, the marked ones, or session. */
+int action_cutover(struct app *a, enum cutover_op op, const char *tool, bool all,
+		   const char *session);
+
+/* Ask before op on tool reaches every session; the question is fmt. */
+int action_ask_all(struct app *a, enum cutover_op op, const char *tool, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* Ask before force-stopping session. */
+int action_ask_stop(struct app *a, const char *session);
+
+/* Ask before posting policy's cutovers, kept until the answer. */
+int action_ask_apply(struct app *a, const struct incident *policy, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Quit: at once with no session live, else after asking. */
+int action_quit(struct app *a);
+
+/* The answer to the question: y or Y carries it out, any other key cancels. */
+int action_answer(struct app *a, int key);
+
+#endif

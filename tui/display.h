@@ -1,0 +1,49 @@
+#ifndef AIRLOCK_DISPLAY_H
+#define AIRLOCK_DISPLAY_H
+
+/*
+ * The terminal: its windows and what the console draws around the views
+ * (header, key bar, status line, prompt, help). Everything the console
+ * draws, and the mouse, go through here; elsewhere curses is only read
+ * from (console.c's wgetch) and its KEY_* codes named. Only the UI thread
+ * calls it.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <curses.h>
+
+struct app;
+struct ui_model;
+
+enum overlay {
+	OVERLAY_NONE,
+	OVERLAY_HELP,
+	OVERLAY_PROMPT,		/* ':' command line */
+	OVERLAY_FILTER,		/* '/' filter line, applied as typed */
+	OVERLAY_CONFIRM,	/* y/N question */
+};
+
+struct screen {
+	WINDOW *header, *body, *keybar, *status;
+	int lines, cols;
+	long page;		/* rows a page key moves */
+	bool mouse, color, ascii;
+	enum overlay overlay;
+	int help_top;		/* the help overlay's first line */
+};
+
+int display_open(struct screen *s);
+void display_close(struct screen *s);
+void display_layout(struct screen *s);
+void display_draw(struct app *a, const struct ui_model *m);
+/* Mouse reports on (the wheel scrolls) or off. */
+void display_mouse(struct screen *s, bool on);
+/* The rows a mouse report scrolls by: -3, 3, or 0 for anything else. */
+long display_wheel(void);
+void display_quitting(struct screen *s, size_t live);
+/* After the shutdown: what was stopped and what is left (shown for a moment). */
+void display_stopped(struct screen *s, size_t live, int left);
+
+#endif

@@ -1,0 +1,302 @@
+/*
+ * The console's model: engine snapshots in, the selection's target and
+ * what it offers out. The one place that says what the operator's keys
+ * would act on, for the key bar and the dispatcher alike.
+ */
+#include "model.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "audit_tail.h"
+#include "clock.h"
+#include "supervisor.h"
+
+int
+model_init(struct model *m, bool read_only)
+{
+	memset(m, 0, sizeof *m);
+	m->detail = calloc(1, sizeof *m->detail);
+	m->hist_flat = calloc(MODEL_HISTORY_MAX, sizeof *m->hist_flat);
+	if (!m->detail || !m->hist_flat) {
+		model_free(m);
+		return -1;
+	}
+	m->read_only = read_only;
+	m->view = VIEW_SESSIONS;
+	return 0;
+}
+
+void
+model_free(struct model *m)
+{
+	supervisor_snapshot_free(&m->snap);
+	free(m->detail);
+	free(m->hist_flat);
+	m->detail = NULL;
+	m->hist_flat = NULL;
+}
+
+/* ---- history and the audit tail ---- */
+
+void
+model_add_events(struct model *m, const struct supervisor_event *ev, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (m->hist_n == MODEL_HISTORY_MAX) {
+			m->hist_head = (m->hist_head + 1) % MODEL_HISTORY_MAX;
+			m->hist_n--;
+		}
+		m->history[(m->hist_head + m->hist_n++) % MODEL_HISTORY_MAX] = ev[i];
+	}
+	/* Flattened once per batch, so views read it as a plain array. */
+	for (i = 0; i < m->hist_n; i++)
+		m->hist_flat[i] = m->history[(m->hist_head + i) % MODEL_HISTORY_MAX];
+}
+
+bool
+model_tail_failed(struct model *m, const char *why)
+{
+	bool first = !m->tail_error[0];
+
+	snprintf(m->tail_error, sizeof m->tail_error, "%.100s", why);
+	return first;
+}
+
+static bool
+follow_audit(struct model *m, struct audit_tail *tail)
+{
+	struct audit_row rows[64];
+	size_t n = 0, keep;
+
+	if (!tail)
+		return false;
+	if (audit_tail_read(tail, m->audit_seq, NULL, rows, 64, &n) < 0)
+		return model_tail_failed(m, audit_tail_error(tail));
+	m->tail_error[0] = '\0';
+	if (n == 0)
+		return false;
+	keep = MODEL_AUDIT_MAX - n;
+	if (m->n_audit > keep) {
+		memmove(m->audit_rows, m->audit_rows + (m->n_audit - keep), keep * sizeof rows[0]);
+		m->n_audit = keep;
+	}
+	memcpy(m->audit_rows + m->n_audit, rows, n * sizeof rows[0]);
+	m->n_audit += n;
+	m->audit_seq = rows[n - 1].seq;
+	return false;
+}
+
+/* ---- what views see, and what the selection targets ---- */
+
+void
+model_ui(const struct model *m, struct ui_model *out)
+{
+	int64_t now = clock_wall_ms();
+
+	*out = (struct ui_model){
+		.snap = &m->snap,
+		.detail = m->have_detail ? m->detail : NULL,
+		.events = m->hist_flat,
+		.n_events = m->hist_n,
+		.audit = m->audit_rows,
+		.n_audit = m->n_audit,
+		.audit_error = m->tail_error[0] ? m->tail_error : NULL,
+		.host = &m->host,
+		.marks = (const char (*)[SNAP_ID_MAX])m->marks,
+		.n_marks = m->n_marks,
+		.now_ms = now,
+		.stale = !m->snap_ok || now - m->snap_ms > MODEL_STALE_MS,
+		.read_only = m->read_only,
+	};
+}
+
+void
+model_target(const struct model *m, struct target *t)
+{
+	const struct view_ops *v = views[m->view];
+	const struct view_state *vs = &m->vs[m->view];
+	struct ui_model u;
+	size_t n;
+
+	memset(t, 0, sizeof *t);
+	model_ui(m, &u);
+	/* The view clamps its selection when it draws; rows may have gone since. */
+	if (v->target && (n = v->rows(&u, vs)) > 0)
+		v->target(&u, vs, vs->selected < n ? vs->selected : n - 1, t->session, t->tool);
+	if (!t->session[0] && vs->session[0])
+		snprintf(t->session, sizeof t->session, "%s", vs->session);
+}
+
+/* The session the current view acts on gets its detail. */
+static void
+refresh_detail(struct model *m, struct supervisor *sup)
+{
+	struct target t;
+
+	m->have_detail = false;		/* the target is found without the old one */
+	model_target(m, &t);
+	if (t.session[0])
+		m->have_detail = supervisor_detail(sup, t.session, m->detail) == 0;
+}
+
+bool
+model_refresh(struct model *m, struct supervisor *sup, struct audit_tail *tail)
+{
+	bool failed;
+
+	m->snap_ok = supervisor_snapshot(sup, &m->snap) >= 0;
+	if (m->snap_ok)
+		m->snap_ms = clock_wall_ms();
+	supervisor_host(sup, &m->host);
+	failed = follow_audit(m, tail);
+	refresh_detail(m, sup);
+	return failed;
+}
+
+/* ---- what is offered ---- */
+
+enum request
+model_request(const struct model *m, enum request r)
+{
+	const struct view_ops *v = views[m->view];
+	struct view_reply reply;
+	struct ui_model u;
+
+	if (!v->request || r == REQ_NONE)
+		return r;
+	model_ui(m, &u);
+	reply = v->request(request_name(r), &u, &m->vs[m->view]);
+	if (reply.verdict == VIEW_IGNORE)
+		return REQ_NONE;
+	return reply.verdict == VIEW_AS ? request_by_name(reply.as) : r;
+}
+
+static bool
+refuse(char *why, size_t cap, const char *text)
+{
+	snprintf(why, cap, "%s", text);
+	return false;
+}
+
+/*
+ * Not what the view makes nothing of (enter on the detail it shows); no
+ * filter where rows do not filter; open and force-stop only with a
+ * session selected; revoke and restore with a session or a tool selected.
+ * Nothing of that where rows are no session's (the host checks), or
+ * there are none.
+ */
+bool
+model_offered(const struct model *m, enum request r, const struct target *t, char *why,
+	      size_t cap)
+{
+	why[0] = '\0';
+	if ((r = model_request(m, r)) == REQ_NONE)
+		return false;
+	if (r == REQ_FILTER && !views[m->view]->filters) {
+		snprintf(why, cap, "the %s view has no filter", views[m->view]->name);
+		return false;
+	}
+	if (r == REQ_ENTER && !t->session[0])
+		return refuse(why, cap, "no session selected");
+	if (r == REQ_FORCE_STOP && !t->session[0])
+		return refuse(why, cap, "no live session selected");
+	if (request_destructive(r) && !t->session[0] && !t->tool[0])
+		return refuse(why, cap, "no session or tool selected");
+	return true;
+}
+
+/* ---- moving about ---- */
+
+void
+model_move(struct model *m, long delta)
+{
+	struct view_state *vs = &m->vs[m->view];
+	struct ui_model u;
+	size_t n;
+	long to;
+
+	model_ui(m, &u);
+	n = views[m->view]->rows(&u, vs);
+	if (n == 0)
+		return;
+	to = (long)vs->selected + delta;
+	vs->selected = to < 0 ? 0 : (size_t)to >= n ? n - 1 : (size_t)to;
+}
+
+void
+model_open(struct model *m, enum view_id v, const char *session)
+{
+	if (session)
+		snprintf(m->vs[v].session, sizeof m->vs[v].session, "%s", session);
+	if (v != m->view)
+		m->vs[v].selected = m->vs[v].top = 0;
+	m->view = v;
+}
+
+void
+model_toggle_mark(struct model *m, const char *session)
+{
+	size_t i;
+
+	for (i = 0; i < m->n_marks; i++)
+		if (strcmp(m->marks[i], session) == 0) {
+			memmove(m->marks[i], m->marks[i + 1], (m->n_marks - i - 1) * sizeof m->marks[0]);
+			m->n_marks--;
+			return;
+		}
+	if (m->n_marks < UI_MARKS_MAX)
+		snprintf(m->marks[m->n_marks++], SNAP_ID_MAX, "%s", session);
+}
+
+/* ---- lookups ---- */
+
+const struct session_row *
+model_session(const struct model *m, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < m->snap.n; i++)
+		if (strcmp(m->snap.rows[i].id, id) == 0)
+			return &m->snap.rows[i];
+	return NULL;
+}
+
+const struct session_row *
+model_session_by_prefix(const struct model *m, const char *p)
+{
+	const struct session_row *hit = NULL;
+	size_t i, n = strlen(p);
+
+	for (i = 0; n > 0 && i < m->snap.n; i++) {
+		const char *id = m->snap.rows[i].id;
+
+		if (strncmp(id, p, n) == 0 || (strncmp(id, "s-", 2) == 0 && strncmp(id + 2, p, n) == 0)) {
+			if (hit)
+				return NULL;	/* ambiguous */
+			hit = &m->snap.rows[i];
+		}
+	}
+	return hit;
+}
+
+bool
+model_tool_listed(const struct model *m, const char *tool)
+{
+	const struct session_row *r;
+	size_t i, j;
+
+	for (i = 0; i < m->snap.n_standing; i++)
+		if (strcmp(m->snap.standing[i], tool) == 0)
+			return true;
+	for (i = 0; i < m->snap.n; i++) {
+		r = &m->snap.rows[i];
+		for (j = 0; r->state != SESSION_STATE_ENDED && j < r->n_tools && j < SNAP_TOOLS_MAX; j++)
+			if (strcmp(r->tools[j].name, tool) == 0)
+				return true;
+	}
+	return false;
+}

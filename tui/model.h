@@ -1,0 +1,108 @@
+#ifndef AIRLOCK_MODEL_H
+#define AIRLOCK_MODEL_H
+
+/*
+ * What the console knows and where the operator stands in it: the engine's
+ * snapshots, the event history, the audit tail, the marks, the current
+ * view and each view's selection. Views draw from it (through struct
+ * ui_model); the key bar and the dispatcher ask it what the selection
+ * targets and which requests that offers, so both always agree. No curses.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "request.h"
+#include "snapshot.h"
+#include "view.h"
+
+struct supervisor;
+struct audit_tail;
+
+#define MODEL_HISTORY_MAX	512	/* events the console keeps for its views */
+#define MODEL_AUDIT_MAX		400	/* audit tail rows kept */
+#define MODEL_WHY_MAX		192
+#define MODEL_STALE_MS		1500	/* a snapshot this old is marked stale */
+
+struct model {
+	struct supervisor_snapshot snap;
+	bool snap_ok;
+	int64_t snap_ms;		/* wall clock of the latest good snapshot */
+	struct session_detail *detail;	/* of the session the view acts on, or NULL */
+	bool have_detail;
+	struct host_snapshot host;
+	struct supervisor_event history[MODEL_HISTORY_MAX];	/* a ring */
+	size_t hist_head, hist_n;
+	struct supervisor_event *hist_flat;	/* the ring oldest first, for views */
+	struct audit_row audit_rows[MODEL_AUDIT_MAX];
+	size_t n_audit;
+	int64_t audit_seq;
+	char tail_error[MODEL_WHY_MAX];	/* why the tail cannot be read; "" while it can */
+	char marks[UI_MARKS_MAX][SNAP_ID_MAX];
+	size_t n_marks;
+	enum view_id view;
+	struct view_state vs[VIEW_COUNT];
+	bool read_only;
+};
+
+/* What the current view's selection acts on; either may be empty. */
+struct target {
+	char session[SNAP_ID_MAX];
+	char tool[SNAP_NAME_MAX];
+};
+
+int model_init(struct model *m, bool read_only);
+void model_free(struct model *m);
+
+/* Into the history (the oldest fall out). */
+void model_add_events(struct model *m, const struct supervisor_event *ev, size_t n);
+
+/*
+ * The audit tail cannot be read, for why. True the first time (say it
+ * once, as an alert); the view says it for as long as it lasts.
+ */
+bool model_tail_failed(struct model *m, const char *why);
+
+/* Fresh snapshots, the audit tail's new rows, the target's detail. True as model_tail_failed. */
+bool model_refresh(struct model *m, struct supervisor *sup, struct audit_tail *tail);
+
+/* What views draw from; ascii is the screen's to set. */
+void model_ui(const struct model *m, struct ui_model *out);
+
+/* The selection's target in the current view: its row's, else the session the view shows. */
+void model_target(const struct model *m, struct target *t);
+
+/*
+ * The request r stands for in the current view: the view's request hook
+ * may take it as another, or as nothing to do here (REQ_NONE).
+ */
+enum request model_request(const struct model *m, enum request r);
+
+/*
+ * Is r offered with target t here? If not, why into why[cap] (an error
+ * for the status line), or "" when there is nothing to say. The key bar
+ * shows what is offered; the dispatcher refuses the rest with why.
+ */
+bool model_offered(const struct model *m, enum request r, const struct target *t,
+		   char *why, size_t cap);
+
+/* The selection moves by delta rows, within the rows there are. */
+void model_move(struct model *m, long delta);
+
+/* Show view v (on session, if not NULL); another view starts at its top. */
+void model_open(struct model *m, enum view_id v, const char *session);
+
+/* Mark or unmark session. */
+void model_toggle_mark(struct model *m, const char *session);
+
+/* The one session whose id starts with p (with or without "s-"), or NULL (none, or several). */
+const struct session_row *model_session_by_prefix(const struct model *m, const char *p);
+
+/* The row of session id, or NULL. */
+const struct session_row *model_session(const struct model *m, const char *id);
+
+/* A live session has the tool in its catalog, or it stands revoked. */
+bool model_tool_listed(const struct model *m, const char *tool);
+
+#endif

@@ -1,0 +1,233 @@
+/*
+ * The ':' commands. Each handler checks its words and either acts (through
+ * actions.c, which asks first where a slip would cost) or says on the
+ * status line why not.
+ */
+#include "verbs.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "actions.h"
+#include "app.h"
+#include "supervisor.h"
+
+/* Say why not on the status line, and redraw. A macro so the format stays status_flash's, checked. */
+#define REFUSE(a, ...) (status_flash(&(a)->status, true, __VA_ARGS__), APP_REDRAW)
+
+static int
+verb_quit(struct app *a, const char *name, const char *arg, const char *arg2)
+{
+	(void)name, (void)arg, (void)arg2;
+	return action_quit(a);
+}
+
+static int
+verb_run(struct app *a, const char *name, const char *path, const char *arg2)
+{
+	char id[SNAP_ID_MAX];
+	struct al_err err;
+
+	(void)name, (void)arg2;
+	if (supervisor_start_file(a->sup, path, id, &err) < 0)
+		return REFUSE(a, "run: %s", err.msg);
+	status_flash(&a->status, false, "session %.10s started from %.100s", id, path);
+	return APP_REDRAW;
+}
+
+/* The file is read now and posted on a yes: what is asked is what is applied. */
+static int
+verb_apply(struct app *a, const char *name, const char *path, const char *arg2)
+{
+	struct al_err err = { "" };
+	struct incident p;
+	size_t i, rev = 0, unlisted = 0;
+	char note[64] = "";
+
+	(void)name, (void)arg2;
+	if (incident_load(path, &p, &err) < 0)
+		return REFUSE(a, "apply: %.100s: %.120s", path, err.msg);
+	for (i = 0; i < p.n; i++) {
+		rev += p.op[i] == CUTOVER_REVOKE;
+		unlisted += !model_tool_listed(&a->model, p.tool[i]);
+	}
+	if (unlisted)
+		snprintf(note, sizeof note, " (%zu of them no live session has)", unlisted);
+	return action_ask_apply(a, &p, "apply %.60s: revoke %zu, restore %zu tools on all %zu sessions%s?",
+				path, rev, p.n - rev, a->model.snap.live, note);
+}
+
+/*
+ * revoke|restore TOOL [all|marked|SESSION]. A tool typed that no live
+ * session has would change nothing now, so the console does not take it
+ * silently: a revoke on every session asks whether it is meant for the
+ * sessions started later alone; anything else is refused.
+ */
+static int
+verb_cutover(struct app *a, const char *name, const char *tool, const char *scope)
+{
+	enum cutover_op op = strcmp(name, "revoke") == 0 ? CUTOVER_REVOKE : CUTOVER_RESTORE;
+	bool all = !scope || strcmp(scope, "all") == 0;
+	bool listed = tool && model_tool_listed(&a->model, tool);
+
+	if (!tool)
+		return REFUSE(a, "usage: %s TOOL [all|marked|SESSION]", cutover_op_id(op));
+	if (!listed && !(all && op == CUTOVER_REVOKE))
+		return REFUSE(a, "%s: no live session has a tool '%.60s'%s", cutover_op_id(op), tool,
+				   op == CUTOVER_RESTORE ? ", and it does not stand revoked" : "");
+	if (all && !listed)
+		return action_ask_all(a, op, tool, "no live session has a tool %.60s: revoke it "
+				      "for sessions started later?", tool);
+	if (all)
+		return action_ask_all(a, op, tool, "%s %.60s on all %zu live sessions?",
+				      cutover_op_id(op), tool, a->model.snap.live);
+	if (strcmp(scope, "marked") == 0 && a->model.n_marks == 0)
+		return REFUSE(a, "no sessions marked");
+	return action_cutover(a, op, tool, false, strcmp(scope, "marked") == 0 ? NULL : scope);
+}
+
+static int
+verb_stop(struct app *a, const char *name, const char *arg, const char *arg2)
+{
+	const struct session_row *r = arg ? model_session_by_prefix(&a->model, arg) : NULL;
+
+	(void)name, (void)arg2;
+	if (!r || r->state == SESSION_STATE_ENDED)
+		return REFUSE(a, "stop: no single live session matches '%.40s'", arg ? arg : "");
+	return action_ask_stop(a, r->id);
+}
+
+static int
+verb_forget(struct app *a, const char *name, const char *arg, const char *arg2)
+{
+	char ids[SUPERVISOR_SESSIONS_MAX][SNAP_ID_MAX];
+	size_t i, n = 0;
+
+	(void)name, (void)arg, (void)arg2;
+	for (i = 0; i < a->model.snap.n; i++)
+		if (a->model.snap.rows[i].state == SESSION_STATE_ENDED)
+			snprintf(ids[n++], SNAP_ID_MAX, "%s", a->model.snap.rows[i].id);
+	for (i = 0; i < n; i++)
+		supervisor_forget(a->sup, ids[i]);
+	status_flash(&a->status, false, "forgot %zu ended sessions", n);
+	return APP_REDRAW;
+}
+
+static int
+verb_filter(struct app *a, const char *name, const char *text, const char *arg2)
+{
+	struct view_state *vs = &a->model.vs[a->model.view];
+
+	(void)name, (void)arg2;
+	snprintf(vs->filter, sizeof vs->filter, "%.*s", UI_FILTER_MAX - 1, text ? text : "");
+	return APP_REDRAW;
+}
+
+/* "view: one of sessions, detail, …": every view's name, from the registry. */
+static int
+verb_view(struct app *a, const char *name, const char *view, const char *arg2)
+{
+	char text[STATUS_TEXT_MAX] = "view: one of ";
+	size_t i;
+
+	(void)name, (void)arg2;
+	for (i = 0; view && i < VIEW_COUNT; i++)
+		if (strcmp(views[i]->name, view) == 0) {
+			model_open(&a->model, (enum view_id)i, NULL);
+			return APP_REDRAW;
+		}
+	for (i = 0; i < VIEW_COUNT; i++)
+		snprintf(text + strlen(text), sizeof text - strlen(text), "%s%s", i ? ", " : "",
+			 views[i]->name);
+	return REFUSE(a, "%s", text);
+}
+
+static int
+verb_help(struct app *a, const char *name, const char *arg, const char *arg2)
+{
+	(void)name, (void)arg, (void)arg2;
+	a->screen.overlay = OVERLAY_HELP;
+	a->screen.help_top = 0;
+	return APP_REDRAW;
+}
+
+/* In the order Tab offers them. */
+const struct verb verbs[] = {
+	{ "run",     NULL, VERB_ARG_FILE,       true,  "FILE",                 verb_run },
+	{ "apply",   NULL, VERB_ARG_FILE,       true,  "FILE",                 verb_apply },
+	{ "revoke",  NULL, VERB_ARG_TOOL_SCOPE, true,  "TOOL [all|marked|ID]", verb_cutover },
+	{ "restore", NULL, VERB_ARG_TOOL_SCOPE, true,  "TOOL [all|marked|ID]", verb_cutover },
+	{ "stop",    NULL, VERB_ARG_SESSION,    true,  "ID",                   verb_stop },
+	{ "forget",  NULL, VERB_ARG_NONE,       false, "",                     verb_forget },
+	{ "filter",  NULL, VERB_ARG_TEXT,       false, "TEXT",                 verb_filter },
+	{ "view",    NULL, VERB_ARG_VIEW,       false, "NAME",                 verb_view },
+	{ "help",    NULL, VERB_ARG_NONE,       false, NULL,                   verb_help },
+	{ "quit",    "q",  VERB_ARG_NONE,       false, "",                     verb_quit },
+};
+
+const size_t n_verbs = sizeof verbs / sizeof verbs[0];
+
+const struct verb *
+verb_of_line(const char *line, char *word, size_t cap)
+{
+	size_t at = strspn(line, " \t"), len = strcspn(line + at, " \t");
+
+	snprintf(word, cap, "%.*s", (int)len, line + at);
+	return word[0] ? verb_find(word) : NULL;
+}
+
+const struct verb *
+verb_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n_verbs; i++)
+		if (strcmp(verbs[i].name, name) == 0 || (verbs[i].alias && strcmp(verbs[i].alias, name) == 0))
+			return &verbs[i];
+	return NULL;
+}
+
+/* revoke and restore: one handler, one usage, shown as one. */
+static bool
+shares_usage(const struct verb *v, const struct verb *next)
+{
+	return next && v->run == next->run && v->usage && next->usage &&
+	       strcmp(v->usage, next->usage) == 0;
+}
+
+void
+verbs_summary(char *buf, size_t cap)
+{
+	const char *sep = " ";
+	size_t i, len;
+
+	snprintf(buf, cap, "Commands:");
+	for (i = 0; i < n_verbs; i++) {
+		const struct verb *v = &verbs[i];
+		bool shared = i + 1 < n_verbs && shares_usage(v, &verbs[i + 1]);
+
+		if (!v->usage)
+			continue;
+		len = strlen(buf);
+		snprintf(buf + len, cap - len, "%s%s%s%s", sep, v->name,
+			 shared ? "|" : v->usage[0] ? " " : "", shared ? "" : v->usage);
+		sep = shared ? "" : ", ";
+	}
+}
+
+int
+verbs_run(struct app *a, const char *line)
+{
+	char buf[PROMPT_INPUT_MAX], *save = NULL, *cmd, *arg, *arg2;
+	const struct verb *v;
+
+	snprintf(buf, sizeof buf, "%s", line);
+	if (!(cmd = strtok_r(buf, " \t", &save)))
+		return APP_REDRAW;
+	arg = strtok_r(NULL, " \t", &save);
+	arg2 = strtok_r(NULL, " \t", &save);
+	v = verb_find(cmd);
+	if (!v || (v->arg == VERB_ARG_FILE && !arg))
+		return REFUSE(a, "unknown command '%.40s' (? lists them)", cmd);
+	return v->run(a, v->name, arg, arg2);
+}
