@@ -1,22 +1,21 @@
 #include "admission.h"
+#include "admission_int.h"
 
-#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
 #include "jpath.h"
-#include "verdict.h"
 
 /*
  * Every lookup goes through jpath.h, so a missing key, a parent of the
  * wrong type or a NULL document all end in a refusal with observed
- * "missing" or "wrong type", never in a crash.
+ * "missing" or "wrong type", never in a crash. The checks of resources
+ * and ulimits are in admission_limits.c, those of Entrypoint, Cmd and Env
+ * in admission_exec.c; the table below runs them all.
  */
 
 #define WALK_DEPTH_MAX	64	/* docker.sock search: deeper nesting refuses */
-#define ENV_MAX		1024	/* more variables than this refuses (quadratic compare) */
-#define ARGV_MAX	4096	/* likewise for an Entrypoint or Cmd */
 
 static const char *const check_ids[] = {
 #define ADMISSION_ID(e, id, help) id,
@@ -45,20 +44,6 @@ admission_check_help(enum admission_check c)
 	return (unsigned)c < ADMISSION_CHECK_COUNT ? check_helps[c] : "";
 }
 
-struct ctx {
-	const json_t *c;	/* the container */
-	const json_t *img;	/* its image; may be NULL */
-	const struct profile *p;
-	const struct host_facts *host;	/* may be NULL */
-	const struct sealed_verdict *sealed;	/* may be NULL */
-};
-
-struct checker {
-	void (*fn)(const struct ctx *x, const struct checker *k, struct verdict *v);
-	const char *path;	/* dotted JSON path, for the generic checks */
-	const char *want;	/* the value the generic checks expect */
-};
-
 /*
  * Values from a hostile image (entrypoint, env names, volume paths) reach
  * the operator's terminal: keep report text to printable ASCII.
@@ -83,30 +68,6 @@ judge_empty(struct verdict *v, const json_t *j)
 		verdict_observe_json(v, json_object_size(j) == 0, j);
 	else
 		verdict_observe(v, false, "wrong type");
-}
-
-/*
- * A limit that must be set (null, 0 and negative mean unlimited to
- * Docker), within the clamp and exactly the configured value.
- */
-static void
-judge_limit(struct verdict *v, const json_t *j, int64_t want, int64_t max)
-{
-	json_int_t n;
-
-	if (json_is_null(j))
-		verdict_observe(v, false, "null (unlimited)");
-	else if (j && !json_is_integer(j))
-		verdict_observe(v, false, "wrong type");
-	if (!json_is_integer(j))
-		return;
-	n = json_integer_value(j);
-	if (n <= 0)
-		verdict_observe(v, false, "%lld (unlimited)", (long long)n);
-	if (n > max)
-		verdict_observe(v, false, "%lld (past the clamp %lld)",
-				(long long)n, (long long)max);
-	verdict_observe(v, n == want, "%lld", (long long)n);
 }
 
 /* --- generic checks, driven by the table's path and want ------------- */
@@ -296,217 +257,6 @@ check_oom_kill_disable(const struct ctx *x, const struct checker *k, struct verd
 		verdict_observe_json(v, !json_is_true(j), j);
 }
 
-/* --- ulimits --------------------------------------------------------- */
-
-/* One Ulimits entry; false when it is malformed. */
-static bool
-ulimit_entry(const json_t *e, const char **name, json_int_t *soft, json_int_t *hard)
-{
-	const json_t *n = json_object_get(e, "Name");
-	const json_t *s = json_object_get(e, "Soft");
-	const json_t *h = json_object_get(e, "Hard");
-
-	if (!jpath_clean_string(n) || !json_is_integer(s) || !json_is_integer(h))
-		return false;
-	*name = json_string_value(n);
-	*soft = json_integer_value(s);
-	*hard = json_integer_value(h);
-	return true;
-}
-
-static const json_t *
-need_ulimits(const struct ctx *x, const char *path, struct verdict *v)
-{
-	const json_t *j = jpath_need(x->c, path, v);
-
-	if (j && !json_is_array(j) && !json_is_null(j)) {
-		verdict_observe(v, false, "wrong type");
-		return NULL;
-	}
-	return j;
-}
-
-/* Core dumps could carry the agent's memory out to the host. */
-static void
-check_ulimit_core(const struct ctx *x, const struct checker *k, struct verdict *v)
-{
-	const json_t *arr = need_ulimits(x, k->path, v), *e;
-	json_int_t soft, hard, csoft = -1, chard = -1;
-	const char *name;
-	size_t i, cores = 0;
-
-	verdict_expect(v, "core 0/0");
-	if (!arr)
-		return;
-	json_array_foreach(arr, i, e) {
-		if (!ulimit_entry(e, &name, &soft, &hard)) {
-			verdict_observe(v, false, "wrong type");
-			return;
-		}
-		if (strcmp(name, "core") == 0) {
-			cores++;
-			csoft = soft;
-			chard = hard;
-		}
-	}
-	if (cores != 1)
-		verdict_observe(v, false, "%zu core entries", cores);
-	verdict_observe(v, csoft == 0 && chard == 0, "core %lld/%lld",
-			(long long)csoft, (long long)chard);
-}
-
-/*
- * The ulimits the profile sets besides core: name, soft = hard value, and
- * whether its absence is this check's to refuse (nproc's is ulimit_nproc's).
- */
-struct configured_ulimit {
-	const char *name;
-	json_int_t value;
-	bool required;
-};
-
-static size_t
-configured_ulimits(const struct profile *p, struct configured_ulimit out[2])
-{
-	size_t n = 0;
-
-	if (p->nofile > 0)
-		out[n++] = (struct configured_ulimit){ "nofile", p->nofile, true };
-	if (p->nproc > 0)
-		out[n++] = (struct configured_ulimit){ "nproc", p->nproc, false };
-	return n;
-}
-
-/* Index of the configured entry NAME, or -1 (and v refused) when it is not one or differs. */
-static int
-ulimit_allowed(const struct configured_ulimit *want, size_t n, const char *name,
-	       json_int_t soft, json_int_t hard, struct verdict *v)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (strcmp(name, want[i].name) != 0)
-			continue;
-		if (soft != want[i].value || hard != want[i].value) {
-			verdict_observe(v, false, "%s %lld/%lld", want[i].name,
-					(long long)soft, (long long)hard);
-			return -1;
-		}
-		return (int)i;
-	}
-	verdict_observe(v, false, "unexpected %.48s", name);
-	return -1;
-}
-
-static void
-check_ulimits_other(const struct ctx *x, const struct checker *k, struct verdict *v)
-{
-	const json_t *arr = need_ulimits(x, k->path, v), *e;
-	struct configured_ulimit want[2];
-	size_t i, j, n = configured_ulimits(x->p, want), seen[2] = { 0, 0 };
-	json_int_t soft, hard;
-	const char *name;
-	char text[96];
-	int at, len = snprintf(text, sizeof text, "core");
-
-	for (j = 0; j < n; j++)
-		len += snprintf(text + len, sizeof text - (size_t)len, ", %s %lld/%lld", want[j].name,
-				(long long)want[j].value, (long long)want[j].value);
-	verdict_expect(v, "%s", n ? text : "core only");
-	if (!arr)
-		return;
-	json_array_foreach(arr, i, e) {
-		if (!ulimit_entry(e, &name, &soft, &hard)) {
-			verdict_observe(v, false, "wrong type");
-			return;
-		}
-		if (strcmp(name, "core") == 0)
-			continue;
-		if ((at = ulimit_allowed(want, n, name, soft, hard, v)) < 0)
-			return;
-		seen[at]++;
-	}
-	for (j = 0; j < n; j++)
-		if (seen[j] > 1 || (seen[j] == 0 && want[j].required)) {
-			verdict_observe(v, false, "%zu %s entries", seen[j], want[j].name);
-			return;
-		}
-	verdict_observe(v, true, "%s", n ? text : "core only");
-}
-
-/*
- * Under runsc the pids cgroup counts gVisor's threads, and a fork bomb that
- * reaches it ends the sandbox: the agent's processes must be bounded inside
- * it, by the nproc ulimit (profile.h, PROFILE_NPROC_RUNSC).
- */
-static void
-check_ulimit_nproc(const struct ctx *x, const struct checker *k, struct verdict *v)
-{
-	const json_t *arr, *e;
-	json_int_t soft, hard, n = x->p->nproc;
-	const char *name;
-	size_t i, found = 0;
-
-	if (strcmp(x->p->runtime, "runsc") == 0)
-		verdict_expect(v, "nproc %lld/%lld", (long long)n, (long long)n);
-	else
-		verdict_expect(v, "runsc only");
-	if (!jpath_optional(x->c, k->path, v))
-		return;
-	if (strcmp(x->p->runtime, "runsc") != 0) {
-		verdict_observe(v, true, "%s: not needed", verdict_shown(x->p->runtime));
-		return;
-	}
-	if (!(arr = need_ulimits(x, k->path, v)))
-		return;
-	json_array_foreach(arr, i, e)
-		if (ulimit_entry(e, &name, &soft, &hard) && strcmp(name, "nproc") == 0 &&
-		    soft == n && hard == n && n > 0)
-			found++;
-	verdict_observe(v, found == 1, found == 1 ? "nproc %lld/%lld" : "no nproc %lld/%lld entry",
-		(long long)n, (long long)n);
-}
-
-/* --- resources ------------------------------------------------------- */
-
-static void
-check_pids_limit(const struct ctx *x, const struct checker *k, struct verdict *v)
-{
-	verdict_expect(v, "%lld", (long long)x->p->pids_limit);
-	judge_limit(v, jpath_need(x->c, k->path, v), x->p->pids_limit, PROFILE_PIDS_MAX);
-}
-
-static void
-check_memory(const struct ctx *x, const struct checker *k, struct verdict *v)
-{
-	verdict_expect(v, "%lld", (long long)x->p->memory);
-	judge_limit(v, jpath_need(x->c, k->path, v), x->p->memory, PROFILE_MEMORY_MAX);
-}
-
-/* Unless MemorySwap equals Memory, Docker grants as much again as swap. */
-static void
-check_memory_swap(const struct ctx *x, const struct checker *k, struct verdict *v)
-{
-	json_int_t swap, mem;
-
-	verdict_expect(v, "equal to Memory");
-	if (!jpath_need_int(x->c, k->path, v, &swap) ||
-	    !jpath_need_int(x->c, "HostConfig.Memory", v, &mem))
-		return;
-	verdict_observe(v, swap == mem, "%lld (Memory %lld)", (long long)swap, (long long)mem);
-}
-
-static void
-check_nano_cpus(const struct ctx *x, const struct checker *k, struct verdict *v)
-{
-	int64_t max = INT64_MAX;
-
-	if (x->host && x->host->cores > 0)
-		max = (int64_t)x->host->cores * 1000000000LL;
-	verdict_expect(v, "%lld", (long long)x->p->nano_cpus);
-	judge_limit(v, jpath_need(x->c, k->path, v), x->p->nano_cpus, max);
-}
-
 /* --- tmpfs ----------------------------------------------------------- */
 
 static void
@@ -662,283 +412,6 @@ check_user(const struct ctx *x, const struct checker *k, struct verdict *v)
 	if (!profile_user_numeric(u))
 		verdict_observe(v, false, "%s (not numeric uid:gid)", u);
 	verdict_observe(v, strcmp(u, x->p->user) == 0, "%s", u);
-}
-
-/* An argv from the profile, or from JSON (null or an array of strings). */
-struct argv {
-	const struct strv *sv;
-	const json_t *arr;
-};
-
-static size_t
-argv_len(const struct argv *a)
-{
-	return a->sv ? a->sv->n : json_array_size(a->arr);
-}
-
-static const char *
-argv_at(const struct argv *a, size_t i)
-{
-	return a->sv ? a->sv->v[i] : json_string_value(json_array_get(a->arr, i));
-}
-
-static bool
-argv_json_ok(const json_t *j)
-{
-	const json_t *s;
-	size_t i;
-
-	if (json_is_null(j))
-		return true;
-	if (!json_is_array(j) || json_array_size(j) > ARGV_MAX)
-		return false;
-	json_array_foreach(j, i, s)
-		if (!jpath_clean_string(s))
-			return false;
-	return true;
-}
-
-/* null and [] are both empty; otherwise order, count and bytes must match. */
-static bool
-argv_equal(const struct argv *a, const struct argv *b)
-{
-	size_t i, n = argv_len(a);
-
-	if (n != argv_len(b))
-		return false;
-	for (i = 0; i < n; i++)
-		if (strcmp(argv_at(a, i), argv_at(b, i)) != 0)
-			return false;
-	return true;
-}
-
-static void
-argv_render(char *buf, size_t cap, const struct argv *a)
-{
-	size_t i, off, n = argv_len(a);
-
-	snprintf(buf, cap, "[");
-	for (i = 0; i < n; i++) {
-		off = strlen(buf);
-		snprintf(buf + off, cap - off, "%s\"%s\"", i ? "," : "", argv_at(a, i));
-	}
-	off = strlen(buf);
-	snprintf(buf + off, cap - off, "]");
-}
-
-/* A JSON argv at path in root, validated; false (v refused) otherwise. */
-static bool
-json_argv(const json_t *root, const char *path, struct argv *out, struct verdict *v)
-{
-	const json_t *j = jpath_need(root, path, v);
-
-	if (!j)
-		return false;
-	if (!argv_json_ok(j)) {
-		verdict_observe(v, false, "wrong type");
-		return false;
-	}
-	out->sv = NULL;
-	out->arr = j;
-	return true;
-}
-
-/*
- * Docker's merge (daemon/commit.go, merge()): an Entrypoint that was not
- * given comes from the image; a given one, even [], stays.
- */
-static bool
-expected_entrypoint(const struct ctx *x, struct argv *out, struct verdict *v)
-{
-	if (x->p->entrypoint.set) {
-		out->sv = &x->p->entrypoint;
-		return true;
-	}
-	return json_argv(x->img, "Config.Entrypoint", out, v);
-}
-
-/*
- * The image's Cmd applies only when both the given Entrypoint and Cmd are
- * empty; a non-empty Entrypoint drops it.
- */
-static bool
-expected_cmd(const struct ctx *x, struct argv *out, struct verdict *v)
-{
-	const struct profile *p = x->p;
-
-	if (p->entrypoint.n > 0 || p->cmd.n > 0) {
-		out->sv = &p->cmd;
-		return true;
-	}
-	return json_argv(x->img, "Config.Cmd", out, v);
-}
-
-static void
-judge_argv(const struct ctx *x, const char *path, const struct argv *want, struct verdict *v)
-{
-	struct argv got;
-	char buf[CHECK_VALUE_MAX];
-
-	argv_render(buf, sizeof buf, want);
-	verdict_expect(v, "%s", buf);
-	if (!json_argv(x->c, path, &got, v))
-		return;
-	argv_render(buf, sizeof buf, &got);
-	verdict_observe(v, argv_equal(want, &got), "%s", buf);
-}
-
-static void
-check_entrypoint(const struct ctx *x, const struct checker *k, struct verdict *v)
-{
-	struct argv want;
-
-	verdict_expect(v, "the configured or the image's Entrypoint");
-	if (expected_entrypoint(x, &want, v))
-		judge_argv(x, k->path, &want, v);
-}
-
-static void
-check_cmd(const struct ctx *x, const struct checker *k, struct verdict *v)
-{
-	struct argv want;
-
-	verdict_expect(v, "the configured or the image's Cmd");
-	if (expected_cmd(x, &want, v))
-		judge_argv(x, k->path, &want, v);
-}
-
-/* --- environment ----------------------------------------------------- */
-
-/* The NAME part of "NAME=value" (the whole entry when it has no '='). */
-static size_t
-env_name_len(const char *s)
-{
-	return strcspn(s, "=");
-}
-
-static bool
-same_name(const char *a, const char *b)
-{
-	size_t n = env_name_len(a);
-
-	return n == env_name_len(b) && strncmp(a, b, n) == 0;
-}
-
-static bool
-strv_has(const struct strv *sv, const char *s, bool by_name)
-{
-	size_t i;
-
-	for (i = 0; i < sv->n; i++)
-		if (by_name ? same_name(sv->v[i], s) : strcmp(sv->v[i], s) == 0)
-			return true;
-	return false;
-}
-
-/* Entries [0, end) of a validated string array. */
-static bool
-json_has(const json_t *arr, size_t end, const char *s, bool by_name)
-{
-	const char *e;
-	size_t i;
-
-	for (i = 0; i < end && i < json_array_size(arr); i++) {
-		e = json_string_value(json_array_get(arr, i));
-		if (by_name ? same_name(e, s) : strcmp(e, s) == 0)
-			return true;
-	}
-	return false;
-}
-
-static bool
-env_list_ok(const json_t *j)
-{
-	return argv_json_ok(j) && json_array_size(j) <= ENV_MAX;
-}
-
-/* The profile's entries, plus the image's whose name the profile does not override. */
-static bool
-env_expected(const struct profile *p, const json_t *img_env, const char *s, bool by_name)
-{
-	if (strv_has(&p->env, s, by_name))
-		return true;
-	if (strv_has(&p->env, s, true))
-		return false;
-	return json_has(img_env, SIZE_MAX, s, by_name);
-}
-
-/* Names only in the report: values can be secrets. */
-static bool
-env_observed_ok(const struct profile *p, const json_t *img_env, const json_t *got,
-		struct verdict *v)
-{
-	const char *s;
-	size_t i;
-	int n;
-
-	for (i = 0; i < json_array_size(got); i++) {
-		s = json_string_value(json_array_get(got, i));
-		n = (int)(env_name_len(s) < 48 ? env_name_len(s) : 48);
-		if (json_has(got, i, s, true))
-			verdict_observe(v, false, "duplicate %.*s", n, s);
-		else if (env_expected(p, img_env, s, false))
-			continue;
-		else if (env_expected(p, img_env, s, true))
-			verdict_observe(v, false, "%.*s has another value", n, s);
-		else
-			verdict_observe(v, false, "unexpected %.*s", n, s);
-		return false;
-	}
-	return true;
-}
-
-static bool
-env_present(const char *s, const json_t *got, struct verdict *v)
-{
-	int n = (int)(env_name_len(s) < 48 ? env_name_len(s) : 48);
-
-	if (json_has(got, SIZE_MAX, s, false))
-		return true;
-	verdict_observe(v, false, "missing %.*s", n, s);
-	return false;
-}
-
-static bool
-env_expected_present(const struct profile *p, const json_t *img_env, const json_t *got,
-		     struct verdict *v)
-{
-	const char *s;
-	size_t i;
-
-	for (i = 0; i < p->env.n; i++)
-		if (!env_present(p->env.v[i], got, v))
-			return false;
-	for (i = 0; i < json_array_size(img_env); i++) {
-		s = json_string_value(json_array_get(img_env, i));
-		if (!strv_has(&p->env, s, true) && !env_present(s, got, v))
-			return false;
-	}
-	return true;
-}
-
-/* Docker merges image Env with the given Env, the given one winning by name. */
-static void
-check_env(const struct ctx *x, const struct checker *k, struct verdict *v)
-{
-	const json_t *img_env, *got;
-
-	verdict_expect(v, "the image's Env + %zu allowlisted", x->p->env.n);
-	img_env = jpath_need(x->img, "Config.Env", v);
-	got = jpath_need(x->c, k->path, v);
-	if (!img_env || !got)
-		return;
-	if (!env_list_ok(img_env) || !env_list_ok(got)) {
-		verdict_observe(v, false, "wrong type");
-		return;
-	}
-	if (env_observed_ok(x->p, img_env, got, v) &&
-	    env_expected_present(x->p, img_env, got, v))
-		verdict_observe(v, true, "%zu variables as expected", json_array_size(got));
 }
 
 /* --- runtime and stdio ----------------------------------------------- */
@@ -1134,13 +607,13 @@ static const struct checker checkers[ADMISSION_CHECK_COUNT] = {
 	[ADMISSION_SECURITY_OPT]	= { check_security_opt, "HostConfig.SecurityOpt", NULL },
 	[ADMISSION_LOG_CONFIG]		= { check_string, "HostConfig.LogConfig.Type", "none" },
 	[ADMISSION_RESTART_POLICY]	= { check_restart_policy, NULL, NULL },
-	[ADMISSION_ULIMIT_CORE]		= { check_ulimit_core, "HostConfig.Ulimits", NULL },
-	[ADMISSION_ULIMITS_OTHER]	= { check_ulimits_other, "HostConfig.Ulimits", NULL },
-	[ADMISSION_ULIMIT_NPROC]	= { check_ulimit_nproc, "HostConfig.Ulimits", NULL },
-	[ADMISSION_PIDS_LIMIT]		= { check_pids_limit, "HostConfig.PidsLimit", NULL },
-	[ADMISSION_MEMORY]		= { check_memory, "HostConfig.Memory", NULL },
-	[ADMISSION_MEMORY_SWAP]		= { check_memory_swap, "HostConfig.MemorySwap", NULL },
-	[ADMISSION_NANO_CPUS]		= { check_nano_cpus, "HostConfig.NanoCpus", NULL },
+	[ADMISSION_ULIMIT_CORE]		= { admission_judge_ulimit_core, "HostConfig.Ulimits", NULL },
+	[ADMISSION_ULIMITS_OTHER]	= { admission_judge_ulimits_other, "HostConfig.Ulimits", NULL },
+	[ADMISSION_ULIMIT_NPROC]	= { admission_judge_ulimit_nproc, "HostConfig.Ulimits", NULL },
+	[ADMISSION_PIDS_LIMIT]		= { admission_judge_pids_limit, "HostConfig.PidsLimit", NULL },
+	[ADMISSION_MEMORY]		= { admission_judge_memory, "HostConfig.Memory", NULL },
+	[ADMISSION_MEMORY_SWAP]		= { admission_judge_memory_swap, "HostConfig.MemorySwap", NULL },
+	[ADMISSION_NANO_CPUS]		= { admission_judge_nano_cpus, "HostConfig.NanoCpus", NULL },
 	[ADMISSION_OOM_KILL_DISABLE]	= { check_oom_kill_disable, "HostConfig.OomKillDisable", NULL },
 	[ADMISSION_INIT]		= { check_bool, "HostConfig.Init", "true" },
 	[ADMISSION_BINDS]		= { check_empty, "HostConfig.Binds", NULL },
@@ -1160,9 +633,9 @@ static const struct checker checkers[ADMISSION_CHECK_COUNT] = {
 	[ADMISSION_IPC_MODE]		= { check_ipc_mode, "HostConfig.IpcMode", NULL },
 	[ADMISSION_CGROUP_PARENT]	= { check_string, "HostConfig.CgroupParent", "" },
 	[ADMISSION_USER]		= { check_user, "Config.User", NULL },
-	[ADMISSION_ENTRYPOINT]		= { check_entrypoint, "Config.Entrypoint", NULL },
-	[ADMISSION_CMD]			= { check_cmd, "Config.Cmd", NULL },
-	[ADMISSION_ENV]			= { check_env, "Config.Env", NULL },
+	[ADMISSION_ENTRYPOINT]		= { admission_judge_entrypoint, "Config.Entrypoint", NULL },
+	[ADMISSION_CMD]			= { admission_judge_cmd, "Config.Cmd", NULL },
+	[ADMISSION_ENV]			= { admission_judge_env, "Config.Env", NULL },
 	[ADMISSION_RUNTIME]		= { check_runtime, "HostConfig.Runtime", NULL },
 	[ADMISSION_TMP_COVERED]		= { check_tmp_covered, "HostConfig.Tmpfs", NULL },
 	[ADMISSION_TTY]			= { check_bool, "Config.Tty", "false" },
