@@ -59,42 +59,58 @@ jpath_optional(const json_t *root, const char *path, struct verdict *v)
 	return j ? j : json_null();
 }
 
-const char *
-jpath_need_str(const json_t *root, const char *path, struct verdict *v)
+/* The value at path when is() accepts it; NULL with v refused otherwise. */
+static const json_t *
+need_typed(const json_t *root, const char *path, struct verdict *v,
+	   bool (*is)(const json_t *j))
 {
 	const json_t *j = jpath_need(root, path, v);
 
-	if (j && !jpath_clean_string(j)) {
+	if (j && !is(j)) {
 		verdict_observe(v, false, "wrong type");
 		return NULL;
 	}
+	return j;
+}
+
+static bool
+is_bool(const json_t *j)
+{
+	return json_is_boolean(j);
+}
+
+static bool
+is_int(const json_t *j)
+{
+	return json_is_integer(j);
+}
+
+const char *
+jpath_need_str(const json_t *root, const char *path, struct verdict *v)
+{
+	const json_t *j = need_typed(root, path, v, jpath_clean_string);
+
 	return j ? json_string_value(j) : NULL;
 }
 
 bool
 jpath_need_bool(const json_t *root, const char *path, struct verdict *v, bool *out)
 {
-	const json_t *j = jpath_need(root, path, v);
+	const json_t *j = need_typed(root, path, v, is_bool);
 
-	if (j && !json_is_boolean(j))
-		verdict_observe(v, false, "wrong type");
-	if (!json_is_boolean(j))
-		return false;
-	*out = json_is_true(j);
-	return true;
+	if (j)
+		*out = json_is_true(j);
+	return j != NULL;
 }
 
 bool
 jpath_need_int(const json_t *root, const char *path, struct verdict *v, json_int_t *out)
 {
-	const json_t *j = jpath_need(root, path, v);
+	const json_t *j = need_typed(root, path, v, is_int);
 
-	if (j && !json_is_integer(j))
-		verdict_observe(v, false, "wrong type");
-	if (!json_is_integer(j))
-		return false;
-	*out = json_integer_value(j);
-	return true;
+	if (j)
+		*out = json_integer_value(j);
+	return j != NULL;
 }
 
 const char *
