@@ -24,6 +24,23 @@ ulimit_entry(const json_t *e, const char **name, json_int_t *soft, json_int_t *h
 	return true;
 }
 
+/*
+ * Entry i of a Ulimits array; false past its end, or at a malformed entry
+ * with v refused (the first verdict stands: what the caller observes after
+ * that changes nothing).
+ */
+static bool
+ulimit_read(const json_t *arr, size_t i, const char **name, json_int_t *soft,
+	    json_int_t *hard, struct verdict *v)
+{
+	if (i >= json_array_size(arr))
+		return false;
+	if (ulimit_entry(json_array_get(arr, i), name, soft, hard))
+		return true;
+	verdict_observe(v, false, "wrong type");
+	return false;
+}
+
 static const json_t *
 need_ulimits(const struct ctx *x, const char *path, struct verdict *v)
 {
@@ -40,7 +57,7 @@ need_ulimits(const struct ctx *x, const char *path, struct verdict *v)
 void
 admission_judge_ulimit_core(const struct ctx *x, const struct checker *k, struct verdict *v)
 {
-	const json_t *arr = need_ulimits(x, k->path, v), *e;
+	const json_t *arr = need_ulimits(x, k->path, v);
 	json_int_t soft, hard, csoft = -1, chard = -1;
 	const char *name;
 	size_t i, cores = 0;
@@ -48,17 +65,12 @@ admission_judge_ulimit_core(const struct ctx *x, const struct checker *k, struct
 	verdict_expect(v, "core 0/0");
 	if (!arr)
 		return;
-	json_array_foreach(arr, i, e) {
-		if (!ulimit_entry(e, &name, &soft, &hard)) {
-			verdict_observe(v, false, "wrong type");
-			return;
-		}
+	for (i = 0; ulimit_read(arr, i, &name, &soft, &hard, v); i++)
 		if (strcmp(name, "core") == 0) {
 			cores++;
 			csoft = soft;
 			chard = hard;
 		}
-	}
 	if (cores != 1)
 		verdict_observe(v, false, "%zu core entries", cores);
 	verdict_observe(v, csoft == 0 && chard == 0, "core %lld/%lld",
@@ -111,7 +123,7 @@ ulimit_allowed(const struct configured_ulimit *want, size_t n, const char *name,
 void
 admission_judge_ulimits_other(const struct ctx *x, const struct checker *k, struct verdict *v)
 {
-	const json_t *arr = need_ulimits(x, k->path, v), *e;
+	const json_t *arr = need_ulimits(x, k->path, v);
 	struct configured_ulimit want[2];
 	size_t i, j, n = configured_ulimits(x->p, want), seen[2] = { 0, 0 };
 	json_int_t soft, hard;
@@ -125,11 +137,7 @@ admission_judge_ulimits_other(const struct ctx *x, const struct checker *k, stru
 	verdict_expect(v, "%s", n ? text : "core only");
 	if (!arr)
 		return;
-	json_array_foreach(arr, i, e) {
-		if (!ulimit_entry(e, &name, &soft, &hard)) {
-			verdict_observe(v, false, "wrong type");
-			return;
-		}
+	for (i = 0; ulimit_read(arr, i, &name, &soft, &hard, v); i++) {
 		if (strcmp(name, "core") == 0)
 			continue;
 		if ((at = ulimit_allowed(want, n, name, soft, hard, v)) < 0)
