@@ -98,6 +98,7 @@ json_argv(const json_t *root, const char *path, struct argv *out, struct verdict
 static bool
 expected_entrypoint(const struct ctx *x, struct argv *out, struct verdict *v)
 {
+	verdict_expect(v, "the configured or the image's Entrypoint");
 	if (x->p->entrypoint.set) {
 		out->sv = &x->p->entrypoint;
 		return true;
@@ -114,6 +115,7 @@ expected_cmd(const struct ctx *x, struct argv *out, struct verdict *v)
 {
 	const struct profile *p = x->p;
 
+	verdict_expect(v, "the configured or the image's Cmd");
 	if (p->entrypoint.n > 0 || p->cmd.n > 0) {
 		out->sv = &p->cmd;
 		return true;
@@ -121,38 +123,35 @@ expected_cmd(const struct ctx *x, struct argv *out, struct verdict *v)
 	return json_argv(x->img, "Config.Cmd", out, v);
 }
 
+/* The argv at path in the container against the one expected() works out. */
 static void
-judge_argv(const struct ctx *x, const char *path, const struct argv *want, struct verdict *v)
+judge_argv(const struct ctx *x, const char *path,
+	   bool (*expected)(const struct ctx *x, struct argv *out, struct verdict *v),
+	   struct verdict *v)
 {
-	struct argv got;
+	struct argv want, got;
 	char buf[CHECK_VALUE_MAX];
 
-	argv_render(buf, sizeof buf, want);
+	if (!expected(x, &want, v))
+		return;
+	argv_render(buf, sizeof buf, &want);
 	verdict_expect(v, "%s", buf);
 	if (!json_argv(x->c, path, &got, v))
 		return;
 	argv_render(buf, sizeof buf, &got);
-	verdict_observe(v, argv_equal(want, &got), "%s", buf);
+	verdict_observe(v, argv_equal(&want, &got), "%s", buf);
 }
 
 void
 admission_judge_entrypoint(const struct ctx *x, const struct checker *k, struct verdict *v)
 {
-	struct argv want;
-
-	verdict_expect(v, "the configured or the image's Entrypoint");
-	if (expected_entrypoint(x, &want, v))
-		judge_argv(x, k->path, &want, v);
+	judge_argv(x, k->path, expected_entrypoint, v);
 }
 
 void
 admission_judge_cmd(const struct ctx *x, const struct checker *k, struct verdict *v)
 {
-	struct argv want;
-
-	verdict_expect(v, "the configured or the image's Cmd");
-	if (expected_cmd(x, &want, v))
-		judge_argv(x, k->path, &want, v);
+	judge_argv(x, k->path, expected_cmd, v);
 }
 
 /* --- environment ----------------------------------------------------- */
