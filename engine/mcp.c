@@ -499,19 +499,19 @@ mcp_call_outcome(struct mcp_client *c, enum mcp_wait w, json_int_t id, json_t *a
 	return 0;
 }
 
-int
-mcp_call(struct mcp_client *c, const char *tool, const json_t *arguments,
-	 long timeout_ms, struct mcp_call_result *res, struct al_err *err)
+/*
+ * What every tools/call does first; args_ok: the caller's own arguments
+ * are sound. 1: go on, before *deadline; 0: done, res says MCP_FAULT (the
+ * stream is lost); -1: bad arguments.
+ */
+static int
+mcp_call_begin(struct mcp_client *c, bool args_ok, long timeout_ms,
+	       struct mcp_call_result *res, long long *deadline, struct al_err *err)
 {
-	json_t *params, *answer = NULL;
-	json_int_t id = 0;
-	enum mcp_wait w;
-	long long deadline;
-
 	if (!res)
 		return al_fail(err, "upstream: bad call arguments");
 	memset(res, 0, sizeof *res);
-	if (!c || !tool || (arguments && !json_is_object(arguments)))
+	if (!c || !args_ok)
 		return al_fail(err, "upstream: bad call arguments");
 	c->stats.calls++;
 	if (c->broken) {
@@ -519,7 +519,23 @@ mcp_call(struct mcp_client *c, const char *tool, const json_t *arguments,
 		return 0;
 	}
 	mcp_drain(c);
-	deadline = clock_mono_ms() + (timeout_ms > 0 ? timeout_ms : c->call_ms);
+	*deadline = clock_mono_ms() + (timeout_ms > 0 ? timeout_ms : c->call_ms);
+	return 1;
+}
+
+int
+mcp_call(struct mcp_client *c, const char *tool, const json_t *arguments,
+	 long timeout_ms, struct mcp_call_result *res, struct al_err *err)
+{
+	json_t *params, *answer = NULL;
+	json_int_t id = 0;
+	enum mcp_wait w;
+	long long deadline = 0;
+	int rc = mcp_call_begin(c, tool && (!arguments || json_is_object(arguments)), timeout_ms,
+				res, &deadline, err);
+
+	if (rc <= 0)
+		return rc;
 	params = json_pack("{s:s, s:o}", "name", tool, "arguments",
 			   arguments ? json_deep_copy(arguments) : json_object());
 	if (!params)
@@ -558,22 +574,14 @@ mcp_call_text(struct mcp_client *c, const char *tool, const char *args, size_t l
 {
 	json_t *answer = NULL;
 	enum mcp_wait w = MCP_W_LOST;
-	long long deadline;
+	long long deadline = 0;
 	struct hash_canon line;
 	json_int_t id;
+	int rc = mcp_call_begin(c, tool && args && len >= 2 && args[0] == '{', timeout_ms, res,
+				&deadline, err);
 
-	if (!res)
-		return al_fail(err, "upstream: bad call arguments");
-	memset(res, 0, sizeof *res);
-	if (!c || !tool || !args || len < 2 || args[0] != '{')
-		return al_fail(err, "upstream: bad call arguments");
-	c->stats.calls++;
-	if (c->broken) {
-		res->outcome = MCP_FAULT;
-		return 0;
-	}
-	mcp_drain(c);
-	deadline = clock_mono_ms() + (timeout_ms > 0 ? timeout_ms : c->call_ms);
+	if (rc <= 0)
+		return rc;
 	id = c->next_id++;
 	hash_canon_init(&line);
 	mcp_call_line(&line, id, tool, args, len);
