@@ -130,7 +130,7 @@ mcp_drain(struct mcp_client *c)
 }
 
 /* Send a request (params borrowed) and wait for its answer. */
-enum mcp_wait
+static enum mcp_wait
 mcp_exchange(struct mcp_client *c, const char *method, json_t *params,
 	     long long deadline, json_int_t *id_out, json_t **answer)
 {
@@ -170,7 +170,7 @@ mcp_notify(struct mcp_client *c, const char *method, json_t *params, long long d
 	return rc;
 }
 
-int
+static int
 mcp_wait_fail(struct mcp_client *c, enum mcp_wait w, const char *step, struct al_err *err)
 {
 	if (w == MCP_W_NOMEM)
@@ -199,6 +199,31 @@ mcp_result(struct mcp_client *c, json_t *answer, const char *step, struct al_err
 	return res;
 }
 
+/*
+ * A request the client makes for itself (initialize, tools/list), named by
+ * its method in errors: params are taken (NULL means out of memory). The
+ * answer, or NULL with err set.
+ */
+json_t *
+mcp_ask(struct mcp_client *c, const char *method, json_t *params, long long deadline,
+	struct al_err *err)
+{
+	json_t *answer = NULL;
+	enum mcp_wait w;
+
+	if (!params) {
+		al_fail(err, "upstream %s: out of memory", c->name);
+		return NULL;
+	}
+	w = mcp_exchange(c, method, params, deadline, NULL, &answer);
+	json_decref(params);
+	if (w != MCP_W_ANSWER) {
+		mcp_wait_fail(c, w, method, err);
+		return NULL;
+	}
+	return answer;
+}
+
 /* --- initialize ------------------------------------------------------------ */
 
 static int
@@ -220,18 +245,13 @@ mcp_accept_version(struct mcp_client *c, json_t *result, struct al_err *err)
 static int
 mcp_initialize(struct mcp_client *c, long long deadline, struct al_err *err)
 {
-	json_t *params, *answer = NULL;
-	enum mcp_wait w;
+	json_t *params, *answer;
 	int rc;
 
 	params = json_pack("{s:s, s:{}, s:{s:s, s:s}}", "protocolVersion", MCP_PROTOCOL_VERSION,
 			   "capabilities", "clientInfo", "name", "airlock", "version", AIRLOCK_VERSION);
-	if (!params)
-		return al_fail(err, "upstream %s: out of memory", c->name);
-	w = mcp_exchange(c, "initialize", params, deadline, NULL, &answer);
-	json_decref(params);
-	if (w != MCP_W_ANSWER)
-		return mcp_wait_fail(c, w, "initialize", err);
+	if (!(answer = mcp_ask(c, "initialize", params, deadline, err)))
+		return -1;
 	rc = -1;
 	if (mcp_result(c, answer, "initialize", err))
 		rc = mcp_accept_version(c, json_object_get(answer, "result"), err);

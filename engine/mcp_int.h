@@ -90,10 +90,8 @@ int mcp_list_tools(struct mcp_client *c, long long deadline, struct al_err *err)
 
 /* mcp.c: JSON-RPC */
 void mcp_drain(struct mcp_client *c);
-enum mcp_wait mcp_exchange(struct mcp_client *c, const char *method, json_t *params,
-			   long long deadline, json_int_t *id_out, json_t **answer);
-/* The fixed message for a wait that brought no answer; returns -1. */
-int mcp_wait_fail(struct mcp_client *c, enum mcp_wait w, const char *step, struct al_err *err);
+json_t *mcp_ask(struct mcp_client *c, const char *method, json_t *params, long long deadline,
+		struct al_err *err);
 json_t *mcp_result(struct mcp_client *c, json_t *answer, const char *step, struct al_err *err);
 
 #endif

@@ -79,17 +79,12 @@ static int
 mcp_list_page(struct mcp_client *c, struct mcp_listing *l, char **cursor,
 	      long long deadline, struct al_err *err)
 {
-	json_t *params, *answer = NULL, *result;
-	enum mcp_wait w;
+	json_t *params, *answer, *result;
 	int rc = -1;
 
 	params = *cursor ? json_pack("{s:s}", "cursor", *cursor) : json_object();
-	if (!params)
-		return al_fail(err, "upstream %s: out of memory", c->name);
-	w = mcp_exchange(c, "tools/list", params, deadline, NULL, &answer);
-	json_decref(params);
-	if (w != MCP_W_ANSWER)
-		return mcp_wait_fail(c, w, "tools/list", err);
+	if (!(answer = mcp_ask(c, "tools/list", params, deadline, err)))
+		return -1;
 	result = mcp_result(c, answer, "tools/list", err);
 	if (result)
 		rc = mcp_list_take(c, l, result, cursor, err);
