@@ -1,5 +1,5 @@
 #include "docker.h"
-#include "clock.h"
+#include "docker_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,44 +8,8 @@
 
 #include <curl/curl.h>
 
-/* A JSON answer larger than this is not something the daemon sends us. */
-#define DOCKER_REPLY_MAX	(32u << 20)
-#define DOCKER_NAME_MAX		128
-#define DOCKER_MESSAGE_MAX	120
-#define DOCKER_PATH_MAX		4096
 #define DOCKER_PATH_SHOWN	96	/* how much of a path an error message repeats */
 #define DOCKER_BUF_FIRST	4096
-#define DOCKER_BUILD_REPLY_MAX	(1u << 20)	/* progress lines; q=1 sends few */
-
-struct docker {
-	CURL *curl;
-	char *socket_path;
-	long timeout_ms;
-	const unsigned char *replay;	/* docker_open_replay: every answer's body */
-	size_t replay_len;
-	long replay_status;		/* non-zero: no daemon, this answer */
-};
-
-/* A response body, grown on demand up to max bytes. */
-struct docker_buf {
-	unsigned char *data;
-	size_t len;
-	size_t cap;
-	size_t max;
-	bool overflow;
-	bool oom;
-};
-
-/* One transfer: the body is already serialized. */
-struct docker_call {
-	const char *method;
-	const char *path;
-	const char *body;	/* NULL: no body */
-	size_t body_len;
-	long timeout_ms;
-	size_t max;
-	const char *content_type;	/* of the body; NULL: JSON */
-};
 
 /* --- names and messages -------------------------------------------------- */
 
@@ -70,21 +34,13 @@ docker_name_valid(const char *s)
 	return true;
 }
 
-/* A plain name, or an image id "sha256:<64 hex>". */
-static bool
-docker_image_valid(const char *s)
+bool
+docker_hex_prefix(const char *s)
 {
-	size_t i;
-
-	if (!s || strncmp(s, "sha256:", 7) != 0)
-		return docker_name_valid(s);
-	for (i = 7; s[i]; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
-			return false;
-	return i == 7 + 64;
+	return s && strspn(s, "0123456789abcdef") >= DOCKER_ID_MAX - 1;
 }
 
-static void
+void
 docker_printable(const char *in, char *out, size_t outsz)
 {
 	size_t i, n = 0, max = outsz - 1 < DOCKER_MESSAGE_MAX ? outsz - 1 : DOCKER_MESSAGE_MAX;
@@ -137,7 +93,7 @@ docker_error_text(const unsigned char *body, size_t len, char *out, size_t outsz
 	json_decref(root);
 }
 
-static int
+int
 docker_path_len(const char *path)
 {
 	size_t n = strcspn(path, "?");
@@ -145,7 +101,7 @@ docker_path_len(const char *path)
 	return (int)(n < DOCKER_PATH_SHOWN ? n : DOCKER_PATH_SHOWN);
 }
 
-static int
+int
 docker_status_fail(const struct docker_call *c, long status,
 		   const struct docker_buf *b, struct al_err *err)
 {
@@ -159,7 +115,7 @@ docker_status_fail(const struct docker_call *c, long status,
 		       docker_path_len(c->path), c->path, status, msg);
 }
 
-static bool
+bool
 docker_status_ok(long status)
 {
 	return (status >= 200 && status < 300) || status == 304;
@@ -255,7 +211,7 @@ docker_buf_write(char *ptr, size_t size, size_t nmemb, void *ud)
 	return n;
 }
 
-static void
+void
 docker_buf_free(struct docker_buf *b)
 {
 	free(b->data);
@@ -394,7 +350,7 @@ docker_replay_transfer(const struct docker *d, struct docker_buf *resp, long *st
  * Run the call; any HTTP status is a completed transfer. On failure resp
  * is already freed.
  */
-static int
+int
 docker_perform(struct docker *d, const struct docker_call *c, struct docker_buf *resp,
 	       long *status, struct al_err *err)
 {
@@ -439,7 +395,7 @@ docker_perform(struct docker *d, const struct docker_call *c, struct docker_buf 
 }
 
 /* Perform, insist on 2xx/304, and parse a non-empty body as JSON. */
-static int
+int
 docker_call_json(struct docker *d, const struct docker_call *c, long *status,
 		 json_t **reply, struct al_err *err)
 {
@@ -506,9 +462,29 @@ docker_request(struct docker *d, const char *method, const char *path,
 	return rc;
 }
 
+/* "<head>filters=<urlencoded {"label":[label]}>"; head ends in '?' or '&'. */
+int
+docker_label_path(struct docker *d, const char *head, const char *label, char *path,
+		  size_t size, struct al_err *err)
+{
+	json_t *filters = json_pack("{s:[s]}", "label", label);
+	char *text = filters ? json_dumps(filters, JSON_COMPACT) : NULL;
+	char *esc = text ? curl_easy_escape(d->curl, text, 0) : NULL;
+	int n = esc ? snprintf(path, size, "%sfilters=%s", head, esc) : -1;
+
+	curl_free(esc);
+	free(text);
+	json_decref(filters);
+	if (n < 0)
+		return al_fail(err, "docker: list: cannot encode the label filter");
+	if ((size_t)n >= size)
+		return al_fail(err, "docker: list: label filter too long");
+	return 0;
+}
+
 /* --- endpoints ----------------------------------------------------------- */
 
-static int
+int
 docker_get_object(struct docker *d, const char *path, json_t **out, struct al_err *err)
 {
 	*out = NULL;
@@ -549,490 +525,4 @@ int
 docker_info(struct docker *d, json_t **out, struct al_err *err)
 {
 	return docker_get_object(d, "/info", out, err);
-}
-
-int
-docker_image_inspect(struct docker *d, const char *image, json_t **out, struct al_err *err)
-{
-	char path[256];
-
-	*out = NULL;
-	if (!docker_image_valid(image))
-		return al_fail(err, "docker: invalid image reference");
-	snprintf(path, sizeof path, "/images/%s/json", image);
-	return docker_get_object(d, path, out, err);
-}
-
-/* "/containers/<id><tail>" for a checked id. */
-static int
-docker_container_path(char *path, size_t size, const char *id, const char *tail,
-		      struct al_err *err)
-{
-	int n;
-
-	if (!docker_name_valid(id))
-		return al_fail(err, "docker: invalid container id or name");
-	n = snprintf(path, size, "/containers/%s%s", id, tail);
-	if (n < 0 || (size_t)n >= size)
-		return al_fail(err, "docker: container path too long");
-	return 0;
-}
-
-static bool
-docker_hex_prefix(const char *s)
-{
-	return s && strspn(s, "0123456789abcdef") >= DOCKER_ID_MAX - 1;
-}
-
-static bool
-docker_hex_id(const char *s)
-{
-	return docker_hex_prefix(s) && s[DOCKER_ID_MAX - 1] == '\0';
-}
-
-int
-docker_create(struct docker *d, const char *name, const json_t *body,
-	      char id[DOCKER_ID_MAX], struct al_err *err)
-{
-	char path[DOCKER_NAME_MAX + 32] = "/containers/create";
-	json_t *reply = NULL;
-	const char *got;
-	int rc = -1;
-
-	id[0] = '\0';
-	if (!body)
-		return al_fail(err, "docker: create: no body");
-	if (name && !docker_name_valid(name))
-		return al_fail(err, "docker: create: invalid container name");
-	if (name)
-		snprintf(path, sizeof path, "/containers/create?name=%s", name);
-	if (docker_request(d, "POST", path, body, NULL, &reply, err) < 0)
-		return -1;
-	got = json_string_value(json_object_get(reply, "Id"));
-	if (docker_hex_id(got)) {
-		memcpy(id, got, DOCKER_ID_MAX);
-		rc = 0;
-	} else {
-		al_fail(err, "docker: POST /containers/create: answer has no valid Id");
-	}
-	json_decref(reply);
-	return rc;
-}
-
-int
-docker_inspect(struct docker *d, const char *id, json_t **out, struct al_err *err)
-{
-	char path[DOCKER_NAME_MAX + 32];
-
-	*out = NULL;
-	if (docker_container_path(path, sizeof path, id, "/json", err) < 0)
-		return -1;
-	return docker_get_object(d, path, out, err);
-}
-
-int
-docker_start(struct docker *d, const char *id, struct al_err *err)
-{
-	char path[DOCKER_NAME_MAX + 32];
-
-	if (docker_container_path(path, sizeof path, id, "/start", err) < 0)
-		return -1;
-	return docker_request(d, "POST", path, NULL, NULL, NULL, err);
-}
-
-static int
-docker_wait_result(const json_t *reply, long *exit_code, struct al_err *err)
-{
-	const json_t *code = json_object_get(reply, "StatusCode");
-	const char *msg = json_string_value(json_object_get(json_object_get(reply, "Error"), "Message"));
-	char text[DOCKER_MESSAGE_MAX + 1];
-
-	if (msg && msg[0]) {
-		docker_printable(msg, text, sizeof text);
-		return al_fail(err, "docker: wait: %s", text);
-	}
-	if (!json_is_integer(code))
-		return al_fail(err, "docker: wait: answer has no StatusCode");
-	*exit_code = (long)json_integer_value(code);
-	return 0;
-}
-
-int
-docker_wait_for(struct docker *d, const char *id, long timeout_ms, long *exit_code,
-		bool *timed_out, struct al_err *err)
-{
-	struct docker_call c = { "POST", NULL, NULL, 0, timeout_ms, DOCKER_REPLY_MAX, NULL };
-	char path[DOCKER_NAME_MAX + 64];
-	json_t *reply = NULL;
-	int64_t t0 = clock_mono_ms();
-	int rc;
-
-	*exit_code = -1;
-	*timed_out = false;
-	if (docker_container_path(path, sizeof path, id, "/wait?condition=not-running", err) < 0)
-		return -1;
-	c.path = path;
-	if (docker_call_json(d, &c, NULL, &reply, err) < 0) {
-		*timed_out = clock_mono_ms() - t0 >= timeout_ms;
-		return -1;
-	}
-	rc = docker_wait_result(reply, exit_code, err);
-	json_decref(reply);
-	return rc;
-}
-
-int
-docker_wait(struct docker *d, const char *id, long *exit_code, struct al_err *err)
-{
-	bool timed_out;
-
-	return docker_wait_for(d, id, d->timeout_ms, exit_code, &timed_out, err);
-}
-
-int
-docker_gone(struct docker *d, const char *id, bool *gone, struct al_err *err)
-{
-	char path[DOCKER_NAME_MAX + 32];
-	long status = 0;
-
-	*gone = false;
-	if (docker_container_path(path, sizeof path, id, "/json", err) < 0)
-		return -1;
-	if (docker_request(d, "GET", path, NULL, &status, NULL, err) == 0)
-		return 0;
-	if (status != 404)
-		return -1;
-	al_err_clear(err);
-	*gone = true;
-	return 0;
-}
-
-int
-docker_stop(struct docker *d, const char *id, int t_seconds, struct al_err *err)
-{
-	struct docker_call c = { "POST", NULL, NULL, 0, d->timeout_ms, DOCKER_REPLY_MAX, NULL };
-	char path[DOCKER_NAME_MAX + 64], tail[32];
-
-	if (t_seconds < 0)
-		t_seconds = 0;
-	snprintf(tail, sizeof tail, "/stop?t=%d", t_seconds);
-	if (docker_container_path(path, sizeof path, id, tail, err) < 0)
-		return -1;
-	/* The daemon waits t seconds before it kills; our deadline must outlast it. */
-	c.path = path;
-	c.timeout_ms += (long)t_seconds * 1000;
-	return docker_call_json(d, &c, NULL, NULL, err);
-}
-
-static bool
-docker_signal_valid(const char *s)
-{
-	size_t n = s ? strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") : 0;
-
-	return n > 0 && n <= 16 && s[n] == '\0';
-}
-
-int
-docker_kill(struct docker *d, const char *id, const char *signal, struct al_err *err)
-{
-	char path[DOCKER_NAME_MAX + 64], tail[40];
-
-	if (!docker_signal_valid(signal))
-		return al_fail(err, "docker: kill: invalid signal name");
-	snprintf(tail, sizeof tail, "/kill?signal=%s", signal);
-	if (docker_container_path(path, sizeof path, id, tail, err) < 0)
-		return -1;
-	return docker_request(d, "POST", path, NULL, NULL, NULL, err);
-}
-
-int
-docker_remove(struct docker *d, const char *id, bool missing_ok, struct al_err *err)
-{
-	char path[DOCKER_NAME_MAX + 64];
-	long status;
-
-	if (docker_container_path(path, sizeof path, id, "?force=1&v=1", err) < 0)
-		return -1;
-	if (docker_request(d, "DELETE", path, NULL, &status, NULL, err) == 0)
-		return 0;
-	if (status == 404 && missing_ok) {
-		al_err_clear(err);
-		return 0;
-	}
-	return -1;
-}
-
-/* "<head>filters=<urlencoded {"label":[label]}>"; head ends in '?' or '&'. */
-static int
-docker_label_path(struct docker *d, const char *head, const char *label, char *path,
-		  size_t size, struct al_err *err)
-{
-	json_t *filters = json_pack("{s:[s]}", "label", label);
-	char *text = filters ? json_dumps(filters, JSON_COMPACT) : NULL;
-	char *esc = text ? curl_easy_escape(d->curl, text, 0) : NULL;
-	int n = esc ? snprintf(path, size, "%sfilters=%s", head, esc) : -1;
-
-	curl_free(esc);
-	free(text);
-	json_decref(filters);
-	if (n < 0)
-		return al_fail(err, "docker: list: cannot encode the label filter");
-	if ((size_t)n >= size)
-		return al_fail(err, "docker: list: label filter too long");
-	return 0;
-}
-
-int
-docker_list_by_label(struct docker *d, const char *label, json_t **out, struct al_err *err)
-{
-	char path[DOCKER_PATH_MAX];
-
-	*out = NULL;
-	if (!label || !label[0])
-		return al_fail(err, "docker: list: empty label");
-	if (docker_label_path(d, "/containers/json?all=1&", label, path, sizeof path, err) < 0)
-		return -1;
-	if (docker_request(d, "GET", path, NULL, NULL, out, err) < 0)
-		return -1;
-	if (!json_is_array(*out)) {
-		json_decref(*out);
-		*out = NULL;
-		return al_fail(err, "docker: GET /containers/json: answer is not a list");
-	}
-	return 0;
-}
-
-/* --- images: build and find by label -------------------------------------- */
-
-/* "sha256:<64 hex>" (optionally followed by one newline) into 64 hex. */
-static bool
-docker_image_hex(const char *s, char id[DOCKER_ID_MAX])
-{
-	if (!s || strncmp(s, "sha256:", 7) != 0 || !docker_hex_prefix(s + 7))
-		return false;
-	if (s[7 + DOCKER_ID_MAX - 1] != '\0' && strcmp(s + 7 + DOCKER_ID_MAX - 1, "\n") != 0)
-		return false;
-	memcpy(id, s + 7, DOCKER_ID_MAX - 1);
-	id[DOCKER_ID_MAX - 1] = '\0';
-	return true;
-}
-
-/* The newest image of a /images/json list; 1 when the list is empty. */
-static int
-docker_newest_image(const json_t *list, char id[DOCKER_ID_MAX], struct al_err *err)
-{
-	json_int_t best = -1;
-	const json_t *img;
-	size_t i;
-
-	json_array_foreach(list, i, img) {
-		json_int_t created = json_integer_value(json_object_get(img, "Created"));
-		char hex[DOCKER_ID_MAX];
-
-		if (!docker_image_hex(json_string_value(json_object_get(img, "Id")), hex))
-			return al_fail(err, "docker: GET /images/json: an entry has no valid Id");
-		if (created > best) {
-			best = created;
-			memcpy(id, hex, DOCKER_ID_MAX);
-		}
-	}
-	return json_array_size(list) == 0 ? 1 : 0;
-}
-
-int
-docker_image_by_label(struct docker *d, const char *label, char id[DOCKER_ID_MAX],
-		      struct al_err *err)
-{
-	char path[DOCKER_PATH_MAX];
-	json_t *list = NULL;
-	int rc;
-
-	id[0] = '\0';
-	if (!label || !label[0])
-		return al_fail(err, "docker: images: empty label");
-	if (docker_label_path(d, "/images/json?", label, path, sizeof path, err) < 0)
-		return -1;
-	if (docker_request(d, "GET", path, NULL, NULL, &list, err) < 0)
-		return -1;
-	if (!json_is_array(list))
-		rc = al_fail(err, "docker: GET /images/json: answer is not a list");
-	else
-		rc = docker_newest_image(list, id, err);
-	json_decref(list);
-	return rc;
-}
-
-/* Label keys as Docker recommends them: lowercase, digits, '.', '-'. */
-static bool
-docker_label_ok(const char *key, const char *value)
-{
-	size_t i;
-
-	if (!key || !key[0] || strlen(key) > DOCKER_NAME_MAX ||
-	    strspn(key, "abcdefghijklmnopqrstuvwxyz0123456789.-") != strlen(key))
-		return false;
-	for (i = 0; value && value[i]; i++)
-		if (i >= DOCKER_NAME_MAX || value[i] < 0x20 || value[i] >= 0x7f)
-			return false;
-	return value != NULL;
-}
-
-/* "/build?q=1&rm=1&forcerm=1&labels=<urlencoded {key: value}>" */
-static int
-docker_build_path(struct docker *d, const char *key, const char *value, char *path,
-		  size_t size, struct al_err *err)
-{
-	json_t *labels = json_pack("{s:s}", key, value);
-	char *text = labels ? json_dumps(labels, JSON_COMPACT) : NULL;
-	char *esc = text ? curl_easy_escape(d->curl, text, 0) : NULL;
-	int n = esc ? snprintf(path, size, "/build?q=1&rm=1&forcerm=1&labels=%s", esc) : -1;
-
-	curl_free(esc);
-	free(text);
-	json_decref(labels);
-	if (n < 0 || (size_t)n >= size)
-		return al_fail(err, "docker: build: cannot encode the label");
-	return 0;
-}
-
-/*
- * One line of the build's progress stream. An error line is the daemon's
- * own text about our Dockerfile, so it may be repeated (bounded, printable).
- */
-static int
-docker_build_line(const char *line, size_t n, char id[DOCKER_ID_MAX], struct al_err *err)
-{
-	json_t *o = json_loadb(line, n, 0, NULL);
-	const json_t *detail;
-	const char *msg;
-	char text[DOCKER_MESSAGE_MAX + 1];
-	int rc = 0;
-
-	if (!json_is_object(o)) {
-		json_decref(o);
-		return al_fail(err, "docker: POST /build: answer is not JSON lines");
-	}
-	detail = json_object_get(o, "errorDetail");
-	msg = json_string_value(json_object_get(detail, "message"));
-	if (!msg)
-		msg = json_string_value(json_object_get(o, "error"));
-	if (msg || detail) {
-		docker_printable(msg ? msg : "", text, sizeof text);
-		rc = al_fail(err, "docker: POST /build: build failed: %s", text);
-	} else if (!docker_image_hex(json_string_value(json_object_get(
-			   json_object_get(o, "aux"), "ID")), id)) {
-		/* With q=1 some daemons send the ID only as a stream line. */
-		docker_image_hex(json_string_value(json_object_get(o, "stream")), id);
-	}
-	json_decref(o);
-	return rc;
-}
-
-static bool
-docker_blank(const char *p, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (p[i] != ' ' && p[i] != '\r' && p[i] != '\t')
-			return false;
-	return true;
-}
-
-static int
-docker_build_answer(const struct docker_buf *b, char id[DOCKER_ID_MAX], struct al_err *err)
-{
-	/* An empty answer has no buffer at all: no arithmetic on NULL. */
-	const char *p = (const char *)b->data, *end = p ? p + b->len : NULL;
-
-	/* Bounded: the answer itself is at most DOCKER_BUILD_REPLY_MAX bytes. */
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-
-		if (!docker_blank(p, n) && docker_build_line(p, n, id, err) < 0)
-			return -1;
-		p += n + 1;
-	}
-	if (!id[0])
-		return al_fail(err, "docker: POST /build: answer has no image ID");
-	return 0;
-}
-
-int
-docker_build(struct docker *d, const void *tar, size_t len, const char *label_key,
-	     const char *label_value, char id[DOCKER_ID_MAX], struct al_err *err)
-{
-	struct docker_call c = { "POST", NULL, tar, len, DOCKER_BUILD_TIMEOUT_MS,
-				 DOCKER_BUILD_REPLY_MAX, "application/x-tar" };
-	char path[DOCKER_PATH_MAX];
-	struct docker_buf resp;
-	long st;
-	int rc;
-
-	id[0] = '\0';
-	if (!tar || len == 0)
-		return al_fail(err, "docker: build: empty context");
-	if (!docker_label_ok(label_key, label_value))
-		return al_fail(err, "docker: build: invalid label");
-	if (docker_build_path(d, label_key, label_value, path, sizeof path, err) < 0)
-		return -1;
-	c.path = path;
-	if (docker_perform(d, &c, &resp, &st, err) < 0)
-		return -1;
-	if (!docker_status_ok(st))
-		rc = docker_status_fail(&c, st, &resp, err);
-	else
-		rc = docker_build_answer(&resp, id, err);
-	if (rc < 0)
-		id[0] = '\0';
-	docker_buf_free(&resp);
-	return rc;
-}
-
-static int
-docker_archive_path(struct docker *d, const char *id, const char *path, char *out,
-		    size_t size, struct al_err *err)
-{
-	char *esc;
-	int n;
-
-	if (!docker_name_valid(id))
-		return al_fail(err, "docker: invalid container id or name");
-	if (!(esc = curl_easy_escape(d->curl, path, 0)))
-		return al_fail(err, "docker: archive: out of memory");
-	n = snprintf(out, size, "/containers/%s/archive?path=%s", id, esc);
-	curl_free(esc);
-	if (n < 0 || (size_t)n >= size)
-		return al_fail(err, "docker: archive: path too long");
-	return 0;
-}
-
-int
-docker_archive_get(struct docker *d, const char *id, const char *path,
-		   size_t max, unsigned char **buf, size_t *len,
-		   struct al_err *err)
-{
-	struct docker_call c = { "GET", NULL, NULL, 0, d->timeout_ms, max, NULL };
-	char url_path[DOCKER_PATH_MAX];
-	struct docker_buf resp;
-	long st;
-
-	*buf = NULL;
-	*len = 0;
-	if (!path || !path[0] || max == 0)
-		return al_fail(err, "docker: archive: empty path or zero limit");
-	if (docker_archive_path(d, id, path, url_path, sizeof url_path, err) < 0)
-		return -1;
-	c.path = url_path;
-	if (docker_perform(d, &c, &resp, &st, err) < 0)
-		return -1;
-	if (st != 200) {
-		docker_status_fail(&c, st, &resp, err);
-		docker_buf_free(&resp);
-		return -1;
-	}
-	*buf = resp.data;
-	*len = resp.len;
-	return 0;
 }

@@ -177,18 +177,18 @@ reaper_failed(struct reap_report *out, struct al_err *err, const struct al_err *
 		*err = *one;
 }
 
+/*
+ * One of ours, found: kept, or removed and counted as reaped or failed.
+ * no_id is the whole message for a listed container without an Id.
+ */
 static void
-reaper_one(struct docker *d, const json_t *item, const char *boot_id,
-	   struct reap_report *out, struct al_err *err)
+reaper_settle(struct docker *d, const char *id, bool keep, const char *no_id,
+	      struct reap_report *out, struct al_err *err)
 {
-	const json_t *labels = json_object_get(item, "Labels");
-	const char *id = json_string_value(json_object_get(item, "Id"));
 	struct al_err one;
 
-	if (!reaper_is_ours(labels))
-		return;
 	out->found++;
-	if (!reaper_owner_gone(labels, boot_id)) {
+	if (keep) {
 		out->kept++;
 		return;
 	}
@@ -197,8 +197,21 @@ reaper_one(struct docker *d, const json_t *item, const char *boot_id,
 		return;
 	}
 	if (!id)
-		al_fail(&one, "reap: a listed container has no Id");
+		al_fail(&one, "%s", no_id);
 	reaper_failed(out, err, &one);
+}
+
+static void
+reaper_one(struct docker *d, const json_t *item, const char *boot_id,
+	   struct reap_report *out, struct al_err *err)
+{
+	const json_t *labels = json_object_get(item, "Labels");
+	const char *id = json_string_value(json_object_get(item, "Id"));
+
+	if (!reaper_is_ours(labels))
+		return;
+	reaper_settle(d, id, !reaper_owner_gone(labels, boot_id),
+		      "reap: a listed container has no Id", out, err);
 }
 
 static void
@@ -208,23 +221,12 @@ reaper_own_one(struct docker *d, const json_t *item, const struct owner_labels *
 	const json_t *labels = json_object_get(item, "Labels");
 	const char *id = json_string_value(json_object_get(item, "Id"));
 	const char *session = json_string_value(json_object_get(labels, LABEL_SESSION));
-	struct al_err one;
 
 	if (!reaper_is_ours(labels) || !reaper_owner_is(labels, me))
 		return;
-	out->found++;
 	/* No session label: not one of ours to judge (create always sets it). */
-	if (!session || live(session, ctx)) {
-		out->kept++;
-		return;
-	}
-	if (id && reaper_remove(d, id, &one) == 0) {
-		out->reaped++;
-		return;
-	}
-	if (!id)
-		al_fail(&one, "sweep: a listed container has no Id");
-	reaper_failed(out, err, &one);
+	reaper_settle(d, id, !session || live(session, ctx),
+		      "sweep: a listed container has no Id", out, err);
 }
 
 int

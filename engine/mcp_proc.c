@@ -1,0 +1,304 @@
+#include "mcp_int.h"
+#include "clock.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MCP_STOP_EOF_MS		2000
+#define MCP_STOP_TERM_MS	1000
+#define MCP_STOP_KILL_MS	5000
+#define MCP_STOP_SLICE_MS	20
+#define MCP_CLOSE_LOOP_MAX	(1 << 20)	/* descriptors closed one by one without close_range */
+
+/* --- the child, between fork and exec: async-signal-safe calls only ------ */
+
+struct mcp_spawn {
+	char **argv;
+	char **envp;
+	const char *cwd;
+	int in[2], out[2], err[2], status[2];
+};
+
+/* Tell the parent why, through the status pipe, and die. */
+static void __attribute__((noreturn))
+mcp_child_fail(int status_fd)
+{
+	int e = errno;
+	ssize_t n = write(status_fd, &e, sizeof e);
+
+	(void)n;
+	_exit(127);
+}
+
+/* Exec keeps ignored signals and the mask: give the server a clean slate. */
+static void
+mcp_child_signals(void)
+{
+	struct sigaction sa;
+	sigset_t none;
+	int s;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = SIG_DFL;
+	for (s = 1; s < NSIG; s++)
+		if (s != SIGKILL && s != SIGSTOP)
+			sigaction(s, &sa, NULL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+static void
+mcp_child_close_from(int low)
+{
+	struct rlimit r;
+	long fd, max = MCP_CLOSE_LOOP_MAX;
+
+	if (close_range((unsigned int)low, ~0U, 0) == 0)
+		return;
+	if (getrlimit(RLIMIT_NOFILE, &r) == 0 && r.rlim_cur < (rlim_t)max)
+		max = (long)r.rlim_cur;
+	for (fd = low; fd < max; fd++)
+		close((int)fd);
+}
+
+/*
+ * Pipe ends are first copied above 2 so that the dup2 calls onto 0..2
+ * cannot overwrite one another (the engine may run with 0..2 closed).
+ * The status pipe ends up as 3, close-on-exec; everything above is closed.
+ */
+static void __attribute__((noreturn))
+mcp_child(const struct mcp_spawn *sp)
+{
+	struct rlimit core = { 0, 0 };
+	int st, in, out, err;
+
+	st = fcntl(sp->status[1], F_DUPFD_CLOEXEC, 3);
+	if (st < 0)
+		_exit(127);
+	in = fcntl(sp->in[0], F_DUPFD, 3);
+	out = fcntl(sp->out[1], F_DUPFD, 3);
+	err = fcntl(sp->err[1], F_DUPFD, 3);
+	if (in < 0 || out < 0 || err < 0 ||
+	    dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
+		mcp_child_fail(st);
+	if (st != 3 && (dup2(st, 3) < 0 || fcntl(3, F_SETFD, FD_CLOEXEC) < 0))
+		mcp_child_fail(st);
+	st = 3;
+	mcp_child_close_from(4);
+	if (setpgid(0, 0) < 0 || setrlimit(RLIMIT_CORE, &core) < 0)
+		mcp_child_fail(st);
+	mcp_child_signals();
+	if (sp->cwd && chdir(sp->cwd) < 0)
+		mcp_child_fail(st);
+	execve(sp->argv[0], sp->argv, sp->envp);
+	mcp_child_fail(st);
+}
+
+/* --- spawning, in the parent --------------------------------------------- */
+
+/* strv is not NULL-terminated; execve wants it so. */
+static char **
+mcp_vector(const struct strv *s)
+{
+	char **v = calloc(s->n + 1, sizeof *v);
+	size_t i;
+
+	if (!v)
+		return NULL;
+	for (i = 0; i < s->n; i++)
+		v[i] = s->v[i];
+	return v;
+}
+
+static void
+mcp_spawn_close(struct mcp_spawn *sp)
+{
+	mcp_close_fd(&sp->in[0]);
+	mcp_close_fd(&sp->in[1]);
+	mcp_close_fd(&sp->out[0]);
+	mcp_close_fd(&sp->out[1]);
+	mcp_close_fd(&sp->err[0]);
+	mcp_close_fd(&sp->err[1]);
+	mcp_close_fd(&sp->status[0]);
+	mcp_close_fd(&sp->status[1]);
+	free(sp->argv);
+	free(sp->envp);
+}
+
+static int
+mcp_nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	return fl < 0 ? -1 : fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+}
+
+static int
+mcp_spawn_prepare(struct mcp_spawn *sp, const struct mcp_server_config *cfg)
+{
+	sp->argv = mcp_vector(&cfg->argv);
+	sp->envp = mcp_vector(&cfg->env);
+	sp->cwd = cfg->cwd;
+	if (!sp->argv || !sp->envp)
+		return -1;
+	if (pipe2(sp->in, O_CLOEXEC) < 0 || pipe2(sp->out, O_CLOEXEC) < 0 ||
+	    pipe2(sp->err, O_CLOEXEC) < 0 || pipe2(sp->status, O_CLOEXEC) < 0)
+		return -1;
+	if (mcp_nonblock(sp->in[1]) < 0 || mcp_nonblock(sp->out[0]) < 0 ||
+	    mcp_nonblock(sp->err[0]) < 0)
+		return -1;
+	return 0;
+}
+
+/*
+ * The status pipe closes at exec (success) or carries the child's errno.
+ * 0: the server runs; -1: it failed before exec or did not get there in time.
+ */
+static int
+mcp_spawn_status(int fd, long long deadline, int *why)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	long long left;
+	int e = 0, rc;
+	ssize_t n;
+
+	for (;;) {
+		left = deadline - clock_mono_ms();
+		if (left <= 0) {
+			*why = ETIMEDOUT;
+			return -1;
+		}
+		rc = poll(&p, 1, left > MCP_POLL_MAX_MS ? MCP_POLL_MAX_MS : (int)left);
+		if (rc < 0 && errno != EINTR) {
+			*why = errno;
+			return -1;
+		}
+		if (rc <= 0)
+			continue;
+		n = read(fd, &e, sizeof e);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n == 0)
+			return 0;
+		*why = n == sizeof e ? e : errno;
+		return -1;
+	}
+}
+
+int
+mcp_spawn(struct mcp_client *c, const struct mcp_server_config *cfg, struct al_err *err)
+{
+	struct mcp_spawn sp = {
+		.in = { -1, -1 }, .out = { -1, -1 }, .err = { -1, -1 }, .status = { -1, -1 },
+	};
+	int rc = -1, why = 0;
+
+	if (mcp_spawn_prepare(&sp, cfg) < 0) {
+		why = errno;
+		goto out;
+	}
+	c->pid = fork();
+	if (c->pid == 0)
+		mcp_child(&sp);
+	if (c->pid < 0) {
+		why = errno;
+		goto out;
+	}
+	/* Also here, so the group exists whichever side runs first. */
+	setpgid(c->pid, c->pid);
+	mcp_close_fd(&sp.status[1]);
+	if (mcp_spawn_status(sp.status[0], clock_mono_ms() + c->init_ms, &why) < 0)
+		goto out;
+	c->in_fd = sp.in[1];
+	c->out_fd = sp.out[0];
+	c->err_fd = sp.err[0];
+	sp.in[1] = sp.out[0] = sp.err[0] = -1;
+	rc = 0;
+out:
+	mcp_spawn_close(&sp);
+	if (rc < 0)
+		al_fail(err, "upstream %s: cannot start%s%s", c->name, why ? ": " : "",
+			why ? strerror(why) : "");
+	return rc;
+}
+
+/* --- stopping -------------------------------------------------------------- */
+
+/* Keep the pipes moving so that a server blocked on a full one can exit. */
+static void
+mcp_discard(struct mcp_client *c, int ms)
+{
+	struct pollfd p[2];
+	char scratch[16384];
+	nfds_t n = 0;
+	ssize_t got;
+
+	if (c->out_fd >= 0)
+		p[n++] = (struct pollfd){ .fd = c->out_fd, .events = POLLIN };
+	if (c->err_fd >= 0)
+		p[n++] = (struct pollfd){ .fd = c->err_fd, .events = POLLIN };
+	if (poll(n ? p : NULL, n, ms) <= 0)
+		return;
+	if (c->err_fd >= 0)
+		mcp_drain_stderr(c);
+	if (c->out_fd >= 0 && p[0].revents) {
+		got = read(c->out_fd, scratch, sizeof scratch);
+		if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR))
+			mcp_close_fd(&c->out_fd);
+	}
+}
+
+/*
+ * true once the server has exited. It is left unreaped (WNOWAIT): a zombie
+ * keeps its pid, so the group id stays ours while we signal the group.
+ */
+static bool
+mcp_wait_exit(struct mcp_client *c, long ms)
+{
+	long long deadline = clock_mono_ms() + ms, left;
+	int slice = 1;	/* most servers are gone within a few ms: look often at first */
+	siginfo_t si;
+
+	for (;;) {
+		memset(&si, 0, sizeof si);
+		if (waitid(P_PID, (id_t)c->pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0)
+			return errno == ECHILD;
+		if (si.si_pid == c->pid)
+			return true;
+		left = deadline - clock_mono_ms();
+		if (left <= 0)
+			return false;
+		mcp_discard(c, left < slice ? (int)left : slice);
+		if (slice < MCP_STOP_SLICE_MS)
+			slice *= 2;
+	}
+}
+
+static void
+mcp_signal(struct mcp_client *c, int sig)
+{
+	if (kill(-c->pid, sig) < 0 && errno == ESRCH)
+		kill(c->pid, sig);
+}
+
+void
+mcp_end_process(struct mcp_client *c)
+{
+	mcp_close_fd(&c->in_fd);	/* EOF on stdin is the polite goodbye */
+	if (!mcp_wait_exit(c, MCP_STOP_EOF_MS)) {
+		mcp_signal(c, SIGTERM);
+		if (!mcp_wait_exit(c, MCP_STOP_TERM_MS))
+			mcp_signal(c, SIGKILL);
+	}
+	/* Whatever else runs in the group goes too. */
+	mcp_signal(c, SIGKILL);
+	if (mcp_wait_exit(c, MCP_STOP_KILL_MS) && waitpid(c->pid, NULL, WNOHANG) == c->pid)
+		c->reaped = true;
+}
