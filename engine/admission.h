@@ -2,7 +2,7 @@
 #define AIRLOCK_ADMISSION_H
 
 /*
- * The admission checker (DESIGN.md §5): the container's effective
+ * The admission checker (docs/guarantees.md, "What admission guarantees"): the container's effective
  * configuration, as the daemon reports it, compared field by field with the
  * profile. Pure code: JSON in, an itemised report out. A missing key or a
  * key of the wrong type refuses; nothing here may crash on hostile input.

@@ -2,7 +2,7 @@
 #define AIRLOCK_AUDIT_H
 
 /*
- * The tamper-evident audit log (DESIGN.md §10): SQLite in WAL mode with
+ * The tamper-evident audit log (docs/guarantees.md, "The audit log's crash contract"): SQLite in WAL mode with
  * synchronous=FULL, append-only, each entry hash-chained to the one before.
  * Entries hold names, decisions, fixed rule codes, counters and hashes —
  * never payload. Failure paths report fixed text only.

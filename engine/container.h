@@ -2,7 +2,7 @@
 #define AIRLOCK_CONTAINER_H
 
 /*
- * One confined container's life, in the order DESIGN.md §3 gives it:
+ * One confined container's life, in the order docs/architecture.md §2 gives it:
  *
  *   container_create_admit   create with the hardened profile, then the
  *                            first admission (nothing started yet)

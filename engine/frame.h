@@ -2,7 +2,7 @@
 #define AIRLOCK_FRAME_H
 
 /*
- * The bridge protocol between agent and engine (DESIGN.md §6), pure code:
+ * The bridge protocol between agent and engine (docs/protocol.md), pure code:
  * line reassembly over the container's stdout, the request parser, and the
  * reply renderer. The parser says only "valid" or "invalid": the agent is
  * told nothing more than the fixed error, and nothing it wrote becomes a

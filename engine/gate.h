@@ -2,7 +2,7 @@
 #define AIRLOCK_GATE_H
 
 /*
- * The live policy gate of one session (DESIGN.md §9): the operator revokes
+ * The live policy gate of one session (docs/guarantees.md, "What supervision guarantees"): the operator revokes
  * and restores tools while the session runs, without restarting anything.
  *
  * approved  the tools the session may ever use, frozen at start

@@ -2,7 +2,7 @@
 #define AIRLOCK_GATEWAY_H
 
 /*
- * The gateway of one session (DESIGN.md §7): each agent line is parsed,
+ * The gateway of one session (docs/protocol.md, "Decision for one request"): each agent line is parsed,
  * mapped through the frozen alias table to a catalog tool, checked against
  * the session class and the tool's ceilings, audited, and only then sent
  * to the tool's upstream MCP server (started lazily). One reply line per

@@ -2,7 +2,7 @@
 #define AIRLOCK_POLICY_H
 
 /*
- * Classification and the gateway's decision rules (DESIGN.md §7), pure
+ * Classification and the gateway's decision rules (docs/protocol.md, "Decision for one request"), pure
  * code. Classes are an ordered list; a class is its index (rank). The
  * session class only rises.
  */

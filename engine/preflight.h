@@ -2,7 +2,7 @@
 #define AIRLOCK_PREFLIGHT_H
 
 /*
- * Host preflight (DESIGN.md §3 step 1): the host and the daemon must be
+ * Host preflight (docs/architecture.md §2, step 1): the host and the daemon must be
  * ones airlock can make promises on. The parsing is pure and unit-tested;
  * preflight_local reads /proc and sets this process's RLIMIT_CORE.
  */

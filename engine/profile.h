@@ -2,7 +2,7 @@
 #define AIRLOCK_PROFILE_H
 
 /*
- * The hardened container profile (DESIGN.md §4) as plain data: defaults,
+ * The hardened container profile (docs/guarantees.md, "What admission guarantees") as plain data: defaults,
  * operator overrides that stay inside fixed clamps, and the Docker create
  * body rendered from it. Pure code: no I/O.
  */

@@ -2,7 +2,7 @@
 #define AIRLOCK_SESSION_H
 
 /*
- * One confined session, end to end (DESIGN.md §3): preflight, the initial
+ * One confined session, end to end (docs/architecture.md §2): preflight, the initial
  * payload (withheld fields removed), create + first admission, attach +
  * start, second admission, the initial frame, the bridge loop, and a
  * cleanup that always stops and removes the container. Every way a session

@@ -2,7 +2,7 @@
 #define AIRLOCK_SNAPSHOT_H
 
 /*
- * What the console sees of the engine (DESIGN.md §11–§12): session rows,
+ * What the console sees of the engine (docs/architecture.md §4): session rows,
  * per-session detail, typed events, audit tail rows and host checks. This
  * header includes standard headers only, and it is the only engine header
  * a file under views/ may include (a build check enforces it).
@@ -92,7 +92,7 @@ session_end_normal(enum session_end e)
 	return (unsigned)e < SESSION_END_COUNT && normal[e];
 }
 
-/* Where a session is in its life (DESIGN.md §3). */
+/* Where a session is in its life (docs/architecture.md §2). */
 #define SESSION_STATES(_) \
 	_(QUEUED,      "queued")       \
 	_(PREFLIGHT,   "preflight")    \

@@ -3,7 +3,7 @@
 
 /*
  * The supervisor runs many sessions, one worker thread each, and is the
- * console's only way into the engine (DESIGN.md §11–§12):
+ * console's only way into the engine (docs/architecture.md §3–§4):
  *
  *   out  snapshots (snapshot.h: rows read live where it matters — lease,
  *        gate, call in flight — and per-session detail on demand), typed

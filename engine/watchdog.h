@@ -2,7 +2,7 @@
 #define AIRLOCK_WATCHDOG_H
 
 /*
- * The lease (DESIGN.md §8): a separate watchdog process stops the container
+ * The lease (docs/guarantees.md, "What supervision guarantees"): a separate watchdog process stops the container
  * when the engine dies or stalls, and the engine stops it when the
  * watchdog dies or stalls.
  *
