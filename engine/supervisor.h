@@ -76,6 +76,8 @@ int supervisor_start_file(struct supervisor *s, const char *path,
  * launch never creates a container. -1 when no such live session.
  */
 int supervisor_stop_session(struct supervisor *s, const char *session_id);
+/* Force-stop every live session, as above; returns how many were asked to stop. */
+size_t supervisor_stop_all(struct supervisor *s);
 
 /*
  * Revoke or restore one catalog tool on the sessions named in ids (NULL:

@@ -361,6 +361,25 @@ supervisor_stop_session(struct supervisor *s, const char *session_id)
 	return 0;
 }
 
+size_t
+supervisor_stop_all(struct supervisor *s)
+{
+	char (*ids)[SNAP_ID_MAX] = calloc(SUPERVISOR_SESSIONS_MAX, SNAP_ID_MAX);
+	size_t i, n = 0, stopped = 0;
+
+	if (!ids)
+		return 0;
+	pthread_mutex_lock(&s->lock);
+	for (i = 0; i < s->n_slots; i++)
+		if (!s->slots[i]->ended)
+			memcpy(ids[n++], s->slots[i]->id, SNAP_ID_MAX);
+	pthread_mutex_unlock(&s->lock);
+	for (i = 0; i < n; i++)
+		stopped += supervisor_stop_session(s, ids[i]) == 0;
+	free(ids);
+	return stopped;
+}
+
 int
 supervisor_forget(struct supervisor *s, const char *session_id)
 {

@@ -20,7 +20,8 @@ action_cutover(struct app *a, enum cutover_op op, const char *tool, bool all, co
 			ids[n++] = a->model.marks[i];
 	else if (!all)
 		ids[n++] = session;
-	if (supervisor_cutover(a->sup, op, tool, all ? NULL : ids, n, &rev, &targets, &err) < 0) {
+	if (supervisor_cutover_by(a->sup, op, tool, all ? NULL : ids, n, &a->author, &rev, &targets,
+				  &err) < 0) {
 		status_flash(&a->status, true, "%s", err.msg);
 		return APP_REDRAW;
 	}
@@ -88,6 +89,51 @@ action_ask_stop(struct app *a, const char *session)
 	return ask_fixed(a, CONFIRM_STOP, "force-stop session %.10s now?", session);
 }
 
+/* A freeze or a thaw, posted: the acknowledgements follow as events. */
+static int
+freeze(struct app *a, bool frozen)
+{
+	struct al_err err;
+	size_t targets = 0;
+	int64_t rev;
+
+	if (supervisor_freeze(a->sup, frozen, &a->author, &rev, &targets, &err) < 0) {
+		status_flash(&a->status, true, "%s", err.msg);
+		return APP_REDRAW;
+	}
+	status_flash(&a->status, false, "r%lld: %s posted to %zu session%s; acknowledgements follow",
+		     (long long)rev, frozen ? "freeze" : "thaw", targets, targets == 1 ? "" : "s");
+	return APP_REDRAW;
+}
+
+int
+action_freeze(struct app *a)
+{
+	return freeze(a, true);
+}
+
+int
+action_ask_thaw(struct app *a)
+{
+	return ask_fixed(a, CONFIRM_THAW, "thaw: let calls through again on all %zu live sessions?",
+			 a->model.snap.live);
+}
+
+int
+action_ask_stop_all(struct app *a)
+{
+	return ask_fixed(a, CONFIRM_STOP_ALL, "stop all %zu live sessions now?", a->model.snap.live);
+}
+
+static int
+stop_all_confirmed(struct app *a)
+{
+	size_t n = supervisor_stop_all(a->sup);
+
+	status_flash(&a->status, false, "stop-all: %zu session%s stopping", n, n == 1 ? "" : "s");
+	return APP_REDRAW;
+}
+
 int
 action_quit(struct app *a)
 {
@@ -139,6 +185,10 @@ action_answer(struct app *a, int key)
 		return action_cutover(a, a->confirm.op, a->confirm.tool, true, NULL);
 	case CONFIRM_APPLY:
 		return apply_confirmed(a);
+	case CONFIRM_THAW:
+		return freeze(a, false);
+	case CONFIRM_STOP_ALL:
+		return stop_all_confirmed(a);
 	case CONFIRM_QUIT:
 		return APP_QUIT;
 	default:

@@ -23,6 +23,8 @@ enum confirm_action {
 	CONFIRM_STOP,		/* force-stop .session */
 	CONFIRM_CUTOVER,	/* .op on .tool for every session */
 	CONFIRM_APPLY,		/* the incident policy in .policy */
+	CONFIRM_THAW,
+	CONFIRM_STOP_ALL,
 	CONFIRM_QUIT,
 };
 
@@ -49,6 +51,12 @@ int action_ask_stop(struct app *a, const char *session);
 /* Ask before posting policy's cutovers, kept until the answer. */
 int action_ask_apply(struct app *a, const struct incident *policy, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* The kill switch: freeze at once (it stops and loses nothing); ask before a thaw. */
+int action_freeze(struct app *a);
+int action_ask_thaw(struct app *a);
+/* Ask before force-stopping every live session. */
+int action_ask_stop_all(struct app *a);
 
 /* Quit: at once with no session live, else after asking. */
 int action_quit(struct app *a);

@@ -57,6 +57,7 @@ struct app {
 	struct demo *demo;
 	struct notifier *notifier;
 	char runtime[16];		/* for the host checks */
+	struct snap_author author;	/* who the console's requests are from */
 	char audit_path[APP_PATH_MAX];	/* the log, when it outlives the console; else "" */
 	struct keymap keys;
 

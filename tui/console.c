@@ -276,6 +276,7 @@ open_engine(struct app *a, const struct console_opts *o, const char *exe)
 	if (open_audit(a, o) < 0)
 		return -1;
 	so.audit = a->audit;
+	supervisor_author_self(&a->author, "console");
 	if (supervisor_open(&so, &a->sup, NULL, &err) < 0) {
 		fprintf(stderr, "airlock console: %s\n", err.msg);
 		return -1;

@@ -114,6 +114,9 @@ incident_request(struct app *a, enum request r, const struct target *t)
 	case REQ_RESTORE:	return tool_request(a, CUTOVER_RESTORE, false, t);
 	case REQ_REVOKE_ALL:	return tool_request(a, CUTOVER_REVOKE, true, t);
 	case REQ_RESTORE_ALL:	return tool_request(a, CUTOVER_RESTORE, true, t);
+	case REQ_FREEZE:	return action_freeze(a);
+	case REQ_THAW:		return action_ask_thaw(a);
+	case REQ_STOP_ALL:	return action_ask_stop_all(a);
 	default:		return force_stop(a, t);
 	}
 }
@@ -227,7 +230,7 @@ dispatch_request(struct app *a, enum request r)
 		model_open(&a->model, (enum view_id)((a->model.view + 1) % VIEW_COUNT), NULL);
 		return APP_REDRAW;
 	case REQ_REVOKE: case REQ_RESTORE: case REQ_REVOKE_ALL: case REQ_RESTORE_ALL:
-	case REQ_FORCE_STOP:
+	case REQ_FORCE_STOP: case REQ_FREEZE: case REQ_THAW: case REQ_STOP_ALL:
 		return incident_request(a, r, &t);
 	case REQ_SORT_NEXT: case REQ_SORT_REVERSE: case REQ_FILTER: case REQ_MARK:
 	case REQ_MARK_CLEAR: case REQ_HOST_REFRESH:

@@ -159,7 +159,12 @@ header_text(const struct app *a, const struct ui_model *m, char *buf, size_t cap
 
 	for (i = 0; i < s->n; i++)
 		running += s->rows[i].state == SESSION_STATE_RUNNING;
-	n = snprintf(buf, cap, " airlock │ %s %s │ %zu session%s (%zu running) │ rev %lld │ %s",
+	n = snprintf(buf, cap, " airlock │ ");
+	/* First, where no width cuts it: every call is being denied. */
+	if (s->frozen)
+		n += snprintf(buf + n, cap - (size_t)n, "FROZEN since r%lld by %s │ ",
+			      (long long)s->frozen_revision, s->frozen_by.user);
+	n += snprintf(buf + n, cap - (size_t)n, "%s %s │ %zu session%s (%zu running) │ rev %lld │ %s",
 		     header_daemon(&a->model.host, daemon, sizeof daemon), a->runtime,
 		     s->n, s->n == 1 ? "" : "s", running, (long long)s->revision,
 		     s->audit_failures ? "audit FAIL" : "audit ok");

@@ -182,6 +182,24 @@ refuse(char *why, size_t cap, const char *text)
 	return false;
 }
 
+/* The requests on the whole engine: offered by its state, not the selection. */
+static bool
+engine_offered(const struct model *m, enum request r, char *why, size_t cap)
+{
+	const struct supervisor_snapshot *s = &m->snap;
+
+	if (r == REQ_FREEZE && s->frozen) {
+		snprintf(why, cap, "frozen already since r%lld by %s: thaw lifts it",
+			 (long long)s->frozen_revision, s->frozen_by.user);
+		return false;
+	}
+	if (r == REQ_THAW && !s->frozen)
+		return refuse(why, cap, "the engine is not frozen");
+	if (r == REQ_STOP_ALL && s->live == 0)
+		return refuse(why, cap, "no live session");
+	return true;
+}
+
 /*
  * Not what the view makes nothing of (enter on the detail it shows); no
  * filter where rows do not filter; open and force-stop only with a
@@ -204,6 +222,8 @@ model_offered(const struct model *m, enum request r, const struct target *t, cha
 		return refuse(why, cap, "no session selected");
 	if (r == REQ_FORCE_STOP && !t->session[0])
 		return refuse(why, cap, "no live session selected");
+	if (r == REQ_FREEZE || r == REQ_THAW || r == REQ_STOP_ALL)
+		return engine_offered(m, r, why, cap);
 	if (request_destructive(r) && !t->session[0] && !t->tool[0])
 		return refuse(why, cap, "no session or tool selected");
 	return true;

@@ -151,6 +151,19 @@ verb_help(struct app *a, const char *name, const char *arg, const char *arg2)
 	return APP_REDRAW;
 }
 
+static int
+verb_freeze(struct app *a, const char *name, const char *arg, const char *arg2)
+{
+	(void)arg, (void)arg2;
+	if (strcmp(name, "freeze") == 0)
+		return action_freeze(a);
+	if (strcmp(name, "thaw") == 0)
+		return action_ask_thaw(a);
+	if (a->model.snap.live == 0)
+		return REFUSE(a, "stop-all: no live session");
+	return action_ask_stop_all(a);
+}
+
 /* In the order Tab offers them. */
 const struct verb verbs[] = {
 	{ "run",     NULL, VERB_ARG_FILE,       true,  "FILE",                 verb_run },
@@ -158,6 +171,9 @@ const struct verb verbs[] = {
 	{ "revoke",  NULL, VERB_ARG_TOOL_SCOPE, true,  "TOOL [all|marked|ID]", verb_cutover },
 	{ "restore", NULL, VERB_ARG_TOOL_SCOPE, true,  "TOOL [all|marked|ID]", verb_cutover },
 	{ "stop",    NULL, VERB_ARG_SESSION,    true,  "ID",                   verb_stop },
+	{ "freeze",  NULL, VERB_ARG_NONE,       true,  "",                     verb_freeze },
+	{ "thaw",    NULL, VERB_ARG_NONE,       true,  "",                     verb_freeze },
+	{ "stop-all", NULL, VERB_ARG_NONE,      true,  "",                     verb_freeze },
 	{ "forget",  NULL, VERB_ARG_NONE,       false, "",                     verb_forget },
 	{ "filter",  NULL, VERB_ARG_TEXT,       false, "TEXT",                 verb_filter },
 	{ "view",    NULL, VERB_ARG_VIEW,       false, "NAME",                 verb_view },

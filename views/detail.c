@@ -130,8 +130,8 @@ detail_policy(struct detail_ctx *c, const struct session_row *r)
 	char rev[DRAW_FMT_MAX], pend[DRAW_FMT_MAX * 2], age[DRAW_FMT_MAX];
 	const struct detail_field f[] = {
 		{ "revision", rev, UI_COLOR_DEFAULT },
-		{ "gate", r->gate_open ? "open" : "closed",
-		  r->gate_open ? UI_COLOR_DEFAULT : UI_COLOR_DENIED },
+		{ "gate", r->frozen ? "frozen" : r->gate_open ? "open" : "closed",
+		  r->gate_open && !r->frozen ? UI_COLOR_DEFAULT : UI_COLOR_DENIED },
 		{ "pending", pend, r->pending ? UI_COLOR_PENDING : UI_COLOR_DEFAULT },
 	};
 

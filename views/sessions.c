@@ -226,6 +226,9 @@ sessions_draw_gate(WINDOW *w, int y, const struct draw_col *c, const struct sess
 	if (r->state == SESSION_STATE_ENDED) {
 		snprintf(buf, sizeof buf, "%s", session_end_id(r->end));
 		col = draw_end_color(r->end);
+	} else if (r->frozen) {
+		snprintf(buf, sizeof buf, "frozen");	/* the kill switch: every call denied */
+		col = UI_COLOR_DENIED;
 	} else if (r->pending > 0) {
 		snprintf(buf, sizeof buf, "pending %u", r->pending);
 		col = UI_COLOR_PENDING;

@@ -341,6 +341,18 @@ tools_standing(const struct ui_model *m, const char *name)
 	return false;
 }
 
+/* " by alice at r3": who made the standing revocation of name, when known. */
+static void
+tools_fmt_standing_by(char *buf, size_t n, const struct ui_model *m, const char *name)
+{
+	size_t i, len = strlen(buf);
+
+	for (i = 0; m->snap && i < m->snap->n_standing; i++)
+		if (strcmp(m->snap->standing[i], name) == 0 && m->snap->standing_by[i].user[0])
+			snprintf(buf + len, n - len, " by %s at r%" PRId64,
+				 m->snap->standing_by[i].user, m->snap->standing_revision[i]);
+}
+
 /* The cutover cell: the latest cutover, and whether later sessions start revoked. */
 static enum ui_color
 tools_fmt_cutover_cell(char *buf, size_t n, const struct ui_model *m,
@@ -356,6 +368,7 @@ tools_fmt_cutover_cell(char *buf, size_t n, const struct ui_model *m,
 		return c;
 	len = strlen(buf);
 	snprintf(buf + len, n - len, "%s", len ? ", new sessions too" : "revoked for new sessions");
+	tools_fmt_standing_by(buf, n, m, a->name);
 	return c == UI_COLOR_PENDING ? c : UI_COLOR_REVOKED;
 }
 

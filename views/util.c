@@ -177,9 +177,14 @@ fmt_event_cutover(char *buf, size_t n, const struct supervisor_event *e)
 {
 	char us[DRAW_FMT_MAX];
 
+	size_t len;
+
 	if (e->kind == SUPERVISOR_EVENT_CUTOVER) {
 		snprintf(buf, n, "cutover %s %s r%" PRId64 " (%ld session%s)", cutover_op_id(e->op),
 			 e->tool, e->revision, e->count, e->count == 1 ? "" : "s");
+		len = strlen(buf);
+		if (e->by.user[0])	/* who asked: from the kernel, never from a client's word */
+			snprintf(buf + len, n - len, " by %s", e->by.user);
 		return;
 	}
 	snprintf(buf, n, "cutover_ack %s %s r%" PRId64 " %s in %s%s%s", cutover_op_id(e->op),
