@@ -22,6 +22,9 @@ static const char *const mcp_versions[] = {
 	"2024-11-05",
 };
 
+/* How long a lost server is given to show its exit status. */
+#define MCP_EXIT_LOOK_MS	200
+
 /* --- the exchange ---------------------------------------------------------- */
 
 /* The server asked us something: we offer nothing (no roots, no sampling). */
@@ -50,9 +53,11 @@ mcp_handle(struct mcp_client *c, json_t *msg, long long deadline)
 
 	if (!json_object_get(msg, "method"))
 		return 0;	/* a response nobody waits for: late, after a timeout */
+	method = json_string_value(json_object_get(msg, "method"));
+	/* No server asks its client to initialize: this one sends back what it reads. */
+	c->echoed |= method && strcmp(method, "initialize") == 0;
 	if (id)
 		return mcp_refuse(c, id, deadline);
-	method = json_string_value(json_object_get(msg, "method"));
 	if (method && strcmp(method, "notifications/tools/list_changed") == 0) {
 		c->stats.list_changed++;
 		c->stale = true;
@@ -173,10 +178,14 @@ mcp_notify(struct mcp_client *c, const char *method, json_t *params, long long d
 static int
 mcp_wait_fail(struct mcp_client *c, enum mcp_wait w, const char *step, struct al_err *err)
 {
+	char how[64];
+
 	if (w == MCP_W_NOMEM)
 		return al_fail(err, "upstream %s: %s: out of memory", c->name, step);
 	if (w == MCP_W_TIMEOUT)
 		return al_fail(err, "upstream %s: %s timed out", c->name, step);
+	if (w == MCP_W_LOST && !c->replaying && mcp_exited(c, MCP_EXIT_LOOK_MS, how, sizeof how))
+		return al_fail(err, "upstream %s: %s before answering %s", c->name, how, step);
 	return al_fail(err, "upstream %s: %s failed", c->name, step);
 }
 
@@ -253,7 +262,10 @@ mcp_initialize(struct mcp_client *c, long long deadline, struct al_err *err)
 	if (!(answer = mcp_ask(c, "initialize", params, deadline, err)))
 		return -1;
 	rc = -1;
-	if (mcp_result(c, answer, "initialize", err))
+	if (c->echoed)
+		al_fail(err, "upstream %s: not an MCP server: it sent our initialize request back"
+			" (an echo, as cat would)", c->name);
+	else if (mcp_result(c, answer, "initialize", err))
 		rc = mcp_accept_version(c, json_object_get(answer, "result"), err);
 	json_decref(answer);
 	if (rc == 0 && mcp_notify(c, "notifications/initialized", NULL, deadline) < 0)

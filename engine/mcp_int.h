@@ -44,6 +44,7 @@ struct mcp_client {
 	bool eof;
 	bool broken;		/* EOF, I/O error or lost framing: every call faults */
 	bool stale;		/* a tools/list_changed came after the listing began */
+	bool echoed;		/* it asked us to initialize: it echoes what it reads */
 	json_int_t next_id;
 	long init_ms, call_ms;
 	char version[16];
@@ -83,6 +84,11 @@ int mcp_send(struct mcp_client *c, const json_t *msg, long long deadline);
 int mcp_spawn(struct mcp_client *c, const struct mcp_server_config *cfg, struct al_err *err);
 /* Close stdin, wait, SIGTERM, wait, SIGKILL the group; reap. */
 void mcp_end_process(struct mcp_client *c);
+/*
+ * Has the server exited (waiting up to ms)? how gets "exited with status
+ * N" or "was killed by signal N (name)". It stays unreaped for the stop.
+ */
+bool mcp_exited(struct mcp_client *c, long ms, char *how, size_t cap);
 
 /* mcp_tools.c: the listing and its pins */
 void mcp_listing_free(struct mcp_listing *l);

@@ -5,9 +5,11 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,12 +28,19 @@ struct mcp_spawn {
 	int in[2], out[2], err[2], status[2];
 };
 
-/* Tell the parent why, through the status pipe, and die. */
+/* Where a child that never reached the server's code failed. */
+enum mcp_spawn_step {
+	MCP_STEP_SETUP,		/* pipes, process group, limits */
+	MCP_STEP_CWD,		/* the configured working directory */
+	MCP_STEP_EXEC,		/* the program itself */
+};
+
+/* Tell the parent where and why, through the status pipe, and die. */
 static void __attribute__((noreturn))
-mcp_child_fail(int status_fd)
+mcp_child_fail(int status_fd, enum mcp_spawn_step step)
 {
-	int e = errno;
-	ssize_t n = write(status_fd, &e, sizeof e);
+	int why[2] = { (int)step, errno };
+	ssize_t n = write(status_fd, why, sizeof why);
 
 	(void)n;
 	_exit(127);
@@ -87,18 +96,18 @@ mcp_child(const struct mcp_spawn *sp)
 	err = fcntl(sp->err[1], F_DUPFD, 3);
 	if (in < 0 || out < 0 || err < 0 ||
 	    dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
-		mcp_child_fail(st);
+		mcp_child_fail(st, MCP_STEP_SETUP);
 	if (st != 3 && (dup2(st, 3) < 0 || fcntl(3, F_SETFD, FD_CLOEXEC) < 0))
-		mcp_child_fail(st);
+		mcp_child_fail(st, MCP_STEP_SETUP);
 	st = 3;
 	mcp_child_close_from(4);
 	if (setpgid(0, 0) < 0 || setrlimit(RLIMIT_CORE, &core) < 0)
-		mcp_child_fail(st);
+		mcp_child_fail(st, MCP_STEP_SETUP);
 	mcp_child_signals();
 	if (sp->cwd && chdir(sp->cwd) < 0)
-		mcp_child_fail(st);
+		mcp_child_fail(st, MCP_STEP_CWD);
 	execve(sp->argv[0], sp->argv, sp->envp);
-	mcp_child_fail(st);
+	mcp_child_fail(st, MCP_STEP_EXEC);
 }
 
 /* --- spawning, in the parent --------------------------------------------- */
@@ -158,15 +167,16 @@ mcp_spawn_prepare(struct mcp_spawn *sp, const struct mcp_server_config *cfg)
 }
 
 /*
- * The status pipe closes at exec (success) or carries the child's errno.
- * 0: the server runs; -1: it failed before exec or did not get there in time.
+ * The status pipe closes at exec (success) or carries the child's step and
+ * errno. 0: the server runs; -1: it failed before exec or did not get
+ * there in time.
  */
 static int
-mcp_spawn_status(int fd, long long deadline, int *why)
+mcp_spawn_status(int fd, long long deadline, int *why, enum mcp_spawn_step *step)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 	long long left;
-	int e = 0, rc;
+	int e[2] = { 0, 0 }, rc;
 	ssize_t n;
 
 	for (;;) {
@@ -182,14 +192,36 @@ mcp_spawn_status(int fd, long long deadline, int *why)
 		}
 		if (rc <= 0)
 			continue;
-		n = read(fd, &e, sizeof e);
+		n = read(fd, e, sizeof e);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n == 0)
 			return 0;
-		*why = n == sizeof e ? e : errno;
+		*why = n == sizeof e ? e[1] : errno;
+		*step = n == sizeof e ? (enum mcp_spawn_step)e[0] : MCP_STEP_SETUP;
 		return -1;
 	}
+}
+
+/* Which of the config's paths failed, and how: its names are the operator's. */
+static void
+mcp_spawn_fail(const struct mcp_client *c, const struct mcp_server_config *cfg,
+	       enum mcp_spawn_step step, int why, struct al_err *err)
+{
+	const char *prog = cfg->argv.n ? cfg->argv.v[0] : "";
+	struct stat st;
+
+	if (step == MCP_STEP_CWD)
+		al_fail(err, "upstream %s: cannot start: its cwd %.200s: %s", c->name,
+			cfg->cwd ? cfg->cwd : "", strerror(why));
+	else if (step == MCP_STEP_EXEC && stat(prog, &st) == 0 && S_ISDIR(st.st_mode))
+		al_fail(err, "upstream %s: cannot start: program %.200s is a directory", c->name, prog);
+	else if (step == MCP_STEP_EXEC)
+		al_fail(err, "upstream %s: cannot start: program %.200s: %s", c->name, prog,
+			strerror(why));
+	else
+		al_fail(err, "upstream %s: cannot start%s%s", c->name, why ? ": " : "",
+			why ? strerror(why) : "");
 }
 
 int
@@ -198,6 +230,7 @@ mcp_spawn(struct mcp_client *c, const struct mcp_server_config *cfg, struct al_e
 	struct mcp_spawn sp = {
 		.in = { -1, -1 }, .out = { -1, -1 }, .err = { -1, -1 }, .status = { -1, -1 },
 	};
+	enum mcp_spawn_step step = MCP_STEP_SETUP;
 	int rc = -1, why = 0;
 
 	if (mcp_spawn_prepare(&sp, cfg) < 0) {
@@ -214,7 +247,7 @@ mcp_spawn(struct mcp_client *c, const struct mcp_server_config *cfg, struct al_e
 	/* Also here, so the group exists whichever side runs first. */
 	setpgid(c->pid, c->pid);
 	mcp_close_fd(&sp.status[1]);
-	if (mcp_spawn_status(sp.status[0], clock_mono_ms() + c->init_ms, &why) < 0)
+	if (mcp_spawn_status(sp.status[0], clock_mono_ms() + c->init_ms, &why, &step) < 0)
 		goto out;
 	c->in_fd = sp.in[1];
 	c->out_fd = sp.out[0];
@@ -224,8 +257,7 @@ mcp_spawn(struct mcp_client *c, const struct mcp_server_config *cfg, struct al_e
 out:
 	mcp_spawn_close(&sp);
 	if (rc < 0)
-		al_fail(err, "upstream %s: cannot start%s%s", c->name, why ? ": " : "",
-			why ? strerror(why) : "");
+		mcp_spawn_fail(c, cfg, step, why, err);
 	return rc;
 }
 
@@ -279,6 +311,30 @@ mcp_wait_exit(struct mcp_client *c, long ms)
 		if (slice < MCP_STOP_SLICE_MS)
 			slice *= 2;
 	}
+}
+
+bool
+mcp_exited(struct mcp_client *c, long ms, char *how, size_t cap)
+{
+	long long deadline = clock_mono_ms() + ms;
+	siginfo_t si;
+
+	for (;;) {
+		memset(&si, 0, sizeof si);
+		if (c->pid <= 0 || waitid(P_PID, (id_t)c->pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0)
+			return false;
+		if (si.si_pid == c->pid)
+			break;
+		if (clock_mono_ms() >= deadline)
+			return false;
+		mcp_discard(c, 5);
+	}
+	if (si.si_code == CLD_EXITED)
+		snprintf(how, cap, "exited with status %d", si.si_status);
+	else
+		snprintf(how, cap, "was killed by signal %d (%s)", si.si_status,
+			 strsignal(si.si_status));
+	return true;
 }
 
 static void

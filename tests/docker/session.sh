@@ -211,13 +211,13 @@ run missing
 check "missing upstream: ended upstream_unavailable" is missing ended upstream_unavailable
 common_end missing
 check "missing upstream: the reason says why it cannot start" \
-	is missing reason "upstream ghost: cannot start: No such file or directory"
+	is missing reason "upstream ghost: cannot start: program /nonexistent/mcp-server: No such file or directory"
 # The text summary's first line gives the operator the same reason (not the
 # fixed message the agent got).
 "$airlock" run --config "$work/missing/config.json" --audit "$work/missing/text.db" \
 	>"$work/missing/text.out" 2>/dev/null </dev/null
 check "missing upstream, text summary: the end and its reason" bash -c \
-	'head -n 1 "$1" | grep -qxE "session s-[0-9a-f]+: upstream_unavailable: upstream ghost: cannot start: No such file or directory"' \
+	'head -n 1 "$1" | grep -qxE "session s-[0-9a-f]+: upstream_unavailable: upstream ghost: cannot start: program /nonexistent/mcp-server: No such file or directory"' \
 	_ "$work/missing/text.out"
 # A mistyped remote name is named at first contact, before any call: not catalog_drift.
 config typo normal

@@ -417,6 +417,28 @@ test_cutover_many(void **state)
 		config_free(&cfg[i]);
 }
 
+/* n configs whose agents call store in a loop, each with its own sink NAME-i. */
+static void
+loop_configs(struct airlock_config *cfg, char (*sink)[160], size_t n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		snprintf(sink[i], sizeof sink[i], "%s/%s-%zu.sink", work, name, i);
+		make_config(&cfg[i], sink[i], &(struct cfg_spec){ .mode = "loop" });
+	}
+}
+
+/* Start one, and wait until it runs and its calls reach its sink. */
+static void
+start_looping(struct supervisor *s, const struct airlock_config *cfg, char id[SNAP_ID_MAX],
+	      const char *sink)
+{
+	start(s, cfg, id);
+	assert_true(wait_state(s, id, SESSION_STATE_RUNNING, 30000));
+	assert_true(wait_lines(sink, 1, 20000));
+}
+
 /*
  * A revoke on every session stands for the sessions started after it:
  * the next one starts with the tool revoked at that revision, its calls
@@ -438,13 +460,8 @@ test_revoke_stands(void **state)
 	int tries;
 
 	(void)state;
-	for (i = 0; i < 3; i++) {
-		snprintf(sink[i], sizeof sink[i], "%s/stand-%zu.sink", work, i);
-		make_config(&cfg[i], sink[i], &(struct cfg_spec){ .mode = "loop" });
-	}
-	start(s, &cfg[0], ids[0]);
-	assert_true(wait_state(s, ids[0], SESSION_STATE_RUNNING, 30000));
-	assert_true(wait_lines(sink[0], 1, 20000));
+	loop_configs(cfg, sink, 3, "stand");
+	start_looping(s, &cfg[0], ids[0], sink[0]);
 	assert_int_equal(supervisor_cutover(s, CUTOVER_REVOKE, "store", NULL, 0, &rev, NULL, &err), 0);
 	assert_non_null(wait_event(s, SUPERVISOR_EVENT_CUTOVER_ACK, ids[0], rev, 5000));
 
@@ -645,13 +662,8 @@ test_freeze(void **state)
 	int tries;
 
 	(void)state;
-	for (i = 0; i < 2; i++) {
-		snprintf(sink[i], sizeof sink[i], "%s/freeze-%zu.sink", work, i);
-		make_config(&cfg[i], sink[i], &(struct cfg_spec){ .mode = "loop" });
-	}
-	start(s, &cfg[0], ids[0]);
-	assert_true(wait_state(s, ids[0], SESSION_STATE_RUNNING, 30000));
-	assert_true(wait_lines(sink[0], 1, 20000));
+	loop_configs(cfg, sink, 2, "freeze");
+	start_looping(s, &cfg[0], ids[0], sink[0]);
 	assert_int_equal(supervisor_freeze(s, true, &oncall, &rev, &targets, &err), 0);
 	assert_int_equal(targets, 1);
 	e = wait_event(s, SUPERVISOR_EVENT_CUTOVER_ACK, ids[0], rev, 5000);

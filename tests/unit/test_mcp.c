@@ -463,7 +463,14 @@ test_bad_argv_fails_cleanly(void **state)
 	assert_int_equal(mcp_start(&f->cfg, &c, &err), -1);
 	print_message("fixture: failed exec reported in %.2f ms\n", (now_us() - t0) / 1000.0);
 	assert_null(c);
-	assert_string_equal(err.msg, "upstream fixture: cannot start: No such file or directory");
+	assert_string_equal(err.msg, "upstream fixture: cannot start: program"
+			    " /nonexistent/airlock-upstream: No such file or directory");
+
+	free(f->cfg.argv.v[0]);
+	f->cfg.argv.v[0] = strdup("/tmp");
+	assert_int_equal(mcp_start(&f->cfg, &c, &err), -1);
+	assert_null(c);
+	assert_string_equal(err.msg, "upstream fixture: cannot start: program /tmp is a directory");
 
 	free(f->cfg.argv.v[0]);
 	f->cfg.argv.v[0] = strdup("upstream");
@@ -483,7 +490,33 @@ test_bad_cwd_fails_cleanly(void **state)
 	f->cfg.cwd = "/nonexistent/dir";
 	assert_int_equal(mcp_start(&f->cfg, &c, &err), -1);
 	assert_null(c);
-	assert_string_equal(err.msg, "upstream fixture: cannot start: No such file or directory");
+	assert_string_equal(err.msg, "upstream fixture: cannot start: its cwd /nonexistent/dir:"
+			    " No such file or directory");
+}
+
+/* A program that is no MCP server: what it did is named, not a JSON-RPC code. */
+static void
+test_not_a_server_named(void **state)
+{
+	static const struct { const char *prog, *msg; } cases[] = {
+		{ "/bin/cat", "upstream fixture: not an MCP server: it sent our initialize request"
+			      " back (an echo, as cat would)" },
+		{ "/bin/true", "upstream fixture: exited with status 0 before answering initialize" },
+		{ "/bin/false", "upstream fixture: exited with status 1 before answering initialize" },
+	};
+	struct fx *f = *state;
+	struct al_err err = { "" };
+	struct mcp_client *c = NULL;
+	size_t i;
+
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		fx_config(f, "echo");
+		strv_free(&f->cfg.argv);
+		push(&f->cfg.argv, cases[i].prog);
+		assert_int_equal(mcp_start(&f->cfg, &c, &err), -1);
+		assert_null(c);
+		assert_string_equal(err.msg, cases[i].msg);
+	}
 }
 
 static void
@@ -782,6 +815,7 @@ main(void)
 		T(test_exit_faults),
 		T(test_bad_argv_fails_cleanly),
 		T(test_bad_cwd_fails_cleanly),
+		T(test_not_a_server_named),
 		T(test_unsupported_version_refused),
 		T(test_env_is_exactly_the_allowlist),
 		T(test_child_confinement),
