@@ -2,6 +2,7 @@
 #include "clock.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "bridge.h"
@@ -26,9 +28,18 @@
 const char *
 session_end_message(enum session_end e)
 {
-	if (session_end_normal(e))
-		return NULL;
-	return e == SESSION_END_INVALID_REQUEST ? FRAME_ERROR_INVALID : FRAME_ERROR_EXCHANGE;
+	switch (e) {
+	case SESSION_END_INVALID_REQUEST:
+		return FRAME_ERROR_INVALID;
+	case SESSION_END_INITIAL_REFUSED:
+	case SESSION_END_PREFLIGHT_REFUSED:
+	case SESSION_END_ADMISSION_REFUSED:
+	case SESSION_END_CONTAINER_FAILED:
+		/* Ended before any exchange: no agent was given data, none failed. */
+		return SESSION_NOT_STARTED;
+	default:
+		return session_end_normal(e) ? NULL : FRAME_ERROR_EXCHANGE;
+	}
 }
 
 /* Everything one running session holds. */
@@ -282,16 +293,24 @@ static json_t *
 load_payload(const char *path, const char **why)
 {
 	json_error_t jerr;
+	struct stat st;
 	json_t *v;
 	FILE *f;
 	char *buf;
 	size_t n;
+	int fd;
 
 	if (!path)
 		return json_object();
-	f = fopen(path, "re");
-	if (!f) {
+	/* Non-blocking: a FIFO must not hold the session in open. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0) {
 		*why = errno == ENOENT ? "no such file" : "cannot be opened";
+		return NULL;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || !(f = fdopen(fd, "r"))) {
+		close(fd);
+		*why = "not a regular file";
 		return NULL;
 	}
 	buf = malloc(INITIAL_FILE_MAX + 1);
@@ -309,16 +328,32 @@ load_payload(const char *path, const char **why)
 
 static bool preflight_end(struct session *s);
 
+/* Why a payload that parsed makes no frame: its type, or its size. */
+static const char *
+payload_fault(const json_t *payload)
+{
+	switch (json_typeof(payload)) {
+	case JSON_OBJECT:
+		return "larger than a frame once withheld fields are removed (bounds.frame_bytes)";
+	case JSON_ARRAY:
+		return "holds a JSON array: the payload must be an object";
+	case JSON_STRING:
+		return "holds a JSON string: the payload must be an object";
+	default:
+		return "holds a number, true, false or null: the payload must be an object";
+	}
+}
+
 static char *
 initial_frame(struct session *s, size_t *len)
 {
-	const char *why = "not a JSON object, or larger than a frame";
+	const char *why = "out of memory";
 	json_t *payload = load_payload(s->cfg->initial.file, &why);
 	char *frame = payload ? session_initial_frame(payload, &s->cfg->initial.withhold,
 						      s->cfg->bounds.frame_bytes, len) : NULL;
 
-	if (payload)
-		why = "not a JSON object, or larger than a frame";
+	if (payload && !frame)
+		why = payload_fault(payload);
 	json_decref(payload);
 	if (!frame && preflight_end(s))	/* a refused daemon is the first end */
 		session_fail(s, SESSION_END_INITIAL_REFUSED, "initial payload %.120s: %s",

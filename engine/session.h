@@ -26,7 +26,12 @@
 #include "otlp.h"
 #include "snapshot.h"
 
-/* The outward message of an abnormal end (the agent sees only this). */
+/*
+ * The summary's message for an abnormal end: the fixed text the agent was
+ * given (invalid agent request, agent exchange failed), or, for an end
+ * before any exchange began, SESSION_NOT_STARTED. NULL for a normal end.
+ */
+#define SESSION_NOT_STARTED "session did not start: no data entered a container"
 const char *session_end_message(enum session_end e);
 
 struct session_summary;

@@ -219,6 +219,24 @@ check "missing upstream: the reason says why it cannot start" \
 check "missing upstream, text summary: the end and its reason" bash -c \
 	'head -n 1 "$1" | grep -qxE "session s-[0-9a-f]+: upstream_unavailable: upstream ghost: cannot start: program /nonexistent/mcp-server: No such file or directory"' \
 	_ "$work/missing/text.out"
+# An initial payload that cannot be a frame is named by its fault, and no
+# part of it reaches the reason (the array holds the canary).
+mkdir -p "$work/payload-dir"
+printf '[1, 2, "%s"]\n' "$canary" >"$work/payload-array.json"
+payload=$work/payload-dir config payload_dir normal
+run payload_dir
+check "payload a directory: ended initial_refused" is payload_dir ended initial_refused
+check "payload a directory: the message says no exchange began" \
+	is payload_dir message "session did not start: no data entered a container"
+check "payload a directory: the reason says it is not a regular file" \
+	is payload_dir reason "initial payload $work/payload-dir: not a regular file"
+common_end payload_dir
+payload=$work/payload-array.json config payload_array normal
+run payload_array
+check "payload an array: ended initial_refused" is payload_array ended initial_refused
+check "payload an array: the reason names the array" \
+	is payload_array reason "initial payload $work/payload-array.json: holds a JSON array: the payload must be an object"
+common_end payload_array
 # A mistyped remote name is named at first contact, before any call: not catalog_drift.
 config typo normal
 sed -i 's/"upstream": "vault", "remote": "store"/"upstream": "vault", "remote": "remote"/' \
