@@ -974,7 +974,7 @@ op_cutover(struct control_server *cs, struct client *c, const struct control_req
 	struct al_err err;
 	size_t i;
 
-	if (!p || slot < 0 || refresh(cs) < 0) {
+	if (!p || slot < 0 || refresh(cs) < 0 || cs->snap.audit_backlog > CONTROL_AUDIT_BACKLOG_MAX) {
 		free(p);
 		reply_error(cs, c, r->id, p ? CONTROL_E_BUSY : CONTROL_E_MEMORY);
 		return;
@@ -1048,16 +1048,31 @@ client_free(struct client *c)
 	free(c);
 }
 
+/* A line past CONTROL_LINE_MAX: refused; read nothing more, close once it is out. */
+static void
+too_long(struct control_server *cs, struct client *c)
+{
+	say(cs, "client %u (uid %u %s): %s", c->serial, (unsigned)c->uid, c->user,
+	    CONTROL_E_TOO_LONG);
+	reply_error(cs, c, -1, CONTROL_E_TOO_LONG);
+	c->eof = c->input_done = true;
+	c->more = false;
+}
+
 /* The bytes read so far, as lines; an oversized line ends the client. */
 static void
 serve_lines(struct control_server *cs, struct client *c)
 {
 	const char *line;
 	size_t len;
-	int n = 0;
+	int n = 0, rc;
 
 	c->more = false;
-	while (!c->dead && linebuf_next(&c->in, &line, &len) == 1) {
+	while (!c->dead && !c->input_done && (rc = linebuf_next(&c->in, &line, &len)) != 0) {
+		if (rc < 0) {
+			too_long(cs, c);
+			return;
+		}
 		serve_line(cs, c, line, len);
 		if (++n == LINES_PER_ROUND) {
 			c->more = true;
@@ -1093,11 +1108,7 @@ read_client(struct control_server *cs, struct client *c)
 			break;
 		}
 		if (linebuf_append(&c->in, buf, (size_t)n) < 0) {
-			/* Read nothing more; close once the refusal is out. */
-			say(cs, "client %u (uid %u %s): %s", c->serial, (unsigned)c->uid, c->user,
-			    CONTROL_E_TOO_LONG);
-			reply_error(cs, c, -1, CONTROL_E_TOO_LONG);
-			c->eof = c->input_done = true;
+			too_long(cs, c);
 			return;
 		}
 		serve_lines(cs, c);

@@ -34,6 +34,13 @@
 #define CONTROL_RECENT_MAX	256		/* events an "events" reply starts with */
 #define CONTROL_PENDING_MAX	16		/* cutovers waiting for their acks */
 #define CONTROL_LISTEN_LIVE	(-2)		/* another engine answers on the socket */
+/*
+ * A revoke or restore is refused "engine busy" while more policy entries
+ * than this wait for the audit writer: a client sending cutovers faster
+ * than the log takes them would otherwise overflow its queue, and the
+ * entries lost would leave the log incomplete.
+ */
+#define CONTROL_AUDIT_BACKLOG_MAX 256
 
 /*
  * The default socket: /run/airlock/engine.sock as root, else
