@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -174,6 +175,7 @@ control_listen(const char *path, struct control_group group, int *out, struct al
 int
 control_connect(const char *path, struct al_err *err)
 {
+	struct timeval timeout = { .tv_sec = CONTROL_CONNECT_TIMEOUT_S };
 	struct sockaddr_un a;
 	int fd;
 
@@ -182,6 +184,8 @@ control_connect(const char *path, struct al_err *err)
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return al_fail(err, "socket: %s", strerror(errno));
+	/* Bounds the connect (a full backlog) and every send after it. */
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
 	if (connect(fd, (const struct sockaddr *)&a, sizeof a) < 0) {
 		al_fail(err, "cannot reach the engine at %s: %s", path, strerror(errno));
 		close(fd);

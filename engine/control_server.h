@@ -63,7 +63,12 @@ int control_socket_dir(const char *dir, struct control_group group, struct al_er
  */
 int control_listen(const char *path, struct control_group group, int *fd, struct al_err *err);
 
-/* A client's connection to path (blocking, close-on-exec); -1 with err. */
+#define CONTROL_CONNECT_TIMEOUT_S 10
+
+/*
+ * A client's connection to path (blocking, close-on-exec; the connect and
+ * each send give up after CONTROL_CONNECT_TIMEOUT_S); -1 with err.
+ */
 int control_connect(const char *path, struct al_err *err);
 
 struct control_server_options {
