@@ -20,10 +20,12 @@ enum {
 
 int cmd_audit(int argc, char **argv);
 int cmd_console(int argc, char **argv);
+int cmd_ctl(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
 int cmd_reap(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
 int cmd_watchdog(int argc, char **argv);
 
 /* "PASS id  observed" lines; failures also show what was expected. */

@@ -53,6 +53,23 @@ const struct command cli_commands[] = {
 	  "re-check the audit log's hash chain" },
 	{ "reap", cmd_reap, NULL, 0, { OPT(JSON, JSON_WHAT) },
 	  "stop and remove airlock containers whose owner is gone" },
+	{ "serve", cmd_serve, NULL, 0,
+	  { OPT_REP(CONFIG, "a session to start at once (repeat for more, up to 64)"),
+	    OPT(SOCKET, "the control socket (default /run/airlock/engine.sock as root)"),
+	    OPT(AUDIT, "the audit log (default $XDG_STATE_HOME/airlock/audit.db)"),
+	    OPT(OTLP, "also export each audit entry as a span to URL/v1/traces"),
+	    OPT(OPERATE_GROUP, "members may operate (default airlock)"),
+	    OPT(VIEW_GROUP, "members may view (default airlock-view)") },
+	  "run the engine headless, driven over its control socket" },
+	{ "ctl", cmd_ctl, "COMMAND [ARG]", 2,
+	  { OPT(SOCKET, "the engine's control socket (default as serve's)"),
+	    OPT(JSON, "print the engine's reply objects, one per line"),
+	    OPT_REP(SESSION, "revoke or restore on this session (repeat for more)"),
+	    OPT(ALL, "revoke or restore on every live session"),
+	    OPT(WAIT, "wait this long for every acknowledgement (default 5000)"),
+	    OPT(FOLLOW, "events: keep printing them as they come"),
+	    OPT(STDIO, "copy between stdin/stdout and the socket (for ssh)") },
+	  "talk to a running engine (status, sessions, revoke, events, metrics...)" },
 };
 
 const size_t cli_n_commands = sizeof cli_commands / sizeof cli_commands[0];

@@ -28,7 +28,15 @@
 	_(OTLP,      "--otlp",      "URL")  \
 	_(DEMO,      "--demo",      NULL)   \
 	_(READ_ONLY, "--read-only", NULL)   \
-	_(ANCHOR,    "--anchor",    "SEQ:HASH")
+	_(ANCHOR,    "--anchor",    "SEQ:HASH") \
+	_(SOCKET,    "--socket",    "PATH") \
+	_(OPERATE_GROUP, "--operate-group", "GROUP") \
+	_(VIEW_GROUP, "--view-group", "GROUP") \
+	_(SESSION,   "--session",   "ID")   \
+	_(ALL,       "--all",       NULL)   \
+	_(WAIT,      "--wait",      "MS")   \
+	_(FOLLOW,    "--follow",    NULL)   \
+	_(STDIO,     "--stdio",     NULL)
 
 enum cli_option {
 	OPT_NONE,		/* ends a row's list of uses */
@@ -41,7 +49,7 @@ enum cli_option {
 #define CLI_REQUIRED	1u	/* the command cannot run without it */
 #define CLI_REPEAT	2u	/* may be given up to CLI_REPEAT_MAX times */
 #define CLI_REPEAT_MAX	64
-#define CLI_USES_MAX	6
+#define CLI_USES_MAX	8
 #define CLI_OPERANDS_MAX 4
 
 struct cli_use {

@@ -32,7 +32,7 @@ printf '{"profile": {"image": "%s", "user": "4294967296:10001"}}\n' "$image" >"$
 
 # --- the table: every command's options are exactly its usage line's ----------
 commands=$("$airlock" --help | sed -n 's/^  \([a-z]\+\) .*/\1/p; s/^  \([a-z]\+\)$/\1/p' | grep -v '^airlock$')
-check "help lists the seven commands" [ "$(echo $commands)" = "console watchdog doctor run inspect audit reap" ]
+check "help lists the nine commands" [ "$(echo $commands)" = "console watchdog doctor run inspect audit reap serve ctl" ]
 # Every command's description starts in one column, on its usage's line or,
 # when the usage is too long for that, alone on the next.
 aligned() {
@@ -45,9 +45,9 @@ aligned() {
 		on { if (wait) bad++
 		     if (substr($0, 47, 1) == " " && substr($0, 48, 1) ~ /[^ ]/) { wait = 0; described++ }
 		     else wait = 1 }
-		END { exit !(!bad && !wait && described == 7) }'
+		END { exit !(!bad && !wait && described == 9) }'
 }
-check "help: the seven descriptions start in one column" aligned
+check "help: the nine descriptions start in one column" aligned
 for c in $commands; do
 	help=$("$airlock" "$c" --help) || help=
 	usage=$(head -n 1 <<<"$help")

@@ -396,5 +396,29 @@ def sealed_export():
     ]))
 
 
-for f in (frame, linebuf, config, admission, attach, docker_answer, events, mcp, sealed_export):
+def control():
+    """Requests of the control socket (engine/control.h), one line each."""
+    seeds = {
+        "hello": {"id": 1, "op": "hello"},
+        "snapshot": {"id": 2, "op": "snapshot"},
+        "detail": {"id": 3, "op": "detail", "session": "s-0123456789abcdef"},
+        "events": {"id": 4, "op": "events", "follow": True, "snapshots": True},
+        "host": {"id": 5, "op": "host", "refresh": True, "runtime": "runc"},
+        "metrics": {"id": 6, "op": "metrics"},
+        "start_path": {"id": 7, "op": "start", "path": "/etc/airlock/agent.json"},
+        "start_inline": {"id": 8, "op": "start", "config": {"profile": {"image": "sha256:" + "0" * 64}}},
+        "stop": {"id": 9, "op": "stop", "session": "s-1"},
+        "revoke_all": {"id": 10, "op": "revoke", "tool": "store", "all": True, "wait_ms": 5000},
+        "restore_some": {"id": 11, "op": "restore", "tool": "store", "sessions": ["s-1", "s-2"]},
+        "forget": {"id": 12, "op": "forget", "sessions": ["s-1"]},
+        "stop_all": {"id": 13, "op": "stop-all"},
+    }
+    for name, obj in seeds.items():
+        put("control", name, line(obj))
+    put("control", "duplicate", '{"id":1,"op":"hello","op":"stop"}')
+    put("control", "bad_utf8", b'{"id":1,"op":"stop","session":"\xc3\x28"}')
+    put("control", "unknown_op", '{"id":1,"op":"launch"}')
+
+
+for f in (control, frame, linebuf, config, admission, attach, docker_answer, events, mcp, sealed_export):
     f()

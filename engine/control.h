@@ -1,0 +1,197 @@
+#ifndef AIRLOCK_CONTROL_H
+#define AIRLOCK_CONTROL_H
+
+/*
+ * The control protocol of `airlock serve` (docs/operations.md), pure code:
+ * the request parser, the reply and pushed-frame builders, the role a
+ * peer's credentials give, and the metrics text. No sockets, no threads:
+ * a unit test and a fuzzer drive it with plain data.
+ *
+ * A unix stream; one JSON object per line, both ways. On connect the
+ * engine sends a hello:
+ *   {"airlock": 1, "engine": NAME, "role": "operate"|"view", "uid": N, "user": "..."}
+ * A client sends requests {"id": N, "op": "...", ...}; each gets exactly
+ * one reply {"id": N, "ok": true, ...} or {"id": N, "ok": false,
+ * "error": "<fixed text>"} (id null when the request had no readable id).
+ * A subscribed client also gets pushed frames {"seq": N, "event": {...}}
+ * and {"seq": N, "snapshot": {...}}, seq increasing by one per frame made
+ * for it; "gap": N on a frame says N frames before it were dropped.
+ *
+ * The parser never echoes its input: every refusal is one of the fixed
+ * CONTROL_E_* texts. Every serialised field is a snapshot.h field: no
+ * payload crosses the socket.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <jansson.h>
+
+#include "snapshot.h"
+
+#define CONTROL_VERSION		1
+#define CONTROL_LINE_MAX	65536		/* a request line, newline excluded */
+#define CONTROL_FRAME_MAX	(4u << 20)	/* a line the engine sends */
+#define CONTROL_IDS_MAX		64		/* sessions named in one request */
+#define CONTROL_PATH_MAX	4096
+#define CONTROL_WAIT_MAX_MS	60000		/* longest a cutover reply waits for acks */
+#define CONTROL_ID_MAX		((int64_t)1 << 53)	/* exact in every JSON reader */
+
+/* Fixed error texts: the only words a refusal carries. */
+#define CONTROL_E_TOO_LONG	"frame too long"
+#define CONTROL_E_TRUNCATED	"truncated frame"
+#define CONTROL_E_UTF8		"invalid utf-8"
+#define CONTROL_E_JSON		"not json"
+#define CONTROL_E_DUPLICATE	"duplicate key"
+#define CONTROL_E_OBJECT	"not an object"
+#define CONTROL_E_ID		"bad id"
+#define CONTROL_E_OP		"unknown op"
+#define CONTROL_E_KEY		"unknown key"
+#define CONTROL_E_ARG		"bad argument"
+#define CONTROL_E_MISSING	"missing argument"
+#define CONTROL_E_VIEW		"view only"
+#define CONTROL_E_SESSION	"no such session"
+#define CONTROL_E_NOT_ENDED	"session not ended"
+#define CONTROL_E_CONFIG	"config refused"
+#define CONTROL_E_CUTOVER	"cutover refused"
+#define CONTROL_E_BUSY		"engine busy"
+#define CONTROL_E_MEMORY	"out of memory"
+#define CONTROL_E_PEER		"not allowed"	/* the reason frame at accept */
+#define CONTROL_E_SLOW		"too slow"	/* the reason frame at a disconnect */
+#define CONTROL_E_FULL		"too many clients"
+
+/* Every op: enum, name, and whether it changes a session or the policy. */
+#define CONTROL_OPS(_) \
+	_(HELLO,    "hello",    false) \
+	_(SNAPSHOT, "snapshot", false) \
+	_(DETAIL,   "detail",   false) \
+	_(EVENTS,   "events",   false) \
+	_(HOST,     "host",     false) \
+	_(METRICS,  "metrics",  false) \
+	_(START,    "start",    true)  \
+	_(STOP,     "stop",     true)  \
+	_(REVOKE,   "revoke",   true)  \
+	_(RESTORE,  "restore",  true)  \
+	_(FORGET,   "forget",   true)  \
+	_(STOP_ALL, "stop-all", true)
+
+enum control_op {
+#define CONTROL_OP_ENUM(e, name, changes) CONTROL_OP_##e,
+	CONTROL_OPS(CONTROL_OP_ENUM)
+#undef CONTROL_OP_ENUM
+	CONTROL_OP_COUNT
+};
+
+const char *control_op_name(enum control_op op);
+/* True for the ops a view client is refused (CONTROL_E_VIEW). */
+bool control_op_changes(enum control_op op);
+
+/*
+ * One parsed request. Which fields mean something depends on op:
+ *   detail, stop   session
+ *   start          path (a file the engine reads) or config (inline object)
+ *   revoke/restore tool, and ids[0..n_ids) or all; wait_ms for the acks
+ *   forget         ids[0..n_ids) (none: every ended session)
+ *   events         follow (push events), snapshots (push snapshots)
+ *   host           refresh (re-run the checks), runtime
+ */
+struct control_request {
+	int64_t id;		/* -1: none readable */
+	enum control_op op;
+	char session[SNAP_ID_MAX];
+	char path[CONTROL_PATH_MAX];
+	json_t *config;		/* owned; NULL unless an inline config */
+	char tool[SNAP_NAME_MAX];
+	size_t n_ids;
+	char ids[CONTROL_IDS_MAX][SNAP_ID_MAX];
+	bool all;
+	int64_t wait_ms;
+	bool follow, snapshots;
+	bool refresh;
+	char runtime[16];
+};
+
+/*
+ * Parse one line (without its newline). 0, or -1 with *error one of the
+ * CONTROL_E_* texts; req->id is set whenever the id could be read, so the
+ * refusal can name it. Free with control_request_free either way.
+ */
+int control_parse(const char *line, size_t len, struct control_request *req,
+		  const char **error);
+void control_request_free(struct control_request *req);
+
+/* ---- who is on the other end ---- */
+
+enum control_role {
+	CONTROL_ROLE_NONE,
+	CONTROL_ROLE_VIEW,
+	CONTROL_ROLE_OPERATE,
+};
+
+const char *control_role_name(enum control_role r);
+
+/* A group the engine grants a role to; present false when it does not exist. */
+struct control_group {
+	bool present;
+	gid_t gid;
+};
+
+/* The kernel's word on a peer (SO_PEERCRED, SO_PEERGROUPS). */
+struct control_peer {
+	pid_t pid;
+	uid_t uid;
+	gid_t gid;
+	size_t n_groups;
+	const gid_t *groups;
+};
+
+/*
+ * Operate: root, the engine's own uid, or a member of the operate group
+ * (primary or supplementary); view: a member of the view group; else none.
+ */
+enum control_role control_role_of(const struct control_peer *p, uid_t self,
+				  struct control_group operate, struct control_group view);
+
+/* ---- frames the engine sends ---- */
+
+/* {"airlock": 1, "engine": ..., "role": ..., "uid": N, "user": ...} */
+json_t *control_hello(const char *engine, enum control_role role, uid_t uid,
+		      const char *user);
+/* {"airlock": 1, "ok": false, "error": reason}: the last frame before a close. */
+json_t *control_bye(const char *reason);
+/* {"id": N, "ok": true} (id -1: null), to add fields to. */
+json_t *control_ok(int64_t id);
+/* {"id": N, "ok": false, "error": error} */
+json_t *control_error(int64_t id, const char *error);
+/* {"seq": N, ["gap": N,] key: body}; steals body. */
+json_t *control_push(uint64_t seq, uint64_t gap, const char *key, json_t *body);
+
+/*
+ * One compact line plus newline, malloc'd; NULL when out of memory or
+ * longer than max. Does not steal v.
+ */
+char *control_line(const json_t *v, size_t max, size_t *len);
+
+/* The snapshot.h types as JSON: names, numbers and states only. */
+json_t *control_row_json(const struct session_row *r);
+json_t *control_snapshot_json(const struct supervisor_snapshot *s);
+json_t *control_detail_json(const struct session_detail *d);
+json_t *control_event_json(const struct supervisor_event *e);
+json_t *control_host_json(const struct host_snapshot *h);
+
+/* What the engine counts beside the snapshot, for the metrics text. */
+struct control_counts {
+	uint64_t cutovers;	/* CUTOVER events seen */
+	uint64_t lease_failures;	/* LEASE_FAILED events seen */
+	uint64_t clients;	/* connected now */
+	uint64_t refused;	/* peers refused at accept */
+	uint64_t dropped;	/* pushed frames dropped for slow clients */
+	uint64_t rss_bytes;	/* the engine's resident set */
+};
+
+/* OpenMetrics text ("# EOF" last), malloc'd; NULL when out of memory. */
+char *control_metrics_text(const struct supervisor_snapshot *s, const struct control_counts *c);
+
+#endif

@@ -1,0 +1,104 @@
+#ifndef AIRLOCK_CONTROL_SERVER_H
+#define AIRLOCK_CONTROL_SERVER_H
+
+/*
+ * The control socket of `airlock serve` (docs/operations.md): the socket
+ * file, and one server that multiplexes the listener, every client and the
+ * supervisor's wake descriptor with poll on the calling thread. The
+ * protocol itself is control.h.
+ *
+ * Never blocked by a client: client sockets are non-blocking and written
+ * with MSG_NOSIGNAL; each has a bounded outgoing queue. Replies are always
+ * queued; a pushed frame (event, snapshot) is dropped and counted when the
+ * queue is past CONTROL_QUEUE_SOFT, and a client past CONTROL_QUEUE_HARD,
+ * or that dropped CONTROL_DROPS_MAX frames in a row, is disconnected.
+ * Input is read in bounded rounds; a bad line gets a fixed refusal, an
+ * oversized one a refusal and a disconnect.
+ *
+ * Roles come from the kernel at accept (SO_PEERCRED, SO_PEERGROUPS):
+ * control_role_of. A peer with no role gets one frame, {"ok": false,
+ * "error": "not allowed"}, and is disconnected.
+ */
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "control.h"
+#include "err.h"
+#include "supervisor.h"
+
+#define CONTROL_CLIENTS_MAX	64
+#define CONTROL_QUEUE_SOFT	(256u << 10)	/* pushed frames dropped past this */
+#define CONTROL_QUEUE_HARD	(16u << 20)	/* disconnected past this */
+#define CONTROL_DROPS_MAX	4096		/* dropped in a row: disconnected */
+#define CONTROL_RECENT_MAX	256		/* events an "events" reply starts with */
+#define CONTROL_PENDING_MAX	16		/* cutovers waiting for their acks */
+#define CONTROL_LISTEN_LIVE	(-2)		/* another engine answers on the socket */
+/*
+ * A revoke or restore is refused "engine busy" while more policy entries
+ * than this wait for the audit writer: a client sending cutovers faster
+ * than the log takes them would otherwise overflow its queue, and the
+ * entries lost would leave the log incomplete.
+ */
+#define CONTROL_AUDIT_BACKLOG_MAX 256
+
+/*
+ * The default socket: /run/airlock/engine.sock as root, else
+ * $XDG_RUNTIME_DIR/airlock/engine.sock. -1 when neither applies.
+ */
+int control_socket_default(char *out, size_t cap, struct al_err *err);
+
+/*
+ * Make dir (the default socket's directory) when missing: 0750, owned by
+ * us, group-owned by group when present. An existing one must be a
+ * directory we own, not a symlink; it is left as it is.
+ */
+int control_socket_dir(const char *dir, struct control_group group, struct al_err *err);
+
+/*
+ * Bind and listen on path, mode 0660, group-owned by group when present.
+ * A path that is a symlink, not a socket or not ours is refused; a socket
+ * another engine answers on gives CONTROL_LISTEN_LIVE; a stale one (the
+ * connect is refused) is removed and bound again. *fd is non-blocking.
+ */
+int control_listen(const char *path, struct control_group group, int *fd, struct al_err *err);
+
+#define CONTROL_CONNECT_TIMEOUT_S 10
+
+/*
+ * A client's connection to path (blocking, close-on-exec; the connect and
+ * each send give up after CONTROL_CONNECT_TIMEOUT_S); -1 with err.
+ */
+int control_connect(const char *path, struct al_err *err);
+
+struct control_server_options {
+	struct supervisor *sup;		/* required */
+	const char *engine;		/* the name in the hello */
+	const char *runtime;		/* host checks are for it */
+	struct control_group operate, view;
+	FILE *log;			/* one line per client, session end, cutover */
+};
+
+struct control_server;
+
+/* Takes the listening fd (closed by control_server_close). */
+int control_server_open(const struct control_server_options *o, int listen_fd,
+			struct control_server **out, struct al_err *err);
+
+/*
+ * One round: poll the listener, the clients, the supervisor and extra_fd
+ * (-1: none) for at most timeout_ms, and serve what is ready. Returns 1
+ * when extra_fd is readable, 0 otherwise.
+ */
+int control_server_step(struct control_server *cs, int extra_fd, int timeout_ms);
+
+/* A session started by the engine's own operator (serve --config): logged alike. */
+void control_server_started(struct control_server *cs, const char *session_id, const char *how);
+
+/* "N sessions (M live), K clients, revision R": one line for the log. */
+void control_server_status(struct control_server *cs, char *buf, size_t cap);
+
+/* The last frame to every client ("engine stopping"), then close all. */
+void control_server_close(struct control_server *cs);
+
+#endif

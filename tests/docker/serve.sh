@@ -1,0 +1,264 @@
+#!/usr/bin/env bash
+# `airlock serve` and `airlock ctl` with real parts: two sessions of the
+# looping agent fixture against the fixture upstream, started from configs;
+# clients as root, as a view-group member and as nobody (setpriv); bad
+# frames and a client that never reads; a second engine on the socket;
+# SIGTERM; SIGKILL with live sessions (the watchdogs stop them) and a new
+# engine on the stale socket. A canary in the payload must appear in no
+# captured output: ctl stdout, serve stderr, metrics, raw socket frames.
+#
+# usage: serve.sh AIRLOCK AGENT_BIN UPSTREAM_BIN
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/common.sh"
+require_daemon
+
+airlock=$1 agent=$2 upstream=$3
+scratch_dir
+chmod 0755 "$work"	# the setpriv clients must reach the socket in it
+. "$here/../checks.sh"
+client=$here/serve_client.py
+sock=$work/engine.sock
+# The engines are among the helpers: their containers are this suite's.
+owner_pids() { printf '%s\n' "${helpers[@]}"; }
+
+# --- the groups: made here when missing, removed after ----------------------
+made_groups=()
+group_gid() { getent group "$1" | cut -d: -f3; }
+on_teardown() {
+	local g
+	for g in "${made_groups[@]}"; do groupdel "$g" 2>/dev/null; done
+}
+for g in airlock airlock-view; do
+	if [ -z "$(group_gid "$g")" ]; then
+		groupadd "$g" && made_groups+=("$g")
+	fi
+done
+og=$(group_gid airlock) vg=$(group_gid airlock-view)
+
+# --- the image, the payload, the configs --------------------------------------
+image=$(scratch_image "$work/image" "$agent") || { not_ok "agent image build"; summary; exit 1; }
+canary="CANARY-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+printf '{"canary":"%s"}\n' "$canary" >"$work/payload.in"
+
+config() {	# NAME: a looping session; its sink is NAME/vault.sink
+	mkdir -p "$work/$1"
+	cat >"$work/$1/config.json" <<JSON
+{"profile": {"image": "$image", "cmd": ["loop"]},
+ "bounds": {"session_ms": 300000, "calls": 4096, "stdout_bytes": 4194304},
+ "upstreams": {"vault": {"argv": ["$upstream", "--sink", "$work/$1/vault.sink"],
+                         "env": {"PATH": "/usr/bin:/bin"}}},
+ "tools": {"store": {"upstream": "vault", "remote": "store", "data_class": "confidential",
+                     "sink_ceiling": "confidential", "response_ceiling": "confidential"}},
+ "aliases": {"save": "store"},
+ "initial": {"file": "$work/payload.in", "class": "confidential"}}
+JSON
+}
+for c in a b c d; do config "$c"; done
+
+ctl() { "$airlock" ctl --socket "$sock" "$@"; }
+size() { stat -c %s "$1" 2>/dev/null || echo 0; }
+json_get() {	# FILE PYTHON-EXPRESSION-OF-d
+	python3 -c 'import json,sys; d=json.loads(open(sys.argv[1]).read().splitlines()[-1]); print(eval(sys.argv[2]))' "$@"
+}
+
+# serve LOG [ARGS...]: an engine in the background; sets engine. Waits for its socket.
+serve() {
+	local log=$1 i
+	shift
+	"$airlock" serve --socket "$sock" --audit "$work/audit.db" "$@" 2>"$work/$log" </dev/null &
+	engine=$!
+	helpers+=("$engine")
+	for i in $(seq 300); do
+		grep -q "listening on" "$work/$log" 2>/dev/null && return 0
+		kill -0 "$engine" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+# Until N sessions run and each sink in the list has grown (60 s at most).
+running_sessions() { ctl sessions --json 2>/dev/null | python3 -c '
+import json,sys; print(sum(1 for s in json.load(sys.stdin)["snapshot"]["sessions"] if s["state"] == "running"))'; }
+wait_running() {
+	local n=$1 i
+	shift
+	for i in $(seq 600); do
+		if [ "$(running_sessions)" = "$n" ]; then
+			local f all=1
+			for f in "$@"; do [ -s "$f" ] || all=0; done
+			[ $all = 1 ] && return 0
+		fi
+		sleep 0.1
+	done
+	return 1
+}
+
+# ============================================================================
+# Without a running engine and its sessions nothing after this means anything.
+fatal() { cat "$work/serve1.err" >&2; summary; exit 1; }
+check "serve starts with two configs" serve serve1.err --config "$work/a/config.json" --config "$work/b/config.json" || fatal
+engine1=$engine
+check "both sessions run and call the upstream" wait_running 2 "$work/a/vault.sink" "$work/b/vault.sink" || fatal
+check "the socket is 0660" [ "$(stat -c %a "$sock")" = 660 ]
+check "serve logged both session starts" [ "$(grep -c 'session .* started (config ' "$work/serve1.err")" = 2 ]
+check "readiness line names the socket" grep -qF "listening on $sock" "$work/serve1.err"
+
+ctl status >"$work/status.out"
+check "ctl status: exit 0, role operate" grep -q 'role operate' "$work/status.out"
+ctl sessions --json >"$work/sessions.json"
+check "ctl sessions --json lists the two sessions" [ "$(json_get "$work/sessions.json" 'len(d["snapshot"]["sessions"])')" = 2 ]
+ids=$(json_get "$work/sessions.json" '" ".join(s["id"] for s in d["snapshot"]["sessions"])')
+echo "   sessions: $ids"
+ctl sessions >"$work/sessions.out"
+check "ctl sessions (text) names both" bash -c 'for i in $1; do grep -q "^$i " "$2" || exit 1; done' _ "$ids" "$work/sessions.out"
+
+# --- revoke on all: every session acknowledges; the sinks see nothing new -----
+rc=0; ctl revoke store --all --json >"$work/revoke.json" || rc=$?
+check "ctl revoke store --all: exit 0" [ "$rc" = 0 ]
+check "revoke: acknowledged by both sessions, none pending" \
+	[ "$(json_get "$work/revoke.json" '(len(d["acks"]), len(d["pending"]), sorted(a["result"] for a in d["acks"]))')" = "(2, 0, ['applied', 'applied'])" ]
+sa=$(size "$work/a/vault.sink") sb=$(size "$work/b/vault.sink")
+sleep 2	# the agents call every 0.2 s
+check "after the ack, sink a saw nothing new (2 s of agent calls)" [ "$(size "$work/a/vault.sink")" = "$sa" ]
+check "after the ack, sink b saw nothing new" [ "$(size "$work/b/vault.sink")" = "$sb" ]
+ctl tools >"$work/tools.out"
+check "ctl tools: store revoked on both" [ "$(grep -c ' store .* revoked$' "$work/tools.out")" = 2 ]
+ctl sessions --json >"$work/denied.json"
+check "the agents' calls are denied meanwhile" \
+	[ "$(json_get "$work/denied.json" 'min(s["counters"]["denied"] for s in d["snapshot"]["sessions"]) > 0')" = True ]
+
+rc=0; ctl restore store --all --json >"$work/restore.json" || rc=$?
+check "ctl restore store --all: exit 0, two acks" \
+	[ "$rc:$(json_get "$work/restore.json" 'len(d["acks"])')" = "0:2" ]
+grows() { local i; for i in $(seq 100); do [ "$(size "$1")" -gt "$2" ] && return 0; sleep 0.1; done; return 1; }
+check "after restore, sink a grows again" grows "$work/a/vault.sink" "$sa"
+check "after restore, sink b grows again" grows "$work/b/vault.sink" "$sb"
+first=${ids%% *}
+rc=0; ctl revoke store --session "$first" --wait 3000 >"$work/revoke1.out" || rc=$?
+check "ctl revoke --session: exit 0, one ack" bash -c '[ "$1" = 0 ] && grep -q "1 of 1 sessions acknowledged" "$2"' _ "$rc" "$work/revoke1.out"
+ctl restore store --session "$first" >/dev/null
+ctl events --json >"$work/events.jsonl"
+check "ctl events --json: NDJSON with the cutover acks" \
+	[ "$(grep -c '"kind":"cutover_ack"' "$work/events.jsonl")" -ge 6 ]
+rc=0; ctl stop no-such-session 2>"$work/stop.err" || rc=$?
+check "ctl stop of an unknown session: exit 1, 'no such session'" bash -c '[ "$1" = 1 ] && grep -q "no such session" "$2"' _ "$rc" "$work/stop.err"
+rc=0; ctl revoke store >/dev/null 2>&1 || rc=$?
+check "ctl revoke without --all or --session: usage error" [ "$rc" = 2 ]
+
+ctl metrics >"$work/metrics.txt"
+check "metrics: two running sessions" grep -qx 'airlock_sessions{state="running"} 2' "$work/metrics.txt"
+check "metrics: allowed calls counted" grep -qE '^airlock_calls_total\{decision="allowed"\} [1-9]' "$work/metrics.txt"
+check "metrics: four cutovers" grep -qx 'airlock_cutovers_total 4' "$work/metrics.txt"
+check "metrics: RSS and # EOF" bash -c 'grep -qE "^airlock_engine_rss_bytes [1-9]" "$1" && [ "$(tail -n 1 "$1")" = "# EOF" ]' _ "$work/metrics.txt"
+
+# --- roles from the kernel -----------------------------------------------------
+nobody() { setpriv --reuid 65534 --regid 65534 "$@"; }
+rc=0; nobody --clear-groups "$airlock" ctl --socket "$sock" status >/dev/null 2>"$work/nobody0.err" || rc=$?
+check "nobody, socket 0660: the file mode keeps it out (exit 3)" [ "$rc" = 3 ]
+# The file mode is the first gate; loosened, the kernel's credentials still decide.
+chmod 0666 "$sock"
+rc=0; nobody --clear-groups "$airlock" ctl --socket "$sock" status >"$work/nobody.out" 2>"$work/nobody.err" || rc=$?
+check "nobody without groups: refused at accept (exit 1, 'not allowed')" \
+	bash -c '[ "$1" = 1 ] && grep -q "refused this connection: not allowed" "$2"' _ "$rc" "$work/nobody.err"
+check "serve logged the refusal" grep -q "client refused: uid 65534" "$work/serve1.err"
+rc=0; nobody --groups "$vg" "$airlock" ctl --socket "$sock" sessions --json >"$work/view.json" 2>"$work/view.err" || rc=$?
+check "a view-group member reads the sessions" \
+	[ "$rc:$(json_get "$work/view.json" 'len(d["snapshot"]["sessions"])' 2>/dev/null)" = "0:2" ]
+rc=0; nobody --groups "$vg" "$airlock" ctl --socket "$sock" revoke store --all 2>"$work/view_revoke.err" >/dev/null || rc=$?
+check "a view-group member's revoke: exit 1, 'view only'" \
+	bash -c '[ "$1" = 1 ] && grep -q "view only" "$2"' _ "$rc" "$work/view_revoke.err"
+rc=0; nobody --groups "$vg" "$airlock" ctl --socket "$sock" stop-all 2>/dev/null >/dev/null || rc=$?
+check "a view-group member's stop-all: exit 1" [ "$rc" = 1 ]
+check "the sessions still run after the view client's attempts" [ "$(running_sessions)" = 2 ]
+nobody --groups "$og" "$airlock" ctl --socket "$sock" status >"$work/op.out" 2>&1
+check "an operate-group member operates" grep -q 'role operate' "$work/op.out"
+chmod 0660 "$sock"
+
+# --- bad frames; a client that never reads ------------------------------------
+python3 "$client" bad "$sock" "$canary" "$work/bad.frames" >"$work/bad.json"
+bad_is() { [ "$(json_get "$work/bad.json" "d[\"$1\"]")" = "$2" ]; }
+check "oversized line: 'frame too long', then closed" bad_is oversized "['frame too long']"
+check "not JSON: 'not json'" bad_is not_json "['not json']"
+check "unknown op: 'unknown op' with its id" bad_is unknown_op "[[7, 'unknown op']]"
+check "a session id that is not a word: 'bad argument'" bad_is bad_session "[[8, 'bad argument']]"
+check "duplicate key: 'duplicate key'" bad_is duplicate "['duplicate key']"
+check "invalid UTF-8: 'invalid utf-8'" bad_is bad_utf8 "['invalid utf-8']"
+check "a line cut off at EOF: 'truncated frame'" bad_is truncated "['truncated frame']"
+
+python3 "$client" slow "$sock" "$work/go" "$work/slow.frames" >"$work/slow.json" &
+slow=$!
+helpers+=("$slow")
+sleep 1
+t0=$(date +%s%N)
+python3 "$client" flood "$sock" 1200 "$work/flood.frames" >"$work/flood.json"
+t1=$(date +%s%N)
+echo "   measured: 1200 cutovers over one connection in $(( (t1 - t0) / 1000000 )) ms"
+cat "$work/flood.json"
+check "the flood's 1200 requests all got their reply: done, or 'engine busy' while the audit writer catches up" \
+	[ "$(json_get "$work/flood.json" 'd["replies"] == d["ok"] + d["busy"] == 1200 and d["ok"] > 0')" = True ]
+rc=0; timeout 5 "$airlock" ctl --socket "$sock" status >/dev/null 2>&1 || rc=$?
+check "while a client reads nothing, the engine answers another at once" [ "$rc" = 0 ]
+touch "$work/go"
+sleep 1
+ctl restore store --all --wait 0 >/dev/null	# one more event: the frame that carries the gap
+wait "$slow"
+check "the slow client's frames were dropped and counted (a gap), or it was disconnected" \
+	[ "$(json_get "$work/slow.json" 'd["gap"] > 0 or d["closed"]')" = True ]
+cat "$work/slow.json"
+ctl metrics >"$work/metrics2.txt"
+check "metrics count the dropped frames" grep -qE '^airlock_frames_dropped_total [1-9]' "$work/metrics2.txt"
+check "both sessions still run" [ "$(running_sessions)" = 2 ]
+check "the audit log refused nothing" grep -qx 'airlock_audit_failures_total 0' "$work/metrics2.txt"
+
+# --- a second engine on the socket: refused --------------------------------------
+rc=0; "$airlock" serve --socket "$sock" --audit "$work/audit2.db" 2>"$work/second.err" </dev/null || rc=$?
+check "a second serve on the live socket: exit 3" \
+	bash -c '[ "$1" = 3 ] && grep -q "another engine answers on" "$2"' _ "$rc" "$work/second.err"
+ln -s "$sock" "$work/link.sock"
+rc=0; "$airlock" serve --socket "$work/link.sock" --audit "$work/audit2.db" 2>"$work/link.err" </dev/null || rc=$?
+check "serve on a symlinked socket path: exit 3, 'is a symlink'" \
+	bash -c '[ "$1" = 3 ] && grep -q "is a symlink" "$2"' _ "$rc" "$work/link.err"
+
+# --- SIGHUP, then SIGTERM: every session stopped, nothing left ---------------------
+kill -HUP "$engine1"
+sleep 0.5
+check "SIGHUP logs a status line" grep -q "status: 2 sessions (2 live)" "$work/serve1.err"
+kill -TERM "$engine1"
+rc=0; wait "$engine1" || rc=$?
+check "SIGTERM: serve exits 0" [ "$rc" = 0 ] || tail -n 5 "$work/serve1.err"
+check "SIGTERM: 0 containers of that engine left" \
+	[ -z "$("$DOCKER" ps -aq --filter label=io.airlock.managed=1 --filter "label=io.airlock.owner-pid=$engine1")" ]
+check "SIGTERM: it said so" grep -q "stopped; 0 containers left" "$work/serve1.err"
+check "SIGTERM: the socket file is gone" [ ! -e "$sock" ]
+
+# --- SIGKILL with live sessions: the watchdogs stop them; a new engine starts --------
+check "a new serve with two sessions" serve serve2.err --config "$work/c/config.json" --config "$work/d/config.json"
+engine2=$engine
+check "its sessions run" wait_running 2 "$work/c/vault.sink" "$work/d/vault.sink"
+ids2=$(ctl sessions --json | python3 -c 'import json,sys; print(" ".join(s["id"] for s in json.load(sys.stdin)["snapshot"]["sessions"]))')
+kill -KILL "$engine2"
+wait "$engine2" 2>/dev/null
+all_stopped() { local s; for s in $ids2; do session_stopped "$s" || return 1; done; }
+t0=$(date +%s%N)
+for _ in $(seq 300); do all_stopped && break; sleep 0.1; done
+t1=$(date +%s%N)
+check "SIGKILL: the watchdogs stopped both containers" all_stopped
+echo "   measured: serve SIGKILL -> containers stopped in $(( (t1 - t0) / 1000000 )) ms"
+check "SIGKILL left a stale socket" [ -S "$sock" ]
+check "a new serve starts on the stale socket" serve serve3.err
+engine3=$engine
+check "and answers" bash -c '"$1" ctl --socket "$2" status >/dev/null' _ "$airlock" "$sock"
+gone2() { [ -z "$("$DOCKER" ps -aq --filter label=io.airlock.managed=1 --filter "label=io.airlock.owner-pid=$engine2")" ]; }
+for _ in $(seq 100); do gone2 && break; sleep 0.1; done
+check "the killed engine's containers are gone (reaped at start)" gone2
+kill -TERM "$engine3"
+rc=0; wait "$engine3" || rc=$?
+check "the third serve exits 0 on SIGTERM" [ "$rc" = 0 ]
+
+# --- the canary: in the permitted sink, nowhere else ----------------------------
+check "positive control: the permitted sink holds the canary" grep -qF "$canary" "$work/a/vault.sink"
+outputs=("$work"/*.out "$work"/*.err "$work"/*.json "$work"/*.jsonl "$work"/*.txt "$work"/*.frames)
+check "the canary is in no output (${#outputs[@]} files: ctl, serve logs, metrics, socket frames)" \
+	bash -c '! grep -lF -- "$1" "${@:2}"' _ "$canary" "${outputs[@]}"
+summary

@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""Raw clients of `airlock serve`'s control socket for tests/docker/serve.sh.
+
+  serve_client.py bad SOCK CANARY OUT     bad frames, one connection each; the
+                                          frames the engine sent go to OUT
+  serve_client.py slow SOCK GO OUT        subscribe to events and snapshots,
+                                          ask for 400 metrics texts, then read
+                                          nothing until the file GO exists;
+                                          then read for up to 5 s into OUT
+  serve_client.py flood SOCK N OUT        N revoke/restore pairs of tool
+                                          "store" on every session, wait 0
+
+Each prints one JSON object of findings on stdout. Every wait is bounded.
+"""
+import json
+import os
+import socket
+import sys
+import time
+
+
+def connect(path):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(10)
+    s.connect(path)
+    return s
+
+
+class Reader:
+    """Lines from a socket, each appended raw to the file out."""
+
+    def __init__(self, s, out):
+        self.s, self.out, self.buf = s, out, b""
+
+    def lines(self, limit, until_eof=False):
+        got = []
+        while len(got) < limit:
+            while b"\n" in self.buf and len(got) < limit:
+                line, self.buf = self.buf.split(b"\n", 1)
+                self.out.write(line + b"\n")
+                got.append(json.loads(line))
+            if len(got) >= limit or (got and not until_eof):
+                break
+            try:
+                chunk = self.s.recv(65536)
+            except (socket.timeout, ConnectionResetError):
+                break
+            if not chunk:
+                break
+            self.buf += chunk
+        return got
+
+
+def exchange(path, payload, out):
+    """Connect, take the hello, send payload and end the input; (hello, replies)."""
+    s = connect(path)
+    r = Reader(s, out)
+    hello = r.lines(1)
+    try:
+        s.sendall(payload)
+        s.shutdown(socket.SHUT_WR)
+    except (BrokenPipeError, ConnectionResetError, socket.timeout):
+        pass
+    replies = r.lines(5, until_eof=True)
+    s.close()
+    return hello, replies
+
+
+def bad(path, canary, out_path):
+    found = {}
+    with open(out_path, "ab") as out:
+        hello, r = exchange(path, b'{"id":1,"op":"' + b"x" * 70000 + b'"}\n', out)
+        found["hello_role"] = hello[0].get("role") if hello else None
+        found["oversized"] = [x.get("error") for x in r]
+        _, r = exchange(path, b"not json " + canary.encode() + b"\n", out)
+        found["not_json"] = [x.get("error") for x in r]
+        _, r = exchange(path, b'{"id":7,"op":"' + canary.encode() + b'"}\n', out)
+        found["unknown_op"] = [(x.get("id"), x.get("error")) for x in r]
+        _, r = exchange(path, b'{"id":8,"op":"stop","session":"' + canary.encode() + b' x"}\n', out)
+        found["bad_session"] = [(x.get("id"), x.get("error")) for x in r]
+        _, r = exchange(path, b'{"id":9,"op":"hello","id":10}\n', out)
+        found["duplicate"] = [x.get("error") for x in r]
+        _, r = exchange(path, b'{"id":11,"op":"stop","session":"\xc3\x28"}\n', out)
+        found["bad_utf8"] = [x.get("error") for x in r]
+        _, r = exchange(path, b'{"id":12,"op":"snapshot"', out)
+        found["truncated"] = [x.get("error") for x in r]
+    print(json.dumps(found))
+
+
+def slow(path, go, out_path):
+    """Subscribe, ask for much it never reads (metrics texts), then read nothing."""
+    s = connect(path)
+    s.sendall(b'{"id":1,"op":"events","follow":true,"snapshots":true}\n' +
+              b"".join(b'{"id":%d,"op":"metrics"}\n' % (i + 2) for i in range(400)))
+    deadline = time.time() + 300
+    while not os.path.exists(go) and time.time() < deadline:
+        time.sleep(0.1)
+    s.settimeout(2)
+    frames, gaps, buf, closed = 0, 0, b"", False
+    end = time.time() + 5
+    with open(out_path, "wb") as out:
+        while time.time() < end:
+            try:
+                chunk = s.recv(1 << 20)
+            except socket.timeout:
+                break
+            except ConnectionResetError:
+                closed = True
+                break
+            if not chunk:
+                closed = True
+                break
+            out.write(chunk)
+            buf += chunk
+            *lines, buf = buf.split(b"\n")
+            for line in lines:
+                f = json.loads(line)
+                frames += 1
+                gaps += f.get("gap", 0)
+    print(json.dumps({"frames": frames, "gap": gaps, "closed": closed}))
+
+
+def flood(path, n, out_path):
+    s = connect(path)
+    reqs = []
+    for i in range(n):
+        op = "revoke" if i % 2 == 0 else "restore"
+        reqs.append(json.dumps({"id": i + 1, "op": op, "tool": "store", "all": True,
+                                "wait_ms": 0}).encode() + b"\n")
+    s.sendall(b"".join(reqs))
+    with open(out_path, "wb") as out:
+        replies = Reader(s, out).lines(n + 1, until_eof=True)
+    ok = sum(1 for r in replies if r.get("ok") is True and "id" in r)
+    busy = sum(1 for r in replies if r.get("error") == "engine busy")
+    print(json.dumps({"replies": len(replies) - 1, "ok": ok, "busy": busy}))
+
+
+if __name__ == "__main__":
+    cmd = sys.argv[1]
+    if cmd == "bad":
+        bad(sys.argv[2], sys.argv[3], sys.argv[4])
+    elif cmd == "slow":
+        slow(sys.argv[2], sys.argv[3], sys.argv[4])
+    elif cmd == "flood":
+        flood(sys.argv[2], int(sys.argv[3]), sys.argv[4])

@@ -1,0 +1,307 @@
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "control.h"
+
+/* The error text control_parse gives for line, or NULL when it accepts it. */
+static const char *
+parse_error(const char *line, int64_t *id)
+{
+	struct control_request r;
+	const char *error;
+	int rc = control_parse(line, strlen(line), &r, &error);
+
+	if (id)
+		*id = r.id;
+	control_request_free(&r);
+	assert_true(rc == 0 ? error == NULL : error != NULL);
+	return error;
+}
+
+static void
+assert_refused(const char *line, const char *error)
+{
+	const char *got = parse_error(line, NULL);
+
+	if (!got || strcmp(got, error) != 0)
+		fail_msg("%s: got %s, want %s", line, got ? got : "(accepted)", error);
+}
+
+static void
+test_accepted(void **state)
+{
+	struct control_request r;
+	const char *error;
+	const char *line = "{\"id\":7,\"op\":\"revoke\",\"tool\":\"store\","
+			   "\"sessions\":[\"s-1\",\"s-2\"],\"wait_ms\":5000}";
+
+	(void)state;
+	assert_int_equal(control_parse(line, strlen(line), &r, &error), 0);
+	assert_int_equal(r.id, 7);
+	assert_int_equal(r.op, CONTROL_OP_REVOKE);
+	assert_string_equal(r.tool, "store");
+	assert_int_equal(r.n_ids, 2);
+	assert_string_equal(r.ids[1], "s-2");
+	assert_int_equal(r.wait_ms, 5000);
+	assert_false(r.all);
+	control_request_free(&r);
+
+	assert_null(parse_error("{\"id\":0,\"op\":\"hello\"}", NULL));
+	assert_null(parse_error("{\"op\":\"snapshot\",\"id\":9007199254740992}", NULL));
+	assert_null(parse_error("{\"id\":1,\"op\":\"restore\",\"tool\":\"t\",\"all\":true}", NULL));
+	assert_null(parse_error("{\"id\":1,\"op\":\"stop-all\"}", NULL));
+	assert_null(parse_error("{\"id\":1,\"op\":\"forget\"}", NULL));
+	assert_null(parse_error("{\"id\":1,\"op\":\"events\",\"follow\":true,\"snapshots\":false}", NULL));
+	assert_null(parse_error("{\"id\":1,\"op\":\"host\",\"refresh\":true,\"runtime\":\"runsc\"}", NULL));
+	assert_null(parse_error("{\"id\":1,\"op\":\"start\",\"path\":\"/etc/airlock/a.json\"}", NULL));
+	assert_null(parse_error("{\"id\":1,\"op\":\"detail\",\"session\":\"s-1\"}", NULL));
+}
+
+static void
+test_inline_config(void **state)
+{
+	struct control_request r;
+	const char *error;
+	const char *line = "{\"id\":3,\"op\":\"start\",\"config\":{\"profile\":{\"image\":\"x\"}}}";
+
+	(void)state;
+	assert_int_equal(control_parse(line, strlen(line), &r, &error), 0);
+	assert_true(json_is_object(r.config));
+	assert_string_equal(json_string_value(json_object_get(json_object_get(r.config, "profile"),
+							      "image")), "x");
+	control_request_free(&r);
+	assert_null(r.config);
+}
+
+static void
+test_refused(void **state)
+{
+	static const struct {
+		const char *line, *error;
+	} cases[] = {
+		{ "", CONTROL_E_JSON },
+		{ "{", CONTROL_E_JSON },
+		{ "{\"id\":1,\"op\":\"hello\"} x", CONTROL_E_JSON },
+		{ "[]", CONTROL_E_OBJECT },
+		{ "\"hello\"", CONTROL_E_OBJECT },
+		{ "null", CONTROL_E_OBJECT },
+		{ "{\"id\":1,\"op\":\"hello\",\"id\":2}", CONTROL_E_DUPLICATE },
+		{ "{\"op\":\"hello\"}", CONTROL_E_ID },
+		{ "{\"id\":-1,\"op\":\"hello\"}", CONTROL_E_ID },
+		{ "{\"id\":\"1\",\"op\":\"hello\"}", CONTROL_E_ID },
+		{ "{\"id\":1.5,\"op\":\"hello\"}", CONTROL_E_ID },
+		{ "{\"id\":9007199254740993,\"op\":\"hello\"}", CONTROL_E_ID },
+		{ "{\"id\":1,\"op\":\"launch\"}", CONTROL_E_OP },
+		{ "{\"id\":1,\"op\":\"Hello\"}", CONTROL_E_OP },
+		{ "{\"id\":1}", CONTROL_E_MISSING },
+		{ "{\"id\":1,\"op\":7}", CONTROL_E_MISSING },
+		{ "{\"id\":1,\"op\":\"hello\",\"x\":1}", CONTROL_E_KEY },
+		{ "{\"id\":1,\"op\":\"snapshot\",\"session\":\"s\"}", CONTROL_E_KEY },
+		{ "{\"id\":1,\"op\":\"stop\"}", CONTROL_E_MISSING },
+		{ "{\"id\":1,\"op\":\"stop\",\"session\":7}", CONTROL_E_ARG },
+		{ "{\"id\":1,\"op\":\"stop\",\"session\":\"\"}", CONTROL_E_ARG },
+		{ "{\"id\":1,\"op\":\"stop\",\"session\":\"a b\"}", CONTROL_E_ARG },
+		{ "{\"id\":1,\"op\":\"stop\",\"session\":\"a\\nb\"}", CONTROL_E_ARG },
+		{ "{\"id\":1,\"op\":\"start\"}", CONTROL_E_MISSING },
+		{ "{\"id\":1,\"op\":\"start\",\"path\":\"relative.json\"}", CONTROL_E_ARG },
+		{ "{\"id\":1,\"op\":\"start\",\"path\":\"/a\\u0000b\"}", CONTROL_E_JSON },
+		{ "{\"id\":1,\"op\":\"start\",\"config\":[]}", CONTROL_E_ARG },
+		{ "{\"id\":1,\"op\":\"start\",\"path\":\"/a\",\"config\":{}}", CONTROL_E_ARG },
+		{ "{\"id\":1,\"op\":\"revoke\",\"all\":true}", CONTROL_E_MISSING },
+		{ "{\"id\":1,\"op\":\"revoke\",\"tool\":\"t\"}", CONTROL_E_MISSING },
+		{ "{\"id\":1,\"op\":\"revoke\",\"tool\":\"t\",\"all\":false}", CONTROL_E_ARG },
+		{ "{\"id\":1,\"op\":\"revoke\",\"tool\":\"t\",\"all\":true,\"sessions\":[\"a\"]}",
+		  CONTROL_E_ARG },
+		{ "{\"id\":1,\"op\":\"revoke\",\"tool\":\"t\",\"sessions\":\"a\"}", CONTROL_E_ARG },
+		{ "{\"id\":1,\"op\":\"revoke\",\"tool\":\"t\",\"sessions\":[1]}", CONTROL_E_ARG },
+		{ "{\"id\":1,\"op\":\"revoke\",\"tool\":\"t\",\"sessions\":[]}", CONTROL_E_ARG },
+		{ "{\"id\":1,\"op\":\"revoke\",\"tool\":\"t\",\"all\":true,\"wait_ms\":-1}", CONTROL_E_ARG },
+		{ "{\"id\":1,\"op\":\"revoke\",\"tool\":\"t\",\"all\":true,\"wait_ms\":60001}",
+		  CONTROL_E_ARG },
+		{ "{\"id\":1,\"op\":\"revoke\",\"tool\":\"t\",\"all\":1}", CONTROL_E_ARG },
+		{ "{\"id\":1,\"op\":\"events\",\"follow\":\"yes\"}", CONTROL_E_ARG },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		assert_refused(cases[i].line, cases[i].error);
+}
+
+static void
+test_bytes(void **state)
+{
+	char *big = malloc(CONTROL_LINE_MAX + 2);
+	const char *bad_utf8 = "{\"id\":1,\"op\":\"stop\",\"session\":\"\xc3\x28\"}";
+	const char nul[] = "{\"id\":1,\"op\":\"hello\"}\0";
+	struct control_request r;
+	const char *error;
+
+	(void)state;
+	assert_non_null(big);
+	memset(big, ' ', CONTROL_LINE_MAX + 1);
+	memcpy(big, "{\"id\":1,\"op\":\"hello\"}", 21);
+	assert_int_equal(control_parse(big, CONTROL_LINE_MAX + 1, &r, &error), -1);
+	assert_string_equal(error, CONTROL_E_TOO_LONG);
+	assert_int_equal(control_parse(big, CONTROL_LINE_MAX, &r, &error), 0);
+	free(big);
+	assert_refused(bad_utf8, CONTROL_E_UTF8);
+	assert_refused("{\"id\":1,\"op\":\"stop\",\"session\":\"\xed\xa0\x80\"}", CONTROL_E_UTF8);
+	assert_int_equal(control_parse(nul, sizeof nul - 1, &r, &error), -1);
+	assert_string_equal(error, CONTROL_E_JSON);
+}
+
+/* A refusal names the id when it could be read; never the input. */
+static void
+test_refusal_names_id(void **state)
+{
+	int64_t id;
+	json_t *e;
+	char *line;
+	size_t n;
+
+	(void)state;
+	assert_string_equal(parse_error("{\"id\":42,\"op\":\"CANARY\"}", &id), CONTROL_E_OP);
+	assert_int_equal(id, 42);
+	assert_string_equal(parse_error("{\"op\":\"CANARY\"}", &id), CONTROL_E_ID);
+	assert_int_equal(id, -1);
+	e = control_error(-1, CONTROL_E_OP);
+	line = control_line(e, CONTROL_FRAME_MAX, &n);
+	assert_string_equal(line, "{\"id\":null,\"ok\":false,\"error\":\"unknown op\"}\n");
+	free(line);
+	json_decref(e);
+}
+
+static void
+test_roles(void **state)
+{
+	gid_t groups[] = { 5, 1001 };
+	struct control_group op = { true, 1001 }, view = { true, 1002 }, none = { false, 0 };
+	struct control_peer p = { .uid = 1000, .gid = 1000 };
+
+	(void)state;
+	assert_int_equal(control_role_of(&p, 999, op, view), CONTROL_ROLE_NONE);
+	assert_int_equal(control_role_of(&p, 1000, op, view), CONTROL_ROLE_OPERATE);
+	p.uid = 0;
+	assert_int_equal(control_role_of(&p, 999, none, none), CONTROL_ROLE_OPERATE);
+	p.uid = 1000;
+	p.groups = groups;
+	p.n_groups = 2;
+	assert_int_equal(control_role_of(&p, 999, op, view), CONTROL_ROLE_OPERATE);
+	assert_int_equal(control_role_of(&p, 999, none, view), CONTROL_ROLE_NONE);
+	p.n_groups = 1;
+	p.gid = 1002;
+	assert_int_equal(control_role_of(&p, 999, op, view), CONTROL_ROLE_VIEW);
+	assert_int_equal(control_role_of(&p, 999, op, none), CONTROL_ROLE_NONE);
+	assert_string_equal(control_role_name(CONTROL_ROLE_VIEW), "view");
+	assert_true(control_op_changes(CONTROL_OP_STOP_ALL));
+	assert_false(control_op_changes(CONTROL_OP_EVENTS));
+}
+
+static void
+test_hello_and_push(void **state)
+{
+	json_t *h = control_hello("engine-1", CONTROL_ROLE_OPERATE, 0, "root");
+	json_t *p = control_push(5, 2, "event", json_pack("{s:s}", "kind", "state"));
+	char *line;
+	size_t n;
+
+	(void)state;
+	line = control_line(h, CONTROL_FRAME_MAX, &n);
+	assert_string_equal(line, "{\"airlock\":1,\"engine\":\"engine-1\",\"role\":\"operate\","
+				  "\"uid\":0,\"user\":\"root\"}\n");
+	assert_int_equal(n, strlen(line));
+	free(line);
+	line = control_line(p, CONTROL_FRAME_MAX, &n);
+	assert_string_equal(line, "{\"seq\":5,\"gap\":2,\"event\":{\"kind\":\"state\"}}\n");
+	free(line);
+	assert_null(control_line(h, 10, &n));
+	json_decref(h);
+	json_decref(p);
+}
+
+static void
+test_row_and_event(void **state)
+{
+	struct session_row *r = calloc(1, sizeof *r);
+	struct supervisor_event e = { .seq = 3, .kind = SUPERVISOR_EVENT_CUTOVER_ACK,
+				      .session = "s-1", .tool = "store", .op = CUTOVER_REVOKE,
+				      .revision = 4, .result = CUTOVER_APPLIED };
+	json_t *j;
+
+	(void)state;
+	assert_non_null(r);
+	snprintf(r->id, sizeof r->id, "s-1");
+	r->state = SESSION_STATE_ENDED;
+	r->end = SESSION_END_AGENT_EXIT;
+	memcpy(r->reason, "daemon said \xff\xfe", 15);	/* not UTF-8: '?' */
+	r->n_tools = 1;
+	snprintf(r->tools[0].name, sizeof r->tools[0].name, "store");
+	r->tools[0].allowed = true;
+	j = control_row_json(r);
+	assert_non_null(j);
+	assert_string_equal(json_string_value(json_object_get(j, "state")), "ended");
+	assert_string_equal(json_string_value(json_object_get(j, "end")), "agent_exit");
+	assert_string_equal(json_string_value(json_object_get(j, "reason")), "daemon said ??");
+	assert_true(json_is_true(json_object_get(json_array_get(json_object_get(j, "tools"), 0),
+						 "allowed")));
+	json_decref(j);
+	free(r);
+	j = control_event_json(&e);
+	assert_string_equal(json_string_value(json_object_get(j, "kind")), "cutover_ack");
+	assert_string_equal(json_string_value(json_object_get(j, "result")), "applied");
+	assert_string_equal(json_string_value(json_object_get(j, "op")), "revoke");
+	assert_int_equal(json_integer_value(json_object_get(j, "revision")), 4);
+	json_decref(j);
+}
+
+static void
+test_metrics(void **state)
+{
+	struct session_row rows[2] = { { .state = SESSION_STATE_RUNNING },
+				       { .state = SESSION_STATE_ENDED,
+					 .end = SESSION_END_WATCHDOG_FAILED } };
+	struct supervisor_snapshot s = { .n = 2, .rows = rows, .started_total = 2,
+					 .audit_failures = 1 };
+	struct control_counts c = { .cutovers = 3, .rss_bytes = 4096 };
+	char *text;
+
+	(void)state;
+	rows[0].counters.allowed = 5;
+	rows[1].counters.denied = 2;
+	text = control_metrics_text(&s, &c);
+	assert_non_null(text);
+	assert_non_null(strstr(text, "airlock_sessions{state=\"running\"} 1\n"));
+	assert_non_null(strstr(text, "airlock_calls_total{decision=\"allowed\"} 5\n"));
+	assert_non_null(strstr(text, "airlock_calls_total{decision=\"denied\"} 2\n"));
+	assert_non_null(strstr(text, "airlock_watchdog_stops 1\n"));
+	assert_non_null(strstr(text, "airlock_cutovers_total 3\n"));
+	assert_non_null(strstr(text, "airlock_audit_failures_total 1\n"));
+	assert_non_null(strstr(text, "airlock_engine_rss_bytes 4096\n"));
+	assert_int_equal(strcmp(text + strlen(text) - 6, "# EOF\n"), 0);
+	free(text);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_accepted),
+		cmocka_unit_test(test_inline_config),
+		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_bytes),
+		cmocka_unit_test(test_refusal_names_id),
+		cmocka_unit_test(test_roles),
+		cmocka_unit_test(test_hello_and_push),
+		cmocka_unit_test(test_row_and_event),
+		cmocka_unit_test(test_metrics),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,563 @@
+/*
+ * airlock ctl: a running engine's control socket for scripts (the protocol
+ * is engine/control.h). Exit 0 ok, 1 the engine refused (view only, no
+ * such session, acks still pending), 2 usage, 3 the engine could not be
+ * reached or broke the protocol. --json prints the engine's reply objects,
+ * one per line; events are NDJSON.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "control.h"
+#include "control_server.h"
+#include "frame.h"
+
+#define CTL_TIMEOUT_MS	10000	/* for a reply, beyond what the request waits */
+#define CTL_WAIT_MS	5000	/* revoke/restore: acks, by default */
+
+struct ctl {
+	struct cli_opts o;
+	const char *verb, *arg;
+	int fd;
+	struct linebuf in;
+	int64_t next_id;
+	json_t *hello;
+};
+
+/* ---- lines from the engine ---- */
+
+static int64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The next JSON object from the engine; NULL at EOF, timeout or garbage. */
+static json_t *
+next_frame(struct ctl *c, int64_t deadline)
+{
+	const char *line;
+	char buf[16384];
+	size_t len;
+	ssize_t n;
+
+	for (;;) {
+		if (linebuf_next(&c->in, &line, &len) == 1)
+			return json_loadb(line, len, JSON_REJECT_DUPLICATES, NULL);
+		if (deadline >= 0 && now_ms() >= deadline)
+			return NULL;
+		struct pollfd p = { .fd = c->fd, .events = POLLIN };
+		int t = deadline < 0 ? -1 : (int)(deadline - now_ms());
+
+		if (poll(&p, 1, t < 0 && deadline >= 0 ? 0 : t) <= 0)
+			continue;
+		n = recv(c->fd, buf, sizeof buf, 0);
+		if (n <= 0 || linebuf_append(&c->in, buf, (size_t)n) < 0)
+			return NULL;
+	}
+}
+
+static int
+send_request(struct ctl *c, json_t *req)
+{
+	size_t n, off = 0;
+	char *line;
+	ssize_t w;
+
+	json_object_set_new(req, "id", json_integer(++c->next_id));
+	line = control_line(req, CONTROL_LINE_MAX + 1, &n);
+	json_decref(req);
+	while (line && off < n) {
+		w = send(c->fd, line + off, n - off, MSG_NOSIGNAL);
+		if (w <= 0)
+			break;
+		off += (size_t)w;
+	}
+	free(line);
+	return line && off == n ? 0 : -1;
+}
+
+/* The reply to the latest request; pushed frames before it are skipped. */
+static json_t *
+await_reply(struct ctl *c, int64_t wait_ms)
+{
+	int64_t deadline = now_ms() + wait_ms + CTL_TIMEOUT_MS;
+	json_t *f;
+
+	while ((f = next_frame(c, deadline))) {
+		if (json_integer_value(json_object_get(f, "id")) == c->next_id &&
+		    json_object_get(f, "ok"))
+			return f;
+		json_decref(f);
+	}
+	return NULL;
+}
+
+/* ---- one request, and what its reply means ---- */
+
+static int
+lost(struct ctl *c)
+{
+	return cli_fail(false, "ctl", "%s: the engine did not answer", c->verb);
+}
+
+/* An ok:false reply: exit 1, its fixed text (and the engine's reason). */
+static int
+refused(struct ctl *c, json_t *r)
+{
+	const char *why = json_string_value(json_object_get(r, "reason"));
+
+	if (c->o.json)
+		cli_print_json(r);
+	fprintf(stderr, "airlock ctl: %s: %s%s%s\n", c->verb,
+		json_string_value(json_object_get(r, "error")) ?: "refused", why ? ": " : "",
+		why ? why : "");
+	json_decref(r);
+	return EXIT_REFUSED;
+}
+
+/* Send req and wait: *out is an ok reply, else the exit status is returned. */
+static int
+call(struct ctl *c, json_t *req, int64_t wait_ms, json_t **out)
+{
+	json_t *r;
+
+	*out = NULL;
+	if (!req || send_request(c, req) < 0)
+		return lost(c);
+	r = await_reply(c, wait_ms);
+	if (!r)
+		return lost(c);
+	if (!json_is_true(json_object_get(r, "ok")))
+		return refused(c, r);
+	*out = r;
+	return -1;
+}
+
+static json_t *
+request(const char *op)
+{
+	return json_pack("{s:s}", "op", op);
+}
+
+/* ---- the commands ---- */
+
+static const char *
+str_of(const json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s ? s : "";
+}
+
+static long long
+int_of(const json_t *o, const char *key)
+{
+	return (long long)json_integer_value(json_object_get(o, key));
+}
+
+static int
+do_status(struct ctl *c)
+{
+	json_t *snap, *s;
+	int rc = call(c, request("snapshot"), 0, &snap);
+
+	if (rc >= 0)
+		return rc;
+	if (c->o.json) {
+		cli_print_json(c->hello);
+		json_object_del(json_object_get(snap, "snapshot"), "sessions");
+		rc = cli_print_json(snap);
+		json_decref(snap);
+		return rc;
+	}
+	s = json_object_get(snap, "snapshot");
+	printf("engine   %s (protocol %lld)\nyou      %s (uid %lld), role %s\n",
+	       str_of(c->hello, "engine"), int_of(c->hello, "airlock"), str_of(c->hello, "user"),
+	       int_of(c->hello, "uid"), str_of(c->hello, "role"));
+	printf("sessions %zu held, %lld live, %lld started\nrevision %lld\n",
+	       json_array_size(json_object_get(s, "sessions")), int_of(s, "live"),
+	       int_of(s, "started_total"), int_of(s, "revision"));
+	json_decref(snap);
+	return EXIT_OK;
+}
+
+static void
+print_session(const json_t *r)
+{
+	const json_t *n = json_object_get(r, "counters");
+
+	printf("%-24s %-12s %8llds %6lld %6lld %8lld  %.12s\n", str_of(r, "id"), str_of(r, "state"),
+	       int_of(r, "uptime_ms") / 1000, int_of(n, "allowed"), int_of(n, "denied"),
+	       int_of(r, "revision"), str_of(r, "container"));
+}
+
+static int
+do_sessions(struct ctl *c, bool tools)
+{
+	json_t *snap, *rows, *r, *t;
+	size_t i, k;
+	int rc = call(c, request("snapshot"), 0, &snap);
+
+	if (rc >= 0)
+		return rc;
+	if (c->o.json) {
+		rc = cli_print_json(snap);
+		json_decref(snap);
+		return rc;
+	}
+	rows = json_object_get(json_object_get(snap, "snapshot"), "sessions");
+	if (!tools)
+		printf("%-24s %-12s %9s %6s %6s %8s  %s\n", "SESSION", "STATE", "UPTIME", "ALLOW",
+		       "DENY", "REVISION", "CONTAINER");
+	else
+		printf("%-24s %-24s %-14s %s\n", "SESSION", "TOOL", "CLASS", "STATE");
+	json_array_foreach(rows, i, r) {
+		if (!tools)
+			print_session(r);
+		json_array_foreach(tools ? json_object_get(r, "tools") : NULL, k, t)
+			printf("%-24s %-24s %-14s %s\n", str_of(r, "id"), str_of(t, "name"),
+			       str_of(t, "class"), !json_is_true(json_object_get(t, "approved"))
+			       ? "not approved" : json_is_true(json_object_get(t, "allowed"))
+			       ? "allowed" : "revoked");
+	}
+	json_decref(snap);
+	return EXIT_OK;
+}
+
+/* Print an ok reply as JSON, or one line of text. */
+static int
+done(struct ctl *c, json_t *r, const char *fmt, const char *word)
+{
+	int rc = EXIT_OK;
+
+	if (c->o.json)
+		rc = cli_print_json(r);
+	else
+		printf(fmt, word);
+	json_decref(r);
+	return rc;
+}
+
+static int
+do_start(struct ctl *c)
+{
+	char path[PATH_MAX];
+	json_t *r;
+	int rc;
+
+	if (!realpath(c->arg, path))
+		return cli_fail(c->o.json, "ctl", "config %s: %s", c->arg, strerror(errno));
+	rc = call(c, json_pack("{s:s, s:s}", "op", "start", "path", path), 0, &r);
+	if (rc >= 0)
+		return rc;
+	return done(c, r, "%s\n", str_of(r, "session"));
+}
+
+static int
+do_stop(struct ctl *c)
+{
+	json_t *r;
+	int rc = call(c, json_pack("{s:s, s:s}", "op", "stop", "session", c->arg), 0, &r);
+
+	return rc >= 0 ? rc : done(c, r, "stopping %s\n", c->arg);
+}
+
+static int
+do_stop_all(struct ctl *c)
+{
+	json_t *r;
+	char n[32];
+	int rc = call(c, request("stop-all"), 0, &r);
+
+	if (rc >= 0)
+		return rc;
+	snprintf(n, sizeof n, "%lld", int_of(r, "stopped"));
+	return done(c, r, "stopping %s sessions\n", n);
+}
+
+static json_t *
+cutover_request(struct ctl *c, int64_t wait)
+{
+	json_t *req = json_pack("{s:s, s:s, s:I}", "op", c->verb, "tool", c->arg, "wait_ms",
+				(json_int_t)wait), *ids = json_array();
+	size_t i;
+
+	for (i = 0; req && ids && i < c->o.n[OPT_SESSION]; i++)
+		json_array_append_new(ids, json_string(c->o.values[OPT_SESSION][i]));
+	if (req && c->o.n[OPT_ALL])
+		json_object_set_new(req, "all", json_true());
+	else if (req)
+		json_object_set_new(req, "sessions", json_incref(ids));
+	json_decref(ids);
+	return req;
+}
+
+static void
+print_names(const char *what, const json_t *a)
+{
+	const json_t *v;
+	size_t i;
+
+	if (json_array_size(a) == 0)
+		return;
+	fprintf(stderr, "airlock ctl: %s:", what);
+	json_array_foreach(a, i, v)
+		fprintf(stderr, " %s", json_string_value(v));
+	fputc('\n', stderr);
+}
+
+static int
+do_cutover(struct ctl *c)
+{
+	const char *w = c->o.n[OPT_WAIT] ? c->o.values[OPT_WAIT][0] : NULL;
+	long wait = w ? strtol(w, NULL, 10) : CTL_WAIT_MS;
+	json_t *r, *acks, *a;
+	size_t i;
+	int rc;
+
+	if (!c->o.n[OPT_ALL] == !c->o.n[OPT_SESSION])
+		return cli_usage_error("ctl", "%s wants --all or --session ID (not both)", c->verb);
+	if (w && (strspn(w, "0123456789") != strlen(w) || !*w || wait > CONTROL_WAIT_MAX_MS))
+		return cli_usage_error("ctl", "--wait wants milliseconds, 0 to %d",
+				       CONTROL_WAIT_MAX_MS);
+	rc = call(c, cutover_request(c, wait), wait, &r);
+	if (rc >= 0)
+		return rc;
+	acks = json_object_get(r, "acks");
+	rc = json_array_size(json_object_get(r, "pending")) > 0 && wait > 0 ? EXIT_REFUSED : EXIT_OK;
+	if (c->o.json)
+		cli_print_json(r);
+	else {
+		printf("%s %s: revision %lld, %zu of %lld sessions acknowledged\n", c->verb, c->arg,
+		       int_of(r, "revision"), json_array_size(acks), int_of(r, "targets"));
+		json_array_foreach(acks, i, a)
+			printf("  %-24s %s (waited %lld us)\n", str_of(a, "session"),
+			       str_of(a, "result"), int_of(a, "waited_us"));
+	}
+	print_names("ended before acknowledging", json_object_get(r, "ended"));
+	if (wait > 0)
+		print_names("still pending", json_object_get(r, "pending"));
+	json_decref(r);
+	return rc;
+}
+
+static int
+do_metrics(struct ctl *c)
+{
+	json_t *r;
+	int rc = call(c, request("metrics"), 0, &r);
+
+	if (rc >= 0)
+		return rc;
+	return done(c, r, "%s", str_of(r, "text"));
+}
+
+/* ---- events ---- */
+
+static void
+print_event(struct ctl *c, json_t *e)
+{
+	if (c->o.json) {
+		cli_print_json(e);
+		return;
+	}
+	printf("%6lld %-16s %-24s %s%s%s%s%s\n", int_of(e, "seq"), str_of(e, "kind"),
+	       str_of(e, "session"), str_of(e, "state"), str_of(e, "end"), str_of(e, "tool"),
+	       json_object_get(e, "result") ? " " : "", str_of(e, "result"));
+	fflush(stdout);
+}
+
+static int
+follow(struct ctl *c)
+{
+	json_t *f;
+
+	while ((f = next_frame(c, -1))) {
+		json_t *e = json_object_get(f, "event");
+
+		if (json_object_get(f, "gap"))
+			fprintf(stderr, "airlock ctl: %lld events dropped (this client fell behind)\n",
+				int_of(f, "gap"));
+		if (e)
+			print_event(c, e);
+		json_decref(f);
+	}
+	return EXIT_OK;
+}
+
+static int
+do_events(struct ctl *c)
+{
+	bool more = c->o.n[OPT_FOLLOW] > 0;
+	json_t *r, *e;
+	size_t i;
+	int rc = call(c, json_pack("{s:s, s:b}", "op", "events", "follow", more), 0, &r);
+
+	if (rc >= 0)
+		return rc;
+	json_array_foreach(json_object_get(r, "events"), i, e)
+		print_event(c, e);
+	json_decref(r);
+	return more ? follow(c) : EXIT_OK;
+}
+
+/* ---- --stdio: bytes both ways until the engine closes ---- */
+
+static int
+copy_once(int from, int to)
+{
+	char buf[65536];
+	ssize_t n = read(from, buf, sizeof buf), off = 0, w;
+
+	if (n <= 0)
+		return -1;
+	while (off < n) {
+		w = write(to, buf + off, (size_t)(n - off));
+		if (w <= 0)
+			return -2;
+		off += w;
+	}
+	return 0;
+}
+
+static int
+stdio_copy(int fd)
+{
+	struct pollfd p[2] = { { .fd = STDIN_FILENO, .events = POLLIN },
+			       { .fd = fd, .events = POLLIN } };
+
+	signal(SIGPIPE, SIG_IGN);
+	for (;;) {
+		if (poll(p, 2, -1) < 0 && errno != EINTR)
+			return EXIT_ERROR;
+		if (p[1].revents & (POLLIN | POLLHUP | POLLERR))
+			if (copy_once(fd, STDOUT_FILENO) < 0)
+				return EXIT_OK;
+		if (p[0].revents & (POLLIN | POLLHUP | POLLERR) && copy_once(STDIN_FILENO, fd) < 0) {
+			shutdown(fd, SHUT_WR);	/* the engine answers what it got, then closes */
+			p[0].fd = -1;
+		}
+	}
+}
+
+/* ---- connecting ---- */
+
+static int
+connect_engine(struct ctl *c)
+{
+	char path[PATH_MAX];
+	struct al_err err;
+
+	if (c->o.n[OPT_SOCKET])
+		snprintf(path, sizeof path, "%s", c->o.values[OPT_SOCKET][0]);
+	else if (control_socket_default(path, sizeof path, &err) < 0)
+		return cli_fail(c->o.json, "ctl", "%s", err.msg);
+	c->fd = control_connect(path, &err);
+	if (c->fd < 0)
+		return cli_fail(c->o.json, "ctl", "%s", err.msg);
+	return 0;
+}
+
+/* The engine's first frame: a hello, or the reason it will not talk to us. */
+static int
+read_hello(struct ctl *c)
+{
+	c->hello = next_frame(c, now_ms() + CTL_TIMEOUT_MS);
+	if (!c->hello)
+		return lost(c);
+	if (json_integer_value(json_object_get(c->hello, "airlock")) != CONTROL_VERSION)
+		return cli_fail(c->o.json, "ctl", "the engine speaks another protocol");
+	if (json_is_false(json_object_get(c->hello, "ok"))) {
+		if (c->o.json)
+			cli_print_json(c->hello);
+		fprintf(stderr, "airlock ctl: the engine refused this connection: %s\n",
+			str_of(c->hello, "error"));
+		return EXIT_REFUSED;
+	}
+	return 0;
+}
+
+static const struct {
+	const char *verb;
+	bool arg;
+	int (*run)(struct ctl *c);
+} verbs[] = {
+	{ "status", false, do_status },
+	{ "sessions", false, NULL },
+	{ "tools", false, NULL },
+	{ "start", true, do_start },
+	{ "stop", true, do_stop },
+	{ "revoke", true, do_cutover },
+	{ "restore", true, do_cutover },
+	{ "stop-all", false, do_stop_all },
+	{ "events", false, do_events },
+	{ "metrics", false, do_metrics },
+};
+
+static int
+dispatch(struct ctl *c)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof verbs / sizeof verbs[0]; i++) {
+		if (strcmp(c->verb, verbs[i].verb) != 0)
+			continue;
+		if (verbs[i].arg != (c->arg != NULL))
+			return cli_usage_error("ctl", "%s %s", c->verb,
+					       verbs[i].arg ? "wants one argument" : "takes no argument");
+		if (!verbs[i].run)
+			return do_sessions(c, strcmp(c->verb, "tools") == 0);
+		return verbs[i].run(c);
+	}
+	return cli_usage_error("ctl", "unknown command '%.32s' (status, sessions, tools, start, "
+			       "stop, revoke, restore, stop-all, events, metrics)", c->verb);
+}
+
+static int
+ctl_run(struct ctl *c)
+{
+	int rc;
+
+	if (c->o.n[OPT_STDIO])
+		return connect_engine(c) != 0 ? EXIT_ERROR : stdio_copy(c->fd);
+	if (linebuf_init(&c->in, CONTROL_FRAME_MAX, 2 * (size_t)CONTROL_FRAME_MAX) < 0)
+		return cli_fail(c->o.json, "ctl", "out of memory");
+	if (connect_engine(c) != 0)
+		return EXIT_ERROR;
+	rc = read_hello(c);
+	return rc != 0 ? rc : dispatch(c);
+}
+
+int
+cmd_ctl(int argc, char **argv)
+{
+	struct ctl c = { .fd = -1 };
+	int rc = cli_parse("ctl", argc, argv, &c.o);
+
+	if (rc >= 0)
+		return rc;
+	if (!c.o.n[OPT_STDIO] && c.o.n_positional == 0)
+		return cli_usage_error("ctl", "a command is required");
+	if (c.o.n[OPT_STDIO] && c.o.n_positional > 0)
+		return cli_usage_error("ctl", "--stdio takes no command");
+	c.verb = c.o.n_positional ? c.o.positional[0] : "stdio";
+	c.arg = c.o.n_positional > 1 ? c.o.positional[1] : NULL;
+	rc = ctl_run(&c);
+	if (c.fd >= 0)
+		close(c.fd);
+	linebuf_free(&c.in);
+	json_decref(c.hello);
+	return rc;
+}

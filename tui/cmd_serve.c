@@ -1,0 +1,350 @@
+/*
+ * airlock serve: the supervisor headless in the foreground, driven over
+ * its control socket (engine/control_server.h; docs/operations.md). It
+ * logs to stderr, one line per client, session start and end, cutover;
+ * never payload.
+ *
+ * Signals: TERM and INT stop every session and exit (0 when no container
+ * is left); HUP logs a status line and re-runs the host checks.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <systemd/sd-daemon.h>
+
+#include "audit.h"
+#include "cli.h"
+#include "config.h"
+#include "control_server.h"
+#include "otlp.h"
+#include "supervisor.h"
+
+#define STEP_MS 1000
+
+struct serve {
+	struct cli_opts o;
+	char socket[PATH_MAX];
+	char audit_path[PATH_MAX];
+	char engine[128];
+	char runtime[16];
+	struct control_group operate, view;
+	const char *operate_name, *view_name;
+	int listen_fd;
+	ino_t socket_ino;
+	struct audit *audit;
+	struct otlp *otlp;
+	struct supervisor *sup;
+	struct control_server *cs;
+};
+
+/* ---- signals, through a pipe the server polls ---- */
+
+static int signal_pipe[2] = { -1, -1 };
+
+static void
+on_signal(int sig)
+{
+	int saved = errno;
+	unsigned char b = (unsigned char)sig;
+
+	if (write(signal_pipe[1], &b, 1) < 0) {
+		/* full: a signal of the same kind is already waiting */
+	}
+	errno = saved;
+}
+
+static int
+catch_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
+	int sigs[] = { SIGTERM, SIGINT, SIGHUP };
+	size_t i;
+
+	if (pipe2(signal_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
+		return -1;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+		sigaction(sigs[i], &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	return 0;
+}
+
+/* ---- set-up ---- */
+
+/* A group by name: absent is fine for a default, an error for one the operator named. */
+static int
+find_group(const char *name, bool named, struct control_group *out)
+{
+	struct group gr, *res = NULL;
+	char buf[4096];
+
+	out->present = false;
+	if (getgrnam_r(name, &gr, buf, sizeof buf, &res) == 0 && res) {
+		out->present = true;
+		out->gid = res->gr_gid;
+		return 0;
+	}
+	if (named)
+		return cli_fail(false, "serve", "group %s does not exist", name);
+	return 0;
+}
+
+static int
+resolve_groups(struct serve *s)
+{
+	const struct cli_opts *o = &s->o;
+
+	s->operate_name = o->n[OPT_OPERATE_GROUP] ? o->values[OPT_OPERATE_GROUP][0] : "airlock";
+	s->view_name = o->n[OPT_VIEW_GROUP] ? o->values[OPT_VIEW_GROUP][0] : "airlock-view";
+	if (find_group(s->operate_name, o->n[OPT_OPERATE_GROUP] > 0, &s->operate) != 0 ||
+	    find_group(s->view_name, o->n[OPT_VIEW_GROUP] > 0, &s->view) != 0)
+		return -1;
+	return 0;
+}
+
+/* The default socket's directory is made here; a named socket's must exist. */
+static int
+socket_path(struct serve *s)
+{
+	struct al_err err;
+	char *slash;
+
+	if (s->o.n[OPT_SOCKET]) {
+		snprintf(s->socket, sizeof s->socket, "%s", s->o.values[OPT_SOCKET][0]);
+		return 0;
+	}
+	if (control_socket_default(s->socket, sizeof s->socket, &err) < 0)
+		return cli_fail(false, "serve", "%s", err.msg);
+	slash = strrchr(s->socket, '/');
+	*slash = '\0';
+	if (control_socket_dir(s->socket, s->operate, &err) < 0)
+		return cli_fail(false, "serve", "%s", err.msg);
+	*slash = '/';
+	return 0;
+}
+
+static int
+listen_socket(struct serve *s)
+{
+	struct al_err err;
+	struct stat st;
+
+	if (control_listen(s->socket, s->operate, &s->listen_fd, &err) < 0)
+		return cli_fail(false, "serve", "%s", err.msg);
+	if (stat(s->socket, &st) == 0)
+		s->socket_ino = st.st_ino;
+	return 0;
+}
+
+static int
+open_sinks(struct serve *s)
+{
+	struct al_err err;
+
+	if (s->o.audit)
+		snprintf(s->audit_path, sizeof s->audit_path, "%s", s->o.audit);
+	else if (cli_default_audit_path(s->audit_path, sizeof s->audit_path) < 0)
+		return cli_fail(false, "serve", "no --audit given and no state directory usable");
+	if (audit_open(s->audit_path, &s->audit, &err) < 0)
+		return cli_audit_fail(false, "serve", s->audit_path, true, &err);
+	if (s->o.otlp && otlp_open(s->o.otlp, &s->otlp, &err) < 0)
+		return cli_fail(false, "serve", "%s", err.msg);
+	return 0;
+}
+
+static int
+open_supervisor(struct serve *s)
+{
+	struct supervisor_options so = { .docker_host = getenv("DOCKER_HOST"), .audit = s->audit,
+					 .otlp = s->otlp, .reap_at_start = true };
+	struct reap_report reaped = { 0 };
+	struct al_err err;
+
+	if (supervisor_open(&so, &s->sup, &reaped, &err) < 0)
+		return cli_fail(false, "serve", "%s", err.msg);
+	if (reaped.found)
+		fprintf(stderr, "airlock serve: orphans of earlier engines: %zu found, %zu reaped, "
+			"%zu kept, %zu failed\n", reaped.found, reaped.reaped, reaped.kept,
+			reaped.failed);
+	return 0;
+}
+
+/* The --config sessions; the first one's runtime is the host checks'. */
+static int
+start_configs(struct serve *s)
+{
+	char id[SNAP_ID_MAX], how[PATH_MAX + 16];
+	struct airlock_config c;
+	struct al_err err;
+	size_t i;
+
+	for (i = 0; i < s->o.n[OPT_CONFIG]; i++) {
+		const char *path = s->o.values[OPT_CONFIG][i];
+
+		if (supervisor_start_file(s->sup, path, id, &err) < 0)
+			return cli_fail(false, "serve", "%s", err.msg);
+		snprintf(how, sizeof how, "config %s", path);
+		control_server_started(s->cs, id, how);
+		config_init(&c);
+		if (i == 0 && config_load_file(&c, path, 1, &err) == 0)
+			snprintf(s->runtime, sizeof s->runtime, "%s", c.profile.runtime);
+		config_free(&c);
+	}
+	return 0;
+}
+
+static int
+open_server(struct serve *s)
+{
+	struct control_server_options co = { .sup = s->sup, .engine = s->engine,
+					     .runtime = s->runtime, .operate = s->operate,
+					     .view = s->view, .log = stderr };
+	struct al_err err;
+
+	if (control_server_open(&co, s->listen_fd, &s->cs, &err) < 0)
+		return cli_fail(false, "serve", "%s", err.msg);
+	s->listen_fd = -1;	/* the server's now */
+	return 0;
+}
+
+static void
+name_engine(struct serve *s)
+{
+	char host[64] = "localhost";
+
+	gethostname(host, sizeof host - 1);
+	host[sizeof host - 1] = '\0';
+	snprintf(s->engine, sizeof s->engine, "%s:%ld", host, (long)getpid());
+	snprintf(s->runtime, sizeof s->runtime, "runc");
+}
+
+/* ---- running ---- */
+
+static void
+group_line(const char *role, const char *name, struct control_group g)
+{
+	if (g.present)
+		fprintf(stderr, "airlock serve: %s group %s (gid %u)\n", role, name, (unsigned)g.gid);
+	else
+		fprintf(stderr, "airlock serve: %s group %s does not exist: no one is given that role "
+			"by group\n", role, name);
+}
+
+static void
+ready(struct serve *s)
+{
+	fprintf(stderr, "airlock serve: engine %s listening on %s (audit %s)\n", s->engine,
+		s->socket, s->audit_path);
+	group_line("operate", s->operate_name, s->operate);
+	group_line("view", s->view_name, s->view);
+	sd_notifyf(0, "READY=1\nSTATUS=listening on %s", s->socket);
+}
+
+/* HUP: a status line in the log and for systemd, and the host checks again. */
+static void
+hangup(struct serve *s)
+{
+	char line[256];
+
+	control_server_status(s->cs, line, sizeof line);
+	fprintf(stderr, "airlock serve: status: %s; host checks re-run\n", line);
+	sd_notifyf(0, "STATUS=%s", line);
+	supervisor_host_refresh(s->sup, s->runtime);
+}
+
+/* Until TERM or INT. */
+static void
+run(struct serve *s)
+{
+	unsigned char sig[16];
+	ssize_t n, i;
+
+	for (;;) {
+		if (control_server_step(s->cs, signal_pipe[0], STEP_MS) != 1)
+			continue;
+		n = read(signal_pipe[0], sig, sizeof sig);
+		for (i = 0; i < n; i++) {
+			if (sig[i] == SIGHUP) {
+				hangup(s);
+				continue;
+			}
+			fprintf(stderr, "airlock serve: %s: stopping\n",
+				sig[i] == SIGINT ? "SIGINT" : "SIGTERM");
+			return;
+		}
+	}
+}
+
+/* Our socket file goes with us; one someone else bound since stays. */
+static void
+remove_socket(const struct serve *s)
+{
+	struct stat st;
+
+	if (s->socket_ino && lstat(s->socket, &st) == 0 && S_ISSOCK(st.st_mode) &&
+	    st.st_ino == s->socket_ino)
+		unlink(s->socket);
+}
+
+/* Stop everything: returns the exit status. */
+static int
+stop(struct serve *s)
+{
+	size_t live = s->sup ? supervisor_live(s->sup) : 0;
+	uint64_t refused = 0;
+	int left = 0;
+
+	sd_notify(0, "STOPPING=1");
+	if (s->sup) {
+		fprintf(stderr, "airlock serve: stopping %zu live sessions\n", live);
+		left = supervisor_shutdown(s->sup);
+		refused = supervisor_audit_failures(s->sup);
+		supervisor_close(s->sup);
+	}
+	control_server_close(s->cs);	/* after the supervisor: it holds inline configs */
+	if (s->listen_fd >= 0)
+		close(s->listen_fd);
+	remove_socket(s);
+	otlp_close(s->otlp);
+	if (s->audit)
+		audit_close(s->audit);
+	if (left < 0)
+		fprintf(stderr, "airlock serve: the daemon did not answer: containers left unknown\n");
+	else if (s->sup)
+		fprintf(stderr, "airlock serve: stopped; %d containers left\n", left);
+	if (refused)
+		fprintf(stderr, "airlock serve: the audit log refused %llu writes: it is incomplete\n",
+			(unsigned long long)refused);
+	return left == 0 && !refused ? EXIT_OK : EXIT_ERROR;
+}
+
+int
+cmd_serve(int argc, char **argv)
+{
+	struct serve s = { .listen_fd = -1 };
+	int rc = cli_parse("serve", argc, argv, &s.o);
+
+	if (rc >= 0)
+		return rc;
+	name_engine(&s);
+	if (catch_signals() < 0)
+		return cli_fail(false, "serve", "cannot set up signals: %s", strerror(errno));
+	if (resolve_groups(&s) != 0 || socket_path(&s) != 0 || listen_socket(&s) != 0)
+		return EXIT_ERROR;
+	if (open_sinks(&s) != 0 || open_supervisor(&s) != 0 || open_server(&s) != 0 ||
+	    start_configs(&s) != 0) {
+		stop(&s);
+		return EXIT_ERROR;
+	}
+	supervisor_host_refresh(s.sup, s.runtime);
+	ready(&s);
+	run(&s);
+	return stop(&s);
+}
