@@ -29,6 +29,7 @@ struct gateway {
 #define CALL_ID_BYTES	8
 #define ENTRY_ID_BYTES	16
 _Static_assert(2 * ENTRY_ID_BYTES + 1 == AUDIT_ENTRY_ID_MAX, "an entry id is its bytes in hex");
+_Static_assert(RULE_COUNT <= SNAP_RULES_MAX, "denials by rule fit the counters");
 
 /* One request on its way through the gateway. */
 struct call {
@@ -206,6 +207,7 @@ deny(struct call *c, enum policy_rule rule, enum audit_decision d,
      char **reply, size_t *reply_len, enum policy_rule *why)
 {
 	c->g->n.denied++;
+	c->g->n.denied_by[rule]++;
 	if (terminal_record(c, d, rule, NULL) < 0)
 		return audit_fault(c->g, why);
 	*why = rule;

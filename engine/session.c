@@ -20,6 +20,7 @@
 #include "ids.h"
 #include "journal.h"
 #include "mutant.h"
+#include "policy.h"
 
 #define INITIAL_FILE_MAX	(1 << 20)
 #define POLL_TICK_MS		100
@@ -800,12 +801,29 @@ session_run(const struct session_options *o, struct session_summary *out)
 	return session_end_normal(out->end) ? 0 : -1;
 }
 
+/* {"catalog_drift": 3, …}: the denials by the rule that decided them, none left out. */
+static json_t *
+denied_by_json(const struct gateway_counters *n)
+{
+	json_t *o = json_object();
+	int r;
+
+	for (r = 0; o && r < RULE_COUNT; r++)
+		if (n->denied_by[r] &&
+		    json_object_set_new(o, policy_rule_id((enum policy_rule)r),
+					json_integer((json_int_t)n->denied_by[r])) < 0) {
+			json_decref(o);
+			return NULL;
+		}
+	return o;
+}
+
 json_t *
 session_summary_json(const struct session_summary *s)
 {
 	const struct gateway_counters *n = &s->counters;
 
-	return json_pack("{s:s, s:s, s:b, s:s?, s:I, s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I,"
+	return json_pack("{s:s, s:s, s:b, s:s?, s:I, s:b, s:I, s:I, s:I, s:o, s:I, s:I, s:I, s:I,"
 			 " s:I, s:I, s:I, s:{s:s, s:s, s:s?}, s:s?, s:s?, s:s, s:b, s:I}",
 			 "session", s->session_id,
 			 "ended", session_end_id(s->end),
@@ -817,6 +835,7 @@ session_summary_json(const struct session_summary *s)
 			 "calls", (json_int_t)n->calls,
 			 "allowed", (json_int_t)n->allowed,
 			 "denied", (json_int_t)n->denied,
+			 "denied_by", denied_by_json(n),
 			 "egress_denied", (json_int_t)n->egress_denied,
 			 "upstream_errors", (json_int_t)n->upstream_errors,
 			 "upstream_spawns", (json_int_t)n->upstream_spawns,

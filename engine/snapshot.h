@@ -155,10 +155,13 @@ struct admission_report {
 };
 
 /* Call counters of one session's gateway. */
+#define SNAP_RULES_MAX 24	/* the gateway's rules (policy.h) fit */
+
 struct gateway_counters {
 	uint64_t calls;		/* requests that named a known operation */
 	uint64_t allowed;	/* answered with allowed:true */
 	uint64_t denied;	/* answered with allowed:false (any reason) */
+	uint64_t denied_by[SNAP_RULES_MAX];	/* of which, by the rule that decided (policy.h) */
 	uint64_t egress_denied;	/* of which the response was withheld */
 	uint64_t upstream_errors;
 	uint64_t upstream_spawns;

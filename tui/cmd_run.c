@@ -11,6 +11,7 @@
 #include "config.h"
 #include "config_check.h"
 #include "otlp.h"
+#include "policy.h"
 #include "session.h"
 
 /* Ctrl-C or a TERM asks the session to stop; it still cleans up. */
@@ -34,6 +35,23 @@ catch_stop_signals(void)
 	sigaction(SIGHUP, &sa, NULL);
 }
 
+/* "denied by   catalog_drift 3, revoked 1": a misconfigured pin shows here, not only in the audit. */
+static void
+print_denied_by(const struct gateway_counters *n)
+{
+	const char *sep = "  denied by   ";
+	int r;
+
+	for (r = 0; r < RULE_COUNT; r++)
+		if (n->denied_by[r]) {
+			printf("%s%s %llu", sep, policy_rule_id((enum policy_rule)r),
+			       (unsigned long long)n->denied_by[r]);
+			sep = ", ";
+		}
+	if (n->denied)
+		printf("\n");
+}
+
 static void
 print_text(const struct session_summary *s)
 {
@@ -47,6 +65,7 @@ print_text(const struct session_summary *s)
 	printf("  calls       %llu (allowed %llu, denied %llu, egress denied %llu)\n",
 	       (unsigned long long)n->calls, (unsigned long long)n->allowed,
 	       (unsigned long long)n->denied, (unsigned long long)n->egress_denied);
+	print_denied_by(n);
 	printf("  bytes       stdout %zu, stderr %zu\n", s->stdout_bytes, s->stderr_bytes);
 	printf("  container   exit %ld%s, %lld ms\n", s->exit_code,
 	       s->oom_killed ? " (OOM killed)" : "", (long long)s->duration_ms);

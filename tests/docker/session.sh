@@ -323,6 +323,15 @@ else
 	check "third-party: a wrong pinned hash is catalog_drift" \
 		audit_has drift "tool='fswrite' and decision='denied' and rule='catalog_drift'"
 	check "third-party: drift wrote no file" [ ! -e "$work/drift/fs/out.txt" ]
+	check "third-party: the summary counts the drift by its rule" \
+		[ "$(field drift denied_by.catalog_drift)" -ge 1 ]
+	check "third-party: denials by rule add up to the denials" python3 -c '
+import json, sys; d = json.load(open(sys.argv[1])); assert sum(d["denied_by"].values()) == d["denied"] > 0, d' \
+		"$work/drift/summary.json"
+	"$airlock" run --config "$work/drift/config.json" --audit "$work/drift/text.db" \
+		>"$work/drift/text.out" 2>/dev/null </dev/null
+	check "third-party: the text summary names the rule of the denials" \
+		grep -qE "^  denied by   catalog_drift [0-9]+" "$work/drift/text.out"
 	common_end drift
 fi
 
