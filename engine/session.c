@@ -760,9 +760,13 @@ finish(struct session *s)
 		lane_refused(s);
 	free(text);
 	json_decref(detail);
+	take_counts(s);		/* the last counts, then the bridge goes */
 	container_free(s->box);
+	s->box = NULL;
 	bridge_close(s->br);
+	s->br = NULL;
 	docker_close(s->docker);
+	s->docker = NULL;
 	s->st.summary = sum;
 	set_state(s, SESSION_STATE_ENDED);
 }
