@@ -42,11 +42,13 @@ enum {
 	K_SNAPSHOTS = 1u << 8,
 	K_REFRESH = 1u << 9,
 	K_RUNTIME = 1u << 10,
+	K_CLIENT = 1u << 11,
 };
 
 static const char *const key_names[] = {
 	"session", "path", "config", "tool", "sessions", "all", "wait_ms",
 	"follow", "snapshots", "refresh", "runtime",
+	"client",
 };
 #define N_KEYS (sizeof key_names / sizeof key_names[0])
 #define KEYS_MAX (N_KEYS + 2)
@@ -55,6 +57,7 @@ static const char *const key_names[] = {
 static const struct {
 	unsigned allowed, required, any_of;
 } op_keys[CONTROL_OP_COUNT] = {
+	[CONTROL_OP_HELLO] = { K_CLIENT, 0, 0 },
 	[CONTROL_OP_DETAIL] = { K_SESSION, K_SESSION, 0 },
 	[CONTROL_OP_EVENTS] = { K_FOLLOW | K_SNAPSHOTS, 0, 0 },
 	[CONTROL_OP_HOST] = { K_REFRESH | K_RUNTIME, 0, 0 },
@@ -150,6 +153,18 @@ copy_wait(const json_t *v, int64_t *out)
 	return 0;
 }
 
+/* The kinds of client a hello may name: informational, the uid is the identity. */
+static int
+copy_client(const json_t *v, char *out, size_t cap)
+{
+	const char *s = json_string_value(v);
+
+	if (!s || (strcmp(s, "ctl") != 0 && strcmp(s, "console") != 0))
+		return -1;
+	snprintf(out, cap, "%s", s);
+	return 0;
+}
+
 /* One argument, by its bit. */
 static int
 take_arg(unsigned bit, const json_t *v, struct control_request *r)
@@ -180,6 +195,8 @@ take_arg(unsigned bit, const json_t *v, struct control_request *r)
 		return copy_bool(v, &r->refresh);
 	case K_RUNTIME:
 		return copy_word(v, r->runtime, sizeof r->runtime);
+	case K_CLIENT:
+		return copy_client(v, r->client, sizeof r->client);
 	}
 	return -1;
 }

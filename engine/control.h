@@ -96,6 +96,7 @@ bool control_op_changes(enum control_op op);
  *   forget         ids[0..n_ids) (none: every ended session)
  *   events         follow (push events), snapshots (push snapshots)
  *   host           refresh (re-run the checks), runtime
+ *   hello          client ("ctl" or "console": the kind in the audit's "via")
  */
 struct control_request {
 	int64_t id;		/* -1: none readable */
@@ -111,6 +112,7 @@ struct control_request {
 	bool follow, snapshots;
 	bool refresh;
 	char runtime[16];
+	char client[16];	/* "" unless a hello names it */
 };
 
 /*

@@ -25,6 +25,7 @@ struct client {
 	pid_t pid;
 	uid_t uid;
 	char user[64];
+	char via[16];			/* the kind its hello named: "ctl" unless "console" */
 	enum control_role role;
 	struct linebuf in;
 	struct outq out;
@@ -92,6 +93,8 @@ void cs_push(struct control_server *cs, struct client *c, const char *key, json_
 int cs_refresh(struct control_server *cs);
 struct client *cs_client_by_serial(struct control_server *cs, unsigned serial);
 size_t cs_n_clients(const struct control_server *cs);
+/* The uid's name, or the uid in decimal. */
+const char *cs_user_name(uid_t uid, char *out, size_t cap);
 
 /* control_events.c */
 bool cs_pending_done(const struct pending *p);
@@ -101,7 +104,8 @@ int cs_pending_timeout(const struct control_server *cs, int timeout_ms);
 void cs_drain_events(struct control_server *cs);
 
 /* control_ops.c */
-void cs_audit_refused_peer(struct control_server *cs, pid_t pid, uid_t uid, const char *reason);
+void cs_author(const struct client *c, struct snap_author *a);
+void cs_audit_refused_peer(struct control_server *cs, pid_t pid, uid_t uid, bool no_role);
 /* One request line: refused with a fixed text, or served by its op. */
 void cs_serve_line(struct control_server *cs, struct client *c, const char *line, size_t len);
 

@@ -6,24 +6,65 @@
 #include <string.h>
 #include <unistd.h>
 
-/*
- * Hooks where the author of a request is known. The audit entries of
- * refused peers and authored requests are written here once the
- * supervisor's audit interface takes an author; today they go to the log.
- */
+/* ---- the audit of who asked ---- */
+
+/* The author of a client's requests: the kernel's uid and its name; via is informational. */
 void
-cs_audit_refused_peer(struct control_server *cs, pid_t pid, uid_t uid, const char *reason)
+cs_author(const struct client *c, struct snap_author *a)
 {
-	cs_say(cs, "client refused: uid %u pid %ld: %s", (unsigned)uid, (long)pid, reason);
+	memset(a, 0, sizeof *a);
+	a->uid = (uint32_t)c->uid;
+	snprintf(a->user, sizeof a->user, "%.*s", (int)sizeof a->user - 1, c->user);
+	snprintf(a->via, sizeof a->via, "%s", c->via[0] ? c->via : "ctl");
 }
 
+/* A peer refused at accept: logged, and a policy entry naming its uid. */
+void
+cs_audit_refused_peer(struct control_server *cs, pid_t pid, uid_t uid, bool no_role)
+{
+	struct client who = { .uid = uid };
+	struct snap_author a;
+
+	cs_say(cs, "client refused: uid %u pid %ld: %s", (unsigned)uid, (long)pid,
+	       no_role ? "in neither the operate nor the view group" : CONTROL_E_FULL);
+	cs_user_name(uid, who.user, sizeof who.user);
+	cs_author(&who, &a);
+	supervisor_record(cs->o.sup, &a, NULL, NULL, CUTOVER_REJECTED,
+			  no_role ? "peer refused: no role" : "peer refused: too many clients");
+}
+
+/* A request whose outcome the supervisor does not audit itself: logged only. */
 static void
-audit_authored(struct control_server *cs, const struct client *c,
-	       const struct control_request *r, const char *outcome)
+log_authored(struct control_server *cs, const struct client *c,
+	     const struct control_request *r, const char *outcome)
 {
 	cs_say(cs, "client %u (uid %u %s): %s%s%s%s%s: %s", c->serial, (unsigned)c->uid, c->user,
-	    control_op_name(r->op), r->tool[0] ? " " : "", r->tool,
-	    r->session[0] ? " " : "", r->session, outcome);
+	       control_op_name(r->op), r->tool[0] ? " " : "", r->tool,
+	       r->session[0] ? " " : "", r->session, outcome);
+}
+
+/*
+ * Logged, and a policy entry with its author. The rule is fixed text and
+ * the op's name; session is one the engine knows (NULL: "engine"), never
+ * a name only the request gave.
+ */
+static void
+audit_authored(struct control_server *cs, const struct client *c,
+	       const struct control_request *r, const char *session, bool applied,
+	       const char *outcome)
+{
+	struct snap_author a;
+	char rule[SNAP_WORD_MAX];
+
+	log_authored(cs, c, r, outcome);
+	cs_author(c, &a);
+	if (strcmp(outcome, CONTROL_E_VIEW) == 0)
+		snprintf(rule, sizeof rule, "%s", CONTROL_E_VIEW);
+	else
+		snprintf(rule, sizeof rule, "%s %s", control_op_name(r->op),
+			 applied ? "by request" : "refused");
+	supervisor_record(cs->o.sup, &a, session, NULL,
+			  applied ? CUTOVER_APPLIED : CUTOVER_REJECTED, rule);
 }
 
 /* ---- the ops ---- */
@@ -32,6 +73,9 @@ static void
 op_hello(struct control_server *cs, struct client *c, const struct control_request *r)
 {
 	json_t *h = control_hello(cs->o.engine, c->role, c->uid, c->user), *ok = control_ok(r->id);
+
+	if (r->client[0])
+		snprintf(c->via, sizeof c->via, "%s", r->client);
 
 	if (h && ok)
 		json_object_update(ok, h);
@@ -194,10 +238,11 @@ op_start(struct control_server *cs, struct client *c, const struct control_reque
 			   : supervisor_start_file(cs->o.sup, r->path, id, &err);
 
 	if (rc < 0) {
-		audit_authored(cs, c, r, CONTROL_E_CONFIG);
+		audit_authored(cs, c, r, NULL, false, CONTROL_E_CONFIG);
 		cs_reply_reason(cs, c, r->id, CONTROL_E_CONFIG, err.msg);
 		return;
 	}
+	audit_authored(cs, c, r, id, true, "started");
 	cs_say(cs, "session %s started by client %u (uid %u %s)%s%s", id, c->serial,
 	    (unsigned)c->uid, c->user, r->config ? ", inline config" : ", config ",
 	    r->config ? "" : r->path);
@@ -214,7 +259,7 @@ op_stop(struct control_server *cs, struct client *c, const struct control_reques
 		cs_reply_error(cs, c, r->id, CONTROL_E_SESSION);
 		return;
 	}
-	audit_authored(cs, c, r, "stopping");
+	audit_authored(cs, c, r, r->session, true, "stopping");
 	cs_reply(cs, c, r->id, control_ok(r->id));
 }
 
@@ -232,7 +277,7 @@ op_stop_all(struct control_server *cs, struct client *c, const struct control_re
 		if (cs->snap.rows[i].state != SESSION_STATE_ENDED &&
 		    supervisor_stop_session(cs->o.sup, cs->snap.rows[i].id) == 0)
 			n++;
-	audit_authored(cs, c, r, "stopping");
+	audit_authored(cs, c, r, NULL, true, "stopping");
 	ok = control_ok(r->id);
 	if (ok)
 		json_object_set_new(ok, "stopped", json_integer((json_int_t)n));
@@ -261,7 +306,7 @@ op_forget(struct control_server *cs, struct client *c, const struct control_requ
 		json_decref(done);
 		json_decref(kept);
 	}
-	audit_authored(cs, c, r, "done");
+	audit_authored(cs, c, r, NULL, true, "done");
 	cs_reply(cs, c, r->id, ok);
 }
 
@@ -300,6 +345,7 @@ op_cutover(struct control_server *cs, struct client *c, const struct control_req
 	const char *ids[CONTROL_IDS_MAX];
 	struct pending *p = calloc(1, sizeof *p);
 	int slot = pending_slot(cs);
+	struct snap_author a;
 	struct al_err err;
 	size_t i;
 
@@ -310,14 +356,15 @@ op_cutover(struct control_server *cs, struct client *c, const struct control_req
 	}
 	for (i = 0; i < r->n_ids; i++)
 		ids[i] = r->ids[i];
-	if (supervisor_cutover(cs->o.sup, op, r->tool, r->all ? NULL : ids, r->n_ids,
-			       &p->revision, &p->targets, &err) < 0) {
+	cs_author(c, &a);
+	if (supervisor_cutover_by(cs->o.sup, op, r->tool, r->all ? NULL : ids, r->n_ids, &a,
+				  &p->revision, &p->targets, &err) < 0) {
 		free(p);
-		audit_authored(cs, c, r, CONTROL_E_CUTOVER);
+		audit_authored(cs, c, r, NULL, false, CONTROL_E_CUTOVER);
 		cs_reply_reason(cs, c, r->id, CONTROL_E_CUTOVER, err.msg);
 		return;
 	}
-	audit_authored(cs, c, r, r->all ? "all sessions" : "named sessions");
+	log_authored(cs, c, r, r->all ? "all sessions" : "named sessions");
 	p->client = c->serial;
 	p->id = r->id;
 	p->op = op;
@@ -356,7 +403,7 @@ cs_serve_line(struct control_server *cs, struct client *c, const char *line, siz
 	if (control_parse(line, len, &r, &error) < 0)
 		cs_reply_error(cs, c, r.id, error);
 	else if (control_op_changes(r.op) && c->role != CONTROL_ROLE_OPERATE) {
-		audit_authored(cs, c, &r, CONTROL_E_VIEW);
+		audit_authored(cs, c, &r, NULL, false, CONTROL_E_VIEW);
 		cs_reply_error(cs, c, r.id, CONTROL_E_VIEW);
 	} else
 		op_table[r.op](cs, c, &r);

@@ -320,8 +320,8 @@ read_client(struct control_server *cs, struct client *c)
 	end_of_input(cs, c);
 }
 
-static const char *
-user_name(uid_t uid, char *out, size_t cap)
+const char *
+cs_user_name(uid_t uid, char *out, size_t cap)
 {
 	struct passwd pw, *res = NULL;
 	char buf[1024];
@@ -397,7 +397,7 @@ client_new(int fd, const struct ucred *cred, enum control_role role, unsigned se
 	c->pid = cred->pid;
 	c->uid = cred->uid;
 	c->role = role;
-	user_name(cred->uid, c->user, sizeof c->user);
+	cs_user_name(cred->uid, c->user, sizeof c->user);
 	return c;
 }
 
@@ -431,8 +431,7 @@ admit(struct control_server *cs, int fd)
 
 	if (role == CONTROL_ROLE_NONE || slot < 0) {
 		cs->counts.refused++;
-		cs_audit_refused_peer(cs, cred.pid, cred.uid, role == CONTROL_ROLE_NONE
-				   ? "in neither the operate nor the view group" : CONTROL_E_FULL);
+		cs_audit_refused_peer(cs, cred.pid, cred.uid, role == CONTROL_ROLE_NONE);
 		send_bye(fd, role == CONTROL_ROLE_NONE ? CONTROL_E_PEER : CONTROL_E_FULL);
 		close(fd);
 		return;

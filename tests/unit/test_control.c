@@ -53,6 +53,8 @@ test_accepted(void **state)
 	control_request_free(&r);
 
 	assert_null(parse_error("{\"id\":0,\"op\":\"hello\"}", NULL));
+	assert_null(parse_error("{\"id\":0,\"op\":\"hello\",\"client\":\"console\"}", NULL));
+	assert_null(parse_error("{\"id\":0,\"op\":\"hello\",\"client\":\"ctl\"}", NULL));
 	assert_null(parse_error("{\"op\":\"snapshot\",\"id\":9007199254740992}", NULL));
 	assert_null(parse_error("{\"id\":1,\"op\":\"restore\",\"tool\":\"t\",\"all\":true}", NULL));
 	assert_null(parse_error("{\"id\":1,\"op\":\"stop-all\"}", NULL));
@@ -96,6 +98,9 @@ test_refused(void **state)
 		{ "{\"id\":-1,\"op\":\"hello\"}", CONTROL_E_ID },
 		{ "{\"id\":\"1\",\"op\":\"hello\"}", CONTROL_E_ID },
 		{ "{\"id\":1.5,\"op\":\"hello\"}", CONTROL_E_ID },
+		{ "{\"id\":1,\"op\":\"hello\",\"client\":\"tui\"}", CONTROL_E_ARG },
+		{ "{\"id\":1,\"op\":\"hello\",\"client\":1}", CONTROL_E_ARG },
+		{ "{\"id\":1,\"op\":\"snapshot\",\"client\":\"ctl\"}", CONTROL_E_KEY },
 		{ "{\"id\":9007199254740993,\"op\":\"hello\"}", CONTROL_E_ID },
 		{ "{\"id\":1,\"op\":\"launch\"}", CONTROL_E_OP },
 		{ "{\"id\":1,\"op\":\"Hello\"}", CONTROL_E_OP },
