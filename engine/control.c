@@ -66,6 +66,8 @@ static const struct {
 	[CONTROL_OP_REVOKE] = { K_TOOL | K_SESSIONS | K_ALL | K_WAIT, K_TOOL, K_SESSIONS | K_ALL },
 	[CONTROL_OP_RESTORE] = { K_TOOL | K_SESSIONS | K_ALL | K_WAIT, K_TOOL, K_SESSIONS | K_ALL },
 	[CONTROL_OP_FORGET] = { K_SESSIONS, 0, 0 },
+	[CONTROL_OP_FREEZE] = { K_WAIT, 0, 0 },
+	[CONTROL_OP_THAW] = { K_WAIT, 0, 0 },
 };
 
 static int
@@ -598,8 +600,21 @@ control_row_json(const struct session_row *r)
 	put(&b, "counters", counters_json(&r->counters));
 	put(&b, "call", call_json(&r->call));
 	put(&b, "tools", tools_json(r));
+	put(&b, "frozen", json_boolean(r->frozen));
 	if (r->state == SESSION_STATE_ENDED)
 		row_end(&b, r);
+	return jb_done(&b);
+}
+
+/* {"by": user, "uid": N, "via": kind}: who asked, as the audit's detail says it. */
+static json_t *
+author_json(const struct snap_author *a)
+{
+	struct jb b = jb_new();
+
+	put(&b, "by", STR(a->user));
+	put(&b, "uid", unum(a->uid));
+	put(&b, "via", STR(a->via));
 	return jb_done(&b);
 }
 
@@ -648,6 +663,11 @@ control_snapshot_json(const struct supervisor_snapshot *s)
 	put(&b, "audit_failures", unum(s->audit_failures));
 	put(&b, "containers_left", unum(s->containers_left));
 	put(&b, "standing", standing_json(s));
+	put(&b, "frozen", json_boolean(s->frozen));
+	if (s->frozen) {
+		put(&b, "frozen_by", author_json(&s->frozen_by));
+		put(&b, "frozen_revision", num(s->frozen_revision));
+	}
 	put(&b, "sessions", rows_json(s));
 	return jb_done(&b);
 }
@@ -878,6 +898,7 @@ control_metrics_text(const struct supervisor_snapshot *s, const struct control_c
 		       s->events_dropped + s->alerts_dropped);
 	metric_gauge(f, "airlock_containers_left", "Ended sessions' containers not yet removed.",
 		     s->containers_left);
+	metric_gauge(f, "airlock_frozen", "1 while the kill switch denies every call.", s->frozen);
 	metric_gauge(f, "airlock_clients", "Control clients connected.", c->clients);
 	metric_counter(f, "airlock_clients_refused", "Peers refused at accept.", c->refused);
 	metric_counter(f, "airlock_frames_dropped", "Pushed frames dropped for slow clients.",

@@ -338,22 +338,52 @@ pending_slot(const struct control_server *cs)
 	return -1;
 }
 
+/* A slot and a pending reply for a cutover, or a refusal sent: busy, out of memory. */
+static struct pending *
+pending_new(struct control_server *cs, struct client *c, const struct control_request *r,
+	    int *slot)
+{
+	struct pending *p = calloc(1, sizeof *p);
+
+	*slot = pending_slot(cs);
+	if (!p || *slot < 0 || cs_refresh(cs) < 0 ||
+	    cs->snap.audit_backlog > CONTROL_AUDIT_BACKLOG_MAX) {
+		free(p);
+		cs_reply_error(cs, c, r->id, p ? CONTROL_E_BUSY : CONTROL_E_MEMORY);
+		return NULL;
+	}
+	return p;
+}
+
+/* The cutover is under way: its reply waits for the acks (or wait_ms). */
+static void
+pending_wait(struct control_server *cs, struct client *c, const struct control_request *r,
+	     struct pending *p, int slot, enum cutover_op op)
+{
+	p->client = c->serial;
+	p->id = r->id;
+	p->op = op;
+	snprintf(p->tool, sizeof p->tool, "%s", r->tool);
+	p->deadline_ms = cs_now_ms() + r->wait_ms;
+	cutover_targets(cs, r, p);
+	cs->pending[slot] = p;
+	if (r->wait_ms == 0 || cs_pending_done(p))
+		cs_pending_finish(cs, (size_t)slot);
+}
+
 static void
 op_cutover(struct control_server *cs, struct client *c, const struct control_request *r)
 {
 	enum cutover_op op = r->op == CONTROL_OP_REVOKE ? CUTOVER_REVOKE : CUTOVER_RESTORE;
 	const char *ids[CONTROL_IDS_MAX];
-	struct pending *p = calloc(1, sizeof *p);
-	int slot = pending_slot(cs);
 	struct snap_author a;
 	struct al_err err;
+	struct pending *p;
+	int slot;
 	size_t i;
 
-	if (!p || slot < 0 || cs_refresh(cs) < 0 || cs->snap.audit_backlog > CONTROL_AUDIT_BACKLOG_MAX) {
-		free(p);
-		cs_reply_error(cs, c, r->id, p ? CONTROL_E_BUSY : CONTROL_E_MEMORY);
+	if (!(p = pending_new(cs, c, r, &slot)))
 		return;
-	}
 	for (i = 0; i < r->n_ids; i++)
 		ids[i] = r->ids[i];
 	cs_author(c, &a);
@@ -365,15 +395,33 @@ op_cutover(struct control_server *cs, struct client *c, const struct control_req
 		return;
 	}
 	log_authored(cs, c, r, r->all ? "all sessions" : "named sessions");
-	p->client = c->serial;
-	p->id = r->id;
-	p->op = op;
-	snprintf(p->tool, sizeof p->tool, "%s", r->tool);
-	p->deadline_ms = cs_now_ms() + r->wait_ms;
-	cutover_targets(cs, r, p);
-	cs->pending[slot] = p;
-	if (r->wait_ms == 0 || cs_pending_done(p))
-		cs_pending_finish(cs, (size_t)slot);
+	pending_wait(cs, c, r, p, slot, op);
+}
+
+/* The kill switch: every live session, acknowledged like a cutover. */
+static void
+op_freeze(struct control_server *cs, struct client *c, const struct control_request *r)
+{
+	bool freeze = r->op == CONTROL_OP_FREEZE;
+	struct control_request all = *r;
+	struct snap_author a;
+	struct al_err err;
+	struct pending *p;
+	int slot;
+
+	if (!(p = pending_new(cs, c, r, &slot)))
+		return;
+	cs_author(c, &a);
+	if (supervisor_freeze(cs->o.sup, freeze, &a, &p->revision, &p->targets, &err) < 0) {
+		free(p);
+		audit_authored(cs, c, r, NULL, false, CONTROL_E_CUTOVER);
+		cs_reply_reason(cs, c, r->id, CONTROL_E_CUTOVER, err.msg);
+		return;
+	}
+	log_authored(cs, c, r, "all sessions");
+	all.all = true;
+	all.config = NULL;
+	pending_wait(cs, c, &all, p, slot, freeze ? CUTOVER_FREEZE : CUTOVER_THAW);
 }
 
 typedef void (*op_fn)(struct control_server *, struct client *, const struct control_request *);
@@ -391,6 +439,8 @@ static const op_fn op_table[CONTROL_OP_COUNT] = {
 	[CONTROL_OP_RESTORE] = op_cutover,
 	[CONTROL_OP_FORGET] = op_forget,
 	[CONTROL_OP_STOP_ALL] = op_stop_all,
+	[CONTROL_OP_FREEZE] = op_freeze,
+	[CONTROL_OP_THAW] = op_freeze,
 };
 
 /* One request line: refused with a fixed text, or served by its op. */
