@@ -42,11 +42,13 @@ enum {
 	K_SNAPSHOTS = 1u << 8,
 	K_REFRESH = 1u << 9,
 	K_RUNTIME = 1u << 10,
+	K_CLIENT = 1u << 11,
 };
 
 static const char *const key_names[] = {
 	"session", "path", "config", "tool", "sessions", "all", "wait_ms",
 	"follow", "snapshots", "refresh", "runtime",
+	"client",
 };
 #define N_KEYS (sizeof key_names / sizeof key_names[0])
 #define KEYS_MAX (N_KEYS + 2)
@@ -55,6 +57,7 @@ static const char *const key_names[] = {
 static const struct {
 	unsigned allowed, required, any_of;
 } op_keys[CONTROL_OP_COUNT] = {
+	[CONTROL_OP_HELLO] = { K_CLIENT, 0, 0 },
 	[CONTROL_OP_DETAIL] = { K_SESSION, K_SESSION, 0 },
 	[CONTROL_OP_EVENTS] = { K_FOLLOW | K_SNAPSHOTS, 0, 0 },
 	[CONTROL_OP_HOST] = { K_REFRESH | K_RUNTIME, 0, 0 },
@@ -63,6 +66,8 @@ static const struct {
 	[CONTROL_OP_REVOKE] = { K_TOOL | K_SESSIONS | K_ALL | K_WAIT, K_TOOL, K_SESSIONS | K_ALL },
 	[CONTROL_OP_RESTORE] = { K_TOOL | K_SESSIONS | K_ALL | K_WAIT, K_TOOL, K_SESSIONS | K_ALL },
 	[CONTROL_OP_FORGET] = { K_SESSIONS, 0, 0 },
+	[CONTROL_OP_FREEZE] = { K_WAIT, 0, 0 },
+	[CONTROL_OP_THAW] = { K_WAIT, 0, 0 },
 };
 
 static int
@@ -150,6 +155,18 @@ copy_wait(const json_t *v, int64_t *out)
 	return 0;
 }
 
+/* The kinds of client a hello may name: informational, the uid is the identity. */
+static int
+copy_client(const json_t *v, char *out, size_t cap)
+{
+	const char *s = json_string_value(v);
+
+	if (!s || (strcmp(s, "ctl") != 0 && strcmp(s, "console") != 0))
+		return -1;
+	snprintf(out, cap, "%s", s);
+	return 0;
+}
+
 /* One argument, by its bit. */
 static int
 take_arg(unsigned bit, const json_t *v, struct control_request *r)
@@ -180,6 +197,8 @@ take_arg(unsigned bit, const json_t *v, struct control_request *r)
 		return copy_bool(v, &r->refresh);
 	case K_RUNTIME:
 		return copy_word(v, r->runtime, sizeof r->runtime);
+	case K_CLIENT:
+		return copy_client(v, r->client, sizeof r->client);
 	}
 	return -1;
 }
@@ -581,8 +600,21 @@ control_row_json(const struct session_row *r)
 	put(&b, "counters", counters_json(&r->counters));
 	put(&b, "call", call_json(&r->call));
 	put(&b, "tools", tools_json(r));
+	put(&b, "frozen", json_boolean(r->frozen));
 	if (r->state == SESSION_STATE_ENDED)
 		row_end(&b, r);
+	return jb_done(&b);
+}
+
+/* {"by": user, "uid": N, "via": kind}: who asked, as the audit's detail says it. */
+static json_t *
+author_json(const struct snap_author *a)
+{
+	struct jb b = jb_new();
+
+	put(&b, "by", STR(a->user));
+	put(&b, "uid", unum(a->uid));
+	put(&b, "via", STR(a->via));
 	return jb_done(&b);
 }
 
@@ -631,6 +663,11 @@ control_snapshot_json(const struct supervisor_snapshot *s)
 	put(&b, "audit_failures", unum(s->audit_failures));
 	put(&b, "containers_left", unum(s->containers_left));
 	put(&b, "standing", standing_json(s));
+	put(&b, "frozen", json_boolean(s->frozen));
+	if (s->frozen) {
+		put(&b, "frozen_by", author_json(&s->frozen_by));
+		put(&b, "frozen_revision", num(s->frozen_revision));
+	}
 	put(&b, "sessions", rows_json(s));
 	return jb_done(&b);
 }
@@ -861,6 +898,7 @@ control_metrics_text(const struct supervisor_snapshot *s, const struct control_c
 		       s->events_dropped + s->alerts_dropped);
 	metric_gauge(f, "airlock_containers_left", "Ended sessions' containers not yet removed.",
 		     s->containers_left);
+	metric_gauge(f, "airlock_frozen", "1 while the kill switch denies every call.", s->frozen);
 	metric_gauge(f, "airlock_clients", "Control clients connected.", c->clients);
 	metric_counter(f, "airlock_clients_refused", "Peers refused at accept.", c->refused);
 	metric_counter(f, "airlock_frames_dropped", "Pushed frames dropped for slow clients.",

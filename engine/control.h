@@ -75,7 +75,9 @@
 	_(REVOKE,   "revoke",   true)  \
 	_(RESTORE,  "restore",  true)  \
 	_(FORGET,   "forget",   true)  \
-	_(STOP_ALL, "stop-all", true)
+	_(STOP_ALL, "stop-all", true)  \
+	_(FREEZE,   "freeze",   true)  \
+	_(THAW,     "thaw",     true)
 
 enum control_op {
 #define CONTROL_OP_ENUM(e, name, changes) CONTROL_OP_##e,
@@ -93,9 +95,11 @@ bool control_op_changes(enum control_op op);
  *   detail, stop   session
  *   start          path (a file the engine reads) or config (inline object)
  *   revoke/restore tool, and ids[0..n_ids) or all; wait_ms for the acks
+ *   freeze/thaw    wait_ms for the acks (the kill switch: every live session)
  *   forget         ids[0..n_ids) (none: every ended session)
  *   events         follow (push events), snapshots (push snapshots)
  *   host           refresh (re-run the checks), runtime
+ *   hello          client ("ctl" or "console": the kind in the audit's "via")
  */
 struct control_request {
 	int64_t id;		/* -1: none readable */
@@ -111,6 +115,7 @@ struct control_request {
 	bool follow, snapshots;
 	bool refresh;
 	char runtime[16];
+	char client[16];	/* "" unless a hello names it */
 };
 
 /*

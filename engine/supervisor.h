@@ -122,6 +122,17 @@ int supervisor_freeze(struct supervisor *s, bool frozen, const struct snap_autho
 void supervisor_author_self(struct snap_author *out, const char *via);
 
 /*
+ * A policy entry for what a front end decided on its own (a peer refused
+ * at accept, a session stopped or started on request): session_id, or
+ * "engine" when NULL; tool may be NULL; rule is fixed text and names. The
+ * supervisor's writer thread appends it; a full queue is counted as a
+ * refused write, never dropped silently.
+ */
+void supervisor_record(struct supervisor *s, const struct snap_author *by,
+		       const char *session_id, const char *tool, enum cutover_result result,
+		       const char *rule);
+
+/*
  * A whole update ({"revision": N, "allowed": [names]}) to the named
  * sessions, waiting for every acknowledgement (each gate waits for its
  * in-flight call). For scripts and tests of the gate's invalid-update

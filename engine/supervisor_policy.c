@@ -121,6 +121,21 @@ sup_writer_stop(struct supervisor *s)
 	s->writer_started = false;
 }
 
+void
+supervisor_record(struct supervisor *s, const struct snap_author *by, const char *session_id,
+		  const char *tool, enum cutover_result result, const char *rule)
+{
+	struct policy_entry p = { .result = result, .by = by ? *by : s->self };
+
+	pthread_mutex_lock(&s->policy);
+	p.revision = s->revision;
+	pthread_mutex_unlock(&s->policy);
+	sup_copy_word(p.session, sizeof p.session, session_id ? session_id : "engine");
+	sup_copy_word(p.tool, sizeof p.tool, tool ? tool : "");
+	sup_copy_word(p.rule, sizeof p.rule, rule);
+	policy_record(s, &p);
+}
+
 /* ---- cutover acknowledgements (a gate's ack function) ---- */
 
 /* Under s->policy or s->lock: the cutover that assigned revision, or NULL. */

@@ -21,7 +21,7 @@
 #include "frame.h"
 
 #define CTL_TIMEOUT_MS	10000	/* for a reply, beyond what the request waits */
-#define CTL_WAIT_MS	5000	/* revoke/restore: acks, by default */
+#define CTL_WAIT_MS	5000	/* revoke/restore/freeze/thaw: acks, by default */
 
 struct ctl {
 	struct cli_opts o;
@@ -189,6 +189,13 @@ do_status(struct ctl *c)
 	printf("sessions %zu held, %lld live, %lld started\nrevision %lld\n",
 	       json_array_size(json_object_get(s, "sessions")), int_of(s, "live"),
 	       int_of(s, "started_total"), int_of(s, "revision"));
+	if (json_is_true(json_object_get(s, "frozen")))
+		printf("frozen   yes, by %s (uid %lld, %s), revision %lld\n",
+		       str_of(json_object_get(s, "frozen_by"), "by"),
+		       int_of(json_object_get(s, "frozen_by"), "uid"),
+		       str_of(json_object_get(s, "frozen_by"), "via"), int_of(s, "frozen_revision"));
+	else
+		printf("frozen   no\n");
 	json_decref(snap);
 	return EXIT_OK;
 }
@@ -318,30 +325,33 @@ print_names(const char *what, const json_t *a)
 	fputc('\n', stderr);
 }
 
-static int
-do_cutover(struct ctl *c)
+/* --wait MS, or the default: -1 when it is not milliseconds in range. */
+static long
+wait_of(struct ctl *c)
 {
 	const char *w = c->o.n[OPT_WAIT] ? c->o.values[OPT_WAIT][0] : NULL;
 	long wait = w ? strtol(w, NULL, 10) : CTL_WAIT_MS;
-	json_t *r, *acks, *a;
-	size_t i;
-	int rc;
 
-	if (!c->o.n[OPT_ALL] == !c->o.n[OPT_SESSION])
-		return cli_usage_error("ctl", "%s wants --all or --session ID (not both)", c->verb);
 	if (w && (strspn(w, "0123456789") != strlen(w) || !*w || wait > CONTROL_WAIT_MAX_MS))
-		return cli_usage_error("ctl", "--wait wants milliseconds, 0 to %d",
-				       CONTROL_WAIT_MAX_MS);
-	rc = call(c, cutover_request(c, wait), wait, &r);
-	if (rc >= 0)
-		return rc;
-	acks = json_object_get(r, "acks");
-	rc = json_array_size(json_object_get(r, "pending")) > 0 && wait > 0 ? EXIT_REFUSED : EXIT_OK;
+		return -1;
+	return wait;
+}
+
+/* A cutover's reply: its acks, and the sessions that ended or still wait (exit 1). */
+static int
+cutover_done(struct ctl *c, json_t *r, long wait, const char *what)
+{
+	json_t *acks = json_object_get(r, "acks"), *a;
+	int rc = json_array_size(json_object_get(r, "pending")) > 0 && wait > 0 ? EXIT_REFUSED
+										: EXIT_OK;
+	size_t i;
+
 	if (c->o.json)
 		cli_print_json(r);
 	else {
-		printf("%s %s: revision %lld, %zu of %lld sessions acknowledged\n", c->verb, c->arg,
-		       int_of(r, "revision"), json_array_size(acks), int_of(r, "targets"));
+		printf("%s%s%s: revision %lld, %zu of %lld sessions acknowledged\n", c->verb,
+		       what ? " " : "", what ? what : "", int_of(r, "revision"),
+		       json_array_size(acks), int_of(r, "targets"));
 		json_array_foreach(acks, i, a)
 			printf("  %-24s %s (waited %lld us)\n", str_of(a, "session"),
 			       str_of(a, "result"), int_of(a, "waited_us"));
@@ -351,6 +361,41 @@ do_cutover(struct ctl *c)
 		print_names("still pending", json_object_get(r, "pending"));
 	json_decref(r);
 	return rc;
+}
+
+static int
+do_cutover(struct ctl *c)
+{
+	long wait = wait_of(c);
+	json_t *r;
+	int rc;
+
+	if (!c->o.n[OPT_ALL] == !c->o.n[OPT_SESSION])
+		return cli_usage_error("ctl", "%s wants --all or --session ID (not both)", c->verb);
+	if (wait < 0)
+		return cli_usage_error("ctl", "--wait wants milliseconds, 0 to %d",
+				       CONTROL_WAIT_MAX_MS);
+	rc = call(c, cutover_request(c, wait), wait, &r);
+	return rc >= 0 ? rc : cutover_done(c, r, wait, c->arg);
+}
+
+/* The kill switch: freeze or thaw every session, acknowledged like a cutover. */
+static int
+do_freeze(struct ctl *c)
+{
+	long wait = wait_of(c);
+	json_t *r;
+	int rc;
+
+	if (c->o.n[OPT_ALL] || c->o.n[OPT_SESSION])
+		return cli_usage_error("ctl", "%s is for every session: no --all or --session",
+				       c->verb);
+	if (wait < 0)
+		return cli_usage_error("ctl", "--wait wants milliseconds, 0 to %d",
+				       CONTROL_WAIT_MAX_MS);
+	rc = call(c, json_pack("{s:s, s:I}", "op", c->verb, "wait_ms", (json_int_t)wait), wait,
+		  &r);
+	return rc >= 0 ? rc : cutover_done(c, r, wait, NULL);
 }
 
 static int
@@ -502,6 +547,8 @@ static const struct {
 	{ "revoke", true, do_cutover },
 	{ "restore", true, do_cutover },
 	{ "stop-all", false, do_stop_all },
+	{ "freeze", false, do_freeze },
+	{ "thaw", false, do_freeze },
 	{ "events", false, do_events },
 	{ "metrics", false, do_metrics },
 };
@@ -522,7 +569,7 @@ dispatch(struct ctl *c)
 		return verbs[i].run(c);
 	}
 	return cli_usage_error("ctl", "unknown command '%.32s' (status, sessions, tools, start, "
-			       "stop, revoke, restore, stop-all, events, metrics)", c->verb);
+			       "stop, revoke, restore, stop-all, freeze, thaw, events, metrics)", c->verb);
 }
 
 static int

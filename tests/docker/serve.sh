@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `airlock serve` and `airlock ctl` with real parts: two sessions of the
 # looping agent fixture against the fixture upstream, started from configs;
-# clients as root, as a view-group member and as nobody (setpriv); bad
+# clients as root, as a view-group member and as nobody (setpriv); the
+# kill switch (freeze, thaw) and the audit's authors; bad
 # frames and a client that never reads; a second engine on the socket;
 # SIGTERM; SIGKILL with live sessions (the watchdogs stop them) and a new
 # engine on the stale socket. A canary in the payload must appear in no
@@ -173,7 +174,64 @@ check "a view-group member's stop-all: exit 1" [ "$rc" = 1 ]
 check "the sessions still run after the view client's attempts" [ "$(running_sessions)" = 2 ]
 nobody --groups "$og" "$airlock" ctl --socket "$sock" status >"$work/op.out" 2>&1
 check "an operate-group member operates" grep -q 'role operate' "$work/op.out"
+rc=0; nobody --groups "$vg" "$airlock" ctl --socket "$sock" freeze 2>"$work/view_freeze.err" >/dev/null || rc=$?
+check "a view-group member's freeze: exit 1, 'view only'" \
+	bash -c '[ "$1" = 1 ] && grep -q "freeze: view only" "$2"' _ "$rc" "$work/view_freeze.err"
 chmod 0660 "$sock"
+
+# --- the audit names who asked, as the kernel says ---------------------------------
+audit_q() { sqlite3 "file:$work/audit.db?mode=ro" "$1" 2>/dev/null; }
+audit_has() {	# SQL-COUNT: until it is > 0 (the writer thread is asynchronous)
+	local i
+	for i in $(seq 50); do [ "$(audit_q "$1")" -gt 0 ] 2>/dev/null && return 0; sleep 0.1; done
+	return 1
+}
+check "the refused peer left a policy entry 'rejected' naming uid 65534" audit_has \
+	"select count(*) from audit_entries where type='policy' and decision='rejected'
+	 and rule='peer refused: no role' and detail like '%\"uid\":65534%'"
+check "the view client's freeze left a policy entry 'view only' naming uid 65534" audit_has \
+	"select count(*) from audit_entries where type='policy' and decision='rejected'
+	 and rule='view only' and detail like '%\"uid\":65534%'"
+me=$(id -un) myuid=$(id -u)
+check "the revokes' policy entries name the ctl's user and uid" audit_has \
+	"select count(*) from audit_entries where type='policy' and rule like 'revoke%'
+	 and detail like '%\"by\":\"$me\",\"uid\":$myuid,\"via\":\"ctl\"%'"
+
+# --- the kill switch: every call denied 'frozen', acknowledged by every session -------
+check "not frozen before: metrics say 0" bash -c '"$1" ctl --socket "$2" metrics | grep -qx "airlock_frozen 0"' _ "$airlock" "$sock"
+rc=0; ctl freeze --json >"$work/freeze.json" || rc=$?
+check "ctl freeze --json: exit 0, acknowledged by both sessions, none pending" \
+	[ "$rc:$(json_get "$work/freeze.json" '(len(d["acks"]), len(d["pending"]), sorted(a["result"] for a in d["acks"]))')" = "0:(2, 0, ['applied', 'applied'])" ]
+frev=$(json_get "$work/freeze.json" 'd["revision"]')
+sa=$(size "$work/a/vault.sink") sb=$(size "$work/b/vault.sink")
+sleep 2	# the agents call every 0.2 s
+check "frozen: sink a saw nothing new (2 s of agent calls)" [ "$(size "$work/a/vault.sink")" = "$sa" ]
+check "frozen: sink b saw nothing new" [ "$(size "$work/b/vault.sink")" = "$sb" ]
+check "frozen: the audit has call entries with rule 'frozen'" audit_has \
+	"select count(*) from audit_entries where type='call' and decision='denied' and rule='frozen'"
+check "the freeze's policy entries name the ctl's user and uid" audit_has \
+	"select count(*) from audit_entries where type='policy' and revision=$frev
+	 and detail like '%\"by\":\"$me\",\"uid\":$myuid,%'"
+ctl status >"$work/status_frozen.out"
+check "ctl status says frozen, and by whom" grep -q "^frozen   yes, by $me (uid $myuid, ctl), revision $frev" "$work/status_frozen.out"
+ctl sessions --json >"$work/frozen.json"
+check "ctl sessions --json: the engine and every session frozen" \
+	[ "$(json_get "$work/frozen.json" 'd["snapshot"]["frozen"] and d["snapshot"]["frozen_by"]["uid"] == '"$myuid"' and all(s["frozen"] for s in d["snapshot"]["sessions"])')" = True ]
+check "metrics: airlock_frozen 1" bash -c '"$1" ctl --socket "$2" metrics | grep -qx "airlock_frozen 1"' _ "$airlock" "$sock"
+rc=0; ctl freeze >/dev/null 2>"$work/freeze2.err" || rc=$?
+check "a second freeze: exit 1 with the engine's reason" \
+	bash -c '[ "$1" = 1 ] && grep -q "freeze: cutover refused: freeze: the engine is frozen already" "$2"' _ "$rc" "$work/freeze2.err"
+check "the refused freeze left a policy entry 'freeze refused'" audit_has \
+	"select count(*) from audit_entries where type='policy' and decision='rejected' and rule='freeze refused'"
+rc=0; ctl thaw --json >"$work/thaw.json" || rc=$?
+check "ctl thaw --json: exit 0, two acks" [ "$rc:$(json_get "$work/thaw.json" 'len(d["acks"])')" = "0:2" ]
+check "after thaw, sink a grows again" grows "$work/a/vault.sink" "$sa"
+check "after thaw, sink b grows again" grows "$work/b/vault.sink" "$sb"
+ctl status >"$work/status_thawed.out"
+check "ctl status: no longer frozen" grep -qx "frozen   no" "$work/status_thawed.out"
+rc=0; ctl thaw >/dev/null 2>"$work/thaw2.err" || rc=$?
+check "a thaw of an engine not frozen: exit 1 with the reason" \
+	bash -c '[ "$1" = 1 ] && grep -q "the engine is not frozen" "$2"' _ "$rc" "$work/thaw2.err"
 
 # --- bad frames; a client that never reads ------------------------------------
 python3 "$client" bad "$sock" "$canary" "$work/bad.frames" >"$work/bad.json"

@@ -53,9 +53,13 @@ test_accepted(void **state)
 	control_request_free(&r);
 
 	assert_null(parse_error("{\"id\":0,\"op\":\"hello\"}", NULL));
+	assert_null(parse_error("{\"id\":0,\"op\":\"hello\",\"client\":\"console\"}", NULL));
+	assert_null(parse_error("{\"id\":0,\"op\":\"hello\",\"client\":\"ctl\"}", NULL));
 	assert_null(parse_error("{\"op\":\"snapshot\",\"id\":9007199254740992}", NULL));
 	assert_null(parse_error("{\"id\":1,\"op\":\"restore\",\"tool\":\"t\",\"all\":true}", NULL));
 	assert_null(parse_error("{\"id\":1,\"op\":\"stop-all\"}", NULL));
+	assert_null(parse_error("{\"id\":1,\"op\":\"freeze\"}", NULL));
+	assert_null(parse_error("{\"id\":1,\"op\":\"thaw\",\"wait_ms\":2000}", NULL));
 	assert_null(parse_error("{\"id\":1,\"op\":\"forget\"}", NULL));
 	assert_null(parse_error("{\"id\":1,\"op\":\"events\",\"follow\":true,\"snapshots\":false}", NULL));
 	assert_null(parse_error("{\"id\":1,\"op\":\"host\",\"refresh\":true,\"runtime\":\"runsc\"}", NULL));
@@ -96,6 +100,9 @@ test_refused(void **state)
 		{ "{\"id\":-1,\"op\":\"hello\"}", CONTROL_E_ID },
 		{ "{\"id\":\"1\",\"op\":\"hello\"}", CONTROL_E_ID },
 		{ "{\"id\":1.5,\"op\":\"hello\"}", CONTROL_E_ID },
+		{ "{\"id\":1,\"op\":\"hello\",\"client\":\"tui\"}", CONTROL_E_ARG },
+		{ "{\"id\":1,\"op\":\"hello\",\"client\":1}", CONTROL_E_ARG },
+		{ "{\"id\":1,\"op\":\"snapshot\",\"client\":\"ctl\"}", CONTROL_E_KEY },
 		{ "{\"id\":9007199254740993,\"op\":\"hello\"}", CONTROL_E_ID },
 		{ "{\"id\":1,\"op\":\"launch\"}", CONTROL_E_OP },
 		{ "{\"id\":1,\"op\":\"Hello\"}", CONTROL_E_OP },
@@ -126,6 +133,9 @@ test_refused(void **state)
 		  CONTROL_E_ARG },
 		{ "{\"id\":1,\"op\":\"revoke\",\"tool\":\"t\",\"all\":1}", CONTROL_E_ARG },
 		{ "{\"id\":1,\"op\":\"events\",\"follow\":\"yes\"}", CONTROL_E_ARG },
+		{ "{\"id\":1,\"op\":\"freeze\",\"tool\":\"t\"}", CONTROL_E_KEY },
+		{ "{\"id\":1,\"op\":\"freeze\",\"all\":true}", CONTROL_E_KEY },
+		{ "{\"id\":1,\"op\":\"thaw\",\"wait_ms\":60001}", CONTROL_E_ARG },
 	};
 	size_t i;
 
@@ -284,8 +294,45 @@ test_metrics(void **state)
 	assert_non_null(strstr(text, "airlock_cutovers_total 3\n"));
 	assert_non_null(strstr(text, "airlock_audit_failures_total 1\n"));
 	assert_non_null(strstr(text, "airlock_engine_rss_bytes 4096\n"));
+	assert_non_null(strstr(text, "airlock_frozen 0\n"));
 	assert_int_equal(strcmp(text + strlen(text) - 6, "# EOF\n"), 0);
 	free(text);
+	s.frozen = true;
+	text = control_metrics_text(&s, &c);
+	assert_non_null(text);
+	assert_non_null(strstr(text, "airlock_frozen 1\n"));
+	free(text);
+}
+
+static void
+test_frozen(void **state)
+{
+	struct session_row row = { .state = SESSION_STATE_RUNNING, .frozen = true };
+	struct supervisor_snapshot s = { .n = 1, .rows = &row, .frozen = true,
+					 .frozen_revision = 9 };
+	json_t *j, *by;
+
+	(void)state;
+	assert_true(control_op_changes(CONTROL_OP_FREEZE));
+	assert_true(control_op_changes(CONTROL_OP_THAW));
+	assert_string_equal(control_op_name(CONTROL_OP_THAW), "thaw");
+	s.frozen_by = (struct snap_author){ .uid = 1000, .user = "ops", .via = "ctl" };
+	j = control_snapshot_json(&s);
+	assert_non_null(j);
+	assert_true(json_is_true(json_object_get(j, "frozen")));
+	assert_int_equal(json_integer_value(json_object_get(j, "frozen_revision")), 9);
+	by = json_object_get(j, "frozen_by");
+	assert_string_equal(json_string_value(json_object_get(by, "by")), "ops");
+	assert_int_equal(json_integer_value(json_object_get(by, "uid")), 1000);
+	assert_string_equal(json_string_value(json_object_get(by, "via")), "ctl");
+	assert_true(json_is_true(json_object_get(
+		json_array_get(json_object_get(j, "sessions"), 0), "frozen")));
+	json_decref(j);
+	s.frozen = false;
+	j = control_snapshot_json(&s);
+	assert_true(json_is_false(json_object_get(j, "frozen")));
+	assert_null(json_object_get(j, "frozen_by"));
+	json_decref(j);
 }
 
 int
@@ -301,6 +348,7 @@ main(void)
 		cmocka_unit_test(test_hello_and_push),
 		cmocka_unit_test(test_row_and_event),
 		cmocka_unit_test(test_metrics),
+		cmocka_unit_test(test_frozen),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

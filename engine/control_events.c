@@ -1,0 +1,208 @@
+/* Pending cutovers of `airlock serve`, and the supervisor's events: logged, kept, fanned out. */
+#include "control_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define EVENTS_PER_ROUND 1024
+
+/* ---- pending cutovers ---- */
+
+static json_t *
+pending_reply(const struct pending *p)
+{
+	json_t *r = control_ok(p->id), *acks = json_array(), *waiting = json_array(),
+	       *ended = json_array();
+	size_t i;
+
+	for (i = 0; r && acks && waiting && ended && i < p->n; i++) {
+		if (p->state[i] == ACKED)
+			json_array_append_new(acks, json_pack("{s:s, s:s, s:I}", "session", p->ids[i],
+							      "result", cutover_result_id(p->result[i]),
+							      "waited_us", (json_int_t)p->waited_us[i]));
+		else
+			json_array_append_new(p->state[i] == ENDED ? ended : waiting,
+					      json_string(p->ids[i]));
+	}
+	if (r) {
+		json_object_set_new(r, "revision", json_integer(p->revision));
+		json_object_set_new(r, "targets", json_integer((json_int_t)p->targets));
+		json_object_set_new(r, "acks", acks);
+		json_object_set_new(r, "pending", waiting);
+		json_object_set_new(r, "ended", ended);
+		return r;
+	}
+	json_decref(acks);
+	json_decref(waiting);
+	json_decref(ended);
+	return NULL;
+}
+
+bool
+cs_pending_done(const struct pending *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		if (p->state[i] == WAITING)
+			return false;
+	return true;
+}
+
+void
+cs_pending_finish(struct control_server *cs, size_t k)
+{
+	struct pending *p = cs->pending[k];
+	struct client *c = cs_client_by_serial(cs, p->client);
+
+	if (c)
+		cs_reply(cs, c, p->id, pending_reply(p));
+	free(p);
+	cs->pending[k] = NULL;
+}
+
+/* An ack or an end for one of the sessions a pending cutover waits on. */
+static void
+pending_event(struct control_server *cs, const struct supervisor_event *e)
+{
+	size_t k, i;
+
+	for (k = 0; k < CONTROL_PENDING_MAX; k++) {
+		struct pending *p = cs->pending[k];
+		bool ack = e->kind == SUPERVISOR_EVENT_CUTOVER_ACK && p && e->revision == p->revision;
+
+		if (!p || !(ack || e->kind == SUPERVISOR_EVENT_END))
+			continue;
+		for (i = 0; i < p->n; i++) {
+			if (p->state[i] != WAITING || strcmp(p->ids[i], e->session) != 0)
+				continue;
+			p->state[i] = ack ? ACKED : ENDED;
+			p->result[i] = e->result;
+			p->waited_us[i] = e->waited_us;
+		}
+		if (cs_pending_done(p))
+			cs_pending_finish(cs, k);
+	}
+}
+
+void
+cs_pending_expire(struct control_server *cs)
+{
+	int64_t t = cs_now_ms();
+	size_t k;
+
+	for (k = 0; k < CONTROL_PENDING_MAX; k++)
+		if (cs->pending[k] && (t >= cs->pending[k]->deadline_ms ||
+				       !cs_client_by_serial(cs, cs->pending[k]->client)))
+			cs_pending_finish(cs, k);
+}
+
+int
+cs_pending_timeout(const struct control_server *cs, int timeout_ms)
+{
+	int64_t t = cs_now_ms();
+	size_t k;
+
+	for (k = 0; k < CONTROL_PENDING_MAX; k++)
+		if (cs->pending[k] && cs->pending[k]->deadline_ms - t < timeout_ms)
+			timeout_ms = cs->pending[k]->deadline_ms <= t
+				     ? 0 : (int)(cs->pending[k]->deadline_ms - t);
+	return timeout_ms;
+}
+
+/* ---- events from the supervisor ---- */
+
+static void
+log_event(struct control_server *cs, const struct supervisor_event *e)
+{
+	switch (e->kind) {
+	case SUPERVISOR_EVENT_END:
+		cs_say(cs, "session %s ended %s%s%s", e->session, session_end_id(e->end),
+		    e->check[0] ? ", refused by " : "", e->check);
+		break;
+	case SUPERVISOR_EVENT_CUTOVER:
+		cs->counts.cutovers++;
+		cs_say(cs, "cutover %s %s revision %lld on %ld sessions", cutover_op_id(e->op), e->tool,
+		    (long long)e->revision, e->count);
+		break;
+	case SUPERVISOR_EVENT_LEASE_FAILED:
+		cs->counts.lease_failures++;
+		cs_say(cs, "session %s lease failed: %s", e->session, e->reason);
+		break;
+	case SUPERVISOR_EVENT_REAPER:
+	case SUPERVISOR_EVENT_SWEEP:
+	case SUPERVISOR_EVENT_AUDIT_REFUSED:
+	case SUPERVISOR_EVENT_ADMISSION_REFUSED:
+		cs_say(cs, "%s %s%s%s", event_kind_id(e->kind), e->session, e->session[0] ? ": " : "",
+		    e->reason);
+		break;
+	default:
+		break;
+	}
+}
+
+static void
+remember(struct control_server *cs, const struct supervisor_event *e)
+{
+	cs->recent[cs->recent_next] = *e;
+	cs->recent_next = (cs->recent_next + 1) % CONTROL_RECENT_MAX;
+	if (cs->n_recent < CONTROL_RECENT_MAX)
+		cs->n_recent++;
+}
+
+static void
+fan_out_event(struct control_server *cs, const struct supervisor_event *e)
+{
+	size_t i;
+
+	for (i = 0; i < CONTROL_CLIENTS_MAX; i++) {
+		struct client *c = cs->clients[i];
+
+		if (c && !c->dead && c->follow)
+			cs_push(cs, c, "event", control_event_json(e));
+	}
+}
+
+static void
+fan_out_snapshot(struct control_server *cs)
+{
+	bool wanted = false;
+	size_t i;
+
+	for (i = 0; i < CONTROL_CLIENTS_MAX; i++)
+		wanted |= cs->clients[i] && !cs->clients[i]->dead && cs->clients[i]->snapshots;
+	if (!wanted)
+		return;
+	if (cs_now_ms() - cs->snap_pushed_ms < SNAPSHOT_PUSH_MS) {
+		cs->snap_due = true;
+		return;
+	}
+	cs->snap_due = false;
+	if (cs_refresh(cs) != 1)
+		return;
+	cs->snap_pushed_ms = cs_now_ms();
+	for (i = 0; i < CONTROL_CLIENTS_MAX; i++) {
+		struct client *c = cs->clients[i];
+
+		if (c && !c->dead && c->snapshots)
+			cs_push(cs, c, "snapshot", control_snapshot_json(&cs->snap));
+	}
+}
+
+void
+cs_drain_events(struct control_server *cs)
+{
+	struct supervisor_event ev[64];
+	size_t n, i, total = 0;
+
+	while (total < EVENTS_PER_ROUND && (n = supervisor_events(cs->o.sup, ev, 64)) > 0) {
+		for (i = 0; i < n; i++) {
+			log_event(cs, &ev[i]);
+			remember(cs, &ev[i]);
+			pending_event(cs, &ev[i]);
+			fan_out_event(cs, &ev[i]);
+		}
+		total += n;
+	}
+	fan_out_snapshot(cs);
+}

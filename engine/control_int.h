@@ -1,0 +1,112 @@
+#ifndef AIRLOCK_CONTROL_INT_H
+#define AIRLOCK_CONTROL_INT_H
+
+/*
+ * The control server's private parts, shared by its files only:
+ * control_server.c (clients, queues, pushes, the loop), control_events.c
+ * (pending cutovers, the supervisor's events) and control_ops.c (the ops).
+ */
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "config.h"
+#include "control_server.h"
+#include "frame.h"
+
+struct outq {
+	char *buf;
+	size_t off, len, alloc;		/* unsent bytes: buf[off, off + len) */
+};
+
+struct client {
+	int fd;
+	unsigned serial;		/* "client N" in the log */
+	pid_t pid;
+	uid_t uid;
+	char user[64];
+	char via[16];			/* the kind its hello named: "ctl" unless "console" */
+	enum control_role role;
+	struct linebuf in;
+	struct outq out;
+	bool follow, snapshots;
+	uint64_t seq, gap, drops_in_row;
+	bool more;			/* complete lines left unserved this round */
+	bool eof;			/* nothing more to read */
+	bool input_done;		/* the end of its input was judged */
+	bool dead;			/* close at the end of the round */
+};
+
+/* A revoke or restore whose reply waits for its sessions' acks. */
+struct pending {
+	unsigned client;		/* serial */
+	int64_t id;
+	enum cutover_op op;
+	char tool[SNAP_NAME_MAX];
+	int64_t revision;
+	size_t targets, n;
+	char ids[SUPERVISOR_SESSIONS_MAX][SNAP_ID_MAX];
+	enum { WAITING, ACKED, ENDED } state[SUPERVISOR_SESSIONS_MAX];
+	enum cutover_result result[SUPERVISOR_SESSIONS_MAX];
+	int64_t waited_us[SUPERVISOR_SESSIONS_MAX];
+	int64_t deadline_ms;
+};
+
+/* An inline config: the supervisor borrows it until the session is forgotten. */
+struct owned {
+	char id[SNAP_ID_MAX];
+	struct airlock_config cfg;
+};
+
+#define OWNED_MAX (2 * SUPERVISOR_SESSIONS_MAX)
+
+struct control_server {
+	struct control_server_options o;
+	int listen_fd;
+	struct client *clients[CONTROL_CLIENTS_MAX];
+	unsigned serials;
+	struct supervisor_snapshot snap;
+	bool snap_ok;
+	struct supervisor_event recent[CONTROL_RECENT_MAX];
+	size_t n_recent, recent_next;
+	struct pending *pending[CONTROL_PENDING_MAX];
+	struct owned *owned[OWNED_MAX];
+	struct control_counts counts;
+	int64_t snap_pushed_ms;		/* pushed snapshots are rate-limited */
+	bool snap_due;
+};
+
+#define SNAPSHOT_PUSH_MS 250	/* at most four pushed snapshots a second */
+
+/* control_server.c */
+void cs_say(struct control_server *cs, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int64_t cs_now_ms(void);
+/* A reply: always queued (a client that never reads meets the hard bound). */
+void cs_reply(struct control_server *cs, struct client *c, int64_t id, json_t *v);
+void cs_reply_error(struct control_server *cs, struct client *c, int64_t id, const char *error);
+void cs_reply_reason(struct control_server *cs, struct client *c, int64_t id, const char *error,
+		     const char *reason);
+/* A pushed frame: dropped and counted when the client is behind. */
+void cs_push(struct control_server *cs, struct client *c, const char *key, json_t *body);
+/* 1: changed, 0: live parts only, -1: out of memory. */
+int cs_refresh(struct control_server *cs);
+struct client *cs_client_by_serial(struct control_server *cs, unsigned serial);
+size_t cs_n_clients(const struct control_server *cs);
+/* The uid's name, or the uid in decimal. */
+const char *cs_user_name(uid_t uid, char *out, size_t cap);
+
+/* control_events.c */
+bool cs_pending_done(const struct pending *p);
+void cs_pending_finish(struct control_server *cs, size_t k);
+void cs_pending_expire(struct control_server *cs);
+int cs_pending_timeout(const struct control_server *cs, int timeout_ms);
+void cs_drain_events(struct control_server *cs);
+
+/* control_ops.c */
+void cs_author(const struct client *c, struct snap_author *a);
+void cs_audit_refused_peer(struct control_server *cs, pid_t pid, uid_t uid, bool no_role);
+/* One request line: refused with a fixed text, or served by its op. */
+void cs_serve_line(struct control_server *cs, struct client *c, const char *line, size_t len);
+
+#endif

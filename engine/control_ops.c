@@ -1,0 +1,461 @@
+/* The ops of `airlock serve`: one handler per request, and the table that picks it. */
+#include "control_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- the audit of who asked ---- */
+
+/* The author of a client's requests: the kernel's uid and its name; via is informational. */
+void
+cs_author(const struct client *c, struct snap_author *a)
+{
+	memset(a, 0, sizeof *a);
+	a->uid = (uint32_t)c->uid;
+	snprintf(a->user, sizeof a->user, "%.*s", (int)sizeof a->user - 1, c->user);
+	snprintf(a->via, sizeof a->via, "%s", c->via[0] ? c->via : "ctl");
+}
+
+/* A peer refused at accept: logged, and a policy entry naming its uid. */
+void
+cs_audit_refused_peer(struct control_server *cs, pid_t pid, uid_t uid, bool no_role)
+{
+	struct client who = { .uid = uid };
+	struct snap_author a;
+
+	cs_say(cs, "client refused: uid %u pid %ld: %s", (unsigned)uid, (long)pid,
+	       no_role ? "in neither the operate nor the view group" : CONTROL_E_FULL);
+	cs_user_name(uid, who.user, sizeof who.user);
+	cs_author(&who, &a);
+	supervisor_record(cs->o.sup, &a, NULL, NULL, CUTOVER_REJECTED,
+			  no_role ? "peer refused: no role" : "peer refused: too many clients");
+}
+
+/* A request whose outcome the supervisor does not audit itself: logged only. */
+static void
+log_authored(struct control_server *cs, const struct client *c,
+	     const struct control_request *r, const char *outcome)
+{
+	cs_say(cs, "client %u (uid %u %s): %s%s%s%s%s: %s", c->serial, (unsigned)c->uid, c->user,
+	       control_op_name(r->op), r->tool[0] ? " " : "", r->tool,
+	       r->session[0] ? " " : "", r->session, outcome);
+}
+
+/*
+ * Logged, and a policy entry with its author. The rule is fixed text and
+ * the op's name; session is one the engine knows (NULL: "engine"), never
+ * a name only the request gave.
+ */
+static void
+audit_authored(struct control_server *cs, const struct client *c,
+	       const struct control_request *r, const char *session, bool applied,
+	       const char *outcome)
+{
+	struct snap_author a;
+	char rule[SNAP_WORD_MAX];
+
+	log_authored(cs, c, r, outcome);
+	cs_author(c, &a);
+	if (strcmp(outcome, CONTROL_E_VIEW) == 0)
+		snprintf(rule, sizeof rule, "%s", CONTROL_E_VIEW);
+	else
+		snprintf(rule, sizeof rule, "%s %s", control_op_name(r->op),
+			 applied ? "by request" : "refused");
+	supervisor_record(cs->o.sup, &a, session, NULL,
+			  applied ? CUTOVER_APPLIED : CUTOVER_REJECTED, rule);
+}
+
+/* ---- the ops ---- */
+
+static void
+op_hello(struct control_server *cs, struct client *c, const struct control_request *r)
+{
+	json_t *h = control_hello(cs->o.engine, c->role, c->uid, c->user), *ok = control_ok(r->id);
+
+	if (r->client[0])
+		snprintf(c->via, sizeof c->via, "%s", r->client);
+
+	if (h && ok)
+		json_object_update(ok, h);
+	json_decref(h);
+	cs_reply(cs, c, r->id, h ? ok : (json_decref(ok), NULL));
+}
+
+static void
+op_snapshot(struct control_server *cs, struct client *c, const struct control_request *r)
+{
+	json_t *ok;
+
+	if (cs_refresh(cs) < 0) {
+		cs_reply_error(cs, c, r->id, CONTROL_E_MEMORY);
+		return;
+	}
+	ok = control_ok(r->id);
+	if (ok && json_object_set_new(ok, "snapshot", control_snapshot_json(&cs->snap)) < 0)
+		ok = (json_decref(ok), NULL);
+	cs_reply(cs, c, r->id, ok);
+}
+
+static void
+op_detail(struct control_server *cs, struct client *c, const struct control_request *r)
+{
+	struct session_detail *d = calloc(1, sizeof *d);
+	json_t *ok;
+
+	if (!d) {
+		cs_reply_error(cs, c, r->id, CONTROL_E_MEMORY);
+		return;
+	}
+	if (supervisor_detail(cs->o.sup, r->session, d) < 0) {
+		free(d);
+		cs_reply_error(cs, c, r->id, CONTROL_E_SESSION);
+		return;
+	}
+	ok = control_ok(r->id);
+	if (ok && json_object_set_new(ok, "detail", control_detail_json(d)) < 0)
+		ok = (json_decref(ok), NULL);
+	free(d);
+	cs_reply(cs, c, r->id, ok);
+}
+
+static json_t *
+recent_json(const struct control_server *cs)
+{
+	json_t *a = json_array();
+	size_t i, start = (cs->recent_next + CONTROL_RECENT_MAX - cs->n_recent) % CONTROL_RECENT_MAX;
+
+	for (i = 0; a && i < cs->n_recent; i++)
+		if (json_array_append_new(a, control_event_json(
+				&cs->recent[(start + i) % CONTROL_RECENT_MAX])) < 0)
+			a = (json_decref(a), NULL);
+	return a;
+}
+
+static void
+op_events(struct control_server *cs, struct client *c, const struct control_request *r)
+{
+	json_t *ok = control_ok(r->id);
+
+	if (ok && json_object_set_new(ok, "events", recent_json(cs)) < 0)
+		ok = (json_decref(ok), NULL);
+	c->follow = r->follow;
+	c->snapshots = r->snapshots;
+	cs_reply(cs, c, r->id, ok);
+	if (c->snapshots && cs_refresh(cs) >= 0)
+		cs_push(cs, c, "snapshot", control_snapshot_json(&cs->snap));
+}
+
+static void
+op_host(struct control_server *cs, struct client *c, const struct control_request *r)
+{
+	struct host_snapshot *h = calloc(1, sizeof *h);
+	json_t *ok;
+
+	if (!h) {
+		cs_reply_error(cs, c, r->id, CONTROL_E_MEMORY);
+		return;
+	}
+	if (r->refresh)
+		supervisor_host_refresh(cs->o.sup, r->runtime[0] ? r->runtime : cs->o.runtime);
+	supervisor_host(cs->o.sup, h);
+	ok = control_ok(r->id);
+	if (ok && json_object_set_new(ok, "host", control_host_json(h)) < 0)
+		ok = (json_decref(ok), NULL);
+	free(h);
+	cs_reply(cs, c, r->id, ok);
+}
+
+/* The resident set from /proc/self/statm (pages); 0 when unreadable. */
+static uint64_t
+rss_bytes(void)
+{
+	unsigned long long size = 0, resident = 0;
+	FILE *f = fopen("/proc/self/statm", "re");
+
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu %llu", &size, &resident) != 2)
+		resident = 0;
+	fclose(f);
+	return (uint64_t)resident * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+static void
+op_metrics(struct control_server *cs, struct client *c, const struct control_request *r)
+{
+	char *text;
+	json_t *ok;
+
+	if (cs_refresh(cs) < 0) {
+		cs_reply_error(cs, c, r->id, CONTROL_E_MEMORY);
+		return;
+	}
+	cs->counts.clients = cs_n_clients(cs);
+	cs->counts.rss_bytes = rss_bytes();
+	text = control_metrics_text(&cs->snap, &cs->counts);
+	ok = text ? control_ok(r->id) : NULL;
+	if (ok && json_object_set_new(ok, "text", json_string(text)) < 0)
+		ok = (json_decref(ok), NULL);
+	free(text);
+	cs_reply(cs, c, r->id, ok);
+}
+
+static int
+start_inline(struct control_server *cs, const json_t *config, char id[SNAP_ID_MAX],
+	     struct al_err *err)
+{
+	struct owned *o = NULL;
+	size_t i;
+
+	for (i = 0; i < OWNED_MAX && cs->owned[i]; i++)
+		;
+	if (i == OWNED_MAX)
+		return al_fail(err, "too many inline configs held");
+	o = calloc(1, sizeof *o);
+	if (!o)
+		return al_fail(err, "out of memory");
+	config_init(&o->cfg);
+	if (config_load_json(&o->cfg, config, config_host_cores(), err) < 0 ||
+	    supervisor_start(cs->o.sup, &o->cfg, id, err) < 0) {
+		config_free(&o->cfg);
+		free(o);
+		return -1;
+	}
+	snprintf(o->id, sizeof o->id, "%s", id);
+	cs->owned[i] = o;
+	return 0;
+}
+
+static void
+op_start(struct control_server *cs, struct client *c, const struct control_request *r)
+{
+	char id[SNAP_ID_MAX];
+	struct al_err err;
+	json_t *ok;
+	int rc = r->config ? start_inline(cs, r->config, id, &err)
+			   : supervisor_start_file(cs->o.sup, r->path, id, &err);
+
+	if (rc < 0) {
+		audit_authored(cs, c, r, NULL, false, CONTROL_E_CONFIG);
+		cs_reply_reason(cs, c, r->id, CONTROL_E_CONFIG, err.msg);
+		return;
+	}
+	audit_authored(cs, c, r, id, true, "started");
+	cs_say(cs, "session %s started by client %u (uid %u %s)%s%s", id, c->serial,
+	    (unsigned)c->uid, c->user, r->config ? ", inline config" : ", config ",
+	    r->config ? "" : r->path);
+	ok = control_ok(r->id);
+	if (ok)
+		json_object_set_new(ok, "session", json_string(id));
+	cs_reply(cs, c, r->id, ok);
+}
+
+static void
+op_stop(struct control_server *cs, struct client *c, const struct control_request *r)
+{
+	if (supervisor_stop_session(cs->o.sup, r->session) < 0) {
+		cs_reply_error(cs, c, r->id, CONTROL_E_SESSION);
+		return;
+	}
+	audit_authored(cs, c, r, r->session, true, "stopping");
+	cs_reply(cs, c, r->id, control_ok(r->id));
+}
+
+static void
+op_stop_all(struct control_server *cs, struct client *c, const struct control_request *r)
+{
+	size_t i, n = 0;
+	json_t *ok;
+
+	if (cs_refresh(cs) < 0) {
+		cs_reply_error(cs, c, r->id, CONTROL_E_MEMORY);
+		return;
+	}
+	for (i = 0; i < cs->snap.n; i++)
+		if (cs->snap.rows[i].state != SESSION_STATE_ENDED &&
+		    supervisor_stop_session(cs->o.sup, cs->snap.rows[i].id) == 0)
+			n++;
+	audit_authored(cs, c, r, NULL, true, "stopping");
+	ok = control_ok(r->id);
+	if (ok)
+		json_object_set_new(ok, "stopped", json_integer((json_int_t)n));
+	cs_reply(cs, c, r->id, ok);
+}
+
+static void
+op_forget(struct control_server *cs, struct client *c, const struct control_request *r)
+{
+	json_t *ok = control_ok(r->id), *done = json_array(), *kept = json_array();
+	size_t i;
+
+	if (r->n_ids == 0 && cs_refresh(cs) >= 0) {
+		for (i = 0; i < cs->snap.n; i++)
+			if (cs->snap.rows[i].state == SESSION_STATE_ENDED &&
+			    supervisor_forget(cs->o.sup, cs->snap.rows[i].id) == 0)
+				json_array_append_new(done, json_string(cs->snap.rows[i].id));
+	}
+	for (i = 0; i < r->n_ids; i++)
+		json_array_append_new(supervisor_forget(cs->o.sup, r->ids[i]) == 0 ? done : kept,
+				      json_string(r->ids[i]));
+	if (ok) {
+		json_object_set_new(ok, "forgotten", done);
+		json_object_set_new(ok, "not_ended", kept);
+	} else {
+		json_decref(done);
+		json_decref(kept);
+	}
+	audit_authored(cs, c, r, NULL, true, "done");
+	cs_reply(cs, c, r->id, ok);
+}
+
+/* The sessions a cutover targets, as ids: the named ones, or every live one now. */
+static void
+cutover_targets(struct control_server *cs, const struct control_request *r, struct pending *p)
+{
+	size_t i;
+
+	p->n = 0;
+	if (!r->all) {
+		for (i = 0; i < r->n_ids; i++)
+			snprintf(p->ids[p->n++], SNAP_ID_MAX, "%s", r->ids[i]);
+		return;
+	}
+	for (i = 0; i < cs->snap.n && p->n < SUPERVISOR_SESSIONS_MAX; i++)
+		if (cs->snap.rows[i].state != SESSION_STATE_ENDED)
+			snprintf(p->ids[p->n++], SNAP_ID_MAX, "%s", cs->snap.rows[i].id);
+}
+
+static int
+pending_slot(const struct control_server *cs)
+{
+	int k;
+
+	for (k = 0; k < CONTROL_PENDING_MAX; k++)
+		if (!cs->pending[k])
+			return k;
+	return -1;
+}
+
+/* A slot and a pending reply for a cutover, or a refusal sent: busy, out of memory. */
+static struct pending *
+pending_new(struct control_server *cs, struct client *c, const struct control_request *r,
+	    int *slot)
+{
+	struct pending *p = calloc(1, sizeof *p);
+
+	*slot = pending_slot(cs);
+	if (!p || *slot < 0 || cs_refresh(cs) < 0 ||
+	    cs->snap.audit_backlog > CONTROL_AUDIT_BACKLOG_MAX) {
+		free(p);
+		cs_reply_error(cs, c, r->id, p ? CONTROL_E_BUSY : CONTROL_E_MEMORY);
+		return NULL;
+	}
+	return p;
+}
+
+/* The cutover is under way: its reply waits for the acks (or wait_ms). */
+static void
+pending_wait(struct control_server *cs, struct client *c, const struct control_request *r,
+	     struct pending *p, int slot, enum cutover_op op)
+{
+	p->client = c->serial;
+	p->id = r->id;
+	p->op = op;
+	snprintf(p->tool, sizeof p->tool, "%s", r->tool);
+	p->deadline_ms = cs_now_ms() + r->wait_ms;
+	cutover_targets(cs, r, p);
+	cs->pending[slot] = p;
+	if (r->wait_ms == 0 || cs_pending_done(p))
+		cs_pending_finish(cs, (size_t)slot);
+}
+
+static void
+op_cutover(struct control_server *cs, struct client *c, const struct control_request *r)
+{
+	enum cutover_op op = r->op == CONTROL_OP_REVOKE ? CUTOVER_REVOKE : CUTOVER_RESTORE;
+	const char *ids[CONTROL_IDS_MAX];
+	struct snap_author a;
+	struct al_err err;
+	struct pending *p;
+	int slot;
+	size_t i;
+
+	if (!(p = pending_new(cs, c, r, &slot)))
+		return;
+	for (i = 0; i < r->n_ids; i++)
+		ids[i] = r->ids[i];
+	cs_author(c, &a);
+	if (supervisor_cutover_by(cs->o.sup, op, r->tool, r->all ? NULL : ids, r->n_ids, &a,
+				  &p->revision, &p->targets, &err) < 0) {
+		free(p);
+		audit_authored(cs, c, r, NULL, false, CONTROL_E_CUTOVER);
+		cs_reply_reason(cs, c, r->id, CONTROL_E_CUTOVER, err.msg);
+		return;
+	}
+	log_authored(cs, c, r, r->all ? "all sessions" : "named sessions");
+	pending_wait(cs, c, r, p, slot, op);
+}
+
+/* The kill switch: every live session, acknowledged like a cutover. */
+static void
+op_freeze(struct control_server *cs, struct client *c, const struct control_request *r)
+{
+	bool freeze = r->op == CONTROL_OP_FREEZE;
+	struct control_request all = *r;
+	struct snap_author a;
+	struct al_err err;
+	struct pending *p;
+	int slot;
+
+	if (!(p = pending_new(cs, c, r, &slot)))
+		return;
+	cs_author(c, &a);
+	if (supervisor_freeze(cs->o.sup, freeze, &a, &p->revision, &p->targets, &err) < 0) {
+		free(p);
+		audit_authored(cs, c, r, NULL, false, CONTROL_E_CUTOVER);
+		cs_reply_reason(cs, c, r->id, CONTROL_E_CUTOVER, err.msg);
+		return;
+	}
+	log_authored(cs, c, r, "all sessions");
+	all.all = true;
+	all.config = NULL;
+	pending_wait(cs, c, &all, p, slot, freeze ? CUTOVER_FREEZE : CUTOVER_THAW);
+}
+
+typedef void (*op_fn)(struct control_server *, struct client *, const struct control_request *);
+
+static const op_fn op_table[CONTROL_OP_COUNT] = {
+	[CONTROL_OP_HELLO] = op_hello,
+	[CONTROL_OP_SNAPSHOT] = op_snapshot,
+	[CONTROL_OP_DETAIL] = op_detail,
+	[CONTROL_OP_EVENTS] = op_events,
+	[CONTROL_OP_HOST] = op_host,
+	[CONTROL_OP_METRICS] = op_metrics,
+	[CONTROL_OP_START] = op_start,
+	[CONTROL_OP_STOP] = op_stop,
+	[CONTROL_OP_REVOKE] = op_cutover,
+	[CONTROL_OP_RESTORE] = op_cutover,
+	[CONTROL_OP_FORGET] = op_forget,
+	[CONTROL_OP_STOP_ALL] = op_stop_all,
+	[CONTROL_OP_FREEZE] = op_freeze,
+	[CONTROL_OP_THAW] = op_freeze,
+};
+
+/* One request line: refused with a fixed text, or served by its op. */
+void
+cs_serve_line(struct control_server *cs, struct client *c, const char *line, size_t len)
+{
+	struct control_request r;
+	const char *error;
+
+	if (control_parse(line, len, &r, &error) < 0)
+		cs_reply_error(cs, c, r.id, error);
+	else if (control_op_changes(r.op) && c->role != CONTROL_ROLE_OPERATE) {
+		audit_authored(cs, c, &r, NULL, false, CONTROL_E_VIEW);
+		cs_reply_error(cs, c, r.id, CONTROL_E_VIEW);
+	} else
+		op_table[r.op](cs, c, &r);
+	control_request_free(&r);
+}
