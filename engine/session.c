@@ -827,7 +827,7 @@ session_summary_json(const struct session_summary *s)
 {
 	const struct gateway_counters *n = &s->counters;
 
-	return json_pack("{s:s, s:s, s:b, s:s?, s:I, s:b, s:I, s:I, s:I, s:o, s:I, s:I, s:I, s:I,"
+	return json_pack("{s:s, s:s, s:b, s:s?, s:I, s:b, s:I, s:I, s:I, s:I, s:o, s:I, s:I, s:I,"
 			 " s:I, s:I, s:I, s:{s:s, s:s, s:s?}, s:s?, s:s?, s:s, s:b, s:I}",
 			 "session", s->session_id,
 			 "ended", session_end_id(s->end),
