@@ -420,6 +420,34 @@ unum(uint64_t v)
 	return json_integer(v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v);
 }
 
+static json_t *
+unums(const uint64_t *v, size_t n)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; a && i < n; i++)
+		if (json_array_append_new(a, unum(v[i])) < 0) {
+			json_decref(a);
+			return NULL;
+		}
+	return a;
+}
+
+static json_t *
+nums32(const int32_t *v, size_t n)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; a && i < n; i++)
+		if (json_array_append_new(a, num(v[i])) < 0) {
+			json_decref(a);
+			return NULL;
+		}
+	return a;
+}
+
 /* ---- frames ---- */
 
 json_t *
@@ -504,6 +532,7 @@ lease_json(const struct lease_view *l)
 	put(&b, "last_ack_us", num(l->last_ack_us));
 	put(&b, "max_ack_us", num(l->max_ack_us));
 	put(&b, "watchdog_pid", num(l->watchdog_pid));
+	put(&b, "ack_us", nums32(l->ack_us, l->n_acks < SNAP_ACKS_MAX ? l->n_acks : SNAP_ACKS_MAX));
 	return jb_done(&b);
 }
 
@@ -520,6 +549,7 @@ counters_json(const struct gateway_counters *c)
 	put(&b, "upstream_spawns", unum(c->upstream_spawns));
 	put(&b, "non_text_items", unum(c->non_text_items));
 	put(&b, "audit_failures", unum(c->audit_failures));
+	put(&b, "denied_by", unums(c->denied_by, SNAP_RULES_MAX));
 	return jb_done(&b);
 }
 
@@ -633,6 +663,34 @@ standing_json(const struct supervisor_snapshot *s)
 }
 
 static json_t *
+standing_by_json(const struct supervisor_snapshot *s)
+{
+	json_t *a = json_array();
+	size_t i, n = s->n_standing < SNAP_STANDING_MAX ? s->n_standing : SNAP_STANDING_MAX;
+
+	for (i = 0; a && i < n; i++)
+		if (json_array_append_new(a, author_json(&s->standing_by[i])) < 0) {
+			json_decref(a);
+			return NULL;
+		}
+	return a;
+}
+
+static json_t *
+standing_revision_json(const struct supervisor_snapshot *s)
+{
+	json_t *a = json_array();
+	size_t i, n = s->n_standing < SNAP_STANDING_MAX ? s->n_standing : SNAP_STANDING_MAX;
+
+	for (i = 0; a && i < n; i++)
+		if (json_array_append_new(a, num(s->standing_revision[i])) < 0) {
+			json_decref(a);
+			return NULL;
+		}
+	return a;
+}
+
+static json_t *
 rows_json(const struct supervisor_snapshot *s)
 {
 	json_t *a = json_array();
@@ -663,6 +721,8 @@ control_snapshot_json(const struct supervisor_snapshot *s)
 	put(&b, "audit_failures", unum(s->audit_failures));
 	put(&b, "containers_left", unum(s->containers_left));
 	put(&b, "standing", standing_json(s));
+	put(&b, "standing_by", standing_by_json(s));
+	put(&b, "standing_revision", standing_revision_json(s));
 	put(&b, "frozen", json_boolean(s->frozen));
 	if (s->frozen) {
 		put(&b, "frozen_by", author_json(&s->frozen_by));
@@ -735,6 +795,8 @@ cutover_fields(struct jb *b, const struct supervisor_event *e)
 	put(b, "tool", STR(e->tool));
 	put(b, "op", json_string(cutover_op_id(e->op)));
 	put(b, "revision", num(e->revision));
+	if (e->by.user[0])
+		put(b, "by", author_json(&e->by));
 	if (e->kind == SUPERVISOR_EVENT_CUTOVER)
 		put(b, "count", num(e->count));
 	if (e->kind != SUPERVISOR_EVENT_CUTOVER_ACK)

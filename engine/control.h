@@ -186,6 +186,19 @@ json_t *control_detail_json(const struct session_detail *d);
 json_t *control_event_json(const struct supervisor_event *e);
 json_t *control_host_json(const struct host_snapshot *h);
 
+/*
+ * And back (control_decode.c), for a console attached to an engine: 0, or
+ * -1 when v is not one (a missing field stays zero; an unknown word makes
+ * the row or event unreadable, never guessed). The snapshot's rows array
+ * grows as needed (free it with supervisor_snapshot_free); a row it cannot
+ * read is left out.
+ */
+int control_row_from_json(const json_t *v, struct session_row *r);
+int control_snapshot_from_json(const json_t *v, struct supervisor_snapshot *s);
+int control_event_from_json(const json_t *v, struct supervisor_event *e);
+int control_detail_from_json(const json_t *v, struct session_detail *d);
+int control_host_from_json(const json_t *v, struct host_snapshot *h);
+
 /* What the engine counts beside the snapshot, for the metrics text. */
 struct control_counts {
 	uint64_t cutovers;	/* CUTOVER events seen */

@@ -4,10 +4,12 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "control.h"
+#include "supervisor.h"
 
 /* The error text control_parse gives for line, or NULL when it accepts it. */
 static const char *
@@ -335,6 +337,187 @@ test_frozen(void **state)
 	json_decref(j);
 }
 
+
+/* Every field a row carries: set to a value of its own, so a field lost on the way shows. */
+static void
+fill_row(struct session_row *r, const char *id, bool ended)
+{
+	size_t i;
+
+	snprintf(r->id, sizeof r->id, "%s", id);
+	snprintf(r->container, sizeof r->container, "c0ffee");
+	snprintf(r->image, sizeof r->image, "sha256:abc");
+	snprintf(r->runtime, sizeof r->runtime, "runsc");
+	snprintf(r->class_name, sizeof r->class_name, "confidential");
+	r->state = ended ? SESSION_STATE_ENDED : SESSION_STATE_RUNNING;
+	r->started_ms = 1700000000123;
+	r->uptime_ms = 4567;
+	r->lease = (struct lease_view){ .armed = true, .late = true, .pulses = 11, .acks = 10,
+					.age_ms = 77, .last_ack_us = 310, .max_ack_us = 990,
+					.n_acks = 3, .ack_us = { 300, 310, 990 },
+					.watchdog_pid = 4242 };
+	snprintf(r->lease.reason, sizeof r->lease.reason, "no ack");
+	r->counters = (struct gateway_counters){ .calls = 9, .allowed = 5, .denied = 4,
+						 .egress_denied = 1, .upstream_errors = 2,
+						 .upstream_spawns = 3, .non_text_items = 6,
+						 .audit_failures = 7 };
+	r->counters.denied_by[2] = 3;
+	r->counters.denied_by[SNAP_RULES_MAX - 1] = 1;
+	r->stdout_bytes = 1000;
+	r->stderr_bytes = 20;
+	r->revision = 5;
+	r->gate_open = true;
+	r->frozen = true;
+	r->pending = 2;
+	r->pending_revision = 6;
+	r->pending_age_ms = 15;
+	r->call = (struct call_view){ .active = true, .revision = 5, .age_ms = 8 };
+	snprintf(r->call.tool, sizeof r->call.tool, "search");
+	r->n_tools = 2;
+	for (i = 0; i < 2; i++) {
+		snprintf(r->tools[i].name, sizeof r->tools[i].name, "tool%zu", i);
+		snprintf(r->tools[i].data_class, sizeof r->tools[i].data_class, "internal");
+		r->tools[i].approved = true;
+		r->tools[i].allowed = i == 0;
+	}
+	r->admission_first = ADMISSION_ADMITTED;
+	r->admission_second = ended ? ADMISSION_REFUSED : ADMISSION_ADMITTED;
+	r->audit_failures = 1;
+	if (!ended)
+		return;
+	r->end = SESSION_END_ADMISSION_REFUSED;
+	snprintf(r->refused_check, sizeof r->refused_check, "readonly_rootfs");
+	snprintf(r->failed_step, sizeof r->failed_step, "start");
+	snprintf(r->reason, sizeof r->reason, "the daemon said no");
+	r->exit_code = 137;
+	r->started = true;
+	r->container_left = true;
+	r->oom_killed = true;
+	r->duration_ms = 999;
+}
+
+/* What the engine writes, a console reads back the same, field for field. */
+static void
+test_round_trip(void **state)
+{
+	struct session_row *rows = calloc(2, sizeof *rows);
+	struct supervisor_snapshot s = { .n = 2, .rows = rows }, back = { 0 };
+	struct supervisor_event e = { 0 }, eb;
+	struct session_detail *d = calloc(2, sizeof *d);
+	json_t *j;
+
+	(void)state;
+	assert_non_null(rows);
+	assert_non_null(d);
+	fill_row(&rows[0], "s-0001", false);
+	fill_row(&rows[1], "s-0002", true);
+	s.generation = 12;
+	s.taken_ms = 1700000001000;
+	s.revision = 6;
+	s.live = 1;
+	s.started_total = 2;
+	s.forgotten_total = 3;
+	s.events_dropped = 4;
+	s.alerts_dropped = 5;
+	s.audit_backlog = 6;
+	s.audit_failures = 7;
+	s.containers_left = 1;
+	s.n_standing = 1;
+	snprintf(s.standing[0], sizeof s.standing[0], "send_mail");
+	s.standing_by[0] = (struct snap_author){ .uid = 1001, .user = "alice", .via = "console" };
+	s.standing_revision[0] = 4;
+	s.frozen = true;
+	s.frozen_by = (struct snap_author){ .uid = 0, .user = "root", .via = "ctl" };
+	s.frozen_revision = 6;
+	j = control_snapshot_json(&s);
+	assert_int_equal(control_snapshot_from_json(j, &back), 0);
+	json_decref(j);
+	assert_int_equal(back.n, 2);
+	assert_memory_equal(&back.rows[0], &rows[0], sizeof rows[0]);
+	assert_memory_equal(&back.rows[1], &rows[1], sizeof rows[1]);
+	{
+		struct supervisor_snapshot same = back;
+
+		same.rows = s.rows;
+		same.cap = s.cap;
+		assert_memory_equal(&same, &s, sizeof s);
+	}
+
+	e.seq = 41;
+	e.wall_ms = 1700000002000;
+	e.kind = SUPERVISOR_EVENT_CUTOVER_ACK;
+	e.alert = true;
+	snprintf(e.session, sizeof e.session, "s-0001");
+	snprintf(e.tool, sizeof e.tool, "send_mail");
+	e.op = CUTOVER_RESTORE;
+	e.revision = 6;
+	e.result = CUTOVER_NOT_APPLICABLE;
+	e.waited_us = 1234;
+	snprintf(e.reason, sizeof e.reason, "stale");
+	e.by = (struct snap_author){ .uid = 1001, .user = "alice", .via = "console" };
+	j = control_event_json(&e);
+	assert_int_equal(control_event_from_json(j, &eb), 0);
+	json_decref(j);
+	assert_memory_equal(&eb, &e, sizeof e);
+
+	d[0].row = rows[1];
+	d[0].first.verdict = ADMISSION_ADMITTED;
+	d[0].second.verdict = ADMISSION_REFUSED;
+	d[0].second.n = 1;
+	d[0].second.items[0] = (struct check_item){ .id = "readonly_rootfs", .expected = "true",
+						    .observed = "false", .run = true };
+	d[0].n_timeline = 1;
+	d[0].timeline[0] = e;
+	j = control_detail_json(&d[0]);
+	assert_int_equal(control_detail_from_json(j, &d[1]), 0);
+	json_decref(j);
+	assert_memory_equal(&d[1], &d[0], sizeof d[0]);
+	free(d);
+	free(rows);
+	supervisor_snapshot_free(&back);
+}
+
+/* A broken or foreign engine: bounded copies, unknown words refused, never guessed. */
+static void
+test_decode_hostile(void **state)
+{
+	struct supervisor_snapshot back = { 0 };
+	struct supervisor_event e;
+	struct session_row r;
+	char big[1000], *text;
+	json_t *j, *tools;
+	size_t i;
+
+	(void)state;
+	memset(big, 'x', sizeof big - 1);
+	big[sizeof big - 1] = '\0';
+	tools = json_array();
+	for (i = 0; i < SNAP_TOOLS_MAX + 10; i++)
+		json_array_append_new(tools, json_pack("{s:s}", "name", big));
+	j = json_pack("{s:s, s:s, s:o, s:s}", "id", big, "state", "running", "tools", tools,
+		      "reason", big);
+	assert_int_equal(control_row_from_json(j, &r), 0);
+	assert_int_equal(strlen(r.id), SNAP_ID_MAX - 1);
+	assert_int_equal(r.n_tools, SNAP_TOOLS_MAX);
+	assert_int_equal(strlen(r.tools[SNAP_TOOLS_MAX - 1].name), SNAP_NAME_MAX - 1);
+	json_decref(j);
+
+	assert_int_equal(control_row_from_json(json_pack("{s:s, s:s}", "id", "s-1", "state",
+							 "exploded"), &r), -1);
+	assert_int_equal(control_row_from_json(json_pack("{s:s}", "state", "running"), &r), -1);
+	assert_int_equal(control_event_from_json(json_pack("{s:s}", "kind", "nope"), &e), -1);
+	assert_int_equal(control_snapshot_from_json(json_pack("{s:i}", "live", 3), &back), -1);
+	text = "{\"sessions\": [{\"id\": \"s-1\", \"state\": \"running\"}, 7, "
+	       "{\"id\": \"s-2\", \"state\": \"bogus\"}], \"live\": -5}";
+	j = json_loads(text, 0, NULL);
+	assert_int_equal(control_snapshot_from_json(j, &back), 0);
+	assert_int_equal(back.n, 1);
+	assert_string_equal(back.rows[0].id, "s-1");
+	assert_int_equal(back.live, 0);
+	json_decref(j);
+	supervisor_snapshot_free(&back);
+}
+
 int
 main(void)
 {
@@ -349,6 +532,8 @@ main(void)
 		cmocka_unit_test(test_row_and_event),
 		cmocka_unit_test(test_metrics),
 		cmocka_unit_test(test_frozen),
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_decode_hostile),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
