@@ -166,19 +166,19 @@ fan_out_event(struct control_server *cs, const struct supervisor_event *e)
 static void
 fan_out_snapshot(struct control_server *cs)
 {
-	bool wanted = false;
 	size_t i;
+	int rc;
 
-	for (i = 0; i < CONTROL_CLIENTS_MAX; i++)
-		wanted |= cs->clients[i] && !cs->clients[i]->dead && cs->clients[i]->snapshots;
-	if (!wanted)
+	if (!cs_snapshots_wanted(cs))
 		return;
 	if (cs_now_ms() - cs->snap_pushed_ms < SNAPSHOT_PUSH_MS) {
 		cs->snap_due = true;
 		return;
 	}
 	cs->snap_due = false;
-	if (cs_refresh(cs) != 1)
+	rc = cs_refresh(cs);
+	/* Unchanged but for the live parts (uptime, lease ages): once a second. */
+	if (rc < 0 || (rc == 0 && cs_now_ms() - cs->snap_pushed_ms < SNAPSHOT_IDLE_MS))
 		return;
 	cs->snap_pushed_ms = cs_now_ms();
 	for (i = 0; i < CONTROL_CLIENTS_MAX; i++) {

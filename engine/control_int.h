@@ -77,6 +77,10 @@ struct control_server {
 };
 
 #define SNAPSHOT_PUSH_MS 250	/* at most four pushed snapshots a second */
+#define SNAPSHOT_IDLE_MS 1000	/* and one a second when only the live parts moved */
+
+/* A client wants pushed snapshots. */
+bool cs_snapshots_wanted(const struct control_server *cs);
 
 /* control_server.c */
 void cs_say(struct control_server *cs, const char *fmt, ...)

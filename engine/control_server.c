@@ -228,6 +228,17 @@ cs_client_by_serial(struct control_server *cs, unsigned serial)
 	return NULL;
 }
 
+bool
+cs_snapshots_wanted(const struct control_server *cs)
+{
+	size_t i;
+
+	for (i = 0; i < CONTROL_CLIENTS_MAX; i++)
+		if (cs->clients[i] && !cs->clients[i]->dead && cs->clients[i]->snapshots)
+			return true;
+	return false;
+}
+
 size_t
 cs_n_clients(const struct control_server *cs)
 {
@@ -568,7 +579,9 @@ step_timeout(const struct control_server *cs, int timeout_ms)
 	for (i = 0; i < CONTROL_CLIENTS_MAX; i++)
 		if (cs->clients[i] && cs->clients[i]->more && !cs->clients[i]->dead)
 			return 0;
-	if (cs->snap_due && due < timeout_ms)
+	if (!cs->snap_due && cs_snapshots_wanted(cs))
+		due = cs->snap_pushed_ms + SNAPSHOT_IDLE_MS - cs_now_ms();
+	if ((cs->snap_due || cs_snapshots_wanted(cs)) && due < timeout_ms)
 		timeout_ms = due > 0 ? (int)due : 0;
 	return cs_pending_timeout(cs, timeout_ms);
 }
@@ -583,6 +596,9 @@ control_server_step(struct control_server *cs, int extra_fd, int timeout_ms)
 
 	if (rc < 0)
 		return 0;
+	if (!cs->snap_due && cs_snapshots_wanted(cs) &&
+	    cs_now_ms() - cs->snap_pushed_ms >= SNAPSHOT_IDLE_MS)
+		cs->snap_due = true;
 	if (p[1].revents & POLLIN || cs->snap_due)
 		cs_drain_events(cs);
 	if (p[0].revents & POLLIN)

@@ -31,6 +31,7 @@
 #define SNAP_STANDING_MAX	64	/* tools revoked on every session at once */
 #define SNAP_SOCKET_MAX		108	/* a unix socket path: sizeof sun_path */
 #define SNAP_HASH_PREFIX	16	/* hex digits of a hash the console shows */
+#define SNAP_ENGINE_MAX		32	/* an engine's name, as its hello gives it */
 #define CHECK_ID_MAX		32
 #define CHECK_VALUE_MAX		128
 
@@ -235,6 +236,8 @@ struct session_row {
 	unsigned audit_failures;		/* its entries the log refused: incomplete */
 	bool oom_killed;
 	int64_t duration_ms;
+	/* The console's, not the engine's: which of its engines holds the row (0 when one). */
+	unsigned engine;
 };
 
 enum cutover_op {
@@ -349,6 +352,7 @@ struct supervisor_event {
 	long count;
 	char reason[SNAP_WORD_MAX];
 	struct snap_author by;		/* a cutover's: who asked for it */
+	unsigned engine;		/* the console's: which of its engines said it */
 };
 
 /* The supervisor's list of sessions; rows are owned and reused across calls. */

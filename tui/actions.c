@@ -5,29 +5,203 @@
 #include <string.h>
 
 #include "app.h"
-#include "supervisor.h"
+
+/* ---- answers ---- */
+
+/* "name: " before an engine's answer when the console has several. */
+static const char *
+engine_prefix(const struct app *a, unsigned k, char *buf, size_t cap)
+{
+	if (a->n_links > 1 && k < a->n_links)
+		snprintf(buf, cap, "%s: ", a->model.engine_names[k]);
+	else
+		buf[0] = '\0';
+	return buf;
+}
+
+static const char *
+plural(size_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
+/* One engine's answer to a cutover, a freeze or a thaw. */
+static void
+cutover_text(const struct link_result *r, char *buf, size_t cap)
+{
+	const char *what = r->op == CUTOVER_FREEZE ? "freeze" : r->op == CUTOVER_THAW ? "thaw" : NULL;
+	char name[SNAP_NAME_MAX + 16];
+	int n;
+
+	snprintf(name, sizeof name, "%s%s%s", what ? what : cutover_op_id(r->op), what ? "" : " ",
+		 what ? "" : r->tool);
+	if (!r->acks && !r->pending) {
+		snprintf(buf, cap, "r%lld: %s posted to %zu session%s; acknowledgements follow",
+			 (long long)r->revision, name, r->targets, plural(r->targets));
+		return;
+	}
+	/* An engine that waited for its sessions before it answered. */
+	n = snprintf(buf, cap, "r%lld: %s on %zu session%s: %zu acknowledged",
+		     (long long)r->revision, name, r->targets, plural(r->targets), r->acks);
+	if (r->pending && n > 0 && (size_t)n < cap)
+		snprintf(buf + n, cap - (size_t)n, ", %zu pending", r->pending);
+}
+
+static void
+result_text(const struct link_result *r, char *buf, size_t cap)
+{
+	switch (r->req) {
+	case LINK_REQ_START:
+		snprintf(buf, cap, "session %.10s started from %.100s", r->session, r->path);
+		break;
+	case LINK_REQ_STOP:
+		snprintf(buf, cap, "force-stop %.10s: container stopping", r->session);
+		break;
+	case LINK_REQ_STOP_ALL:
+		snprintf(buf, cap, "stop-all: %zu session%s stopping", r->targets, plural(r->targets));
+		break;
+	case LINK_REQ_CUTOVER:
+		cutover_text(r, buf, cap);
+		break;
+	case LINK_REQ_FORGET:
+		snprintf(buf, cap, "forgot %.10s", r->session);
+		break;
+	}
+}
+
+/*
+ * An answer on the status line. A request that went to several engines
+ * collects their answers on one line, each after its engine's name, as
+ * they come.
+ */
+int
+action_result(struct app *a, const struct link_result *r)
+{
+	struct fanout *f = &a->fanout;
+	char text[STATUS_TEXT_MAX], pre[SNAP_ENGINE_MAX + 4];
+	size_t n;
+
+	if (r->ok)
+		result_text(r, text, sizeof text);
+	else
+		snprintf(text, sizeof text, "%.180s", r->error);
+	if (f->expected > 1 && f->answered < f->expected && (int)r->req == f->req) {
+		n = strlen(f->text);
+		snprintf(f->text + n, sizeof f->text - n, "%s%s%s", f->answered ? " · " : "",
+			 engine_prefix(a, r->engine, pre, sizeof pre), text);
+		f->answered++;
+		f->failed |= !r->ok;
+		status_flash(&a->status, f->failed, "%s", f->text);
+		return APP_REDRAW;
+	}
+	status_flash(&a->status, !r->ok, "%s%s", engine_prefix(a, r->engine, pre, sizeof pre), text);
+	return APP_REDRAW;
+}
+
+/* A request is going to n engines: their answers share one line. */
+static void
+fanout_open(struct app *a, enum link_request req, size_t n)
+{
+	a->fanout = (struct fanout){ .req = req, .expected = n };
+}
+
+/* What one engine's call returned: its answer now, or later. */
+static int
+answered(struct app *a, unsigned k, int rc, struct link_result *r)
+{
+	r->engine = k;
+	if (rc == LINK_DONE)
+		return action_result(a, r);
+	if (a->fanout.expected <= 1)
+		status_flash(&a->status, false, "sent to engine %s; its answer follows",
+			     a->model.engine_names[k]);
+	return APP_REDRAW;
+}
+
+/* ---- requests ---- */
+
+static int
+cutover_all(struct app *a, enum cutover_op op, const char *tool)
+{
+	struct link_result r;
+	size_t k;
+	int flags = APP_REDRAW;
+
+	fanout_open(a, LINK_REQ_CUTOVER, a->n_links);
+	for (k = 0; k < a->n_links; k++) {
+		memset(&r, 0, sizeof r);
+		flags |= answered(a, (unsigned)k,
+				  a->links[k]->ops->cutover(a->links[k], op, tool, NULL, 0, &r), &r);
+	}
+	return flags;
+}
 
 int
 action_cutover(struct app *a, enum cutover_op op, const char *tool, bool all, const char *session)
 {
-	const char *ids[UI_MARKS_MAX];
-	size_t n = 0, i, targets = 0;
-	struct al_err err;
-	int64_t rev;
+	const char *ids[MODEL_LINKS_MAX][UI_MARKS_MAX];
+	size_t n[MODEL_LINKS_MAX] = { 0 }, i, k, engines = 0;
+	struct link_result r;
+	unsigned e;
+	int flags = APP_REDRAW;
 
-	if (!all && a->model.n_marks > 0)
-		for (i = 0; i < a->model.n_marks; i++)
-			ids[n++] = a->model.marks[i];
-	else if (!all)
-		ids[n++] = session;
-	if (supervisor_cutover_by(a->sup, op, tool, all ? NULL : ids, n, &a->author, &rev, &targets,
-				  &err) < 0) {
-		status_flash(&a->status, true, "%s", err.msg);
-		return APP_REDRAW;
+	if (all)
+		return cutover_all(a, op, tool);
+	if (a->model.n_marks > 0)
+		for (i = 0; i < a->model.n_marks; i++) {
+			e = model_engine_of(&a->model, a->model.marks[i]);
+			ids[e][n[e]++] = a->model.marks[i];
+		}
+	else {
+		e = model_engine_of(&a->model, session);
+		ids[e][n[e]++] = session;
 	}
-	status_flash(&a->status, false, "r%lld: %s %s posted to %zu session%s; acknowledgements follow",
-		     (long long)rev, cutover_op_id(op), tool, targets, targets == 1 ? "" : "s");
-	return APP_REDRAW;
+	for (k = 0; k < a->n_links; k++)
+		engines += n[k] > 0;
+	fanout_open(a, LINK_REQ_CUTOVER, engines);
+	for (k = 0; k < a->n_links; k++) {
+		if (!n[k])
+			continue;
+		memset(&r, 0, sizeof r);
+		flags |= answered(a, (unsigned)k,
+				  a->links[k]->ops->cutover(a->links[k], op, tool, ids[k], n[k], &r),
+				  &r);
+	}
+	return flags;
+}
+
+int
+action_start(struct app *a, const char *path, unsigned engine)
+{
+	struct link_result r = { 0 };
+
+	if (engine >= a->n_links)
+		engine = 0;
+	fanout_open(a, LINK_REQ_START, 1);
+	return answered(a, engine, a->links[engine]->ops->start(a->links[engine], path, &r), &r);
+}
+
+int
+action_forget_ended(struct app *a)
+{
+	struct link_result r;
+	size_t i, n = 0;
+	int flags = APP_REDRAW;
+
+	fanout_open(a, LINK_REQ_FORGET, 0);
+	for (i = 0; i < a->model.snap.n; i++) {
+		const struct session_row *row = &a->model.snap.rows[i];
+		struct link *l = a->links[row->engine < a->n_links ? row->engine : 0];
+
+		if (row->state != SESSION_STATE_ENDED)
+			continue;
+		memset(&r, 0, sizeof r);
+		if (l->ops->forget(l, row->id, &r) == LINK_DONE && !r.ok)
+			continue;
+		n++;
+	}
+	status_flash(&a->status, false, "forgot %zu ended session%s", n, plural(n));
+	return flags;
 }
 
 static int
@@ -89,21 +263,23 @@ action_ask_stop(struct app *a, const char *session)
 	return ask_fixed(a, CONFIRM_STOP, "force-stop session %.10s now?", session);
 }
 
-/* A freeze or a thaw, posted: the acknowledgements follow as events. */
+/* A freeze or a thaw, on every engine: the acknowledgements follow as events. */
 static int
 freeze(struct app *a, bool frozen)
 {
-	struct al_err err;
-	size_t targets = 0;
-	int64_t rev;
+	struct link_result r;
+	size_t k;
+	int flags = APP_REDRAW;
 
-	if (supervisor_freeze(a->sup, frozen, &a->author, &rev, &targets, &err) < 0) {
-		status_flash(&a->status, true, "%s", err.msg);
-		return APP_REDRAW;
+	fanout_open(a, LINK_REQ_CUTOVER, a->n_links);
+	for (k = 0; k < a->n_links; k++) {
+		memset(&r, 0, sizeof r);
+		flags |= answered(a, (unsigned)k,
+				  a->links[k]->ops->cutover(a->links[k],
+							    frozen ? CUTOVER_FREEZE : CUTOVER_THAW,
+							    NULL, NULL, 0, &r), &r);
 	}
-	status_flash(&a->status, false, "r%lld: %s posted to %zu session%s; acknowledgements follow",
-		     (long long)rev, frozen ? "freeze" : "thaw", targets, targets == 1 ? "" : "s");
-	return APP_REDRAW;
+	return flags;
 }
 
 int
@@ -128,30 +304,36 @@ action_ask_stop_all(struct app *a)
 static int
 stop_all_confirmed(struct app *a)
 {
-	size_t n = supervisor_stop_all(a->sup);
+	struct link_result r;
+	size_t k;
+	int flags = APP_REDRAW;
 
-	status_flash(&a->status, false, "stop-all: %zu session%s stopping", n, n == 1 ? "" : "s");
-	return APP_REDRAW;
+	fanout_open(a, LINK_REQ_STOP_ALL, a->n_links);
+	for (k = 0; k < a->n_links; k++) {
+		memset(&r, 0, sizeof r);
+		flags |= answered(a, (unsigned)k, a->links[k]->ops->stop_all(a->links[k], &r), &r);
+	}
+	return flags;
 }
 
+/* Attached, quitting detaches at once: it stops nothing. */
 int
 action_quit(struct app *a)
 {
-	if (a->model.snap.live == 0 && supervisor_live(a->sup) == 0)
+	if (a->attached || a->model.snap.live == 0)
 		return APP_QUIT;
 	return ask_fixed(a, CONFIRM_QUIT, "%zu sessions live: stop them all and quit?",
-			 supervisor_live(a->sup));
+			 a->model.snap.live);
 }
 
 static int
 stop_confirmed(struct app *a)
 {
-	if (supervisor_stop_session(a->sup, a->confirm.session) < 0)
-		status_flash(&a->status, true, "session %.10s is not live", a->confirm.session);
-	else
-		status_flash(&a->status, false, "force-stop %.10s: container stopping",
-			     a->confirm.session);
-	return APP_REDRAW;
+	unsigned e = model_engine_of(&a->model, a->confirm.session);
+	struct link_result r = { 0 };
+
+	fanout_open(a, LINK_REQ_STOP, 1);
+	return answered(a, e, a->links[e]->ops->stop(a->links[e], a->confirm.session, &r), &r);
 }
 
 static int
@@ -161,9 +343,9 @@ apply_confirmed(struct app *a)
 	size_t i;
 
 	for (i = 0; i < p->n; i++)
-		action_cutover(a, p->op[i], p->tool[i], true, NULL);
-	status_flash(&a->status, false,
-		     "incident policy applied: %zu cutovers posted; see the tools view", p->n);
+		cutover_all(a, p->op[i], p->tool[i]);
+	status_flash(&a->status, false, "incident policy: %zu cutovers posted to %zu engine%s; "
+		     "see the tools view", p->n, a->n_links, plural(a->n_links));
 	return APP_REDRAW;
 }
 

@@ -5,8 +5,9 @@
  * What the operator does to sessions, whether from a key (dispatch.c) or a
  * ':' command (verbs.c): post a cutover, stop a session, quit, and the y/N
  * question that goes first when an action reaches every session or cannot
- * be undone. Each only asks the supervisor, which returns at once. Each
- * returns the APP_* flags for the loop.
+ * be undone. Each asks the engines through link.h, which answer at once
+ * (the console's own) or later (attached). Each returns the APP_* flags
+ * for the loop.
  */
 
 #include <stdbool.h>
@@ -16,6 +17,15 @@
 #include "status.h"
 
 struct app;
+struct link_result;
+
+/* The answers of a request sent to several engines, gathered on one status line. */
+struct fanout {
+	int req;			/* enum link_request */
+	size_t expected, answered;
+	bool failed;
+	char text[STATUS_TEXT_MAX];
+};
 
 /* What a yes to the question does. */
 enum confirm_action {
@@ -40,6 +50,15 @@ struct confirm {
 /* Post one cutover now: on every session, the marked ones, or session. */
 int action_cutover(struct app *a, enum cutover_op op, const char *tool, bool all,
 		   const char *session);
+
+/* Start a session from path (a file the engine reads) on engine k. */
+int action_start(struct app *a, const char *path, unsigned engine);
+
+/* Forget every ended session, on each its own engine. */
+int action_forget_ended(struct app *a);
+
+/* An engine's answer, now or later: on the status line. */
+int action_result(struct app *a, const struct link_result *r);
 
 /* Ask before op on tool reaches every session; the question is fmt. */
 int action_ask_all(struct app *a, enum cutover_op op, const char *tool, const char *fmt, ...)

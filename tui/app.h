@@ -3,8 +3,9 @@
 
 /*
  * The operator console, owned by the UI thread (docs/console.md). The
- * engine runs on the supervisor's threads; the console reaches it only
- * through supervisor.h and sees only snapshot.h types.
+ * engine runs on the supervisor's threads, or in `airlock serve`; the
+ * console reaches either only through link.h and sees only snapshot.h
+ * types.
  *
  * The console's rooms, each with its own state:
  *	console.c	the loop: set-up, wait, draw, shut down
@@ -26,6 +27,7 @@
 #include "actions.h"
 #include "display.h"
 #include "keymap.h"
+#include "link.h"
 #include "model.h"
 #include "prompt.h"
 #include "status.h"
@@ -50,8 +52,15 @@ enum {
 };
 
 struct app {
-	/* The engine, and what the console opened beside it. */
-	struct supervisor *sup;
+	/*
+	 * The engines, as the one interface link.h: the console's own (sup,
+	 * on worker threads), or those it attached to (attached: quitting
+	 * detaches and stops nothing).
+	 */
+	struct link *links[MODEL_LINKS_MAX];
+	size_t n_links;
+	bool attached;
+	struct supervisor *sup;		/* the console's own engine; NULL when attached */
 	struct audit *audit;
 	struct audit_tail *tail;
 	struct demo *demo;
@@ -66,6 +75,7 @@ struct app {
 	struct status status;		/* what the status line says */
 	struct prompt prompt;		/* the ':' and '/' line */
 	struct confirm confirm;		/* the y/N question and what a yes does */
+	struct fanout fanout;		/* the answers of the latest request, gathered */
 };
 
 #endif

@@ -19,6 +19,7 @@
 #include "control.h"
 #include "control_server.h"
 #include "frame.h"
+#include "incident.h"
 
 #define CTL_TIMEOUT_MS	10000	/* for a reply, beyond what the request waits */
 #define CTL_WAIT_MS	5000	/* revoke/restore/freeze/thaw: acks, by default */
@@ -379,6 +380,46 @@ do_cutover(struct ctl *c)
 	return rc >= 0 ? rc : cutover_done(c, r, wait, c->arg);
 }
 
+/*
+ * An incident policy (engine/incident.h), as the console's :apply: each of
+ * its cutovers on every live session, in the file's order, each waited for
+ * like a revoke --all. Exit 1 when any was refused or left sessions pending.
+ */
+static int
+do_apply(struct ctl *c)
+{
+	const char *verb = c->verb;
+	long wait = wait_of(c);
+	struct incident p;
+	struct al_err err;
+	int status = EXIT_OK, rc;
+	json_t *r;
+	size_t i;
+
+	if (c->o.n[OPT_ALL] || c->o.n[OPT_SESSION])
+		return cli_usage_error("ctl", "apply is for every session: no --all or --session");
+	if (wait < 0)
+		return cli_usage_error("ctl", "--wait wants milliseconds, 0 to %d",
+				       CONTROL_WAIT_MAX_MS);
+	if (incident_load(c->arg, &p, &err) < 0)
+		return cli_fail(c->o.json, "ctl", "apply %s: %s", c->arg, err.msg);
+	for (i = 0; i < p.n; i++) {
+		c->verb = cutover_op_id(p.op[i]);
+		rc = call(c, json_pack("{s:s, s:s, s:b, s:I}", "op", c->verb, "tool", p.tool[i],
+				       "all", 1, "wait_ms", (json_int_t)wait), wait, &r);
+		if (rc < 0)
+			rc = cutover_done(c, r, wait, p.tool[i]);
+		if (rc == EXIT_ERROR) {
+			c->verb = verb;
+			return rc;	/* the engine is gone: the rest cannot go */
+		}
+		if (rc != EXIT_OK)
+			status = EXIT_REFUSED;
+	}
+	c->verb = verb;
+	return status;
+}
+
 /* The kill switch: freeze or thaw every session, acknowledged like a cutover. */
 static int
 do_freeze(struct ctl *c)
@@ -546,6 +587,7 @@ static const struct {
 	{ "stop", true, do_stop },
 	{ "revoke", true, do_cutover },
 	{ "restore", true, do_cutover },
+	{ "apply", true, do_apply },
 	{ "stop-all", false, do_stop_all },
 	{ "freeze", false, do_freeze },
 	{ "thaw", false, do_freeze },
@@ -569,7 +611,7 @@ dispatch(struct ctl *c)
 		return verbs[i].run(c);
 	}
 	return cli_usage_error("ctl", "unknown command '%.32s' (status, sessions, tools, start, "
-			       "stop, revoke, restore, stop-all, freeze, thaw, events, metrics)", c->verb);
+			       "stop, revoke, restore, apply, stop-all, freeze, thaw, events, metrics)", c->verb);
 }
 
 static int

@@ -221,7 +221,10 @@ name_engine(struct serve *s)
 
 	gethostname(host, sizeof host - 1);
 	host[sizeof host - 1] = '\0';
-	snprintf(s->engine, sizeof s->engine, "%s:%ld", host, (long)getpid());
+	if (s->o.n[OPT_NAME])
+		snprintf(s->engine, sizeof s->engine, "%.31s", s->o.values[OPT_NAME][0]);
+	else
+		snprintf(s->engine, sizeof s->engine, "%s:%ld", host, (long)getpid());
 	snprintf(s->runtime, sizeof s->runtime, "runc");
 }
 

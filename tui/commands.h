@@ -36,7 +36,9 @@
 	_(ALL,       "--all",       NULL)   \
 	_(WAIT,      "--wait",      "MS")   \
 	_(FOLLOW,    "--follow",    NULL)   \
-	_(STDIO,     "--stdio",     NULL)
+	_(STDIO,     "--stdio",     NULL)   \
+	_(CONNECT,   "--connect",   "ENGINE") \
+	_(NAME,      "--name",      "NAME")
 
 enum cli_option {
 	OPT_NONE,		/* ends a row's list of uses */

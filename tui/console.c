@@ -38,6 +38,8 @@
 struct console_opts {
 	const char *configs[CONFIGS_MAX];
 	size_t n_configs;
+	const char *connect[MODEL_LINKS_MAX];
+	size_t n_connect;
 	const char *audit;
 	bool demo, read_only;
 };
@@ -96,6 +98,14 @@ parse(int argc, char **argv, struct console_opts *o)
 	o->audit = c.audit;
 	o->demo = c.n[OPT_DEMO] > 0;
 	o->read_only = c.n[OPT_READ_ONLY] > 0;
+	o->n_connect = c.n[OPT_CONNECT];
+	if (o->n_connect > MODEL_LINKS_MAX)
+		return cli_usage_error("console", "--connect: at most %d engines", MODEL_LINKS_MAX);
+	memcpy(o->connect, c.values[OPT_CONNECT], o->n_connect * sizeof o->connect[0]);
+	if (o->n_connect && (o->demo || o->n_configs))
+		return cli_usage_error("console", "--connect attaches to running engines: "
+				       "--demo and --config are for the console's own "
+				       "(start sessions there with :run or airlock ctl start)");
 	return -1;
 }
 
@@ -110,23 +120,34 @@ alert(struct app *a, const char *text)
 		notifier_send(a->notifier, text);
 }
 
-/* Everything the supervisor queued: into the history, alerts to the status line. */
+/* Everything the engines queued: into the history, alerts to the status line. */
 static int
 drain_events(struct app *a)
 {
 	struct supervisor_event ev[128];
-	char text[STATUS_TEXT_MAX];
-	size_t n, i;
+	struct link_result res[16];
+	char text[STATUS_TEXT_MAX + SNAP_ENGINE_MAX + 2], line[STATUS_TEXT_MAX];
+	size_t n, i, k;
 	int flags = 0;
 
-	while ((n = supervisor_events(a->sup, ev, 128)) > 0) {
-		model_add_events(&a->model, ev, n);
-		for (i = 0; i < n; i++)
-			if (alert_wanted(&ev[i])) {
-				alert_format(&ev[i], text, sizeof text);
-				alert(a, text);
+	for (k = 0; k < a->n_links; k++) {
+		while ((n = link_events(a->links[k], ev, 128)) > 0) {
+			model_add_engine_events(&a->model, (unsigned)k, ev, n);
+			for (i = 0; i < n; i++)
+				if (alert_wanted(&ev[i])) {
+					alert_format(&ev[i], line, sizeof line);
+					snprintf(text, sizeof text, "%s%s%s",
+						 a->n_links > 1 ? a->model.engine_names[k] : "",
+						 a->n_links > 1 ? ": " : "", line);
+					alert(a, text);
+				}
+			flags |= APP_REDRAW;
+		}
+		while ((n = link_results(a->links[k], res, 16)) > 0)
+			for (i = 0; i < n; i++) {
+				res[i].engine = (unsigned)k;
+				flags |= action_result(a, &res[i]);
 			}
-		flags |= APP_REDRAW;
 	}
 	return flags;
 }
@@ -281,6 +302,12 @@ open_engine(struct app *a, const struct console_opts *o, const char *exe)
 		fprintf(stderr, "airlock console: %s\n", err.msg);
 		return -1;
 	}
+	a->links[0] = link_local_new(a->sup, &a->author);
+	if (!a->links[0]) {
+		fprintf(stderr, "airlock console: out of memory\n");
+		return -1;
+	}
+	a->n_links = 1;
 	if (start_sessions(a, o) < 0)
 		return -1;
 	if (a->demo && demo_start(a->demo, a->sup, &err) < 0) {
@@ -288,6 +315,45 @@ open_engine(struct app *a, const struct console_opts *o, const char *exe)
 		return -1;
 	}
 	supervisor_host_refresh(a->sup, a->runtime);
+	return 0;
+}
+
+/*
+ * Attached: one link per --connect, each connecting on its own thread (an
+ * engine down now is shown as lost and tried again). The audit view
+ * follows --audit read-only when given (the engine's log, on this host);
+ * else it says the log is the engine's.
+ */
+static int
+attach_engines(struct app *a, const struct console_opts *o)
+{
+	const char *why;
+	struct al_err err;
+	size_t i;
+
+	a->attached = true;
+	snprintf(a->runtime, sizeof a->runtime, "runc");
+	for (i = 0; i < o->n_connect; i++) {
+		a->links[i] = link_remote_new(o->connect[i], &why);
+		if (!a->links[i]) {
+			fprintf(stderr, "airlock console: --connect %.200s: %s\n", o->connect[i], why);
+			return -1;
+		}
+		a->n_links++;
+	}
+	if (!o->audit) {
+		snprintf(a->model.tail_error, sizeof a->model.tail_error,
+			 "the audit log is the engine's: give --audit DB to follow it here");
+		return 0;
+	}
+	if (audit_tail_open(o->audit, &a->tail, &err) < 0) {
+		a->tail = NULL;
+		tail_failed(a, err.msg);
+		return 0;
+	}
+	a->model.audit_seq = audit_tail_max_seq(a->tail);
+	if (a->model.audit_seq < 0)
+		a->model.audit_seq = 0;
 	return 0;
 }
 
@@ -339,6 +405,8 @@ app_shutdown(struct app *a)
 {
 	int left = 0;
 
+	for (size_t i = 0; i < a->n_links; i++)
+		link_close(a->links[i]);
 	if (a->sup) {
 		left = supervisor_shutdown(a->sup);
 		supervisor_close(a->sup);
@@ -373,16 +441,21 @@ read_keys(struct app *a)
 static int
 wait_input(struct app *a, int timeout_ms)
 {
-	struct pollfd p[2] = { { .fd = STDIN_FILENO, .events = POLLIN },
-			       { .fd = supervisor_wake_fd(a->sup), .events = POLLIN } };
+	struct pollfd p[1 + MODEL_LINKS_MAX] = { { .fd = STDIN_FILENO, .events = POLLIN } };
 	struct timespec ts = { .tv_sec = timeout_ms / 1000,
 			       .tv_nsec = (long)(timeout_ms % 1000) * 1000000L };
+	size_t i;
 	int flags = 0;
 
-	if (ppoll(p, 2, &ts, &wait_mask) < 0)
+	for (i = 0; i < a->n_links; i++)
+		p[1 + i] = (struct pollfd){ .fd = link_wake_fd(a->links[i]), .events = POLLIN };
+	if (ppoll(p, 1 + a->n_links, &ts, &wait_mask) < 0)
 		return errno == EINTR ? read_keys(a) : 0;	/* a resize: KEY_RESIZE */
-	if (p[1].revents & POLLIN)
-		flags |= drain_events(a);
+	for (i = 0; i < a->n_links; i++)
+		if (p[1 + i].revents & POLLIN) {
+			flags |= drain_events(a);
+			break;
+		}
 	if (p[0].revents & (POLLIN | POLLHUP | POLLERR))
 		flags |= read_keys(a);
 	if (p[0].revents & (POLLHUP | POLLERR) && !(p[0].revents & POLLIN))
@@ -395,7 +468,7 @@ frame(struct app *a)
 {
 	struct ui_model m;
 
-	if (model_refresh(&a->model, a->sup, a->tail))
+	if (model_refresh(&a->model, a->links, a->n_links, a->tail))
 		tail_alert(a);
 	model_ui(&a->model, &m);
 	m.ascii = a->screen.ascii;
@@ -442,43 +515,29 @@ run(struct app *a)
 	}
 }
 
-int
-cmd_console(int argc, char **argv)
+/* Quitting an attached console: the engines' sessions go on. */
+static int
+detach(struct app *a)
 {
-	struct console_opts o;
-	char exe[PATH_MAX], text[80], head[APP_PATH_MAX + 128];
-	struct app *a;
-	size_t live;
-	uint64_t refused;
-	int rc = parse(argc, argv, &o), left;
+	size_t live = a->model.snap.live, n = a->n_links;
 
-	if (rc >= 0)
-		return rc;
-	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-		fprintf(stderr, "airlock console: needs a terminal on stdin and stdout\n");
-		return EXIT_USAGE;
-	}
-	a = app_new(&o);
-	if (!a)
-		return EXIT_ERROR;
-	catch_signals();
-	hold_resizes();
-	load_keys(a);	/* getenv: before any engine thread exists */
-	a->notifier = notifier_open("airlock");
-	if (!realpath("/proc/self/exe", exe))
-		snprintf(exe, sizeof exe, "/proc/self/exe");
-	if (open_engine(a, &o, exe) < 0) {
-		left = app_shutdown(a);
-		fprintf(stderr, "airlock console: %s\n", left_text(left, text, sizeof text));
-		return EXIT_ERROR;
-	}
-	if (display_open(&a->screen) < 0) {
-		app_shutdown(a);
-		fprintf(stderr, "airlock console: cannot set up the terminal\n");
-		return EXIT_ERROR;
-	}
-	run(a);
-	live = supervisor_live(a->sup);
+	display_close(&a->screen);
+	app_shutdown(a);
+	fprintf(stderr, "airlock console: detached from %zu engine%s; their %zu live session%s "
+		"go on (airlock ctl stop-all stops them)\n", n, n == 1 ? "" : "s", live,
+		live == 1 ? "" : "s");
+	return EXIT_OK;
+}
+
+/* Quitting the console's own engine: every session stops, and none may be left. */
+static int
+quit(struct app *a)
+{
+	char text[80], head[APP_PATH_MAX + 128];
+	size_t live = supervisor_live(a->sup);
+	uint64_t refused;
+	int left;
+
 	display_quitting(&a->screen, live);
 	left = supervisor_shutdown(a->sup);
 	refused = supervisor_audit_failures(a->sup);
@@ -496,4 +555,42 @@ cmd_console(int argc, char **argv)
 	if (left < 0)
 		return EXIT_ERROR;
 	return left == 0 && !refused ? EXIT_OK : EXIT_REFUSED;
+}
+
+int
+cmd_console(int argc, char **argv)
+{
+	struct console_opts o;
+	char exe[PATH_MAX], text[80];
+	struct app *a;
+	int rc = parse(argc, argv, &o), left;
+
+	if (rc >= 0)
+		return rc;
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "airlock console: needs a terminal on stdin and stdout\n");
+		return EXIT_USAGE;
+	}
+	a = app_new(&o);
+	if (!a)
+		return EXIT_ERROR;
+	catch_signals();
+	hold_resizes();
+	load_keys(a);	/* getenv: before any engine thread exists */
+	a->notifier = notifier_open("airlock");
+	if (!realpath("/proc/self/exe", exe))
+		snprintf(exe, sizeof exe, "/proc/self/exe");
+	if ((o.n_connect ? attach_engines(a, &o) : open_engine(a, &o, exe)) < 0) {
+		left = app_shutdown(a);
+		if (!o.n_connect)
+			fprintf(stderr, "airlock console: %s\n", left_text(left, text, sizeof text));
+		return EXIT_ERROR;
+	}
+	if (display_open(&a->screen) < 0) {
+		app_shutdown(a);
+		fprintf(stderr, "airlock console: cannot set up the terminal\n");
+		return EXIT_ERROR;
+	}
+	run(a);
+	return a->attached ? detach(a) : quit(a);
 }

@@ -14,7 +14,6 @@
 #include <curses.h>	/* the KEY_* codes keypad() delivers */
 
 #include "app.h"
-#include "supervisor.h"
 #include "verbs.h"
 
 static int
@@ -145,7 +144,8 @@ list_request(struct app *a, enum request r, const struct target *t)
 		a->model.n_marks = 0;
 		return APP_REDRAW;
 	default:	/* host refresh */
-		supervisor_host_refresh(a->sup, a->runtime);
+		for (size_t k = 0; k < a->n_links; k++)
+			link_host_refresh(a->links[k], a->runtime);
 		status_flash(&a->status, false, "host checks running");
 		return APP_REDRAW;
 	}

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "app.h"
+#include "clock.h"
 #include "color.h"
 #include "util.h"
 #include "verbs.h"
@@ -149,11 +150,41 @@ header_daemon(const struct host_snapshot *h, char *buf, size_t cap)
 	return buf;
 }
 
+/* Attached: each engine, its state and revision ("prod r7 · lab lost, retry 4s"). */
+static const char *
+header_engines(const struct app *a, char *buf, size_t cap)
+{
+	const struct model *m = &a->model;
+	int64_t now = clock_mono_ms();
+	size_t i, n = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < m->n_links && n < cap; i++) {
+		const struct link_status *st = &m->link_st[i];
+		const char *sep = i ? " · " : "";
+
+		if (st->state == LINK_UP)
+			n += (size_t)snprintf(buf + n, cap - n, "%s%s r%lld%s", sep, st->name,
+					      (long long)(m->n_links > 1 ? m->per[i].revision
+									 : m->snap.revision),
+					      strcmp(st->role, "view") == 0 ? " (view only)" : "");
+		else if (st->state == LINK_LOST && st->retry_ms > now)
+			n += (size_t)snprintf(buf + n, cap - n, "%s%s LOST, retry in %llds", sep,
+					      st->name,
+					      (long long)((st->retry_ms - now + 999) / 1000));
+		else
+			n += (size_t)snprintf(buf + n, cap - n, "%s%s %s", sep, st->name,
+					      st->state == LINK_LOST ? "LOST, retrying"
+								     : "connecting");
+	}
+	return buf;
+}
+
 static void
 header_text(const struct app *a, const struct ui_model *m, char *buf, size_t cap)
 {
 	const struct supervisor_snapshot *s = m->snap;
-	char clock[DRAW_FMT_MAX], daemon[SNAP_WORD_MAX + 16];
+	char clock[DRAW_FMT_MAX], daemon[SNAP_WORD_MAX + 16], engines[256];
 	size_t i, running = 0;
 	int n;
 
@@ -164,10 +195,16 @@ header_text(const struct app *a, const struct ui_model *m, char *buf, size_t cap
 	if (s->frozen)
 		n += snprintf(buf + n, cap - (size_t)n, "FROZEN since r%lld by %s │ ",
 			      (long long)s->frozen_revision, s->frozen_by.user);
-	n += snprintf(buf + n, cap - (size_t)n, "%s %s │ %zu session%s (%zu running) │ rev %lld │ %s",
-		     header_daemon(&a->model.host, daemon, sizeof daemon), a->runtime,
-		     s->n, s->n == 1 ? "" : "s", running, (long long)s->revision,
-		     s->audit_failures ? "audit FAIL" : "audit ok");
+	if (a->attached)
+		n += snprintf(buf + n, cap - (size_t)n, "%s │ %zu session%s (%zu running) │ %s",
+			      header_engines(a, engines, sizeof engines), s->n, s->n == 1 ? "" : "s",
+			      running, s->audit_failures ? "audit FAIL" : "audit ok");
+	else
+		n += snprintf(buf + n, cap - (size_t)n,
+			      "%s %s │ %zu session%s (%zu running) │ rev %lld │ %s",
+			      header_daemon(&a->model.host, daemon, sizeof daemon), a->runtime,
+			      s->n, s->n == 1 ? "" : "s", running, (long long)s->revision,
+			      s->audit_failures ? "audit FAIL" : "audit ok");
 	if (n > 0 && (size_t)n < cap && s->containers_left)
 		n += snprintf(buf + n, cap - (size_t)n, " │ %zu container%s left",
 			      s->containers_left, s->containers_left == 1 ? "" : "s");
@@ -185,7 +222,7 @@ draw_header(const struct app *a, const struct ui_model *m)
 {
 	WINDOW *w = a->screen.header;
 	int cols = a->screen.cols;
-	char text[512];
+	char text[768];
 
 	if (!w)
 		return;

@@ -31,7 +31,11 @@ model_init(struct model *m, bool read_only)
 void
 model_free(struct model *m)
 {
+	size_t i;
+
 	supervisor_snapshot_free(&m->snap);
+	for (i = 0; i < MODEL_LINKS_MAX; i++)
+		supervisor_snapshot_free(&m->per[i]);
 	free(m->detail);
 	free(m->hist_flat);
 	m->detail = NULL;
@@ -55,6 +59,16 @@ model_add_events(struct model *m, const struct supervisor_event *ev, size_t n)
 	/* Flattened once per batch, so views read it as a plain array. */
 	for (i = 0; i < m->hist_n; i++)
 		m->hist_flat[i] = m->history[(m->hist_head + i) % MODEL_HISTORY_MAX];
+}
+
+void
+model_add_engine_events(struct model *m, unsigned engine, struct supervisor_event *ev, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		ev[i].engine = engine;
+	model_add_events(m, ev, n);
 }
 
 bool
@@ -111,6 +125,8 @@ model_ui(const struct model *m, struct ui_model *out)
 		.now_ms = now,
 		.stale = !m->snap_ok || now - m->snap_ms > MODEL_STALE_MS,
 		.read_only = m->read_only,
+		.engine_names = (const char (*)[SNAP_ENGINE_MAX])m->engine_names,
+		.n_engines = m->n_links,
 	};
 }
 
@@ -131,29 +147,131 @@ model_target(const struct model *m, struct target *t)
 		snprintf(t->session, sizeof t->session, "%s", vs->session);
 }
 
-/* The session the current view acts on gets its detail. */
+unsigned
+model_engine_of(const struct model *m, const char *id)
+{
+	const struct session_row *r = model_session(m, id);
+
+	return r ? r->engine : 0;
+}
+
+/* The session the current view acts on gets its detail, from its engine. */
 static void
-refresh_detail(struct model *m, struct supervisor *sup)
+refresh_detail(struct model *m, struct link *const *links)
 {
 	struct target t;
 
 	m->have_detail = false;		/* the target is found without the old one */
 	model_target(m, &t);
 	if (t.session[0])
-		m->have_detail = supervisor_detail(sup, t.session, m->detail) == 0;
+		m->have_detail = link_detail(links[model_engine_of(m, t.session)], t.session,
+					     m->detail) == 0;
+	if (m->have_detail)
+		m->detail->row.engine = model_engine_of(m, t.session);
+}
+
+/* Room for n rows in s. */
+static int
+reserve_rows(struct supervisor_snapshot *s, size_t n)
+{
+	struct session_row *rows;
+
+	if (n <= s->cap)
+		return 0;
+	rows = realloc(s->rows, n * sizeof *rows);
+	if (!rows)
+		return -1;
+	s->rows = rows;
+	s->cap = n;
+	return 0;
+}
+
+/* The engine-wide parts of one engine's snapshot, added into the whole. */
+static void
+merge_totals(struct supervisor_snapshot *all, const struct supervisor_snapshot *one)
+{
+	size_t i;
+
+	all->generation += one->generation;
+	all->taken_ms = one->taken_ms > all->taken_ms ? one->taken_ms : all->taken_ms;
+	all->revision = one->revision > all->revision ? one->revision : all->revision;
+	all->live += one->live;
+	all->started_total += one->started_total;
+	all->forgotten_total += one->forgotten_total;
+	all->events_dropped += one->events_dropped;
+	all->alerts_dropped += one->alerts_dropped;
+	all->audit_backlog += one->audit_backlog;
+	all->audit_failures += one->audit_failures;
+	all->containers_left += one->containers_left;
+	for (i = 0; i < one->n_standing && all->n_standing < SNAP_STANDING_MAX; i++) {
+		size_t k = all->n_standing++;
+
+		memcpy(all->standing[k], one->standing[i], sizeof all->standing[k]);
+		all->standing_by[k] = one->standing_by[i];
+		all->standing_revision[k] = one->standing_revision[i];
+	}
+	if (one->frozen && !all->frozen) {
+		all->frozen = true;
+		all->frozen_by = one->frozen_by;
+		all->frozen_revision = one->frozen_revision;
+	}
+}
+
+/*
+ * Several engines: each one's snapshot (a lost one keeps its last), then
+ * one list of every row, each marked with its engine. True when every
+ * engine's is fresh.
+ */
+static bool
+merge_snapshots(struct model *m, struct link *const *links, size_t n)
+{
+	struct supervisor_snapshot *all = &m->snap;
+	struct session_row *rows;
+	size_t i, k, total = 0, cap;
+	bool fresh = true;
+
+	for (i = 0; i < n; i++) {
+		m->link_fresh[i] = link_snapshot(links[i], &m->per[i]) == 0;
+		fresh &= m->link_fresh[i];
+		total += m->per[i].n;
+	}
+	if (reserve_rows(all, total) < 0)
+		return false;
+	rows = all->rows;
+	cap = all->cap;
+	memset(all, 0, sizeof *all);
+	all->rows = rows;
+	all->cap = cap;
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < m->per[i].n; k++) {
+			all->rows[all->n] = m->per[i].rows[k];
+			all->rows[all->n++].engine = (unsigned)i;
+		}
+		merge_totals(all, &m->per[i]);
+	}
+	return fresh;
 }
 
 bool
-model_refresh(struct model *m, struct supervisor *sup, struct audit_tail *tail)
+model_refresh(struct model *m, struct link *const *links, size_t n, struct audit_tail *tail)
 {
 	bool failed;
+	size_t i;
 
-	m->snap_ok = supervisor_snapshot(sup, &m->snap) >= 0;
+	m->n_links = n < MODEL_LINKS_MAX ? n : MODEL_LINKS_MAX;
+	for (i = 0; i < m->n_links; i++) {
+		link_status(links[i], &m->link_st[i]);
+		snprintf(m->engine_names[i], sizeof m->engine_names[i], "%s", m->link_st[i].name);
+	}
+	if (m->n_links == 1)
+		m->snap_ok = link_snapshot(links[0], &m->snap) == 0;
+	else
+		m->snap_ok = merge_snapshots(m, links, m->n_links);
 	if (m->snap_ok)
 		m->snap_ms = clock_wall_ms();
-	supervisor_host(sup, &m->host);
+	link_host(links[0], &m->host);
 	failed = follow_audit(m, tail);
-	refresh_detail(m, sup);
+	refresh_detail(m, links);
 	return failed;
 }
 

@@ -13,20 +13,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "link.h"
 #include "request.h"
 #include "snapshot.h"
 #include "view.h"
 
-struct supervisor;
 struct audit_tail;
 
 #define MODEL_HISTORY_MAX	512	/* events the console keeps for its views */
 #define MODEL_AUDIT_MAX		400	/* audit tail rows kept */
 #define MODEL_WHY_MAX		192
 #define MODEL_STALE_MS		1500	/* a snapshot this old is marked stale */
+#define MODEL_LINKS_MAX		8	/* engines one console attaches to */
 
 struct model {
-	struct supervisor_snapshot snap;
+	struct supervisor_snapshot snap;	/* every engine's rows, one list */
 	bool snap_ok;
 	int64_t snap_ms;		/* wall clock of the latest good snapshot */
 	struct session_detail *detail;	/* of the session the view acts on, or NULL */
@@ -44,6 +45,12 @@ struct model {
 	enum view_id view;
 	struct view_state vs[VIEW_COUNT];
 	bool read_only;
+	/* The engines: their state, and with more than one, each one's own snapshot. */
+	size_t n_links;
+	struct link_status link_st[MODEL_LINKS_MAX];
+	struct supervisor_snapshot per[MODEL_LINKS_MAX];
+	bool link_fresh[MODEL_LINKS_MAX];
+	char engine_names[MODEL_LINKS_MAX][SNAP_ENGINE_MAX];
 };
 
 /* What the current view's selection acts on; either may be empty. */
@@ -64,8 +71,20 @@ void model_add_events(struct model *m, const struct supervisor_event *ev, size_t
  */
 bool model_tail_failed(struct model *m, const char *why);
 
-/* Fresh snapshots, the audit tail's new rows, the target's detail. True as model_tail_failed. */
-bool model_refresh(struct model *m, struct supervisor *sup, struct audit_tail *tail);
+/*
+ * Fresh snapshots from every engine (one list; each row and event knows its
+ * engine), the audit tail's new rows, the target's detail. True as
+ * model_tail_failed.
+ */
+bool model_refresh(struct model *m, struct link *const *links, size_t n,
+		   struct audit_tail *tail);
+
+/* Into the history, each event marked with the engine it came from. */
+void model_add_engine_events(struct model *m, unsigned engine, struct supervisor_event *ev,
+			     size_t n);
+
+/* The engine holding session id (0 when unknown). */
+unsigned model_engine_of(const struct model *m, const char *id);
 
 /* What views draw from; ascii is the screen's to set. */
 void model_ui(const struct model *m, struct ui_model *out);

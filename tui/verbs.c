@@ -10,7 +10,6 @@
 
 #include "actions.h"
 #include "app.h"
-#include "supervisor.h"
 
 /* Say why not on the status line, and redraw. A macro so the format stays status_flash's, checked. */
 #define REFUSE(a, ...) (status_flash(&(a)->status, true, __VA_ARGS__), APP_REDRAW)
@@ -22,17 +21,19 @@ verb_quit(struct app *a, const char *name, const char *arg, const char *arg2)
 	return action_quit(a);
 }
 
+/* run FILE [ENGINE]: the file is read by the engine, on its host. */
 static int
-verb_run(struct app *a, const char *name, const char *path, const char *arg2)
+verb_run(struct app *a, const char *name, const char *path, const char *engine)
 {
-	char id[SNAP_ID_MAX];
-	struct al_err err;
+	size_t k;
 
-	(void)name, (void)arg2;
-	if (supervisor_start_file(a->sup, path, id, &err) < 0)
-		return REFUSE(a, "run: %s", err.msg);
-	status_flash(&a->status, false, "session %.10s started from %.100s", id, path);
-	return APP_REDRAW;
+	(void)name;
+	for (k = 0; engine && k < a->n_links; k++)
+		if (strcmp(a->model.engine_names[k], engine) == 0)
+			break;
+	if (engine && k == a->n_links)
+		return REFUSE(a, "run: no engine named '%.40s'", engine);
+	return action_start(a, path, engine ? (unsigned)k : 0);
 }
 
 /* The file is read now and posted on a yes: what is asked is what is applied. */
@@ -100,17 +101,8 @@ verb_stop(struct app *a, const char *name, const char *arg, const char *arg2)
 static int
 verb_forget(struct app *a, const char *name, const char *arg, const char *arg2)
 {
-	char ids[SUPERVISOR_SESSIONS_MAX][SNAP_ID_MAX];
-	size_t i, n = 0;
-
 	(void)name, (void)arg, (void)arg2;
-	for (i = 0; i < a->model.snap.n; i++)
-		if (a->model.snap.rows[i].state == SESSION_STATE_ENDED)
-			snprintf(ids[n++], SNAP_ID_MAX, "%s", a->model.snap.rows[i].id);
-	for (i = 0; i < n; i++)
-		supervisor_forget(a->sup, ids[i]);
-	status_flash(&a->status, false, "forgot %zu ended sessions", n);
-	return APP_REDRAW;
+	return action_forget_ended(a);
 }
 
 static int
@@ -166,7 +158,7 @@ verb_freeze(struct app *a, const char *name, const char *arg, const char *arg2)
 
 /* In the order Tab offers them. */
 const struct verb verbs[] = {
-	{ "run",     NULL, VERB_ARG_FILE,       true,  "FILE",                 verb_run },
+	{ "run",     NULL, VERB_ARG_FILE,       true,  "FILE [ENGINE]",        verb_run },
 	{ "apply",   NULL, VERB_ARG_FILE,       true,  "FILE",                 verb_apply },
 	{ "revoke",  NULL, VERB_ARG_TOOL_SCOPE, true,  "TOOL [all|marked|ID]", verb_cutover },
 	{ "restore", NULL, VERB_ARG_TOOL_SCOPE, true,  "TOOL [all|marked|ID]", verb_cutover },

@@ -47,6 +47,7 @@ static const struct sort_spec sorts[SORT_COUNT] = {
  * column: a live session has a gate, an ended one has an end reason.
  */
 #define SESSION_COLS(_) \
+	_(ENGINE, "ENGINE",  -1, 0, 9, false) \
 	_(ID,    "ID",       8,  0, 0, false) \
 	_(STATE, "STATE",    5,  0, 8, false) \
 	_(IMAGE, "IMAGE",    8,  0, 2, false) \
@@ -252,6 +253,8 @@ sessions_draw_row(WINDOW *w, int y, const struct ui_model *m, const struct draw_
 	}
 	if (view_marked(m, r->id))
 		draw_text(w, y, 1, 1, color_attr_sel(UI_COLOR_MARKED, sel), "*");
+	if (r->engine < m->n_engines)
+		draw_col_text(w, y, &cols[COL_ENGINE], plain, m->engine_names[r->engine]);
 	draw_col_text(w, y, &cols[COL_ID], plain, draw_short_id(buf, r->id));
 	draw_col_text(w, y, &cols[COL_STATE], color_attr_sel(draw_state_color(r->state), sel),
 		      session_state_id(r->state));
@@ -279,6 +282,11 @@ sessions_cols(struct draw_col cols[COL_COUNT], const struct ui_model *m,
 		if ((int)len > cols[COL_STATE].width)
 			cols[COL_STATE].width = (int)len;
 	}
+	/* Whose a row is, once the console watches more than one engine. */
+	for (i = 0; m->n_engines > 1 && i < m->n_engines; i++)
+		cols[COL_ENGINE].width = draw_widest(cols[COL_ENGINE].width < 6 ? 6
+						     : cols[COL_ENGINE].width,
+						     m->engine_names[i], 12);
 	snprintf(calls_header, n, "CALLS %s/%s", draw_glyph(m, GLYPH_CHECK),
 		 draw_glyph(m, GLYPH_CROSS));
 	cols[COL_CALLS].header = calls_header;

@@ -48,6 +48,8 @@ struct ui_model {
 	bool stale;				/* the snapshot is older than it should be */
 	bool read_only;
 	bool ascii;				/* the terminal cannot show UTF-8: ASCII glyphs */
+	const char (*engine_names)[SNAP_ENGINE_MAX];	/* by a row's engine index */
+	size_t n_engines;			/* more than one: rows say whose they are */
 };
 
 /* Per view, owned by the UI; views clamp it while drawing. */

@@ -591,6 +591,20 @@ prep_stale_ascii(struct fixture *f, struct view_state *vs)
 	vs->selected = 1;
 }
 
+/* A console over two engines: the ENGINE column says whose each row is. */
+static void
+prep_two_engines(struct fixture *f, struct view_state *vs)
+{
+	static const char names[2][SNAP_ENGINE_MAX] = { "prod-eu", "lab" };
+	size_t i;
+
+	(void)vs;
+	for (i = 0; i < f->snap.n; i++)
+		f->rows[i].engine = (unsigned)(i % 2);
+	f->m.engine_names = names;
+	f->m.n_engines = 2;
+}
+
 static void
 prep_filter_ended(struct fixture *f, struct view_state *vs)
 {
@@ -833,6 +847,7 @@ static const struct render_case cases[] = {
 	{ "sessions-sort-lease-100x12", VIEW_SESSIONS, 12, 100, prep_sort_lease },
 	{ "sessions-sort-id-reverse-100x12", VIEW_SESSIONS, 12, 100, prep_sort_id_reverse },
 	{ "sessions-300-scrolled-100x30", VIEW_SESSIONS, 30, 100, prep_many },
+	{ "sessions-two-engines-100x12", VIEW_SESSIONS, 12, 100, prep_two_engines },
 	{ "detail-running-100x30", VIEW_DETAIL, 30, 100, prep_detail_running },
 	{ "detail-refused-end-100x30", VIEW_DETAIL, 30, 100, prep_detail_refused },
 	{ "detail-watchdog-row-only-80x24", VIEW_DETAIL, 24, 80, prep_detail_watchdog },

@@ -1,0 +1,249 @@
+#!/usr/bin/env bash
+# Consoles attached to running engines (`airlock console --connect`), in
+# tmux, against two real `airlock serve` engines on the real daemon, and
+# one console through a real sshd on 127.0.0.1:
+#   - two consoles on engine A: a revoke in one shows in the other with its
+#     author; quitting one asks nothing, detaches, and the sessions go on
+#   - one console over engines A and B: an ENGINE column, each engine in
+#     the header, a revoke on all answered per engine; the kill switch (F)
+#     stops the sink of A's looping agent, a thaw (T, y) lets it go again
+#   - engine A SIGKILLed: the console shows it lost, never freezes (a key
+#     still answers), the watchdogs stop A's container; a new engine on the
+#     same socket is found again on its own
+#   - ssh://root@127.0.0.1:PORT/SOCKET: a console through sshd sees B's
+#     session and revokes on it; the engine acknowledges
+# Every screen is kept and searched for the payload's canary (absent), with
+# the positive control that the canary reached the permitted sink.
+#
+# usage: attach.sh AIRLOCK AGENT_BIN UPSTREAM_BIN
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../docker/common.sh"
+require_daemon
+command -v tmux >/dev/null || { echo "not ok: tmux is not installed (scripts/setup installs it)"; exit 1; }
+
+airlock=$(readlink -f "$1") agent=$(readlink -f "$2") upstream=$(readlink -f "$3")
+scratch_dir
+chmod 0755 "$work"
+. "$here/../checks.sh"
+canary="ATTACH-CANARY-$(head -c 8 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+tmux_sock=airlock-attach-$$
+# The engines are among the helpers: their containers are this suite's.
+owner_pids() { printf '%s\n' "${helpers[@]}"; }
+on_teardown() {
+	local s
+	for s in one two many far; do tmux -L "$tmux_sock-$s" kill-server 2>/dev/null; done
+	[ -n "${sshd_pid:-}" ] && kill "$sshd_pid" 2>/dev/null
+}
+on_not_ok() { tail -n 30 "$work/last.screen" 2>/dev/null | sed 's/^/    | /'; }
+
+# --- the image, the payload, the configs ---------------------------------------
+image=$(scratch_image "$work/image" "$agent") || { not_ok "agent image build"; summary; exit 1; }
+printf '{"canary":"%s"}\n' "$canary" >"$work/payload.in"
+config() {	# NAME: a looping session; its sink is NAME/vault.sink
+	mkdir -p "$work/$1"
+	cat >"$work/$1/config.json" <<JSON
+{"profile": {"image": "$image", "cmd": ["loop"]},
+ "bounds": {"session_ms": 300000, "calls": 4096, "stdout_bytes": 4194304},
+ "upstreams": {"vault": {"argv": ["$upstream", "--sink", "$work/$1/vault.sink"],
+                         "env": {"PATH": "/usr/bin:/bin"}}},
+ "tools": {"store": {"upstream": "vault", "remote": "store", "data_class": "confidential",
+                     "sink_ceiling": "confidential", "response_ceiling": "confidential"}},
+ "aliases": {"save": "store"},
+ "initial": {"file": "$work/payload.in", "class": "confidential"}}
+JSON
+}
+config a
+config b
+
+# serve NAME: engine NAME on $work/NAME.sock, its audit $work/NAME.db; sets pid_NAME.
+serve() {
+	local name=$1 i
+	"$airlock" serve --name "$name" --socket "$work/$name.sock" --audit "$work/$name.db" \
+		--config "$work/$name/config.json" 2>>"$work/$name.log" </dev/null &
+	eval "pid_$name=$!"
+	helpers+=("$!")
+	for i in $(seq 300); do
+		[ "$(grep -c "listening on" "$work/$name.log" 2>/dev/null)" -ge "${2:-1}" ] && return 0
+		kill -0 "$!" 2>/dev/null || { sed 's/^/    | /' "$work/$name.log"; return 1; }
+		sleep 0.1
+	done
+	return 1
+}
+sid_of() { "$airlock" ctl --socket "$work/$1.sock" --json sessions | python3 -c '
+import json, sys
+for line in sys.stdin:
+    d = json.loads(line)
+    for s in d.get("snapshot", d).get("sessions", []):
+        if s["state"] == "running": print(s["id"]); sys.exit(0)'; }
+container_of() { "$DOCKER" ps -q --no-trunc --filter "label=io.airlock.session=$1" | head -n 1; }
+lines() { [ -f "$1" ] && wc -l <"$1" || echo 0; }
+grows() {	# FILE SECONDS
+	local n; n=$(lines "$1")
+	for _ in $(seq $(($2 * 10))); do [ "$(lines "$1")" -gt "$n" ] && return 0; sleep 0.1; done
+	return 1
+}
+still() {	# FILE SECONDS: the sink, which did record calls, records nothing for SECONDS
+	local n; n=$(lines "$1"); [ "$n" -gt 0 ] || return 1
+	sleep "$2"; [ "$(lines "$1")" = "$n" ]
+}
+
+# --- consoles, each in a tmux server of its own ----------------------------------
+tm() { local s=$1; shift; tmux -L "$tmux_sock-$s" -f /dev/null "$@"; }
+console() {	# NAME ARGS...: airlock console ARGS in a 120x30 pane
+	local name=$1; shift
+	tm "$name" new-session -d -s ui -x 120 -y 30 \
+		"env TERM=tmux-256color NO_COLOR=1 TZ=UTC LANG=C.UTF-8 HOME=$work/home \
+		 AIRLOCK_KEYS=$work/no-keys ${console_env:-} $airlock console $*; echo \"exit status \$?\"; sleep 60"
+	tm "$name" set-option -t ui remain-on-exit on >/dev/null
+}
+screen() {	# NAME: the screen now, kept for the canary search
+	local f
+	f="$work/shot-$1-$(date +%s%N).screen"
+	tm "$1" capture-pane -p -t ui >"$f" 2>/dev/null
+	cp "$f" "$work/last.screen"
+	cat "$f"
+}
+wait_for() {	# NAME TEXT [SECONDS]
+	local i
+	[ -n "$2" ] || return 1
+	for i in $(seq $((${3:-20} * 10))); do
+		screen "$1" | grep -qF -- "$2" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+wait_re() {	# NAME REGEX [SECONDS]
+	local i
+	for i in $(seq $((${3:-20} * 10))); do
+		screen "$1" | grep -Eq -- "$2" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+keys() { local s=$1; shift; tm "$s" send-keys -t ui "$@"; }
+command_line() { keys "$1" ':'; keys "$1" -l "$2"; keys "$1" Enter; }
+
+# --- two engines, each with one looping session --------------------------------
+if ! check "engine a listens" serve a || ! check "engine b listens" serve b; then
+	summary
+	exit 1
+fi
+for _ in $(seq 100); do sid_a=$(sid_of a); sid_b=$(sid_of b); [ -n "$sid_a" ] && [ -n "$sid_b" ] && break; sleep 0.2; done
+check "a session runs on each engine" [ -n "$sid_a" ] -a -n "$sid_b"
+check "a's agent reaches its sink" grows "$work/a/vault.sink" 15
+
+# --- two consoles on engine a ---------------------------------------------------
+console one --connect "$work/a.sock"
+console two --connect "$work/a.sock"
+check "console one shows a's session" wait_for one "${sid_a:0:10}" 20
+check "console two shows a's session" wait_for two "${sid_a:0:10}" 20
+check "the header names the engine" wait_re one "│ a r[0-9]+ │" 10
+command_line one "revoke store all"
+check "a revoke on all asks first" wait_for one "revoke store on all 1 live sessions?" 5
+keys one y
+check "console one: the engine's answer, acknowledged" wait_re one "r[0-9]+: revoke store on 1 session: 1 acknowledged" 10
+keys two 3
+check "console two: the revoke shows with its author" wait_re two "by root at r[0-9]+" 10
+command_line two "restore store all"
+keys two y
+check "console two: the restore is acknowledged" wait_re two "restore store on 1 session: 1 acknowledged" 10
+keys one q
+check "quitting an attached console asks nothing and detaches" wait_re one "detached from 1 engine; their 1 live session go on" 10
+check "exit status 0" wait_for one "exit status 0" 5
+check "a's session still runs after the console left" running "$(container_of "$sid_a")"
+check "and still reaches its sink" grows "$work/a/vault.sink" 10
+keys two q
+wait_for two "exit status" 5 >/dev/null
+
+# --- one console over both engines ------------------------------------------------
+console many --connect "$work/a.sock" --connect "$work/b.sock"
+check "the ENGINE column" wait_re many "ENGINE +ID" 20
+check "both engines' sessions, each with its engine" \
+	bash -c "$(declare -f screen tm); tmux_sock=$tmux_sock work=$work; s=\$(screen many);
+		 grep -Eq '^. *a +${sid_a:0:8}' <<<\"\$s\" && grep -Eq '^. *b +${sid_b:0:8}' <<<\"\$s\""
+check "the header shows each engine" wait_re many "a r[0-9]+ · b r[0-9]+" 10
+command_line many "revoke store all"
+keys many y
+check "a revoke on all is answered per engine" \
+	wait_re many "a: r[0-9]+: revoke store on 1 session: 1 acknowledged · b: r[0-9]+: revoke store on 1 session: 1 acknowledged" 15
+command_line many "restore store all"
+keys many y
+check "the restore likewise" wait_re many "b: r[0-9]+: restore store" 15
+check "b's agent reaches its sink" grows "$work/b/vault.sink" 10
+keys many F
+check "F freezes every engine: FROZEN in the header" wait_for many "FROZEN since" 10
+sleep 1
+check "frozen: a's sink sees nothing more" still "$work/a/vault.sink" 3
+check "frozen: b's sink sees nothing more" still "$work/b/vault.sink" 2
+keys many T
+check "a thaw asks first" wait_for many "thaw: let calls through again" 5
+keys many y
+check "thawed: a's sink records again" grows "$work/a/vault.sink" 10
+check "thawed: the header no longer says FROZEN" bash -c "sleep 1; ! $(declare -f screen tm); tmux_sock=$tmux_sock work=$work; screen many | grep -q FROZEN"
+
+# --- engine a dies ------------------------------------------------------------------
+ca=$(container_of "$sid_a")
+kill -KILL "$pid_a"
+check "a lost engine shows in the header" wait_re many "a (LOST|connecting)" 10
+keys many j
+check "the console still answers keys while an engine is lost" wait_re many "a (LOST|connecting)" 2
+for _ in $(seq 150); do stopped "$ca" && break; sleep 0.2; done
+check "the watchdog stopped a's container" stopped "$ca"
+check "a new engine on a's socket" serve a 2
+check "the console finds it again on its own" wait_re many "· b r[0-9]+" 20
+check "…and shows engine a connected again" wait_re many "a r[0-9]+ · b" 30
+keys many q
+wait_for many "exit status" 5 >/dev/null
+
+# --- through ssh ----------------------------------------------------------------------
+if command -v /usr/sbin/sshd >/dev/null && command -v ssh >/dev/null; then
+	mkdir -p "$work/ssh" /run/sshd
+	chmod 0700 "$work/ssh"
+	ssh-keygen -q -t ed25519 -N '' -f "$work/ssh/host" && ssh-keygen -q -t ed25519 -N '' -f "$work/ssh/user"
+	cp "$work/ssh/user.pub" "$work/ssh/authorized_keys"
+	port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	cat >"$work/ssh/sshd_config" <<EOF
+ListenAddress 127.0.0.1
+Port $port
+HostKey $work/ssh/host
+AuthorizedKeysFile $work/ssh/authorized_keys
+PermitRootLogin prohibit-password
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+StrictModes no
+UsePAM no
+PidFile $work/ssh/sshd.pid
+EOF
+	cat >"$work/ssh/config" <<EOF
+Host *
+  IdentityFile $work/ssh/user
+  IdentitiesOnly yes
+  UserKnownHostsFile /dev/null
+  StrictHostKeyChecking no
+  LogLevel ERROR
+EOF
+	/usr/sbin/sshd -D -e -f "$work/ssh/sshd_config" 2>"$work/ssh/sshd.log" &
+	sshd_pid=$!
+	for _ in $(seq 50); do ssh -F "$work/ssh/config" -p "$port" root@127.0.0.1 true 2>/dev/null && break; sleep 0.1; done
+	check "sshd answers on 127.0.0.1" ssh -F "$work/ssh/config" -p "$port" root@127.0.0.1 true
+	console_env="AIRLOCK_SSH='ssh -F $work/ssh/config' AIRLOCK_REMOTE=$airlock"
+	console far --connect "ssh://root@127.0.0.1:$port$work/b.sock"
+	console_env=
+	check "through ssh: b's session" wait_for far "${sid_b:0:10}" 20
+	command_line far "revoke store all"
+	keys far y
+	check "through ssh: the revoke is acknowledged" wait_re far "r[0-9]+: revoke store on 1 session: 1 acknowledged" 15
+	check "b's audit names the author, via console" \
+		bash -c "sqlite3 '$work/b.db' \"select detail from audit_entries where type='policy'\" | grep -q '\"via\":\"console\"'"
+	keys far q
+	check "through ssh: quitting detaches" wait_for far "detached from 1 engine" 10
+else
+	not_ok "sshd or ssh missing (scripts/setup installs openssh-server and openssh-client)"
+fi
+
+# --- no payload on any screen ------------------------------------------------------
+check "the canary reached a permitted sink (positive control)" grep -qF "$canary" "$work/a/vault.sink"
+check "no screen shows the canary" bash -c "! grep -lF '$canary' '$work'/shot-*.screen"
+check "no engine log holds the canary" bash -c "! grep -lF '$canary' '$work'/*.log"
+summary

@@ -1,0 +1,203 @@
+/*
+ * The engine in this process (link.h): every call is the supervisor's own,
+ * answered at once. The supervisor stays the console's to open and shut
+ * down; the link only borrows it.
+ */
+#include "link.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "supervisor.h"
+
+struct link_local {
+	struct link base;
+	struct supervisor *sup;
+	struct snap_author author;
+};
+
+static struct link_local *
+local(struct link *l)
+{
+	return (struct link_local *)l;
+}
+
+static int
+local_snapshot(struct link *l, struct supervisor_snapshot *s)
+{
+	return supervisor_snapshot(local(l)->sup, s) < 0 ? -1 : 0;
+}
+
+static int
+local_detail(struct link *l, const char *id, struct session_detail *d)
+{
+	return supervisor_detail(local(l)->sup, id, d);
+}
+
+static void
+local_host(struct link *l, struct host_snapshot *h)
+{
+	supervisor_host(local(l)->sup, h);
+}
+
+static void
+local_host_refresh(struct link *l, const char *runtime)
+{
+	supervisor_host_refresh(local(l)->sup, runtime);
+}
+
+static size_t
+local_events(struct link *l, struct supervisor_event *ev, size_t cap)
+{
+	return supervisor_events(local(l)->sup, ev, cap);
+}
+
+static size_t
+local_results(struct link *l, struct link_result *r, size_t cap)
+{
+	(void)l, (void)r, (void)cap;
+	return 0;
+}
+
+static int
+local_wake_fd(struct link *l)
+{
+	return supervisor_wake_fd(local(l)->sup);
+}
+
+static void
+local_status(struct link *l, struct link_status *s)
+{
+	(void)l;
+	memset(s, 0, sizeof *s);
+	s->state = LINK_UP;
+	snprintf(s->name, sizeof s->name, "local");
+	snprintf(s->where, sizeof s->where, "this process");
+	snprintf(s->role, sizeof s->role, "operate");
+}
+
+static int
+fail(struct link_result *res, const char *msg)
+{
+	res->ok = false;
+	snprintf(res->error, sizeof res->error, "%s", msg);
+	return LINK_DONE;
+}
+
+static int
+local_start(struct link *l, const char *path, struct link_result *res)
+{
+	struct al_err err;
+
+	res->req = LINK_REQ_START;
+	snprintf(res->path, sizeof res->path, "%s", path);
+	if (supervisor_start_file(local(l)->sup, path, res->session, &err) < 0)
+		return fail(res, err.msg);
+	res->ok = true;
+	return LINK_DONE;
+}
+
+static int
+local_stop(struct link *l, const char *id, struct link_result *res)
+{
+	res->req = LINK_REQ_STOP;
+	snprintf(res->session, sizeof res->session, "%s", id);
+	if (supervisor_stop_session(local(l)->sup, id) < 0)
+		return fail(res, "the session is not live");
+	res->ok = true;
+	return LINK_DONE;
+}
+
+static int
+local_stop_all(struct link *l, struct link_result *res)
+{
+	res->req = LINK_REQ_STOP_ALL;
+	res->targets = supervisor_stop_all(local(l)->sup);
+	res->ok = true;
+	return LINK_DONE;
+}
+
+static int
+local_cutover(struct link *l, enum cutover_op op, const char *tool, const char *const *ids,
+	      size_t n, struct link_result *res)
+{
+	struct link_local *ll = local(l);
+	struct al_err err;
+	int rc;
+
+	res->req = LINK_REQ_CUTOVER;
+	res->op = op;
+	snprintf(res->tool, sizeof res->tool, "%s", tool ? tool : "");
+	if (op == CUTOVER_FREEZE || op == CUTOVER_THAW)
+		rc = supervisor_freeze(ll->sup, op == CUTOVER_FREEZE, &ll->author, &res->revision,
+				       &res->targets, &err);
+	else
+		rc = supervisor_cutover_by(ll->sup, op, tool, ids, ids ? n : 0, &ll->author,
+					   &res->revision, &res->targets, &err);
+	if (rc < 0)
+		return fail(res, err.msg);
+	res->ok = true;
+	return LINK_DONE;
+}
+
+static int
+local_forget(struct link *l, const char *id, struct link_result *res)
+{
+	res->req = LINK_REQ_FORGET;
+	snprintf(res->session, sizeof res->session, "%s", id);
+	if (supervisor_forget(local(l)->sup, id) < 0)
+		return fail(res, "the session has not ended");
+	res->ok = true;
+	return LINK_DONE;
+}
+
+static void
+local_close(struct link *l)
+{
+	free(l);
+}
+
+static const struct link_ops local_ops = {
+	.snapshot = local_snapshot,
+	.detail = local_detail,
+	.host = local_host,
+	.host_refresh = local_host_refresh,
+	.events = local_events,
+	.results = local_results,
+	.wake_fd = local_wake_fd,
+	.status = local_status,
+	.start = local_start,
+	.stop = local_stop,
+	.stop_all = local_stop_all,
+	.cutover = local_cutover,
+	.forget = local_forget,
+	.close = local_close,
+};
+
+struct link *
+link_local_new(struct supervisor *sup, const struct snap_author *author)
+{
+	struct link_local *l = calloc(1, sizeof *l);
+
+	if (!l)
+		return NULL;
+	l->base.ops = &local_ops;
+	l->sup = sup;
+	l->author = *author;
+	return &l->base;
+}
+
+const char *
+link_state_name(enum link_state s)
+{
+	switch (s) {
+	case LINK_UP:
+		return "connected";
+	case LINK_CONNECTING:
+		return "connecting";
+	case LINK_LOST:
+		break;
+	}
+	return "lost";
+}
