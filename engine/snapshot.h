@@ -353,6 +353,7 @@ struct supervisor_event {
 	char reason[SNAP_WORD_MAX];
 	struct snap_author by;		/* a cutover's: who asked for it */
 	unsigned engine;		/* the console's: which of its engines said it */
+	bool replayed;			/* the console's: history an engine sent on attach, not news */
 };
 
 /* The supervisor's list of sessions; rows are owned and reused across calls. */

@@ -69,50 +69,69 @@ result_text(const struct link_result *r, char *buf, size_t cap)
 	}
 }
 
+/* The gathered answers, in the engines' order. */
+static void
+fanout_flash(struct app *a)
+{
+	const struct fanout *f = &a->fanout;
+	char text[STATUS_TEXT_MAX] = "", pre[SNAP_ENGINE_MAX + 4];
+	size_t k, n = 0;
+
+	for (k = 0; k < a->n_links && k < FANOUT_MAX && n < sizeof text; k++)
+		if (f->sent[k])
+			n += (size_t)snprintf(text + n, sizeof text - n, "%s%s%s", n ? " · " : "",
+					      engine_prefix(a, (unsigned)k, pre, sizeof pre),
+					      f->done[k] ? f->part[k] : "waiting");
+	status_flash(&a->status, f->failed, "%s", text);
+}
+
 /*
  * An answer on the status line. A request that went to several engines
- * collects their answers on one line, each after its engine's name, as
- * they come.
+ * gathers their answers on one line, each after its engine's name.
  */
 int
 action_result(struct app *a, const struct link_result *r)
 {
 	struct fanout *f = &a->fanout;
 	char text[STATUS_TEXT_MAX], pre[SNAP_ENGINE_MAX + 4];
-	size_t n;
+	unsigned k = r->engine;
 
 	if (r->ok)
 		result_text(r, text, sizeof text);
 	else
 		snprintf(text, sizeof text, "%.180s", r->error);
-	if (f->expected > 1 && f->answered < f->expected && (int)r->req == f->req) {
-		n = strlen(f->text);
-		snprintf(f->text + n, sizeof f->text - n, "%s%s%s", f->answered ? " · " : "",
-			 engine_prefix(a, r->engine, pre, sizeof pre), text);
-		f->answered++;
+	if (f->n_sent > 1 && k < FANOUT_MAX && f->sent[k] && !f->done[k] && (int)r->req == f->req) {
+		snprintf(f->part[k], sizeof f->part[k], "%.95s", text);
+		f->done[k] = true;
 		f->failed |= !r->ok;
-		status_flash(&a->status, f->failed, "%s", f->text);
+		fanout_flash(a);
 		return APP_REDRAW;
 	}
-	status_flash(&a->status, !r->ok, "%s%s", engine_prefix(a, r->engine, pre, sizeof pre), text);
+	status_flash(&a->status, !r->ok, "%s%s", engine_prefix(a, k, pre, sizeof pre), text);
 	return APP_REDRAW;
 }
 
-/* A request is going to n engines: their answers share one line. */
+/* A request is going out, to one engine or several. */
 static void
 fanout_open(struct app *a, enum link_request req, size_t n)
 {
-	a->fanout = (struct fanout){ .req = req, .expected = n };
+	a->fanout = (struct fanout){ .req = req, .n_sent = n };
 }
 
-/* What one engine's call returned: its answer now, or later. */
+/* What engine k's call returned: its answer now, or later. */
 static int
 answered(struct app *a, unsigned k, int rc, struct link_result *r)
 {
+	struct fanout *f = &a->fanout;
+
 	r->engine = k;
+	if (k < FANOUT_MAX)
+		f->sent[k] = true;
 	if (rc == LINK_DONE)
 		return action_result(a, r);
-	if (a->fanout.expected <= 1)
+	if (f->n_sent > 1)
+		fanout_flash(a);
+	else
 		status_flash(&a->status, false, "sent to engine %s; its answer follows",
 			     a->model.engine_names[k]);
 	return APP_REDRAW;

@@ -19,12 +19,18 @@
 struct app;
 struct link_result;
 
-/* The answers of a request sent to several engines, gathered on one status line. */
+#define FANOUT_MAX 8		/* MODEL_LINKS_MAX */
+
+/*
+ * The answers of a request sent to several engines, gathered on one status
+ * line in the engines' order, "waiting" until each comes.
+ */
 struct fanout {
 	int req;			/* enum link_request */
-	size_t expected, answered;
+	size_t n_sent, answered;
+	bool sent[FANOUT_MAX], done[FANOUT_MAX];
 	bool failed;
-	char text[STATUS_TEXT_MAX];
+	char part[FANOUT_MAX][STATUS_TEXT_MAX / 2];
 };
 
 /* What a yes to the question does. */

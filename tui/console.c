@@ -126,18 +126,20 @@ drain_events(struct app *a)
 {
 	struct supervisor_event ev[128];
 	struct link_result res[16];
+	struct link_status st;
 	char text[STATUS_TEXT_MAX + SNAP_ENGINE_MAX + 2], line[STATUS_TEXT_MAX];
 	size_t n, i, k;
 	int flags = 0;
 
 	for (k = 0; k < a->n_links; k++) {
+		link_status(a->links[k], &st);
 		while ((n = link_events(a->links[k], ev, 128)) > 0) {
 			model_add_engine_events(&a->model, (unsigned)k, ev, n);
 			for (i = 0; i < n; i++)
-				if (alert_wanted(&ev[i])) {
+				if (!ev[i].replayed && alert_wanted(&ev[i])) {
 					alert_format(&ev[i], line, sizeof line);
 					snprintf(text, sizeof text, "%s%s%s",
-						 a->n_links > 1 ? a->model.engine_names[k] : "",
+						 a->n_links > 1 ? st.name : "",
 						 a->n_links > 1 ? ": " : "", line);
 					alert(a, text);
 				}

@@ -396,12 +396,13 @@ push_result(struct link_remote *r, const struct link_result *res)
 
 /* An event, unless a reconnect's replay already gave it. */
 static void
-push_event(struct link_remote *r, const json_t *body)
+push_event(struct link_remote *r, const json_t *body, bool replayed)
 {
 	struct supervisor_event e;
 
 	if (control_event_from_json(body, &e) < 0)
 		return;
+	e.replayed = replayed;
 	if (e.wall_ms < r->last_wall || (e.wall_ms == r->last_wall && e.seq <= r->last_seq))
 		return;
 	r->last_wall = e.wall_ms;
@@ -487,7 +488,7 @@ take_reply(struct link_remote *r, const json_t *f)
 		size_t k;
 
 		json_array_foreach(ev, k, e)
-			push_event(r, e);
+			push_event(r, e, true);
 		break;
 	}
 	}
@@ -511,7 +512,7 @@ take_frame(struct link_remote *r, const char *line, size_t len)
 	pthread_mutex_lock(&r->mu);
 	r->st.gaps += (uint64_t)json_integer_value(json_object_get(f, "gap"));
 	if (pushed && (body = json_object_get(f, "event")))
-		push_event(r, body);
+		push_event(r, body, false);
 	else if (!pushed && json_object_get(f, "id"))
 		take_reply(r, f);
 	else if (!pushed && json_is_false(json_object_get(f, "ok"))) {

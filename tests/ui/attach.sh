@@ -30,11 +30,18 @@ canary="ATTACH-CANARY-$(head -c 8 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 tmux_sock=airlock-attach-$$
 # The engines are among the helpers: their containers are this suite's.
 owner_pids() { printf '%s\n' "${helpers[@]}"; }
+made_groups=()
 on_teardown() {
-	local s
-	for s in one two many far; do tmux -L "$tmux_sock-$s" kill-server 2>/dev/null; done
+	local s g
+	for s in one two many view far; do tmux -L "$tmux_sock-$s" kill-server 2>/dev/null; done
 	[ -n "${sshd_pid:-}" ] && kill "$sshd_pid" 2>/dev/null
+	for g in "${made_groups[@]}"; do groupdel "$g" 2>/dev/null; done
 }
+# The view group: made here when missing, removed after.
+if [ -z "$(getent group airlock-view)" ]; then
+	groupadd airlock-view && made_groups+=(airlock-view)
+fi
+vg=$(getent group airlock-view | cut -d: -f3)
 on_not_ok() { tail -n 30 "$work/last.screen" 2>/dev/null | sed 's/^/    | /'; }
 
 # --- the image, the payload, the configs ---------------------------------------
@@ -121,6 +128,19 @@ wait_re() {	# NAME REGEX [SECONDS]
 	done
 	return 1
 }
+gone_from() {	# NAME TEXT [SECONDS]: the screen no longer shows TEXT
+	local i
+	for i in $(seq $((${3:-10} * 10))); do
+		screen "$1" | grep -qF -- "$2" || return 0
+		sleep 0.1
+	done
+	return 1
+}
+rows_of_both() {	# NAME: a row of a's session marked a, and one of b's marked b
+	local s
+	s=$(screen "$1")
+	grep -Eq "^. *a +${sid_a:0:8}" <<<"$s" && grep -Eq "^. *b +${sid_b:0:8}" <<<"$s"
+}
 keys() { local s=$1; shift; tm "$s" send-keys -t ui "$@"; }
 command_line() { keys "$1" ':'; keys "$1" -l "$2"; keys "$1" Enter; }
 
@@ -159,13 +179,11 @@ wait_for two "exit status" 5 >/dev/null
 # --- one console over both engines ------------------------------------------------
 console many --connect "$work/a.sock" --connect "$work/b.sock"
 check "the ENGINE column" wait_re many "ENGINE +ID" 20
-check "both engines' sessions, each with its engine" \
-	bash -c "$(declare -f screen tm); tmux_sock=$tmux_sock work=$work; s=\$(screen many);
-		 grep -Eq '^. *a +${sid_a:0:8}' <<<\"\$s\" && grep -Eq '^. *b +${sid_b:0:8}' <<<\"\$s\""
+check "both engines' sessions, each with its engine" rows_of_both many
 check "the header shows each engine" wait_re many "a r[0-9]+ · b r[0-9]+" 10
 command_line many "revoke store all"
 keys many y
-check "a revoke on all is answered per engine" \
+check "a revoke on all is answered per engine, in the engines' order" \
 	wait_re many "a: r[0-9]+: revoke store on 1 session: 1 acknowledged · b: r[0-9]+: revoke store on 1 session: 1 acknowledged" 15
 command_line many "restore store all"
 keys many y
@@ -180,7 +198,21 @@ keys many T
 check "a thaw asks first" wait_for many "thaw: let calls through again" 5
 keys many y
 check "thawed: a's sink records again" grows "$work/a/vault.sink" 10
-check "thawed: the header no longer says FROZEN" bash -c "sleep 1; ! $(declare -f screen tm); tmux_sock=$tmux_sock work=$work; screen many | grep -q FROZEN"
+check "thawed: the header no longer says FROZEN" gone_from many "FROZEN since" 10
+
+# --- a view-only peer: the engine refuses its changes, whatever its console offers ----
+chmod 0666 "$work/b.sock"	# past the file mode: the kernel's credentials decide
+tm view new-session -d -s ui -x 120 -y 30 \
+	"setpriv --reuid 65534 --regid 65534 --groups $vg env TERM=tmux-256color NO_COLOR=1 TZ=UTC \
+	 LANG=C.UTF-8 HOME=$work AIRLOCK_KEYS=$work/no-keys $airlock console --connect $work/b.sock; sleep 60"
+check "a view-group member's console: the header says view only" wait_for view "b r" 20 &&
+	check "…(view only)" wait_for view "(view only)" 5
+command_line view "revoke store all"
+keys view y
+check "its revoke is refused by the engine: 'view only'" wait_for view "engine b: view only" 10
+check "b's agent still reaches its sink" grows "$work/b/vault.sink" 10
+keys view q
+chmod 0660 "$work/b.sock"
 
 # --- engine a dies ------------------------------------------------------------------
 ca=$(container_of "$sid_a")
