@@ -939,6 +939,39 @@ metric_gauge(FILE *f, const char *name, const char *help, uint64_t v)
 	fprintf(f, "%s %llu\n", name, (unsigned long long)v);
 }
 
+void
+control_count_ack(struct control_counts *c, int64_t waited_us)
+{
+	static const int64_t le[CONTROL_ACK_BUCKETS] = CONTROL_ACK_BUCKETS_US;
+	size_t i;
+
+	waited_us = waited_us < 0 ? 0 : waited_us;
+	c->acks++;
+	c->ack_sum_us += (uint64_t)waited_us;
+	for (i = 0; i < CONTROL_ACK_BUCKETS; i++)
+		c->ack_le[i] += waited_us <= le[i];
+}
+
+/* How long sessions took to acknowledge a cutover, freeze or thaw. */
+static void
+metric_acks(FILE *f, const struct control_counts *c)
+{
+	static const int64_t le[CONTROL_ACK_BUCKETS] = CONTROL_ACK_BUCKETS_US;
+	size_t i;
+
+	fprintf(f, "# TYPE airlock_cutover_ack_seconds histogram\n"
+		   "# UNIT airlock_cutover_ack_seconds seconds\n"
+		   "# HELP airlock_cutover_ack_seconds How long each session took to acknowledge a "
+		   "revoke, restore, freeze or thaw (behind its call in flight).\n");
+	for (i = 0; i < CONTROL_ACK_BUCKETS; i++)
+		fprintf(f, "airlock_cutover_ack_seconds_bucket{le=\"%g\"} %llu\n", (double)le[i] / 1e6,
+			(unsigned long long)c->ack_le[i]);
+	fprintf(f, "airlock_cutover_ack_seconds_bucket{le=\"+Inf\"} %llu\n"
+		   "airlock_cutover_ack_seconds_sum %.6f\nairlock_cutover_ack_seconds_count %llu\n",
+		(unsigned long long)c->acks, (double)c->ack_sum_us / 1e6,
+		(unsigned long long)c->acks);
+}
+
 char *
 control_metrics_text(const struct supervisor_snapshot *s, const struct control_counts *c)
 {
@@ -952,8 +985,9 @@ control_metrics_text(const struct supervisor_snapshot *s, const struct control_c
 	metric_calls(f, s);
 	metric_counter(f, "airlock_lease_failures", "Leases that failed (LEASE_FAILED events).",
 		       c->lease_failures);
-	metric_counter(f, "airlock_cutovers", "Revokes and restores the engine carried out.",
-		       c->cutovers);
+	metric_counter(f, "airlock_cutovers",
+		       "Revokes, restores, freezes and thaws the engine carried out.", c->cutovers);
+	metric_acks(f, c);
 	metric_counter(f, "airlock_audit_failures", "Audit entries the log refused.",
 		       s->audit_failures);
 	metric_counter(f, "airlock_events_dropped", "Engine events lost to a full queue.",

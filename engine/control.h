@@ -199,15 +199,25 @@ int control_event_from_json(const json_t *v, struct supervisor_event *e);
 int control_detail_from_json(const json_t *v, struct session_detail *d);
 int control_host_from_json(const json_t *v, struct host_snapshot *h);
 
+/* The acknowledgement latency histogram's upper bounds, in µs (then +Inf). */
+#define CONTROL_ACK_BUCKETS_US { 100, 1000, 10000, 100000, 1000000, 10000000 }
+#define CONTROL_ACK_BUCKETS 6
+
 /* What the engine counts beside the snapshot, for the metrics text. */
 struct control_counts {
 	uint64_t cutovers;	/* CUTOVER events seen */
+	uint64_t acks;		/* CUTOVER_ACK events seen, and how long each waited: */
+	uint64_t ack_le[CONTROL_ACK_BUCKETS];	/* at most each bound (cumulative) */
+	uint64_t ack_sum_us;
 	uint64_t lease_failures;	/* LEASE_FAILED events seen */
 	uint64_t clients;	/* connected now */
 	uint64_t refused;	/* peers refused at accept */
 	uint64_t dropped;	/* pushed frames dropped for slow clients */
 	uint64_t rss_bytes;	/* the engine's resident set */
 };
+
+/* One acknowledgement that waited waited_us, into the histogram. */
+void control_count_ack(struct control_counts *c, int64_t waited_us);
 
 /* OpenMetrics text ("# EOF" last), malloc'd; NULL when out of memory. */
 char *control_metrics_text(const struct supervisor_snapshot *s, const struct control_counts *c);

@@ -125,6 +125,9 @@ log_event(struct control_server *cs, const struct supervisor_event *e)
 		cs_say(cs, "cutover %s %s revision %lld on %ld sessions", cutover_op_id(e->op), e->tool,
 		    (long long)e->revision, e->count);
 		break;
+	case SUPERVISOR_EVENT_CUTOVER_ACK:
+		control_count_ack(&cs->counts, e->waited_us);
+		break;
 	case SUPERVISOR_EVENT_LEASE_FAILED:
 		cs->counts.lease_failures++;
 		cs_say(cs, "session %s lease failed: %s", e->session, e->reason);

@@ -297,6 +297,18 @@ test_metrics(void **state)
 	assert_non_null(strstr(text, "airlock_audit_failures_total 1\n"));
 	assert_non_null(strstr(text, "airlock_engine_rss_bytes 4096\n"));
 	assert_non_null(strstr(text, "airlock_frozen 0\n"));
+	assert_non_null(strstr(text, "airlock_cutover_ack_seconds_count 0\n"));
+	free(text);
+	control_count_ack(&c, 50);		/* 0.05 ms: in every bucket */
+	control_count_ack(&c, 2500000);		/* 2.5 s: behind a slow call */
+	text = control_metrics_text(&s, &c);
+	assert_non_null(text);
+	assert_non_null(strstr(text, "airlock_cutover_ack_seconds_bucket{le=\"0.0001\"} 1\n"));
+	assert_non_null(strstr(text, "airlock_cutover_ack_seconds_bucket{le=\"1\"} 1\n"));
+	assert_non_null(strstr(text, "airlock_cutover_ack_seconds_bucket{le=\"10\"} 2\n"));
+	assert_non_null(strstr(text, "airlock_cutover_ack_seconds_bucket{le=\"+Inf\"} 2\n"));
+	assert_non_null(strstr(text, "airlock_cutover_ack_seconds_sum 2.500050\n"));
+	assert_non_null(strstr(text, "airlock_cutover_ack_seconds_count 2\n"));
 	assert_int_equal(strcmp(text + strlen(text) - 6, "# EOF\n"), 0);
 	free(text);
 	s.frozen = true;
