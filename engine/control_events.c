@@ -169,6 +169,8 @@ fan_out_event(struct control_server *cs, const struct supervisor_event *e)
 static void
 fan_out_snapshot(struct control_server *cs)
 {
+	json_t *body;
+	char *text;
 	size_t i;
 	int rc;
 
@@ -184,12 +186,17 @@ fan_out_snapshot(struct control_server *cs)
 	if (rc < 0 || (rc == 0 && cs_now_ms() - cs->snap_pushed_ms < SNAPSHOT_IDLE_MS))
 		return;
 	cs->snap_pushed_ms = cs_now_ms();
-	for (i = 0; i < CONTROL_CLIENTS_MAX; i++) {
+	/* Written once, however many clients follow: its cost is the engine's, per push. */
+	body = control_snapshot_json(&cs->snap);
+	text = body ? json_dumps(body, JSON_COMPACT) : NULL;
+	json_decref(body);
+	for (i = 0; text && i < CONTROL_CLIENTS_MAX; i++) {
 		struct client *c = cs->clients[i];
 
 		if (c && !c->dead && c->snapshots)
-			cs_push(cs, c, "snapshot", control_snapshot_json(&cs->snap));
+			cs_push_text(cs, c, "snapshot", text, strlen(text));
 	}
+	free(text);
 }
 
 void

@@ -93,6 +93,9 @@ void cs_reply_reason(struct control_server *cs, struct client *c, int64_t id, co
 		     const char *reason);
 /* A pushed frame: dropped and counted when the client is behind. */
 void cs_push(struct control_server *cs, struct client *c, const char *key, json_t *body);
+/* The same with the body already written (compact JSON), for a frame every client gets. */
+void cs_push_text(struct control_server *cs, struct client *c, const char *key, const char *body,
+		  size_t len);
 /* 1: changed, 0: live parts only, -1: out of memory. */
 int cs_refresh(struct control_server *cs);
 struct client *cs_client_by_serial(struct control_server *cs, unsigned serial);

@@ -179,6 +179,42 @@ cs_push(struct control_server *cs, struct client *c, const char *key, json_t *bo
 	free(line);
 }
 
+void
+cs_push_text(struct control_server *cs, struct client *c, const char *key, const char *body,
+	     size_t len)
+{
+	char head[96];
+	size_t h;
+	char *line;
+
+	c->seq++;
+	if (c->out.len > CONTROL_QUEUE_SOFT || len > CONTROL_FRAME_MAX - sizeof head) {
+		c->gap++;
+		cs->counts.dropped++;
+		if (c->out.len > CONTROL_QUEUE_SOFT && ++c->drops_in_row > CONTROL_DROPS_MAX)
+			kill_client(cs, c, CONTROL_E_SLOW);
+		return;
+	}
+	if (c->gap)
+		h = (size_t)snprintf(head, sizeof head, "{\"seq\":%llu,\"gap\":%llu,\"%s\":",
+				     (unsigned long long)c->seq, (unsigned long long)c->gap, key);
+	else
+		h = (size_t)snprintf(head, sizeof head, "{\"seq\":%llu,\"%s\":",
+				     (unsigned long long)c->seq, key);
+	line = malloc(h + len + 2);
+	if (!line) {
+		c->gap++;
+		cs->counts.dropped++;
+		return;
+	}
+	memcpy(line, head, h);
+	memcpy(line + h, body, len);
+	memcpy(line + h + len, "}\n", 2);
+	c->gap = 0;
+	enqueue(cs, c, line, h + len + 2);
+	free(line);
+}
+
 /* ---- the snapshot, and the configs it lets go ---- */
 
 static bool
