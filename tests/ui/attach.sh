@@ -139,7 +139,7 @@ gone_from() {	# NAME TEXT [SECONDS]: the screen no longer shows TEXT
 rows_of_both() {	# NAME: a row of a's session marked a, and one of b's marked b
 	local s
 	s=$(screen "$1")
-	grep -Eq "^. *a +${sid_a:0:8}" <<<"$s" && grep -Eq "^. *b +${sid_b:0:8}" <<<"$s"
+	[ -n "$short_a" ] && [ -n "$short_b" ] && grep -Eq "^. *a +$short_a " <<<"$s" && grep -Eq "^. *b +$short_b " <<<"$s"
 }
 keys() { local s=$1; shift; tm "$s" send-keys -t ui "$@"; }
 command_line() { keys "$1" ':'; keys "$1" -l "$2"; keys "$1" Enter; }
@@ -150,14 +150,18 @@ if ! check "engine a listens" serve a || ! check "engine b listens" serve b; the
 	exit 1
 fi
 for _ in $(seq 100); do sid_a=$(sid_of a); sid_b=$(sid_of b); [ -n "$sid_a" ] && [ -n "$sid_b" ] && break; sleep 0.2; done
-check "a session runs on each engine" [ -n "$sid_a" ] -a -n "$sid_b"
+both_ids() { [ -n "$sid_a" ] && [ -n "$sid_b" ]; }
+check "a session runs on each engine" both_ids
+# The console shows an id without its "s-", cut to 8.
+short_a=${sid_a#s-} short_b=${sid_b#s-}
+short_a=${short_a:0:8} short_b=${short_b:0:8}
 check "a's agent reaches its sink" grows "$work/a/vault.sink" 15
 
 # --- two consoles on engine a ---------------------------------------------------
 console one --connect "$work/a.sock"
 console two --connect "$work/a.sock"
-check "console one shows a's session" wait_for one "${sid_a:0:10}" 20
-check "console two shows a's session" wait_for two "${sid_a:0:10}" 20
+check "console one shows a's session" wait_for one "$short_a" 20
+check "console two shows a's session" wait_for two "$short_a" 20
 check "the header names the engine" wait_re one "│ a r[0-9]+ │" 10
 command_line one "revoke store all"
 check "a revoke on all asks first" wait_for one "revoke store on all 1 live sessions?" 5
@@ -262,7 +266,7 @@ EOF
 	console_env="AIRLOCK_SSH='ssh -F $work/ssh/config' AIRLOCK_REMOTE=$airlock"
 	console far --connect "ssh://root@127.0.0.1:$port$work/b.sock"
 	console_env=
-	check "through ssh: b's session" wait_for far "${sid_b:0:10}" 20
+	check "through ssh: b's session" wait_for far "$short_b" 20
 	command_line far "revoke store all"
 	keys far y
 	check "through ssh: the revoke is acknowledged" wait_re far "r[0-9]+: revoke store on 1 session: 1 acknowledged" 15
