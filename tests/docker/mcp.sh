@@ -116,9 +116,12 @@ for line in open(sys.argv[1]):
 sys.exit(1)
 PY
 }
-wait_report() {	# STEP: up to 60 s
-	local i
-	for i in $(seq 600); do report "$1" >"$work/$1.report" && return 0; sleep 0.1; done
+wait_report() {	# STEP: up to 60 s by the clock (a report's parse takes time too)
+	local end=$((SECONDS + 60))
+	while [ "$SECONDS" -lt "$end" ]; do
+		report "$1" >"$work/$1.report" && return 0
+		sleep 0.2
+	done
 	return 1
 }
 field() { python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))[sys.argv[2]]))' "$work/$1.report" "$2"; }
