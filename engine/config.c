@@ -11,7 +11,8 @@
 #include <unistd.h>
 
 static const char *const top_keys[] = {
-	"profile", "bounds", "classes", "upstreams", "tools", "aliases", "initial", NULL,
+	"profile", "bounds", "classes", "upstreams", "tools", "aliases", "initial", "agent",
+	NULL,
 };
 
 void
@@ -39,6 +40,8 @@ config_free(struct airlock_config *c)
 		strv_free(&c->upstreams[i].argv);
 		strv_free(&c->upstreams[i].env);
 	}
+	for (i = 0; i < c->n_aliases; i++)
+		free(c->aliases[i].description);
 	free(c->initial.file);
 	strv_free(&c->initial.withhold);
 	free(c->base_dir);
@@ -356,12 +359,41 @@ parse_tools(struct airlock_config *c, const json_t *obj, struct al_err *err)
 	return members_each(obj, &spec, tool_member, c, err);
 }
 
+/* {"tool": name, "description": text, "hidden": bool}: what an MCP agent is shown. */
+static int
+alias_object(struct airlock_config *c, const char *op, const json_t *v, struct al_err *err)
+{
+	static const char *const keys[] = { "tool", "description", "hidden", NULL };
+	struct config_alias *a = &c->aliases[c->n_aliases];
+	const json_t *d = json_object_get(v, "description"), *h = json_object_get(v, "hidden");
+	char path[96];
+
+	snprintf(path, sizeof path, "aliases.%.64s", op);
+	if (only_keys(v, keys, path, err) < 0)
+		return -1;
+	if ((a->tool = config_tool_index(c, json_string_value(json_object_get(v, "tool")))) < 0)
+		return al_fail(err, "aliases.%s.tool: not a tool in the catalog", op);
+	if (d && (!is_plain_string(d) || json_string_length(d) > CONFIG_DESCRIPTION_MAX))
+		return al_fail(err, "aliases.%s.description: expected a string of at most %d bytes",
+			       op, CONFIG_DESCRIPTION_MAX);
+	if (h && !json_is_boolean(h))
+		return al_fail(err, "aliases.%s.hidden: expected true or false", op);
+	if (d && !(a->description = strdup(json_string_value(d))))
+		return al_fail(err, "aliases: out of memory");
+	a->hidden = json_is_true(h);
+	snprintf(a->operation, sizeof a->operation, "%s", op);
+	c->n_aliases++;
+	return 0;
+}
+
 static int
 alias_member(void *ctx, const char *op, const json_t *v, struct al_err *err)
 {
 	struct airlock_config *c = ctx;
 	struct config_alias *a = &c->aliases[c->n_aliases];
 
+	if (json_is_object(v))
+		return alias_object(c, op, v, err);
 	a->tool = config_tool_index(c, json_string_value(v));
 	if (a->tool < 0)
 		return al_fail(err, "aliases.%s: not a tool in the catalog", op);
@@ -401,6 +433,20 @@ parse_initial(struct airlock_config *c, const json_t *obj, struct al_err *err)
 	return 0;
 }
 
+static int
+parse_agent(struct airlock_config *c, const json_t *obj, struct al_err *err)
+{
+	static const char *const keys[] = { "mcp", NULL };
+	const json_t *m = json_object_get(obj, "mcp");
+
+	if (only_keys(obj, keys, "agent", err) < 0)
+		return -1;
+	if (m && !json_is_boolean(m))
+		return al_fail(err, "agent.mcp: expected true or false");
+	c->agent.mcp = json_is_true(m);
+	return 0;
+}
+
 typedef int (*section_fn)(struct airlock_config *c, const json_t *v, struct al_err *err);
 
 static int
@@ -425,6 +471,7 @@ config_load_json(struct airlock_config *c, const json_t *root, int host_cores,
 		{ "tools", parse_tools },
 		{ "aliases", parse_aliases },
 		{ "initial", parse_initial },
+		{ "agent", parse_agent },
 	};
 	size_t i;
 	json_t *v;

@@ -13,10 +13,12 @@
  *   upstreams  name → {argv, cwd, env, timeout_ms}
  *   tools      name → {upstream, remote, data_class, sink_ceiling,
  *                      response_ceiling, pin}
- *   aliases    operation → tool name
+ *   aliases    operation → tool name, or {tool, description, hidden}
  *   initial    {file, class, withhold: [field or dotted.path, …]}
+ *   agent      {mcp}: an MCP session (docs/mcp-agents.md)
  */
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <jansson.h>
@@ -60,9 +62,19 @@ struct upstream_config {
 	long timeout_ms;
 };
 
+#define CONFIG_DESCRIPTION_MAX	1024
+
 struct config_alias {
 	char operation[65];
 	int tool;		/* index into tools */
+	char *description;	/* MCP sessions: the operator's, or NULL: the upstream's */
+	bool hidden;		/* MCP sessions: never in the agent's tools/list */
+};
+
+/* What the agent is offered besides the bridge. */
+struct agent_config {
+	bool mcp;		/* the initial frame carries the tool list; cutovers
+				   are announced (docs/protocol.md, MCP sessions) */
 };
 
 struct initial_config {
@@ -82,6 +94,7 @@ struct airlock_config {
 	struct config_alias aliases[CONFIG_ALIASES_MAX];
 	size_t n_aliases;
 	struct initial_config initial;
+	struct agent_config agent;
 	char *base_dir;		/* for relative paths; NULL: the working directory */
 	int host_cores;		/* clamps profile.cpus */
 };

@@ -476,3 +476,28 @@ gateway_handle(struct gateway *g, const char *line, size_t len,
 	frame_request_free(&req);
 	return st;
 }
+
+json_t *
+gateway_tool_definition(struct gateway *g, int tool)
+{
+	const struct catalog_tool *t;
+	struct mcp_client *m;
+	char h[HASH_HEX_LEN + 1];
+	json_t *def = NULL;
+	char *seen;
+
+	if (tool < 0 || (size_t)tool >= g->cfg->n_tools)
+		return NULL;
+	t = &g->cfg->tools[tool];
+	if (policy_check_sink(t, g->session_class, g->session_class) != RULE_ALLOWED ||
+	    !(m = upstream_for(g, t)) || mcp_tool_definition(m, t->remote, h, &def) < 0)
+		return def;
+	seen = g->seen[tool];
+	if (!t->pinned && !seen[0])
+		memcpy(seen, h, sizeof h);
+	if (strcmp(h, t->pinned ? t->pin : seen) != 0) {
+		json_decref(def);	/* drifted: the call will be denied catalog_drift */
+		def = NULL;
+	}
+	return def;
+}

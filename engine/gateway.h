@@ -65,6 +65,15 @@ int gateway_open(const struct gateway_options *o, struct gateway **out, struct a
 enum gateway_status gateway_handle(struct gateway *g, const char *line, size_t len,
 				   char **reply, size_t *reply_len, enum policy_rule *rule);
 
+/*
+ * MCP sessions (docs/mcp-agents.md): a copy of the tool's definition as its
+ * upstream lists it, when the session's class may reach that upstream now
+ * (starting it, as a first call would) and the definition matches its pin
+ * (or, unpinned, becomes the first one seen). NULL otherwise: a sink above
+ * the class is never contacted.
+ */
+json_t *gateway_tool_definition(struct gateway *g, int tool);
+
 /* After GW_FAULT: the cause for the operator (fixed text, tool and upstream names). */
 const char *gateway_fault_reason(const struct gateway *g);
 

@@ -81,6 +81,12 @@ int mcp_start(const struct mcp_server_config *cfg, struct mcp_client **out,
  * re-list. Returns -1 when the tool is not listed (or the re-list failed).
  */
 int mcp_tool_hash(struct mcp_client *c, const char *tool, char out[HASH_HEX_LEN + 1]);
+/*
+ * The same, with a copy of the definition the hash is of (the caller owns
+ * *def): what an MCP session shows its agent (docs/mcp-agents.md).
+ */
+int mcp_tool_definition(struct mcp_client *c, const char *tool, char hash[HASH_HEX_LEN + 1],
+			json_t **def);
 
 /*
  * tools/call. Returns 0 with res filled for every outcome the server

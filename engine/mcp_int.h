@@ -24,6 +24,7 @@
 struct mcp_tool {
 	char *name;
 	char hash[HASH_HEX_LEN + 1];
+	json_t *def;		/* the listed definition the hash is of */
 };
 
 struct mcp_listing {

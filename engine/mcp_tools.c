@@ -13,8 +13,10 @@ mcp_listing_free(struct mcp_listing *l)
 {
 	size_t i;
 
-	for (i = 0; i < l->n; i++)
+	for (i = 0; i < l->n; i++) {
 		free(l->v[i].name);
+		json_decref(l->v[i].def);
+	}
 	free(l->v);
 	l->v = NULL;
 	l->n = 0;
@@ -50,7 +52,10 @@ mcp_listing_add(struct mcp_client *c, struct mcp_listing *l, const json_t *tool,
 	t = &l->v[l->n];
 	if (hash_json_canonical(tool, t->hash) < 0 || !(t->name = strdup(name)))
 		return al_fail(err, "upstream %s: out of memory", c->name);
+	t->def = json_deep_copy(tool);
 	l->n++;
+	if (!t->def)
+		return al_fail(err, "upstream %s: out of memory", c->name);
 	return 0;
 }
 
@@ -136,5 +141,18 @@ mcp_tool_hash(struct mcp_client *c, const char *tool, char out[HASH_HEX_LEN + 1]
 	if (!t)
 		return -1;
 	memcpy(out, t->hash, HASH_HEX_LEN + 1);
+	return 0;
+}
+
+int
+mcp_tool_definition(struct mcp_client *c, const char *tool, char hash[HASH_HEX_LEN + 1],
+		    json_t **def)
+{
+	const struct mcp_tool *t;
+
+	*def = NULL;
+	if (mcp_tool_hash(c, tool, hash) < 0 || !(t = mcp_listing_find(&c->tools, tool)) ||
+	    !(*def = json_deep_copy(t->def)))
+		return -1;
 	return 0;
 }

@@ -17,6 +17,7 @@
 #include "container.h"
 #include "doctor.h"
 #include "frame.h"
+#include "mcp_session.h"
 #include "ids.h"
 #include "journal.h"
 #include "mutant.h"
@@ -67,6 +68,7 @@ struct session {
 	int64_t published_ms;
 	struct audit_lane lane;		/* the session's own queued entries (record_later) */
 	bool lane_counted;		/* its refusal is in sum->audit_failures */
+	uint64_t mcp_listed;		/* MCP sessions: the aliases the shim lists now */
 };
 
 /* The bridge counts the agent's output; the summary carries it. */
@@ -643,6 +645,34 @@ tick_checks(struct session *s, int64_t left)
 		session_end(s, SESSION_END_WATCHDOG_FAILED);
 }
 
+/*
+ * MCP sessions: a cutover that changed the listed aliases is announced to
+ * the shim with one line, between replies (bridge_step has written every
+ * reply it owed). Other sessions get no such line, ever.
+ */
+static void
+mcp_announce(struct session *s)
+{
+	bool allowed[GATE_TOOLS_MAX];
+	int64_t rev;
+	uint64_t now;
+	size_t n = s->cfg->n_tools, len;
+	bool open;
+	char *line;
+
+	if (!s->cfg->agent.mcp || !s->o->gate || n > GATE_TOOLS_MAX)
+		return;
+	gate_read(s->o->gate, &rev, &open, allowed, n);
+	now = mcp_session_listed(s->cfg, allowed, n);
+	if (now == s->mcp_listed)
+		return;
+	s->mcp_listed = now;
+	line = mcp_session_changed(s->cfg, rev, now, &len);
+	if (!line || bridge_write(s->br, line, len) < 0)
+		session_end(s, SESSION_END_STREAM_FAILED);
+	free(line);
+}
+
 static void
 bridge_tick(struct session *s)
 {
@@ -656,6 +686,8 @@ bridge_tick(struct session *s)
 		publish(s);
 	if (!bridge_step(s->br, left < POLL_TICK_MS ? (int)left : POLL_TICK_MS))
 		end_with(s, r->end, r->reason);
+	else
+		mcp_announce(s);
 }
 
 static void
@@ -689,6 +721,41 @@ launch_bounded(struct session *s)
 	if (taken)
 		sem_post(s->o->launch_slots);
 	return ok;
+}
+
+static json_t *
+tool_definition(void *ctx, int tool)
+{
+	return gateway_tool_definition(ctx, tool);
+}
+
+/*
+ * MCP sessions: the frame becomes {"payload", "tools"}, the tools'
+ * definitions from their upstreams (docs/mcp-agents.md). Every alias is
+ * listed at first: the gate starts with all of them allowed.
+ */
+static bool
+mcp_frame(struct session *s, char **frame, size_t *len)
+{
+	bool all[CONFIG_TOOLS_MAX];
+	size_t n;
+	char *f;
+
+	if (!s->cfg->agent.mcp)
+		return true;
+	memset(all, 1, sizeof all);
+	s->mcp_listed = mcp_session_listed(s->cfg, all, s->cfg->n_tools);
+	f = mcp_session_frame(s->cfg, *frame, *len, tool_definition, s->gw,
+			      s->cfg->bounds.frame_bytes, &n);
+	explicit_bzero(*frame, *len);
+	free(*frame);
+	*frame = f;
+	*len = f ? n : 0;
+	if (!f)
+		session_fail(s, SESSION_END_INITIAL_REFUSED, "initial payload %.120s: %s",
+			     s->cfg->initial.file ? s->cfg->initial.file : "(none)",
+			     "larger than a frame with the MCP tool list (bounds.frame_bytes)");
+	return f != NULL;
 }
 
 static bool
@@ -795,7 +862,7 @@ session_run(const struct session_options *o, struct session_summary *out)
 	set_state(&s, SESSION_STATE_PREFLIGHT);
 	record_later(&s, AUDIT_D_START, NULL);
 	if (!s.ended && preflight_begin(&s) && (frame = initial_frame(&s, &frame_len)) &&
-	    launch_bounded(&s) && open_gateway(&s))
+	    launch_bounded(&s) && open_gateway(&s) && mcp_frame(&s, &frame, &frame_len))
 		bridge(&s, frame, frame_len);
 	if (frame) {
 		explicit_bzero(frame, frame_len);

@@ -1,0 +1,630 @@
+/*
+ * airlock-shim: MCP for an unmodified agent inside an airlock container
+ * (docs/mcp-agents.md). Two modes:
+ *
+ *   airlock-shim [--payload-stdin] -- AGENT ARGV...
+ *	the container's entrypoint. Owns the bridge (stdin/stdout), reads the
+ *	engine's MCP initial frame, starts the agent (its stdout and stderr go
+ *	to the container's stderr, which the engine counts and discards; its
+ *	stdin is /dev/null, or the payload line and EOF), and serves MCP to
+ *	every `airlock-shim --mcp` that connects, one bridge request at a time.
+ *	Exits with the agent's status once the agent is gone.
+ *
+ *   airlock-shim --mcp
+ *	what the agent's MCP configuration launches as a stdio server: relays
+ *	bytes between its stdio and the parent shim.
+ *
+ * The two meet on the abstract unix socket SHIM_SOCKET_NAME: abstract names
+ * live in the network namespace, and an airlock container has its own
+ * (network none), so the name is private to the container and needs no
+ * writable path. Any process in the container may connect: the shim is not
+ * a security boundary (docs/guarantees.md); the gateway decides every call.
+ *
+ * No network code: a unix socket is the only socket. Diagnostics are fixed
+ * strings; nothing read from the bridge or a client is ever printed.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "shim_rpc.h"
+
+#define SHIM_SOCKET_NAME	"airlock-shim"
+#define CLIENTS_MAX		16
+#define QUEUE_MAX		64	/* tools/call waiting for the bridge */
+#define CLIENT_OUT_MAX		(8u << 20)	/* unread answers before a client is dropped */
+#define TICK_MS			100
+
+#define EXIT_USAGE		64
+#define EXIT_FRAME		65
+#define EXIT_NO_SHIM		69
+#define EXIT_ENGINE		70
+#define EXIT_EXEC		127
+
+/* --- small I/O helpers ------------------------------------------------------ */
+
+static void
+say(const char *fixed)
+{
+	ssize_t n = write(2, fixed, strlen(fixed));
+
+	(void)n;
+}
+
+static int
+write_all(int fd, const char *p, size_t n)
+{
+	ssize_t w;
+
+	while (n > 0) {
+		w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/*
+ * The abstract name: SHIM_SOCKET_NAME, or $AIRLOCK_SHIM_SOCKET (for tests
+ * that run the shim outside a container, where the network namespace is
+ * shared). Too long a name falls back to the fixed one.
+ */
+static socklen_t
+socket_address(struct sockaddr_un *a)
+{
+	const char *name = getenv("AIRLOCK_SHIM_SOCKET");
+	size_t n;
+
+	if (!name || !name[0] || strlen(name) >= sizeof a->sun_path - 1)
+		name = SHIM_SOCKET_NAME;
+	n = strlen(name);
+	memset(a, 0, sizeof *a);
+	a->sun_family = AF_UNIX;
+	/* sun_path[0] stays NUL: an abstract name */
+	memcpy(a->sun_path + 1, name, n);
+	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n);
+}
+
+/*
+ * A bounded line buffer. Lines longer than SHIM_LINE_MAX are dropped whole
+ * (skipping until their newline) and counted in too_long.
+ */
+struct linebuf {
+	char buf[SHIM_LINE_MAX + 1];
+	size_t len;
+	bool skipping;
+	unsigned too_long;
+};
+
+/*
+ * Take the next complete line (without newline or a trailing CR) into
+ * line and n; false when none is complete. After a read, call again until false.
+ */
+static bool
+linebuf_take(struct linebuf *b, char **line, size_t *n, size_t *used)
+{
+	char *nl = memchr(b->buf + *used, '\n', b->len - *used);
+	size_t start = *used;
+
+	if (!nl)
+		return false;
+	*used = (size_t)(nl - b->buf) + 1;
+	*line = b->buf + start;
+	*n = (size_t)(nl - *line);
+	if (*n > 0 && (*line)[*n - 1] == '\r')
+		(*n)--;
+	return true;
+}
+
+/* After taking lines: keep the unfinished rest; too long a rest is dropped. */
+static void
+linebuf_compact(struct linebuf *b, size_t used)
+{
+	memmove(b->buf, b->buf + used, b->len - used);
+	b->len -= used;
+	if (b->len >= SHIM_LINE_MAX) {
+		b->len = 0;
+		b->skipping = true;
+		b->too_long++;
+	}
+}
+
+/* Read what fd has: 0 on data, -1 on EOF or error. */
+static int
+linebuf_read(struct linebuf *b, int fd)
+{
+	ssize_t r = read(fd, b->buf + b->len, SHIM_LINE_MAX - b->len);
+	char *nl;
+
+	if (r < 0 && (errno == EINTR || errno == EAGAIN))
+		return 0;
+	if (r <= 0)
+		return -1;
+	b->len += (size_t)r;
+	if (b->skipping) {
+		nl = memchr(b->buf, '\n', b->len);
+		if (!nl)
+			b->len = 0;
+		else {
+			b->skipping = false;
+			linebuf_compact(b, (size_t)(nl - b->buf) + 1);
+		}
+	}
+	return 0;
+}
+
+/* --- the relay (--mcp) -------------------------------------------------------- */
+
+static int
+relay_copy(int from, int to)
+{
+	char buf[65536];
+	ssize_t r = read(from, buf, sizeof buf);
+
+	if (r < 0 && errno == EINTR)
+		return 0;
+	if (r <= 0)
+		return -1;
+	return write_all(to, buf, (size_t)r);
+}
+
+static int
+relay_main(void)
+{
+	struct sockaddr_un a;
+	socklen_t alen = socket_address(&a);
+	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct pollfd p[2];
+	bool in_open = true;
+
+	if (s < 0 || connect(s, (struct sockaddr *)&a, alen) < 0) {
+		say("airlock-shim: no shim serves this container\n");
+		return EXIT_NO_SHIM;
+	}
+	for (;;) {
+		p[0] = (struct pollfd){ .fd = in_open ? 0 : -1, .events = POLLIN };
+		p[1] = (struct pollfd){ .fd = s, .events = POLLIN };
+		if (poll(p, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return 1;
+		}
+		if (p[0].revents && relay_copy(0, s) < 0) {
+			in_open = false;
+			shutdown(s, SHUT_WR);
+		}
+		if (p[1].revents && relay_copy(s, 1) < 0)
+			return 0;
+	}
+}
+
+/* --- the parent: clients ----------------------------------------------------- */
+
+struct client {
+	int fd;			/* -1: a free slot */
+	unsigned gen;		/* bumped at each reuse: stale answers are dropped */
+	bool initialized;	/* it may be sent list_changed */
+	struct linebuf in;
+	char *out;		/* answers not yet written */
+	size_t out_len;
+};
+
+struct pending {
+	int slot;
+	unsigned gen;
+	json_t *id;
+	char *call;		/* the bridge line, until sent */
+};
+
+struct parent {
+	struct shim_state *st;
+	int listen_fd;
+	pid_t agent;
+	int agent_status;
+	bool agent_gone;
+	struct client c[CLIENTS_MAX];
+	struct pending q[QUEUE_MAX];
+	size_t q_len;
+	bool in_flight;		/* q[0] was sent to the bridge */
+	struct linebuf bridge;
+};
+
+static void
+client_close(struct client *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	free(c->out);
+	c->out = NULL;
+	c->out_len = 0;
+	c->fd = -1;
+	c->initialized = false;
+	c->in.len = 0;
+	c->in.skipping = false;
+}
+
+/* Queue text for the client; a client that reads nothing for too long is dropped. */
+static void
+client_send(struct client *c, const char *text)
+{
+	size_t n = strlen(text);
+	char *p;
+
+	if (c->fd < 0)
+		return;
+	if (c->out_len + n > CLIENT_OUT_MAX || !(p = realloc(c->out, c->out_len + n))) {
+		client_close(c);
+		return;
+	}
+	memcpy(p + c->out_len, text, n);
+	c->out = p;
+	c->out_len += n;
+}
+
+static void
+client_flush(struct client *c)
+{
+	ssize_t w;
+
+	while (c->fd >= 0 && c->out_len > 0) {
+		w = write(c->fd, c->out, c->out_len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && errno == EAGAIN)
+			return;
+		if (w <= 0) {
+			client_close(c);
+			return;
+		}
+		memmove(c->out, c->out + w, c->out_len - (size_t)w);
+		c->out_len -= (size_t)w;
+	}
+}
+
+static void
+accept_client(struct parent *p)
+{
+	int fd = accept4(p->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	size_t i;
+
+	if (fd < 0)
+		return;
+	for (i = 0; i < CLIENTS_MAX; i++)
+		if (p->c[i].fd < 0) {
+			p->c[i].fd = fd;
+			p->c[i].gen++;
+			return;
+		}
+	close(fd);	/* too many clients: this one sees EOF */
+}
+
+/* --- the parent: the bridge -------------------------------------------------- */
+
+static void
+pending_drop(struct parent *p)
+{
+	json_decref(p->q[0].id);
+	free(p->q[0].call);
+	memmove(&p->q[0], &p->q[1], (p->q_len - 1) * sizeof p->q[0]);
+	p->q_len--;
+	p->in_flight = false;
+}
+
+/* Send the next queued call when none is in flight. */
+static int
+bridge_next(struct parent *p)
+{
+	struct pending *h = &p->q[0];
+	int rc;
+
+	if (p->in_flight || p->q_len == 0)
+		return 0;
+	rc = write_all(1, h->call, strlen(h->call));
+	free(h->call);
+	h->call = NULL;
+	p->in_flight = true;
+	return rc;
+}
+
+static void
+enqueue(struct parent *p, size_t slot, struct shim_out *o)
+{
+	struct client *c = &p->c[slot];
+	char *err;
+
+	if (p->q_len == QUEUE_MAX) {
+		if ((err = shim_error_line(o->id, RPC_INTERNAL_ERROR)))
+			client_send(c, err);
+		free(err);
+		return;
+	}
+	p->q[p->q_len++] = (struct pending){ .slot = (int)slot, .gen = c->gen, .id = o->id,
+					     .call = o->call };
+	o->id = NULL;
+	o->call = NULL;
+}
+
+static void
+on_client_line(struct parent *p, size_t slot, const char *line, size_t n)
+{
+	struct shim_out o;
+
+	shim_handle(p->st, line, n, &o);
+	if (o.initialized)
+		p->c[slot].initialized = true;
+	if (o.action == SHIM_REPLY)
+		client_send(&p->c[slot], o.reply);
+	else if (o.action == SHIM_CALL)
+		enqueue(p, slot, &o);
+	shim_out_free(&o);
+}
+
+static void
+client_readable(struct parent *p, size_t slot)
+{
+	struct client *c = &p->c[slot];
+	unsigned long_before = c->in.too_long;
+	size_t used = 0, n;
+	char *line, *err;
+
+	if (linebuf_read(&c->in, c->fd) < 0) {
+		client_close(c);
+		return;
+	}
+	while (c->fd >= 0 && linebuf_take(&c->in, &line, &n, &used))
+		if (n > 0)
+			on_client_line(p, slot, line, n);
+	if (c->fd < 0)
+		return;
+	linebuf_compact(&c->in, used);
+	if (c->in.too_long != long_before && (err = shim_error_line(NULL, RPC_PARSE_ERROR))) {
+		client_send(c, err);
+		free(err);
+	}
+}
+
+static void
+broadcast_changed(struct parent *p)
+{
+	size_t i;
+
+	for (i = 0; i < CLIENTS_MAX; i++)
+		if (p->c[i].fd >= 0 && p->c[i].initialized)
+			client_send(&p->c[i], shim_list_changed_line());
+}
+
+/* One engine line; -1 ends the shim (an engine line we cannot read). */
+static int
+on_bridge_line(struct parent *p, const char *line, size_t n)
+{
+	struct pending *h = &p->q[0];
+	char *res;
+
+	switch (shim_engine(p->st, line, n)) {
+	case SHIM_ENGINE_CHANGED:
+		broadcast_changed(p);
+		return 0;
+	case SHIM_ENGINE_REPLY:
+		if (!p->in_flight)
+			return -1;
+		res = shim_call_result(h->id, line, n);
+		if (res && p->c[h->slot].fd >= 0 && p->c[h->slot].gen == h->gen)
+			client_send(&p->c[h->slot], res);
+		free(res);
+		pending_drop(p);
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+static int
+bridge_readable(struct parent *p)
+{
+	size_t used = 0, n;
+	char *line;
+
+	if (linebuf_read(&p->bridge, 0) < 0)
+		return -1;
+	while (linebuf_take(&p->bridge, &line, &n, &used))
+		if (on_bridge_line(p, line, n) < 0)
+			return -1;
+	linebuf_compact(&p->bridge, used);
+	return p->bridge.too_long ? -1 : 0;
+}
+
+/* --- the parent: start ---------------------------------------------------------- */
+
+/* The first bridge line: the initial frame. Bytes after it stay buffered. */
+static struct shim_state *
+read_frame(struct linebuf *b)
+{
+	struct shim_state *st = NULL;
+	size_t used = 0, n;
+	char *line;
+
+	while (!linebuf_take(b, &line, &n, &used))
+		if (b->skipping || b->len >= SHIM_LINE_MAX || linebuf_read(b, 0) < 0)
+			return NULL;
+	st = shim_state_new(line, n);
+	memset(b->buf, 0, used);	/* the payload's bytes go */
+	linebuf_compact(b, used);
+	return st;
+}
+
+static int
+listen_socket(void)
+{
+	struct sockaddr_un a;
+	socklen_t alen = socket_address(&a);
+	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+
+	if (s < 0 || bind(s, (struct sockaddr *)&a, alen) < 0 || listen(s, CLIENTS_MAX) < 0) {
+		if (s >= 0)
+			close(s);
+		return -1;
+	}
+	return s;
+}
+
+/* The agent's stdin: /dev/null, or a pipe holding the payload line. */
+static int
+agent_stdin(const struct shim_state *st, bool payload)
+{
+	const char *text = shim_payload_text(st);
+	int fds[2];
+
+	if (!payload)
+		return open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return -1;
+	/* A pipe holds 64 KiB: the frame's bound, so the write never blocks. */
+	if (fcntl(fds[1], F_SETPIPE_SZ, SHIM_LINE_MAX * 2) < 0 ||
+	    write_all(fds[1], text, strlen(text)) < 0 || write_all(fds[1], "\n", 1) < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
+	close(fds[1]);
+	return fds[0];
+}
+
+static pid_t
+start_agent(char **argv, int in)
+{
+	pid_t pid = fork();
+
+	if (pid != 0)
+		return pid;
+	signal(SIGPIPE, SIG_DFL);
+	if (dup2(in, 0) < 0 || dup2(2, 1) < 0)
+		_exit(EXIT_EXEC);
+	execvp(argv[0], argv);
+	say("airlock-shim: cannot start the agent\n");
+	_exit(EXIT_EXEC);
+}
+
+static void
+reap(struct parent *p)
+{
+	int status;
+
+	if (!p->agent_gone && waitpid(p->agent, &status, WNOHANG) == p->agent) {
+		p->agent_gone = true;
+		p->agent_status = WIFEXITED(status) ? WEXITSTATUS(status)
+						    : 128 + WTERMSIG(status);
+	}
+}
+
+/* --- the parent: the loop -------------------------------------------------------- */
+
+static size_t
+poll_set(struct parent *p, struct pollfd *fds, size_t *slot_of)
+{
+	size_t n = 0, i;
+
+	fds[n++] = (struct pollfd){ .fd = 0, .events = POLLIN };
+	fds[n++] = (struct pollfd){ .fd = p->listen_fd, .events = POLLIN };
+	for (i = 0; i < CLIENTS_MAX; i++) {
+		if (p->c[i].fd < 0)
+			continue;
+		slot_of[n] = i;
+		fds[n++] = (struct pollfd){ .fd = p->c[i].fd,
+					    .events = POLLIN | (p->c[i].out_len ? POLLOUT : 0) };
+	}
+	return n;
+}
+
+/* One turn of the loop; -1 when the bridge is gone or unreadable. */
+static int
+turn(struct parent *p)
+{
+	struct pollfd fds[2 + CLIENTS_MAX];
+	size_t slot_of[2 + CLIENTS_MAX], n = poll_set(p, fds, slot_of), i;
+
+	if (poll(fds, n, TICK_MS) < 0)
+		return errno == EINTR ? 0 : -1;
+	if (fds[0].revents && bridge_readable(p) < 0)
+		return -1;
+	if (fds[1].revents)
+		accept_client(p);
+	for (i = 2; i < n; i++) {
+		if (fds[i].revents & POLLOUT)
+			client_flush(&p->c[slot_of[i]]);
+		if (p->c[slot_of[i]].fd >= 0 && (fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
+			client_readable(p, slot_of[i]);
+	}
+	for (i = 0; i < CLIENTS_MAX; i++)
+		client_flush(&p->c[i]);
+	return bridge_next(p);
+}
+
+static int
+parent_main(char **argv, bool payload_stdin)
+{
+	static struct parent p;
+	int in, rc = 0;
+	size_t i;
+
+	for (i = 0; i < CLIENTS_MAX; i++)
+		p.c[i].fd = -1;
+	if (!(p.st = read_frame(&p.bridge))) {
+		say("airlock-shim: no MCP initial frame from the engine\n");
+		return EXIT_FRAME;
+	}
+	if ((p.listen_fd = listen_socket()) < 0) {
+		say("airlock-shim: cannot listen on its socket\n");
+		return EXIT_NO_SHIM;
+	}
+	if ((in = agent_stdin(p.st, payload_stdin)) < 0 || (p.agent = start_agent(argv, in)) < 0) {
+		say("airlock-shim: cannot start the agent\n");
+		return EXIT_EXEC;
+	}
+	close(in);
+	while (!p.agent_gone) {
+		if (turn(&p) < 0) {
+			/* the engine ended the session, or spoke out of turn */
+			kill(p.agent, SIGKILL);
+			waitpid(p.agent, NULL, 0);
+			rc = EXIT_ENGINE;
+			break;
+		}
+		reap(&p);
+	}
+	shim_state_free(p.st);
+	return rc ? rc : p.agent_status;
+}
+
+int
+main(int argc, char **argv)
+{
+	bool payload_stdin = false;
+	int i = 1;
+
+	signal(SIGPIPE, SIG_IGN);
+	if (argc == 2 && strcmp(argv[1], "--mcp") == 0)
+		return relay_main();
+	if (i < argc && strcmp(argv[i], "--payload-stdin") == 0) {
+		payload_stdin = true;
+		i++;
+	}
+	if (i + 1 < argc && strcmp(argv[i], "--") == 0)
+		return parent_main(argv + i + 1, payload_stdin);
+	say("usage: airlock-shim [--payload-stdin] -- AGENT [ARG...] | airlock-shim --mcp\n");
+	return EXIT_USAGE;
+}
