@@ -42,15 +42,41 @@ tool_list(const struct airlock_config *c, mcp_session_def_fn def, void *ctx)
 	return list;
 }
 
+/* {"revision": N, "tools": [aliases listed]}; NULL when out of memory. */
+static json_t *
+listed_json(const struct airlock_config *c, int64_t revision, uint64_t listed)
+{
+	json_t *names = json_array();
+	size_t i;
+
+	for (i = 0; names && i < c->n_aliases; i++)
+		if ((listed >> i & 1) &&
+		    json_array_append_new(names, json_string(c->aliases[i].operation)) < 0) {
+			json_decref(names);
+			return NULL;
+		}
+	return names ? json_pack("{s:I, s:o}", "revision", (json_int_t)revision, "tools", names)
+		     : NULL;
+}
+
 char *
 mcp_session_frame(const struct airlock_config *c, const char *payload, size_t payload_len,
-		  mcp_session_def_fn def, void *ctx, size_t max, size_t *len)
+		  mcp_session_def_fn def, void *ctx, int64_t revision, uint64_t listed,
+		  size_t max, size_t *len)
 {
+	bool all[CONFIG_TOOLS_MAX];
 	json_t *p = json_loadb(payload, payload_len, 0, NULL);
 	json_t *f = p ? json_pack("{s:o, s:o*}", "payload", p, "tools", tool_list(c, def, ctx))
 		      : NULL;
-	char *text = json_object_size(f) == 2 ? json_dumps(f, JSON_COMPACT) : NULL;
+	size_t want = 2;
+	char *text;
 
+	memset(all, 1, sizeof all);
+	if (f && listed != mcp_session_listed(c, all, c->n_tools)) {
+		want = 3;
+		json_object_set_new(f, "listed", listed_json(c, revision, listed));
+	}
+	text = json_object_size(f) == want ? json_dumps(f, JSON_COMPACT) : NULL;
 	json_decref(f);
 	return text ? frame_line(text, max, len) : NULL;
 }

@@ -25,11 +25,16 @@ typedef json_t *(*mcp_session_def_fn)(void *ctx, int tool);
  * "inputSchema": {…}}, …]} and a newline; payload is the plain initial
  * frame's line (with its newline). Hidden aliases are left out; the
  * description is the operator's, else the upstream's, else ""; the schema
- * is the upstream's, else {"type":"object"}. NULL when it would exceed max
- * bytes or out of memory.
+ * is the upstream's, else {"type":"object"}. When listed (the aliases the
+ * gate allows at the start, mcp_session_listed) is not every alias — a
+ * session that starts under a standing revoke — the frame also carries
+ * "listed": {"revision": revision, "tools": [those aliases]}, so the agent
+ * never sees a revoked tool listed. NULL when it would exceed max bytes or
+ * out of memory.
  */
 char *mcp_session_frame(const struct airlock_config *c, const char *payload, size_t payload_len,
-			mcp_session_def_fn def, void *ctx, size_t max, size_t *len);
+			mcp_session_def_fn def, void *ctx, int64_t revision, uint64_t listed,
+			size_t max, size_t *len);
 
 /*
  * The set of listed aliases as bits (alias i is bit i) given the catalog

@@ -737,15 +737,19 @@ tool_definition(void *ctx, int tool)
 static bool
 mcp_frame(struct session *s, char **frame, size_t *len)
 {
-	bool all[CONFIG_TOOLS_MAX];
+	bool allowed[CONFIG_TOOLS_MAX], open;
+	int64_t rev = 0;
 	size_t n;
 	char *f;
 
 	if (!s->cfg->agent.mcp)
 		return true;
-	memset(all, 1, sizeof all);
-	s->mcp_listed = mcp_session_listed(s->cfg, all, s->cfg->n_tools);
-	f = mcp_session_frame(s->cfg, *frame, *len, tool_definition, s->gw,
+	memset(allowed, 1, sizeof allowed);
+	/* A standing revoke holds from the start: what the gate allows now is listed. */
+	if (s->o->gate && s->cfg->n_tools <= GATE_TOOLS_MAX)
+		gate_read(s->o->gate, &rev, &open, allowed, s->cfg->n_tools);
+	s->mcp_listed = mcp_session_listed(s->cfg, allowed, s->cfg->n_tools);
+	f = mcp_session_frame(s->cfg, *frame, *len, tool_definition, s->gw, rev, s->mcp_listed,
 			      s->cfg->bounds.frame_bytes, &n);
 	explicit_bzero(*frame, *len);
 	free(*frame);

@@ -34,16 +34,27 @@ tool_ok(const json_t *t, const json_t *tools, size_t upto)
 	return true;
 }
 
+static void tools_changed(struct shim_state *s, int64_t rev, const json_t *names);
+
+/*
+ * The frame; "listed" {"revision", "tools"} is there when the session
+ * started with some aliases revoked (a standing revoke): only those are
+ * listed until the next tools_changed.
+ */
 struct shim_state *
 shim_state_new(const char *frame, size_t len)
 {
 	json_t *f = json_loadb(frame, len, JSON_REJECT_DUPLICATES, NULL);
 	json_t *tools = json_object_get(f, "tools"), *payload = json_object_get(f, "payload");
+	json_t *listed = json_object_get(f, "listed");
 	struct shim_state *s = NULL;
 	size_t i;
 
 	if (!json_is_object(payload) || !json_is_array(tools) ||
-	    json_array_size(tools) > SHIM_TOOLS_MAX || json_object_size(f) != 2)
+	    json_array_size(tools) > SHIM_TOOLS_MAX ||
+	    json_object_size(f) != (listed ? 3u : 2u) ||
+	    (listed && (!json_is_integer(json_object_get(listed, "revision")) ||
+			!json_is_array(json_object_get(listed, "tools")))))
 		goto out;
 	for (i = 0; i < json_array_size(tools); i++)
 		if (!tool_ok(json_array_get(tools, i), tools, i))
@@ -57,6 +68,9 @@ shim_state_new(const char *frame, size_t len)
 	s->tools = json_incref(tools);
 	for (i = 0; i < json_array_size(tools); i++)
 		s->listed[i] = true;
+	if (listed)
+		tools_changed(s, json_integer_value(json_object_get(listed, "revision")),
+			      json_object_get(listed, "tools"));
 out:
 	json_decref(f);
 	return s;

@@ -83,6 +83,42 @@ test_frame(void **unused)
 	shim_state_free(s);
 }
 
+/* A session that starts under a standing revoke: the revoked alias is never listed. */
+static void
+test_frame_listed(void **unused)
+{
+	static const char listed[] =
+		"{\"payload\":{},\"tools\":["
+		"{\"name\":\"save\",\"description\":\"\",\"inputSchema\":{\"type\":\"object\"}},"
+		"{\"name\":\"publish\",\"description\":\"\",\"inputSchema\":{\"type\":\"object\"}}],"
+		"\"listed\":{\"revision\":4,\"tools\":[\"save\"]}}";
+	static const char *const bad[] = {
+		"{\"payload\":{},\"tools\":[],\"listed\":{\"tools\":[]}}",
+		"{\"payload\":{},\"tools\":[],\"listed\":{\"revision\":1,\"tools\":{}}}",
+		"{\"payload\":{},\"tools\":[],\"listed\":[]}",
+	};
+	struct shim_state *s = shim_state_new(listed, strlen(listed));
+	const char *l = "{\"tools_changed\":3,\"tools\":[\"save\",\"publish\"]}";
+	struct shim_out o;
+	json_t *r;
+	size_t i;
+
+	(void)unused;
+	assert_non_null(s);
+	assert_int_equal(shim_listed(s), 1);
+	r = ask(s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}", &o);
+	assert_int_equal(json_array_size(json_object_get(json_object_get(r, "result"), "tools")), 1);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(
+		json_object_get(r, "result"), "tools"), 0), "name")), "save");
+	json_decref(r);
+	shim_out_free(&o);
+	shim_engine(s, l, strlen(l));		/* older than the frame's revision: stale */
+	assert_int_equal(shim_listed(s), 1);
+	shim_state_free(s);
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		assert_null(shim_state_new(bad[i], strlen(bad[i])));
+}
+
 static void
 test_initialize(void **unused)
 {
@@ -352,6 +388,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_frame),
+		cmocka_unit_test(test_frame_listed),
 		cmocka_unit_test(test_initialize),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_quiet),
