@@ -36,7 +36,8 @@
 	_(ALL,       "--all",       NULL)   \
 	_(WAIT,      "--wait",      "MS")   \
 	_(FOLLOW,    "--follow",    NULL)   \
-	_(STDIO,     "--stdio",     NULL)
+	_(STDIO,     "--stdio",     NULL)   \
+	_(SESSIONS_MAX, "--sessions-max", "N")
 
 enum cli_option {
 	OPT_NONE,		/* ends a row's list of uses */
@@ -89,6 +90,7 @@ struct cli_opts {
 	/* Views of the above for the common options. */
 	bool json;
 	const char *config, *audit, *otlp;
+	size_t sessions_max;	/* --sessions-max (1 .. SUPERVISOR_SESSIONS_MAX), 0 if not given */
 };
 
 /*

@@ -40,6 +40,7 @@ struct console_opts {
 	size_t n_configs;
 	const char *audit;
 	bool demo, read_only;
+	size_t sessions_max;	/* 0: the host's default */
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -96,6 +97,7 @@ parse(int argc, char **argv, struct console_opts *o)
 	o->audit = c.audit;
 	o->demo = c.n[OPT_DEMO] > 0;
 	o->read_only = c.n[OPT_READ_ONLY] > 0;
+	o->sessions_max = c.sessions_max;
 	return -1;
 }
 
@@ -266,7 +268,7 @@ static int
 open_engine(struct app *a, const struct console_opts *o, const char *exe)
 {
 	struct supervisor_options so = { .docker_host = getenv("DOCKER_HOST"),
-					 .reap_at_start = true };
+					 .reap_at_start = true, .sessions_max = o->sessions_max };
 	struct al_err err;
 
 	if (o->demo && demo_prepare(exe, &a->demo, &err) < 0) {
