@@ -281,10 +281,14 @@ samples(double *g, double *d, const struct aggregate *a)
 	       pct(d, calls, .99), pct(g, calls, .99));
 	printf("sample: gateway_added_p50 baseline=- airlock=%.1f unit=us\n",
 	       pct(g, calls, .5) - pct(d, calls, .5));
+	printf("sample: gateway_added_p99 baseline=- airlock=%.1f unit=us\n",
+	       pct(g, calls, .99) - pct(d, calls, .99));
 	printf("sample: gateway_aggregate baseline=%.0f airlock=%.0f unit=calls/s\n",
 	       a->direct, a->gateway);
 	printf("sample: gateway_aggregate_floor baseline=%.0f airlock=%.0f unit=calls/s\n",
 	       a->direct, a->durable);
+	printf("sample: gateway_aggregate_vs_floor baseline=%.0f airlock=%.0f unit=calls/s\n",
+	       a->durable, a->gateway);
 	printf("sample: gateway_aggregate_cpu baseline=%.1f airlock=%.1f unit=us/call\n",
 	       a->direct_cpu, a->gateway_cpu);
 }
