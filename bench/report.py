@@ -30,6 +30,7 @@ LABELS = [
     ("gateway_aggregate_floor", "20 sessions, floor: direct clients with one durable write a call"),
     ("gateway_aggregate_vs_floor", "20 sessions, aggregate against the floor (durable direct clients)"),
     ("gateway_aggregate_cpu", "20 sessions, CPU per call with the upstreams (direct clients)"),
+    ("gateway_aggregate_cpu_vs_floor", "20 sessions, CPU per call with the upstreams (floor)"),
     ("instructions_per_call", "user-space instructions per call, callgrind (direct client)"),
     ("runc_first_reply", "runc: start -> first reply (docker run --rm -i)"),
     ("runc_exit", "runc: start -> removed and ended (docker run --rm -i)"),
