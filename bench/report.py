@@ -46,6 +46,7 @@ LABELS = [
     ("cutover_idle", "cutover -> acknowledged, idle session (bare gate)"),
     ("cutover_in_flight", "cutover behind an in-flight 10 s call"),
     ("cutover_in_flight_beyond_call", "  of which not waiting for the call"),
+    ("scale_running", "concurrent sessions: running at once (asked for)"),
     ("scale_missed_leases", "concurrent sessions: missed leases"),
     ("scale_ended_early", "concurrent sessions: ended early"),
     ("scale_containers_left", "concurrent sessions: containers left"),

@@ -37,10 +37,11 @@
  * Sessions one engine holds at once (live, and ended until forgotten).
  * SUPERVISOR_SESSIONS_MAX is the ceiling the engine's tables are sized by;
  * the bound in force is the options' sessions_max, by default sized to the
- * host's memory: SUPERVISOR_SESSION_BUDGET_KB a session (its container's
- * runtime shim and the daemon's share of it, measured near 10 MiB under
- * runc, with room for the engine, the watchdog and the agent's own
- * pages), at least SUPERVISOR_SESSIONS_MIN.
+ * host's memory: SUPERVISOR_SESSION_BUDGET_KB a session, at least
+ * SUPERVISOR_SESSIONS_MIN. Measured with 238 containers under runc
+ * (docs/performance.md): the runtime shim 2.8 MiB private, dockerd and
+ * containerd 0.7 MiB more each, the engine and watchdog 0.34 MiB; the
+ * rest of the budget is the agent's own pages.
  */
 #define SUPERVISOR_SESSIONS_MAX	1024
 #define SUPERVISOR_SESSIONS_MIN	16
