@@ -269,7 +269,7 @@ one_side(const char *side, const char *sink, int sessions)
 
 struct aggregate {
 	double direct, durable, gateway;	/* calls/s */
-	double direct_cpu, gateway_cpu;		/* us of CPU a call */
+	double direct_cpu, durable_cpu, gateway_cpu;	/* us of CPU a call */
 };
 
 static void
@@ -281,12 +281,18 @@ samples(double *g, double *d, const struct aggregate *a)
 	       pct(d, calls, .99), pct(g, calls, .99));
 	printf("sample: gateway_added_p50 baseline=- airlock=%.1f unit=us\n",
 	       pct(g, calls, .5) - pct(d, calls, .5));
+	printf("sample: gateway_added_p99 baseline=- airlock=%.1f unit=us\n",
+	       pct(g, calls, .99) - pct(d, calls, .99));
 	printf("sample: gateway_aggregate baseline=%.0f airlock=%.0f unit=calls/s\n",
 	       a->direct, a->gateway);
 	printf("sample: gateway_aggregate_floor baseline=%.0f airlock=%.0f unit=calls/s\n",
 	       a->direct, a->durable);
+	printf("sample: gateway_aggregate_vs_floor baseline=%.0f airlock=%.0f unit=calls/s\n",
+	       a->durable, a->gateway);
 	printf("sample: gateway_aggregate_cpu baseline=%.1f airlock=%.1f unit=us/call\n",
 	       a->direct_cpu, a->gateway_cpu);
+	printf("sample: gateway_aggregate_cpu_vs_floor baseline=%.1f airlock=%.1f unit=us/call\n",
+	       a->durable_cpu, a->gateway_cpu);
 }
 
 int
@@ -330,15 +336,15 @@ main(int argc, char **argv)
 	printf("  %-34s %8.2fx %8.2fx\n", "ratio gateway / direct", pct(g, calls, .5) / pct(d, calls, .5),
 	       pct(g, calls, .99) / pct(d, calls, .99));
 	a.direct = concurrent(sessions, DIRECT, &a.direct_cpu);
-	a.durable = concurrent(sessions, DURABLE, NULL);
+	a.durable = concurrent(sessions, DURABLE, &a.durable_cpu);
 	a.gateway = concurrent(sessions, GATEWAY, &a.gateway_cpu);
 	printf("%d concurrent sessions, %d calls each (aggregate calls/s, CPU us a call)\n",
 	       sessions, calls);
 	printf("  %-34s %9.0f %9.1f\n", "direct MCP clients", a.direct, a.direct_cpu);
 	printf("  %-34s %9.0f %9.1f\n", "gateways, one shared audit DB", a.gateway, a.gateway_cpu);
 	printf("  %-34s %8.2fx\n", "ratio gateway / direct", a.gateway / a.direct);
-	printf("  %-34s %9.0f  (one durable 2 KiB write before each call)\n",
-	       "floor: durable direct clients", a.durable);
+	printf("  %-34s %9.0f %9.1f  (one durable 2 KiB write before each call)\n",
+	       "floor: durable direct clients", a.durable, a.durable_cpu);
 	samples(g, d, &a);
 	audit_close(audit);
 	unlink(db);

@@ -103,6 +103,13 @@ struct audit_req {
 	struct audit_lane *lane;	/* non-NULL: heap, freed by the leader */
 	int64_t due_ms;			/* when the timer commits it at the latest */
 	struct audit_entry copy;	/* its strings live after the struct */
+	/*
+	 * The entry's chain-independent text (audit_row_body), made on the
+	 * appender's thread before it queues, and id holds its id. NULL: the
+	 * leader makes both (only requests queued by hand, in the unit tests).
+	 */
+	const char *body;
+	size_t body_len;
 };
 
 struct audit {
@@ -382,9 +389,22 @@ insert_one(struct audit *a, struct audit_req *r, int64_t *seq,
 	   char prev[HASH_HEX_LEN + 1])
 {
 	char ts[AUDIT_TS_LEN + 1], hash[HASH_HEX_LEN + 1];
+	struct hash_canon c;
+	bool own = !r->body;
 	int rc;
 
-	if (audit_row_make(&a->ts, a->hc, r->e, *seq + 1, prev, r->id, ts, hash) < 0)
+	if (own) {
+		if (audit_row_body(r->e, r->id, &c) < 0)
+			return 0;
+		r->body = c.buf;
+		r->body_len = c.len;
+	}
+	rc = audit_row_seal(&a->ts, a->hc, *seq + 1, r->id, r->body, r->body_len, prev, ts, hash);
+	if (own) {
+		r->body = NULL;
+		hash_canon_free(&c);
+	}
+	if (rc < 0)
 		return 0;
 	/* All 18 parameters are bound for every row: no clearing in between. */
 	rc = audit_row_bind(a->insert, r->e, *seq + 1, r->id, ts, prev, hash);
@@ -665,14 +685,21 @@ audit_append(struct audit *a, const struct audit_entry *e,
 	     char entry_id[AUDIT_ENTRY_ID_MAX], int64_t *seq, struct al_err *err)
 {
 	struct audit_req r = { .e = e, .rc = -1 };
+	struct hash_canon body;
 	bool refused;
 
-	if (!a || !e || !e->session_id || !e->type)
+	/* Off the leader's path: only the chain's own step waits in line. */
+	if (!a || !e || !e->session_id || !e->type || audit_row_body(e, r.id, &body) < 0)
 		return al_fail(err, AUDIT_ERR_APPEND);
-	if (pthread_mutex_init(&r.m, NULL) != 0)
+	r.body = body.buf;
+	r.body_len = body.len;
+	if (pthread_mutex_init(&r.m, NULL) != 0) {
+		hash_canon_free(&body);
 		return al_fail(err, AUDIT_ERR_APPEND);
+	}
 	if (pthread_cond_init(&r.wake, NULL) != 0) {
 		pthread_mutex_destroy(&r.m);
+		hash_canon_free(&body);
 		return al_fail(err, AUDIT_ERR_APPEND);
 	}
 	pthread_mutex_lock(&a->lock);
@@ -682,6 +709,7 @@ audit_append(struct audit *a, const struct audit_entry *e,
 	pthread_mutex_unlock(&a->lock);
 	pthread_cond_destroy(&r.wake);
 	pthread_mutex_destroy(&r.m);
+	hash_canon_free(&body);
 	if (refused || r.rc < 0)
 		return al_fail(err, AUDIT_ERR_APPEND);
 	if (entry_id)
@@ -693,18 +721,30 @@ audit_append(struct audit *a, const struct audit_entry *e,
 
 /* --- entries that ride on a later commit ---------------------------------- */
 
-/* One allocation: the request, then its strings. */
+/* One allocation: the request, its strings, then its body. NULL if it cannot be made. */
 static struct audit_req *
 later_copy(const struct audit_entry *e, struct audit_lane *l)
 {
-	struct audit_req *r = calloc(1, sizeof *r + audit_row_strings_size(e));
+	size_t strings = audit_row_strings_size(e);
+	char id[AUDIT_ENTRY_ID_MAX], *text;
+	struct audit_req *r = NULL;
+	struct hash_canon body;
 
-	if (!r)
+	if (audit_row_body(e, id, &body) < 0)
 		return NULL;
-	audit_row_copy(&r->copy, e, (char *)(r + 1));
-	r->e = &r->copy;
-	r->lane = l;
-	r->rc = -1;
+	r = calloc(1, sizeof *r + strings + body.len + 1);
+	if (r) {
+		audit_row_copy(&r->copy, e, (char *)(r + 1));
+		text = (char *)(r + 1) + strings;
+		memcpy(text, body.buf, body.len + 1);
+		memcpy(r->id, id, sizeof id);
+		r->body = text;
+		r->body_len = body.len;
+		r->e = &r->copy;
+		r->lane = l;
+		r->rc = -1;
+	}
+	hash_canon_free(&body);
 	return r;
 }
 

@@ -149,7 +149,9 @@ struct audit_lane {
 /*
  * Queue a copy of e (its strings are copied). 0 once queued: its place in
  * the sequence is fixed, after every entry already durable or queued.
- * -1 when the log is closing, out of memory, or the lane already failed.
+ * -1 when the entry cannot be made (a string that is not valid UTF-8, a
+ * malformed id: it then takes no place and the lane is unchanged), the log
+ * is closing, out of memory, or the lane already failed.
  */
 int audit_append_later(struct audit *a, struct audit_lane *l, const struct audit_entry *e,
 		       struct al_err *err);

@@ -12,41 +12,15 @@ const char audit_genesis_hash[HASH_HEX_LEN + 1] =
  * number can never pass for a string, and unambiguous, so no shift of bytes
  * between neighbouring fields keeps the same hash. NULL is null; a string
  * that is not valid UTF-8 cannot be written and the append fails. Written
- * field by field (hash.h's canonical writer), never through a json_t.
+ * field by field (hash.h's canonical writer), never through a json_t: the
+ * fields that do not depend on the chain by the appender (audit_row_body),
+ * the array around them by the log's leader (audit_row_seal), so that the
+ * leader's serial step is short. The bytes are the same as in one go.
  */
 static void
 canon_text(struct hash_canon *c, const char *s)
 {
 	hash_canon_str(c, s, s ? strlen(s) : 0);
-}
-
-static int
-entry_hash(struct hash_ctx *hc, const struct audit_entry *e, int64_t seq, const char *id,
-	   const char *ts, const char *prev, char out[HASH_HEX_LEN + 1])
-{
-	const char *const head[] = { id, ts, e->session_id, e->call_id, e->type, e->tool,
-				     e->decision, e->rule };
-	const char *const tail[] = { e->request_hash, e->response_hash, e->class_before,
-				     e->class_after, e->detail, prev };
-	struct hash_canon c;
-	size_t i;
-	int rc;
-
-	hash_canon_init(&c);
-	hash_canon_array_open(&c);
-	hash_canon_int(&c, seq);
-	for (i = 0; i < sizeof head / sizeof head[0]; i++)
-		canon_text(&c, head[i]);
-	hash_canon_int(&c, e->revision);
-	hash_canon_int(&c, e->latency_us);
-	for (i = 0; i < sizeof tail / sizeof tail[0]; i++)
-		canon_text(&c, tail[i]);
-	hash_canon_array_close(&c);
-	rc = c.bad ? -1 : 0;
-	if (rc == 0)
-		hash_ctx_hex(hc, c.buf, c.len, out);
-	hash_canon_free(&c);
-	return rc;
 }
 
 /*
@@ -157,12 +131,53 @@ make_ts(struct ts_cache *tc, char ts[AUDIT_TS_LEN + 1])
 }
 
 int
-audit_row_make(struct ts_cache *tc, struct hash_ctx *hc, const struct audit_entry *e,
-	       int64_t seq, const char *prev, char id[AUDIT_ENTRY_ID_MAX],
-	       char ts[AUDIT_TS_LEN + 1], char hash[HASH_HEX_LEN + 1])
+audit_row_body(const struct audit_entry *e, char id[AUDIT_ENTRY_ID_MAX], struct hash_canon *c)
 {
-	return make_entry_id(e, id) < 0 || make_ts(tc, ts) < 0 ||
-	       entry_hash(hc, e, seq, id, ts, prev, hash) < 0 ? -1 : 0;
+	const char *const head[] = { e->session_id, e->call_id, e->type, e->tool, e->decision,
+				     e->rule };
+	const char *const tail[] = { e->request_hash, e->response_hash, e->class_before,
+				     e->class_after, e->detail };
+	size_t i;
+
+	hash_canon_init(c);
+	for (i = 0; i < sizeof head / sizeof head[0]; i++)
+		canon_text(c, head[i]);
+	hash_canon_int(c, e->revision);
+	hash_canon_int(c, e->latency_us);
+	for (i = 0; i < sizeof tail / sizeof tail[0]; i++)
+		canon_text(c, tail[i]);
+	if (c->bad || make_entry_id(e, id) < 0) {
+		hash_canon_free(c);
+		return -1;
+	}
+	return 0;
+}
+
+int
+audit_row_seal(struct ts_cache *tc, struct hash_ctx *hc, int64_t seq, const char *id,
+	       const char *body, size_t len, const char *prev, char ts[AUDIT_TS_LEN + 1],
+	       char hash[HASH_HEX_LEN + 1])
+{
+	struct hash_canon c;
+	int rc;
+
+	if (make_ts(tc, ts) < 0)
+		return -1;
+	hash_canon_init(&c);
+	hash_canon_array_open(&c);
+	hash_canon_int(&c, seq);
+	canon_text(&c, id);
+	canon_text(&c, ts);
+	hash_canon_raw(&c, ",", 1);
+	hash_canon_raw(&c, body, len);
+	hash_canon_raw(&c, ",", 1);	/* raw text: prev gets no comma of its own */
+	canon_text(&c, prev);
+	hash_canon_array_close(&c);
+	rc = c.bad ? -1 : 0;
+	if (rc == 0)
+		hash_ctx_hex(hc, c.buf, c.len, hash);
+	hash_canon_free(&c);
+	return rc;
 }
 
 static int

@@ -73,14 +73,23 @@ struct ts_cache {
 };
 
 /*
- * What the log adds to entry e to store it as entry seq after prev: its id
- * (the caller's pre-drawn one or a fresh one), its time (tc keeps the
- * writer's clock text) and its entry hash. -1 when the entry cannot be
- * made: a string that is not valid UTF-8, no id or no clock.
+ * An entry is made in two steps. First what does not depend on its place
+ * in the chain, on the appender's own thread: its id (the caller's
+ * pre-drawn one, checked, or a fresh one) and the canonical text of its
+ * fields session_id .. detail (array elements, no brackets) in c, which the
+ * caller frees. -1 when it cannot be made (a string that is not valid
+ * UTF-8, or no id); c is then empty.
  */
-int audit_row_make(struct ts_cache *tc, struct hash_ctx *hc, const struct audit_entry *e,
-		   int64_t seq, const char *prev, char id[AUDIT_ENTRY_ID_MAX],
-		   char ts[AUDIT_TS_LEN + 1], char hash[HASH_HEX_LEN + 1]);
+int audit_row_body(const struct audit_entry *e, char id[AUDIT_ENTRY_ID_MAX],
+		   struct hash_canon *c);
+/*
+ * Then, by the log's leader, in sequence order: its time (tc keeps the
+ * writer's clock text) and its entry hash as entry seq after prev, over
+ * the body's len bytes. -1 when there is no clock.
+ */
+int audit_row_seal(struct ts_cache *tc, struct hash_ctx *hc, int64_t seq, const char *id,
+		   const char *body, size_t len, const char *prev, char ts[AUDIT_TS_LEN + 1],
+		   char hash[HASH_HEX_LEN + 1]);
 
 /*
  * The entry hash of the row st stands on (selected as AUDIT_COLS). -1 when

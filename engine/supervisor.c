@@ -121,6 +121,26 @@ supervisor_author_self(struct snap_author *out, const char *via)
 	sup_copy_word(out->via, sizeof out->via, via);
 }
 
+size_t
+supervisor_sessions_default(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+	uint64_t kb, n;
+
+	if (pages <= 0 || size <= 0)
+		return SUPERVISOR_SESSIONS_MIN;
+	kb = (uint64_t)pages * (uint64_t)size / 1024;
+	n = kb / SUPERVISOR_SESSION_BUDGET_KB;
+	return n < SUPERVISOR_SESSIONS_MIN ? SUPERVISOR_SESSIONS_MIN
+	       : n > SUPERVISOR_SESSIONS_MAX ? SUPERVISOR_SESSIONS_MAX : (size_t)n;
+}
+
+size_t
+supervisor_sessions_max(const struct supervisor *s)
+{
+	return s->o.sessions_max;
+}
+
 int
 supervisor_open(const struct supervisor_options *o, struct supervisor **out,
 		struct reap_report *reaped, struct al_err *err)
@@ -134,6 +154,10 @@ supervisor_open(const struct supervisor_options *o, struct supervisor **out,
 	if (!s)
 		return al_fail(err, "supervisor: out of memory");
 	s->o = *o;
+	if (s->o.sessions_max == 0)
+		s->o.sessions_max = supervisor_sessions_default();
+	else if (s->o.sessions_max > SUPERVISOR_SESSIONS_MAX)
+		s->o.sessions_max = SUPERVISOR_SESSIONS_MAX;
 	supervisor_author_self(&s->self, "engine");
 	sup_rings_init(s);
 	pthread_mutex_init(&s->lock, NULL);

@@ -33,7 +33,19 @@
 #include "reaper.h"
 #include "snapshot.h"
 
-#define SUPERVISOR_SESSIONS_MAX	256
+/*
+ * Sessions one engine holds at once (live, and ended until forgotten).
+ * SUPERVISOR_SESSIONS_MAX is the ceiling the engine's tables are sized by;
+ * the bound in force is the options' sessions_max, by default sized to the
+ * host's memory: SUPERVISOR_SESSION_BUDGET_KB a session, at least
+ * SUPERVISOR_SESSIONS_MIN. Measured with 238 containers under runc
+ * (docs/performance.md): the runtime shim 2.8 MiB private, dockerd and
+ * containerd 0.7 MiB more each, the engine and watchdog 0.34 MiB; the
+ * rest of the budget is the agent's own pages.
+ */
+#define SUPERVISOR_SESSIONS_MAX	1024
+#define SUPERVISOR_SESSIONS_MIN	16
+#define SUPERVISOR_SESSION_BUDGET_KB	(32 * 1024)
 #define SUPERVISOR_EVENTS_MAX	1024	/* state and ack events queued for the console */
 #define SUPERVISOR_ALERTS_MAX	512	/* alerts, queued apart: a burst of state
 					   events never pushes one out */
@@ -53,7 +65,14 @@ struct supervisor_options {
 	struct audit *audit;		/* required, shared by all sessions */
 	struct otlp *otlp;		/* optional */
 	bool reap_at_start;		/* remove orphans before the first session */
+	size_t sessions_max;		/* 0: supervisor_sessions_default(); clamped to
+					   1 .. SUPERVISOR_SESSIONS_MAX */
 };
+
+/* The host's memory over SUPERVISOR_SESSION_BUDGET_KB, clamped as above. */
+size_t supervisor_sessions_default(void);
+/* The bound an open supervisor enforces. */
+size_t supervisor_sessions_max(const struct supervisor *s);
 
 int supervisor_open(const struct supervisor_options *o, struct supervisor **out,
 		    struct reap_report *reaped, struct al_err *err);

@@ -25,7 +25,12 @@
 #include "supervisor.h"
 #include "watchdog.h"
 
-#define POLICY_QUEUE_MAX	1024	/* cutover audit entries waiting for the writer */
+/*
+ * Cutover audit entries waiting for the writer: room for four cutovers on
+ * the most sessions there can be (each is one entry and one per session's
+ * acknowledgement).
+ */
+#define POLICY_QUEUE_MAX	(4 * (SUPERVISOR_SESSIONS_MAX + 1))
 
 _Static_assert(ADMISSION_CHECK_COUNT <= SNAP_CHECKS_MAX, "admission report fits a snapshot");
 _Static_assert(GATE_TOOLS_MAX <= SNAP_TOOLS_MAX, "gate tools fit a snapshot");

@@ -349,6 +349,28 @@ cutover_begin(struct supervisor *s, enum cutover_op op, const char *tool,
 	return n;
 }
 
+/*
+ * Is there room in the policy queue for a cutover's entries (its own and
+ * one per live session's acknowledgement)? When there is not, a revoke or
+ * restore is refused before it is assigned a revision: the log would
+ * otherwise lose entries. A freeze is never refused for it: the kill
+ * switch goes first, and an entry it cannot queue is counted as refused.
+ */
+static bool
+policy_room(struct supervisor *s, size_t *waiting)
+{
+	size_t i, live = 0;
+	bool room;
+
+	pthread_mutex_lock(&s->lock);
+	for (i = 0; i < s->n_slots; i++)
+		live += !s->slots[i]->ended;
+	*waiting = s->q_n;
+	room = s->q_n + live + 1 <= POLICY_QUEUE_MAX;
+	pthread_mutex_unlock(&s->lock);
+	return room;
+}
+
 int
 supervisor_cutover(struct supervisor *s, enum cutover_op op, const char *tool,
 		   const char *const *ids, size_t n_ids, int64_t *revision,
@@ -375,6 +397,11 @@ supervisor_cutover_by(struct supervisor *s, enum cutover_op op, const char *tool
 	 * gate out of order, so no valid cutover is ever stale.
 	 */
 	pthread_mutex_lock(&s->policy);
+	if (!policy_room(s, &i)) {
+		pthread_mutex_unlock(&s->policy);
+		return al_fail(err, "cutover: the engine is busy: %zu policy entries wait for the "
+			       "audit log", i);
+	}
 	if (!ids && standing_change(s, op, tool, by) < 0) {
 		pthread_mutex_unlock(&s->policy);
 		return al_fail(err, "cutover: %d tools already stand revoked on every session",

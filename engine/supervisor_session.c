@@ -171,7 +171,7 @@ make_room(struct supervisor *s)
 	size_t i;
 
 	pthread_mutex_lock(&s->lock);
-	if (s->n_slots < SUPERVISOR_SESSIONS_MAX) {
+	if (s->n_slots < s->o.sessions_max) {
 		pthread_mutex_unlock(&s->lock);
 		return 0;
 	}
@@ -220,8 +220,8 @@ start_slot(struct supervisor *s, struct slot *sl, char session_id[SNAP_ID_MAX],
 	if (make_room(s) < 0) {
 		pthread_mutex_unlock(&s->policy);
 		sup_slot_free(sl);
-		return al_fail(err, "supervisor: %d sessions live, none ended to make room",
-			       SUPERVISOR_SESSIONS_MAX);
+		return al_fail(err, "supervisor: %zu sessions live, none ended to make room",
+			       s->o.sessions_max);
 	}
 	sup_start_standing(s, sl);
 	pthread_mutex_lock(&s->lock);

@@ -163,7 +163,8 @@ static int
 open_supervisor(struct serve *s)
 {
 	struct supervisor_options so = { .docker_host = getenv("DOCKER_HOST"), .audit = s->audit,
-					 .otlp = s->otlp, .reap_at_start = true };
+					 .otlp = s->otlp, .reap_at_start = true,
+					 .sessions_max = s->o.sessions_max };
 	struct reap_report reaped = { 0 };
 	struct al_err err;
 

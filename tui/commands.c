@@ -1,10 +1,12 @@
 #include "commands.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "airlock-config.h"
 #include "cli.h"
+#include "supervisor.h"	/* SUPERVISOR_SESSIONS_MAX */
 
 #define USAGE_COLUMN	44	/* the width of the usage column in the command list */
 
@@ -23,6 +25,7 @@ static const struct {
 #define OPT_REP(o, what)	{ OPT_##o, CLI_REPEAT, what }
 
 #define JSON_WHAT	"print one JSON object instead of text (errors too)"
+#define SESSIONS_MAX_WHAT	"sessions held at once (default: host memory / 32 MiB, 16..1024)"
 
 const struct command cli_commands[] = {
 	{ "console", cmd_console, NULL, 0,
@@ -30,7 +33,8 @@ const struct command cli_commands[] = {
 	    OPT(DEMO, "the built-in demo: four confined sessions, kept alive"),
 	    OPT(READ_ONLY, "refuse every request that changes a session or the policy"),
 	    OPT(AUDIT, "the audit log (default $XDG_STATE_HOME/airlock/audit.db)"),
-	    OPT_REP(CONNECT, "attach to a running engine: its socket, or ssh://[user@]host[:port][/socket]; repeat for more (up to 8)") },
+	    OPT_REP(CONNECT, "attach to a running engine: its socket, or ssh://[user@]host[:port][/socket]; repeat for more (up to 8)"),
+	    OPT(SESSIONS_MAX, SESSIONS_MAX_WHAT) },
 	  "the operator console (also: airlock on a terminal)" },
 	{ "watchdog", cmd_watchdog, "SOCKET ID", 2, { { 0 } },
 	  "internal: the lease process the engine starts" },
@@ -61,7 +65,8 @@ const struct command cli_commands[] = {
 	    OPT(OTLP, "also export each audit entry as a span to URL/v1/traces"),
 	    OPT(OPERATE_GROUP, "members may operate (default airlock)"),
 	    OPT(VIEW_GROUP, "members may view (default airlock-view)"),
-	    OPT(NAME, "the engine's name in consoles and ctl (default HOST:PID)") },
+	    OPT(NAME, "the engine's name in consoles and ctl (default HOST:PID)"),
+	    OPT(SESSIONS_MAX, SESSIONS_MAX_WHAT) },
 	  "run the engine headless, driven over its control socket" },
 	{ "ctl", cmd_ctl, "COMMAND [ARG]", 2,
 	  { OPT(SOCKET, "the engine's control socket (default as serve's)"),
@@ -315,6 +320,23 @@ operand(struct parse *p, const char *w)
 	return -1;
 }
 
+/* --sessions-max N: a whole number within the engine's ceiling. */
+static int
+sessions_max(struct parse *p)
+{
+	const char *v = p->o->n[OPT_SESSIONS_MAX] ? p->o->values[OPT_SESSIONS_MAX][0] : NULL;
+	unsigned long n;
+
+	if (!v)
+		return -1;
+	n = strspn(v, "0123456789") == strlen(v) && strlen(v) <= 5 ? strtoul(v, NULL, 10) : 0;
+	if (n < 1 || n > SUPERVISOR_SESSIONS_MAX)
+		return usage_error(p, "--sessions-max wants a number from 1 to %d",
+				   SUPERVISOR_SESSIONS_MAX);
+	p->o->sessions_max = n;
+	return -1;
+}
+
 static int
 finish(struct parse *p)
 {
@@ -336,7 +358,7 @@ finish(struct parse *p)
 	o->config = o->n[OPT_CONFIG] ? o->values[OPT_CONFIG][0] : NULL;
 	o->audit = o->n[OPT_AUDIT] ? o->values[OPT_AUDIT][0] : NULL;
 	o->otlp = o->n[OPT_OTLP] ? o->values[OPT_OTLP][0] : NULL;
-	return -1;
+	return sessions_max(p);
 }
 
 int

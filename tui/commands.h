@@ -38,7 +38,8 @@
 	_(FOLLOW,    "--follow",    NULL)   \
 	_(STDIO,     "--stdio",     NULL)   \
 	_(CONNECT,   "--connect",   "ENGINE") \
-	_(NAME,      "--name",      "NAME")
+	_(NAME,      "--name",      "NAME") \
+	_(SESSIONS_MAX, "--sessions-max", "N")
 
 enum cli_option {
 	OPT_NONE,		/* ends a row's list of uses */
@@ -91,6 +92,7 @@ struct cli_opts {
 	/* Views of the above for the common options. */
 	bool json;
 	const char *config, *audit, *otlp;
+	size_t sessions_max;	/* --sessions-max (1 .. SUPERVISOR_SESSIONS_MAX), 0 if not given */
 };
 
 /*

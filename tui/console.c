@@ -42,6 +42,7 @@ struct console_opts {
 	size_t n_connect;
 	const char *audit;
 	bool demo, read_only;
+	size_t sessions_max;	/* 0: the host's default */
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -98,13 +99,14 @@ parse(int argc, char **argv, struct console_opts *o)
 	o->audit = c.audit;
 	o->demo = c.n[OPT_DEMO] > 0;
 	o->read_only = c.n[OPT_READ_ONLY] > 0;
+	o->sessions_max = c.sessions_max;
 	o->n_connect = c.n[OPT_CONNECT];
 	if (o->n_connect > MODEL_LINKS_MAX)
 		return cli_usage_error("console", "--connect: at most %d engines", MODEL_LINKS_MAX);
 	memcpy(o->connect, c.values[OPT_CONNECT], o->n_connect * sizeof o->connect[0]);
-	if (o->n_connect && (o->demo || o->n_configs))
+	if (o->n_connect && (o->demo || o->n_configs || o->sessions_max))
 		return cli_usage_error("console", "--connect attaches to running engines: "
-				       "--demo and --config are for the console's own "
+				       "--demo, --config and --sessions-max are for the console's own "
 				       "(start sessions there with :run or airlock ctl start)");
 	return -1;
 }
@@ -289,7 +291,7 @@ static int
 open_engine(struct app *a, const struct console_opts *o, const char *exe)
 {
 	struct supervisor_options so = { .docker_host = getenv("DOCKER_HOST"),
-					 .reap_at_start = true };
+					 .reap_at_start = true, .sessions_max = o->sessions_max };
 	struct al_err err;
 
 	if (o->demo && demo_prepare(exe, &a->demo, &err) < 0) {
