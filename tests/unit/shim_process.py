@@ -131,4 +131,8 @@ def engine(shim):
 if __name__ == "__main__":
     if sys.argv[1] == "agent":
         agent(sys.argv[2])
+    # One abstract name per run (the shim and its clients inherit it): two
+    # runs at once, of this build or another, never meet on one socket.
+    os.environ["AIRLOCK_SHIM_SOCKET"] = "%s-%d" % (
+        os.environ.get("AIRLOCK_SHIM_SOCKET", "airlock-shim-test"), os.getpid())
     sys.exit(engine(sys.argv[1]))
