@@ -136,10 +136,15 @@ gone_from() {	# NAME TEXT [SECONDS]: the screen no longer shows TEXT
 	done
 	return 1
 }
-rows_of_both() {	# NAME: a row of a's session marked a, and one of b's marked b
-	local s
-	s=$(screen "$1")
-	[ -n "$short_a" ] && [ -n "$short_b" ] && grep -Eq "^. *a +$short_a " <<<"$s" && grep -Eq "^. *b +$short_b " <<<"$s"
+rows_of_both() {	# NAME: soon, a row of a's session marked a, and one of b's marked b
+	local s i
+	[ -n "$short_a" ] && [ -n "$short_b" ] || return 1
+	for i in $(seq 200); do
+		s=$(screen "$1")
+		grep -Eq "^. *a +$short_a " <<<"$s" && grep -Eq "^. *b +$short_b " <<<"$s" && return 0
+		sleep 0.1
+	done
+	return 1
 }
 keys() { local s=$1; shift; tm "$s" send-keys -t ui "$@"; }
 command_line() { keys "$1" ':'; keys "$1" -l "$2"; keys "$1" Enter; }
