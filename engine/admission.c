@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "jpath.h"
+#include "seccomp.h"
 
 /*
  * Every lookup goes through jpath.h, so a missing key, a parent of the
@@ -205,26 +206,115 @@ nnp_spelling(const char *s)
 }
 
 /*
- * Exactly one option, no-new-privileges: any other entry (seccomp=…,
- * apparmor=…, label=…, systempaths=…) loosens a default confinement.
+ * A SecurityOpt array as a report shows it: a long seccomp entry (a
+ * profile's JSON text) becomes a short name, never its text.
  */
+static void
+observe_security_opt(struct verdict *v, bool pass, const json_t *opts)
+{
+	json_t *shown = json_deep_copy(opts), *e;
+	char name[96];
+	size_t i;
+
+	json_array_foreach(shown, i, e) {
+		const char *s = json_string_value(e);
+
+		if (!seccomp_is_entry(s) || strlen(s) <= 32)
+			continue;
+		if (seccomp_is_runsc_entry(s))
+			snprintf(name, sizeof name, "seccomp=<airlock's runsc profile>");
+		else
+			snprintf(name, sizeof name, "seccomp=<a profile of %zu bytes>", strlen(s));
+		json_array_set_new(shown, i, json_string(name));
+	}
+	verdict_observe_json(v, pass, shown ? shown : opts);
+	json_decref(shown);
+}
+
+/*
+ * no-new-privileges once, and besides it at most the one seccomp entry
+ * airlock sends (which runtime may have it is the seccomp check's): any
+ * other entry (seccomp=unconfined, another profile, apparmor=…, label=…,
+ * systempaths=…) loosens a default confinement.
+ */
+static bool
+security_opts_known(const json_t *opts)
+{
+	size_t i, nnp = 0, profiles = 0;
+	const json_t *e;
+
+	if (!json_is_array(opts))
+		return false;
+	json_array_foreach(opts, i, e) {
+		const char *s = json_string_value(e);
+
+		if (!s || !jpath_clean_string(e))
+			return false;
+		if (nnp_spelling(s))
+			nnp++;
+		else if (seccomp_is_runsc_entry(s))
+			profiles++;
+		else
+			return false;
+	}
+	return nnp == 1 && profiles <= 1;
+}
+
 static void
 check_security_opt(const struct ctx *x, const struct checker *k, struct verdict *v)
 {
 	const json_t *j;
-	const char *s, *aa;
+	const char *aa;
 
-	verdict_expect(v, "[\"no-new-privileges=true\"], AppArmor not unconfined");
+	verdict_expect(v, "[\"no-new-privileges=true\"] (runsc: and airlock's seccomp profile), "
+		       "AppArmor not unconfined");
 	j = jpath_need(x->c, k->path, v);
 	aa = jpath_need_str(x->c, "AppArmorProfile", v);
 	if (!j || !aa)
 		return;
-	s = jpath_single_string(j);
-	if (!s || !nnp_spelling(s))
-		verdict_observe_json(v, false, j);
+	if (!security_opts_known(j))
+		observe_security_opt(v, false, j);
 	if (strcmp(aa, "unconfined") == 0)
 		verdict_observe(v, false, "AppArmorProfile unconfined");
-	verdict_observe_json(v, true, j);
+	observe_security_opt(v, true, j);
+}
+
+/*
+ * The seccomp profile by runtime (engine/seccomp.h): runc keeps the
+ * daemon's default (no seccomp entry); runsc has exactly airlock's runsc
+ * profile. The runsc profile under runc would let clone3 create a user
+ * namespace; the default under runsc answers clone3 with EPERM and no
+ * thread starts.
+ */
+static void
+check_seccomp(const struct ctx *x, const struct checker *k, struct verdict *v)
+{
+	bool want = seccomp_runtime_has_profile(x->p->runtime);
+	size_t i, entries = 0, ours = 0;
+	const json_t *j, *e;
+
+	if (want)
+		verdict_expect(v, "%s: airlock's runsc profile (sha256 %.12s)",
+			       x->p->runtime, seccomp_runsc_digest());
+	else
+		verdict_expect(v, "%s: the daemon's default profile", verdict_shown(x->p->runtime));
+	j = jpath_need(x->c, k->path, v);
+	if (j && !json_is_array(j))
+		verdict_observe(v, false, "wrong type");
+	if (!j || !json_is_array(j))
+		return;
+	json_array_foreach(j, i, e) {
+		const char *s = json_string_value(e);
+
+		entries += seccomp_is_entry(s);
+		ours += seccomp_is_runsc_entry(s) && jpath_clean_string(e);
+	}
+	if (entries == 0)
+		verdict_observe(v, !want, "the daemon's default profile");
+	else if (entries == 1 && ours == 1)
+		verdict_observe(v, want, "airlock's runsc profile");
+	else
+		observe_security_opt(v, false, j);
 }
 
 static void
@@ -605,6 +695,7 @@ static const struct checker checkers[ADMISSION_CHECK_COUNT] = {
 	[ADMISSION_CAP_ADD]		= { check_empty_array, "HostConfig.CapAdd", "empty" },
 	[ADMISSION_CAP_DROP]		= { check_cap_drop, "HostConfig.CapDrop", NULL },
 	[ADMISSION_SECURITY_OPT]	= { check_security_opt, "HostConfig.SecurityOpt", NULL },
+	[ADMISSION_SECCOMP]		= { check_seccomp, "HostConfig.SecurityOpt", NULL },
 	[ADMISSION_LOG_CONFIG]		= { check_string, "HostConfig.LogConfig.Type", "none" },
 	[ADMISSION_RESTART_POLICY]	= { check_restart_policy, NULL, NULL },
 	[ADMISSION_ULIMIT_CORE]		= { admission_judge_ulimit_core, "HostConfig.Ulimits", NULL },

@@ -38,7 +38,8 @@ struct host_facts {
 	_(PRIVILEGED,       "privileged",       "not privileged") \
 	_(CAP_ADD,          "cap_add",          "no capability added") \
 	_(CAP_DROP,         "cap_drop",         "CapDrop is exactly [\"ALL\"]") \
-	_(SECURITY_OPT,     "security_opt",     "exactly no-new-privileges; default seccomp and AppArmor stay on") \
+	_(SECURITY_OPT,     "security_opt",     "exactly no-new-privileges (runsc: and airlock's seccomp profile); AppArmor stays on") \
+	_(SECCOMP,          "seccomp",          "seccomp profile by runtime: runc the daemon's default, runsc exactly airlock's runsc profile") \
 	_(LOG_CONFIG,       "log_config",       "log driver none") \
 	_(RESTART_POLICY,   "restart_policy",   "restart policy no") \
 	_(ULIMIT_CORE,      "ulimit_core",      "core ulimit 0/0") \

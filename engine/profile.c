@@ -1,6 +1,7 @@
 #include "profile.h"
 #include "ids.h"
 #include "members.h"
+#include "seccomp.h"
 #include "sealed.h"
 
 #include <ctype.h>
@@ -514,14 +515,14 @@ static json_t *
 host_config_json(const struct profile *p)
 {
 	json_t *hc = json_pack(
-		"{s:s, s:b, s:b, s:[s], s:[], s:[s], s:{s:s, s:{}}, s:{s:s, s:i},"
+		"{s:s, s:b, s:b, s:[s], s:[], s:o, s:{s:s, s:{}}, s:{s:s, s:i},"
 		" s:o, s:I, s:I, s:I, s:I, s:s, s:b, s:s, s:s, s:b}",
 		"NetworkMode", "none",
 		"ReadonlyRootfs", 1,
 		"Privileged", 0,
 		"CapDrop", "ALL",
 		"CapAdd",
-		"SecurityOpt", "no-new-privileges=true",
+		"SecurityOpt", seccomp_security_opt(p->runtime),
 		"LogConfig", "Type", "none", "Config",
 		"RestartPolicy", "Name", "no", "MaximumRetryCount", 0,
 		"Ulimits", ulimits_json(p),

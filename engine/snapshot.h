@@ -446,6 +446,7 @@ struct audit_row {
 	_(RUNTIMES,           "runtimes",           DAEMON,   "the daemon lists its OCI runtimes") \
 	_(RUNTIME,            "runtime",            DAEMON,   "the session's runtime (runc or runsc) is registered with the daemon") \
 	_(RUNSC_ARGS,         "runsc_args",         DAEMON,   "runsc is registered with --network=none and --oci-seccomp (without it, Docker's seccomp is not applied in gVisor)") \
+	_(RUNSC_THREADS,      "runsc_threads",      CONFIG,   "under runsc, clone3 answers ENOSYS with airlock's seccomp profile, so glibc starts threads (a probe container)") \
 	_(IMAGE,              "image",              CONFIG,   "with a config: its profile.image ID is an image on this daemon") \
 	_(CATALOG,            "catalog",            CONFIG,   "with a config: each catalog tool (catalog.<tool>) is in its upstream's first tools/list, as pinned")
 

@@ -1,5 +1,6 @@
 #include "weaken.h"
 #include "mutant.h"
+#include "seccomp.h"
 
 #include <string.h>
 
@@ -10,6 +11,14 @@ static const struct {
 	WEAKENINGS(WEAKEN_ROW)
 #undef WEAKEN_ROW
 };
+
+static json_t *
+weakened_value(const char *value)
+{
+	if (value == WEAK_RUNSC_SECCOMP)
+		return seccomp_security_opt("runsc");
+	return json_loads(value, JSON_DECODE_ANY, NULL);
+}
 
 void
 weaken_create_body(json_t *body)
@@ -24,8 +33,7 @@ weaken_create_body(json_t *body)
 		if (in == hc)
 			key += 11;
 		if (mutant(weakenings[i].name))
-			json_object_set_new(in, key, json_loads(weakenings[i].value,
-								JSON_DECODE_ANY, NULL));
+			json_object_set_new(in, key, weakened_value(weakenings[i].value));
 	}
 }
 

@@ -33,6 +33,16 @@
  * (host included), so each is removed alone and both together.
  */
 
+/*
+ * airlock's runsc seccomp profile (engine/seccomp.h) given to any runtime:
+ * under runc it lets clone3 create a user namespace. Its value is built
+ * from the embedded profile, not written here. runsc_default_seccomp is
+ * no weakening but the state before issue #33: a runsc session on the
+ * daemon's default profile, where clone3 answers EPERM and no thread
+ * starts (tests/docker/threads.sh shows it, and that admission refuses it).
+ */
+#define WEAK_RUNSC_SECCOMP NULL
+
 /* name, create-body key (HostConfig.X or top level), its weakened value (JSON), the check */
 #define WEAKENINGS(_) \
 	_(weak_network, "HostConfig.NetworkMode",    "\"host\"",                     "network_mode") \
@@ -42,7 +52,9 @@
 	_(weak_ipc,     "HostConfig.IpcMode",        "\"shareable\"",                "ipc_mode") \
 	_(weak_seccomp, "HostConfig.SecurityOpt",    "[\"no-new-privileges=true\",\"seccomp=unconfined\"]", "security_opt") \
 	_(weak_runsc_net, "HostConfig.Runtime",      "\"" WEAK_RUNSC_RUNTIME "\"",  "runtime") \
-	_(weak_nproc,   "HostConfig.Ulimits",        "[{\"Name\":\"core\",\"Soft\":0,\"Hard\":0}]", "ulimit_nproc")
+	_(weak_nproc,   "HostConfig.Ulimits",        "[{\"Name\":\"core\",\"Soft\":0,\"Hard\":0}]", "ulimit_nproc") \
+	_(weak_clone3,  "HostConfig.SecurityOpt",    WEAK_RUNSC_SECCOMP,              "seccomp") \
+	_(runsc_default_seccomp, "HostConfig.SecurityOpt", "[\"no-new-privileges=true\"]", "seccomp")
 
 /* Apply the weakening AIRLOCK_MUTANT names, if any (mutant build only). */
 void weaken_create_body(json_t *body);

@@ -81,6 +81,7 @@ cmd_doctor(int argc, char **argv)
 		return EXIT_ERROR;
 	}
 	doctor_run(getenv("DOCKER_HOST"), c.profile.runtime, &r);
+	doctor_probe_clone3(&r, c.profile.runtime);
 	if (o.config)
 		config_checks(&c, &r);
 	ok = check_list_passed(&r.checks);

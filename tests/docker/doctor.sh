@@ -27,7 +27,7 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 want = {"os", "core_pattern", "rlimit_core", "endpoint", "daemon_ping",
         "api_version", "daemon_version", "daemon_os_type", "daemon_not_desktop",
-        "kernel_version", "cgroup_version", "seccomp", "runtimes", "runtime"}
+        "kernel_version", "cgroup_version", "seccomp", "runtimes", "runtime", "runsc_threads"}
 got = {c["check"] for c in d["checks"]}
 assert d["ok"] is True, d
 assert want <= got, want - got
@@ -47,6 +47,23 @@ echo '{"profile":{"runtime":"runsc","image":"'"$image"'"}}' >"$cfg"
 check "doctor with a runsc profile finds runsc" "$airlock" doctor --config "$cfg" >/dev/null
 check "doctor --config reports the image on this host" \
 	bash -c "'$airlock' doctor --config '$cfg' | grep -q '^PASS  image .*on this host'"
+
+# runsc_threads: one probe container under runsc with airlock's seccomp profile,
+# then the answer cached for this runsc binary and profile (a cache of this
+# script's own); a cached line for another runsc is not believed.
+probes() { "$DOCKER" ps -aq --filter name=airlock-probe- | grep -c .; }
+XDG_CACHE_HOME=$work/cache "$airlock" doctor --config "$cfg" >"$out" 2>&1
+check "doctor under runsc: clone3 answers ENOSYS with airlock's profile (probed)" \
+	grep -qE '^PASS  runsc_threads +ENOSYS$' "$out" || grep runsc_threads "$out"
+check "the probe left no container" test "$(probes)" = 0
+check "the answer is cached" test -s "$work/cache/airlock/runsc-clone3"
+XDG_CACHE_HOME=$work/cache "$airlock" doctor --config "$cfg" >"$out" 2>&1
+check "a second doctor takes the cached answer" \
+	grep -qE '^PASS  runsc_threads +ENOSYS \(cached for this runsc\)$' "$out"
+echo "$(printf '%064d' 0)-$(printf '%064d' 0) ENOSYS" >"$work/cache/airlock/runsc-clone3"
+XDG_CACHE_HOME=$work/cache "$airlock" doctor --config "$cfg" >"$out" 2>&1
+check "another runsc's cached answer is not taken: probed again" \
+	grep -qE '^PASS  runsc_threads +ENOSYS$' "$out"
 
 # A config whose image is not on this host is refused up front, naming the key and the ID.
 check "the generated ID is really absent" bash -c "! '$DOCKER' image inspect '$absent' >/dev/null 2>&1"

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "admission.h"
+#include "seccomp.h"
 
 /*
  * The admission checker against the inspect JSON the real daemon produced
@@ -52,6 +53,11 @@ struct fixture {
 #define CORE "{'Name':'core','Soft':0,'Hard':0}"
 /* What a runsc profile's container reports: core and the agent's nproc bound. */
 #define RUNSC_NPROC "'HostConfig.Ulimits':[" CORE ",{'Name':'nproc','Soft':32,'Hard':32}]"
+/*
+ * And its SecurityOpt: no-new-privileges and airlock's runsc seccomp profile
+ * (a patch value "@runsc" stands for that array, engine/seccomp.h's own).
+ */
+#define RUNSC_SECCOMP "'HostConfig.SecurityOpt':'@runsc'"
 
 #define MUTANTS(_) \
 	_(unchanged, CONTAINER, "{}", "") \
@@ -106,7 +112,7 @@ struct fixture {
 	_(secopt_nnp_bare_ok, CONTAINER, "{'HostConfig.SecurityOpt':['no-new-privileges']}", "") \
 	_(secopt_nnp_false, CONTAINER, "{'HostConfig.SecurityOpt':['no-new-privileges=false']}", "security_opt") \
 	_(secopt_seccomp_unconfined, CONTAINER, \
-	  "{'HostConfig.SecurityOpt':['no-new-privileges=true','seccomp=unconfined']}", "security_opt") \
+	  "{'HostConfig.SecurityOpt':['no-new-privileges=true','seccomp=unconfined']}", "security_opt seccomp") \
 	_(secopt_apparmor_unconfined, CONTAINER, \
 	  "{'HostConfig.SecurityOpt':['no-new-privileges=true','apparmor=unconfined']}", "security_opt") \
 	_(secopt_label_disable, CONTAINER, \
@@ -115,12 +121,14 @@ struct fixture {
 	  "{'HostConfig.SecurityOpt':['no-new-privileges=true','systempaths=unconfined']}", "security_opt") \
 	_(secopt_seccomp_custom, CONTAINER, \
 	  "{'HostConfig.SecurityOpt':['no-new-privileges=true','seccomp={defaultAction:SCMP_ACT_ALLOW}']}", \
-	  "security_opt") \
-	_(secopt_seccomp_only, CONTAINER, "{'HostConfig.SecurityOpt':['seccomp=unconfined']}", "security_opt") \
+	  "security_opt seccomp") \
+	_(secopt_seccomp_only, CONTAINER, "{'HostConfig.SecurityOpt':['seccomp=unconfined']}", "security_opt seccomp") \
 	_(secopt_twice, CONTAINER, \
 	  "{'HostConfig.SecurityOpt':['no-new-privileges=true','no-new-privileges=true']}", "security_opt") \
 	_(secopt_empty, CONTAINER, "{'HostConfig.SecurityOpt':[]}", "security_opt") \
-	_(secopt_null, CONTAINER, "{'HostConfig.SecurityOpt':null}", "security_opt") \
+	_(secopt_null, CONTAINER, "{'HostConfig.SecurityOpt':null}", "security_opt seccomp") \
+	_(secopt_runsc_profile_under_runc, CONTAINER, "{" RUNSC_SECCOMP "}", "seccomp") \
+	_(secopt_missing, CONTAINER, "{'-HostConfig.SecurityOpt':0}", "security_opt seccomp") \
 	_(apparmor_unconfined, CONTAINER, "{'AppArmorProfile':'unconfined'}", "security_opt") \
 	_(apparmor_default_ok, CONTAINER, "{'AppArmorProfile':'docker-default'}", "") \
 	_(apparmor_missing, CONTAINER, "{'-AppArmorProfile':0}", "security_opt") \
@@ -363,6 +371,8 @@ apply_one(json_t **doc, const char *key, json_t *val)
 	parent = parent_of(*doc, key, leaf, sizeof leaf);
 	if (del)
 		assert_int_equal(json_object_del(parent, leaf), 0);
+	else if (json_is_string(val) && strcmp(json_string_value(val), "@runsc") == 0)
+		assert_int_equal(json_object_set_new(parent, leaf, seccomp_security_opt("runsc")), 0);
 	else
 		assert_int_equal(json_object_set(parent, leaf, val), 0);
 }
@@ -608,7 +618,7 @@ test_ids_and_help(void **state)
 	const char *id;
 
 	(void)state;
-	assert_int_equal(ADMISSION_CHECK_COUNT, 48);
+	assert_int_equal(ADMISSION_CHECK_COUNT, 49);
 	for (i = 0; i < ADMISSION_CHECK_COUNT; i++) {
 		id = admission_check_id((enum admission_check)i);
 		assert_true(id[0] && strlen(id) < CHECK_ID_MAX);
@@ -743,13 +753,13 @@ static void
 test_runtimes(void **state)
 {
 	struct fixture *f = *state;
-	const char *runsc = "{'HostConfig.Runtime':'runsc'," RUNSC_NPROC ","
+	const char *runsc = "{'HostConfig.Runtime':'runsc'," RUNSC_NPROC "," RUNSC_SECCOMP ","
 			    "'HostConfig.Tmpfs':{'/tmp':'" PROFILE_TMP_GUARD_OPTS "'}}";
 
 	runsc_profile(&f->p);
 	expect_case(f, NULL, runsc, "");
 	/* the container runs runc */
-	expect_case(f, NULL, NULL, "ulimit_nproc runtime tmpfs tmp_covered");
+	expect_case(f, NULL, NULL, "ulimit_nproc runtime tmpfs tmp_covered seccomp");
 	f->host.runtime_runsc = false;
 	expect_case(f, NULL, runsc, "runtime");
 	assert_non_null(strstr(item(f, "runtime")->observed, "not on the daemon"));
@@ -757,6 +767,86 @@ test_runtimes(void **state)
 	f->p.nproc = 0;
 	f->host.runtime_runc = false;
 	expect_case(f, NULL, NULL, "runtime");
+}
+
+/* runsc's container with SecurityOpt set to opts (a JSON array, double-quoted). */
+static void
+expect_runsc_opts(struct fixture *f, json_t *opts, const char *refused)
+{
+	reset_container(f, NULL, "{'HostConfig.Runtime':'runsc'," RUNSC_NPROC ","
+			"'HostConfig.Tmpfs':{'/tmp':'" PROFILE_TMP_GUARD_OPTS "'}}");
+	assert_int_equal(json_object_set_new(json_object_get(f->c, "HostConfig"),
+					     "SecurityOpt", opts), 0);
+	run(f);
+	print_message("    runsc SecurityOpt variant -> %s\n", refused[0] ? refused : "admitted");
+	assert_refusals(f, refused);
+}
+
+/* opts with its last entry's profile text changed at byte at (the entry keeps its length). */
+static json_t *
+runsc_opts_altered(size_t at)
+{
+	json_t *opts = seccomp_security_opt("runsc");
+	const char *s = json_string_value(json_array_get(opts, 1));
+	char *t = strdup(s);
+
+	assert_non_null(t);
+	t[at] = t[at] == ' ' ? '\t' : ' ';
+	json_array_set_new(opts, 1, json_string(t));
+	free(t);
+	return opts;
+}
+
+/*
+ * The seccomp profile by runtime (issue #33): runsc exactly airlock's
+ * profile, runc the daemon's default; the report names the profile,
+ * never shows its text.
+ */
+static void
+test_seccomp_by_runtime(void **state)
+{
+	struct fixture *f = *state;
+	char digest[32], *colon;
+	json_t *opts;
+
+	runsc_profile(&f->p);
+	expect_runsc_opts(f, seccomp_security_opt("runsc"), "");
+	assert_string_equal(item(f, "seccomp")->observed, "airlock's runsc profile");
+	snprintf(digest, sizeof digest, "sha256 %.12s", seccomp_runsc_digest());
+	assert_non_null(strstr(item(f, "seccomp")->expected, digest));
+	assert_string_equal(item(f, "security_opt")->observed,
+			    "[\"no-new-privileges=true\",\"seccomp=<airlock's runsc profile>\"]");
+	/* the daemon's default under runsc: clone3 answers EPERM, no thread starts */
+	expect_runsc_opts(f, seccomp_security_opt("runc"), "seccomp");
+	assert_string_equal(item(f, "seccomp")->observed, "the daemon's default profile");
+	/* one byte changed, anywhere: another profile */
+	expect_runsc_opts(f, runsc_opts_altered(strlen(SECCOMP_OPT_PREFIX) + 1), "security_opt seccomp");
+	assert_null(strstr(item(f, "security_opt")->observed, "defaultAction"));
+	assert_non_null(strstr(item(f, "seccomp")->observed, "seccomp=<a profile of"));
+	opts = seccomp_security_opt("runsc");
+	expect_runsc_opts(f, runsc_opts_altered(json_string_length(json_array_get(opts, 1)) - 2),
+			  "security_opt seccomp");
+	/* twice */
+	json_array_append(opts, json_array_get(opts, 1));
+	expect_runsc_opts(f, opts, "security_opt seccomp");
+	/* the ":" spelling of the same profile */
+	opts = seccomp_security_opt("runsc");
+	colon = strdup(json_string_value(json_array_get(opts, 1)));
+	assert_non_null(colon);
+	colon[strlen("seccomp")] = ':';
+	json_array_set_new(opts, 1, json_string(colon));
+	free(colon);
+	expect_runsc_opts(f, opts, "security_opt seccomp");
+	expect_runsc_opts(f, json_pack("[s,s]", "no-new-privileges=true", "seccomp=unconfined"),
+			  "security_opt seccomp");
+	/* the runsc profile under runc lets clone3 create a user namespace */
+	snprintf(f->p.runtime, sizeof f->p.runtime, "runc");
+	f->p.nproc = 0;
+	expect_case(f, NULL, "{" RUNSC_SECCOMP "}", "seccomp");
+	assert_string_equal(item(f, "seccomp")->observed, "airlock's runsc profile");
+	assert_string_equal(item(f, "seccomp")->expected, "runc: the daemon's default profile");
+	expect_case(f, NULL, NULL, "");
+	assert_string_equal(item(f, "seccomp")->observed, "the daemon's default profile");
 }
 
 /*
@@ -768,10 +858,10 @@ static void
 test_runsc_tmp_guard(void **state)
 {
 	struct fixture *f = *state;
-	const char *bare = "{'HostConfig.Runtime':'runsc'," RUNSC_NPROC "}";
-	const char *rw = "{'HostConfig.Runtime':'runsc'," RUNSC_NPROC ","
+	const char *bare = "{'HostConfig.Runtime':'runsc'," RUNSC_NPROC "," RUNSC_SECCOMP "}";
+	const char *rw = "{'HostConfig.Runtime':'runsc'," RUNSC_NPROC "," RUNSC_SECCOMP ","
 			 "'HostConfig.Tmpfs':{'/tmp':'rw,noexec,nosuid,nodev,size=4096'}}";
-	const char *own = "{'HostConfig.Runtime':'runsc'," RUNSC_NPROC ","
+	const char *own = "{'HostConfig.Runtime':'runsc'," RUNSC_NPROC "," RUNSC_SECCOMP ","
 			  "'HostConfig.Tmpfs':{'/tmp':'rw,noexec,nosuid,nodev,size=65536'}}";
 
 	runsc_profile(&f->p);
@@ -795,7 +885,7 @@ expect_runsc_ulimits(struct fixture *f, const char *ulimits, const char *refused
 {
 	char body[512];
 
-	snprintf(body, sizeof body, "{'HostConfig.Runtime':'runsc',"
+	snprintf(body, sizeof body, "{'HostConfig.Runtime':'runsc'," RUNSC_SECCOMP ","
 		 "'HostConfig.Tmpfs':{'/tmp':'" PROFILE_TMP_GUARD_OPTS "'},'HostConfig.Ulimits':[%s]}",
 		 ulimits);
 	expect_case(f, NULL, body, refused);
@@ -1119,6 +1209,7 @@ main(void)
 		T(test_image_unpinned),
 		T(test_nano_cpus_host_clamp),
 		T(test_runtimes),
+		T(test_seccomp_by_runtime),
 		T(test_runsc_tmp_guard),
 		T(test_runsc_nproc),
 		T(test_ipc_private_profile),

@@ -11,6 +11,7 @@
 
 #include "config.h"
 #include "profile.h"
+#include "seccomp.h"
 
 #include "scratch.h"
 
@@ -222,6 +223,38 @@ test_create_body_defaults(void **state)
 	profile_free(&p);
 }
 
+/*
+ * runsc: no-new-privileges and airlock's seccomp profile, its exact bytes
+ * (engine/seccomp/runsc.json), which clone3 is allowed by (issue #33).
+ */
+static void
+test_create_body_runsc_seccomp(void **state)
+{
+	struct owner_labels who = { .pid = 1, .boot_id = "b", .session = "s" };
+	const char *entry;
+	struct profile p;
+	json_t *body, *profile;
+
+	(void)state;
+	assert_string_equal(apply(&p, "{\"runtime\": \"runsc\"}"), "");
+	body = profile_create_body(&p, &who);
+	assert_non_null(body);
+	assert_int_equal(json_array_size(hc(body, "SecurityOpt")), 2);
+	assert_string_equal(json_string_value(json_array_get(hc(body, "SecurityOpt"), 0)),
+			    "no-new-privileges=true");
+	entry = json_string_value(json_array_get(hc(body, "SecurityOpt"), 1));
+	assert_non_null(entry);
+	assert_true(strncmp(entry, "seccomp=", 8) == 0);
+	assert_string_equal(entry + 8, seccomp_runsc_profile());
+	assert_true(seccomp_is_runsc_entry(entry));
+	profile = json_loads(entry + 8, 0, NULL);
+	assert_string_equal(json_string_value(json_object_get(profile, "defaultAction")),
+			    "SCMP_ACT_ERRNO");
+	json_decref(profile);
+	json_decref(body);
+	profile_free(&p);
+}
+
 /* runsc: a read-only /tmp unless the operator configured one; runc: none. */
 static void
 test_create_body_runsc_tmp(void **state)
@@ -429,6 +462,7 @@ main(void)
 		cmocka_unit_test(test_nproc),
 		cmocka_unit_test(test_create_body_defaults),
 		cmocka_unit_test(test_create_body_configured),
+		cmocka_unit_test(test_create_body_runsc_seccomp),
 		cmocka_unit_test(test_create_body_runsc_tmp),
 		cmocka_unit_test(test_container_name),
 		cmocka_unit_test(test_owner_labels),
