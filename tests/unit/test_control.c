@@ -350,6 +350,16 @@ test_frozen(void **state)
 }
 
 
+/* An author set field by field (a compound literal may leave its padding undefined). */
+static void
+set_author(struct snap_author *a, uint32_t uid, const char *user, const char *via)
+{
+	memset(a, 0, sizeof *a);
+	a->uid = uid;
+	snprintf(a->user, sizeof a->user, "%s", user);
+	snprintf(a->via, sizeof a->via, "%s", via);
+}
+
 /* Every field a row carries: set to a value of its own, so a field lost on the way shows. */
 static void
 fill_row(struct session_row *r, const char *id, bool ended)
@@ -364,15 +374,27 @@ fill_row(struct session_row *r, const char *id, bool ended)
 	r->state = ended ? SESSION_STATE_ENDED : SESSION_STATE_RUNNING;
 	r->started_ms = 1700000000123;
 	r->uptime_ms = 4567;
-	r->lease = (struct lease_view){ .armed = true, .late = true, .pulses = 11, .acks = 10,
-					.age_ms = 77, .last_ack_us = 310, .max_ack_us = 990,
-					.n_acks = 3, .ack_us = { 300, 310, 990 },
-					.watchdog_pid = 4242 };
+	/* Field by field: the row is zeroed, padding too, and compared byte for byte. */
+	r->lease.armed = r->lease.late = true;
+	r->lease.pulses = 11;
+	r->lease.acks = 10;
+	r->lease.age_ms = 77;
+	r->lease.last_ack_us = 310;
+	r->lease.max_ack_us = 990;
+	r->lease.n_acks = 3;
+	r->lease.ack_us[0] = 300;
+	r->lease.ack_us[1] = 310;
+	r->lease.ack_us[2] = 990;
+	r->lease.watchdog_pid = 4242;
 	snprintf(r->lease.reason, sizeof r->lease.reason, "no ack");
-	r->counters = (struct gateway_counters){ .calls = 9, .allowed = 5, .denied = 4,
-						 .egress_denied = 1, .upstream_errors = 2,
-						 .upstream_spawns = 3, .non_text_items = 6,
-						 .audit_failures = 7 };
+	r->counters.calls = 9;
+	r->counters.allowed = 5;
+	r->counters.denied = 4;
+	r->counters.egress_denied = 1;
+	r->counters.upstream_errors = 2;
+	r->counters.upstream_spawns = 3;
+	r->counters.non_text_items = 6;
+	r->counters.audit_failures = 7;
 	r->counters.denied_by[2] = 3;
 	r->counters.denied_by[SNAP_RULES_MAX - 1] = 1;
 	r->stdout_bytes = 1000;
@@ -383,7 +405,9 @@ fill_row(struct session_row *r, const char *id, bool ended)
 	r->pending = 2;
 	r->pending_revision = 6;
 	r->pending_age_ms = 15;
-	r->call = (struct call_view){ .active = true, .revision = 5, .age_ms = 8 };
+	r->call.active = true;
+	r->call.revision = 5;
+	r->call.age_ms = 8;
 	snprintf(r->call.tool, sizeof r->call.tool, "search");
 	r->n_tools = 2;
 	for (i = 0; i < 2; i++) {
@@ -413,12 +437,17 @@ static void
 test_round_trip(void **state)
 {
 	struct session_row *rows = calloc(2, sizeof *rows);
-	struct supervisor_snapshot s = { .n = 2, .rows = rows }, back = { 0 };
-	struct supervisor_event e = { 0 }, eb;
+	struct supervisor_snapshot s, back = { 0 }, same;
+	struct supervisor_event e, eb;
 	struct session_detail *d = calloc(2, sizeof *d);
 	json_t *j;
 
 	(void)state;
+	/* Compared byte for byte: padding included, so memset, never an initialiser. */
+	memset(&s, 0, sizeof s);
+	memset(&e, 0, sizeof e);
+	s.n = 2;
+	s.rows = rows;
 	assert_non_null(rows);
 	assert_non_null(d);
 	fill_row(&rows[0], "s-0001", false);
@@ -436,10 +465,10 @@ test_round_trip(void **state)
 	s.containers_left = 1;
 	s.n_standing = 1;
 	snprintf(s.standing[0], sizeof s.standing[0], "send_mail");
-	s.standing_by[0] = (struct snap_author){ .uid = 1001, .user = "alice", .via = "console" };
+	set_author(&s.standing_by[0], 1001, "alice", "console");
 	s.standing_revision[0] = 4;
 	s.frozen = true;
-	s.frozen_by = (struct snap_author){ .uid = 0, .user = "root", .via = "ctl" };
+	set_author(&s.frozen_by, 0, "root", "ctl");
 	s.frozen_revision = 6;
 	j = control_snapshot_json(&s);
 	assert_int_equal(control_snapshot_from_json(j, &back), 0);
@@ -447,13 +476,10 @@ test_round_trip(void **state)
 	assert_int_equal(back.n, 2);
 	assert_memory_equal(&back.rows[0], &rows[0], sizeof rows[0]);
 	assert_memory_equal(&back.rows[1], &rows[1], sizeof rows[1]);
-	{
-		struct supervisor_snapshot same = back;
-
-		same.rows = s.rows;
-		same.cap = s.cap;
-		assert_memory_equal(&same, &s, sizeof s);
-	}
+	memcpy(&same, &back, sizeof same);
+	same.rows = s.rows;
+	same.cap = s.cap;
+	assert_memory_equal(&same, &s, sizeof s);
 
 	e.seq = 41;
 	e.wall_ms = 1700000002000;
@@ -466,20 +492,22 @@ test_round_trip(void **state)
 	e.result = CUTOVER_NOT_APPLICABLE;
 	e.waited_us = 1234;
 	snprintf(e.reason, sizeof e.reason, "stale");
-	e.by = (struct snap_author){ .uid = 1001, .user = "alice", .via = "console" };
+	set_author(&e.by, 1001, "alice", "console");
 	j = control_event_json(&e);
 	assert_int_equal(control_event_from_json(j, &eb), 0);
 	json_decref(j);
 	assert_memory_equal(&eb, &e, sizeof e);
 
-	d[0].row = rows[1];
+	memcpy(&d[0].row, &rows[1], sizeof d[0].row);
 	d[0].first.verdict = ADMISSION_ADMITTED;
 	d[0].second.verdict = ADMISSION_REFUSED;
 	d[0].second.n = 1;
-	d[0].second.items[0] = (struct check_item){ .id = "readonly_rootfs", .expected = "true",
-						    .observed = "false", .run = true };
+	snprintf(d[0].second.items[0].id, sizeof d[0].second.items[0].id, "readonly_rootfs");
+	snprintf(d[0].second.items[0].expected, sizeof d[0].second.items[0].expected, "true");
+	snprintf(d[0].second.items[0].observed, sizeof d[0].second.items[0].observed, "false");
+	d[0].second.items[0].run = true;
 	d[0].n_timeline = 1;
-	d[0].timeline[0] = e;
+	memcpy(&d[0].timeline[0], &e, sizeof e);
 	j = control_detail_json(&d[0]);
 	assert_int_equal(control_detail_from_json(j, &d[1]), 0);
 	json_decref(j);
@@ -514,11 +542,18 @@ test_decode_hostile(void **state)
 	assert_int_equal(strlen(r.tools[SNAP_TOOLS_MAX - 1].name), SNAP_NAME_MAX - 1);
 	json_decref(j);
 
-	assert_int_equal(control_row_from_json(json_pack("{s:s, s:s}", "id", "s-1", "state",
-							 "exploded"), &r), -1);
-	assert_int_equal(control_row_from_json(json_pack("{s:s}", "state", "running"), &r), -1);
-	assert_int_equal(control_event_from_json(json_pack("{s:s}", "kind", "nope"), &e), -1);
-	assert_int_equal(control_snapshot_from_json(json_pack("{s:i}", "live", 3), &back), -1);
+	j = json_pack("{s:s, s:s}", "id", "s-1", "state", "exploded");
+	assert_int_equal(control_row_from_json(j, &r), -1);
+	json_decref(j);
+	j = json_pack("{s:s}", "state", "running");
+	assert_int_equal(control_row_from_json(j, &r), -1);
+	json_decref(j);
+	j = json_pack("{s:s}", "kind", "nope");
+	assert_int_equal(control_event_from_json(j, &e), -1);
+	json_decref(j);
+	j = json_pack("{s:i}", "live", 3);
+	assert_int_equal(control_snapshot_from_json(j, &back), -1);
+	json_decref(j);
 	text = "{\"sessions\": [{\"id\": \"s-1\", \"state\": \"running\"}, 7, "
 	       "{\"id\": \"s-2\", \"state\": \"bogus\"}], \"live\": -5}";
 	j = json_loads(text, 0, NULL);
