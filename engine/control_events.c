@@ -174,8 +174,10 @@ fan_out_snapshot(struct control_server *cs)
 	size_t i;
 	int rc;
 
-	if (!cs_snapshots_wanted(cs))
+	if (!cs_snapshots_wanted(cs)) {
+		cs->snap_due = false;	/* its reader left: nothing is due (else the loop spins) */
 		return;
+	}
 	if (cs_now_ms() - cs->snap_pushed_ms < SNAPSHOT_PUSH_MS) {
 		cs->snap_due = true;
 		return;

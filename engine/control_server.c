@@ -615,9 +615,11 @@ step_timeout(const struct control_server *cs, int timeout_ms)
 	for (i = 0; i < CONTROL_CLIENTS_MAX; i++)
 		if (cs->clients[i] && cs->clients[i]->more && !cs->clients[i]->dead)
 			return 0;
-	if (!cs->snap_due && cs_snapshots_wanted(cs))
+	if (!cs_snapshots_wanted(cs))	/* a push due when its last reader left is not */
+		return cs_pending_timeout(cs, timeout_ms);
+	if (!cs->snap_due)
 		due = cs->snap_pushed_ms + SNAPSHOT_IDLE_MS - cs_now_ms();
-	if ((cs->snap_due || cs_snapshots_wanted(cs)) && due < timeout_ms)
+	if (due < timeout_ms)
 		timeout_ms = due > 0 ? (int)due : 0;
 	return cs_pending_timeout(cs, timeout_ms);
 }

@@ -264,6 +264,18 @@ wait "$slow"
 check "the slow client's frames were dropped and counted (a gap), or it was disconnected" \
 	[ "$(json_get "$work/slow.json" 'd["gap"] > 0 or d["closed"]')" = True ]
 cat "$work/slow.json"
+# Every reader of pushed snapshots has left: the engine sleeps in poll. (A push
+# that fell due as its last reader left once kept it polling with a zero
+# timeout: ~90% of a core.)
+python3 "$client" leave "$sock" "$work/leave.frames" >"$work/leave.json"
+check "a subscriber took a snapshot, made a change and left" \
+	[ "$(json_get "$work/leave.json" 'd["frames"] > 0')" = True ]
+sleep 0.5
+ticks() { awk '{ print $14 + $15 }' "/proc/$engine1/stat"; }
+k0=$(ticks); sleep 3; k1=$(ticks)
+echo "   measured: the engine used $(( (k1 - k0) * 100 / $(getconf CLK_TCK) / 3 ))% of a core over 3 s with no console"
+check "with no subscriber left, the engine does not spin (< 30% of a core over 3 s)" \
+	[ $(( (k1 - k0) * 100 / $(getconf CLK_TCK) )) -lt 90 ]
 ctl metrics >"$work/metrics2.txt"
 check "metrics count the dropped frames" grep -qE '^airlock_frames_dropped_total [1-9]' "$work/metrics2.txt"
 check "both sessions still run" [ "$(running_sessions)" = 2 ]

@@ -9,6 +9,10 @@
                                           then read for up to 5 s into OUT
   serve_client.py flood SOCK N OUT        N revoke/restore pairs of tool
                                           "store" on every session, wait 0
+  serve_client.py leave SOCK OUT          subscribe to snapshots, take the
+                                          first, revoke and restore "store"
+                                          (a snapshot falls due), and leave at
+                                          once
 
 Each prints one JSON object of findings on stdout. Every wait is bounded.
 """
@@ -135,6 +139,34 @@ def flood(path, n, out_path):
     print(json.dumps({"replies": len(replies) - 1, "ok": ok, "busy": busy}))
 
 
+def leave(path, out_path):
+    """Leave just after a change, while the snapshot that shows it is still due."""
+    s = connect(path)
+    frames = []
+
+    def until(pred):
+        while True:
+            got = r.lines(1)
+            if not got:
+                return False
+            frames.extend(got)
+            if pred(got[0]):
+                return True
+
+    with open(out_path, "wb") as out:
+        r = Reader(s, out)
+        r.lines(1)                       # the hello
+        s.sendall(b'{"id":1,"op":"events","follow":true,"snapshots":true}\n')
+        until(lambda f: "snapshot" in f)
+        s.sendall(b'{"id":2,"op":"revoke","tool":"store","all":true,"wait_ms":0}\n')
+        until(lambda f: "event" in f)
+        until(lambda f: "snapshot" in f)  # pushed: the next push waits 250 ms
+        s.sendall(b'{"id":3,"op":"restore","tool":"store","all":true,"wait_ms":0}\n')
+        until(lambda f: "event" in f)     # its snapshot is now due; gone before it
+    s.close()
+    print(json.dumps({"frames": len(frames)}))
+
+
 if __name__ == "__main__":
     cmd = sys.argv[1]
     if cmd == "bad":
@@ -143,3 +175,5 @@ if __name__ == "__main__":
         slow(sys.argv[2], sys.argv[3], sys.argv[4])
     elif cmd == "flood":
         flood(sys.argv[2], int(sys.argv[3]), sys.argv[4])
+    elif cmd == "leave":
+        leave(sys.argv[2], sys.argv[3])
