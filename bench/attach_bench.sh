@@ -38,8 +38,8 @@ args=()
 for i in $(seq "$n"); do
 	cat >"$work/$i.json" <<JSON
 {"profile": {"image": "$image", "cmd": ["loop"]},
- "bounds": {"session_ms": 1800000, "calls": 4096, "stdout_bytes": 4194304},
- "upstreams": {"u": {"argv": ["$upstream", "--sink", "/dev/null"]}},
+ "bounds": {"session_ms": 600000, "calls": 4096, "stdout_bytes": 4194304},
+ "upstreams": {"u": {"argv": ["$upstream", "--sink", "$work/$i.sink"]}},
  "tools": {"store": {"upstream": "u", "remote": "store", "data_class": "public",
                      "sink_ceiling": "public", "response_ceiling": "public"}},
  "aliases": {"save": "store"}, "initial": {"class": "public"}}
