@@ -12,7 +12,13 @@
  *             the removal proven. Its container also has NetworkDisabled,
  *             which the CLI cannot set: no libnetwork sandbox to build.
  *
+ *   pooled    the same session claiming a container launched beforehand
+ *             (engine/warm.h, as the warm pool does; not timed): the
+ *             claim's second admission, the frame, the two calls, cleanup
+ *
  * first_reply: from the start to the first reply written to the agent;
+ * pooled_first_reply: from the session's start (its claim) to the first
+ * reply, against docker run --rm -i's first reply;
  * exit: from the start to the container removed and the session ended;
  * phase_STATE: how long airlock's session was in each launch state.
  * Prints "sample:" lines (one per round) that bench/run aggregates.
@@ -32,7 +38,9 @@
 #include "audit.h"
 #include "clock.h"
 #include "config.h"
+#include "ids.h"
 #include "session.h"
+#include "warm.h"
 
 #define ARGV_MAX 64
 #define REPLY "{\"allowed\":true,\"response\":\"ok\"}\n"
@@ -55,13 +63,33 @@ on_publish(void *ctx, const struct session_status *st)
 		t->first_reply_us = clock_mono_us();
 }
 
+/* The pool of one: the container launched for this round, claimed once. */
+static struct warm *
+claim_one(void *ctx)
+{
+	struct warm **w = ctx, *got = *w;
+
+	*w = NULL;
+	return got;
+}
+
+static void
+discard_one(void *ctx, struct warm *w)
+{
+	(void)ctx;
+	fprintf(stderr, "start_bench: the claim refused its pooled container\n");
+	warm_discard(w);
+}
+
 static int
 run_airlock(const char *airlock, const struct airlock_config *c, struct audit *a,
-	    struct timing *t)
+	    struct timing *t, struct warm **pooled)
 {
 	struct session_options o = {
 		.config = c, .audit = a, .watchdog_exe = airlock,
 		.hooks = { .ctx = t, .publish = on_publish },
+		.pool = { .ctx = pooled, .claim = pooled ? claim_one : NULL,
+			  .discard = discard_one },
 	};
 	struct session_summary sum;
 	int rc;
@@ -72,7 +100,9 @@ run_airlock(const char *airlock, const struct airlock_config *c, struct audit *a
 	t->end_us = clock_mono_us();
 	if (rc < 0 || !t->first_reply_us)
 		fprintf(stderr, "start_bench: session ended %s\n", session_end_id(sum.end));
-	return rc < 0 || !t->first_reply_us ? -1 : 0;
+	if (pooled && !sum.pooled)
+		fprintf(stderr, "start_bench: the session did not run pooled\n");
+	return rc < 0 || !t->first_reply_us || (pooled && !sum.pooled) ? -1 : 0;
 }
 
 /* --- baseline: the same container through the CLI ---------------------- */
@@ -230,12 +260,36 @@ phases(const char *name, const struct timing *t)
 	}
 }
 
+/* A pooled round: its container launched untimed, a moment to settle, then the session. */
+static int
+run_pooled(const char *airlock, const struct airlock_config *c, struct audit *a,
+	   struct timing *t)
+{
+	struct warm_options o = { .profile = &c->profile, .watchdog_exe = airlock };
+	char label[ID_MAX];
+	struct warm *w = NULL;
+	struct al_err err;
+	int rc;
+
+	if (id_random(label, sizeof label, "p-", 8) < 0)
+		return -1;
+	o.label = label;
+	if (warm_launch(&o, &w, &err) < 0) {
+		fprintf(stderr, "start_bench: pool: %s\n", err.msg);
+		return -1;
+	}
+	usleep(300 * 1000);	/* as in a pool: the lease pulsing, the agent waiting */
+	rc = run_airlock(airlock, c, a, t, &w);
+	warm_discard(w);	/* NULL once claimed */
+	return rc;
+}
+
 int
 main(int argc, char **argv)
 {
 	struct airlock_config c;
 	struct audit *audit;
-	struct timing a, b;
+	struct timing a, b, p;
 	struct al_err err;
 	char *cli[ARGV_MAX], db[64];
 	int rounds, i, bad = 0;
@@ -256,7 +310,9 @@ main(int argc, char **argv)
 		return 1;
 	cli_argv(&c.profile, cli);
 	for (i = -1; i < rounds; i++) {	/* one warm-up round of each */
-		if (run_cli(cli, "{\"x\":1}\n", &b) < 0 || run_airlock(argv[1], &c, audit, &a) < 0) {
+		if (run_cli(cli, "{\"x\":1}\n", &b) < 0 ||
+		    run_airlock(argv[1], &c, audit, &a, NULL) < 0 ||
+		    run_pooled(argv[1], &c, audit, &p) < 0) {
 			bad++;
 			continue;
 		}
@@ -268,6 +324,8 @@ main(int argc, char **argv)
 		       ms(b.t0_us, b.end_us), ms(a.t0_us, a.end_us));
 		printf("sample: %s_exit_after_reply baseline=%.1f airlock=%.1f unit=ms\n", argv[4],
 		       ms(b.first_reply_us, b.end_us), ms(a.first_reply_us, a.end_us));
+		printf("sample: %s_pooled_first_reply baseline=%.1f airlock=%.2f unit=ms\n", argv[4],
+		       ms(b.t0_us, b.first_reply_us), ms(p.t0_us, p.first_reply_us));
 		phases(argv[4], &a);
 		fflush(stdout);
 	}

@@ -12,7 +12,7 @@
 
 static const char *const top_keys[] = {
 	"profile", "bounds", "classes", "upstreams", "tools", "aliases", "initial", "agent",
-	NULL,
+	"pool", NULL,
 };
 
 void
@@ -25,6 +25,7 @@ config_init(struct airlock_config *c)
 	c->bounds.stderr_bytes = BOUND_STDERR_DEFAULT;
 	c->bounds.calls = BOUND_CALLS_DEFAULT;
 	c->bounds.session_ms = BOUND_SESSION_MS_DEFAULT;
+	c->pool.max_age_ms = POOL_MAX_AGE_MS_DEFAULT;
 	class_list_default(&c->classes);
 }
 
@@ -447,6 +448,31 @@ parse_agent(struct airlock_config *c, const json_t *obj, struct al_err *err)
 	return 0;
 }
 
+/* {"size": 0..16, "max_age_ms": 100..86400000}: both optional. */
+static int
+parse_pool(struct airlock_config *c, const json_t *obj, struct al_err *err)
+{
+	static const char *const keys[] = { "size", "max_age_ms", NULL };
+	const json_t *size = json_object_get(obj, "size");
+	const json_t *age = json_object_get(obj, "max_age_ms");
+	long long v;
+
+	if (only_keys(obj, keys, "pool", err) < 0)
+		return -1;
+	if (size) {
+		if (get_int(size, 0, POOL_SIZE_MAX, &v, "pool.size", err) < 0)
+			return -1;
+		c->pool.size = (unsigned)v;
+	}
+	if (age) {
+		if (get_int(age, POOL_MAX_AGE_MS_MIN, POOL_MAX_AGE_MS_MAX, &v, "pool.max_age_ms",
+			    err) < 0)
+			return -1;
+		c->pool.max_age_ms = (long)v;
+	}
+	return 0;
+}
+
 typedef int (*section_fn)(struct airlock_config *c, const json_t *v, struct al_err *err);
 
 static int
@@ -472,6 +498,7 @@ config_load_json(struct airlock_config *c, const json_t *root, int host_cores,
 		{ "aliases", parse_aliases },
 		{ "initial", parse_initial },
 		{ "agent", parse_agent },
+		{ "pool", parse_pool },
 	};
 	size_t i;
 	json_t *v;

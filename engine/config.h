@@ -16,6 +16,8 @@
  *   aliases    operation → tool name, or {tool, description, hidden}
  *   initial    {file, class, withhold: [field or dotted.path, …]}
  *   agent      {mcp}: an MCP session (docs/mcp-agents.md)
+ *   pool       {size, max_age_ms}: containers kept warm for this profile
+ *              (engine/pool.h, docs/guarantees.md)
  */
 
 #include <stdbool.h>
@@ -83,6 +85,20 @@ struct initial_config {
 	struct strv withhold;
 };
 
+/*
+ * The warm pool (engine/pool.h): size 0 (the default) is off. Past a
+ * bound is refused, like every other bound here.
+ */
+#define POOL_SIZE_MAX			16
+#define POOL_MAX_AGE_MS_DEFAULT		600000	/* 10 minutes */
+#define POOL_MAX_AGE_MS_MIN		100
+#define POOL_MAX_AGE_MS_MAX		86400000	/* a day */
+
+struct pool_config {
+	unsigned size;		/* 0 .. POOL_SIZE_MAX containers kept ready */
+	long max_age_ms;	/* a ready container older than this is replaced */
+};
+
 struct airlock_config {
 	struct profile profile;
 	struct config_bounds bounds;
@@ -95,6 +111,7 @@ struct airlock_config {
 	size_t n_aliases;
 	struct initial_config initial;
 	struct agent_config agent;
+	struct pool_config pool;
 	char *base_dir;		/* for relative paths; NULL: the working directory */
 	int host_cores;		/* clamps profile.cpus */
 };

@@ -691,6 +691,37 @@ standing_revision_json(const struct supervisor_snapshot *s)
 }
 
 static json_t *
+pool_json(const struct snap_pool *p)
+{
+	struct jb b = jb_new();
+
+	put(&b, "key", STR(p->key));
+	put(&b, "image", STR(p->image));
+	put(&b, "runtime", STR(p->runtime));
+	put(&b, "size", unum(p->size));
+	put(&b, "ready", unum(p->ready));
+	put(&b, "warming", unum(p->warming));
+	put(&b, "claimed", unum(p->claimed));
+	put(&b, "discarded", unum(p->discarded));
+	put(&b, "failed", unum(p->failed));
+	return jb_done(&b);
+}
+
+static json_t *
+pools_json(const struct supervisor_snapshot *s)
+{
+	json_t *a = json_array();
+	size_t i, n = s->n_pools < SNAP_POOLS_MAX ? s->n_pools : SNAP_POOLS_MAX;
+
+	for (i = 0; a && i < n; i++)
+		if (json_array_append_new(a, pool_json(&s->pools[i])) < 0) {
+			json_decref(a);
+			return NULL;
+		}
+	return a;
+}
+
+static json_t *
 rows_json(const struct supervisor_snapshot *s)
 {
 	json_t *a = json_array();
@@ -728,6 +759,7 @@ control_snapshot_json(const struct supervisor_snapshot *s)
 		put(&b, "frozen_by", author_json(&s->frozen_by));
 		put(&b, "frozen_revision", num(s->frozen_revision));
 	}
+	put(&b, "pools", pools_json(s));
 	put(&b, "sessions", rows_json(s));
 	return jb_done(&b);
 }

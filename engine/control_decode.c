@@ -258,6 +258,30 @@ standing_from(const json_t *o, struct supervisor_snapshot *s)
 	s->n_standing = i;
 }
 
+/* A snapshot without "pools" (an older engine) has none. */
+static void
+pools_from(const json_t *a, struct supervisor_snapshot *s)
+{
+	size_t i;
+
+	memset(s->pools, 0, sizeof s->pools);
+	for (i = 0; i < json_array_size(a) && i < SNAP_POOLS_MAX; i++) {
+		const json_t *o = json_array_get(a, i);
+		struct snap_pool *p = &s->pools[i];
+
+		GET_STR(o, "key", p->key);
+		GET_STR(o, "image", p->image);
+		GET_STR(o, "runtime", p->runtime);
+		p->size = (uint32_t)get_unum(o, "size");
+		p->ready = (uint32_t)get_unum(o, "ready");
+		p->warming = (uint32_t)get_unum(o, "warming");
+		p->claimed = get_unum(o, "claimed");
+		p->discarded = get_unum(o, "discarded");
+		p->failed = get_unum(o, "failed");
+	}
+	s->n_pools = i;
+}
+
 static int
 rows_from(const json_t *a, struct supervisor_snapshot *s)
 {
@@ -300,6 +324,7 @@ control_snapshot_from_json(const json_t *o, struct supervisor_snapshot *s)
 	s->frozen = get_bool(o, "frozen");
 	author_from(json_object_get(o, "frozen_by"), &s->frozen_by);
 	s->frozen_revision = get_num(o, "frozen_revision");
+	pools_from(json_object_get(o, "pools"), s);
 	return 0;
 }
 

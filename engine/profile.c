@@ -38,6 +38,42 @@ profile_free(struct profile *p)
 	p->n_tmpfs = 0;
 }
 
+static int
+strv_copy(struct strv *dst, const struct strv *src)
+{
+	size_t i;
+
+	for (i = 0; i < src->n; i++)
+		if (strv_push(dst, src->v[i]) < 0)
+			return -1;
+	dst->set = src->set;
+	return 0;
+}
+
+int
+profile_copy(struct profile *dst, const struct profile *src)
+{
+	size_t i;
+
+	*dst = *src;
+	dst->entrypoint = dst->cmd = dst->env = dst->sealed = (struct strv){ 0 };
+	dst->n_tmpfs = 0;
+	if (strv_copy(&dst->entrypoint, &src->entrypoint) < 0 ||
+	    strv_copy(&dst->cmd, &src->cmd) < 0 || strv_copy(&dst->env, &src->env) < 0 ||
+	    strv_copy(&dst->sealed, &src->sealed) < 0)
+		goto fail;
+	for (i = 0; i < src->n_tmpfs; i++) {
+		dst->tmpfs[i] = src->tmpfs[i];
+		if (!(dst->tmpfs[i].target = strdup(src->tmpfs[i].target)))
+			goto fail;
+		dst->n_tmpfs = i + 1;
+	}
+	return 0;
+fail:
+	profile_free(dst);
+	return -1;
+}
+
 bool
 profile_image_id_valid(const char *s)
 {

@@ -103,6 +103,8 @@ struct owner_labels {
 
 void profile_defaults(struct profile *p);
 void profile_free(struct profile *p);
+/* A deep copy (dst is overwritten); -1 when out of memory, dst then empty. */
+int profile_copy(struct profile *dst, const struct profile *src);
 
 /*
  * Apply the "profile" object of a config file. Keys: image, user,

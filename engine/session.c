@@ -22,6 +22,7 @@
 #include "journal.h"
 #include "mutant.h"
 #include "policy.h"
+#include "warm.h"
 
 #define INITIAL_FILE_MAX	(1 << 20)
 #define POLL_TICK_MS		100
@@ -56,6 +57,7 @@ struct session {
 	pthread_t pre_thread;
 	bool pre_begun, pre_running, pre_done;
 	struct container *box;		/* NULL until the daemon answers */
+	struct warm *warm;		/* a claimed pooled container's shell, or NULL */
 	struct gateway *gw;
 	struct bridge *br;		/* while the agent runs */
 	int64_t t0_ms;
@@ -626,6 +628,125 @@ launch(struct session *s)
 	return still_wanted(s);
 }
 
+/*
+ * A refused claim (docs/guarantees.md, "Pooled sessions"): one admission
+ * entry with phase "claim", and nothing in the summary: the session goes
+ * on with another pooled container, or a cold one.
+ */
+static void
+record_claim_refused(struct session *s, const struct check_list *l, const char *why)
+{
+	const struct check_item *bad = check_list_first_failure(l);
+	char detail[96];
+
+	snprintf(detail, sizeof detail, "{\"phase\":\"claim\",\"checks\":%zu,\"refused\":%zu}",
+		 l->n, check_list_failures(l));
+	record(s, AUDIT_D_REFUSED, bad ? bad->id : why, detail);
+}
+
+/* The session takes the pooled container's parts; its lease's failures become ours. */
+static void
+adopt(struct session *s, struct warm *w)
+{
+	struct warm_parts p;
+
+	warm_parts(w, &p);
+	s->warm = w;
+	s->docker = p.docker;
+	s->box = p.box;
+	s->lease = p.lease;
+	s->facts = *p.facts;
+	memcpy(s->socket, p.socket, sizeof s->socket);
+	snprintf(s->st.container_id, sizeof s->st.container_id, "%s", container_id(s->box));
+	warm_forward(w, on_lease_fail, s);
+}
+
+/* Hand a refused one back to be stopped and removed; the session is as before. */
+static void
+disown(struct session *s)
+{
+	struct warm *w = s->warm;
+
+	s->warm = NULL;
+	s->docker = NULL;
+	s->box = NULL;
+	s->lease = NULL;
+	s->st.container_id[0] = '\0';
+	s->o->pool.discard(s->o->pool.ctx, w);
+	atomic_store(&s->lease_failed, 0);
+	s->lease_reason[0] = '\0';
+}
+
+/*
+ * The claimed container's story so far, in a cold session's order: the
+ * preflight and first admission it passed while pooled, then this
+ * second admission (docs/guarantees.md).
+ */
+static void
+record_claim(struct session *s)
+{
+	record_later(s, AUDIT_D_PASS, "preflight");
+	record_admission(s, "first", container_report(s->box, 1), s->sum->admission_first);
+	record_admission(s, "second", container_report(s->box, 2), s->sum->admission_second);
+	s->sum->pooled = true;
+	if (s->o->hooks.lease)
+		s->o->hooks.lease(s->o->hooks.ctx, s->lease);
+}
+
+enum claim_result { CLAIM_NONE, CLAIM_REFUSED, CLAIM_OK };
+
+/* One claim: the second admission on the claim's path, before any data. */
+static enum claim_result
+claim_one(struct session *s)
+{
+	struct warm *w = s->o->pool.claim(s->o->pool.ctx);
+	const struct check_list *second;
+	struct profile strict;
+	struct al_err err;
+
+	if (!w)
+		return CLAIM_NONE;
+	adopt(s, w);
+	set_state(s, SESSION_STATE_READMITTING);
+	second = container_report(s->box, 2);
+	if (container_readmit(s->box, readmit_profile(s, &strict), &s->facts, &err) < 0) {
+		record_claim_refused(s, second, "pool_inspect");
+	} else if (!warm_lease_ok(w) || atomic_load(&s->lease_failed)) {
+		record_claim_refused(s, second, "pool_lease");
+	} else {
+		record_claim(s);
+		return CLAIM_OK;
+	}
+	disown(s);
+	return CLAIM_REFUSED;
+}
+
+/*
+ * Claim from the pool: true with a container admitted twice, false to
+ * start cold (the pool had none that passed) or when the session ended.
+ * Bounded: each refusal takes one container out of a pool of at most
+ * POOL_SIZE_MAX ready ones, and a few more may have warmed meanwhile.
+ */
+static bool
+claim(struct session *s)
+{
+	int tries;
+
+	if (!s->o->pool.claim)
+		return false;
+	for (tries = 0; tries < 2 * POOL_SIZE_MAX && still_wanted(s); tries++) {
+		switch (claim_one(s)) {
+		case CLAIM_OK:
+			return !s->ended;
+		case CLAIM_NONE:
+			return false;
+		case CLAIM_REFUSED:
+			break;
+		}
+	}
+	return false;
+}
+
 /* After each reply: the counters moved. */
 static void
 on_reply(void *ctx)
@@ -723,6 +844,24 @@ launch_bounded(struct session *s)
 	return ok;
 }
 
+/*
+ * A pooled session reads its payload, then claims (its preflight ran when
+ * the container was warmed); a cold one starts its preflight first so the
+ * daemon's checks overlap the payload and the create.
+ */
+static bool
+launched(struct session *s, char **frame, size_t *len)
+{
+	if (s->o->pool.claim) {
+		if (!(*frame = initial_frame(s, len)))
+			return false;
+		if (claim(s))
+			return true;
+		return !s->ended && preflight_begin(s) && launch_bounded(s);
+	}
+	return preflight_begin(s) && (*frame = initial_frame(s, len)) && launch_bounded(s);
+}
+
 static json_t *
 tool_definition(void *ctx, int tool)
 {
@@ -805,6 +944,8 @@ finish(struct session *s)
 			lease_close(s->lease);
 		s->lease = NULL;
 	}
+	warm_release(s->warm);	/* its parts are ours and closed below */
+	s->warm = NULL;
 	sum->exit_code = container_exit_code(s->box);
 	sum->container_started = container_is(s->box, CONTAINER_STARTED);
 	sum->oom_killed = container_is(s->box, CONTAINER_OOM_KILLED);
@@ -865,8 +1006,8 @@ session_run(const struct session_options *o, struct session_summary *out)
 	s.st.session_class = o->config->initial.class;
 	set_state(&s, SESSION_STATE_PREFLIGHT);
 	record_later(&s, AUDIT_D_START, NULL);
-	if (!s.ended && preflight_begin(&s) && (frame = initial_frame(&s, &frame_len)) &&
-	    launch_bounded(&s) && open_gateway(&s) && mcp_frame(&s, &frame, &frame_len))
+	if (!s.ended && launched(&s, &frame, &frame_len) && open_gateway(&s) &&
+	    mcp_frame(&s, &frame, &frame_len))
 		bridge(&s, frame, frame_len);
 	if (frame) {
 		explicit_bzero(frame, frame_len);
@@ -875,6 +1016,8 @@ session_run(const struct session_options *o, struct session_summary *out)
 	finish(&s);
 	return session_end_normal(out->end) ? 0 : -1;
 }
+
+static json_t *summary_pack(const struct session_summary *s);
 
 /* {"catalog_drift": 3, …}: the denials by the rule that decided them, none left out. */
 static json_t *
@@ -893,8 +1036,21 @@ denied_by_json(const struct gateway_counters *n)
 	return o;
 }
 
+/* Only a pooled session says so: a cold one's summary is as it always was. */
 json_t *
 session_summary_json(const struct session_summary *s)
+{
+	json_t *o = summary_pack(s);
+
+	if (o && s->pooled && json_object_set_new(o, "pooled", json_true()) < 0) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+static json_t *
+summary_pack(const struct session_summary *s)
 {
 	const struct gateway_counters *n = &s->counters;
 

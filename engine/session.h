@@ -36,6 +36,20 @@ const char *session_end_message(enum session_end e);
 
 struct session_summary;
 struct lease;
+struct warm;
+
+/*
+ * Where a session may claim a pooled container (docs/guarantees.md,
+ * "Pooled sessions"). claim returns a ready one (or NULL: none, start
+ * cold); the session takes its parts and runs the second admission on it.
+ * One it refuses goes back through discard (stopped and removed), and the
+ * session claims again, or starts cold.
+ */
+struct session_pool {
+	void *ctx;
+	struct warm *(*claim)(void *ctx);
+	void (*discard)(void *ctx, struct warm *w);
+};
 
 /*
  * What a session publishes about itself, often (each call, each state, and
@@ -79,6 +93,7 @@ struct session_options {
 	struct session_hooks hooks;		/* each may be NULL */
 	const char *session_id;			/* NULL: generated */
 	sem_t *launch_slots;			/* bounds concurrent launches, or NULL */
+	struct session_pool pool;		/* claim is NULL: always cold */
 };
 
 struct session_summary {
@@ -110,6 +125,8 @@ struct session_summary {
 	 * its last entries. Not 0: its log is incomplete.
 	 */
 	unsigned audit_failures;
+	/* It ran in a pooled container (claimed, second admission passed). */
+	bool pooled;
 };
 
 /* Run one session to its end. Returns 0 when it ended normally. */

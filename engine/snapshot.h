@@ -32,6 +32,7 @@
 #define SNAP_SOCKET_MAX		108	/* a unix socket path: sizeof sun_path */
 #define SNAP_HASH_PREFIX	16	/* hex digits of a hash the console shows */
 #define SNAP_ENGINE_MAX		32	/* an engine's name, as its hello gives it */
+#define SNAP_POOLS_MAX		8	/* warm pools one engine keeps */
 #define CHECK_ID_MAX		32
 #define CHECK_VALUE_MAX		128
 
@@ -357,6 +358,18 @@ struct supervisor_event {
 };
 
 /* The supervisor's list of sessions; rows are owned and reused across calls. */
+/* One warm pool: containers kept ready for one profile key. */
+struct snap_pool {
+	char key[SNAP_HASH_PREFIX + 1];	/* the profile key's prefix */
+	char image[SNAP_IMAGE_MAX];
+	char runtime[16];
+	uint32_t size;			/* kept ready, as configured */
+	uint32_t ready, warming;	/* now */
+	uint64_t claimed;		/* taken by sessions */
+	uint64_t discarded;		/* aged, lease failed, exited, or refused at a claim */
+	uint64_t failed;		/* launches that did not get ready */
+};
+
 struct supervisor_snapshot {
 	uint64_t generation;	/* of the whole list */
 	int64_t taken_ms;	/* wall clock */
@@ -384,6 +397,9 @@ struct supervisor_snapshot {
 	bool frozen;
 	struct snap_author frozen_by;
 	int64_t frozen_revision;
+	/* The warm pools (docs/console.md). */
+	size_t n_pools;
+	struct snap_pool pools[SNAP_POOLS_MAX];
 };
 
 /* One session in depth, asked for by id. */

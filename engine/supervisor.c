@@ -166,7 +166,8 @@ supervisor_open(const struct supervisor_options *o, struct supervisor **out,
 	sem_init(&s->launch_slots, 0, SUPERVISOR_LAUNCH_PARALLEL);
 	s->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	s->writer_started = sup_spawn(&s->writer, NULL, sup_writer_main, s) == 0;
-	if (s->wake < 0 || !s->writer_started || sup_keeper_start(s) < 0) {
+	if (s->wake < 0 || !s->writer_started || sup_keeper_start(s) < 0 ||
+	    sup_pool_init(s) < 0) {
 		supervisor_close(s);
 		return al_fail(err, "supervisor: cannot create the wake descriptor, the writer or"
 			       " the keeper");
@@ -246,6 +247,7 @@ supervisor_shutdown(struct supervisor *s)
 
 	stop_all(s);
 	join_all(s);
+	sup_pool_stop(s);	/* after the sessions: none claims any more */
 	wait_stoppers(s);
 	sup_keeper_stop(s);
 	pthread_mutex_lock(&s->lock);
@@ -265,6 +267,7 @@ supervisor_close(struct supervisor *s)
 		return;
 	stop_all(s);
 	join_all(s);
+	sup_pool_stop(s);
 	wait_stoppers(s);
 	sup_keeper_stop(s);
 	if (s->host_started)
@@ -277,6 +280,10 @@ supervisor_close(struct supervisor *s)
 	pthread_cond_destroy(&s->writer_cond);
 	if (s->keeper_cond_made)
 		pthread_cond_destroy(&s->keeper_cond);
+	if (s->pool_cond_made) {
+		pthread_cond_destroy(&s->pool_cond);
+		pthread_mutex_destroy(&s->pool_lock);
+	}
 	pthread_mutex_destroy(&s->policy);
 	pthread_mutex_destroy(&s->lock);
 	sem_destroy(&s->launch_slots);

@@ -56,6 +56,11 @@
  * each here); a hundred at once would push calls past their timeout.
  */
 #define SUPERVISOR_LAUNCH_PARALLEL 4
+/*
+ * Warm pools one engine keeps at once, one per profile key (engine/pool.h);
+ * a session whose config asks for one more starts cold.
+ */
+#define SUPERVISOR_POOLS_MAX	SNAP_POOLS_MAX
 
 struct supervisor;
 

@@ -103,7 +103,7 @@ keeper_session_live(const char *session_id, void *ctx)
 	sl = sup_find(s, session_id);
 	live = sl && !sl->ended;
 	pthread_mutex_unlock(&s->lock);
-	return live;
+	return live || sup_pool_label_live(s, session_id);
 }
 
 /*

@@ -20,6 +20,7 @@
 #include "config.h"
 #include "docker.h"
 #include "gate.h"
+#include "pool.h"
 #include "session.h"
 #include "snapshot.h"
 #include "supervisor.h"
@@ -57,6 +58,35 @@ struct slot {
 	struct lease_view last_lease;	/* what the lease said when it closed */
 	int64_t ended_mono_ms;
 	bool ended;
+	/* The warm pool (supervisor_pool.c): set before the worker starts. */
+	bool pooled;			/* claim from the pool keyed pool_key */
+	char pool_key[POOL_KEY_LEN + 1];
+	char pool_label[SNAP_ID_MAX];	/* under lock: the claimed container's label */
+};
+
+/* One pooled container's place (under the supervisor's pool_lock). */
+struct pool_member {
+	struct sup_pool *pool;
+	enum pool_state state;
+	struct warm *w;			/* READY: the container; else NULL */
+	pthread_t thread;		/* WARMING: its launcher */
+	bool thread_live, done;		/* done: the launcher has returned its result */
+	struct warm *got;		/* the launcher's result (NULL: failed) */
+	char label[SNAP_ID_MAX];
+	char container[SNAP_CONTAINER_MAX];
+	int64_t ready_ms;
+	bool exited;			/* the daemon reported it not running */
+};
+
+/* The containers kept warm for one profile key. */
+struct sup_pool {
+	struct supervisor *sup;
+	char key[POOL_KEY_LEN + 1];
+	struct profile profile;		/* a copy: the sessions' configs come and go */
+	unsigned size;
+	int64_t max_age_ms;
+	struct pool_member m[POOL_SIZE_MAX];
+	uint64_t claimed, discarded, failed;
 };
 
 /* A cutover the supervisor assigned a revision to. */
@@ -143,6 +173,18 @@ struct supervisor {
 	size_t containers_left;
 	bool host_kick;			/* an end pointed at the daemon */
 	int64_t host_run_ms;		/* the latest host check started (monotonic) */
+	/*
+	 * The warm pools (supervisor_pool.c), under pool_lock, which is never
+	 * held together with lock or policy.
+	 */
+	pthread_mutex_t pool_lock;
+	pthread_cond_t pool_cond;	/* on the monotonic clock */
+	bool pool_cond_made;
+	pthread_t pool_thread;
+	bool pool_started;
+	atomic_bool pool_quit;
+	struct sup_pool *pools[SUPERVISOR_POOLS_MAX];
+	size_t n_pools;
 };
 
 /* supervisor.c: shared helpers. */
@@ -175,6 +217,18 @@ void sup_keeper_note_end(struct supervisor *s, const struct session_summary *sum
 void sup_keeper_sweep(struct supervisor *s);
 int sup_keeper_start(struct supervisor *s);
 void sup_keeper_stop(struct supervisor *s);
+
+/* supervisor_pool.c */
+int sup_pool_init(struct supervisor *s);
+/* Stop refilling, stop and remove every pooled container, free the pools. */
+void sup_pool_stop(struct supervisor *s);
+/* A session of cfg: its pool made or resized; sl claims from it. */
+void sup_pool_use(struct supervisor *s, struct slot *sl, const struct airlock_config *cfg);
+/* The pool's hooks for sl's session (claim is NULL when it has none). */
+struct session_pool sup_pool_hooks(struct slot *sl);
+/* Is label a pooled container's, warming, ready, or claimed by a live session? */
+bool sup_pool_label_live(struct supervisor *s, const char *label);
+void sup_pool_snapshot(struct supervisor *s, struct supervisor_snapshot *snap);
 
 /* supervisor_session.c */
 /* Under s->lock. */

@@ -37,6 +37,7 @@ worker_main(void *arg)
 		.hooks = sup_hooks(sl),
 		.session_id = sl->id,
 		.launch_slots = &s->launch_slots,
+		.pool = sup_pool_hooks(sl),
 	};
 
 	session_run(&so, &sum);
@@ -248,6 +249,7 @@ supervisor_start(struct supervisor *s, const struct airlock_config *cfg,
 
 	if (!sl)
 		return -1;
+	sup_pool_use(s, sl, cfg);
 	return start_slot(s, sl, session_id, err);
 }
 
@@ -273,6 +275,7 @@ supervisor_start_file(struct supervisor *s, const char *path,
 		return -1;
 	}
 	sl->owned_cfg = cfg;
+	sup_pool_use(s, sl, cfg);
 	return start_slot(s, sl, session_id, err);
 }
 

@@ -103,6 +103,18 @@ snapshot_counts(struct supervisor *s, struct supervisor_snapshot *snap)
 	snap->containers_left = s->containers_left;
 }
 
+/* The pools, under their own lock (never taken with s->lock held). */
+static bool
+pools_changed(struct supervisor *s, struct supervisor_snapshot *snap)
+{
+	struct snap_pool before[SNAP_POOLS_MAX];
+	size_t n = snap->n_pools;
+
+	memcpy(before, snap->pools, sizeof before);
+	sup_pool_snapshot(s, snap);
+	return n != snap->n_pools || memcmp(before, snap->pools, n * sizeof before[0]) != 0;
+}
+
 int
 supervisor_snapshot(struct supervisor *s, struct supervisor_snapshot *snap)
 {
@@ -122,7 +134,7 @@ supervisor_snapshot(struct supervisor *s, struct supervisor_snapshot *snap)
 		changed |= snapshot_row(s->slots[i], &snap->rows[i], now);
 	snapshot_counts(s, snap);
 	pthread_mutex_unlock(&s->lock);
-	return changed ? 1 : 0;
+	return pools_changed(s, snap) || changed ? 1 : 0;
 }
 
 void

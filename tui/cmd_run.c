@@ -99,6 +99,10 @@ load_config(const struct cli_opts *o, struct airlock_config *c)
 	if (config_load_file(c, o->config, config_host_cores(), &err) < 0 ||
 	    config_check_image_at(getenv("DOCKER_HOST"), &c->profile, &err) == -1)
 		return cli_fail(o->json, "run", "%s", err.msg);
+	/* One session, then the process exits: no second session to claim a warm one. */
+	if (c->pool.size > 0)
+		fprintf(stderr, "airlock run: \"pool\" is ignored: a one-shot run starts cold"
+			" (the pool is for airlock console and airlock serve)\n");
 	return 0;
 }
 

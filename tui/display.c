@@ -180,6 +180,24 @@ header_engines(const struct app *a, char *buf, size_t cap)
 	return buf;
 }
 
+/* " │ pool: 3 ready, 1 warming, 2 discarded", all pools summed; "" with none. */
+static int
+header_pools(const struct supervisor_snapshot *s, char *buf, size_t cap)
+{
+	unsigned long long ready = 0, warming = 0, discarded = 0;
+	size_t i;
+
+	if (s->n_pools == 0)
+		return 0;
+	for (i = 0; i < s->n_pools && i < SNAP_POOLS_MAX; i++) {
+		ready += s->pools[i].ready;
+		warming += s->pools[i].warming;
+		discarded += s->pools[i].discarded;
+	}
+	return snprintf(buf, cap, " │ pool%s: %llu ready, %llu warming, %llu discarded",
+			s->n_pools == 1 ? "" : "s", ready, warming, discarded);
+}
+
 static void
 header_text(const struct app *a, const struct ui_model *m, char *buf, size_t cap)
 {
@@ -205,6 +223,8 @@ header_text(const struct app *a, const struct ui_model *m, char *buf, size_t cap
 			      header_daemon(&a->model.host, daemon, sizeof daemon), a->runtime,
 			      s->n, s->n == 1 ? "" : "s", running, (long long)s->revision,
 			      s->audit_failures ? "audit FAIL" : "audit ok");
+	if (n > 0 && (size_t)n < cap)
+		n += header_pools(s, buf + n, cap - (size_t)n);
 	if (n > 0 && (size_t)n < cap && s->containers_left)
 		n += snprintf(buf + n, cap - (size_t)n, " │ %zu container%s left",
 			      s->containers_left, s->containers_left == 1 ? "" : "s");

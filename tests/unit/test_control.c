@@ -470,6 +470,18 @@ test_round_trip(void **state)
 	s.frozen = true;
 	set_author(&s.frozen_by, 0, "root", "ctl");
 	s.frozen_revision = 6;
+	s.n_pools = 2;
+	snprintf(s.pools[0].key, sizeof s.pools[0].key, "0123456789abcdef");
+	snprintf(s.pools[0].image, sizeof s.pools[0].image, "sha256:feed");
+	snprintf(s.pools[0].runtime, sizeof s.pools[0].runtime, "runsc");
+	s.pools[0].size = 4;
+	s.pools[0].ready = 3;
+	s.pools[0].warming = 1;
+	s.pools[0].claimed = 9;
+	s.pools[0].discarded = 2;
+	s.pools[0].failed = 1;
+	snprintf(s.pools[1].key, sizeof s.pools[1].key, "fedcba9876543210");
+	s.pools[1].size = 1;
 	j = control_snapshot_json(&s);
 	assert_int_equal(control_snapshot_from_json(j, &back), 0);
 	json_decref(j);

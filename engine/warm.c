@@ -1,0 +1,205 @@
+/*
+ * A pooled container's launch, wait and discard (engine/warm.h). The
+ * steps and their order are a session's (docs/architecture.md §2, steps
+ * 1–3); only the second admission and everything after it wait for a claim.
+ */
+
+#include "warm.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "doctor.h"
+
+struct warm {
+	char socket[DOCKER_SOCKET_MAX];
+	char label[ID_MAX];
+	struct host_facts facts;
+	struct docker *docker;
+	struct container *box;
+	struct lease *lease;
+	pthread_mutex_t mu;
+	bool failed;			/* under mu: the lease failed */
+	lease_fail_fn fwd;		/* under mu: the claiming session's handler */
+	void *fwd_ctx;
+};
+
+/* From the pulse thread: stop the container at once (its own connection). */
+static void
+on_fail(void *ctx, const char *reason)
+{
+	struct warm *w = ctx;
+	lease_fail_fn fn;
+	void *fctx;
+	struct docker *d;
+	struct al_err err;
+
+	pthread_mutex_lock(&w->mu);
+	w->failed = true;
+	fn = w->fwd;
+	fctx = w->fwd_ctx;
+	pthread_mutex_unlock(&w->mu);
+	if (fn) {
+		fn(fctx, reason);
+		return;
+	}
+	d = docker_open(w->socket, DOCKER_TIMEOUT_MS, &err);
+	if (d && docker_stop(d, container_id(w->box), 0, &err) < 0)
+		docker_kill(d, container_id(w->box), "KILL", &err);
+	docker_close(d);
+}
+
+/* The session's preflight (docs/guarantees.md): the host, then the daemon. */
+static int
+preflight(struct warm *w, const struct warm_options *o, struct al_err *err)
+{
+	struct doctor_report pre = { 0 };
+	const struct check_item *bad;
+	bool ok = doctor_run_local(o->docker_host, &pre);
+
+	if (ok)
+		doctor_run_daemon(&pre, o->profile->runtime);
+	ok = ok && pre.socket[0] && check_list_passed(&pre.checks);
+	bad = check_list_first_failure(&pre.checks);
+	if (ok) {
+		memcpy(w->socket, pre.socket, sizeof w->socket);
+		w->facts = pre.facts;
+	} else {
+		al_fail(err, "pool: preflight: %s", bad ? bad->id : "report");
+	}
+	doctor_report_free(&pre);
+	return ok ? 0 : -1;
+}
+
+static int
+create_admit(struct warm *w, const struct warm_options *o, struct al_err *err)
+{
+	struct owner_labels who;
+
+	w->docker = docker_open(w->socket, DOCKER_TIMEOUT_MS, err);
+	if (!w->docker || owner_labels_self(&who, o->label, err) < 0)
+		return al_wrap(err, "pool: connect");
+	if (!(w->box = container_new(w->docker, w->socket)))
+		return al_fail(err, "pool: out of memory");
+	if (container_create(w->box, o->profile, &who, err) < 0)
+		return al_wrap(err, "pool");
+	if (container_admit_first(w->box, o->profile, &w->facts, err) < 0)
+		return al_wrap(err, "pool: first admission");
+	return 0;
+}
+
+/* The watchdog before the start (their start-ups overlap), ready after it. */
+static int
+start_leased(struct warm *w, const struct warm_options *o, struct al_err *err)
+{
+	if (lease_spawn(o->watchdog_exe, w->socket, container_id(w->box), on_fail, w, &w->lease, err) < 0)
+		return al_wrap(err, "pool: watchdog");
+	if (container_attach_start(w->box, err) < 0)
+		return al_wrap(err, "pool");
+	if (lease_wait_ready(w->lease, err) < 0)
+		return al_wrap(err, "pool: watchdog");
+	return 0;
+}
+
+int
+warm_launch(const struct warm_options *o, struct warm **out, struct al_err *err)
+{
+	struct warm *w = calloc(1, sizeof *w);
+
+	*out = NULL;
+	if (!w)
+		return al_fail(err, "pool: out of memory");
+	pthread_mutex_init(&w->mu, NULL);
+	snprintf(w->label, sizeof w->label, "%s", o->label);
+	if (preflight(w, o, err) < 0 || create_admit(w, o, err) < 0 ||
+	    start_leased(w, o, err) < 0) {
+		warm_discard(w);
+		return -1;
+	}
+	*out = w;
+	return 0;
+}
+
+bool
+warm_lease_ok(struct warm *w)
+{
+	struct lease_status st;
+	bool failed;
+
+	pthread_mutex_lock(&w->mu);
+	failed = w->failed;
+	pthread_mutex_unlock(&w->mu);
+	if (failed || !w->lease)
+		return false;
+	lease_get_status(w->lease, &st);
+	return st.armed && !st.failed && st.acks > 0 &&
+	       clock_mono_ms() - st.last_ack_mono_ms <= LEASE_ACK_MS;
+}
+
+const char *
+warm_container_id(const struct warm *w)
+{
+	return container_id(w->box);
+}
+
+const char *
+warm_label(const struct warm *w)
+{
+	return w->label;
+}
+
+void
+warm_parts(struct warm *w, struct warm_parts *out)
+{
+	out->docker = w->docker;
+	out->box = w->box;
+	out->lease = w->lease;
+	out->facts = &w->facts;
+	out->socket = w->socket;
+}
+
+void
+warm_forward(struct warm *w, lease_fail_fn fn, void *ctx)
+{
+	bool failed;
+
+	pthread_mutex_lock(&w->mu);
+	w->fwd = fn;
+	w->fwd_ctx = ctx;
+	failed = w->failed;
+	pthread_mutex_unlock(&w->mu);
+	if (fn && failed)
+		fn(ctx, "failed while pooled");
+}
+
+void
+warm_release(struct warm *w)
+{
+	if (!w)
+		return;
+	pthread_mutex_destroy(&w->mu);
+	free(w);
+}
+
+void
+warm_discard(struct warm *w)
+{
+	struct al_err err;
+
+	if (!w)
+		return;
+	warm_forward(w, NULL, NULL);
+	if (w->box && container_is(w->box, CONTAINER_CREATED))
+		container_cleanup(w->box, &err);
+	/* Seen gone: the watchdog need not ask the daemon. Else EOF: it stops it. */
+	if (container_is(w->box, CONTAINER_REMOVED))
+		lease_done(w->lease);
+	else
+		lease_close(w->lease);
+	container_free(w->box);
+	docker_close(w->docker);
+	warm_release(w);
+}
