@@ -318,6 +318,9 @@ open_engine(struct app *a, const struct console_opts *o, const char *exe)
 		fprintf(stderr, "airlock console: %s\n", err.msg);
 		return -1;
 	}
+	/* Without node or the MCP SDK the demo runs without its MCP agent, and says so. */
+	if (a->demo && demo_mcp_note(a->demo)[0])
+		status_flash(&a->status, false, "%s", demo_mcp_note(a->demo));
 	supervisor_host_refresh(a->sup, a->runtime);
 	return 0;
 }

@@ -4,11 +4,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -31,18 +34,30 @@
 #define DEMO_PESTER_MS		60000
 #define DEMO_CHAOS_MS		20000
 #define DEMO_BACKOFF_FIRST_MS	2000	/* after a failed start; doubling to 16 s */
+#define DEMO_MCP_MS		90000
+#define DEMO_MCP_BUILD_MS	120000	/* demo_image.sh: copies Node.js and the SDK once */
+#define DEMO_MCP_MEMORY		(512LL << 20)	/* Node.js needs more than the defaults */
+#define DEMO_MCP_PIDS		256
+
+#ifndef AIRLOCK_THIRDPARTY_DIR
+#define AIRLOCK_THIRDPARTY_DIR	""	/* meson sets it: <source>/tests/thirdparty */
+#endif
 
 enum demo_role {
 	ROLE_STEADY,
 	ROLE_PESTER,
 	ROLE_CHAOS,
+	ROLE_MCP,
 };
 
-static const char *const demo_role_names[] = { "steady", "pester", "chaos" };
+static const char *const demo_role_names[] = { "steady", "pester", "chaos", "mcp" };
 
-/* The four roles kept live; a slot is refilled once its session ended. */
+/*
+ * The roles kept live; a slot is refilled once its session ended. The MCP
+ * slot only when its image exists (node and the SDK installed).
+ */
 static const enum demo_role demo_slot_roles[] = {
-	ROLE_STEADY, ROLE_STEADY, ROLE_PESTER, ROLE_CHAOS,
+	ROLE_STEADY, ROLE_STEADY, ROLE_PESTER, ROLE_CHAOS, ROLE_MCP,
 };
 #define DEMO_SLOTS (sizeof demo_slot_roles / sizeof demo_slot_roles[0])
 
@@ -74,6 +89,9 @@ struct demo {
 	char upstream[PATH_MAX];
 	char image[SNAP_IMAGE_MAX];
 	bool built;
+	char mcp_image[SNAP_IMAGE_MAX];	/* empty: no MCP session */
+	bool mcp_built;
+	char mcp_note[AL_ERR_MAX];	/* why there is none, for the operator */
 	struct supervisor *sup;
 	struct demo_slot slots[DEMO_SLOTS];
 	struct demo_known known[DEMO_KNOWN];
@@ -248,6 +266,130 @@ demo_image_setup(struct demo *d, struct al_err *err)
 	return rc;
 }
 
+/* --- the MCP agent's image -------------------------------------------------------- */
+
+/* Where demo_image.sh and the SDK are: $AIRLOCK_DEMO_MCP_DIR, or the source tree's. */
+static const char *
+demo_thirdparty_dir(void)
+{
+	const char *env = getenv("AIRLOCK_DEMO_MCP_DIR");
+
+	return env && env[0] ? env : AIRLOCK_THIRDPARTY_DIR;
+}
+
+/* posix_spawn's argv is char *const[]; the strings are never written. */
+static pid_t
+demo_spawn_script(const char *script, const char *shim, int *out_fd)
+{
+	char *argv[] = { (char *)script, (char *)shim, NULL };
+	posix_spawn_file_actions_t fa;
+	int p[2], null_fd;
+	pid_t pid = -1;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, null_fd, 0);
+	posix_spawn_file_actions_adddup2(&fa, p[1], 1);
+	posix_spawn_file_actions_adddup2(&fa, null_fd, 2);	/* the console owns the tty */
+	if (null_fd < 0 || posix_spawn(&pid, script, &fa, NULL, argv, environ) != 0)
+		pid = -1;
+	posix_spawn_file_actions_destroy(&fa);
+	if (null_fd >= 0)
+		close(null_fd);
+	close(p[1]);
+	if (pid < 0)
+		close(p[0]);
+	*out_fd = p[0];
+	return pid;
+}
+
+/* Its one line, within DEMO_MCP_BUILD_MS; the exit status, or -1 (killed when late). */
+static int
+demo_run_script(const char *script, const char *shim, char *line, size_t cap)
+{
+	int64_t end = clock_mono_ms() + DEMO_MCP_BUILD_MS;
+	size_t n = 0;
+	ssize_t r = 1;
+	int fd, status;
+	pid_t pid = demo_spawn_script(script, shim, &fd);
+
+	if (pid < 0)
+		return -1;
+	while (r > 0 && n + 1 < cap && clock_mono_ms() < end) {
+		struct pollfd pf = { .fd = fd, .events = POLLIN };
+
+		if (poll(&pf, 1, 1000) <= 0)
+			continue;
+		r = read(fd, line + n, cap - 1 - n);
+		if (r > 0)
+			n += (size_t)r;
+	}
+	line[n] = '\0';
+	close(fd);
+	if (clock_mono_ms() >= end)
+		kill(pid, SIGKILL);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/* "sha256:<64 hex> built|reused" into the demo; false when it is not that. */
+static bool
+demo_take_mcp_image(struct demo *d, const char *line)
+{
+	size_t i;
+
+	if (strncmp(line, "sha256:", 7) != 0)
+		return false;
+	for (i = 7; i < 7 + HASH_HEX_LEN; i++)
+		if (!strchr("0123456789abcdef", line[i]) || !line[i])
+			return false;
+	if (strncmp(line + i, " built", 6) != 0 && strncmp(line + i, " reused", 7) != 0)
+		return false;
+	memcpy(d->mcp_image, line, i);
+	d->mcp_image[i] = '\0';
+	d->mcp_built = line[i + 1] == 'b';
+	return true;
+}
+
+/*
+ * The MCP session's image, by tests/thirdparty/demo_image.sh (Node.js, its
+ * libraries, the SDK, the agent and <dir of exe>/shim/airlock-shim). It
+ * never fails the demo: without node, the SDK or the shim there is no MCP
+ * session, and mcp_note says why.
+ */
+static void
+demo_mcp_setup(struct demo *d, const char *exe)
+{
+	char script[PATH_MAX], shim[PATH_MAX], real[PATH_MAX], line[256], *slash;
+	const char *dir = demo_thirdparty_dir();
+	int rc;
+
+	if (!exe || !strchr(exe, '/'))
+		exe = "/proc/self/exe";
+	if (!dir[0] || demo_path(script, dir, "demo_image.sh", NULL) < 0 ||
+	    access(script, X_OK) != 0 || !realpath(exe, real) || !(slash = strrchr(real, '/'))) {
+		snprintf(d->mcp_note, sizeof d->mcp_note,
+			 "demo: no MCP session (tests/thirdparty/demo_image.sh not found)");
+		return;
+	}
+	*slash = '\0';
+	if (demo_path(shim, real[0] ? real : "/", "shim/airlock-shim", NULL) < 0 ||
+	    access(shim, R_OK) != 0) {
+		snprintf(d->mcp_note, sizeof d->mcp_note,
+			 "demo: no MCP session (no airlock-shim beside the binary)");
+		return;
+	}
+	rc = demo_run_script(script, shim, line, sizeof line);
+	if (rc == 0 && demo_take_mcp_image(d, line))
+		return;
+	snprintf(d->mcp_note, sizeof d->mcp_note, rc == 77 ?
+		 "demo: no MCP session (node or the MCP SDK is not installed: scripts/setup)" :
+		 "demo: no MCP session (its image could not be built)");
+}
+
 /* --- the configuration ------------------------------------------------------- */
 
 /* The payload: demo data of the confidential class, in a 0600 file. */
@@ -297,6 +439,13 @@ demo_profile(const struct demo *d, enum demo_role role, unsigned long seed)
 {
 	char arg[24];
 
+	if (role == ROLE_MCP)
+		return json_pack("{s:s,s:s,s:[s,s],s:[s,s],s:{s:s},s:{s:i},s:I,s:i}",
+				 "image", d->mcp_image, "runtime", "runc",
+				 "entrypoint", "/airlock/shim", "--",
+				 "cmd", "/usr/bin/node", "/app/agent.mjs",
+				 "env", "HOME", "/tmp", "tmpfs", "/tmp", 4 << 20,
+				 "memory", (json_int_t)DEMO_MCP_MEMORY, "pids_limit", DEMO_MCP_PIDS);
 	if (role != ROLE_CHAOS)
 		return json_pack("{s:s,s:s,s:[s]}", "image", d->image, "runtime", "runc",
 				 "cmd", demo_role_names[role]);
@@ -308,15 +457,16 @@ demo_profile(const struct demo *d, enum demo_role role, unsigned long seed)
 static json_t *
 demo_config(const struct demo *d, enum demo_role role, unsigned long seed)
 {
-	long ms = role == ROLE_CHAOS ? DEMO_CHAOS_MS :
+	long ms = role == ROLE_CHAOS ? DEMO_CHAOS_MS : role == ROLE_MCP ? DEMO_MCP_MS :
 		  role == ROLE_PESTER ? DEMO_PESTER_MS : DEMO_STEADY_MS;
 	char payload[PATH_MAX];
 
 	if (demo_path(payload, d->dir, "payload.json", NULL) < 0)
 		return NULL;
 	/* "o" steals each reference, also the NULL of a failed part (pack fails). */
-	return json_pack("{s:o,s:{s:i,s:i,s:i},s:{s:o,s:o},s:o,s:{s:s,s:s},s:{s:s,s:s}}",
+	return json_pack("{s:o,s:{s:b},s:{s:i,s:i,s:i},s:{s:o,s:o},s:o,s:{s:s,s:s},s:{s:s,s:s}}",
 			 "profile", demo_profile(d, role, seed),
+			 "agent", "mcp", role == ROLE_MCP,
 			 "bounds", "session_ms", (int)ms, "calls", 4096,
 			 "stdout_bytes", 4 << 20,
 			 "upstreams", "notes", demo_upstream(d, "notes.sink"),
@@ -378,6 +528,7 @@ demo_prepare(const char *exe, struct demo **out, struct al_err *err)
 		demo_close(d);
 		return -1;
 	}
+	demo_mcp_setup(d, exe);
 	*out = d;
 	return 0;
 }
@@ -394,6 +545,20 @@ demo_image(const struct demo *d, bool *built)
 	if (built)
 		*built = d->built;
 	return d->image;
+}
+
+const char *
+demo_mcp_image(const struct demo *d, bool *built)
+{
+	if (built)
+		*built = d->mcp_built;
+	return d->mcp_image;
+}
+
+const char *
+demo_mcp_note(const struct demo *d)
+{
+	return d->mcp_note;
 }
 
 const char *
@@ -453,6 +618,13 @@ demo_start_slot(struct demo *d, size_t i, struct al_err *err)
 	return 0;
 }
 
+/* The MCP slot stays empty without its image. */
+static bool
+demo_slot_used(const struct demo *d, size_t i)
+{
+	return demo_slot_roles[i] != ROLE_MCP || d->mcp_image[0];
+}
+
 int
 demo_start(struct demo *d, struct supervisor *s, struct al_err *err)
 {
@@ -461,7 +633,7 @@ demo_start(struct demo *d, struct supervisor *s, struct al_err *err)
 	d->sup = s;
 	d->next_lapse_ms = clock_mono_ms() + d->lapse_every_ms;
 	for (i = 0; i < DEMO_SLOTS; i++)
-		if (demo_start_slot(d, i, err) < 0)
+		if (demo_slot_used(d, i) && demo_start_slot(d, i, err) < 0)
 			return -1;
 	return 0;
 }
@@ -643,7 +815,7 @@ demo_refill(struct demo *d, const struct supervisor_snapshot *snap)
 
 	demo_judge(d, snap, now);
 	for (i = 0; i < DEMO_SLOTS && now >= d->next_start_ms; i++) {
-		if (!demo_slot_done(&d->slots[i], snap))
+		if (!demo_slot_used(d, i) || !demo_slot_done(&d->slots[i], snap))
 			continue;
 		if (demo_start_slot(d, i, &err) < 0) {
 			memcpy(d->error, err.msg, sizeof d->error);

@@ -3,15 +3,23 @@
 
 /*
  * `airlock console --demo`: a built-in configuration that keeps the console
- * busy with real sessions against the real daemon. About four sessions are
- * live at once — steady, steady, pester, chaos — each replaced by a fresh
- * one when it ends:
+ * busy with real sessions against the real daemon. About five sessions are
+ * live at once — steady, steady, pester, chaos, mcp (four without node) —
+ * each replaced by a fresh one when it ends:
  *
  *   steady  a permitted "save" (notes.append) every second
  *   pester  a "save" and a "publish" (mail.send) every second; the publish
  *           is denied by the sink ceiling (the session is confidential)
  *   chaos   a few saves, then an oversize line, a stall that runs into its
  *           session limit, or a crash
+ *
+ *   mcp     the official MCP SDK's client (tests/thirdparty/demo_agent.mjs)
+ *           under airlock-shim: tools/list, then a call to "save" about
+ *           every second, listing again on tools/list_changed; while "save"
+ *           is revoked it is not listed, and the agent calls "publish"
+ *           (denied) instead. Only when node and the SDK are installed
+ *           (tests/thirdparty/demo_image.sh builds its image, or says 77);
+ *           otherwise demo_mcp_note says why there is none.
  *
  * and about every 30 s (AIRLOCK_DEMO_LAPSE_S) one steady session's
  * watchdog is paused (SIGSTOP), so the engine stops that container and the
@@ -65,7 +73,7 @@ int demo_start(struct demo *d, struct supervisor *s, struct al_err *err);
 int demo_open(struct supervisor *s, const char *exe, struct demo **out, struct al_err *err);
 
 /*
- * About once a second with a fresh snapshot: replacements so the four
+ * About once a second with a fresh snapshot: replacements so the
  * roles stay live (after starts that came to nothing, such as refusals
  * while the daemon is gone, one at a time and 2, 4, 8, then every 16 s),
  * forgets ended sessions beyond the newest DEMO_KEEP_ENDED, and the
@@ -74,7 +82,12 @@ int demo_open(struct supervisor *s, const char *exe, struct demo **out, struct a
  */
 void demo_tick(struct demo *d, const struct supervisor_snapshot *snap);
 
-/* "steady", "pester", "chaos", or NULL for a session the demo did not start. */
+/* The MCP agent's image "sha256:…", or "" (then demo_mcp_note says why). */
+const char *demo_mcp_image(const struct demo *d, bool *built);
+/* Why there is no MCP session (fixed text), or "". */
+const char *demo_mcp_note(const struct demo *d);
+
+/* "steady", "pester", "chaos", "mcp", or NULL for a session the demo did not start. */
 const char *demo_session_role(const struct demo *d, const char *session_id);
 /* The agent image "sha256:…"; *built (if non-NULL): built by this demo_prepare. */
 const char *demo_image(const struct demo *d, bool *built);

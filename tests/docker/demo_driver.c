@@ -7,7 +7,11 @@
  * left. Before the shutdown it copies the demo's sinks to OUTDIR (the
  * temp dir goes with demo_close) and writes every container id it saw to
  * OUTDIR/containers. It never prints a payload byte: the test searches
- * this output for the demo canary.
+ * this output for the demo canary. For the MCP session (when the demo has
+ * one) it prints its ids and, each second, its calls ("role_calls"); with
+ * DEMO_DRIVER_REVOKE=A:B it revokes notes.append on every session at second
+ * A and restores it at B; after the shutdown it copies the audit log to
+ * OUTDIR/audit.db.
  *
  * usage: demo_driver AIRLOCK SECONDS OUTDIR
  */
@@ -26,27 +30,33 @@
 
 #define SEEN_MAX	512	/* container ids remembered */
 #define EVENTS_BATCH	256
+#define ROLES		5	/* steady, pester, chaos, mcp, other */
+
+static const char *const roles[ROLES] = { "steady", "pester", "chaos", "mcp", "other" };
 
 struct tally {
 	unsigned long kinds[SUPERVISOR_EVENT_KIND_COUNT];
-	unsigned long ends[SESSION_END_COUNT][4];	/* [end][role: steady, pester, chaos, other] */
+	unsigned long ends[SESSION_END_COUNT][ROLES];	/* [end][role] */
 	size_t max_live, max_rows;
 	uint64_t allowed, denied;
+	uint64_t role_allowed[ROLES], role_denied[ROLES];	/* over the rows of the last snapshot */
+	size_t role_running[ROLES];	/* the most running at once */
 	char seen[SEEN_MAX][SNAP_CONTAINER_MAX];
 	size_t n_seen;
+	char mcp_ids[SEEN_MAX][SNAP_ID_MAX];	/* the MCP sessions, for the audit */
+	size_t n_mcp;
 };
 
-static const char *const roles[] = { "steady", "pester", "chaos", "other" };
 
 static int
 role_index(const char *role)
 {
 	int i;
 
-	for (i = 0; role && i < 3; i++)
+	for (i = 0; role && i < ROLES - 1; i++)
 		if (strcmp(role, roles[i]) == 0)
 			return i;
-	return 3;
+	return ROLES - 1;
 }
 
 static void
@@ -80,20 +90,77 @@ note_container(struct tally *t, const char *id)
 }
 
 static void
-note_snapshot(const struct supervisor_snapshot *snap, struct tally *t)
+note_mcp(struct tally *t, const char *id)
 {
 	size_t i;
+
+	for (i = 0; i < t->n_mcp; i++)
+		if (strcmp(t->mcp_ids[i], id) == 0)
+			return;
+	if (t->n_mcp < SEEN_MAX) {
+		memcpy(t->mcp_ids[t->n_mcp++], id, SNAP_ID_MAX);
+		printf("mcp_session %s\n", id);
+	}
+}
+
+static void
+note_snapshot(const struct supervisor_snapshot *snap, const struct demo *d, struct tally *t)
+{
+	size_t running[ROLES] = { 0 }, i;
+	int r;
 
 	if (snap->live > t->max_live)
 		t->max_live = snap->live;
 	if (snap->n > t->max_rows)
 		t->max_rows = snap->n;
 	t->allowed = t->denied = 0;
+	memset(t->role_allowed, 0, sizeof t->role_allowed);
+	memset(t->role_denied, 0, sizeof t->role_denied);
 	for (i = 0; i < snap->n; i++) {
 		note_container(t, snap->rows[i].container);
 		t->allowed += snap->rows[i].counters.allowed;
 		t->denied += snap->rows[i].counters.denied;
+		r = role_index(demo_session_role(d, snap->rows[i].id));
+		t->role_allowed[r] += snap->rows[i].counters.allowed;
+		t->role_denied[r] += snap->rows[i].counters.denied;
+		if (snap->rows[i].state == SESSION_STATE_RUNNING)
+			running[r]++;
+		if (r == 3)
+			note_mcp(t, snap->rows[i].id);
 	}
+	for (r = 0; r < ROLES; r++)
+		if (running[r] > t->role_running[r])
+			t->role_running[r] = running[r];
+}
+
+/* "role_calls SECOND ROLE allowed A denied D" for the mcp role: the test's timeline. */
+static void
+note_role_calls(const struct tally *t, long second)
+{
+	printf("role_calls %ld mcp allowed %llu denied %llu\n", second,
+	       (unsigned long long)t->role_allowed[3], (unsigned long long)t->role_denied[3]);
+}
+
+/*
+ * DEMO_DRIVER_REVOKE=A:B: at second A revoke notes.append on every session,
+ * at second B restore it (the operator's keys in the console).
+ */
+static void
+cutover_at(struct supervisor *s, long second)
+{
+	const char *env = getenv("DEMO_DRIVER_REVOKE");
+	long at = -1, until = -1;
+	struct al_err err;
+	int64_t rev;
+	size_t n;
+
+	if (!env || sscanf(env, "%ld:%ld", &at, &until) != 2 || (second != at && second != until))
+		return;
+	if (supervisor_cutover(s, second == at ? CUTOVER_REVOKE : CUTOVER_RESTORE, "notes.append",
+			       NULL, 0, &rev, &n, &err) < 0)
+		printf("cutover_failed %s\n", err.msg);
+	else
+		printf("cutover %s %ld\n", second == at ? "revoke" : "restore", second);
 }
 
 /* One second: wait on the wake descriptor, draining events as they come. */
@@ -151,6 +218,16 @@ save_evidence(const struct demo *d, const char *outdir, const struct tally *t)
 	}
 }
 
+/* After audit_close (the WAL folded in): the log, for the test's queries. */
+static void
+save_audit(const struct demo *d, const char *outdir)
+{
+	char to[PATH_MAX + 16];
+
+	snprintf(to, sizeof to, "%s/audit.db", outdir);
+	copy_file(demo_audit_path(d), to);
+}
+
 static void
 report(const struct tally *t, const struct demo *d)
 {
@@ -160,7 +237,7 @@ report(const struct tally *t, const struct demo *d)
 		if (t->kinds[k])
 			printf("event %s %lu\n", event_kind_id((enum event_kind)k), t->kinds[k]);
 	for (k = 0; k < SESSION_END_COUNT; k++)
-		for (r = 0; r < 4; r++)
+		for (r = 0; r < ROLES; r++)
 			if (t->ends[k][r])
 				printf("end %s %s %lu\n", session_end_id((enum session_end)k),
 				       roles[r], t->ends[k][r]);
@@ -168,6 +245,8 @@ report(const struct tally *t, const struct demo *d)
 	printf("calls allowed %llu denied %llu\n", (unsigned long long)t->allowed,
 	       (unsigned long long)t->denied);
 	printf("containers_seen %zu\n", t->n_seen);
+	for (k = 0; k < ROLES; k++)
+		printf("role %s running_max %zu\n", roles[k], t->role_running[k]);
 	if (demo_error(d)[0])
 		printf("demo_error %s\n", demo_error(d));
 }
@@ -187,6 +266,11 @@ open_all(const char *airlock, struct demo **d, struct audit **a, struct supervis
 	}
 	image = demo_image(*d, &built);
 	printf("image %s %s\n", image, built ? "built" : "reused");
+	image = demo_mcp_image(*d, &built);
+	if (image[0])
+		printf("mcp_image %s %s\n", image, built ? "built" : "reused");
+	else
+		printf("mcp_note %s\n", demo_mcp_note(*d));
 	if (audit_open(demo_audit_path(*d), a, &err) < 0)
 		goto fail;
 	o.audit = *a;
@@ -226,9 +310,11 @@ main(int argc, char **argv)
 	memset(&snap, 0, sizeof snap);
 	for (i = 0; i < secs; i++) {
 		if (supervisor_snapshot(s, &snap) >= 0) {
-			note_snapshot(&snap, &t);
+			note_snapshot(&snap, d, &t);
+			note_role_calls(&t, i);
 			demo_tick(d, &snap);
 		}
+		cutover_at(s, i);
 		wait_second(s, d, &t);
 	}
 	save_evidence(d, argv[3], &t);
@@ -239,6 +325,7 @@ main(int argc, char **argv)
 	supervisor_snapshot_free(&snap);
 	supervisor_close(s);
 	audit_close(a);
+	save_audit(d, argv[3]);
 	demo_close(d);
 	return left == 0 ? 0 : 1;
 }
