@@ -7,8 +7,8 @@
 #     the embedded console (its own engine), then a console on the engine's
 #     socket, then one through ssh to a throwaway sshd on 127.0.0.1 (when
 #     sshd is installed). The screen is polled every 10 ms.
-#  2. bytes a second the attached console reads from the socket (rchar of
-#     its process over 10 s: the pushed snapshots and events);
+#  2. bytes a second the engine writes to the attached console (its
+#     airlock_control_bytes_sent_total over 10 s: pushed snapshots and events);
 #  3. the engine's CPU with 0 consoles and with 4 attached, over 20 s each:
 #     per attached console, in % of one core.
 # Prints sample: lines (bench/report.py).
@@ -44,8 +44,19 @@ for i in $(seq "$n"); do
                      "sink_ceiling": "public", "response_ceiling": "public"}},
  "aliases": {"save": "store"}, "initial": {"class": "public"}}
 JSON
-	args+=(--config "$work/$i.json")
 done
+# A command line takes at most 64 --config; the rest start as an operator
+# would: :run in the embedded console, ctl start on the engine.
+first=$(( n < 64 ? n : 64 ))
+args=()
+for i in $(seq "$first"); do args+=(--config "$work/$i.json"); done
+run_rest() {	# NAME: the sessions past the first 64, by :run in the console
+	local i
+	for i in $(seq $((first + 1)) "$n"); do
+		tm "$1" send-keys -t b ':'; tm "$1" send-keys -t b -l "run $work/$i.json"
+		tm "$1" send-keys -t b Enter
+	done
+}
 
 console() {	# NAME ARGS...
 	local name=$1; shift
@@ -55,7 +66,9 @@ console() {	# NAME ARGS...
 pane_pid() {	# NAME: the airlock process in the pane
 	local p
 	p=$(tm "$1" display -p -t b '#{pane_pid}')
-	pgrep -P "$p" -f "$airlock" | head -n 1 || echo "$p"
+	local c
+	c=$(pgrep -P "$p" -f "$airlock" | head -n 1)
+	echo "${c:-$p}"
 }
 until_running() {	# NAME
 	for _ in $(seq 3000); do
@@ -88,11 +101,11 @@ acks() {
 	done
 }
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
-rchar() { awk '/^rchar/ { print $2 }' "/proc/$1/io"; }
 
 # --- the embedded console ------------------------------------------------------
 console embedded --audit "$work/embedded.db" "${args[*]}"
 embedded_pid=$(pane_pid embedded)
+run_rest embedded
 until_running embedded || exit 1
 read -r -a t_embedded <<<"$(acks embedded 0)"
 echo "embedded console, $n sessions: keystroke -> all acknowledged (ms): ${t_embedded[*]}" >&2
@@ -107,15 +120,18 @@ for _ in $(seq 600); do kill -0 "$embedded_pid" 2>/dev/null || break; sleep 0.1;
 engine=$!
 helpers+=("$engine")
 for _ in $(seq 300); do grep -q "listening on" "$work/serve.log" && break; sleep 0.1; done
+for i in $(seq $((first + 1)) "$n"); do
+	"$airlock" ctl --socket "$work/engine.sock" start "$work/$i.json" >/dev/null || echo "   ctl start $i failed" >&2
+done
 
 ticks0=$(cpu_ticks "$engine")
 console socket --connect "$work/engine.sock"
 until_running socket || exit 1
 read -r -a t_socket <<<"$(acks socket 0)"
 echo "console on the socket: keystroke -> all acknowledged (ms): ${t_socket[*]}" >&2
-cpid=$(pane_pid socket)
-b0=$(rchar "$cpid"); sleep 10; b1=$(rchar "$cpid")
-bytes=$(( (b1 - b0) / 10 ))
+sent() { "$airlock" ctl --socket "$work/engine.sock" metrics | awk '/^airlock_control_bytes_sent_total / { print $2 }'; }
+b0=$(sent); sleep 10; b1=$(sent)
+bytes=$(( (b1 - b0) / 10 ))	# less one metrics reply (~3 kB over 10 s)
 echo "console on the socket reads $bytes bytes/s ($n sessions)" >&2
 tm socket send-keys -t b q
 rev=$rounds

@@ -455,7 +455,7 @@ parse_pool(struct airlock_config *c, const json_t *obj, struct al_err *err)
 	static const char *const keys[] = { "size", "max_age_ms", NULL };
 	const json_t *size = json_object_get(obj, "size");
 	const json_t *age = json_object_get(obj, "max_age_ms");
-	long long v;
+	long long v = 0;
 
 	if (only_keys(obj, keys, "pool", err) < 0)
 		return -1;

@@ -1031,6 +1031,8 @@ control_metrics_text(const struct supervisor_snapshot *s, const struct control_c
 	metric_counter(f, "airlock_clients_refused", "Peers refused at accept.", c->refused);
 	metric_counter(f, "airlock_frames_dropped", "Pushed frames dropped for slow clients.",
 		       c->dropped);
+	metric_counter(f, "airlock_control_bytes_sent",
+		       "Bytes written to control clients (replies and pushed frames).", c->bytes_sent);
 	fprintf(f, "# TYPE airlock_engine_rss_bytes gauge\n# UNIT airlock_engine_rss_bytes bytes\n"
 		   "# HELP airlock_engine_rss_bytes The engine's resident set.\n"
 		   "airlock_engine_rss_bytes %llu\n# EOF\n", (unsigned long long)c->rss_bytes);

@@ -213,6 +213,7 @@ struct control_counts {
 	uint64_t clients;	/* connected now */
 	uint64_t refused;	/* peers refused at accept */
 	uint64_t dropped;	/* pushed frames dropped for slow clients */
+	uint64_t bytes_sent;	/* written to clients: replies and pushed frames */
 	uint64_t rss_bytes;	/* the engine's resident set */
 };
 

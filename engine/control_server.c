@@ -105,6 +105,7 @@ flush(struct control_server *cs, struct client *c)
 		}
 		c->out.off += (size_t)n;
 		c->out.len -= (size_t)n;
+		cs->counts.bytes_sent += (uint64_t)n;
 		c->drops_in_row = 0;
 	}
 	c->out.off = 0;

@@ -278,6 +278,8 @@ check "with no subscriber left, the engine does not spin (< 30% of a core over 3
 	[ $(( (k1 - k0) * 100 / $(getconf CLK_TCK) )) -lt 90 ]
 ctl metrics >"$work/metrics2.txt"
 check "metrics count the dropped frames" grep -qE '^airlock_frames_dropped_total [1-9]' "$work/metrics2.txt"
+check "metrics count the bytes sent to clients (more than the flood's replies)" \
+	[ "$(awk '/^airlock_control_bytes_sent_total / { print $2 }' "$work/metrics2.txt")" -gt "$(stat -c %s "$work/flood.frames")" ]
 check "both sessions still run" [ "$(running_sessions)" = 2 ]
 check "the audit log refused nothing" grep -qx 'airlock_audit_failures_total 0' "$work/metrics2.txt"
 
