@@ -282,29 +282,11 @@ action_ask_stop(struct app *a, const char *session)
 	return ask_fixed(a, CONFIRM_STOP, "force-stop session %.10s now?", session);
 }
 
-/* A freeze or a thaw, on every engine: the acknowledgements follow as events. */
-static int
-freeze(struct app *a, bool frozen)
-{
-	struct link_result r;
-	size_t k;
-	int flags = APP_REDRAW;
-
-	fanout_open(a, LINK_REQ_CUTOVER, a->n_links);
-	for (k = 0; k < a->n_links; k++) {
-		memset(&r, 0, sizeof r);
-		flags |= answered(a, (unsigned)k,
-				  a->links[k]->ops->cutover(a->links[k],
-							    frozen ? CUTOVER_FREEZE : CUTOVER_THAW,
-							    NULL, NULL, 0, &r), &r);
-	}
-	return flags;
-}
-
+/* A freeze on every engine: no question; the acknowledgements follow as events. */
 int
 action_freeze(struct app *a)
 {
-	return freeze(a, true);
+	return cutover_all(a, CUTOVER_FREEZE, NULL);
 }
 
 int
@@ -387,7 +369,7 @@ action_answer(struct app *a, int key)
 	case CONFIRM_APPLY:
 		return apply_confirmed(a);
 	case CONFIRM_THAW:
-		return freeze(a, false);
+		return cutover_all(a, CUTOVER_THAW, NULL);
 	case CONFIRM_STOP_ALL:
 		return stop_all_confirmed(a);
 	case CONFIRM_QUIT:

@@ -17,7 +17,6 @@
 #include <curl/curl.h>
 #include <dirent.h>
 #include <signal.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +26,8 @@
 #include "profile.h"
 #include "supervisor.h"
 
+#include "seam_util.h"
+
 #define CANARY "POOL-CANARY-51c2"
 #define SOCK "/var/run/docker.sock"
 
@@ -34,17 +35,6 @@ static char work[] = "/tmp/airlock-pool-XXXXXX";
 static char db[128];
 static struct audit *audit;
 
-static const char *
-env(const char *name)
-{
-	const char *v = getenv(name);
-
-	if (!v || !v[0]) {
-		fprintf(stderr, "test_pool: %s is not set (run through pool.sh)\n", name);
-		exit(1);
-	}
-	return v;
-}
 
 /* An agent that makes one call with its initial frame and exits. */
 static void
@@ -64,7 +54,7 @@ make_config(struct airlock_config *c, const char *sink, unsigned size, long max_
 		 " \"aliases\": {\"save\": \"store\"},"
 		 " \"initial\": {\"class\": \"confidential\", \"file\": \"%s/payload.json\"},"
 		 " \"pool\": {\"size\": %u, \"max_age_ms\": %ld}}",
-		 env("AIRLOCK_AGENT_IMAGE"), env("AIRLOCK_UPSTREAM"), sink, work, size, max_age_ms);
+		 seam_env("AIRLOCK_AGENT_IMAGE"), seam_env("AIRLOCK_UPSTREAM"), sink, work, size, max_age_ms);
 	root = json_loads(text, 0, NULL);
 	config_init(c);
 	assert_non_null(root);
@@ -73,47 +63,12 @@ make_config(struct airlock_config *c, const char *sink, unsigned size, long max_
 	json_decref(root);
 }
 
-static size_t
-lines(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	size_t n = 0;
-	int ch;
 
-	if (!f)
-		return 0;
-	while ((ch = fgetc(f)) != EOF)
-		n += ch == '\n';
-	fclose(f);
-	return n;
-}
-
-static int
-rows(const char *fmt, ...)
-{
-	char where[512], sql[640];
-	sqlite3 *h;
-	sqlite3_stmt *st;
-	va_list ap;
-	int n = -1;
-
-	va_start(ap, fmt);
-	vsnprintf(where, sizeof where, fmt, ap);
-	va_end(ap);
-	snprintf(sql, sizeof sql, "select count(*) from audit_entries where %s", where);
-	assert_int_equal(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-	sqlite3_busy_timeout(h, 2000);
-	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-		n = sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
-	sqlite3_close(h);
-	return n;
-}
 
 static struct supervisor *
 open_supervisor(void)
 {
-	struct supervisor_options o = { .audit = audit, .watchdog_exe = env("AIRLOCK_BIN") };
+	struct supervisor_options o = { .audit = audit, .watchdog_exe = seam_env("AIRLOCK_BIN") };
 	struct supervisor *s;
 	struct al_err err;
 
@@ -301,7 +256,7 @@ run_one(struct supervisor *s, const struct airlock_config *c, const char *sink, 
 	assert_true(wait_ended(s, id, 60000));
 	r = row_of(s, id);
 	assert_int_equal(r.end, SESSION_END_AGENT_EXIT);
-	assert_int_equal(lines(sink), before + 1);	/* the agent's call reached the sink */
+	assert_int_equal(seam_lines(sink), before + 1);	/* the agent's call reached the sink */
 	return r;
 }
 
@@ -309,7 +264,7 @@ run_one(struct supervisor *s, const struct airlock_config *c, const char *sink, 
 static void
 warm_up(struct supervisor *s, const struct airlock_config *c, const char *sink, uint32_t n)
 {
-	struct session_row r = run_one(s, c, sink, lines(sink));
+	struct session_row r = run_one(s, c, sink, seam_lines(sink));
 
 	assert_true(wait_ready(s, n, 30000));
 	(void)r;
@@ -334,15 +289,15 @@ test_claim(void **state)
 	assert_string_equal(r.container, pooled);	/* it ran in the pooled one */
 	assert_int_equal(r.admission_first, ADMISSION_ADMITTED);
 	assert_int_equal(r.admission_second, ADMISSION_ADMITTED);
-	assert_int_equal(rows("session_id='%s' and type='session_start'", r.id), 1);
-	assert_int_equal(rows("session_id='%s' and type='admission' and decision='pass' and"
+	assert_int_equal(seam_audit_rows(db, "session_id='%s' and type='session_start'", r.id), 1);
+	assert_int_equal(seam_audit_rows(db, "session_id='%s' and type='admission' and decision='pass' and"
 			      " rule='preflight'", r.id), 1);
-	assert_int_equal(rows("session_id='%s' and type='admission' and decision='admitted'",
+	assert_int_equal(seam_audit_rows(db, "session_id='%s' and type='admission' and decision='admitted'",
 			      r.id), 2);
-	assert_int_equal(rows("session_id='%s' and type='admission' and decision='refused'",
+	assert_int_equal(seam_audit_rows(db, "session_id='%s' and type='admission' and decision='refused'",
 			      r.id), 0);
-	assert_int_equal(rows("session_id='%s' and type='call' and decision='allowed'", r.id), 1);
-	assert_int_equal(rows("session_id='%s' and type='session_end' and decision='normal' and"
+	assert_int_equal(seam_audit_rows(db, "session_id='%s' and type='call' and decision='allowed'", r.id), 1);
+	assert_int_equal(seam_audit_rows(db, "session_id='%s' and type='session_end' and decision='normal' and"
 			      " detail like '%%\"pooled\":true%%'", r.id), 1);
 	assert_true(wait_gone(pooled, 10000));		/* removed at the session's end */
 	assert_true(wait_ready(s, 1, 30000));		/* refilled */
@@ -436,7 +391,7 @@ test_tampered(void **state)
 	assert_string_not_equal(r.container, pooled);
 	assert_int_equal(r.admission_second, ADMISSION_ADMITTED);
 	/* The claim's refusal, in the session's audit, naming the check. */
-	assert_int_equal(rows("session_id='%s' and type='admission' and decision='refused' and"
+	assert_int_equal(seam_audit_rows(db, "session_id='%s' and type='admission' and decision='refused' and"
 			      " rule='memory' and detail like '%%\"claim\"%%'", r.id), 1);
 	assert_true(pool_of(s).discarded >= 1);
 	assert_int_equal(pool_of(s).claimed, 0);

@@ -30,6 +30,8 @@
 #include "otlp.h"
 #include "supervisor.h"
 
+#include "seam_util.h"
+
 #define SESSIONS 20
 #define LOG_MAX 16384
 #define CANARY "SNAPSHOT-CANARY-7f3a"
@@ -42,17 +44,6 @@ static struct audit *audit;
 static struct supervisor_event event_log[LOG_MAX];
 static size_t n_log;
 
-static const char *
-env(const char *name)
-{
-	const char *v = getenv(name);
-
-	if (!v || !v[0]) {
-		fprintf(stderr, "test_supervisor: %s is not set (run through supervisor.sh)\n", name);
-		exit(1);
-	}
-	return v;
-}
 
 struct cfg_spec {
 	const char *mode;	/* the agent's mode */
@@ -85,10 +76,10 @@ make_config(struct airlock_config *c, const char *sink, const struct cfg_spec *s
 		 "   \"sink_ceiling\": \"public\", \"response_ceiling\": \"public\"}},"
 		 " \"aliases\": {\"save\": \"store\"%s},"
 		 " \"initial\": {\"class\": \"confidential\", \"file\": \"%s\"}}",
-		 sp->image ? sp->image : env("AIRLOCK_AGENT_IMAGE"), sp->mode,
-		 sp->upstream ? sp->upstream : env("AIRLOCK_UPSTREAM"), sink,
+		 sp->image ? sp->image : seam_env("AIRLOCK_AGENT_IMAGE"), sp->mode,
+		 sp->upstream ? sp->upstream : seam_env("AIRLOCK_UPSTREAM"), sink,
 		 sp->vault_mode ? sp->vault_mode : "echo", sp->timeout_ms ? sp->timeout_ms : 10000,
-		 env("AIRLOCK_UPSTREAM"), sink, sp->no_publish ? "" : ", \"publish\": \"post\"",
+		 seam_env("AIRLOCK_UPSTREAM"), sink, sp->no_publish ? "" : ", \"publish\": \"post\"",
 		 sp->payload ? sp->payload : payload);
 	root = json_loads(text, 0, NULL);
 	config_init(c);
@@ -98,48 +89,12 @@ make_config(struct airlock_config *c, const char *sink, const struct cfg_spec *s
 	json_decref(root);
 }
 
-static size_t
-lines(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	size_t n = 0;
-	int ch;
 
-	if (!f)
-		return 0;
-	while ((ch = fgetc(f)) != EOF)
-		n += ch == '\n';
-	fclose(f);
-	return n;
-}
-
-/* Rows of the audit log matching a WHERE clause. */
-static int
-rows(const char *fmt, ...)
-{
-	char where[512], sql[640];
-	sqlite3 *h;
-	sqlite3_stmt *st;
-	va_list ap;
-	int n = -1;
-
-	va_start(ap, fmt);
-	vsnprintf(where, sizeof where, fmt, ap);
-	va_end(ap);
-	snprintf(sql, sizeof sql, "select count(*) from audit_entries where %s", where);
-	assert_int_equal(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-	sqlite3_busy_timeout(h, 2000);
-	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-		n = sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
-	sqlite3_close(h);
-	return n;
-}
 
 static struct supervisor *
 open_supervisor(void)
 {
-	struct supervisor_options o = { .audit = audit, .watchdog_exe = env("AIRLOCK_BIN") };
+	struct supervisor_options o = { .audit = audit, .watchdog_exe = seam_env("AIRLOCK_BIN") };
 	struct supervisor *s;
 	struct al_err err;
 
@@ -189,7 +144,7 @@ static bool
 wait_lines(const char *path, size_t want, int ms)
 {
 	for (; ms > 0; ms -= 50) {
-		if (lines(path) >= want)
+		if (seam_lines(path) >= want)
 			return true;
 		usleep(50 * 1000);
 	}
@@ -242,17 +197,17 @@ wait_event(struct supervisor *s, enum event_kind kind, const char *session, int6
 static bool
 untouched(const char *sink, int ms)
 {
-	size_t n = lines(sink);
+	size_t n = seam_lines(sink);
 
 	usleep((useconds_t)ms * 1000);
-	return lines(sink) == n;
+	return seam_lines(sink) == n;
 }
 
 static int
 calls_with(const char *id, const char *tool, const char *decision, const char *rule,
 	   int64_t revision)
 {
-	return rows("session_id='%s' and type='call' and tool='%s' and decision='%s' and"
+	return seam_audit_rows(db, "session_id='%s' and type='call' and tool='%s' and decision='%s' and"
 		    " rule='%s' and revision=%lld", id, tool, decision, rule, (long long)revision);
 }
 
@@ -370,7 +325,7 @@ test_cutover_many(void **state)
 		assert_int_equal(e->result, CUTOVER_APPLIED);
 		assert_string_equal(e->tool, "store");
 		assert_int_equal(e->op, CUTOVER_REVOKE);
-		before[i] = lines(sink[i]);
+		before[i] = seam_lines(sink[i]);
 	}
 	e = logged(SUPERVISOR_EVENT_CUTOVER, NULL, rev);
 	assert_non_null(e);
@@ -380,7 +335,7 @@ test_cutover_many(void **state)
 	for (i = 0; i < SESSIONS; i++) {
 		struct session_row r = row_of(s, ids[i]);
 
-		assert_int_equal(lines(sink[i]), before[i]);	/* nothing after the ack */
+		assert_int_equal(seam_lines(sink[i]), before[i]);	/* nothing after the ack */
 		assert_true(calls_with(ids[i], "store", "denied", "revoked", rev) > 0);
 		assert_int_equal(r.revision, rev);
 		assert_true(r.gate_open);
@@ -392,10 +347,10 @@ test_cutover_many(void **state)
 	for (i = 0; i < SESSIONS; i++) {
 		int tries;
 
-		for (tries = 0; tries < 100 && rows("session_id='%s' and type='policy'", ids[i]) < 1;
+		for (tries = 0; tries < 100 && seam_audit_rows(db, "session_id='%s' and type='policy'", ids[i]) < 1;
 		     tries++)
 			usleep(50 * 1000);
-		assert_int_equal(rows("session_id='%s' and type='policy' and decision='applied'"
+		assert_int_equal(seam_audit_rows(db, "session_id='%s' and type='policy' and decision='applied'"
 				      " and revision=%lld and tool='store'", ids[i], (long long)rev), 1);
 	}
 	/* Both admission reports, itemised, and a timeline that saw the run. */
@@ -477,11 +432,11 @@ test_revoke_stands(void **state)
 	     tries++)
 		usleep(50 * 1000);
 	assert_true(calls_with(ids[1], "store", "denied", "revoked", rev) >= 2);
-	assert_int_equal(rows("session_id='%s' and type='call' and decision='allowed'", ids[1]), 0);
-	assert_int_equal(lines(sink[1]), 0);	/* its upstream saw nothing */
-	for (tries = 0; tries < 100 && rows("session_id='%s' and type='policy'", ids[1]) < 1; tries++)
+	assert_int_equal(seam_audit_rows(db, "session_id='%s' and type='call' and decision='allowed'", ids[1]), 0);
+	assert_int_equal(seam_lines(sink[1]), 0);	/* its upstream saw nothing */
+	for (tries = 0; tries < 100 && seam_audit_rows(db, "session_id='%s' and type='policy'", ids[1]) < 1; tries++)
 		usleep(50 * 1000);
-	assert_int_equal(rows("session_id='%s' and type='policy' and tool='store' and"
+	assert_int_equal(seam_audit_rows(db, "session_id='%s' and type='policy' and tool='store' and"
 			      " decision='applied' and rule='revoke at start' and revision=%lld",
 			      ids[1], (long long)rev), 1);
 
@@ -504,7 +459,7 @@ test_revoke_stands(void **state)
 	     tries++)
 		usleep(50 * 1000);
 	assert_true(calls_with(ids[2], "store", "allowed", "allowed", 0) >= 1);
-	assert_int_equal(rows("session_id='%s' and type='policy'", ids[2]), 0);
+	assert_int_equal(seam_audit_rows(db, "session_id='%s' and type='policy'", ids[2]), 0);
 	assert_int_equal(supervisor_shutdown(s), 0);
 	supervisor_close(s);
 	for (i = 0; i < 3; i++)
@@ -532,7 +487,7 @@ span_attr(json_t *span, const char *key)
 static bool
 span_says(const char *entry_id, const char *type, const char *tool, const char *decision)
 {
-	FILE *f = fopen(env("AIRLOCK_OTLP_SPANS"), "r");
+	FILE *f = fopen(seam_env("AIRLOCK_OTLP_SPANS"), "r");
 	char line[16384];
 	json_t *body, *span;
 	bool found = false;
@@ -582,7 +537,7 @@ policy_entries(const char *session, char ids[][AUDIT_ENTRY_ID_MAX], size_t max)
 static void
 test_policy_spans(void **state)
 {
-	struct supervisor_options o = { .audit = audit, .watchdog_exe = env("AIRLOCK_BIN") };
+	struct supervisor_options o = { .audit = audit, .watchdog_exe = seam_env("AIRLOCK_BIN") };
 	char id[SNAP_ID_MAX], sink[160], ids[4][AUDIT_ENTRY_ID_MAX];
 	static struct airlock_config cfg;
 	const char *decision[2] = { "applied", "applied" };
@@ -593,7 +548,7 @@ test_policy_spans(void **state)
 	int tries;
 
 	(void)state;
-	if (otlp_open(env("AIRLOCK_OTLP_URL"), &o.otlp, &err) < 0)
+	if (otlp_open(seam_env("AIRLOCK_OTLP_URL"), &o.otlp, &err) < 0)
 		fail_msg("otlp: %s", err.msg);
 	n_log = 0;
 	if (supervisor_open(&o, &s, NULL, &err) < 0)
@@ -671,11 +626,11 @@ test_freeze(void **state)
 	assert_int_equal(e->op, CUTOVER_FREEZE);
 	assert_int_equal(e->result, CUTOVER_APPLIED);
 	assert_string_equal(e->by.user, "oncall");
-	n = lines(sink[0]);
+	n = seam_lines(sink[0]);
 	for (tries = 0; tries < 200 && calls_with(ids[0], "store", "denied", "frozen", rev) < 2; tries++)
 		usleep(50 * 1000);
 	assert_true(calls_with(ids[0], "store", "denied", "frozen", rev) >= 2);
-	assert_int_equal(lines(sink[0]), n);	/* nothing reached the upstream after the ack */
+	assert_int_equal(seam_lines(sink[0]), n);	/* nothing reached the upstream after the ack */
 	assert_true(frozen_now(s, ids[0], &by));
 	assert_string_equal(by.user, "oncall");
 	assert_int_equal(supervisor_freeze(s, true, NULL, NULL, NULL, &err), -1);
@@ -687,13 +642,13 @@ test_freeze(void **state)
 	for (tries = 0; tries < 200 && calls_with(ids[1], "store", "denied", "frozen", rev) < 1; tries++)
 		usleep(50 * 1000);
 	assert_true(calls_with(ids[1], "store", "denied", "frozen", rev) >= 1);
-	assert_int_equal(lines(sink[1]), 0);
-	for (tries = 0; tries < 100 && rows("type='policy' and rule like 'freeze %%'") < 2; tries++)
+	assert_int_equal(seam_lines(sink[1]), 0);
+	for (tries = 0; tries < 100 && seam_audit_rows(db, "type='policy' and rule like 'freeze %%'") < 2; tries++)
 		usleep(50 * 1000);
-	assert_int_equal(rows("session_id='%s' and type='policy' and rule='freeze applied' and"
+	assert_int_equal(seam_audit_rows(db, "session_id='%s' and type='policy' and rule='freeze applied' and"
 			      " decision='applied' and detail='{\"by\":\"oncall\",\"uid\":4242,"
 			      "\"via\":\"ctl\"}'", ids[0]), 1);
-	assert_int_equal(rows("session_id='%s' and type='policy' and rule='freeze at start' and"
+	assert_int_equal(seam_audit_rows(db, "session_id='%s' and type='policy' and rule='freeze at start' and"
 			      " detail like '%%\"by\":\"oncall\"%%'", ids[1]), 1);
 
 	/* Thawed: both sessions' calls reach their upstreams again. */
@@ -737,7 +692,7 @@ test_not_applicable(void **state)
 	assert_non_null(e);
 	assert_int_equal(e->result, CUTOVER_NOT_APPLICABLE);
 	assert_false(e->alert);
-	n = lines(sink);
+	n = seam_lines(sink);
 	assert_true(wait_lines(sink, n + 2, 5000));	/* still allowed */
 	r = row_of(s, id);
 	assert_true(r.gate_open);
@@ -850,7 +805,7 @@ test_gate_end_to_end(void **state)
 	usleep(600 * 1000);
 	assert_true(calls_with(id, "store", "allowed", "allowed", rev + 10) > 0);
 	assert_true(calls_with(id, "post", "denied", "sink_ceiling", rev + 10) > 0);
-	assert_int_equal(rows("tool='post' and decision='allowed'"), 0);
+	assert_int_equal(seam_audit_rows(db, "tool='post' and decision='allowed'"), 0);
 	/* The engine's next revision is past the one an update brought. */
 	assert_int_equal(supervisor_cutover(s, CUTOVER_RESTORE, "store", ids, 1, &rev, NULL, &err), 0);
 	assert_true(rev > 10);
@@ -963,7 +918,7 @@ test_stop_before_launch(void **state)
 		assert_int_equal(r.end, SESSION_END_OPERATOR_STOP);
 		assert_string_equal(r.container, "");
 		assert_int_equal(containers_of(ids[i]), 0);
-		assert_int_equal(rows("session_id='%s' and type='admission' and"
+		assert_int_equal(seam_audit_rows(db, "session_id='%s' and type='admission' and"
 				      " decision in ('admitted', 'refused')", ids[i]), 0);
 	}
 	for (i = 0; i < HOLD; i++)
@@ -1021,7 +976,7 @@ test_second_inspection_refused(void **state)
 	assert_non_null(e);
 	assert_string_equal(e->check, "pids_limit");
 	assert_string_equal(e->reason, "second");
-	assert_int_equal(lines(sink), 0);		/* no data entered */
+	assert_int_equal(seam_lines(sink), 0);		/* no data entered */
 	assert_int_equal(containers_of(id), 0);
 	free(d);
 	assert_int_equal(supervisor_shutdown(s), 0);
@@ -1059,7 +1014,7 @@ test_failure_reasons(void **state)
 	assert_string_equal(r.failed_step, "create");
 	assert_non_null(strstr(r.reason, "create"));
 	assert_non_null(strstr(r.reason, "No such image"));
-	assert_true(rows("session_id='%s' and type='session_end' and detail like '%%No such image%%'",
+	assert_true(seam_audit_rows(db, "session_id='%s' and type='session_end' and detail like '%%No such image%%'",
 			 ids[0]) == 1);
 
 	r = row_of(s, ids[1]);
@@ -1072,7 +1027,7 @@ test_failure_reasons(void **state)
 	print_message("  upstream cannot start: %s\n", r.reason);
 	assert_int_equal(r.end, SESSION_END_UPSTREAM_UNAVAILABLE);
 	assert_non_null(strstr(r.reason, "upstream vault"));
-	assert_int_equal(lines(sink), 0);
+	assert_int_equal(seam_lines(sink), 0);
 	assert_int_equal(supervisor_shutdown(s), 0);
 	supervisor_close(s);
 	for (i = 0; i < 3; i++)
