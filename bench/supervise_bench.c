@@ -6,7 +6,10 @@
  *            holds its first call 10 s), side by side with the bare gate
  *            (no session) as the floor
  *   scale    N concurrent sessions for S seconds; counts missed leases
- *            (sessions ended by the watchdog) and the worst ack round trip
+ *            (sessions ended by the watchdog) and the worst ack round trip;
+ *            then one revoke on all and the time to each acknowledgement.
+ *            Each agent calls every 200 ms, or every SCALE_PACE_MS when set
+ *            (an agent that mostly waits on its model)
  *
  * usage: supervise_bench AIRLOCK AGENT_IMAGE UPSTREAM cutover
  *        supervise_bench AIRLOCK AGENT_IMAGE UPSTREAM scale [N] [SECONDS]
@@ -20,9 +23,11 @@
 
 #include "bench.h"
 #include "bench_config.h"
+#include "clock.h"
 #include "supervisor.h"
 
 static const char *airlock, *image, *upstream;
+static char agent_cmd[48] = "\"loop\"";	/* the agent's argv, as JSON array items */
 static char work[] = "/tmp/airlock-bench-XXXXXX";
 
 static void
@@ -59,14 +64,14 @@ make_config(struct airlock_config *c, int i, const char *vault_mode, int session
 	char text[2048];
 
 	snprintf(text, sizeof text,
-		 "{\"profile\": {\"image\": \"%s\", \"cmd\": [\"loop\"]},"
+		 "{\"profile\": {\"image\": \"%s\", \"cmd\": [%s]},"
 		 " \"bounds\": {\"session_ms\": %d, \"calls\": 4096, \"stdout_bytes\": 4194304},"
 		 " \"upstreams\": {\"u\": {\"argv\": [\"%s\", \"--sink\", \"%s/%d.sink\","
 		 "  \"--mode\", \"%s\"], \"timeout_ms\": 20000}},"
 		 " \"tools\": {\"store\": {\"upstream\": \"u\", \"remote\": \"store\","
 		 "  \"data_class\": \"public\", \"sink_ceiling\": \"public\", \"response_ceiling\": \"public\"}},"
 		 " \"aliases\": {\"save\": \"store\"}, \"initial\": {\"class\": \"public\"}}",
-		 image, session_s * 1000, upstream, work, i, vault_mode);
+		 image, agent_cmd, session_s * 1000, upstream, work, i, vault_mode);
 	bench_config(c, text);
 }
 
@@ -191,6 +196,30 @@ bench_cutover(void)
 	config_free(&c2);
 }
 
+/* One revoke on all n live sessions: each acknowledgement's time, in ms; how many came. */
+static size_t
+revoke_all(struct supervisor *s, size_t n, double *ms)
+{
+	struct supervisor_event ev[256];
+	size_t acks = 0, k, i;
+	int64_t rev, t0 = clock_mono_us();
+	struct al_err err;
+
+	if (supervisor_cutover(s, CUTOVER_REVOKE, "store", NULL, 0, &rev, NULL, &err) < 0) {
+		fprintf(stderr, "bench: revoke: %s\n", err.msg);
+		return 0;
+	}
+	while (acks < n && clock_mono_us() - t0 < 30 * 1000000LL) {
+		k = supervisor_events(s, ev, 256);
+		for (i = 0; i < k; i++)
+			if (ev[i].kind == SUPERVISOR_EVENT_CUTOVER_ACK && ev[i].revision == rev)
+				ms[acks++] = (double)(clock_mono_us() - t0) / 1e3;
+		if (k == 0)
+			usleep(500);
+	}
+	return acks;
+}
+
 static void
 bench_scale(int n, int seconds)
 {
@@ -247,6 +276,27 @@ bench_scale(int n, int seconds)
 	}
 	supervisor_snapshot_free(&snap);
 	engine1 = private_kb(0);
+	{
+		struct supervisor_event old[256];
+		double *ack = calloc((size_t)n, sizeof *ack);
+		size_t got;
+
+		while (supervisor_events(s, old, 256) > 0)	/* the run's: not the revoke's */
+			;
+		got = ack ? revoke_all(s, running - ended_early, ack) : 0;
+
+		bench_sort(ack, got);
+		printf("  revoke on all %zu running: %zu acknowledged; p50 %.1f ms, max %.1f ms\n",
+		       running - ended_early, got, got ? ack[got / 2] : -1.0,
+		       got ? ack[got - 1] : -1.0);
+		printf("sample: scale_revoke_ack_p50 baseline=- airlock=%.1f unit=ms\n",
+		       got ? ack[got / 2] : -1.0);
+		printf("sample: scale_revoke_ack_max baseline=- airlock=%.1f unit=ms\n",
+		       got ? ack[got - 1] : -1.0);
+		printf("sample: scale_revoke_acked baseline=%zu airlock=%zu unit=count\n",
+		       running - ended_early, got);
+		free(ack);
+	}
 	printf("  %d s: %llu calls, %llu pulses, %llu acks, worst ack %.1f ms\n", seconds,
 	       (unsigned long long)calls, (unsigned long long)pulses,
 	       (unsigned long long)acks, worst / 1e3);
@@ -287,6 +337,8 @@ main(int argc, char **argv)
 	airlock = argv[1];
 	image = argv[2];
 	upstream = argv[3];
+	if (getenv("SCALE_PACE_MS") && atoi(getenv("SCALE_PACE_MS")) > 0)
+		snprintf(agent_cmd, sizeof agent_cmd, "\"pace\", \"%d\"", atoi(getenv("SCALE_PACE_MS")));
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	if (!mkdtemp(work))
 		return 1;
