@@ -48,3 +48,9 @@ weaken_keep_stopped(void)
 {
 	return mutant("keep_stopped");
 }
+
+bool
+weaken_pooled_run(void)
+{
+	return mutant("pooled_run");
+}

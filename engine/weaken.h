@@ -8,10 +8,10 @@
  * AIRLOCK_MUTANT naming it (engine/mutant.h). In the production build
  * weaken_create_body never changes anything.
  *
- * Two more test-only switches live with them: admission_bypass (a refused
- * admission is reported, then ignored, so the leak can be observed) and
+ * Three more test-only switches live with them: admission_bypass (a refused
+ * admission is reported, then ignored, so the leak can be observed),
  * keep_stopped (cleanup stops the container but leaves it for the
- * archive, log and state observers; the test removes it).
+ * archive, log and state observers; the test removes it) and pooled_run.
  */
 
 #include <stdbool.h>
@@ -64,5 +64,14 @@ bool weaken_admission_bypassed(void);
 
 /* Cleanup leaves the stopped container in place (mutant keep_stopped). */
 bool weaken_keep_stopped(void);
+
+/*
+ * airlock run warms one container as a pool does and then claims it
+ * (mutant pooled_run), so the matrix runs cases from a pooled container:
+ * the same launch (engine/warm.h) and the same claim with its second
+ * admission (engine/session.c) as a pool of airlock serve. It changes no
+ * protection.
+ */
+bool weaken_pooled_run(void);
 
 #endif

@@ -10,9 +10,12 @@
 #include "cli.h"
 #include "config.h"
 #include "config_check.h"
+#include "ids.h"
 #include "otlp.h"
 #include "policy.h"
 #include "session.h"
+#include "warm.h"
+#include "weaken.h"
 
 /* Ctrl-C or a TERM asks the session to stop; it still cleans up. */
 static atomic_bool stop_requested;
@@ -169,6 +172,43 @@ print_summary(const struct cli_opts *o, const struct session_summary *sum,
 	json_decref(j);
 }
 
+/* ---- a pooled run (mutant pooled_run, engine/weaken.h): one warm container, claimed once ---- */
+
+static struct warm *
+run_claim(void *ctx)
+{
+	struct warm **w = ctx, *out = *w;
+
+	*w = NULL;
+	return out;
+}
+
+static void
+run_discard(void *ctx, struct warm *w)
+{
+	(void)ctx;
+	warm_discard(w);
+}
+
+/* A pool of one, warmed now; none (a cold start) when the launch fails. */
+static struct session_pool
+run_pool(const struct airlock_config *c, struct warm **w)
+{
+	struct al_err err;
+	char label[16];
+
+	*w = NULL;
+	if (!weaken_pooled_run())
+		return (struct session_pool){ 0 };
+	if (id_random(label, sizeof label, "p-", 4) < 0 ||
+	    warm_launch(&(struct warm_options){ .profile = &c->profile,
+						.docker_host = getenv("DOCKER_HOST"),
+						.label = label }, w, &err) < 0)
+		fprintf(stderr, "airlock run: pooled_run: no warm container (%s); starting cold\n",
+			err.msg);
+	return (struct session_pool){ .ctx = w, .claim = run_claim, .discard = run_discard };
+}
+
 int
 cmd_run(int argc, char **argv)
 {
@@ -177,6 +217,7 @@ cmd_run(int argc, char **argv)
 	struct audit *audit = NULL;
 	struct otlp *otlp = NULL;
 	struct cli_opts o;
+	struct warm *warm = NULL;
 	int rc = cli_parse("run", argc, argv, &o);
 
 	if (rc >= 0)
@@ -189,7 +230,9 @@ cmd_run(int argc, char **argv)
 	catch_stop_signals();
 	rc = session_run(&(struct session_options){ .config = &c, .audit = audit, .otlp = otlp,
 						    .docker_host = getenv("DOCKER_HOST"),
-						    .stop = &stop_requested }, &sum);
+						    .stop = &stop_requested,
+						    .pool = run_pool(&c, &warm) }, &sum);
+	warm_discard(warm);	/* not claimed (the session ended first): stopped and removed */
 	print_summary(&o, &sum, audit, otlp);
 	otlp_close(otlp);
 	audit_close(audit);
