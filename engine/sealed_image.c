@@ -537,24 +537,28 @@ sealed_image_judge(const char *socket_path, const json_t *inspect,
 	struct sealed_export x;
 	struct sealed_who who;
 	struct al_err err;
-	bool read = false;
+	bool read = false, who_ok;
 
 	memset(out, 0, sizeof *out);
 	snprintf(out->image, sizeof out->image, "%s", image ? image : "");
 	snprintf(out->user, sizeof out->user, "%s", user ? user : "");
 	snprintf(out->shim.text, sizeof out->shim.text, "image files not read");
-	if (sealed_who_parse(user, groups ? groups : json_null(), &who, &err) < 0) {
+	/* A user the sealed rules cannot judge refuses "sealed"; the shim is still read. */
+	who_ok = sealed_who_parse(user, groups ? groups : json_null(), &who, &err) == 0;
+	if (!who_ok) {
 		snprintf(out->text, sizeof out->text, "%.*s", SEALED_TEXT_MAX - 1, err.msg);
-		snprintf(out->shim.text, sizeof out->shim.text, "%.*s", SEALED_TEXT_MAX - 1, err.msg);
-		return;
+		if (!shim)
+			return;
 	}
 	if (sealed_export_init(&x, sealed, &err) < 0 ||
 	    (shim && sealed_export_watch(&x, SHIM_IMAGE_PATH) < 0) ||
 	    sealed_image_read(socket_path, image, &x, &err) < 0) {
-		snprintf(out->text, sizeof out->text, "%.*s", SEALED_TEXT_MAX - 1, err.msg);
+		if (who_ok)
+			snprintf(out->text, sizeof out->text, "%.*s", SEALED_TEXT_MAX - 1, err.msg);
 	} else {
 		read = true;
-		sealed_judge(x.order, x.n_order, sealed, &who, out);
+		if (who_ok)
+			sealed_judge(x.order, x.n_order, sealed, &who, out);
 	}
 	if (shim)
 		shim_of(&x, read, err.msg, &out->shim);
