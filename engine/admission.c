@@ -681,6 +681,52 @@ check_sealed(const struct ctx *x, const struct checker *k, struct verdict *v)
 	verdict_observe(v, x->sealed->pass, "%s", x->sealed->text);
 }
 
+/* --- the MCP shim ----------------------------------------------------- */
+
+/*
+ * MCP sessions: the image's /airlock/shim is the engine's own build, so a
+ * stale shim is caught before data enters. Not a defence against the agent
+ * (docs/guarantees.md): the agent may ignore the shim altogether.
+ */
+static void
+check_shim_digest(const struct ctx *x, const struct checker *k, struct verdict *v)
+{
+	const struct sealed_file *f;
+	const char *image;
+
+	(void)k;
+	if (!x->p->shim_required)
+		verdict_expect(v, "MCP sessions only");
+	else
+		verdict_expect(v, "/airlock/shim sha256:%s", verdict_shown(x->p->shim_sha256));
+	if (!json_is_object(x->c))
+		verdict_observe(v, false, "missing");
+	else if (!x->p->shim_required)
+		verdict_observe(v, true, "not applicable: not an MCP session");
+	else if (strlen(x->p->shim_sha256) != 64)
+		verdict_observe(v, false, "the engine's own airlock-shim could not be read");
+	if (v->decided || !(image = jpath_need_str(x->c, "Image", v)))
+		return;
+	if (!x->sealed)
+		verdict_observe(v, false, "image files not read");
+	else if (strcmp(x->sealed->image, image) != 0)
+		verdict_observe(v, false, "judged for another image");
+	if (v->decided)
+		return;
+	f = &x->sealed->shim;
+	if (!f->read)
+		verdict_observe(v, false, "image files not read: %s", f->text);
+	else if (!f->present)
+		verdict_observe(v, false, "absent from the image");
+	else if (f->type != '0' && f->type != '7')
+		verdict_observe(v, false, "not a regular file (tar type %c)", f->type);
+	else if (strcmp(f->digest, x->p->shim_sha256) != 0)
+		verdict_observe(v, false, "sha256:%s (another build)", verdict_shown(f->digest));
+	else
+		verdict_observe(v, true, "sha256:%s, mode %04o, owner %llu:%llu", f->digest,
+				f->mode, (unsigned long long)f->uid, (unsigned long long)f->gid);
+}
+
 /* --- the table ------------------------------------------------------- */
 
 static const struct checker checkers[ADMISSION_CHECK_COUNT] = {
@@ -733,6 +779,7 @@ static const struct checker checkers[ADMISSION_CHECK_COUNT] = {
 	[ADMISSION_STDIN]		= { check_stdin, NULL, NULL },
 	[ADMISSION_DOCKER_SOCK]		= { check_docker_sock, NULL, NULL },
 	[ADMISSION_SEALED]		= { check_sealed, NULL, NULL },
+	[ADMISSION_SHIM_DIGEST]		= { check_shim_digest, NULL, NULL },
 };
 
 /* Exactly one item per check, even for a check that forgot to decide. */

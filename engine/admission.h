@@ -76,7 +76,8 @@ struct host_facts {
 	_(TTY,              "tty",              "no TTY (stdout stays a framed protocol stream)") \
 	_(STDIN,            "stdin",            "OpenStdin and StdinOnce true") \
 	_(DOCKER_SOCK,      "docker_sock",      "no docker.sock path anywhere in the configuration") \
-	_(SEALED,           "sealed",           "no sealed path readable by the agent's uid and groups")
+	_(SEALED,           "sealed",           "no sealed path readable by the agent's uid and groups") \
+	_(SHIM_DIGEST,      "shim_digest",      "MCP sessions: /airlock/shim in the image is the engine's own airlock-shim (SHA-256)")
 
 enum admission_check {
 #define ADMISSION_ENUM(e, id, help) ADMISSION_##e,
@@ -98,10 +99,12 @@ bool admission_check(const json_t *container, const json_t *image,
 		     struct check_list *report);
 
 /*
- * The same, with the verdict on the image's files for profile.sealed
+ * The same, with the verdict on the image's files for profile.sealed and,
+ * for MCP sessions (profile.shim_required), /airlock/shim
  * (engine/sealed_image.h: sealed_image_judge). NULL means they were not
- * read, which refuses "sealed" when sealed paths are configured; a verdict
- * for another image or user refuses too.
+ * read, which refuses "sealed" when sealed paths are configured and
+ * "shim_digest" when the shim is required; a verdict for another image or
+ * user refuses too.
  */
 bool admission_check_files(const json_t *container, const json_t *image,
 			   const struct profile *p, const struct host_facts *host,

@@ -445,6 +445,7 @@ parse_agent(struct airlock_config *c, const json_t *obj, struct al_err *err)
 	if (m && !json_is_boolean(m))
 		return al_fail(err, "agent.mcp: expected true or false");
 	c->agent.mcp = json_is_true(m);
+	c->profile.shim_required = c->agent.mcp;
 	return 0;
 }
 

@@ -67,17 +67,19 @@ container_free(struct container *c)
 }
 
 /*
- * The sealed verdict for this container: judged on the first admission,
- * kept for the second (a container's image and user cannot change).
+ * The verdict on the image's files (profile.sealed, and /airlock/shim for
+ * MCP sessions) for this container: judged on the first admission, kept
+ * for the second (a container's image and user cannot change).
  */
 static const struct sealed_verdict *
 sealed_for(struct docker *d, const json_t *inspect, const struct profile *p,
 	   struct sealed_verdict *cache, bool *judged)
 {
-	if (p->sealed.n == 0)
+	if (p->sealed.n == 0 && !p->shim_required)
 		return NULL;
 	if (!*judged)
-		sealed_image_judge(docker_socket_path(d), inspect, &p->sealed, cache);
+		sealed_image_judge(docker_socket_path(d), inspect, &p->sealed, p->shim_required,
+				   cache);
 	*judged = true;
 	return cache;
 }

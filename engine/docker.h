@@ -74,6 +74,14 @@ int docker_request(struct docker *d, const char *method, const char *path,
 int docker_ping(struct docker *d, struct al_err *err);
 int docker_version(struct docker *d, json_t **out, struct al_err *err);
 int docker_info(struct docker *d, json_t **out, struct al_err *err);
+/*
+ * True when s may name an image in a URL path: an image id
+ * "sha256:<64 hex>", or a local name: docker_name_valid parts joined by
+ * '/', the last with an optional ":tag" of the same characters; at most 255
+ * bytes. No empty or dot-led part; no registry port, no "@digest".
+ */
+bool docker_image_ref_valid(const char *s);
+/* GET /images/{image}/json; image must pass docker_image_ref_valid. */
 int docker_image_inspect(struct docker *d, const char *image, json_t **out, struct al_err *err);
 
 /* name may be NULL. id receives the new container's full ID. */

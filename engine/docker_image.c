@@ -9,18 +9,49 @@
 
 #define DOCKER_BUILD_REPLY_MAX	(1u << 20)	/* progress lines; q=1 sends few */
 
-/* A plain name, or an image id "sha256:<64 hex>". */
+#define DOCKER_REF_MAX	255
+
+/* One part of a repository path: what docker_name_valid allows. */
 static bool
-docker_image_valid(const char *s)
+docker_ref_part(const char *s, size_t n)
 {
+	char part[DOCKER_NAME_MAX + 1];
+
+	if (n == 0 || n > DOCKER_NAME_MAX)
+		return false;
+	memcpy(part, s, n);
+	part[n] = '\0';
+	return docker_name_valid(part);
+}
+
+/*
+ * An image id "sha256:<64 hex>", or a local reference: parts of
+ * docker_name_valid separated by '/', the last with an optional ":tag"
+ * (a tag's characters are a name's). No empty or dot-led part, so nothing
+ * can fold into another path; no registry port, no digest.
+ */
+bool
+docker_image_ref_valid(const char *s)
+{
+	const char *p, *slash, *colon;
 	size_t i;
 
-	if (!s || strncmp(s, "sha256:", 7) != 0)
-		return docker_name_valid(s);
-	for (i = 7; s[i]; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+	if (!s || strlen(s) > DOCKER_REF_MAX)
+		return false;
+	if (strncmp(s, "sha256:", 7) == 0) {
+		for (i = 7; s[i]; i++)
+			if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+				return false;
+		return i == 7 + 64;
+	}
+	for (p = s; (slash = strchr(p, '/')); p = slash + 1)
+		if (!docker_ref_part(p, (size_t)(slash - p)))
 			return false;
-	return i == 7 + 64;
+	colon = strchr(p, ':');
+	if (!colon)
+		return docker_ref_part(p, strlen(p));
+	return docker_ref_part(p, (size_t)(colon - p)) &&
+	       docker_ref_part(colon + 1, strlen(colon + 1));
 }
 
 int
@@ -29,7 +60,7 @@ docker_image_inspect(struct docker *d, const char *image, json_t **out, struct a
 	char path[256];
 
 	*out = NULL;
-	if (!docker_image_valid(image))
+	if (!docker_image_ref_valid(image))
 		return al_fail(err, "docker: invalid image reference");
 	snprintf(path, sizeof path, "/images/%s/json", image);
 	return docker_get_object(d, path, out, err);

@@ -91,6 +91,14 @@ struct profile {
 	struct tmpfs_mount tmpfs[PROFILE_TMPFS_MAX];
 	size_t n_tmpfs;
 	struct strv sealed;	/* image paths the agent must not read (engine/sealed.h) */
+	/*
+	 * Not config keys. An MCP session (agent.mcp) requires /airlock/shim
+	 * to be the engine's own airlock-shim (admission's shim_digest): the
+	 * config sets shim_required, the session sets shim_sha256 to its
+	 * shim's SHA-256 hex ("" when the engine could not read it: refused).
+	 */
+	bool shim_required;
+	char shim_sha256[65];
 };
 
 /* Identity written into labels; the reaper reads it back. */

@@ -229,6 +229,7 @@ sealed_layer_free(struct sealed_layer *l)
 	for (i = 0; i < l->n; i++) {
 		free(l->v[i].path);
 		free(l->v[i].link);
+		free(l->v[i].digest);
 	}
 	free(l->v);
 	free(l->name);
@@ -722,6 +723,33 @@ judge_one(struct judge *j, const struct each *all)
 	/* Below a file only the hard-link rule applies. */
 	return judge_tree(j, all, rel, open && is_dir(e) &&
 			  may(j->who, e->uid, e->gid, e->mode, MAY_SEARCH));
+}
+
+void
+sealed_file_of(const struct sealed_layer *const *layers, size_t n, const char *rel,
+	       struct sealed_file *out)
+{
+	const struct sealed_entry *e;
+	struct view v;
+
+	memset(out, 0, sizeof *out);
+	if (view_build(&v, layers, n) < 0) {
+		snprintf(out->text, sizeof out->text, "out of memory judging the image");
+		view_free(&v);
+		return;
+	}
+	out->read = true;
+	e = map_get(&v.visible, rel);
+	if (e) {
+		out->present = true;
+		out->type = e->type;
+		out->mode = e->mode;
+		out->uid = e->uid;
+		out->gid = e->gid;
+		if (e->digest && (e->type == '0' || e->type == '7'))
+			snprintf(out->digest, sizeof out->digest, "%s", e->digest);
+	}
+	view_free(&v);
 }
 
 void

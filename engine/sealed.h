@@ -80,6 +80,7 @@ struct sealed_entry {
 	uint64_t uid, gid;
 	bool acl;
 	unsigned xattrs;	/* enum tar_xattr bits */
+	char *digest;		/* the watched file's SHA-256 hex (sealed_image.h), else NULL */
 };
 
 struct sealed_layer {
@@ -95,11 +96,26 @@ struct sealed_who {
 	size_t n_gids;
 };
 
+/*
+ * One path of the image as the container shows it, with the SHA-256 of its
+ * content when it is a regular file (admission's shim_digest: /airlock/shim).
+ */
+struct sealed_file {
+	bool read;		/* the export was read and the layers applied */
+	bool present;		/* a visible entry at the path */
+	char type;		/* its tar type: '0' or '7' a regular file */
+	unsigned mode;
+	uint64_t uid, gid;
+	char digest[65];	/* a regular file's SHA-256 hex, else "" */
+	char text[SEALED_TEXT_MAX];	/* when not read: why */
+};
+
 struct sealed_verdict {
 	bool pass;
 	char text[SEALED_TEXT_MAX];	/* the first refusal, or a one-line summary */
 	char image[72];			/* the image ID judged (set by the reader) */
 	char user[32];			/* the Config.User judged (likewise) */
+	struct sealed_file shim;	/* SHIM_IMAGE_PATH, when the reader was asked for it */
 };
 
 /*
@@ -133,6 +149,17 @@ void sealed_layer_free(struct sealed_layer *l);
  */
 int sealed_who_parse(const char *user, const json_t *group_add, struct sealed_who *w,
 		     struct al_err *err);
+
+/*
+ * What the container shows at rel (normalised, relative: "airlock/shim")
+ * after layers[0..n) are applied, the bottom first: the visible entry, its
+ * type, mode, owner and digest (when its layer's reader hashed it), or
+ * absent. Whiteouts, opaque directories and non-directories above it hide
+ * it as in sealed_judge. Only entries the layers kept count: rel must have
+ * been among the paths they kept entries for.
+ */
+void sealed_file_of(const struct sealed_layer *const *layers, size_t n, const char *rel,
+		    struct sealed_file *out);
 
 /* Judge every sealed path against layers[0..n), the bottom layer first. */
 void sealed_judge(const struct sealed_layer *const *layers, size_t n,

@@ -10,6 +10,7 @@
 #include "docker.h"
 #include "mutant.h"
 #include "profile.h"
+#include "shim_image.h"
 
 #define BLOCK		512
 #define ERROR_BODY_MAX	4096
@@ -63,17 +64,67 @@ sha_end(struct sealed_export *x, char out[HASH_HEX_LEN + 1])
 
 /* --- the layer inside ---------------------------------------------------- */
 
+/* Is e the watched path, as a regular file? Its data is then hashed. */
+static bool
+watched(const struct sealed_export *x, const struct tar_entry *e)
+{
+	char norm[TAR_PATH_MAX];
+
+	return x->watch && (e->type == '0' || e->type == '7') &&
+	       tar_path_normalise(e->path, norm, sizeof norm) == 0 && strcmp(norm, x->watch) == 0;
+}
+
 static int
 inner_entry(void *ctx, const struct tar_entry *e)
 {
 	struct sealed_export *x = ctx;
+	struct sealed_layer *l = &x->cur->layer;
+	size_t before = l->n;
 
 	if (e->type == 'S' || e->type == 'V' || e->type == 'M' || e->type == 'N')
 		return al_fail(x->err, "image layer: an entry of unsupported tar type %c", e->type);
-	return sealed_layer_add(&x->cur->layer, e, x->sealed, &x->budget, x->err) < 0 ? -1 : 0;
+	if (sealed_layer_add(l, e, &x->keep, &x->budget, x->err) < 0)
+		return -1;
+	if (l->n == before || !watched(x, e))
+		return 0;
+	if ((!x->watch_sha && !(x->watch_sha = EVP_MD_CTX_new())) ||
+	    EVP_DigestInit_ex(x->watch_sha, EVP_sha256(), NULL) != 1)
+		return al_fail(x->err, "image export: out of memory");
+	x->watching = true;
+	x->watch_index = l->n - 1;
+	return 0;
 }
 
-static const struct tar_stream_ops inner_ops = { inner_entry, NULL, NULL };
+static int
+inner_data(void *ctx, const unsigned char *p, size_t n)
+{
+	struct sealed_export *x = ctx;
+
+	if (x->watching && EVP_DigestUpdate(x->watch_sha, p, n) != 1)
+		return al_fail(x->err, "image export: digest failed");
+	return 0;
+}
+
+static int
+inner_end(void *ctx)
+{
+	struct sealed_export *x = ctx;
+	struct sealed_entry *e;
+	unsigned char d[32];
+	unsigned n = 0;
+
+	if (!x->watching)
+		return 0;
+	x->watching = false;
+	e = &x->cur->layer.v[x->watch_index];
+	if (EVP_DigestFinal_ex(x->watch_sha, d, &n) != 1 || n != sizeof d ||
+	    !(e->digest = malloc(HASH_HEX_LEN + 1)))
+		return al_fail(x->err, "image export: digest failed");
+	hex_of(d, sizeof d, e->digest);
+	return 0;
+}
+
+static const struct tar_stream_ops inner_ops = { inner_entry, inner_data, inner_end };
 
 /* --- the export's entries ---------------------------------------------- */
 
@@ -228,11 +279,27 @@ static const struct tar_stream_ops outer_ops = { outer_entry, outer_data, outer_
 int
 sealed_export_init(struct sealed_export *x, const struct strv *sealed, struct al_err *err)
 {
+	size_t i;
+
 	memset(x, 0, sizeof *x);
 	x->sealed = sealed;
 	x->err = err;
 	x->budget = SEALED_ENTRIES_MAX;
+	for (i = 0; sealed && i < sealed->n; i++)
+		if (strv_push(&x->keep, sealed->v[i]) < 0)
+			return al_fail(err, "image export: out of memory");
 	return tar_stream_init(&x->outer, &outer_ops, x, err);
+}
+
+int
+sealed_export_watch(struct sealed_export *x, const char *abs)
+{
+	if (!abs || abs[0] != '/' || !abs[1] || x->bytes > 0 || x->watch)
+		return al_fail(x->err, "image export: cannot watch that path");
+	if (strv_push(&x->keep, abs) < 0)
+		return al_fail(x->err, "image export: out of memory");
+	x->watch = x->keep.v[x->keep.n - 1] + 1;
+	return 0;
 }
 
 void
@@ -248,6 +315,8 @@ sealed_export_free(struct sealed_export *x)
 	tar_stream_free(&x->inner);
 	tar_stream_free(&x->outer);
 	EVP_MD_CTX_free(x->sha);
+	EVP_MD_CTX_free(x->watch_sha);
+	strv_free(&x->keep);
 	free(x->blobs);
 	free(x->order);
 	memset(x, 0, sizeof *x);
@@ -445,9 +514,21 @@ sealed_image_read(const char *socket_path, const char *image_id, struct sealed_e
 	return ret < 0 ? -1 : sealed_export_finish(x, image_id);
 }
 
+/* The watched file after finish, or why it was not read. */
+static void
+shim_of(const struct sealed_export *x, bool read, const char *why, struct sealed_file *out)
+{
+	if (read) {
+		sealed_file_of(x->order, x->n_order, x->watch, out);
+		return;
+	}
+	memset(out, 0, sizeof *out);
+	snprintf(out->text, sizeof out->text, "%.*s", SEALED_TEXT_MAX - 1, why);
+}
+
 void
 sealed_image_judge(const char *socket_path, const json_t *inspect,
-		   const struct strv *sealed, struct sealed_verdict *out)
+		   const struct strv *sealed, bool shim, struct sealed_verdict *out)
 {
 	const char *image = json_string_value(json_object_get(inspect, "Image"));
 	const char *user = json_string_value(json_object_get(json_object_get(inspect, "Config"),
@@ -456,19 +537,31 @@ sealed_image_judge(const char *socket_path, const json_t *inspect,
 	struct sealed_export x;
 	struct sealed_who who;
 	struct al_err err;
+	bool read = false, who_ok;
 
 	memset(out, 0, sizeof *out);
 	snprintf(out->image, sizeof out->image, "%s", image ? image : "");
 	snprintf(out->user, sizeof out->user, "%s", user ? user : "");
-	if (sealed_who_parse(user, groups ? groups : json_null(), &who, &err) < 0) {
+	snprintf(out->shim.text, sizeof out->shim.text, "image files not read");
+	/* A user the sealed rules cannot judge refuses "sealed"; the shim is still read. */
+	who_ok = sealed_who_parse(user, groups ? groups : json_null(), &who, &err) == 0;
+	if (!who_ok) {
 		snprintf(out->text, sizeof out->text, "%.*s", SEALED_TEXT_MAX - 1, err.msg);
-		return;
+		if (!shim)
+			return;
 	}
 	if (sealed_export_init(&x, sealed, &err) < 0 ||
-	    sealed_image_read(socket_path, image, &x, &err) < 0)
-		snprintf(out->text, sizeof out->text, "%.*s", SEALED_TEXT_MAX - 1, err.msg);
-	else
-		sealed_judge(x.order, x.n_order, sealed, &who, out);
+	    (shim && sealed_export_watch(&x, SHIM_IMAGE_PATH) < 0) ||
+	    sealed_image_read(socket_path, image, &x, &err) < 0) {
+		if (who_ok)
+			snprintf(out->text, sizeof out->text, "%.*s", SEALED_TEXT_MAX - 1, err.msg);
+	} else {
+		read = true;
+		if (who_ok)
+			sealed_judge(x.order, x.n_order, sealed, &who, out);
+	}
+	if (shim)
+		shim_of(&x, read, err.msg, &out->shim);
 	sealed_export_free(&x);
 	/* Test build only: admission lets readable sealed material through. */
 	if (mutant("sealed_unchecked")) {

@@ -36,7 +36,12 @@
 struct sealed_blob;	/* one entry of the export */
 
 struct sealed_export {
-	const struct strv *sealed;	/* borrowed */
+	const struct strv *sealed;	/* borrowed: the sealed paths */
+	struct strv keep;		/* the paths whose entries the layers keep */
+	const char *watch;		/* normalised relative path to hash, or NULL */
+	void *watch_sha;		/* its running SHA-256 (EVP_MD_CTX) */
+	bool watching;			/* inside the watched entry's data */
+	size_t watch_index;		/* that entry's index in the current layer */
 	struct tar_stream outer, inner;
 	struct sealed_blob *blobs;	/* grown as entries come, up to SEALED_BLOBS_MAX */
 	size_t n_blobs, cap_blobs, budget;
@@ -50,6 +55,13 @@ struct sealed_export {
 };
 
 int sealed_export_init(struct sealed_export *x, const struct strv *sealed, struct al_err *err);
+/*
+ * Also keep the entries bearing on abs (an absolute normalised path, e.g.
+ * SHIM_IMAGE_PATH) and hash the content of each regular file at it, layer
+ * by layer (sealed_entry.digest); after finish, sealed_file_of tells what
+ * the container shows there. Call before the first feed.
+ */
+int sealed_export_watch(struct sealed_export *x, const char *abs);
 void sealed_export_free(struct sealed_export *x);
 /* Feed bytes of the export as they arrive. -1 with err set on any fault. */
 int sealed_export_feed(struct sealed_export *x, const unsigned char *p, size_t n);
@@ -71,9 +83,11 @@ int sealed_image_read(const char *socket_path, const char *image_id, struct seal
  * The whole check for one container: read its image's export, take the
  * uid and groups from its inspect JSON (Config.User, HostConfig.GroupAdd),
  * judge. Always fills out (image, user, verdict); a read or parse fault is
- * a refusal whose text says why (fixed text and names only).
+ * a refusal whose text says why (fixed text and names only). With shim,
+ * out->shim is what the container shows at SHIM_IMAGE_PATH, read from the
+ * same export (out->shim.read false, with the reason, when it was not).
  */
 void sealed_image_judge(const char *socket_path, const json_t *inspect,
-			const struct strv *sealed, struct sealed_verdict *out);
+			const struct strv *sealed, bool shim, struct sealed_verdict *out);
 
 #endif

@@ -22,6 +22,7 @@
 #include "journal.h"
 #include "mutant.h"
 #include "policy.h"
+#include "shim_image.h"
 #include "warm.h"
 
 #define INITIAL_FILE_MAX	(1 << 20)
@@ -49,6 +50,7 @@ session_end_message(enum session_end e)
 struct session {
 	const struct session_options *o;
 	const struct airlock_config *cfg;
+	struct profile profile;		/* cfg's, with the engine's shim digest (MCP) */
 	struct session_summary *sum;
 	struct docker *docker;
 	char socket[DOCKER_SOCKET_MAX];
@@ -565,13 +567,13 @@ create_admit(struct session *s)
 		return container_failed(s, "create", NULL);
 	first = container_report(s->box, 1);
 	set_state(s, SESSION_STATE_CREATING);
-	rc = container_create(s->box, &s->cfg->profile, &who, &err);
+	rc = container_create(s->box, &s->profile, &who, &err);
 	snprintf(s->st.container_id, sizeof s->st.container_id, "%s", container_id(s->box));
 	/* A refused daemon wins over a failed create: the create may fail for it. */
 	if (!preflight_end(s))
 		return false;
 	if (rc == 0)
-		rc = container_admit_first(s->box, &s->cfg->profile, &s->facts, &err);
+		rc = container_admit_first(s->box, &s->profile, &s->facts, &err);
 	if (first->n > 0) {
 		record_admission(s, "first", first, s->sum->admission_first);
 		set_state(s, SESSION_STATE_ADMITTING);
@@ -592,8 +594,8 @@ static const struct profile *
 readmit_profile(const struct session *s, struct profile *strict)
 {
 	if (!mutant("readmit_strict"))
-		return &s->cfg->profile;
-	*strict = s->cfg->profile;
+		return &s->profile;
+	*strict = s->profile;
 	strict->pids_limit--;
 	return strict;
 }
@@ -983,6 +985,23 @@ finish(struct session *s)
 	set_state(s, SESSION_STATE_ENDED);
 }
 
+/*
+ * The profile admission compares with: the config's (its lists shared,
+ * read only), and for an MCP session the SHA-256 of this engine's own
+ * airlock-shim, read now so a rebuilt shim counts from the next session.
+ * One the engine cannot read stays "": shim_digest then refuses.
+ */
+static void
+session_profile(struct session *s)
+{
+	struct al_err err;
+
+	s->profile = s->cfg->profile;
+	if (s->profile.shim_required &&
+	    shim_image_engine_digest(s->o->watchdog_exe, s->profile.shim_sha256, &err) < 0)
+		s->profile.shim_sha256[0] = '\0';
+}
+
 int
 session_run(const struct session_options *o, struct session_summary *out)
 {
@@ -1001,6 +1020,7 @@ session_run(const struct session_options *o, struct session_summary *out)
 	else if (id_random(out->session_id, sizeof out->session_id, "s-", 8) < 0)
 		snprintf(out->session_id, sizeof out->session_id, "s-unknown");
 	s.t0_ms = clock_mono_ms();
+	session_profile(&s);
 	memcpy(s.st.session_id, out->session_id, sizeof s.st.session_id);
 	memcpy(s.st.image, o->config->profile.image, sizeof s.st.image);
 	s.st.session_class = o->config->initial.class;

@@ -13,6 +13,7 @@
 
 #include "clock.h"
 #include "doctor.h"
+#include "shim_image.h"
 
 struct warm {
 	char socket[DOCKER_SOCKET_MAX];
@@ -21,6 +22,7 @@ struct warm {
 	struct docker *docker;
 	struct container *box;
 	struct lease *lease;
+	struct profile profile;		/* the options', with this engine's shim digest (MCP) */
 	pthread_mutex_t mu;
 	bool failed;			/* under mu: the lease failed */
 	lease_fail_fn fwd;		/* under mu: the claiming session's handler */
@@ -84,9 +86,9 @@ create_admit(struct warm *w, const struct warm_options *o, struct al_err *err)
 		return al_wrap(err, "pool: connect");
 	if (!(w->box = container_new(w->docker, w->socket)))
 		return al_fail(err, "pool: out of memory");
-	if (container_create(w->box, o->profile, &who, err) < 0)
+	if (container_create(w->box, &w->profile, &who, err) < 0)
 		return al_wrap(err, "pool");
-	if (container_admit_first(w->box, o->profile, &w->facts, err) < 0)
+	if (container_admit_first(w->box, &w->profile, &w->facts, err) < 0)
 		return al_wrap(err, "pool: first admission");
 	return 0;
 }
@@ -114,6 +116,11 @@ warm_launch(const struct warm_options *o, struct warm **out, struct al_err *err)
 		return al_fail(err, "pool: out of memory");
 	pthread_mutex_init(&w->mu, NULL);
 	snprintf(w->label, sizeof w->label, "%s", o->label);
+	/* As a session does (engine/session.c): read now; unreadable stays "" and shim_digest refuses. */
+	w->profile = *o->profile;
+	if (w->profile.shim_required &&
+	    shim_image_engine_digest(o->watchdog_exe, w->profile.shim_sha256, err) < 0)
+		w->profile.shim_sha256[0] = '\0';
 	if (preflight(w, o, err) < 0 || create_admit(w, o, err) < 0 ||
 	    start_leased(w, o, err) < 0) {
 		warm_discard(w);

@@ -22,6 +22,7 @@ int cmd_audit(int argc, char **argv);
 int cmd_console(int argc, char **argv);
 int cmd_ctl(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
+int cmd_image(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
 int cmd_reap(int argc, char **argv);
 int cmd_run(int argc, char **argv);

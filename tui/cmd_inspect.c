@@ -8,6 +8,7 @@
 #include "docker.h"
 #include "preflight.h"
 #include "sealed_image.h"
+#include "shim_image.h"
 
 struct inspect_job {
 	struct docker *docker;
@@ -97,7 +98,7 @@ cmd_inspect(int argc, char **argv)
 	struct check_list l;
 	struct cli_opts o;
 	struct al_err err;
-	bool admitted;
+	bool admitted, files;
 	int rc = cli_parse("inspect", argc, argv, &o);
 
 	if (rc >= 0)
@@ -110,11 +111,16 @@ cmd_inspect(int argc, char **argv)
 		return cli_fail(o.json, "inspect", "%s", err.msg);
 	}
 	check_list_init(&l);
-	if (j.config.profile.sealed.n > 0)
+	/* An MCP profile: /airlock/shim against this engine's shim (shim_digest). */
+	if (j.config.profile.shim_required &&
+	    shim_image_engine_digest(NULL, j.config.profile.shim_sha256, &err) < 0)
+		j.config.profile.shim_sha256[0] = '\0';
+	files = j.config.profile.sealed.n > 0 || j.config.profile.shim_required;
+	if (files)
 		sealed_image_judge(docker_socket_path(j.docker), j.container,
-				   &j.config.profile.sealed, &sealed);
+				   &j.config.profile.sealed, j.config.profile.shim_required, &sealed);
 	admitted = admission_check_files(j.container, j.image, &j.config.profile, &j.facts,
-					 j.config.profile.sealed.n > 0 ? &sealed : NULL, &l);
+					 files ? &sealed : NULL, &l);
 	rc = report(&j, &l, admitted, o.json);
 	check_list_free(&l);
 	job_close(&j);

@@ -56,6 +56,8 @@ const struct command cli_commands[] = {
 	  { OPT(JSON, JSON_WHAT),
 	    OPT(ANCHOR, "also require this entry (a head printed earlier)") },
 	  "re-check the audit log's hash chain" },
+	{ "image", cmd_image, "add-shim IMAGE", 2, { OPT(JSON, JSON_WHAT) },
+	  "build IMAGE with this engine's airlock-shim at /airlock/shim" },
 	{ "reap", cmd_reap, NULL, 0, { OPT(JSON, JSON_WHAT) },
 	  "stop and remove airlock containers whose owner is gone" },
 	{ "serve", cmd_serve, NULL, 0,

@@ -32,7 +32,7 @@ printf '{"profile": {"image": "%s", "user": "4294967296:10001"}}\n' "$image" >"$
 
 # --- the table: every command's options are exactly its usage line's ----------
 commands=$("$airlock" --help | sed -n 's/^  \([a-z]\+\) .*/\1/p; s/^  \([a-z]\+\)$/\1/p' | grep -v '^airlock$')
-check "help lists the nine commands" [ "$(echo $commands)" = "console watchdog doctor run inspect audit reap serve ctl" ]
+check "help lists the ten commands" [ "$(echo $commands)" = "console watchdog doctor run inspect audit image reap serve ctl" ]
 # Every command's description starts in one column, on its usage's line or,
 # when the usage is too long for that, alone on the next.
 aligned() {
@@ -45,9 +45,9 @@ aligned() {
 		on { if (wait) bad++
 		     if (substr($0, 47, 1) == " " && substr($0, 48, 1) ~ /[^ ]/) { wait = 0; described++ }
 		     else wait = 1 }
-		END { exit !(!bad && !wait && described == 9) }'
+		END { exit !(!bad && !wait && described == 10) }'
 }
-check "help: the nine descriptions start in one column" aligned
+check "help: the ten descriptions start in one column" aligned
 for c in $commands; do
 	help=$("$airlock" "$c" --help) || help=
 	usage=$(head -n 1 <<<"$help")
@@ -86,6 +86,24 @@ try console --config a --config b --config c
 check "console --config repeats (parsed; then it wants a terminal)" \
 	bash -c '[ "$1" = 2 ] && grep -q "needs a terminal" "$2" && ! grep -q "given twice" "$2"' _ "$rc" "$work/err"
 check "run without --config: usage error" bash -c "'$airlock' run >/dev/null 2>&1; [ \$? = 2 ]"
+
+# --- image add-shim: IMAGE is an image ID or a local name[:tag], nothing else ----
+for ref in 'a/../b' 'a//b' '/abs' 'name@sha256:00' 'host:5000/name' 'sha256:abc' '-x' 'a b' "$(printf 'n%.0s' $(seq 256))"; do
+	try image add-shim -- "$ref"
+	check "image add-shim '${ref:0:20}': exit 2, the form IMAGE must have" \
+		bash -c '[ "$1" = 2 ] && grep -qF "IMAGE must be an image ID (sha256:<64 hex>) or a local name[:tag]" "$2"' \
+		_ "$rc" "$work/err"
+done
+for argv in "image" "image add-shim" "image build x" "image add-shim a b"; do
+	try $argv
+	check "airlock $argv: usage error" [ "$rc" = 2 ]
+done
+rc=0; AIRLOCK_SHIM=relative/shim "$airlock" image add-shim "sha256:$(printf '%064d' 7)" --json \
+	>"$work/out" 2>"$work/err" </dev/null || rc=$?
+check "image add-shim, AIRLOCK_SHIM not absolute: exit 3, said in text and JSON" \
+	bash -c '[ "$1" = 3 ] && grep -qF "AIRLOCK_SHIM is not an absolute path" "$2" &&
+		 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d[\"ok\"] is False and \"AIRLOCK_SHIM\" in d[\"error\"]" "$3"' \
+	_ "$rc" "$work/err" "$work/out"
 
 # --- config errors fail closed, naming the path, the key and the reason --------
 mkfifo "$work/fifo"

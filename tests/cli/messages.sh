@@ -71,6 +71,7 @@ upstream cwd missing|1|upstream vault: cannot start: its cwd /nonexistent/dir: N
 upstream program missing|1|upstream vault: cannot start: program /nonexistent/mcp-server: No such file or directory|doctor --config @up_missing.json
 upstream program a directory|1|upstream vault: cannot start: program /tmp is a directory|doctor --config @up_dir.json
 upstream that echoes|1|upstream vault: not an MCP server: it sent our initialize request back|doctor --config @up_echo.json
+image add-shim, no daemon|3|docker: GET /_ping: cannot connect to|image add-shim sha256:0000000000000000000000000000000000000000000000000000000000000007
 upstream that exits at once|1|upstream vault: exited with status 0 before answering initialize|doctor --config @up_exits.json
 ROWS
 summary

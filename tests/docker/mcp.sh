@@ -2,7 +2,8 @@
 # An unmodified MCP agent, confined (docs/mcp-agents.md): the official MCP
 # TypeScript SDK's Client (tests/thirdparty/sdk_agent.mjs, the SDK pinned in
 # tests/thirdparty/package-lock.json) runs in a FROM scratch image built here
-# from this machine's Node.js, its shared libraries and airlock-shim, under
+# from this machine's Node.js and its shared libraries, with airlock-shim
+# added by `airlock image add-shim` (admission's shim_digest checks it), under
 # `airlock serve` with an MCP session profile, against the fixture upstream
 # and the third-party server-everything. It lists the aliases, reads the
 # payload resource, is denied above the sink ceiling, calls a permitted tool,
@@ -33,24 +34,26 @@ if [ ! -d "$thirdparty/node_modules/@modelcontextprotocol/sdk" ]; then
 	exit 77
 fi
 
-# --- the image: node, its libraries, the SDK, the agent, the shim ------------
+# --- the image: node, its libraries, the SDK, the agent; then add-shim --------
 node_image() {
 	local ctx=$work/nodeimg root=$work/nodeimg/root node lib
 	node=$(readlink -f "$(command -v node)") || return 1
-	mkdir -p "$root/usr/bin" "$root/app" "$root/airlock" || return 1
+	mkdir -p "$root/usr/bin" "$root/app" || return 1
 	cp "$node" "$root/usr/bin/node" || return 1
 	for lib in $(ldd "$node" | awk '/=> \// { print $3 } /^\t\/.*ld-linux/ { print $1 }'); do
 		cp -L --parents "$lib" "$root" || return 1
 	done
 	cp -a "$thirdparty/node_modules" "$root/app/" || return 1
 	cp "$thirdparty/sdk_agent.mjs" "$root/app/agent.mjs" || return 1
-	install -m 0555 "$shim" "$root/airlock/shim" || return 1
 	printf 'FROM scratch\nCOPY root/ /\nENTRYPOINT ["/airlock/shim", "--"]\n' >"$ctx/Dockerfile"
 	DOCKER_BUILDKIT=0 "$DOCKER" build -q --iidfile "$ctx/iid" "$ctx" >/dev/null || return 1
 	cat "$ctx/iid"
 }
+export AIRLOCK_SHIM=$shim
 t0=$(date +%s%N)
-image=$(node_image) || { not_ok "node image build"; summary; exit 1; }
+base=$(node_image) || { not_ok "node image build"; summary; exit 1; }
+images+=("$base")
+image=$("$airlock" image add-shim "$base" 2>/dev/null) || { not_ok "airlock image add-shim"; summary; exit 1; }
 images+=("$image")
 echo "   node image built in $(( ($(date +%s%N) - t0) / 1000000 )) ms: $image"
 

@@ -618,7 +618,7 @@ test_ids_and_help(void **state)
 	const char *id;
 
 	(void)state;
-	assert_int_equal(ADMISSION_CHECK_COUNT, 49);
+	assert_int_equal(ADMISSION_CHECK_COUNT, 50);
 	for (i = 0; i < ADMISSION_CHECK_COUNT; i++) {
 		id = admission_check_id((enum admission_check)i);
 		assert_true(id[0] && strlen(id) < CHECK_ID_MAX);

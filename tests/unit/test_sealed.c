@@ -17,6 +17,7 @@
 #include "hash.h"
 #include "sealed.h"
 #include "sealed_image.h"
+#include "shim_image.h"
 #include "tar_stream.h"
 
 #define AGENT_UID	10001
@@ -1608,6 +1609,264 @@ test_admission_row(void **state)
 	json_decref(c);
 }
 
+/* --- /airlock/shim read from the export (admission's shim_digest) ------- */
+
+#define SHIM_A	"SHIM-BUILD-A: the engine's own"
+#define SHIM_B	"SHIM-BUILD-B: another build"
+
+/* What the container shows at /airlock/shim, the export fed in steps of step. */
+static int
+export_shim(const struct export *x, size_t step, struct sealed_file *f, struct al_err *err)
+{
+	struct strv none = { 0 };
+	struct sealed_export se;
+	size_t off, k;
+	int rc;
+
+	assert_int_equal(sealed_export_init(&se, &none, err), 0);
+	assert_int_equal(sealed_export_watch(&se, SHIM_IMAGE_PATH), 0);
+	for (off = 0, rc = 0; off < x->tar.len && rc == 0; off += k) {
+		k = x->tar.len - off < step ? x->tar.len - off : step;
+		rc = sealed_export_feed(&se, x->tar.p + off, k);
+	}
+	if (rc == 0)
+		rc = sealed_export_finish(&se, x->image);
+	if (rc == 0)
+		sealed_file_of(se.order, se.n_order, "airlock/shim", f);
+	sealed_export_free(&se);
+	return rc;
+}
+
+/* Layer 0: the agent and /airlock/shim holding SHIM_A; layer 1: what top adds. */
+enum shim_top { TOP_NONE, TOP_REPLACE, TOP_WHITEOUT, TOP_OPAQUE, TOP_FILE_DIR,
+		TOP_SYMLINK, TOP_HARDLINK, TOP_ADD_ONLY };
+
+static void
+shim_layers(struct tarbuf l[2], enum shim_top top, bool lower_shim)
+{
+	memset(l, 0, 2 * sizeof *l);
+	tb_header(&l[0], '5', "./", 0755, 0, 0, 0, NULL);
+	tb_file(&l[0], "agent", 0755, 0, 0, "\x7f" "ELF", 4);
+	if (lower_shim) {
+		tb_header(&l[0], '5', "airlock/", 0755, 0, 0, 0, NULL);
+		tb_file(&l[0], "airlock/shim", 0555, 0, 0, SHIM_A, strlen(SHIM_A));
+	}
+	tb_end(&l[0]);
+	if (top == TOP_REPLACE || top == TOP_ADD_ONLY) {
+		tb_header(&l[1], '5', "airlock/", 0755, 0, 0, 0, NULL);
+		tb_file(&l[1], "./airlock/shim", 0555, 0, 0, top == TOP_REPLACE ? SHIM_B : SHIM_A,
+			strlen(top == TOP_REPLACE ? SHIM_B : SHIM_A));
+	} else if (top == TOP_WHITEOUT) {
+		tb_file(&l[1], "airlock/.wh.shim", 0, 0, 0, NULL, 0);
+	} else if (top == TOP_OPAQUE) {
+		tb_header(&l[1], '5', "airlock/", 0755, 0, 0, 0, NULL);
+		tb_file(&l[1], "airlock/.wh..wh..opq", 0, 0, 0, NULL, 0);
+	} else if (top == TOP_FILE_DIR) {
+		tb_file(&l[1], "airlock", 0644, 0, 0, SHIM_A, strlen(SHIM_A));
+	} else if (top == TOP_SYMLINK) {
+		tb_file(&l[1], "airlock/.wh.shim", 0, 0, 0, NULL, 0);
+		tb_header(&l[1], '2', "airlock/shim", 0777, 0, 0, 0, "/agent");
+	} else if (top == TOP_HARDLINK) {
+		tb_file(&l[1], "airlock/.wh.shim", 0, 0, 0, NULL, 0);
+		tb_header(&l[1], '1', "airlock/shim", 0555, 0, 0, 0, "agent");
+	}
+	tb_end(&l[1]);
+}
+
+static void
+shim_case(enum shim_top top, bool lower_shim, size_t step, struct sealed_file *f)
+{
+	struct tarbuf l[2];
+	struct export x;
+	struct al_err err;
+
+	shim_layers(l, top, lower_shim);
+	export_build(&x, l, 2, 0);
+	memset(f, 0x5a, sizeof *f);
+	if (export_shim(&x, step, f, &err) != 0)
+		fail_msg("top %d: %s", (int)top, err.msg);
+	assert_true(f->read);
+	free(x.tar.p);
+	free(l[0].p);
+	free(l[1].p);
+}
+
+static void
+test_export_shim_digest(void **state)
+{
+	static const size_t steps[] = { 1, 7, 512, 65536 };
+	char a[65], b[65];
+	struct sealed_file f;
+	size_t i;
+
+	(void)state;
+	hash_sha256_hex(SHIM_A, strlen(SHIM_A), a);
+	hash_sha256_hex(SHIM_B, strlen(SHIM_B), b);
+	/* The content's digest, however the bytes arrive. */
+	for (i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+		shim_case(TOP_NONE, true, steps[i], &f);
+		assert_true(f.present);
+		assert_int_equal(f.type, '0');
+		assert_int_equal(f.mode, 0555);
+		assert_true(f.uid == 0 && f.gid == 0);
+		assert_string_equal(f.digest, a);
+	}
+	/* Added by the top layer only (as add-shim does), or replaced there. */
+	shim_case(TOP_ADD_ONLY, false, 13, &f);
+	assert_true(f.present);
+	assert_string_equal(f.digest, a);
+	shim_case(TOP_REPLACE, true, 13, &f);
+	assert_string_equal(f.digest, b);
+	/* Absent: never there, whited out, hidden by an opaque dir or a file above. */
+	shim_case(TOP_NONE, false, 13, &f);
+	assert_false(f.present);
+	assert_string_equal(f.digest, "");
+	shim_case(TOP_WHITEOUT, true, 13, &f);
+	assert_false(f.present);
+	shim_case(TOP_OPAQUE, true, 13, &f);
+	assert_false(f.present);
+	shim_case(TOP_FILE_DIR, true, 13, &f);
+	assert_false(f.present);
+	/* Not a regular file: no digest, whatever it points at. */
+	shim_case(TOP_SYMLINK, true, 13, &f);
+	assert_true(f.present);
+	assert_int_equal(f.type, '2');
+	assert_string_equal(f.digest, "");
+	shim_case(TOP_HARDLINK, true, 13, &f);
+	assert_true(f.present);
+	assert_int_equal(f.type, '1');
+	assert_string_equal(f.digest, "");
+}
+
+/* The sealed verdict is the same with the shim watched: nothing else is judged. */
+static void
+test_export_shim_keeps_sealed(void **state)
+{
+	struct sealed_verdict plain, watched;
+	struct strv sealed = { 0 };
+	struct sealed_who who = { .uid = AGENT_UID, .gids = { AGENT_GID }, .n_gids = 1 };
+	struct sealed_export se;
+	struct tarbuf l[2];
+	struct export x;
+	struct al_err err;
+
+	(void)state;
+	assert_int_equal(strv_push(&sealed, "/srv/key"), 0);
+	two_layers(l, false);
+	export_build(&x, l, 2, 0);
+	assert_int_equal(export_judge(&x, &sealed, 4096, &plain, &err), 0);
+	assert_int_equal(sealed_export_init(&se, &sealed, &err), 0);
+	assert_int_equal(sealed_export_watch(&se, SHIM_IMAGE_PATH), 0);
+	assert_int_equal(sealed_export_watch(&se, SHIM_IMAGE_PATH), -1);	/* one path */
+	assert_int_equal(sealed_export_feed(&se, x.tar.p, x.tar.len), 0);
+	assert_int_equal(sealed_export_finish(&se, x.image), 0);
+	sealed_judge(se.order, se.n_order, &sealed, &who, &watched);
+	sealed_file_of(se.order, se.n_order, "airlock/shim", &watched.shim);
+	assert_int_equal(plain.pass, watched.pass);
+	assert_false(plain.pass);
+	assert_string_equal(plain.text, watched.text);
+	assert_true(watched.shim.read);
+	assert_false(watched.shim.present);
+	sealed_export_free(&se);
+	free(x.tar.p);
+	free(l[0].p);
+	free(l[1].p);
+	strv_free(&sealed);
+}
+
+/* The "shim_digest" item of a report judged with verdict v (NULL: not read). */
+static struct check_item
+shim_item(const struct profile *p, const struct sealed_verdict *v, const json_t *c)
+{
+	json_t *img = fixture("image-ok.json");
+	struct host_facts host = { .cores = 2, .runtime_runc = true };
+	struct check_list l;
+	struct check_item it;
+
+	check_list_init(&l);
+	admission_check_files(c, img, p, &host, v, &l);
+	assert_int_equal(l.n, ADMISSION_CHECK_COUNT);
+	assert_non_null(check_list_find(&l, "shim_digest"));
+	it = *check_list_find(&l, "shim_digest");
+	check_list_free(&l);
+	json_decref(img);
+	return it;
+}
+
+static void
+test_admission_shim_row(void **state)
+{
+	json_t *c = fixture("inspect-ok.json");
+	struct sealed_verdict v;
+	struct profile p;
+	struct check_item it;
+	char a[65], b[65];
+
+	(void)state;
+	hash_sha256_hex(SHIM_A, strlen(SHIM_A), a);
+	hash_sha256_hex(SHIM_B, strlen(SHIM_B), b);
+	profile_defaults(&p);
+	snprintf(p.image, sizeof p.image, "%s", json_string_value(json_object_get(c, "Image")));
+	/* Not an MCP session: not applicable, whatever the files say. */
+	it = shim_item(&p, NULL, c);
+	assert_true(it.pass);
+	assert_string_equal(it.observed, "not applicable: not an MCP session");
+	/* ... but no container document is still a refusal. */
+	it = shim_item(&p, NULL, NULL);
+	assert_false(it.pass);
+	assert_string_equal(it.observed, "missing");
+
+	p.shim_required = true;
+	it = shim_item(&p, NULL, c);		/* the engine could not read its own */
+	assert_false(it.pass);
+	assert_string_equal(it.observed, "the engine's own airlock-shim could not be read");
+	snprintf(p.shim_sha256, sizeof p.shim_sha256, "%s", a);
+	it = shim_item(&p, NULL, c);
+	assert_false(it.pass);
+	assert_string_equal(it.observed, "image files not read");
+	assert_non_null(strstr(it.expected, a));
+
+	memset(&v, 0, sizeof v);
+	snprintf(v.image, sizeof v.image, "%s", json_string_value(json_object_get(c, "Image")));
+	snprintf(v.user, sizeof v.user, "10001:10001");
+	snprintf(v.shim.text, sizeof v.shim.text, "image export: truncated");
+	it = shim_item(&p, &v, c);
+	assert_false(it.pass);
+	assert_string_equal(it.observed, "image files not read: image export: truncated");
+
+	v.shim.read = true;			/* read: absent */
+	it = shim_item(&p, &v, c);
+	assert_false(it.pass);
+	assert_string_equal(it.observed, "absent from the image");
+
+	v.shim.present = true;
+	v.shim.type = '2';
+	it = shim_item(&p, &v, c);
+	assert_false(it.pass);
+	assert_string_equal(it.observed, "not a regular file (tar type 2)");
+
+	v.shim.type = '0';
+	v.shim.mode = 0555;
+	snprintf(v.shim.digest, sizeof v.shim.digest, "%s", b);
+	it = shim_item(&p, &v, c);
+	assert_false(it.pass);
+	assert_non_null(strstr(it.observed, b));
+	assert_non_null(strstr(it.observed, "another build"));
+
+	snprintf(v.shim.digest, sizeof v.shim.digest, "%s", a);
+	it = shim_item(&p, &v, c);
+	assert_true(it.pass);
+	assert_non_null(strstr(it.observed, a));
+	assert_non_null(strstr(it.observed, "mode 0555, owner 0:0"));
+
+	v.image[10] ^= 1;			/* judged for another image */
+	it = shim_item(&p, &v, c);
+	assert_false(it.pass);
+	assert_string_equal(it.observed, "judged for another image");
+	profile_free(&p);
+	json_decref(c);
+}
+
 int
 main(void)
 {
@@ -1656,6 +1915,9 @@ main(void)
 		cmocka_unit_test(test_xattr_understood_passes),
 		cmocka_unit_test(test_xattr_overlay_refused),
 		cmocka_unit_test(test_admission_row),
+		cmocka_unit_test(test_export_shim_digest),
+		cmocka_unit_test(test_export_shim_keeps_sealed),
+		cmocka_unit_test(test_admission_shim_row),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
