@@ -114,7 +114,7 @@ session() {
  "initial": {"file": "$dir/payload.json", "class": "confidential"}}
 JSON
 	cp "$work/obs/counts.json" "$dir/counts.before"
-	AIRLOCK_MUTANT="keep_stopped${muts:+,$muts}" "$mutants" run \
+	AIRLOCK_MUTANT="keep_stopped${muts:+,$muts}${POOLED:+,pooled_run}" "$mutants" run \
 		--config "$dir/config.json" --audit "$dir/audit.db" --json \
 		>"$dir/summary.json" 2>"$dir/stderr" </dev/null &
 	engine=$!
@@ -195,7 +195,7 @@ except (OSError, ValueError):
     o = {}
 env = dict(o)
 for k in ("net_read", "archive_read", "state_read", "summary_read", "report", "outcome_done",
-          "logs_canary", "shm_hit", "container_found"):
+          "logs_canary", "shm_hit", "container_found", "pooled"):
     env.setdefault(k, False)
 for k in ("files_with_canary", "core_files", "board_calls", "board_canary", "vault_canary",
           "procs_left", "procs_with_mark", "count", "errno", "allowed", "calls"):
@@ -221,7 +221,7 @@ line = {"kind": "case", "runtime": rt, "case": name, "variant": variant, "observ
         "net_canary": sum(env["net_%s_canary" % k] for k in ("tcp4", "tcp6", "dns4", "dns6", "unix")),
         "files_with_canary": env["files_with_canary"], "core_files": env["core_files"],
         "logs_canary": env["logs_canary"], "board_canary": env["board_canary"],
-        "procs_left": env["procs_left"], "shm_hit": env["shm_hit"],
+        "procs_left": env["procs_left"], "shm_hit": env["shm_hit"], "pooled": env["pooled"],
         "pass": ok}
 print(json.dumps(line))
 PY
@@ -271,11 +271,11 @@ second_layer() {
 }
 
 # runc: 5 routes + 5 writes + 4 limits + 11 calls + 17 frames + the network's
-# 2 second-layer cases and 4x2 mutants + 4x2 other mutants + 2 ceiling = 62;
-# runsc: the network is 7 second-layer cases and 3x2 mutants, plus the
-# nproc mutant's 2, so 67.
-CASES_PER_RUNTIME_RUNC=62
-CASES_PER_RUNTIME_RUNSC=67
+# 2 second-layer cases and 4x2 mutants + 4x2 other mutants + 2 ceiling + 6
+# pooled = 68; runsc: the network is 7 second-layer cases and 3x2 mutants,
+# plus the nproc mutant's 2, so 73.
+CASES_PER_RUNTIME_RUNC=68
+CASES_PER_RUNTIME_RUNSC=73
 NET_ANY='net_tcp4_events + net_tcp6_events + net_dns4_events + net_dns6_events + net_unix_events > 0'
 NET_LEAK='net_tcp4_canary + net_tcp6_canary + net_dns4_canary + net_dns6_canary + net_unix_canary > 0'
 BLOCKED='report and not outcome_done'
@@ -371,6 +371,23 @@ print(json.dumps({"kind": "observation", "runtime": sys.argv[2], "case": "ptrace
 	mutant_proof "$rt" seccomp weak_seccomp security_opt sink_report 'report and outcome_done' unshare_user
 	SHM_WATCH=1 MUTANT_MS=3000 mutant_proof "$rt" ipc weak_ipc ipc_mode shm 'shm_hit' write_hold /dev/shm/leak
 	# Sealed material has its own suite and mutant: tests/docker/sealed.sh.
+
+	# One case a family from a pooled container (docs/guarantees.md, "Pooled
+	# sessions"): airlock-mutants' pooled_run warms the container first, as a
+	# pool does, and the session claims it; "pooled" says the claim's second
+	# admission passed and the session ran in it.
+	echo "# --- $rt: from a pooled container, one case a family"
+	POOLED=1 protected "$rt" pooled_tcp4 net "$BLOCKED and pooled" tcp4 "$port"
+	POOLED=1 protected "$rt" pooled_write_work archive "$BLOCKED and pooled" write /work/leak
+	POOLED=1 protected "$rt" pooled_forkbomb state \
+		"$BLOCKED and errno == 11 and count < 32 and ended == 'agent_exit' and pooled" forkbomb
+	POOLED=1 protected "$rt" pooled_setuid sink_report "$BLOCKED and pooled" setuid
+	POOLED=1 protected "$rt" pooled_frame_bad_utf8 summary "$FRAME_INVALID and pooled" frame bad_utf8
+	if want pooled_ceiling; then
+		POOLED=1 session "$rt" pooled_ceiling "" public 15000 normal
+		judge "$rt" pooled_ceiling protected board "board_calls > 0" \
+			"container_found and archive_read and board_calls == 0 and vault_canary > 0 and denied == 1 and pooled and not ($LEAK_ANY)"
+	fi
 
 	echo "# --- $rt: the public sink ceiling"
 	want ceiling || continue

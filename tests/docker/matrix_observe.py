@@ -150,7 +150,8 @@ def summary_obs(case_dir):
             "allowed": s.get("allowed", 0), "denied": s.get("denied", 0),
             "exit_code": s.get("exit_code", -1), "oom_killed": bool(s.get("oom_killed")),
             "admission_first": adm.get("first"), "admission_second": adm.get("second"),
-            "refused_check": adm.get("refused_check"), "session": s.get("session")}
+            "refused_check": adm.get("refused_check"), "session": s.get("session"),
+            "pooled": s.get("pooled") is True}
 
 
 def main():
