@@ -922,6 +922,20 @@ open_gateway(struct session *s)
 	return true;
 }
 
+/* Stop and remove, at most SUPERVISOR_CLEANUP_PARALLEL at once (a wait, never a refusal). */
+static int
+cleanup_bounded(struct session *s, struct al_err *err)
+{
+	int rc;
+
+	while (s->o->cleanup_slots && sem_wait(s->o->cleanup_slots) < 0)
+		;	/* EINTR */
+	rc = container_cleanup(s->box, err);
+	if (s->o->cleanup_slots)
+		sem_post(s->o->cleanup_slots);
+	return rc;
+}
+
 static void
 finish(struct session *s)
 {
@@ -932,7 +946,7 @@ finish(struct session *s)
 
 	set_state(s, SESSION_STATE_STOPPING);
 	preflight_end(s);	/* every session records its preflight, whatever ended it */
-	if (container_is(s->box, CONTAINER_CREATED) && container_cleanup(s->box, &err) < 0) {
+	if (container_is(s->box, CONTAINER_CREATED) && cleanup_bounded(s, &err) < 0) {
 		session_end(s, SESSION_END_CLEANUP_FAILED);
 		sum->container_left = true;
 	}

@@ -93,6 +93,7 @@ struct session_options {
 	struct session_hooks hooks;		/* each may be NULL */
 	const char *session_id;			/* NULL: generated */
 	sem_t *launch_slots;			/* bounds concurrent launches, or NULL */
+	sem_t *cleanup_slots;			/* bounds concurrent cleanups, or NULL */
 	struct session_pool pool;		/* claim is NULL: always cold */
 };
 

@@ -164,6 +164,7 @@ supervisor_open(const struct supervisor_options *o, struct supervisor **out,
 	pthread_mutex_init(&s->policy, NULL);
 	pthread_cond_init(&s->writer_cond, NULL);
 	sem_init(&s->launch_slots, 0, SUPERVISOR_LAUNCH_PARALLEL);
+	sem_init(&s->cleanup_slots, 0, SUPERVISOR_CLEANUP_PARALLEL);
 	s->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	s->writer_started = sup_spawn(&s->writer, NULL, sup_writer_main, s) == 0;
 	if (s->wake < 0 || !s->writer_started || sup_keeper_start(s) < 0 ||
@@ -287,5 +288,6 @@ supervisor_close(struct supervisor *s)
 	pthread_mutex_destroy(&s->policy);
 	pthread_mutex_destroy(&s->lock);
 	sem_destroy(&s->launch_slots);
+	sem_destroy(&s->cleanup_slots);
 	free(s);
 }

@@ -57,6 +57,13 @@
  */
 #define SUPERVISOR_LAUNCH_PARALLEL 4
 /*
+ * Containers stopped and removed at once. Hundreds at once (a shutdown, a
+ * stop-all) overwhelm a 2-core daemon: containerd's shims disconnect and
+ * the daemon leaves containers it can no longer remove ("Removal In
+ * Progress" until it restarts; docs/performance.md).
+ */
+#define SUPERVISOR_CLEANUP_PARALLEL 8
+/*
  * Warm pools one engine keeps at once, one per profile key (engine/pool.h);
  * a session whose config asks for one more starts cold.
  */

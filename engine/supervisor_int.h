@@ -126,6 +126,7 @@ struct supervisor {
 	uint64_t seq;
 	int wake;			/* eventfd */
 	sem_t launch_slots;		/* containers created and started at once */
+	sem_t cleanup_slots;		/* containers stopped and removed at once */
 	/* Policy: revisions are assigned and posted under this lock. */
 	pthread_mutex_t policy;
 	int64_t revision;

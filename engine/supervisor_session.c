@@ -37,6 +37,7 @@ worker_main(void *arg)
 		.hooks = sup_hooks(sl),
 		.session_id = sl->id,
 		.launch_slots = &s->launch_slots,
+		.cleanup_slots = &s->cleanup_slots,
 		.pool = sup_pool_hooks(sl),
 	};
 
