@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "clock.h"
 #include "doctor.h"
@@ -93,6 +94,29 @@ create_admit(struct warm *w, const struct warm_options *o, struct al_err *err)
 	return 0;
 }
 
+/*
+ * Ready only once the lease has been acknowledged: a claim takes a
+ * container whose watchdog answered within LEASE_ACK_MS (warm_lease_ok),
+ * so one just armed, not pulsed yet, would be refused and thrown away.
+ */
+static int
+first_ack(struct warm *w, struct al_err *err)
+{
+	int64_t end = clock_mono_ms() + LEASE_PULSE_MS + LEASE_ACK_MS;
+	struct lease_status st;
+
+	do {
+		lease_get_status(w->lease, &st);
+		if (st.failed)
+			break;
+		if (st.acks > 0)
+			return 0;
+		usleep(5 * 1000);
+	} while (clock_mono_ms() < end);
+	return al_fail(err, "pool: watchdog: no acknowledgement within %d ms",
+		       LEASE_PULSE_MS + LEASE_ACK_MS);
+}
+
 /* The watchdog before the start (their start-ups overlap), ready after it. */
 static int
 start_leased(struct warm *w, const struct warm_options *o, struct al_err *err)
@@ -103,7 +127,7 @@ start_leased(struct warm *w, const struct warm_options *o, struct al_err *err)
 		return al_wrap(err, "pool");
 	if (lease_wait_ready(w->lease, err) < 0)
 		return al_wrap(err, "pool: watchdog");
-	return 0;
+	return first_ack(w, err);
 }
 
 int
