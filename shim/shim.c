@@ -242,6 +242,8 @@ struct parent {
 	size_t q_len;
 	bool in_flight;		/* q[0] was sent to the bridge */
 	struct linebuf bridge;
+	sigset_t mask;		/* the signal mask the shim started with: the agent's */
+	sigset_t poll_mask;	/* the mask while in ppoll: SIGCHLD let through */
 };
 
 static void
@@ -505,13 +507,14 @@ agent_stdin(const struct shim_state *st, bool payload)
 }
 
 static pid_t
-start_agent(char **argv, int in)
+start_agent(char **argv, int in, const sigset_t *mask)
 {
 	pid_t pid = fork();
 
 	if (pid != 0)
 		return pid;
 	signal(SIGPIPE, SIG_DFL);
+	sigprocmask(SIG_SETMASK, mask, NULL);
 	if (dup2(in, 0) < 0 || dup2(2, 1) < 0)
 		_exit(EXIT_EXEC);
 	execvp(argv[0], argv);
@@ -519,11 +522,43 @@ start_agent(char **argv, int in)
 	_exit(EXIT_EXEC);
 }
 
+/*
+ * SIGCHLD is blocked but while the loop sleeps in ppoll: the flag says the
+ * agent may be gone, so a turn costs no wait4 (a syscall a turn, two a call).
+ */
+static volatile sig_atomic_t child_changed;
+
+static void
+on_sigchld(int sig)
+{
+	(void)sig;
+	child_changed = 1;
+}
+
+static int
+watch_children(sigset_t *before, sigset_t *during_poll)
+{
+	struct sigaction sa = { .sa_handler = on_sigchld, .sa_flags = SA_NOCLDSTOP };
+	sigset_t block;
+
+	sigemptyset(&sa.sa_mask);
+	sigemptyset(&block);
+	sigaddset(&block, SIGCHLD);
+	if (sigaction(SIGCHLD, &sa, NULL) < 0 || sigprocmask(SIG_BLOCK, &block, before) < 0)
+		return -1;
+	*during_poll = *before;
+	sigdelset(during_poll, SIGCHLD);
+	return 0;
+}
+
 static void
 reap(struct parent *p)
 {
 	int status;
 
+	if (!child_changed)
+		return;
+	child_changed = 0;
 	if (!p->agent_gone && waitpid(p->agent, &status, WNOHANG) == p->agent) {
 		p->agent_gone = true;
 		p->agent_status = WIFEXITED(status) ? WEXITSTATUS(status)
@@ -556,8 +591,9 @@ turn(struct parent *p)
 {
 	struct pollfd fds[2 + CLIENTS_MAX];
 	size_t slot_of[2 + CLIENTS_MAX], n = poll_set(p, fds, slot_of), i;
+	const struct timespec tick = { .tv_sec = 0, .tv_nsec = TICK_MS * 1000000L };
 
-	if (poll(fds, n, TICK_MS) < 0)
+	if (ppoll(fds, n, &tick, &p->poll_mask) < 0)
 		return errno == EINTR ? 0 : -1;
 	if (fds[0].revents && bridge_readable(p) < 0)
 		return -1;
@@ -591,7 +627,9 @@ parent_main(char **argv, bool payload_stdin)
 		say("airlock-shim: cannot listen on its socket\n");
 		return EXIT_NO_SHIM;
 	}
-	if ((in = agent_stdin(p.st, payload_stdin)) < 0 || (p.agent = start_agent(argv, in)) < 0) {
+	if (watch_children(&p.mask, &p.poll_mask) < 0 ||
+	    (in = agent_stdin(p.st, payload_stdin)) < 0 ||
+	    (p.agent = start_agent(argv, in, &p.mask)) < 0) {
 		say("airlock-shim: cannot start the agent\n");
 		return EXIT_EXEC;
 	}
