@@ -620,16 +620,15 @@ static int
 on_bridge_line(struct parent *p, const char *line, size_t n)
 {
 	struct pending *h = &p->q[0];
-	char *res;
+	char *res = NULL;
 
-	switch (shim_engine(p->st, line, n)) {
+	switch (shim_engine_answer(p->st, line, n, p->in_flight ? h->id : NULL, &res)) {
 	case SHIM_ENGINE_CHANGED:
 		broadcast_changed(p);
 		return 0;
 	case SHIM_ENGINE_REPLY:
 		if (!p->in_flight)
 			return -1;
-		res = shim_call_result(h->id, line, n);
 		if (res && p->c[h->slot].fd >= 0 && p->c[h->slot].gen == h->gen)
 			client_send(&p->c[h->slot], res);
 		free(res);
