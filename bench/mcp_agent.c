@@ -11,8 +11,8 @@
  *                     private memory of both shims (its parent and its
  *                     child) from /proc/PID/smaps_rollup
  *   mcp_agent socket K  the same MCP client straight on the parent shim's
- *                     abstract socket, with no --mcp relay between: what
- *                     the relay's hop costs
+ *                     abstract socket, with no --mcp child: the child hands
+ *                     its stdio to the parent, so this should cost the same
  *
  * WARMUP calls come first and are not timed. The last call reports through
  * "save" itself, so the figures land in the upstream's sink:

@@ -9,8 +9,9 @@
 # which the test reads in the upstream's sink; the MCP agent also reports
 # both shims' Pss and Private_Dirty from /proc/PID/smaps_rollup (its parent
 # and its child, read from inside the container). A third session has the
-# same client on the parent shim's socket itself, with no --mcp relay: the
-# relay's share of the cost. The audit log and the
+# same client on the parent shim's socket itself, with no --mcp child: the
+# child hands its stdio to the parent, so the two should cost the same (the
+# relay it replaced cost about 44 us a call). The audit log and the
 # sink live on a tmpfs (/dev/shm when there is one), as gateway_bench's do:
 # syncs cost nearly nothing there, so what is left is the path itself.
 # Prints "sample:" lines (bench/report.py); asserts nothing.

@@ -11,8 +11,10 @@
  *	Exits with the agent's status once the agent is gone.
  *
  *   airlock-shim --mcp
- *	what the agent's MCP configuration launches as a stdio server: relays
- *	bytes between its stdio and the parent shim.
+ *	what the agent's MCP configuration launches as a stdio server: hands
+ *	its stdin and stdout to the parent shim, which serves them itself, and
+ *	waits until the parent is done with them; when they cannot be handed
+ *	over (not a pipe or a socket), relays bytes between them and the parent.
  *
  * The two meet on the abstract unix socket SHIM_SOCKET_NAME: abstract names
  * live in the network namespace, and an airlock container has its own
@@ -34,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -168,7 +171,100 @@ linebuf_read(struct linebuf *b, int fd)
 	return 0;
 }
 
-/* --- the relay (--mcp) -------------------------------------------------------- */
+/* --- the --mcp child ------------------------------------------------------------ */
+
+/*
+ * The child hands its stdin and stdout to the parent (SCM_RIGHTS) and then
+ * only waits: the parent reads the MCP client's requests and writes its
+ * answers itself, one hop fewer a call than a relay (docs/performance.md,
+ * issue #29). On the socket, the hand-over is one NUL byte carrying the two
+ * descriptors; the parent answers one byte once it serves them, and closes
+ * the socket when it is done with the client (its EOF, or the shim's end):
+ * the child then exits 0, so the MCP client, which waits on the child's exit,
+ * sees its server end when the parent stops serving it. A connection that
+ * starts with anything else is a plain byte stream (a relay, or a client on
+ * the socket itself).
+ */
+#define HANDOVER_BYTE	'\0'
+
+static int
+shim_connect(void)
+{
+	struct sockaddr_un a;
+	socklen_t alen = socket_address(&a);
+	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (s >= 0 && connect(s, (struct sockaddr *)&a, alen) == 0)
+		return s;
+	if (s >= 0)
+		close(s);
+	return -1;
+}
+
+/* A pipe or a socket: what the parent may poll and make non-blocking. */
+static bool
+passable(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+}
+
+/* Send fds with the hand-over byte; 0 when sent (nothing is sent on failure). */
+static int
+send_fds(int s, const int fds[2])
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(2 * sizeof(int))];
+	} ctl;
+	char byte = HANDOVER_BYTE;
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
+			    .msg_control = ctl.buf, .msg_controllen = sizeof ctl.buf };
+	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+	ssize_t w;
+
+	memset(&ctl, 0, sizeof ctl);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(2 * sizeof(int));
+	memcpy(CMSG_DATA(c), fds, 2 * sizeof(int));
+	do
+		w = sendmsg(s, &m, MSG_NOSIGNAL);
+	while (w < 0 && errno == EINTR);
+	return w == 1 ? 0 : -1;
+}
+
+/* One byte from s: 1 read, 0 at EOF, -1 on an error. */
+static int
+read_byte(int s)
+{
+	char b;
+	ssize_t r;
+
+	do
+		r = read(s, &b, 1);
+	while (r < 0 && errno == EINTR);
+	return r == 1 ? 1 : (int)r;
+}
+
+enum handover { HANDED, NOT_SENT, REFUSED };
+
+static enum handover
+hand_over(int s)
+{
+	static const int fds[2] = { 0, 1 };
+
+	if (!passable(0) || !passable(1) || send_fds(s, fds) < 0)
+		return NOT_SENT;
+	if (read_byte(s) != 1)
+		return REFUSED;	/* the parent closed them: ours still work */
+	/* Only the parent holds them now: the client's EOF is the parent's to see. */
+	close(0);
+	close(1);
+	return HANDED;
+}
 
 static int
 relay_copy(int from, int to)
@@ -183,19 +279,13 @@ relay_copy(int from, int to)
 	return write_all(to, buf, (size_t)r);
 }
 
+/* The fallback: bytes between stdio and the parent, both ways. */
 static int
-relay_main(void)
+relay(int s)
 {
-	struct sockaddr_un a;
-	socklen_t alen = socket_address(&a);
-	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	struct pollfd p[2];
 	bool in_open = true;
 
-	if (s < 0 || connect(s, (struct sockaddr *)&a, alen) < 0) {
-		say("airlock-shim: no shim serves this container\n");
-		return EXIT_NO_SHIM;
-	}
 	for (;;) {
 		p[0] = (struct pollfd){ .fd = in_open ? 0 : -1, .events = POLLIN };
 		p[1] = (struct pollfd){ .fd = s, .events = POLLIN };
@@ -213,10 +303,39 @@ relay_main(void)
 	}
 }
 
+static int
+mcp_main(void)
+{
+	int s = shim_connect();
+
+	if (s >= 0) {
+		switch (hand_over(s)) {
+		case HANDED:
+			while (read_byte(s) == 1)
+				;	/* until the parent is done with the client */
+			return 0;
+		case REFUSED:
+			close(s);
+			s = shim_connect();
+			break;
+		case NOT_SENT:
+			break;
+		}
+	}
+	if (s < 0) {
+		say("airlock-shim: no shim serves this container\n");
+		return EXIT_NO_SHIM;
+	}
+	return relay(s);
+}
+
 /* --- the parent: clients ----------------------------------------------------- */
 
 struct client {
-	int fd;			/* -1: a free slot */
+	int fd;			/* its connection; -1: a free slot */
+	int rd, wr;		/* where its requests come from and its answers go:
+				   fd itself, or the --mcp child's stdin and stdout
+				   handed over on fd; -1 until its first byte */
 	unsigned gen;		/* bumped at each reuse: stale answers are dropped */
 	bool initialized;	/* it may be sent list_changed */
 	struct linebuf in;
@@ -242,13 +361,20 @@ struct parent {
 	size_t q_len;
 	bool in_flight;		/* q[0] was sent to the bridge */
 	struct linebuf bridge;
+	sigset_t mask;		/* the signal mask the shim started with: the agent's */
+	sigset_t poll_mask;	/* the mask while in ppoll: SIGCHLD let through */
 };
 
 static void
 client_close(struct client *c)
 {
+	if (c->rd >= 0 && c->rd != c->fd)
+		close(c->rd);
+	if (c->wr >= 0 && c->wr != c->fd)
+		close(c->wr);
 	if (c->fd >= 0)
 		close(c->fd);
+	c->rd = c->wr = -1;
 	free(c->out);
 	c->out = NULL;
 	c->out_len = 0;
@@ -281,8 +407,8 @@ client_flush(struct client *c)
 {
 	ssize_t w;
 
-	while (c->fd >= 0 && c->out_len > 0) {
-		w = write(c->fd, c->out, c->out_len);
+	while (c->wr >= 0 && c->out_len > 0) {
+		w = write(c->wr, c->out, c->out_len);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0 && errno == EAGAIN)
@@ -307,6 +433,7 @@ accept_client(struct parent *p)
 	for (i = 0; i < CLIENTS_MAX; i++)
 		if (p->c[i].fd < 0) {
 			p->c[i].fd = fd;
+			p->c[i].rd = p->c[i].wr = -1;
 			p->c[i].gen++;
 			return;
 		}
@@ -382,7 +509,7 @@ client_readable(struct parent *p, size_t slot)
 	size_t used = 0, n;
 	char *line, *err;
 
-	if (linebuf_read(&c->in, c->fd) < 0) {
+	if (linebuf_read(&c->in, c->rd) < 0) {
 		client_close(c);
 		return;
 	}
@@ -396,6 +523,86 @@ client_readable(struct parent *p, size_t slot)
 		client_send(c, err);
 		free(err);
 	}
+}
+
+/*
+ * Its first byte on the connection (--mcp child section above): the
+ * hand-over byte with exactly two descriptors, each a pipe or a socket, or
+ * the first byte of a plain stream. Anything else closes the client, and
+ * closes every descriptor that came with it.
+ */
+static ssize_t
+recv_first(int fd, char *byte, int fds[2], size_t *nfds)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(2 * sizeof(int))];
+	} ctl;
+	struct iovec iov = { .iov_base = byte, .iov_len = 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
+			    .msg_control = ctl.buf, .msg_controllen = sizeof ctl.buf };
+	struct cmsghdr *c;
+	ssize_t r = recvmsg(fd, &m, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+	size_t i;
+	int got;
+
+	*nfds = 0;
+	for (c = r >= 0 ? CMSG_FIRSTHDR(&m) : NULL; c; c = CMSG_NXTHDR(&m, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		for (i = 0; i < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); i++) {
+			memcpy(&got, CMSG_DATA(c) + i * sizeof(int), sizeof got);
+			if (*nfds < 2)
+				fds[(*nfds)++] = got;
+			else
+				close(got);
+		}
+	}
+	if (r >= 0 && (m.msg_flags & MSG_CTRUNC))
+		*nfds = 3;	/* more than two: refused */
+	return r;
+}
+
+static bool
+take_stdio(struct client *c, const int fds[2])
+{
+	const char ack = 1;
+	int i, fl;
+
+	for (i = 0; i < 2; i++)
+		if (!passable(fds[i]) || (fl = fcntl(fds[i], F_GETFL)) < 0 ||
+		    fcntl(fds[i], F_SETFL, fl | O_NONBLOCK) < 0)
+			return false;
+	if (send(c->fd, &ack, 1, MSG_NOSIGNAL | MSG_DONTWAIT) != 1)
+		return false;
+	c->rd = fds[0];
+	c->wr = fds[1];
+	return true;
+}
+
+static void
+client_first(struct parent *p, size_t slot)
+{
+	struct client *c = &p->c[slot];
+	int fds[2] = { -1, -1 };
+	size_t nfds, i;
+	char byte;
+	ssize_t r = recv_first(c->fd, &byte, fds, &nfds);
+
+	if (r < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (r == 1 && nfds == 2 && byte == HANDOVER_BYTE && take_stdio(c, fds))
+		return;
+	for (i = 0; i < nfds && i < 2; i++)
+		close(fds[i]);
+	if (r != 1 || nfds != 0) {
+		client_close(c);
+		return;
+	}
+	c->rd = c->wr = c->fd;	/* a stream: the byte is its first */
+	c->in.buf[0] = byte;
+	c->in.len = 1;
+	client_readable(p, slot);
 }
 
 static void
@@ -413,16 +620,15 @@ static int
 on_bridge_line(struct parent *p, const char *line, size_t n)
 {
 	struct pending *h = &p->q[0];
-	char *res;
+	char *res = NULL;
 
-	switch (shim_engine(p->st, line, n)) {
+	switch (shim_engine_answer(p->st, line, n, p->in_flight ? h->id : NULL, &res)) {
 	case SHIM_ENGINE_CHANGED:
 		broadcast_changed(p);
 		return 0;
 	case SHIM_ENGINE_REPLY:
 		if (!p->in_flight)
 			return -1;
-		res = shim_call_result(h->id, line, n);
 		if (res && p->c[h->slot].fd >= 0 && p->c[h->slot].gen == h->gen)
 			client_send(&p->c[h->slot], res);
 		free(res);
@@ -505,13 +711,14 @@ agent_stdin(const struct shim_state *st, bool payload)
 }
 
 static pid_t
-start_agent(char **argv, int in)
+start_agent(char **argv, int in, const sigset_t *mask)
 {
 	pid_t pid = fork();
 
 	if (pid != 0)
 		return pid;
 	signal(SIGPIPE, SIG_DFL);
+	sigprocmask(SIG_SETMASK, mask, NULL);
 	if (dup2(in, 0) < 0 || dup2(2, 1) < 0)
 		_exit(EXIT_EXEC);
 	execvp(argv[0], argv);
@@ -519,11 +726,43 @@ start_agent(char **argv, int in)
 	_exit(EXIT_EXEC);
 }
 
+/*
+ * SIGCHLD is blocked but while the loop sleeps in ppoll: the flag says the
+ * agent may be gone, so a turn costs no wait4 (a syscall a turn, two a call).
+ */
+static volatile sig_atomic_t child_changed;
+
+static void
+on_sigchld(int sig)
+{
+	(void)sig;
+	child_changed = 1;
+}
+
+static int
+watch_children(sigset_t *before, sigset_t *during_poll)
+{
+	struct sigaction sa = { .sa_handler = on_sigchld, .sa_flags = SA_NOCLDSTOP };
+	sigset_t block;
+
+	sigemptyset(&sa.sa_mask);
+	sigemptyset(&block);
+	sigaddset(&block, SIGCHLD);
+	if (sigaction(SIGCHLD, &sa, NULL) < 0 || sigprocmask(SIG_BLOCK, &block, before) < 0)
+		return -1;
+	*during_poll = *before;
+	sigdelset(during_poll, SIGCHLD);
+	return 0;
+}
+
 static void
 reap(struct parent *p)
 {
 	int status;
 
+	if (!child_changed)
+		return;
+	child_changed = 0;
 	if (!p->agent_gone && waitpid(p->agent, &status, WNOHANG) == p->agent) {
 		p->agent_gone = true;
 		p->agent_status = WIFEXITED(status) ? WEXITSTATUS(status)
@@ -533,42 +772,94 @@ reap(struct parent *p)
 
 /* --- the parent: the loop -------------------------------------------------------- */
 
+/* What a client's poll entry is for. */
+enum {
+	WATCH_FIRST = 1,	/* its connection, before its first byte */
+	WATCH_READ = 2,		/* its requests */
+	WATCH_WRITE = 4,	/* its answers, when some wait */
+	WATCH_GONE = 8,		/* the connection of a handed-over client: its end */
+};
+
+struct watch {
+	size_t slot;
+	unsigned what;
+};
+
+#define POLL_MAX	(2 + 3 * CLIENTS_MAX)
+
+static void
+watch(struct pollfd *fds, struct watch *w, size_t *n, size_t slot, int fd, unsigned what)
+{
+	short ev = (what & WATCH_WRITE) ? POLLOUT : 0;
+
+	if (what & ~WATCH_WRITE)
+		ev |= POLLIN;
+	w[*n] = (struct watch){ .slot = slot, .what = what };
+	fds[(*n)++] = (struct pollfd){ .fd = fd, .events = ev };
+}
+
 static size_t
-poll_set(struct parent *p, struct pollfd *fds, size_t *slot_of)
+poll_set(struct parent *p, struct pollfd *fds, struct watch *w)
 {
 	size_t n = 0, i;
+	struct client *c;
 
 	fds[n++] = (struct pollfd){ .fd = 0, .events = POLLIN };
 	fds[n++] = (struct pollfd){ .fd = p->listen_fd, .events = POLLIN };
 	for (i = 0; i < CLIENTS_MAX; i++) {
-		if (p->c[i].fd < 0)
+		c = &p->c[i];
+		if (c->fd < 0)
 			continue;
-		slot_of[n] = i;
-		fds[n++] = (struct pollfd){ .fd = p->c[i].fd,
-					    .events = POLLIN | (p->c[i].out_len ? POLLOUT : 0) };
+		if (c->rd < 0)
+			watch(fds, w, &n, i, c->fd, WATCH_FIRST);
+		else if (c->rd == c->fd)
+			watch(fds, w, &n, i, c->fd, WATCH_READ | (c->out_len ? WATCH_WRITE : 0));
+		else {
+			watch(fds, w, &n, i, c->rd, WATCH_READ);
+			if (c->out_len)
+				watch(fds, w, &n, i, c->wr, WATCH_WRITE);
+			watch(fds, w, &n, i, c->fd, WATCH_GONE);
+		}
 	}
 	return n;
+}
+
+static void
+on_client_event(struct parent *p, const struct watch *w, short revents)
+{
+	struct client *c = &p->c[w->slot];
+
+	if (c->fd < 0 || !revents)
+		return;		/* closed earlier in this turn */
+	if (w->what & WATCH_GONE)
+		client_close(c);
+	else if (w->what & WATCH_FIRST)
+		client_first(p, w->slot);
+	else {
+		if ((w->what & WATCH_WRITE) && (revents & (POLLOUT | POLLERR | POLLHUP)))
+			client_flush(c);
+		if ((w->what & WATCH_READ) && c->fd >= 0 && (revents & (POLLIN | POLLHUP | POLLERR)))
+			client_readable(p, w->slot);
+	}
 }
 
 /* One turn of the loop; -1 when the bridge is gone or unreadable. */
 static int
 turn(struct parent *p)
 {
-	struct pollfd fds[2 + CLIENTS_MAX];
-	size_t slot_of[2 + CLIENTS_MAX], n = poll_set(p, fds, slot_of), i;
+	struct pollfd fds[POLL_MAX];
+	struct watch w[POLL_MAX];
+	size_t n = poll_set(p, fds, w), i;
+	const struct timespec tick = { .tv_sec = 0, .tv_nsec = TICK_MS * 1000000L };
 
-	if (poll(fds, n, TICK_MS) < 0)
+	if (ppoll(fds, n, &tick, &p->poll_mask) < 0)
 		return errno == EINTR ? 0 : -1;
 	if (fds[0].revents && bridge_readable(p) < 0)
 		return -1;
 	if (fds[1].revents)
 		accept_client(p);
-	for (i = 2; i < n; i++) {
-		if (fds[i].revents & POLLOUT)
-			client_flush(&p->c[slot_of[i]]);
-		if (p->c[slot_of[i]].fd >= 0 && (fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
-			client_readable(p, slot_of[i]);
-	}
+	for (i = 2; i < n; i++)
+		on_client_event(p, &w[i], fds[i].revents);
 	for (i = 0; i < CLIENTS_MAX; i++)
 		client_flush(&p->c[i]);
 	return bridge_next(p);
@@ -582,7 +873,7 @@ parent_main(char **argv, bool payload_stdin)
 	size_t i;
 
 	for (i = 0; i < CLIENTS_MAX; i++)
-		p.c[i].fd = -1;
+		p.c[i].fd = p.c[i].rd = p.c[i].wr = -1;
 	if (!(p.st = read_frame(&p.bridge))) {
 		say("airlock-shim: no MCP initial frame from the engine\n");
 		return EXIT_FRAME;
@@ -591,7 +882,8 @@ parent_main(char **argv, bool payload_stdin)
 		say("airlock-shim: cannot listen on its socket\n");
 		return EXIT_NO_SHIM;
 	}
-	if ((in = agent_stdin(p.st, payload_stdin)) < 0 || (p.agent = start_agent(argv, in)) < 0) {
+	if (watch_children(&p.mask, &p.poll_mask) < 0 || (in = agent_stdin(p.st, payload_stdin)) < 0 ||
+	    (p.agent = start_agent(argv, in, &p.mask)) < 0) {
 		say("airlock-shim: cannot start the agent\n");
 		return EXIT_EXEC;
 	}
@@ -618,7 +910,7 @@ main(int argc, char **argv)
 
 	signal(SIGPIPE, SIG_IGN);
 	if (argc == 2 && strcmp(argv[1], "--mcp") == 0)
-		return relay_main();
+		return mcp_main();
 	if (i < argc && strcmp(argv[i], "--payload-stdin") == 0) {
 		payload_stdin = true;
 		i++;

@@ -129,13 +129,44 @@ line_of(json_t *o)
 	char *line = NULL;
 
 	json_decref(o);
-	if (text && n + 1 <= SHIM_LINE_MAX * 64 && (line = malloc(n + 2))) {
-		memcpy(line, text, n);
+	if (text && n + 1 <= SHIM_LINE_MAX * 64 && (line = realloc(text, n + 2))) {
 		line[n] = '\n';
 		line[n + 1] = '\0';
+		return line;
 	}
 	free(text);
-	return line;
+	return NULL;
+}
+
+/* The compact text of a JSON value (a string, a number, null…); NULL when out of memory. */
+static char *
+text_of(const json_t *j)
+{
+	return json_dumps(j, JSON_COMPACT | JSON_ENCODE_ANY);
+}
+
+/*
+ * The NULL-terminated parts joined, in one allocation: a line composed from
+ * pieces already printed costs no object built and printed again per call.
+ * NULL when a part is NULL (out of memory before) or out of memory now.
+ */
+static char *
+joined(const char *const *parts)
+{
+	size_t n = 0, i, k;
+	char *out, *p;
+
+	for (i = 0; parts[i]; i++)
+		n += strlen(parts[i]);
+	if (!(p = out = malloc(n + 1)))
+		return NULL;
+	for (i = 0; parts[i]; i++) {
+		k = strlen(parts[i]);
+		memcpy(p, parts[i], k);
+		p += k;
+	}
+	*p = '\0';
+	return out;
 }
 
 static const char *
@@ -244,35 +275,37 @@ depth(const json_t *j, int limit)
 	return most + 1;
 }
 
-/* The bridge line for a tools/call, or an error code in *code. */
+/*
+ * The bridge line for a tools/call, {"operation":NAME,"arguments":ARGS}, or
+ * an error code in *code. Its nesting is one more than the arguments'.
+ */
 static char *
 bridge_call(const struct shim_state *s, const json_t *params, int *code)
 {
-	const char *name = json_string_value(json_object_get(params, "name"));
-	json_t *args = json_object_get(params, "arguments"), *req;
-	char *line;
+	const json_t *name = json_object_get(params, "name");
+	const json_t *args = json_object_get(params, "arguments");
+	char *op = NULL, *a = NULL, *line = NULL;
 
 	*code = RPC_INVALID_PARAMS;
-	if (!json_is_object(params) || tool_index(s, name) < 0 ||
-	    (args && !json_is_object(args)))
+	if (!json_is_object(params) || tool_index(s, json_string_value(name)) < 0 ||
+	    (args && !json_is_object(args)) ||
+	    (args && 1 + depth(args, SHIM_DEPTH_MAX) > SHIM_DEPTH_MAX))
 		return NULL;
-	req = args ? json_pack("{s:s, s:O}", "operation", name, "arguments", args)
-		   : json_pack("{s:s, s:{}}", "operation", name, "arguments");
-	if (!req) {
-		*code = RPC_INTERNAL_ERROR;
-		return NULL;
+	*code = RPC_INTERNAL_ERROR;
+	if ((op = text_of(name)) && (a = args ? text_of(args) : strdup("{}")))
+		line = joined((const char *const[]){ "{\"operation\":", op, ",\"arguments\":", a,
+						     "}\n", NULL });
+	free(op);
+	if (a) {
+		memset(a, 0, strlen(a));
+		free(a);
 	}
-	if (depth(req, SHIM_DEPTH_MAX + 1) > SHIM_DEPTH_MAX) {
-		json_decref(req);
-		return NULL;
-	}
-	line = line_of(req);
 	if (line && strlen(line) > SHIM_LINE_MAX) {
+		*code = RPC_INVALID_PARAMS;
+		memset(line, 0, strlen(line));
 		free(line);
 		return NULL;
 	}
-	if (!line)
-		*code = RPC_INTERNAL_ERROR;
 	return line;
 }
 
@@ -391,47 +424,76 @@ tools_changed(struct shim_state *s, int64_t rev, const json_t *names)
 	s->revision = rev;
 }
 
+/*
+ * {"jsonrpc":"2.0","id":ID,"result":{"content":[{"type":"text","text":TEXT}],
+ * "isError":B}} and a newline, TEXT the reply's string or a fixed text.
+ */
+static char *
+text_result_line(const json_t *id, const json_t *text, const char *fixed)
+{
+	char *i = text_of(id), *t = text ? text_of(text) : NULL, *line = NULL;
+
+	if (i && (t || !text))
+		line = joined((const char *const[]){
+			"{\"jsonrpc\":\"2.0\",\"id\":", i,
+			",\"result\":{\"content\":[{\"type\":\"text\",\"text\":",
+			t ? t : "\"", t ? "" : fixed, t ? "" : "\"",
+			"}],\"isError\":", t ? "false" : "true", "}}\n", NULL });
+	free(i);
+	free(t);
+	return line;
+}
+
+/* The answer to the call with id from a parsed bridge reply m; NULL when m is none. */
+static char *
+call_result(const json_t *id, const json_t *m)
+{
+	const json_t *allowed = json_object_get(m, "allowed"), *resp = json_object_get(m, "response");
+
+	if (!json_is_boolean(allowed) || !resp)
+		return NULL;
+	if (!json_is_true(allowed))
+		return text_result_line(id, NULL, SHIM_TEXT_DENIED);
+	if (json_is_string(resp))
+		return text_result_line(id, resp, NULL);
+	return text_result_line(id, NULL, SHIM_TEXT_TOOL_ERROR);
+}
+
 enum shim_engine_line
-shim_engine(struct shim_state *s, const char *line, size_t len)
+shim_engine_answer(struct shim_state *s, const char *line, size_t len, const json_t *id,
+		   char **answer)
 {
 	json_t *m = json_loadb(line, len, JSON_REJECT_DUPLICATES, NULL);
 	json_t *rev = json_object_get(m, "tools_changed"), *names = json_object_get(m, "tools");
 	enum shim_engine_line r = SHIM_ENGINE_BAD;
 
+	if (answer)
+		*answer = NULL;
 	if (json_is_integer(rev) && json_is_array(names) && json_object_size(m) == 2) {
 		tools_changed(s, json_integer_value(rev), names);
 		r = SHIM_ENGINE_CHANGED;
 	} else if (json_is_boolean(json_object_get(m, "allowed")) && json_object_size(m) == 2 &&
-		   json_object_get(m, "response"))
+		   json_object_get(m, "response")) {
 		r = SHIM_ENGINE_REPLY;
+		if (id && answer)
+			*answer = call_result(id, m);
+	}
 	json_decref(m);
 	return r;
 }
 
-static json_t *
-text_result(const char *text, bool error)
+enum shim_engine_line
+shim_engine(struct shim_state *s, const char *line, size_t len)
 {
-	return json_pack("{s:[{s:s, s:s}], s:b}", "content", "type", "text", "text", text,
-			 "isError", error);
+	return shim_engine_answer(s, line, len, NULL, NULL);
 }
 
 char *
 shim_call_result(const json_t *id, const char *line, size_t len)
 {
 	json_t *m = json_loadb(line, len, JSON_REJECT_DUPLICATES, NULL);
-	json_t *allowed = json_object_get(m, "allowed"), *resp = json_object_get(m, "response");
-	json_t *result = NULL;
-	char *out;
+	char *out = call_result(id, m);
 
-	if (!json_is_boolean(allowed) || !resp)
-		;
-	else if (!json_is_true(allowed))
-		result = text_result(SHIM_TEXT_DENIED, true);
-	else if (json_is_string(resp))
-		result = text_result(json_string_value(resp), false);
-	else
-		result = text_result(SHIM_TEXT_TOOL_ERROR, true);
 	json_decref(m);
-	out = result ? result_line(id, result) : NULL;
 	return out;
 }

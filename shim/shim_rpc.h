@@ -91,6 +91,14 @@ enum shim_engine_line {
 enum shim_engine_line shim_engine(struct shim_state *s, const char *line, size_t len);
 
 /*
+ * shim_engine, and for a bridge reply with id not NULL, *answer is what
+ * shim_call_result(id, line, len) returns (NULL when out of memory): one
+ * parse of the line, the parent's path for each call.
+ */
+enum shim_engine_line shim_engine_answer(struct shim_state *s, const char *line, size_t len,
+					 const json_t *id, char **answer);
+
+/*
  * The JSON-RPC response for the call with this id, from the bridge's reply
  * line: allowed with text → a text result; allowed with null → an error
  * result with SHIM_TEXT_TOOL_ERROR; denied → an error result with

@@ -10,7 +10,8 @@
  * Promises: every request gets at most one answer, which is one line of
  * JSON-RPC 2.0; a bridge line comes only from a tools/call and is exactly
  * {"operation": <a listed alias>, "arguments": <object>} within the
- * bridge's bounds; an engine line never breaks the state.
+ * bridge's bounds; an engine line never breaks the state; a bridge reply
+ * gets the same answer from shim_engine_answer as from shim_call_result.
  */
 
 #define FRAME "{\"payload\":{\"k\":\"v\"},\"tools\":[" \
@@ -37,6 +38,22 @@ check_line(const char *line, bool is_call)
 	json_decref(j);
 }
 
+/* The parent's one-parse path gives what shim_call_result gives. */
+static void
+same_answer(struct shim_state *s, const json_t *id, const char *line, size_t len)
+{
+	char *res = NULL, *again;
+
+	if (shim_engine_answer(s, line, len, id, &res) != SHIM_ENGINE_REPLY) {
+		FUZZ_CHECK(res == NULL);
+		return;
+	}
+	again = shim_call_result(id, line, len);
+	FUZZ_CHECK(res && again && strcmp(res, again) == 0);
+	free(res);
+	free(again);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -58,6 +75,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			check_line(res, false);
 			free(res);
 		}
+		if (nul)
+			same_answer(s, o.id, nul + 1, size - first - 1);
 	}
 	FUZZ_CHECK(o.action == SHIM_CALL ? o.call && o.id && !o.reply
 					 : !o.call && (o.action == SHIM_REPLY) == (o.reply != NULL));

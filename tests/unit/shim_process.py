@@ -7,10 +7,14 @@ would. Checks: one bridge line per well-formed tools/call and nothing else
 bridge), calls from two clients serialised, list_changed to both clients
 after tools_changed, the agent's stdout kept off the bridge, the agent's
 exit status passed on, and the payload on the agent's stdin when asked.
+The --mcp child hands its stdio to the parent: it exits when its client
+closes stdin, the client's stdout ends when the child is killed, a child
+whose stdio cannot be handed over relays instead, and hand-overs that are
+not one NUL byte with two pipes or sockets are refused without harm.
 
 usage: shim_process.py SHIM
 """
-import json, os, subprocess, sys, threading, time
+import array, json, os, select, signal, socket, subprocess, sys, tempfile, threading, time
 
 FRAME = {"payload": {"canary": "C-42"}, "tools": [
     {"name": "save", "description": "Save.", "inputSchema": {"type": "object"}},
@@ -40,6 +44,66 @@ class Client:
     def ask(self, i, method, params=None):
         self.send(rpc(i, method, params))
         return self.read()
+
+
+INIT = ("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                      "clientInfo": {"name": "t", "version": "1"}})
+
+
+def readable(f, seconds):
+    return bool(select.select([f], [], [], seconds)[0])
+
+
+def lifetime(shim):
+    """The child lives while the parent serves its stdio, and no longer."""
+    c = Client(shim)
+    assert "result" in c.ask(1, *INIT)
+    c.p.stdin.close()		# the client's EOF: the parent drops it, the child exits
+    assert c.p.wait(5) == 0
+    assert readable(c.p.stdout, 5) and c.p.stdout.read() == b""
+    c = Client(shim)
+    assert "result" in c.ask(1, *INIT)
+    c.p.send_signal(signal.SIGKILL)	# the child gone: the parent stops serving its stdio
+    c.p.wait(5)
+    assert readable(c.p.stdout, 5) and c.p.stdout.read() == b"", "stdout still open"
+    c.p.stdin.close()
+
+
+def relayed(shim):
+    """Stdout a regular file: no hand-over; the child relays, as before."""
+    with tempfile.TemporaryFile() as out:
+        p = subprocess.Popen([shim, "--mcp"], stdin=subprocess.PIPE, stdout=out)
+        p.stdin.write(rpc(1, *INIT).encode() + b"\n")
+        p.stdin.flush()
+        for _ in range(500):
+            if out.tell() or os.fstat(out.fileno()).st_size:
+                break
+            time.sleep(0.01)
+        p.stdin.close()
+        assert p.wait(5) == 0
+        out.seek(0)
+        assert "result" in json.loads(out.readline())
+
+
+def bad_handovers():
+    """Wrong hand-overs close that connection and every descriptor it sent."""
+    name = "\0" + os.environ["AIRLOCK_SHIM_SOCKET"]
+    r, w = os.pipe()
+    f = tempfile.TemporaryFile()
+    for byte, fds in ((b"\0", [r]), (b"\0", [r, w, r]), (b"\0", [f.fileno(), w]),
+                      (b"x", [r, w]), (b"\0", [])):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.connect(name)
+        anc = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))] if fds else []
+        s.sendmsg([byte], anc)
+        if not fds:	# a NUL with nothing: a stream whose first line is bad JSON
+            s.sendall(b"\n")
+            assert json.loads(s.makefile().readline())["error"]["code"] == -32700
+        else:
+            s.settimeout(5)
+            assert s.recv(1) == b"", (byte, len(fds))
+        s.close()
+    os.close(r); os.close(w); f.close()
 
 
 def agent(shim):
@@ -85,6 +149,10 @@ def agent(shim):
     names = [t["name"] for t in b.ask(13, "tools/list")["result"]["tools"]]
     assert names == ["save"], names
     assert json.loads(payload) == {"canary": "C-42"}
+    lifetime(shim)
+    relayed(shim)
+    bad_handovers()
+    assert "result" in a.ask(14, "ping")
     a.p.stdin.close(); b.p.stdin.close()
     a.p.wait(5); b.p.wait(5)
     sys.exit(7)

@@ -319,11 +319,32 @@ result_of(const char *reply)
 	return r;
 }
 
+/* The parent's one-parse path gives what shim_call_result gives. */
+static void
+assert_same_answer(const char *reply)
+{
+	struct shim_state *s = state();
+	json_t *id = json_string("id-\"9\"");
+	char *a = NULL, *b = shim_call_result(id, reply, strlen(reply));
+
+	assert_int_equal(shim_engine_answer(s, reply, strlen(reply), id, &a), SHIM_ENGINE_REPLY);
+	assert_non_null(a);
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+	assert_int_equal(shim_engine_answer(s, reply, strlen(reply), NULL, &a), SHIM_ENGINE_REPLY);
+	assert_null(a);
+	json_decref(id);
+	shim_state_free(s);
+}
+
 static void
 assert_result(const char *reply, const char *text, bool is_error)
 {
 	json_t *r = result_of(reply), *res = json_object_get(r, "result");
 	json_t *c = json_array_get(json_object_get(res, "content"), 0);
+
+	assert_same_answer(reply);
 
 	assert_string_equal(json_string_value(json_object_get(c, "type")), "text");
 	assert_string_equal(json_string_value(json_object_get(c, "text")), text);
@@ -340,6 +361,9 @@ test_results(void **unused)
 	assert_result("{\"allowed\":true,\"response\":\"stored\"}", "stored", false);
 	assert_result("{\"allowed\":true,\"response\":null}", SHIM_TEXT_TOOL_ERROR, true);
 	assert_result("{\"allowed\":false,\"response\":null}", SHIM_TEXT_DENIED, true);
+	assert_result("{\"allowed\":true,\"response\":\"q\\\"\\\\\\n\\u0001\\u00e9/\"}",
+		      "q\"\\\n\001\xc3\xa9/", false);
+	assert_result("{\"allowed\":true,\"response\":{\"not\":\"text\"}}", SHIM_TEXT_TOOL_ERROR, true);
 	assert_null(shim_call_result(id, "{\"tools_changed\":1,\"tools\":[]}", 31));
 	assert_null(shim_call_result(id, "nope", 4));
 	json_decref(id);
