@@ -198,7 +198,7 @@ setup_db(sqlite3 *db)
 	if (sqlite3_busy_timeout(db, AUDIT_BUSY_MS) != SQLITE_OK ||
 	    sqlite3_exec(db, "PRAGMA page_size=" AUDIT_STR(AUDIT_PAGE_SIZE), NULL, NULL,
 			 NULL) != SQLITE_OK || set_wal(db) < 0 ||
-	    sqlite3_exec(db, "PRAGMA synchronous=NORMAL", NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_exec(db, "PRAGMA synchronous=FULL", NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(db, limits, NULL, NULL, NULL) != SQLITE_OK)
 		return -1;
 	if (sqlite3_exec(db, schema_sql, NULL, NULL, NULL) != SQLITE_OK) {
@@ -483,51 +483,7 @@ file_moved(sqlite3 *db)
 }
 
 /*
- * The WAL to disk: every frame committed so far is durable when this
- * returns 0. Under db_lock. A WAL not open holds nothing uncheckpointed
- * (SQLite syncs the WAL before a checkpoint and the file after it).
- */
-static int
-wal_sync(struct audit *a)
-{
-	sqlite3_file *wal = NULL;
-
-	if (sqlite3_file_control(a->db, "main", SQLITE_FCNTL_JOURNAL_POINTER, &wal) != SQLITE_OK)
-		return -1;
-	if (!wal || !wal->pMethods)
-		return 0;
-	return wal->pMethods->xSync(wal, SQLITE_SYNC_NORMAL) == SQLITE_OK ? 0 : -1;
-}
-
-/* Someone in the batch waits for it to be durable (a later entry does not). */
-static bool
-batch_waits(const struct audit_req *batch)
-{
-	for (; batch; batch = batch->next)
-		if (!batch->lane)
-			return true;
-	return false;
-}
-
-int
-audit_sync(struct audit *a)
-{
-	int rc;
-
-	if (!a)
-		return -1;
-	pthread_mutex_lock(&a->db_lock);
-	rc = file_moved(a->db) ? -1 : wal_sync(a);
-	pthread_mutex_unlock(&a->db_lock);
-	return rc;
-}
-
-/*
- * One transaction. The connection runs at synchronous=NORMAL: a batch
- * that someone waits on is made durable by one sync of the WAL after its
- * COMMIT (what FULL does at it); a batch of later entries only is not
- * synced: the next synced batch, or audit_sync, makes it durable with
- * everything before it. If it does not
+ * One transaction, one fsync at COMMIT (synchronous=FULL). If it does not
  * commit, nothing of it is in the file, so every entry of it fails; so
  * does a commit into a file no longer at the log's path (checked after
  * it, so that a deletion before the entries are durable is seen).
@@ -545,8 +501,6 @@ commit_batch(struct audit *a, struct audit_req *batch)
 		rc = insert_batch(a, batch, &seq, prev);
 		if (rc == 0)
 			rc = step_done(a->commit);
-		if (rc == 0 && batch_waits(batch))
-			rc = wal_sync(a);
 		if (rc == 0 && file_moved(a->db))
 			rc = -1;
 		if (rc == 0)

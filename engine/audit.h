@@ -190,13 +190,6 @@ int audit_spool_begin(struct audit *a, struct audit_spool **out, struct al_err *
 int audit_append_spooled(struct audit *a, struct audit_lane *l, struct audit_spool *s,
 			 const struct audit_entry *e, bool sync, struct al_err *err);
 
-/*
- * Everything committed so far durable (one sync of the log's WAL): what
- * rode on commits nobody waited for, before a session's journal that
- * holds it goes. 0 when durable.
- */
-int audit_sync(struct audit *a);
-
 /* Count entries (all, or of a session when session_id is non-NULL). */
 int64_t audit_count(struct audit *a, const char *session_id);
 

@@ -29,15 +29,8 @@ struct audit_spool {
 	off_t size;		/* written ahead to here */
 	bool broken;		/* a write failed: nothing more goes in */
 	char path[PATH_MAX];
-	char *line;		/* the record being hashed, grown as needed */
+	char *line;		/* the record being written, grown as needed */
 	size_t cap;
-	/*
-	 * Records not synced are held here and written with the next synced
-	 * one, in one write: a terminal entry needs no write of its own, only
-	 * to be in the file before the dispatch that follows it.
-	 */
-	char *pend;
-	size_t pend_len, pend_cap;
 };
 
 static int write_ahead(struct audit_spool *s, off_t need);
@@ -172,62 +165,37 @@ record_text(struct audit_spool *s, const char *id, const char *body, size_t len)
  * record_text made, so the record is written as its head, the hash, then
  * the body.
  */
-/* Append "K ID HASH BODY\n" to the held records. */
-static int
-hold(struct audit_spool *s, size_t n, size_t len, const char *body)
-{
-	char hash[HASH_HEX_LEN + 1], *p;
-	size_t head = n - len, rec = n + HASH_HEX_LEN + 2;
-
-	hash_sha256_hex(s->line, n, hash);
-	if (s->pend_len + rec > s->pend_cap) {
-		p = realloc(s->pend, 2 * (s->pend_len + rec));
-		if (!p)
-			return -1;
-		s->pend = p;
-		s->pend_cap = 2 * (s->pend_len + rec);
-	}
-	p = s->pend + s->pend_len;
-	memcpy(p, s->line, head);
-	memcpy(p + head, hash, HASH_HEX_LEN);
-	p[head + HASH_HEX_LEN] = ' ';
-	memcpy(p + head + HASH_HEX_LEN + 1, body, len);
-	p[rec - 1] = '\n';
-	s->pend_len += rec;
-	return 0;
-}
-
-/* The held records into the file, and with sync made durable. */
-static int
-flush_held(struct audit_spool *s, bool sync)
-{
-	int rc = 0;
-
-	if (s->pend_len) {
-		rc = write_ahead(s, s->off + (off_t)s->pend_len);
-		if (rc == 0)
-			rc = write_all(s->fd, s->pend, s->pend_len, s->off);
-		if (rc == 0)
-			s->off += (off_t)s->pend_len;
-		s->pend_len = 0;
-	}
-	if (rc == 0 && sync)
-		rc = fdatasync(s->fd);
-	return rc;
-}
-
 int
 audit_spool_put(struct audit_spool *s, const char *id, const char *body, size_t len, bool sync)
 {
-	size_t n;
+	char hash[HASH_HEX_LEN + 1], *out;
+	size_t n, head;
+	int rc;
 
-	if (!s || s->broken || !(n = record_text(s, id, body, len)) || hold(s, n, len, body) < 0)
+	if (!s || s->broken || !(n = record_text(s, id, body, len)))
 		return -1;
-	s->k++;
-	if (sync && flush_held(s, true) < 0) {
+	hash_sha256_hex(s->line, n, hash);
+	head = n - len;
+	out = malloc(n + HASH_HEX_LEN + 2);
+	if (!out)
+		return -1;
+	memcpy(out, s->line, head);
+	memcpy(out + head, hash, HASH_HEX_LEN);
+	out[head + HASH_HEX_LEN] = ' ';
+	memcpy(out + head + HASH_HEX_LEN + 1, body, len);
+	out[n + HASH_HEX_LEN + 1] = '\n';
+	rc = write_ahead(s, s->off + (off_t)(n + HASH_HEX_LEN + 2));
+	if (rc == 0)
+		rc = write_all(s->fd, out, n + HASH_HEX_LEN + 2, s->off);
+	free(out);
+	if (rc == 0 && sync)
+		rc = fdatasync(s->fd);
+	if (rc < 0) {
 		s->broken = true;	/* a torn record may be there: nothing follows it */
 		return -1;
 	}
+	s->k++;
+	s->off += (off_t)(n + HASH_HEX_LEN + 2);
 	return 0;
 }
 
@@ -238,11 +206,8 @@ audit_spool_close(struct audit_spool *s, bool drop)
 		return;
 	if (drop && !s->broken)
 		unlink(s->path);
-	else if (!s->broken)
-		flush_held(s, true);	/* kept for the next open: all of it */
 	close(s->fd);
 	free(s->line);
-	free(s->pend);
 	free(s);
 }
 

@@ -98,8 +98,7 @@ gateway_close(struct gateway *g)
 	 * the next open appends what the log lacks. (A record that was never
 	 * queued is a call that never left: the journal may lose it.)
 	 */
-	audit_spool_close(g->journal.spool,
-			  gateway_settle(g) == 0 && audit_sync(g->o.audit) == 0);
+	audit_spool_close(g->journal.spool, gateway_settle(g) == 0);
 	for (i = 0; i < CONFIG_UPSTREAMS_MAX; i++)
 		mcp_stop(g->mcp[i]);
 	hash_ctx_free(g->hc);
