@@ -1,6 +1,5 @@
 #include "audit.h"
 #include "audit_row.h"
-#include "audit_spool.h"
 #include "clock.h"
 
 #include <pthread.h>
@@ -14,7 +13,6 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include <jansson.h>
 #include <sqlite3.h>
 
 #define AUDIT_STR_(x)		#x
@@ -273,8 +271,6 @@ audit_not_a_file(const char *path)
 	return path && stat(path, &st) == 0 && !S_ISREG(st.st_mode);
 }
 
-static int recover(struct audit *a, const char *path);
-
 int
 audit_open(const char *path, struct audit **out, struct al_err *err)
 {
@@ -302,10 +298,6 @@ audit_open(const char *path, struct audit **out, struct al_err *err)
 
 		audit_close(a);
 		return al_fail(err, not_db ? AUDIT_ERR_NOT_AUDIT : AUDIT_ERR_OPEN);
-	}
-	if (recover(a, path) < 0) {
-		audit_close(a);
-		return al_fail(err, AUDIT_ERR_RECOVER);
 	}
 	timer_start(a);
 	if (!a->timer_on) {
@@ -756,10 +748,14 @@ later_copy(const struct audit_entry *e, struct audit_lane *l)
 	return r;
 }
 
-/* Queue r (made by later_copy) on its lane, or free it. */
-static int
-queue_later(struct audit *a, struct audit_lane *l, struct audit_req *r, struct al_err *err)
+int
+audit_append_later(struct audit *a, struct audit_lane *l, const struct audit_entry *e,
+		   struct al_err *err)
 {
+	struct audit_req *r;
+
+	if (!a || !l || !e || !e->session_id || !e->type || !(r = later_copy(e, l)))
+		return al_fail(err, AUDIT_ERR_APPEND);
 	r->due_ms = clock_mono_ms() + AUDIT_LATER_MS;
 	pthread_mutex_lock(&a->lock);
 	if (a->closing || l->failed) {
@@ -773,217 +769,6 @@ queue_later(struct audit *a, struct audit_lane *l, struct audit_req *r, struct a
 		wake_timer(a);
 	pthread_mutex_unlock(&a->lock);
 	return 0;
-}
-
-int
-audit_append_later(struct audit *a, struct audit_lane *l, const struct audit_entry *e,
-		   struct al_err *err)
-{
-	struct audit_req *r;
-
-	if (!a || !l || !e || !e->session_id || !e->type || !(r = later_copy(e, l)))
-		return al_fail(err, AUDIT_ERR_APPEND);
-	return queue_later(a, l, r, err);
-}
-
-int
-audit_append_spooled(struct audit *a, struct audit_lane *l, struct audit_spool *s,
-		     const struct audit_entry *e, bool sync, struct al_err *err)
-{
-	struct audit_req *r;
-
-	if (!a || !l || !s || !e || !e->session_id || !e->type || audit_lane_failed(a, l) ||
-	    !(r = later_copy(e, l)))
-		return al_fail(err, AUDIT_ERR_APPEND);
-	/* On the session's thread, outside every lock: the sessions sync in parallel. */
-	if (audit_spool_put(s, r->id, r->body, r->body_len, sync) < 0) {
-		free(r);
-		return al_fail(err, AUDIT_ERR_APPEND);
-	}
-	return queue_later(a, l, r, err);
-}
-
-int
-audit_spool_begin(struct audit *a, struct audit_spool **out, struct al_err *err)
-{
-	const char *path = a ? sqlite3_db_filename(a->db, "main") : NULL;
-
-	if (!path || !*path)
-		return al_fail(err, "audit: cannot make the session's journal");
-	return audit_spool_open(path, out, err);
-}
-
-/* --- recovery: what a dead writer's journal holds and the log does not ---- */
-
-/* The entry a journal body names, its strings in v; -1 unless it is exactly one. */
-static int
-body_entry(const struct audit_spool_rec *rec, json_t **v, struct audit_entry *e)
-{
-	static const int ints[] = { 6, 7 };	/* revision, latency_us */
-	const char **str[] = { &e->session_id, &e->call_id, &e->type, &e->tool, &e->decision,
-			       &e->rule, NULL, NULL, &e->request_hash, &e->response_hash,
-			       &e->class_before, &e->class_after, &e->detail };
-	char *text = malloc(rec->len + 3), id[AUDIT_ENTRY_ID_MAX];
-	struct hash_canon c;
-	size_t i;
-	bool same;
-
-	if (!text)
-		return -1;
-	text[0] = '[';
-	memcpy(text + 1, rec->body, rec->len);
-	memcpy(text + 1 + rec->len, "]", 2);
-	*v = json_loadb(text, rec->len + 2, 0, NULL);
-	free(text);
-	if (!*v || !json_is_array(*v) || json_array_size(*v) != 13)
-		return -1;
-	memset(e, 0, sizeof *e);
-	for (i = 0; i < 13; i++) {
-		json_t *x = json_array_get(*v, i);
-
-		if (!str[i])
-			continue;
-		if (!json_is_string(x) && !json_is_null(x))
-			return -1;
-		*str[i] = json_string_value(x);
-	}
-	for (i = 0; i < sizeof ints / sizeof ints[0]; i++)
-		if (!json_is_integer(json_array_get(*v, (size_t)ints[i])))
-			return -1;
-	e->revision = json_integer_value(json_array_get(*v, 6));
-	e->latency_us = json_integer_value(json_array_get(*v, 7));
-	e->entry_id = rec->id;
-	if (!e->session_id || !e->type || audit_row_body(e, id, &c) < 0)
-		return -1;
-	/* The row must hash as the journal's bytes do, or it is not that entry. */
-	same = c.len == rec->len && memcmp(c.buf, rec->body, c.len) == 0;
-	hash_canon_free(&c);
-	return same ? 0 : -1;
-}
-
-static int
-by_id(const void *x, const void *y)
-{
-	return strcmp(x, y);
-}
-
-/* The ids the log holds for a session, sorted (a full scan: recovery is rare). */
-static int
-session_ids(struct audit *a, const char *session_id, char (**ids)[AUDIT_ENTRY_ID_MAX],
-	    size_t *n)
-{
-	sqlite3_stmt *st;
-	size_t cap = 0;
-	void *p;
-	int rc;
-
-	*ids = NULL;
-	*n = 0;
-	if (sqlite3_prepare_v2(a->db, "SELECT entry_id FROM audit_entries WHERE session_id = ?",
-			       -1, &st, NULL) != SQLITE_OK)
-		return -1;
-	sqlite3_bind_text(st, 1, session_id, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *id = (const char *)sqlite3_column_text(st, 0);
-
-		if (!id || strlen(id) != AUDIT_ENTRY_ID_MAX - 1)
-			continue;
-		if (*n == cap) {
-			cap = cap ? 2 * cap : 64;
-			if (!(p = realloc(*ids, cap * sizeof **ids)))
-				break;
-			*ids = p;
-		}
-		memcpy((*ids)[(*n)++], id, AUDIT_ENTRY_ID_MAX);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		free(*ids);
-		*ids = NULL;
-		return -1;
-	}
-	qsort(*ids, *n, sizeof **ids, by_id);
-	return 0;
-}
-
-/*
- * One dead writer's journal: its records the log lacks, appended in the
- * journal's order in one transaction. The log holds a prefix of them (its
- * queue is committed in order), so what is appended follows everything of
- * the session already there. 1 when the file may go, 0 when it stays (a
- * record that is not one: `audit verify` names it), -1 on failure.
- */
-static int
-recover_file(struct audit *a, const struct audit_spool_file *f)
-{
-	struct audit_req *reqs, *batch = NULL, **tail = &batch;
-	char (*ids)[AUDIT_ENTRY_ID_MAX] = NULL;
-	json_t **vals;
-	size_t i, n_ids = 0;
-	int rc = 1;
-
-	if (f->bad && strcmp(f->bad, "journal record torn") != 0)
-		return 0;
-	if (f->n == 0)
-		return 1;
-	reqs = calloc(f->n, sizeof *reqs);
-	vals = calloc(f->n, sizeof *vals);
-	if (!reqs || !vals)
-		rc = -1;
-	for (i = 0; rc == 1 && i < f->n; i++)
-		if (body_entry(&f->recs[i], &vals[i], &reqs[i].copy) < 0)
-			rc = 0;
-	if (rc == 1 && session_ids(a, reqs[0].copy.session_id, &ids, &n_ids) < 0)
-		rc = -1;
-	for (i = 0; rc == 1 && i < f->n; i++) {
-		if (bsearch(f->recs[i].id, ids, n_ids, sizeof *ids, by_id))
-			continue;
-		reqs[i].e = &reqs[i].copy;
-		reqs[i].rc = -1;
-		memcpy(reqs[i].id, f->recs[i].id, AUDIT_ENTRY_ID_MAX);
-		reqs[i].body = f->recs[i].body;
-		reqs[i].body_len = f->recs[i].len;
-		*tail = &reqs[i];
-		tail = &reqs[i].next;
-	}
-	if (rc == 1 && batch) {
-		commit_batch(a, batch);
-		for (struct audit_req *r = batch; r; r = r->next)
-			if (r->rc < 0)
-				rc = -1;
-	}
-	for (i = 0; vals && i < f->n; i++)
-		json_decref(vals[i]);
-	free(vals);
-	free(reqs);
-	free(ids);
-	return rc;
-}
-
-/*
- * At open, before anything else writes: every journal whose writer is
- * gone (a crash) is appended and removed. A live writer's is its own.
- */
-static int
-recover(struct audit *a, const char *path)
-{
-	struct audit_spool_file *fs;
-	size_t i, n;
-	int rc = 0, one;
-
-	if (audit_spool_list(path, true, &fs, &n) < 0)
-		return -1;
-	for (i = 0; rc == 0 && i < n; i++) {
-		if (fs[i].live)
-			continue;
-		one = recover_file(a, &fs[i]);
-		if (one < 0)
-			rc = -1;
-		else if (one == 1)
-			audit_spool_remove(path, &fs[i]);
-	}
-	audit_spool_list_free(fs, n);
-	return rc;
 }
 
 bool

@@ -97,13 +97,7 @@ struct audit_entry {
 					   the log draws one */
 };
 
-/*
- * Create or open; sets WAL + synchronous=FULL and creates the schema. Then
- * recovers: what the journal of a writer that is gone (a crash) holds and
- * the log does not is appended, journal by journal in the order of their
- * names, each in its own order, and the journal removed; a journal with a
- * damaged record is left for `audit verify` to name.
- */
+/* Create or open; sets WAL + synchronous=FULL and creates the schema. */
 int audit_open(const char *path, struct audit **out, struct al_err *err);
 /*
  * The path names something other than a regular file: a directory, or a
@@ -170,25 +164,6 @@ bool audit_lane_failed(struct audit *a, struct audit_lane *l);
  * every entry of the lane is decided. 0 when all of them are durable.
  */
 int audit_lane_settle(struct audit *a, struct audit_lane *l, struct al_err *err);
-
-/*
- * A session's journal (audit_spool.h): a file of its own beside the log,
- * made for one writer on its own thread. audit_spool_close() ends it.
- */
-struct audit_spool;
-int audit_spool_begin(struct audit *a, struct audit_spool **out, struct al_err *err);
-
-/*
- * Like audit_append_later, but the entry is first appended to the
- * session's journal s, and with sync made durable there (with everything
- * appended to s before it) before it is queued: when this returns 0 the
- * entry is durable, in the journal, and rides on the log's next commit.
- * A crash in between leaves it in the journal, and the next audit_open
- * appends it to the log. -1 as audit_append_later, or when the journal
- * cannot take it (nothing is queued).
- */
-int audit_append_spooled(struct audit *a, struct audit_lane *l, struct audit_spool *s,
-			 const struct audit_entry *e, bool sync, struct al_err *err);
 
 /* Count entries (all, or of a session when session_id is non-NULL). */
 int64_t audit_count(struct audit *a, const char *session_id);

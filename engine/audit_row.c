@@ -28,50 +28,30 @@ canon_text(struct hash_canon *c, const char *s)
  * was changed no longer hashes like the original; a class the writer never
  * stores (real, blob) cannot be genuine.
  */
-static int
-canon_stored(struct hash_canon *c, sqlite3_stmt *st, int from, int to)
-{
-	int i;
-
-	for (i = from; i < to; i++) {
-		switch (sqlite3_column_type(st, i)) {
-		case SQLITE_NULL:
-			hash_canon_str(c, NULL, 0);
-			break;
-		case SQLITE_INTEGER:
-			hash_canon_int(c, sqlite3_column_int64(st, i));
-			break;
-		case SQLITE_TEXT:
-			hash_canon_str(c, (const char *)sqlite3_column_text(st, i),
-				       (size_t)sqlite3_column_bytes(st, i));
-			break;
-		default:
-			return -1;
-		}
-	}
-	return 0;
-}
-
-int
-audit_row_body_stored(sqlite3_stmt *st, struct hash_canon *c)
-{
-	hash_canon_init(c);
-	if (canon_stored(c, st, AUDIT_COL_SESSION_ID, AUDIT_COL_PREV_HASH) < 0 || c->bad) {
-		hash_canon_free(c);
-		return -1;
-	}
-	return 0;
-}
-
 int
 audit_row_hash_stored(struct hash_ctx *hc, sqlite3_stmt *st, char out[HASH_HEX_LEN + 1])
 {
 	struct hash_canon c;
-	int bad;
+	int i, bad = 0;
 
 	hash_canon_init(&c);
 	hash_canon_array_open(&c);
-	bad = canon_stored(&c, st, 0, AUDIT_HASHED_COLS) < 0;
+	for (i = 0; !bad && i < AUDIT_HASHED_COLS; i++) {
+		switch (sqlite3_column_type(st, i)) {
+		case SQLITE_NULL:
+			hash_canon_str(&c, NULL, 0);
+			break;
+		case SQLITE_INTEGER:
+			hash_canon_int(&c, sqlite3_column_int64(st, i));
+			break;
+		case SQLITE_TEXT:
+			hash_canon_str(&c, (const char *)sqlite3_column_text(st, i),
+				       (size_t)sqlite3_column_bytes(st, i));
+			break;
+		default:
+			bad = 1;
+		}
+	}
 	hash_canon_array_close(&c);
 	bad |= c.bad;
 	if (!bad)

@@ -31,7 +31,6 @@
 #define AUDIT_ERR_APPEND	"audit: cannot append entry"
 #define AUDIT_ERR_NOT_AUDIT	"audit: not an audit database"
 #define AUDIT_ERR_MEMORY	"audit: out of memory"
-#define AUDIT_ERR_RECOVER	"audit: cannot recover the sessions' journals"
 #define AUDIT_ERR_WAL_HERE	"audit: its WAL file cannot be read where it is (read-only):" \
 				" copy the log and its -wal file to a writable directory"
 
@@ -97,12 +96,6 @@ int audit_row_seal(struct ts_cache *tc, struct hash_ctx *hc, int64_t seq, const 
  * a column holds a storage class the writer never stores.
  */
 int audit_row_hash_stored(struct hash_ctx *hc, sqlite3_stmt *st, char out[HASH_HEX_LEN + 1]);
-
-/*
- * The body (as audit_row_body makes it) of the row st stands on: what a
- * session's journal holds for that entry. -1 as audit_row_hash_stored.
- */
-int audit_row_body_stored(sqlite3_stmt *st, struct hash_canon *c);
 
 /* Bind all 18 parameters of an insert of AUDIT_COLS, in their order. */
 int audit_row_bind(sqlite3_stmt *st, const struct audit_entry *e, int64_t seq,

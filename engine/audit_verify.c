@@ -1,6 +1,5 @@
 #include "audit_verify.h"
 #include "audit_row.h"
-#include "audit_spool.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -219,104 +218,6 @@ anchor_missing(const struct audit_anchor *anchor, struct audit_verify *out)
 	verify_fail(out, anchor->seq, why);
 }
 
-/* Every journal record, sorted by entry id, for the walk to find. */
-struct jrec {
-	const char *id;
-	const struct audit_spool_file *f;
-	const struct audit_spool_rec *r;
-	bool found;
-};
-
-struct journals {
-	struct audit_spool_file *files;
-	size_t n_files;
-	struct jrec *recs;
-	size_t n;
-};
-
-static int
-jrec_by_id(const void *x, const void *y)
-{
-	return strcmp(((const struct jrec *)x)->id, ((const struct jrec *)y)->id);
-}
-
-static void
-journal_fail(struct audit_verify *out, const struct audit_spool_file *f, int64_t k,
-	     const char *why)
-{
-	char reason[sizeof out->reason];
-
-	snprintf(reason, sizeof reason, "journal %s record %lld: %s", f->name, (long long)k,
-		 why);
-	verify_fail(out, 0, reason);
-}
-
-static int
-journals_load(const char *path, struct journals *j, struct audit_verify *out)
-{
-	size_t i, k, n = 0;
-
-	memset(j, 0, sizeof *j);
-	if (audit_spool_list(path, false, &j->files, &j->n_files) < 0)
-		return -1;
-	for (i = 0; i < j->n_files; i++) {
-		const struct audit_spool_file *f = &j->files[i];
-
-		/* A torn last record is a write a crash cut: its sync never returned. */
-		if (f->bad && strcmp(f->bad, "journal record torn") != 0)
-			journal_fail(out, f, f->bad_k, f->bad + strlen("journal record "));
-		n += f->n;
-	}
-	j->recs = calloc(n ? n : 1, sizeof *j->recs);
-	if (!j->recs)
-		return -1;
-	for (i = 0; i < j->n_files; i++)
-		for (k = 0; k < j->files[i].n; k++)
-			j->recs[j->n++] = (struct jrec){ j->files[i].recs[k].id, &j->files[i],
-							 &j->files[i].recs[k], false };
-	qsort(j->recs, j->n, sizeof *j->recs, jrec_by_id);
-	out->journal_records = (int64_t)j->n;
-	return 0;
-}
-
-/* The row st stands on, against the journal record of its id (if any). */
-static void
-journal_match(struct journals *j, sqlite3_stmt *st, struct audit_verify *out)
-{
-	const char *id = (const char *)sqlite3_column_text(st, AUDIT_COL_ENTRY_ID);
-	struct jrec key = { .id = id }, *hit;
-	struct hash_canon c;
-	bool same;
-
-	if (!id || j->n == 0 || !(hit = bsearch(&key, j->recs, j->n, sizeof *j->recs, jrec_by_id)))
-		return;
-	hit->found = true;
-	if (audit_row_body_stored(st, &c) < 0) {
-		journal_fail(out, hit->f, hit->r->k, "differs from the log");
-		return;
-	}
-	same = c.len == hit->r->len && memcmp(c.buf, hit->r->body, c.len) == 0;
-	hash_canon_free(&c);
-	if (!same)
-		journal_fail(out, hit->f, hit->r->k, "differs from the log");
-}
-
-static void
-journals_done(struct journals *j, struct audit_verify *out)
-{
-	size_t i;
-
-	for (i = 0; i < j->n; i++)
-		if (!j->recs[i].found) {
-			if (j->recs[i].f->live)
-				out->journal_in_flight++;
-			else
-				out->journal_pending++;
-		}
-	free(j->recs);
-	audit_spool_list_free(j->files, j->n_files);
-}
-
 /*
  * Walk every row: the count covers the whole file, the report names the
  * first failure. After a gap the walk carries on from the row it found.
@@ -324,7 +225,7 @@ journals_done(struct journals *j, struct audit_verify *out)
  */
 static int
 verify_walk(struct hash_ctx *hc, sqlite3_stmt *st, const struct audit_anchor *anchor,
-	    struct journals *j, struct audit_verify *out)
+	    struct audit_verify *out)
 {
 	char prev[HASH_HEX_LEN + 1];
 	const char *why, *h;
@@ -341,7 +242,6 @@ verify_walk(struct hash_ctx *hc, sqlite3_stmt *st, const struct audit_anchor *an
 			verify_fail(out, want, why);
 		if (tally(out, &cap, st) < 0)
 			return -1;
-		journal_match(j, st, out);
 		seq = sqlite3_column_int64(st, AUDIT_COL_SEQ);
 		if (anchor && seq == anchor->seq) {
 			seen = true;
@@ -509,7 +409,6 @@ int
 audit_verify_anchored(const char *path, const struct audit_anchor *anchor,
 		      struct audit_verify *out, struct al_err *err)
 {
-	struct journals j;
 	struct hash_ctx *hc;
 	sqlite3 *db = NULL;
 	sqlite3_stmt *st = NULL;
@@ -536,16 +435,8 @@ audit_verify_anchored(const char *path, const struct audit_anchor *anchor,
 			       AUDIT_ERR_NOT_AUDIT : rc == SQLITE_NOMEM ? AUDIT_ERR_MEMORY
 			       : AUDIT_ERR_OPEN);
 	}
-	if (journals_load(path, &j, out) < 0) {
-		journals_done(&j, out);
-		sqlite3_finalize(st);
-		sqlite3_close(db);
-		return al_fail(err, "audit: cannot read the sessions' journals");
-	}
 	hc = hash_ctx_new();
-	rc = hc ? verify_walk(hc, st, anchor, &j, out) : -1;
-	journals_done(&j, out);
-	if (rc < 0) {
+	if (!hc || verify_walk(hc, st, anchor, out) < 0) {
 		hash_ctx_free(hc);
 		sqlite3_finalize(st);
 		sqlite3_close(db);

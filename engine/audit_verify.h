@@ -51,16 +51,6 @@ struct audit_verify {
 	int64_t head_seq;
 	char head_hash[HASH_HEX_LEN + 1];
 	bool anchored;		/* an anchor was given and its entry matched */
-	/*
-	 * The sessions' journals beside the log (audit_spool.h). A record
-	 * that is damaged, out of its file's order, or differs from the entry
-	 * of its id in the log fails the verify ("journal NAME record K: …").
-	 * A record the log lacks is pending when its writer is gone (a crash:
-	 * the next open of the log appends it) and in flight when it lives.
-	 */
-	int64_t journal_records;
-	int64_t journal_pending;
-	int64_t journal_in_flight;
 };
 
 /*

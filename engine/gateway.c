@@ -8,7 +8,6 @@
 
 #include "frame.h"
 #include "ids.h"
-#include "audit_spool.h"
 #include "journal.h"
 #include "mcp.h"
 
@@ -62,12 +61,7 @@ gateway_open(const struct gateway_options *o, struct gateway **out, struct al_er
 		return al_fail(err, "gateway: out of memory");
 	g->hc = hash_ctx_new();		/* NULL: hash_ctx_hex falls back */
 	g->o = *o;
-	g->journal = (struct journal){ o->audit, o->otlp, NULL };
-	if (audit_spool_begin(o->audit, &g->journal.spool, err) < 0) {
-		hash_ctx_free(g->hc);
-		free(g);
-		return -1;
-	}
+	g->journal = (struct journal){ o->audit, o->otlp };
 	g->cfg = o->config;
 	g->session_class = o->config->initial.class;
 	*out = g;
@@ -93,12 +87,7 @@ gateway_close(struct gateway *g)
 
 	if (!g)
 		return;
-	/*
-	 * Its journal goes once everything queued from it is in the log; else
-	 * the next open appends what the log lacks. (A record that was never
-	 * queued is a call that never left: the journal may lose it.)
-	 */
-	audit_spool_close(g->journal.spool, gateway_settle(g) == 0);
+	gateway_settle(g);
 	for (i = 0; i < CONFIG_UPSTREAMS_MAX; i++)
 		mcp_stop(g->mcp[i]);
 	hash_ctx_free(g->hc);
@@ -171,21 +160,6 @@ call_record(struct call *c, enum audit_decision d, enum policy_rule rule, const 
 	    audit_lane_failed(c->g->o.audit, &c->g->lane))
 		return -1;
 	return 0;
-}
-
-/*
- * The dispatch: durable in the session's journal (synced on this thread,
- * beside every other session's), then queued for the shared log, which
- * commits it behind the call. Entries this session queued earlier went to
- * the journal before it, so they are durable too.
- */
-static int
-dispatch_record(struct call *c)
-{
-	struct audit_entry e;
-
-	call_entry(c, &e, AUDIT_D_DISPATCH, RULE_ALLOWED, NULL);
-	return journal_write(&c->g->journal, &c->g->lane, AUDIT_D_DISPATCH, &e, NULL);
 }
 
 /*
@@ -383,7 +357,7 @@ dispatch(struct call *c, char **reply, size_t *reply_len, enum policy_rule *why)
 	if (!definition_ok(c, m))
 		return deny(c, RULE_CATALOG_DRIFT, AUDIT_D_DENIED, reply, reply_len, why);
 	/* Durable before anything leaves: the upstream sees nothing unaudited. */
-	if (dispatch_record(c) < 0)
+	if (call_record(c, AUDIT_D_DISPATCH, RULE_ALLOWED, NULL) < 0)
 		return audit_fault(c->g, why);
 	c->dispatched = true;
 	if (mcp_call_text(m, c->t->remote, c->args, c->args_len, 0, &res, &err) < 0) {

@@ -18,14 +18,9 @@ journal_write(const struct journal *j, struct audit_lane *lane, enum audit_decis
 			return al_fail(err, "journal: cannot draw an entry id");
 		row.entry_id = entry_id;
 	}
-	if (lane && j->spool) {
-		if (audit_append_spooled(j->audit, lane, j->spool, &row, d == AUDIT_D_DISPATCH,
-					 err) < 0)
-			return -1;
-	} else if (lane ? audit_append_later(j->audit, lane, &row, err) < 0
-			: audit_append(j->audit, &row, NULL, NULL, err) < 0) {
+	if (lane ? audit_append_later(j->audit, lane, &row, err) < 0
+		 : audit_append(j->audit, &row, NULL, NULL, err) < 0)
 		return -1;
-	}
 	if (j->otlp)
 		otlp_export(j->otlp, &row, row.entry_id);	/* failures are counted there */
 	return 0;

@@ -18,7 +18,6 @@
 struct journal {
 	struct audit *audit;	/* required */
 	struct otlp *otlp;	/* NULL: no export */
-	struct audit_spool *spool;	/* the session's journal file, or NULL */
 };
 
 /*
@@ -26,9 +25,7 @@ struct journal {
  * With lane NULL the entry is durable when this returns 0 (audit_append).
  * With a lane it rides on the log's next commit (audit_append_later): 0
  * once its place in the sequence is fixed; the lane says later whether it
- * was committed; with a spool as well it is first appended to the
- * session's journal file, and a dispatch entry is synced there, durable
- * when this returns 0 (audit_append_spooled). An entry without an id gets one drawn here, so its span
+ * was committed. An entry without an id gets one drawn here, so its span
  * and its row name the same entry. An export failure is counted by the
  * exporter and never fails the write. -1 with fixed text in err.
  */

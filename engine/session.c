@@ -219,7 +219,7 @@ lane_refused(struct session *s)
 static void
 record(struct session *s, enum audit_decision d, const char *rule, const char *detail)
 {
-	struct journal j = { s->o->audit, s->o->otlp, NULL };
+	struct journal j = { s->o->audit, s->o->otlp };
 	struct audit_entry e;
 
 	session_entry(s, &e, rule, detail);
@@ -242,7 +242,7 @@ record(struct session *s, enum audit_decision d, const char *rule, const char *d
 static void
 record_later(struct session *s, enum audit_decision d, const char *rule)
 {
-	struct journal j = { s->o->audit, s->o->otlp, NULL };
+	struct journal j = { s->o->audit, s->o->otlp };
 	struct audit_entry e;
 
 	session_entry(s, &e, rule, NULL);

@@ -66,7 +66,7 @@ author_json(const struct snap_author *by)
 static void
 policy_write(struct supervisor *s, const struct policy_entry *p)
 {
-	struct journal j = { s->o.audit, s->o.otlp, NULL };
+	struct journal j = { s->o.audit, s->o.otlp };
 	char *detail = p->by.user[0] ? author_json(&p->by) : NULL;
 	struct audit_entry e = {
 		.session_id = p->session,

@@ -89,10 +89,6 @@ print_json(const struct audit_args *a, const struct audit_verify *v)
 				"decisions", decisions_json(v),
 				"unrecognised", (json_int_t)v->unrecognised,
 				"unknown_outcomes", unknown_json(v),
-				"journal", json_pack("{s:I, s:I, s:I}", "records",
-						     (json_int_t)v->journal_records, "pending",
-						     (json_int_t)v->journal_pending, "in_flight",
-						     (json_int_t)v->journal_in_flight),
 				"head", head_json(v),
 				"anchor", a->anchored ? json_pack("{s:I, s:b}", "seq",
 								  (json_int_t)a->anchor.seq,
@@ -120,13 +116,6 @@ print_unknown(const char *db, const struct audit_verify *v)
 	if (v->n_unknown)
 		printf("audit %s: %zu call%s dispatched without a terminal entry (unknown outcome)\n",
 		       db, v->n_unknown, v->n_unknown == 1 ? "" : "s");
-	if (v->journal_pending)
-		printf("audit %s: %lld journalled entr%s not in the log yet (a session's journal"
-		       " left by a crash: the next open of the log appends them)\n", db,
-		       (long long)v->journal_pending, v->journal_pending == 1 ? "y" : "ies");
-	if (v->journal_in_flight)
-		printf("audit %s: %lld journalled entr%s of a running engine not in the log yet\n",
-		       db, (long long)v->journal_in_flight, v->journal_in_flight == 1 ? "y" : "ies");
 	if (v->unrecognised)
 		printf("audit %s: %lld entr%s with a type or decision outside the vocabulary\n", db,
 		       (long long)v->unrecognised, v->unrecognised == 1 ? "y" : "ies");
