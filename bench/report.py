@@ -290,7 +290,7 @@ WHERE = [
     "commits ac44e66 and 4ee9e7c on branch `audit`, both reverted there (the",
     "code stays in the branch's history). Measured on 2026-12-04, 14:20 to",
     "14:55, on the same 2-core machine while other engineers' builds and",
-    "suites ran (load average 14 to 150): `gateway_bench UPSTREAM 1000 20`,",
+    "suites ran (load average 11 to 150): `gateway_bench UPSTREAM 1000 20`,",
     "binaries run interleaved A, B, (C, D), A, B, …; the ratio is",
     "`gateway_aggregate_vs_floor` within one run, the CPU figure",
     "`gateway_aggregate_cpu` (us a call, this process and its upstreams,",
