@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <curl/curl.h>
 #include <sqlite3.h>
 
 const char *
@@ -58,4 +59,32 @@ seam_audit_rows(const char *db, const char *fmt, ...)
 	sqlite3_finalize(st);
 	sqlite3_close(h);
 	return n;
+}
+
+int
+seam_setup(char *work, char *db, size_t dbcap, const char *canary, struct audit **audit)
+{
+	struct al_err err;
+	char path[128];
+	FILE *f;
+
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	if (!mkdtemp(work))
+		return -1;
+	snprintf(db, dbcap, "%s/audit.db", work);
+	snprintf(path, sizeof path, "%s/payload.json", work);
+	f = fopen(path, "w");
+	if (!f || fprintf(f, "{\"note\":\"%s\"}\n", canary) < 0 || fclose(f) != 0)
+		return -1;
+	return audit_open(db, audit, &err);
+}
+
+int
+seam_teardown(const char *work, struct audit *audit)
+{
+	char cmd[160];
+
+	audit_close(audit);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", work);
+	return system(cmd) == 0 ? 0 : -1;
 }

@@ -404,31 +404,15 @@ test_tampered(void **state)
 static int
 setup(void **state)
 {
-	struct al_err err;
-	char path[128];
-	FILE *f;
-
 	(void)state;
-	curl_global_init(CURL_GLOBAL_DEFAULT);
-	if (!mkdtemp(work))
-		return -1;
-	snprintf(db, sizeof db, "%s/audit.db", work);
-	snprintf(path, sizeof path, "%s/payload.json", work);
-	f = fopen(path, "w");
-	if (!f || fprintf(f, "{\"note\":\"%s\"}\n", CANARY) < 0 || fclose(f) != 0)
-		return -1;
-	return audit_open(db, &audit, &err);
+	return seam_setup(work, db, sizeof db, CANARY, &audit);
 }
 
 static int
 teardown(void **state)
 {
-	char cmd[160];
-
 	(void)state;
-	audit_close(audit);
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", work);
-	return system(cmd) == 0 ? 0 : -1;
+	return seam_teardown(work, audit);
 }
 
 int
