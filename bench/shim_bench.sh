@@ -23,6 +23,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 require_daemon
 airlock=$(readlink -f "$1") shim=$(readlink -f "$2") agent=$(readlink -f "$3")
 upstream=$(readlink -f "$4") rounds=${5:-5} calls=${6:-1000}
+# the engine checks the image's shim against its own: the one given here
+export AIRLOCK_SHIM=$shim
 scratch_dir
 run=$work
 [ -d /dev/shm ] && run=$(mktemp -d /dev/shm/airlock-shim-bench.XXXXXX)

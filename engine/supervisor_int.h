@@ -149,6 +149,7 @@ struct supervisor {
 	pthread_t writer;
 	bool writer_started, writer_quit;
 	pthread_cond_t writer_cond;
+	bool posting;			/* a cutover posts: acks wake no one (supervisor_policy.c) */
 	struct policy_entry queue[POLICY_QUEUE_MAX];
 	size_t q_head, q_n;
 	uint64_t audit_failures;

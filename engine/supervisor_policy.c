@@ -22,18 +22,57 @@
 
 /* ---- the policy audit writer ---- */
 
+/*
+ * Under s->lock: queue a policy entry for the writer thread. It is woken
+ * here unless a cutover is posting, which wakes it once when done.
+ */
+static void
+policy_queue(struct supervisor *s, const struct policy_entry *p)
+{
+	if (s->q_n == POLICY_QUEUE_MAX) {
+		sup_audit_refused(s, NULL, 1);	/* counted and shown: never silent */
+		return;
+	}
+	s->queue[(s->q_head + s->q_n++) % POLICY_QUEUE_MAX] = *p;
+	if (!s->posting)
+		pthread_cond_signal(&s->writer_cond);
+}
+
 /* Queue a policy entry; the writer thread appends it. */
 static void
 policy_record(struct supervisor *s, const struct policy_entry *p)
 {
 	pthread_mutex_lock(&s->lock);
-	if (s->q_n == POLICY_QUEUE_MAX)
-		sup_audit_refused(s, NULL, 1);	/* counted and shown: never silent */
-	else {
-		s->queue[(s->q_head + s->q_n++) % POLICY_QUEUE_MAX] = *p;
-		pthread_cond_signal(&s->writer_cond);
-	}
+	policy_queue(s, p);
 	pthread_mutex_unlock(&s->lock);
+}
+
+/*
+ * Under s->policy, around a cutover's posts to its gates. An idle gate
+ * acknowledges at once, on this thread: in between, each acknowledgement
+ * only queues its event and entry, and the readers and the writer are
+ * woken once at the end, not once a session (at 500 sessions those
+ * wake-ups, and the writer taking the lock between them, were most of
+ * a revoke's time). An acknowledgement from a session's own thread in
+ * between is woken for by the same end.
+ */
+static void
+posting_begin(struct supervisor *s)
+{
+	pthread_mutex_lock(&s->lock);
+	s->posting = true;
+	pthread_mutex_unlock(&s->lock);
+}
+
+static void
+posting_end(struct supervisor *s)
+{
+	pthread_mutex_lock(&s->lock);
+	s->posting = false;
+	if (s->q_n > 0)
+		pthread_cond_signal(&s->writer_cond);
+	pthread_mutex_unlock(&s->lock);
+	sup_wake(s);
 }
 
 /* A cutover's answer as the audit table names it. */
@@ -182,24 +221,27 @@ sup_on_gate_ack(void *ctx, const struct gate_delta *d, const struct gate_ack *ac
 				      .waited_us = ack->waited_us };
 	struct policy_entry p = { .revision = ack->revision };
 	const struct cutover *c;
+	bool quiet;
 
 	e.alert = e.result == CUTOVER_REJECTED;
 	sup_copy_word(e.reason, sizeof e.reason, ack->reason);
+	sup_copy_word(p.session, sizeof p.session, sl->id);
+	p.result = e.result;
+	snprintf(p.rule, sizeof p.rule, "%s %.32s", cutover_op_id(e.op), ack->reason);
 	pthread_mutex_lock(&s->lock);
 	c = cutover_find(s, d->revision);
 	sup_copy_word(e.tool, sizeof e.tool, c ? c->tool : "");
+	sup_copy_word(p.tool, sizeof p.tool, e.tool);
 	if (c)
 		e.by = p.by = c->by;
 	sup_push(s, sl, &e);
 	sl->row.generation++;
 	s->generation++;
+	policy_queue(s, &p);
+	quiet = s->posting;
 	pthread_mutex_unlock(&s->lock);
-	sup_wake(s);
-	sup_copy_word(p.session, sizeof p.session, sl->id);
-	sup_copy_word(p.tool, sizeof p.tool, e.tool);
-	p.result = e.result;
-	snprintf(p.rule, sizeof p.rule, "%s %.32s", cutover_op_id(e.op), ack->reason);
-	policy_record(s, &p);
+	if (!quiet)
+		sup_wake(s);
 }
 
 /* ---- cutover ---- */
@@ -408,15 +450,16 @@ supervisor_cutover_by(struct supervisor *s, enum cutover_op op, const char *tool
 			       SUPERVISOR_STANDING_MAX);
 	}
 	n = cutover_begin(s, op, tool, ids, n_ids, by, to);
+	posting_begin(s);
 	for (i = 0; i < n; i++)
 		gate_post(to[i]->gate, s->revision, config_tool_index(to[i]->cfg, tool),
 			  op == CUTOVER_RESTORE);
+	posting_end(s);
 	if (revision)
 		*revision = s->revision;
 	pthread_mutex_unlock(&s->policy);
 	if (targets)
 		*targets = n;
-	sup_wake(s);
 	return 0;
 }
 
@@ -441,14 +484,15 @@ supervisor_freeze(struct supervisor *s, bool frozen, const struct snap_author *b
 	s->frozen_revision = s->revision;
 	s->generation++;
 	pthread_mutex_unlock(&s->lock);
+	posting_begin(s);
 	for (i = 0; i < n; i++)
 		gate_post_freeze(to[i]->gate, s->revision, frozen);
+	posting_end(s);
 	if (revision)
 		*revision = s->revision;
 	pthread_mutex_unlock(&s->policy);
 	if (targets)
 		*targets = n;
-	sup_wake(s);
 	return 0;
 }
 
