@@ -299,6 +299,13 @@ container_report(const struct container *c, int phase)
 	return phase == 1 ? &c->first : &c->second;
 }
 
+void
+container_reports_drop(struct container *c)
+{
+	check_list_free(&c->first);
+	check_list_free(&c->second);
+}
+
 bool
 container_is(const struct container *c, enum container_fact f)
 {

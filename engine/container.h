@@ -68,6 +68,8 @@ const char *container_id(const struct container *c);
 struct docker_attach *container_stream(const struct container *c);
 /* The admission report of phase 1 (first) or 2 (second); empty until run. */
 const struct check_list *container_report(const struct container *c, int phase);
+/* Frees both reports once recorded elsewhere; they read as empty after. */
+void container_reports_drop(struct container *c);
 
 /* What became of it. A NULL container reads as one never created. */
 enum container_fact {

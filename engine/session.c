@@ -854,14 +854,23 @@ launch_bounded(struct session *s)
 static bool
 launched(struct session *s, char **frame, size_t *len)
 {
+	bool ok;
+
 	if (s->o->pool.claim) {
 		if (!(*frame = initial_frame(s, len)))
 			return false;
-		if (claim(s))
-			return true;
-		return !s->ended && preflight_begin(s) && launch_bounded(s);
+		ok = claim(s) || (!s->ended && preflight_begin(s) && launch_bounded(s));
+	} else {
+		ok = preflight_begin(s) && (*frame = initial_frame(s, len)) && launch_bounded(s);
 	}
-	return preflight_begin(s) && (*frame = initial_frame(s, len)) && launch_bounded(s);
+	/*
+	 * Both reports are in the audit, the summary and the console's copy
+	 * by now: the container's are not kept for the session's life (about
+	 * 37 kB a session).
+	 */
+	if (ok)
+		container_reports_drop(s->box);
+	return ok;
 }
 
 static json_t *
