@@ -541,9 +541,11 @@ supervisor_update_json(struct supervisor *s, const json_t *update,
 		       const char *const *ids, size_t n_ids,
 		       struct cutover_ack *acks, size_t cap)
 {
-	struct update_job *jobs = calloc(SUPERVISOR_SESSIONS_MAX, sizeof *jobs);
+	struct update_job *jobs;
 	size_t i, n = 0;
 
+	cap = cap < SUPERVISOR_SESSIONS_MAX ? cap : SUPERVISOR_SESSIONS_MAX;
+	jobs = calloc(cap ? cap : 1, sizeof *jobs);
 	if (!jobs)
 		return 0;
 	pthread_mutex_lock(&s->policy);
@@ -552,9 +554,13 @@ supervisor_update_json(struct supervisor *s, const json_t *update,
 		if (!s->slots[i]->ended && targeted(s->slots[i], ids, n_ids))
 			jobs[n++] = (struct update_job){ .slot = s->slots[i], .update = update };
 	pthread_mutex_unlock(&s->lock);
-	/* Concurrently: one session's in-flight call must not delay another's update. */
+	/*
+	 * Concurrently: one session's in-flight call must not delay another's
+	 * update. A single session's runs here: a thread would only add its start.
+	 */
 	for (i = 0; i < n; i++) {
-		jobs[i].threaded = sup_spawn(&jobs[i].thread, NULL, update_main, &jobs[i]) == 0;
+		jobs[i].threaded = n > 1 &&
+				   sup_spawn(&jobs[i].thread, NULL, update_main, &jobs[i]) == 0;
 		if (!jobs[i].threaded)
 			update_main(&jobs[i]);
 	}
