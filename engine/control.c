@@ -43,12 +43,13 @@ enum {
 	K_REFRESH = 1u << 9,
 	K_RUNTIME = 1u << 10,
 	K_CLIENT = 1u << 11,
+	K_DELTAS = 1u << 12,
 };
 
 static const char *const key_names[] = {
 	"session", "path", "config", "tool", "sessions", "all", "wait_ms",
 	"follow", "snapshots", "refresh", "runtime",
-	"client",
+	"client", "deltas",
 };
 #define N_KEYS (sizeof key_names / sizeof key_names[0])
 #define KEYS_MAX (N_KEYS + 2)
@@ -59,7 +60,7 @@ static const struct {
 } op_keys[CONTROL_OP_COUNT] = {
 	[CONTROL_OP_HELLO] = { K_CLIENT, 0, 0 },
 	[CONTROL_OP_DETAIL] = { K_SESSION, K_SESSION, 0 },
-	[CONTROL_OP_EVENTS] = { K_FOLLOW | K_SNAPSHOTS, 0, 0 },
+	[CONTROL_OP_EVENTS] = { K_FOLLOW | K_SNAPSHOTS | K_DELTAS, 0, 0 },
 	[CONTROL_OP_HOST] = { K_REFRESH | K_RUNTIME, 0, 0 },
 	[CONTROL_OP_START] = { K_PATH | K_CONFIG, 0, K_PATH | K_CONFIG },
 	[CONTROL_OP_STOP] = { K_SESSION, K_SESSION, 0 },
@@ -193,6 +194,8 @@ take_arg(unsigned bit, const json_t *v, struct control_request *r)
 		return copy_bool(v, &r->follow);
 	case K_SNAPSHOTS:
 		return copy_bool(v, &r->snapshots);
+	case K_DELTAS:
+		return copy_bool(v, &r->deltas);
 	case K_REFRESH:
 		return copy_bool(v, &r->refresh);
 	case K_RUNTIME:
@@ -460,6 +463,7 @@ control_hello(const char *engine, enum control_role role, uid_t uid, const char 
 	put(&b, "role", json_string(control_role_name(role)));
 	put(&b, "uid", num(uid));
 	put(&b, "user", str(user, 256));
+	put(&b, "deltas", json_true());	/* it pushes snapshot deltas to who asks */
 	return jb_done(&b);
 }
 

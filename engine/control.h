@@ -97,7 +97,8 @@ bool control_op_changes(enum control_op op);
  *   revoke/restore tool, and ids[0..n_ids) or all; wait_ms for the acks
  *   freeze/thaw    wait_ms for the acks (the kill switch: every live session)
  *   forget         ids[0..n_ids) (none: every ended session)
- *   events         follow (push events), snapshots (push snapshots)
+ *   events         follow (push events), snapshots (push snapshots), deltas
+ *                  (push them as deltas after the first)
  *   host           refresh (re-run the checks), runtime
  *   hello          client ("ctl" or "console": the kind in the audit's "via")
  */
@@ -112,7 +113,7 @@ struct control_request {
 	char ids[CONTROL_IDS_MAX][SNAP_ID_MAX];
 	bool all;
 	int64_t wait_ms;
-	bool follow, snapshots;
+	bool follow, snapshots, deltas;
 	bool refresh;
 	char runtime[16];
 	char client[16];	/* "" unless a hello names it */
@@ -196,6 +197,15 @@ json_t *control_host_json(const struct host_snapshot *h);
 int control_row_from_json(const json_t *v, struct session_row *r);
 int control_snapshot_from_json(const json_t *v, struct supervisor_snapshot *s);
 int control_event_from_json(const json_t *v, struct supervisor_event *e);
+
+/*
+ * Snapshot deltas (control_delta.c, docs/operations.md): the delta that
+ * turns snapshot body from into to, NULL when it cannot be said (send to
+ * whole); and applied in place: 0, or -1 when it does not apply to base
+ * (another base, malformed), base then unusable.
+ */
+json_t *control_snapshot_delta(const json_t *from, const json_t *to);
+int control_snapshot_apply(json_t *base, const json_t *delta);
 int control_detail_from_json(const json_t *v, struct session_detail *d);
 int control_host_from_json(const json_t *v, struct host_snapshot *h);
 

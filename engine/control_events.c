@@ -166,11 +166,42 @@ fan_out_event(struct control_server *cs, const struct supervisor_event *e)
 	}
 }
 
+static bool
+deltas_wanted(const struct control_server *cs)
+{
+	size_t i;
+
+	for (i = 0; i < CONTROL_CLIENTS_MAX; i++)
+		if (cs->clients[i] && !cs->clients[i]->dead && cs->clients[i]->snapshots &&
+		    cs->clients[i]->deltas)
+			return true;
+	return false;
+}
+
+/*
+ * A client that asked for deltas gets one when it holds the previous push;
+ * any other time (its first, after a dropped frame, a delta that cannot be
+ * said) the whole body.
+ */
+static void
+push_to(struct control_server *cs, struct client *c, const char *whole, const char *delta,
+	int64_t base_ms, int64_t taken_ms)
+{
+	bool sent;
+
+	if (c->deltas && delta && c->base_ms == base_ms)
+		sent = cs_push_text(cs, c, "snapshot_delta", delta, strlen(delta));
+	else
+		sent = whole && cs_push_text(cs, c, "snapshot", whole, strlen(whole));
+	c->base_ms = sent ? taken_ms : 0;
+}
+
 static void
 fan_out_snapshot(struct control_server *cs)
 {
-	json_t *body;
-	char *text;
+	json_t *body, *delta = NULL;
+	char *text, *dtext = NULL;
+	int64_t base_ms = 0;
 	size_t i;
 	int rc;
 
@@ -191,13 +222,22 @@ fan_out_snapshot(struct control_server *cs)
 	/* Written once, however many clients follow: its cost is the engine's, per push. */
 	body = control_snapshot_json(&cs->snap);
 	text = body ? json_dumps(body, JSON_COMPACT) : NULL;
-	json_decref(body);
-	for (i = 0; text && i < CONTROL_CLIENTS_MAX; i++) {
+	if (cs->pushed && body && deltas_wanted(cs)) {
+		base_ms = json_integer_value(json_object_get(cs->pushed, "taken_ms"));
+		delta = control_snapshot_delta(cs->pushed, body);
+		dtext = delta ? json_dumps(delta, JSON_COMPACT) : NULL;
+		json_decref(delta);
+	}
+	for (i = 0; i < CONTROL_CLIENTS_MAX; i++) {
 		struct client *c = cs->clients[i];
 
 		if (c && !c->dead && c->snapshots)
-			cs_push_text(cs, c, "snapshot", text, strlen(text));
+			push_to(cs, c, text, dtext, base_ms, cs->snap.taken_ms);
 	}
+	json_decref(cs->pushed);
+	cs->pushed = text && deltas_wanted(cs) ? json_incref(body) : NULL;
+	json_decref(body);
+	free(dtext);
 	free(text);
 }
 

@@ -29,7 +29,8 @@ struct client {
 	enum control_role role;
 	struct linebuf in;
 	struct outq out;
-	bool follow, snapshots;
+	bool follow, snapshots, deltas;
+	int64_t base_ms;		/* deltas: the push it holds (its taken_ms), 0 none */
 	uint64_t seq, gap, drops_in_row;
 	bool more;			/* complete lines left unserved this round */
 	bool eof;			/* nothing more to read */
@@ -74,6 +75,7 @@ struct control_server {
 	struct control_counts counts;
 	int64_t snap_pushed_ms;		/* pushed snapshots are rate-limited */
 	bool snap_due;
+	json_t *pushed;			/* the last pushed body, while a client takes deltas */
 };
 
 #define SNAPSHOT_PUSH_MS 250	/* at most four pushed snapshots a second */
@@ -93,8 +95,11 @@ void cs_reply_reason(struct control_server *cs, struct client *c, int64_t id, co
 		     const char *reason);
 /* A pushed frame: dropped and counted when the client is behind. */
 void cs_push(struct control_server *cs, struct client *c, const char *key, json_t *body);
-/* The same with the body already written (compact JSON), for a frame every client gets. */
-void cs_push_text(struct control_server *cs, struct client *c, const char *key, const char *body,
+/*
+ * The same with the body already written (compact JSON), for a frame every
+ * client gets. False when it was dropped, or the client is now closing.
+ */
+bool cs_push_text(struct control_server *cs, struct client *c, const char *key, const char *body,
 		  size_t len);
 /* 1: changed, 0: live parts only, -1: out of memory. */
 int cs_refresh(struct control_server *cs);

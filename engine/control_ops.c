@@ -142,6 +142,8 @@ op_events(struct control_server *cs, struct client *c, const struct control_requ
 		ok = (json_decref(ok), NULL);
 	c->follow = r->follow;
 	c->snapshots = r->snapshots;
+	c->deltas = r->deltas;
+	c->base_ms = 0;		/* the next push is whole */
 	cs_reply(cs, c, r->id, ok);
 	if (c->snapshots && cs_refresh(cs) >= 0)
 		cs_push(cs, c, "snapshot", control_snapshot_json(&cs->snap));

@@ -180,7 +180,7 @@ cs_push(struct control_server *cs, struct client *c, const char *key, json_t *bo
 	free(line);
 }
 
-void
+bool
 cs_push_text(struct control_server *cs, struct client *c, const char *key, const char *body,
 	     size_t len)
 {
@@ -194,7 +194,7 @@ cs_push_text(struct control_server *cs, struct client *c, const char *key, const
 		cs->counts.dropped++;
 		if (c->out.len > CONTROL_QUEUE_SOFT && ++c->drops_in_row > CONTROL_DROPS_MAX)
 			kill_client(cs, c, CONTROL_E_SLOW);
-		return;
+		return false;
 	}
 	if (c->gap)
 		h = (size_t)snprintf(head, sizeof head, "{\"seq\":%llu,\"gap\":%llu,\"%s\":",
@@ -206,7 +206,7 @@ cs_push_text(struct control_server *cs, struct client *c, const char *key, const
 	if (!line) {
 		c->gap++;
 		cs->counts.dropped++;
-		return;
+		return false;
 	}
 	memcpy(line, head, h);
 	memcpy(line + h, body, len);
@@ -214,6 +214,7 @@ cs_push_text(struct control_server *cs, struct client *c, const char *key, const
 	c->gap = 0;
 	enqueue(cs, c, line, h + len + 2);
 	free(line);
+	return !c->dead;
 }
 
 /* ---- the snapshot, and the configs it lets go ---- */
@@ -682,5 +683,6 @@ control_server_close(struct control_server *cs)
 	if (cs->listen_fd >= 0)
 		close(cs->listen_fd);
 	supervisor_snapshot_free(&cs->snap);
+	json_decref(cs->pushed);
 	free(cs);
 }

@@ -69,6 +69,9 @@ struct link_remote {
 	size_t n_pending;
 	struct supervisor_snapshot snap;	/* the latest decoded */
 	struct supervisor_snapshot stage;	/* the thread's, decoded into before the swap */
+	json_t *pushed;			/* the thread's: the last pushed body, deltas' base */
+	bool deltas;			/* the thread's: the engine offers deltas */
+	bool resync;			/* the thread's: asked again, a whole one is due */
 	bool snap_fresh;
 	struct supervisor_event events[EVENTS_MAX];	/* a ring */
 	size_t ev_head, ev_n;
@@ -431,6 +434,41 @@ take_snapshot(struct link_remote *r, const json_t *body)
 	pthread_mutex_unlock(&r->mu);
 }
 
+/* A whole pushed snapshot: shown, and kept as the next delta's base. */
+static void
+keep_pushed(struct link_remote *r, const json_t *body)
+{
+	take_snapshot(r, body);
+	json_decref(r->pushed);
+	r->pushed = r->deltas ? json_incref((json_t *)body) : NULL;
+	r->resync = false;
+}
+
+static void subscribe_events(struct link_remote *r);
+
+/*
+ * A pushed delta onto the last pushed snapshot. One that does not apply
+ * (not our base, malformed) is not shown: the base is dropped and the
+ * subscription asked again, whose answer starts with a whole snapshot.
+ */
+static void
+take_delta(struct link_remote *r, const json_t *delta)
+{
+	if (r->pushed && control_snapshot_apply(r->pushed, delta) == 0) {
+		take_snapshot(r, r->pushed);
+		return;
+	}
+	json_decref(r->pushed);
+	r->pushed = NULL;
+	if (r->resync)		/* the deltas sent before the engine read our request */
+		return;
+	r->resync = true;
+	pthread_mutex_lock(&r->mu);
+	r->st.gaps++;
+	subscribe_events(r);
+	pthread_mutex_unlock(&r->mu);
+}
+
 /* A request's reply, as the result the console shows. */
 static void
 reply_result(struct link_remote *r, struct link_result *res, const json_t *f)
@@ -507,8 +545,12 @@ take_frame(struct link_remote *r, const char *line, size_t len)
 		json_decref(f);
 		return 0;
 	}
-	if (body && (pushed || json_object_get(f, "id")))
+	if (body && pushed)
+		keep_pushed(r, body);
+	else if (body && json_object_get(f, "id"))
 		take_snapshot(r, body);
+	else if (pushed && (body = json_object_get(f, "snapshot_delta")))
+		take_delta(r, body);
 	pthread_mutex_lock(&r->mu);
 	r->st.gaps += (uint64_t)json_integer_value(json_object_get(f, "gap"));
 	if (pushed && (body = json_object_get(f, "event")))
@@ -587,10 +629,23 @@ take_hello(struct link_remote *r, const char *line, size_t len, char *why, size_
 		snprintf(r->st.name, sizeof r->st.name, "%s", name ? name : "engine");
 		snprintf(r->st.role, sizeof r->st.role, "%s", role ? role : "view");
 		pthread_mutex_unlock(&r->mu);
+		r->deltas = json_is_true(json_object_get(h, "deltas"));
 		rc = 0;
 	}
 	json_decref(h);
 	return rc;
+}
+
+/* Events and snapshots pushed: as deltas where the engine offers them. Under mu. */
+static void
+subscribe_events(struct link_remote *r)
+{
+	json_t *req = json_pack("{s:s, s:b, s:b}", "op", "events", "follow", 1, "snapshots", 1);
+	const char *why;
+
+	if (req && r->deltas)	/* an engine that does not offer them refuses the key */
+		json_object_set_new(req, "deltas", json_true());
+	queue_line(r, req, P_QUIET, NULL, &why);
 }
 
 /* After the hello: who we are, and what we follow. */
@@ -599,13 +654,15 @@ subscribe(struct link_remote *r)
 {
 	const char *why;
 
+	json_decref(r->pushed);		/* a new connection: no base yet */
+	r->pushed = NULL;
+	r->resync = false;
 	pthread_mutex_lock(&r->mu);
 	r->st.state = LINK_UP;
 	r->st.why[0] = '\0';
 	queue_line(r, json_pack("{s:s, s:s}", "op", "hello", "client", "console"), P_QUIET, NULL,
 		   &why);
-	queue_line(r, json_pack("{s:s, s:b, s:b}", "op", "events", "follow", 1, "snapshots", 1),
-		   P_QUIET, NULL, &why);
+	subscribe_events(r);
 	queue_line(r, json_pack("{s:s}", "op", "snapshot"), P_QUIET, NULL, &why);
 	ask_host(r, false, NULL);
 	pthread_mutex_unlock(&r->mu);
@@ -770,6 +827,7 @@ remote_close(struct link *l)
 	pthread_mutex_destroy(&r->mu);
 	supervisor_snapshot_free(&r->snap);
 	supervisor_snapshot_free(&r->stage);
+	json_decref(r->pushed);
 	free(r->detail);
 	free(r->out);
 	free(r);

@@ -142,6 +142,14 @@ ctl restore store --session "$first" >/dev/null
 ctl events --json >"$work/events.jsonl"
 check "ctl events --json: NDJSON with the cutover acks" \
 	[ "$(grep -c '"kind":"cutover_ack"' "$work/events.jsonl")" -ge 6 ]
+# --- pushed snapshots as deltas: the same snapshots, fewer bytes --------------
+python3 "$client" deltas "$sock" 4 "$work/deltas.frames" >"$work/deltas.json"
+cat "$work/deltas.json"
+check "the hello offers snapshot deltas" [ "$(json_get "$work/deltas.json" 'd["hello_offers"]')" = True ]
+check "deltas applied by the client equal the whole snapshots of the same pushes (4 or more, none differ or refused)" \
+	[ "$(json_get "$work/deltas.json" 'd["matched"] >= 4 and d["mismatched"] == 0 and d["refused"] == 0')" = True ]
+check "a delta is under half a whole snapshot's bytes (two looping sessions)" \
+	[ "$(json_get "$work/deltas.json" 'd["delta_bytes"] / d["deltas"] * 2 < d["whole_bytes"] / d["pushes_seen"]')" = True ]
 rc=0; ctl stop no-such-session 2>"$work/stop.err" || rc=$?
 check "ctl stop of an unknown session: exit 1, 'no such session'" bash -c '[ "$1" = 1 ] && grep -q "no such session" "$2"' _ "$rc" "$work/stop.err"
 rc=0; ctl revoke store >/dev/null 2>&1 || rc=$?

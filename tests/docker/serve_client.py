@@ -13,6 +13,10 @@
                                           first, revoke and restore "store"
                                           (a snapshot falls due), and leave at
                                           once
+  serve_client.py deltas SOCK SECONDS OUT two subscribers at once, one taking
+                                          deltas, one whole snapshots; the
+                                          deltas applied here (RFC 7386) must
+                                          give the whole one of each push
 
 Each prints one JSON object of findings on stdout. Every wait is bounded.
 """
@@ -167,6 +171,83 @@ def leave(path, out_path):
     print(json.dumps({"frames": len(frames)}))
 
 
+def merge(target, patch):
+    """RFC 7386, written here from the RFC, not from the engine's code."""
+    if not isinstance(patch, dict):
+        return patch
+    out = dict(target) if isinstance(target, dict) else {}
+    for k, v in patch.items():
+        if v is None:
+            out.pop(k, None)
+        else:
+            out[k] = merge(out.get(k), v)
+    return out
+
+
+def apply_delta(base, d):
+    if d["base"] != base["taken_ms"]:
+        raise ValueError("another base")
+    rows = {r["id"]: r for r in base["sessions"]}
+    order = d.get("order", [r["id"] for r in base["sessions"]])
+    patches = d.get("rows", {})
+    new = dict(merge(base, d.get("patch", {})))
+    new["sessions"] = [merge(rows.get(i), patches[i]) if i in patches else rows[i] for i in order]
+    return new
+
+
+def subscriber(path, deltas, out):
+    s = connect(path)
+    s.settimeout(0.5)
+    r = Reader(s, out)
+    hello = r.lines(1)[0]
+    ask = {"id": 1, "op": "events", "snapshots": True}
+    if deltas:
+        ask["deltas"] = True
+    s.sendall((json.dumps(ask) + "\n").encode())
+    return s, r, hello
+
+
+def deltas(path, seconds, out_path):
+    """Both subscribers read the same pushes: the rebuilt one must equal the whole."""
+    found = {"hello_offers": False, "deltas": 0, "wholes": 0, "matched": 0, "mismatched": 0,
+             "delta_bytes": 0, "whole_bytes": 0, "refused": 0}
+    whole_by_taken, rebuilt_by_taken, base = {}, {}, None
+    with open(out_path, "wb") as out:
+        sd, rd, hello = subscriber(path, True, out)
+        sw, rw, _ = subscriber(path, False, out)
+        found["hello_offers"] = hello.get("deltas") is True
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            for f in rw.lines(16):
+                if "snapshot" in f and "seq" in f:
+                    whole_by_taken[f["snapshot"]["taken_ms"]] = f["snapshot"]
+                    found["whole_bytes"] += len(json.dumps(f, separators=(",", ":")))
+            for f in rd.lines(16):
+                if "snapshot" in f and "seq" in f:
+                    base = f["snapshot"]
+                    found["wholes"] += 1
+                elif "snapshot_delta" in f:
+                    found["deltas"] += 1
+                    found["delta_bytes"] += len(json.dumps(f, separators=(",", ":")))
+                    try:
+                        base = apply_delta(base, f["snapshot_delta"])
+                    except (ValueError, KeyError, TypeError):
+                        found["refused"] += 1
+                        continue
+                    rebuilt_by_taken[base["taken_ms"]] = base
+                elif f.get("ok") is False:
+                    found["refused"] += 1
+        sd.close()
+        sw.close()
+    for taken, snap in rebuilt_by_taken.items():
+        if taken in whole_by_taken:
+            key = "matched" if whole_by_taken[taken] == snap else "mismatched"
+            found[key] += 1
+    # The whole bytes of the pushes both saw, for a like-for-like ratio.
+    found["pushes_seen"] = len(whole_by_taken)
+    print(json.dumps(found))
+
+
 if __name__ == "__main__":
     cmd = sys.argv[1]
     if cmd == "bad":
@@ -177,3 +258,5 @@ if __name__ == "__main__":
         flood(sys.argv[2], int(sys.argv[3]), sys.argv[4])
     elif cmd == "leave":
         leave(sys.argv[2], sys.argv[3])
+    elif cmd == "deltas":
+        deltas(sys.argv[2], float(sys.argv[3]), sys.argv[4])

@@ -403,6 +403,7 @@ def control():
         "snapshot": {"id": 2, "op": "snapshot"},
         "detail": {"id": 3, "op": "detail", "session": "s-0123456789abcdef"},
         "events": {"id": 4, "op": "events", "follow": True, "snapshots": True},
+        "events_deltas": {"id": 14, "op": "events", "snapshots": True, "deltas": True},
         "host": {"id": 5, "op": "host", "refresh": True, "runtime": "runc"},
         "metrics": {"id": 6, "op": "metrics"},
         "start_path": {"id": 7, "op": "start", "path": "/etc/airlock/agent.json"},
@@ -420,5 +421,35 @@ def control():
     put("control", "unknown_op", '{"id":1,"op":"launch"}')
 
 
-for f in (control, frame, linebuf, config, admission, attach, docker_answer, events, mcp, sealed_export):
+def snapshot_delta():
+    """A base snapshot, NUL, a delta as `airlock serve` pushes it (docs/operations.md)."""
+    row = {"id": "s-1", "state": "running", "uptime_ms": 4000, "runtime": "runc",
+           "lease": {"armed": True, "pulses": 10, "ack_us": [300, 310]},
+           "counters": {"calls": 4, "allowed": 4, "denied_by": [0, 0, 1]},
+           "call": {"active": True, "tool": "store", "age_ms": 3},
+           "tools": [{"name": "store", "class": "confidential", "allowed": True}]}
+    ended = {"id": "s-2", "state": "ended", "end": "exit", "exit_code": 0}
+    base = {"taken_ms": 1700000001000, "generation": 7, "live": 1, "frozen": True,
+            "frozen_by": {"by": "root", "uid": 0, "via": "ctl"}, "standing": ["send_mail"],
+            "pools": [], "sessions": [row, ended]}
+    seeds = {
+        "counters": {"base": 1700000001000, "patch": {"taken_ms": 1700000001250},
+                     "rows": {"s-1": {"uptime_ms": 4250, "lease": {"pulses": 11,
+                              "ack_us": [300, 310, 290]}, "counters": {"calls": 5},
+                              "call": {"active": False, "tool": None, "age_ms": None}}}},
+        "new_row": {"base": 1700000001000, "patch": {"taken_ms": 1700000001500, "live": 2},
+                    "rows": {"s-3": {"id": "s-3", "state": "creating"}},
+                    "order": ["s-3", "s-1", "s-2"]},
+        "forgotten_thawed": {"base": 1700000001000,
+                             "patch": {"taken_ms": 1700000001750, "frozen": False,
+                                       "frozen_by": None}, "order": ["s-1"]},
+        "other_base": {"base": 1700000000999, "patch": {"taken_ms": 1}},
+    }
+    for name, d in seeds.items():
+        put("snapshot_delta", name, line(base) + "\0" + line(d))
+    put("snapshot_delta", "fixed_base", line(seeds["counters"]))
+
+
+for f in (control, frame, linebuf, config, admission, attach, docker_answer, events, mcp, sealed_export,
+          snapshot_delta):
     f()

@@ -227,7 +227,7 @@ test_hello_and_push(void **state)
 	(void)state;
 	line = control_line(h, CONTROL_FRAME_MAX, &n);
 	assert_string_equal(line, "{\"airlock\":1,\"engine\":\"engine-1\",\"role\":\"operate\","
-				  "\"uid\":0,\"user\":\"root\"}\n");
+				  "\"uid\":0,\"user\":\"root\",\"deltas\":true}\n");
 	assert_int_equal(n, strlen(line));
 	free(line);
 	line = control_line(p, CONTROL_FRAME_MAX, &n);
@@ -529,6 +529,161 @@ test_round_trip(void **state)
 	supervisor_snapshot_free(&back);
 }
 
+/* A snapshot body of rows[0..n), taken at taken_ms. */
+static json_t *
+snapshot_of(struct session_row *rows, size_t n, int64_t taken_ms, bool frozen)
+{
+	struct supervisor_snapshot s;
+
+	memset(&s, 0, sizeof s);
+	s.rows = rows;
+	s.n = n;
+	s.taken_ms = taken_ms;
+	s.generation = (uint64_t)(taken_ms % 1000);
+	s.live = n;
+	s.frozen = frozen;
+	if (frozen)
+		set_author(&s.frozen_by, 0, "root", "ctl");
+	return control_snapshot_json(&s);
+}
+
+static size_t
+text_size(const json_t *j)
+{
+	char *t = json_dumps(j, JSON_COMPACT);
+	size_t n = strlen(t);
+
+	free(t);
+	return n;
+}
+
+/* The delta from -> to, checked: applied to a copy of from, it gives to. */
+static json_t *
+delta_applies(const json_t *from, const json_t *to)
+{
+	json_t *d = control_snapshot_delta(from, to), *base = json_deep_copy(from);
+
+	assert_non_null(d);
+	assert_int_equal(control_snapshot_apply(base, d), 0);
+	if (!json_equal(base, to)) {
+		char *got = json_dumps(base, JSON_COMPACT), *want = json_dumps(to, JSON_COMPACT);
+
+		fail_msg("applied: %s\nwant: %s", got, want);
+	}
+	json_decref(base);
+	return d;
+}
+
+/* Pushed snapshots as deltas: only what moved, and the same snapshot once applied. */
+static void
+test_delta(void **state)
+{
+	struct session_row *rows = calloc(4, sizeof *rows);
+	json_t *a, *b, *c, *d, *changed;
+
+	(void)state;
+	assert_non_null(rows);
+	fill_row(&rows[0], "s-0001", false);
+	fill_row(&rows[1], "s-0002", true);
+	a = snapshot_of(rows, 2, 1700000001000, true);
+	/* A looping session's counters and lease move; the ended one stays. */
+	rows[0].counters.calls++;
+	rows[0].counters.allowed++;
+	rows[0].uptime_ms += 250;
+	rows[0].lease.pulses++;
+	rows[0].lease.ack_us[rows[0].lease.n_acks++] = 280;
+	rows[0].call.active = false;
+	b = snapshot_of(rows, 2, 1700000001250, true);
+	d = delta_applies(a, b);
+	changed = json_object_get(d, "rows");
+	assert_int_equal(json_object_size(changed), 1);
+	assert_non_null(json_object_get(changed, "s-0001"));
+	assert_null(json_object_get(json_object_get(changed, "s-0001"), "image"));
+	assert_null(json_object_get(d, "order"));
+	assert_int_equal(json_integer_value(json_object_get(d, "base")), 1700000001000);
+	assert_true(text_size(d) * 4 < text_size(b));
+	json_decref(d);
+
+	/* A new session first, the ended one forgotten, the engine thawed. */
+	fill_row(&rows[2], "s-0003", false);
+	rows[3] = rows[0];
+	c = snapshot_of(&rows[2], 2, 1700000001500, false);
+	d = delta_applies(b, c);
+	assert_int_equal(json_array_size(json_object_get(d, "order")), 2);
+	assert_non_null(json_object_get(json_object_get(d, "rows"), "s-0003"));
+	assert_null(json_object_get(json_object_get(d, "rows"), "s-0001"));
+	assert_true(json_is_null(json_object_get(json_object_get(d, "patch"), "frozen_by")));
+	json_decref(d);
+	/* Nothing moved but the time it was taken. */
+	json_decref(b);
+	b = snapshot_of(&rows[2], 2, 1700000001750, false);
+	d = delta_applies(c, b);
+	assert_null(json_object_get(d, "rows"));
+	json_decref(d);
+	json_decref(a);
+	json_decref(b);
+	json_decref(c);
+	free(rows);
+}
+
+/* A delta that does not fit its base is refused whole, never half applied as if fine. */
+static void
+test_delta_refused(void **state)
+{
+	struct session_row *rows = calloc(2, sizeof *rows);
+	const char *bad[] = {
+		"{\"base\": 1700000001000, \"order\": [\"s-0001\", \"s-0001\"]}",
+		"{\"base\": 1700000001000, \"order\": [\"s-0001\", \"s-9999\"]}",
+		"{\"base\": 1700000001000, \"order\": \"s-0001\"}",
+		"{\"base\": 1700000001000, \"order\": [7]}",
+		"{\"base\": 1700000001000, \"rows\": {\"s-9999\": {\"state\": \"running\"}}}",
+		"{\"base\": 1700000001000, \"rows\": {\"s-0001\": 7}}",
+		"{\"base\": 1700000001000, \"rows\": {\"s-0001\": {\"id\": \"s-0002\"}}}",
+		"{\"base\": 1700000001000, \"order\": [\"s-0001\", \"s-0002\", \"s-0003\"], "
+		"\"rows\": {\"s-0003\": {\"state\": \"running\"}}}",
+		"{\"base\": 1700000001000, \"rows\": []}",
+		"{\"base\": 1700000001000, \"patch\": {\"sessions\": []}}",
+		"{\"base\": 1700000001000, \"patch\": 3}",
+		"{\"base\": 1700000000999}",
+		"{\"base\": \"1700000001000\"}",
+		"{}",
+	};
+	json_t *a, *base, *d, *nulls;
+	size_t i;
+
+	(void)state;
+	assert_non_null(rows);
+	fill_row(&rows[0], "s-0001", false);
+	fill_row(&rows[1], "s-0002", true);
+	a = snapshot_of(rows, 2, 1700000001000, false);
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		d = json_loads(bad[i], 0, NULL);
+		base = json_deep_copy(a);
+		assert_non_null(d);
+		if (control_snapshot_apply(base, d) != -1)
+			fail_msg("applied: %s", bad[i]);
+		json_decref(base);
+		json_decref(d);
+	}
+	/* The well-formed one applies to its own base only. */
+	d = json_loads("{\"base\": 1700000001000, \"order\": [\"s-0002\"]}", 0, NULL);
+	base = json_deep_copy(a);
+	assert_int_equal(control_snapshot_apply(base, d), 0);
+	assert_int_equal(json_array_size(json_object_get(base, "sessions")), 1);
+	assert_int_equal(control_snapshot_apply(base, d), 0);	/* taken_ms unchanged */
+	json_decref(d);
+	json_decref(base);
+	/* A body holding a null cannot be said as a patch: sent whole. */
+	nulls = json_deep_copy(a);
+	json_object_set_new(nulls, "taken_ms", json_integer(1700000001250));
+	json_object_set_new(json_array_get(json_object_get(nulls, "sessions"), 0), "reason",
+			    json_null());
+	assert_null(control_snapshot_delta(a, nulls));
+	json_decref(nulls);
+	json_decref(a);
+	free(rows);
+}
+
 /* A broken or foreign engine: bounded copies, unknown words refused, never guessed. */
 static void
 test_decode_hostile(void **state)
@@ -593,6 +748,8 @@ main(void)
 		cmocka_unit_test(test_frozen),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_decode_hostile),
+		cmocka_unit_test(test_delta),
+		cmocka_unit_test(test_delta_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
