@@ -162,7 +162,8 @@ def engine(shim):
     p = subprocess.Popen([shim, "--payload-stdin", "--", sys.executable, __file__, "agent", shim],
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     err = []
-    threading.Thread(target=lambda: err.append(p.stderr.read()), daemon=True).start()
+    reader = threading.Thread(target=lambda: err.append(p.stderr.read()), daemon=True)
+    reader.start()
     p.stdin.write(json.dumps(FRAME).encode() + b"\n")
     p.stdin.flush()
     seen = []
@@ -182,6 +183,7 @@ def engine(shim):
             p.stdin.write(b'{"tools_changed":1,"tools":["save"]}\n')
         p.stdin.flush()
     rc = p.wait(10)
+    reader.join(10)	# the shim gone is not the reader done: stderr is read to its end first
     ops = sorted(r["operation"] + ":" + str(r["arguments"].get("n")) for r in seen)
     ok = True
     for what, cond in (
