@@ -1037,6 +1037,11 @@ control_metrics_text(const struct supervisor_snapshot *s, const struct control_c
 		       c->dropped);
 	metric_counter(f, "airlock_control_bytes_sent",
 		       "Bytes written to control clients (replies and pushed frames).", c->bytes_sent);
+	family(f, "airlock_snapshots_pushed", "counter",
+	       "Snapshots pushed to subscribed clients, whole or as a delta on the client's last.");
+	fprintf(f, "airlock_snapshots_pushed_total{form=\"whole\"} %llu\n"
+		   "airlock_snapshots_pushed_total{form=\"delta\"} %llu\n",
+		(unsigned long long)c->pushed_whole, (unsigned long long)c->pushed_delta);
 	fprintf(f, "# TYPE airlock_engine_rss_bytes gauge\n# UNIT airlock_engine_rss_bytes bytes\n"
 		   "# HELP airlock_engine_rss_bytes The engine's resident set.\n"
 		   "airlock_engine_rss_bytes %llu\n# EOF\n", (unsigned long long)c->rss_bytes);

@@ -224,6 +224,8 @@ struct control_counts {
 	uint64_t refused;	/* peers refused at accept */
 	uint64_t dropped;	/* pushed frames dropped for slow clients */
 	uint64_t bytes_sent;	/* written to clients: replies and pushed frames */
+	uint64_t pushed_whole;	/* snapshots pushed whole, a client each */
+	uint64_t pushed_delta;	/* snapshots pushed as a delta on the client's last */
 	uint64_t rss_bytes;	/* the engine's resident set */
 };
 

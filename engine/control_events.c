@@ -189,10 +189,13 @@ push_to(struct control_server *cs, struct client *c, const char *whole, const ch
 {
 	bool sent;
 
-	if (c->deltas && delta && c->base_ms == base_ms)
+	if (c->deltas && delta && c->base_ms == base_ms) {
 		sent = cs_push_text(cs, c, "snapshot_delta", delta, strlen(delta));
-	else
+		cs->counts.pushed_delta += sent;
+	} else {
 		sent = whole && cs_push_text(cs, c, "snapshot", whole, strlen(whole));
+		cs->counts.pushed_whole += sent;
+	}
 	c->base_ms = sent ? taken_ms : 0;
 }
 

@@ -159,6 +159,10 @@ ctl metrics >"$work/metrics.txt"
 check "metrics: two running sessions" grep -qx 'airlock_sessions{state="running"} 2' "$work/metrics.txt"
 check "metrics: allowed calls counted" grep -qE '^airlock_calls_total\{decision="allowed"\} [1-9]' "$work/metrics.txt"
 check "metrics: four cutovers" grep -qx 'airlock_cutovers_total 4' "$work/metrics.txt"
+pushed() { awk -v f="$2" '$1 == "airlock_snapshots_pushed_total{form=\"" f "\"}" { print $2 }' "$1"; }
+check "metrics count the deltas pushed (at least the subscriber's $(json_get "$work/deltas.json" 'd["deltas"]')) and the whole snapshots (at least both subscribers' firsts)" \
+	bash -c '[ "$2" -ge "$1" ] && [ "$1" -ge 1 ] && [ "$3" -ge 2 ]' _ \
+	"$(json_get "$work/deltas.json" 'd["deltas"]')" "$(pushed "$work/metrics.txt" delta)" "$(pushed "$work/metrics.txt" whole)"
 check "metrics: RSS and # EOF" bash -c 'grep -qE "^airlock_engine_rss_bytes [1-9]" "$1" && [ "$(tail -n 1 "$1")" = "# EOF" ]' _ "$work/metrics.txt"
 
 # --- roles from the kernel -----------------------------------------------------

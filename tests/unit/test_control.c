@@ -281,7 +281,8 @@ test_metrics(void **state)
 					 .end = SESSION_END_WATCHDOG_FAILED } };
 	struct supervisor_snapshot s = { .n = 2, .rows = rows, .started_total = 2,
 					 .audit_failures = 1 };
-	struct control_counts c = { .cutovers = 3, .rss_bytes = 4096 };
+	struct control_counts c = { .cutovers = 3, .rss_bytes = 4096, .pushed_whole = 6,
+				    .pushed_delta = 40 };
 	char *text;
 
 	(void)state;
@@ -298,6 +299,8 @@ test_metrics(void **state)
 	assert_non_null(strstr(text, "airlock_engine_rss_bytes 4096\n"));
 	assert_non_null(strstr(text, "airlock_frozen 0\n"));
 	assert_non_null(strstr(text, "airlock_cutover_ack_seconds_count 0\n"));
+	assert_non_null(strstr(text, "airlock_snapshots_pushed_total{form=\"whole\"} 6\n"));
+	assert_non_null(strstr(text, "airlock_snapshots_pushed_total{form=\"delta\"} 40\n"));
 	free(text);
 	control_count_ack(&c, 50);		/* 0.05 ms: in every bucket */
 	control_count_ack(&c, 2500000);		/* 2.5 s: behind a slow call */
