@@ -36,6 +36,7 @@
 #define DETAIL_MS	250	/* a shown detail is asked for again after this */
 #define HOST_MS		5000	/* the host checks, likewise */
 #define CUTOVER_WAIT_MS	5000	/* a cutover's reply waits this long for acks */
+#define MISFITS_MAX	3	/* deltas in a row that did not apply: whole snapshots from then on */
 #define RETRY_FIRST_MS	250
 #define RETRY_MAX_MS	8000
 
@@ -72,6 +73,7 @@ struct link_remote {
 	json_t *pushed;			/* the thread's: the last pushed body, deltas' base */
 	bool deltas;			/* the thread's: the engine offers deltas */
 	bool resync;			/* the thread's: asked again, a whole one is due */
+	unsigned misfits;		/* the thread's: deltas in a row that did not apply */
 	bool snap_fresh;
 	struct supervisor_event events[EVENTS_MAX];	/* a ring */
 	size_t ev_head, ev_n;
@@ -450,11 +452,14 @@ static void subscribe_events(struct link_remote *r);
  * A pushed delta onto the last pushed snapshot. One that does not apply
  * (not our base, malformed) is not shown: the base is dropped and the
  * subscription asked again, whose answer starts with a whole snapshot.
+ * After MISFITS_MAX in a row the engine's deltas are not trusted again
+ * on this connection: it is asked for whole snapshots only.
  */
 static void
 take_delta(struct link_remote *r, const json_t *delta)
 {
 	if (r->pushed && control_snapshot_apply(r->pushed, delta) == 0) {
+		r->misfits = 0;
 		take_snapshot(r, r->pushed);
 		return;
 	}
@@ -463,6 +468,8 @@ take_delta(struct link_remote *r, const json_t *delta)
 	if (r->resync)		/* the deltas sent before the engine read our request */
 		return;
 	r->resync = true;
+	if (++r->misfits >= MISFITS_MAX)
+		r->deltas = false;
 	pthread_mutex_lock(&r->mu);
 	r->st.gaps++;
 	subscribe_events(r);
@@ -657,6 +664,7 @@ subscribe(struct link_remote *r)
 	json_decref(r->pushed);		/* a new connection: no base yet */
 	r->pushed = NULL;
 	r->resync = false;
+	r->misfits = 0;
 	pthread_mutex_lock(&r->mu);
 	r->st.state = LINK_UP;
 	r->st.why[0] = '\0';

@@ -3,7 +3,10 @@
 control protocol (docs/operations.md) to one console, offers deltas, and
 pushes one session whose allowed calls go 11 (whole), 22 (a delta on it),
 999 (a delta on a base the console does not hold: it must not be drawn),
-then, once the console subscribes again, 33 (whole).
+then, once the console subscribes again, 33 (whole). Two more misfits
+follow, 998 and 997, each answered by a whole snapshot (34, then 44) once
+the console subscribes again: after the third misfit in a row it must ask
+for whole snapshots only.
 
   delta_engine.py SOCKET LOG
 
@@ -101,9 +104,18 @@ def main(path, log_path):
         c.push("snapshot_delta", delta(1000, 1250, 22), "delta 22")
         c.serve(time.monotonic() + 2, snapshot(1250, 22))
         c.push("snapshot_delta", delta(999, 1500, 999), "delta 999 on another base")
-        if c.serve(time.monotonic() + 10, snapshot(1250, 22)):
-            c.push("snapshot", snapshot(2000, 33), "whole 33")
-        c.serve(time.monotonic() + 40, snapshot(2000, 33))
+        if not c.serve(time.monotonic() + 10, snapshot(1250, 22)):
+            return
+        c.push("snapshot", snapshot(2000, 33), "whole 33")
+        current = snapshot(2000, 33)
+        for bad, taken, good in ((998, 2250, 34), (997, 2750, 44)):
+            c.serve(time.monotonic() + 2, current)
+            c.push("snapshot_delta", delta(999, taken, bad), "delta %d on another base" % bad)
+            current = snapshot(taken + 250, good)
+            if not c.serve(time.monotonic() + 10, current):
+                return
+            c.push("snapshot", current, "whole %d" % good)
+        c.serve(time.monotonic() + 40, current)
 
 
 if __name__ == "__main__":

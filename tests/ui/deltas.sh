@@ -3,7 +3,8 @@
 # (docs/operations.md, "Snapshot deltas"), in tmux, against a scripted
 # engine (delta_engine.py): the real console must draw a whole snapshot and
 # a delta on it, must not draw a delta made on a base it does not hold,
-# must subscribe again, and must draw the whole snapshot that follows.
+# must subscribe again, and must draw the whole snapshot that follows;
+# after three such misfits in a row it must ask for whole snapshots only.
 # A real engine never sends a delta on another base; this one does, as a
 # broken or hostile engine could.
 #
@@ -29,12 +30,12 @@ wait_for() {	# TEXT SECONDS
 	done
 	return 1
 }
-# Until TEXT shows (SECONDS at most), no screen may show NEVER.
+# Until TEXT shows (SECONDS at most), no screen may show NEVER (a regex).
 until_never() {	# TEXT NEVER SECONDS
 	local i
 	for i in $(seq $(($3 * 10))); do
 		screen >"$work/now.screen"
-		grep -qF -- "$2" "$work/now.screen" && { cp "$work/now.screen" "$work/last.screen"; return 1; }
+		grep -qE -- "$2" "$work/now.screen" && { cp "$work/now.screen" "$work/last.screen"; return 1; }
 		grep -qF -- "$1" "$work/now.screen" && return 0
 		sleep 0.1
 	done
@@ -52,9 +53,14 @@ check "the whole snapshot is drawn (11 allowed calls)" wait_for " 11/0 " 10
 check "a delta on it is drawn (22)" wait_for " 22/0 " 10
 check "a delta on another base is never drawn (999), and the next whole one is (33)" \
 	until_never " 33/0 " "999/" 20
-check "the console subscribed with deltas, then once more after the misfit" \
-	[ "$(grep -c '^subscribed deltas=True$' "$work/engine.log")" = 2 ]
+check "no delta on another base is ever drawn (998, 997), and the whole one after the third misfit is (44)" \
+	until_never " 44/0 " "99[789]/" 20
+check "the console subscribed with deltas, then again after each of the first two misfits" \
+	[ "$(grep -c '^subscribed deltas=True$' "$work/engine.log")" = 3 ]
 check "…the second time after the misfit was pushed" \
 	awk '/^pushed delta 999/ { p = NR } /^subscribed/ && ++s == 2 { q = NR }
 	     END { exit !(p && q && p < q) }' "$work/engine.log"
+check "after the third misfit in a row it subscribed for whole snapshots only" \
+	awk '/^pushed delta 997/ { p = NR } /^subscribed/ { s++; if (s == 4) { q = NR; w = $0 } }
+	     END { exit !(p && q && p < q && w == "subscribed deltas=False") }' "$work/engine.log"
 summary
