@@ -560,7 +560,7 @@ WHERE = [
     '',
     '`bench/start_bench` runs, interleaved per round, `docker run --rm -i`, a',
     'cold session, and a pooled session: a container launched beforehand as the',
-    'pool launches one (`engine/warm.h`, not timed), then `session_run` claiming',
+    'pool launches one (`engine/sandbox/warm.h`, not timed), then `session_run` claiming',
     "it — payload read, the claim's second admission (the daemon's inspect and",
     "the image's), the audit entries, the upstream's spawn, the frame, the first",
     "call's reply. `sample: RT_pooled_first_reply` lines. Measured on this",

@@ -13,7 +13,7 @@
  *             which the CLI cannot set: no libnetwork sandbox to build.
  *
  *   pooled    the same session claiming a container launched beforehand
- *             (engine/warm.h, as the warm pool does; not timed): the
+ *             (engine/sandbox/warm.h, as the warm pool does; not timed): the
  *             claim's second admission, the frame, the two calls, cleanup
  *
  * first_reply: from the start to the first reply written to the agent;

@@ -1,6 +1,6 @@
 /*
  * airlock ctl: a running engine's control socket for scripts (the protocol
- * is engine/control.h). Exit 0 ok, 1 the engine refused (view only, no
+ * is engine/protocol/control.h). Exit 0 ok, 1 the engine refused (view only, no
  * such session, acks still pending), 2 usage, 3 the engine could not be
  * reached or broke the protocol. --json prints the engine's reply objects,
  * one per line; events are NDJSON.
@@ -381,7 +381,7 @@ do_cutover(struct ctl *c)
 }
 
 /*
- * An incident policy (engine/incident.h), as the console's :apply: each of
+ * An incident policy (engine/config/incident.h), as the console's :apply: each of
  * its cutovers on every live session, in the file's order, each waited for
  * like a revoke --all. Exit 1 when any was refused or left sessions pending.
  */

@@ -172,7 +172,7 @@ print_summary(const struct cli_opts *o, const struct session_summary *sum,
 	json_decref(j);
 }
 
-/* ---- a pooled run (mutant pooled_run, engine/weaken.h): one warm container, claimed once ---- */
+/* ---- a pooled run (mutant pooled_run, engine/admission/weaken.h): one warm container, claimed once ---- */
 
 static struct warm *
 run_claim(void *ctx)

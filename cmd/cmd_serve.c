@@ -1,6 +1,6 @@
 /*
  * airlock serve: the supervisor headless in the foreground, driven over
- * its control socket (engine/control_server.h; docs/operations.md). It
+ * its control socket (engine/control/control_server.h; docs/operations.md). It
  * logs to stderr, one line per client, session start and end, cutover;
  * never payload.
  *

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# airlock's runsc seccomp profile (engine/seccomp/runsc.json) is Docker
+# airlock's runsc seccomp profile (engine/admission/seccomp/runsc.json) is Docker
 # 20.10.24's default as Debian ships it, but for the one clone3 rule
-# (engine/seccomp/README.md). The Debian file comes from the package
+# (engine/admission/seccomp/README.md). The Debian file comes from the package
 # golang-github-docker-docker-dev: scripts/setup leaves it at $reference;
 # without it this script downloads the package itself (never installs it:
 # that pulls 248 packages). No file and no package: skipped loudly, a
@@ -39,7 +39,7 @@ fi
 check "the reference is Docker 20.10.24's default as Debian 12 ships it (sha256 $pinned)" \
 	[ "$(sha256sum <"$reference" | cut -d' ' -f1)" = "$pinned" ]
 
-verdict=$(python3 - "$reference" "$top/engine/seccomp/runsc.json" <<'PY'
+verdict=$(python3 - "$reference" "$top/engine/admission/seccomp/runsc.json" <<'PY'
 import json, sys
 ref, ours = (json.load(open(p)) for p in sys.argv[1:3])
 if set(ref) != set(ours) or any(ref[k] != ours[k] for k in ref if k != "syscalls"):

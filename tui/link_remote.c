@@ -1,6 +1,6 @@
 /*
  * An engine elsewhere (link.h): `airlock serve` over its control socket
- * (engine/control.h), directly or through ssh. One thread per link owns the
+ * (engine/protocol/control.h), directly or through ssh. One thread per link owns the
  * connection: it connects, says hello, subscribes to events and snapshots,
  * reads every frame, writes what the UI queued, and after a loss tries
  * again with back-off. The UI thread only ever takes the mutex to copy

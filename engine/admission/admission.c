@@ -280,7 +280,7 @@ check_security_opt(const struct ctx *x, const struct checker *k, struct verdict 
 }
 
 /*
- * The seccomp profile by runtime (engine/seccomp.h): runc keeps the
+ * The seccomp profile by runtime (engine/admission/seccomp.h): runc keeps the
  * daemon's default (no seccomp entry); runsc has exactly airlock's runsc
  * profile. The runsc profile under runc would let clone3 create a user
  * namespace; the default under runsc answers clone3 with EPERM and no
@@ -651,7 +651,7 @@ check_docker_sock(const struct ctx *x, const struct checker *k, struct verdict *
 
 /* --- sealed material -------------------------------------------------- */
 
-/* Judged from the image's files (engine/sealed.h), for this container's image and user. */
+/* Judged from the image's files (engine/admission/sealed.h), for this container's image and user. */
 static void
 check_sealed(const struct ctx *x, const struct checker *k, struct verdict *v)
 {

@@ -101,7 +101,7 @@ bool admission_check(const json_t *container, const json_t *image,
 /*
  * The same, with the verdict on the image's files for profile.sealed and,
  * for MCP sessions (profile.shim_required), /airlock/shim
- * (engine/sealed_image.h: sealed_image_judge). NULL means they were not
+ * (engine/sandbox/sealed_image.h: sealed_image_judge). NULL means they were not
  * read, which refuses "sealed" when sealed paths are configured and
  * "shim_digest" when the shim is required; a verdict for another image or
  * user refuses too.

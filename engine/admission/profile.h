@@ -90,7 +90,7 @@ struct profile {
 	int64_t nproc;		/* runsc: the agent's processes (RLIMIT_NPROC); runc: 0 */
 	struct tmpfs_mount tmpfs[PROFILE_TMPFS_MAX];
 	size_t n_tmpfs;
-	struct strv sealed;	/* image paths the agent must not read (engine/sealed.h) */
+	struct strv sealed;	/* image paths the agent must not read (engine/admission/sealed.h) */
 	/*
 	 * Not config keys. An MCP session (agent.mcp) requires /airlock/shim
 	 * to be the engine's own airlock-shim (admission's shim_digest): the

@@ -6,7 +6,7 @@
  * read (profile.sealed). Pure code: the image's file metadata (owner,
  * group, mode and type of each entry, layer by layer, as the image's tar
  * export carries them) and the container's uid and groups in, a verdict
- * out. engine/sealed_image.h reads the export; admission reports the
+ * out. engine/sandbox/sealed_image.h reads the export; admission reports the
  * verdict under the check id "sealed".
  *
  * The rules, as the kernel applies them to a process without capabilities

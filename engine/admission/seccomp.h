@@ -5,7 +5,7 @@
  * The seccomp profile each runtime gets (issue #33; docs/guarantees.md).
  *
  * runc sessions keep the daemon's default profile: the create body names
- * none. runsc sessions get airlock's runsc profile (engine/seccomp/runsc.json,
+ * none. runsc sessions get airlock's runsc profile (engine/admission/seccomp/runsc.json,
  * embedded at build): Docker 20.10.24's default with clone3 allowed. Debian's
  * runsc with --oci-seccomp ignores errnoRet, so the default's "clone3 →
  * ENOSYS" becomes EPERM and glibc never falls back to clone: no thread

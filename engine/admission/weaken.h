@@ -5,7 +5,7 @@
  * Docker-level mutants for the leak proofs (tests/docker/matrix.sh): each
  * removes exactly one protection from the create body, names the admission
  * check that must refuse it, and is on only in the mutant build with
- * AIRLOCK_MUTANT naming it (engine/mutant.h). In the production build
+ * AIRLOCK_MUTANT naming it (engine/base/mutant.h). In the production build
  * weaken_create_body never changes anything.
  *
  * Three more test-only switches live with them: admission_bypass (a refused
@@ -34,7 +34,7 @@
  */
 
 /*
- * airlock's runsc seccomp profile (engine/seccomp.h) given to any runtime:
+ * airlock's runsc seccomp profile (engine/admission/seccomp.h) given to any runtime:
  * under runc it lets clone3 create a user namespace. Its value is built
  * from the embedded profile, not written here. runsc_default_seccomp is
  * no weakening but the state before issue #33: a runsc session on the
@@ -68,8 +68,8 @@ bool weaken_keep_stopped(void);
 /*
  * airlock run warms one container as a pool does and then claims it
  * (mutant pooled_run), so the matrix runs cases from a pooled container:
- * the same launch (engine/warm.h) and the same claim with its second
- * admission (engine/session.c) as a pool of airlock serve. It changes no
+ * the same launch (engine/sandbox/warm.h) and the same claim with its second
+ * admission (engine/session/session.c) as a pool of airlock serve. It changes no
  * protection.
  */
 bool weaken_pooled_run(void);

@@ -36,7 +36,7 @@
  * An entry's extended attributes (PAX SCHILY.xattr.NAME records, the only
  * spelling Docker applies), by what they can mean for who may read it.
  * Only names are looked at, never values; the first matching row of
- * TAR_XATTR_KINDS (engine/tar_stream.c) decides.
+ * TAR_XATTR_KINDS (engine/base/tar_stream.c) decides.
  */
 enum tar_xattr {
 	TAR_XATTR_ACL		= 1u << 0,	/* system.posix_acl_access, _default */

@@ -17,7 +17,7 @@
  *   initial    {file, class, withhold: [field or dotted.path, …]}
  *   agent      {mcp}: an MCP session (docs/mcp-agents.md)
  *   pool       {size, max_age_ms}: containers kept warm for this profile
- *              (engine/pool.h, docs/guarantees.md)
+ *              (engine/sandbox/pool.h, docs/guarantees.md)
  */
 
 #include <stdbool.h>
@@ -86,7 +86,7 @@ struct initial_config {
 };
 
 /*
- * The warm pool (engine/pool.h): size 0 (the default) is off. Past a
+ * The warm pool (engine/sandbox/pool.h): size 0 (the default) is off. Past a
  * bound is refused, like every other bound here.
  */
 #define POOL_SIZE_MAX			16

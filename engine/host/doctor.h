@@ -35,7 +35,7 @@ bool doctor_run(const char *docker_host, const char *runtime, struct doctor_repo
 bool doctor_run_local(const char *docker_host, struct doctor_report *r);
 void doctor_run_daemon(struct doctor_report *r, const char *runtime);
 /*
- * Check runsc_threads (runsc only; engine/doctor_probe.c): one short probe
+ * Check runsc_threads (runsc only; engine/host/doctor_probe.c): one short probe
  * container under runsc with airlock's seccomp profile, whose clone3 must
  * answer ENOSYS. Cached per runsc binary and profile. Run by `airlock
  * doctor`, never by a session's own preflight.

@@ -14,14 +14,14 @@
 #include "tar.h"
 
 /*
- * runsc_threads (issue #33, engine/seccomp/README.md): under runsc with
+ * runsc_threads (issue #33, engine/admission/seccomp/README.md): under runsc with
  * airlock's seccomp profile, clone3 must answer ENOSYS (gVisor's own
  * answer), so glibc falls back to clone. One probe container per runsc
  * binary and profile; the answer is cached under the binary's and the
  * profile's SHA-256.
  */
 
-/* engine/seccomp/clone3_probe.c, built and embedded (x86-64 only). */
+/* engine/admission/seccomp/clone3_probe.c, built and embedded (x86-64 only). */
 extern const unsigned char seccomp_clone3_probe[];
 extern const size_t seccomp_clone3_probe_len;
 

@@ -87,7 +87,7 @@ long container_exit_code(const struct container *c);
 /*
  * Inspect id and its image, and run the admission checker into report.
  * With profile.sealed set, the image's files are read and judged too
- * (engine/sealed_image.h).
+ * (engine/sandbox/sealed_image.h).
  */
 int container_admit(struct docker *d, const char *id, const struct profile *p,
 		    const struct host_facts *host, struct check_list *report,

@@ -7,7 +7,7 @@
  * bookkeeping that says which entry a claim takes, which are discarded,
  * and how many to warm. Plain data in and out: no thread, no socket. The
  * orchestration (warming, the lease, discarding) is in
- * engine/supervisor_pool.c and engine/warm.c.
+ * engine/supervisor/supervisor_pool.c and engine/warm.c.
  */
 
 #include <stdbool.h>

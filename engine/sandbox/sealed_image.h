@@ -2,7 +2,7 @@
 #define AIRLOCK_SEALED_IMAGE_H
 
 /*
- * The image's file metadata for the sealed check (engine/sealed.h), read
+ * The image's file metadata for the sealed check (engine/admission/sealed.h), read
  * from GET /images/{id}/get: the daemon's tar export (`docker save`
  * format: manifest.json, the image config, one uncompressed tar per layer).
  * Streamed: each layer tar is parsed as it passes and only the entries that

@@ -1,5 +1,5 @@
 /*
- * A pooled container's launch, wait and discard (engine/warm.h). The
+ * A pooled container's launch, wait and discard (engine/sandbox/warm.h). The
  * steps and their order are a session's (docs/architecture.md §2, steps
  * 1–3); only the second admission and everything after it wait for a claim.
  */
@@ -140,7 +140,7 @@ warm_launch(const struct warm_options *o, struct warm **out, struct al_err *err)
 		return al_fail(err, "pool: out of memory");
 	pthread_mutex_init(&w->mu, NULL);
 	snprintf(w->label, sizeof w->label, "%s", o->label);
-	/* As a session does (engine/session.c): read now; unreadable stays "" and shim_digest refuses. */
+	/* As a session does (engine/session/session.c): read now; unreadable stays "" and shim_digest refuses. */
 	w->profile = *o->profile;
 	if (w->profile.shim_required &&
 	    shim_image_engine_digest(o->watchdog_exe, w->profile.shim_sha256, err) < 0)

@@ -7,7 +7,7 @@
  * create with the hardened profile, first admission, the watchdog, attach
  * and start, the lease armed — and then left waiting: its agent has been
  * given no byte. A session that claims it takes its parts and runs the
- * second admission before any data enters (engine/session.c).
+ * second admission before any data enters (engine/session/session.c).
  *
  * Threads: warm_launch and warm_discard on any one thread; the lease's
  * pulse thread calls back into it (its failure is recorded, and forwarded

@@ -64,7 +64,7 @@
  */
 #define SUPERVISOR_CLEANUP_PARALLEL 8
 /*
- * Warm pools one engine keeps at once, one per profile key (engine/pool.h);
+ * Warm pools one engine keeps at once, one per profile key (engine/sandbox/pool.h);
  * a session whose config asks for one more starts cold.
  */
 #define SUPERVISOR_POOLS_MAX	SNAP_POOLS_MAX

@@ -1,11 +1,11 @@
 /*
  * The warm pools (docs/guarantees.md, "Pooled sessions"): one per profile
- * key, each keeping its size of containers launched (engine/warm.h) and
+ * key, each keeping its size of containers launched (engine/sandbox/warm.h) and
  * waiting. One thread, the filler, refills them off the claim's path
  * (each launch on a thread of its own, within the launch limit) and
  * discards what aged, lost its lease or exited; a session's worker claims
- * from them (engine/session.c runs the second admission). The bookkeeping
- * is engine/pool.c's.
+ * from them (engine/session/session.c runs the second admission). The bookkeeping
+ * is engine/sandbox/pool.c's.
  */
 
 #include "supervisor_int.h"

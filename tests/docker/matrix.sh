@@ -10,7 +10,7 @@
 #   procs    host processes (an orphaned grandchild must not survive)
 #   shm      the host's view of the container's /dev/shm
 # Then the mutation proofs: each Docker-level protection removed alone
-# (engine/weaken.h, in airlock-mutants only) is first refused by admission,
+# (engine/admission/weaken.h, in airlock-mutants only) is first refused by admission,
 # then, with admission bypassed, leaks at its observer; the raised sink
 # ceiling delivers to the denied tool's recorder. The permitted tool works
 # in every run that got past admission.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Sealed material end to end (profile.sealed; engine/sealed.h): images built
+# Sealed material end to end (profile.sealed; engine/admission/sealed.h): images built
 # FROM scratch whose sealed files hold a canary, with owners and modes set
 # by the tar the image is made from; `airlock run` with the agent fixture in
 # read_sealed mode, which opens the sealed path and reports to the permitted

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Threads and clone3 under both runtimes (issue #33; engine/seccomp.h): the
+# Threads and clone3 under both runtimes (issue #33; engine/admission/seccomp.h): the
 # threads fixture (tests/fixtures/threads.c) is linked dynamically against
 # the host's glibc, which starts threads with clone3 and falls back to clone
 # only on ENOSYS. Its image holds the binary, the dynamic loader and libc,

@@ -5,7 +5,7 @@
 #include "admission.h"
 
 /*
- * The admission checker (engine/admission.h) over hostile inspect JSON.
+ * The admission checker (engine/admission/admission.h) over hostile inspect JSON.
  * The input is the container's inspect answer, optionally followed by a
  * NUL byte and the image's (without one, the image checks must refuse).
  * The profile is the default one for the image of the seed corpus. The

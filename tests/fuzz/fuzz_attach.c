@@ -5,7 +5,7 @@
 #include "docker.h"
 
 /*
- * The attach handshake and the stream demultiplexer (engine/docker.h),
+ * The attach handshake and the stream demultiplexer (engine/docker/docker.h),
  * through docker_attach_replay: the input's first byte chooses how many
  * bytes each receive brings, the rest is everything the daemon answers on
  * the hijacked connection. A stream that ends cleanly must have delivered

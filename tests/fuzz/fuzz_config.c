@@ -5,7 +5,7 @@
 #include "config.h"
 
 /*
- * The config loader (engine/config.h) from a JSON buffer, as
+ * The config loader (engine/config/config.h) from a JSON buffer, as
  * config_load_file parses one (duplicates refused), without a file. A
  * config it accepts must hold only what the loader promises: bounds within
  * their clamps, every reference resolved, every class a configured one,

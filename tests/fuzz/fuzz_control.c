@@ -6,7 +6,7 @@
 #include "frame.h"
 
 /*
- * The control socket's request parser (engine/control.h). The input is one
+ * The control socket's request parser (engine/protocol/control.h). The input is one
  * client line. An accepted request names a known op and an id within
  * 2^53, its words are non-empty identifiers, and the same bytes are one
  * JSON object without duplicate keys. A refused one gets one of the fixed

@@ -5,7 +5,7 @@
 #include "docker.h"
 
 /*
- * The Docker endpoints' answer parsing (engine/docker.h) through
+ * The Docker endpoints' answer parsing (engine/docker/docker.h) through
  * docker_open_replay: the input's first byte picks the endpoint, the second
  * the HTTP status, the rest is the body. Each endpoint must either fail
  * with a printable message or hand back what its contract says: an object,

@@ -6,7 +6,7 @@
 #include "supervisor.h"
 
 /*
- * What an attached console reads from an engine (engine/control.h's
+ * What an attached console reads from an engine (engine/protocol/control.h's
  * *_from_json): the input is one frame body, any JSON at all. Whatever it
  * holds, every decoded string ends within its field, every count is within
  * its table, every word is one of its table's; and what was decoded, sent

@@ -5,7 +5,7 @@
 #include "docker.h"
 
 /*
- * The /events stream parser (engine/docker.h) through docker_events_replay:
+ * The /events stream parser (engine/docker/docker.h) through docker_events_replay:
  * the first byte sets the receive size, the second the HTTP status, the
  * third after how many events the reader asks to stop (0: never); the rest
  * is the stream. Every event handed out is an object, no more of them than

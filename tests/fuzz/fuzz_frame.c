@@ -5,7 +5,7 @@
 #include "frame.h"
 
 /*
- * The request parser and the reply renderer (engine/frame.h). The input is
+ * The request parser and the reply renderer (engine/policy/frame.h). The input is
  * one agent line. A line the parser accepts must be what §6 allows; the
  * same bytes as an upstream's response text must render to exactly one
  * line that reads back to them, or not at all.

@@ -5,7 +5,7 @@
 #include "frame.h"
 
 /*
- * Line reassembly (engine/frame.h), against a model. The first two bytes
+ * Line reassembly (engine/policy/frame.h), against a model. The first two bytes
  * choose the longest line and the chunk size; the rest is the agent's
  * stdout, appended in chunks and drained after each one as the session
  * does. Every line handed out, every refusal and the pending count must be

@@ -5,7 +5,7 @@
 #include "mcp.h"
 
 /*
- * The MCP client's message handling (engine/mcp.h) through
+ * The MCP client's message handling (engine/mcp/mcp.h) through
  * mcp_start_replay: the input is everything an upstream writes on stdout
  * (initialize is request 1, tools/list 2, calls from 3 on). After the
  * start, up to three tools/call of "echo" read their answers from what is

@@ -8,9 +8,9 @@
 #include "tar_stream.h"
 
 /*
- * The sealed check's reader (engine/sealed_image.h) and through it the
- * streaming tar parser (engine/tar_stream.h) and the verdict
- * (engine/sealed.h), over hostile bytes. Byte 0 seeds the split, byte 1
+ * The sealed check's reader (engine/sandbox/sealed_image.h) and through it the
+ * streaming tar parser (engine/base/tar_stream.h) and the verdict
+ * (engine/admission/sealed.h), over hostile bytes. Byte 0 seeds the split, byte 1
  * picks the mode (bit 0), the agent's groups (bit 1) and whether every
  * ustar header gets its checksum rewritten first (bit 2: a mutated header
  * then reaches the code past the checksum); the rest is

@@ -6,7 +6,7 @@
 #include "supervisor.h"
 
 /*
- * A console applying what an engine pushes (engine/control.h,
+ * A console applying what an engine pushes (engine/protocol/control.h,
  * control_snapshot_apply): the input is a base snapshot body, a NUL, and a
  * delta (without a NUL, the delta alone onto a fixed base). It applies or
  * is refused; applied, every row is an object under its own id, once.

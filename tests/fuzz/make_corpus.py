@@ -397,7 +397,7 @@ def sealed_export():
 
 
 def control():
-    """Requests of the control socket (engine/control.h), one line each."""
+    """Requests of the control socket (engine/protocol/control.h), one line each."""
     seeds = {
         "hello": {"id": 1, "op": "hello"},
         "snapshot": {"id": 2, "op": "snapshot"},

@@ -15,11 +15,11 @@ report() {	# hits, what they include
 }
 
 report "$(grep -nE "$inc(ncursesw?/)?(n?curses|term|panel|menu|form|cursesw)\.h[>\"]" \
-	"$root"/engine/*.c "$root"/engine/*.h)" curses
-for h in "$root"/tui/*.h "$root"/views/*.h; do
+	"$root"/engine/*/*.c "$root"/engine/*/*.h)" curses
+for h in "$root"/tui/*.h "$root"/cmd/*.h "$root"/views/*.h; do
 	name=$(basename "$h")
-	[ -e "$root/engine/$name" ] && continue	# the engine's own header of that name
-	report "$(grep -nE "$inc([^\">]*/)?$name[\">]" "$root"/engine/*.c "$root"/engine/*.h)" \
+	ls "$root"/engine/*/"$name" >/dev/null 2>&1 && continue	# the engine's own header of that name
+	report "$(grep -nE "$inc([^\">]*/)?$name[\">]" "$root"/engine/*/*.c "$root"/engine/*/*.h)" \
 		"$(basename "$(dirname "$h")")/$name"
 done
 if [ "$found" -ne 0 ]; then
@@ -27,4 +27,4 @@ if [ "$found" -ne 0 ]; then
 	exit 1
 fi
 echo "engine-include: engine/ includes no curses and no console header" \
-	"($(ls "$root"/engine/*.c "$root"/engine/*.h | wc -l) engine files checked)"
+	"($(ls "$root"/engine/*/*.c "$root"/engine/*/*.h | wc -l) engine files checked)"

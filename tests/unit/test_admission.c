@@ -55,7 +55,7 @@ struct fixture {
 #define RUNSC_NPROC "'HostConfig.Ulimits':[" CORE ",{'Name':'nproc','Soft':32,'Hard':32}]"
 /*
  * And its SecurityOpt: no-new-privileges and airlock's runsc seccomp profile
- * (a patch value "@runsc" stands for that array, engine/seccomp.h's own).
+ * (a patch value "@runsc" stands for that array, engine/admission/seccomp.h's own).
  */
 #define RUNSC_SECCOMP "'HostConfig.SecurityOpt':'@runsc'"
 

@@ -29,7 +29,7 @@
 
 #include <sqlite3.h>
 
-#include "../../engine/gateway.c"
+#include "../../engine/gateway/gateway.c"
 
 #include "audit_verify.h"
 #include "scratch.h"

@@ -11,7 +11,7 @@
 #include "mcp_session.h"
 
 /*
- * What an MCP session sends the shim besides replies (engine/mcp_session.h):
+ * What an MCP session sends the shim besides replies (engine/gateway/mcp_session.h):
  * the initial frame with the aliases as tools (hidden ones left out, the
  * operator's description first), the aliases listed at the start, and the
  * tools_changed line.

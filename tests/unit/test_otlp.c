@@ -1,5 +1,5 @@
 /*
- * The OTLP exporter (engine/otlp.c): the body it builds is checked against
+ * The OTLP exporter (engine/audit/otlp.c): the body it builds is checked against
  * its allowlist of audit fields (a canary in a field outside it must never
  * appear), and it is sent to a collector on loopback, which also answers
  * with errors, refuses connections or stays silent.

@@ -1,6 +1,6 @@
 /*
- * The warm pool's pure part (engine/pool.h) and its config key
- * (engine/config.c): which entry a claim takes, which are discarded, how
+ * The warm pool's pure part (engine/sandbox/pool.h) and its config key
+ * (engine/config/config.c): which entry a claim takes, which are discarded, how
  * many to warm, what the key tells apart, and the refusals of bad input.
  */
 #include <stdarg.h>

@@ -225,7 +225,7 @@ test_create_body_defaults(void **state)
 
 /*
  * runsc: no-new-privileges and airlock's seccomp profile, its exact bytes
- * (engine/seccomp/runsc.json), which clone3 is allowed by (issue #33).
+ * (engine/admission/seccomp/runsc.json), which clone3 is allowed by (issue #33).
  */
 static void
 test_create_body_runsc_seccomp(void **state)

@@ -1,7 +1,7 @@
 /*
  * Sealed material, Docker-free: the config key, the permission rules over
- * layers (engine/sealed.h), the tar stream parser and the export reader
- * (engine/sealed_image.h) fed with archives built here, byte by byte.
+ * layers (engine/admission/sealed.h), the tar stream parser and the export reader
+ * (engine/sandbox/sealed_image.h) fed with archives built here, byte by byte.
  */
 #include <stdarg.h>
 #include <stddef.h>

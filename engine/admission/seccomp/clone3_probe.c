@@ -1,5 +1,5 @@
 /*
- * The clone3 probe of `airlock doctor` (check runsc_threads; engine/doctor.h):
+ * The clone3 probe of `airlock doctor` (check runsc_threads; engine/host/doctor.h):
  * a freestanding x86-64 program, a few hundred bytes, for a FROM scratch
  * image the doctor builds. It calls clone3 once, without flags; a child
  * exits at once. Its exit status is the errno clone3 returned (38 ENOSYS,

@@ -1,4 +1,4 @@
-/* No clone3 probe on this architecture: runsc_threads says so (engine/doctor_probe.c). */
+/* No clone3 probe on this architecture: runsc_threads says so (engine/host/doctor_probe.c). */
 #include <stddef.h>
 
 const unsigned char seccomp_clone3_probe[] = { 0 };
