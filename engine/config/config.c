@@ -40,6 +40,9 @@ config_free(struct airlock_config *c)
 		free(c->upstreams[i].cwd);
 		strv_free(&c->upstreams[i].argv);
 		strv_free(&c->upstreams[i].env);
+		free(c->upstreams[i].user);
+		strv_free(&c->upstreams[i].confine.rw);
+		strv_free(&c->upstreams[i].confine.ro);
 	}
 	for (i = 0; i < c->n_aliases; i++)
 		free(c->aliases[i].description);
@@ -234,11 +237,165 @@ parse_env(struct strv *dst, const json_t *obj, const char *path, struct al_err *
 	return members_each(obj, &spec, env_member, &e, err);
 }
 
+/* --- an upstream's confinement (engine/mcp/mcp_confine.h) --------------- */
+
+static int
+get_bool(const json_t *v, bool *out, const char *path, const char *key, struct al_err *err)
+{
+	if (!v)
+		return 0;
+	if (!json_is_boolean(v))
+		return al_fail(err, "%s.%s: expected true or false", path, key);
+	*out = json_is_true(v);
+	return 0;
+}
+
+/* Absolute or relative to the file; never "/" (then nothing would be refused). */
+static int
+parse_confine_list(struct airlock_config *c, struct strv *dst, const json_t *arr,
+		   const char *path, struct al_err *err)
+{
+	struct strv raw = { 0 };
+	char *p;
+	size_t i;
+	int rc = parse_strings(&raw, arr, MCP_CONFINE_PATHS_MAX, path, err);
+
+	for (i = 0; rc == 0 && i < raw.n; i++) {
+		if (!raw.v[i][0] || strspn(raw.v[i], "/") == strlen(raw.v[i])) {
+			rc = al_fail(err, "%s[%zu]: / is not allowed", path, i);
+			break;
+		}
+		if (!(p = resolve_path(c, raw.v[i])) || strv_push(dst, p) < 0)
+			rc = al_fail(err, "%s: out of memory", path);
+		free(p);
+	}
+	strv_free(&raw);
+	return rc;
+}
+
+static int
+parse_paths(struct airlock_config *c, struct upstream_config *u, const json_t *obj,
+	    const char *path, struct al_err *err)
+{
+	static const char *const keys[] = { "rw", "ro", NULL };
+	char sub[128];
+	json_t *x;
+
+	if (only_keys(obj, keys, path, err) < 0)
+		return -1;
+	snprintf(sub, sizeof sub, "%.100s.rw", path);
+	if ((x = json_object_get(obj, "rw")) && parse_confine_list(c, &u->confine.rw, x, sub, err) < 0)
+		return -1;
+	snprintf(sub, sizeof sub, "%.100s.ro", path);
+	if ((x = json_object_get(obj, "ro")) && parse_confine_list(c, &u->confine.ro, x, sub, err) < 0)
+		return -1;
+	return 0;
+}
+
+static int
+parse_ports(const json_t *arr, uint16_t *dst, size_t *n, const char *path, struct al_err *err)
+{
+	char sub[160];
+	long long port;
+	size_t i;
+	json_t *v;
+
+	if (!arr)
+		return 0;
+	if (!json_is_array(arr) || json_array_size(arr) > MCP_CONFINE_PORTS_MAX)
+		return al_fail(err, "%s: expected an array of at most %d ports", path,
+			       MCP_CONFINE_PORTS_MAX);
+	json_array_foreach(arr, i, v) {
+		snprintf(sub, sizeof sub, "%s[%zu]", path, i);
+		if (get_int(v, 1, 65535, &port, sub, err) < 0)
+			return -1;
+		dst[(*n)++] = (uint16_t)port;
+	}
+	return 0;
+}
+
+/* "none" (the default), or {connect: [ports], bind: [ports], udp: bool}. */
+static int
+parse_network(struct upstream_config *u, const json_t *v, const char *path, struct al_err *err)
+{
+	static const char *const keys[] = { "connect", "bind", "udp", NULL };
+	struct mcp_confine_config *cf = &u->confine;
+	char sub[128];
+
+	if (json_is_string(v) && strcmp(json_string_value(v), "none") == 0)
+		return 0;
+	if (!json_is_object(v))
+		return al_fail(err, "%s: expected \"none\" or {connect, bind, udp}", path);
+	if (only_keys(v, keys, path, err) < 0)
+		return -1;
+	cf->network = true;
+	snprintf(sub, sizeof sub, "%.100s.connect", path);
+	if (parse_ports(json_object_get(v, "connect"), cf->connect, &cf->n_connect, sub, err) < 0)
+		return -1;
+	snprintf(sub, sizeof sub, "%.100s.bind", path);
+	if (parse_ports(json_object_get(v, "bind"), cf->bind, &cf->n_bind, sub, err) < 0)
+		return -1;
+	return get_bool(json_object_get(v, "udp"), &cf->udp, path, "udp", err);
+}
+
+/*
+ * The user is checked here, so a config naming root (without the opt-in)
+ * or a user that does not exist starts no session. A root engine also
+ * needs the default user to exist.
+ */
+static int
+parse_user(struct upstream_config *u, const json_t *v, const char *path, struct al_err *err)
+{
+	const char *name = MCP_CONFINE_USER;
+	struct al_err why;
+
+	if (v) {
+		if (!is_plain_string(v) || json_string_length(v) == 0 || json_string_length(v) > 32)
+			return al_fail(err, "%s.user: expected a user name of at most 32 bytes", path);
+		if (!(u->user = strdup(json_string_value(v))))
+			return al_fail(err, "upstreams: out of memory");
+		name = u->user;
+		u->confine.user = u->user;
+	} else if (geteuid() != 0) {
+		return 0;	/* the upstream keeps the engine's (non-root) uid */
+	}
+	if (mcp_confine_check_user(name, u->confine.privileged, &why) == 0)
+		return 0;
+	if (!v && strncmp(why.msg, "no such user", 12) == 0)
+		return al_fail(err, "%s: user %s does not exist: run scripts/setup or: "
+			       "useradd --system %s", path, name, name);
+	return al_fail(err, "%s.user: %s", path, why.msg);
+}
+
+static int
+parse_confinement(struct airlock_config *c, struct upstream_config *u, const json_t *obj,
+		  const char *path, struct al_err *err)
+{
+	char sub[128];
+	json_t *x;
+
+	if (get_bool(json_object_get(obj, "privileged"), &u->confine.privileged, path,
+		     "privileged", err) < 0 ||
+	    get_bool(json_object_get(obj, "unconfined_ok"), &u->confine.unconfined_ok, path,
+		     "unconfined_ok", err) < 0)
+		return -1;
+	snprintf(sub, sizeof sub, "%s.paths", path);
+	if ((x = json_object_get(obj, "paths")) && parse_paths(c, u, x, sub, err) < 0)
+		return -1;
+	snprintf(sub, sizeof sub, "%s.network", path);
+	if ((x = json_object_get(obj, "network")) && parse_network(u, x, sub, err) < 0)
+		return -1;
+	return parse_user(u, json_object_get(obj, "user"), path, err);
+}
+
 static int
 parse_upstream(struct airlock_config *c, const char *name, const json_t *obj,
 	       struct al_err *err)
 {
-	static const char *const keys[] = { "argv", "cwd", "env", "timeout_ms", NULL };
+	static const char *const keys[] = {
+		"argv", "cwd", "env", "timeout_ms", "user", "privileged", "unconfined_ok",
+		"paths", "network", NULL,
+	};
 	struct upstream_config *u = &c->upstreams[c->n_upstreams];
 	char path[96];
 	long long t = UPSTREAM_TIMEOUT_MS_DEFAULT;
@@ -268,7 +425,8 @@ parse_upstream(struct airlock_config *c, const char *name, const json_t *obj,
 		if (!(u->cwd = resolve_path(c, json_string_value(x))))
 			return al_fail(err, "upstreams: out of memory");
 	}
-	return 0;
+	snprintf(path, sizeof path, "upstreams.%.64s", name);
+	return parse_confinement(c, u, obj, path, err);
 }
 
 static int
@@ -662,6 +820,7 @@ config_upstream_mcp(const struct airlock_config *c, size_t i, struct mcp_server_
 	out->env = u->env;
 	out->init_timeout_ms = u->timeout_ms;
 	out->call_timeout_ms = u->timeout_ms;
+	out->confine = u->confine;
 }
 
 int

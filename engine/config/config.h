@@ -10,7 +10,9 @@
  *   profile    the container (profile.h)
  *   bounds     frame_bytes, stdout_bytes, stderr_bytes, calls, session_ms
  *   classes    ordered list of class names, lowest first
- *   upstreams  name → {argv, cwd, env, timeout_ms}
+ *   upstreams  name → {argv, cwd, env, timeout_ms, user, privileged,
+ *                      unconfined_ok, paths: {rw, ro}, network}
+ *              (confinement: engine/mcp/mcp_confine.h, docs/operations.md)
  *   tools      name → {upstream, remote, data_class, sink_ceiling,
  *                      response_ceiling, pin}
  *   aliases    operation → tool name, or {tool, description, hidden}
@@ -62,6 +64,8 @@ struct upstream_config {
 	char *cwd;
 	struct strv env;
 	long timeout_ms;
+	char *user;			/* NULL: the default upstream user */
+	struct mcp_confine_config confine;	/* .user points at user */
 };
 
 #define CONFIG_DESCRIPTION_MAX	1024

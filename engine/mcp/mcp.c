@@ -653,6 +653,12 @@ mcp_pid(const struct mcp_client *c)
 	return c ? c->pid : -1;
 }
 
+const struct mcp_confine_receipt *
+mcp_confinement(const struct mcp_client *c)
+{
+	return &c->confinement;
+}
+
 const char *
 mcp_negotiated_version(const struct mcp_client *c)
 {

@@ -5,7 +5,7 @@
  * A client for one real MCP server over stdio (JSON-RPC 2.0, one message
  * per line). The engine starts the server itself: fork + exec with exactly
  * the configured environment, RLIMIT_CORE 0/0, all other descriptors
- * closed, its own process group. Nothing the server writes is ever logged:
+ * closed, its own session and process group, confined (mcp_confine.h). Nothing the server writes is ever logged:
  * stderr is drained and counted; error messages are dropped and only the
  * JSON-RPC error code kept (a message may echo the caller's input).
  *
@@ -20,6 +20,7 @@
 
 #include "err.h"
 #include "hash.h"
+#include "mcp_confine.h"
 #include "strv.h"
 
 #define MCP_PROTOCOL_VERSION	"2025-06-18"
@@ -33,6 +34,7 @@ struct mcp_server_config {
 	struct strv env;		/* exactly these "NAME=value" entries */
 	long init_timeout_ms;		/* initialize + tools/list; <= 0: 10 s */
 	long call_timeout_ms;		/* default per tools/call; <= 0: 30 s */
+	struct mcp_confine_config confine;	/* zeroed: the default confinement */
 };
 
 enum mcp_outcome {
@@ -112,6 +114,12 @@ void mcp_call_result_free(struct mcp_call_result *res);
 
 void mcp_get_stats(const struct mcp_client *c, struct mcp_stats *out);
 pid_t mcp_pid(const struct mcp_client *c);
+/*
+ * What the server's process got at spawn (uid, Landlock ABI and rules,
+ * seccomp filter hash, network): for the session's audit. Zeroed for a
+ * replay client.
+ */
+const struct mcp_confine_receipt *mcp_confinement(const struct mcp_client *c);
 const char *mcp_negotiated_version(const struct mcp_client *c);
 
 /*

@@ -51,6 +51,7 @@ struct mcp_client {
 	char version[16];
 	struct mcp_listing tools;
 	struct mcp_stats stats;
+	struct mcp_confine_receipt confinement;	/* filled at spawn */
 	bool replaying;		/* mcp_start_replay: no process, stdout from replay */
 	const char *replay;	/* the replayed stdout not yet delivered (borrowed) */
 	size_t replay_len;

@@ -1,5 +1,6 @@
 #include "mcp_int.h"
 #include "clock.h"
+#include "mcp_confine.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,20 +27,28 @@ struct mcp_spawn {
 	char **envp;
 	const char *cwd;
 	int in[2], out[2], err[2], status[2];
+	struct mcp_confine *confine;	/* prepared in the parent, applied in the child */
 };
+
+/* Where the child keeps what it needs past closing the rest. */
+#define MCP_CHILD_STATUS_FD	3
+#define MCP_CHILD_PROGRAM_FD	4
+#define MCP_CHILD_RULESET_FD	5
+#define MCP_CHILD_FIRST_FREE	6
 
 /* Where a child that never reached the server's code failed. */
 enum mcp_spawn_step {
 	MCP_STEP_SETUP,		/* pipes, process group, limits */
 	MCP_STEP_CWD,		/* the configured working directory */
 	MCP_STEP_EXEC,		/* the program itself */
+	MCP_STEP_CONFINE,	/* uid, Landlock, seccomp, or their proof (mcp_confine.h) */
 };
 
-/* Tell the parent where and why, through the status pipe, and die. */
+/* Tell the parent where and why (and which confinement step), and die. */
 static void __attribute__((noreturn))
-mcp_child_fail(int status_fd, enum mcp_spawn_step step)
+mcp_child_fail(int status_fd, enum mcp_spawn_step step, int detail)
 {
-	int why[2] = { (int)step, errno };
+	int why[3] = { (int)step, errno, detail };
 	ssize_t n = write(status_fd, why, sizeof why);
 
 	(void)n;
@@ -77,37 +86,77 @@ mcp_child_close_from(int low)
 		close((int)fd);
 }
 
+/* A descriptor moved to a fixed number, close-on-exec (or -1 when there is none). */
+static int
+mcp_child_pin(int fd, int at)
+{
+	if (fd < 0)
+		return -1;
+	return dup3(fd, at, O_CLOEXEC) < 0 ? -2 : at;
+}
+
 /*
  * Pipe ends are first copied above 2 so that the dup2 calls onto 0..2
- * cannot overwrite one another (the engine may run with 0..2 closed).
- * The status pipe ends up as 3, close-on-exec; everything above is closed.
+ * cannot overwrite one another (the engine may run with 0..2 closed); the
+ * program and ruleset descriptors above the fixed slots they end up in.
+ * The status pipe ends up as 3, close-on-exec; everything above 5 is closed.
+ */
+static int
+mcp_child_fds(const struct mcp_spawn *sp)
+{
+	int st, in, out, err, prog = -1, rules = -1;
+
+	st = fcntl(sp->status[1], F_DUPFD_CLOEXEC, 3);
+	if (st < 0)
+		_exit(127);
+	if (mcp_confine_program_fd(sp->confine) >= 0)
+		prog = fcntl(mcp_confine_program_fd(sp->confine), F_DUPFD_CLOEXEC, MCP_CHILD_FIRST_FREE);
+	if (mcp_confine_ruleset_fd(sp->confine) >= 0)
+		rules = fcntl(mcp_confine_ruleset_fd(sp->confine), F_DUPFD_CLOEXEC, MCP_CHILD_FIRST_FREE);
+	in = fcntl(sp->in[0], F_DUPFD, 3);
+	out = fcntl(sp->out[1], F_DUPFD, 3);
+	err = fcntl(sp->err[1], F_DUPFD, 3);
+	if (in < 0 || out < 0 || err < 0 || prog < -1 || rules < -1 ||
+	    dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
+		mcp_child_fail(st, MCP_STEP_SETUP, 0);
+	if (st != MCP_CHILD_STATUS_FD && mcp_child_pin(st, MCP_CHILD_STATUS_FD) < 0)
+		mcp_child_fail(st, MCP_STEP_SETUP, 0);
+	st = MCP_CHILD_STATUS_FD;
+	prog = mcp_child_pin(prog, MCP_CHILD_PROGRAM_FD);
+	rules = mcp_child_pin(rules, MCP_CHILD_RULESET_FD);
+	if (prog < -1 || rules < -1)
+		mcp_child_fail(st, MCP_STEP_SETUP, 0);
+	mcp_child_close_from(MCP_CHILD_FIRST_FREE);
+	mcp_confine_moved(sp->confine, prog, rules);
+	return st;
+}
+
+/*
+ * Its own session (so no terminal and no group of the engine's), limits,
+ * clean signals; then confinement, proven before anything of the server
+ * runs; the working directory as the upstream's user; exec.
  */
 static void __attribute__((noreturn))
 mcp_child(const struct mcp_spawn *sp)
 {
 	struct rlimit core = { 0, 0 };
-	int st, in, out, err;
+	enum mcp_confine_step cs;
+	int st = mcp_child_fds(sp), prog;
 
-	st = fcntl(sp->status[1], F_DUPFD_CLOEXEC, 3);
-	if (st < 0)
-		_exit(127);
-	in = fcntl(sp->in[0], F_DUPFD, 3);
-	out = fcntl(sp->out[1], F_DUPFD, 3);
-	err = fcntl(sp->err[1], F_DUPFD, 3);
-	if (in < 0 || out < 0 || err < 0 ||
-	    dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
-		mcp_child_fail(st, MCP_STEP_SETUP);
-	if (st != 3 && (dup2(st, 3) < 0 || fcntl(3, F_SETFD, FD_CLOEXEC) < 0))
-		mcp_child_fail(st, MCP_STEP_SETUP);
-	st = 3;
-	mcp_child_close_from(4);
-	if (setpgid(0, 0) < 0 || setrlimit(RLIMIT_CORE, &core) < 0)
-		mcp_child_fail(st, MCP_STEP_SETUP);
+	if (setsid() < 0 || setrlimit(RLIMIT_CORE, &core) < 0)
+		mcp_child_fail(st, MCP_STEP_SETUP, 0);
 	mcp_child_signals();
+	cs = mcp_confine_apply(sp->confine);
+	if (cs != MCP_CONFINE_OK)
+		mcp_child_fail(st, MCP_STEP_CONFINE, (int)cs);
 	if (sp->cwd && chdir(sp->cwd) < 0)
-		mcp_child_fail(st, MCP_STEP_CWD);
-	execve(sp->argv[0], sp->argv, sp->envp);
-	mcp_child_fail(st, MCP_STEP_EXEC);
+		mcp_child_fail(st, MCP_STEP_CWD, 0);
+	prog = mcp_confine_program_fd(sp->confine);
+	if (prog >= 0)
+		execveat(prog, "", sp->argv, sp->envp, AT_EMPTY_PATH);
+	else
+		execve(sp->argv[0], sp->argv, sp->envp);
+	mcp_child_fail(st, MCP_STEP_EXEC, 0);
 }
 
 /* --- spawning, in the parent --------------------------------------------- */
@@ -139,6 +188,8 @@ mcp_spawn_close(struct mcp_spawn *sp)
 	mcp_close_fd(&sp->status[1]);
 	free(sp->argv);
 	free(sp->envp);
+	mcp_confine_free(sp->confine);
+	sp->confine = NULL;
 }
 
 static int
@@ -172,11 +223,11 @@ mcp_spawn_prepare(struct mcp_spawn *sp, const struct mcp_server_config *cfg)
  * there in time.
  */
 static int
-mcp_spawn_status(int fd, long long deadline, int *why, enum mcp_spawn_step *step)
+mcp_spawn_status(int fd, long long deadline, int *why, enum mcp_spawn_step *step, int *detail)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 	long long left;
-	int e[2] = { 0, 0 }, rc;
+	int e[3] = { 0, 0, 0 }, rc;
 	ssize_t n;
 
 	for (;;) {
@@ -199,6 +250,7 @@ mcp_spawn_status(int fd, long long deadline, int *why, enum mcp_spawn_step *step
 			return 0;
 		*why = n == sizeof e ? e[1] : errno;
 		*step = n == sizeof e ? (enum mcp_spawn_step)e[0] : MCP_STEP_SETUP;
+		*detail = n == sizeof e ? e[2] : 0;
 		return -1;
 	}
 }
@@ -206,16 +258,25 @@ mcp_spawn_status(int fd, long long deadline, int *why, enum mcp_spawn_step *step
 /* Which of the config's paths failed, and how: its names are the operator's. */
 static void
 mcp_spawn_fail(const struct mcp_client *c, const struct mcp_server_config *cfg,
-	       enum mcp_spawn_step step, int why, struct al_err *err)
+	       enum mcp_spawn_step step, int why, int detail, struct al_err *err)
 {
 	const char *prog = cfg->argv.n ? cfg->argv.v[0] : "";
+	const char *user = c->confinement.user;
 	struct stat st;
 
-	if (step == MCP_STEP_CWD)
+	if (step == MCP_STEP_CONFINE)
+		al_fail(err, "upstream %s: confinement not enforced (%s)%s%s", c->name,
+			mcp_confine_step_name(detail), why ? ": " : "", why ? strerror(why) : "");
+	else if (step == MCP_STEP_CWD && why == EACCES && user[0])
+		al_fail(err, "upstream %s: %s cannot read %.200s", c->name, user,
+			cfg->cwd ? cfg->cwd : "");
+	else if (step == MCP_STEP_CWD)
 		al_fail(err, "upstream %s: cannot start: its cwd %.200s: %s", c->name,
 			cfg->cwd ? cfg->cwd : "", strerror(why));
 	else if (step == MCP_STEP_EXEC && stat(prog, &st) == 0 && S_ISDIR(st.st_mode))
 		al_fail(err, "upstream %s: cannot start: program %.200s is a directory", c->name, prog);
+	else if (step == MCP_STEP_EXEC && why == EACCES && user[0])
+		al_fail(err, "upstream %s: %s cannot read %.200s", c->name, user, prog);
 	else if (step == MCP_STEP_EXEC)
 		al_fail(err, "upstream %s: cannot start: program %.200s: %s", c->name, prog,
 			strerror(why));
@@ -231,8 +292,11 @@ mcp_spawn(struct mcp_client *c, const struct mcp_server_config *cfg, struct al_e
 		.in = { -1, -1 }, .out = { -1, -1 }, .err = { -1, -1 }, .status = { -1, -1 },
 	};
 	enum mcp_spawn_step step = MCP_STEP_SETUP;
-	int rc = -1, why = 0;
+	int rc = -1, why = 0, detail = 0;
 
+	if (mcp_confine_prepare(c->name, &cfg->confine, &cfg->argv, &sp.confine, err) < 0)
+		return -1;
+	c->confinement = *mcp_confine_receipt(sp.confine);
 	if (mcp_spawn_prepare(&sp, cfg) < 0) {
 		why = errno;
 		goto out;
@@ -244,10 +308,13 @@ mcp_spawn(struct mcp_client *c, const struct mcp_server_config *cfg, struct al_e
 		why = errno;
 		goto out;
 	}
-	/* Also here, so the group exists whichever side runs first. */
-	setpgid(c->pid, c->pid);
+	/*
+	 * The child's setsid makes its group; the status pipe closes only at
+	 * exec, so the group exists before this returns (no setpgid here: a
+	 * group leader cannot setsid).
+	 */
 	mcp_close_fd(&sp.status[1]);
-	if (mcp_spawn_status(sp.status[0], clock_mono_ms() + c->init_ms, &why, &step) < 0)
+	if (mcp_spawn_status(sp.status[0], clock_mono_ms() + c->init_ms, &why, &step, &detail) < 0)
 		goto out;
 	c->in_fd = sp.in[1];
 	c->out_fd = sp.out[0];
@@ -257,7 +324,7 @@ mcp_spawn(struct mcp_client *c, const struct mcp_server_config *cfg, struct al_e
 out:
 	mcp_spawn_close(&sp);
 	if (rc < 0)
-		mcp_spawn_fail(c, cfg, step, why, err);
+		mcp_spawn_fail(c, cfg, step, why, detail, err);
 	return rc;
 }
 

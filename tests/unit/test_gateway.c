@@ -33,11 +33,12 @@
 
 #include "audit_verify.h"
 #include "scratch.h"
+#include "upstream_dir.h"
 
 #define ROWS_MAX	16
 
 struct gw {
-	char dir[64], db[96], sink[96];
+	char dir[64], db[96], sink[96], up[80];
 	struct airlock_config c;
 	struct audit *a;
 	struct gate *gate;
@@ -70,7 +71,7 @@ gw_config(struct gw *w, const char *mode, int timeout_ms, int frame_bytes)
 	snprintf(text, sizeof text,
 		 "{\"upstreams\": {"
 		 "  \"u\": {\"argv\": [\"%s\", \"--sink\", \"%s\", \"--mode\", \"%s\"],"
-		 "         \"timeout_ms\": %d},"
+		 "         \"timeout_ms\": %d, \"paths\": {\"rw\": [\"%s\"]}},"
 		 "  \"gone\": {\"argv\": [\"%s/no-such-upstream\"]}},"
 		 " \"tools\": {"
 		 "  \"echo\": {\"upstream\": \"u\", \"remote\": \"echo\", \"data_class\": \"confidential\","
@@ -88,7 +89,7 @@ gw_config(struct gw *w, const char *mode, int timeout_ms, int frame_bytes)
 		 "               \"pinned\": \"pinned\", \"missing\": \"missing\"},"
 		 " \"initial\": {\"class\": \"confidential\"},"
 		 " \"bounds\": {\"calls\": 64, \"frame_bytes\": %d}}",
-		 upstream_bin(), w->sink, mode, timeout_ms, w->dir, 0, frame_bytes);
+		 upstream_bin(), w->sink, mode, timeout_ms, w->up, w->dir, 0, frame_bytes);
 	root = json_loads(text, 0, NULL);
 	assert_non_null(root);
 	config_init(&w->c);
@@ -107,7 +108,8 @@ gw_open_with(struct gw *w, const char *mode, int timeout_ms, int frame_bytes, bo
 	memset(w, 0, sizeof *w);
 	scratch_make(w->dir, sizeof w->dir, "gw");
 	snprintf(w->db, sizeof w->db, "%s/audit.db", w->dir);
-	snprintf(w->sink, sizeof w->sink, "%s/u.sink", w->dir);
+	upstream_dir_make(w->dir, w->up, sizeof w->up);
+	snprintf(w->sink, sizeof w->sink, "%s/u.sink", w->up);
 	gw_config(w, mode, timeout_ms, frame_bytes);
 	assert_int_equal(audit_open(w->db, &w->a, &err), 0);
 	w->with_gate = with_gate;
@@ -145,6 +147,7 @@ static void
 gw_free(struct gw *w)
 {
 	config_free(&w->c);
+	upstream_dir_remove(w->up);
 	scratch_remove(w->dir);
 }
 

@@ -17,6 +17,7 @@
 #include "mcp.h"
 
 #include "scratch.h"
+#include "upstream_dir.h"
 
 /*
  * The MCP client against real processes: tests/fixtures/upstream (built
@@ -60,6 +61,7 @@ fx_setup(void **state)
 	if (!f)
 		return -1;
 	scratch_make(f->dir, sizeof f->dir, "mcp");
+	upstream_dir_own(f->dir);
 	snprintf(f->sink, sizeof f->sink, "%s/sink", f->dir);
 	snprintf(f->file, sizeof f->file, "%s/hello.txt", f->dir);
 	*state = f;
@@ -73,6 +75,7 @@ fx_release(struct fx *f)
 	f->c = NULL;
 	strv_free(&f->cfg.argv);
 	strv_free(&f->cfg.env);
+	strv_free(&f->cfg.confine.rw);
 }
 
 static int
@@ -110,6 +113,7 @@ fx_config(struct fx *f, const char *mode)
 	push(&f->cfg.argv, "fixture");
 	push(&f->cfg.env, "PATH=/usr/bin:/bin");
 	push(&f->cfg.env, "AIRLOCK_MARK=1");
+	push(&f->cfg.confine.rw, f->dir);	/* the sink */
 	f->cfg.init_timeout_ms = 5000;
 	f->cfg.call_timeout_ms = 5000;
 }

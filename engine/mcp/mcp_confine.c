@@ -1,0 +1,369 @@
+#include "mcp_confine_int.h"
+
+#include "mutant.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/capability.h>
+#include <linux/seccomp.h>
+#include <netinet/in.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define PW_BUF		16384
+#define CAP_LOOP_MAX	64	/* PR_CAPBSET_DROP answers EINVAL past the last one */
+
+/* --- the user, in the parent ---------------------------------------------- */
+
+static bool
+in_docker_group(const struct passwd *pw)
+{
+	char buf[PW_BUF];
+	struct group gr, *g = NULL;
+	char **m;
+
+	if (getgrnam_r("docker", &gr, buf, sizeof buf, &g) != 0 || !g)
+		return false;
+	if (pw->pw_gid == g->gr_gid)
+		return true;
+	for (m = g->gr_mem; m && *m; m++)
+		if (strcmp(*m, pw->pw_name) == 0)
+			return true;
+	return false;
+}
+
+/* Refusals name the opt-in, so the operator sees it is one. */
+static int
+user_allowed(const struct passwd *pw, bool privileged, struct al_err *err)
+{
+	if (privileged)
+		return 0;
+	if (pw->pw_uid == 0 || pw->pw_gid == 0)
+		return al_fail(err, "root is not allowed (\"privileged\": true opts in)");
+	if (in_docker_group(pw))
+		return al_fail(err, "a member of the docker group is not allowed "
+			       "(\"privileged\": true opts in)");
+	return 0;
+}
+
+int
+mcp_confine_check_user(const char *user, bool privileged, struct al_err *err)
+{
+	char buf[PW_BUF];
+	struct passwd pw, *p = NULL;
+
+	if (getpwnam_r(user, &pw, buf, sizeof buf, &p) != 0 || !p)
+		return al_fail(err, "no such user %.64s", user);
+	return user_allowed(p, privileged, err);
+}
+
+/*
+ * Only a root engine can change uid. A non-root engine's upstream keeps
+ * the engine's uid, gid and groups: refused if those hold the docker group.
+ */
+static int
+keep_engine_ids(struct mcp_confine *cf, bool privileged, struct al_err *err)
+{
+	char buf[PW_BUF];
+	struct group gr, *g = NULL;
+	gid_t groups[256];
+	int n = getgroups(256, groups), i;
+
+	cf->uid = getuid();
+	cf->gid = getgid();
+	if (privileged || getgrnam_r("docker", &gr, buf, sizeof buf, &g) != 0 || !g)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (groups[i] == g->gr_gid)
+			break;
+	if (getegid() == g->gr_gid || (n > 0 && i < n))
+		return al_fail(err, "upstream %s: the engine is in the docker group without "
+			       "root: it cannot drop that group for the upstream", cf->name);
+	return 0;
+}
+
+static int
+resolve_ids(struct mcp_confine *cf, const struct mcp_confine_config *cfg, struct al_err *err)
+{
+	const char *user = cfg->user ? cfg->user : MCP_CONFINE_USER;
+	char buf[PW_BUF];
+	struct passwd pw, *p = NULL;
+	struct al_err why;
+
+	cf->change_ids = geteuid() == 0 && !mutant("upstream_keep_root");
+	if (!cf->change_ids)
+		return keep_engine_ids(cf, cfg->privileged, err);
+	if ((getpwnam_r(user, &pw, buf, sizeof buf, &p) != 0 || !p) && !cfg->user)
+		return al_fail(err, "upstream %s: user %s does not exist: run scripts/setup or: "
+			       "useradd --system %s", cf->name, user, user);
+	if (!p)
+		return al_fail(err, "upstream %s: user %.64s does not exist", cf->name, user);
+	if (user_allowed(p, cfg->privileged, &why) < 0)
+		return al_fail(err, "upstream %s: user %.64s: %s", cf->name, user, why.msg);
+	cf->uid = p->pw_uid;
+	cf->gid = p->pw_gid;
+	snprintf(cf->receipt.user, sizeof cf->receipt.user, "%s", user);
+	return 0;
+}
+
+/* --- preparing, in the parent -------------------------------------------- */
+
+/* ELF programs run from a descriptor the parent opened; scripts by path. */
+static void
+open_program(struct mcp_confine *cf, const char *path)
+{
+	char magic[2];
+
+	cf->program_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (cf->program_fd < 0)
+		return;		/* exec by path reports the error as before */
+	if (pread(cf->program_fd, magic, 2, 0) != 2 || (magic[0] == '#' && magic[1] == '!')) {
+		close(cf->program_fd);
+		cf->program_fd = -1;
+	}
+}
+
+static void
+ports_text(char *out, size_t cap, const uint16_t *v, size_t n)
+{
+	size_t i, len = 0;
+
+	out[0] = '\0';
+	for (i = 0; i < n && len < cap; i++)
+		len += (size_t)snprintf(out + len, cap - len, "%s%u", i ? "," : "", v[i]);
+	if (n == 0)
+		snprintf(out, cap, "-");
+}
+
+static void
+receipt_network(struct mcp_confine_receipt *r, const struct mcp_confine_config *cfg)
+{
+	char c[40], b[40];
+
+	if (!cfg->network) {
+		snprintf(r->network, sizeof r->network, "none");
+		return;
+	}
+	ports_text(c, sizeof c, cfg->connect, cfg->n_connect);
+	ports_text(b, sizeof b, cfg->bind, cfg->n_bind);
+	snprintf(r->network, sizeof r->network, "connect %s bind %s udp %s", c, b,
+		 cfg->udp ? "yes" : "no");
+}
+
+static struct mcp_confine *
+confine_new(const char *name)
+{
+	struct mcp_confine *cf = calloc(1, sizeof *cf);
+
+	if (!cf)
+		return NULL;
+	snprintf(cf->name, sizeof cf->name, "%s", name ? name : "?");
+	cf->program_fd = cf->ruleset_fd = -1;
+	return cf;
+}
+
+int
+mcp_confine_prepare(const char *name, const struct mcp_confine_config *cfg,
+		    const struct strv *argv, struct mcp_confine **out, struct al_err *err)
+{
+	struct mcp_confine *cf = confine_new(name);
+
+	*out = NULL;
+	if (!cf)
+		return al_fail(err, "upstream: out of memory");
+	cf->privileged = cfg->privileged;
+	cf->seccomp = !mutant("upstream_no_seccomp");
+	cf->prove = !mutant("upstream_no_proof");
+	if (resolve_ids(cf, cfg, err) < 0 || mcp_landlock_prepare(cf, cfg, argv, err) < 0 ||
+	    mcp_seccomp_prepare(cf, cfg, err) < 0) {
+		mcp_confine_free(cf);
+		return -1;
+	}
+	cf->receipt.uid = cf->uid;
+	cf->receipt.gid = cf->gid;
+	cf->receipt.uid_changed = cf->change_ids;
+	cf->receipt.privileged = cfg->privileged;
+	receipt_network(&cf->receipt, cfg);
+	open_program(cf, argv->v[0]);
+	*out = cf;
+	return 0;
+}
+
+void
+mcp_confine_free(struct mcp_confine *cf)
+{
+	if (!cf)
+		return;
+	if (cf->program_fd >= 0)
+		close(cf->program_fd);
+	if (cf->ruleset_fd >= 0)
+		close(cf->ruleset_fd);
+	free(cf->prog.filter);
+	free(cf);
+}
+
+const struct mcp_confine_receipt *
+mcp_confine_receipt(const struct mcp_confine *cf)
+{
+	return &cf->receipt;
+}
+
+int
+mcp_confine_program_fd(const struct mcp_confine *cf)
+{
+	return cf->program_fd;
+}
+
+int
+mcp_confine_ruleset_fd(const struct mcp_confine *cf)
+{
+	return cf->ruleset_fd;
+}
+
+void
+mcp_confine_moved(struct mcp_confine *cf, int program_fd, int ruleset_fd)
+{
+	cf->program_fd = program_fd;
+	cf->ruleset_fd = ruleset_fd;
+}
+
+/* --- in the child: system calls only --------------------------------------- */
+
+/*
+ * The bounding set first (dropping needs CAP_SETPCAP, gone after setuid),
+ * then the ids; a non-root engine has no bounding set worth dropping and
+ * may not: EPERM there is not a failure.
+ */
+static int
+drop_ids(const struct mcp_confine *cf)
+{
+	int cap;
+
+	for (cap = 0; cap < CAP_LOOP_MAX; cap++)
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0) {
+			if (errno == EINVAL)
+				break;
+			if (cf->change_ids)
+				return -1;
+		}
+	if (cf->change_ids && (setgroups(0, NULL) < 0 || setresgid(cf->gid, cf->gid, cf->gid) < 0 ||
+			       setresuid(cf->uid, cf->uid, cf->uid) < 0))
+		return -1;
+	return 0;
+}
+
+/* Effective, permitted, inheritable and ambient to zero (root keeps them otherwise). */
+static int
+drop_caps(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
+
+	memset(d, 0, sizeof d);
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
+		return -1;
+	return (int)syscall(SYS_capset, &h, d);
+}
+
+/* The forbidden TCP connect: Landlock must refuse it (EACCES), not the peer. */
+static int
+probe_connect(int port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), rc, e;
+
+	if (s < 0)
+		return -1;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	rc = connect(s, (struct sockaddr *)&a, sizeof a);
+	e = errno;
+	close(s);
+	errno = rc == 0 ? 0 : e;
+	return rc == 0 || e != EACCES ? -1 : 0;
+}
+
+/* "/" is beneath no rule (the lists never name it): reading it must be refused. */
+static int
+probe_open(void)
+{
+	int fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC), e = errno;
+
+	if (fd >= 0)
+		close(fd);
+	errno = fd >= 0 ? 0 : e;
+	return fd < 0 && e == EACCES ? 0 : -1;
+}
+
+/* A filtered call that the kernel would fail otherwise (EFAULT), not with EPERM. */
+static int
+probe_filtered(void)
+{
+	long rc = syscall(SYS_perf_event_open, NULL, 0, -1, -1, 0UL);
+	int e = errno;
+
+	errno = rc >= 0 ? 0 : e;
+	return rc < 0 && e == EPERM ? 0 : -1;
+}
+
+static enum mcp_confine_step
+prove(const struct mcp_confine *cf)
+{
+	if (!cf->prove)
+		return MCP_CONFINE_OK;
+	if (!cf->privileged && (getuid() == 0 || geteuid() == 0)) {
+		errno = 0;
+		return MCP_CONFINE_CHECK_UID;
+	}
+	if (cf->landlock_fs && probe_open() < 0)
+		return MCP_CONFINE_CHECK_FS;
+	if (cf->landlock_net && probe_connect(cf->probe_port) < 0)
+		return MCP_CONFINE_CHECK_NET;
+	if (cf->seccomp && probe_filtered() < 0)
+		return MCP_CONFINE_CHECK_SYSCALL;
+	return MCP_CONFINE_OK;
+}
+
+enum mcp_confine_step
+mcp_confine_apply(const struct mcp_confine *cf)
+{
+	if (drop_ids(cf) < 0 || drop_caps() < 0)
+		return MCP_CONFINE_IDS;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return MCP_CONFINE_NNP;
+	if (cf->ruleset_fd >= 0) {
+		if (mcp_landlock_restrict(cf->ruleset_fd) < 0)
+			return MCP_CONFINE_LANDLOCK;
+		close(cf->ruleset_fd);
+	}
+	if (cf->seccomp && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &cf->prog) < 0)
+		return MCP_CONFINE_SECCOMP;
+	return prove(cf);
+}
+
+const char *
+mcp_confine_step_name(int step)
+{
+	static const char *const names[] = {
+		[MCP_CONFINE_OK] = "none",
+		[MCP_CONFINE_IDS] = "uid",
+		[MCP_CONFINE_NNP] = "no_new_privs",
+		[MCP_CONFINE_LANDLOCK] = "landlock",
+		[MCP_CONFINE_SECCOMP] = "seccomp",
+		[MCP_CONFINE_CHECK_FS] = "landlock fs",
+		[MCP_CONFINE_CHECK_NET] = "landlock net",
+		[MCP_CONFINE_CHECK_SYSCALL] = "seccomp",
+		[MCP_CONFINE_CHECK_UID] = "uid",
+	};
+
+	if (step < 0 || (size_t)step >= sizeof names / sizeof names[0])
+		return "unknown";
+	return names[step];
+}

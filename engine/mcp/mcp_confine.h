@@ -1,0 +1,109 @@
+#ifndef AIRLOCK_MCP_CONFINE_H
+#define AIRLOCK_MCP_CONFINE_H
+
+/*
+ * What an MCP upstream process may do, and the receipt of what it got
+ * (issue #41, section 1; docs/guarantees.md "Upstream confinement").
+ *
+ * Everything is prepared in the parent before fork: the user looked up,
+ * the Landlock ruleset created and filled, the seccomp filter built with
+ * libseccomp and exported as BPF. Between fork and exec the child only
+ * makes system calls: drop the bounding set, setgroups/setresgid/setresuid,
+ * no_new_privs, landlock_restrict_self, PR_SET_SECCOMP; then it proves the
+ * result (a forbidden open, a forbidden TCP connect and a filtered system
+ * call must fail, the uid must not be 0) and reports a failure through the
+ * status pipe instead of running the server.
+ *
+ * A zeroed struct mcp_confine_config is the default: the airlock-upstream
+ * user (when the engine is root), no network, nothing writable.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "err.h"
+#include "hash.h"
+#include "strv.h"
+
+#define MCP_CONFINE_USER	"airlock-upstream"
+#define MCP_CONFINE_PATHS_MAX	16	/* per list: rw, ro */
+#define MCP_CONFINE_PORTS_MAX	16	/* per list: connect, bind */
+#define MCP_LANDLOCK_ABI_MIN	6	/* TCP rules (4) and scopes (6) */
+
+struct mcp_confine_config {
+	const char *user;		/* NULL: MCP_CONFINE_USER */
+	bool privileged;		/* opt-in: user may be root or in the docker group */
+	bool unconfined_ok;		/* opt-in: start without Landlock where the kernel lacks it */
+	struct strv rw;			/* absolute directories or files: read-write beneath */
+	struct strv ro;			/* absolute: read-only beneath */
+	bool network;			/* false: "none"; true: the ports below */
+	bool udp;			/* with network: UDP sockets too (any port) */
+	uint16_t connect[MCP_CONFINE_PORTS_MAX];
+	size_t n_connect;
+	uint16_t bind[MCP_CONFINE_PORTS_MAX];
+	size_t n_bind;
+};
+
+/* What one upstream got: filled at spawn, for the session's audit. */
+struct mcp_confine_receipt {
+	char user[33];			/* the user switched to; "" when the uid is the engine's */
+	uid_t uid;			/* the server's uid */
+	gid_t gid;
+	bool uid_changed;		/* false: the engine is not root, the uid is its own */
+	bool privileged;		/* started under the privileged opt-in */
+	int landlock_abi;		/* 0: no Landlock (only with unconfined_ok) */
+	unsigned landlock_rules;	/* path and port rules in the ruleset */
+	char seccomp_sha256[HASH_HEX_LEN + 1];	/* of the exported BPF program */
+	char network[128];		/* "none", or "connect 443,80 bind - udp no" */
+};
+
+/*
+ * The user check a config load makes: the user exists, and is neither uid
+ * 0, gid 0 nor a member of the docker group unless privileged. Fails with
+ * "root is not allowed …", "a member of the docker group is not allowed …"
+ * or "no such user …" (the caller prefixes the JSON path).
+ */
+int mcp_confine_check_user(const char *user, bool privileged, struct al_err *err);
+
+/* One prepared confinement: built in the parent, applied in the child. */
+struct mcp_confine;
+
+/*
+ * Everything the child needs, for the upstream named name running argv.
+ * Fails with "upstream NAME: …" naming the cause and the fix.
+ */
+int mcp_confine_prepare(const char *name, const struct mcp_confine_config *cfg,
+			const struct strv *argv, struct mcp_confine **out, struct al_err *err);
+void mcp_confine_free(struct mcp_confine *cf);
+const struct mcp_confine_receipt *mcp_confine_receipt(const struct mcp_confine *cf);
+/* The program, opened by the parent; -1 for scripts (exec by path). */
+int mcp_confine_program_fd(const struct mcp_confine *cf);
+/* The Landlock ruleset descriptor, or -1. */
+int mcp_confine_ruleset_fd(const struct mcp_confine *cf);
+/* The child moved the descriptors: it tells the prepared state where. */
+void mcp_confine_moved(struct mcp_confine *cf, int program_fd, int ruleset_fd);
+
+/* Where, in the child, confinement failed (a spawn step of its own). */
+enum mcp_confine_step {
+	MCP_CONFINE_OK,
+	MCP_CONFINE_IDS,	/* groups, gid, uid, capabilities */
+	MCP_CONFINE_NNP,
+	MCP_CONFINE_LANDLOCK,	/* landlock_restrict_self */
+	MCP_CONFINE_SECCOMP,	/* PR_SET_SECCOMP */
+	MCP_CONFINE_CHECK_FS,	/* the forbidden open succeeded, or failed otherwise */
+	MCP_CONFINE_CHECK_NET,	/* the forbidden connect was not refused by Landlock */
+	MCP_CONFINE_CHECK_SYSCALL,	/* the filtered call was not refused */
+	MCP_CONFINE_CHECK_UID,	/* still uid 0 */
+};
+
+/*
+ * In the child, between fork and exec: async-signal-safe system calls
+ * only. MCP_CONFINE_OK, or the step that failed (errno set).
+ */
+enum mcp_confine_step mcp_confine_apply(const struct mcp_confine *cf);
+/* Its fixed name for an error: "uid", "landlock", "seccomp", … */
+const char *mcp_confine_step_name(int step);
+
+#endif

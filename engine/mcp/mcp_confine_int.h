@@ -1,0 +1,40 @@
+#ifndef AIRLOCK_MCP_CONFINE_INT_H
+#define AIRLOCK_MCP_CONFINE_INT_H
+
+/*
+ * What mcp_confine.c (user, child), mcp_landlock.c (the ruleset) and
+ * mcp_seccomp.c (the filter) share. Not for other callers.
+ */
+
+#include <linux/filter.h>
+#include <stdbool.h>
+
+#include "mcp_confine.h"
+
+struct mcp_confine {
+	char name[64];			/* the upstream's, for errors */
+	bool change_ids;		/* the engine is root: setresuid to the user */
+	uid_t uid;
+	gid_t gid;
+	int program_fd;			/* opened by the parent; -1: exec by path */
+	int ruleset_fd;			/* -1: no Landlock (unconfined_ok, or mutant) */
+	bool landlock_fs, landlock_net;	/* what the ruleset handles: what to prove */
+	int probe_port;			/* a TCP port the ruleset refuses to connect to */
+	bool seccomp;			/* a filter to load (false only under a mutant) */
+	bool prove;			/* check before exec (false only under a mutant) */
+	bool privileged;
+	struct sock_fprog prog;		/* the exported filter; filter malloc'd */
+	struct mcp_confine_receipt receipt;
+};
+
+/* mcp_landlock.c: the ruleset, created and filled in the parent. */
+int mcp_landlock_prepare(struct mcp_confine *cf, const struct mcp_confine_config *cfg,
+			 const struct strv *argv, struct al_err *err);
+/* In the child. 0, or -1 with errno. */
+int mcp_landlock_restrict(int ruleset_fd);
+
+/* mcp_seccomp.c: the filter, built with libseccomp and exported as BPF. */
+int mcp_seccomp_prepare(struct mcp_confine *cf, const struct mcp_confine_config *cfg,
+			struct al_err *err);
+
+#endif
