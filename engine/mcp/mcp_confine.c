@@ -313,6 +313,10 @@ probe_filtered(void)
 	return rc < 0 && e == EPERM ? 0 : -1;
 }
 
+/*
+ * What was intended, not what was done, is checked: a protection that
+ * silently did not take (or a mutant that removed it) is caught here.
+ */
 static enum mcp_confine_step
 prove(const struct mcp_confine *cf)
 {
@@ -322,11 +326,11 @@ prove(const struct mcp_confine *cf)
 		errno = 0;
 		return MCP_CONFINE_CHECK_UID;
 	}
-	if (cf->landlock_fs && probe_open() < 0)
+	if (cf->landlock && probe_open() < 0)
 		return MCP_CONFINE_CHECK_FS;
-	if (cf->landlock_net && probe_connect(cf->probe_port) < 0)
+	if (cf->landlock && probe_connect(cf->probe_port) < 0)
 		return MCP_CONFINE_CHECK_NET;
-	if (cf->seccomp && probe_filtered() < 0)
+	if (probe_filtered() < 0)
 		return MCP_CONFINE_CHECK_SYSCALL;
 	return MCP_CONFINE_OK;
 }

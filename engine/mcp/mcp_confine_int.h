@@ -18,9 +18,10 @@ struct mcp_confine {
 	gid_t gid;
 	int program_fd;			/* opened by the parent; -1: exec by path */
 	int ruleset_fd;			/* -1: no Landlock (unconfined_ok, or mutant) */
-	bool landlock_fs, landlock_net;	/* what the ruleset handles: what to prove */
+	bool landlock;			/* a ruleset is due (the ABI is there): proven */
+	bool landlock_fs, landlock_net;	/* what it handles (both, but under a mutant) */
 	int probe_port;			/* a TCP port the ruleset refuses to connect to */
-	bool seccomp;			/* a filter to load (false only under a mutant) */
+	bool seccomp;			/* load the filter (always, but under a mutant); proven */
 	bool prove;			/* check before exec (false only under a mutant) */
 	bool privileged;
 	struct sock_fprog prog;		/* the exported filter; filter malloc'd */

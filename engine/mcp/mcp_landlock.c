@@ -258,6 +258,7 @@ mcp_landlock_prepare(struct mcp_confine *cf, const struct mcp_confine_config *cf
 			       "needs %d (or the upstream's \"unconfined_ok\": true)",
 			       cf->name, abi, MCP_LANDLOCK_ABI_MIN);
 	}
+	cf->landlock = true;
 	cf->landlock_fs = !mutant("upstream_no_landlock_fs");
 	cf->landlock_net = !mutant("upstream_no_landlock_net");
 	cf->probe_port = ll_probe_port(cfg);

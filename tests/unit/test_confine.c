@@ -1,0 +1,427 @@
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "mcp.h"
+
+#include "scratch.h"
+
+/*
+ * Upstream confinement (engine/mcp/mcp_confine.h) against a real hostile
+ * MCP server (tests/fixtures/hostile_upstream, AIRLOCK_HOSTILE): every power
+ * it tries fails, and the observers (a unix listener standing in for the
+ * Docker socket, TCP and UDP listeners on 127.0.0.1, an audit-database-like
+ * file) see nothing. For each protection a mutant (this binary links the
+ * -DAIRLOCK_MUTANTS engine) removes it, and its power comes back at its
+ * observer; the same mutant without upstream_no_proof is caught at spawn.
+ * Runs as root (CI does); otherwise it skips.
+ */
+
+static const char *const attempts[] = {
+	"docker_sock", "stand_in_sock", "audit_db", "shadow", "proc1_environ", "engine_environ",
+	"engine_mem", "etc_write", "kill_engine", "ptrace", "tcp", "udp", "packet", "io_uring",
+	"mount", "userns", NULL,
+};
+
+struct obs {
+	char dir[64], sock[96], db[96];
+	int unix_fd, tcp_fd, udp_fd;
+	int tcp_port, udp_port;
+	struct mcp_server_config cfg;
+	struct mcp_client *c;
+	json_t *got;		/* the attempt's report */
+};
+
+static int
+listen_inet(int type, int *port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t len = sizeof a;
+	int s = socket(AF_INET, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+	assert_true(s >= 0);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(bind(s, (struct sockaddr *)&a, sizeof a), 0);
+	if (type == SOCK_STREAM)
+		assert_int_equal(listen(s, 8), 0);
+	assert_int_equal(getsockname(s, (struct sockaddr *)&a, &len), 0);
+	*port = ntohs(a.sin_port);
+	return s;
+}
+
+/* As /var/run/docker.sock is: root's, 0660, in a directory anyone may pass. */
+static int
+listen_unix(const char *path)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+	assert_true(s >= 0);
+	snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
+	assert_int_equal(bind(s, (struct sockaddr *)&a, sizeof a), 0);
+	assert_int_equal(chmod(path, 0660), 0);
+	assert_int_equal(listen(s, 8), 0);
+	return s;
+}
+
+static void
+push(struct strv *s, const char *v)
+{
+	assert_int_equal(strv_push(s, v), 0);
+}
+
+static int
+obs_setup(void **state)
+{
+	struct obs *o = calloc(1, sizeof *o);
+	char port[16];
+	int fd;
+
+	if (!o)
+		return -1;
+	scratch_make(o->dir, sizeof o->dir, "confine");
+	assert_int_equal(chmod(o->dir, 0711), 0);
+	snprintf(o->sock, sizeof o->sock, "%s/docker.sock", o->dir);
+	snprintf(o->db, sizeof o->db, "%s/audit.db", o->dir);
+	/* writable by anyone: only the upstream's ruleset stands in the way */
+	fd = open(o->db, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(chmod(o->db, 0666), 0);
+	o->unix_fd = listen_unix(o->sock);
+	o->tcp_fd = listen_inet(SOCK_STREAM, &o->tcp_port);
+	o->udp_fd = listen_inet(SOCK_DGRAM, &o->udp_port);
+	o->cfg.name = "hostile";
+	push(&o->cfg.argv, getenv("AIRLOCK_HOSTILE"));
+	push(&o->cfg.argv, "--unix");
+	push(&o->cfg.argv, o->sock);
+	push(&o->cfg.argv, "--db");
+	push(&o->cfg.argv, o->db);
+	snprintf(port, sizeof port, "%d", o->tcp_port);
+	push(&o->cfg.argv, "--tcp");
+	push(&o->cfg.argv, port);
+	snprintf(port, sizeof port, "%d", o->udp_port);
+	push(&o->cfg.argv, "--udp");
+	push(&o->cfg.argv, port);
+	push(&o->cfg.env, "PATH=/usr/bin:/bin");
+	o->cfg.init_timeout_ms = 5000;
+	o->cfg.call_timeout_ms = 5000;
+	*state = o;
+	return 0;
+}
+
+static int
+obs_teardown(void **state)
+{
+	struct obs *o = *state;
+
+	mcp_stop(o->c);
+	json_decref(o->got);
+	strv_free(&o->cfg.argv);
+	strv_free(&o->cfg.env);
+	close(o->unix_fd);
+	close(o->tcp_fd);
+	close(o->udp_fd);
+	unlink("/etc/airlock-hostile-probe");	/* only a broken run leaves it */
+	scratch_remove(o->dir);
+	free(o);
+	unsetenv("AIRLOCK_MUTANT");
+	return 0;
+}
+
+static bool
+as_root(void)
+{
+	if (geteuid() == 0 && getpwnam(MCP_CONFINE_USER))
+		return true;
+	print_message("SKIPPED: needs root and the %s user (scripts/setup)\n", MCP_CONFINE_USER);
+	return false;
+}
+
+/* Start the hostile server (under AIRLOCK_MUTANT=mutant) and run its one tool. */
+static void
+run_attempt(struct obs *o, const char *mutant)
+{
+	struct mcp_call_result res;
+	struct al_err err = { "" };
+
+	if (mutant)
+		setenv("AIRLOCK_MUTANT", mutant, 1);
+	if (mcp_start(&o->cfg, &o->c, &err) < 0)
+		fail_msg("mcp_start: %s", err.msg);
+	unsetenv("AIRLOCK_MUTANT");
+	assert_int_equal(mcp_call(o->c, "attempt", NULL, 0, &res, &err), 0);
+	assert_int_equal(res.outcome, MCP_OK);
+	print_message("%s: %s\n", mutant ? mutant : "confined", res.text);
+	o->got = json_loads(res.text, 0, NULL);
+	assert_non_null(o->got);
+	mcp_call_result_free(&res);
+}
+
+static const char *
+got(const struct obs *o, const char *what)
+{
+	const char *v = json_string_value(json_object_get(o->got, what));
+
+	assert_non_null(v);
+	return v;
+}
+
+/* Anything waiting at a listener: a connection, a datagram. */
+static bool
+tcp_seen(const struct obs *o)
+{
+	int s = accept(o->tcp_fd, NULL, NULL);
+
+	if (s >= 0)
+		close(s);
+	return s >= 0;
+}
+
+static bool
+unix_seen(const struct obs *o)
+{
+	int s = accept(o->unix_fd, NULL, NULL);
+
+	if (s >= 0)
+		close(s);
+	return s >= 0;
+}
+
+static bool
+udp_seen(const struct obs *o)
+{
+	char b[8];
+
+	return recv(o->udp_fd, b, sizeof b, MSG_DONTWAIT) >= 0;
+}
+
+static bool
+db_written(const struct obs *o)
+{
+	struct stat st;
+
+	assert_int_equal(stat(o->db, &st), 0);
+	return st.st_size > 0;
+}
+
+static void
+test_hostile_gets_nothing(void **state)
+{
+	struct obs *o = *state;
+	const struct mcp_confine_receipt *r;
+	size_t i;
+
+	if (!as_root())
+		skip();
+	run_attempt(o, NULL);
+	for (i = 0; attempts[i]; i++)
+		if (strcmp(got(o, attempts[i]), "ok") == 0)
+			fail_msg("the confined upstream could: %s", attempts[i]);
+	assert_false(tcp_seen(o));
+	assert_false(udp_seen(o));
+	assert_false(unix_seen(o));
+	assert_false(db_written(o));
+	assert_int_equal(access("/etc/airlock-hostile-probe", F_OK), -1);
+	r = mcp_confinement(o->c);
+	assert_int_equal(r->uid, getpwnam(MCP_CONFINE_USER)->pw_uid);
+	assert_true(r->uid_changed);
+	assert_string_equal(r->user, MCP_CONFINE_USER);
+	assert_true(r->landlock_abi >= MCP_LANDLOCK_ABI_MIN);
+	assert_true(r->landlock_rules > 0);
+	assert_int_equal(strlen(r->seccomp_sha256), HASH_HEX_LEN);
+	assert_string_equal(r->network, "none");
+	assert_false(r->privileged);
+}
+
+/* Each protection removed: its power comes back at its observer. */
+static void
+test_mutant_keep_root(void **state)
+{
+	struct obs *o = *state;
+
+	if (!as_root())
+		skip();
+	run_attempt(o, "upstream_keep_root,upstream_no_proof");
+	assert_string_equal(got(o, "shadow"), "ok");
+	assert_string_equal(got(o, "stand_in_sock"), "ok");
+	assert_true(unix_seen(o));
+	assert_int_equal(mcp_confinement(o->c)->uid, 0);
+}
+
+static void
+test_mutant_no_seccomp(void **state)
+{
+	struct obs *o = *state;
+
+	if (!as_root())
+		skip();
+	run_attempt(o, "upstream_no_seccomp,upstream_no_proof");
+	assert_string_equal(got(o, "io_uring"), "ok");
+	assert_string_equal(got(o, "userns"), "ok");
+}
+
+static void
+test_mutant_no_landlock_fs(void **state)
+{
+	struct obs *o = *state;
+
+	if (!as_root())
+		skip();
+	run_attempt(o, "upstream_no_landlock_fs,upstream_no_proof");
+	assert_string_equal(got(o, "audit_db"), "ok");
+	assert_true(db_written(o));
+}
+
+static void
+test_mutant_no_landlock_net(void **state)
+{
+	struct obs *o = *state;
+
+	if (!as_root())
+		skip();
+	run_attempt(o, "upstream_no_landlock_net,upstream_no_proof");
+	assert_string_equal(got(o, "tcp"), "ok");
+	assert_true(tcp_seen(o));
+}
+
+/* The proof at spawn: each protection missing is a refusal, not a server. */
+static void
+refused(struct obs *o, const char *mutant, const char *want)
+{
+	struct al_err err = { "" };
+	char msg[128];
+
+	setenv("AIRLOCK_MUTANT", mutant, 1);
+	if (mcp_start(&o->cfg, &o->c, &err) == 0)
+		fail_msg("%s: the upstream started", mutant);
+	unsetenv("AIRLOCK_MUTANT");
+	assert_null(o->c);
+	snprintf(msg, sizeof msg, "upstream hostile: confinement not enforced (%s)", want);
+	assert_memory_equal(err.msg, msg, strlen(msg));
+	assert_false(tcp_seen(o));
+	assert_false(db_written(o));
+}
+
+static void
+test_proof_refuses_missing_protection(void **state)
+{
+	struct obs *o = *state;
+
+	if (!as_root())
+		skip();
+	refused(o, "upstream_keep_root", "uid");
+	refused(o, "upstream_no_seccomp", "seccomp");
+	refused(o, "upstream_no_landlock_fs", "landlock fs");
+	refused(o, "upstream_no_landlock_net", "landlock net");
+}
+
+/* --- the config's fields ---------------------------------------------------- */
+
+static int
+load(const char *upstream, struct al_err *err)
+{
+	char text[1024];
+	struct airlock_config c;
+	json_t *root;
+	int rc;
+
+	snprintf(text, sizeof text, "{\"upstreams\": {\"u\": {\"argv\": [\"/bin/true\"]%s}}}",
+		 upstream);
+	root = json_loads(text, 0, NULL);
+	assert_non_null(root);
+	config_init(&c);
+	rc = config_load_json(&c, root, 2, err);
+	if (rc == 0 && strstr(upstream, "privileged"))
+		assert_true(c.upstreams[0].confine.privileged);
+	config_free(&c);
+	json_decref(root);
+	return rc;
+}
+
+static void
+expect_error(const char *upstream, const char *want)
+{
+	struct al_err err = { "" };
+
+	assert_int_equal(load(upstream, &err), -1);
+	assert_string_equal(err.msg, want);
+}
+
+static void
+test_config_refusals(void **state)
+{
+	struct al_err err = { "" };
+
+	(void)state;
+	expect_error(", \"user\": \"root\"",
+		     "upstreams.u.user: root is not allowed (\"privileged\": true opts in)");
+	expect_error(", \"user\": \"no-such-user-here\"",
+		     "upstreams.u.user: no such user no-such-user-here");
+	expect_error(", \"paths\": {\"rw\": [\"/\"]}", "upstreams.u.paths.rw[0]: / is not allowed");
+	expect_error(", \"paths\": {\"x\": []}", "upstreams.u.paths.x: unknown key");
+	expect_error(", \"network\": \"all\"",
+		     "upstreams.u.network: expected \"none\" or {connect, bind, udp}");
+	expect_error(", \"network\": {\"connect\": [0]}",
+		     "upstreams.u.network.connect[0]: expected an integer in 1..65535");
+	expect_error(", \"privileged\": 1", "upstreams.u.privileged: expected true or false");
+	/* the loud opt-in: root accepted, and recorded */
+	assert_int_equal(load(", \"user\": \"root\", \"privileged\": true", &err), 0);
+	assert_int_equal(load(", \"network\": {\"connect\": [443], \"udp\": true}, "
+			      "\"paths\": {\"ro\": [\"/srv\"], \"rw\": [\"/var/tmp\"]}", &err), 0);
+}
+
+/* A listed path that does not exist is an error naming it, and nothing runs. */
+static void
+test_missing_path_refused(void **state)
+{
+	struct obs *o = *state;
+	struct al_err err = { "" };
+
+	if (!as_root())
+		skip();
+	assert_int_equal(strv_push(&o->cfg.confine.ro, "/no/such/dir"), 0);
+	assert_int_equal(mcp_start(&o->cfg, &o->c, &err), -1);
+	strv_free(&o->cfg.confine.ro);
+	assert_string_equal(err.msg, "upstream hostile: confinement path /no/such/dir: "
+			    "No such file or directory");
+}
+
+#define T(fn) cmocka_unit_test_setup_teardown(fn, obs_setup, obs_teardown)
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_hostile_gets_nothing),
+		T(test_mutant_keep_root),
+		T(test_mutant_no_seccomp),
+		T(test_mutant_no_landlock_fs),
+		T(test_mutant_no_landlock_net),
+		T(test_proof_refuses_missing_protection),
+		T(test_missing_path_refused),
+		cmocka_unit_test(test_config_refusals),
+	};
+
+	if (!getenv("AIRLOCK_HOSTILE") || getenv("AIRLOCK_HOSTILE")[0] != '/') {
+		fprintf(stderr, "AIRLOCK_HOSTILE must be the fixture's absolute path\n");
+		return 1;
+	}
+	return cmocka_run_group_tests_name("confine", tests, NULL, NULL);
+}
