@@ -403,6 +403,30 @@ test_missing_path_refused(void **state)
 			    "No such file or directory");
 }
 
+/* A program under a root-only directory: the engine opens it, the upstream runs it. */
+static void
+test_program_in_root_only_dir(void **state)
+{
+	struct obs *o = *state;
+	char dir[128], prog[160], cmd[512];
+
+	if (!as_root())
+		skip();
+	snprintf(dir, sizeof dir, "%s/private", o->dir);
+	snprintf(prog, sizeof prog, "%s/hostile", dir);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	snprintf(cmd, sizeof cmd, "cp '%s' '%s'", o->cfg.argv.v[0], prog);
+	assert_int_equal(system(cmd), 0);
+	free(o->cfg.argv.v[0]);
+	o->cfg.argv.v[0] = strdup(prog);
+	run_attempt(o, NULL);
+	assert_string_equal(got(o, "shadow"), "EACCES");
+	mcp_stop(o->c);
+	o->c = NULL;
+	assert_int_equal(unlink(prog), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, obs_setup, obs_teardown)
 
 int
@@ -416,6 +440,7 @@ main(void)
 		T(test_mutant_no_landlock_net),
 		T(test_proof_refuses_missing_protection),
 		T(test_missing_path_refused),
+		T(test_program_in_root_only_dir),
 		cmocka_unit_test(test_config_refusals),
 	};
 
