@@ -16,6 +16,7 @@ struct gateway {
 	struct journal journal;		/* o's audit log and exporter */
 	const struct airlock_config *cfg;
 	struct mcp_client *mcp[CONFIG_UPSTREAMS_MAX];
+	bool receipt_due[CONFIG_UPSTREAMS_MAX];	/* started; its confinement not yet audited */
 	char seen[CONFIG_TOOLS_MAX][HASH_HEX_LEN + 1];	/* first definition hash seen */
 	int session_class;
 	struct gateway_counters n;
@@ -280,8 +281,35 @@ upstream_for(struct gateway *g, const struct catalog_tool *t)
 			g->mcp[i] = NULL;
 			return NULL;
 		}
+		g->receipt_due[i] = true;
 	}
 	return g->mcp[i];
+}
+
+/*
+ * What the upstream's process got at spawn (mcp_confinement), as the
+ * detail of the first dispatch to it: names and numbers, no payload.
+ * NULL when already audited (or out of memory: the call is not held up).
+ */
+static char *
+confinement_detail(struct call *c, struct mcp_client *m)
+{
+	int i = config_upstream_index(c->g->cfg, c->t->upstream);
+	const struct mcp_confine_receipt *r = mcp_confinement(m);
+	json_t *d;
+	char *text;
+
+	if (i < 0 || !c->g->receipt_due[i])
+		return NULL;
+	d = json_pack("{s:{s:s, s:I, s:I, s:b, s:i, s:I, s:s, s:s, s:b}}", "confinement",
+		      "user", r->user, "uid", (json_int_t)r->uid, "gid", (json_int_t)r->gid,
+		      "uid_changed", r->uid_changed, "landlock_abi", r->landlock_abi,
+		      "landlock_rules", (json_int_t)r->landlock_rules,
+		      "seccomp_sha256", r->seccomp_sha256, "network", r->network,
+		      "privileged", r->privileged);
+	text = d ? json_dumps(d, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	json_decref(d);
+	return text;
 }
 
 /* The tool's definition must match its pin, or the first one seen. */
@@ -351,14 +379,20 @@ dispatch(struct call *c, char **reply, size_t *reply_len, enum policy_rule *why)
 	struct mcp_client *m = upstream_for(c->g, c->t);
 	enum gateway_status st;
 	struct al_err err;
+	char *detail;
+	int rc;
 
 	if (!m)
 		return fault(c, RULE_UPSTREAM_UNAVAILABLE, why);
 	if (!definition_ok(c, m))
 		return deny(c, RULE_CATALOG_DRIFT, AUDIT_D_DENIED, reply, reply_len, why);
 	/* Durable before anything leaves: the upstream sees nothing unaudited. */
-	if (call_record(c, AUDIT_D_DISPATCH, RULE_ALLOWED, NULL) < 0)
+	detail = confinement_detail(c, m);
+	rc = call_record(c, AUDIT_D_DISPATCH, RULE_ALLOWED, detail);
+	free(detail);
+	if (rc < 0)
 		return audit_fault(c->g, why);
+	c->g->receipt_due[config_upstream_index(c->g->cfg, c->t->upstream)] = false;
 	c->dispatched = true;
 	if (mcp_call_text(m, c->t->remote, c->args, c->args_len, 0, &res, &err) < 0) {
 		snprintf(c->g->fault, sizeof c->g->fault, "%.190s", err.msg);

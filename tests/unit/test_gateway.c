@@ -252,6 +252,25 @@ sink_calls(const struct gw *w)
 
 #define SAY	"{\"operation\":\"say\",\"arguments\":{\"message\":\"hello\"}}"
 
+/* The details of the session's dispatch rows, in sequence order ("-": none). */
+static size_t
+dispatch_details(const char *db, char rows[ROWS_MAX][512])
+{
+	sqlite3 *h;
+	sqlite3_stmt *st;
+	size_t n = 0;
+
+	assert_int_equal(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(h, "SELECT coalesce(detail, '-') FROM audit_entries"
+					    " WHERE session_id = 'sess-gw' AND type = 'dispatch'"
+					    " ORDER BY seq", -1, &st, NULL), SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW && n < ROWS_MAX)
+		snprintf(rows[n++], 512, "%s", sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	return n;
+}
+
 static void
 test_allowed(void **state)
 {
@@ -266,6 +285,30 @@ test_allowed(void **state)
 	gw_finish(&w);
 	assert_int_equal(sink_calls(&w), 2);
 	expect_rows(&w, rows);
+	gw_free(&w);
+}
+
+/* The first dispatch to an upstream carries what its process got; later ones do not. */
+static void
+test_dispatch_records_confinement(void **state)
+{
+	char details[ROWS_MAX][512];
+	struct gw w;
+
+	(void)state;
+	gw_open(&w, "echo");
+	expect_reply(&w, SAY, RULE_ALLOWED, "{\"allowed\":true,\"response\":\"hello\"}\n");
+	expect_reply(&w, SAY, RULE_ALLOWED, "{\"allowed\":true,\"response\":\"hello\"}\n");
+	gw_finish(&w);
+	assert_int_equal(dispatch_details(w.db, details), 2);
+	print_message("first dispatch: %s\n", details[0]);
+	assert_non_null(strstr(details[0], "{\"confinement\":{\"gid\":"));
+	assert_non_null(strstr(details[0], "\"landlock_abi\":"));
+	assert_non_null(strstr(details[0], "\"network\":\"none\""));
+	assert_non_null(strstr(details[0], "\"privileged\":false"));
+	if (geteuid() == 0)
+		assert_non_null(strstr(details[0], "\"user\":\"airlock-upstream\""));
+	assert_string_equal(details[1], "-");
 	gw_free(&w);
 }
 
@@ -582,6 +625,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_allowed),
+		cmocka_unit_test(test_dispatch_records_confinement),
 		cmocka_unit_test(test_arguments_as_hashed),
 		cmocka_unit_test(test_invalid_request),
 		cmocka_unit_test(test_sink_ceiling),
