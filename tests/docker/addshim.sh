@@ -101,7 +101,7 @@ printf '{"canary":"%s"}\n' "$canary" >"$work/payload.json"
 # config CASE IMAGE MCP MODE
 config() {
 	local dir=$work/$1
-	mkdir -p "$dir"
+	mkdir -p "$dir" && upstream_box "$dir"
 	cat >"$dir/config.json" <<JSON
 {
   "profile": {"image": "$2", "cmd": ["$4"], "tmpfs": {"/tmp": 1048576}},
@@ -109,9 +109,9 @@ config() {
   "agent": {"mcp": $3},
   "upstreams": {
     "vault": {"argv": ["$upstream", "--sink", "$dir/vault.sink", "--started", "$dir/vault.started"],
-              "env": {"PATH": "/usr/bin:/bin"}},
+              "env": {"PATH": "/usr/bin:/bin"}, "paths": {"rw": ["$dir"]}},
     "board": {"argv": ["$upstream", "--sink", "$dir/board.sink", "--started", "$dir/board.started"],
-              "env": {"PATH": "/usr/bin:/bin"}}
+              "env": {"PATH": "/usr/bin:/bin"}, "paths": {"rw": ["$dir"]}}
   },
   "tools": {
     "store": {"upstream": "vault", "remote": "store", "data_class": "confidential",

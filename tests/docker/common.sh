@@ -61,6 +61,19 @@ scratch_dir() {
 	trap teardown EXIT
 }
 
+# Upstreams run as airlock-upstream (docs/operations.md, "Upstreams run
+# confined"), which cannot enter root's 0700 scratch directory. DIR becomes a
+# drop box it may create files in (sticky: it cannot remove or rename the
+# test's own files there), $work a directory it may pass through; the config
+# lists DIR in the upstream's "paths": {"rw": [DIR]}.
+upstream_box() {
+	chmod 0711 "$work" && chmod 1733 "$1"
+}
+# DIR belongs to the upstream's user: a server that lists its directory.
+upstream_owns() {
+	chmod 0711 "$work" && { [ "$(id -u)" != 0 ] || chown airlock-upstream: "$1"; }
+}
+
 teardown() {
 	local live p c
 	trap - EXIT

@@ -29,13 +29,14 @@ scratch_dir
 image=$(scratch_image "$work/image" "$agent") || { not_ok "agent image build"; summary; exit 1; }
 printf '{"note":"crash"}\n' >"$work/payload.json"
 
+upstream_box "$work"
 cat >"$work/config.json" <<JSON
 {
   "profile": {"image": "$image", "cmd": ["loop"], "tmpfs": {"/tmp": 1048576}},
   "bounds": {"session_ms": 60000},
   "upstreams": {
     "vault": {"argv": ["$upstream", "--sink", "$work/vault.sink", "--mode", "stall_second"],
-              "env": {"PATH": "/usr/bin:/bin"}, "timeout_ms": 60000}
+              "env": {"PATH": "/usr/bin:/bin"}, "timeout_ms": 60000, "paths": {"rw": ["$work"]}}
   },
   "tools": {
     "store": {"upstream": "vault", "remote": "store", "data_class": "confidential",

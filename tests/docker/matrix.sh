@@ -99,12 +99,14 @@ session() {
 	mark="mark-$$-$n"
 	printf '{"canary":"%s"}\n' "$canary" >"$dir/payload.json"
 	argv=$(printf '"%s",' "${@//MARK/$mark}"); argv=${argv%,}
+	upstream_box "$dir"
 	cat >"$dir/config.json" <<JSON
 {"profile": {"image": "$image", "runtime": "$rt", "cmd": [$argv]},
  "bounds": {"session_ms": $ms},
  "upstreams": {
-   "vault": {"argv": ["$upstream", "--sink", "$dir/vault.sink"], "timeout_ms": 5000},
-   "board": {"argv": ["$upstream", "--sink", "$dir/board.sink"]}},
+   "vault": {"argv": ["$upstream", "--sink", "$dir/vault.sink"], "timeout_ms": 5000,
+             "paths": {"rw": ["$dir"]}},
+   "board": {"argv": ["$upstream", "--sink", "$dir/board.sink"], "paths": {"rw": ["$dir"]}}},
  "tools": {
    "store": {"upstream": "vault", "remote": "store", "data_class": "confidential",
              "sink_ceiling": "confidential", "response_ceiling": "confidential"},

@@ -62,6 +62,7 @@ withheld="WITHHELD-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 printf '{"canary":"%s","secret":"%s"}\n' "$canary" "$withheld" >"$work/payload.in"
 node_dir=$(dirname "$(command -v node)")
 
+upstream_box "$work"
 cat >"$work/config.json" <<JSON
 {
   "profile": {"image": "$image", "runtime": "$runtime",
@@ -71,8 +72,10 @@ cat >"$work/config.json" <<JSON
   "bounds": {"session_ms": 120000, "calls": 64},
   "agent": {"mcp": true},
   "upstreams": {
-    "vault": {"argv": ["$upstream", "--sink", "$work/vault.sink"], "env": {"PATH": "/usr/bin:/bin"}},
-    "board": {"argv": ["$upstream", "--sink", "$work/board.sink"], "env": {"PATH": "/usr/bin:/bin"}},
+    "vault": {"argv": ["$upstream", "--sink", "$work/vault.sink"], "env": {"PATH": "/usr/bin:/bin"},
+              "paths": {"rw": ["$work"]}},
+    "board": {"argv": ["$upstream", "--sink", "$work/board.sink"], "env": {"PATH": "/usr/bin:/bin"},
+              "paths": {"rw": ["$work"]}},
     "everything": {"argv": ["$thirdparty/node_modules/.bin/mcp-server-everything"],
                    "env": {"PATH": "$node_dir:/usr/bin:/bin"}}
   },

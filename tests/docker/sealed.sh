@@ -121,13 +121,14 @@ PY
 config() {
 	mkdir -p "$work/$1"
 	[ -n "${4:-}" ] && cp "$work/$4/iid" "$work/$1/iid"
+	upstream_box "$work/$1"
 	cat >"$work/$1/config.json" <<JSON
 {
   "profile": {"image": "$(cat "$work/$1/iid")", "cmd": ["read_sealed", "$2"], "sealed": $3,
               "runtime": "${RUNTIME:-runc}"},
   "bounds": {"session_ms": 15000},
   "upstreams": {"vault": {"argv": ["$upstream", "--sink", "$work/$1/vault.sink"],
-                          "env": {"PATH": "/usr/bin:/bin"}}},
+                          "env": {"PATH": "/usr/bin:/bin"}, "paths": {"rw": ["$work/$1"]}}},
   "tools": {"store": {"upstream": "vault", "remote": "store", "data_class": "confidential",
                       "sink_ceiling": "confidential", "response_ceiling": "confidential"}},
   "aliases": {"save": "store"},

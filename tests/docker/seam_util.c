@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 
 #include <curl/curl.h>
@@ -69,7 +70,12 @@ seam_setup(char *work, char *db, size_t dbcap, const char *canary, struct audit 
 	FILE *f;
 
 	curl_global_init(CURL_GLOBAL_DEFAULT);
-	if (!mkdtemp(work))
+	/*
+	 * Upstreams run as airlock-upstream (engine/mcp/mcp_confine.h): work is
+	 * a drop box it may create its sinks in (sticky: not remove ours); the
+	 * configs list it in "paths.rw".
+	 */
+	if (!mkdtemp(work) || chmod(work, 01733) != 0)
 		return -1;
 	snprintf(db, dbcap, "%s/audit.db", work);
 	snprintf(path, sizeof path, "%s/payload.json", work);

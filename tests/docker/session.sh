@@ -32,16 +32,17 @@ node_dir=$(dirname "$(command -v node || echo /usr/bin/node)")
 config() {
 	local dir=$work/$1 mode=$2 vault_mode=${3:-echo} board_ceiling=${4:-public}
 	local tools=${5:-} ups=${6:-} aliases=${7:-} bounds=${8:-'{"session_ms": 15000}'}
-	mkdir -p "$dir"
+	mkdir -p "$dir" && upstream_box "$dir"
 	cat >"$dir/config.json" <<JSON
 {
   "profile": {"image": "$image", "cmd": ["$mode"], "tmpfs": {"/tmp": 1048576}},
   "bounds": $bounds,
   "upstreams": {
     "vault": {"argv": ["$upstream", "--sink", "$dir/vault.sink", "--started", "$dir/vault.started",
-                       "--mode", "$vault_mode"], "env": {"PATH": "/usr/bin:/bin"}, "timeout_ms": 3000},
+                       "--mode", "$vault_mode"], "env": {"PATH": "/usr/bin:/bin"}, "timeout_ms": 3000,
+              "paths": {"rw": ["$dir"]}},
     "board": {"argv": ["$upstream", "--sink", "$dir/board.sink", "--started", "$dir/board.started"],
-              "env": {"PATH": "/usr/bin:/bin"}}
+              "env": {"PATH": "/usr/bin:/bin"}, "paths": {"rw": ["$dir"]}}
     $ups
   },
   "tools": {
@@ -296,7 +297,7 @@ if [ ! -x "$thirdparty/node_modules/.bin/mcp-server-filesystem" ]; then
 else
 	thirdparty_case() {	# CASE [PIN]
 		local dir=$work/$1 pin=${2:+, \"pin\": \"$2\"}
-		mkdir -p "$dir/fs"
+		mkdir -p "$dir/fs" && upstream_owns "$dir/fs"
 		printf '{"path":"%s","content":"%s","message":"%s"}\n' \
 			"$dir/fs/out.txt" "$canary" "$canary" >"$dir/payload.json"
 		payload=$dir/payload.json config "$1" normal echo public \
@@ -305,7 +306,7 @@ else
 			 \"shout\": {\"upstream\": \"everything\", \"remote\": \"echo\", \"data_class\": \"public\",
 			   \"sink_ceiling\": \"public\", \"response_ceiling\": \"public\"}" \
 			", \"fs\": {\"argv\": [\"$thirdparty/node_modules/.bin/mcp-server-filesystem\", \"$dir/fs\"],
-			   \"env\": {\"PATH\": \"$node_dir:/usr/bin:/bin\"}},
+			   \"env\": {\"PATH\": \"$node_dir:/usr/bin:/bin\"}, \"paths\": {\"rw\": [\"$dir/fs\"]}},
 			 \"everything\": {\"argv\": [\"$thirdparty/node_modules/.bin/mcp-server-everything\"],
 			   \"env\": {\"PATH\": \"$node_dir:/usr/bin:/bin\"}}"
 		sed -i 's/"aliases": {"save": "store", "publish": "post"/"aliases": {"save": "fswrite", "publish": "shout"/' \

@@ -31,11 +31,12 @@ port=$(cat "$work/port")
 echo '{"canary":"SUPERVISION-CANARY"}' >"$work/payload.json"
 
 config() {	# CASE
-	mkdir -p "$work/$1"
+	mkdir -p "$work/$1" && upstream_box "$work/$1"
 	cat >"$work/$1/config.json" <<JSON
 {"profile": {"image": "$(cat "$work/image/iid")", "cmd": ["loop", "$port"]},
  "bounds": {"session_ms": 120000, "calls": 4096, "stdout_bytes": 4194304},
- "upstreams": {"vault": {"argv": ["$upstream", "--sink", "$work/$1/vault.sink"]}},
+ "upstreams": {"vault": {"argv": ["$upstream", "--sink", "$work/$1/vault.sink"],
+                         "paths": {"rw": ["$work/$1"]}}},
  "tools": {"store": {"upstream": "vault", "remote": "store", "data_class": "confidential",
                      "sink_ceiling": "confidential", "response_ceiling": "confidential"}},
  "aliases": {"save": "store"},

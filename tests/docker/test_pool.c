@@ -47,14 +47,15 @@ make_config(struct airlock_config *c, const char *sink, unsigned size, long max_
 	snprintf(text, sizeof text,
 		 "{\"profile\": {\"image\": \"%s\", \"cmd\": [\"echo_initial\"]},"
 		 " \"bounds\": {\"session_ms\": 60000},"
-		 " \"upstreams\": {\"vault\": {\"argv\": [\"%s\", \"--sink\", \"%s\"]}},"
+		 " \"upstreams\": {\"vault\": {\"argv\": [\"%s\", \"--sink\", \"%s\"],"
+		 "                          \"paths\": {\"rw\": [\"%s\"]}}},"
 		 " \"tools\": {\"store\": {\"upstream\": \"vault\", \"remote\": \"store\","
 		 "   \"data_class\": \"confidential\", \"sink_ceiling\": \"confidential\","
 		 "   \"response_ceiling\": \"confidential\"}},"
 		 " \"aliases\": {\"save\": \"store\"},"
 		 " \"initial\": {\"class\": \"confidential\", \"file\": \"%s/payload.json\"},"
 		 " \"pool\": {\"size\": %u, \"max_age_ms\": %ld}}",
-		 seam_env("AIRLOCK_AGENT_IMAGE"), seam_env("AIRLOCK_UPSTREAM"), sink, work, size, max_age_ms);
+		 seam_env("AIRLOCK_AGENT_IMAGE"), seam_env("AIRLOCK_UPSTREAM"), sink, work, work, size, max_age_ms);
 	root = json_loads(text, 0, NULL);
 	config_init(c);
 	assert_non_null(root);

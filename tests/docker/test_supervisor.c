@@ -67,8 +67,9 @@ make_config(struct airlock_config *c, const char *sink, const struct cfg_spec *s
 		 "{\"profile\": {\"image\": \"%s\", \"cmd\": [\"%s\"]},"
 		 " \"bounds\": {\"session_ms\": 120000, \"calls\": 4096, \"stdout_bytes\": 4194304},"
 		 " \"upstreams\": {\"vault\": {\"argv\": [\"%s\", \"--sink\", \"%s\", \"--mode\", \"%s\"],"
-		 "                            \"timeout_ms\": %ld},"
-		 "               \"board\": {\"argv\": [\"%s\", \"--sink\", \"%s.board\"]}},"
+		 "                            \"timeout_ms\": %ld, \"paths\": {\"rw\": [\"%s\"]}},"
+		 "               \"board\": {\"argv\": [\"%s\", \"--sink\", \"%s.board\"],"
+		 "                          \"paths\": {\"rw\": [\"%s\"]}}},"
 		 " \"tools\": {\"store\": {\"upstream\": \"vault\", \"remote\": \"store\","
 		 "   \"data_class\": \"confidential\", \"sink_ceiling\": \"confidential\","
 		 "   \"response_ceiling\": \"confidential\"},"
@@ -79,7 +80,7 @@ make_config(struct airlock_config *c, const char *sink, const struct cfg_spec *s
 		 sp->image ? sp->image : seam_env("AIRLOCK_AGENT_IMAGE"), sp->mode,
 		 sp->upstream ? sp->upstream : seam_env("AIRLOCK_UPSTREAM"), sink,
 		 sp->vault_mode ? sp->vault_mode : "echo", sp->timeout_ms ? sp->timeout_ms : 10000,
-		 seam_env("AIRLOCK_UPSTREAM"), sink, sp->no_publish ? "" : ", \"publish\": \"post\"",
+		 work, seam_env("AIRLOCK_UPSTREAM"), sink, work, sp->no_publish ? "" : ", \"publish\": \"post\"",
 		 sp->payload ? sp->payload : payload);
 	root = json_loads(text, 0, NULL);
 	config_init(c);

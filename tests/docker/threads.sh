@@ -46,13 +46,13 @@ echo "info: glibc $(getconf GNU_LIBC_VERSION | cut -d' ' -f2), runsc $(runsc --v
 
 # config CASE MODE RUNTIME
 config() {
-	mkdir -p "$work/$1"
+	mkdir -p "$work/$1" && upstream_box "$work/$1"
 	cat >"$work/$1/config.json" <<JSON
 {
   "profile": {"image": "$image", "cmd": ["$2"], "runtime": "$3"},
   "bounds": {"session_ms": 20000},
   "upstreams": {"vault": {"argv": ["$upstream", "--sink", "$work/$1/vault.sink"],
-                          "env": {"PATH": "/usr/bin:/bin"}}},
+                          "env": {"PATH": "/usr/bin:/bin"}, "paths": {"rw": ["$work/$1"]}}},
   "tools": {"store": {"upstream": "vault", "remote": "store", "data_class": "confidential",
                       "sink_ceiling": "confidential", "response_ceiling": "confidential"}},
   "aliases": {"save": "store"},

@@ -48,12 +48,12 @@ on_not_ok() { tail -n 30 "$work/last.screen" 2>/dev/null | sed 's/^/    | /'; }
 image=$(scratch_image "$work/image" "$agent") || { not_ok "agent image build"; summary; exit 1; }
 printf '{"canary":"%s"}\n' "$canary" >"$work/payload.in"
 config() {	# NAME: a looping session; its sink is NAME/vault.sink
-	mkdir -p "$work/$1"
+	mkdir -p "$work/$1" && upstream_box "$work/$1"
 	cat >"$work/$1/config.json" <<JSON
 {"profile": {"image": "$image", "cmd": ["loop"]},
  "bounds": {"session_ms": 300000, "calls": 4096, "stdout_bytes": 4194304},
  "upstreams": {"vault": {"argv": ["$upstream", "--sink", "$work/$1/vault.sink"],
-                         "env": {"PATH": "/usr/bin:/bin"}}},
+                         "env": {"PATH": "/usr/bin:/bin"}, "paths": {"rw": ["$work/$1"]}}},
  "tools": {"store": {"upstream": "vault", "remote": "store", "data_class": "confidential",
                      "sink_ceiling": "confidential", "response_ceiling": "confidential"}},
  "aliases": {"save": "store"},

@@ -149,11 +149,12 @@ scratch_image "$work/volume" "$agent" 'VOLUME /data' >/dev/null ||
 echo "{\"note\":\"$canary\"}" >"$work/payload.json"
 
 config() {	# NAME IMAGE AGENT_MODE UPSTREAM_MODE
+	upstream_box "$work"
 	cat >"$work/$1.json" <<JSON
 {"profile": {"image": "$(cat "$work/$2/iid")", "cmd": ["$3"]},
  "bounds": {"session_ms": 300000, "calls": 4096, "stdout_bytes": 4194304},
  "upstreams": {"vault": {"argv": ["$upstream", "--sink", "$work/$1.sink", "--mode", "$4"],
-                         "timeout_ms": 20000}},
+                         "timeout_ms": 20000, "paths": {"rw": ["$work"]}}},
  "tools": {"store": {"upstream": "vault", "remote": "store", "data_class": "confidential",
                      "sink_ceiling": "confidential", "response_ceiling": "confidential"}},
  "aliases": {"save": "store"},
