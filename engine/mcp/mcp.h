@@ -66,7 +66,10 @@ struct mcp_client;
 /*
  * Spawn, initialize (protocol version negotiated), notifications/initialized,
  * tools/list (paginated, bounded). Fails with a fixed message on any fault;
- * a failed exec (or chdir) is "upstream <name>: cannot start".
+ * a failed exec (or chdir) is "upstream <name>: cannot start", one the
+ * upstream's user may not read "upstream <name>: <user> cannot read <path>",
+ * confinement that did not take "upstream <name>: confinement not enforced
+ * (<what>)" (mcp_confine.h); nothing runs then.
  *
  * Side effect: if SIGPIPE still has its default action, the process starts
  * ignoring it (a write to a dead server must fail with EPIPE, not kill the

@@ -87,6 +87,9 @@ ll_abi(void)
 {
 	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
 
+	if (mutant("upstream_landlock_absent"))
+		return 0;	/* a kernel without Landlock, for the refusal's test */
+
 	return abi < 0 ? 0 : (int)abi;
 }
 

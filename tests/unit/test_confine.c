@@ -427,6 +427,27 @@ test_program_in_root_only_dir(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
+/* A kernel without Landlock: refused, unless the loud opt-in (then it shows). */
+static void
+test_no_landlock_refused_unless_opted_in(void **state)
+{
+	struct obs *o = *state;
+	struct al_err err = { "" };
+
+	if (!as_root())
+		skip();
+	setenv("AIRLOCK_MUTANT", "upstream_landlock_absent", 1);
+	assert_int_equal(mcp_start(&o->cfg, &o->c, &err), -1);
+	assert_string_equal(err.msg, "upstream hostile: the kernel offers Landlock ABI 0, confinement "
+			    "needs 6 (or the upstream's \"unconfined_ok\": true)");
+	o->cfg.confine.unconfined_ok = true;
+	run_attempt(o, "upstream_landlock_absent");
+	assert_int_equal(mcp_confinement(o->c)->landlock_abi, 0);
+	assert_string_equal(got(o, "audit_db"), "ok");	/* files: only the uid stands */
+	assert_string_equal(got(o, "shadow"), "EACCES");
+	assert_string_equal(got(o, "userns"), "EPERM");
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, obs_setup, obs_teardown)
 
 int
@@ -441,6 +462,7 @@ main(void)
 		T(test_proof_refuses_missing_protection),
 		T(test_missing_path_refused),
 		T(test_program_in_root_only_dir),
+		T(test_no_landlock_refused_unless_opted_in),
 		cmocka_unit_test(test_config_refusals),
 	};
 
