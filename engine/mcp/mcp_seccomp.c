@@ -24,6 +24,13 @@
 #define SOCK_TYPE_MASK		0xf	/* the kernel's: type bits below the flags */
 #define FAMILY_LIMIT		64	/* families at or above: refused in one rule */
 
+/* libseccomp's SCMP_A* macros leave datum_b out (-Wmissing-field-initializers). */
+static struct scmp_arg_cmp
+cmp(unsigned int arg, enum scmp_compare op, scmp_datum_t a, scmp_datum_t b)
+{
+	return (struct scmp_arg_cmp){ .arg = arg, .op = op, .datum_a = a, .datum_b = b };
+}
+
 static const char *const denied[] = {
 	"ptrace", "process_vm_readv", "process_vm_writev",
 	"mount", "umount2", "pivot_root", "unshare", "setns",
@@ -59,7 +66,7 @@ static int
 deny_userns(scmp_filter_ctx ctx)
 {
 	if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
-			     SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER)) < 0)
+			     cmp(0, SCMP_CMP_MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER)) < 0)
 		return -1;
 	return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
 }
@@ -74,16 +81,16 @@ deny_families(scmp_filter_ctx ctx)
 		if (f == AF_UNIX || f == AF_INET || f == AF_INET6 || f == AF_NETLINK)
 			continue;
 		if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 1,
-				     SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)f)) < 0)
+				     cmp(0, SCMP_CMP_EQ, (scmp_datum_t)f, 0)) < 0)
 			return -1;
 	}
 	/* Unsigned 64-bit: also catches high garbage above a real family. */
 	if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 1,
-			     SCMP_A0(SCMP_CMP_GE, FAMILY_LIMIT)) < 0)
+			     cmp(0, SCMP_CMP_GE, FAMILY_LIMIT, 0)) < 0)
 		return -1;
 	return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 2,
-				SCMP_A0(SCMP_CMP_EQ, AF_NETLINK),
-				SCMP_A2(SCMP_CMP_NE, NETLINK_ROUTE));
+				cmp(0, SCMP_CMP_EQ, AF_NETLINK, 0),
+				cmp(2, SCMP_CMP_NE, NETLINK_ROUTE, 0));
 }
 
 /* One family: every type but SOCK_STREAM (and SOCK_DGRAM when udp) refused. */
@@ -96,8 +103,8 @@ deny_inet_types(scmp_filter_ctx ctx, int family, bool udp)
 		if (t == SOCK_STREAM || (udp && t == SOCK_DGRAM))
 			continue;
 		if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 2,
-				     SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)family),
-				     SCMP_A1(SCMP_CMP_MASKED_EQ, SOCK_TYPE_MASK,
+				     cmp(0, SCMP_CMP_EQ, (scmp_datum_t)family, 0),
+				     cmp(1, SCMP_CMP_MASKED_EQ, SOCK_TYPE_MASK,
 					     (scmp_datum_t)t)) < 0)
 			return -1;
 	}
@@ -111,16 +118,16 @@ deny_inet_types(scmp_filter_ctx ctx, int family, bool udp)
 static int
 deny_stream_protocols(scmp_filter_ctx ctx, int family)
 {
-	const struct scmp_arg_cmp fam = SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)family);
-	const struct scmp_arg_cmp stream = SCMP_A1(SCMP_CMP_MASKED_EQ, SOCK_TYPE_MASK, SOCK_STREAM);
+	const struct scmp_arg_cmp fam = cmp(0, SCMP_CMP_EQ, (scmp_datum_t)family, 0);
+	const struct scmp_arg_cmp stream = cmp(1, SCMP_CMP_MASKED_EQ, SOCK_TYPE_MASK, SOCK_STREAM);
 	int p;
 
 	for (p = 1; p < IPPROTO_TCP; p++)
 		if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 3, fam, stream,
-				     SCMP_A2(SCMP_CMP_EQ, (scmp_datum_t)p)) < 0)
+				     cmp(2, SCMP_CMP_EQ, (scmp_datum_t)p, 0)) < 0)
 			return -1;
 	return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 3, fam, stream,
-				SCMP_A2(SCMP_CMP_GT, IPPROTO_TCP));
+				cmp(2, SCMP_CMP_GT, IPPROTO_TCP, 0));
 }
 
 static int
