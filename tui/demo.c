@@ -175,6 +175,13 @@ demo_make_dir(struct demo *d, struct al_err *err)
 	/* mkdtemp creates it 0700: the payload and the sinks stay private. */
 	if (!mkdtemp(tmpl))
 		return al_fail(err, "demo: cannot create a private directory under %.128s", tmp);
+	/*
+	 * A root engine runs the upstreams as airlock-upstream (mcp_confine.h):
+	 * they may create their sinks here (listed in paths.rw), not list the
+	 * directory nor remove what is ours (sticky).
+	 */
+	if (geteuid() == 0 && chmod(tmpl, 01733) != 0)
+		return al_fail(err, "demo: cannot create a private directory under %.128s", tmp);
 	memcpy(d->dir, tmpl, strlen(tmpl) + 1);
 	return demo_path(d->audit, d->dir, "audit.db", err);
 }
@@ -419,7 +426,8 @@ demo_upstream(const struct demo *d, const char *sink_name)
 
 	if (demo_path(sink, d->dir, sink_name, NULL) < 0)
 		return NULL;
-	return json_pack("{s:[s,s,s]}", "argv", d->upstream, "--sink", sink);
+	return json_pack("{s:[s,s,s], s:{s:[s]}}", "argv", d->upstream, "--sink", sink,
+			 "paths", "rw", d->dir);
 }
 
 static json_t *
