@@ -254,12 +254,5 @@ sup_keeper_start(struct supervisor *s)
 void
 sup_keeper_stop(struct supervisor *s)
 {
-	if (!s->keeper_started)
-		return;
-	pthread_mutex_lock(&s->lock);
-	s->keeper_quit = true;
-	pthread_cond_signal(&s->keeper_cond);
-	pthread_mutex_unlock(&s->lock);
-	pthread_join(s->keeper, NULL);
-	s->keeper_started = false;
+	sup_stop(s, s->keeper, &s->keeper_started, &s->keeper_quit, &s->keeper_cond);
 }
