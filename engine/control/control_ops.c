@@ -1,5 +1,5 @@
 /* The ops of `airlock serve`: one handler per request, and the table that picks it. */
-#include "control_int.h"
+#include "control_server_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* The control server of `airlock serve`: clients, their queues and pushes, accept, the loop. */
-#include "control_int.h"
+#include "control_server_int.h"
 
 #include <errno.h>
 #include <poll.h>

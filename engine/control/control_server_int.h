@@ -1,5 +1,5 @@
-#ifndef AIRLOCK_CONTROL_INT_H
-#define AIRLOCK_CONTROL_INT_H
+#ifndef AIRLOCK_CONTROL_SERVER_INT_H
+#define AIRLOCK_CONTROL_SERVER_INT_H
 
 /*
  * The control server's private parts, shared by its files only:
