@@ -684,5 +684,6 @@ control_server_close(struct control_server *cs)
 		close(cs->listen_fd);
 	supervisor_snapshot_free(&cs->snap);
 	json_decref(cs->pushed);
+	audit_tail_close(cs->tail);
 	free(cs);
 }

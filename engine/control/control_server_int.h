@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "audit_tail.h"
 #include "config.h"
 #include "control_server.h"
 #include "frame.h"
@@ -76,6 +77,7 @@ struct control_server {
 	int64_t snap_pushed_ms;		/* pushed snapshots are rate-limited */
 	bool snap_due;
 	json_t *pushed;			/* the last pushed body, while a client takes deltas */
+	struct audit_tail *tail;	/* o.audit read-only, opened at the first "audit" */
 };
 
 #define SNAPSHOT_PUSH_MS 250	/* at most four pushed snapshots a second */

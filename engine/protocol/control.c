@@ -364,6 +364,56 @@ fail:
 	return NULL;
 }
 
+void
+control_request_init(struct control_request *r, enum control_op op)
+{
+	memset(r, 0, sizeof *r);
+	r->id = -1;
+	r->op = op;
+}
+
+int
+control_request_str(struct control_request *r, enum control_key k, const char *s)
+{
+	char *p = (char *)r + keys[k].off;
+
+	if (keys[k].type != T_WORD && keys[k].type != T_PATH && keys[k].type != T_CLIENT)
+		return -1;
+	if (!s || strlen(s) >= keys[k].size)
+		return -1;
+	memcpy(p, s, strlen(s) + 1);
+	r->has |= 1u << k;
+	return 0;
+}
+
+int
+control_request_add_id(struct control_request *r, const char *id)
+{
+	if (r->n_ids >= CONTROL_IDS_MAX || !id || strlen(id) >= SNAP_ID_MAX)
+		return -1;
+	memcpy(r->ids[r->n_ids++], id, strlen(id) + 1);
+	r->has |= CK(SESSIONS);
+	return 0;
+}
+
+void
+control_request_bool(struct control_request *r, enum control_key k, bool v)
+{
+	if (keys[k].type == T_BOOL) {
+		*(bool *)((char *)r + keys[k].off) = v;
+		r->has |= 1u << k;
+	}
+}
+
+void
+control_request_int(struct control_request *r, enum control_key k, int64_t v)
+{
+	if (keys[k].type == T_WAIT || keys[k].type == T_SEQ) {
+		*(int64_t *)((char *)r + keys[k].off) = v;
+		r->has |= 1u << k;
+	}
+}
+
 /* ---- roles ---- */
 
 const char *

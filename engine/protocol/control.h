@@ -61,6 +61,7 @@
 #define CONTROL_E_PEER		"not allowed"	/* the reason frame at accept */
 #define CONTROL_E_SLOW		"too slow"	/* the reason frame at a disconnect */
 #define CONTROL_E_FULL		"too many clients"
+#define CONTROL_E_AUDIT		"audit log unreadable"
 
 /*
  * Every key a request may carry besides id and op: enum, JSON name, type
@@ -188,6 +189,17 @@ struct control_request {
  * memory or a key in has is not the op's. A config is shared, not copied.
  */
 json_t *control_request_json(const struct control_request *req);
+
+/*
+ * Filling one for control_request_json, each setting the key's bit in has:
+ * a string key (WORD, PATH, CLIENT) or one more session id: -1 when it
+ * does not fit (the engine would refuse it: CONTROL_E_ARG), never cut.
+ */
+void control_request_init(struct control_request *r, enum control_op op);
+int control_request_str(struct control_request *r, enum control_key k, const char *s);
+int control_request_add_id(struct control_request *r, const char *id);
+void control_request_bool(struct control_request *r, enum control_key k, bool v);
+void control_request_int(struct control_request *r, enum control_key k, int64_t v);
 
 /*
  * Parse one line (without its newline). 0, or -1 with *error one of the
