@@ -3,8 +3,9 @@
 
 /*
  * The control server's private parts, shared by its files only:
- * control_server.c (clients, queues, pushes, the loop), control_events.c
- * (pending cutovers, the supervisor's events) and control_ops.c (the ops).
+ * control_server.c (accept, read, the loop), control_ops.c (the ops),
+ * control_events.c (pending cutovers, the supervisor's events) and
+ * control_io.c (queues, replies, pushes): each calls only those after it.
  */
 
 #include <stdint.h>
@@ -86,7 +87,7 @@ struct control_server {
 /* A client wants pushed snapshots. */
 bool cs_snapshots_wanted(const struct control_server *cs);
 
-/* control_server.c */
+/* control_io.c: the helpers below the loop, the ops and the events */
 void cs_say(struct control_server *cs, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 int64_t cs_now_ms(void);
@@ -95,6 +96,9 @@ void cs_reply(struct control_server *cs, struct client *c, int64_t id, json_t *v
 void cs_reply_error(struct control_server *cs, struct client *c, int64_t id, const char *error);
 void cs_reply_reason(struct control_server *cs, struct client *c, int64_t id, const char *error,
 		     const char *reason);
+/* Closing at the end of the round, with reason in the log; the queue written out. */
+void cs_kill_client(struct control_server *cs, struct client *c, const char *reason);
+void cs_flush(struct control_server *cs, struct client *c);
 /* A pushed frame: dropped and counted when the client is behind. */
 void cs_push(struct control_server *cs, struct client *c, const char *key, json_t *body);
 /*
