@@ -363,21 +363,10 @@ set_author(struct snap_author *a, uint32_t uid, const char *user, const char *vi
 	snprintf(a->via, sizeof a->via, "%s", via);
 }
 
-/* Every field a row carries: set to a value of its own, so a field lost on the way shows. */
+/* Field by field: the row is zeroed, padding too, and compared byte for byte. */
 static void
-fill_row(struct session_row *r, const char *id, bool ended)
+fill_lease_counters(struct session_row *r)
 {
-	size_t i;
-
-	snprintf(r->id, sizeof r->id, "%s", id);
-	snprintf(r->container, sizeof r->container, "c0ffee");
-	snprintf(r->image, sizeof r->image, "sha256:abc");
-	snprintf(r->runtime, sizeof r->runtime, "runsc");
-	snprintf(r->class_name, sizeof r->class_name, "confidential");
-	r->state = ended ? SESSION_STATE_ENDED : SESSION_STATE_RUNNING;
-	r->started_ms = 1700000000123;
-	r->uptime_ms = 4567;
-	/* Field by field: the row is zeroed, padding too, and compared byte for byte. */
 	r->lease.armed = r->lease.late = true;
 	r->lease.pulses = 11;
 	r->lease.acks = 10;
@@ -400,6 +389,38 @@ fill_row(struct session_row *r, const char *id, bool ended)
 	r->counters.audit_failures = 7;
 	r->counters.denied_by[2] = 3;
 	r->counters.denied_by[SNAP_RULES_MAX - 1] = 1;
+}
+
+/* An ended row's end. */
+static void
+fill_end(struct session_row *r)
+{
+	r->end = SESSION_END_ADMISSION_REFUSED;
+	snprintf(r->refused_check, sizeof r->refused_check, "readonly_rootfs");
+	snprintf(r->failed_step, sizeof r->failed_step, "start");
+	snprintf(r->reason, sizeof r->reason, "the daemon said no");
+	r->exit_code = 137;
+	r->started = true;
+	r->container_left = true;
+	r->oom_killed = true;
+	r->duration_ms = 999;
+}
+
+/* Every field a row carries: set to a value of its own, so a field lost on the way shows. */
+static void
+fill_row(struct session_row *r, const char *id, bool ended)
+{
+	size_t i;
+
+	snprintf(r->id, sizeof r->id, "%s", id);
+	snprintf(r->container, sizeof r->container, "c0ffee");
+	snprintf(r->image, sizeof r->image, "sha256:abc");
+	snprintf(r->runtime, sizeof r->runtime, "runsc");
+	snprintf(r->class_name, sizeof r->class_name, "confidential");
+	r->state = ended ? SESSION_STATE_ENDED : SESSION_STATE_RUNNING;
+	r->started_ms = 1700000000123;
+	r->uptime_ms = 4567;
+	fill_lease_counters(r);
 	r->stdout_bytes = 1000;
 	r->stderr_bytes = 20;
 	r->revision = 5;
@@ -422,17 +443,63 @@ fill_row(struct session_row *r, const char *id, bool ended)
 	r->admission_first = ADMISSION_ADMITTED;
 	r->admission_second = ended ? ADMISSION_REFUSED : ADMISSION_ADMITTED;
 	r->audit_failures = 1;
-	if (!ended)
-		return;
-	r->end = SESSION_END_ADMISSION_REFUSED;
-	snprintf(r->refused_check, sizeof r->refused_check, "readonly_rootfs");
-	snprintf(r->failed_step, sizeof r->failed_step, "start");
-	snprintf(r->reason, sizeof r->reason, "the daemon said no");
-	r->exit_code = 137;
-	r->started = true;
-	r->container_left = true;
-	r->oom_killed = true;
-	r->duration_ms = 999;
+	if (ended)
+		fill_end(r);
+}
+
+/* Every snapshot field but its rows (s zeroed: padding included, never an initialiser). */
+static void
+fill_snapshot(struct supervisor_snapshot *s)
+{
+	s->generation = 12;
+	s->taken_ms = 1700000001000;
+	s->revision = 6;
+	s->live = 1;
+	s->started_total = 2;
+	s->forgotten_total = 3;
+	s->events_dropped = 4;
+	s->alerts_dropped = 5;
+	s->audit_backlog = 6;
+	s->audit_failures = 7;
+	s->containers_left = 1;
+	s->n_standing = 1;
+	snprintf(s->standing[0], sizeof s->standing[0], "send_mail");
+	set_author(&s->standing_by[0], 1001, "alice", "console");
+	s->standing_revision[0] = 4;
+	s->frozen = true;
+	set_author(&s->frozen_by, 0, "root", "ctl");
+	s->frozen_revision = 6;
+	s->n_pools = 2;
+	snprintf(s->pools[0].key, sizeof s->pools[0].key, "0123456789abcdef");
+	snprintf(s->pools[0].image, sizeof s->pools[0].image, "sha256:feed");
+	snprintf(s->pools[0].runtime, sizeof s->pools[0].runtime, "runsc");
+	s->pools[0].size = 4;
+	s->pools[0].ready = 3;
+	s->pools[0].warming = 1;
+	s->pools[0].claimed = 9;
+	s->pools[0].discarded = 2;
+	s->pools[0].failed = 1;
+	snprintf(s->pools[1].key, sizeof s->pools[1].key, "fedcba9876543210");
+	s->pools[1].size = 1;
+}
+
+/* A cutover's acknowledgement, every field set. */
+static void
+fill_event(struct supervisor_event *e)
+{
+	memset(e, 0, sizeof *e);
+	e->seq = 41;
+	e->wall_ms = 1700000002000;
+	e->kind = SUPERVISOR_EVENT_CUTOVER_ACK;
+	e->alert = true;
+	snprintf(e->session, sizeof e->session, "s-0001");
+	snprintf(e->tool, sizeof e->tool, "send_mail");
+	e->op = CUTOVER_RESTORE;
+	e->revision = 6;
+	e->result = CUTOVER_NOT_APPLICABLE;
+	e->waited_us = 1234;
+	snprintf(e->reason, sizeof e->reason, "stale");
+	set_author(&e->by, 1001, "alice", "console");
 }
 
 /* What the engine writes, a console reads back the same, field for field. */
@@ -441,50 +508,17 @@ test_round_trip(void **state)
 {
 	struct session_row *rows = calloc(2, sizeof *rows);
 	struct supervisor_snapshot s, back = { 0 }, same;
-	struct supervisor_event e, eb;
-	struct session_detail *d = calloc(2, sizeof *d);
 	json_t *j;
 
 	(void)state;
 	/* Compared byte for byte: padding included, so memset, never an initialiser. */
 	memset(&s, 0, sizeof s);
-	memset(&e, 0, sizeof e);
 	s.n = 2;
 	s.rows = rows;
 	assert_non_null(rows);
-	assert_non_null(d);
 	fill_row(&rows[0], "s-0001", false);
 	fill_row(&rows[1], "s-0002", true);
-	s.generation = 12;
-	s.taken_ms = 1700000001000;
-	s.revision = 6;
-	s.live = 1;
-	s.started_total = 2;
-	s.forgotten_total = 3;
-	s.events_dropped = 4;
-	s.alerts_dropped = 5;
-	s.audit_backlog = 6;
-	s.audit_failures = 7;
-	s.containers_left = 1;
-	s.n_standing = 1;
-	snprintf(s.standing[0], sizeof s.standing[0], "send_mail");
-	set_author(&s.standing_by[0], 1001, "alice", "console");
-	s.standing_revision[0] = 4;
-	s.frozen = true;
-	set_author(&s.frozen_by, 0, "root", "ctl");
-	s.frozen_revision = 6;
-	s.n_pools = 2;
-	snprintf(s.pools[0].key, sizeof s.pools[0].key, "0123456789abcdef");
-	snprintf(s.pools[0].image, sizeof s.pools[0].image, "sha256:feed");
-	snprintf(s.pools[0].runtime, sizeof s.pools[0].runtime, "runsc");
-	s.pools[0].size = 4;
-	s.pools[0].ready = 3;
-	s.pools[0].warming = 1;
-	s.pools[0].claimed = 9;
-	s.pools[0].discarded = 2;
-	s.pools[0].failed = 1;
-	snprintf(s.pools[1].key, sizeof s.pools[1].key, "fedcba9876543210");
-	s.pools[1].size = 1;
+	fill_snapshot(&s);
 	j = control_snapshot_json(&s);
 	assert_int_equal(control_snapshot_from_json(j, &back), 0);
 	json_decref(j);
@@ -495,25 +529,27 @@ test_round_trip(void **state)
 	same.rows = s.rows;
 	same.cap = s.cap;
 	assert_memory_equal(&same, &s, sizeof s);
+	free(rows);
+	supervisor_snapshot_free(&back);
+}
 
-	e.seq = 41;
-	e.wall_ms = 1700000002000;
-	e.kind = SUPERVISOR_EVENT_CUTOVER_ACK;
-	e.alert = true;
-	snprintf(e.session, sizeof e.session, "s-0001");
-	snprintf(e.tool, sizeof e.tool, "send_mail");
-	e.op = CUTOVER_RESTORE;
-	e.revision = 6;
-	e.result = CUTOVER_NOT_APPLICABLE;
-	e.waited_us = 1234;
-	snprintf(e.reason, sizeof e.reason, "stale");
-	set_author(&e.by, 1001, "alice", "console");
+/* An event and a detail, likewise. */
+static void
+test_round_trip_detail(void **state)
+{
+	struct session_detail *d = calloc(2, sizeof *d);
+	struct supervisor_event e, eb;
+	json_t *j;
+
+	(void)state;
+	assert_non_null(d);
+	fill_event(&e);
 	j = control_event_json(&e);
 	assert_int_equal(control_event_from_json(j, &eb), 0);
 	json_decref(j);
 	assert_memory_equal(&eb, &e, sizeof e);
 
-	memcpy(&d[0].row, &rows[1], sizeof d[0].row);
+	fill_row(&d[0].row, "s-0002", true);
 	d[0].first.verdict = ADMISSION_ADMITTED;
 	d[0].second.verdict = ADMISSION_REFUSED;
 	d[0].second.n = 1;
@@ -528,8 +564,6 @@ test_round_trip(void **state)
 	json_decref(j);
 	assert_memory_equal(&d[1], &d[0], sizeof d[0]);
 	free(d);
-	free(rows);
-	supervisor_snapshot_free(&back);
 }
 
 /* A snapshot body of rows[0..n), taken at taken_ms. */
@@ -735,164 +769,6 @@ test_decode_hostile(void **state)
 	supervisor_snapshot_free(&back);
 }
 
-/* ---- the table of ops and keys ---- */
-
-static const char *const key_names[CONTROL_K_COUNT] = {
-#define KEY_NAME(e, name, type, field) [CONTROL_K_##e] = name,
-	CONTROL_KEYS(KEY_NAME)
-#undef KEY_NAME
-};
-
-static const unsigned op_allowed[CONTROL_OP_COUNT] = {
-#define OP_ALLOWED(e, name, role, allowed, required, any_of) [CONTROL_OP_##e] = allowed,
-	CONTROL_OPS(OP_ALLOWED)
-#undef OP_ALLOWED
-};
-
-static const unsigned op_needs[CONTROL_OP_COUNT] = {
-#define OP_NEEDS(e, name, role, allowed, required, any_of) [CONTROL_OP_##e] = required | any_of,
-	CONTROL_OPS(OP_NEEDS)
-#undef OP_NEEDS
-};
-
-/* Every key the op allows, with a valid value (one target only: a path, named sessions). */
-static void
-fill_request(struct control_request *r, enum control_op op)
-{
-	unsigned allowed = op_allowed[op];
-
-	control_request_init(r, op);
-	r->id = 41;
-	if (allowed & CONTROL_KEY(SESSION))
-		assert_int_equal(control_request_str(r, CONTROL_K_SESSION, "s-1"), 0);
-	if (allowed & CONTROL_KEY(PATH))
-		assert_int_equal(control_request_str(r, CONTROL_K_PATH, "/etc/airlock/a.json"), 0);
-	if (allowed & CONTROL_KEY(TOOL))
-		assert_int_equal(control_request_str(r, CONTROL_K_TOOL, "store"), 0);
-	if (allowed & CONTROL_KEY(SESSIONS)) {
-		assert_int_equal(control_request_add_id(r, "s-1"), 0);
-		assert_int_equal(control_request_add_id(r, "s-2"), 0);
-	}
-	if (allowed & CONTROL_KEY(WAIT))
-		control_request_int(r, CONTROL_K_WAIT, 1234);
-	if (allowed & CONTROL_KEY(AFTER))
-		control_request_int(r, CONTROL_K_AFTER, 77);
-	control_request_bool(r, CONTROL_K_FOLLOW, allowed & CONTROL_KEY(FOLLOW));
-	control_request_bool(r, CONTROL_K_SNAPSHOTS, allowed & CONTROL_KEY(SNAPSHOTS));
-	control_request_bool(r, CONTROL_K_DELTAS, allowed & CONTROL_KEY(DELTAS));
-	control_request_bool(r, CONTROL_K_REFRESH, allowed & CONTROL_KEY(REFRESH));
-	if (allowed & CONTROL_KEY(RUNTIME))
-		assert_int_equal(control_request_str(r, CONTROL_K_RUNTIME, "runsc"), 0);
-	if (allowed & CONTROL_KEY(CLIENT))
-		assert_int_equal(control_request_str(r, CONTROL_K_CLIENT, "console"), 0);
-	r->has &= allowed;	/* the booleans set (false) for every op, kept where the op has them */
-}
-
-/* Built from the table, parsed by it: the same request, for every op. */
-static void
-test_table_round_trip(void **state)
-{
-	struct control_request in, out;
-	const char *error;
-	char *line;
-	json_t *j;
-	size_t n;
-	int op;
-
-	(void)state;
-	for (op = 0; op < CONTROL_OP_COUNT; op++) {
-		fill_request(&in, (enum control_op)op);
-		j = control_request_json(&in);
-		assert_non_null(j);
-		line = control_line(j, CONTROL_LINE_MAX, &n);
-		assert_non_null(line);
-		if (control_parse(line, n - 1, &out, &error) < 0)
-			fail_msg("%s: %s", line, error);
-		assert_int_equal(out.op, op);
-		assert_int_equal(out.has, in.has);
-		assert_memory_equal(&out, &in, sizeof in);
-		control_request_free(&out);
-		free(line);
-		json_decref(j);
-	}
-	/* A key the op does not have is not written. */
-	control_request_init(&in, CONTROL_OP_SNAPSHOT);
-	control_request_bool(&in, CONTROL_K_FOLLOW, true);
-	assert_null(control_request_json(&in));
-	/* A value that does not fit is refused, never cut. */
-	control_request_init(&in, CONTROL_OP_STOP);
-	assert_int_equal(control_request_str(&in, CONTROL_K_SESSION,
-					     "s-0123456789012345678901234567890123456789"), -1);
-	assert_int_equal(in.has, 0);
-}
-
-/* Each op without its required keys, and each key of the wrong type: refused, fixed text. */
-static void
-test_table_refusals(void **state)
-{
-	char line[256];
-	int op, k;
-
-	(void)state;
-	for (op = 0; op < CONTROL_OP_COUNT; op++) {
-		snprintf(line, sizeof line, "{\"id\":1,\"op\":\"%s\"}", control_op_name(op));
-		if (op_needs[op])
-			assert_refused(line, CONTROL_E_MISSING);
-		else
-			assert_null(parse_error(line, NULL));
-		for (k = 0; k < CONTROL_K_COUNT; k++) {
-			snprintf(line, sizeof line, "{\"id\":1,\"op\":\"%s\",\"%s\":[true]}",
-				 control_op_name(op), key_names[k]);
-			assert_refused(line, op_allowed[op] & (1u << k) ? CONTROL_E_ARG : CONTROL_E_KEY);
-		}
-	}
-	assert_int_equal(control_op_role(CONTROL_OP_AUDIT), CONTROL_ROLE_VIEW);
-	assert_int_equal(control_op_role(CONTROL_OP_SNAPSHOT), CONTROL_ROLE_VIEW);
-	assert_int_equal(control_op_role(CONTROL_OP_REVOKE), CONTROL_ROLE_OPERATE);
-	assert_refused("{\"id\":1,\"op\":\"audit\",\"after\":-1}", CONTROL_E_ARG);
-	assert_refused("{\"id\":1,\"op\":\"audit\",\"after\":\"7\"}", CONTROL_E_ARG);
-}
-
-/* The audit answer: rows and head back as they were; a hostile one bounded. */
-static void
-test_audit_decode(void **state)
-{
-	static struct control_audit a, back;
-	json_t *ok = control_ok(3), *rows;
-	char big[300];
-	size_t i;
-
-	(void)state;
-	a.n = 2;
-	a.head = 99;
-	a.rows[0] = (struct audit_row){ .seq = 98, .time = "2025-01-01 00:00:00", .session = "s-1",
-					.type = "policy", .tool = "store", .decision = "applied",
-					.revision = 4, .tone = AUDIT_TONE_GOOD };
-	a.rows[1] = (struct audit_row){ .seq = 99, .call = "c-1", .type = "call",
-					.latency_us = 12, .entry_hash = "0123456789abcdef",
-					.tone = AUDIT_TONE_ALERT, .unknown_outcome = true };
-	assert_int_equal(control_audit_into(&a, ok), 0);
-	assert_int_equal(json_integer_value(json_object_get(ok, "id")), 3);
-	assert_int_equal(control_audit_from_json(ok, &back), 0);
-	assert_memory_equal(&back, &a, sizeof a);
-	json_decref(ok);
-
-	memset(big, 'x', sizeof big - 1);
-	big[sizeof big - 1] = '\0';
-	rows = json_array();
-	for (i = 0; i < CONTROL_AUDIT_ROWS + 10; i++)
-		json_array_append_new(rows, json_pack("{s:I, s:s, s:s}", "seq", (json_int_t)i,
-						      "tool", big, "tone", "purple"));
-	ok = json_pack("{s:b, s:o, s:i}", "ok", 1, "rows", rows, "head", 5);
-	assert_int_equal(control_audit_from_json(ok, &back), 0);
-	assert_int_equal(back.n, CONTROL_AUDIT_ROWS);
-	assert_int_equal(back.head, 5);
-	assert_int_equal(strlen(back.rows[0].tool), SNAP_NAME_MAX - 1);
-	assert_int_equal(back.rows[CONTROL_AUDIT_ROWS - 1].tone, AUDIT_TONE_PLAIN);
-	json_decref(ok);
-	assert_int_equal(control_audit_from_json(NULL, &back), -1);
-}
-
 int
 main(void)
 {
@@ -908,12 +784,10 @@ main(void)
 		cmocka_unit_test(test_metrics),
 		cmocka_unit_test(test_frozen),
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_round_trip_detail),
 		cmocka_unit_test(test_decode_hostile),
 		cmocka_unit_test(test_delta),
 		cmocka_unit_test(test_delta_refused),
-		cmocka_unit_test(test_table_round_trip),
-		cmocka_unit_test(test_table_refusals),
-		cmocka_unit_test(test_audit_decode),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
