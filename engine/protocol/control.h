@@ -3,7 +3,10 @@
 
 /*
  * The control protocol of `airlock serve` (docs/operations.md), pure code:
- * the request parser, the reply and pushed-frame builders, the role a
+ * every message declared once. Requests: the tables of ops and keys below,
+ * which the parser (server) and control_request_json (clients) both read.
+ * Replies and pushed frames: a field table per structure (control_tables.c)
+ * walked by one encoder and one decoder (control_codec.h). Also the role a
  * peer's credentials give, and the metrics text. No sockets, no threads:
  * a unit test and a fuzzer drive it with plain data.
  *
