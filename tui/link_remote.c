@@ -439,21 +439,23 @@ static int
 take_hello(struct link_remote *r, const char *line, size_t len, char *why, size_t cap)
 {
 	json_t *h = json_loadb(line, len, JSON_REJECT_DUPLICATES, NULL);
-	const char *name = json_string_value(json_object_get(h, "engine"));
-	const char *role = json_string_value(json_object_get(h, "role"));
+	struct control_hello_msg m;
 	int rc = -1;
 
-	if (json_integer_value(json_object_get(h, "airlock")) != CONTROL_VERSION)
+	if (control_hello_from_json(h, &m) < 0 || m.airlock != CONTROL_VERSION)
 		snprintf(why, cap, "the engine speaks another protocol");
-	else if (json_is_false(json_object_get(h, "ok")))
+	else if (json_is_false(json_object_get(h, "ok")))	/* a bye instead (control_bye) */
 		snprintf(why, cap, "the engine refused this console: %.80s",
 			 json_string_value(json_object_get(h, "error")) ?: "no reason");
 	else {
 		pthread_mutex_lock(&r->mu);
-		snprintf(r->st.name, sizeof r->st.name, "%s", name ? name : "engine");
-		snprintf(r->st.role, sizeof r->st.role, "%s", role ? role : "view");
+		snprintf(r->st.name, sizeof r->st.name, "%.31s", json_object_get(h, "engine") ?
+			 m.engine : "engine");
+		/* Words outside the table read as the lesser role: the engine decides anyway. */
+		snprintf(r->st.role, sizeof r->st.role, "%s",
+			 control_role_name(m.role == CONTROL_ROLE_OPERATE ? m.role : CONTROL_ROLE_VIEW));
 		pthread_mutex_unlock(&r->mu);
-		r->deltas = json_is_true(json_object_get(h, "deltas"));
+		r->deltas = m.deltas;
 		rc = 0;
 	}
 	json_decref(h);
