@@ -18,7 +18,7 @@ struct link_local {
 	struct snap_author author;
 	char audit_path[4096];
 	struct audit_tail *tail;	/* audit_path read-only, opened at the first call */
-	char tail_error[sizeof(struct al_err){ 0 }.msg];		/* why it cannot be: said on every call */
+	char tail_error[AL_ERR_MAX];	/* why it cannot be: said on every call */
 };
 
 static struct link_local *
