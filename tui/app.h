@@ -34,7 +34,6 @@
 
 struct supervisor;
 struct audit;
-struct audit_tail;
 struct demo;
 struct notifier;
 
@@ -62,7 +61,7 @@ struct app {
 	bool attached;
 	struct supervisor *sup;		/* the console's own engine; NULL when attached */
 	struct audit *audit;
-	struct audit_tail *tail;
+	char tail_path[APP_PATH_MAX];	/* the log the local link's audit view reads */
 	struct demo *demo;
 	struct notifier *notifier;
 	char runtime[16];		/* for the host checks */

@@ -23,7 +23,6 @@
 
 #include "alert.h"
 #include "audit.h"
-#include "audit_tail.h"
 #include "clock.h"
 #include "cli.h"
 #include "config.h"
@@ -166,18 +165,6 @@ tail_alert(struct app *a)
 	alert(a, text);
 }
 
-/*
- * The audit view cannot show the log: said once as an alert, and in the
- * view for as long as it lasts. The log itself may still be written (its
- * own refusals are the header's and an alert of their own).
- */
-static void
-tail_failed(struct app *a, const char *why)
-{
-	if (model_tail_failed(&a->model, why))
-		tail_alert(a);
-}
-
 /* ---- set-up ---- */
 
 /* A bad keys file is the operator's to fix: it sticks like an alert. */
@@ -202,7 +189,6 @@ load_keys(struct app *a)
 static int
 open_audit(struct app *a, const struct console_opts *o)
 {
-	struct model *m = &a->model;
 	char path[PATH_MAX];
 	struct al_err err;
 	const char *p = o->audit;
@@ -223,21 +209,7 @@ open_audit(struct app *a, const struct console_opts *o)
 	/* The demo's private log goes with it: only a log that stays has a head to record. */
 	if (o->audit || !a->demo)
 		snprintf(a->audit_path, sizeof a->audit_path, "%s", p);
-	if (audit_tail_open(p, &a->tail, &err) < 0) {
-		a->tail = NULL;		/* the log still works; the view says it cannot show it */
-		tail_failed(a, err.msg);
-		return 0;
-	}
-	m->audit_seq = audit_tail_max_seq(a->tail);
-	/* What a crashed engine left without an outcome is shown first. */
-	if (m->audit_seq < 0 ||
-	    (m->audit_seq > 0 &&
-	     audit_tail_unknown(a->tail, m->audit_seq, m->audit_rows, MODEL_AUDIT_MAX / 4,
-				&m->n_audit) < 0)) {
-		m->n_audit = 0;
-		m->audit_seq = m->audit_seq < 0 ? 0 : m->audit_seq;
-		tail_failed(a, audit_tail_error(a->tail));
-	}
+	snprintf(a->tail_path, sizeof a->tail_path, "%s", p);	/* the local link reads it */
 	return 0;
 }
 
@@ -306,7 +278,7 @@ open_engine(struct app *a, const struct console_opts *o, const char *exe)
 		fprintf(stderr, "airlock console: %s\n", err.msg);
 		return -1;
 	}
-	a->links[0] = link_local_new(a->sup, &a->author);
+	a->links[0] = link_local_new(a->sup, &a->author, a->tail_path);
 	if (!a->links[0]) {
 		fprintf(stderr, "airlock console: out of memory\n");
 		return -1;
@@ -335,7 +307,6 @@ static int
 attach_engines(struct app *a, const struct console_opts *o)
 {
 	const char *why;
-	struct al_err err;
 	size_t i;
 
 	a->attached = true;
@@ -348,19 +319,6 @@ attach_engines(struct app *a, const struct console_opts *o)
 		}
 		a->n_links++;
 	}
-	if (!o->audit) {
-		snprintf(a->model.tail_error, sizeof a->model.tail_error,
-			 "the audit log is the engine's: give --audit DB to follow it here");
-		return 0;
-	}
-	if (audit_tail_open(o->audit, &a->tail, &err) < 0) {
-		a->tail = NULL;
-		tail_failed(a, err.msg);
-		return 0;
-	}
-	a->model.audit_seq = audit_tail_max_seq(a->tail);
-	if (a->model.audit_seq < 0)
-		a->model.audit_seq = 0;
 	return 0;
 }
 
@@ -420,7 +378,6 @@ app_shutdown(struct app *a)
 	}
 	if (a->demo)
 		demo_close(a->demo);
-	audit_tail_close(a->tail);
 	if (a->audit)
 		audit_close(a->audit);
 	notifier_close(a->notifier);
@@ -475,7 +432,7 @@ frame(struct app *a)
 {
 	struct ui_model m;
 
-	if (model_refresh(&a->model, a->links, a->n_links, a->tail))
+	if (model_refresh(&a->model, a->links, a->n_links))
 		tail_alert(a);
 	model_ui(&a->model, &m);
 	m.ascii = a->screen.ascii;

@@ -9,12 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "audit_tail.h"
 #include "supervisor.h"
 
 struct link_local {
 	struct link base;
 	struct supervisor *sup;
 	struct snap_author author;
+	char audit_path[4096];
+	struct audit_tail *tail;	/* audit_path read-only, opened at the first call */
+	char tail_error[AL_ERR_MAX];	/* why it cannot be: said on every call */
 };
 
 static struct link_local *
@@ -152,9 +156,49 @@ local_forget(struct link *l, const char *id, struct link_result *res)
 	return LINK_DONE;
 }
 
+/* The log's end, and what a crashed engine left without an outcome, shown first. */
+static int
+audit_start(struct link_local *ll, int64_t *after, struct audit_row *out, size_t cap, size_t *n)
+{
+	int64_t max = audit_tail_max_seq(ll->tail);
+
+	if (max < 0)
+		return -1;
+	*after = max;
+	return max > 0 ? audit_tail_unknown(ll->tail, max, out, cap, n) : 0;
+}
+
+static int
+local_audit(struct link *l, int64_t *after, struct audit_row *out, size_t cap, size_t *n,
+	    char *why, size_t why_cap)
+{
+	struct link_local *ll = local(l);
+	struct al_err err;
+	int rc;
+
+	*n = 0;
+	if (!ll->tail && !ll->tail_error[0] && audit_tail_open(ll->audit_path, &ll->tail, &err) < 0)
+		snprintf(ll->tail_error, sizeof ll->tail_error, "%s", err.msg);
+	if (!ll->tail) {
+		snprintf(why, why_cap, "%s", ll->tail_error[0] ? ll->tail_error : "no audit log");
+		return -1;
+	}
+	rc = *after < 0 ? audit_start(ll, after, out, cap, n)
+			: audit_tail_read(ll->tail, *after, NULL, out, cap, n);
+	if (rc < 0) {
+		*n = 0;
+		snprintf(why, why_cap, "%s", audit_tail_error(ll->tail));
+		return -1;
+	}
+	if (*n > 0 && out[*n - 1].seq > *after)
+		*after = out[*n - 1].seq;
+	return 0;
+}
+
 static void
 local_close(struct link *l)
 {
+	audit_tail_close(local(l)->tail);
 	free(l);
 }
 
@@ -172,16 +216,21 @@ static const struct link_ops local_ops = {
 	.stop_all = local_stop_all,
 	.cutover = local_cutover,
 	.forget = local_forget,
+	.audit = local_audit,
 	.close = local_close,
 };
 
 struct link *
-link_local_new(struct supervisor *sup, const struct snap_author *author)
+link_local_new(struct supervisor *sup, const struct snap_author *author, const char *audit_path)
 {
 	struct link_local *l = calloc(1, sizeof *l);
 
 	if (!l)
 		return NULL;
+	if (audit_path)
+		snprintf(l->audit_path, sizeof l->audit_path, "%s", audit_path);
+	else
+		snprintf(l->tail_error, sizeof l->tail_error, "no audit log");
 	l->base.ops = &local_ops;
 	l->sup = sup;
 	l->author = *author;

@@ -1,5 +1,5 @@
 /* Pending cutovers of `airlock serve`, and the supervisor's events: logged, kept, fanned out. */
-#include "control_int.h"
+#include "control_server_int.h"
 
 #include <stdlib.h>
 #include <string.h>
