@@ -25,25 +25,16 @@
 #include "audit.h"
 #include "audit_tail.h"
 #include "clock.h"
-#include "cli.h"
 #include "config.h"
 #include "config_check.h"
+#include "console.h"
 #include "demo.h"
 #include "dispatch.h"
 #include "notify.h"
+#include "path_reason.h"
 #include "supervisor.h"
 
-#define CONFIGS_MAX CLI_REPEAT_MAX
-
-struct console_opts {
-	const char *configs[CONFIGS_MAX];
-	size_t n_configs;
-	const char *connect[MODEL_LINKS_MAX];
-	size_t n_connect;
-	const char *audit;
-	bool demo, read_only;
-	size_t sessions_max;	/* 0: the host's default */
-};
+_Static_assert(CONSOLE_CONNECT_MAX == MODEL_LINKS_MAX, "one link per --connect");
 
 static volatile sig_atomic_t stop_signal;
 
@@ -82,33 +73,6 @@ hold_resizes(void)
 	sigaddset(&winch, SIGWINCH);
 	pthread_sigmask(SIG_BLOCK, &winch, &wait_mask);
 	sigdelset(&wait_mask, SIGWINCH);
-}
-
-/* The command table says what is accepted; --config may repeat. */
-static int
-parse(int argc, char **argv, struct console_opts *o)
-{
-	struct cli_opts c;
-	int rc = cli_parse("console", argc, argv, &c);
-
-	memset(o, 0, sizeof *o);
-	if (rc >= 0)
-		return rc;
-	o->n_configs = c.n[OPT_CONFIG];
-	memcpy(o->configs, c.values[OPT_CONFIG], o->n_configs * sizeof o->configs[0]);
-	o->audit = c.audit;
-	o->demo = c.n[OPT_DEMO] > 0;
-	o->read_only = c.n[OPT_READ_ONLY] > 0;
-	o->sessions_max = c.sessions_max;
-	o->n_connect = c.n[OPT_CONNECT];
-	if (o->n_connect > MODEL_LINKS_MAX)
-		return cli_usage_error("console", "--connect: at most %d engines", MODEL_LINKS_MAX);
-	memcpy(o->connect, c.values[OPT_CONNECT], o->n_connect * sizeof o->connect[0]);
-	if (o->n_connect && (o->demo || o->n_configs || o->sessions_max))
-		return cli_usage_error("console", "--connect attaches to running engines: "
-				       "--demo, --config and --sessions-max are for the console's own "
-				       "(start sessions there with :run or airlock ctl start)");
-	return -1;
 }
 
 /* ---- events and alerts ---- */
@@ -200,24 +164,25 @@ load_keys(struct app *a)
 }
 
 static int
-open_audit(struct app *a, const struct console_opts *o)
+open_audit(struct app *a, const struct console_args *o)
 {
 	struct model *m = &a->model;
-	char path[PATH_MAX];
+	char text[512];
 	struct al_err err;
 	const char *p = o->audit;
 
 	/* The demo's own log (removed with it) only when the operator named none. */
 	if (!p && a->demo)
 		p = demo_audit_path(a->demo);
-	else if (!p && cli_default_audit_path(path, sizeof path) == 0)
-		p = path;
+	else if (!p)
+		p = o->default_audit;
 	if (!p) {
 		fprintf(stderr, "airlock console: no --audit given and no state directory usable\n");
 		return -1;
 	}
 	if (audit_open(p, &a->audit, &err) < 0) {
-		cli_audit_fail(false, "console", p, true, &err);
+		path_failure(text, sizeof text, "audit", p, true, err.msg);
+		fprintf(stderr, "airlock console: %s\n", text);
 		return -1;
 	}
 	/* The demo's private log goes with it: only a log that stays has a head to record. */
@@ -243,7 +208,7 @@ open_audit(struct app *a, const struct console_opts *o)
 
 /* Every file loads and names an image this daemon has, before any session starts. */
 static int
-check_configs(const struct console_opts *o)
+check_configs(const struct console_args *o)
 {
 	struct airlock_config c;
 	struct al_err err;
@@ -264,7 +229,7 @@ check_configs(const struct console_opts *o)
 
 /* The configured sessions, and the runtime the host checks are for. */
 static int
-start_sessions(struct app *a, const struct console_opts *o)
+start_sessions(struct app *a, const struct console_args *o)
 {
 	struct airlock_config c;
 	char id[SNAP_ID_MAX];
@@ -288,7 +253,7 @@ start_sessions(struct app *a, const struct console_opts *o)
 }
 
 static int
-open_engine(struct app *a, const struct console_opts *o, const char *exe)
+open_engine(struct app *a, const struct console_args *o, const char *exe)
 {
 	struct supervisor_options so = { .docker_host = getenv("DOCKER_HOST"),
 					 .reap_at_start = true, .sessions_max = o->sessions_max };
@@ -332,7 +297,7 @@ open_engine(struct app *a, const struct console_opts *o, const char *exe)
  * else it says the log is the engine's.
  */
 static int
-attach_engines(struct app *a, const struct console_opts *o)
+attach_engines(struct app *a, const struct console_args *o)
 {
 	const char *why;
 	struct al_err err;
@@ -365,7 +330,7 @@ attach_engines(struct app *a, const struct console_opts *o)
 }
 
 static struct app *
-app_new(const struct console_opts *o)
+app_new(const struct console_args *o)
 {
 	struct app *a = calloc(1, sizeof *a);
 
@@ -533,7 +498,7 @@ detach(struct app *a)
 	fprintf(stderr, "airlock console: detached from %zu engine%s; their %zu live session%s "
 		"go on (airlock ctl stop-all stops them)\n", n, n == 1 ? "" : "s", live,
 		live == 1 ? "" : "s");
-	return EXIT_OK;
+	return CONSOLE_OK;
 }
 
 /* Quitting the console's own engine: every session stops, and none may be left. */
@@ -560,43 +525,35 @@ quit(struct app *a)
 		fprintf(stderr, "airlock console: the audit log refused %llu writes: it is incomplete"
 			" (airlock audit verify)\n", (unsigned long long)refused);
 	if (left < 0)
-		return EXIT_ERROR;
-	return left == 0 && !refused ? EXIT_OK : EXIT_REFUSED;
+		return CONSOLE_ERROR;
+	return left == 0 && !refused ? CONSOLE_OK : CONSOLE_REFUSED;
 }
 
 int
-cmd_console(int argc, char **argv)
+console_run(const struct console_args *o)
 {
-	struct console_opts o;
 	char exe[PATH_MAX], text[80];
-	struct app *a;
-	int rc = parse(argc, argv, &o), left;
+	struct app *a = app_new(o);
+	int left;
 
-	if (rc >= 0)
-		return rc;
-	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-		fprintf(stderr, "airlock console: needs a terminal on stdin and stdout\n");
-		return EXIT_USAGE;
-	}
-	a = app_new(&o);
 	if (!a)
-		return EXIT_ERROR;
+		return CONSOLE_ERROR;
 	catch_signals();
 	hold_resizes();
 	load_keys(a);	/* getenv: before any engine thread exists */
 	a->notifier = notifier_open("airlock");
 	if (!realpath("/proc/self/exe", exe))
 		snprintf(exe, sizeof exe, "/proc/self/exe");
-	if ((o.n_connect ? attach_engines(a, &o) : open_engine(a, &o, exe)) < 0) {
+	if ((o->n_connect ? attach_engines(a, o) : open_engine(a, o, exe)) < 0) {
 		left = app_shutdown(a);
-		if (!o.n_connect)
+		if (!o->n_connect)
 			fprintf(stderr, "airlock console: %s\n", left_text(left, text, sizeof text));
-		return EXIT_ERROR;
+		return CONSOLE_ERROR;
 	}
 	if (display_open(&a->screen) < 0) {
 		app_shutdown(a);
 		fprintf(stderr, "airlock console: cannot set up the terminal\n");
-		return EXIT_ERROR;
+		return CONSOLE_ERROR;
 	}
 	run(a);
 	return a->attached ? detach(a) : quit(a);
