@@ -19,17 +19,22 @@
  * Handlers return the bit-flags below to the one loop in console.c (as
  * htop's do) instead of redrawing by themselves; nothing calls back into
  * console.c.
+ *
+ * Includes run one way: the state types (model.h, status.h, prompt.h,
+ * screen.h, confirm.h, keymap.h, link.h) below this header; the pieces
+ * that act on a struct app (actions, verbs, display, dispatch) above it;
+ * console.c, the loop, on top.
  */
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "actions.h"
-#include "display.h"
+#include "confirm.h"
 #include "keymap.h"
 #include "link.h"
 #include "model.h"
 #include "prompt.h"
+#include "screen.h"
 #include "status.h"
 
 struct supervisor;

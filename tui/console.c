@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "actions.h"
 #include "alert.h"
 #include "audit.h"
 #include "audit_tail.h"
@@ -30,6 +31,7 @@
 #include "console.h"
 #include "demo.h"
 #include "dispatch.h"
+#include "display.h"
 #include "notify.h"
 #include "path_reason.h"
 #include "supervisor.h"
