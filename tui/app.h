@@ -37,8 +37,6 @@
 #include "screen.h"
 #include "status.h"
 
-struct supervisor;
-struct audit;
 struct audit_tail;
 struct demo;
 struct notifier;
@@ -58,15 +56,14 @@ enum {
 
 struct app {
 	/*
-	 * The engines, as the one interface link.h: the console's own (sup,
+	 * The engines, as the one interface link.h: the console's own (local,
 	 * on worker threads), or those it attached to (attached: quitting
 	 * detaches and stops nothing).
 	 */
 	struct link *links[MODEL_LINKS_MAX];
 	size_t n_links;
 	bool attached;
-	struct supervisor *sup;		/* the console's own engine; NULL when attached */
-	struct audit *audit;
+	struct link *local;		/* links[0], the console's own (link_local.h); NULL when attached */
 	struct audit_tail *tail;
 	struct demo *demo;
 	struct notifier *notifier;

@@ -104,7 +104,10 @@ struct link {
 	bool remote;		/* quitting detaches; the engine's sessions go on */
 };
 
-/* The engine in this process: requests carry author (the console's own uid). */
+/*
+ * The engine in this process, borrowed (the caller opens and closes sup):
+ * requests carry author. link_local.h opens one the link owns.
+ */
 struct link *link_local_new(struct supervisor *sup, const struct snap_author *author);
 
 /*

@@ -1,20 +1,25 @@
 /*
- * The engine in this process (link.h): every call is the supervisor's own,
- * answered at once. The supervisor stays the console's to open and shut
- * down; the link only borrows it.
+ * The engine in this process (link.h, link_local.h): every call is the
+ * supervisor's own, answered at once. Opened by link_local_open, the link
+ * owns the supervisor and its audit log; link_local_new only borrows one.
  */
-#include "link.h"
+#include "link_local.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "audit.h"
+#include "config.h"
+#include "config_check.h"
 #include "supervisor.h"
 
 struct link_local {
 	struct link base;
 	struct supervisor *sup;
 	struct snap_author author;
+	struct audit *audit;	/* owned, with sup, when opened here */
+	bool owned, shut;
 };
 
 static struct link_local *
@@ -155,6 +160,14 @@ local_forget(struct link *l, const char *id, struct link_result *res)
 static void
 local_close(struct link *l)
 {
+	struct link_local *ll = local(l);
+
+	if (ll->owned) {
+		if (!ll->shut)
+			supervisor_shutdown(ll->sup);
+		supervisor_close(ll->sup);
+		audit_close(ll->audit);
+	}
 	free(l);
 }
 
@@ -186,6 +199,81 @@ link_local_new(struct supervisor *sup, const struct snap_author *author)
 	l->sup = sup;
 	l->author = *author;
 	return &l->base;
+}
+
+int
+link_local_open(const struct link_local_options *o, struct link **out, struct al_err *err)
+{
+	struct supervisor_options so = { .docker_host = getenv("DOCKER_HOST"),
+					 .reap_at_start = true, .sessions_max = o->sessions_max };
+	struct snap_author author;
+	struct supervisor *sup;
+	struct link_local *l;
+
+	*out = NULL;
+	if (audit_open(o->audit_path, &so.audit, err) < 0)
+		return LINK_LOCAL_NO_AUDIT;
+	supervisor_author_self(&author, o->via);
+	if (supervisor_open(&so, &sup, NULL, err) < 0) {
+		audit_close(so.audit);
+		return -1;
+	}
+	if (!(*out = link_local_new(sup, &author))) {
+		supervisor_shutdown(sup);
+		supervisor_close(sup);
+		audit_close(so.audit);
+		return al_fail(err, "out of memory");
+	}
+	l = local(*out);
+	l->audit = so.audit;
+	l->owned = true;
+	return 0;
+}
+
+int
+link_local_check(const char *const *paths, size_t n, char *runtime, size_t cap,
+		 struct al_err *err)
+{
+	struct airlock_config c;
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; rc == 0 && i < n; i++) {
+		config_init(&c);
+		if (config_load_file(&c, paths[i], 1, err) < 0 ||
+		    config_check_image_at(getenv("DOCKER_HOST"), &c.profile, err) == -1)
+			rc = -1;
+		else if (i == 0)
+			snprintf(runtime, cap, "%s", c.profile.runtime);
+		config_free(&c);
+	}
+	return rc;
+}
+
+size_t
+link_local_live(struct link *l)
+{
+	return supervisor_live(local(l)->sup);
+}
+
+int
+link_local_shutdown(struct link *l, uint64_t *refused)
+{
+	struct link_local *ll = local(l);
+	int left = supervisor_shutdown(ll->sup);
+
+	ll->shut = true;
+	if (refused)
+		*refused = supervisor_audit_failures(ll->sup);
+	return left;
+}
+
+int
+link_local_audit_head(struct link *l, int64_t *seq, char hash[HASH_HEX_LEN + 1])
+{
+	struct link_local *ll = local(l);
+
+	return ll->audit ? audit_head(ll->audit, seq, hash) : -1;
 }
 
 const char *
