@@ -103,15 +103,23 @@ local_start(struct link *l, const char *path, struct link_result *res)
 	return LINK_DONE;
 }
 
+/* A request about one session: its id in the answer, and why not. */
+static int
+by_id(struct link_result *res, enum link_request req, const char *id, int rc, const char *why)
+{
+	res->req = req;
+	snprintf(res->session, sizeof res->session, "%s", id);
+	if (rc < 0)
+		return fail(res, why);
+	res->ok = true;
+	return LINK_DONE;
+}
+
 static int
 local_stop(struct link *l, const char *id, struct link_result *res)
 {
-	res->req = LINK_REQ_STOP;
-	snprintf(res->session, sizeof res->session, "%s", id);
-	if (supervisor_stop_session(local(l)->sup, id) < 0)
-		return fail(res, "the session is not live");
-	res->ok = true;
-	return LINK_DONE;
+	return by_id(res, LINK_REQ_STOP, id, supervisor_stop_session(local(l)->sup, id),
+		     "the session is not live");
 }
 
 static int
@@ -149,12 +157,8 @@ local_cutover(struct link *l, enum cutover_op op, const char *tool, const char *
 static int
 local_forget(struct link *l, const char *id, struct link_result *res)
 {
-	res->req = LINK_REQ_FORGET;
-	snprintf(res->session, sizeof res->session, "%s", id);
-	if (supervisor_forget(local(l)->sup, id) < 0)
-		return fail(res, "the session has not ended");
-	res->ok = true;
-	return LINK_DONE;
+	return by_id(res, LINK_REQ_FORGET, id, supervisor_forget(local(l)->sup, id),
+		     "the session has not ended");
 }
 
 static void
