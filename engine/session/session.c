@@ -367,6 +367,43 @@ cleanup_bounded(struct session *s, struct al_err *err)
 	return rc;
 }
 
+/*
+ * The lease ends with the container: seen gone, the watchdog need not ask
+ * the daemon; else EOF: it stops it.
+ */
+static void
+release_lease(struct session *s)
+{
+	if (!s->lease)
+		return;
+	if (s->o->hooks.lease)
+		s->o->hooks.lease(s->o->hooks.ctx, NULL);
+	if (container_is(s->box, CONTAINER_REMOVED))
+		lease_done(s->lease);
+	else
+		lease_close(s->lease);
+	s->lease = NULL;
+}
+
+/*
+ * The gateway's last counts into the summary; it closes after the
+ * container: the agent is gone first.
+ */
+static void
+close_gateway(struct session *s, struct session_summary *sum)
+{
+	if (!s->gw)
+		return;
+	gateway_settle(s->gw);
+	gateway_get_counters(s->gw, &sum->counters);
+	sum->audit_failures += (unsigned)sum->counters.audit_failures;
+	snprintf(sum->session_class, sizeof sum->session_class, "%s",
+		 class_name(&s->cfg->classes, gateway_session_class(s->gw)));
+	sum->upstream_stderr_bytes = gateway_upstream_stderr(s->gw);
+	gateway_close(s->gw);
+	s->gw = NULL;
+}
+
 static void
 finish(struct session *s)
 {
@@ -381,31 +418,13 @@ finish(struct session *s)
 		session_end(s, SESSION_END_CLEANUP_FAILED);
 		sum->container_left = true;
 	}
-	if (s->lease) {
-		if (s->o->hooks.lease)
-			s->o->hooks.lease(s->o->hooks.ctx, NULL);
-		/* Seen gone: the watchdog need not ask the daemon. Else EOF: it stops it. */
-		if (container_is(s->box, CONTAINER_REMOVED))
-			lease_done(s->lease);
-		else
-			lease_close(s->lease);
-		s->lease = NULL;
-	}
+	release_lease(s);
 	warm_release(s->warm);	/* its parts are ours and closed below */
 	s->warm = NULL;
 	sum->exit_code = container_exit_code(s->box);
 	sum->container_started = container_is(s->box, CONTAINER_STARTED);
 	sum->oom_killed = container_is(s->box, CONTAINER_OOM_KILLED);
-	if (s->gw) {
-		gateway_settle(s->gw);
-		gateway_get_counters(s->gw, &sum->counters);
-		sum->audit_failures += (unsigned)sum->counters.audit_failures;
-		snprintf(sum->session_class, sizeof sum->session_class, "%s",
-			 class_name(&s->cfg->classes, gateway_session_class(s->gw)));
-		sum->upstream_stderr_bytes = gateway_upstream_stderr(s->gw);
-		gateway_close(s->gw);	/* after the container: the agent is gone first */
-		s->gw = NULL;
-	}
+	close_gateway(s, sum);
 	sum->duration_ms = clock_mono_ms() - s->t0_ms;
 	detail = session_summary_json(sum);
 	text = detail ? json_dumps(detail, JSON_COMPACT) : NULL;
