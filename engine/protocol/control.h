@@ -293,7 +293,7 @@ json_t *control_event_json(const struct supervisor_event *e);
 json_t *control_host_json(const struct host_snapshot *h);
 
 /*
- * And back (control_decode.c), for a console attached to an engine: 0, or
+ * And back (control_codec.c), for a console attached to an engine: 0, or
  * -1 when v is not one (a missing field stays zero; an unknown word makes
  * the row or event unreadable, never guessed). The snapshot's rows array
  * grows as needed (free it with supervisor_snapshot_free); a row it cannot
