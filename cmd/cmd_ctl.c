@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "clock.h"
 #include "control.h"
 #include "control_server.h"
 #include "frame.h"
@@ -36,15 +37,6 @@ struct ctl {
 
 /* ---- lines from the engine ---- */
 
-static int64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* The next JSON object from the engine; NULL at EOF, timeout or garbage. */
 static json_t *
 next_frame(struct ctl *c, int64_t deadline)
@@ -57,10 +49,10 @@ next_frame(struct ctl *c, int64_t deadline)
 	for (;;) {
 		if (linebuf_next(&c->in, &line, &len) == 1)
 			return json_loadb(line, len, JSON_REJECT_DUPLICATES, NULL);
-		if (deadline >= 0 && now_ms() >= deadline)
+		if (deadline >= 0 && clock_mono_ms() >= deadline)
 			return NULL;
 		struct pollfd p = { .fd = c->fd, .events = POLLIN };
-		int t = deadline < 0 ? -1 : (int)(deadline - now_ms());
+		int t = deadline < 0 ? -1 : (int)(deadline - clock_mono_ms());
 
 		if (poll(&p, 1, t < 0 && deadline >= 0 ? 0 : t) <= 0)
 			continue;
@@ -97,7 +89,7 @@ send_request(struct ctl *c)
 static json_t *
 await_reply(struct ctl *c, int64_t wait_ms)
 {
-	int64_t deadline = now_ms() + wait_ms + CTL_TIMEOUT_MS;
+	int64_t deadline = clock_mono_ms() + wait_ms + CTL_TIMEOUT_MS;
 	json_t *f;
 
 	while ((f = next_frame(c, deadline))) {
@@ -598,7 +590,7 @@ connect_engine(struct ctl *c)
 static int
 read_hello(struct ctl *c)
 {
-	c->hello = next_frame(c, now_ms() + CTL_TIMEOUT_MS);
+	c->hello = next_frame(c, clock_mono_ms() + CTL_TIMEOUT_MS);
 	if (!c->hello)
 		return lost(c);
 	if (json_integer_value(json_object_get(c->hello, "airlock")) != CONTROL_VERSION)

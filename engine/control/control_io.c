@@ -31,15 +31,6 @@ cs_say(struct control_server *cs, const char *fmt, ...)
 	fflush(cs->o.log);
 }
 
-int64_t
-cs_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* ---- the outgoing queue ---- */
 
 static int

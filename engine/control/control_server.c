@@ -329,7 +329,7 @@ poll_set(struct control_server *cs, int extra_fd, struct pollfd *p, struct clien
 static int
 step_timeout(const struct control_server *cs, int timeout_ms)
 {
-	int64_t due = cs->snap_pushed_ms + SNAPSHOT_PUSH_MS - cs_now_ms();
+	int64_t due = cs->snap_pushed_ms + SNAPSHOT_PUSH_MS - clock_mono_ms();
 	size_t i;
 
 	for (i = 0; i < CONTROL_CLIENTS_MAX; i++)
@@ -338,7 +338,7 @@ step_timeout(const struct control_server *cs, int timeout_ms)
 	if (!cs_snapshots_wanted(cs))	/* a push due when its last reader left is not */
 		return cs_pending_timeout(cs, timeout_ms);
 	if (!cs->snap_due)
-		due = cs->snap_pushed_ms + SNAPSHOT_IDLE_MS - cs_now_ms();
+		due = cs->snap_pushed_ms + SNAPSHOT_IDLE_MS - clock_mono_ms();
 	if (due < timeout_ms)
 		timeout_ms = due > 0 ? (int)due : 0;
 	return cs_pending_timeout(cs, timeout_ms);
@@ -355,7 +355,7 @@ control_server_step(struct control_server *cs, int extra_fd, int timeout_ms)
 	if (rc < 0)
 		return 0;
 	if (!cs->snap_due && cs_snapshots_wanted(cs) &&
-	    cs_now_ms() - cs->snap_pushed_ms >= SNAPSHOT_IDLE_MS)
+	    clock_mono_ms() - cs->snap_pushed_ms >= SNAPSHOT_IDLE_MS)
 		cs->snap_due = true;
 	if (p[1].revents & POLLIN || cs->snap_due)
 		cs_drain_events(cs);

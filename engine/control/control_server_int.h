@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "audit_tail.h"
+#include "clock.h"
 #include "config.h"
 #include "control_server.h"
 #include "frame.h"
@@ -90,7 +91,6 @@ bool cs_snapshots_wanted(const struct control_server *cs);
 /* control_io.c: the helpers below the loop, the ops and the events */
 void cs_say(struct control_server *cs, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-int64_t cs_now_ms(void);
 /* A reply: always queued (a client that never reads meets the hard bound). */
 void cs_reply(struct control_server *cs, struct client *c, int64_t id, json_t *v);
 void cs_reply_error(struct control_server *cs, struct client *c, int64_t id, const char *error);
