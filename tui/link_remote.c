@@ -685,6 +685,7 @@ remote_close(struct link *l)
 	supervisor_snapshot_free(&r->stage);
 	json_decref(r->pushed);
 	free(r->detail);
+	free(r->audit);
 	free(r->out);
 	free(r);
 }
@@ -720,27 +721,19 @@ link_remote_new(const char *target, const char **why)
 	r->fd = -1;
 	r->detail = calloc(1, sizeof *r->detail);
 	r->audit = calloc(1, sizeof *r->audit);
-	if (!r->detail || !r->audit || link_target_parse(target, &r->target, why) < 0) {
-		free(r->detail);
-		free(r);
-		return NULL;
-	}
+	if (!r->detail || !r->audit || link_target_parse(target, &r->target, why) < 0)
+		goto fail;
 	r->st.state = LINK_CONNECTING;
 	snprintf(r->st.name, sizeof r->st.name, "%.31s",
 		 r->target.ssh_dest[0] ? r->target.ssh_dest : "engine");
 	snprintf(r->st.where, sizeof r->st.where, "%s", target);
 	pthread_mutex_init(&r->mu, NULL);
-	if (pipe2(r->ctl, O_CLOEXEC | O_NONBLOCK) < 0) {
-		free(r->detail);
-		free(r);
-		return NULL;
-	}
+	if (pipe2(r->ctl, O_CLOEXEC | O_NONBLOCK) < 0)
+		goto fail;
 	if (pipe2(r->wake, O_CLOEXEC | O_NONBLOCK) < 0) {
 		close(r->ctl[0]);
 		close(r->ctl[1]);
-		free(r->detail);
-		free(r);
-		return NULL;
+		goto fail;
 	}
 	r->started = pthread_create(&r->thread, NULL, link_thread, r) == 0;
 	if (!r->started) {
@@ -748,4 +741,9 @@ link_remote_new(const char *target, const char **why)
 		return NULL;
 	}
 	return &r->base;
+fail:
+	free(r->detail);
+	free(r->audit);
+	free(r);
+	return NULL;
 }
