@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "airlock-config.h"
+#include "path_reason.h"
 
 int
 cli_is_help(const char *arg)
@@ -104,53 +105,12 @@ cli_fail(bool json, const char *command, const char *fmt, ...)
 	return EXIT_ERROR;
 }
 
-static const char *
-create_reason(const char *path, char *buf, size_t cap)
-{
-	char *copy = strdup(path), *slash;
-	const char *dir;
-	int bad;
-
-	if (!copy)
-		return "";
-	slash = strrchr(copy, '/');
-	dir = slash == copy ? "/" : slash ? (*slash = '\0', copy) : ".";
-	bad = access(dir, W_OK | X_OK) < 0 ? errno : 0;
-	if (bad)
-		snprintf(buf, cap, "%s: %s", dir, strerror(bad));
-	free(copy);
-	return bad ? buf : "";
-}
-
-const char *
-cli_path_reason(const char *path, bool create, char *buf, size_t cap)
-{
-	struct stat st;
-
-	buf[0] = '\0';
-	if (stat(path, &st) < 0) {
-		if (errno == ENOENT && create)
-			return create_reason(path, buf, cap);
-		snprintf(buf, cap, "%s", strerror(errno));
-		return buf;
-	}
-	if (S_ISDIR(st.st_mode))
-		return "is a directory";
-	if (!S_ISREG(st.st_mode))
-		return "not a regular file";
-	if (access(path, create ? R_OK | W_OK : R_OK) < 0)
-		snprintf(buf, cap, "%s", strerror(errno));
-	return buf;
-}
-
 int
 cli_audit_fail(bool json, const char *command, const char *path, bool create,
 	       const struct al_err *err)
 {
-	const char *msg = strncmp(err->msg, "audit: ", 7) == 0 ? err->msg + 7 : err->msg;
-	char why[256];
-	const char *reason = cli_path_reason(path, create, why, sizeof why);
+	char text[512];
 
-	return cli_fail(json, command, "audit %s: %s%s%s", path, msg, reason[0] ? ": " : "",
-			reason);
+	path_failure(text, sizeof text, "audit", path, create, err->msg);
+	return cli_fail(json, command, "%s", text);
 }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "clock.h"
 #include "control.h"
 #include "control_server.h"
 #include "frame.h"
@@ -31,18 +32,10 @@ struct ctl {
 	struct linebuf in;
 	int64_t next_id;
 	json_t *hello;
+	struct control_request req;	/* the one being built and sent */
 };
 
 /* ---- lines from the engine ---- */
-
-static int64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* The next JSON object from the engine; NULL at EOF, timeout or garbage. */
 static json_t *
@@ -56,10 +49,10 @@ next_frame(struct ctl *c, int64_t deadline)
 	for (;;) {
 		if (linebuf_next(&c->in, &line, &len) == 1)
 			return json_loadb(line, len, JSON_REJECT_DUPLICATES, NULL);
-		if (deadline >= 0 && now_ms() >= deadline)
+		if (deadline >= 0 && clock_mono_ms() >= deadline)
 			return NULL;
 		struct pollfd p = { .fd = c->fd, .events = POLLIN };
-		int t = deadline < 0 ? -1 : (int)(deadline - now_ms());
+		int t = deadline < 0 ? -1 : (int)(deadline - clock_mono_ms());
 
 		if (poll(&p, 1, t < 0 && deadline >= 0 ? 0 : t) <= 0)
 			continue;
@@ -69,14 +62,17 @@ next_frame(struct ctl *c, int64_t deadline)
 	}
 }
 
+/* c->req as the protocol's table writes it (control_request_json), with the next id. */
 static int
-send_request(struct ctl *c, json_t *req)
+send_request(struct ctl *c)
 {
 	size_t n, off = 0;
+	json_t *req;
 	char *line;
 	ssize_t w;
 
-	json_object_set_new(req, "id", json_integer(++c->next_id));
+	c->req.id = ++c->next_id;
+	req = control_request_json(&c->req);
 	line = control_line(req, CONTROL_LINE_MAX + 1, &n);
 	json_decref(req);
 	while (line && off < n) {
@@ -93,7 +89,7 @@ send_request(struct ctl *c, json_t *req)
 static json_t *
 await_reply(struct ctl *c, int64_t wait_ms)
 {
-	int64_t deadline = now_ms() + wait_ms + CTL_TIMEOUT_MS;
+	int64_t deadline = clock_mono_ms() + wait_ms + CTL_TIMEOUT_MS;
 	json_t *f;
 
 	while ((f = next_frame(c, deadline))) {
@@ -128,14 +124,22 @@ refused(struct ctl *c, json_t *r)
 	return EXIT_REFUSED;
 }
 
-/* Send req and wait: *out is an ok reply, else the exit status is returned. */
+/* A value the engine would refuse: refused here, as it would be there. */
 static int
-call(struct ctl *c, json_t *req, int64_t wait_ms, json_t **out)
+bad_argument(struct ctl *c)
+{
+	fprintf(stderr, "airlock ctl: %s: %s\n", c->verb, CONTROL_E_ARG);
+	return EXIT_REFUSED;
+}
+
+/* Send c->req and wait: *out is an ok reply, else the exit status is returned. */
+static int
+call(struct ctl *c, int64_t wait_ms, json_t **out)
 {
 	json_t *r;
 
 	*out = NULL;
-	if (!req || send_request(c, req) < 0)
+	if (send_request(c) < 0)
 		return lost(c);
 	r = await_reply(c, wait_ms);
 	if (!r)
@@ -146,10 +150,22 @@ call(struct ctl *c, json_t *req, int64_t wait_ms, json_t **out)
 	return -1;
 }
 
-static json_t *
-request(const char *op)
+/* c->req, made afresh for op; its keys are set with control_request_*. */
+static struct control_request *
+request(struct ctl *c, enum control_op op)
 {
-	return json_pack("{s:s}", "op", op);
+	control_request_init(&c->req, op);
+	return &c->req;
+}
+
+/* The op the verb names (revoke, restore, freeze, thaw). */
+static struct control_request *
+verb_request(struct ctl *c)
+{
+	enum control_op op = CONTROL_OP_COUNT;
+
+	control_op_by_name(c->verb, &op);
+	return request(c, op);
 }
 
 /* ---- the commands ---- */
@@ -172,7 +188,7 @@ static int
 do_status(struct ctl *c)
 {
 	json_t *snap, *s;
-	int rc = call(c, request("snapshot"), 0, &snap);
+	int rc = (request(c, CONTROL_OP_SNAPSHOT), call(c, 0, &snap));
 
 	if (rc >= 0)
 		return rc;
@@ -216,7 +232,7 @@ do_sessions(struct ctl *c, bool tools)
 {
 	json_t *snap, *rows, *r, *t;
 	size_t i, k;
-	int rc = call(c, request("snapshot"), 0, &snap);
+	int rc = (request(c, CONTROL_OP_SNAPSHOT), call(c, 0, &snap));
 
 	if (rc >= 0)
 		return rc;
@@ -267,7 +283,9 @@ do_start(struct ctl *c)
 
 	if (!realpath(c->arg, path))
 		return cli_fail(c->o.json, "ctl", "config %s: %s", c->arg, strerror(errno));
-	rc = call(c, json_pack("{s:s, s:s}", "op", "start", "path", path), 0, &r);
+	if (control_request_str(request(c, CONTROL_OP_START), CONTROL_K_PATH, path) < 0)
+		return bad_argument(c);
+	rc = call(c, 0, &r);
 	if (rc >= 0)
 		return rc;
 	return done(c, r, "%s\n", str_of(r, "session"));
@@ -277,8 +295,11 @@ static int
 do_stop(struct ctl *c)
 {
 	json_t *r;
-	int rc = call(c, json_pack("{s:s, s:s}", "op", "stop", "session", c->arg), 0, &r);
+	int rc;
 
+	if (control_request_str(request(c, CONTROL_OP_STOP), CONTROL_K_SESSION, c->arg) < 0)
+		return bad_argument(c);
+	rc = call(c, 0, &r);
 	return rc >= 0 ? rc : done(c, r, "stopping %s\n", c->arg);
 }
 
@@ -287,7 +308,7 @@ do_stop_all(struct ctl *c)
 {
 	json_t *r;
 	char n[32];
-	int rc = call(c, request("stop-all"), 0, &r);
+	int rc = (request(c, CONTROL_OP_STOP_ALL), call(c, 0, &r));
 
 	if (rc >= 0)
 		return rc;
@@ -295,21 +316,24 @@ do_stop_all(struct ctl *c)
 	return done(c, r, "stopping %s sessions\n", n);
 }
 
-static json_t *
+/* tool, and --all or each --session: 0, or -1 when a value would not fit. */
+static int
 cutover_request(struct ctl *c, int64_t wait)
 {
-	json_t *req = json_pack("{s:s, s:s, s:I}", "op", c->verb, "tool", c->arg, "wait_ms",
-				(json_int_t)wait), *ids = json_array();
+	struct control_request *req = verb_request(c);
 	size_t i;
 
-	for (i = 0; req && ids && i < c->o.n[OPT_SESSION]; i++)
-		json_array_append_new(ids, json_string(c->o.values[OPT_SESSION][i]));
-	if (req && c->o.n[OPT_ALL])
-		json_object_set_new(req, "all", json_true());
-	else if (req)
-		json_object_set_new(req, "sessions", json_incref(ids));
-	json_decref(ids);
-	return req;
+	control_request_int(req, CONTROL_K_WAIT, wait);
+	if (control_request_str(req, CONTROL_K_TOOL, c->arg) < 0)
+		return -1;
+	if (c->o.n[OPT_ALL])
+		control_request_bool(req, CONTROL_K_ALL, true);
+	else
+		req->has |= CONTROL_KEY(SESSIONS);	/* named, even when none is */
+	for (i = 0; !c->o.n[OPT_ALL] && i < c->o.n[OPT_SESSION]; i++)
+		if (control_request_add_id(req, c->o.values[OPT_SESSION][i]) < 0)
+			return -1;
+	return 0;
 }
 
 static void
@@ -376,7 +400,9 @@ do_cutover(struct ctl *c)
 	if (wait < 0)
 		return cli_usage_error("ctl", "--wait wants milliseconds, 0 to %d",
 				       CONTROL_WAIT_MAX_MS);
-	rc = call(c, cutover_request(c, wait), wait, &r);
+	if (cutover_request(c, wait) < 0)
+		return bad_argument(c);
+	rc = call(c, wait, &r);
 	return rc >= 0 ? rc : cutover_done(c, r, wait, c->arg);
 }
 
@@ -405,8 +431,10 @@ do_apply(struct ctl *c)
 		return cli_fail(c->o.json, "ctl", "apply %s: %s", c->arg, err.msg);
 	for (i = 0; i < p.n; i++) {
 		c->verb = cutover_op_id(p.op[i]);
-		rc = call(c, json_pack("{s:s, s:s, s:b, s:I}", "op", c->verb, "tool", p.tool[i],
-				       "all", 1, "wait_ms", (json_int_t)wait), wait, &r);
+		control_request_bool(verb_request(c), CONTROL_K_ALL, true);
+		control_request_int(&c->req, CONTROL_K_WAIT, wait);
+		rc = control_request_str(&c->req, CONTROL_K_TOOL, p.tool[i]) < 0 ? bad_argument(c)
+			: call(c, wait, &r);
 		if (rc < 0)
 			rc = cutover_done(c, r, wait, p.tool[i]);
 		if (rc == EXIT_ERROR) {
@@ -434,8 +462,8 @@ do_freeze(struct ctl *c)
 	if (wait < 0)
 		return cli_usage_error("ctl", "--wait wants milliseconds, 0 to %d",
 				       CONTROL_WAIT_MAX_MS);
-	rc = call(c, json_pack("{s:s, s:I}", "op", c->verb, "wait_ms", (json_int_t)wait), wait,
-		  &r);
+	control_request_int(verb_request(c), CONTROL_K_WAIT, wait);
+	rc = call(c, wait, &r);
 	return rc >= 0 ? rc : cutover_done(c, r, wait, NULL);
 }
 
@@ -443,7 +471,7 @@ static int
 do_metrics(struct ctl *c)
 {
 	json_t *r;
-	int rc = call(c, request("metrics"), 0, &r);
+	int rc = (request(c, CONTROL_OP_METRICS), call(c, 0, &r));
 
 	if (rc >= 0)
 		return rc;
@@ -489,8 +517,10 @@ do_events(struct ctl *c)
 	bool more = c->o.n[OPT_FOLLOW] > 0;
 	json_t *r, *e;
 	size_t i;
-	int rc = call(c, json_pack("{s:s, s:b}", "op", "events", "follow", more), 0, &r);
+	int rc;
 
+	control_request_bool(request(c, CONTROL_OP_EVENTS), CONTROL_K_FOLLOW, more);
+	rc = call(c, 0, &r);
 	if (rc >= 0)
 		return rc;
 	json_array_foreach(json_object_get(r, "events"), i, e)
@@ -560,7 +590,7 @@ connect_engine(struct ctl *c)
 static int
 read_hello(struct ctl *c)
 {
-	c->hello = next_frame(c, now_ms() + CTL_TIMEOUT_MS);
+	c->hello = next_frame(c, clock_mono_ms() + CTL_TIMEOUT_MS);
 	if (!c->hello)
 		return lost(c);
 	if (json_integer_value(json_object_get(c->hello, "airlock")) != CONTROL_VERSION)

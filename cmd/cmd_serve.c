@@ -206,7 +206,8 @@ open_server(struct serve *s)
 {
 	struct control_server_options co = { .sup = s->sup, .engine = s->engine,
 					     .runtime = s->runtime, .operate = s->operate,
-					     .view = s->view, .log = stderr };
+					     .view = s->view, .log = stderr,
+					     .audit = s->audit_path };
 	struct al_err err;
 
 	if (control_server_open(&co, s->listen_fd, &s->cs, &err) < 0)

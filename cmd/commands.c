@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "airlock-config.h"
-#include "cli.h"
 #include "supervisor.h"	/* SUPERVISOR_SESSIONS_MAX */
 
 #define USAGE_COLUMN	44	/* the width of the usage column in the command list */

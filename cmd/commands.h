@@ -20,6 +20,25 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* Exit statuses, documented in docs/airlock.1. */
+enum {
+	EXIT_OK = 0,
+	EXIT_REFUSED = 1,	/* a check failed or admission refused */
+	EXIT_USAGE = 2,		/* bad command line */
+	EXIT_ERROR = 3,		/* could not do the job (daemon, config, I/O) */
+};
+
+int cmd_audit(int argc, char **argv);
+int cmd_console(int argc, char **argv);
+int cmd_ctl(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
+int cmd_image(int argc, char **argv);
+int cmd_inspect(int argc, char **argv);
+int cmd_reap(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
+int cmd_watchdog(int argc, char **argv);
+
 /* Every option any command takes: enum, spelling, argument (NULL: a flag). */
 #define CLI_OPTIONS(_) \
 	_(JSON,      "--json",      NULL)   \

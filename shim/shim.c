@@ -41,67 +41,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "shim_io.h"
+#include "shim_mcp.h"
 #include "shim_rpc.h"
 
-#define SHIM_SOCKET_NAME	"airlock-shim"
 #define CLIENTS_MAX		16
 #define QUEUE_MAX		64	/* tools/call waiting for the bridge */
 #define CLIENT_OUT_MAX		(8u << 20)	/* unread answers before a client is dropped */
 #define TICK_MS			100
-
-#define EXIT_USAGE		64
-#define EXIT_FRAME		65
-#define EXIT_NO_SHIM		69
-#define EXIT_ENGINE		70
-#define EXIT_EXEC		127
-
-/* --- small I/O helpers ------------------------------------------------------ */
-
-static void
-say(const char *fixed)
-{
-	ssize_t n = write(2, fixed, strlen(fixed));
-
-	(void)n;
-}
-
-static int
-write_all(int fd, const char *p, size_t n)
-{
-	ssize_t w;
-
-	while (n > 0) {
-		w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-/*
- * The abstract name: SHIM_SOCKET_NAME, or $AIRLOCK_SHIM_SOCKET (for tests
- * that run the shim outside a container, where the network namespace is
- * shared). Too long a name falls back to the fixed one.
- */
-static socklen_t
-socket_address(struct sockaddr_un *a)
-{
-	const char *name = getenv("AIRLOCK_SHIM_SOCKET");
-	size_t n;
-
-	if (!name || !name[0] || strlen(name) >= sizeof a->sun_path - 1)
-		name = SHIM_SOCKET_NAME;
-	n = strlen(name);
-	memset(a, 0, sizeof *a);
-	a->sun_family = AF_UNIX;
-	/* sun_path[0] stays NUL: an abstract name */
-	memcpy(a->sun_path + 1, name, n);
-	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n);
-}
 
 /*
  * A bounded line buffer. Lines longer than SHIM_LINE_MAX are dropped whole
@@ -170,165 +117,6 @@ linebuf_read(struct linebuf *b, int fd)
 	}
 	return 0;
 }
-
-/* --- the --mcp child ------------------------------------------------------------ */
-
-/*
- * The child hands its stdin and stdout to the parent (SCM_RIGHTS) and then
- * only waits: the parent reads the MCP client's requests and writes its
- * answers itself, one hop fewer a call than a relay (docs/performance.md,
- * issue #29). On the socket, the hand-over is one NUL byte carrying the two
- * descriptors; the parent answers one byte once it serves them, and closes
- * the socket when it is done with the client (its EOF, or the shim's end):
- * the child then exits 0, so the MCP client, which waits on the child's exit,
- * sees its server end when the parent stops serving it. A connection that
- * starts with anything else is a plain byte stream (a relay, or a client on
- * the socket itself).
- */
-#define HANDOVER_BYTE	'\0'
-
-static int
-shim_connect(void)
-{
-	struct sockaddr_un a;
-	socklen_t alen = socket_address(&a);
-	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-	if (s >= 0 && connect(s, (struct sockaddr *)&a, alen) == 0)
-		return s;
-	if (s >= 0)
-		close(s);
-	return -1;
-}
-
-/* A pipe or a socket: what the parent may poll and make non-blocking. */
-static bool
-passable(int fd)
-{
-	struct stat st;
-
-	return fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
-}
-
-/* Send fds with the hand-over byte; 0 when sent (nothing is sent on failure). */
-static int
-send_fds(int s, const int fds[2])
-{
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(2 * sizeof(int))];
-	} ctl;
-	char byte = HANDOVER_BYTE;
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
-			    .msg_control = ctl.buf, .msg_controllen = sizeof ctl.buf };
-	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
-	ssize_t w;
-
-	memset(&ctl, 0, sizeof ctl);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(2 * sizeof(int));
-	memcpy(CMSG_DATA(c), fds, 2 * sizeof(int));
-	do
-		w = sendmsg(s, &m, MSG_NOSIGNAL);
-	while (w < 0 && errno == EINTR);
-	return w == 1 ? 0 : -1;
-}
-
-/* One byte from s: 1 read, 0 at EOF, -1 on an error. */
-static int
-read_byte(int s)
-{
-	char b;
-	ssize_t r;
-
-	do
-		r = read(s, &b, 1);
-	while (r < 0 && errno == EINTR);
-	return r == 1 ? 1 : (int)r;
-}
-
-enum handover { HANDED, NOT_SENT, REFUSED };
-
-static enum handover
-hand_over(int s)
-{
-	static const int fds[2] = { 0, 1 };
-
-	if (!passable(0) || !passable(1) || send_fds(s, fds) < 0)
-		return NOT_SENT;
-	if (read_byte(s) != 1)
-		return REFUSED;	/* the parent closed them: ours still work */
-	/* Only the parent holds them now: the client's EOF is the parent's to see. */
-	close(0);
-	close(1);
-	return HANDED;
-}
-
-static int
-relay_copy(int from, int to)
-{
-	char buf[65536];
-	ssize_t r = read(from, buf, sizeof buf);
-
-	if (r < 0 && errno == EINTR)
-		return 0;
-	if (r <= 0)
-		return -1;
-	return write_all(to, buf, (size_t)r);
-}
-
-/* The fallback: bytes between stdio and the parent, both ways. */
-static int
-relay(int s)
-{
-	struct pollfd p[2];
-	bool in_open = true;
-
-	for (;;) {
-		p[0] = (struct pollfd){ .fd = in_open ? 0 : -1, .events = POLLIN };
-		p[1] = (struct pollfd){ .fd = s, .events = POLLIN };
-		if (poll(p, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			return 1;
-		}
-		if (p[0].revents && relay_copy(0, s) < 0) {
-			in_open = false;
-			shutdown(s, SHUT_WR);
-		}
-		if (p[1].revents && relay_copy(s, 1) < 0)
-			return 0;
-	}
-}
-
-static int
-mcp_main(void)
-{
-	int s = shim_connect();
-
-	if (s >= 0) {
-		switch (hand_over(s)) {
-		case HANDED:
-			while (read_byte(s) == 1)
-				;	/* until the parent is done with the client */
-			return 0;
-		case REFUSED:
-			close(s);
-			s = shim_connect();
-			break;
-		case NOT_SENT:
-			break;
-		}
-	}
-	if (s < 0) {
-		say("airlock-shim: no shim serves this container\n");
-		return EXIT_NO_SHIM;
-	}
-	return relay(s);
-}
-
 /* --- the parent: clients ----------------------------------------------------- */
 
 struct client {
@@ -461,7 +249,7 @@ bridge_next(struct parent *p)
 
 	if (p->in_flight || p->q_len == 0)
 		return 0;
-	rc = write_all(1, h->call, strlen(h->call));
+	rc = shim_write_all(1, h->call, strlen(h->call));
 	free(h->call);
 	h->call = NULL;
 	p->in_flight = true;
@@ -570,7 +358,7 @@ take_stdio(struct client *c, const int fds[2])
 	int i, fl;
 
 	for (i = 0; i < 2; i++)
-		if (!passable(fds[i]) || (fl = fcntl(fds[i], F_GETFL)) < 0 ||
+		if (!shim_passable(fds[i]) || (fl = fcntl(fds[i], F_GETFL)) < 0 ||
 		    fcntl(fds[i], F_SETFL, fl | O_NONBLOCK) < 0)
 			return false;
 	if (send(c->fd, &ack, 1, MSG_NOSIGNAL | MSG_DONTWAIT) != 1)
@@ -677,7 +465,7 @@ static int
 listen_socket(void)
 {
 	struct sockaddr_un a;
-	socklen_t alen = socket_address(&a);
+	socklen_t alen = shim_socket_address(&a);
 	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 
 	if (s < 0 || bind(s, (struct sockaddr *)&a, alen) < 0 || listen(s, CLIENTS_MAX) < 0) {
@@ -701,7 +489,7 @@ agent_stdin(const struct shim_state *st, bool payload)
 		return -1;
 	/* A pipe holds 64 KiB: the frame's bound, so the write never blocks. */
 	if (fcntl(fds[1], F_SETPIPE_SZ, SHIM_LINE_MAX * 2) < 0 ||
-	    write_all(fds[1], text, strlen(text)) < 0 || write_all(fds[1], "\n", 1) < 0) {
+	    shim_write_all(fds[1], text, strlen(text)) < 0 || shim_write_all(fds[1], "\n", 1) < 0) {
 		close(fds[0]);
 		close(fds[1]);
 		return -1;
@@ -722,7 +510,7 @@ start_agent(char **argv, int in, const sigset_t *mask)
 	if (dup2(in, 0) < 0 || dup2(2, 1) < 0)
 		_exit(EXIT_EXEC);
 	execvp(argv[0], argv);
-	say("airlock-shim: cannot start the agent\n");
+	shim_say("airlock-shim: cannot start the agent\n");
 	_exit(EXIT_EXEC);
 }
 
@@ -875,16 +663,16 @@ parent_main(char **argv, bool payload_stdin)
 	for (i = 0; i < CLIENTS_MAX; i++)
 		p.c[i].fd = p.c[i].rd = p.c[i].wr = -1;
 	if (!(p.st = read_frame(&p.bridge))) {
-		say("airlock-shim: no MCP initial frame from the engine\n");
+		shim_say("airlock-shim: no MCP initial frame from the engine\n");
 		return EXIT_FRAME;
 	}
 	if ((p.listen_fd = listen_socket()) < 0) {
-		say("airlock-shim: cannot listen on its socket\n");
+		shim_say("airlock-shim: cannot listen on its socket\n");
 		return EXIT_NO_SHIM;
 	}
 	if (watch_children(&p.mask, &p.poll_mask) < 0 || (in = agent_stdin(p.st, payload_stdin)) < 0 ||
 	    (p.agent = start_agent(argv, in, &p.mask)) < 0) {
-		say("airlock-shim: cannot start the agent\n");
+		shim_say("airlock-shim: cannot start the agent\n");
 		return EXIT_EXEC;
 	}
 	close(in);
@@ -910,13 +698,13 @@ main(int argc, char **argv)
 
 	signal(SIGPIPE, SIG_IGN);
 	if (argc == 2 && strcmp(argv[1], "--mcp") == 0)
-		return mcp_main();
+		return shim_mcp_main();
 	if (i < argc && strcmp(argv[i], "--payload-stdin") == 0) {
 		payload_stdin = true;
 		i++;
 	}
 	if (i + 1 < argc && strcmp(argv[i], "--") == 0)
 		return parent_main(argv + i + 1, payload_stdin);
-	say("usage: airlock-shim [--payload-stdin] -- AGENT [ARG...] | airlock-shim --mcp\n");
+	shim_say("usage: airlock-shim [--payload-stdin] -- AGENT [ARG...] | airlock-shim --mcp\n");
 	return EXIT_USAGE;
 }

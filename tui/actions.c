@@ -139,20 +139,33 @@ answered(struct app *a, unsigned k, int rc, struct link_result *r)
 
 /* ---- requests ---- */
 
+/*
+ * One request to every engine, the answers gathered on one line: a
+ * cutover for every session (op, tool), or with stop_all every session
+ * stopped.
+ */
 static int
-cutover_all(struct app *a, enum cutover_op op, const char *tool)
+every_engine(struct app *a, bool stop_all, enum cutover_op op, const char *tool)
 {
 	struct link_result r;
+	struct link *l;
 	size_t k;
 	int flags = APP_REDRAW;
 
-	fanout_open(a, LINK_REQ_CUTOVER, a->n_links);
+	fanout_open(a, stop_all ? LINK_REQ_STOP_ALL : LINK_REQ_CUTOVER, a->n_links);
 	for (k = 0; k < a->n_links; k++) {
+		l = a->links[k];
 		memset(&r, 0, sizeof r);
-		flags |= answered(a, (unsigned)k,
-				  a->links[k]->ops->cutover(a->links[k], op, tool, NULL, 0, &r), &r);
+		flags |= answered(a, (unsigned)k, stop_all ? l->ops->stop_all(l, &r) :
+				  l->ops->cutover(l, op, tool, NULL, 0, &r), &r);
 	}
 	return flags;
+}
+
+static int
+cutover_all(struct app *a, enum cutover_op op, const char *tool)
+{
+	return every_engine(a, false, op, tool);
 }
 
 int
@@ -302,21 +315,6 @@ action_ask_stop_all(struct app *a)
 	return ask_fixed(a, CONFIRM_STOP_ALL, "stop all %zu live sessions now?", a->model.snap.live);
 }
 
-static int
-stop_all_confirmed(struct app *a)
-{
-	struct link_result r;
-	size_t k;
-	int flags = APP_REDRAW;
-
-	fanout_open(a, LINK_REQ_STOP_ALL, a->n_links);
-	for (k = 0; k < a->n_links; k++) {
-		memset(&r, 0, sizeof r);
-		flags |= answered(a, (unsigned)k, a->links[k]->ops->stop_all(a->links[k], &r), &r);
-	}
-	return flags;
-}
-
 /* Attached, quitting detaches at once: it stops nothing. */
 int
 action_quit(struct app *a)
@@ -371,7 +369,7 @@ action_answer(struct app *a, int key)
 	case CONFIRM_THAW:
 		return cutover_all(a, CUTOVER_THAW, NULL);
 	case CONFIRM_STOP_ALL:
-		return stop_all_confirmed(a);
+		return every_engine(a, true, CUTOVER_REVOKE, NULL);
 	case CONFIRM_QUIT:
 		return APP_QUIT;
 	default:

@@ -12,46 +12,12 @@
 
 #include <stdbool.h>
 
+#include "confirm.h"
 #include "incident.h"
 #include "snapshot.h"
-#include "status.h"
 
 struct app;
 struct link_result;
-
-#define FANOUT_MAX 8		/* MODEL_LINKS_MAX */
-
-/*
- * The answers of a request sent to several engines, gathered on one status
- * line in the engines' order, "waiting" until each comes.
- */
-struct fanout {
-	int req;			/* enum link_request */
-	size_t n_sent, answered;
-	bool sent[FANOUT_MAX], done[FANOUT_MAX];
-	bool failed;
-	char part[FANOUT_MAX][STATUS_TEXT_MAX / 2];
-};
-
-/* What a yes to the question does. */
-enum confirm_action {
-	CONFIRM_NONE,
-	CONFIRM_STOP,		/* force-stop .session */
-	CONFIRM_CUTOVER,	/* .op on .tool for every session */
-	CONFIRM_APPLY,		/* the incident policy in .policy */
-	CONFIRM_THAW,
-	CONFIRM_STOP_ALL,
-	CONFIRM_QUIT,
-};
-
-struct confirm {
-	enum confirm_action action;
-	char question[STATUS_TEXT_MAX];
-	char session[SNAP_ID_MAX];
-	char tool[SNAP_NAME_MAX];
-	enum cutover_op op;
-	struct incident policy;
-};
 
 /* Post one cutover now: on every session, the marked ones, or session. */
 int action_cutover(struct app *a, enum cutover_op op, const char *tool, bool all,

@@ -221,33 +221,33 @@ alert_reap_failed(const struct supervisor_event *e)
 	return failed;
 }
 
+/* "VERB N NOUNs AFTER[, F LEFT]": what a reap removed, and what it could not. */
+static void
+alert_removed(const struct supervisor_event *e, const char *verb, const char *noun,
+	      const char *after, const char *left, char *buf, size_t cap)
+{
+	unsigned long failed = alert_reap_failed(e);
+	int n = snprintf(buf, cap, "%s %ld %s%s%s", verb, e->count, noun, alert_plural(e->count),
+			 after);
+
+	if (failed && n >= 0 && (size_t)n < cap)
+		snprintf(buf + n, cap - (size_t)n, ", %lu %s", failed, left);
+}
+
 static void
 alert_reaper(const struct supervisor_event *e, const struct alert_names *nm, char *buf,
 	     size_t cap)
 {
-	unsigned long failed = alert_reap_failed(e);
-
 	(void)nm;
-	if (failed)
-		snprintf(buf, cap, "reaper removed %ld orphaned container%s, %lu failed",
-			 e->count, alert_plural(e->count), failed);
-	else
-		snprintf(buf, cap, "reaper removed %ld orphaned container%s", e->count,
-			 alert_plural(e->count));
+	alert_removed(e, "reaper removed", "orphaned container", "", "failed", buf, cap);
 }
+
 static void
 alert_sweep(const struct supervisor_event *e, const struct alert_names *nm, char *buf,
 	    size_t cap)
 {
-	unsigned long failed = alert_reap_failed(e);
-
 	(void)nm;
-	if (failed)
-		snprintf(buf, cap, "removed %ld container%s left by ended sessions, %lu still left",
-			 e->count, alert_plural(e->count), failed);
-	else
-		snprintf(buf, cap, "removed %ld container%s left by ended sessions", e->count,
-			 alert_plural(e->count));
+	alert_removed(e, "removed", "container", " left by ended sessions", "still left", buf, cap);
 }
 
 /* The first write the log refused: from then on the header says audit FAIL. */

@@ -19,22 +19,24 @@
  * Handlers return the bit-flags below to the one loop in console.c (as
  * htop's do) instead of redrawing by themselves; nothing calls back into
  * console.c.
+ *
+ * Includes run one way: the state types (model.h, status.h, prompt.h,
+ * screen.h, confirm.h, keymap.h, link.h) below this header; the pieces
+ * that act on a struct app (actions, verbs, display, dispatch) above it;
+ * console.c, the loop, on top.
  */
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "actions.h"
-#include "display.h"
+#include "confirm.h"
 #include "keymap.h"
 #include "link.h"
 #include "model.h"
 #include "prompt.h"
+#include "screen.h"
 #include "status.h"
 
-struct supervisor;
-struct audit;
-struct audit_tail;
 struct demo;
 struct notifier;
 
@@ -53,16 +55,14 @@ enum {
 
 struct app {
 	/*
-	 * The engines, as the one interface link.h: the console's own (sup,
+	 * The engines, as the one interface link.h: the console's own (local,
 	 * on worker threads), or those it attached to (attached: quitting
 	 * detaches and stops nothing).
 	 */
 	struct link *links[MODEL_LINKS_MAX];
 	size_t n_links;
 	bool attached;
-	struct supervisor *sup;		/* the console's own engine; NULL when attached */
-	struct audit *audit;
-	struct audit_tail *tail;
+	struct link *local;		/* links[0], the console's own (link_local.h); NULL when attached */
 	struct demo *demo;
 	struct notifier *notifier;
 	char runtime[16];		/* for the host checks */

@@ -1,7 +1,8 @@
 /*
- * airlock console: the supervisor on worker threads, the UI on this one
- * (docs/console.md). The loop waits on the terminal and the supervisor's
- * wake descriptor, drains events, and draws at most four frames a second
+ * airlock console: its own engine (link_local.h: the supervisor on worker
+ * threads) or engines elsewhere, reached only through link.h; the UI on
+ * this thread (docs/console.md). The loop waits on the terminal and the
+ * links' wake descriptors, drains events, and draws at most four frames a second
  * from one model of snapshots. Keys go to dispatch.c, whose handlers
  * return flags here; nothing calls back into this file. Quitting stops
  * every session and reports how many containers are left, which must be
@@ -21,29 +22,18 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "actions.h"
 #include "alert.h"
-#include "audit.h"
-#include "audit_tail.h"
 #include "clock.h"
-#include "cli.h"
-#include "config.h"
-#include "config_check.h"
+#include "console.h"
 #include "demo.h"
 #include "dispatch.h"
+#include "display.h"
 #include "notify.h"
-#include "supervisor.h"
+#include "path_reason.h"
+#include "link_local.h"
 
-#define CONFIGS_MAX CLI_REPEAT_MAX
-
-struct console_opts {
-	const char *configs[CONFIGS_MAX];
-	size_t n_configs;
-	const char *connect[MODEL_LINKS_MAX];
-	size_t n_connect;
-	const char *audit;
-	bool demo, read_only;
-	size_t sessions_max;	/* 0: the host's default */
-};
+_Static_assert(CONSOLE_CONNECT_MAX == MODEL_LINKS_MAX, "one link per --connect");
 
 static volatile sig_atomic_t stop_signal;
 
@@ -82,33 +72,6 @@ hold_resizes(void)
 	sigaddset(&winch, SIGWINCH);
 	pthread_sigmask(SIG_BLOCK, &winch, &wait_mask);
 	sigdelset(&wait_mask, SIGWINCH);
-}
-
-/* The command table says what is accepted; --config may repeat. */
-static int
-parse(int argc, char **argv, struct console_opts *o)
-{
-	struct cli_opts c;
-	int rc = cli_parse("console", argc, argv, &c);
-
-	memset(o, 0, sizeof *o);
-	if (rc >= 0)
-		return rc;
-	o->n_configs = c.n[OPT_CONFIG];
-	memcpy(o->configs, c.values[OPT_CONFIG], o->n_configs * sizeof o->configs[0]);
-	o->audit = c.audit;
-	o->demo = c.n[OPT_DEMO] > 0;
-	o->read_only = c.n[OPT_READ_ONLY] > 0;
-	o->sessions_max = c.sessions_max;
-	o->n_connect = c.n[OPT_CONNECT];
-	if (o->n_connect > MODEL_LINKS_MAX)
-		return cli_usage_error("console", "--connect: at most %d engines", MODEL_LINKS_MAX);
-	memcpy(o->connect, c.values[OPT_CONNECT], o->n_connect * sizeof o->connect[0]);
-	if (o->n_connect && (o->demo || o->n_configs || o->sessions_max))
-		return cli_usage_error("console", "--connect attaches to running engines: "
-				       "--demo, --config and --sessions-max are for the console's own "
-				       "(start sessions there with :run or airlock ctl start)");
-	return -1;
 }
 
 /* ---- events and alerts ---- */
@@ -166,18 +129,6 @@ tail_alert(struct app *a)
 	alert(a, text);
 }
 
-/*
- * The audit view cannot show the log: said once as an alert, and in the
- * view for as long as it lasts. The log itself may still be written (its
- * own refusals are the header's and an alert of their own).
- */
-static void
-tail_failed(struct app *a, const char *why)
-{
-	if (model_tail_failed(&a->model, why))
-		tail_alert(a);
-}
-
 /* ---- set-up ---- */
 
 /* A bad keys file is the operator's to fix: it sticks like an alert. */
@@ -199,129 +150,86 @@ load_keys(struct app *a)
 		alert(a, errs.msg[i]);
 }
 
-static int
-open_audit(struct app *a, const struct console_opts *o)
+/* The log the engine writes: --audit, else the demo's own (removed with it), else the default. */
+static const char *
+audit_path(const struct app *a, const struct console_args *o)
 {
-	struct model *m = &a->model;
-	char path[PATH_MAX];
-	struct al_err err;
-	const char *p = o->audit;
+	if (o->audit)
+		return o->audit;
+	return a->demo ? demo_audit_path(a->demo) : o->default_audit;
+}
 
-	/* The demo's own log (removed with it) only when the operator named none. */
-	if (!p && a->demo)
-		p = demo_audit_path(a->demo);
-	else if (!p && cli_default_audit_path(path, sizeof path) == 0)
-		p = path;
-	if (!p) {
-		fprintf(stderr, "airlock console: no --audit given and no state directory usable\n");
+/* The console's own engine, and its audit log; said on stderr when it cannot be. */
+static int
+open_local(struct app *a, const struct console_args *o, const char *p)
+{
+	struct link_local_options lo = { .audit_path = p, .sessions_max = o->sessions_max,
+					 .via = "console" };
+	char text[512];
+	struct al_err err;
+	int rc = link_local_open(&lo, &a->local, &err);
+
+	if (rc == LINK_LOCAL_NO_AUDIT) {
+		path_failure(text, sizeof text, "audit", p, true, err.msg);
+		fprintf(stderr, "airlock console: %s\n", text);
 		return -1;
 	}
-	if (audit_open(p, &a->audit, &err) < 0) {
-		cli_audit_fail(false, "console", p, true, &err);
+	if (rc < 0) {
+		fprintf(stderr, "airlock console: %s\n", err.msg);
 		return -1;
 	}
-	/* The demo's private log goes with it: only a log that stays has a head to record. */
-	if (o->audit || !a->demo)
-		snprintf(a->audit_path, sizeof a->audit_path, "%s", p);
-	if (audit_tail_open(p, &a->tail, &err) < 0) {
-		a->tail = NULL;		/* the log still works; the view says it cannot show it */
-		tail_failed(a, err.msg);
-		return 0;
-	}
-	m->audit_seq = audit_tail_max_seq(a->tail);
-	/* What a crashed engine left without an outcome is shown first. */
-	if (m->audit_seq < 0 ||
-	    (m->audit_seq > 0 &&
-	     audit_tail_unknown(a->tail, m->audit_seq, m->audit_rows, MODEL_AUDIT_MAX / 4,
-				&m->n_audit) < 0)) {
-		m->n_audit = 0;
-		m->audit_seq = m->audit_seq < 0 ? 0 : m->audit_seq;
-		tail_failed(a, audit_tail_error(a->tail));
-	}
+	a->links[a->n_links++] = a->local;
 	return 0;
 }
 
-/* Every file loads and names an image this daemon has, before any session starts. */
+/* The configured sessions, through the link, once every file checks out. */
 static int
-check_configs(const struct console_opts *o)
+start_sessions(struct app *a, const struct console_args *o)
 {
-	struct airlock_config c;
-	struct al_err err;
-	size_t i;
-	int rc = 0;
-
-	for (i = 0; rc == 0 && i < o->n_configs; i++) {
-		config_init(&c);
-		if (config_load_file(&c, o->configs[i], 1, &err) < 0 ||
-		    config_check_image_at(getenv("DOCKER_HOST"), &c.profile, &err) == -1) {
-			fprintf(stderr, "airlock console: %s\n", err.msg);
-			rc = -1;
-		}
-		config_free(&c);
-	}
-	return rc;
-}
-
-/* The configured sessions, and the runtime the host checks are for. */
-static int
-start_sessions(struct app *a, const struct console_opts *o)
-{
-	struct airlock_config c;
-	char id[SNAP_ID_MAX];
+	struct link_result r = { 0 };
 	struct al_err err;
 	size_t i;
 
 	snprintf(a->runtime, sizeof a->runtime, "runc");
-	if (check_configs(o) < 0)
+	if (link_local_check(o->configs, o->n_configs, a->runtime, sizeof a->runtime, &err) < 0) {
+		fprintf(stderr, "airlock console: %s\n", err.msg);
 		return -1;
-	for (i = 0; i < o->n_configs; i++) {
-		if (supervisor_start_file(a->sup, o->configs[i], id, &err) < 0) {
-			fprintf(stderr, "airlock console: %s\n", err.msg);
+	}
+	for (i = 0; i < o->n_configs; i++)
+		if (a->local->ops->start(a->local, o->configs[i], &r) != LINK_DONE || !r.ok) {
+			fprintf(stderr, "airlock console: %s\n", r.error);
 			return -1;
 		}
-		config_init(&c);
-		if (i == 0 && config_load_file(&c, o->configs[0], 1, &err) == 0)
-			snprintf(a->runtime, sizeof a->runtime, "%s", c.profile.runtime);
-		config_free(&c);
-	}
 	return 0;
 }
 
 static int
-open_engine(struct app *a, const struct console_opts *o, const char *exe)
+open_engine(struct app *a, const struct console_args *o, const char *exe)
 {
-	struct supervisor_options so = { .docker_host = getenv("DOCKER_HOST"),
-					 .reap_at_start = true, .sessions_max = o->sessions_max };
+	const char *p;
 	struct al_err err;
 
 	if (o->demo && demo_prepare(exe, &a->demo, &err) < 0) {
 		fprintf(stderr, "airlock console: %s\n", err.msg);
 		return -1;
 	}
-	if (open_audit(a, o) < 0)
-		return -1;
-	so.audit = a->audit;
-	supervisor_author_self(&a->author, "console");
-	if (supervisor_open(&so, &a->sup, NULL, &err) < 0) {
-		fprintf(stderr, "airlock console: %s\n", err.msg);
+	if (!(p = audit_path(a, o))) {
+		fprintf(stderr, "airlock console: no --audit given and no state directory usable\n");
 		return -1;
 	}
-	a->links[0] = link_local_new(a->sup, &a->author);
-	if (!a->links[0]) {
-		fprintf(stderr, "airlock console: out of memory\n");
+	/* The demo's private log goes with it: only a log that stays has a head to record. */
+	if (o->audit || !a->demo)
+		snprintf(a->audit_path, sizeof a->audit_path, "%s", p);
+	if (open_local(a, o, p) < 0 || start_sessions(a, o) < 0)
 		return -1;
-	}
-	a->n_links = 1;
-	if (start_sessions(a, o) < 0)
-		return -1;
-	if (a->demo && demo_start(a->demo, a->sup, &err) < 0) {
+	if (a->demo && demo_start(a->demo, a->local, &err) < 0) {
 		fprintf(stderr, "airlock console: %s\n", err.msg);
 		return -1;
 	}
 	/* Without node or the MCP SDK the demo runs without its MCP agent, and says so. */
 	if (a->demo && demo_mcp_note(a->demo)[0])
 		status_flash(&a->status, false, "%s", demo_mcp_note(a->demo));
-	supervisor_host_refresh(a->sup, a->runtime);
+	link_host_refresh(a->local, a->runtime);
 	return 0;
 }
 
@@ -332,10 +240,9 @@ open_engine(struct app *a, const struct console_opts *o, const char *exe)
  * else it says the log is the engine's.
  */
 static int
-attach_engines(struct app *a, const struct console_opts *o)
+attach_engines(struct app *a, const struct console_args *o)
 {
 	const char *why;
-	struct al_err err;
 	size_t i;
 
 	a->attached = true;
@@ -348,24 +255,11 @@ attach_engines(struct app *a, const struct console_opts *o)
 		}
 		a->n_links++;
 	}
-	if (!o->audit) {
-		snprintf(a->model.tail_error, sizeof a->model.tail_error,
-			 "the audit log is the engine's: give --audit DB to follow it here");
-		return 0;
-	}
-	if (audit_tail_open(o->audit, &a->tail, &err) < 0) {
-		a->tail = NULL;
-		tail_failed(a, err.msg);
-		return 0;
-	}
-	a->model.audit_seq = audit_tail_max_seq(a->tail);
-	if (a->model.audit_seq < 0)
-		a->model.audit_seq = 0;
 	return 0;
 }
 
 static struct app *
-app_new(const struct console_opts *o)
+app_new(const struct console_args *o)
 {
 	struct app *a = calloc(1, sizeof *a);
 
@@ -400,7 +294,7 @@ report_head(struct app *a, char *buf, size_t cap)
 	buf[0] = '\0';
 	if (!a->audit_path[0])
 		return;
-	if (audit_head(a->audit, &seq, hash) < 0)
+	if (link_local_audit_head(a->local, &seq, hash) < 0)
 		snprintf(buf, cap, "audit %s: its head cannot be read", a->audit_path);
 	else if (seq > 0)
 		snprintf(buf, cap, "audit %s: head %lld:%s", a->audit_path, (long long)seq, hash);
@@ -410,19 +304,12 @@ report_head(struct app *a, char *buf, size_t cap)
 static int
 app_shutdown(struct app *a)
 {
-	int left = 0;
+	int left = a->local ? link_local_shutdown(a->local, NULL) : 0;
 
 	for (size_t i = 0; i < a->n_links; i++)
 		link_close(a->links[i]);
-	if (a->sup) {
-		left = supervisor_shutdown(a->sup);
-		supervisor_close(a->sup);
-	}
 	if (a->demo)
 		demo_close(a->demo);
-	audit_tail_close(a->tail);
-	if (a->audit)
-		audit_close(a->audit);
 	notifier_close(a->notifier);
 	model_free(&a->model);
 	free(a);
@@ -475,7 +362,7 @@ frame(struct app *a)
 {
 	struct ui_model m;
 
-	if (model_refresh(&a->model, a->links, a->n_links, a->tail))
+	if (model_refresh(&a->model, a->links, a->n_links))
 		tail_alert(a);
 	model_ui(&a->model, &m);
 	m.ascii = a->screen.ascii;
@@ -533,7 +420,7 @@ detach(struct app *a)
 	fprintf(stderr, "airlock console: detached from %zu engine%s; their %zu live session%s "
 		"go on (airlock ctl stop-all stops them)\n", n, n == 1 ? "" : "s", live,
 		live == 1 ? "" : "s");
-	return EXIT_OK;
+	return CONSOLE_OK;
 }
 
 /* Quitting the console's own engine: every session stops, and none may be left. */
@@ -541,13 +428,12 @@ static int
 quit(struct app *a)
 {
 	char text[80], head[APP_PATH_MAX + 128];
-	size_t live = supervisor_live(a->sup);
+	size_t live = link_local_live(a->local);
 	uint64_t refused;
 	int left;
 
 	display_quitting(&a->screen, live);
-	left = supervisor_shutdown(a->sup);
-	refused = supervisor_audit_failures(a->sup);
+	left = link_local_shutdown(a->local, &refused);
 	display_stopped(&a->screen, live, left);
 	display_close(&a->screen);
 	report_head(a, head, sizeof head);
@@ -560,43 +446,35 @@ quit(struct app *a)
 		fprintf(stderr, "airlock console: the audit log refused %llu writes: it is incomplete"
 			" (airlock audit verify)\n", (unsigned long long)refused);
 	if (left < 0)
-		return EXIT_ERROR;
-	return left == 0 && !refused ? EXIT_OK : EXIT_REFUSED;
+		return CONSOLE_ERROR;
+	return left == 0 && !refused ? CONSOLE_OK : CONSOLE_REFUSED;
 }
 
 int
-cmd_console(int argc, char **argv)
+console_run(const struct console_args *o)
 {
-	struct console_opts o;
 	char exe[PATH_MAX], text[80];
-	struct app *a;
-	int rc = parse(argc, argv, &o), left;
+	struct app *a = app_new(o);
+	int left;
 
-	if (rc >= 0)
-		return rc;
-	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-		fprintf(stderr, "airlock console: needs a terminal on stdin and stdout\n");
-		return EXIT_USAGE;
-	}
-	a = app_new(&o);
 	if (!a)
-		return EXIT_ERROR;
+		return CONSOLE_ERROR;
 	catch_signals();
 	hold_resizes();
 	load_keys(a);	/* getenv: before any engine thread exists */
 	a->notifier = notifier_open("airlock");
 	if (!realpath("/proc/self/exe", exe))
 		snprintf(exe, sizeof exe, "/proc/self/exe");
-	if ((o.n_connect ? attach_engines(a, &o) : open_engine(a, &o, exe)) < 0) {
+	if ((o->n_connect ? attach_engines(a, o) : open_engine(a, o, exe)) < 0) {
 		left = app_shutdown(a);
-		if (!o.n_connect)
+		if (!o->n_connect)
 			fprintf(stderr, "airlock console: %s\n", left_text(left, text, sizeof text));
-		return EXIT_ERROR;
+		return CONSOLE_ERROR;
 	}
 	if (display_open(&a->screen) < 0) {
 		app_shutdown(a);
 		fprintf(stderr, "airlock console: cannot set up the terminal\n");
-		return EXIT_ERROR;
+		return CONSOLE_ERROR;
 	}
 	run(a);
 	return a->attached ? detach(a) : quit(a);

@@ -4,26 +4,19 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
 
 #include "clock.h"
-#include "docker.h"
-#include "hash.h"
-#include "preflight.h"
-#include "tar.h"
+#include "demo_image.h"
+#include "link.h"
 
-#define DEMO_AGENT_MAX		(64u << 20)	/* a static test binary is < 1 MiB */
 #define DEMO_KNOWN		64		/* session ids remembered with their role */
 #define DEMO_DIR_ENTRIES_MAX	256		/* what demo_close removes, at most */
 #define DEMO_LAPSE_S_MAX	3600
@@ -35,7 +28,6 @@
 #define DEMO_CHAOS_MS		20000
 #define DEMO_BACKOFF_FIRST_MS	2000	/* after a failed start; doubling to 16 s */
 #define DEMO_MCP_MS		90000
-#define DEMO_MCP_BUILD_MS	120000	/* demo_image.sh: copies Node.js and the SDK once */
 #define DEMO_MCP_MEMORY		(512LL << 20)	/* Node.js needs more than the defaults */
 #define DEMO_MCP_PIDS		256
 
@@ -92,7 +84,7 @@ struct demo {
 	char mcp_image[SNAP_IMAGE_MAX];	/* empty: no MCP session */
 	bool mcp_built;
 	char mcp_note[AL_ERR_MAX];	/* why there is none, for the operator */
-	struct supervisor *sup;
+	struct link *link;
 	struct demo_slot slots[DEMO_SLOTS];
 	struct demo_known known[DEMO_KNOWN];
 	size_t known_next;
@@ -186,93 +178,6 @@ demo_make_dir(struct demo *d, struct al_err *err)
 	return demo_path(d->audit, d->dir, "audit.db", err);
 }
 
-/* --- the agent image --------------------------------------------------------- */
-
-static int
-demo_read_agent(const char *path, unsigned char **buf, size_t *len, struct al_err *err)
-{
-	FILE *f = fopen(path, "rb");
-	struct stat st;
-
-	*buf = NULL;
-	*len = 0;
-	if (!f || fstat(fileno(f), &st) != 0 || st.st_size <= 0 ||
-	    (unsigned long long)st.st_size > DEMO_AGENT_MAX) {
-		if (f)
-			fclose(f);
-		return al_fail(err, "demo: cannot read the fixture agent %.160s", path);
-	}
-	*len = (size_t)st.st_size;
-	if (!(*buf = malloc(*len)) || fread(*buf, 1, *len, f) != *len) {
-		fclose(f);
-		free(*buf);
-		*buf = NULL;
-		return al_fail(err, "demo: cannot read the fixture agent %.160s", path);
-	}
-	fclose(f);
-	return 0;
-}
-
-static int
-demo_build_image(struct docker *dk, const unsigned char *agent, size_t len,
-		 const char *hash, char id[DOCKER_ID_MAX], struct al_err *err)
-{
-	static const char dockerfile[] =
-		"FROM scratch\nCOPY agent /agent\nENTRYPOINT [\"/agent\"]\n";
-	const struct tar_file files[] = {
-		{ "Dockerfile", dockerfile, sizeof dockerfile - 1, 0644 },
-		{ "agent", agent, len, 0755 },
-	};
-	unsigned char *tar;
-	size_t tar_len;
-	int rc;
-
-	if (tar_write(files, 2, &tar, &tar_len, err) < 0)
-		return al_wrap(err, "demo: agent image");
-	rc = docker_build(dk, tar, tar_len, DEMO_LABEL, hash, id, err);
-	free(tar);
-	return rc < 0 ? al_wrap(err, "demo: cannot build the agent image") : 0;
-}
-
-/* Reuse the image labelled with this agent's hash, or build it. */
-static int
-demo_image_for(struct demo *d, struct docker *dk, struct al_err *err)
-{
-	char hash[HASH_HEX_LEN + 1], label[sizeof DEMO_LABEL + HASH_HEX_LEN + 2];
-	char id[DOCKER_ID_MAX];
-	unsigned char *agent;
-	size_t len = 0;
-	int rc;
-
-	if (demo_read_agent(d->agent, &agent, &len, err) < 0)
-		return -1;
-	hash_sha256_hex(agent, len, hash);
-	snprintf(label, sizeof label, "%s=%s", DEMO_LABEL, hash);
-	rc = docker_image_by_label(dk, label, id, err);
-	if (rc < 0)
-		al_wrap(err, "demo: cannot look for the agent image");
-	else if (rc == 1 && (rc = demo_build_image(dk, agent, len, hash, id, err)) == 0)
-		d->built = true;
-	free(agent);
-	if (rc < 0)
-		return -1;
-	snprintf(d->image, sizeof d->image, "sha256:%s", id);
-	return 0;
-}
-
-static int
-demo_image_setup(struct demo *d, struct al_err *err)
-{
-	struct docker *dk;
-	int rc;
-
-	if (!(dk = preflight_connect(getenv("DOCKER_HOST"), err)))
-		return al_wrap(err, "demo");
-	rc = demo_image_for(d, dk, err);
-	docker_close(dk);
-	return rc;
-}
-
 /* --- the MCP agent's image -------------------------------------------------------- */
 
 /* Where demo_image.sh and the SDK are: $AIRLOCK_DEMO_MCP_DIR, or the source tree's. */
@@ -284,83 +189,6 @@ demo_thirdparty_dir(void)
 	return env && env[0] ? env : AIRLOCK_THIRDPARTY_DIR;
 }
 
-/* posix_spawn's argv is char *const[]; the strings are never written. */
-static pid_t
-demo_spawn_script(const char *script, const char *shim, int *out_fd)
-{
-	char *argv[] = { (char *)script, (char *)shim, NULL };
-	posix_spawn_file_actions_t fa;
-	int p[2], null_fd;
-	pid_t pid = -1;
-
-	if (pipe2(p, O_CLOEXEC) < 0)
-		return -1;
-	null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, null_fd, 0);
-	posix_spawn_file_actions_adddup2(&fa, p[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, null_fd, 2);	/* the console owns the tty */
-	if (null_fd < 0 || posix_spawn(&pid, script, &fa, NULL, argv, environ) != 0)
-		pid = -1;
-	posix_spawn_file_actions_destroy(&fa);
-	if (null_fd >= 0)
-		close(null_fd);
-	close(p[1]);
-	if (pid < 0)
-		close(p[0]);
-	*out_fd = p[0];
-	return pid;
-}
-
-/* Its one line, within DEMO_MCP_BUILD_MS; the exit status, or -1 (killed when late). */
-static int
-demo_run_script(const char *script, const char *shim, char *line, size_t cap)
-{
-	int64_t end = clock_mono_ms() + DEMO_MCP_BUILD_MS;
-	size_t n = 0;
-	ssize_t r = 1;
-	int fd, status;
-	pid_t pid = demo_spawn_script(script, shim, &fd);
-
-	if (pid < 0)
-		return -1;
-	while (r > 0 && n + 1 < cap && clock_mono_ms() < end) {
-		struct pollfd pf = { .fd = fd, .events = POLLIN };
-
-		if (poll(&pf, 1, 1000) <= 0)
-			continue;
-		r = read(fd, line + n, cap - 1 - n);
-		if (r > 0)
-			n += (size_t)r;
-	}
-	line[n] = '\0';
-	close(fd);
-	if (clock_mono_ms() >= end)
-		kill(pid, SIGKILL);
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
-}
-
-/* "sha256:<64 hex> built|reused" into the demo; false when it is not that. */
-static bool
-demo_take_mcp_image(struct demo *d, const char *line)
-{
-	size_t i;
-
-	if (strncmp(line, "sha256:", 7) != 0)
-		return false;
-	for (i = 7; i < 7 + HASH_HEX_LEN; i++)
-		if (!strchr("0123456789abcdef", line[i]) || !line[i])
-			return false;
-	if (strncmp(line + i, " built", 6) != 0 && strncmp(line + i, " reused", 7) != 0)
-		return false;
-	memcpy(d->mcp_image, line, i);
-	d->mcp_image[i] = '\0';
-	d->mcp_built = line[i + 1] == 'b';
-	return true;
-}
-
 /*
  * The MCP session's image, by tests/thirdparty/demo_image.sh (Node.js, its
  * libraries, the SDK, the agent and <dir of exe>/shim/airlock-shim). It
@@ -370,7 +198,7 @@ demo_take_mcp_image(struct demo *d, const char *line)
 static void
 demo_mcp_setup(struct demo *d, const char *exe)
 {
-	char script[PATH_MAX], shim[PATH_MAX], real[PATH_MAX], line[256], *slash;
+	char script[PATH_MAX], shim[PATH_MAX], real[PATH_MAX], *slash;
 	const char *dir = demo_thirdparty_dir();
 	int rc;
 
@@ -389,8 +217,8 @@ demo_mcp_setup(struct demo *d, const char *exe)
 			 "demo: no MCP session (no airlock-shim beside the binary)");
 		return;
 	}
-	rc = demo_run_script(script, shim, line, sizeof line);
-	if (rc == 0 && demo_take_mcp_image(d, line))
+	rc = demo_image_script(script, shim, d->mcp_image, &d->mcp_built);
+	if (rc == 0)
 		return;
 	snprintf(d->mcp_note, sizeof d->mcp_note, rc == 77 ?
 		 "demo: no MCP session (node or the MCP SDK is not installed: scripts/setup)" :
@@ -532,7 +360,8 @@ demo_prepare(const char *exe, struct demo **out, struct al_err *err)
 		return al_fail(err, "demo: out of memory");
 	d->lapse_every_ms = demo_lapse_interval_ms();
 	if (demo_find_fixtures(d, exe, err) < 0 || demo_make_dir(d, err) < 0 ||
-	    demo_image_setup(d, err) < 0 || demo_write_payload(d, err) < 0) {
+	    demo_image_agent(getenv("DOCKER_HOST"), d->agent, d->image, &d->built, err) < 0 ||
+	    demo_write_payload(d, err) < 0) {
 		demo_close(d);
 		return -1;
 	}
@@ -612,17 +441,20 @@ demo_start_slot(struct demo *d, size_t i, struct al_err *err)
 {
 	enum demo_role role = demo_slot_roles[i];
 	unsigned long seed = role == ROLE_CHAOS ? demo_chaos_seed(d) : 0;
-	char path[PATH_MAX], id[SNAP_ID_MAX];
+	char path[PATH_MAX];
+	struct link_result r = { 0 };
 
 	if (demo_write_config(d, role, seed, path, err) < 0)
 		return -1;
-	if (supervisor_start_file(d->sup, path, id, err) < 0)
-		return al_wrap(err, "demo: cannot start a %s session", demo_role_names[role]);
-	memcpy(d->slots[i].id, id, SNAP_ID_MAX);
+	/* The local link answers at once; an answer still to come counts as a failed start. */
+	if (d->link->ops->start(d->link, path, &r) != LINK_DONE || !r.ok)
+		return al_fail(err, "demo: cannot start a %s session: %s", demo_role_names[role],
+			       r.ok ? "no answer" : r.error);
+	memcpy(d->slots[i].id, r.session, SNAP_ID_MAX);
 	d->slots[i].started_ms = clock_wall_ms();
 	d->slots[i].judged = false;
 	d->slots[i].seen_running = false;
-	demo_remember(d, id, role);
+	demo_remember(d, r.session, role);
 	return 0;
 }
 
@@ -634,28 +466,15 @@ demo_slot_used(const struct demo *d, size_t i)
 }
 
 int
-demo_start(struct demo *d, struct supervisor *s, struct al_err *err)
+demo_start(struct demo *d, struct link *l, struct al_err *err)
 {
 	size_t i;
 
-	d->sup = s;
+	d->link = l;
 	d->next_lapse_ms = clock_mono_ms() + d->lapse_every_ms;
 	for (i = 0; i < DEMO_SLOTS; i++)
 		if (demo_slot_used(d, i) && demo_start_slot(d, i, err) < 0)
 			return -1;
-	return 0;
-}
-
-int
-demo_open(struct supervisor *s, const char *exe, struct demo **out, struct al_err *err)
-{
-	if (demo_prepare(exe, out, err) < 0)
-		return -1;
-	if (demo_start(*out, s, err) < 0) {
-		demo_close(*out);
-		*out = NULL;
-		return -1;
-	}
 	return 0;
 }
 
@@ -865,20 +684,21 @@ static void
 demo_forget_old(struct demo *d, const struct supervisor_snapshot *snap)
 {
 	size_t i, n = demo_sorted_ended(d, snap);
+	struct link_result r;
 
 	for (i = DEMO_KEEP_ENDED; i < n; i++) {
 		const char *id = snap->rows[d->ended[i]].id;
 
 		/* The paused watchdog's session stays until it has been handled. */
 		if (!(d->lapse.active && strcmp(id, d->lapse.session) == 0))
-			supervisor_forget(d->sup, id);
+			d->link->ops->forget(d->link, id, &r);
 	}
 }
 
 void
 demo_tick(struct demo *d, const struct supervisor_snapshot *snap)
 {
-	if (!d || !d->sup || !snap)
+	if (!d || !d->link || !snap)
 		return;
 	demo_lapse_step(d, snap);
 	demo_refill(d, snap);

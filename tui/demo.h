@@ -28,15 +28,18 @@
  *
  * Fixtures: <dir of exe>/tests/agent and <dir of exe>/tests/upstream (the
  * build directory's layout), or $AIRLOCK_DEMO_DIR/agent and
- * $AIRLOCK_DEMO_DIR/upstream when that is set. The agent image is built
- * once per agent binary: it is found again by the label
- * io.airlock.demo-agent=<sha256 of the agent binary>.
+ * $AIRLOCK_DEMO_DIR/upstream when that is set. The images are the
+ * engine's to build (engine/sandbox/demo_image.h): the agent's once per
+ * agent binary, found again by its label.
  *
  * Order of calls (one thread, the console's; nothing here is thread-safe):
  *
- *   demo_prepare → audit_open(demo_audit_path) → supervisor_open →
- *   demo_start → demo_tick about once a second → supervisor_shutdown →
- *   supervisor_close → audit_close → demo_close
+ *   demo_prepare → the engine, its audit log at demo_audit_path →
+ *   demo_start with its link → demo_tick about once a second → the
+ *   engine shut down → demo_close
+ *
+ * The demo reaches the engine only through the link (start, forget); the
+ * lease lapse pauses a watchdog process, which must be on this host.
  *
  * The demo prints nothing. Its error messages are fixed text with paths
  * and names; the payload (which holds DEMO_CANARY) is only ever written to
@@ -47,9 +50,10 @@
 
 #include "err.h"
 #include "snapshot.h"
-#include "supervisor.h"
+#include "supervisor.h"	/* SUPERVISOR_SESSIONS_MAX */
 
-#define DEMO_LABEL		"io.airlock.demo-agent"
+struct link;
+
 #define DEMO_CANARY		"DEMO-SECRET-4929-7731-0458"	/* in the demo payload */
 #define DEMO_LAPSE_S_DEFAULT	30
 #define DEMO_KEEP_ENDED		12	/* ended sessions kept on screen */
@@ -67,18 +71,16 @@ int demo_prepare(const char *exe, struct demo **out, struct al_err *err);
  * it, or the log the operator named instead, before the supervisor.
  */
 const char *demo_audit_path(const struct demo *d);
-/* The first sessions. s must outlive every later demo_tick. */
-int demo_start(struct demo *d, struct supervisor *s, struct al_err *err);
-/* demo_prepare + demo_start, for a caller that already has its supervisor. */
-int demo_open(struct supervisor *s, const char *exe, struct demo **out, struct al_err *err);
+/* The first sessions, through l, which must outlive every later demo_tick. */
+int demo_start(struct demo *d, struct link *l, struct al_err *err);
 
 /*
  * About once a second with a fresh snapshot: replacements so the
  * roles stay live (after starts that came to nothing, such as refusals
  * while the daemon is gone, one at a time and 2, 4, 8, then every 16 s),
  * forgets ended sessions beyond the newest DEMO_KEEP_ENDED, and the
- * periodic lease lapse. Never blocks on Docker
- * (supervisor_start_file returns at once; it reads one small file).
+ * periodic lease lapse. Never blocks on Docker (the local link's start
+ * returns at once; it reads one small file).
  */
 void demo_tick(struct demo *d, const struct supervisor_snapshot *snap);
 

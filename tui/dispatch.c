@@ -13,7 +13,9 @@
 
 #include <curses.h>	/* the KEY_* codes keypad() delivers */
 
+#include "actions.h"
 #include "app.h"
+#include "display.h"
 #include "verbs.h"
 
 static int
@@ -280,7 +282,7 @@ line_key(struct app *a, int key)
 	bool filter = a->screen.overlay == OVERLAY_FILTER;
 	struct view_state *vs = &a->model.vs[a->model.view];
 
-	switch (prompt_key(&a->prompt, key, !filter, &a->model.snap)) {
+	switch (prompt_key(&a->prompt, key, !filter)) {
 	case PROMPT_CANCELLED:
 		a->screen.overlay = OVERLAY_NONE;
 		if (filter)
@@ -289,6 +291,10 @@ line_key(struct app *a, int key)
 	case PROMPT_ENTERED:
 		a->screen.overlay = OVERLAY_NONE;
 		return filter ? APP_REDRAW : command_line(a, a->prompt.input);
+	case PROMPT_COMPLETE:
+		verbs_complete(a->prompt.input, sizeof a->prompt.input, &a->model.snap);
+		prompt_edited(&a->prompt);
+		return APP_REDRAW;
 	default:
 		break;
 	}

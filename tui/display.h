@@ -12,27 +12,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include <curses.h>
+#include "screen.h"
 
 struct app;
 struct ui_model;
-
-enum overlay {
-	OVERLAY_NONE,
-	OVERLAY_HELP,
-	OVERLAY_PROMPT,		/* ':' command line */
-	OVERLAY_FILTER,		/* '/' filter line, applied as typed */
-	OVERLAY_CONFIRM,	/* y/N question */
-};
-
-struct screen {
-	WINDOW *header, *body, *keybar, *status;
-	int lines, cols;
-	long page;		/* rows a page key moves */
-	bool mouse, color, ascii;
-	enum overlay overlay;
-	int help_top;		/* the help overlay's first line */
-};
 
 int display_open(struct screen *s);
 void display_close(struct screen *s);

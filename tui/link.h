@@ -24,7 +24,6 @@
 #include "snapshot.h"
 
 struct supervisor;
-struct audit_tail;
 
 #define LINK_NAME_MAX	32
 #define LINK_WHERE_MAX	192
@@ -96,6 +95,15 @@ struct link_ops {
 	int (*cutover)(struct link *l, enum cutover_op op, const char *tool,
 		       const char *const *ids, size_t n, struct link_result *res);
 	int (*forget)(struct link *l, const char *id, struct link_result *res);
+	/*
+	 * The engine's audit log, payload-free rows with seq > *after, oldest
+	 * first, at most cap; *after moves to the last one given (*after < 0:
+	 * start at the log's end, with the calls it left without an outcome).
+	 * -1 with why when the log cannot be read; a remote link answers from
+	 * its latest reply and asks again on its own.
+	 */
+	int (*audit)(struct link *l, int64_t *after, struct audit_row *out, size_t cap, size_t *n,
+		     char *why, size_t why_cap);
 	void (*close)(struct link *l);
 };
 
@@ -104,8 +112,12 @@ struct link {
 	bool remote;		/* quitting detaches; the engine's sessions go on */
 };
 
-/* The engine in this process: requests carry author (the console's own uid). */
-struct link *link_local_new(struct supervisor *sup, const struct snap_author *author);
+/*
+ * The engine in this process: requests carry author (the console's own
+ * uid); its audit rows are audit_path's (read-only; NULL: none).
+ */
+struct link *link_local_new(struct supervisor *sup, const struct snap_author *author,
+			    const char *audit_path);
 
 /*
  * An engine elsewhere: target is a socket path, or ssh://[user@]host[/socket]
@@ -151,6 +163,13 @@ static inline size_t
 link_results(struct link *l, struct link_result *r, size_t cap)
 {
 	return l->ops->results(l, r, cap);
+}
+
+static inline int
+link_audit(struct link *l, int64_t *after, struct audit_row *out, size_t cap, size_t *n,
+	   char *why, size_t why_cap)
+{
+	return l->ops->audit(l, after, out, cap, n, why, why_cap);
 }
 
 static inline int

@@ -1,20 +1,29 @@
 /*
- * The engine in this process (link.h): every call is the supervisor's own,
- * answered at once. The supervisor stays the console's to open and shut
- * down; the link only borrows it.
+ * The engine in this process (link.h, link_local.h): every call is the
+ * supervisor's own, answered at once. Opened by link_local_open, the link
+ * owns the supervisor and its audit log; link_local_new only borrows one.
  */
-#include "link.h"
+#include "link_local.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "audit.h"
+#include "audit_tail.h"
+#include "config.h"
+#include "config_check.h"
 #include "supervisor.h"
 
 struct link_local {
 	struct link base;
 	struct supervisor *sup;
 	struct snap_author author;
+	char audit_path[4096];
+	struct audit_tail *tail;	/* audit_path read-only, opened at the first call */
+	char tail_error[AL_ERR_MAX];	/* why it cannot be: said on every call */
+	struct audit *audit;	/* owned, with sup, when opened here */
+	bool owned, shut;
 };
 
 static struct link_local *
@@ -98,15 +107,23 @@ local_start(struct link *l, const char *path, struct link_result *res)
 	return LINK_DONE;
 }
 
+/* A request about one session: its id in the answer, and why not. */
+static int
+by_id(struct link_result *res, enum link_request req, const char *id, int rc, const char *why)
+{
+	res->req = req;
+	snprintf(res->session, sizeof res->session, "%s", id);
+	if (rc < 0)
+		return fail(res, why);
+	res->ok = true;
+	return LINK_DONE;
+}
+
 static int
 local_stop(struct link *l, const char *id, struct link_result *res)
 {
-	res->req = LINK_REQ_STOP;
-	snprintf(res->session, sizeof res->session, "%s", id);
-	if (supervisor_stop_session(local(l)->sup, id) < 0)
-		return fail(res, "the session is not live");
-	res->ok = true;
-	return LINK_DONE;
+	return by_id(res, LINK_REQ_STOP, id, supervisor_stop_session(local(l)->sup, id),
+		     "the session is not live");
 }
 
 static int
@@ -144,17 +161,61 @@ local_cutover(struct link *l, enum cutover_op op, const char *tool, const char *
 static int
 local_forget(struct link *l, const char *id, struct link_result *res)
 {
-	res->req = LINK_REQ_FORGET;
-	snprintf(res->session, sizeof res->session, "%s", id);
-	if (supervisor_forget(local(l)->sup, id) < 0)
-		return fail(res, "the session has not ended");
-	res->ok = true;
-	return LINK_DONE;
+	return by_id(res, LINK_REQ_FORGET, id, supervisor_forget(local(l)->sup, id),
+		     "the session has not ended");
+}
+
+/* The log's end, and what a crashed engine left without an outcome, shown first. */
+static int
+audit_start(struct link_local *ll, int64_t *after, struct audit_row *out, size_t cap, size_t *n)
+{
+	int64_t max = audit_tail_max_seq(ll->tail);
+
+	if (max < 0)
+		return -1;
+	*after = max;
+	return max > 0 ? audit_tail_unknown(ll->tail, max, out, cap, n) : 0;
+}
+
+static int
+local_audit(struct link *l, int64_t *after, struct audit_row *out, size_t cap, size_t *n,
+	    char *why, size_t why_cap)
+{
+	struct link_local *ll = local(l);
+	struct al_err err;
+	int rc;
+
+	*n = 0;
+	if (!ll->tail && !ll->tail_error[0] && audit_tail_open(ll->audit_path, &ll->tail, &err) < 0)
+		snprintf(ll->tail_error, sizeof ll->tail_error, "%s", err.msg);
+	if (!ll->tail) {
+		snprintf(why, why_cap, "%s", ll->tail_error[0] ? ll->tail_error : "no audit log");
+		return -1;
+	}
+	rc = *after < 0 ? audit_start(ll, after, out, cap, n)
+			: audit_tail_read(ll->tail, *after, NULL, out, cap, n);
+	if (rc < 0) {
+		*n = 0;
+		snprintf(why, why_cap, "%s", audit_tail_error(ll->tail));
+		return -1;
+	}
+	if (*n > 0 && out[*n - 1].seq > *after)
+		*after = out[*n - 1].seq;
+	return 0;
 }
 
 static void
 local_close(struct link *l)
 {
+	struct link_local *ll = local(l);
+
+	audit_tail_close(ll->tail);
+	if (ll->owned) {
+		if (!ll->shut)
+			supervisor_shutdown(ll->sup);
+		supervisor_close(ll->sup);
+		audit_close(ll->audit);
+	}
 	free(l);
 }
 
@@ -172,20 +233,100 @@ static const struct link_ops local_ops = {
 	.stop_all = local_stop_all,
 	.cutover = local_cutover,
 	.forget = local_forget,
+	.audit = local_audit,
 	.close = local_close,
 };
 
 struct link *
-link_local_new(struct supervisor *sup, const struct snap_author *author)
+link_local_new(struct supervisor *sup, const struct snap_author *author, const char *audit_path)
 {
 	struct link_local *l = calloc(1, sizeof *l);
 
 	if (!l)
 		return NULL;
+	if (audit_path)
+		snprintf(l->audit_path, sizeof l->audit_path, "%s", audit_path);
+	else
+		snprintf(l->tail_error, sizeof l->tail_error, "no audit log");
 	l->base.ops = &local_ops;
 	l->sup = sup;
 	l->author = *author;
 	return &l->base;
+}
+
+int
+link_local_open(const struct link_local_options *o, struct link **out, struct al_err *err)
+{
+	struct supervisor_options so = { .docker_host = getenv("DOCKER_HOST"),
+					 .reap_at_start = true, .sessions_max = o->sessions_max };
+	struct snap_author author;
+	struct supervisor *sup;
+	struct link_local *l;
+
+	*out = NULL;
+	if (audit_open(o->audit_path, &so.audit, err) < 0)
+		return LINK_LOCAL_NO_AUDIT;
+	supervisor_author_self(&author, o->via);
+	if (supervisor_open(&so, &sup, NULL, err) < 0) {
+		audit_close(so.audit);
+		return -1;
+	}
+	if (!(*out = link_local_new(sup, &author, o->audit_path))) {
+		supervisor_shutdown(sup);
+		supervisor_close(sup);
+		audit_close(so.audit);
+		return al_fail(err, "out of memory");
+	}
+	l = local(*out);
+	l->audit = so.audit;
+	l->owned = true;
+	return 0;
+}
+
+int
+link_local_check(const char *const *paths, size_t n, char *runtime, size_t cap,
+		 struct al_err *err)
+{
+	struct airlock_config c;
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; rc == 0 && i < n; i++) {
+		config_init(&c);
+		if (config_load_file(&c, paths[i], 1, err) < 0 ||
+		    config_check_image_at(getenv("DOCKER_HOST"), &c.profile, err) == -1)
+			rc = -1;
+		else if (i == 0)
+			snprintf(runtime, cap, "%s", c.profile.runtime);
+		config_free(&c);
+	}
+	return rc;
+}
+
+size_t
+link_local_live(struct link *l)
+{
+	return supervisor_live(local(l)->sup);
+}
+
+int
+link_local_shutdown(struct link *l, uint64_t *refused)
+{
+	struct link_local *ll = local(l);
+	int left = supervisor_shutdown(ll->sup);
+
+	ll->shut = true;
+	if (refused)
+		*refused = supervisor_audit_failures(ll->sup);
+	return left;
+}
+
+int
+link_local_audit_head(struct link *l, int64_t *seq, char hash[HASH_HEX_LEN + 1])
+{
+	struct link_local *ll = local(l);
+
+	return ll->audit ? audit_head(ll->audit, seq, hash) : -1;
 }
 
 const char *

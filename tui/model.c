@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "audit_tail.h"
 #include "clock.h"
 #include "supervisor.h"
 
@@ -25,6 +24,8 @@ model_init(struct model *m, bool read_only)
 	}
 	m->read_only = read_only;
 	m->view = VIEW_SESSIONS;
+	for (size_t i = 0; i < MODEL_LINKS_MAX; i++)
+		m->audit_after[i] = -1;
 	return 0;
 }
 
@@ -80,28 +81,43 @@ model_tail_failed(struct model *m, const char *why)
 	return first;
 }
 
-static bool
-follow_audit(struct model *m, struct audit_tail *tail)
+/* New rows at the end; the oldest fall out past MODEL_AUDIT_MAX. */
+static void
+add_audit(struct model *m, const struct audit_row *rows, size_t n)
 {
-	struct audit_row rows[64];
-	size_t n = 0, keep;
+	size_t keep = MODEL_AUDIT_MAX - n;
 
-	if (!tail)
-		return false;
-	if (audit_tail_read(tail, m->audit_seq, NULL, rows, 64, &n) < 0)
-		return model_tail_failed(m, audit_tail_error(tail));
-	m->tail_error[0] = '\0';
-	if (n == 0)
-		return false;
-	keep = MODEL_AUDIT_MAX - n;
 	if (m->n_audit > keep) {
 		memmove(m->audit_rows, m->audit_rows + (m->n_audit - keep), keep * sizeof rows[0]);
 		m->n_audit = keep;
 	}
 	memcpy(m->audit_rows + m->n_audit, rows, n * sizeof rows[0]);
 	m->n_audit += n;
-	m->audit_seq = rows[n - 1].seq;
-	return false;
+}
+
+/*
+ * Each engine's audit rows through its link, in the order they arrive
+ * (docs/console.md): the view never opens a log itself.
+ */
+static bool
+follow_audit(struct model *m, struct link *const *links)
+{
+	struct audit_row rows[64];
+	char why[MODEL_WHY_MAX];
+	bool failed = false, said = false;
+	size_t i, n;
+
+	for (i = 0; i < m->n_links; i++) {
+		if (link_audit(links[i], &m->audit_after[i], rows, 64, &n, why, sizeof why) < 0) {
+			said |= model_tail_failed(m, why);
+			failed = true;
+			continue;
+		}
+		add_audit(m, rows, n);
+	}
+	if (!failed)
+		m->tail_error[0] = '\0';
+	return said;
 }
 
 /* ---- what views see, and what the selection targets ---- */
@@ -253,7 +269,7 @@ merge_snapshots(struct model *m, struct link *const *links, size_t n)
 }
 
 bool
-model_refresh(struct model *m, struct link *const *links, size_t n, struct audit_tail *tail)
+model_refresh(struct model *m, struct link *const *links, size_t n)
 {
 	bool failed;
 	size_t i;
@@ -270,7 +286,7 @@ model_refresh(struct model *m, struct link *const *links, size_t n, struct audit
 	if (m->snap_ok)
 		m->snap_ms = clock_wall_ms();
 	link_host(links[0], &m->host);
-	failed = follow_audit(m, tail);
+	failed = follow_audit(m, links);
 	refresh_detail(m, links);
 	return failed;
 }

@@ -18,7 +18,6 @@
 #include "snapshot.h"
 #include "view.h"
 
-struct audit_tail;
 
 #define MODEL_HISTORY_MAX	512	/* events the console keeps for its views */
 #define MODEL_AUDIT_MAX		400	/* audit tail rows kept */
@@ -38,7 +37,7 @@ struct model {
 	struct supervisor_event *hist_flat;	/* the ring oldest first, for views */
 	struct audit_row audit_rows[MODEL_AUDIT_MAX];
 	size_t n_audit;
-	int64_t audit_seq;
+	int64_t audit_after[MODEL_LINKS_MAX];	/* each engine's last row taken; -1: none yet */
 	char tail_error[MODEL_WHY_MAX];	/* why the tail cannot be read; "" while it can */
 	char marks[UI_MARKS_MAX][SNAP_ID_MAX];
 	size_t n_marks;
@@ -73,11 +72,10 @@ bool model_tail_failed(struct model *m, const char *why);
 
 /*
  * Fresh snapshots from every engine (one list; each row and event knows its
- * engine), the audit tail's new rows, the target's detail. True as
- * model_tail_failed.
+ * engine), each engine's new audit rows (through its link), the target's
+ * detail. True as model_tail_failed.
  */
-bool model_refresh(struct model *m, struct link *const *links, size_t n,
-		   struct audit_tail *tail);
+bool model_refresh(struct model *m, struct link *const *links, size_t n);
 
 /* Into the history, each event marked with the engine it came from. */
 void model_add_engine_events(struct model *m, unsigned engine, struct supervisor_event *ev,

@@ -15,6 +15,8 @@
 
 #include <libnotify/notify.h>
 
+#include "clock.h"
+
 #define NOTIFY_SUMMARY		"airlock"
 #define NOTIFY_APP_MAX		64
 #define NOTIFY_DISPATCH_MAX	64	/* bus signals handled after one show */
@@ -180,28 +182,18 @@ notifier_main(void *arg)
 static int
 notifier_sync_init(struct notifier *n)
 {
-	pthread_condattr_t ca;
-	int rc = -1;
-
-	if (pthread_condattr_init(&ca) != 0)
-		return -1;
-	if (pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) != 0)
-		goto out;
 	if (pthread_mutex_init(&n->lock, NULL) != 0)
-		goto out;
+		return -1;
 	if (pthread_cond_init(&n->work, NULL) != 0)
 		goto no_work;
-	if (pthread_cond_init(&n->done, &ca) != 0)
+	if (clock_cond_init(&n->done) < 0)
 		goto no_done;
-	rc = 0;
-	goto out;
+	return 0;
 no_done:
 	pthread_cond_destroy(&n->work);
 no_work:
 	pthread_mutex_destroy(&n->lock);
-out:
-	pthread_condattr_destroy(&ca);
-	return rc;
+	return -1;
 }
 
 /* Signals (SIGWINCH, SIGINT …) stay with the console's thread. */
@@ -275,26 +267,11 @@ notifier_dropped(const struct notifier *n)
 	return n ? atomic_load(&n->dropped) : 0;
 }
 
-static struct timespec
-notifier_deadline(long ms)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	t.tv_sec += ms / 1000;
-	t.tv_nsec += ms % 1000 * 1000000L;
-	if (t.tv_nsec >= 1000000000L) {
-		t.tv_sec++;
-		t.tv_nsec -= 1000000000L;
-	}
-	return t;
-}
-
 /* Under n->lock: true when the thread finished before the deadline. */
 static bool
 notifier_wait_finished(struct notifier *n)
 {
-	struct timespec deadline = notifier_deadline(NOTIFY_CLOSE_MS);
+	struct timespec deadline = clock_deadline(CLOCK_MONOTONIC, NOTIFY_CLOSE_MS);
 
 	while (!n->finished)
 		if (pthread_cond_timedwait(&n->done, &n->lock, &deadline) == ETIMEDOUT)

@@ -6,10 +6,13 @@
 #include "verbs.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "actions.h"
 #include "app.h"
+#include "complete.h"
+#include "view.h"
 
 /* Say why not on the status line, and redraw. A macro so the format stays status_flash's, checked. */
 #define REFUSE(a, ...) (status_flash(&(a)->status, true, __VA_ARGS__), APP_REDRAW)
@@ -238,4 +241,79 @@ verbs_run(struct app *a, const char *line)
 	if (!v || (v->arg == VERB_ARG_FILE && !arg))
 		return REFUSE(a, "unknown command '%.40s' (? lists them)", cmd);
 	return v->run(a, v->name, arg, arg2);
+}
+
+/* --- Tab on the ':' line --- */
+
+/* Live sessions' ids as typed (without "s-"), into c from n; returns the new n. */
+static size_t
+live_ids(const struct supervisor_snapshot *snap, const char **c, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < snap->n; i++)
+		if (snap->rows[i].state != SESSION_STATE_ENDED)
+			c[n++] = snap->rows[i].id + (strncmp(snap->rows[i].id, "s-", 2) == 0 ? 2 : 0);
+	return n;
+}
+
+/* A tool a cutover may name: a live session's, or one that stands revoked. */
+static size_t
+tool_names(const struct supervisor_snapshot *snap, const char **c, size_t n)
+{
+	size_t i, j;
+
+	for (i = 0; i < snap->n_standing; i++)
+		c[n++] = snap->standing[i];
+	for (i = 0; i < snap->n; i++)
+		for (j = 0; snap->rows[i].state != SESSION_STATE_ENDED &&
+		     j < snap->rows[i].n_tools && j < SNAP_TOOLS_MAX; j++)
+			c[n++] = snap->rows[i].tools[j].name;
+	return n;
+}
+
+/* The candidates for the word after words[0 .. nw-1], by the argument its command takes. */
+static size_t
+candidates(char *line, size_t cap, const struct supervisor_snapshot *snap, char words[][64],
+	   size_t nw, const char **c)
+{
+	const struct verb *v = nw ? verb_find(words[0]) : NULL;
+	size_t i, n = 0;
+
+	if (nw == 0) {
+		for (i = 0; i < n_verbs; i++)
+			c[n++] = verbs[i].name;
+	} else if (v && v->arg == VERB_ARG_TOOL_SCOPE && nw == 1) {
+		n = tool_names(snap, c, n);
+	} else if (v && v->arg == VERB_ARG_TOOL_SCOPE && nw == 2) {
+		c[n++] = "all";
+		c[n++] = "marked";
+		n = live_ids(snap, c, n);
+	} else if (v && v->arg == VERB_ARG_SESSION && nw == 1) {
+		n = live_ids(snap, c, n);
+	} else if (v && v->arg == VERB_ARG_VIEW && nw == 1) {
+		for (i = 0; i < VIEW_COUNT; i++)
+			c[n++] = views[i]->name;
+	} else if (v && v->arg == VERB_ARG_FILE && nw == 1) {
+		complete_path(line, cap);
+	}
+	return n;
+}
+
+/*
+ * Tab: the word at the line's end, from what its place takes: a command;
+ * after revoke or restore a tool, then all, marked or a session; after
+ * stop a session; after view a view; after run or apply a file's path.
+ */
+void
+verbs_complete(char *line, size_t cap, const struct supervisor_snapshot *snap)
+{
+	char words[2][64];
+	size_t at, nw = complete_words(line, words, 2, &at);
+	const char **c = calloc(snap->n * SNAP_TOOLS_MAX + SNAP_STANDING_MAX + n_verbs, sizeof *c);
+
+	if (!c)
+		return;
+	complete_last(line, cap, c, candidates(line, cap, snap, words, nw, c));
+	free(c);
 }

@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "snapshot.h"
+
 struct app;
 
 enum verb_arg {
@@ -54,5 +56,13 @@ const struct verb *verb_of_line(const char *line, char *word, size_t cap);
  * mode is the dispatcher's to enforce, before this.
  */
 int verbs_run(struct app *a, const char *line);
+
+/*
+ * Tab on the ':' line (line[cap]): its last word, from what its place
+ * takes: a command; after revoke or restore a tool, then all, marked or a
+ * session; after stop a session; after view a view; after run or apply a
+ * file's path.
+ */
+void verbs_complete(char *line, size_t cap, const struct supervisor_snapshot *snap);
 
 #endif

@@ -27,17 +27,12 @@
 	_(RESPONSE, "RESPONSE", 8,  0, 1, false)
 
 enum audit_col {
-#define COL_ENUM(e, header, width, min, drop, right) COL_##e,
-	AUDIT_COLS(COL_ENUM)
-#undef COL_ENUM
+	AUDIT_COLS(DRAW_COL_ENUM)
 	COL_COUNT
 };
 
 static const struct draw_col audit_cols[COL_COUNT] = {
-#define COL_SPEC(e, header, width, min, drop, right) \
-	[COL_##e] = { header, width, min, drop, right, 0, 0 },
-	AUDIT_COLS(COL_SPEC)
-#undef COL_SPEC
+	AUDIT_COLS(DRAW_COL_SPEC)
 };
 
 /* How decisions stand out: by the tone the engine's vocabulary gives them. */

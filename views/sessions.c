@@ -59,17 +59,12 @@ static const struct sort_spec sorts[SORT_COUNT] = {
 	_(GATE,  "GATE/END", 0,  9, 6, false)
 
 enum sessions_col {
-#define COL_ENUM(e, header, width, min, drop, right) COL_##e,
-	SESSION_COLS(COL_ENUM)
-#undef COL_ENUM
+	SESSION_COLS(DRAW_COL_ENUM)
 	COL_COUNT
 };
 
 static const struct draw_col session_cols[COL_COUNT] = {
-#define COL_SPEC(e, header, width, min, drop, right) \
-	[COL_##e] = { header, width, min, drop, right, 0, 0 },
-	SESSION_COLS(COL_SPEC)
-#undef COL_SPEC
+	SESSION_COLS(DRAW_COL_SPEC)
 };
 
 /* The visible rows: filtered, then sorted. */

@@ -53,17 +53,12 @@ static const struct sort_spec sorts[SORT_COUNT] = {
 	_(CUTOVER,  "CUTOVER",  0,  32, 6, false)
 
 enum tools_col {
-#define COL_ENUM(e, header, width, min, drop, right) COL_##e,
-	TOOL_COLS(COL_ENUM)
-#undef COL_ENUM
+	TOOL_COLS(DRAW_COL_ENUM)
 	COL_COUNT
 };
 
 static const struct draw_col tool_cols[COL_COUNT] = {
-#define COL_SPEC(e, header, width, min, drop, right) \
-	[COL_##e] = { header, width, min, drop, right, 0, 0 },
-	TOOL_COLS(COL_SPEC)
-#undef COL_SPEC
+	TOOL_COLS(DRAW_COL_SPEC)
 };
 
 /* One tool over the sessions looked at. */

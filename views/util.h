@@ -117,6 +117,15 @@ struct draw_col {
 	int w;
 };
 
+/*
+ * A view's columns as one X-macro table, _(E, HEADER, WIDTH, MIN, DROP,
+ * RIGHT) a row: DRAW_COL_ENUM makes its enum (COL_E), DRAW_COL_SPEC its
+ * struct draw_col array.
+ */
+#define DRAW_COL_ENUM(e, header, width, min, drop, right) COL_##e,
+#define DRAW_COL_SPEC(e, header, width, min, drop, right) \
+	[COL_##e] = { header, width, min, drop, right, 0, 0 },
+
 void draw_cols_fit(struct draw_col *c, size_t n, int x0, int width);
 void draw_cols_header(WINDOW *w, int y, const struct draw_col *c, size_t n);
 /* s in column c of a row; nothing when the column is not shown. */

@@ -55,7 +55,7 @@
 #include <jansson.h>
 
 #include "err.h"
-#include "profile.h"
+#include "strv.h"
 #include "tar_stream.h"
 
 #define SEALED_PATHS_MAX	16

@@ -20,7 +20,7 @@
 
 #include <sqlite3.h>
 
-#include "audit.h"
+#include "audit_entry.h"
 #include "hash.h"
 
 /*

@@ -9,14 +9,15 @@
 static const char hex[] = "0123456789abcdef";
 
 /* By table: a snprintf per byte was a fifth of a call's instructions. */
-static void
-to_hex(const unsigned char *md, unsigned int n, char out[HASH_HEX_LEN + 1])
+void
+hash_hex(const void *data, size_t n, char *out)
 {
-	unsigned int i;
+	const unsigned char *p = data;
+	size_t i;
 
 	for (i = 0; i < n; i++) {
-		out[2 * i] = hex[md[i] >> 4];
-		out[2 * i + 1] = hex[md[i] & 15];
+		out[2 * i] = hex[p[i] >> 4];
+		out[2 * i + 1] = hex[p[i] & 15];
 	}
 	out[2 * n] = '\0';
 }
@@ -39,7 +40,7 @@ hash_sha256_hex(const void *data, size_t len, char out[HASH_HEX_LEN + 1])
 		no_digest(out);
 		return;
 	}
-	to_hex(md, n, out);
+	hash_hex(md, n, out);
 }
 
 int
@@ -103,7 +104,7 @@ hash_ctx_hex(struct hash_ctx *h, const void *data, size_t len, char out[HASH_HEX
 		no_digest(out);
 		return;
 	}
-	to_hex(md, n, out);
+	hash_hex(md, n, out);
 }
 
 /* --- the canonical writer -------------------------------------------------- */

@@ -22,6 +22,9 @@
 
 #define HASH_HEX_LEN 64
 
+/* n bytes as 2n lowercase hex digits and a NUL in out. */
+void hash_hex(const void *data, size_t n, char *out);
+
 void hash_sha256_hex(const void *data, size_t len, char out[HASH_HEX_LEN + 1]);
 /* Hash of the canonical form: compact, keys sorted, UTF-8. -1 on failure. */
 int hash_json_canonical(const json_t *v, char out[HASH_HEX_LEN + 1]);

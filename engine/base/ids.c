@@ -1,4 +1,5 @@
 #include "ids.h"
+#include "hash.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -26,22 +27,14 @@ id_draw(void *raw, size_t n)
 int
 id_hex(char *out, size_t cap, const char *prefix, const void *raw, size_t bytes)
 {
-	static const char hex[] = "0123456789abcdef";
-	const unsigned char *p = raw;
-	size_t plen = strlen(prefix), i;
-	char *o;
+	size_t plen = strlen(prefix);
 
 	if (cap > 0)
 		out[0] = '\0';
 	if (plen + 2 * bytes + 1 > cap)
 		return -1;
 	memcpy(out, prefix, plen);
-	o = out + plen;
-	for (i = 0; i < bytes; i++) {
-		*o++ = hex[p[i] >> 4];
-		*o++ = hex[p[i] & 15];
-	}
-	*o = '\0';
+	hash_hex(raw, bytes, out + plen);
 	return 0;
 }
 

@@ -388,14 +388,15 @@ parse_confinement(struct airlock_config *c, struct upstream_config *u, const jso
 	return parse_user(u, json_object_get(obj, "user"), path, err);
 }
 
+/* One member of "upstreams" (a members_fn: ctx is the config). */
 static int
-parse_upstream(struct airlock_config *c, const char *name, const json_t *obj,
-	       struct al_err *err)
+upstream_member(void *ctx, const char *name, const json_t *obj, struct al_err *err)
 {
 	static const char *const keys[] = {
 		"argv", "cwd", "env", "timeout_ms", "user", "privileged", "unconfined_ok",
 		"paths", "network", NULL,
 	};
+	struct airlock_config *c = ctx;
 	struct upstream_config *u = &c->upstreams[c->n_upstreams];
 	char path[96];
 	long long t = UPSTREAM_TIMEOUT_MS_DEFAULT;
@@ -429,22 +430,6 @@ parse_upstream(struct airlock_config *c, const char *name, const json_t *obj,
 	return parse_confinement(c, u, obj, path, err);
 }
 
-static int
-upstream_member(void *c, const char *name, const json_t *v, struct al_err *err)
-{
-	return parse_upstream(c, name, v, err);
-}
-
-static int
-parse_upstreams(struct airlock_config *c, const json_t *obj, struct al_err *err)
-{
-	static const struct members_spec spec = {
-		"upstreams", CONFIG_UPSTREAMS_MAX, "servers", 63, "a name",
-	};
-
-	return members_each(obj, &spec, upstream_member, c, err);
-}
-
 static bool
 hex64(const char *s)
 {
@@ -468,12 +453,14 @@ parse_tool_classes(struct airlock_config *c, struct catalog_tool *t, const json_
 			 sub, err);
 }
 
+/* One member of "tools" (a members_fn: ctx is the config). */
 static int
-parse_tool(struct airlock_config *c, const char *name, const json_t *obj, struct al_err *err)
+tool_member(void *ctx, const char *name, const json_t *obj, struct al_err *err)
 {
 	static const char *const keys[] = {
 		"upstream", "remote", "data_class", "sink_ceiling", "response_ceiling", "pin", NULL,
 	};
+	struct airlock_config *c = ctx;
 	struct catalog_tool *t = &c->tools[c->n_tools];
 	char path[96], sub[160];
 	json_t *pin;
@@ -500,22 +487,6 @@ parse_tool(struct airlock_config *c, const char *name, const json_t *obj, struct
 	}
 	c->n_tools++;
 	return 0;
-}
-
-static int
-tool_member(void *c, const char *name, const json_t *v, struct al_err *err)
-{
-	return parse_tool(c, name, v, err);
-}
-
-static int
-parse_tools(struct airlock_config *c, const json_t *obj, struct al_err *err)
-{
-	static const struct members_spec spec = {
-		"tools", CONFIG_TOOLS_MAX, "tools", 63, "a name",
-	};
-
-	return members_each(obj, &spec, tool_member, c, err);
 }
 
 /* {"tool": name, "description": text, "hidden": bool}: what an MCP agent is shown. */
@@ -559,16 +530,6 @@ alias_member(void *ctx, const char *op, const json_t *v, struct al_err *err)
 	snprintf(a->operation, sizeof a->operation, "%s", op);
 	c->n_aliases++;
 	return 0;
-}
-
-static int
-parse_aliases(struct airlock_config *c, const json_t *obj, struct al_err *err)
-{
-	static const struct members_spec spec = {
-		"aliases", CONFIG_ALIASES_MAX, "operations", 64, "an operation",
-	};
-
-	return members_each(obj, &spec, alias_member, c, err);
 }
 
 static int
@@ -634,6 +595,34 @@ parse_pool(struct airlock_config *c, const json_t *obj, struct al_err *err)
 
 typedef int (*section_fn)(struct airlock_config *c, const json_t *v, struct al_err *err);
 
+/*
+ * A section of the file: parsed whole, or (spec set) an object whose
+ * members are walked one by one (members.h).
+ */
+struct section {
+	const char *key;
+	section_fn parse;
+	const struct members_spec *spec;
+	members_fn member;
+};
+
+static const struct members_spec upstreams_spec = {
+	"upstreams", CONFIG_UPSTREAMS_MAX, "servers", 63, "a name",
+};
+static const struct members_spec tools_spec = {
+	"tools", CONFIG_TOOLS_MAX, "tools", 63, "a name",
+};
+static const struct members_spec aliases_spec = {
+	"aliases", CONFIG_ALIASES_MAX, "operations", 64, "an operation",
+};
+
+static int
+parse_section(struct airlock_config *c, const struct section *s, const json_t *v,
+	      struct al_err *err)
+{
+	return s->spec ? members_each(v, s->spec, s->member, c, err) : s->parse(c, v, err);
+}
+
 static int
 parse_profile(struct airlock_config *c, const json_t *v, struct al_err *err)
 {
@@ -645,19 +634,16 @@ config_load_json(struct airlock_config *c, const json_t *root, int host_cores,
 		 struct al_err *err)
 {
 	/* In dependency order: classes before tools, upstreams before tools… */
-	static const struct {
-		const char *key;
-		section_fn parse;
-	} sections[] = {
-		{ "profile", parse_profile },
-		{ "bounds", parse_bounds },
-		{ "classes", parse_classes },
-		{ "upstreams", parse_upstreams },
-		{ "tools", parse_tools },
-		{ "aliases", parse_aliases },
-		{ "initial", parse_initial },
-		{ "agent", parse_agent },
-		{ "pool", parse_pool },
+	static const struct section sections[] = {
+		{ "profile", parse_profile, NULL, NULL },
+		{ "bounds", parse_bounds, NULL, NULL },
+		{ "classes", parse_classes, NULL, NULL },
+		{ "upstreams", NULL, &upstreams_spec, upstream_member },
+		{ "tools", NULL, &tools_spec, tool_member },
+		{ "aliases", NULL, &aliases_spec, alias_member },
+		{ "initial", parse_initial, NULL, NULL },
+		{ "agent", parse_agent, NULL, NULL },
+		{ "pool", parse_pool, NULL, NULL },
 	};
 	size_t i;
 	json_t *v;
@@ -667,7 +653,7 @@ config_load_json(struct airlock_config *c, const json_t *root, int host_cores,
 	c->host_cores = host_cores;
 	for (i = 0; i < sizeof sections / sizeof sections[0]; i++)
 		if ((v = json_object_get(root, sections[i].key)) &&
-		    sections[i].parse(c, v, err) < 0)
+		    parse_section(c, &sections[i], v, err) < 0)
 			return -1;
 	return 0;
 }

@@ -1,5 +1,5 @@
 /* Pending cutovers of `airlock serve`, and the supervisor's events: logged, kept, fanned out. */
-#include "control_int.h"
+#include "control_server_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -88,7 +88,7 @@ pending_event(struct control_server *cs, const struct supervisor_event *e)
 void
 cs_pending_expire(struct control_server *cs)
 {
-	int64_t t = cs_now_ms();
+	int64_t t = clock_mono_ms();
 	size_t k;
 
 	for (k = 0; k < CONTROL_PENDING_MAX; k++)
@@ -100,7 +100,7 @@ cs_pending_expire(struct control_server *cs)
 int
 cs_pending_timeout(const struct control_server *cs, int timeout_ms)
 {
-	int64_t t = cs_now_ms();
+	int64_t t = clock_mono_ms();
 	size_t k;
 
 	for (k = 0; k < CONTROL_PENDING_MAX; k++)
@@ -212,16 +212,16 @@ fan_out_snapshot(struct control_server *cs)
 		cs->snap_due = false;	/* its reader left: nothing is due (else the loop spins) */
 		return;
 	}
-	if (cs_now_ms() - cs->snap_pushed_ms < SNAPSHOT_PUSH_MS) {
+	if (clock_mono_ms() - cs->snap_pushed_ms < SNAPSHOT_PUSH_MS) {
 		cs->snap_due = true;
 		return;
 	}
 	cs->snap_due = false;
 	rc = cs_refresh(cs);
 	/* Unchanged but for the live parts (uptime, lease ages): once a second. */
-	if (rc < 0 || (rc == 0 && cs_now_ms() - cs->snap_pushed_ms < SNAPSHOT_IDLE_MS))
+	if (rc < 0 || (rc == 0 && clock_mono_ms() - cs->snap_pushed_ms < SNAPSHOT_IDLE_MS))
 		return;
-	cs->snap_pushed_ms = cs_now_ms();
+	cs->snap_pushed_ms = clock_mono_ms();
 	/* Written once, however many clients follow: its cost is the engine's, per push. */
 	body = control_snapshot_json(&cs->snap);
 	text = body ? json_dumps(body, JSON_COMPACT) : NULL;

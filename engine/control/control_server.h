@@ -77,6 +77,7 @@ struct control_server_options {
 	const char *runtime;		/* host checks are for it */
 	struct control_group operate, view;
 	FILE *log;			/* one line per client, session end, cutover */
+	const char *audit;		/* the log the engine writes: the "audit" op reads it */
 };
 
 struct control_server;

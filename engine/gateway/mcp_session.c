@@ -42,9 +42,13 @@ tool_list(const struct airlock_config *c, mcp_session_def_fn def, void *ctx)
 	return list;
 }
 
-/* {"revision": N, "tools": [aliases listed]}; NULL when out of memory. */
+/*
+ * {key: N, "tools": [aliases listed]}, key "revision" in the frame and
+ * "tools_changed" in a change line; NULL when out of memory.
+ */
 static json_t *
-listed_json(const struct airlock_config *c, int64_t revision, uint64_t listed)
+listed_json(const struct airlock_config *c, const char *key, int64_t revision,
+	    uint64_t listed)
 {
 	json_t *names = json_array();
 	size_t i;
@@ -55,8 +59,7 @@ listed_json(const struct airlock_config *c, int64_t revision, uint64_t listed)
 			json_decref(names);
 			return NULL;
 		}
-	return names ? json_pack("{s:I, s:o}", "revision", (json_int_t)revision, "tools", names)
-		     : NULL;
+	return names ? json_pack("{s:I, s:o}", key, (json_int_t)revision, "tools", names) : NULL;
 }
 
 char *
@@ -74,7 +77,7 @@ mcp_session_frame(const struct airlock_config *c, const char *payload, size_t pa
 	memset(all, 1, sizeof all);
 	if (f && listed != mcp_session_listed(c, all, c->n_tools)) {
 		want = 3;
-		json_object_set_new(f, "listed", listed_json(c, revision, listed));
+		json_object_set_new(f, "listed", listed_json(c, "revision", revision, listed));
 	}
 	text = json_object_size(f) == want ? json_dumps(f, JSON_COMPACT) : NULL;
 	json_decref(f);
@@ -100,18 +103,9 @@ char *
 mcp_session_changed(const struct airlock_config *c, int64_t revision, uint64_t listed,
 		    size_t *len)
 {
-	json_t *names = json_array(), *m;
+	json_t *m = listed_json(c, "tools_changed", revision, listed);
 	char *text;
-	size_t i;
 
-	for (i = 0; names && i < c->n_aliases; i++)
-		if ((listed >> i & 1) &&
-		    json_array_append_new(names, json_string(c->aliases[i].operation)) < 0) {
-			json_decref(names);
-			return NULL;
-		}
-	m = names ? json_pack("{s:I, s:o}", "tools_changed", (json_int_t)revision, "tools", names)
-		  : NULL;
 	text = m ? json_dumps(m, JSON_COMPACT) : NULL;
 	json_decref(m);
 	return text ? frame_line(text, (size_t)BOUND_FRAME_MAX, len) : NULL;

@@ -3,7 +3,10 @@
 
 /*
  * The control protocol of `airlock serve` (docs/operations.md), pure code:
- * the request parser, the reply and pushed-frame builders, the role a
+ * every message declared once. Requests: the tables of ops and keys below,
+ * which the parser (server) and control_request_json (clients) both read.
+ * Replies and pushed frames: a field table per structure (control_tables.c)
+ * walked by one encoder and one decoder (control_codec.h). Also the role a
  * peer's credentials give, and the metrics text. No sockets, no threads:
  * a unit test and a fuzzer drive it with plain data.
  *
@@ -61,37 +64,96 @@
 #define CONTROL_E_PEER		"not allowed"	/* the reason frame at accept */
 #define CONTROL_E_SLOW		"too slow"	/* the reason frame at a disconnect */
 #define CONTROL_E_FULL		"too many clients"
+#define CONTROL_E_AUDIT		"audit log unreadable"
 
-/* Every op: enum, name, and whether it changes a session or the policy. */
+/*
+ * Every key a request may carry besides id and op: enum, JSON name, type
+ * (control.c checks it), and the struct control_request field it fills.
+ *   WORD    [A-Za-z0-9._:-], 1 .. sizeof field - 1 bytes
+ *   PATH    an absolute path within sizeof field
+ *   OBJECT  a JSON object (an inline config), kept as is
+ *   IDS     an array of at most CONTROL_IDS_MAX session ids (words)
+ *   BOOL, WAIT (0 .. CONTROL_WAIT_MAX_MS), SEQ (0 .. CONTROL_ID_MAX)
+ *   CLIENT  "ctl" or "console"
+ */
+#define CONTROL_KEYS(_) \
+	_(SESSION,   "session",   WORD,   session)   \
+	_(PATH,      "path",      PATH,   path)      \
+	_(CONFIG,    "config",    OBJECT, config)    \
+	_(TOOL,      "tool",      WORD,   tool)      \
+	_(SESSIONS,  "sessions",  IDS,    ids)       \
+	_(ALL,       "all",       BOOL,   all)       \
+	_(WAIT,      "wait_ms",   WAIT,   wait_ms)   \
+	_(FOLLOW,    "follow",    BOOL,   follow)    \
+	_(SNAPSHOTS, "snapshots", BOOL,   snapshots) \
+	_(DELTAS,    "deltas",    BOOL,   deltas)    \
+	_(REFRESH,   "refresh",   BOOL,   refresh)   \
+	_(RUNTIME,   "runtime",   WORD,   runtime)   \
+	_(CLIENT,    "client",    CLIENT, client)    \
+	_(AFTER,     "after",     SEQ,    after)
+
+enum control_key {
+#define CONTROL_KEY_ENUM(e, name, type, field) CONTROL_K_##e,
+	CONTROL_KEYS(CONTROL_KEY_ENUM)
+#undef CONTROL_KEY_ENUM
+	CONTROL_K_COUNT
+};
+
+/* A key's bit, in a request's has and an op's masks below. */
+#define CONTROL_KEY(k)	(1u << CONTROL_K_##k)
+#define CK		CONTROL_KEY
+
+/*
+ * Every op, declared once: enum, name, the role it needs (view: it only
+ * reads; operate: it changes a session or the policy), the keys it allows,
+ * the keys it requires, and a set it needs one of at least.
+ */
 #define CONTROL_OPS(_) \
-	_(HELLO,    "hello",    false) \
-	_(SNAPSHOT, "snapshot", false) \
-	_(DETAIL,   "detail",   false) \
-	_(EVENTS,   "events",   false) \
-	_(HOST,     "host",     false) \
-	_(METRICS,  "metrics",  false) \
-	_(START,    "start",    true)  \
-	_(STOP,     "stop",     true)  \
-	_(REVOKE,   "revoke",   true)  \
-	_(RESTORE,  "restore",  true)  \
-	_(FORGET,   "forget",   true)  \
-	_(STOP_ALL, "stop-all", true)  \
-	_(FREEZE,   "freeze",   true)  \
-	_(THAW,     "thaw",     true)
+	_(HELLO,    "hello",    VIEW,    CK(CLIENT), 0, 0) \
+	_(SNAPSHOT, "snapshot", VIEW,    0, 0, 0) \
+	_(DETAIL,   "detail",   VIEW,    CK(SESSION), CK(SESSION), 0) \
+	_(EVENTS,   "events",   VIEW,    CK(FOLLOW) | CK(SNAPSHOTS) | CK(DELTAS), 0, 0) \
+	_(HOST,     "host",     VIEW,    CK(REFRESH) | CK(RUNTIME), 0, 0) \
+	_(METRICS,  "metrics",  VIEW,    0, 0, 0) \
+	_(AUDIT,    "audit",    VIEW,    CK(AFTER), 0, 0) \
+	_(START,    "start",    OPERATE, CK(PATH) | CK(CONFIG), 0, CK(PATH) | CK(CONFIG)) \
+	_(STOP,     "stop",     OPERATE, CK(SESSION), CK(SESSION), 0) \
+	_(REVOKE,   "revoke",   OPERATE, CK(TOOL) | CK(SESSIONS) | CK(ALL) | CK(WAIT), CK(TOOL), \
+		    CK(SESSIONS) | CK(ALL)) \
+	_(RESTORE,  "restore",  OPERATE, CK(TOOL) | CK(SESSIONS) | CK(ALL) | CK(WAIT), CK(TOOL), \
+		    CK(SESSIONS) | CK(ALL)) \
+	_(FORGET,   "forget",   OPERATE, CK(SESSIONS), 0, 0) \
+	_(STOP_ALL, "stop-all", OPERATE, 0, 0, 0) \
+	_(FREEZE,   "freeze",   OPERATE, CK(WAIT), 0, 0) \
+	_(THAW,     "thaw",     OPERATE, CK(WAIT), 0, 0)
 
 enum control_op {
-#define CONTROL_OP_ENUM(e, name, changes) CONTROL_OP_##e,
+#define CONTROL_OP_ENUM(e, name, role, allowed, required, any_of) CONTROL_OP_##e,
 	CONTROL_OPS(CONTROL_OP_ENUM)
 #undef CONTROL_OP_ENUM
 	CONTROL_OP_COUNT
 };
 
+/* ---- who is on the other end ---- */
+
+enum control_role {
+	CONTROL_ROLE_NONE,
+	CONTROL_ROLE_VIEW,
+	CONTROL_ROLE_OPERATE,
+};
+
 const char *control_op_name(enum control_op op);
-/* True for the ops a view client is refused (CONTROL_E_VIEW). */
+/* The op by name: 0, or -1 when there is none. */
+int control_op_by_name(const char *name, enum control_op *op);
+/* The role an op needs; a client with less is refused (CONTROL_E_VIEW). */
+enum control_role control_op_role(enum control_op op);
+/* True for the ops a view client is refused: they need operate. */
 bool control_op_changes(enum control_op op);
 
+#define CONTROL_AUDIT_ROWS	64	/* audit rows in one answer */
+
 /*
- * One parsed request. Which fields mean something depends on op:
+ * One request. Which fields mean something depends on op:
  *   detail, stop   session
  *   start          path (a file the engine reads) or config (inline object)
  *   revoke/restore tool, and ids[0..n_ids) or all; wait_ms for the acks
@@ -101,10 +163,14 @@ bool control_op_changes(enum control_op op);
  *                  (push them as deltas after the first)
  *   host           refresh (re-run the checks), runtime
  *   hello          client ("ctl" or "console": the kind in the audit's "via")
+ *   audit          after (rows with a greater seq; none: the newest rows)
+ * has says which keys it carries (CONTROL_KEY bits): what the parser saw,
+ * what control_request_json writes.
  */
 struct control_request {
 	int64_t id;		/* -1: none readable */
 	enum control_op op;
+	unsigned has;
 	char session[SNAP_ID_MAX];
 	char path[CONTROL_PATH_MAX];
 	json_t *config;		/* owned; NULL unless an inline config */
@@ -117,7 +183,26 @@ struct control_request {
 	bool refresh;
 	char runtime[16];
 	char client[16];	/* "" unless a hello names it */
+	int64_t after;
 };
+
+/*
+ * The request as one JSON object, from the same table the parser reads:
+ * {"id": N (when >= 0), "op": ..., and each key in has}. NULL when out of
+ * memory or a key in has is not the op's. A config is shared, not copied.
+ */
+json_t *control_request_json(const struct control_request *req);
+
+/*
+ * Filling one for control_request_json, each setting the key's bit in has:
+ * a string key (WORD, PATH, CLIENT) or one more session id: -1 when it
+ * does not fit (the engine would refuse it: CONTROL_E_ARG), never cut.
+ */
+void control_request_init(struct control_request *r, enum control_op op);
+int control_request_str(struct control_request *r, enum control_key k, const char *s);
+int control_request_add_id(struct control_request *r, const char *id);
+void control_request_bool(struct control_request *r, enum control_key k, bool v);
+void control_request_int(struct control_request *r, enum control_key k, int64_t v);
 
 /*
  * Parse one line (without its newline). 0, or -1 with *error one of the
@@ -127,14 +212,6 @@ struct control_request {
 int control_parse(const char *line, size_t len, struct control_request *req,
 		  const char **error);
 void control_request_free(struct control_request *req);
-
-/* ---- who is on the other end ---- */
-
-enum control_role {
-	CONTROL_ROLE_NONE,
-	CONTROL_ROLE_VIEW,
-	CONTROL_ROLE_OPERATE,
-};
 
 const char *control_role_name(enum control_role r);
 
@@ -162,6 +239,34 @@ enum control_role control_role_of(const struct control_peer *p, uid_t self,
 
 /* ---- frames the engine sends ---- */
 
+/* The frames' structs, as control_tables.c declares them. */
+struct control_hello_msg {
+	int64_t airlock;
+	char engine[256];
+	enum control_role role;
+	int64_t uid;
+	char user[256];
+	bool deltas;
+};
+
+struct control_reply {
+	int64_t id;		/* -1: null */
+	int64_t airlock;	/* a bye's */
+	bool ok;
+	const char *error;
+};
+
+struct control_push_msg {
+	uint64_t seq, gap;	/* gap 0: left out */
+};
+
+/* An audit answer: rows after the asked seq, oldest first; head: the log's newest. */
+struct control_audit {
+	size_t n;
+	struct audit_row rows[CONTROL_AUDIT_ROWS];
+	int64_t head;
+};
+
 /* {"airlock": 1, "engine": ..., "role": ..., "uid": N, "user": ...} */
 json_t *control_hello(const char *engine, enum control_role role, uid_t uid,
 		      const char *user);
@@ -188,7 +293,7 @@ json_t *control_event_json(const struct supervisor_event *e);
 json_t *control_host_json(const struct host_snapshot *h);
 
 /*
- * And back (control_decode.c), for a console attached to an engine: 0, or
+ * And back (control_codec.c), for a console attached to an engine: 0, or
  * -1 when v is not one (a missing field stays zero; an unknown word makes
  * the row or event unreadable, never guessed). The snapshot's rows array
  * grows as needed (free it with supervisor_snapshot_free); a row it cannot
@@ -208,6 +313,10 @@ json_t *control_snapshot_delta(const json_t *from, const json_t *to);
 int control_snapshot_apply(json_t *base, const json_t *delta);
 int control_detail_from_json(const json_t *v, struct session_detail *d);
 int control_host_from_json(const json_t *v, struct host_snapshot *h);
+int control_hello_from_json(const json_t *v, struct control_hello_msg *h);
+/* An audit answer's fields into a reply (0 or -1), and back. */
+int control_audit_into(const struct control_audit *a, json_t *reply);
+int control_audit_from_json(const json_t *v, struct control_audit *a);
 
 /* The acknowledgement latency histogram's upper bounds, in µs (then +Inf). */
 #define CONTROL_ACK_BUCKETS_US { 100, 1000, 10000, 100000, 1000000, 10000000 }

@@ -8,6 +8,7 @@
 #include <openssl/evp.h>
 
 #include "docker.h"
+#include "hash.h"
 #include "mutant.h"
 #include "profile.h"
 #include "shim_image.h"
@@ -29,19 +30,6 @@ struct sealed_blob {
 
 /* --- digests ----------------------------------------------------------- */
 
-static void
-hex_of(const unsigned char *d, size_t n, char *out)
-{
-	static const char digits[] = "0123456789abcdef";
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		out[2 * i] = digits[d[i] >> 4];
-		out[2 * i + 1] = digits[d[i] & 15];
-	}
-	out[2 * n] = '\0';
-}
-
 static int
 sha_start(struct sealed_export *x)
 {
@@ -58,7 +46,7 @@ sha_end(struct sealed_export *x, char out[HASH_HEX_LEN + 1])
 
 	if (EVP_DigestFinal_ex(x->sha, d, &n) != 1 || n != sizeof d)
 		return -1;
-	hex_of(d, sizeof d, out);
+	hash_hex(d, sizeof d, out);
 	return 0;
 }
 
@@ -120,7 +108,7 @@ inner_end(void *ctx)
 	if (EVP_DigestFinal_ex(x->watch_sha, d, &n) != 1 || n != sizeof d ||
 	    !(e->digest = malloc(HASH_HEX_LEN + 1)))
 		return al_fail(x->err, "image export: digest failed");
-	hex_of(d, sizeof d, e->digest);
+	hash_hex(d, sizeof d, e->digest);
 	return 0;
 }
 

@@ -53,6 +53,19 @@ sup_spawn(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *a
 	return rc;
 }
 
+void
+sup_stop(struct supervisor *s, pthread_t t, bool *started, bool *quit, pthread_cond_t *cond)
+{
+	if (!*started)
+		return;
+	pthread_mutex_lock(&s->lock);
+	*quit = true;
+	pthread_cond_signal(cond);
+	pthread_mutex_unlock(&s->lock);
+	pthread_join(t, NULL);
+	*started = false;
+}
+
 size_t
 supervisor_live(struct supervisor *s)
 {

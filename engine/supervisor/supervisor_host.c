@@ -244,16 +244,8 @@ keeper_main(void *arg)
 int
 sup_keeper_start(struct supervisor *s)
 {
-	pthread_condattr_t at;
-
-	if (pthread_condattr_init(&at) != 0)
+	if (clock_cond_init(&s->keeper_cond) < 0)
 		return -1;
-	if (pthread_condattr_setclock(&at, CLOCK_MONOTONIC) != 0 ||
-	    pthread_cond_init(&s->keeper_cond, &at) != 0) {
-		pthread_condattr_destroy(&at);
-		return -1;
-	}
-	pthread_condattr_destroy(&at);
 	s->keeper_cond_made = true;
 	s->keeper_started = sup_spawn(&s->keeper, NULL, keeper_main, s) == 0;
 	return s->keeper_started ? 0 : -1;
@@ -262,12 +254,5 @@ sup_keeper_start(struct supervisor *s)
 void
 sup_keeper_stop(struct supervisor *s)
 {
-	if (!s->keeper_started)
-		return;
-	pthread_mutex_lock(&s->lock);
-	s->keeper_quit = true;
-	pthread_cond_signal(&s->keeper_cond);
-	pthread_mutex_unlock(&s->lock);
-	pthread_join(s->keeper, NULL);
-	s->keeper_started = false;
+	sup_stop(s, s->keeper, &s->keeper_started, &s->keeper_quit, &s->keeper_cond);
 }

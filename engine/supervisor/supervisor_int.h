@@ -192,6 +192,12 @@ struct supervisor {
 /* supervisor.c: shared helpers. */
 void sup_copy_word(char *dst, size_t cap, const char *src);
 int sup_spawn(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg);
+/*
+ * A worker that waits on cond under s->lock: told to quit (*quit, cond
+ * signalled) and joined; *started is then false. Nothing when not started.
+ */
+void sup_stop(struct supervisor *s, pthread_t t, bool *started, bool *quit,
+	      pthread_cond_t *cond);
 
 /* supervisor_events.c */
 void sup_wake(struct supervisor *s);

@@ -150,14 +150,7 @@ sup_writer_main(void *arg)
 void
 sup_writer_stop(struct supervisor *s)
 {
-	if (!s->writer_started)
-		return;
-	pthread_mutex_lock(&s->lock);
-	s->writer_quit = true;
-	pthread_cond_signal(&s->writer_cond);
-	pthread_mutex_unlock(&s->lock);
-	pthread_join(s->writer, NULL);
-	s->writer_started = false;
+	sup_stop(s, s->writer, &s->writer_started, &s->writer_quit, &s->writer_cond);
 }
 
 void

@@ -237,14 +237,8 @@ discard_all(struct warm **w, size_t n)
 static void
 tick_wait(struct supervisor *s)
 {
-	struct timespec ts;
+	struct timespec ts = clock_deadline(CLOCK_MONOTONIC, POOL_TICK_MS);
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	ts.tv_nsec += POOL_TICK_MS * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
 	pthread_cond_timedwait(&s->pool_cond, &s->pool_lock, &ts);
 }
 
@@ -278,17 +272,9 @@ filler_main(void *arg)
 int
 sup_pool_init(struct supervisor *s)
 {
-	pthread_condattr_t at;
-
 	pthread_mutex_init(&s->pool_lock, NULL);
-	if (pthread_condattr_init(&at) != 0)
+	if (clock_cond_init(&s->pool_cond) < 0)
 		return -1;
-	if (pthread_condattr_setclock(&at, CLOCK_MONOTONIC) != 0 ||
-	    pthread_cond_init(&s->pool_cond, &at) != 0) {
-		pthread_condattr_destroy(&at);
-		return -1;
-	}
-	pthread_condattr_destroy(&at);
 	s->pool_cond_made = true;
 	return 0;
 }

@@ -26,6 +26,7 @@
 #include "audit.h"
 #include "clock.h"
 #include "demo.h"
+#include "link.h"
 #include "supervisor.h"
 
 #define SEEN_MAX	512	/* container ids remembered */
@@ -251,11 +252,15 @@ report(const struct tally *t, const struct demo *d)
 		printf("demo_error %s\n", demo_error(d));
 }
 
+/* The demo reaches the engine through a link, as in the console: here one that borrows s. */
+static struct link *demo_link;
+
 static int
 open_all(const char *airlock, struct demo **d, struct audit **a, struct supervisor **s)
 {
 	struct supervisor_options o = { .watchdog_exe = airlock, .reap_at_start = true };
 	struct reap_report reaped;
+	struct snap_author author;
 	struct al_err err;
 	const char *image;
 	bool built;
@@ -276,8 +281,12 @@ open_all(const char *airlock, struct demo **d, struct audit **a, struct supervis
 	o.audit = *a;
 	if (supervisor_open(&o, s, &reaped, &err) < 0)
 		goto fail;
-	if (demo_start(*d, *s, &err) == 0)
+	supervisor_author_self(&author, "demo_driver");
+	if (!(demo_link = link_local_new(*s, &author, NULL)))
+		snprintf(err.msg, sizeof err.msg, "out of memory");
+	else if (demo_start(*d, demo_link, &err) == 0)
 		return 0;
+	link_close(demo_link);
 	supervisor_shutdown(*s);
 	supervisor_close(*s);
 fail:
@@ -323,6 +332,7 @@ main(int argc, char **argv)
 	report(&t, d);
 	printf("left %d\n", left);
 	supervisor_snapshot_free(&snap);
+	link_close(demo_link);
 	supervisor_close(s);
 	audit_close(a);
 	save_audit(d, argv[3]);

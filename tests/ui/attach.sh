@@ -3,7 +3,8 @@
 # tmux, against two real `airlock serve` engines on the real daemon, and
 # one console through a real sshd on 127.0.0.1:
 #   - two consoles on engine A: a revoke in one shows in the other with its
-#     author; quitting one asks nothing, detaches, and the sessions go on
+#     author, and in its audit view (engine A's own log, over the link);
+#     quitting one asks nothing, detaches, and the sessions go on
 #   - one console over engines A and B: an ENGINE column, each engine in
 #     the header, a revoke on all answered per engine; the kill switch (F)
 #     stops the sink of A's looping agent, a thaw (T, y) lets it go again
@@ -177,6 +178,11 @@ check "console two: the revoke shows with its author" wait_re two "by root at r[
 command_line two "restore store all"
 keys two y
 check "console two: the restore is acknowledged" wait_re two "restore store on 1 session: 1 acknowledged" 10
+keys two 4
+check "console two: the audit view shows engine a's own log, through the link" \
+	wait_re two "Audit.* [1-9][0-9]* entr(y|ies)" 10
+check "…with the revoke's policy entry (tool store)" wait_re two "policy .*store" 10
+keys two 1
 keys one q
 check "quitting an attached console asks nothing and detaches" wait_re one "detached from 1 engine; their 1 live session go on" 10
 check "exit status 0" wait_for one "exit status 0" 5

@@ -28,6 +28,7 @@
  * pragma is per connection; a fresh one would show its own default).
  */
 #include "audit.c"
+#include "audit_commit.c"
 #include "audit_row.c"	/* its timestamp writer, driven below */
 #include "audit_verify.h"
 

@@ -363,21 +363,10 @@ set_author(struct snap_author *a, uint32_t uid, const char *user, const char *vi
 	snprintf(a->via, sizeof a->via, "%s", via);
 }
 
-/* Every field a row carries: set to a value of its own, so a field lost on the way shows. */
+/* Field by field: the row is zeroed, padding too, and compared byte for byte. */
 static void
-fill_row(struct session_row *r, const char *id, bool ended)
+fill_lease_counters(struct session_row *r)
 {
-	size_t i;
-
-	snprintf(r->id, sizeof r->id, "%s", id);
-	snprintf(r->container, sizeof r->container, "c0ffee");
-	snprintf(r->image, sizeof r->image, "sha256:abc");
-	snprintf(r->runtime, sizeof r->runtime, "runsc");
-	snprintf(r->class_name, sizeof r->class_name, "confidential");
-	r->state = ended ? SESSION_STATE_ENDED : SESSION_STATE_RUNNING;
-	r->started_ms = 1700000000123;
-	r->uptime_ms = 4567;
-	/* Field by field: the row is zeroed, padding too, and compared byte for byte. */
 	r->lease.armed = r->lease.late = true;
 	r->lease.pulses = 11;
 	r->lease.acks = 10;
@@ -400,6 +389,38 @@ fill_row(struct session_row *r, const char *id, bool ended)
 	r->counters.audit_failures = 7;
 	r->counters.denied_by[2] = 3;
 	r->counters.denied_by[SNAP_RULES_MAX - 1] = 1;
+}
+
+/* An ended row's end. */
+static void
+fill_end(struct session_row *r)
+{
+	r->end = SESSION_END_ADMISSION_REFUSED;
+	snprintf(r->refused_check, sizeof r->refused_check, "readonly_rootfs");
+	snprintf(r->failed_step, sizeof r->failed_step, "start");
+	snprintf(r->reason, sizeof r->reason, "the daemon said no");
+	r->exit_code = 137;
+	r->started = true;
+	r->container_left = true;
+	r->oom_killed = true;
+	r->duration_ms = 999;
+}
+
+/* Every field a row carries: set to a value of its own, so a field lost on the way shows. */
+static void
+fill_row(struct session_row *r, const char *id, bool ended)
+{
+	size_t i;
+
+	snprintf(r->id, sizeof r->id, "%s", id);
+	snprintf(r->container, sizeof r->container, "c0ffee");
+	snprintf(r->image, sizeof r->image, "sha256:abc");
+	snprintf(r->runtime, sizeof r->runtime, "runsc");
+	snprintf(r->class_name, sizeof r->class_name, "confidential");
+	r->state = ended ? SESSION_STATE_ENDED : SESSION_STATE_RUNNING;
+	r->started_ms = 1700000000123;
+	r->uptime_ms = 4567;
+	fill_lease_counters(r);
 	r->stdout_bytes = 1000;
 	r->stderr_bytes = 20;
 	r->revision = 5;
@@ -422,17 +443,63 @@ fill_row(struct session_row *r, const char *id, bool ended)
 	r->admission_first = ADMISSION_ADMITTED;
 	r->admission_second = ended ? ADMISSION_REFUSED : ADMISSION_ADMITTED;
 	r->audit_failures = 1;
-	if (!ended)
-		return;
-	r->end = SESSION_END_ADMISSION_REFUSED;
-	snprintf(r->refused_check, sizeof r->refused_check, "readonly_rootfs");
-	snprintf(r->failed_step, sizeof r->failed_step, "start");
-	snprintf(r->reason, sizeof r->reason, "the daemon said no");
-	r->exit_code = 137;
-	r->started = true;
-	r->container_left = true;
-	r->oom_killed = true;
-	r->duration_ms = 999;
+	if (ended)
+		fill_end(r);
+}
+
+/* Every snapshot field but its rows (s zeroed: padding included, never an initialiser). */
+static void
+fill_snapshot(struct supervisor_snapshot *s)
+{
+	s->generation = 12;
+	s->taken_ms = 1700000001000;
+	s->revision = 6;
+	s->live = 1;
+	s->started_total = 2;
+	s->forgotten_total = 3;
+	s->events_dropped = 4;
+	s->alerts_dropped = 5;
+	s->audit_backlog = 6;
+	s->audit_failures = 7;
+	s->containers_left = 1;
+	s->n_standing = 1;
+	snprintf(s->standing[0], sizeof s->standing[0], "send_mail");
+	set_author(&s->standing_by[0], 1001, "alice", "console");
+	s->standing_revision[0] = 4;
+	s->frozen = true;
+	set_author(&s->frozen_by, 0, "root", "ctl");
+	s->frozen_revision = 6;
+	s->n_pools = 2;
+	snprintf(s->pools[0].key, sizeof s->pools[0].key, "0123456789abcdef");
+	snprintf(s->pools[0].image, sizeof s->pools[0].image, "sha256:feed");
+	snprintf(s->pools[0].runtime, sizeof s->pools[0].runtime, "runsc");
+	s->pools[0].size = 4;
+	s->pools[0].ready = 3;
+	s->pools[0].warming = 1;
+	s->pools[0].claimed = 9;
+	s->pools[0].discarded = 2;
+	s->pools[0].failed = 1;
+	snprintf(s->pools[1].key, sizeof s->pools[1].key, "fedcba9876543210");
+	s->pools[1].size = 1;
+}
+
+/* A cutover's acknowledgement, every field set. */
+static void
+fill_event(struct supervisor_event *e)
+{
+	memset(e, 0, sizeof *e);
+	e->seq = 41;
+	e->wall_ms = 1700000002000;
+	e->kind = SUPERVISOR_EVENT_CUTOVER_ACK;
+	e->alert = true;
+	snprintf(e->session, sizeof e->session, "s-0001");
+	snprintf(e->tool, sizeof e->tool, "send_mail");
+	e->op = CUTOVER_RESTORE;
+	e->revision = 6;
+	e->result = CUTOVER_NOT_APPLICABLE;
+	e->waited_us = 1234;
+	snprintf(e->reason, sizeof e->reason, "stale");
+	set_author(&e->by, 1001, "alice", "console");
 }
 
 /* What the engine writes, a console reads back the same, field for field. */
@@ -441,50 +508,17 @@ test_round_trip(void **state)
 {
 	struct session_row *rows = calloc(2, sizeof *rows);
 	struct supervisor_snapshot s, back = { 0 }, same;
-	struct supervisor_event e, eb;
-	struct session_detail *d = calloc(2, sizeof *d);
 	json_t *j;
 
 	(void)state;
 	/* Compared byte for byte: padding included, so memset, never an initialiser. */
 	memset(&s, 0, sizeof s);
-	memset(&e, 0, sizeof e);
 	s.n = 2;
 	s.rows = rows;
 	assert_non_null(rows);
-	assert_non_null(d);
 	fill_row(&rows[0], "s-0001", false);
 	fill_row(&rows[1], "s-0002", true);
-	s.generation = 12;
-	s.taken_ms = 1700000001000;
-	s.revision = 6;
-	s.live = 1;
-	s.started_total = 2;
-	s.forgotten_total = 3;
-	s.events_dropped = 4;
-	s.alerts_dropped = 5;
-	s.audit_backlog = 6;
-	s.audit_failures = 7;
-	s.containers_left = 1;
-	s.n_standing = 1;
-	snprintf(s.standing[0], sizeof s.standing[0], "send_mail");
-	set_author(&s.standing_by[0], 1001, "alice", "console");
-	s.standing_revision[0] = 4;
-	s.frozen = true;
-	set_author(&s.frozen_by, 0, "root", "ctl");
-	s.frozen_revision = 6;
-	s.n_pools = 2;
-	snprintf(s.pools[0].key, sizeof s.pools[0].key, "0123456789abcdef");
-	snprintf(s.pools[0].image, sizeof s.pools[0].image, "sha256:feed");
-	snprintf(s.pools[0].runtime, sizeof s.pools[0].runtime, "runsc");
-	s.pools[0].size = 4;
-	s.pools[0].ready = 3;
-	s.pools[0].warming = 1;
-	s.pools[0].claimed = 9;
-	s.pools[0].discarded = 2;
-	s.pools[0].failed = 1;
-	snprintf(s.pools[1].key, sizeof s.pools[1].key, "fedcba9876543210");
-	s.pools[1].size = 1;
+	fill_snapshot(&s);
 	j = control_snapshot_json(&s);
 	assert_int_equal(control_snapshot_from_json(j, &back), 0);
 	json_decref(j);
@@ -495,25 +529,27 @@ test_round_trip(void **state)
 	same.rows = s.rows;
 	same.cap = s.cap;
 	assert_memory_equal(&same, &s, sizeof s);
+	free(rows);
+	supervisor_snapshot_free(&back);
+}
 
-	e.seq = 41;
-	e.wall_ms = 1700000002000;
-	e.kind = SUPERVISOR_EVENT_CUTOVER_ACK;
-	e.alert = true;
-	snprintf(e.session, sizeof e.session, "s-0001");
-	snprintf(e.tool, sizeof e.tool, "send_mail");
-	e.op = CUTOVER_RESTORE;
-	e.revision = 6;
-	e.result = CUTOVER_NOT_APPLICABLE;
-	e.waited_us = 1234;
-	snprintf(e.reason, sizeof e.reason, "stale");
-	set_author(&e.by, 1001, "alice", "console");
+/* An event and a detail, likewise. */
+static void
+test_round_trip_detail(void **state)
+{
+	struct session_detail *d = calloc(2, sizeof *d);
+	struct supervisor_event e, eb;
+	json_t *j;
+
+	(void)state;
+	assert_non_null(d);
+	fill_event(&e);
 	j = control_event_json(&e);
 	assert_int_equal(control_event_from_json(j, &eb), 0);
 	json_decref(j);
 	assert_memory_equal(&eb, &e, sizeof e);
 
-	memcpy(&d[0].row, &rows[1], sizeof d[0].row);
+	fill_row(&d[0].row, "s-0002", true);
 	d[0].first.verdict = ADMISSION_ADMITTED;
 	d[0].second.verdict = ADMISSION_REFUSED;
 	d[0].second.n = 1;
@@ -528,8 +564,6 @@ test_round_trip(void **state)
 	json_decref(j);
 	assert_memory_equal(&d[1], &d[0], sizeof d[0]);
 	free(d);
-	free(rows);
-	supervisor_snapshot_free(&back);
 }
 
 /* A snapshot body of rows[0..n), taken at taken_ms. */
@@ -750,6 +784,7 @@ main(void)
 		cmocka_unit_test(test_metrics),
 		cmocka_unit_test(test_frozen),
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_round_trip_detail),
 		cmocka_unit_test(test_decode_hostile),
 		cmocka_unit_test(test_delta),
 		cmocka_unit_test(test_delta_refused),

@@ -1,15 +1,18 @@
-#ifndef AIRLOCK_CONTROL_INT_H
-#define AIRLOCK_CONTROL_INT_H
+#ifndef AIRLOCK_CONTROL_SERVER_INT_H
+#define AIRLOCK_CONTROL_SERVER_INT_H
 
 /*
  * The control server's private parts, shared by its files only:
- * control_server.c (clients, queues, pushes, the loop), control_events.c
- * (pending cutovers, the supervisor's events) and control_ops.c (the ops).
+ * control_server.c (accept, read, the loop), control_ops.c (the ops),
+ * control_events.c (pending cutovers, the supervisor's events) and
+ * control_io.c (queues, replies, pushes): each calls only those after it.
  */
 
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "audit_tail.h"
+#include "clock.h"
 #include "config.h"
 #include "control_server.h"
 #include "frame.h"
@@ -76,6 +79,7 @@ struct control_server {
 	int64_t snap_pushed_ms;		/* pushed snapshots are rate-limited */
 	bool snap_due;
 	json_t *pushed;			/* the last pushed body, while a client takes deltas */
+	struct audit_tail *tail;	/* o.audit read-only, opened at the first "audit" */
 };
 
 #define SNAPSHOT_PUSH_MS 250	/* at most four pushed snapshots a second */
@@ -84,15 +88,17 @@ struct control_server {
 /* A client wants pushed snapshots. */
 bool cs_snapshots_wanted(const struct control_server *cs);
 
-/* control_server.c */
+/* control_io.c: the helpers below the loop, the ops and the events */
 void cs_say(struct control_server *cs, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-int64_t cs_now_ms(void);
 /* A reply: always queued (a client that never reads meets the hard bound). */
 void cs_reply(struct control_server *cs, struct client *c, int64_t id, json_t *v);
 void cs_reply_error(struct control_server *cs, struct client *c, int64_t id, const char *error);
 void cs_reply_reason(struct control_server *cs, struct client *c, int64_t id, const char *error,
 		     const char *reason);
+/* Closing at the end of the round, with reason in the log; the queue written out. */
+void cs_kill_client(struct control_server *cs, struct client *c, const char *reason);
+void cs_flush(struct control_server *cs, struct client *c);
 /* A pushed frame: dropped and counted when the client is behind. */
 void cs_push(struct control_server *cs, struct client *c, const char *key, json_t *body);
 /*

@@ -1,0 +1,627 @@
+/*
+ * Every structure that crosses the control socket, declared once: one field
+ * table each, in wire order. control_codec.c walks them both ways, so what
+ * the engine writes and what a console reads back cannot disagree. Every
+ * field here is a snapshot.h field: no payload crosses the socket.
+ */
+#include "control.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "control_codec.h"
+
+/* A field, plainly; one with flags, a table or words, and a condition. */
+#define MEMBER(T, m)	(((struct T *)0)->m)
+#define F(T, key, type_, m) \
+	{ .name = key, .type = CODEC_##type_, .off = offsetof(struct T, m), \
+	  .size = sizeof MEMBER(T, m) }
+#define FX(T, key, type_, m, flags_, aux_, when_) \
+	{ .name = key, .type = CODEC_##type_, .off = offsetof(struct T, m), \
+	  .size = sizeof MEMBER(T, m), .flags = flags_, .aux = aux_, .when = when_ }
+/* An array of elem, as many as count says (within its bound). */
+#define FA(T, key, elem_, m, count, flags_, aux_) \
+	{ .name = key, .type = CODEC_ARR, .elem = CODEC_##elem_, .off = offsetof(struct T, m), \
+	  .size = sizeof MEMBER(T, m)[0], .flags = flags_, .aux = aux_, \
+	  .count_off = offsetof(struct T, count), \
+	  .max = sizeof MEMBER(T, m) / sizeof MEMBER(T, m)[0] }
+/* A C string the struct points to, unbounded (fixed texts). */
+#define FC(T, key, m) { .name = key, .type = CODEC_CSTR, .off = offsetof(struct T, m) }
+/* An array always full. */
+#define FF(T, key, elem_, m) \
+	{ .name = key, .type = CODEC_ARR, .elem = CODEC_##elem_, .off = offsetof(struct T, m), \
+	  .size = sizeof MEMBER(T, m)[0], .count_off = CODEC_FIXED, \
+	  .max = sizeof MEMBER(T, m) / sizeof MEMBER(T, m)[0] }
+
+/* ---- the words ---- */
+
+static const char *
+state_name(int i)
+{
+	return session_state_id((enum session_state)i);
+}
+
+static const char *
+end_name(int i)
+{
+	return session_end_id((enum session_end)i);
+}
+
+static const char *
+verdict_name(int i)
+{
+	return admission_verdict_id((enum admission_verdict)i);
+}
+
+static const char *
+kind_name(int i)
+{
+	return event_kind_id((enum event_kind)i);
+}
+
+static const char *
+op_name(int i)
+{
+	return cutover_op_id((enum cutover_op)i);
+}
+
+static const char *
+result_name(int i)
+{
+	return cutover_result_id((enum cutover_result)i);
+}
+
+static const char *
+role_name(int i)
+{
+	return control_role_name((enum control_role)i);
+}
+
+static const char *
+tone_name(int i)
+{
+	static const char *const names[] = { "plain", "good", "bad", "alert" };
+
+	return (unsigned)i < 4 ? names[i] : "plain";
+}
+
+static const struct codec_words states = { state_name, SESSION_STATE_COUNT };
+static const struct codec_words ends = { end_name, SESSION_END_COUNT };
+static const struct codec_words verdicts = { verdict_name, ADMISSION_REFUSED + 1 };
+static const struct codec_words kinds = { kind_name, SUPERVISOR_EVENT_KIND_COUNT };
+static const struct codec_words cutover_ops = { op_name, CUTOVER_THAW + 1 };
+static const struct codec_words results = { result_name, CUTOVER_REJECTED + 1 };
+static const struct codec_words roles = { role_name, CONTROL_ROLE_OPERATE + 1 };
+static const struct codec_words tones = { tone_name, AUDIT_TONE_ALERT + 1 };
+
+/* ---- a session row ---- */
+
+static const struct codec_field lease_fields[] = {
+	F(lease_view, "armed", BOOL, armed),
+	F(lease_view, "failed", BOOL, failed),
+	F(lease_view, "late", BOOL, late),
+	F(lease_view, "reason", STR, reason),
+	F(lease_view, "pulses", U64, pulses),
+	F(lease_view, "acks", U64, acks),
+	F(lease_view, "age_ms", I64, age_ms),
+	F(lease_view, "last_ack_us", I64, last_ack_us),
+	F(lease_view, "max_ack_us", I64, max_ack_us),
+	F(lease_view, "watchdog_pid", LONG, watchdog_pid),
+	FA(lease_view, "ack_us", I32, ack_us, n_acks, 0, NULL),
+};
+static const struct codec_table lease_table = CODEC_TABLE(lease_view, lease_fields);
+
+static const struct codec_field counters_fields[] = {
+	F(gateway_counters, "calls", U64, calls),
+	F(gateway_counters, "allowed", U64, allowed),
+	F(gateway_counters, "denied", U64, denied),
+	F(gateway_counters, "egress_denied", U64, egress_denied),
+	F(gateway_counters, "upstream_errors", U64, upstream_errors),
+	F(gateway_counters, "upstream_spawns", U64, upstream_spawns),
+	F(gateway_counters, "non_text_items", U64, non_text_items),
+	F(gateway_counters, "audit_failures", U64, audit_failures),
+	FF(gateway_counters, "denied_by", U64, denied_by),
+};
+static const struct codec_table counters_table = CODEC_TABLE(gateway_counters, counters_fields);
+
+/* The rest of a call means something only while it is in flight. */
+static bool
+call_active(const void *c)
+{
+	return ((const struct call_view *)c)->active;
+}
+
+static const struct codec_field call_fields[] = {
+	F(call_view, "active", BOOL, active),
+	FX(call_view, "tool", STR, tool, CODEC_GATED, NULL, call_active),
+	FX(call_view, "revision", I64, revision, CODEC_GATED, NULL, call_active),
+	FX(call_view, "age_ms", I64, age_ms, CODEC_GATED, NULL, call_active),
+};
+static const struct codec_table call_table = CODEC_TABLE(call_view, call_fields);
+
+static const struct codec_field tool_fields[] = {
+	F(tool_view, "name", STR, name),
+	F(tool_view, "class", STR, data_class),
+	F(tool_view, "approved", BOOL, approved),
+	F(tool_view, "allowed", BOOL, allowed),
+};
+static const struct codec_table tool_table = CODEC_TABLE(tool_view, tool_fields);
+
+/* A row's end means something once it ended. */
+static bool
+row_ended(const void *r)
+{
+	return ((const struct session_row *)r)->state == SESSION_STATE_ENDED;
+}
+
+static json_t *
+end_normal(const void *r)
+{
+	return json_boolean(session_end_normal(((const struct session_row *)r)->end));
+}
+
+static const struct codec_hook end_normal_hook = { end_normal, NULL };
+
+#define R(key, type_, m)	F(session_row, key, type_, m)
+#define RE(key, type_, m, aux)	FX(session_row, key, type_, m, CODEC_GATED, aux, row_ended)
+static const struct codec_field row_fields[] = {
+	FX(session_row, "id", STR, id, CODEC_REQUIRED, NULL, NULL),
+	FX(session_row, "state", WORD, state, CODEC_REQUIRED, &states, NULL),
+	R("container", STR, container),
+	R("image", STR, image),
+	R("runtime", STR, runtime),
+	R("started_ms", I64, started_ms),
+	R("uptime_ms", I64, uptime_ms),
+	R("class", STR, class_name),
+	R("revision", I64, revision),
+	R("gate_open", BOOL, gate_open),
+	R("pending", UINT, pending),
+	R("pending_revision", I64, pending_revision),
+	R("pending_age_ms", I64, pending_age_ms),
+	R("stdout_bytes", U64, stdout_bytes),
+	R("stderr_bytes", U64, stderr_bytes),
+	R("audit_failures", UINT, audit_failures),
+	FX(session_row, "admission_first", WORD, admission_first, 0, &verdicts, NULL),
+	FX(session_row, "admission_second", WORD, admission_second, 0, &verdicts, NULL),
+	FX(session_row, "lease", OBJ, lease, 0, &lease_table, NULL),
+	FX(session_row, "counters", OBJ, counters, 0, &counters_table, NULL),
+	FX(session_row, "call", OBJ, call, 0, &call_table, NULL),
+	FA(session_row, "tools", OBJ, tools, n_tools, 0, &tool_table),
+	R("frozen", BOOL, frozen),
+	RE("end", WORD, end, &ends),
+	FX(session_row, "end_normal", HOOK, end, CODEC_GATED, &end_normal_hook, row_ended),
+	RE("refused_check", STR, refused_check, NULL),
+	RE("failed_step", STR, failed_step, NULL),
+	RE("reason", STR, reason, NULL),
+	RE("exit_code", LONG, exit_code, NULL),
+	RE("ran", BOOL, started, NULL),
+	RE("container_left", BOOL, container_left, NULL),
+	RE("oom_killed", BOOL, oom_killed, NULL),
+	RE("duration_ms", I64, duration_ms, NULL),
+};
+#undef R
+#undef RE
+static const struct codec_table row_table = CODEC_TABLE(session_row, row_fields);
+
+/* ---- the snapshot ---- */
+
+/* {"by": user, "uid": N, "via": kind}: who asked, as the audit's detail says it. */
+static const struct codec_field author_fields[] = {
+	F(snap_author, "by", STR, user),
+	F(snap_author, "uid", U32, uid),
+	F(snap_author, "via", STR, via),
+};
+static const struct codec_table author_table = CODEC_TABLE(snap_author, author_fields);
+
+static const struct codec_field pool_fields[] = {
+	F(snap_pool, "key", STR, key),
+	F(snap_pool, "image", STR, image),
+	F(snap_pool, "runtime", STR, runtime),
+	F(snap_pool, "size", U32, size),
+	F(snap_pool, "ready", U32, ready),
+	F(snap_pool, "warming", U32, warming),
+	F(snap_pool, "claimed", U64, claimed),
+	F(snap_pool, "discarded", U64, discarded),
+	F(snap_pool, "failed", U64, failed),
+};
+static const struct codec_table pool_table = CODEC_TABLE(snap_pool, pool_fields);
+
+static json_t *
+rows_enc(const void *obj)
+{
+	const struct supervisor_snapshot *s = obj;
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; a && i < s->n; i++)
+		if (json_array_append_new(a, codec_encode(&row_table, &s->rows[i])) < 0) {
+			json_decref(a);
+			return NULL;
+		}
+	return a;
+}
+
+/* The rows array grows as needed; a row that cannot be read is left out. */
+static int
+rows_dec(const json_t *a, void *obj)
+{
+	struct supervisor_snapshot *s = obj;
+	size_t n = json_array_size(a), i;
+
+	if (!json_is_array(a))
+		return -1;
+	if (n > s->cap) {
+		struct session_row *rows = realloc(s->rows, n * sizeof *rows);
+
+		if (!rows)
+			return -1;
+		s->rows = rows;
+		s->cap = n;
+	}
+	s->n = 0;
+	for (i = 0; i < n; i++)
+		if (control_row_from_json(json_array_get(a, i), &s->rows[s->n]) == 0)
+			s->n++;
+	return 0;
+}
+
+static const struct codec_hook rows_hook = { rows_enc, rows_dec };
+
+static bool
+snap_frozen(const void *s)
+{
+	return ((const struct supervisor_snapshot *)s)->frozen;
+}
+
+#define S(key, type_, m)	F(supervisor_snapshot, key, type_, m)
+static const struct codec_field snapshot_fields[] = {
+	S("generation", U64, generation),
+	S("taken_ms", I64, taken_ms),
+	S("revision", I64, revision),
+	S("live", SIZE, live),
+	S("started_total", U64, started_total),
+	S("forgotten_total", U64, forgotten_total),
+	S("events_dropped", U64, events_dropped),
+	S("alerts_dropped", U64, alerts_dropped),
+	S("audit_backlog", U64, audit_backlog),
+	S("audit_failures", U64, audit_failures),
+	S("containers_left", SIZE, containers_left),
+	FA(supervisor_snapshot, "standing", STR, standing, n_standing, 0, NULL),
+	FA(supervisor_snapshot, "standing_by", OBJ, standing_by, n_standing, CODEC_SHARED,
+	   &author_table),
+	FA(supervisor_snapshot, "standing_revision", I64, standing_revision, n_standing,
+	   CODEC_SHARED, NULL),
+	S("frozen", BOOL, frozen),
+	FX(supervisor_snapshot, "frozen_by", OBJ, frozen_by, 0, &author_table, snap_frozen),
+	FX(supervisor_snapshot, "frozen_revision", I64, frozen_revision, 0, NULL, snap_frozen),
+	FA(supervisor_snapshot, "pools", OBJ, pools, n_pools, 0, &pool_table),
+	FX(supervisor_snapshot, "sessions", HOOK, rows, CODEC_REQUIRED, &rows_hook, NULL),
+};
+#undef S
+static const struct codec_table snapshot_table = CODEC_TABLE(supervisor_snapshot, snapshot_fields);
+
+/* ---- events ---- */
+
+#define KIND(k)	(1u << SUPERVISOR_EVENT_##k)
+
+static bool
+kind_in(const void *e, unsigned kinds_mask)
+{
+	return (1u << ((const struct supervisor_event *)e)->kind) & kinds_mask;
+}
+
+static bool
+ev_session(const void *e)
+{
+	return ((const struct supervisor_event *)e)->session[0] != '\0';
+}
+
+static bool
+ev_state(const void *e)
+{
+	return kind_in(e, KIND(STATE));
+}
+
+static bool
+ev_end(const void *e)
+{
+	return kind_in(e, KIND(END));
+}
+
+static bool
+ev_check(const void *e)
+{
+	return kind_in(e, KIND(END) | KIND(ADMISSION_REFUSED));
+}
+
+static bool
+ev_cutover(const void *e)
+{
+	return kind_in(e, KIND(CUTOVER) | KIND(CUTOVER_ACK));
+}
+
+static bool
+ev_by(const void *e)
+{
+	return ev_cutover(e) && ((const struct supervisor_event *)e)->by.user[0];
+}
+
+static bool
+ev_count(const void *e)
+{
+	return kind_in(e, KIND(CUTOVER) | KIND(REAPER) | KIND(SWEEP));
+}
+
+static bool
+ev_ack(const void *e)
+{
+	return kind_in(e, KIND(CUTOVER_ACK));
+}
+
+static bool
+ev_reason(const void *e)
+{
+	return kind_in(e, KIND(CUTOVER_ACK) | KIND(REAPER) | KIND(SWEEP) | KIND(ADMISSION_REFUSED) |
+			  KIND(LEASE_FAILED) | KIND(AUDIT_REFUSED));
+}
+
+/* The fields each kind of event gives meaning to (snapshot.h); all are read back. */
+#define E(key, type_, m, aux, when)	FX(supervisor_event, key, type_, m, 0, aux, when)
+static const struct codec_field event_fields[] = {
+	E("seq", U64, seq, NULL, NULL),
+	E("wall_ms", I64, wall_ms, NULL, NULL),
+	FX(supervisor_event, "kind", WORD, kind, CODEC_REQUIRED, &kinds, NULL),
+	E("alert", BOOL, alert, NULL, NULL),
+	E("session", STR, session, NULL, ev_session),
+	E("state", WORD, state, &states, ev_state),
+	E("end", WORD, end, &ends, ev_end),
+	E("check", STR, check, NULL, ev_check),
+	E("tool", STR, tool, NULL, ev_cutover),
+	E("op", WORD, op, &cutover_ops, ev_cutover),
+	E("revision", I64, revision, NULL, ev_cutover),
+	E("by", OBJ, by, &author_table, ev_by),
+	E("count", LONG, count, NULL, ev_count),
+	E("result", WORD, result, &results, ev_ack),
+	E("waited_us", I64, waited_us, NULL, ev_ack),
+	E("reason", STR, reason, NULL, ev_reason),
+};
+#undef E
+static const struct codec_table event_table = CODEC_TABLE(supervisor_event, event_fields);
+
+/* ---- detail, host ---- */
+
+static const struct codec_field item_fields[] = {
+	F(check_item, "id", STR, id),
+	F(check_item, "pass", BOOL, pass),
+	F(check_item, "run", BOOL, run),
+	F(check_item, "expected", STR, expected),
+	F(check_item, "observed", STR, observed),
+};
+static const struct codec_table item_table = CODEC_TABLE(check_item, item_fields);
+
+static const struct codec_field report_fields[] = {
+	FX(admission_report, "verdict", WORD, verdict, 0, &verdicts, NULL),
+	FA(admission_report, "checks", OBJ, items, n, 0, &item_table),
+};
+static const struct codec_table report_table = CODEC_TABLE(admission_report, report_fields);
+
+static const struct codec_field detail_fields[] = {
+	FX(session_detail, "session", OBJ, row, CODEC_REQUIRED, &row_table, NULL),
+	FX(session_detail, "first", OBJ, first, 0, &report_table, NULL),
+	FX(session_detail, "second", OBJ, second, 0, &report_table, NULL),
+	FA(session_detail, "timeline", OBJ, timeline, n_timeline, 0, &event_table),
+};
+static const struct codec_table detail_table = CODEC_TABLE(session_detail, detail_fields);
+
+static const struct codec_field host_fields[] = {
+	F(host_snapshot, "generation", U64, generation),
+	F(host_snapshot, "running", BOOL, running),
+	F(host_snapshot, "passed", BOOL, passed),
+	F(host_snapshot, "at_ms", I64, at_ms),
+	F(host_snapshot, "endpoint", STR, endpoint),
+	F(host_snapshot, "daemon_version", STR, daemon_version),
+	F(host_snapshot, "runtime", STR, runtime),
+	FA(host_snapshot, "checks", OBJ, items, n, 0, &item_table),
+};
+static const struct codec_table host_table = CODEC_TABLE(host_snapshot, host_fields);
+
+/* ---- the audit view (payload-free rows) ---- */
+
+static const struct codec_field audit_row_fields[] = {
+	F(audit_row, "seq", I64, seq),
+	F(audit_row, "time", STR, time),
+	F(audit_row, "session", STR, session),
+	F(audit_row, "call", STR, call),
+	F(audit_row, "type", STR, type),
+	F(audit_row, "tool", STR, tool),
+	F(audit_row, "decision", STR, decision),
+	F(audit_row, "rule", STR, rule),
+	F(audit_row, "revision", I64, revision),
+	F(audit_row, "latency_us", I64, latency_us),
+	F(audit_row, "request_hash", STR, request_hash),
+	F(audit_row, "response_hash", STR, response_hash),
+	F(audit_row, "entry_hash", STR, entry_hash),
+	FX(audit_row, "tone", WORD, tone, 0, &tones, NULL),
+	F(audit_row, "unknown_outcome", BOOL, unknown_outcome),
+};
+static const struct codec_table audit_row_table = CODEC_TABLE(audit_row, audit_row_fields);
+
+static const struct codec_field audit_fields[] = {
+	FA(control_audit, "rows", OBJ, rows, n, 0, &audit_row_table),
+	F(control_audit, "head", I64, head),
+};
+static const struct codec_table audit_table = CODEC_TABLE(control_audit, audit_fields);
+
+/* ---- frames ---- */
+
+static const struct codec_field hello_fields[] = {
+	F(control_hello_msg, "airlock", I64, airlock),
+	F(control_hello_msg, "engine", STR, engine),
+	FX(control_hello_msg, "role", WORD, role, 0, &roles, NULL),
+	F(control_hello_msg, "uid", I64, uid),
+	F(control_hello_msg, "user", STR, user),
+	F(control_hello_msg, "deltas", BOOL, deltas),	/* it pushes snapshot deltas to who asks */
+};
+static const struct codec_table hello_table = CODEC_TABLE(control_hello_msg, hello_fields);
+
+#define REPLY_ID	FX(control_reply, "id", I64, id, CODEC_NULL_NEG, NULL, NULL)
+static const struct codec_field ok_fields[] = { REPLY_ID, F(control_reply, "ok", BOOL, ok) };
+static const struct codec_field error_fields[] = {
+	REPLY_ID, F(control_reply, "ok", BOOL, ok), FC(control_reply, "error", error),
+};
+static const struct codec_field bye_fields[] = {
+	F(control_reply, "airlock", I64, airlock), F(control_reply, "ok", BOOL, ok),
+	FC(control_reply, "error", error),
+};
+static const struct codec_table ok_table = CODEC_TABLE(control_reply, ok_fields);
+static const struct codec_table error_table = CODEC_TABLE(control_reply, error_fields);
+static const struct codec_table bye_table = CODEC_TABLE(control_reply, bye_fields);
+
+/* A pushed frame's envelope; its body goes under the key of its kind. */
+static const struct codec_field push_fields[] = {
+	F(control_push_msg, "seq", U64, seq),
+	FX(control_push_msg, "gap", U64, gap, CODEC_NO_ZERO, NULL, NULL),
+};
+static const struct codec_table push_table = CODEC_TABLE(control_push_msg, push_fields);
+
+/* ---- the public names ---- */
+
+json_t *
+control_row_json(const struct session_row *r)
+{
+	return codec_encode(&row_table, r);
+}
+
+json_t *
+control_snapshot_json(const struct supervisor_snapshot *s)
+{
+	return codec_encode(&snapshot_table, s);
+}
+
+json_t *
+control_detail_json(const struct session_detail *d)
+{
+	return codec_encode(&detail_table, d);
+}
+
+json_t *
+control_event_json(const struct supervisor_event *e)
+{
+	return codec_encode(&event_table, e);
+}
+
+json_t *
+control_host_json(const struct host_snapshot *h)
+{
+	return codec_encode(&host_table, h);
+}
+
+int
+control_row_from_json(const json_t *v, struct session_row *r)
+{
+	memset(r, 0, sizeof *r);
+	return json_is_object(v) ? codec_decode(&row_table, v, r) : -1;
+}
+
+int
+control_snapshot_from_json(const json_t *v, struct supervisor_snapshot *s)
+{
+	/* Checked first: a refused snapshot leaves the last one whole. */
+	if (!json_is_object(v) || !json_is_array(json_object_get(v, "sessions")))
+		return -1;
+	return codec_decode(&snapshot_table, v, s);
+}
+
+int
+control_event_from_json(const json_t *v, struct supervisor_event *e)
+{
+	memset(e, 0, sizeof *e);
+	return json_is_object(v) ? codec_decode(&event_table, v, e) : -1;
+}
+
+int
+control_detail_from_json(const json_t *v, struct session_detail *d)
+{
+	memset(d, 0, sizeof *d);
+	return codec_decode(&detail_table, v, d);
+}
+
+int
+control_host_from_json(const json_t *v, struct host_snapshot *h)
+{
+	memset(h, 0, sizeof *h);
+	return json_is_object(v) ? codec_decode(&host_table, v, h) : -1;
+}
+
+int
+control_audit_into(const struct control_audit *a, json_t *reply)
+{
+	return codec_encode_into(&audit_table, a, reply);
+}
+
+int
+control_audit_from_json(const json_t *v, struct control_audit *a)
+{
+	memset(a, 0, sizeof *a);
+	return json_is_object(v) ? codec_decode(&audit_table, v, a) : -1;
+}
+
+json_t *
+control_hello(const char *engine, enum control_role role, uid_t uid, const char *user)
+{
+	struct control_hello_msg h = { .airlock = CONTROL_VERSION, .role = role, .uid = uid,
+				       .deltas = true };
+
+	snprintf(h.engine, sizeof h.engine, "%s", engine);
+	snprintf(h.user, sizeof h.user, "%s", user);
+	return codec_encode(&hello_table, &h);
+}
+
+int
+control_hello_from_json(const json_t *v, struct control_hello_msg *h)
+{
+	memset(h, 0, sizeof *h);
+	return json_is_object(v) ? codec_decode(&hello_table, v, h) : -1;
+}
+
+json_t *
+control_bye(const char *reason)
+{
+	struct control_reply r = { .airlock = CONTROL_VERSION, .ok = false, .error = reason };
+
+	return codec_encode(&bye_table, &r);
+}
+
+json_t *
+control_ok(int64_t id)
+{
+	struct control_reply r = { .id = id, .ok = true };
+
+	return codec_encode(&ok_table, &r);
+}
+
+json_t *
+control_error(int64_t id, const char *error)
+{
+	struct control_reply r = { .id = id, .ok = false, .error = error };
+
+	return codec_encode(&error_table, &r);
+}
+
+json_t *
+control_push(uint64_t seq, uint64_t gap, const char *key, json_t *body)
+{
+	struct control_push_msg m = { .seq = seq, .gap = gap };
+	json_t *o = body ? codec_encode(&push_table, &m) : NULL;
+
+	if (!o) {
+		json_decref(body);
+		return NULL;
+	}
+	if (json_object_set_new(o, key, body) < 0) {	/* body taken either way */
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}

@@ -1,0 +1,207 @@
+/*
+ * The control protocol's one table of ops and keys (engine/protocol/control.h):
+ * every op a client builds (control_request_json) the engine parses back the
+ * same; a missing or mistyped key is refused with its fixed text; the audit
+ * answer, the newest message, decoded within its bounds.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "control.h"
+
+/* The error text control_parse gives for line, or NULL when it accepts it. */
+static const char *
+parse_error(const char *line)
+{
+	struct control_request r;
+	const char *error;
+	int rc = control_parse(line, strlen(line), &r, &error);
+
+	control_request_free(&r);
+	assert_true(rc == 0 ? error == NULL : error != NULL);
+	return error;
+}
+
+static void
+assert_refused(const char *line, const char *error)
+{
+	const char *got = parse_error(line);
+
+	if (!got || strcmp(got, error) != 0)
+		fail_msg("%s: got %s, want %s", line, got ? got : "(accepted)", error);
+}
+
+static const char *const key_names[CONTROL_K_COUNT] = {
+#define KEY_NAME(e, name, type, field) [CONTROL_K_##e] = name,
+	CONTROL_KEYS(KEY_NAME)
+#undef KEY_NAME
+};
+
+static const unsigned op_allowed[CONTROL_OP_COUNT] = {
+#define OP_ALLOWED(e, name, role, allowed, required, any_of) [CONTROL_OP_##e] = allowed,
+	CONTROL_OPS(OP_ALLOWED)
+#undef OP_ALLOWED
+};
+
+static const unsigned op_needs[CONTROL_OP_COUNT] = {
+#define OP_NEEDS(e, name, role, allowed, required, any_of) [CONTROL_OP_##e] = required | any_of,
+	CONTROL_OPS(OP_NEEDS)
+#undef OP_NEEDS
+};
+
+/* Every key the op allows, with a valid value (one target only: a path, named sessions). */
+static void
+fill_request(struct control_request *r, enum control_op op)
+{
+	unsigned allowed = op_allowed[op];
+
+	control_request_init(r, op);
+	r->id = 41;
+	if (allowed & CONTROL_KEY(SESSION))
+		assert_int_equal(control_request_str(r, CONTROL_K_SESSION, "s-1"), 0);
+	if (allowed & CONTROL_KEY(PATH))
+		assert_int_equal(control_request_str(r, CONTROL_K_PATH, "/etc/airlock/a.json"), 0);
+	if (allowed & CONTROL_KEY(TOOL))
+		assert_int_equal(control_request_str(r, CONTROL_K_TOOL, "store"), 0);
+	if (allowed & CONTROL_KEY(SESSIONS)) {
+		assert_int_equal(control_request_add_id(r, "s-1"), 0);
+		assert_int_equal(control_request_add_id(r, "s-2"), 0);
+	}
+	if (allowed & CONTROL_KEY(WAIT))
+		control_request_int(r, CONTROL_K_WAIT, 1234);
+	if (allowed & CONTROL_KEY(AFTER))
+		control_request_int(r, CONTROL_K_AFTER, 77);
+	control_request_bool(r, CONTROL_K_FOLLOW, allowed & CONTROL_KEY(FOLLOW));
+	control_request_bool(r, CONTROL_K_SNAPSHOTS, allowed & CONTROL_KEY(SNAPSHOTS));
+	control_request_bool(r, CONTROL_K_DELTAS, allowed & CONTROL_KEY(DELTAS));
+	control_request_bool(r, CONTROL_K_REFRESH, allowed & CONTROL_KEY(REFRESH));
+	if (allowed & CONTROL_KEY(RUNTIME))
+		assert_int_equal(control_request_str(r, CONTROL_K_RUNTIME, "runsc"), 0);
+	if (allowed & CONTROL_KEY(CLIENT))
+		assert_int_equal(control_request_str(r, CONTROL_K_CLIENT, "console"), 0);
+	r->has &= allowed;	/* the booleans set (false) for every op, kept where the op has them */
+}
+
+/* Built from the table, parsed by it: the same request, for every op. */
+static void
+test_table_round_trip(void **state)
+{
+	struct control_request in, out;
+	const char *error;
+	char *line;
+	json_t *j;
+	size_t n;
+	int op;
+
+	(void)state;
+	for (op = 0; op < CONTROL_OP_COUNT; op++) {
+		fill_request(&in, (enum control_op)op);
+		j = control_request_json(&in);
+		assert_non_null(j);
+		line = control_line(j, CONTROL_LINE_MAX, &n);
+		assert_non_null(line);
+		if (control_parse(line, n - 1, &out, &error) < 0)
+			fail_msg("%s: %s", line, error);
+		assert_int_equal(out.op, op);
+		assert_int_equal(out.has, in.has);
+		assert_memory_equal(&out, &in, sizeof in);
+		control_request_free(&out);
+		free(line);
+		json_decref(j);
+	}
+	/* A key the op does not have is not written. */
+	control_request_init(&in, CONTROL_OP_SNAPSHOT);
+	control_request_bool(&in, CONTROL_K_FOLLOW, true);
+	assert_null(control_request_json(&in));
+	/* A value that does not fit is refused, never cut. */
+	control_request_init(&in, CONTROL_OP_STOP);
+	assert_int_equal(control_request_str(&in, CONTROL_K_SESSION,
+					     "s-0123456789012345678901234567890123456789"), -1);
+	assert_int_equal(in.has, 0);
+}
+
+/* Each op without its required keys, and each key of the wrong type: refused, fixed text. */
+static void
+test_table_refusals(void **state)
+{
+	char line[256];
+	int op, k;
+
+	(void)state;
+	for (op = 0; op < CONTROL_OP_COUNT; op++) {
+		snprintf(line, sizeof line, "{\"id\":1,\"op\":\"%s\"}", control_op_name(op));
+		if (op_needs[op])
+			assert_refused(line, CONTROL_E_MISSING);
+		else
+			assert_null(parse_error(line));
+		for (k = 0; k < CONTROL_K_COUNT; k++) {
+			snprintf(line, sizeof line, "{\"id\":1,\"op\":\"%s\",\"%s\":[true]}",
+				 control_op_name(op), key_names[k]);
+			assert_refused(line, op_allowed[op] & (1u << k) ? CONTROL_E_ARG : CONTROL_E_KEY);
+		}
+	}
+	assert_int_equal(control_op_role(CONTROL_OP_AUDIT), CONTROL_ROLE_VIEW);
+	assert_int_equal(control_op_role(CONTROL_OP_SNAPSHOT), CONTROL_ROLE_VIEW);
+	assert_int_equal(control_op_role(CONTROL_OP_REVOKE), CONTROL_ROLE_OPERATE);
+	assert_refused("{\"id\":1,\"op\":\"audit\",\"after\":-1}", CONTROL_E_ARG);
+	assert_refused("{\"id\":1,\"op\":\"audit\",\"after\":\"7\"}", CONTROL_E_ARG);
+}
+
+/* The audit answer: rows and head back as they were; a hostile one bounded. */
+static void
+test_audit_decode(void **state)
+{
+	static struct control_audit a, back;
+	json_t *ok = control_ok(3), *rows;
+	char big[300];
+	size_t i;
+
+	(void)state;
+	a.n = 2;
+	a.head = 99;
+	a.rows[0] = (struct audit_row){ .seq = 98, .time = "2025-01-01 00:00:00", .session = "s-1",
+					.type = "policy", .tool = "store", .decision = "applied",
+					.revision = 4, .tone = AUDIT_TONE_GOOD };
+	a.rows[1] = (struct audit_row){ .seq = 99, .call = "c-1", .type = "call",
+					.latency_us = 12, .entry_hash = "0123456789abcdef",
+					.tone = AUDIT_TONE_ALERT, .unknown_outcome = true };
+	assert_int_equal(control_audit_into(&a, ok), 0);
+	assert_int_equal(json_integer_value(json_object_get(ok, "id")), 3);
+	assert_int_equal(control_audit_from_json(ok, &back), 0);
+	assert_memory_equal(&back, &a, sizeof a);
+	json_decref(ok);
+
+	memset(big, 'x', sizeof big - 1);
+	big[sizeof big - 1] = '\0';
+	rows = json_array();
+	for (i = 0; i < CONTROL_AUDIT_ROWS + 10; i++)
+		json_array_append_new(rows, json_pack("{s:I, s:s, s:s}", "seq", (json_int_t)i,
+						      "tool", big, "tone", "purple"));
+	ok = json_pack("{s:b, s:o, s:i}", "ok", 1, "rows", rows, "head", 5);
+	assert_int_equal(control_audit_from_json(ok, &back), 0);
+	assert_int_equal(back.n, CONTROL_AUDIT_ROWS);
+	assert_int_equal(back.head, 5);
+	assert_int_equal(strlen(back.rows[0].tool), SNAP_NAME_MAX - 1);
+	assert_int_equal(back.rows[CONTROL_AUDIT_ROWS - 1].tone, AUDIT_TONE_PLAIN);
+	json_decref(ok);
+	assert_int_equal(control_audit_from_json(NULL, &back), -1);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_table_round_trip),
+		cmocka_unit_test(test_table_refusals),
+		cmocka_unit_test(test_audit_decode),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
