@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -75,7 +76,8 @@ struct demo_lapse {
 };
 
 struct demo {
-	char dir[PATH_MAX];
+	char dir[PATH_MAX];	/* 0700: the audit log, the payload, the configs */
+	char sinks[PATH_MAX];	/* the upstreams' only writable place */
 	char audit[PATH_MAX];
 	char agent[PATH_MAX];
 	char upstream[PATH_MAX];
@@ -164,17 +166,22 @@ demo_make_dir(struct demo *d, struct al_err *err)
 	if (!tmp || !tmp[0] || strlen(tmp) > PATH_MAX - 64)
 		tmp = "/tmp";
 	snprintf(tmpl, sizeof tmpl, "%s/airlock-demo-XXXXXX", tmp);
-	/* mkdtemp creates it 0700: the payload and the sinks stay private. */
+	/* mkdtemp creates it 0700: the audit log and the payload stay private. */
 	if (!mkdtemp(tmpl))
 		return al_fail(err, "demo: cannot create a private directory under %.128s", tmp);
-	/*
-	 * A root engine runs the upstreams as airlock-upstream (mcp_confine.h):
-	 * they may create their sinks here (listed in paths.rw), not list the
-	 * directory nor remove what is ours (sticky).
-	 */
-	if (geteuid() == 0 && chmod(tmpl, 01733) != 0)
-		return al_fail(err, "demo: cannot create a private directory under %.128s", tmp);
 	memcpy(d->dir, tmpl, strlen(tmpl) + 1);
+	/*
+	 * The upstreams' drop box, the one path in their paths.rw. A root
+	 * engine runs them as airlock-upstream (mcp_confine.h): they may
+	 * create their sinks here, not list it nor remove what is not theirs
+	 * (sticky), and never reach the audit log beside it. Its parent is
+	 * 0711 then: they may pass through it, not read it.
+	 */
+	if (demo_path(d->sinks, d->dir, "sinks", err) < 0)
+		return -1;
+	if (mkdir(d->sinks, 0700) != 0 ||
+	    (geteuid() == 0 && (chmod(d->sinks, 01733) != 0 || chmod(d->dir, 0711) != 0)))
+		return al_fail(err, "demo: cannot create the sinks directory under %.128s", tmp);
 	return demo_path(d->audit, d->dir, "audit.db", err);
 }
 
@@ -252,10 +259,10 @@ demo_upstream(const struct demo *d, const char *sink_name)
 {
 	char sink[PATH_MAX];
 
-	if (demo_path(sink, d->dir, sink_name, NULL) < 0)
+	if (demo_path(sink, d->sinks, sink_name, NULL) < 0)
 		return NULL;
 	return json_pack("{s:[s,s,s], s:{s:[s]}}", "argv", d->upstream, "--sink", sink,
-			 "paths", "rw", d->dir);
+			 "paths", "rw", d->sinks);
 }
 
 static json_t *
@@ -732,6 +739,7 @@ demo_close(struct demo *d)
 	if (!d)
 		return;
 	demo_lapse_end(d);
+	demo_remove_dir(d->sinks);
 	demo_remove_dir(d->dir);
 	free(d);
 }

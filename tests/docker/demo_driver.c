@@ -207,7 +207,7 @@ save_evidence(const struct demo *d, const char *outdir, const struct tally *t)
 		*slash = '\0';
 	printf("dir %s\n", dir);
 	for (i = 0; i < 2; i++) {
-		snprintf(from, sizeof from, "%s/%s", dir, names[i]);
+		snprintf(from, sizeof from, "%s/sinks/%s", dir, names[i]);
 		snprintf(to, sizeof to, "%s/%s", outdir, names[i]);
 		copy_file(from, to);
 	}
