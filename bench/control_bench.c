@@ -106,6 +106,7 @@ main(int argc, char **argv)
 	for (size_t i = 0; i < rounds; i++) {	/* interleaved: baseline, airlock, … */
 		base[i] = jansson_alone(v);
 		ours[i] = through_protocol(&s, &out);
+		printf("sample: control_snapshot baseline=%.1f airlock=%.1f unit=us\n", base[i], ours[i]);
 	}
 	if (out.n != rows || strcmp(out.rows[rows - 1].id, s.rows[rows - 1].id) != 0)
 		return 1;	/* a codec that lost rows measured nothing */

@@ -82,6 +82,8 @@ LABELS = [
     ("shim_child_private_dirty", "airlock-shim memory per session: --mcp child, Private_Dirty"),
     ("shim_child_pss", "airlock-shim memory per session: --mcp child, Pss"),
     ("sealed_export_read", "sealed check: 88 MiB export read and judged (SHA-256 alone)"),
+    ("upstream_start", "upstream start + one call + stop, confined (unconfined: mutants)"),
+    ("control_snapshot", "control protocol: a 500-row snapshot encoded and decoded (jansson alone)"),
 ]
 
 
