@@ -217,9 +217,12 @@ check "thawed: the header no longer says FROZEN" gone_from many "FROZEN since" 1
 
 # --- a view-only peer: the engine refuses its changes, whatever its console offers ----
 chmod 0666 "$work/b.sock"	# past the file mode: the kernel's credentials decide
+# Its own copy of the program, where uid 65534 can reach it: the build may
+# sit in a clone no other user can enter (a mktemp -d, root's home).
+mkdir -p "$work/bin" && install -m 0755 "$airlock" "$work/bin/airlock"
 tm view new-session -d -s ui -x 120 -y 30 \
 	"setpriv --reuid 65534 --regid 65534 --groups $vg env TERM=tmux-256color NO_COLOR=1 TZ=UTC \
-	 LANG=C.UTF-8 HOME=$work AIRLOCK_KEYS=$work/no-keys $airlock console --connect $work/b.sock; sleep 60"
+	 LANG=C.UTF-8 HOME=$work AIRLOCK_KEYS=$work/no-keys $work/bin/airlock console --connect $work/b.sock; sleep 60"
 check "a view-group member's console: the header says view only" wait_for view "b r" 20 &&
 	check "…(view only)" wait_for view "(view only)" 5
 command_line view "revoke store all"
