@@ -62,6 +62,8 @@ events() {	# tcp4|dns4 -> connections or datagrams seen so far
 }
 
 # --- one session --------------------------------------------------------------------
+# The agent's "normal" run: a "save" (permitted: the attempt) and a "publish"
+# (a public sink: denied, the session being confidential).
 # session CASE RUNTIME BINARY [MUTANTS]: CASE/{rc,stderr,report,audit.db}; the
 # observers' counts before it in CASE/before.
 session() {
@@ -80,9 +82,11 @@ session() {
   },
   "tools": {
     "attempt": {"upstream": "hostile", "remote": "attempt", "data_class": "confidential",
-                "sink_ceiling": "confidential", "response_ceiling": "confidential"}
+                "sink_ceiling": "confidential", "response_ceiling": "confidential"},
+    "post": {"upstream": "hostile", "remote": "attempt", "data_class": "public",
+             "sink_ceiling": "public", "response_ceiling": "public"}
   },
-  "aliases": {"save": "attempt"},
+  "aliases": {"save": "attempt", "publish": "post"},
   "initial": {"file": "$work/payload.json", "class": "confidential"}
 }
 JSON
@@ -156,7 +160,7 @@ mutant() {
 	check "mutant $name: refused at start (exit $(cat "$work/$c-refused/rc"))" \
 		test "$(cat "$work/$c-refused/rc")" != 0
 	check "mutant $name: says why (confinement not enforced ($step))" \
-		grep -qF "confinement not enforced ($step)" "$work/$c-refused/stderr"
+		grep -qF "upstream hostile: confinement not enforced ($step)" "$work/$c-refused/summary.json"
 	check "mutant $name: nothing arrived" nothing_arrived "$c-refused"
 	session "$c" runc "$mutants_exe" "$name,upstream_no_proof"
 	case $observer in
