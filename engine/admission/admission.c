@@ -6,7 +6,7 @@
 #include <strings.h>
 
 #include "jpath.h"
-#include "seccomp.h"
+#include "seccomp_profile.h"
 
 /*
  * Every lookup goes through jpath.h, so a missing key, a parent of the

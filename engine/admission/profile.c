@@ -1,7 +1,7 @@
 #include "profile.h"
 #include "ids.h"
 #include "members.h"
-#include "seccomp.h"
+#include "seccomp_profile.h"
 #include "sealed.h"
 
 #include <ctype.h>

@@ -1,6 +1,6 @@
 #include "weaken.h"
 #include "mutant.h"
-#include "seccomp.h"
+#include "seccomp_profile.h"
 
 #include <string.h>
 

@@ -10,7 +10,7 @@
 #include "hash.h"
 #include "ids.h"
 #include "profile.h"
-#include "seccomp.h"
+#include "seccomp_profile.h"
 #include "tar.h"
 
 /*

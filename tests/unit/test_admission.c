@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "admission.h"
-#include "seccomp.h"
+#include "seccomp_profile.h"
 
 /*
  * The admission checker against the inspect JSON the real daemon produced

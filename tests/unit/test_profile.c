@@ -11,7 +11,7 @@
 
 #include "config.h"
 #include "profile.h"
-#include "seccomp.h"
+#include "seccomp_profile.h"
 
 #include "scratch.h"
 

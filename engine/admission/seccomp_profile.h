@@ -1,5 +1,5 @@
-#ifndef AIRLOCK_SECCOMP_H
-#define AIRLOCK_SECCOMP_H
+#ifndef AIRLOCK_SECCOMP_PROFILE_H
+#define AIRLOCK_SECCOMP_PROFILE_H
 
 /*
  * The seccomp profile each runtime gets (issue #33; docs/guarantees.md).

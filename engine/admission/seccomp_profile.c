@@ -1,4 +1,4 @@
-#include "seccomp.h"
+#include "seccomp_profile.h"
 
 #include <pthread.h>
 #include <stdlib.h>
