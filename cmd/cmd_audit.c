@@ -1,15 +1,66 @@
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "audit.h"
+#include "audit_tail.h"
 #include "audit_verify.h"
 #include "cli.h"
+#include "path_reason.h"
+
+#define TAIL_LAST	50	/* tail without --since: the newest entries */
+#define TAIL_BATCH	64	/* rows a read */
+#define TAIL_POLL_MS	250	/* --follow: how often the log is read again */
 
 struct audit_args {
-	bool json;
-	const char *action, *db;
+	bool json, follow;
+	const char *action, *db, *session;
+	char since[32];		/* tail: entries at or after this UTC time ("" all) */
 	struct audit_anchor anchor;
 	bool anchored;
 };
+
+/*
+ * --since: a UTC time as the log stores it (2026-12-05T13:00, seconds
+ * optional) or an age (90s, 15m, 2h, 7d). Stored times are ISO 8601 UTC,
+ * so one string compare orders them. 0, or -1 when it is neither.
+ */
+static int
+parse_since(const char *v, char out[32])
+{
+	static const char units[] = "smhd";
+	static const long secs[] = { 1, 60, 3600, 86400 };
+	char *end;
+	long n = strtol(v, &end, 10);
+	const char *u = *end ? strchr(units, *end) : NULL;
+	time_t t;
+	struct tm tm;
+
+	if (end != v && n >= 0 && n <= 3650L * 86400 && u && end[1] == '\0') {
+		t = time(NULL) - n * secs[u - units];
+		strftime(out, 32, "%Y-%m-%dT%H:%M:%S", gmtime_r(&t, &tm));
+		return 0;
+	}
+	if (strlen(v) >= 16 && strlen(v) < 32 && strptime(v, v[16] ? "%Y-%m-%dT%H:%M:%S" :
+							  "%Y-%m-%dT%H:%M", &tm)) {
+		snprintf(out, 32, "%s", v);
+		return 0;
+	}
+	return -1;
+}
+
+static int
+parse_tail(const struct cli_opts *o, struct audit_args *a)
+{
+	a->follow = o->n[OPT_FOLLOW] > 0;
+	a->session = o->n[OPT_SESSION] ? o->values[OPT_SESSION][0] : NULL;
+	if (o->n[OPT_SINCE] && parse_since(o->values[OPT_SINCE][0], a->since) < 0)
+		return cli_usage_error("audit", "--since wants a UTC time (2026-12-05T13:00) or "
+				       "an age (90s, 15m, 2h, 7d)");
+	return -1;
+}
 
 static int
 parse_args(int argc, char **argv, struct audit_args *a)
@@ -20,11 +71,16 @@ parse_args(int argc, char **argv, struct audit_args *a)
 	memset(a, 0, sizeof *a);
 	if (rc >= 0)
 		return rc;
-	if (o.n_positional != 2 || strcmp(o.positional[0], "verify") != 0)
-		return cli_usage_error("audit", "expected 'verify DB'");
+	if (o.n_positional != 2 || (strcmp(o.positional[0], "verify") != 0 &&
+				    strcmp(o.positional[0], "tail") != 0))
+		return cli_usage_error("audit", "expected 'verify DB' or 'tail DB'");
 	a->json = o.json;
 	a->action = o.positional[0];
 	a->db = o.positional[1];
+	if (strcmp(a->action, "tail") == 0)
+		return parse_tail(&o, a);
+	if (o.n[OPT_FOLLOW] || o.n[OPT_SESSION] || o.n[OPT_SINCE])
+		return cli_usage_error("audit", "--follow, --session and --since are tail's");
 	if (o.n[OPT_ANCHOR]) {
 		if (audit_anchor_parse(o.values[OPT_ANCHOR][0], &a->anchor) < 0)
 			return cli_usage_error("audit", "--anchor wants SEQ:HASH, an entry's sequence"
@@ -142,6 +198,102 @@ print_text(const struct audit_args *a, const struct audit_verify *v)
 		printf("audit %s: head %lld:%s\n", db, (long long)v->head_seq, v->head_hash);
 }
 
+/* --- tail: the entries, payload-free as the console shows them ----------------- */
+
+static int
+print_row(const struct audit_args *a, const struct audit_row *r)
+{
+	json_t *o;
+	int rc;
+
+	if (!a->json) {
+		printf("%lld %s %s %s %s %s %s r%lld %lldus %s\n", (long long)r->seq, r->time,
+		       r->session, r->type, r->tool[0] ? r->tool : "-",
+		       r->decision[0] ? r->decision : "-", r->rule[0] ? r->rule : "-",
+		       (long long)r->revision, (long long)r->latency_us, r->entry_hash);
+		return fflush(stdout) == 0 ? 0 : EXIT_ERROR;
+	}
+	o = json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:s, s:s, s:s}",
+		      "seq", (json_int_t)r->seq, "time", r->time, "session", r->session,
+		      "call", r->call, "type", r->type, "tool", r->tool, "decision", r->decision,
+		      "rule", r->rule, "revision", (json_int_t)r->revision,
+		      "latency_us", (json_int_t)r->latency_us, "request_hash", r->request_hash,
+		      "response_hash", r->response_hash, "entry_hash", r->entry_hash);
+	rc = cli_print_json(o);
+	json_decref(o);
+	return rc == EXIT_ERROR ? EXIT_ERROR : fflush(stdout) == 0 ? 0 : EXIT_ERROR;
+}
+
+/* Print the rows that pass --since; *after moves to the last one read. */
+static int
+print_rows(const struct audit_args *a, const struct audit_row *rows, size_t n, int64_t *after)
+{
+	for (size_t i = 0; i < n; i++) {
+		*after = rows[i].seq;
+		if ((!a->since[0] || strcmp(rows[i].time, a->since) >= 0) &&
+		    print_row(a, &rows[i]) != 0)
+			return EXIT_ERROR;
+	}
+	return 0;
+}
+
+/* Everything after *after, in batches; with --follow, forever. */
+static int
+tail_read(const struct audit_args *a, struct audit_tail *t, int64_t after)
+{
+	struct audit_row rows[TAIL_BATCH];
+	size_t n;
+
+	for (;;) {
+		if (audit_tail_read(t, after, a->session, rows, TAIL_BATCH, &n) < 0)
+			return cli_fail(a->json, "audit", "%s: %s", a->db, audit_tail_error(t));
+		if (print_rows(a, rows, n, &after) != 0)
+			return EXIT_ERROR;
+		if (n == TAIL_BATCH)
+			continue;
+		if (!a->follow)
+			return EXIT_OK;
+		usleep(TAIL_POLL_MS * 1000);
+	}
+}
+
+/*
+ * Without --since, the newest TAIL_LAST entries first (as tail(1) does);
+ * with it, every entry from that time on. Then, with --follow, each new one.
+ */
+static int
+cmd_tail(const struct audit_args *a)
+{
+	struct audit_row rows[TAIL_LAST];
+	struct audit_tail *t;
+	struct al_err err;
+	char text[512];
+	int64_t after = 0, top;
+	size_t n = 0;
+	int rc;
+
+	if (audit_tail_open(a->db, &t, &err) < 0) {
+		path_failure(text, sizeof text, "audit tail", a->db, false, err.msg);
+		return cli_fail(a->json, "audit", "%s", text);
+	}
+	if (!a->since[0]) {
+		top = audit_tail_max_seq(t);
+		if (top < 0 || audit_tail_last(t, TAIL_LAST, a->session, rows, &n) < 0) {
+			rc = cli_fail(a->json, "audit", "%s: %s", a->db, audit_tail_error(t));
+			audit_tail_close(t);
+			return rc;
+		}
+		if (print_rows(a, rows, n, &after) != 0) {
+			audit_tail_close(t);
+			return EXIT_ERROR;
+		}
+		after = after > top ? after : top;
+	}
+	rc = tail_read(a, t, after);
+	audit_tail_close(t);
+	return rc;
+}
+
 int
 cmd_audit(int argc, char **argv)
 {
@@ -152,6 +304,8 @@ cmd_audit(int argc, char **argv)
 
 	if (rc >= 0)
 		return rc;
+	if (strcmp(a.action, "tail") == 0)
+		return cmd_tail(&a);
 	if (audit_verify_anchored(a.db, a.anchored ? &a.anchor : NULL, &v, &err) < 0)
 		return cli_audit_fail(a.json, "audit", a.db, false, &err);
 	if (a.json)

@@ -58,7 +58,8 @@ int cmd_watchdog(int argc, char **argv);
 	_(STDIO,     "--stdio",     NULL)   \
 	_(CONNECT,   "--connect",   "ENGINE") \
 	_(NAME,      "--name",      "NAME") \
-	_(SESSIONS_MAX, "--sessions-max", "N")
+	_(SESSIONS_MAX, "--sessions-max", "N") \
+	_(SINCE,     "--since",     "TIME")
 
 enum cli_option {
 	OPT_NONE,		/* ends a row's list of uses */

@@ -351,6 +351,40 @@ done
 sqlite3 "$work/deleted.db" "delete from audit_entries where seq = 3"
 check "audit verify: a deleted row is caught" sh -c "! '$airlock' audit verify '$work/deleted.db' >/dev/null"
 
+# --- audit tail: the entries of a real session, payload-free --------------------
+db=$work/normal/audit.db sid=$(field normal session)
+"$airlock" audit tail "$db" >"$work/tail.txt" 2>&1
+check "audit tail: the newest 50 entries (here all), session_start first, session_end last" \
+	bash -c '[ "$(wc -l <"$1")" = "$(sqlite3 "$2" "select min(count(*), 50) from audit_entries")" ] &&
+		 head -n 1 "$1" | grep -q " session_start " && tail -n 1 "$1" | grep -q " session_end "' \
+	_ "$work/tail.txt" "$db"
+"$airlock" audit tail "$db" --json --session "$sid" >"$work/tail.json" 2>&1
+check "audit tail --json --session: one object a line, all of that session" python3 -c '
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert rows and all(r["session"] == sys.argv[2] and r["seq"] > 0 for r in rows), rows[:1]' \
+	"$work/tail.json" "$sid"
+check "audit tail --session of another id: nothing" \
+	bash -c '[ -z "$("$1" audit tail "$2" --session s-0000000000000000)" ]' _ "$airlock" "$db"
+check "audit tail --since an hour ago: all of them; --since 2099-01-01T00:00: none" \
+	bash -c '[ "$("$1" audit tail "$2" --since 1h | wc -l)" = "$(wc -l <"$3")" ] &&
+		 [ -z "$("$1" audit tail "$2" --since 2099-01-01T00:00)" ]' _ "$airlock" "$db" "$work/tail.txt"
+check "audit tail --since nonsense: a usage error (exit 2) saying what it wants" \
+	bash -c '"$1" audit tail "$2" --since yesterday 2>&1 >/dev/null | grep -qF "an age (90s, 15m, 2h, 7d)";
+		 [ "${PIPESTATUS[0]}" = 2 ]' _ "$airlock" "$db"
+check "audit tail: no canary in its text or JSON" \
+	bash -c '! grep -qF "$1" "$2" "$3"' _ "$canary" "$work/tail.txt" "$work/tail.json"
+# --follow prints what is appended after it started (a row added by hand to a copy).
+cp "$db" "$work/follow.db"
+"$airlock" audit tail "$work/follow.db" --follow >"$work/follow.txt" 2>&1 &
+helpers+=($!)
+for _ in $(seq 50); do [ -s "$work/follow.txt" ] && break; sleep 0.1; done
+sqlite3 "$work/follow.db" "insert into audit_entries (entry_id, ts, session_id, type, decision,
+	prev_hash, entry_hash) values ('e-follow', '2026-12-05T00:00:00.000Z', 's-follow',
+	'policy', 'allowed', 'x', 'y')"
+for _ in $(seq 50); do grep -q " s-follow " "$work/follow.txt" && break; sleep 0.1; done
+check "audit tail --follow: an entry appended later is printed" grep -q " s-follow policy " "$work/follow.txt"
+
 # The engine's own stderr never carried a canary in any case.
 check "no canary in any engine stderr" sh -c "! grep -rqaF '$canary' '$work'/*/stderr"
 # Every session this suite started (its audit DBs name them all, from the
