@@ -124,6 +124,19 @@ unknown_json(const struct audit_verify *v)
 	return list;
 }
 
+/* [{"session", "start_seq"}, …]: sessions started and not ended, oldest first. */
+static json_t *
+unended_json(const struct audit_verify *v)
+{
+	json_t *list = json_array();
+
+	for (size_t i = 0; list && i < v->n_unended; i++)
+		json_array_append_new(list, json_pack("{s:s, s:I}", "session",
+						      v->unended[i].session_id, "start_seq",
+						      (json_int_t)v->unended[i].seq));
+	return list;
+}
+
 /* {"seq", "hash"} of the newest entry, to record as a later anchor; null when empty. */
 static json_t *
 head_json(const struct audit_verify *v)
@@ -137,7 +150,7 @@ static int
 print_json(const struct audit_args *a, const struct audit_verify *v)
 {
 	bool at_entry = !v->ok && v->first_bad_seq > 0;
-	json_t *out = json_pack("{s:I, s:b, s:o, s:o, s:o, s:I, s:o, s:o, s:o}",
+	json_t *out = json_pack("{s:I, s:b, s:o, s:o, s:o, s:I, s:o, s:o, s:o, s:o}",
 				"entries", (json_int_t)v->entries,
 				"ok", v->ok, "first_bad_seq",
 				at_entry ? json_integer(v->first_bad_seq) : json_null(),
@@ -145,6 +158,7 @@ print_json(const struct audit_args *a, const struct audit_verify *v)
 				"decisions", decisions_json(v),
 				"unrecognised", (json_int_t)v->unrecognised,
 				"unknown_outcomes", unknown_json(v),
+				"unended_sessions", unended_json(v),
 				"head", head_json(v),
 				"anchor", a->anchored ? json_pack("{s:I, s:b}", "seq",
 								  (json_int_t)a->anchor.seq,
@@ -172,6 +186,12 @@ print_unknown(const char *db, const struct audit_verify *v)
 	if (v->n_unknown)
 		printf("audit %s: %zu call%s dispatched without a terminal entry (unknown outcome)\n",
 		       db, v->n_unknown, v->n_unknown == 1 ? "" : "s");
+	for (i = 0; i < v->n_unended; i++)
+		printf("never ended: session %s (session_start entry %lld)\n",
+		       v->unended[i].session_id, (long long)v->unended[i].seq);
+	if (v->n_unended)
+		printf("audit %s: %zu session%s started without a session_end (still running, "
+		       "or its engine died)\n", db, v->n_unended, v->n_unended == 1 ? "" : "s");
 	if (v->unrecognised)
 		printf("audit %s: %lld entr%s with a type or decision outside the vocabulary\n", db,
 		       (long long)v->unrecognised, v->unrecognised == 1 ? "y" : "ies");

@@ -96,21 +96,24 @@ copy_name(char *dst, size_t cap, const char *s)
 			dst[i] = '?';
 }
 
-/* A dispatch waits for its terminal entry; -1 when out of memory. */
+/*
+ * A dispatch waits for its terminal entry, a session_start for its
+ * session_end: one list each, grown by doubling; -1 when out of memory.
+ */
 static int
-outcome_open(struct audit_verify *out, size_t *cap, sqlite3_stmt *st)
+pending_open(struct audit_unknown **list, size_t *n, size_t *cap, sqlite3_stmt *st)
 {
 	struct audit_unknown *u;
-	size_t n = *cap ? *cap * 2 : 16;
+	size_t grown = *cap ? *cap * 2 : 16;
 
-	if (out->n_unknown == *cap) {
-		u = realloc(out->unknown, n * sizeof *u);
+	if (*n == *cap) {
+		u = realloc(*list, grown * sizeof *u);
 		if (!u)
 			return -1;
-		out->unknown = u;
-		*cap = n;
+		*list = u;
+		*cap = grown;
 	}
-	u = &out->unknown[out->n_unknown++];
+	u = &(*list)[(*n)++];
 	memset(u, 0, sizeof *u);
 	u->seq = sqlite3_column_int64(st, AUDIT_COL_SEQ);
 	copy_name(u->session_id, sizeof u->session_id,
@@ -120,24 +123,27 @@ outcome_open(struct audit_verify *out, size_t *cap, sqlite3_stmt *st)
 	return 0;
 }
 
-/* A terminal entry closes its call's dispatch (the newest open ones first). */
+/* The end closes its opening: by call id, or by session (the newest first). */
 static void
-outcome_close(struct audit_verify *out, const char *call_id)
+pending_close(struct audit_unknown *list, size_t *n, bool session, const char *key)
 {
 	size_t i;
 
-	for (i = out->n_unknown; call_id && i-- > 0;)
-		if (strcmp(out->unknown[i].call_id, call_id) == 0) {
-			memmove(&out->unknown[i], &out->unknown[i + 1],
-				(out->n_unknown - i - 1) * sizeof out->unknown[0]);
-			out->n_unknown--;
+	for (i = *n; key && i-- > 0;)
+		if (strcmp(session ? list[i].session_id : list[i].call_id, key) == 0) {
+			memmove(&list[i], &list[i + 1], (*n - i - 1) * sizeof list[0]);
+			(*n)--;
 			return;
 		}
 }
 
-/* Counted by the vocabulary; dispatches matched with their terminal entries. */
+struct pending_caps {
+	size_t calls, sessions;
+};
+
+/* Counted by the vocabulary; dispatches and starts matched with their ends. */
 static int
-tally(struct audit_verify *out, size_t *cap, sqlite3_stmt *st)
+tally(struct audit_verify *out, struct pending_caps *cap, sqlite3_stmt *st)
 {
 	enum audit_decision d = audit_decision_lookup(column_str(st, AUDIT_COL_TYPE),
 						      column_str(st, AUDIT_COL_DECISION));
@@ -147,11 +153,22 @@ tally(struct audit_verify *out, size_t *cap, sqlite3_stmt *st)
 		return 0;
 	}
 	out->decisions[d]++;
-	if (audit_decision_type(d) == AUDIT_T_DISPATCH)
-		return outcome_open(out, cap, st);
-	if (audit_decision_type(d) == AUDIT_T_CALL)
-		outcome_close(out, column_str(st, AUDIT_COL_CALL_ID));
-	return 0;
+	switch (audit_decision_type(d)) {
+	case AUDIT_T_DISPATCH:
+		return pending_open(&out->unknown, &out->n_unknown, &cap->calls, st);
+	case AUDIT_T_CALL:
+		pending_close(out->unknown, &out->n_unknown, false,
+			      column_str(st, AUDIT_COL_CALL_ID));
+		return 0;
+	case AUDIT_T_SESSION_START:
+		return pending_open(&out->unended, &out->n_unended, &cap->sessions, st);
+	case AUDIT_T_SESSION_END:
+		pending_close(out->unended, &out->n_unended, true,
+			      column_str(st, AUDIT_COL_SESSION_ID));
+		return 0;
+	default:
+		return 0;
+	}
 }
 
 void
@@ -162,6 +179,9 @@ audit_verify_free(struct audit_verify *v)
 	free(v->unknown);
 	v->unknown = NULL;
 	v->n_unknown = 0;
+	free(v->unended);
+	v->unended = NULL;
+	v->n_unended = 0;
 }
 
 static int
@@ -231,7 +251,7 @@ verify_walk(struct hash_ctx *hc, sqlite3_stmt *st, const struct audit_anchor *an
 	const char *why, *h;
 	int64_t want = 1, seq;
 	bool seen = false;
-	size_t cap = 0;
+	struct pending_caps cap = { 0 };
 	int rc;
 
 	memcpy(prev, audit_genesis_hash, sizeof audit_genesis_hash);
@@ -259,8 +279,8 @@ verify_walk(struct hash_ctx *hc, sqlite3_stmt *st, const struct audit_anchor *an
 		anchor_missing(anchor, out);
 	if (out->n_unknown > 1)
 		qsort(out->unknown, out->n_unknown, sizeof out->unknown[0], by_session);
-	if (out->n_unknown == 0)
-		audit_verify_free(out);		/* every dispatch found its outcome */
+	if (out->n_unknown == 0 && out->n_unended == 0)
+		audit_verify_free(out);		/* every dispatch and start found its end */
 	return 0;
 }
 

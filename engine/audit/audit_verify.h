@@ -45,6 +45,14 @@ struct audit_verify {
 	struct audit_unknown *unknown;
 	size_t n_unknown;
 	/*
+	 * Sessions whose session_start is in the log and whose session_end
+	 * is not, oldest first (call_id and tool empty; malloc'd, freed with
+	 * the rest): still running under an engine that writes the file, or
+	 * left by an engine that died.
+	 */
+	struct audit_unknown *unended;
+	size_t n_unended;
+	/*
 	 * The newest entry read (0 and "" for an empty log): recorded
 	 * outside the log, it is an anchor for a later verify.
 	 */

@@ -103,6 +103,16 @@ sys.exit(0 if v["ok"] and len(u) == 1 and u[0]["session"] == sys.argv[2]
          and v["decisions"]["dispatch"] == 2 and v["decisions"]["allowed"] == 1
          and v["unrecognised"] == 0 else 1)
 PY
+check "verify: the text names the session that never ended" \
+	grep -qF "never ended: session $sid (session_start entry " "$work/verify.txt"
+check "verify: and counts it (still running, or its engine died)" \
+	grep -qF ": 1 session started without a session_end (still running, or its engine died)" \
+	"$work/verify.txt"
+check "verify --json: unended_sessions is exactly that session" python3 -c '
+import json, sys
+u = json.load(open(sys.argv[1]))["unended_sessions"]
+sys.exit(0 if [x["session"] for x in u] == [sys.argv[2]] and u[0]["start_seq"] >= 1 else 1)' \
+	"$work/verify.json" "$sid"
 
 # The same log read from a read-only place (an archive, evidence media):
 # the same verdict. Copied there with its WAL but not the WAL's index, it

@@ -1572,6 +1572,44 @@ test_verify_unknown_outcomes(void **state)
 	assert_null(v.unknown);
 }
 
+/*
+ * Sessions started and never ended (an engine that died, or one still
+ * running): listed oldest first; an ended one and one ended abnormally
+ * are not among them.
+ */
+static void
+test_verify_unended_sessions(void **state)
+{
+	struct fixture *f = *state;
+	const struct audit_entry rows[] = {
+		call_entry("sess-A", NULL, AUDIT_D_START),
+		call_entry("sess-B", NULL, AUDIT_D_START),
+		call_entry("sess-C", NULL, AUDIT_D_START),
+		call_entry("sess-B", NULL, AUDIT_D_NORMAL),
+		call_entry("sess-D", NULL, AUDIT_D_START),
+		call_entry("sess-D", NULL, AUDIT_D_ABNORMAL),
+	};
+	struct audit_verify v;
+	struct audit *a;
+	struct al_err err;
+	size_t i;
+
+	assert_int_equal(audit_open(f->db, &a, &err), 0);
+	for (i = 0; i < sizeof rows / sizeof rows[0]; i++)
+		assert_int_equal(audit_append(a, &rows[i], NULL, NULL, &err), 0);
+	audit_close(a);
+	assert_int_equal(audit_verify_file(f->db, &v, &err), 0);
+	assert_true(v.ok);
+	assert_int_equal(v.n_unended, 2);
+	assert_string_equal(v.unended[0].session_id, "sess-A");
+	assert_int_equal(v.unended[0].seq, 1);
+	assert_string_equal(v.unended[1].session_id, "sess-C");
+	assert_int_equal(v.unended[1].seq, 3);
+	assert_int_equal(v.n_unknown, 0);
+	audit_verify_free(&v);
+	assert_null(v.unended);
+}
+
 /* Names from an edited file reach a terminal only without control bytes. */
 static void
 test_verify_unknown_sanitized(void **state)
@@ -1784,6 +1822,7 @@ main(void)
 		T(test_later_settle_and_close),
 		T(test_later_failure_sticks),
 		T(test_verify_unknown_outcomes),
+		T(test_verify_unended_sessions),
 		T(test_verify_unknown_sanitized),
 		T(test_vocabulary),
 		T(test_entry_id_given),
