@@ -177,62 +177,89 @@ reaper_failed(struct reap_report *out, struct al_err *err, const struct al_err *
 		*err = *one;
 }
 
-/*
- * One of ours, found: kept, or removed and counted as reaped or failed.
- * no_id is the whole message for a listed container without an Id.
- */
-static void
-reaper_settle(struct docker *d, const char *id, bool keep, const char *no_id,
-	      struct reap_report *out, struct al_err *err)
+/* One walk over the daemon's list: where it counts and whom it tells. */
+struct reap_walk {
+	struct docker *d;
+	struct reap_report *out;
+	struct al_err *err;
+	reap_seen_fn seen;
+	void *ctx;
+};
+
+const char *
+reap_fate_name(enum reap_fate f)
+{
+	static const char *const names[] = { "reaped", "kept", "failed" };
+
+	return (unsigned)f < sizeof names / sizeof names[0] ? names[f] : "?";
+}
+
+static enum reap_fate
+reaper_settle_one(struct reap_walk *w, const char *id, bool keep, const char *no_id)
 {
 	struct al_err one;
 
-	out->found++;
+	w->out->found++;
 	if (keep) {
-		out->kept++;
-		return;
+		w->out->kept++;
+		return REAP_KEPT;
 	}
-	if (id && reaper_remove(d, id, &one) == 0) {
-		out->reaped++;
-		return;
+	if (id && reaper_remove(w->d, id, &one) == 0) {
+		w->out->reaped++;
+		return REAP_REAPED;
 	}
 	if (!id)
 		al_fail(&one, "%s", no_id);
-	reaper_failed(out, err, &one);
+	reaper_failed(w->out, w->err, &one);
+	return REAP_FAILED;
+}
+
+/*
+ * One of ours, found: kept, or removed and counted as reaped or failed;
+ * the walk's listener is told. no_id is the whole message for a listed
+ * container without an Id.
+ */
+static void
+reaper_settle(struct reap_walk *w, const json_t *item, bool keep, const char *no_id)
+{
+	const char *id = json_string_value(json_object_get(item, "Id"));
+	const char *session = json_string_value(json_object_get(json_object_get(item, "Labels"),
+								 LABEL_SESSION));
+	enum reap_fate fate = reaper_settle_one(w, id, keep, no_id);
+
+	if (w->seen)
+		w->seen(w->ctx, id ? id : "", session ? session : "", fate);
 }
 
 static void
-reaper_one(struct docker *d, const json_t *item, const char *boot_id,
-	   struct reap_report *out, struct al_err *err)
+reaper_one(struct reap_walk *w, const json_t *item, const char *boot_id)
 {
 	const json_t *labels = json_object_get(item, "Labels");
-	const char *id = json_string_value(json_object_get(item, "Id"));
 
 	if (!reaper_is_ours(labels))
 		return;
-	reaper_settle(d, id, !reaper_owner_gone(labels, boot_id),
-		      "reap: a listed container has no Id", out, err);
+	reaper_settle(w, item, !reaper_owner_gone(labels, boot_id),
+		      "reap: a listed container has no Id");
 }
 
 static void
-reaper_own_one(struct docker *d, const json_t *item, const struct owner_labels *me,
-	       reaper_live_fn live, void *ctx, struct reap_report *out, struct al_err *err)
+reaper_own_one(struct reap_walk *w, const json_t *item, const struct owner_labels *me,
+	       reaper_live_fn live, void *ctx)
 {
 	const json_t *labels = json_object_get(item, "Labels");
-	const char *id = json_string_value(json_object_get(item, "Id"));
 	const char *session = json_string_value(json_object_get(labels, LABEL_SESSION));
 
 	if (!reaper_is_ours(labels) || !reaper_owner_is(labels, me))
 		return;
 	/* No session label: not one of ours to judge (create always sets it). */
-	reaper_settle(d, id, !session || live(session, ctx),
-		      "sweep: a listed container has no Id", out, err);
+	reaper_settle(w, item, !session || live(session, ctx), "sweep: a listed container has no Id");
 }
 
 int
 reaper_sweep_own(struct docker *d, reaper_live_fn live, void *ctx,
 		 struct reap_report *out, struct al_err *err)
 {
+	struct reap_walk w = { d, out, err, NULL, NULL };
 	struct owner_labels me;
 	json_t *list = NULL, *item;
 	char label[64];
@@ -246,7 +273,7 @@ reaper_sweep_own(struct docker *d, reaper_live_fn live, void *ctx,
 		return al_wrap(err, "sweep: list");
 	al_err_clear(err);
 	json_array_foreach(list, i, item)
-		reaper_own_one(d, item, &me, live, ctx, out, err);
+		reaper_own_one(&w, item, &me, live, ctx);
 	json_decref(list);
 	return 0;
 }
@@ -257,8 +284,10 @@ reaper_sweep_own(struct docker *d, reaper_live_fn live, void *ctx,
  * out->failed and the first one's message is left in err.
  */
 int
-reaper_run(struct docker *d, struct reap_report *out, struct al_err *err)
+reaper_run_seen(struct docker *d, struct reap_report *out, reap_seen_fn seen, void *ctx,
+		struct al_err *err)
 {
+	struct reap_walk w = { d, out, err, seen, ctx };
 	struct owner_labels me;
 	json_t *list = NULL, *item;
 	size_t i;
@@ -271,7 +300,13 @@ reaper_run(struct docker *d, struct reap_report *out, struct al_err *err)
 		return al_wrap(err, "reap: list");
 	al_err_clear(err);
 	json_array_foreach(list, i, item)
-		reaper_one(d, item, me.boot_id, out, err);
+		reaper_one(&w, item, me.boot_id);
 	json_decref(list);
 	return 0;
+}
+
+int
+reaper_run(struct docker *d, struct reap_report *out, struct al_err *err)
+{
+	return reaper_run_seen(d, out, NULL, NULL, err);
 }

@@ -33,6 +33,27 @@ bool reaper_owner_gone(const json_t *labels, const char *this_boot_id);
 
 int reaper_run(struct docker *d, struct reap_report *out, struct al_err *err);
 
+/* What became of one container of ours. */
+enum reap_fate {
+	REAP_REAPED,		/* stopped and removed */
+	REAP_KEPT,		/* its owner (or its session) is alive */
+	REAP_FAILED,		/* could not be removed */
+};
+
+/* "reaped", "kept", "failed". */
+const char *reap_fate_name(enum reap_fate f);
+
+/*
+ * Told of each container of ours as it is settled: its id and the session
+ * on its io.airlock.session label ("" when it has none).
+ */
+typedef void (*reap_seen_fn)(void *ctx, const char *container, const char *session,
+			     enum reap_fate fate);
+
+/* reaper_run, telling seen (with ctx) of each container. */
+int reaper_run_seen(struct docker *d, struct reap_report *out, reap_seen_fn seen, void *ctx,
+		    struct al_err *err);
+
 /*
  * A session still running, by the id on its container's io.airlock.session
  * label: its container is left alone.

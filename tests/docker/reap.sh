@@ -54,6 +54,8 @@ for n in "$a" "$b" "$c"; do
 done
 
 # --- first reap: (a) and (c) go, (b) stays -------------------------------------
+id_a=$("$DOCKER" inspect -f '{{.Id}}' "$a") id_b=$("$DOCKER" inspect -f '{{.Id}}' "$b")
+id_c=$("$DOCKER" inspect -f '{{.Id}}' "$c")
 out=$("$airlock" reap --json 2>"$work/stderr")
 rc=$?
 check "reap --json exits 0 (rc=$rc, stderr: $(head -c 300 "$work/stderr"))" test "$rc" -eq 0
@@ -62,6 +64,13 @@ check "reap --json prints one JSON object: $out" \
 		(.kept|type) == "number" and .failed == 0' <<<"$out" >/dev/null
 check "reap counted the planted ones: $out" \
 	jq -e '.found >= 3 and .reaped >= 2 and .kept >= 1' <<<"$out" >/dev/null
+check "reap --json names the two it removed, with their session" \
+	jq -e --arg a "$id_a" --arg c "$id_c" '[.reaped_containers[] | select(.session == "reap-test")
+		| .container] as $r | ($r | index($a)) != null and ($r | index($c)) != null' \
+	<<<"$out" >/dev/null
+check "reap --json names the one it kept, not among the removed" \
+	jq -e --arg b "$id_b" '([.kept_containers[].container] | index($b)) != null and
+		([.reaped_containers[].container] | index($b)) == null' <<<"$out" >/dev/null
 check "orphan (owner pid exited) removed" absent "$a"
 check "other-boot container removed" absent "$c"
 check "container with a live owner still running" running "$b"
@@ -75,6 +84,7 @@ check "reap exits 0 (rc=$rc)" test "$rc" -eq 0
 check "reap prints its summary: $out" grep -Eq \
 	'^reap: [0-9]+ airlock containers, [0-9]+ reaped, [0-9]+ kept \(owner alive\), 0 failed$' <<<"$out"
 check "container removed once its owner died" absent "$b"
+check "reap's text names it: reaped ${id_b:0:12} reap-test" grep -qx "reaped ${id_b:0:12} reap-test" <<<"$out"
 
 # --- exit statuses -----------------------------------------------------------------
 "$airlock" reap --bogus >/dev/null 2>&1
