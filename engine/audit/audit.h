@@ -37,7 +37,8 @@ struct audit;
 	_(DISPATCH,      "dispatch")      \
 	_(CALL,          "call")          \
 	_(SESSION_END,   "session_end")   \
-	_(POLICY,        "policy")
+	_(POLICY,        "policy")        \
+	_(REAP,          "reap")
 
 enum audit_type {
 #define AUDIT_TYPE_ENUM(e, id) AUDIT_T_##e,
@@ -62,7 +63,8 @@ enum audit_type {
 	_(ABNORMAL,       "abnormal",       SESSION_END,   ALERT) \
 	_(APPLIED,        "applied",        POLICY,        GOOD)  \
 	_(NOT_APPLICABLE, "not_applicable", POLICY,        PLAIN) \
-	_(REJECTED,       "rejected",       POLICY,        ALERT)
+	_(REJECTED,       "rejected",       POLICY,        ALERT) \
+	_(REAPED,         "reaped",         REAP,          PLAIN)
 
 enum audit_decision {
 #define AUDIT_DECISION_ENUM(e, id, type, tone) AUDIT_D_##e,
@@ -148,6 +150,13 @@ int audit_lane_settle(struct audit *a, struct audit_lane *l, struct al_err *err)
 
 /* Count entries (all, or of a session when session_id is non-NULL). */
 int64_t audit_count(struct audit *a, const char *session_id);
+
+/*
+ * Whether the log holds session_id's session_start and its session_end
+ * (a restarted engine ends what its dead predecessor left open). One scan
+ * of the log: for start-up, not for every call. 0, or -1 when unread.
+ */
+int audit_session_bounds(struct audit *a, const char *session_id, bool *started, bool *ended);
 
 /*
  * The log's head now: sequence and entry hash of its newest entry (0 and

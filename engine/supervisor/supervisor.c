@@ -22,6 +22,7 @@
 
 #include "docker.h"
 #include "err.h"
+#include "journal.h"
 #include "preflight.h"
 #include "profile.h"
 #include "reaper.h"
@@ -102,20 +103,89 @@ reaped_event(struct supervisor *s, const struct reap_report *r)
 	pthread_mutex_unlock(&s->lock);
 }
 
+/* The containers a start-up reap removed, for the audit (bounded: the rest are counted). */
+#define REAPED_AUDIT_MAX	SUPERVISOR_SESSIONS_MAX
+
+struct reaped {
+	struct {
+		char container[SNAP_CONTAINER_MAX];
+		char session[SNAP_ID_MAX];
+	} v[REAPED_AUDIT_MAX];
+	size_t n, unlisted;
+};
+
+static void
+reaped_seen(void *ctx, const char *container, const char *session, enum reap_fate fate)
+{
+	struct reaped *r = ctx;
+
+	if (fate != REAP_REAPED)
+		return;
+	if (r->n == REAPED_AUDIT_MAX) {
+		r->unlisted++;
+		return;
+	}
+	sup_copy_word(r->v[r->n].container, sizeof r->v[0].container, container);
+	sup_copy_word(r->v[r->n].session, sizeof r->v[0].session, session);
+	r->n++;
+}
+
+/*
+ * Each container removed, as a reap entry of its session; and a session
+ * its dead engine started in this log and never ended gets its end here,
+ * abnormal, engine_lost, so no session is left open by a crash. Ids
+ * only: nothing of the container's output is read.
+ */
+static void
+reaped_audit(struct supervisor *s, const struct reaped *r)
+{
+	struct journal j = { s->o.audit, s->o.otlp };
+	struct audit_entry e;
+	char detail[SNAP_CONTAINER_MAX + 32];
+	bool started, ended;
+	size_t refused = 0;
+
+	for (size_t i = 0; i < r->n; i++) {
+		snprintf(detail, sizeof detail, "{\"container\":\"%.12s\"}", r->v[i].container);
+		e = (struct audit_entry){ .session_id = r->v[i].session[0] ? r->v[i].session : "-",
+					  .rule = "owner_gone", .detail = detail };
+		refused += journal_write(&j, NULL, AUDIT_D_REAPED, &e, NULL) < 0;
+		if (!r->v[i].session[0] ||
+		    audit_session_bounds(s->o.audit, r->v[i].session, &started, &ended) < 0 ||
+		    !started || ended)
+			continue;
+		e = (struct audit_entry){ .session_id = r->v[i].session, .rule = "engine_lost",
+					  .detail = "{\"ended\":\"engine_lost\",\"normal\":false}" };
+		refused += journal_write(&j, NULL, AUDIT_D_ABNORMAL, &e, NULL) < 0;
+	}
+	if (refused) {
+		pthread_mutex_lock(&s->lock);
+		sup_audit_refused(s, NULL, refused);
+		pthread_mutex_unlock(&s->lock);
+	}
+}
+
 static int
 reap(struct supervisor *s, struct reap_report *out, struct al_err *err)
 {
 	struct reap_report scratch = { 0 };
 	struct reap_report *r = out ? out : &scratch;
 	struct docker *d = preflight_connect(s->o.docker_host, err);
+	struct reaped *seen = calloc(1, sizeof *seen);
 	int rc;
 
-	if (!d)
-		return -1;
-	rc = reaper_run(d, r, err);
+	if (!d || !seen) {
+		docker_close(d);
+		free(seen);
+		return d ? al_fail(err, "supervisor: out of memory") : -1;
+	}
+	rc = reaper_run_seen(d, r, reaped_seen, seen, err);
 	docker_close(d);
-	if (rc == 0)
+	if (rc == 0) {
+		reaped_audit(s, seen);
 		reaped_event(s, r);
+	}
+	free(seen);
 	return rc;
 }
 

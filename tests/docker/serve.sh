@@ -336,6 +336,20 @@ check "and answers" bash -c '"$1" ctl --socket "$2" status >/dev/null' _ "$airlo
 gone2() { [ -z "$("$DOCKER" ps -aq --filter label=io.airlock.managed=1 --filter "label=io.airlock.owner-pid=$engine2")" ]; }
 for _ in $(seq 100); do gone2 && break; sleep 0.1; done
 check "the killed engine's containers are gone (reaped at start)" gone2
+# The audit loses no session end: each session of the killed engine ends in
+# the new engine's log, abnormal, engine_lost; each container's reap is there.
+ended_lost() {	# SESSION: its session_end by the new engine, and its container's reap
+	[ "$(sqlite3 "$work/audit.db" "select count(*) from audit_entries where session_id = '$1'
+		and type = 'session_end' and decision = 'abnormal' and rule = 'engine_lost'")" = 1 ] &&
+	[ "$(sqlite3 "$work/audit.db" "select count(*) from audit_entries where session_id = '$1'
+		and type = 'reap' and decision = 'reaped' and rule = 'owner_gone'")" -ge 1 ]
+}
+check "the killed engine had two sessions ($ids2)" [ "$(wc -w <<<"$ids2")" = 2 ]
+for s in $ids2; do
+	check "the killed engine's session $s: ended engine_lost, its container's reap audited" ended_lost "$s"
+done
+check "audit verify: the chain holds, and no session is left without an end" \
+	bash -c '"$1" audit verify "$2" >"$3" && ! grep -q "never ended" "$3"' _ "$airlock" "$work/audit.db" "$work/verify3.txt"
 kill -TERM "$engine3"
 rc=0; wait "$engine3" || rc=$?
 check "the third serve exits 0 on SIGTERM" [ "$rc" = 0 ]

@@ -1646,7 +1646,7 @@ test_vocabulary(void **state)
 	struct fixture *f = *state;
 	/* As stored: the words readers of old logs know, written out. */
 	const char *const types[] = { "session_start", "admission", "dispatch",
-				      "call", "session_end", "policy" };
+				      "call", "session_end", "policy", "reap" };
 	struct audit_entry e = sample_entry("sess-V", NULL);
 	bool type_used[AUDIT_T_COUNT] = { false };
 	struct audit_verify v;
