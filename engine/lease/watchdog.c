@@ -19,6 +19,7 @@
 
 #include "airlock-config.h"
 #include "mutant.h"
+#include "self_exe.h"
 
 #ifdef AIRLOCK_MUTANTS
 #define WATCHDOG_PROGRAM	"airlock-watchdog-mutants"
@@ -306,22 +307,9 @@ lease_new(lease_fail_fn on_fail, void *ctx)
 static int
 watchdog_program(const char *exe, char *out, size_t cap)
 {
-	char self[PATH_MAX];
-	const char *slash;
-	ssize_t n;
 	int w;
 
-	if (!exe) {
-		n = readlink("/proc/self/exe", self, sizeof self - 1);
-		if (n <= 0)
-			return -1;
-		self[n] = '\0';
-		exe = self;
-	}
-	slash = strrchr(exe, '/');
-	w = slash ? snprintf(out, cap, "%.*s/%s", (int)(slash - exe), exe, WATCHDOG_PROGRAM)
-		  : snprintf(out, cap, "%s", WATCHDOG_PROGRAM);
-	if (w > 0 && (size_t)w < cap && access(out, X_OK) == 0)
+	if (self_exe_sibling(exe, WATCHDOG_PROGRAM, out, cap) == 0)
 		return 0;
 	w = snprintf(out, cap, "%s/%s", AIRLOCK_LIBEXECDIR, WATCHDOG_PROGRAM);
 	return w > 0 && (size_t)w < cap && access(out, X_OK) == 0 ? 0 : -1;

@@ -9,64 +9,30 @@
 
 #include "airlock-config.h"
 #include "profile.h"
+#include "self_exe.h"
 #include "tar.h"
 
 #define SHIM_PROGRAM	"airlock-shim"
-
-static bool
-usable(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
-}
-
-/* The directory of exe (or of this process) into dir; -1 when it cannot be known. */
-static int
-exe_dir(const char *exe, char *dir, size_t cap)
-{
-	char self[SHIM_PATH_MAX];
-	const char *slash;
-	ssize_t n;
-
-	if (!exe || !strchr(exe, '/')) {
-		n = readlink("/proc/self/exe", self, sizeof self - 1);
-		if (n <= 0)
-			return -1;
-		self[n] = '\0';
-		exe = self;
-	}
-	slash = strrchr(exe, '/');
-	n = snprintf(dir, cap, "%.*s", (int)(slash - exe), exe);
-	return n >= 0 && (size_t)n < cap ? 0 : -1;
-}
-
-static bool
-try_path(char *out, size_t cap, const char *dir, const char *name)
-{
-	int n = snprintf(out, cap, "%s/%s", dir[0] ? dir : "", name);
-
-	return n > 0 && (size_t)n < cap && usable(out);
-}
 
 int
 shim_image_locate(const char *exe, char *out, size_t cap, struct al_err *err)
 {
 	const char *env = getenv("AIRLOCK_SHIM");
-	char dir[SHIM_PATH_MAX];
+	int n;
 
 	if (env && env[0]) {
 		if (env[0] != '/' || strlen(env) >= cap)
 			return al_fail(err, "shim: AIRLOCK_SHIM is not an absolute path");
 		memcpy(out, env, strlen(env) + 1);
-		if (!usable(out))
+		if (!self_exe_usable(out))
 			return al_fail(err, "shim: AIRLOCK_SHIM %.160s is not an executable file", env);
 		return 0;
 	}
-	if (exe_dir(exe, dir, sizeof dir) == 0 &&
-	    (try_path(out, cap, dir, SHIM_PROGRAM) || try_path(out, cap, dir, "shim/" SHIM_PROGRAM)))
+	if (self_exe_sibling(exe, SHIM_PROGRAM, out, cap) == 0 ||
+	    self_exe_sibling(exe, "shim/" SHIM_PROGRAM, out, cap) == 0)
 		return 0;
-	if (try_path(out, cap, AIRLOCK_LIBEXECDIR, SHIM_PROGRAM))
+	n = snprintf(out, cap, "%s/%s", AIRLOCK_LIBEXECDIR, SHIM_PROGRAM);
+	if (n > 0 && (size_t)n < cap && self_exe_usable(out))
 		return 0;
 	return al_fail(err, "shim: no airlock-shim beside the airlock binary nor in %.128s "
 		       "(set AIRLOCK_SHIM)", AIRLOCK_LIBEXECDIR);
