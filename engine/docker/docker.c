@@ -281,6 +281,19 @@ docker_curl_transport(void *curl, const char *socket_path, const char *url, char
 	       curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http") ? -1 : 0;
 }
 
+int
+docker_curl_stream(void *curl, const char *socket_path, const char *url, char *errbuf,
+		   size_t (*write)(char *, size_t, size_t, void *), void *data)
+{
+	CURL *h = curl;
+
+	return docker_curl_transport(h, socket_path, url, errbuf) < 0 ||
+	       curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, DOCKER_TIMEOUT_MS) ||
+	       curl_easy_setopt(h, CURLOPT_HTTPGET, 1L) ||
+	       curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, write) ||
+	       curl_easy_setopt(h, CURLOPT_WRITEDATA, data) ? -1 : 0;
+}
+
 /* Reset keeps the live connection, so every call starts from known options. */
 static CURLcode
 docker_setup(struct docker *d, const struct docker_call *c, const char *url,

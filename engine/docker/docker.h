@@ -60,6 +60,13 @@ const char *docker_socket_path(const struct docker *d);
  */
 int docker_curl_transport(void *curl, const char *socket_path, const char *url,
 			  char *errbuf);
+/*
+ * A streamed GET on that transport (the events stream, an export): the
+ * daemon's connect timeout, and each chunk of the body to write(chunk,
+ * 1, n, data) as libcurl's CURLOPT_WRITEFUNCTION. 0, or -1.
+ */
+int docker_curl_stream(void *curl, const char *socket_path, const char *url, char *errbuf,
+		       size_t (*write)(char *, size_t, size_t, void *), void *data);
 
 /*
  * Generic request: body may be NULL (empty POST sends Content-Length: 0).

@@ -136,11 +136,7 @@ docker_events_setup(struct docker_events_ctx *ec, const char *socket_path,
 {
 	CURL *h = ec->curl;
 
-	return docker_curl_transport(h, socket_path, url, errbuf) < 0 ||
-	       curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, DOCKER_TIMEOUT_MS) ||
-	       curl_easy_setopt(h, CURLOPT_HTTPGET, 1L) ||
-	       curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, docker_events_write) ||
-	       curl_easy_setopt(h, CURLOPT_WRITEDATA, ec) ||
+	return docker_curl_stream(h, socket_path, url, errbuf, docker_events_write, ec) < 0 ||
 	       curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L) ||
 	       curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, docker_events_progress) ||
 	       curl_easy_setopt(h, CURLOPT_XFERINFODATA, ec) ? -1 : 0;

@@ -447,12 +447,8 @@ reader_setup(struct reader *r, const char *socket_path, const char *url, char *e
 {
 	CURL *h = r->curl;
 
-	return docker_curl_transport(h, socket_path, url, errbuf) < 0 ||
-	       curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, DOCKER_TIMEOUT_MS) ||
-	       curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, SEALED_EXPORT_TIMEOUT_MS) ||
-	       curl_easy_setopt(h, CURLOPT_HTTPGET, 1L) ||
-	       curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, reader_write) ||
-	       curl_easy_setopt(h, CURLOPT_WRITEDATA, r) ? -1 : 0;
+	return docker_curl_stream(h, socket_path, url, errbuf, reader_write, r) < 0 ||
+	       curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, SEALED_EXPORT_TIMEOUT_MS) ? -1 : 0;
 }
 
 static int
