@@ -1526,6 +1526,20 @@ test_later_failure_sticks(void **state)
 	audit_close(a);
 }
 
+/* A log of exactly these rows, then verified. */
+static void
+verify_rows(const char *db, const struct audit_entry *rows, size_t n, struct audit_verify *v)
+{
+	struct audit *a;
+	struct al_err err;
+
+	assert_int_equal(audit_open(db, &a, &err), 0);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(audit_append(a, &rows[i], NULL, NULL, &err), 0);
+	audit_close(a);
+	assert_int_equal(audit_verify_file(db, v, &err), 0);
+}
+
 /*
  * Unknown outcomes: dispatches with no terminal entry, by session; a
  * denied call (no dispatch) and a completed one are not among them.
@@ -1544,15 +1558,8 @@ test_verify_unknown_outcomes(void **state)
 		call_entry("sess-A", "call-a4", AUDIT_D_ERROR),
 	};
 	struct audit_verify v;
-	struct audit *a;
-	struct al_err err;
-	size_t i;
 
-	assert_int_equal(audit_open(f->db, &a, &err), 0);
-	for (i = 0; i < sizeof rows / sizeof rows[0]; i++)
-		assert_int_equal(audit_append(a, &rows[i], NULL, NULL, &err), 0);
-	audit_close(a);
-	assert_int_equal(audit_verify_file(f->db, &v, &err), 0);
+	verify_rows(f->db, rows, sizeof rows / sizeof rows[0], &v);
 	assert_true(v.ok);
 	assert_int_equal(v.entries, 7);
 	assert_int_equal(v.n_unknown, 2);
@@ -1590,15 +1597,8 @@ test_verify_unended_sessions(void **state)
 		call_entry("sess-D", NULL, AUDIT_D_ABNORMAL),
 	};
 	struct audit_verify v;
-	struct audit *a;
-	struct al_err err;
-	size_t i;
 
-	assert_int_equal(audit_open(f->db, &a, &err), 0);
-	for (i = 0; i < sizeof rows / sizeof rows[0]; i++)
-		assert_int_equal(audit_append(a, &rows[i], NULL, NULL, &err), 0);
-	audit_close(a);
-	assert_int_equal(audit_verify_file(f->db, &v, &err), 0);
+	verify_rows(f->db, rows, sizeof rows / sizeof rows[0], &v);
 	assert_true(v.ok);
 	assert_int_equal(v.n_unended, 2);
 	assert_string_equal(v.unended[0].session_id, "sess-A");
