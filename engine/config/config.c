@@ -296,7 +296,7 @@ static int
 parse_ports(const json_t *arr, uint16_t *dst, size_t *n, const char *path, struct al_err *err)
 {
 	char sub[160];
-	long long port;
+	long long port = 0;
 	size_t i;
 	json_t *v;
 
