@@ -585,14 +585,22 @@ labels_json(const struct owner_labels *who)
 {
 	char pid[24], start[24];
 
+	json_t *l;
+
 	snprintf(pid, sizeof pid, "%ld", who->pid);
 	snprintf(start, sizeof start, "%llu", who->start_ticks);
-	return json_pack("{s:s, s:s, s:s, s:s, s:s}",
-			 LABEL_MANAGED, "1",
-			 LABEL_OWNER_PID, pid,
-			 LABEL_OWNER_START, start,
-			 LABEL_OWNER_BOOT, who->boot_id,
-			 LABEL_SESSION, who->session);
+	l = json_pack("{s:s, s:s, s:s, s:s, s:s}",
+		      LABEL_MANAGED, "1",
+		      LABEL_OWNER_PID, pid,
+		      LABEL_OWNER_START, start,
+		      LABEL_OWNER_BOOT, who->boot_id,
+		      LABEL_SESSION, who->session);
+	if (l && who->upstream[0] &&
+	    json_object_set_new(l, LABEL_UPSTREAM, json_string(who->upstream)) < 0) {
+		json_decref(l);
+		return NULL;
+	}
+	return l;
 }
 
 json_t *

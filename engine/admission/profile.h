@@ -64,6 +64,7 @@
 #define LABEL_OWNER_START	"io.airlock.owner-start"
 #define LABEL_OWNER_BOOT	"io.airlock.owner-boot"
 #define LABEL_SESSION		"io.airlock.session"
+#define LABEL_UPSTREAM		"io.airlock.upstream"	/* an upstream's container: its name */
 
 enum ipc_mode {
 	IPC_NONE,
@@ -107,6 +108,7 @@ struct owner_labels {
 	unsigned long long start_ticks;	/* /proc/<pid>/stat field 22 */
 	char boot_id[ID_MAX];	/* the kernel's boot id: a UUID, NUL */
 	char session[ID_MAX];
+	char upstream[64];	/* an upstream's container: its name; else "" (no label) */
 };
 
 void profile_defaults(struct profile *p);

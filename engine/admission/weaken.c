@@ -1,5 +1,6 @@
 #include "weaken.h"
 #include "mutant.h"
+#include "profile.h"
 #include "seccomp_profile.h"
 
 #include <string.h>
@@ -25,6 +26,10 @@ weaken_create_body(json_t *body)
 {
 	json_t *hc = json_object_get(body, "HostConfig");
 	size_t i;
+
+	if (mutant("upstream_only") &&
+	    !json_object_get(json_object_get(body, "Labels"), LABEL_UPSTREAM))
+		return;
 
 	for (i = 0; hc && i < sizeof weakenings / sizeof weakenings[0]; i++) {
 		const char *key = weakenings[i].key;

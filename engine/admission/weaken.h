@@ -56,6 +56,12 @@
 	_(weak_clone3,  "HostConfig.SecurityOpt",    WEAK_RUNSC_SECCOMP,              "seccomp") \
 	_(runsc_default_seccomp, "HostConfig.SecurityOpt", "[\"no-new-privileges=true\"]", "seccomp")
 
+/*
+ * With upstream_only among the names too, only an upstream's container
+ * (label io.airlock.upstream, engine/gateway/upstream_box.h) is weakened:
+ * the agent's is admitted, so a test sees the upstream's admission refuse
+ * (tests/docker/isolate.sh).
+ */
 /* Apply the weakening AIRLOCK_MUTANT names, if any (mutant build only). */
 void weaken_create_body(json_t *body);
 

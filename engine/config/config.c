@@ -388,13 +388,84 @@ parse_confinement(struct airlock_config *c, struct upstream_config *u, const jso
 	return parse_user(u, json_object_get(obj, "user"), path, err);
 }
 
+/* --- an upstream in a container (engine/gateway/upstream_box.h) ----------- */
+
+/* "process" (the default) or "container"; anything else names the fix. */
+static int
+parse_isolation(struct upstream_config *u, const json_t *v, const char *path, struct al_err *err)
+{
+	const char *s = json_string_value(v);
+
+	if (!v || (s && strcmp(s, "process") == 0))
+		return 0;
+	if (s && strcmp(s, "container") == 0) {
+		u->isolation = UPSTREAM_CONTAINER;
+		return 0;
+	}
+	return al_fail(err, "%s.isolation: expected \"process\" or \"container\"", path);
+}
+
+/* As profile.image: an immutable local image ID, never a name or tag. */
+static int
+parse_upstream_image(struct upstream_config *u, const json_t *v, const char *path,
+		     struct al_err *err)
+{
+	const char *s = json_string_value(v);
+
+	if (u->isolation != UPSTREAM_CONTAINER)
+		return v ? al_fail(err, "%s.image: only with \"isolation\": \"container\"", path) : 0;
+	if (!v)
+		return al_fail(err, "%s.image: required with isolation container"
+			       " (an immutable local image ID sha256:<64 hex>)", path);
+	if (!is_plain_string(v) || !profile_image_id_valid(s))
+		return al_fail(err, "%s.image: must be an immutable local image ID sha256:<64 hex>,"
+			       " not a name or tag (docker image inspect --format '{{.Id}}' NAME)", path);
+	snprintf(u->image, sizeof u->image, "%s", s);
+	return 0;
+}
+
+/*
+ * A container upstream has no host user, no mounts and no network: the
+ * keys that configure those for a host process are refused, not ignored.
+ */
+static int
+parse_container_keys(const json_t *obj, const char *path, struct al_err *err)
+{
+	static const char *const host_only[] = {
+		"cwd", "user", "privileged", "unconfined_ok", "paths", NULL,
+	};
+	const json_t *net = json_object_get(obj, "network");
+	size_t i;
+
+	for (i = 0; host_only[i]; i++)
+		if (json_object_get(obj, host_only[i]))
+			return al_fail(err, "%s.%s: not with isolation container (the container"
+				       " has the session's profile: no mounts, no host user)",
+				       path, host_only[i]);
+	if (net && !(json_is_string(net) && strcmp(json_string_value(net), "none") == 0))
+		return al_fail(err, "%s.network: isolation container allows only \"none\"", path);
+	return 0;
+}
+
+static int
+parse_isolated(struct airlock_config *c, struct upstream_config *u, const json_t *obj,
+	       const char *path, struct al_err *err)
+{
+	if (parse_isolation(u, json_object_get(obj, "isolation"), path, err) < 0 ||
+	    parse_upstream_image(u, json_object_get(obj, "image"), path, err) < 0)
+		return -1;
+	if (u->isolation == UPSTREAM_CONTAINER)
+		return parse_container_keys(obj, path, err);
+	return parse_confinement(c, u, obj, path, err);
+}
+
 /* One member of "upstreams" (a members_fn: ctx is the config). */
 static int
 upstream_member(void *ctx, const char *name, const json_t *obj, struct al_err *err)
 {
 	static const char *const keys[] = {
 		"argv", "cwd", "env", "timeout_ms", "user", "privileged", "unconfined_ok",
-		"paths", "network", NULL,
+		"paths", "network", "isolation", "image", NULL,
 	};
 	struct airlock_config *c = ctx;
 	struct upstream_config *u = &c->upstreams[c->n_upstreams];
@@ -427,7 +498,7 @@ upstream_member(void *ctx, const char *name, const json_t *obj, struct al_err *e
 			return al_fail(err, "upstreams: out of memory");
 	}
 	snprintf(path, sizeof path, "upstreams.%.64s", name);
-	return parse_confinement(c, u, obj, path, err);
+	return parse_isolated(c, u, obj, path, err);
 }
 
 static bool

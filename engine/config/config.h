@@ -11,7 +11,8 @@
  *   bounds     frame_bytes, stdout_bytes, stderr_bytes, calls, session_ms
  *   classes    ordered list of class names, lowest first
  *   upstreams  name → {argv, cwd, env, timeout_ms, user, privileged,
- *                      unconfined_ok, paths: {rw, ro}, network}
+ *                      unconfined_ok, paths: {rw, ro}, network,
+ *                      isolation: "process" | "container", image}
  *              (confinement: engine/mcp/mcp_confine.h, docs/operations.md)
  *   tools      name → {upstream, remote, data_class, sink_ceiling,
  *                      response_ceiling, pin}
@@ -58,8 +59,21 @@ struct config_bounds {
 	long session_ms;
 };
 
+/*
+ * Where an upstream runs (docs/operations.md, "An upstream in a container"):
+ * a confined host process (the default), or a container of its own with the
+ * session's hardened profile, admitted as the agent's is, its stdio over
+ * the Docker attach stream (engine/gateway/upstream_box.h).
+ */
+enum upstream_isolation {
+	UPSTREAM_PROCESS,
+	UPSTREAM_CONTAINER,
+};
+
 struct upstream_config {
 	char *name;
+	enum upstream_isolation isolation;
+	char image[72];			/* container: "sha256:<64 hex>" */
 	struct strv argv;
 	char *cwd;
 	struct strv env;

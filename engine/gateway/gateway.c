@@ -16,6 +16,7 @@ struct gateway {
 	struct journal journal;		/* o's audit log and exporter */
 	const struct airlock_config *cfg;
 	struct mcp_client *mcp[CONFIG_UPSTREAMS_MAX];
+	struct upstream_box *box[CONFIG_UPSTREAMS_MAX];	/* container upstreams' */
 	bool receipt_due[CONFIG_UPSTREAMS_MAX];	/* started; its confinement not yet audited */
 	char seen[CONFIG_TOOLS_MAX][HASH_HEX_LEN + 1];	/* first definition hash seen */
 	int session_class;
@@ -69,6 +70,16 @@ gateway_open(const struct gateway_options *o, struct gateway **out, struct al_er
 	return 0;
 }
 
+/* The client first (its stdin's EOF is the polite goodbye), then the container. */
+static void
+upstream_end(struct gateway *g, size_t i)
+{
+	mcp_stop(g->mcp[i]);
+	g->mcp[i] = NULL;
+	upstream_box_stop(g->box[i], NULL);
+	g->box[i] = NULL;
+}
+
 int
 gateway_settle(struct gateway *g)
 {
@@ -90,7 +101,7 @@ gateway_close(struct gateway *g)
 		return;
 	gateway_settle(g);
 	for (i = 0; i < CONFIG_UPSTREAMS_MAX; i++)
-		mcp_stop(g->mcp[i]);
+		upstream_end(g, i);
 	hash_ctx_free(g->hc);
 	free(g);
 }
@@ -258,6 +269,43 @@ catalog_listed(struct gateway *g, int upstream, struct mcp_client *m)
 	return true;
 }
 
+/*
+ * An admission of a container upstream's container, durable before it
+ * starts (first) or before its stdio reaches the client (second): the
+ * session's entry with the upstream's name and the container's id prefix.
+ * A refused entry that cannot be written refuses anyway.
+ */
+static void
+box_admission(void *ctx, const char *upstream, const char *id, const char *phase,
+	      const struct check_list *l)
+{
+	struct gateway *g = ctx;
+	const struct check_item *bad = check_list_first_failure(l);
+	enum audit_decision d = check_list_passed(l) ? AUDIT_D_ADMITTED : AUDIT_D_REFUSED;
+	struct audit_entry e = { .session_id = g->o.session_id, .rule = bad ? bad->id : phase };
+	char detail[192];
+
+	snprintf(detail, sizeof detail, "{\"phase\":\"%s\",\"checks\":%zu,\"refused\":%zu,"
+		 "\"upstream\":\"%.64s\",\"container\":\"%.12s\"}", phase, l->n,
+		 check_list_failures(l), upstream, id);
+	e.detail = detail;
+	if (journal_write(&g->journal, NULL, d, &e, NULL) < 0)
+		g->n.audit_failures++;
+}
+
+/* Its container admitted twice, then the handshake over the relay's descriptors. */
+static int
+upstream_boxed(struct gateway *g, int i, const struct mcp_server_config *sc,
+	       struct al_err *err)
+{
+	int fds[3];
+
+	if (upstream_box_start(g->o.host, &g->cfg->upstreams[i], box_admission, g, &g->box[i],
+			       fds, err) < 0)
+		return -1;
+	return mcp_start_fds(sc, fds[0], fds[1], fds[2], &g->mcp[i], err);
+}
+
 /* The tool's upstream, started on the first allowed call to it. */
 static struct mcp_client *
 upstream_for(struct gateway *g, const struct catalog_tool *t)
@@ -265,25 +313,40 @@ upstream_for(struct gateway *g, const struct catalog_tool *t)
 	int i = config_upstream_index(g->cfg, t->upstream);
 	struct mcp_server_config sc;
 	struct al_err err;
+	int rc;
 
 	if (i < 0)
 		return NULL;
 	if (!g->mcp[i]) {
 		config_upstream_mcp(g->cfg, (size_t)i, &sc);
-		if (mcp_start(&sc, &g->mcp[i], &err) < 0) {
-			/* err is fixed text plus the configured argv[0] at most */
-			snprintf(g->fault, sizeof g->fault, "%.190s", err.msg);
-			return NULL;
-		}
-		g->n.upstream_spawns++;
-		if (!catalog_listed(g, i, g->mcp[i])) {
-			mcp_stop(g->mcp[i]);
-			g->mcp[i] = NULL;
+		rc = g->cfg->upstreams[i].isolation == UPSTREAM_CONTAINER ?
+			upstream_boxed(g, i, &sc, &err) : mcp_start(&sc, &g->mcp[i], &err);
+		if (rc == 0)
+			g->n.upstream_spawns++;
+		if (rc < 0 || !catalog_listed(g, i, g->mcp[i])) {
+			/* err is fixed text, names, a check id, the daemon's message */
+			if (rc < 0)
+				snprintf(g->fault, sizeof g->fault, "%.190s", err.msg);
+			upstream_end(g, (size_t)i);
 			return NULL;
 		}
 		g->receipt_due[i] = true;
 	}
 	return g->mcp[i];
+}
+
+/* A container upstream's receipt: where it runs, never what it said. */
+static json_t *
+box_receipt(const struct upstream_box *b)
+{
+	const struct profile *p = upstream_box_profile(b);
+	char id[13], image[20];
+
+	snprintf(id, sizeof id, "%.12s", upstream_box_id(b));
+	snprintf(image, sizeof image, "%.19s", p->image);
+	return json_pack("{s:{s:s, s:s, s:s, s:s, s:s, s:s}}", "confinement",
+			 "isolation", "container", "container", id, "image", image,
+			 "runtime", p->runtime, "user", p->user, "network", "none");
 }
 
 /*
@@ -301,8 +364,9 @@ confinement_detail(struct call *c, struct mcp_client *m)
 
 	if (i < 0 || !c->g->receipt_due[i])
 		return NULL;
-	d = json_pack("{s:{s:s, s:I, s:I, s:b, s:i, s:I, s:s, s:s, s:b}}", "confinement",
-		      "user", r->user, "uid", (json_int_t)r->uid, "gid", (json_int_t)r->gid,
+	d = c->g->box[i] ? box_receipt(c->g->box[i]) :
+	    json_pack("{s:{s:s, s:s, s:I, s:I, s:b, s:i, s:I, s:s, s:s, s:b}}", "confinement",
+		      "isolation", "process", "user", r->user, "uid", (json_int_t)r->uid, "gid", (json_int_t)r->gid,
 		      "uid_changed", r->uid_changed, "landlock_abi", r->landlock_abi,
 		      "landlock_rules", (json_int_t)r->landlock_rules,
 		      "seccomp_sha256", r->seccomp_sha256, "network", r->network,

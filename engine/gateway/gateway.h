@@ -34,6 +34,7 @@
 #include "otlp.h"
 #include "policy.h"
 #include "snapshot.h"	/* struct gateway_counters */
+#include "upstream_box.h"
 
 struct gateway;
 
@@ -50,6 +51,9 @@ struct gateway_options {
 	struct otlp *otlp;			/* optional */
 	struct gate *gate;			/* the live policy gate, or NULL: all
 						   allowed at revision 0 */
+	const struct upstream_host *host;	/* for "isolation": "container"
+						   upstreams, or NULL: they are
+						   unavailable (upstream_box.h) */
 };
 
 int gateway_open(const struct gateway_options *o, struct gateway **out, struct al_err *err);
@@ -91,7 +95,8 @@ int gateway_settle(struct gateway *g);
 
 /*
  * Wait until the session's queued terminal entries are committed, stop
- * every upstream this session started; free.
+ * every upstream this session started (a container upstream's container
+ * stopped, removed and seen gone); free.
  */
 void gateway_close(struct gateway *g);
 

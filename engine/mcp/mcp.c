@@ -354,6 +354,42 @@ mcp_start(const struct mcp_server_config *cfg, struct mcp_client **out, struct a
 	return mcp_started(c, out, err);
 }
 
+static int
+mcp_nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	return fl < 0 ? -1 : fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+}
+
+int
+mcp_start_fds(const struct mcp_server_config *cfg, int in_fd, int out_fd, int err_fd,
+	      struct mcp_client **out, struct al_err *err)
+{
+	bool ok = out && cfg && in_fd >= 0 && out_fd >= 0;
+	struct mcp_client *c = ok ? mcp_client_new(cfg) : NULL;
+
+	if (out)
+		*out = NULL;
+	if (!c) {
+		mcp_close_fd(&in_fd);
+		mcp_close_fd(&out_fd);
+		mcp_close_fd(&err_fd);
+		return al_fail(err, ok ? "upstream: out of memory" : "upstream: bad arguments");
+	}
+	c->in_fd = in_fd;
+	c->out_fd = out_fd;
+	c->err_fd = err_fd;
+	mcp_ignore_sigpipe();
+	if (mcp_nonblock(in_fd) < 0 || mcp_nonblock(out_fd) < 0 ||
+	    (err_fd >= 0 && mcp_nonblock(err_fd) < 0)) {
+		al_fail(err, "upstream %s: cannot start", c->name);
+		mcp_stop(c);
+		return -1;
+	}
+	return mcp_started(c, out, err);
+}
+
 /* stdout comes from the replay (mcp_replay_pump); what we write goes nowhere. */
 static int
 mcp_replay_open(struct mcp_client *c, const void *bytes, size_t len)

@@ -80,6 +80,19 @@ int mcp_start(const struct mcp_server_config *cfg, struct mcp_client **out,
 	      struct al_err *err);
 
 /*
+ * The same handshake over a transport the caller started (an upstream in a
+ * container, its stdio relayed from the Docker attach stream): in_fd is
+ * written as the server's stdin, out_fd read as its stdout, err_fd (or -1)
+ * drained and counted as its stderr. The client takes the three
+ * descriptors (closed on failure too) and makes them non-blocking;
+ * mcp_stop closes them and ends nothing else: the caller ends the server.
+ * cfg->argv is not used. mcp_pid is 0 and mcp_confinement zeroed: the
+ * caller holds the receipt.
+ */
+int mcp_start_fds(const struct mcp_server_config *cfg, int in_fd, int out_fd, int err_fd,
+		  struct mcp_client **out, struct al_err *err);
+
+/*
  * The SHA-256 of a tool's definition (its tools/list entry in canonical
  * JSON), as of the latest listing. Before answering, pending server
  * messages are read, and a tools/list_changed notification causes a

@@ -334,6 +334,11 @@ mcp_frame(struct session *s, char **frame, size_t *len)
 	return f != NULL;
 }
 
+/*
+ * Container upstreams get the session's daemon, profile, host facts and
+ * watchdog (engine/gateway/upstream_box.h); they live in s->up, which
+ * outlives the gateway.
+ */
 static bool
 open_gateway(struct session *s)
 {
@@ -343,6 +348,15 @@ open_gateway(struct session *s)
 		.audit = s->o->audit,
 		.otlp = s->o->otlp,
 		.gate = s->o->gate,
+		.host = &s->up,
+	};
+
+	s->up = (struct upstream_host){
+		.socket = s->socket,
+		.profile = &s->profile,
+		.facts = &s->facts,
+		.watchdog_exe = s->o->watchdog_exe,
+		.session_id = s->sum->session_id,
 	};
 	struct al_err err;
 

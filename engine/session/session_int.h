@@ -33,6 +33,7 @@ struct session {
 	struct container *box;		/* NULL until the daemon answers */
 	struct warm *warm;		/* a claimed pooled container's shell, or NULL */
 	struct gateway *gw;
+	struct upstream_host up;	/* what container upstreams take (gateway.h) */
 	struct bridge *br;		/* while the agent runs */
 	int64_t t0_ms;
 	int64_t deadline_ms;	/* on the monotonic clock */

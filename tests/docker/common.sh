@@ -40,6 +40,20 @@ scratch_image() {
 	cat "$dir/iid"
 }
 
+# node_root ROOT: this machine's Node.js at ROOT/usr/bin/node with the shared
+# libraries ldd names (FROM scratch images hold nothing else), and the pinned
+# npm packages of tests/thirdparty at ROOT/app/node_modules.
+node_root() {
+	local root=$1 node lib
+	node=$(readlink -f "$(command -v node)") || return 1
+	mkdir -p "$root/usr/bin" "$root/app" || return 1
+	cp "$node" "$root/usr/bin/node" || return 1
+	for lib in $(ldd "$node" | awk '/=> \// { print $3 } /^\t\/.*ld-linux/ { print $1 }'); do
+		cp -L --parents "$lib" "$root" || return 1
+	done
+	cp -a "$(dirname "${BASH_SOURCE[0]}")/../thirdparty/node_modules" "$root/app/"
+}
+
 # --- a script's scratch dir, and taking down what it started -------------------
 # scratch_dir: $work, a new directory, and an EXIT trap (teardown) that takes
 # down what this script registered and nothing else (other suites and the

@@ -36,14 +36,8 @@ fi
 
 # --- the image: node, its libraries, the SDK, the agent; then add-shim --------
 node_image() {
-	local ctx=$work/nodeimg root=$work/nodeimg/root node lib
-	node=$(readlink -f "$(command -v node)") || return 1
-	mkdir -p "$root/usr/bin" "$root/app" || return 1
-	cp "$node" "$root/usr/bin/node" || return 1
-	for lib in $(ldd "$node" | awk '/=> \// { print $3 } /^\t\/.*ld-linux/ { print $1 }'); do
-		cp -L --parents "$lib" "$root" || return 1
-	done
-	cp -a "$thirdparty/node_modules" "$root/app/" || return 1
+	local ctx=$work/nodeimg root=$work/nodeimg/root
+	node_root "$root" || return 1
 	cp "$thirdparty/sdk_agent.mjs" "$root/app/agent.mjs" || return 1
 	printf 'FROM scratch\nCOPY root/ /\nENTRYPOINT ["/airlock/shim", "--"]\n' >"$ctx/Dockerfile"
 	DOCKER_BUILDKIT=0 "$DOCKER" build -q --iidfile "$ctx/iid" "$ctx" >/dev/null || return 1

@@ -73,6 +73,64 @@ test_good(void **state)
 	config_free(&c);
 }
 
+#define IMG "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+#define BOXED(rest) "{\"upstreams\": {\"u\": {\"argv\": [\"/x\"], \"isolation\": \"container\"" rest "}}}"
+
+/* "isolation": the default is a process; a container needs an image ID and nothing host-only. */
+static void
+test_isolation(void **state)
+{
+	struct airlock_config c;
+
+	(void)state;
+	assert_string_equal(load(&c, "{\"upstreams\": {\"u\": {\"argv\": [\"/x\"]}}}"), "");
+	assert_int_equal(c.upstreams[0].isolation, UPSTREAM_PROCESS);
+	config_free(&c);
+	assert_string_equal(load(&c, "{\"upstreams\": {\"u\": {\"argv\": [\"/x\"],"
+				 " \"isolation\": \"process\"}}}"), "");
+	assert_int_equal(c.upstreams[0].isolation, UPSTREAM_PROCESS);
+	config_free(&c);
+	assert_string_equal(load(&c, BOXED(", \"image\": \"" IMG "\", \"network\": \"none\","
+				       " \"env\": {\"PATH\": \"/usr/bin\"}")), "");
+	assert_int_equal(c.upstreams[0].isolation, UPSTREAM_CONTAINER);
+	assert_string_equal(c.upstreams[0].image, IMG);
+	assert_string_equal(c.upstreams[0].argv.v[0], "/x");
+	config_free(&c);
+}
+
+/* Every bad value fails closed, with a fixed message that names the fix. */
+static void
+test_isolation_refusals(void **state)
+{
+	(void)state;
+	refused("{\"upstreams\": {\"u\": {\"argv\": [\"/x\"], \"isolation\": \"vm\"}}}",
+		"upstreams.u.isolation: expected \"process\" or \"container\"");
+	refused("{\"upstreams\": {\"u\": {\"argv\": [\"/x\"], \"isolation\": \"Container\"}}}",
+		"upstreams.u.isolation: expected \"process\" or \"container\"");
+	refused("{\"upstreams\": {\"u\": {\"argv\": [\"/x\"], \"isolation\": true}}}",
+		"upstreams.u.isolation: expected \"process\" or \"container\"");
+	refused(BOXED(""), "upstreams.u.image: required with isolation container"
+		" (an immutable local image ID sha256:<64 hex>)");
+	refused(BOXED(", \"image\": \"node:20\""),
+		"upstreams.u.image: must be an immutable local image ID sha256:<64 hex>, not a name or tag");
+	refused(BOXED(", \"image\": \"sha256:0123\""), "upstreams.u.image: must be an immutable");
+	refused(BOXED(", \"image\": 7"), "upstreams.u.image: must be an immutable");
+	refused("{\"upstreams\": {\"u\": {\"argv\": [\"/x\"], \"image\": \"" IMG "\"}}}",
+		"upstreams.u.image: only with \"isolation\": \"container\"");
+	refused(BOXED(", \"image\": \"" IMG "\", \"network\": {\"connect\": [443]}"),
+		"upstreams.u.network: isolation container allows only \"none\"");
+	refused(BOXED(", \"image\": \"" IMG "\", \"paths\": {\"rw\": [\"/tmp\"]}"),
+		"upstreams.u.paths: not with isolation container");
+	refused(BOXED(", \"image\": \"" IMG "\", \"user\": \"nobody\""),
+		"upstreams.u.user: not with isolation container");
+	refused(BOXED(", \"image\": \"" IMG "\", \"cwd\": \"/srv\""),
+		"upstreams.u.cwd: not with isolation container");
+	refused(BOXED(", \"image\": \"" IMG "\", \"privileged\": true"),
+		"upstreams.u.privileged: not with isolation container");
+	refused("{\"upstreams\": {\"u\": {\"argv\": [\"rel\"], \"isolation\": \"container\","
+		" \"image\": \"" IMG "\"}}}", "absolute path");
+}
+
 static void
 test_refusals(void **state)
 {
@@ -229,6 +287,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_good),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_isolation),
+		cmocka_unit_test(test_isolation_refusals),
 		cmocka_unit_test(test_custom_classes),
 		cmocka_unit_test(test_named_object_bounds),
 		cmocka_unit_test(test_read_json),

@@ -5,6 +5,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "mcp.h"
@@ -797,6 +799,85 @@ test_filesystem_read(void **state)
 	mcp_call_result_free(&res);
 }
 
+/* --- a transport the caller started (mcp_start_fds) ------------------------- */
+
+/* The fixture started here, its stdio on pipes, as the relay hands them over. */
+static pid_t
+spawn_plain(const struct fx *f, int fds[3])
+{
+	char *argv[16] = { NULL };
+	int in[2], out[2], err[2];
+	size_t i;
+	pid_t pid;
+
+	for (i = 0; i < f->cfg.argv.n && i < 15; i++)
+		argv[i] = f->cfg.argv.v[i];
+	assert_int_equal(pipe2(in, O_CLOEXEC), 0);
+	assert_int_equal(pipe2(out, O_CLOEXEC), 0);
+	assert_int_equal(pipe2(err, O_CLOEXEC), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (dup2(in[0], 0) < 0 || dup2(out[1], 1) < 0 || dup2(err[1], 2) < 0)
+			_exit(127);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	close(err[1]);
+	fds[0] = in[1];
+	fds[1] = out[0];
+	fds[2] = err[0];
+	return pid;
+}
+
+/*
+ * The same handshake and calls over descriptors; mcp_stop closes them and
+ * signals nothing: the server ends on its stdin's EOF, reaped here.
+ */
+static void
+test_start_fds(void **state)
+{
+	struct fx *f = *state;
+	struct mcp_call_result res;
+	struct al_err err = { "" };
+	char h[HASH_HEX_LEN + 1];
+	int fds[3], status = -1;
+	pid_t pid;
+
+	fx_config(f, "echo");
+	pid = spawn_plain(f, fds);
+	if (mcp_start_fds(&f->cfg, fds[0], fds[1], fds[2], &f->c, &err) < 0)
+		fail_msg("mcp_start_fds: %s", err.msg);
+	assert_int_equal(mcp_pid(f->c), 0);
+	assert_int_equal(mcp_tool_hash(f->c, "echo", h), 0);
+	call(f->c, "echo", "{\"message\":\"over fds\"}", 0, &res);
+	assert_text(&res, "over fds");
+	mcp_call_result_free(&res);
+	mcp_stop(f->c);
+	f->c = NULL;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/* Bad descriptors are refused and whatever was given is closed. */
+static void
+test_start_fds_refuses(void **state)
+{
+	struct fx *f = *state;
+	struct al_err err = { "" };
+	int p[2];
+
+	fx_config(f, "echo");
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	assert_int_equal(mcp_start_fds(&f->cfg, -1, p[0], p[1], &f->c, &err), -1);
+	assert_string_equal(err.msg, "upstream: bad arguments");
+	assert_null(f->c);
+	assert_int_equal(fcntl(p[0], F_GETFD), -1);
+	assert_int_equal(fcntl(p[1], F_GETFD), -1);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, fx_setup, fx_teardown)
 
 int
@@ -804,6 +885,8 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		T(test_start_lists_tools),
+		T(test_start_fds),
+		T(test_start_fds_refuses),
 		T(test_hashes_stable_across_starts),
 		T(test_echo_round_trip),
 		T(test_sink_records_params),

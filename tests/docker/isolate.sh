@@ -1,0 +1,258 @@
+#!/usr/bin/env bash
+# An upstream in a container of its own ("isolation": "container",
+# docs/operations.md; issue 41): the fixture upstream (a static build in a
+# FROM scratch image) and the npm MCP servers of tests/thirdparty (in an
+# image built here from this machine's Node.js, as mcp.sh builds its agent)
+# run as containers with the session's hardened profile, their stdio over
+# the Docker attach stream. Each is shown to:
+#   - complete calls (the sink inside the container, read with docker exec,
+#     and the audit's allowed entries and response hashes);
+#   - be admitted twice (its admission entries in the audit, named by
+#     upstream and container) and have no network (inspected, and its
+#     /proc/net/dev lists loopback alone);
+#   - be gone when the session ends, and stopped by its watchdog when the
+#     engine is SIGKILLed (then `airlock reap` removes it);
+#   - be refused by admission, before it starts, when the mutant gives it a
+#     network (weak_network + weak_netns, upstream_only); with
+#     admission_bypass the same mutant runs and its network is real.
+# The npm servers run both ways (process and container) with the same checks.
+#
+# usage: isolate.sh AIRLOCK AIRLOCK_MUTANTS AGENT_BIN UPSTREAM_STATIC
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/common.sh"
+require_daemon
+
+airlock=$1 mutants=$2 agent=$3 upstream=$4
+thirdparty=$(cd "$here/../thirdparty" && pwd)
+scratch_dir
+. "$here/../checks.sh"
+owner_pids() { printf '%s\n' "${helpers[@]}"; }
+
+agent_image=$(scratch_image "$work/agent" "$agent") || { not_ok "agent image build"; summary; exit 1; }
+up_image=$(scratch_image "$work/up" "$upstream") || { not_ok "upstream image build"; summary; exit 1; }
+images+=("$agent_image" "$up_image")
+up=/$(basename "$upstream")
+canary="CANARY-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+printf '{"message":"%s"}\n' "$canary" >"$work/payload.json"
+
+# config CASE AGENT_MODE: the agent saves to "vault", the fixture upstream in a container.
+config() {
+	mkdir -p "$work/$1"
+	cat >"$work/$1/config.json" <<JSON
+{
+  "profile": {"image": "$agent_image", "cmd": ["$2"], "tmpfs": {"/tmp": 1048576}},
+  "bounds": {"session_ms": 60000, "calls": 4096},
+  "upstreams": {
+    "vault": {"isolation": "container", "image": "$up_image", "network": "none",
+              "argv": ["$up", "--sink", "/tmp/vault.sink"], "timeout_ms": 5000}
+  },
+  "tools": {
+    "store": {"upstream": "vault", "remote": "store", "data_class": "confidential",
+              "sink_ceiling": "confidential", "response_ceiling": "confidential"}
+  },
+  "aliases": {"save": "store", "publish": "store"},
+  "initial": {"file": "$work/payload.json", "class": "confidential"}
+}
+JSON
+}
+# start CASE [AIRLOCK]: airlock run in the background; $engine its pid.
+start() {
+	local dir=$work/$1
+	"${2:-$airlock}" run --config "$dir/config.json" --audit "$dir/audit.db" --json \
+		>"$dir/summary.json" 2>"$dir/stderr" </dev/null &
+	engine=$!
+	helpers+=("$engine")
+}
+finish() { wait "$engine" 2>/dev/null; echo $? >"$work/$1/rc"; }
+field() { python3 -c 'import json,sys
+v = json.load(open(sys.argv[1]))
+for k in sys.argv[2].split("."): v = v[k]
+print(v if not isinstance(v, bool) else str(v).lower())' "$work/$1/summary.json" "$2" 2>/dev/null; }
+is() { [ "$(field "$1" "$2")" = "$3" ]; }
+count() { sqlite3 "$work/$1/audit.db" "select count(*) from audit_entries where $2"; }
+audit_has() { [ "$(count "$1" "$2")" -gt 0 ]; }
+sid_of() { sqlite3 "$work/$1/audit.db" "select session_id from audit_entries limit 1" 2>/dev/null; }
+# box_of PID NAME: the container of upstream NAME that engine PID created.
+box_of() { "$DOCKER" ps -aq --no-trunc --filter label=io.airlock.managed=1 \
+	--filter "label=io.airlock.owner-pid=$1" --filter "label=io.airlock.upstream=$2" | head -n1; }
+sink_lines() { "$DOCKER" exec "$1" "$up" --cat /tmp/vault.sink 2>/dev/null | grep -c .; }
+calls_seen() { [ "$(sink_lines "$1")" -ge 2 ]; }
+gone() { ! "$DOCKER" inspect "$1" >/dev/null 2>&1; }
+wait_for() {	# TENTHS COMMAND...
+	local n=$1; shift
+	while [ "$n" -gt 0 ]; do "$@" && return 0; sleep 0.1; n=$((n - 1)); done
+	return 1
+}
+find_box() {	# CASE: $box once the engine's vault container exists and runs
+	box=$(box_of "$engine" vault)
+	running "$box"
+}
+no_canary() { ! grep -rqaF "$canary" "$work/$1"/*.db* "$work/$1/summary.json" "$work/$1/stderr"; }
+# interfaces ID: the names in the container's /proc/net/dev (read from inside it).
+interfaces() { "$DOCKER" exec "$1" "$up" --cat /proc/net/dev | awk -F: 'NR > 2 { gsub(/ /, "", $1); print $1 }'; }
+only_loopback() { [ "$(interfaces "$1")" = lo ]; }
+has_network() { interfaces "$1" | grep -qvx lo; }
+admitted_entries() {	# CASE: both admissions of the vault's container, durable, named
+	[ "$(count "$1" "decision='admitted' and detail like '%\"upstream\":\"vault\"%'
+		and detail like '%\"container\":\"${2:0:12}\"%'")" -eq 2 ]
+}
+
+# ============================================================================
+# 1. The fixture upstream in a container: calls reach it, no network, gone after.
+config steady steady
+start steady
+check "steady: the vault's container runs" wait_for 300 find_box steady
+check "steady: its sink (inside it, read by docker exec) sees the agent's calls" \
+	wait_for 300 calls_seen "$box"
+check "steady: the calls carry the payload to it" \
+	sh -c "'$DOCKER' exec '$box' '$up' --cat /tmp/vault.sink | grep -qF '$canary'"
+check "steady: inspected: NetworkMode none, networking disabled" \
+	[ "$("$DOCKER" inspect -f '{{.HostConfig.NetworkMode}} {{.Config.NetworkDisabled}}' "$box")" = "none true" ]
+check "steady: inside it, no interface but loopback" only_loopback "$box"
+check "steady: the hardened profile (read-only root, no caps, non-root, limits)" \
+	[ "$("$DOCKER" inspect -f '{{.HostConfig.ReadonlyRootfs}} {{.HostConfig.CapDrop}} {{.Config.User}} {{.HostConfig.PidsLimit}}' "$box")" = "true [ALL] 10001:10001 32" ]
+check "steady: labelled with the session and the upstream's name" \
+	[ "$("$DOCKER" inspect -f '{{index .Config.Labels "io.airlock.upstream"}}' "$box")" = vault ]
+kill -TERM "$engine"
+finish steady
+check "steady: the session ends on the operator's stop" is steady ended operator_stop
+check "steady: allowed calls in the audit" [ "$(count steady "tool='store' and decision='allowed'")" -ge 2 ]
+check "steady: both admissions of its container in the audit" admitted_entries steady "$box"
+check "steady: the first dispatch's receipt says isolation container and its id" \
+	audit_has steady "decision='dispatch' and detail like '%\"isolation\":\"container\"%'
+		and detail like '%\"container\":\"${box:0:12}\"%' and detail like '%\"network\":\"none\"%'"
+check "steady: its container is gone after the session" gone "$box"
+check "steady: no container of the session left" session_gone "$(sid_of steady)"
+check "steady: no canary in audit, summary or stderr" no_canary steady
+
+# 2. An agent that exits: the session ends normally, the container is gone.
+config normal normal
+start normal
+finish normal
+check "normal: ends agent_exit" is normal ended agent_exit
+check "normal: two calls allowed through the container" is normal allowed 2
+check "normal: one upstream started" is normal upstream_spawns 1
+check "normal: its admissions in the audit" \
+	[ "$(count normal "decision='admitted' and detail like '%\"upstream\":\"vault\"%'")" -eq 2 ]
+check "normal: no container of the session left" session_gone "$(sid_of normal)"
+check "normal: audit chain valid" "$airlock" audit verify "$work/normal/audit.db"
+
+# 3. The engine SIGKILLed mid-session: the upstream's own watchdog stops its container.
+config crash steady
+start crash
+crash_ready() { wait_for 300 find_box crash && wait_for 300 calls_seen "$box"; }
+check "crash: the vault's container runs and has calls" crash_ready
+kill -KILL "$engine"
+wait "$engine" 2>/dev/null
+check "crash: the watchdog stopped the upstream's container" wait_for 150 stopped "$box"
+check "crash: and the agent's (no container of the session runs)" \
+	wait_for 150 session_stopped "$(sid_of crash)"
+"$airlock" reap >/dev/null 2>&1
+check "crash: airlock reap removed them" wait_for 100 session_gone "$(sid_of crash)"
+
+# 4. A weakened upstream container (a network): refused before it starts.
+config weak normal
+AIRLOCK_MUTANT=weak_network,weak_netns,upstream_only start weak "$mutants"
+finish weak
+check "weak: the agent's container was admitted (the mutant spares it)" \
+	is weak admission.second admitted
+check "weak: the upstream's first admission refused it (network_mode)" \
+	audit_has weak "decision='refused' and rule='network_mode' and detail like '%\"phase\":\"first\"%'
+		and detail like '%\"upstream\":\"vault\"%'"
+check "weak: no second admission of it, no dispatch, no call allowed" \
+	[ "$(count weak "(decision='admitted' and detail like '%\"upstream\"%') or decision in ('dispatch', 'allowed')")" -eq 0 ]
+check "weak: the session ends on the unavailable upstream" is weak ended upstream_unavailable
+check "weak: nothing of the session left" session_gone "$(sid_of weak)"
+# The mutant is real: let through (admission_bypass), the container has a network.
+config bypass steady
+AIRLOCK_MUTANT=weak_network,weak_netns,upstream_only,admission_bypass start bypass "$mutants"
+check "bypass: the weakened container runs" wait_for 300 find_box bypass
+check "bypass: inspected, it has the host's network" \
+	[ "$("$DOCKER" inspect -f '{{.HostConfig.NetworkMode}} {{.Config.NetworkDisabled}}' "$box")" = "host false" ]
+check "bypass: inside it, interfaces besides loopback (the leak admission prevents)" \
+	has_network "$box"
+kill -TERM "$engine"
+finish bypass
+check "bypass: gone after the session" wait_for 100 session_gone "$(sid_of bypass)"
+
+# ============================================================================
+# The npm MCP servers, both ways.
+if [ ! -d "$thirdparty/node_modules/@modelcontextprotocol/server-everything" ]; then
+	if [ -n "${CI:-}" ]; then
+		not_ok "the npm MCP servers are not installed (scripts/setup runs npm ci in tests/thirdparty)"
+	else
+		echo "## SKIPPED: npm MCP servers not installed in tests/thirdparty (npm ci)" | tee /dev/stderr
+	fi
+	summary
+	exit
+fi
+node_image() {
+	local ctx=$work/nodeimg
+	node_root "$ctx/root" || return 1
+	printf 'FROM scratch\nCOPY root/ /\n' >"$ctx/Dockerfile"
+	DOCKER_BUILDKIT=0 "$DOCKER" build -q --iidfile "$ctx/iid" "$ctx" >/dev/null || return 1
+	cat "$ctx/iid"
+}
+node_img=$(node_image) || { not_ok "node image build"; summary; exit 1; }
+images+=("$node_img")
+node_dir=$(dirname "$(command -v node)")
+mods=/app/node_modules/@modelcontextprotocol
+# npm_config CASE ISOLATION: fs (write_file) for "save", everything (echo) for "publish".
+npm_config() {
+	local dir=$work/$1 fs ev fsdir
+	mkdir -p "$dir/fs"
+	printf '{"path":"%s","content":"%s","message":"%s"}\n' \
+		"$([ "$2" = container ] && echo /tmp/out.txt || echo "$dir/fs/out.txt")" "$canary" "$canary" \
+		>"$dir/payload.json"
+	if [ "$2" = container ]; then
+		fs="\"isolation\": \"container\", \"image\": \"$node_img\",
+		    \"argv\": [\"/usr/bin/node\", \"$mods/server-filesystem/dist/index.js\", \"/tmp\"]"
+		ev="\"isolation\": \"container\", \"image\": \"$node_img\",
+		    \"argv\": [\"/usr/bin/node\", \"$mods/server-everything/dist/index.js\"]"
+	else
+		upstream_owns "$dir/fs"
+		fs="\"argv\": [\"$thirdparty/node_modules/.bin/mcp-server-filesystem\", \"$dir/fs\"],
+		    \"env\": {\"PATH\": \"$node_dir:/usr/bin:/bin\"}, \"paths\": {\"rw\": [\"$dir/fs\"]}"
+		ev="\"argv\": [\"$thirdparty/node_modules/.bin/mcp-server-everything\"],
+		    \"env\": {\"PATH\": \"$node_dir:/usr/bin:/bin\"}"
+	fi
+	cat >"$dir/config.json" <<JSON
+{
+  "profile": {"image": "$agent_image", "cmd": ["normal"], "tmpfs": {"/tmp": 4194304},
+              "memory": 536870912, "pids_limit": 256},
+  "bounds": {"session_ms": 90000},
+  "upstreams": {"fs": {$fs, "timeout_ms": 30000}, "everything": {$ev, "timeout_ms": 30000}},
+  "tools": {
+    "fswrite": {"upstream": "fs", "remote": "write_file", "data_class": "confidential",
+                "sink_ceiling": "confidential", "response_ceiling": "confidential"},
+    "shout": {"upstream": "everything", "remote": "echo", "data_class": "confidential",
+              "sink_ceiling": "confidential", "response_ceiling": "confidential"}
+  },
+  "aliases": {"save": "fswrite", "publish": "shout"},
+  "initial": {"file": "$dir/payload.json", "class": "confidential"}
+}
+JSON
+}
+echo_hash=$(printf 'Echo: %s' "$canary" | sha256sum | cut -d' ' -f1)
+for iso in process container; do
+	c=npm_$iso
+	npm_config "$c" "$iso"
+	start "$c"
+	finish "$c"
+	check "$c: ends agent_exit" is "$c" ended agent_exit
+	check "$c: both servers listed their tools and took one call each (2 allowed)" is "$c" allowed 2
+	check "$c: two upstreams started" is "$c" upstream_spawns 2
+	check "$c: write_file allowed" audit_has "$c" "tool='fswrite' and decision='allowed'"
+	check "$c: echo answered with the payload's message (its response hash)" \
+		audit_has "$c" "tool='shout' and decision='allowed' and response_hash='$echo_hash'"
+	check "$c: the receipts say isolation $iso" \
+		[ "$(count "$c" "decision='dispatch' and detail like '%\"isolation\":\"$iso\"%'")" -eq 2 ]
+	check "$c: no container of the session left" session_gone "$(sid_of "$c")"
+	check "$c: no canary in audit, summary or stderr" no_canary "$c"
+done
+check "npm_process: the file exists with the payload" grep -qF "$canary" "$work/npm_process/fs/out.txt"
+check "npm_container: both containers admitted twice" \
+	[ "$(count npm_container "decision='admitted' and detail like '%\"upstream\":%'")" -eq 4 ]
+
+summary
