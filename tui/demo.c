@@ -17,6 +17,7 @@
 #include "clock.h"
 #include "demo_image.h"
 #include "link.h"
+#include "mcp_confine.h"
 
 #define DEMO_KNOWN		64		/* session ids remembered with their role */
 #define DEMO_DIR_ENTRIES_MAX	256		/* what demo_close removes, at most */
@@ -171,8 +172,9 @@ demo_make_dir(struct demo *d, struct al_err *err)
 		return al_fail(err, "demo: cannot create a private directory under %.128s", tmp);
 	memcpy(d->dir, tmpl, strlen(tmpl) + 1);
 	/*
-	 * The upstreams' drop box, the one path in their paths.rw. A root
-	 * engine runs them as airlock-upstream (mcp_confine.h): they may
+	 * The upstreams' drop box, the one path in their paths.rw. An engine
+	 * that can change uid runs them as airlock-upstream (mcp_confine.h,
+	 * mcp_confine_can_change_ids): they may
 	 * create their sinks here, not list it nor remove what is not theirs
 	 * (sticky), and never reach the audit log beside it. Its parent is
 	 * 0711 then: they may pass through it, not read it.
@@ -180,7 +182,7 @@ demo_make_dir(struct demo *d, struct al_err *err)
 	if (demo_path(d->sinks, d->dir, "sinks", err) < 0)
 		return -1;
 	if (mkdir(d->sinks, 0700) != 0 ||
-	    (geteuid() == 0 && (chmod(d->sinks, 01733) != 0 || chmod(d->dir, 0711) != 0)))
+	    (mcp_confine_can_change_ids() && (chmod(d->sinks, 01733) != 0 || chmod(d->dir, 0711) != 0)))
 		return al_fail(err, "demo: cannot create the sinks directory under %.128s", tmp);
 	return demo_path(d->audit, d->dir, "audit.db", err);
 }

@@ -340,8 +340,8 @@ parse_network(struct upstream_config *u, const json_t *v, const char *path, stru
 
 /*
  * The user is checked here, so a config naming root (without the opt-in)
- * or a user that does not exist starts no session. A root engine also
- * needs the default user to exist.
+ * or a user that does not exist starts no session. An engine that can
+ * change uid (mcp_confine_can_change_ids) also needs the default user.
  */
 static int
 parse_user(struct upstream_config *u, const json_t *v, const char *path, struct al_err *err)
@@ -356,8 +356,8 @@ parse_user(struct upstream_config *u, const json_t *v, const char *path, struct 
 			return al_fail(err, "upstreams: out of memory");
 		name = u->user;
 		u->confine.user = u->user;
-	} else if (geteuid() != 0) {
-		return 0;	/* the upstream keeps the engine's (non-root) uid */
+	} else if (!mcp_confine_can_change_ids()) {
+		return 0;	/* the upstream keeps the engine's uid */
 	}
 	if (mcp_confine_check_user(name, u->confine.privileged, &why) == 0)
 		return 0;

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -65,6 +66,8 @@ exec_watchdog(const char *exe, const char *sock, const char *id, int fd, int rep
 		sigaction(sig, &dfl, NULL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+	/* It needs only the Docker socket: not the unit's ambient capabilities. */
+	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
 	execve(exe, argv, envp);
 	e = errno;
 	if (write(3, &e, sizeof e) < 0)

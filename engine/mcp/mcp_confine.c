@@ -65,9 +65,29 @@ mcp_confine_check_user(const char *user, bool privileged, struct al_err *err)
 	return user_allowed(p, privileged, err);
 }
 
+/* Whether the calling thread holds cap in its effective set. */
+static bool
+cap_effective(int cap)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d) < 0)
+		return false;
+	return (d[cap / 32].effective & (1U << (cap % 32))) != 0;
+}
+
+bool
+mcp_confine_can_change_ids(void)
+{
+	return cap_effective(CAP_SETUID) && cap_effective(CAP_SETGID);
+}
+
 /*
- * Only a root engine can change uid. A non-root engine's upstream keeps
- * the engine's uid, gid and groups: refused if those hold the docker group.
+ * An engine without CAP_SETUID and CAP_SETGID cannot change uid. Its
+ * upstream keeps the engine's uid, gid and groups: refused if those hold
+ * the docker group (the airlock service's own user does: the unit lost
+ * its capabilities, and the upstream must not silently run as it).
  */
 static int
 keep_engine_ids(struct mcp_confine *cf, bool privileged, struct al_err *err)
@@ -86,8 +106,22 @@ keep_engine_ids(struct mcp_confine *cf, bool privileged, struct al_err *err)
 			break;
 	if (getegid() == g->gr_gid || (n > 0 && i < n))
 		return al_fail(err, "upstream %s: the engine is in the docker group without "
-			       "root: it cannot drop that group for the upstream", cf->name);
+			       "CAP_SETUID and CAP_SETGID: it cannot drop that group for the "
+			       "upstream", cf->name);
 	return 0;
+}
+
+/*
+ * An engine that changes uid must also empty the upstream's bounding set,
+ * which takes CAP_SETPCAP (root has it; the unit grants it).
+ */
+static int
+check_setpcap(const struct mcp_confine *cf, struct al_err *err)
+{
+	if (cap_effective(CAP_SETPCAP))
+		return 0;
+	return al_fail(err, "upstream %s: the engine holds CAP_SETUID but not CAP_SETPCAP: "
+		       "it cannot drop the upstream's bounding set", cf->name);
 }
 
 static int
@@ -98,9 +132,11 @@ resolve_ids(struct mcp_confine *cf, const struct mcp_confine_config *cfg, struct
 	struct passwd pw, *p = NULL;
 	struct al_err why;
 
-	cf->change_ids = geteuid() == 0 && !mutant("upstream_keep_root");
+	cf->change_ids = mcp_confine_can_change_ids() && !mutant("upstream_keep_root");
 	if (!cf->change_ids)
 		return keep_engine_ids(cf, cfg->privileged, err);
+	if (check_setpcap(cf, err) < 0)
+		return -1;
 	if ((getpwnam_r(user, &pw, buf, sizeof buf, &p) != 0 || !p) && !cfg->user)
 		return al_fail(err, "upstream %s: user %s does not exist: run scripts/setup or: "
 			       "useradd --system %s", cf->name, user, user);
@@ -238,9 +274,11 @@ mcp_confine_moved(struct mcp_confine *cf, int program_fd, int ruleset_fd)
 /* --- in the child: system calls only --------------------------------------- */
 
 /*
- * The bounding set first (dropping needs CAP_SETPCAP, gone after setuid),
- * then the ids; a non-root engine has no bounding set worth dropping and
- * may not: EPERM there is not a failure.
+ * The bounding set first (dropping needs CAP_SETPCAP, gone after a setuid
+ * from root), then the ids; an engine that cannot change ids has no
+ * bounding set worth dropping and may not: EPERM there is not a failure.
+ * A non-root engine with the capabilities keeps them across setresuid:
+ * drop_caps empties every set after.
  */
 static int
 drop_ids(const struct mcp_confine *cf)
@@ -271,6 +309,18 @@ drop_caps(void)
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
 		return -1;
 	return (int)syscall(SYS_capset, &h, d);
+}
+
+/* Any capability left, effective or permitted (a non-root engine's survive setresuid). */
+static bool
+caps_left(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d) < 0)
+		return true;
+	return (d[0].effective | d[1].effective | d[0].permitted | d[1].permitted) != 0;
 }
 
 /* The forbidden TCP connect: Landlock must refuse it (EACCES), not the peer. */
@@ -326,6 +376,10 @@ prove(const struct mcp_confine *cf)
 		errno = 0;
 		return MCP_CONFINE_CHECK_UID;
 	}
+	if (caps_left()) {
+		errno = 0;
+		return MCP_CONFINE_CHECK_CAPS;
+	}
 	if (cf->landlock && probe_open() < 0)
 		return MCP_CONFINE_CHECK_FS;
 	if (cf->landlock && probe_connect(cf->probe_port) < 0)
@@ -365,6 +419,7 @@ mcp_confine_step_name(int step)
 		[MCP_CONFINE_CHECK_NET] = "landlock net",
 		[MCP_CONFINE_CHECK_SYSCALL] = "seccomp",
 		[MCP_CONFINE_CHECK_UID] = "uid",
+		[MCP_CONFINE_CHECK_CAPS] = "capabilities",
 	};
 
 	if (step < 0 || (size_t)step >= sizeof names / sizeof names[0])

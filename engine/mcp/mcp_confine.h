@@ -11,11 +11,11 @@
  * makes system calls: drop the bounding set, setgroups/setresgid/setresuid,
  * no_new_privs, landlock_restrict_self, PR_SET_SECCOMP; then it proves the
  * result (a forbidden open, a forbidden TCP connect and a filtered system
- * call must fail, the uid must not be 0) and reports a failure through the
- * status pipe instead of running the server.
+ * call must fail, the uid must not be 0, no capability may be left) and
+ * reports a failure through the status pipe instead of running the server.
  *
  * A zeroed struct mcp_confine_config is the default: the airlock-upstream
- * user (when the engine is root), no network, nothing writable.
+ * user (when the engine can change uid), no network, nothing writable.
  */
 
 #include <stdbool.h>
@@ -51,7 +51,7 @@ struct mcp_confine_receipt {
 	char user[33];			/* the user switched to; "" when the uid is the engine's */
 	uid_t uid;			/* the server's uid */
 	gid_t gid;
-	bool uid_changed;		/* false: the engine is not root, the uid is its own */
+	bool uid_changed;		/* false: the engine cannot change uid, the uid is its own */
 	bool privileged;		/* started under the privileged opt-in */
 	int landlock_abi;		/* 0: no Landlock (only with unconfined_ok) */
 	unsigned landlock_rules;	/* path and port rules in the ruleset */
@@ -66,6 +66,14 @@ struct mcp_confine_receipt {
  * or "no such user …" (the caller prefixes the JSON path).
  */
 int mcp_confine_check_user(const char *user, bool privileged, struct al_err *err);
+
+/*
+ * Whether this engine switches its upstreams to their user: it holds
+ * CAP_SETUID and CAP_SETGID (root does; so does the airlock service's
+ * user through the unit's ambient capabilities). The question to ask, not
+ * whether the euid is 0. Without them an upstream keeps the engine's uid.
+ */
+bool mcp_confine_can_change_ids(void);
 
 /* One prepared confinement: built in the parent, applied in the child. */
 struct mcp_confine;
@@ -96,6 +104,7 @@ enum mcp_confine_step {
 	MCP_CONFINE_CHECK_NET,	/* the forbidden connect was not refused by Landlock */
 	MCP_CONFINE_CHECK_SYSCALL,	/* the filtered call was not refused */
 	MCP_CONFINE_CHECK_UID,	/* still uid 0 */
+	MCP_CONFINE_CHECK_CAPS,	/* a capability left, effective or permitted */
 };
 
 /*

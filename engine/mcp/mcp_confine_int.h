@@ -13,7 +13,7 @@
 
 struct mcp_confine {
 	char name[64];			/* the upstream's, for errors */
-	bool change_ids;		/* the engine is root: setresuid to the user */
+	bool change_ids;		/* CAP_SETUID and CAP_SETGID: setresuid to the user */
 	uid_t uid;
 	gid_t gid;
 	int program_fd;			/* opened by the parent; -1: exec by path */

@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# `airlock serve` as docs/airlock.service runs it (issue 41, section 4): the
+# user, groups, capability sets, no_new_privs and umask are read from the
+# unit file and given to setpriv, so the test and the unit cannot drift. A
+# session started through `airlock ctl` calls the fixture upstream: its sink
+# receives the call, the upstream runs as airlock-upstream with no
+# capability left (its /proc and the audit's receipt say so), the container
+# is gone after stop and the engine exits 0 on SIGTERM. The mutants: the
+# same engine without CAP_SETUID (or CAP_SETGID, or CAP_SETPCAP) refuses to
+# start the upstream, naming why, and never runs it as the engine's own user.
+#
+# usage: unit.sh AIRLOCK AGENT_BIN UPSTREAM_BIN UNIT_FILE
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/common.sh"
+require_daemon
+
+airlock=$1 agent=$2 upstream=$3 unit=$4
+for u in airlock airlock-upstream; do
+	getent passwd "$u" >/dev/null && continue
+	[ -n "${CI:-}" ] && { echo "FAIL: CI is set but user $u is missing (run scripts/setup)" >&2; exit 1; }
+	echo "## SKIPPED: user $u is missing (run scripts/setup); the unit's engine NOT verified" | tee /dev/stderr
+	exit 77
+done
+scratch_dir
+. "$here/../checks.sh"
+owner_pids() { printf '%s\n' "${helpers[@]}"; }
+. "$here/unit_lib.sh"
+
+# --- what the unit says -------------------------------------------------------
+user=$(unit_key User) group=$(unit_key Group)
+named() { [ -n "$user" ] && [ -n "$group" ] && [ -n "$(unit_key AmbientCapabilities)" ] &&
+	[ "$(unit_key NoNewPrivileges)" = yes ]; }
+check "the unit names its user, group, caps and no_new_privs" named
+check "the unit's ambient capabilities are within its bounding set" unit_ambient_bounded
+amb=$(unit_key AmbientCapabilities) bnd=$(unit_key CapabilityBoundingSet)
+echo "   setpriv $(unit_setpriv_args "$amb" "$bnd" | tr '\n' ' ')"
+
+# --- the engine's directories, as systemd makes them -------------------------------
+chmod 0711 "$work"	# the engine and the upstream pass through, no more
+run=$work/run state=$work/state
+install -d -o "$user" -g "$group" -m "$(unit_key RuntimeDirectoryMode)" "$run"
+install -d -o "$user" -g "$group" -m "$(unit_key StateDirectoryMode)" "$state"
+
+image=$(scratch_image "$work/image" "$agent") || { not_ok "agent image build"; summary; exit 1; }
+canary="CANARY-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+printf '{"canary":"%s"}\n' "$canary" >"$work/payload.in"
+config() {	# NAME: a looping session; its sink is NAME/vault.sink
+	mkdir -p "$work/$1" && upstream_box "$work/$1"
+	cat >"$work/$1/config.json" <<JSON
+{"profile": {"image": "$image", "cmd": ["loop"]},
+ "bounds": {"session_ms": 300000, "calls": 4096, "stdout_bytes": 4194304},
+ "upstreams": {"vault": {"argv": ["$upstream", "--sink", "$work/$1/vault.sink"],
+                         "env": {"PATH": "/usr/bin:/bin"}, "paths": {"rw": ["$work/$1"]}}},
+ "tools": {"store": {"upstream": "vault", "remote": "store", "data_class": "confidential",
+                     "sink_ceiling": "confidential", "response_ceiling": "confidential"}},
+ "aliases": {"save": "store"},
+ "initial": {"file": "$work/payload.in", "class": "confidential"}}
+JSON
+}
+config a
+
+sock=$run/engine.sock
+ctl() { "$airlock" ctl --socket "$sock" "$@"; }
+
+# ============================================================================
+check "the engine starts as the unit runs it" unit_serve serve1.err "$amb" "$bnd" ||
+	{ cat "$work/serve1.err" >&2; summary; exit 1; }
+engine1=$engine
+check "the engine runs as $user, in the unit's groups" proc_ids_are "$engine1" "$user" "$(unit_gids)"
+check "the engine holds exactly the unit's capabilities (effective, ambient, bounding), no_new_privs" \
+	proc_caps_are "$engine1" "$amb" "$bnd" 1
+check "the socket is 0660, owned by $user" [ "$(stat -c '%a %U' "$sock")" = "660 $user" ]
+
+sid=$(ctl start "$work/a/config.json" 2>"$work/start_a.err" | awk '{ print $NF }')
+echo "   session: $sid"
+check "ctl start: a session" [ -n "$sid" ]
+check "the session runs and its upstream's sink receives the call" sink_has "$work/a/vault.sink" "$canary"
+up=$(upstream_pid "$engine1")
+check "the upstream runs as airlock-upstream (its /proc)" \
+	proc_ids_are "$up" airlock-upstream ""
+check "the upstream holds no capability (effective, permitted, ambient, bounding), no_new_privs" \
+	proc_caps_are "$up" "" "" 1
+wd=$(pgrep -u "$user" -f "^$airlock-watchdog watchdog " | head -n 1)
+check "the session's watchdog, $user too, holds no capability (permitted, effective, ambient)" \
+	proc_holds_none "$wd"
+check "the audit's receipt: the upstream ran as airlock-upstream, uid changed" \
+	receipt_is "$state/audit.db" airlock-upstream "$(id -u airlock-upstream)" True
+check "the audit log is the engine's, 0600 (UMask)" [ "$(stat -c '%a %U' "$state/audit.db")" = "600 $user" ]
+
+ctl stop "$sid" >/dev/null 2>&1
+for _ in $(seq 300); do session_gone "$sid" && break; sleep 0.1; done
+check "after ctl stop the session's container is gone" session_gone "$sid"
+kill -TERM "$engine1"
+rc=0; wait "$engine1" || rc=$?
+check "SIGTERM: the engine exits 0, 0 containers left" \
+	bash -c '[ "$1" = 0 ] && grep -q "stopped; 0 containers left" "$2"' _ "$rc" "$work/serve1.err"
+
+# --- the mutants: the same unit without one of its capabilities --------------------
+# Each is needed: without CAP_SETUID or CAP_SETGID the engine cannot switch
+# the upstream's user (and must not run it as its own, in the docker
+# group); without CAP_SETPCAP it cannot empty the upstream's bounding set.
+without() { tr ' ' '\n' <<<"$1" | grep -vx "$2" | tr '\n' ' ' | sed 's/ $//'; }
+mutant() {	# CAP CONFIG WHY
+	local cap=$1 cfg=$2 why=$3 less lessb sid rc
+	less=$(without "$amb" "$cap") lessb=$(without "$bnd" "$cap")
+	check "the engine without $cap starts" unit_serve "serve-$cfg.err" "$less" "$lessb" ||
+		{ cat "$work/serve-$cfg.err" >&2; return 1; }
+	check "without $cap: it holds the rest, not $cap" proc_caps_are "$engine" "$less" "$lessb" 1
+	sid=$(ctl start "$work/$cfg/config.json" 2>"$work/start_$cfg.err" | awk '{ print $NF }')
+	check "without $cap: its session ends, the upstream refused, naming why" \
+		ended_with "$sid" upstream_unavailable "upstream vault: $why"
+	check "without $cap: the upstream never ran (no sink)" [ ! -e "$work/$cfg/vault.sink" ]
+	check "without $cap: no process of $user runs the upstream program" upstream_not_run_as "$user"
+	for _ in $(seq 300); do session_gone "$sid" && break; sleep 0.1; done
+	check "without $cap: the session's container is gone" session_gone "$sid"
+	kill -TERM "$engine"
+	rc=0; wait "$engine" || rc=$?
+	check "without $cap: SIGTERM, exit 0" [ "$rc" = 0 ]
+}
+config b && config c && config d
+nocaps="the engine is in the docker group without CAP_SETUID and CAP_SETGID"
+mutant CAP_SETUID b "$nocaps"
+mutant CAP_SETGID c "$nocaps"
+mutant CAP_SETPCAP d "the engine holds CAP_SETUID but not CAP_SETPCAP"
+check "no receipt of an upstream that ran as $user" \
+	[ "$(receipt_count "$state/audit.db" "$(id -u "$user")")" = 0 ]
+
+outputs=("$work"/*.err)
+check "the canary is in no output (serve logs, ctl errors)" \
+	bash -c '! grep -lF -- "$1" "${@:2}"' _ "$canary" "${outputs[@]}"
+summary
