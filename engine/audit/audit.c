@@ -273,27 +273,26 @@ audit_count(struct audit *a, const char *session_id)
 }
 
 int
-audit_session_bounds(struct audit *a, const char *session_id, bool *started, bool *ended)
+audit_unended(struct audit *a, void (*each)(void *ctx, const char *session_id), void *ctx)
 {
-	static const char sql[] = "SELECT coalesce(sum(type = ?2), 0), coalesce(sum(type = ?3), 0)"
-				  " FROM audit_entries WHERE session_id = ?1";
+	static const char sql[] = "SELECT DISTINCT session_id FROM audit_entries WHERE type = ?1"
+				  " AND session_id NOT IN"
+				  " (SELECT session_id FROM audit_entries WHERE type = ?2)";
 	sqlite3_stmt *st = NULL;
-	int rc = -1;
+	int rc = -1, step;
 
-	*started = *ended = false;
 	if (!a)
 		return -1;
 	pthread_mutex_lock(&a->db_lock);
 	if (sqlite3_prepare_v2(a->db, sql, -1, &st, NULL) == SQLITE_OK &&
-	    sqlite3_bind_text(st, 1, session_id, -1, SQLITE_STATIC) == SQLITE_OK &&
-	    sqlite3_bind_text(st, 2, audit_type_id(AUDIT_T_SESSION_START), -1,
+	    sqlite3_bind_text(st, 1, audit_type_id(AUDIT_T_SESSION_START), -1,
 			      SQLITE_STATIC) == SQLITE_OK &&
-	    sqlite3_bind_text(st, 3, audit_type_id(AUDIT_T_SESSION_END), -1,
-			      SQLITE_STATIC) == SQLITE_OK &&
-	    sqlite3_step(st) == SQLITE_ROW) {
-		*started = sqlite3_column_int64(st, 0) > 0;
-		*ended = sqlite3_column_int64(st, 1) > 0;
-		rc = 0;
+	    sqlite3_bind_text(st, 2, audit_type_id(AUDIT_T_SESSION_END), -1,
+			      SQLITE_STATIC) == SQLITE_OK) {
+		while ((step = sqlite3_step(st)) == SQLITE_ROW)
+			if (sqlite3_column_text(st, 0))
+				each(ctx, (const char *)sqlite3_column_text(st, 0));
+		rc = step == SQLITE_DONE ? 0 : -1;
 	}
 	sqlite3_finalize(st);
 	pthread_mutex_unlock(&a->db_lock);

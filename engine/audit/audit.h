@@ -152,11 +152,12 @@ int audit_lane_settle(struct audit *a, struct audit_lane *l, struct al_err *err)
 int64_t audit_count(struct audit *a, const char *session_id);
 
 /*
- * Whether the log holds session_id's session_start and its session_end
- * (a restarted engine ends what its dead predecessor left open). One scan
- * of the log: for start-up, not for every call. 0, or -1 when unread.
+ * Each session whose session_start is in the log and whose session_end is
+ * not, to each (a restarted engine ends what its dead predecessor left
+ * open). One query over the log: for start-up, not for every call; each
+ * runs under the log's lock and must not write to it. 0, or -1.
  */
-int audit_session_bounds(struct audit *a, const char *session_id, bool *started, bool *ended);
+int audit_unended(struct audit *a, void (*each)(void *ctx, const char *session_id), void *ctx);
 
 /*
  * The log's head now: sequence and entry hash of its newest entry (0 and

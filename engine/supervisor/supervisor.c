@@ -110,6 +110,7 @@ struct reaped {
 	struct {
 		char container[SNAP_CONTAINER_MAX];
 		char session[SNAP_ID_MAX];
+		bool open;	/* its session started in this log and never ended */
 	} v[REAPED_AUDIT_MAX];
 	size_t n, unlisted;
 };
@@ -130,30 +131,49 @@ reaped_seen(void *ctx, const char *container, const char *session, enum reap_fat
 	r->n++;
 }
 
+/* Mark (or unmark) the reaped containers of a session as left open by the log. */
+static void
+reaped_mark(struct reaped *r, const char *session, bool open)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (strcmp(r->v[i].session, session) == 0)
+			r->v[i].open = open;
+}
+
+static void
+reaped_open(void *ctx, const char *session)
+{
+	reaped_mark(ctx, session, true);
+}
+
 /*
  * Each container removed, as a reap entry of its session; and a session
  * its dead engine started in this log and never ended gets its end here,
- * abnormal, engine_lost, so no session is left open by a crash. Ids
- * only: nothing of the container's output is read.
+ * abnormal, engine_lost, so no session is left open by a crash (once, at
+ * its first container). Ids only: nothing of the container's output is read.
  */
 static void
-reaped_audit(struct supervisor *s, const struct reaped *r)
+reaped_audit(struct supervisor *s, struct reaped *r)
 {
 	struct journal j = { s->o.audit, s->o.otlp };
 	struct audit_entry e;
 	char detail[SNAP_CONTAINER_MAX + 32];
-	bool started, ended;
 	size_t refused = 0;
 
+	if (r->n == 0)
+		return;
+	/* Unread, no session is ended here: verify still lists them as never ended. */
+	if (audit_unended(s->o.audit, reaped_open, r) < 0)
+		for (size_t i = 0; i < r->n; i++)
+			r->v[i].open = false;
 	for (size_t i = 0; i < r->n; i++) {
 		snprintf(detail, sizeof detail, "{\"container\":\"%.12s\"}", r->v[i].container);
 		e = (struct audit_entry){ .session_id = r->v[i].session[0] ? r->v[i].session : "-",
 					  .rule = "owner_gone", .detail = detail };
 		refused += journal_write(&j, NULL, AUDIT_D_REAPED, &e, NULL) < 0;
-		if (!r->v[i].session[0] ||
-		    audit_session_bounds(s->o.audit, r->v[i].session, &started, &ended) < 0 ||
-		    !started || ended)
+		if (!r->v[i].open)
 			continue;
+		reaped_mark(r, r->v[i].session, false);	/* one end per session */
 		e = (struct audit_entry){ .session_id = r->v[i].session, .rule = "engine_lost",
 					  .detail = "{\"ended\":\"engine_lost\",\"normal\":false}" };
 		refused += journal_write(&j, NULL, AUDIT_D_ABNORMAL, &e, NULL) < 0;

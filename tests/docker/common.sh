@@ -83,6 +83,13 @@ scratch_dir() {
 upstream_box() {
 	chmod 0711 "$work" && chmod 1733 "$1"
 }
+# npm_reachable DIR: a copy of DIR/node_modules in $work/npm, which
+# airlock-upstream can read (the clone may sit in a directory only root
+# can enter, root's home or a mktemp -d); prints the copy's parent.
+npm_reachable() {
+	mkdir -p "$work/npm" && chmod 0711 "$work" && chmod 0755 "$work/npm" &&
+		cp -a "$1/node_modules" "$work/npm/" && echo "$work/npm"
+}
 # DIR belongs to the upstream's user: a server that lists its directory.
 upstream_owns() {
 	chmod 0711 "$work" && { [ "$(id -u)" != 0 ] || chown airlock-upstream: "$1"; }

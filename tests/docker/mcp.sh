@@ -34,6 +34,9 @@ if [ ! -d "$thirdparty/node_modules/@modelcontextprotocol/sdk" ]; then
 	exit 77
 fi
 
+# The npm server runs as airlock-upstream: from a copy it can read.
+npm=$(npm_reachable "$thirdparty") || { not_ok "copy of the npm servers"; summary; exit 1; }
+
 # --- the image: node, its libraries, the SDK, the agent; then add-shim --------
 node_image() {
 	local ctx=$work/nodeimg root=$work/nodeimg/root
@@ -70,7 +73,7 @@ cat >"$work/config.json" <<JSON
               "paths": {"rw": ["$work"]}},
     "board": {"argv": ["$upstream", "--sink", "$work/board.sink"], "env": {"PATH": "/usr/bin:/bin"},
               "paths": {"rw": ["$work"]}},
-    "everything": {"argv": ["$thirdparty/node_modules/.bin/mcp-server-everything"],
+    "everything": {"argv": ["$npm/node_modules/.bin/mcp-server-everything"],
                    "env": {"PATH": "$node_dir:/usr/bin:/bin"}}
   },
   "tools": {

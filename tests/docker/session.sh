@@ -288,6 +288,8 @@ check "otlp down: --json names the first failure's cause" \
 common_end otlp_dead
 
 # --- third-party MCP servers from npm -----------------------------------------
+# They run as airlock-upstream: from a copy it can read.
+[ -d "$thirdparty/node_modules" ] && thirdparty=$(npm_reachable "$thirdparty")
 if [ ! -x "$thirdparty/node_modules/.bin/mcp-server-filesystem" ]; then
 	if [ -n "${CI:-}" ]; then
 		not_ok "third-party MCP servers are not installed (scripts/setup runs npm ci)"

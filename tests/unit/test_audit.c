@@ -1610,6 +1610,42 @@ test_verify_unended_sessions(void **state)
 	assert_null(v.unended);
 }
 
+static void
+collect_unended(void *ctx, const char *session)
+{
+	char *seen = ctx;
+
+	strncat(seen, session, 200 - strlen(seen) - 2);
+	strcat(seen, " ");
+}
+
+/* The engine's own question at start-up: which sessions of its log are open. */
+static void
+test_unended_query(void **state)
+{
+	struct fixture *f = *state;
+	const struct audit_entry rows[] = {
+		call_entry("sess-A", NULL, AUDIT_D_START),
+		call_entry("sess-B", NULL, AUDIT_D_START),
+		call_entry("sess-B", NULL, AUDIT_D_NORMAL),
+		call_entry("sess-C", NULL, AUDIT_D_START),
+		call_entry("sess-C", "call-1", AUDIT_D_DISPATCH),
+	};
+	char seen[200] = "";
+	struct audit *a;
+	struct al_err err;
+
+	assert_int_equal(audit_open(f->db, &a, &err), 0);
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+		assert_int_equal(audit_append(a, &rows[i], NULL, NULL, &err), 0);
+	assert_int_equal(audit_unended(a, collect_unended, seen), 0);
+	audit_close(a);
+	assert_true(strstr(seen, "sess-A ") != NULL);
+	assert_true(strstr(seen, "sess-C ") != NULL);
+	assert_null(strstr(seen, "sess-B"));
+	assert_int_equal(strlen(seen), strlen("sess-A sess-C "));
+}
+
 /* Names from an edited file reach a terminal only without control bytes. */
 static void
 test_verify_unknown_sanitized(void **state)
@@ -1823,6 +1859,7 @@ main(void)
 		T(test_later_failure_sticks),
 		T(test_verify_unknown_outcomes),
 		T(test_verify_unended_sessions),
+		T(test_unended_query),
 		T(test_verify_unknown_sanitized),
 		T(test_vocabulary),
 		T(test_entry_id_given),

@@ -646,6 +646,41 @@ test_local_misuse(void **state)
 
 /* --- npm servers ----------------------------------------------------------- */
 
+static char npm_copy[] = "/tmp/airlock-npm-XXXXXX";
+
+static void
+npm_copy_remove(void)
+{
+	char cmd[64];
+
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", npm_copy);
+	if (system(cmd) != 0)
+		fprintf(stderr, "test_mcp: could not remove %s\n", npm_copy);
+}
+
+/*
+ * The servers run as airlock-upstream, which may not enter the clone (a
+ * directory only root can enter: root's home, a mktemp -d): they run from
+ * a copy of node_modules it can read, made once, removed at exit.
+ */
+static const char *
+npm_reachable(const char *dir)
+{
+	static bool made;
+	char cmd[4200];
+
+	if (made)
+		return npm_copy;
+	if (!mkdtemp(npm_copy) || chmod(npm_copy, 0755) != 0)
+		fail_msg("mkdtemp %s: %s", npm_copy, strerror(errno));
+	atexit(npm_copy_remove);
+	snprintf(cmd, sizeof cmd, "cp -a '%s/node_modules' '%s/'", dir, npm_copy);
+	if (strchr(dir, '\'') || system(cmd) != 0)
+		fail_msg("cannot copy %s/node_modules", dir);
+	made = true;
+	return npm_copy;
+}
+
 /* An installed npm server's absolute path; otherwise skip loudly (fail under CI). */
 static bool
 thirdparty_bin(const char *name, char *out, size_t cap)
@@ -654,8 +689,10 @@ thirdparty_bin(const char *name, char *out, size_t cap)
 
 	if (dir && dir[0] == '/') {
 		snprintf(out, cap, "%s/node_modules/.bin/%s", dir, name);
-		if (access(out, X_OK) == 0)
+		if (access(out, X_OK) == 0) {
+			snprintf(out, cap, "%s/node_modules/.bin/%s", npm_reachable(dir), name);
 			return true;
+		}
 	}
 	if (ci && ci[0])
 		fail_msg("%s is not installed under CI: run `npm ci` in tests/thirdparty", name);
