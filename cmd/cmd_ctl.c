@@ -288,15 +288,18 @@ do_start(struct ctl *c)
 	char *line;
 	int rc;
 
-	if (!cfg)
-		return cli_fail(c->o.json, "ctl", "start: %s", err.msg);
+	if (!cfg) {	/* refused here: exit 1, as the engine's refusal of a config */
+		cli_fail(c->o.json, "ctl", "start: %s", err.msg);
+		return EXIT_REFUSED;
+	}
 	line = json_dumps(cfg, JSON_COMPACT);
 	rc = line && strlen(line) + 64 <= CONTROL_LINE_MAX;
 	free(line);
 	if (!rc) {
 		json_decref(cfg);
-		return cli_fail(c->o.json, "ctl", "start: config %s: larger than a request "
-				"line (%d bytes)", c->arg, CONTROL_LINE_MAX);
+		cli_fail(c->o.json, "ctl", "start: config %s: larger than a request line (%d bytes)",
+			 c->arg, CONTROL_LINE_MAX);
+		return EXIT_REFUSED;
 	}
 	control_request_config(request(c, CONTROL_OP_START), cfg);
 	rc = call(c, 0, &r);
@@ -442,6 +445,10 @@ do_apply(struct ctl *c)
 	if (wait < 0)
 		return cli_usage_error("ctl", "--wait wants milliseconds, 0 to %d",
 				       CONTROL_WAIT_MAX_MS);
+	if (access(c->arg, R_OK) < 0 && errno == EACCES) {	/* as start's: refused here */
+		cli_fail(c->o.json, "ctl", "apply: %s: %s", c->arg, CONFIG_INLINE_UNREADABLE);
+		return EXIT_REFUSED;
+	}
 	if (incident_load(c->arg, &p, &err) < 0)
 		return cli_fail(c->o.json, "ctl", "apply %s: %s", c->arg, err.msg);
 	for (i = 0; i < p.n; i++) {

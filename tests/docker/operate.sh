@@ -123,12 +123,19 @@ check "(a) no session was started" [ "$(sessions)" = 0 ]
 # --- (b) a mode-000 config: refused on the operator's side --------------------------
 rows0=$(audit_q "select count(*) from audit_entries")
 rc=0; opctl start "$work/home/secret.json" >"$work/secret.out" 2>"$work/secret.err" || rc=$?
-check "(b) ctl start of a mode-000 config: refused, 'you cannot read it'" \
-	bash -c '[ "$1" != 0 ] && grep -qF "start: config $2: you cannot read it (ctl reads a config with your rights; the engine opens no file for you)" "$3"' \
+check "(b) ctl start of a mode-000 config: exit 1, 'you cannot read it'" \
+	bash -c '[ "$1" = 1 ] && grep -qF "start: config $2: you cannot read it (ctl reads a config with your rights; the engine opens no file for you)" "$3"' \
 	_ "$rc" "$work/home/secret.json" "$work/secret.err"
+printf '{"revoke": ["store"]}\n' >"$work/home/incident.json"
+chmod 0000 "$work/home/incident.json"
+rc=0; opctl apply "$work/home/incident.json" >/dev/null 2>"$work/incident.err" || rc=$?
+check "(b) ctl apply of a mode-000 incident file: exit 1, 'you cannot read it'" \
+	bash -c '[ "$1" = 1 ] && grep -qF "apply: $2: you cannot read it (ctl reads a config with your rights" "$3"' \
+	_ "$rc" "$work/home/incident.json" "$work/incident.err"
 sleep 1
 check "(b) the engine never saw a request: no new audit row" [ "$(audit_q "select count(*) from audit_entries")" = "$rows0" ]
-check "(b) and no log line of a start for it" [ "$(grep -c "(uid $ou $opuser): start" "$work/serve.err")" = 2 ]
+check "(b) and no log line of a start or revoke for it" \
+	[ "$(grep -c "(uid $ou $opuser): start" "$work/serve.err"):$(grep -c "(uid $ou $opuser): revoke" "$work/serve.err")" = 2:0 ]
 check "(b) no session was started" [ "$(sessions)" = 0 ]
 
 # --- (c) the installed upstream, by key: starts, runs confined ---------------------------
