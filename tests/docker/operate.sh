@@ -65,7 +65,8 @@ session_json() {	# UPSTREAM-OBJECT: a looping session's config with that upstrea
  "aliases": {"save": "store"}}
 JSON
 }
-as_op tee "$work/home/own.json" >/dev/null <<<"$(session_json "{\"argv\": [\"/bin/sh\", \"-c\", \"id > $work/drop/ran\"]}")"
+# Its own upstream may write the drop box: were it started, the file would appear.
+as_op tee "$work/home/own.json" >/dev/null <<<"$(session_json "{\"argv\": [\"/bin/sh\", \"-c\", \"id > $work/drop/ran\"], \"paths\": {\"rw\": [\"$work/drop\"]}}")"
 as_op tee "$work/home/installed.json" >/dev/null <<<"$(session_json '{"installed": "vault"}')"
 session_json '{"installed": "vault"}' >"$work/home/secret.json"
 chmod 0000 "$work/home/secret.json"
@@ -101,8 +102,8 @@ check "(a) the refusal is audited: rule 'start refused: upstream not installed',
 	audit_has "select count(*) from audit_entries where type='policy' and decision='rejected'
 	 and rule='start refused: upstream not installed' and $by_op"
 check "(a) serve logged the refusal with the uid" grep -q "(uid $ou $opuser): start: upstreams.vault" "$work/serve.err"
-# An old client's "path": the engine would open the file with its own rights.
-rc=0; as_op /usr/bin/python3 - "$sock" "$work/home/own.json" >"$work/path.out" 2>&1 <<'PY' || rc=$?
+# An old client's "path" to the mode-000 config: the engine would open it with its own rights.
+rc=0; as_op /usr/bin/python3 - "$sock" "$work/home/secret.json" >"$work/path.out" 2>&1 <<'PY' || rc=$?
 import json, socket, sys
 s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f = s.makefile("rwb")
 f.readline()	# the hello
@@ -116,7 +117,7 @@ check "(a) an old client's path from the operator: refused, 'use a current airlo
 check "(a) that refusal is audited too: 'start refused: path from a peer', by $opuser" \
 	audit_has "select count(*) from audit_entries where type='policy' and decision='rejected'
 	 and rule='start refused: path from a peer' and $by_op"
-sleep 2
+for _ in $(seq 50); do [ -e "$work/drop/ran" ] && break; sleep 0.1; done	# 5 s: a started one writes it in about 1
 check "(a) nothing ran: the file its command would create is absent" [ ! -e "$work/drop/ran" ]
 check "(a) no session was started" [ "$(sessions)" = 0 ]
 
