@@ -18,6 +18,7 @@
 #include "cli.h"
 #include "clock.h"
 #include "control.h"
+#include "config_inline.h"
 #include "control_server.h"
 #include "frame.h"
 #include "incident.h"
@@ -274,18 +275,35 @@ done(struct ctl *c, json_t *r, const char *fmt, const char *word)
 	return rc;
 }
 
+/*
+ * The config is read here, with the caller's rights, and sent whole: the
+ * engine opens no file for a peer (config_inline.h). One the caller
+ * cannot read, or too large for a request line, is refused here.
+ */
 static int
 do_start(struct ctl *c)
 {
-	char path[PATH_MAX];
-	json_t *r;
+	struct al_err err;
+	json_t *cfg = config_inline_file(c->arg, &err), *r;
+	char *line;
 	int rc;
 
-	if (!realpath(c->arg, path))
-		return cli_fail(c->o.json, "ctl", "config %s: %s", c->arg, strerror(errno));
-	if (control_request_str(request(c, CONTROL_OP_START), CONTROL_K_PATH, path) < 0)
-		return bad_argument(c);
+	if (!cfg) {	/* refused here: exit 1, as the engine's refusal of a config */
+		cli_fail(c->o.json, "ctl", "start: %s", err.msg);
+		return EXIT_REFUSED;
+	}
+	line = json_dumps(cfg, JSON_COMPACT);
+	rc = line && strlen(line) + 64 <= CONTROL_LINE_MAX;
+	free(line);
+	if (!rc) {
+		json_decref(cfg);
+		cli_fail(c->o.json, "ctl", "start: config %s: larger than a request line (%d bytes)",
+			 c->arg, CONTROL_LINE_MAX);
+		return EXIT_REFUSED;
+	}
+	control_request_config(request(c, CONTROL_OP_START), cfg);
 	rc = call(c, 0, &r);
+	control_request_free(&c->req);
 	if (rc >= 0)
 		return rc;
 	return done(c, r, "%s\n", str_of(r, "session"));
@@ -427,6 +445,10 @@ do_apply(struct ctl *c)
 	if (wait < 0)
 		return cli_usage_error("ctl", "--wait wants milliseconds, 0 to %d",
 				       CONTROL_WAIT_MAX_MS);
+	if (access(c->arg, R_OK) < 0 && errno == EACCES) {	/* as start's: refused here */
+		cli_fail(c->o.json, "ctl", "apply: %s: %s", c->arg, CONFIG_INLINE_UNREADABLE);
+		return EXIT_REFUSED;
+	}
 	if (incident_load(c->arg, &p, &err) < 0)
 		return cli_fail(c->o.json, "ctl", "apply %s: %s", c->arg, err.msg);
 	for (i = 0; i < p.n; i++) {

@@ -164,7 +164,9 @@ open_supervisor(struct serve *s)
 {
 	struct supervisor_options so = { .docker_host = getenv("DOCKER_HOST"), .audit = s->audit,
 					 .otlp = s->otlp, .reap_at_start = true,
-					 .sessions_max = s->o.sessions_max };
+					 .sessions_max = s->o.sessions_max,
+					 .upstreams_dir = s->o.n[OPT_UPSTREAMS_DIR] ?
+						s->o.values[OPT_UPSTREAMS_DIR][0] : NULL };
 	struct reap_report reaped = { 0 };
 	struct al_err err;
 
@@ -194,6 +196,7 @@ start_configs(struct serve *s)
 		snprintf(how, sizeof how, "config %s", path);
 		control_server_started(s->cs, id, how);
 		config_init(&c);
+		c.upstreams_dir = supervisor_upstreams_dir(s->sup);
 		if (i == 0 && config_load_file(&c, path, 1, &err) == 0)
 			snprintf(s->runtime, sizeof s->runtime, "%s", c.profile.runtime);
 		config_free(&c);

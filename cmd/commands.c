@@ -70,7 +70,8 @@ const struct command cli_commands[] = {
 	    OPT(OPERATE_GROUP, "members may operate (default airlock)"),
 	    OPT(VIEW_GROUP, "members may view (default airlock-view)"),
 	    OPT(NAME, "the engine's name in consoles and ctl (default HOST:PID)"),
-	    OPT(SESSIONS_MAX, SESSIONS_MAX_WHAT) },
+	    OPT(SESSIONS_MAX, SESSIONS_MAX_WHAT),
+	    OPT(UPSTREAMS_DIR, "installed upstreams, root's (default /etc/airlock/upstreams.d)") },
 	  "run the engine headless, driven over its control socket" },
 	{ "ctl", cmd_ctl, "COMMAND [ARG]", 2,
 	  { OPT(SOCKET, "the engine's control socket (default as serve's)"),
@@ -181,7 +182,7 @@ cli_usage_error(const char *command, const char *fmt, ...)
 struct parse {
 	const struct command *c;
 	struct cli_opts *o;
-	char usage[160];
+	char usage[256];
 };
 
 static int __attribute__((format(printf, 2, 3)))

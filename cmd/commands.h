@@ -59,7 +59,8 @@ int cmd_watchdog(int argc, char **argv);
 	_(CONNECT,   "--connect",   "ENGINE") \
 	_(NAME,      "--name",      "NAME") \
 	_(SESSIONS_MAX, "--sessions-max", "N") \
-	_(SINCE,     "--since",     "TIME")
+	_(SINCE,     "--since",     "TIME") \
+	_(UPSTREAMS_DIR, "--upstreams-dir", "DIR")
 
 enum cli_option {
 	OPT_NONE,		/* ends a row's list of uses */
@@ -72,7 +73,7 @@ enum cli_option {
 #define CLI_REQUIRED	1u	/* the command cannot run without it */
 #define CLI_REPEAT	2u	/* may be given up to CLI_REPEAT_MAX times */
 #define CLI_REPEAT_MAX	64
-#define CLI_USES_MAX	8
+#define CLI_USES_MAX	10
 #define CLI_OPERANDS_MAX 4
 
 struct cli_use {

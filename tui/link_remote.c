@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "config_inline.h"
 #include "link_remote_int.h"
 
 static struct link_remote *
@@ -283,14 +284,30 @@ request_str(struct control_request *req, enum control_op op, enum control_key k,
 	return control_request_str(req, k, v) == 0 ? req : NULL;
 }
 
+/*
+ * The config is read here, with the console user's rights, and sent whole:
+ * the engine opens no file for a peer (engine/config/config_inline.h).
+ */
 static int
 remote_start(struct link *l, const char *path, struct link_result *res)
 {
 	struct control_request req;
+	struct al_err err;
+	json_t *cfg = config_inline_file(path, &err);
+	int rc;
 
 	res->req = LINK_REQ_START;
 	snprintf(res->path, sizeof res->path, "%s", path);
-	return send_request(l, request_str(&req, CONTROL_OP_START, CONTROL_K_PATH, path), res);
+	if (!cfg) {
+		res->ok = false;
+		snprintf(res->error, sizeof res->error, "%s", err.msg);
+		return LINK_DONE;
+	}
+	control_request_init(&req, CONTROL_OP_START);
+	control_request_config(&req, cfg);
+	rc = send_request(l, &req, res);
+	control_request_free(&req);
+	return rc;
 }
 
 static int

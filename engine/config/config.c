@@ -1,5 +1,6 @@
 #include "config.h"
 #include "members.h"
+#include "upstream_catalog.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -112,16 +113,28 @@ get_int(const json_t *v, long long lo, long long hi, long long *out,
 	return 0;
 }
 
-/* An absolute path, or one relative to the config file's directory. */
+/*
+ * An absolute path, or one relative to the config file's directory; NULL
+ * with err when out of memory or relative where it may not be (what: the
+ * member's JSON path).
+ */
 static char *
-resolve_path(const struct airlock_config *c, const char *p)
+resolve_path(const struct airlock_config *c, const char *p, const char *what,
+	     struct al_err *err)
 {
-	char *out;
+	char *out = NULL;
 
-	if (p[0] == '/' || !c->base_dir)
-		return strdup(p);
-	if (asprintf(&out, "%s/%s", c->base_dir, p) < 0)
+	if (p[0] != '/' && c->absolute_only) {
+		al_fail(err, "%s: expected an absolute path (ctl resolves a relative one against "
+			"the config file's directory; an installed definition has none)", what);
 		return NULL;
+	}
+	if (p[0] == '/' || !c->base_dir)
+		out = strdup(p);
+	else if (asprintf(&out, "%s/%s", c->base_dir, p) < 0)
+		out = NULL;
+	if (!out)
+		al_fail(err, "%s: out of memory", what);
 	return out;
 }
 
@@ -265,7 +278,9 @@ parse_confine_list(struct airlock_config *c, struct strv *dst, const json_t *arr
 			rc = al_fail(err, "%s[%zu]: / is not allowed", path, i);
 			break;
 		}
-		if (!(p = resolve_path(c, raw.v[i])) || strv_push(dst, p) < 0)
+		if (!(p = resolve_path(c, raw.v[i], path, err)))
+			rc = -1;
+		else if (strv_push(dst, p) < 0)
 			rc = al_fail(err, "%s: out of memory", path);
 		free(p);
 	}
@@ -459,15 +474,15 @@ parse_isolated(struct airlock_config *c, struct upstream_config *u, const json_t
 	return parse_confinement(c, u, obj, path, err);
 }
 
-/* One member of "upstreams" (a members_fn: ctx is the config). */
+/* One upstream given whole: by root, in the engine's own configs, or installed. */
 static int
-upstream_member(void *ctx, const char *name, const json_t *obj, struct al_err *err)
+upstream_define(struct airlock_config *c, const char *name, const json_t *obj,
+		struct al_err *err)
 {
 	static const char *const keys[] = {
 		"argv", "cwd", "env", "timeout_ms", "user", "privileged", "unconfined_ok",
 		"paths", "network", "isolation", "image", NULL,
 	};
-	struct airlock_config *c = ctx;
 	struct upstream_config *u = &c->upstreams[c->n_upstreams];
 	char path[96];
 	long long t = UPSTREAM_TIMEOUT_MS_DEFAULT;
@@ -494,11 +509,53 @@ upstream_member(void *ctx, const char *name, const json_t *obj, struct al_err *e
 	if ((x = json_object_get(obj, "cwd"))) {
 		if (!is_plain_string(x))
 			return al_fail(err, "upstreams.%.64s.cwd: expected a string", name);
-		if (!(u->cwd = resolve_path(c, json_string_value(x))))
-			return al_fail(err, "upstreams: out of memory");
+		snprintf(path, sizeof path, "upstreams.%.64s.cwd", name);
+		if (!(u->cwd = resolve_path(c, json_string_value(x), path, err)))
+			return -1;
 	}
 	snprintf(path, sizeof path, "upstreams.%.64s", name);
 	return parse_isolated(c, u, obj, path, err);
+}
+
+/* {"installed": KEY}: root's definition (upstream_catalog.h), its paths absolute. */
+static int
+upstream_installed(struct airlock_config *c, const char *name, const json_t *obj,
+		   struct al_err *err)
+{
+	static const char *const keys[] = { "installed", NULL };
+	const json_t *k = json_object_get(obj, "installed");
+	bool absolute_only = c->absolute_only;
+	char path[96];
+	json_t *def;
+	int rc;
+
+	snprintf(path, sizeof path, "upstreams.%.64s", name);
+	if (only_keys(obj, keys, path, err) < 0)
+		return -1;
+	if (!is_plain_string(k))
+		return al_fail(err, "%s.installed: expected the key of an installed upstream", path);
+	if (!(def = upstream_catalog_read(c->upstreams_dir, json_string_value(k), err)))
+		return al_wrap(err, "%s", path);
+	c->absolute_only = true;
+	rc = upstream_define(c, name, def, err);
+	c->absolute_only = absolute_only;
+	json_decref(def);
+	if (rc < 0)
+		return al_wrap(err, "installed upstream %.64s", json_string_value(k));
+	return 0;
+}
+
+/* One member of "upstreams" (a members_fn: ctx is the config). */
+static int
+upstream_member(void *ctx, const char *name, const json_t *obj, struct al_err *err)
+{
+	struct airlock_config *c = ctx;
+
+	if (json_is_object(obj) && json_object_get(obj, "installed"))
+		return upstream_installed(c, name, obj, err);
+	if (c->installed_only)	/* config_load_json refused it already: fail closed */
+		return al_fail(err, "upstreams.%.64s: %s", name, UPSTREAM_CATALOG_NOT_INSTALLED);
+	return upstream_define(c, name, obj, err);
 }
 
 static bool
@@ -619,8 +676,8 @@ parse_initial(struct airlock_config *c, const json_t *obj, struct al_err *err)
 		return 0;
 	if (!is_plain_string(x))
 		return al_fail(err, "initial.file: expected a string");
-	if (!(c->initial.file = resolve_path(c, json_string_value(x))))
-		return al_fail(err, "initial: out of memory");
+	if (!(c->initial.file = resolve_path(c, json_string_value(x), "initial.file", err)))
+		return -1;
 	return 0;
 }
 
@@ -720,6 +777,8 @@ config_load_json(struct airlock_config *c, const json_t *root, int host_cores,
 	json_t *v;
 
 	if (only_keys(root, top_keys, "", err) < 0)
+		return -1;
+	if (c->installed_only && upstream_catalog_peer_fault(root, c->upstreams_dir, err))
 		return -1;
 	c->host_cores = host_cores;
 	for (i = 0; i < sizeof sections / sizeof sections[0]; i++)

@@ -13,7 +13,9 @@
  *   upstreams  name → {argv, cwd, env, timeout_ms, user, privileged,
  *                      unconfined_ok, paths: {rw, ro}, network,
  *                      isolation: "process" | "container", image}
- *              (confinement: engine/mcp/mcp_confine.h, docs/operations.md)
+ *              (confinement: engine/mcp/mcp_confine.h, docs/operations.md),
+ *              or name → {installed: KEY}: root's definition of it
+ *              (upstream_catalog.h)
  *   tools      name → {upstream, remote, data_class, sink_ceiling,
  *                      response_ceiling, pin}
  *   aliases    operation → tool name, or {tool, description, hidden}
@@ -132,6 +134,10 @@ struct airlock_config {
 	struct pool_config pool;
 	char *base_dir;		/* for relative paths; NULL: the working directory */
 	int host_cores;		/* clamps profile.cpus */
+	/* Set before loading; config_init gives the defaults (the engine's own configs). */
+	const char *upstreams_dir;	/* installed upstreams; NULL: UPSTREAM_CATALOG_DIR */
+	bool installed_only;	/* a non-root peer's: upstream_catalog_peer_fault holds */
+	bool absolute_only;	/* a relative path is refused (no file to be relative to) */
 };
 
 void config_init(struct airlock_config *c);

@@ -1,5 +1,6 @@
 /* The ops of `airlock serve`: one handler per request, and the table that picks it. */
 #include "control_server_int.h"
+#include "upstream_catalog.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -245,9 +246,21 @@ op_metrics(struct control_server *cs, struct client *c, const struct control_req
 	cs_reply(cs, c, r->id, ok);
 }
 
+/*
+ * A peer whose config may give argv, env and cwd itself, and whose path
+ * the engine may open: root, or the engine's own uid (it gains no rights
+ * by it). Any other operate peer names installed upstreams only
+ * (upstream_catalog.h; docs/operations.md, "Who may connect: roles").
+ */
+static bool
+peer_trusted(const struct client *c)
+{
+	return c->uid == 0 || c->uid == geteuid();
+}
+
 static int
-start_inline(struct control_server *cs, const json_t *config, char id[SNAP_ID_MAX],
-	     struct al_err *err)
+start_inline(struct control_server *cs, const struct client *c, const json_t *config,
+	     char id[SNAP_ID_MAX], struct al_err *err)
 {
 	struct owned *o = NULL;
 	size_t i;
@@ -260,6 +273,9 @@ start_inline(struct control_server *cs, const json_t *config, char id[SNAP_ID_MA
 	if (!o)
 		return al_fail(err, "out of memory");
 	config_init(&o->cfg);
+	o->cfg.upstreams_dir = supervisor_upstreams_dir(cs->o.sup);
+	o->cfg.installed_only = !peer_trusted(c);
+	o->cfg.absolute_only = true;	/* no file to be relative to: ctl resolved them */
 	if (config_load_json(&o->cfg, config, config_host_cores(), err) < 0 ||
 	    supervisor_start(cs->o.sup, &o->cfg, id, err) < 0) {
 		config_free(&o->cfg);
@@ -271,15 +287,58 @@ start_inline(struct control_server *cs, const json_t *config, char id[SNAP_ID_MA
 	return 0;
 }
 
+/* A start refused before any config is loaded: audited with its author and why. */
+static void
+start_refused(struct control_server *cs, struct client *c, const struct control_request *r,
+	      const char *word, const char *why)
+{
+	struct snap_author a;
+	char rule[SNAP_WORD_MAX];
+
+	log_authored(cs, c, r, why);
+	cs_author(c, &a);
+	snprintf(rule, sizeof rule, "start refused: %s", word);
+	supervisor_record(cs->o.sup, &a, NULL, NULL, CUTOVER_REJECTED, rule);
+	cs_reply_reason(cs, c, r->id, CONTROL_E_CONFIG, why);
+}
+
+/*
+ * What a peer that is not trusted may not ask: a path (the engine would
+ * open it with its own rights), argv, env, cwd or a file named in the
+ * config. True when refused (and audited).
+ */
+static bool
+start_untrusted(struct control_server *cs, struct client *c, const struct control_request *r)
+{
+	struct al_err err;
+	const char *word;
+
+	if (peer_trusted(c))
+		return false;
+	if (!r->config) {
+		start_refused(cs, c, r, "path from a peer",
+			      "the engine opens no config file for a peer that is not root: "
+			      "use a current airlock ctl, which sends the file's contents");
+		return true;
+	}
+	word = upstream_catalog_peer_fault(r->config, supervisor_upstreams_dir(cs->o.sup), &err);
+	if (word)
+		start_refused(cs, c, r, word, err.msg);
+	return word != NULL;
+}
+
 static void
 op_start(struct control_server *cs, struct client *c, const struct control_request *r)
 {
 	char id[SNAP_ID_MAX];
 	struct al_err err;
 	json_t *ok;
-	int rc = r->config ? start_inline(cs, r->config, id, &err)
-			   : supervisor_start_file(cs->o.sup, r->path, id, &err);
+	int rc;
 
+	if (start_untrusted(cs, c, r))
+		return;
+	rc = r->config ? start_inline(cs, c, r->config, id, &err)
+		       : supervisor_start_file(cs->o.sup, r->path, id, &err);
 	if (rc < 0) {
 		audit_authored(cs, c, r, NULL, false, CONTROL_E_CONFIG);
 		cs_reply_reason(cs, c, r->id, CONTROL_E_CONFIG, err.msg);

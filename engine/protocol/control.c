@@ -372,6 +372,14 @@ control_request_init(struct control_request *r, enum control_op op)
 	r->op = op;
 }
 
+void
+control_request_config(struct control_request *r, json_t *config)
+{
+	json_decref(r->config);
+	r->config = config;
+	r->has |= CONTROL_KEY(CONFIG);
+}
+
 int
 control_request_str(struct control_request *r, enum control_key k, const char *s)
 {

@@ -155,7 +155,9 @@ bool control_op_changes(enum control_op op);
 /*
  * One request. Which fields mean something depends on op:
  *   detail, stop   session
- *   start          path (a file the engine reads) or config (inline object)
+ *   start          config (an inline object: what ctl sends), or path (a
+ *                  file the engine reads: only for a root or the engine's
+ *                  own uid; docs/operations.md, "Who may connect: roles")
  *   revoke/restore tool, and ids[0..n_ids) or all; wait_ms for the acks
  *   freeze/thaw    wait_ms for the acks (the kill switch: every live session)
  *   forget         ids[0..n_ids) (none: every ended session)
@@ -203,6 +205,8 @@ int control_request_str(struct control_request *r, enum control_key k, const cha
 int control_request_add_id(struct control_request *r, const char *id);
 void control_request_bool(struct control_request *r, enum control_key k, bool v);
 void control_request_int(struct control_request *r, enum control_key k, int64_t v);
+/* An inline config (start): r takes the reference (control_request_free drops it). */
+void control_request_config(struct control_request *r, json_t *config);
 
 /*
  * Parse one line (without its newline). 0, or -1 with *error one of the

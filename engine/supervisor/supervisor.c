@@ -244,6 +244,12 @@ supervisor_sessions_max(const struct supervisor *s)
 	return s->o.sessions_max;
 }
 
+const char *
+supervisor_upstreams_dir(const struct supervisor *s)
+{
+	return s->o.upstreams_dir;
+}
+
 int
 supervisor_open(const struct supervisor_options *o, struct supervisor **out,
 		struct reap_report *reaped, struct al_err *err)

@@ -79,12 +79,16 @@ struct supervisor_options {
 	bool reap_at_start;		/* remove orphans before the first session */
 	size_t sessions_max;		/* 0: supervisor_sessions_default(); clamped to
 					   1 .. SUPERVISOR_SESSIONS_MAX */
+	const char *upstreams_dir;	/* installed upstreams (upstream_catalog.h);
+					   NULL: UPSTREAM_CATALOG_DIR; must outlive it */
 };
 
 /* The host's memory over SUPERVISOR_SESSION_BUDGET_KB, clamped as above. */
 size_t supervisor_sessions_default(void);
 /* The bound an open supervisor enforces. */
 size_t supervisor_sessions_max(const struct supervisor *s);
+/* Where its configs' installed upstreams are (the options'; NULL: the default). */
+const char *supervisor_upstreams_dir(const struct supervisor *s);
 
 int supervisor_open(const struct supervisor_options *o, struct supervisor **out,
 		    struct reap_report *reaped, struct al_err *err);
@@ -96,7 +100,10 @@ int supervisor_open(const struct supervisor_options *o, struct supervisor **out,
  */
 int supervisor_start(struct supervisor *s, const struct airlock_config *cfg,
 		     char session_id[SNAP_ID_MAX], struct al_err *err);
-/* The same from a config file, which the supervisor loads and owns. */
+/*
+ * The same from a config file, which the supervisor loads (with the
+ * engine's rights: its own operator's files, or a trusted peer's) and owns.
+ */
 int supervisor_start_file(struct supervisor *s, const char *path,
 			  char session_id[SNAP_ID_MAX], struct al_err *err);
 

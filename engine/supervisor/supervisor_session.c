@@ -264,6 +264,7 @@ supervisor_start_file(struct supervisor *s, const char *path,
 	if (!cfg)
 		return al_fail(err, "supervisor: out of memory");
 	config_init(cfg);
+	cfg->upstreams_dir = s->o.upstreams_dir;
 	if (config_load_file(cfg, path, config_host_cores(), err) < 0) {
 		config_free(cfg);
 		free(cfg);

@@ -1,0 +1,36 @@
+#ifndef AIRLOCK_CONFIG_INLINE_H
+#define AIRLOCK_CONFIG_INLINE_H
+
+/*
+ * A session config made ready to send to `airlock serve` (ctl start, the
+ * console's start on an attached engine): read on the caller's side, with
+ * the caller's rights, and its relative paths made absolute against the
+ * file's directory there, so the engine opens no file for its peer and
+ * resolves nothing against a directory of the peer's (docs/operations.md,
+ * "Who may connect: roles"). The engine refuses a relative path in a
+ * config sent to it.
+ */
+
+#include <jansson.h>
+
+#include "err.h"
+
+/* The fixed reason a config the caller cannot read is refused with. */
+#define CONFIG_INLINE_UNREADABLE \
+	"you cannot read it (ctl reads a config with your rights; the engine opens no file for you)"
+
+/*
+ * The config at path as a JSON object (config_read_json's bounds), its
+ * relative paths resolved: NULL with err ("config PATH: ...").
+ */
+json_t *config_inline_file(const char *path, struct al_err *err);
+
+/*
+ * The relative paths of a config (upstreams.*.cwd, upstreams.*.paths.rw
+ * and .ro, initial.file) made absolute against dir, in place: 0, or -1
+ * when out of memory. Members of the wrong type are left for the engine
+ * to refuse. Pure.
+ */
+int config_inline_paths(json_t *root, const char *dir, struct al_err *err);
+
+#endif

@@ -1,0 +1,57 @@
+#ifndef AIRLOCK_UPSTREAM_CATALOG_H
+#define AIRLOCK_UPSTREAM_CATALOG_H
+
+/*
+ * The installed upstreams: the programs a peer that is not root may have
+ * the engine start (docs/operations.md, "Installed upstreams"). Root
+ * installs each as DIR/KEY.json, one upstream definition (the keys of a
+ * config's upstream: argv, env, cwd, timeout_ms, user, privileged,
+ * unconfined_ok, paths, network; absolute paths only); a config names it
+ * by key: "upstreams": {"notes": {"installed": "KEY"}}.
+ *
+ * The directory and the file must be root's: owned by uid 0 and not
+ * group- or world-writable, else the definition is refused with why. A
+ * symlink is refused, the directory's or the file's.
+ */
+
+#include <stdbool.h>
+#include <sys/stat.h>
+
+#include <jansson.h>
+
+#include "err.h"
+
+#define UPSTREAM_CATALOG_DIR		"/etc/airlock/upstreams.d"
+#define UPSTREAM_CATALOG_KEY_MAX	63
+#define UPSTREAM_CATALOG_FILE_MAX	(64 << 10)
+
+/* Fixed words: why a peer's config is refused (the audit's rule ends with one). */
+#define UPSTREAM_CATALOG_NOT_INSTALLED	"upstream not installed"
+#define UPSTREAM_CATALOG_NAMES_FILE	"names a file"
+
+/*
+ * Why a directory (dir true) or a definition file with this stat is not
+ * root's to trust: fixed text, or NULL when it is. Pure.
+ */
+const char *upstream_catalog_fault(const struct stat *st, bool dir);
+
+/* A key: 1..UPSTREAM_CATALOG_KEY_MAX of [A-Za-z0-9_-], not starting with '-'. Pure. */
+bool upstream_catalog_key_ok(const char *key);
+
+/*
+ * The definition installed as dir/key.json (dir NULL: UPSTREAM_CATALOG_DIR):
+ * a JSON object, or NULL with err saying why and what to install where.
+ */
+json_t *upstream_catalog_read(const char *dir, const char *key, struct al_err *err);
+
+/*
+ * A config from a peer that is not root (docs/operations.md, "Who may
+ * connect: roles"): NULL when every upstream is exactly {"installed": KEY}
+ * and no member names a file the engine would open (initial.file);
+ * otherwise one of the fixed words above, with err saying which member and
+ * what to install where (dir as for upstream_catalog_read). Pure.
+ */
+const char *upstream_catalog_peer_fault(const json_t *root, const char *dir,
+					struct al_err *err);
+
+#endif

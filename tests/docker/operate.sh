@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# The operate role is not root (docs/operations.md, "Who may connect: roles";
+# docs/guarantees.md): a real non-root user in the operate group, its ctl
+# run with setpriv, against a root `airlock serve` with a catalog of
+# installed upstreams (--upstreams-dir, a root-owned directory here).
+#   (a) its own config with `sh -c id` as an upstream is refused, audited
+#       with its uid and name, and nothing ran (the file the command would
+#       create is absent); the same through an old client's "path" too;
+#   (b) a mode-000 config is refused on its side as unreadable: the engine
+#       never saw a request (no audit row, no log line of that client);
+#   (c) an installed upstream named by key starts, the agent's calls reach
+#       it, and its confinement receipt in the audit shows airlock-upstream's
+#       uid.
+#
+# usage: operate.sh AIRLOCK AGENT_BIN UPSTREAM_BIN
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/common.sh"
+require_daemon
+
+airlock=$1 agent=$2 upstream=$3
+scratch_dir
+. "$here/../checks.sh"
+sock=$work/engine.sock
+owner_pids() { printf '%s\n' "${helpers[@]}"; }
+
+# --- the operate group and a user of it: made here when missing, removed after ----
+made_groups=() made_users=()
+on_teardown() {
+	local x
+	for x in "${made_users[@]}"; do userdel "$x" 2>/dev/null; done
+	for x in "${made_groups[@]}"; do groupdel "$x" 2>/dev/null; done
+}
+opuser=airlock-optest
+if [ -z "$(getent group airlock)" ]; then groupadd airlock && made_groups+=(airlock); fi
+if ! getent passwd "$opuser" >/dev/null; then
+	useradd --system --no-create-home --shell /usr/sbin/nologin --user-group "$opuser" &&
+		made_users+=("$opuser") && made_groups+=("$opuser")
+fi
+og=$(getent group airlock | cut -d: -f3) ou=$(id -u "$opuser") ogid=$(id -g "$opuser")
+upuid=$(id -u airlock-upstream)
+# The operator, as the kernel will see it: its own uid and gid, the operate group.
+as_op() { setpriv --reuid "$ou" --regid "$ogid" --groups "$og" "$@"; }
+opctl() { as_op "$airlock" ctl --socket "$sock" "$@"; }
+
+# --- the image, the catalog (root's), the operator's own directory -----------------
+image=$(scratch_image "$work/image" "$agent") || { not_ok "agent image build"; summary; exit 1; }
+mkdir -p "$work/op" "$work/upstreams.d" "$work/home" "$work/drop"
+upstream_box "$work/op"
+chmod 0755 "$work/upstreams.d" && chmod 1777 "$work/drop"
+chown "$ou:$ogid" "$work/home" && chmod 0700 "$work/home"
+cat >"$work/upstreams.d/vault.json" <<JSON
+{"argv": ["$upstream", "--sink", "$work/op/vault.sink"],
+ "env": {"PATH": "/usr/bin:/bin"}, "paths": {"rw": ["$work/op"]}}
+JSON
+chmod 0644 "$work/upstreams.d/vault.json"
+
+session_json() {	# UPSTREAM-OBJECT: a looping session's config with that upstream
+	cat <<JSON
+{"profile": {"image": "$image", "cmd": ["loop"]},
+ "bounds": {"session_ms": 300000, "calls": 4096},
+ "upstreams": {"vault": $1},
+ "tools": {"store": {"upstream": "vault", "remote": "store", "data_class": "confidential",
+                     "sink_ceiling": "confidential", "response_ceiling": "confidential"}},
+ "aliases": {"save": "store"}}
+JSON
+}
+# Its own upstream may write the drop box: were it started, the file would appear.
+as_op tee "$work/home/own.json" >/dev/null <<<"$(session_json "{\"argv\": [\"/bin/sh\", \"-c\", \"id > $work/drop/ran\"], \"paths\": {\"rw\": [\"$work/drop\"]}}")"
+as_op tee "$work/home/installed.json" >/dev/null <<<"$(session_json '{"installed": "vault"}')"
+session_json '{"installed": "vault"}' >"$work/home/secret.json"
+chmod 0000 "$work/home/secret.json"
+
+"$airlock" serve --socket "$sock" --audit "$work/audit.db" --upstreams-dir "$work/upstreams.d" \
+	2>"$work/serve.err" </dev/null &
+engine=$!
+helpers+=("$engine")
+for _ in $(seq 300); do grep -q "listening on" "$work/serve.err" 2>/dev/null && break; sleep 0.1; done
+check "serve listens, with --upstreams-dir" grep -q "listening on" "$work/serve.err" ||
+	{ cat "$work/serve.err"; summary; exit 1; }
+chmod 0711 "$work"	# the operator passes through to the socket and its home
+
+audit_q() { sqlite3 "file:$work/audit.db?mode=ro" "$1" 2>/dev/null; }
+audit_has() {	# SQL-COUNT: until it is > 0 (the writer thread is asynchronous)
+	local i
+	for i in $(seq 50); do [ "$(audit_q "$1")" -gt 0 ] 2>/dev/null && return 0; sleep 0.1; done
+	return 1
+}
+by_op="detail like '%\"by\":\"$opuser\",\"uid\":$ou,%'"
+sessions() { "$airlock" ctl --socket "$sock" sessions --json | python3 -c '
+import json,sys; print(len(json.load(sys.stdin)["snapshot"]["sessions"]))'; }
+
+opctl status >"$work/status.out" 2>&1
+check "the operator's role is operate" grep -q 'role operate' "$work/status.out"
+
+# --- (a) its own argv: refused, audited with its author, nothing ran --------------------
+rc=0; opctl start "$work/home/own.json" >"$work/own.out" 2>"$work/own.err" || rc=$?
+check "(a) ctl start with its own argv: exit 1, 'config refused', and what to install where" \
+	bash -c '[ "$1" = 1 ] && grep -qF "start: config refused: upstreams.vault: only root gives argv, env or cwd: root installs $2/vault.json" "$3"' \
+	_ "$rc" "$work/upstreams.d" "$work/own.err"
+check "(a) the refusal is audited: rule 'start refused: upstream not installed', by $opuser (uid $ou)" \
+	audit_has "select count(*) from audit_entries where type='policy' and decision='rejected'
+	 and rule='start refused: upstream not installed' and $by_op"
+check "(a) serve logged the refusal with the uid" grep -q "(uid $ou $opuser): start: upstreams.vault" "$work/serve.err"
+# An old client's "path" to the mode-000 config: the engine would open it with its own rights.
+rc=0; as_op /usr/bin/python3 - "$sock" "$work/home/secret.json" >"$work/path.out" 2>&1 <<'PY' || rc=$?
+import json, socket, sys
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f = s.makefile("rwb")
+f.readline()	# the hello
+f.write((json.dumps({"id": 1, "op": "start", "path": sys.argv[2]}) + "\n").encode()); f.flush()
+r = json.loads(f.readline()); print(r.get("error"), "|", r.get("reason"))
+sys.exit(0 if r.get("ok") is False else 1)
+PY
+check "(a) an old client's path from the operator: refused, 'use a current airlock ctl'" \
+	bash -c '[ "$1" = 0 ] && grep -qF "config refused | the engine opens no config file for a peer that is not root: use a current airlock ctl" "$2"' \
+	_ "$rc" "$work/path.out"
+check "(a) that refusal is audited too: 'start refused: path from a peer', by $opuser" \
+	audit_has "select count(*) from audit_entries where type='policy' and decision='rejected'
+	 and rule='start refused: path from a peer' and $by_op"
+for _ in $(seq 50); do [ -e "$work/drop/ran" ] && break; sleep 0.1; done	# 5 s: a started one writes it in about 1
+check "(a) nothing ran: the file its command would create is absent" [ ! -e "$work/drop/ran" ]
+check "(a) no session was started" [ "$(sessions)" = 0 ]
+
+# --- (b) a mode-000 config: refused on the operator's side --------------------------
+rows0=$(audit_q "select count(*) from audit_entries")
+rc=0; opctl start "$work/home/secret.json" >"$work/secret.out" 2>"$work/secret.err" || rc=$?
+check "(b) ctl start of a mode-000 config: exit 1, 'you cannot read it'" \
+	bash -c '[ "$1" = 1 ] && grep -qF "start: config $2: you cannot read it (ctl reads a config with your rights; the engine opens no file for you)" "$3"' \
+	_ "$rc" "$work/home/secret.json" "$work/secret.err"
+printf '{"revoke": ["store"]}\n' >"$work/home/incident.json"
+chmod 0000 "$work/home/incident.json"
+rc=0; opctl apply "$work/home/incident.json" >/dev/null 2>"$work/incident.err" || rc=$?
+check "(b) ctl apply of a mode-000 incident file: exit 1, 'you cannot read it'" \
+	bash -c '[ "$1" = 1 ] && grep -qF "apply: $2: you cannot read it (ctl reads a config with your rights" "$3"' \
+	_ "$rc" "$work/home/incident.json" "$work/incident.err"
+sleep 1
+check "(b) the engine never saw a request: no new audit row" [ "$(audit_q "select count(*) from audit_entries")" = "$rows0" ]
+check "(b) and no log line of a start or revoke for it" \
+	[ "$(grep -c "(uid $ou $opuser): start" "$work/serve.err"):$(grep -c "(uid $ou $opuser): revoke" "$work/serve.err")" = 2:0 ]
+check "(b) no session was started" [ "$(sessions)" = 0 ]
+
+# --- (c) the installed upstream, by key: starts, runs confined ---------------------------
+rc=0; opctl start "$work/home/installed.json" >"$work/installed.out" 2>"$work/installed.err" || rc=$?
+check "(c) ctl start naming the installed upstream: exit 0, a session id" \
+	bash -c '[ "$1" = 0 ] && grep -qE "^s-[0-9a-f]+$" "$2"' _ "$rc" "$work/installed.out" ||
+	cat "$work/installed.err"
+sid=$(cat "$work/installed.out")
+for _ in $(seq 600); do [ -s "$work/op/vault.sink" ] && break; sleep 0.1; done
+check "(c) the agent's calls reach the installed upstream (its sink grows)" [ -s "$work/op/vault.sink" ]
+check "(c) the start is audited with its author: 'start by request', by $opuser" \
+	audit_has "select count(*) from audit_entries where type='policy' and decision='applied'
+	 and rule='start by request' and session_id='$sid' and $by_op"
+check "(c) its confinement receipt: user airlock-upstream, uid $upuid, uid changed" \
+	audit_has "select count(*) from audit_entries where session_id='$sid' and type='dispatch'
+	 and detail like '%\"confinement\":{%\"uid\":$upuid,%'
+	 and detail like '%\"uid_changed\":true%' and detail like '%\"user\":\"airlock-upstream\"%'"
+check "(c) the upstream process runs as airlock-upstream" \
+	bash -c 'for p in $(pgrep -f -- "--sink $1"); do [ "$(stat -c %u /proc/$p)" = "$2" ] || exit 1; done; [ -n "$(pgrep -f -- "--sink $1")" ]' \
+	_ "$work/op/vault.sink" "$upuid"
+
+# --- the catalog must be root's: a group-writable definition is refused ------------------
+chmod 0664 "$work/upstreams.d/vault.json"
+rc=0; opctl start "$work/home/installed.json" >/dev/null 2>"$work/loose.err" || rc=$?
+check "a group-writable definition: refused with why" \
+	bash -c '[ "$1" = 1 ] && grep -qF "installed upstream vault: $2/vault.json: group- or world-writable" "$3"' \
+	_ "$rc" "$work/upstreams.d" "$work/loose.err"
+chmod 0644 "$work/upstreams.d/vault.json"
+
+kill -TERM "$engine"
+rc=0; wait "$engine" || rc=$?
+check "SIGTERM: serve exits 0, nothing left" [ "$rc" = 0 ]
+summary

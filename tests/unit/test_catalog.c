@@ -1,0 +1,368 @@
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <grp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "config_inline.h"
+#include "scratch.h"
+#include "upstream_catalog.h"
+
+/*
+ * The operate role is not root (docs/operations.md, "Who may connect:
+ * roles"): the installed upstreams' checks (owner, mode, symlinks, keys),
+ * the refusal of argv, env, cwd and files in a non-root peer's config, an
+ * installed upstream loaded by key, and a config read on the caller's
+ * side: its relative paths made absolute, an unreadable one refused there.
+ */
+
+static char dir[256];
+
+static int
+setup(void **state)
+{
+	(void)state;
+	scratch_make(dir, sizeof dir, "catalog");
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	chmod(dir, 0700);
+	scratch_remove(dir);
+	return 0;
+}
+
+static void
+put(const char *name, const char *text, mode_t mode)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(chmod(path, mode), 0);
+}
+
+static struct stat
+st_of(mode_t mode, uid_t uid)
+{
+	struct stat st;
+
+	memset(&st, 0, sizeof st);
+	st.st_mode = mode;
+	st.st_uid = uid;
+	return st;
+}
+
+/* --- pure: stat, keys, a peer's config ----------------------------------------- */
+
+static void
+test_fault(void **state)
+{
+	struct stat st;
+
+	(void)state;
+	st = st_of(S_IFDIR | 0755, 0);
+	assert_null(upstream_catalog_fault(&st, true));
+	st = st_of(S_IFREG | 0644, 0);
+	assert_null(upstream_catalog_fault(&st, false));
+	st = st_of(S_IFREG | 0644, 0);
+	assert_string_equal(upstream_catalog_fault(&st, true), "not a directory");
+	st = st_of(S_IFLNK | 0777, 0);
+	assert_string_equal(upstream_catalog_fault(&st, false), "not a regular file");
+	st = st_of(S_IFDIR | 0755, 1000);
+	assert_string_equal(upstream_catalog_fault(&st, true), "not owned by root");
+	st = st_of(S_IFREG | 0644, 1000);
+	assert_string_equal(upstream_catalog_fault(&st, false), "not owned by root");
+	st = st_of(S_IFDIR | 0775, 0);
+	assert_string_equal(upstream_catalog_fault(&st, true), "group- or world-writable");
+	st = st_of(S_IFREG | 0646, 0);
+	assert_string_equal(upstream_catalog_fault(&st, false), "group- or world-writable");
+}
+
+static void
+test_keys(void **state)
+{
+	char long_key[UPSTREAM_CATALOG_KEY_MAX + 2];
+
+	(void)state;
+	assert_true(upstream_catalog_key_ok("notes"));
+	assert_true(upstream_catalog_key_ok("my_notes-2"));
+	assert_false(upstream_catalog_key_ok(""));
+	assert_false(upstream_catalog_key_ok(NULL));
+	assert_false(upstream_catalog_key_ok("-notes"));
+	assert_false(upstream_catalog_key_ok("../notes"));
+	assert_false(upstream_catalog_key_ok("a/b"));
+	assert_false(upstream_catalog_key_ok("notes.json"));
+	memset(long_key, 'a', sizeof long_key - 1);
+	long_key[sizeof long_key - 1] = '\0';
+	assert_false(upstream_catalog_key_ok(long_key));
+	long_key[UPSTREAM_CATALOG_KEY_MAX] = '\0';
+	assert_true(upstream_catalog_key_ok(long_key));
+}
+
+/* A non-root peer's config: the fixed word, and the message's words. */
+static void
+peer(const char *text, const char *word, const char *says)
+{
+	json_t *root = json_loads(text, 0, NULL);
+	struct al_err err = { "" };
+	const char *got;
+
+	assert_non_null(root);
+	got = upstream_catalog_peer_fault(root, NULL, &err);
+	if (!word)
+		assert_null(got);
+	else
+		assert_string_equal(got, word);
+	if (says)
+		assert_non_null(strstr(err.msg, says));
+	json_decref(root);
+}
+
+static void
+test_peer_refusals(void **state)
+{
+	(void)state;
+	peer("{}", NULL, NULL);
+	peer("{\"upstreams\": {\"n\": {\"installed\": \"notes\"}}}", NULL, NULL);
+	peer("{\"upstreams\": {\"n\": {\"argv\": [\"/bin/sh\", \"-c\", \"id\"]}}}",
+	     UPSTREAM_CATALOG_NOT_INSTALLED,
+	     "upstreams.n: only root gives argv, env or cwd: root installs "
+	     "/etc/airlock/upstreams.d/n.json");
+	peer("{\"upstreams\": {\"n\": {\"installed\": \"notes\", \"argv\": [\"/bin/sh\"]}}}",
+	     UPSTREAM_CATALOG_NOT_INSTALLED, "{\"installed\": \"n\"}");
+	peer("{\"upstreams\": {\"n\": {\"installed\": \"notes\", \"env\": {\"LD_PRELOAD\": \"x\"}}}}",
+	     UPSTREAM_CATALOG_NOT_INSTALLED, NULL);
+	peer("{\"upstreams\": {\"n\": {\"installed\": \"notes\", \"cwd\": \"/root\"}}}",
+	     UPSTREAM_CATALOG_NOT_INSTALLED, NULL);
+	peer("{\"upstreams\": {\"n\": {\"installed\": 7}}}", UPSTREAM_CATALOG_NOT_INSTALLED, NULL);
+	peer("{\"upstreams\": [\"/bin/sh\"]}", UPSTREAM_CATALOG_NOT_INSTALLED, "upstreams:");
+	peer("{\"initial\": {\"file\": \"/etc/shadow\"}}", UPSTREAM_CATALOG_NAMES_FILE,
+	     "initial.file: the engine opens no file for a peer that is not root");
+}
+
+/* --- the catalog on disk (root's: these need root) ------------------------------ */
+
+static void
+read_fails(const char *key, const char *says)
+{
+	struct al_err err = { "" };
+	json_t *def = upstream_catalog_read(dir, key, &err);
+
+	assert_null(def);
+	if (!strstr(err.msg, says))
+		fail_msg("'%s' does not say '%s'", err.msg, says);
+}
+
+static void
+test_read(void **state)
+{
+	char path[512], link[512];
+	struct al_err err = { "" };
+	json_t *def;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	put("notes.json", "{\"argv\": [\"/bin/cat\"]}", 0644);
+	def = upstream_catalog_read(dir, "notes", &err);
+	assert_non_null(def);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(def, "argv"), 0)),
+			    "/bin/cat");
+	json_decref(def);
+	read_fails("ghost", "ghost.json: No such file or directory (root installs the definition");
+	read_fails("../etc", "installed: expected a key");
+	put("open.json", "{\"argv\": [\"/bin/cat\"]}", 0666);
+	read_fails("open", "open.json: group- or world-writable");
+	put("mine.json", "{\"argv\": [\"/bin/cat\"]}", 0644);
+	snprintf(path, sizeof path, "%s/mine.json", dir);
+	assert_int_equal(chown(path, 65534, 65534), 0);
+	read_fails("mine", "mine.json: not owned by root");
+	snprintf(link, sizeof link, "%s/link.json", dir);
+	snprintf(path, sizeof path, "%s/notes.json", dir);
+	assert_int_equal(symlink(path, link), 0);
+	read_fails("link", "link.json: a symlink");
+	put("bad.json", "[\"/bin/cat\"]", 0644);
+	read_fails("bad", "bad.json: not a JSON object");
+	put("dup.json", "{\"argv\": [\"/a\"], \"argv\": [\"/b\"]}", 0644);
+	read_fails("dup", "dup.json: not a JSON object");
+	assert_int_equal(chmod(dir, 0777), 0);
+	read_fails("notes", "not group- or world-writable");
+	assert_int_equal(chmod(dir, 0700), 0);
+	assert_int_equal(chown(dir, 65534, 0), 0);
+	read_fails("notes", ": not owned by root");
+	assert_int_equal(chown(dir, 0, 0), 0);
+}
+
+/* A config as the engine loads one from a peer: 0, or -1 with err. */
+static int
+load_peer(const char *text, bool trusted, struct airlock_config *c, struct al_err *err)
+{
+	json_t *root = json_loads(text, 0, NULL);
+	int rc;
+
+	assert_non_null(root);
+	config_init(c);
+	c->upstreams_dir = dir;
+	c->installed_only = !trusted;
+	c->absolute_only = true;
+	rc = config_load_json(c, root, 2, err);
+	json_decref(root);
+	return rc;
+}
+
+static void
+test_load_installed(void **state)
+{
+	struct airlock_config c;
+	struct al_err err = { "" };
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	put("cat.json", "{\"argv\": [\"/bin/cat\", \"-u\"], \"env\": {\"PATH\": \"/bin\"}, "
+	    "\"cwd\": \"/\", \"network\": \"none\"}", 0644);
+	assert_int_equal(load_peer("{\"upstreams\": {\"n\": {\"installed\": \"cat\"}}}", false,
+				   &c, &err), 0);
+	assert_int_equal(c.n_upstreams, 1);
+	assert_string_equal(c.upstreams[0].name, "n");
+	assert_int_equal(c.upstreams[0].argv.n, 2);
+	assert_string_equal(c.upstreams[0].argv.v[0], "/bin/cat");
+	assert_string_equal(c.upstreams[0].cwd, "/");
+	config_free(&c);
+
+	assert_int_equal(load_peer("{\"upstreams\": {\"n\": {\"argv\": [\"/bin/sh\", \"-c\", "
+				   "\"id\"]}}}", false, &c, &err), -1);
+	assert_non_null(strstr(err.msg, "only root gives argv, env or cwd"));
+	assert_int_equal(c.n_upstreams, 0);
+	config_free(&c);
+	/* root's own may: the same config from a trusted peer loads */
+	assert_int_equal(load_peer("{\"upstreams\": {\"n\": {\"argv\": [\"/bin/sh\", \"-c\", "
+				   "\"id\"]}}}", true, &c, &err), 0);
+	config_free(&c);
+
+	put("rel.json", "{\"argv\": [\"/bin/cat\"], \"cwd\": \"work\"}", 0644);
+	assert_int_equal(load_peer("{\"upstreams\": {\"n\": {\"installed\": \"rel\"}}}", true,
+				   &c, &err), -1);
+	assert_string_equal(err.msg, "installed upstream rel: upstreams.n.cwd: expected an "
+			    "absolute path (ctl resolves a relative one against the config "
+			    "file's directory; an installed definition has none)");
+	config_free(&c);
+	put("nest.json", "{\"installed\": \"cat\"}", 0644);
+	assert_int_equal(load_peer("{\"upstreams\": {\"n\": {\"installed\": \"nest\"}}}", true,
+				   &c, &err), -1);
+	assert_non_null(strstr(err.msg, "installed upstream nest: upstreams.n"));
+	config_free(&c);
+	assert_int_equal(load_peer("{\"upstreams\": {\"n\": {\"installed\": \"ghost\"}}}", false,
+				   &c, &err), -1);
+	assert_non_null(strstr(err.msg, "upstreams.n: installed upstream ghost: "));
+	config_free(&c);
+}
+
+/* A socket's config: no file to be relative to, so a relative path is refused. */
+static void
+test_relative_refused(void **state)
+{
+	struct airlock_config c;
+	struct al_err err = { "" };
+
+	(void)state;
+	assert_int_equal(load_peer("{\"initial\": {\"file\": \"payload.json\", \"class\": \"public\"}}",
+				   true, &c, &err),
+			 -1);
+	assert_non_null(strstr(err.msg, "initial.file: expected an absolute path"));
+	config_free(&c);
+}
+
+/* --- the caller's side ------------------------------------------------------------ */
+
+static void
+test_inline_paths(void **state)
+{
+	json_t *root = json_loads(
+		"{\"upstreams\": {\"u\": {\"argv\": [\"/bin/cat\"], \"cwd\": \"work\", "
+		"\"paths\": {\"rw\": [\"sinks\", \"/abs\"], \"ro\": [\"data\"]}}},"
+		" \"initial\": {\"file\": \"in.json\"}}", 0, NULL);
+	json_t *u;
+
+	(void)state;
+	assert_non_null(root);
+	assert_int_equal(config_inline_paths(root, "/home/op/cfg", NULL), 0);
+	u = json_object_get(json_object_get(root, "upstreams"), "u");
+	assert_string_equal(json_string_value(json_object_get(u, "cwd")), "/home/op/cfg/work");
+	assert_string_equal(json_string_value(json_array_get(
+		json_object_get(json_object_get(u, "paths"), "rw"), 0)), "/home/op/cfg/sinks");
+	assert_string_equal(json_string_value(json_array_get(
+		json_object_get(json_object_get(u, "paths"), "rw"), 1)), "/abs");
+	assert_string_equal(json_string_value(json_array_get(
+		json_object_get(json_object_get(u, "paths"), "ro"), 0)), "/home/op/cfg/data");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(root, "initial"),
+							      "file")), "/home/op/cfg/in.json");
+	json_decref(root);
+}
+
+/* A mode-000 config, read as nobody: refused with the fixed reason, nothing read. */
+static void
+test_inline_unreadable(void **state)
+{
+	char path[300], want[800];
+	int status;
+	pid_t pid;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	assert_int_equal(chmod(dir, 0755), 0);
+	put("secret.json", "{\"profile\": {}}", 0000);
+	snprintf(path, sizeof path, "%s/secret.json", dir);
+	snprintf(want, sizeof want, "config %s: %s", path, CONFIG_INLINE_UNREADABLE);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct al_err err = { "" };
+		json_t *got;
+
+		if (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
+		    setresuid(65534, 65534, 65534) < 0)
+			_exit(2);
+		got = config_inline_file(path, &err);
+		_exit(!got && strcmp(err.msg, want) == 0 ? 0 : 1);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fault),
+		cmocka_unit_test(test_keys),
+		cmocka_unit_test(test_peer_refusals),
+		cmocka_unit_test_setup_teardown(test_read, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_load_installed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_relative_refused, setup, teardown),
+		cmocka_unit_test(test_inline_paths),
+		cmocka_unit_test_setup_teardown(test_inline_unreadable, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
