@@ -507,8 +507,12 @@ struct audit_row {
 	_(RUNTIME,            "runtime",            DAEMON,   "the session's runtime (runc or runsc) is registered with the daemon") \
 	_(RUNSC_ARGS,         "runsc_args",         DAEMON,   "runsc is registered with --network=none and --oci-seccomp (without it, Docker's seccomp is not applied in gVisor)") \
 	_(RUNSC_THREADS,      "runsc_threads",      CONFIG,   "under runsc, clone3 answers ENOSYS with airlock's seccomp profile, so glibc starts threads (a probe container)") \
+	_(LANDLOCK,           "landlock",           CONFIG,   "the kernel's Landlock ABI is 6 or newer, as upstream confinement needs (or every upstream has unconfined_ok)") \
+	_(UPSTREAM_SECCOMP,   "upstream_seccomp",   CONFIG,   "the kernel loads seccomp filters: every upstream runs under one") \
+	_(UPSTREAM_USER,      "upstream_user",      CONFIG,   "a root engine's default upstream user airlock-upstream exists, not root, not in the docker group") \
 	_(IMAGE,              "image",              CONFIG,   "with a config: its profile.image ID is an image on this daemon") \
-	_(CATALOG,            "catalog",            CONFIG,   "with a config: each catalog tool (catalog.<tool>) is in its upstream's first tools/list, as pinned")
+	_(CATALOG,            "catalog",            CONFIG,   "with a config: each catalog tool (catalog.<tool>) is in its upstream's first tools/list, as pinned") \
+	_(CONFINE,            "confine",            CONFIG,   "with a config: each upstream (confine.<name>) is confined here as its spawn would be")
 
 enum host_check {
 #define HOST_CHECK_ENUM(e, id, stage, help) HOST_CHECK_##e,

@@ -537,6 +537,12 @@ control_detail_json(const struct session_detail *d)
 }
 
 json_t *
+control_upstream_json(const struct upstream_view *u)
+{
+	return codec_encode(&upstream_table, u);
+}
+
+json_t *
 control_event_json(const struct supervisor_event *e)
 {
 	return codec_encode(&event_table, e);
