@@ -127,32 +127,45 @@ engine_ask(int fd, const char *session, struct al_err *err)
 	return rc < 0 ? al_fail(err, "the engine did not take the request") : 0;
 }
 
-/* The hello, then the detail's reply (pushed frames before it skipped). */
+/* The reply to request 1 (pushed frames before it skipped); NULL when none came. */
+static json_t *
+engine_answer(int fd, struct linebuf *in, int64_t deadline)
+{
+	json_t *f;
+
+	while ((f = engine_frame(fd, in, deadline))) {
+		if (json_integer_value(json_object_get(f, "id")) == 1 && json_object_get(f, "ok"))
+			return f;
+		json_decref(f);
+	}
+	return NULL;
+}
+
+/* The hello, then the detail's reply. */
 static int
 engine_reply(int fd, struct session_detail *d, struct al_err *err)
 {
 	int64_t deadline = clock_mono_ms() + ENGINE_TIMEOUT_MS;
 	struct linebuf in;
-	json_t *f = NULL;
+	json_t *f;
 	int rc = -1;
 
 	if (linebuf_init(&in, CONTROL_FRAME_MAX, 2 * (size_t)CONTROL_FRAME_MAX) < 0)
 		return al_fail(err, "out of memory");
-	f = engine_frame(fd, &in, deadline);
-	if (!f || json_is_false(json_object_get(f, "ok")))
+	f = engine_frame(fd, &in, deadline);	/* the hello */
+	if (f && json_is_false(json_object_get(f, "ok"))) {
 		al_fail(err, "the engine refused this connection: %.64s",
-			f ? json_string_value(json_object_get(f, "error")) ?: "?" : "no hello");
-	else
-		for (json_decref(f); (f = engine_frame(fd, &in, deadline)); json_decref(f)) {
-			if (json_integer_value(json_object_get(f, "id")) != 1 ||
-			    !json_object_get(f, "ok"))
-				continue;
-			rc = json_is_true(json_object_get(f, "ok")) &&
-			     control_detail_from_json(json_object_get(f, "detail"), d) == 0 ? 0
-			     : al_fail(err, "the engine has no such session");
-			break;
-		}
-	if (!f && rc < 0 && !err->msg[0])
+			json_string_value(json_object_get(f, "error")) ?: "?");
+	} else if (f) {
+		json_decref(f);
+		f = engine_answer(fd, &in, deadline);
+		if (f && json_is_true(json_object_get(f, "ok")) &&
+		    control_detail_from_json(json_object_get(f, "detail"), d) == 0)
+			rc = 0;
+		else if (f)
+			al_fail(err, "the engine has no such session");
+	}
+	if (!f)
 		al_fail(err, "the engine did not answer");
 	json_decref(f);
 	linebuf_free(&in);
