@@ -201,6 +201,16 @@ test_audit_decode(void **state)
 static void
 test_detail_upstreams(void **state)
 {
+	/* Static: their padding is zero, as the decoder leaves it. */
+	static const struct upstream_view views[2] = {
+		{ .name = "vault", .started = true,
+		  .user = "airlock-upstream", .uid = 999, .gid = 995, .uid_changed = true,
+		  .landlock_abi = 6, .landlock_rules = 21, .paths_ro = 3, .paths_rw = 1,
+		  .seccomp = "0123456789abcdef", .network = "none", .isolation = "process" },
+		{ .name = "mail", .user = "mailer",
+		  .network = "connect 443,80 bind - udp no", .isolation = "process",
+		  .privileged = true, .unconfined_ok = true },
+	};
 	struct session_detail *d = calloc(2, sizeof *d);
 	json_t *j, *ups;
 	char big[300];
@@ -210,13 +220,7 @@ test_detail_upstreams(void **state)
 	assert_non_null(d);
 	snprintf(d[0].row.id, sizeof d[0].row.id, "s-1");
 	d[0].n_upstreams = 2;
-	d[0].upstreams[0] = (struct upstream_view){ .name = "vault", .started = true,
-		.user = "airlock-upstream", .uid = 999, .gid = 995, .uid_changed = true,
-		.landlock_abi = 6, .landlock_rules = 21, .paths_ro = 3, .paths_rw = 1,
-		.seccomp = "0123456789abcdef", .network = "none", .isolation = "process" };
-	d[0].upstreams[1] = (struct upstream_view){ .name = "mail", .user = "mailer",
-		.network = "connect 443,80 bind - udp no", .isolation = "process",
-		.privileged = true, .unconfined_ok = true };
+	memcpy(d[0].upstreams, views, sizeof views);
 	j = control_detail_json(&d[0]);
 	assert_non_null(j);
 	ups = json_object_get(j, "upstreams");
