@@ -1,10 +1,14 @@
 #include <stdlib.h>
 
+#include <stdio.h>
+
 #include "cli.h"
 #include "config.h"
 #include "config_check.h"
+#include "control.h"
 #include "docker.h"
 #include "doctor.h"
+#include "mcp_confine.h"
 
 static int
 load_config(const char *path, struct airlock_config *c, bool json)
@@ -54,15 +58,42 @@ checks_json(const struct check_list *l)
 	return arr;
 }
 
+/* Each upstream's view, as a session's detail has it over the control socket. */
+static json_t *
+upstreams_json(const struct doctor_report *r)
+{
+	json_t *arr = json_array();
+	size_t i;
+
+	for (i = 0; arr && i < r->n_upstreams; i++)
+		json_array_append_new(arr, control_upstream_json(&r->upstreams[i]));
+	return arr;
+}
+
 static int
 print_json(const struct doctor_report *r, bool ok)
 {
-	json_t *out = json_pack("{s:b, s:s, s:o}", "ok", ok, "endpoint", r->socket,
-				"checks", checks_json(&r->checks));
+	json_t *out = json_pack("{s:b, s:s, s:o, s:o}", "ok", ok, "endpoint", r->socket,
+				"checks", checks_json(&r->checks), "upstreams", upstreams_json(r));
 	int rc = cli_print_json(out);
 
 	json_decref(out);
 	return rc;
+}
+
+/* After the checks: what each upstream gets here, its opt-ins marked loud. */
+static void
+print_upstreams(const struct doctor_report *r)
+{
+	char line[512];
+	size_t i;
+
+	if (r->n_upstreams == 0)
+		return;
+	printf("\nupstream confinement on this host (prepared as a spawn would; nothing started):\n");
+	for (i = 0; i < r->n_upstreams; i++)
+		printf("  %-16s %s\n", r->upstreams[i].name,
+		       mcp_confine_text(&r->upstreams[i], line, sizeof line));
 }
 
 int
@@ -82,13 +113,18 @@ cmd_doctor(int argc, char **argv)
 	}
 	doctor_run(getenv("DOCKER_HOST"), c.profile.runtime, &r);
 	doctor_probe_clone3(&r, c.profile.runtime);
-	if (o.config)
+	doctor_confine_host(&r, o.config ? &c : NULL);
+	if (o.config) {
 		config_checks(&c, &r);
+		doctor_confine_upstreams(&r, &c);
+	}
 	ok = check_list_passed(&r.checks);
 	if (o.json)
 		rc = print_json(&r, ok);
-	else
+	else {
 		cli_print_checks(stdout, &r.checks, "FAIL");
+		print_upstreams(&r);
+	}
 	doctor_report_free(&r);
 	config_free(&c);
 	if (rc == EXIT_ERROR)

@@ -1,7 +1,8 @@
 /*
  * The session detail view: one session in depth, as lines that scroll —
  * identity, counters, lease, the call in flight, tools (selectable, so a
- * revoke from here acts on the tool under the cursor), the end, both
+ * revoke from here acts on the tool under the cursor), each upstream's
+ * confinement (its opt-ins marked loud), the end, both
  * admission reports item by item, and the session's events.
  *
  * The same code lays the lines out to count them and to draw them, so the
@@ -75,11 +76,11 @@ detail_heading(struct detail_ctx *c, const char *text, const char *verdict, enum
 		draw_text(c->w, y, x + 1, -1, detail_attr(c, vc), verdict);
 }
 
-/* "key value   key value …" on one line; a NULL value ends the list, an empty key is left out. */
+/* "key value   key value …" on one line from x; a NULL value ends the list, an empty key is left out. */
 static void
-detail_fields(struct detail_ctx *c, const struct detail_field *f, size_t n)
+detail_fields_at(struct detail_ctx *c, int x, const struct detail_field *f, size_t n)
 {
-	int y = detail_line(c), x = DETAIL_X0;
+	int y = detail_line(c);
 	size_t i;
 
 	for (i = 0; y >= 0 && i < n && f[i].value; i++) {
@@ -88,6 +89,12 @@ detail_fields(struct detail_ctx *c, const struct detail_field *f, size_t n)
 		x += draw_text(c->w, y, x, -1, detail_attr(c, f[i].color), f[i].value);
 		x += 3;
 	}
+}
+
+static void
+detail_fields(struct detail_ctx *c, const struct detail_field *f, size_t n)
+{
+	detail_fields_at(c, DETAIL_X0, f, n);
 }
 
 static void
@@ -264,6 +271,70 @@ detail_tools(struct detail_ctx *c, const struct session_row *r)
 		detail_tool(c, r, &r->tools[i]);
 }
 
+/* Upstreams: each one's confinement, its opt-ins marked loud. */
+
+/* "999 (airlock-upstream)", "0 (the engine's own)"; not started: the configured user. */
+static const char *
+upstream_who(const struct upstream_view *u, char *buf, size_t cap)
+{
+	if (!u->started)
+		snprintf(buf, cap, "not started, user %s", u->user);
+	else if (!u->uid_changed)
+		snprintf(buf, cap, "uid %u (the engine's own)", u->uid);
+	else
+		snprintf(buf, cap, "uid %u (%s)", u->uid, u->user);
+	return buf;
+}
+
+static const char *
+upstream_landlock(const struct upstream_view *u, char *buf, size_t cap)
+{
+	if (!u->started)
+		snprintf(buf, cap, "-");
+	else if (u->landlock_abi == 0)
+		snprintf(buf, cap, "none");
+	else
+		snprintf(buf, cap, "ABI %d, %u rules", (int)u->landlock_abi, u->landlock_rules);
+	return buf;
+}
+
+static void
+detail_upstream(struct detail_ctx *c, const struct upstream_view *u)
+{
+	char who[SNAP_USER_MAX + 32], ll[DRAW_FMT_MAX * 2], paths[DRAW_FMT_MAX * 2];
+	const char *marks = upstream_view_marks(u);
+	const struct detail_field id[] = {
+		{ "", u->name, UI_COLOR_DEFAULT },
+		{ "", upstream_who(u, who, sizeof who), u->started ? UI_COLOR_DEFAULT : UI_COLOR_DIM },
+		{ "isolation", u->isolation, UI_COLOR_DEFAULT },
+		{ "", marks, UI_COLOR_ALERT },
+	};
+	const struct detail_field rules[] = {
+		{ "landlock", upstream_landlock(u, ll, sizeof ll),
+		  u->started && u->landlock_abi == 0 ? UI_COLOR_ALERT : UI_COLOR_DEFAULT },
+		{ "paths", paths, UI_COLOR_DEFAULT },
+		{ "seccomp", u->seccomp[0] ? u->seccomp : "-", UI_COLOR_DEFAULT },
+		{ "network", u->network, UI_COLOR_DEFAULT },
+	};
+
+	snprintf(paths, sizeof paths, "ro %u rw %u", u->paths_ro, u->paths_rw);
+	detail_fields(c, id, sizeof id / sizeof id[0]);
+	detail_fields_at(c, DETAIL_X0 + 2, rules, sizeof rules / sizeof rules[0]);
+}
+
+/* From the detail snapshot only: a row does not carry them. */
+static void
+detail_upstreams(struct detail_ctx *c, const struct detail_src *src)
+{
+	size_t i;
+
+	if (!src->d || src->d->n_upstreams == 0)
+		return;
+	detail_heading(c, "Upstreams", NULL, UI_COLOR_DEFAULT);
+	for (i = 0; i < src->d->n_upstreams && i < SNAP_UPSTREAMS_MAX; i++)
+		detail_upstream(c, &src->d->upstreams[i]);
+}
+
 static void
 detail_end(struct detail_ctx *c, const struct session_row *r)
 {
@@ -410,6 +481,7 @@ detail_lines(struct detail_ctx *c, const struct detail_src *src)
 	detail_lease(c, &src->row->lease);
 	detail_call(c, &src->row->call);
 	detail_tools(c, src->row);
+	detail_upstreams(c, src);
 	detail_end(c, src->row);
 	detail_reports(c, src);
 	detail_timeline(c, src);

@@ -33,6 +33,8 @@
 #define SNAP_HASH_PREFIX	16	/* hex digits of a hash the console shows */
 #define SNAP_ENGINE_MAX		32	/* an engine's name, as its hello gives it */
 #define SNAP_POOLS_MAX		8	/* warm pools one engine keeps */
+#define SNAP_UPSTREAMS_MAX	16	/* a session's MCP upstreams */
+#define SNAP_NETWORK_MAX	128	/* an upstream's network: "none", or its ports */
 #define CHECK_ID_MAX		32
 #define CHECK_VALUE_MAX		128
 
@@ -402,12 +404,54 @@ struct supervisor_snapshot {
 	struct snap_pool pools[SNAP_POOLS_MAX];
 };
 
+/*
+ * One MCP upstream's confinement (engine/mcp/mcp_confine.h): what its
+ * process got at spawn, or, before its first call starts it, what its
+ * config plans. Names, numbers, fixed words and a hash prefix.
+ */
+struct upstream_view {
+	char name[SNAP_NAME_MAX];	/* the operator's name for it */
+	bool started;			/* false: not started yet: the plan only, no uid, ruleset or filter */
+	char user[SNAP_USER_MAX];	/* started: the user switched to ("" the engine's own
+					   uid); else the configured one */
+	uint32_t uid, gid;
+	bool uid_changed;		/* false: the engine is not root: the uid is its own */
+	int32_t landlock_abi;		/* 0: no Landlock */
+	uint32_t landlock_rules;	/* path and port rules in its ruleset */
+	uint32_t paths_ro, paths_rw;	/* the operator's lists */
+	char seccomp[SNAP_HASH_PREFIX + 1];	/* its filter's SHA-256, a prefix */
+	char network[SNAP_NETWORK_MAX];	/* "none", or "connect 443 bind - udp no" */
+	char isolation[16];		/* "process" */
+	bool privileged;		/* opt-in: its user may be root or in the docker group */
+	bool unconfined_ok;		/* opt-in: it may start without Landlock */
+};
+
+/*
+ * The loud words an upstream earns, or NULL: every screen and command that
+ * shows one marks its opt-ins with the same words.
+ */
+static inline const char *
+upstream_view_marks(const struct upstream_view *u)
+{
+	bool unconfined = u->started ? u->landlock_abi == 0 : u->unconfined_ok;
+
+	if (u->privileged && unconfined)
+		return u->started ? "PRIVILEGED UNCONFINED" : "PRIVILEGED UNCONFINED-OK";
+	if (u->privileged)
+		return "PRIVILEGED";
+	if (unconfined)
+		return u->started ? "UNCONFINED" : "UNCONFINED-OK";
+	return NULL;
+}
+
 /* One session in depth, asked for by id. */
 struct session_detail {
 	struct session_row row;
 	struct admission_report first, second;
 	size_t n_timeline;	/* timeline[0..n): this session's latest events, oldest first */
 	struct supervisor_event timeline[SNAP_TIMELINE_MAX];
+	size_t n_upstreams;	/* upstreams[0..n): its config's, in its order */
+	struct upstream_view upstreams[SNAP_UPSTREAMS_MAX];
 };
 
 /* How an audit decision reads to an operator (audit.h's table gives each one). */
@@ -463,8 +507,12 @@ struct audit_row {
 	_(RUNTIME,            "runtime",            DAEMON,   "the session's runtime (runc or runsc) is registered with the daemon") \
 	_(RUNSC_ARGS,         "runsc_args",         DAEMON,   "runsc is registered with --network=none and --oci-seccomp (without it, Docker's seccomp is not applied in gVisor)") \
 	_(RUNSC_THREADS,      "runsc_threads",      CONFIG,   "under runsc, clone3 answers ENOSYS with airlock's seccomp profile, so glibc starts threads (a probe container)") \
+	_(LANDLOCK,           "landlock",           CONFIG,   "the kernel's Landlock ABI is 6 or newer, as upstream confinement needs (or every upstream has unconfined_ok)") \
+	_(UPSTREAM_SECCOMP,   "upstream_seccomp",   CONFIG,   "the kernel loads seccomp filters: every upstream runs under one") \
+	_(UPSTREAM_USER,      "upstream_user",      CONFIG,   "a root engine's default upstream user airlock-upstream exists, not root, not in the docker group") \
 	_(IMAGE,              "image",              CONFIG,   "with a config: its profile.image ID is an image on this daemon") \
-	_(CATALOG,            "catalog",            CONFIG,   "with a config: each catalog tool (catalog.<tool>) is in its upstream's first tools/list, as pinned")
+	_(CATALOG,            "catalog",            CONFIG,   "with a config: each catalog tool (catalog.<tool>) is in its upstream's first tools/list, as pinned") \
+	_(CONFINE,            "confine",            CONFIG,   "with a config: each upstream (confine.<name>) is confined here as its spawn would be")
 
 enum host_check {
 #define HOST_CHECK_ENUM(e, id, stage, help) HOST_CHECK_##e,

@@ -376,6 +376,42 @@ confinement_detail(struct call *c, struct mcp_client *m)
 	return text;
 }
 
+/* An upstream not started: its config's plan. */
+static void
+plan_view(const struct upstream_config *u, struct upstream_view *out)
+{
+	struct mcp_confine_receipt plan;
+
+	mcp_confine_plan(&u->confine, &plan);
+	mcp_confine_view(u->name, &plan, false, u->user, out);
+}
+
+size_t
+gateway_upstream_plans(const struct airlock_config *cfg, struct upstream_view *out, size_t cap)
+{
+	size_t i;
+
+	for (i = 0; i < cfg->n_upstreams && i < cap; i++)
+		plan_view(&cfg->upstreams[i], &out[i]);
+	return i;
+}
+
+size_t
+gateway_upstreams(const struct gateway *g, struct upstream_view *out, size_t cap)
+{
+	const struct upstream_config *u;
+	size_t i;
+
+	for (i = 0; i < g->cfg->n_upstreams && i < cap; i++) {
+		u = &g->cfg->upstreams[i];
+		if (g->mcp[i])
+			mcp_confine_view(u->name, mcp_confinement(g->mcp[i]), true, NULL, &out[i]);
+		else
+			plan_view(u, &out[i]);
+	}
+	return i;
+}
+
 /* The tool's definition must match its pin, or the first one seen. */
 static bool
 definition_ok(struct call *c, struct mcp_client *m)

@@ -83,6 +83,15 @@ const char *gateway_fault_reason(const struct gateway *g);
 
 int gateway_session_class(const struct gateway *g);
 void gateway_get_counters(const struct gateway *g, struct gateway_counters *out);
+/*
+ * Each configured upstream's confinement, in the config's order: what a
+ * started one got (its receipt), else its config's plan. Returns how many
+ * (at most cap). From the session's worker, like every gateway call.
+ */
+size_t gateway_upstreams(const struct gateway *g, struct upstream_view *out, size_t cap);
+/* The same before a gateway opens: every upstream's plan. */
+size_t gateway_upstream_plans(const struct airlock_config *cfg, struct upstream_view *out,
+			      size_t cap);
 /* Sum of the upstreams' stderr bytes (never their content). */
 size_t gateway_upstream_stderr(const struct gateway *g);
 

@@ -12,12 +12,16 @@
 
 #include "admission.h"
 #include "checks.h"
+#include "config.h"
 #include "docker.h"
 
 struct doctor_report {
 	struct check_list checks;
 	struct host_facts facts;
 	char socket[DOCKER_SOCKET_MAX];	/* the resolved endpoint; empty when refused */
+	/* doctor_confine with a config: each upstream as this host would confine it. */
+	size_t n_upstreams;
+	struct upstream_view upstreams[SNAP_UPSTREAMS_MAX];
 };
 
 /*
@@ -41,6 +45,17 @@ void doctor_run_daemon(struct doctor_report *r, const char *runtime);
  * doctor`, never by a session's own preflight.
  */
 void doctor_probe_clone3(struct doctor_report *r, const char *runtime);
+/*
+ * The upstreams' confinement on this host (engine/host/doctor_confine.c).
+ * doctor_confine_host: checks landlock (enough for c's upstreams, or for
+ * any when c is NULL), upstream_seccomp and upstream_user.
+ * doctor_confine_upstreams: one confine.<name> per upstream of c, prepared
+ * as its spawn would be (mcp_confine_prepare: its user, ruleset and filter;
+ * nothing started), and its view in r->upstreams (only its plan when it
+ * cannot be prepared).
+ */
+void doctor_confine_host(struct doctor_report *r, const struct airlock_config *c);
+void doctor_confine_upstreams(struct doctor_report *r, const struct airlock_config *c);
 void doctor_report_free(struct doctor_report *r);
 
 #endif

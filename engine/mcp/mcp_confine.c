@@ -194,6 +194,19 @@ receipt_network(struct mcp_confine_receipt *r, const struct mcp_confine_config *
 		 cfg->udp ? "yes" : "no");
 }
 
+void
+mcp_confine_plan(const struct mcp_confine_config *cfg, struct mcp_confine_receipt *r)
+{
+	memset(r, 0, sizeof *r);
+	r->privileged = cfg->privileged;
+	r->unconfined_ok = cfg->unconfined_ok;
+	r->paths_ro = (unsigned)cfg->ro.n;
+	r->paths_rw = (unsigned)cfg->rw.n;
+	receipt_network(r, cfg);
+	/* Its own uid, ruleset and filter; the engine's namespaces (issue #41). */
+	snprintf(r->isolation, sizeof r->isolation, "process");
+}
+
 static struct mcp_confine *
 confine_new(const char *name)
 {
@@ -215,6 +228,7 @@ mcp_confine_prepare(const char *name, const struct mcp_confine_config *cfg,
 	*out = NULL;
 	if (!cf)
 		return al_fail(err, "upstream: out of memory");
+	mcp_confine_plan(cfg, &cf->receipt);
 	cf->privileged = cfg->privileged;
 	cf->seccomp = !mutant("upstream_no_seccomp");
 	cf->prove = !mutant("upstream_no_proof");
@@ -226,8 +240,6 @@ mcp_confine_prepare(const char *name, const struct mcp_confine_config *cfg,
 	cf->receipt.uid = cf->uid;
 	cf->receipt.gid = cf->gid;
 	cf->receipt.uid_changed = cf->change_ids;
-	cf->receipt.privileged = cfg->privileged;
-	receipt_network(&cf->receipt, cfg);
 	open_program(cf, argv->v[0]);
 	*out = cf;
 	return 0;
@@ -269,6 +281,71 @@ mcp_confine_moved(struct mcp_confine *cf, int program_fd, int ruleset_fd)
 {
 	cf->program_fd = program_fd;
 	cf->ruleset_fd = ruleset_fd;
+}
+
+/* --- what an upstream got, as the console and the commands show it --------- */
+
+void
+mcp_confine_view(const char *name, const struct mcp_confine_receipt *r, bool started,
+		 const char *cfg_user, struct upstream_view *out)
+{
+	memset(out, 0, sizeof *out);
+	snprintf(out->name, sizeof out->name, "%s", name ? name : "?");
+	out->started = started;
+	snprintf(out->user, sizeof out->user, "%s",
+		 started ? r->user : cfg_user ? cfg_user : MCP_CONFINE_USER);
+	out->uid = started ? (uint32_t)r->uid : 0;
+	out->gid = started ? (uint32_t)r->gid : 0;
+	out->uid_changed = started && r->uid_changed;
+	out->landlock_abi = started ? r->landlock_abi : 0;
+	out->landlock_rules = started ? r->landlock_rules : 0;
+	out->paths_ro = r->paths_ro;
+	out->paths_rw = r->paths_rw;
+	if (started)
+		snprintf(out->seccomp, sizeof out->seccomp, "%.*s", SNAP_HASH_PREFIX,
+			 r->seccomp_sha256);
+	snprintf(out->network, sizeof out->network, "%s", r->network);
+	snprintf(out->isolation, sizeof out->isolation, "%s", r->isolation);
+	out->privileged = r->privileged;
+	out->unconfined_ok = r->unconfined_ok;
+}
+
+/* "uid 999 (airlock-upstream)", "uid 0 (the engine's own)", or the plan's user. */
+static void
+text_user(const struct upstream_view *u, char *out, size_t cap)
+{
+	if (!u->started)
+		snprintf(out, cap, "not started (user %s)", u->user);
+	else if (!u->uid_changed)
+		snprintf(out, cap, "uid %u (the engine's own)", u->uid);
+	else
+		snprintf(out, cap, "uid %u (%s)", u->uid, u->user);
+}
+
+static void
+text_landlock(const struct upstream_view *u, char *out, size_t cap)
+{
+	if (!u->started)
+		snprintf(out, cap, "landlock - (ro %u, rw %u)", u->paths_ro, u->paths_rw);
+	else if (u->landlock_abi == 0)
+		snprintf(out, cap, "landlock none (ro %u, rw %u)", u->paths_ro, u->paths_rw);
+	else
+		snprintf(out, cap, "landlock ABI %d, %u rules (ro %u, rw %u)", u->landlock_abi,
+			 u->landlock_rules, u->paths_ro, u->paths_rw);
+}
+
+char *
+mcp_confine_text(const struct upstream_view *u, char *out, size_t cap)
+{
+	char user[SNAP_USER_MAX + 40], ll[96];
+	const char *marks = upstream_view_marks(u);
+
+	text_user(u, user, sizeof user);
+	text_landlock(u, ll, sizeof ll);
+	snprintf(out, cap, "%s  %s  seccomp %s  network %s  isolation %s%s%s", user, ll,
+		 u->seccomp[0] ? u->seccomp : "-", u->network, u->isolation, marks ? "  " : "",
+		 marks ? marks : "");
+	return out;
 }
 
 /* --- in the child: system calls only --------------------------------------- */

@@ -25,6 +25,7 @@
 
 #include "err.h"
 #include "hash.h"
+#include "snapshot.h"	/* struct upstream_view */
 #include "strv.h"
 
 #define MCP_CONFINE_USER	"airlock-upstream"
@@ -46,18 +47,54 @@ struct mcp_confine_config {
 	size_t n_bind;
 };
 
-/* What one upstream got: filled at spawn, for the session's audit. */
+/*
+ * What one upstream got: filled at spawn, for the session's audit and its
+ * detail (struct upstream_view); `airlock doctor` prepares one without a
+ * spawn to show what it would get on this host.
+ */
 struct mcp_confine_receipt {
 	char user[33];			/* the user switched to; "" when the uid is the engine's */
 	uid_t uid;			/* the server's uid */
 	gid_t gid;
 	bool uid_changed;		/* false: the engine cannot change uid, the uid is its own */
 	bool privileged;		/* started under the privileged opt-in */
+	bool unconfined_ok;		/* the opt-in to start without Landlock */
 	int landlock_abi;		/* 0: no Landlock (only with unconfined_ok) */
 	unsigned landlock_rules;	/* path and port rules in the ruleset */
+	unsigned paths_ro, paths_rw;	/* the operator's lists (paths.ro, paths.rw) */
 	char seccomp_sha256[HASH_HEX_LEN + 1];	/* of the exported BPF program */
-	char network[128];		/* "none", or "connect 443,80 bind - udp no" */
+	char network[SNAP_NETWORK_MAX];	/* "none", or "connect 443,80 bind - udp no" */
+	char isolation[16];		/* "process": own uid, ruleset and filter, no namespaces */
 };
+
+/*
+ * The part of a receipt its config alone decides (pure: no lookup, no
+ * system call): the opt-ins, the path counts, the network text and the
+ * isolation; the rest zero. mcp_confine_prepare starts its receipt from it;
+ * a session shows it for an upstream not started yet.
+ */
+void mcp_confine_plan(const struct mcp_confine_config *cfg, struct mcp_confine_receipt *r);
+
+/*
+ * A receipt as the console sees it (pure). started: r is a prepared
+ * confinement's (spawned, or doctor's dry run), not only a plan; then
+ * user is the one switched to, else the configured one (cfg_user, NULL:
+ * MCP_CONFINE_USER).
+ */
+void mcp_confine_view(const char *name, const struct mcp_confine_receipt *r, bool started,
+		      const char *cfg_user, struct upstream_view *out);
+
+/*
+ * One line for a terminal (pure): "uid 999 (airlock-upstream)  landlock ABI 7,
+ * 23 rules (ro 0, rw 1)  seccomp 3f2a9c1e4b5d6f70  network none  isolation
+ * process", then the loud marks (upstream_view_marks). Returns out.
+ */
+char *mcp_confine_text(const struct upstream_view *u, char *out, size_t cap);
+
+/* This host: the kernel's Landlock ABI (0: none). */
+int mcp_confine_landlock_abi(void);
+/* This host: seccomp filters can be loaded (the kernel has SECCOMP_MODE_FILTER). */
+bool mcp_confine_seccomp_available(void);
 
 /*
  * The user check a config load makes: the user exists, and is neither uid

@@ -82,15 +82,20 @@ mcp_landlock_restrict(int ruleset_fd)
 	return (int)syscall(SYS_landlock_restrict_self, ruleset_fd, 0U);
 }
 
-static int
-ll_abi(void)
+int
+mcp_confine_landlock_abi(void)
 {
 	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
 
+	return abi < 0 ? 0 : (int)abi;
+}
+
+static int
+ll_abi(void)
+{
 	if (mutant("upstream_landlock_absent"))
 		return 0;	/* a kernel without Landlock, for the refusal's test */
-
-	return abi < 0 ? 0 : (int)abi;
+	return mcp_confine_landlock_abi();
 }
 
 /* 0 added; 1 absent and optional; -1 with errno. */

@@ -1,6 +1,7 @@
 #include "mcp_confine_int.h"
 
 #include <errno.h>
+#include <linux/seccomp.h>
 #include <fcntl.h>
 #include <linux/netlink.h>
 #include <netinet/in.h>
@@ -8,6 +9,7 @@
 #include <seccomp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -182,4 +184,16 @@ mcp_seccomp_prepare(struct mcp_confine *cf, const struct mcp_confine_config *cfg
 	hash_sha256_hex(cf->prog.filter, (size_t)cf->prog.len * sizeof(struct sock_filter),
 			cf->receipt.seccomp_sha256);
 	return 0;
+}
+
+/*
+ * A NULL program: a kernel with filters answers EFAULT (or EACCES without
+ * no_new_privs), one without them EINVAL. Nothing is loaded either way.
+ */
+bool
+mcp_confine_seccomp_available(void)
+{
+	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, NULL, 0, 0) == 0)
+		return true;	/* cannot happen with NULL; had it, a filter is on */
+	return errno == EFAULT || errno == EACCES;
 }

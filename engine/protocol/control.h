@@ -295,6 +295,8 @@ json_t *control_snapshot_json(const struct supervisor_snapshot *s);
 json_t *control_detail_json(const struct session_detail *d);
 json_t *control_event_json(const struct supervisor_event *e);
 json_t *control_host_json(const struct host_snapshot *h);
+/* One upstream's confinement, as a detail's "upstreams" has it (doctor --json too). */
+json_t *control_upstream_json(const struct upstream_view *u);
 
 /*
  * And back (control_codec.c), for a console attached to an engine: 0, or

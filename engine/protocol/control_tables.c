@@ -406,11 +406,42 @@ static const struct codec_field report_fields[] = {
 };
 static const struct codec_table report_table = CODEC_TABLE(admission_report, report_fields);
 
+/* The rest of an upstream's confinement exists once it started. */
+static bool
+upstream_started(const void *u)
+{
+	return ((const struct upstream_view *)u)->started;
+}
+
+#define U(key, type_, m)	F(upstream_view, key, type_, m)
+#define US(key, type_, m)	FX(upstream_view, key, type_, m, CODEC_GATED, NULL, upstream_started)
+static const struct codec_field upstream_fields[] = {
+	U("name", STR, name),
+	U("started", BOOL, started),
+	U("user", STR, user),
+	US("uid", U32, uid),
+	US("gid", U32, gid),
+	US("uid_changed", BOOL, uid_changed),
+	US("landlock_abi", I32, landlock_abi),
+	US("landlock_rules", U32, landlock_rules),
+	U("paths_ro", U32, paths_ro),
+	U("paths_rw", U32, paths_rw),
+	US("seccomp", STR, seccomp),
+	U("network", STR, network),
+	U("isolation", STR, isolation),
+	U("privileged", BOOL, privileged),
+	U("unconfined_ok", BOOL, unconfined_ok),
+};
+#undef U
+#undef US
+static const struct codec_table upstream_table = CODEC_TABLE(upstream_view, upstream_fields);
+
 static const struct codec_field detail_fields[] = {
 	FX(session_detail, "session", OBJ, row, CODEC_REQUIRED, &row_table, NULL),
 	FX(session_detail, "first", OBJ, first, 0, &report_table, NULL),
 	FX(session_detail, "second", OBJ, second, 0, &report_table, NULL),
 	FA(session_detail, "timeline", OBJ, timeline, n_timeline, 0, &event_table),
+	FA(session_detail, "upstreams", OBJ, upstreams, n_upstreams, 0, &upstream_table),
 };
 static const struct codec_table detail_table = CODEC_TABLE(session_detail, detail_fields);
 
@@ -503,6 +534,12 @@ json_t *
 control_detail_json(const struct session_detail *d)
 {
 	return codec_encode(&detail_table, d);
+}
+
+json_t *
+control_upstream_json(const struct upstream_view *u)
+{
+	return codec_encode(&upstream_table, u);
 }
 
 json_t *

@@ -63,6 +63,7 @@ publish(struct session *s)
 	if (s->gw) {
 		gateway_get_counters(s->gw, &st->counters);
 		st->session_class = gateway_session_class(s->gw);
+		st->n_upstreams = gateway_upstreams(s->gw, st->upstreams, SNAP_UPSTREAMS_MAX);
 	}
 	s->published_ms = clock_mono_ms();
 	s->o->hooks.publish(s->o->hooks.ctx, st);

@@ -65,6 +65,8 @@ struct session_status {
 	uint64_t stdout_bytes, stderr_bytes;
 	struct gateway_counters counters;
 	int session_class;
+	size_t n_upstreams;		/* its upstreams' confinement, once the gateway is open */
+	struct upstream_view upstreams[SNAP_UPSTREAMS_MAX];
 	const struct session_summary *summary;	/* set once ENDED */
 };
 

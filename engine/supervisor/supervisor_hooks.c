@@ -69,6 +69,10 @@ on_publish(void *ctx, const struct session_status *st)
 	r->counters = st->counters;
 	sup_copy_word(r->class_name, sizeof r->class_name,
 		      class_name(&sl->cfg->classes, st->session_class));
+	if (st->n_upstreams) {	/* the gateway's; until it opens, the slot's plans */
+		sl->n_upstreams = st->n_upstreams;
+		memcpy(sl->upstreams, st->upstreams, st->n_upstreams * sizeof st->upstreams[0]);
+	}
 	if (st->summary)
 		end_row(sl, st->summary);
 	r->state = st->state;

@@ -36,6 +36,7 @@
 _Static_assert(ADMISSION_CHECK_COUNT <= SNAP_CHECKS_MAX, "admission report fits a snapshot");
 _Static_assert(GATE_TOOLS_MAX <= SNAP_TOOLS_MAX, "gate tools fit a snapshot");
 _Static_assert(DOCKER_ID_MAX <= SNAP_CONTAINER_MAX, "container ids fit a snapshot");
+_Static_assert(CONFIG_UPSTREAMS_MAX <= SNAP_UPSTREAMS_MAX, "a config's upstreams fit a detail");
 
 /* One session's place in the supervisor. */
 struct slot {
@@ -52,6 +53,8 @@ struct slot {
 	/* Under sup->lock: */
 	struct session_row row;
 	struct admission_report first, second;
+	size_t n_upstreams;		/* as the worker last published them */
+	struct upstream_view upstreams[SNAP_UPSTREAMS_MAX];
 	struct supervisor_event timeline[SNAP_TIMELINE_MAX];
 	size_t tl_head, tl_n;
 	struct lease *lease;		/* live between the session's two lease hooks */

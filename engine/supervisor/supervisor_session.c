@@ -15,6 +15,7 @@
 #include "docker.h"
 #include "err.h"
 #include "gate.h"
+#include "gateway.h"
 #include "ids.h"
 #include "policy.h"
 #include "preflight.h"
@@ -118,6 +119,7 @@ slot_new(struct supervisor *s, const struct airlock_config *cfg, struct al_err *
 	}
 	sl->started_mono_ms = clock_mono_ms();
 	slot_row(sl);
+	sl->n_upstreams = gateway_upstream_plans(cfg, sl->upstreams, SNAP_UPSTREAMS_MAX);
 	return sl;
 }
 

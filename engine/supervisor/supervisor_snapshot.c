@@ -163,6 +163,8 @@ supervisor_detail(struct supervisor *s, const char *session_id, struct session_d
 	out->n_timeline = sl->tl_n;
 	for (i = 0; i < sl->tl_n; i++)
 		out->timeline[i] = sl->timeline[(sl->tl_head + i) % SNAP_TIMELINE_MAX];
+	out->n_upstreams = sl->n_upstreams;
+	memcpy(out->upstreams, sl->upstreams, sl->n_upstreams * sizeof sl->upstreams[0]);
 	pthread_mutex_unlock(&s->lock);
 	return 0;
 }

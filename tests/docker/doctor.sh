@@ -137,6 +137,54 @@ assert sys.argv[2] in c["observed"] and c["expected"] == sys.argv[3], c
 PY
 check "doctor still called no tool" test ! -e "$work/vault.sink"
 
+# Upstream confinement on this host: the kernel's Landlock and seccomp, the
+# default user; with a config, each upstream prepared as its spawn would be
+# (issue #41), the privileged opt-in marked loud even on a non-root user.
+"$airlock" doctor >"$out" 2>&1
+check "doctor: the kernel's Landlock ABI is enough" grep -qE '^PASS  landlock +ABI [0-9]+$' "$out"
+check "doctor: seccomp filters for upstreams" grep -qE '^PASS  upstream_seccomp +available$' "$out"
+check "doctor: the default upstream user exists" grep -qE '^PASS  upstream_user +exists$' "$out"
+check "doctor without a config shows no upstream" bash -c "! grep -q '^upstream confinement' '$out'"
+cat >"$cfg" <<JSON
+{"profile": {"image": "$image"},
+ "upstreams": {"vault": {"argv": ["$upstream", "--sink", "$work/vault.sink"]},
+               "outbox": {"argv": ["$upstream"], "user": "airlock-upstream", "privileged": true,
+                          "network": {"connect": [443]}, "paths": {"ro": ["$work"]}}},
+ "tools": {"store": {"upstream": "vault", "remote": "store", "data_class": "public",
+                     "sink_ceiling": "public", "response_ceiling": "public"}}}
+JSON
+uid=$(id -u airlock-upstream)
+rc=0; "$airlock" doctor --config "$cfg" >"$out" 2>&1 || rc=$?
+check "doctor --config with two upstreams: exit 0" test "$rc" = 0
+check "each upstream's check passes, the opt-in named" bash -c "
+	grep -qE '^PASS  confine.vault +uid $uid, landlock ABI [0-9]+, network none$' '$out' &&
+	grep -qE '^PASS  confine.outbox +uid $uid, landlock ABI [0-9]+, network connect 443 bind - udp no, PRIVILEGED$' '$out'"
+check "the default upstream's plan: its uid, Landlock, seccomp hash, network none" grep -qE \
+	"^  vault +uid $uid \(airlock-upstream\)  landlock ABI [0-9]+, [0-9]+ rules \(ro 0, rw 0\)  seccomp [0-9a-f]{16}  network none  isolation process$" "$out"
+check "privileged on a non-root user: its plan marked loud" grep -qE \
+	"^  outbox +uid $uid \(airlock-upstream\)  landlock ABI [0-9]+, [0-9]+ rules \(ro 1, rw 0\)  .*network connect 443 bind - udp no  isolation process  PRIVILEGED$" "$out"
+rc=0; "$airlock" doctor --config "$cfg" --json >"$out" 2>/dev/null || rc=$?
+check "doctor --json: each upstream's view, as a session detail has it" python3 - "$out" "$uid" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+u = {x["name"]: x for x in d["upstreams"]}
+v, o = u["vault"], u["outbox"]
+assert v["uid"] == int(sys.argv[2]) and v["user"] == "airlock-upstream" and v["uid_changed"], v
+assert v["landlock_abi"] >= 6 and v["network"] == "none" and v["isolation"] == "process", v
+assert len(v["seccomp"]) == 16 and not v["privileged"], v
+assert o["privileged"] and o["paths_ro"] == 1 and o["network"].startswith("connect 443"), o
+assert next(c for c in d["checks"] if c["check"] == "confine.vault")["verdict"] == "pass"
+PY
+# An upstream that cannot be confined here: its check fails with the reason, its plan shown.
+sed -i "s#\"paths\": {\"ro\": \[\"$work\"\]}#\"paths\": {\"ro\": [\"$work/absent\"]}#" "$cfg"
+rc=0; "$airlock" doctor --config "$cfg" >"$out" 2>&1 || rc=$?
+check "an upstream that cannot be confined here: exit 1" test "$rc" = 1
+check "its check fails with the reason" grep -qF \
+	"FAIL  confine.outbox       upstream outbox: confinement path $work/absent: No such file or directory" "$out"
+check "and only its plan is shown, still marked loud" grep -qE \
+	'^  outbox +not started \(user airlock-upstream\)  landlock - \(ro 1, rw 0\)  seccomp -  .*  PRIVILEGED$' "$out"
+check "doctor started no upstream (the sink saw nothing)" test ! -e "$work/vault.sink"
+
 rc=0; DOCKER_HOST=tcp://127.0.0.1:2375 "$airlock" doctor >"$out" 2>&1 || rc=$?
 check "a tcp:// endpoint is refused with exit 1" test "$rc" = 1
 check "the refusal names the endpoint check" grep -q '^FAIL  endpoint .*not a local unix socket' "$out"

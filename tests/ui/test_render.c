@@ -656,6 +656,32 @@ prep_detail_running(struct fixture *f, struct view_state *vs)
 	vs->selected = 14;	/* mail.send, REVOKED r8 */
 }
 
+/*
+ * Its upstreams: one started under the default user, one planned with
+ * both opt-ins (loud), one started without Landlock (loud); scrolled to them.
+ */
+static void
+prep_detail_upstreams(struct fixture *f, struct view_state *vs)
+{
+	struct session_detail *d = &f->detail;
+
+	fx_detail(f, "s-3f9a1c02e4d5f6a7");
+	d->n_upstreams = 3;
+	d->upstreams[0] = (struct upstream_view){ .name = "vault", .started = true,
+		.user = "airlock-upstream", .uid = 999, .gid = 995, .uid_changed = true,
+		.landlock_abi = 7, .landlock_rules = 23, .paths_rw = 1,
+		.seccomp = "3f2a9c1e4b5d6f70", .network = "none", .isolation = "process" };
+	d->upstreams[1] = (struct upstream_view){ .name = "outbox", .user = "mailer",
+		.paths_ro = 2, .network = "connect 443 bind - udp no", .isolation = "process",
+		.privileged = true, .unconfined_ok = true };
+	d->upstreams[2] = (struct upstream_view){ .name = "legacy", .started = true,
+		.user = "legacy", .uid = 1001, .gid = 1001, .uid_changed = true,
+		.seccomp = "0d1e2f3a4b5c6d7e", .network = "none", .isolation = "process",
+		.unconfined_ok = true };
+	vs->top = 10;
+	vs->selected = 16;
+}
+
 static void
 prep_detail_refused(struct fixture *f, struct view_state *vs)
 {
@@ -849,6 +875,7 @@ static const struct render_case cases[] = {
 	{ "sessions-300-scrolled-100x30", VIEW_SESSIONS, 30, 100, prep_many },
 	{ "sessions-two-engines-100x12", VIEW_SESSIONS, 12, 100, prep_two_engines },
 	{ "detail-running-100x30", VIEW_DETAIL, 30, 100, prep_detail_running },
+	{ "detail-upstreams-100x24", VIEW_DETAIL, 24, 100, prep_detail_upstreams },
 	{ "detail-refused-end-100x30", VIEW_DETAIL, 30, 100, prep_detail_refused },
 	{ "detail-watchdog-row-only-80x24", VIEW_DETAIL, 24, 80, prep_detail_watchdog },
 	{ "detail-container-left-100x24", VIEW_DETAIL, 24, 100, prep_detail_left },

@@ -448,6 +448,91 @@ test_no_landlock_refused_unless_opted_in(void **state)
 	assert_string_equal(got(o, "userns"), "EPERM");
 }
 
+/* The plan a config alone decides, its view and its line (pure: no root needed). */
+static void
+test_plan_view_text(void **state)
+{
+	struct mcp_confine_config cfg = { .network = true, .udp = false, .privileged = true,
+					  .unconfined_ok = true, .connect = { 443, 80 },
+					  .n_connect = 2 };
+	struct mcp_confine_receipt r;
+	struct upstream_view u;
+	char line[512];
+
+	(void)state;
+	assert_int_equal(strv_push(&cfg.ro, "/srv"), 0);
+	assert_int_equal(strv_push(&cfg.ro, "/opt"), 0);
+	assert_int_equal(strv_push(&cfg.rw, "/var/tmp"), 0);
+	mcp_confine_plan(&cfg, &r);
+	assert_true(r.privileged && r.unconfined_ok);
+	assert_int_equal(r.paths_ro, 2);
+	assert_int_equal(r.paths_rw, 1);
+	assert_string_equal(r.network, "connect 443,80 bind - udp no");
+	assert_string_equal(r.isolation, "process");
+	assert_int_equal(r.landlock_abi, 0);
+	mcp_confine_view("mail", &r, false, NULL, &u);
+	assert_false(u.started);
+	assert_string_equal(u.user, MCP_CONFINE_USER);
+	assert_string_equal(upstream_view_marks(&u), "PRIVILEGED UNCONFINED-OK");
+	assert_string_equal(mcp_confine_text(&u, line, sizeof line),
+			    "not started (user airlock-upstream)  landlock - (ro 2, rw 1)  seccomp -  "
+			    "network connect 443,80 bind - udp no  isolation process  "
+			    "PRIVILEGED UNCONFINED-OK");
+	strv_free(&cfg.ro);
+	strv_free(&cfg.rw);
+
+	/* A receipt as a spawn fills it: the default, loud about nothing. */
+	memset(&cfg, 0, sizeof cfg);
+	mcp_confine_plan(&cfg, &r);
+	snprintf(r.user, sizeof r.user, "airlock-upstream");
+	r.uid = 999;
+	r.gid = 995;
+	r.uid_changed = true;
+	r.landlock_abi = 6;
+	r.landlock_rules = 21;
+	memset(r.seccomp_sha256, 'a', HASH_HEX_LEN);
+	r.seccomp_sha256[HASH_HEX_LEN] = '\0';
+	mcp_confine_view("vault", &r, true, "ignored", &u);
+	assert_null(upstream_view_marks(&u));
+	assert_string_equal(u.seccomp, "aaaaaaaaaaaaaaaa");
+	assert_string_equal(mcp_confine_text(&u, line, sizeof line),
+			    "uid 999 (airlock-upstream)  landlock ABI 6, 21 rules (ro 0, rw 0)  "
+			    "seccomp aaaaaaaaaaaaaaaa  network none  isolation process");
+	r.landlock_abi = 0;
+	r.uid_changed = false;
+	r.uid = 0;
+	mcp_confine_view("vault", &r, true, NULL, &u);
+	assert_string_equal(upstream_view_marks(&u), "UNCONFINED");
+	assert_non_null(strstr(mcp_confine_text(&u, line, sizeof line),
+			       "uid 0 (the engine's own)  landlock none (ro 0, rw 0)"));
+}
+
+/* A real spawn's receipt, as the console sees it. */
+static void
+test_receipt_view(void **state)
+{
+	struct obs *o = *state;
+	struct upstream_view u;
+	struct passwd *pw = getpwnam(MCP_CONFINE_USER);
+
+	if (!as_root() || !pw)
+		skip();
+	run_attempt(o, NULL);
+	mcp_confine_view("hostile", mcp_confinement(o->c), true, NULL, &u);
+	assert_true(u.started && u.uid_changed);
+	assert_int_equal(u.uid, pw->pw_uid);
+	assert_string_equal(u.user, MCP_CONFINE_USER);
+	assert_true(u.landlock_abi >= MCP_LANDLOCK_ABI_MIN);
+	assert_int_equal(u.landlock_abi, mcp_confine_landlock_abi());
+	assert_true(u.landlock_rules > 0);
+	assert_int_equal(strlen(u.seccomp), SNAP_HASH_PREFIX);
+	assert_string_equal(u.network, "none");
+	assert_string_equal(u.isolation, "process");
+	assert_true(mcp_confine_seccomp_available());
+	mcp_stop(o->c);
+	o->c = NULL;
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, obs_setup, obs_teardown)
 
 int
@@ -463,7 +548,9 @@ main(void)
 		T(test_missing_path_refused),
 		T(test_program_in_root_only_dir),
 		T(test_no_landlock_refused_unless_opted_in),
+		T(test_receipt_view),
 		cmocka_unit_test(test_config_refusals),
+		cmocka_unit_test(test_plan_view_text),
 	};
 
 	if (!getenv("AIRLOCK_HOSTILE") || getenv("AIRLOCK_HOSTILE")[0] != '/') {

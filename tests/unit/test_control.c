@@ -537,6 +537,16 @@ test_round_trip(void **state)
 static void
 test_round_trip_detail(void **state)
 {
+	/* Static: their padding is zero, as the decoder leaves it. */
+	static const struct upstream_view views[2] = {
+		{ .name = "vault", .started = true,
+		  .user = "airlock-upstream", .uid = 999, .gid = 995, .uid_changed = true,
+		  .landlock_abi = 7, .landlock_rules = 23, .paths_rw = 1, .seccomp = "3f2a9c1e4b5d6f70",
+		  .network = "none", .isolation = "process" },
+		{ .name = "outbox", .user = "mailer",
+		  .paths_ro = 2, .network = "connect 443 bind - udp no", .isolation = "process",
+		  .privileged = true, .unconfined_ok = true },
+	};
 	struct session_detail *d = calloc(2, sizeof *d);
 	struct supervisor_event e, eb;
 	json_t *j;
@@ -559,6 +569,8 @@ test_round_trip_detail(void **state)
 	d[0].second.items[0].run = true;
 	d[0].n_timeline = 1;
 	memcpy(&d[0].timeline[0], &e, sizeof e);
+	d[0].n_upstreams = 2;
+	memcpy(d[0].upstreams, views, sizeof views);
 	j = control_detail_json(&d[0]);
 	assert_int_equal(control_detail_from_json(j, &d[1]), 0);
 	json_decref(j);

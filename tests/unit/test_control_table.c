@@ -194,10 +194,66 @@ test_audit_decode(void **state)
 	assert_int_equal(control_audit_from_json(NULL, &back), -1);
 }
 
+/*
+ * A detail's upstreams: every field back as it was; a started one's uid,
+ * ruleset and filter, and only a started one's; a hostile list bounded.
+ */
+static void
+test_detail_upstreams(void **state)
+{
+	/* Static: their padding is zero, as the decoder leaves it. */
+	static const struct upstream_view views[2] = {
+		{ .name = "vault", .started = true,
+		  .user = "airlock-upstream", .uid = 999, .gid = 995, .uid_changed = true,
+		  .landlock_abi = 6, .landlock_rules = 21, .paths_ro = 3, .paths_rw = 1,
+		  .seccomp = "0123456789abcdef", .network = "none", .isolation = "process" },
+		{ .name = "mail", .user = "mailer",
+		  .network = "connect 443,80 bind - udp no", .isolation = "process",
+		  .privileged = true, .unconfined_ok = true },
+	};
+	struct session_detail *d = calloc(2, sizeof *d);
+	json_t *j, *ups;
+	char big[300];
+	size_t i;
+
+	(void)state;
+	assert_non_null(d);
+	snprintf(d[0].row.id, sizeof d[0].row.id, "s-1");
+	d[0].n_upstreams = 2;
+	memcpy(d[0].upstreams, views, sizeof views);
+	j = control_detail_json(&d[0]);
+	assert_non_null(j);
+	ups = json_object_get(j, "upstreams");
+	assert_int_equal(json_array_size(ups), 2);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(ups, 0), "uid")), 999);
+	assert_null(json_object_get(json_array_get(ups, 1), "uid"));	/* not started: no uid */
+	assert_int_equal(control_detail_from_json(j, &d[1]), 0);
+	assert_memory_equal(&d[1], &d[0], sizeof d[0]);
+	json_decref(j);
+
+	/* Too many, too long, and a not-started one claiming a uid: bounded, ignored. */
+	memset(big, 'x', sizeof big - 1);
+	big[sizeof big - 1] = '\0';
+	ups = json_array();
+	for (i = 0; i < SNAP_UPSTREAMS_MAX + 5; i++)
+		json_array_append_new(ups, json_pack("{s:s, s:b, s:i, s:s}", "name", big,
+						      "started", 0, "uid", 7, "network", big));
+	j = json_pack("{s:{s:s, s:s}, s:o}", "session", "id", "s-1", "state", "running",
+		      "upstreams", ups);
+	assert_int_equal(control_detail_from_json(j, &d[1]), 0);
+	assert_int_equal(d[1].n_upstreams, SNAP_UPSTREAMS_MAX);
+	assert_int_equal(strlen(d[1].upstreams[0].name), SNAP_NAME_MAX - 1);
+	assert_int_equal(strlen(d[1].upstreams[0].network), SNAP_NETWORK_MAX - 1);
+	assert_int_equal(d[1].upstreams[0].uid, 0);
+	json_decref(j);
+	free(d);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_detail_upstreams),
 		cmocka_unit_test(test_table_round_trip),
 		cmocka_unit_test(test_table_refusals),
 		cmocka_unit_test(test_audit_decode),

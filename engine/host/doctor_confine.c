@@ -1,0 +1,97 @@
+/*
+ * What `airlock doctor` says of upstream confinement (issue #41): the
+ * kernel's Landlock ABI and seccomp, the default upstream user, and with a
+ * config each upstream prepared exactly as its spawn prepares it
+ * (mcp_confine_prepare), so the doctor and the engine cannot disagree.
+ */
+#include "doctor.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mcp_confine.h"
+
+#define ID(c) host_check_id(HOST_CHECK_##c)
+
+/* Without Landlock, only upstreams that opted in can start. */
+static void
+check_landlock(struct doctor_report *r, const struct airlock_config *c)
+{
+	int abi = mcp_confine_landlock_abi();
+	size_t i, need = 0;
+	char want[32];
+
+	snprintf(want, sizeof want, "ABI %d or newer", MCP_LANDLOCK_ABI_MIN);
+	for (i = 0; c && i < c->n_upstreams; i++)
+		need += !c->upstreams[i].confine.unconfined_ok;
+	if (abi >= MCP_LANDLOCK_ABI_MIN)
+		check_addf(&r->checks, ID(LANDLOCK), true, want, "ABI %d", abi);
+	else if (c && need == 0)
+		check_addf(&r->checks, ID(LANDLOCK), true, want, "ABI %d: not enough, but no "
+			   "upstream of this config needs it (unconfined_ok)", abi);
+	else
+		check_addf(&r->checks, ID(LANDLOCK), false, want, "ABI %d: not enough; upstreams "
+			   "refuse to start without \"unconfined_ok\": true", abi);
+}
+
+/* Only a root engine switches users: another keeps its own uid for its upstreams. */
+static void
+check_user(struct doctor_report *r)
+{
+	struct al_err err;
+
+	if (mcp_confine_check_user(MCP_CONFINE_USER, false, &err) == 0)
+		check_add(&r->checks, ID(UPSTREAM_USER), true, MCP_CONFINE_USER, "exists");
+	else if (geteuid() != 0)
+		check_addf(&r->checks, ID(UPSTREAM_USER), true, MCP_CONFINE_USER,
+			   "not needed by this user's engine (not root: upstreams keep its uid): %s",
+			   err.msg);
+	else
+		check_addf(&r->checks, ID(UPSTREAM_USER), false, MCP_CONFINE_USER,
+			   "%s: run scripts/setup or: useradd --system %s", err.msg, MCP_CONFINE_USER);
+}
+
+/* One upstream: prepared (and freed) as its spawn would, else its plan and the reason. */
+static void
+check_upstream(struct doctor_report *r, const struct upstream_config *u, struct upstream_view *v)
+{
+	struct mcp_confine_receipt plan;
+	struct mcp_confine *cf = NULL;
+	struct al_err err;
+	char id[CHECK_ID_MAX];
+
+	snprintf(id, sizeof id, "%s.%.20s", ID(CONFINE), u->name);
+	if (mcp_confine_prepare(u->name, &u->confine, &u->argv, &cf, &err) < 0) {
+		mcp_confine_plan(&u->confine, &plan);
+		mcp_confine_view(u->name, &plan, false, u->user, v);
+		check_add(&r->checks, id, false, "confined", err.msg);
+		return;
+	}
+	mcp_confine_view(u->name, mcp_confine_receipt(cf), true, NULL, v);
+	mcp_confine_free(cf);
+	check_addf(&r->checks, id, true, "confined", "uid %u, landlock ABI %d, network %.64s%s%s",
+		   v->uid, (int)v->landlock_abi, v->network, upstream_view_marks(v) ? ", " : "",
+		   upstream_view_marks(v) ? upstream_view_marks(v) : "");
+}
+
+void
+doctor_confine_host(struct doctor_report *r, const struct airlock_config *c)
+{
+	bool seccomp = mcp_confine_seccomp_available();
+
+	check_landlock(r, c);
+	check_add(&r->checks, ID(UPSTREAM_SECCOMP), seccomp, "available",
+		  seccomp ? "available" : "not in this kernel");
+	check_user(r);
+}
+
+void
+doctor_confine_upstreams(struct doctor_report *r, const struct airlock_config *c)
+{
+	size_t i;
+
+	r->n_upstreams = 0;
+	for (i = 0; i < c->n_upstreams && i < SNAP_UPSTREAMS_MAX; i++)
+		check_upstream(r, &c->upstreams[i], &r->upstreams[r->n_upstreams++]);
+}
