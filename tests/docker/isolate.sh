@@ -15,7 +15,8 @@
 #   - be refused by admission, before it starts, when the mutant gives it a
 #     network (weak_network + weak_netns, upstream_only); with
 #     admission_bypass the same mutant runs and its network is real.
-# The npm servers run both ways (process and container) with the same checks.
+# The four npm servers (filesystem, everything, memory, sequential-thinking)
+# run both ways (process and container) with the same checks.
 #
 # usage: isolate.sh AIRLOCK AIRLOCK_MUTANTS AGENT_BIN UPSTREAM_STATIC
 set -uo pipefail
@@ -177,8 +178,9 @@ finish bypass
 check "bypass: gone after the session" wait_for 100 session_gone "$(sid_of bypass)"
 
 # ============================================================================
-# The npm MCP servers, both ways.
-if [ ! -d "$thirdparty/node_modules/@modelcontextprotocol/server-everything" ]; then
+# The four npm MCP servers, both ways: filesystem and everything in one
+# session, memory and sequential-thinking in another.
+if [ ! -d "$thirdparty/node_modules/@modelcontextprotocol/server-sequential-thinking" ]; then
 	if [ -n "${CI:-}" ]; then
 		not_ok "the npm MCP servers are not installed (scripts/setup runs npm ci in tests/thirdparty)"
 	else
@@ -196,63 +198,96 @@ node_image() {
 }
 node_img=$(node_image) || { not_ok "node image build"; summary; exit 1; }
 images+=("$node_img")
+# The process upstreams run as airlock-upstream: from a copy it can read.
+npm=$(npm_reachable "$thirdparty") || { not_ok "copy of the npm servers"; summary; exit 1; }
 node_dir=$(dirname "$(command -v node)")
-mods=/app/node_modules/@modelcontextprotocol
-# npm_config CASE ISOLATION: fs (write_file) for "save", everything (echo) for "publish".
-npm_config() {
-	local dir=$work/$1 fs ev fsdir
-	mkdir -p "$dir/fs"
-	printf '{"path":"%s","content":"%s","message":"%s"}\n' \
-		"$([ "$2" = container ] && echo /tmp/out.txt || echo "$dir/fs/out.txt")" "$canary" "$canary" \
-		>"$dir/payload.json"
-	if [ "$2" = container ]; then
-		fs="\"isolation\": \"container\", \"image\": \"$node_img\",
-		    \"argv\": [\"/usr/bin/node\", \"$mods/server-filesystem/dist/index.js\", \"/tmp\"]"
-		ev="\"isolation\": \"container\", \"image\": \"$node_img\",
-		    \"argv\": [\"/usr/bin/node\", \"$mods/server-everything/dist/index.js\"]"
+# npm_upstream ISOLATION SERVER WORKDIR [ENV_JSON] [ARG]: an upstream's JSON
+# members. In a container the server's writable place is the container's
+# /tmp; as a process, WORKDIR (owned by airlock-upstream, its only rw path).
+npm_upstream() {
+	local iso=$1 server=$2 dir=$3 env=${4:-} arg=${5:-}
+	if [ "$iso" = container ]; then
+		printf '"isolation": "container", "image": "%s", "argv": ["/usr/bin/node", "%s"%s]' \
+			"$node_img" "/app/node_modules/@modelcontextprotocol/server-$server/dist/index.js" \
+			"${arg:+, \"/tmp\"}"
+		[ -z "$env" ] || printf ', "env": {%s}' "${env//@DIR@//tmp}"
 	else
-		upstream_owns "$dir/fs"
-		fs="\"argv\": [\"$thirdparty/node_modules/.bin/mcp-server-filesystem\", \"$dir/fs\"],
-		    \"env\": {\"PATH\": \"$node_dir:/usr/bin:/bin\"}, \"paths\": {\"rw\": [\"$dir/fs\"]}"
-		ev="\"argv\": [\"$thirdparty/node_modules/.bin/mcp-server-everything\"],
-		    \"env\": {\"PATH\": \"$node_dir:/usr/bin:/bin\"}"
+		upstream_owns "$dir"
+		printf '"argv": ["%s"%s], "paths": {"rw": ["%s"]}' \
+			"$npm/node_modules/.bin/mcp-server-$server" "${arg:+, \"$dir\"}" "$dir"
+		printf ', "env": {"PATH": "%s:/usr/bin:/bin"%s}' "$node_dir" "${env:+, ${env//@DIR@/$dir}}"
+	fi
+	printf ', "timeout_ms": 30000'
+}
+# npm_config CASE ISOLATION PAIR: PAIR "fs" saves with filesystem's write_file
+# and publishes with everything's echo; "mind" saves with memory's
+# create_entities and publishes with sequential-thinking. The payload carries
+# every server's arguments (each keeps the fields of its schema).
+npm_config() {
+	local dir=$work/$1 iso=$2 a b save publish out
+	mkdir -p "$dir/a" "$dir/b"
+	out=$([ "$iso" = container ] && echo /tmp/out.txt || echo "$dir/a/out.txt")
+	printf '{"path":"%s","content":"%s","message":"%s","entities":[{"name":"%s","entityType":"secret","observations":["%s"]}],"thought":"%s","nextThoughtNeeded":false,"thoughtNumber":1,"totalThoughts":1}\n' \
+		"$out" "$canary" "$canary" "$canary" "$canary" "$canary" >"$dir/payload.json"
+	if [ "$3" = fs ]; then
+		a=$(npm_upstream "$iso" filesystem "$dir/a" "" dir)
+		b=$(npm_upstream "$iso" everything "$dir/b")
+		save=write_file publish=echo
+	else
+		a=$(npm_upstream "$iso" memory "$dir/a" '"MEMORY_FILE_PATH": "@DIR@/memory.jsonl"')
+		b=$(npm_upstream "$iso" sequential-thinking "$dir/b")
+		save=create_entities publish=sequentialthinking
 	fi
 	cat >"$dir/config.json" <<JSON
 {
   "profile": {"image": "$agent_image", "cmd": ["normal"], "tmpfs": {"/tmp": 4194304},
               "memory": 536870912, "pids_limit": 256},
   "bounds": {"session_ms": 90000},
-  "upstreams": {"fs": {$fs, "timeout_ms": 30000}, "everything": {$ev, "timeout_ms": 30000}},
+  "upstreams": {"a": {$a}, "b": {$b}},
   "tools": {
-    "fswrite": {"upstream": "fs", "remote": "write_file", "data_class": "confidential",
-                "sink_ceiling": "confidential", "response_ceiling": "confidential"},
-    "shout": {"upstream": "everything", "remote": "echo", "data_class": "confidential",
+    "keep": {"upstream": "a", "remote": "$save", "data_class": "confidential",
+             "sink_ceiling": "confidential", "response_ceiling": "confidential"},
+    "shout": {"upstream": "b", "remote": "$publish", "data_class": "confidential",
               "sink_ceiling": "confidential", "response_ceiling": "confidential"}
   },
-  "aliases": {"save": "fswrite", "publish": "shout"},
+  "aliases": {"save": "keep", "publish": "shout"},
   "initial": {"file": "$dir/payload.json", "class": "confidential"}
 }
 JSON
 }
+# The answers whose text the agent's payload decides: everything's echo and
+# memory's list of the entities it created (JSON.stringify(…, null, 2)).
 echo_hash=$(printf 'Echo: %s' "$canary" | sha256sum | cut -d' ' -f1)
+entities_hash=$(python3 -c 'import json,sys
+c = sys.argv[1]
+sys.stdout.write(json.dumps([{"name": c, "entityType": "secret", "observations": [c]}], indent=2))' \
+	"$canary" | sha256sum | cut -d' ' -f1)
 for iso in process container; do
-	c=npm_$iso
-	npm_config "$c" "$iso"
-	start "$c"
-	finish "$c"
-	check "$c: ends agent_exit" is "$c" ended agent_exit
-	check "$c: both servers listed their tools and took one call each (2 allowed)" is "$c" allowed 2
-	check "$c: two upstreams started" is "$c" upstream_spawns 2
-	check "$c: write_file allowed" audit_has "$c" "tool='fswrite' and decision='allowed'"
-	check "$c: echo answered with the payload's message (its response hash)" \
-		audit_has "$c" "tool='shout' and decision='allowed' and response_hash='$echo_hash'"
-	check "$c: the receipts say isolation $iso" \
-		[ "$(count "$c" "decision='dispatch' and detail like '%\"isolation\":\"$iso\"%'")" -eq 2 ]
-	check "$c: no container of the session left" session_gone "$(sid_of "$c")"
-	check "$c: no canary in audit, summary or stderr" no_canary "$c"
+	for pair in fs mind; do
+		c=npm_${pair}_$iso
+		npm_config "$c" "$iso" "$pair"
+		start "$c"
+		finish "$c"
+		check "$c: ends agent_exit" is "$c" ended agent_exit
+		check "$c: both servers listed their tools and took one call each (2 allowed)" is "$c" allowed 2
+		check "$c: two upstreams started" is "$c" upstream_spawns 2
+		check "$c: the save allowed" audit_has "$c" "tool='keep' and decision='allowed'"
+		check "$c: the publish allowed" audit_has "$c" "tool='shout' and decision='allowed'"
+		check "$c: the receipts say isolation $iso" \
+			[ "$(count "$c" "decision='dispatch' and detail like '%\"isolation\":\"$iso\"%'")" -eq 2 ]
+		check "$c: no container of the session left" session_gone "$(sid_of "$c")"
+		check "$c: upstream admissions: two each in containers, none as processes" \
+			[ "$(count "$c" "decision='admitted' and detail like '%\"upstream\":%'")" -eq \
+			  "$([ "$iso" = container ] && echo 4 || echo 0)" ]
+		check "$c: no canary in audit, summary or stderr" no_canary "$c"
+	done
+	check "npm_fs_$iso: echo answered with the payload's message (its response hash)" \
+		audit_has "npm_fs_$iso" "tool='shout' and response_hash='$echo_hash'"
+	check "npm_mind_$iso: memory answered with the entity it created (its response hash)" \
+		audit_has "npm_mind_$iso" "tool='keep' and response_hash='$entities_hash'"
 done
-check "npm_process: the file exists with the payload" grep -qF "$canary" "$work/npm_process/fs/out.txt"
-check "npm_container: both containers admitted twice" \
-	[ "$(count npm_container "decision='admitted' and detail like '%\"upstream\":%'")" -eq 4 ]
+check "npm_fs_process: the file exists with the payload" grep -qF "$canary" "$work/npm_fs_process/a/out.txt"
+check "npm_mind_process: memory's file holds the entity" \
+	grep -qF "$canary" "$work/npm_mind_process/a/memory.jsonl"
 
 summary
