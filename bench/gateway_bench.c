@@ -47,6 +47,24 @@ static const char *dir = "/tmp";	/* GATEWAY_BENCH_DIR: where the log and sinks g
 static struct audit *audit;
 static int calls = 1000;
 
+/* The build's airlock, beside which its parser is: bench/.. (or $AIRLOCK_BIN). */
+static const char *
+airlock_bin(void)
+{
+	static char path[4096];
+	ssize_t n;
+
+	if (getenv("AIRLOCK_BIN"))
+		return getenv("AIRLOCK_BIN");
+	n = readlink("/proc/self/exe", path, sizeof path - 16);
+	if (n <= 0)
+		return NULL;
+	path[n] = '\0';
+	*strrchr(path, '/') = '\0';
+	strcat(path, "/../airlock");
+	return path;
+}
+
 static double
 pct(double *v, int n, double p)
 {
@@ -84,8 +102,10 @@ run_gateway(const char *sink, double *lat, int n)
 
 	make_config(&c, sink);
 	if (gateway_open(&(struct gateway_options){ .config = &c, .session_id = "bench",
-						    .audit = audit }, &g, &err) < 0)
+						    .audit = audit, .exe = airlock_bin() }, &g, &err) < 0) {
+		fprintf(stderr, "bench: %s\n", err.msg);
 		exit(1);
+	}
 	for (i = -20; i < n; i++) {	/* 20 warm-ups, and the lazy spawn */
 		double t = bench_now_us();
 

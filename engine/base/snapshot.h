@@ -62,6 +62,7 @@
 	_(CONTAINER_FAILED,     "container_failed",     false) \
 	_(CLEANUP_FAILED,       "cleanup_failed",       false) \
 	_(WATCHDOG_FAILED,      "watchdog_failed",      false) \
+	_(PARSER_FAILED,        "parser_failed",        false) \
 	_(OPERATOR_STOP,        "operator_stop",        false) \
 	_(WORKER_FAILED,        "worker_failed",        false)
 

@@ -129,6 +129,8 @@ end_for_rule(enum policy_rule rule)
 		return SESSION_END_UPSTREAM_UNAVAILABLE;
 	case RULE_AUDIT_FAILED:
 		return SESSION_END_AUDIT_FAILED;
+	case RULE_PARSER_LOST:
+		return SESSION_END_PARSER_FAILED;
 	default:
 		return SESSION_END_UPSTREAM_FAULT;
 	}

@@ -1,15 +1,19 @@
 #include "gateway.h"
 #include "clock.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "airlock-config.h"
+
 #include "frame.h"
 #include "ids.h"
 #include "journal.h"
 #include "mcp.h"
+#include "parser.h"
 
 struct gateway {
 	struct gateway_options o;
@@ -24,6 +28,7 @@ struct gateway {
 	struct audit_lane lane;		/* this session's queued terminal entries */
 	bool lane_counted;		/* its refusal is in n.audit_failures */
 	struct hash_ctx *hc;		/* request and response digests */
+	struct parser *parser;		/* the agent's lines are parsed there, never here */
 	char fault[SNAP_REASON_MAX];	/* why the latest GW_FAULT: fixed text and names */
 };
 
@@ -54,13 +59,21 @@ struct call {
 int
 gateway_open(const struct gateway_options *o, struct gateway **out, struct al_err *err)
 {
+	char program[PATH_MAX];
 	struct gateway *g;
 
 	if (!o->config || !o->audit || !o->session_id)
 		return al_fail(err, "gateway: config, audit and session id are required");
+	if (parser_program(o->exe, program, sizeof program) < 0)
+		return al_fail(err, "parser: program %s not found beside airlock or in %s",
+			       PARSER_PROGRAM, AIRLOCK_LIBEXECDIR);
 	g = calloc(1, sizeof *g);
 	if (!g)
 		return al_fail(err, "gateway: out of memory");
+	if (parser_start(program, o->config->bounds.frame_bytes, &g->parser, err) < 0) {
+		free(g);
+		return -1;
+	}
 	g->hc = hash_ctx_new();		/* NULL: hash_ctx_hex falls back */
 	g->o = *o;
 	g->journal = (struct journal){ o->audit, o->otlp };
@@ -102,6 +115,7 @@ gateway_close(struct gateway *g)
 	gateway_settle(g);
 	for (i = 0; i < CONFIG_UPSTREAMS_MAX; i++)
 		upstream_end(g, i);
+	parser_stop(g->parser);
 	hash_ctx_free(g->hc);
 	free(g);
 }
@@ -557,58 +571,49 @@ call_ids(struct call *c)
 		      ENTRY_ID_BYTES, ENTRY_ID_BYTES) < 0 ? -1 : 0;
 }
 
-/* A parsed request on its way: ids, canonical arguments, then the decision. */
+/* A parsed request on its way: ids, then the decision on its canonical arguments. */
 static enum gateway_status
-handle_request(struct call *c, const json_t *args, char **reply, size_t *reply_len,
+handle_request(struct call *c, const struct parsed_frame *f, char **reply, size_t *reply_len,
 	       enum policy_rule *rule)
 {
-	struct gateway *g = c->g;
-	struct hash_canon canon;
-	enum gateway_status st;
-
 	if (call_ids(c) < 0) {
 		*rule = RULE_NO_RANDOMNESS;
 		return GW_FAULT;
 	}
-	/* Written once: the request hash and the upstream get the same bytes. */
-	hash_canon_init(&canon);
-	hash_canon_json(&canon, args);
-	if (canon.bad) {
-		hash_canon_free(&canon);
-		*rule = RULE_OUT_OF_MEMORY;
-		return GW_FAULT;
-	}
-	c->args = canon.buf;
-	c->args_len = canon.len;
-	hash_ctx_hex(g->hc, canon.buf, canon.len, c->request_hash);
-	g->n.calls++;
-	st = decide(c, reply, reply_len, rule);
-	hash_canon_free(&canon);
-	return st;
+	/* The parser's canonical text: the request hash and the upstream get the same bytes. */
+	c->args = f->args;
+	c->args_len = f->args_len;
+	hash_ctx_hex(c->g->hc, f->args, f->args_len, c->request_hash);
+	c->g->n.calls++;
+	return decide(c, reply, reply_len, rule);
 }
 
 enum gateway_status
 gateway_handle(struct gateway *g, const char *line, size_t len,
 	       char **reply, size_t *reply_len, enum policy_rule *rule)
 {
-	struct agent_request req;
+	struct parsed_frame f;
 	struct call c = { .g = g };
-	enum gateway_status st;
 
 	*reply = NULL;
 	*reply_len = 0;
 	*rule = RULE_INVALID_REQUEST;
 	c.t0_us = clock_mono_us();
-	if (frame_parse(line, len, &req) < 0 ||
-	    (c.tool = config_alias_tool(g->cfg, req.operation)) < 0) {
-		frame_request_free(&req);
+	switch (parser_frame(g->parser, line, len, &f)) {
+	case PARSER_LOST:
+		snprintf(g->fault, sizeof g->fault, "the parser of agent lines failed");
+		*rule = RULE_PARSER_LOST;
+		return GW_FAULT;
+	case PARSER_INVALID:
 		return GW_INVALID;
+	case PARSER_VALID:
+		break;
 	}
+	if ((c.tool = config_alias_tool(g->cfg, f.operation)) < 0)
+		return GW_INVALID;
 	c.t = &g->cfg->tools[c.tool];
 	c.class_before = g->session_class;
-	st = handle_request(&c, req.arguments, reply, reply_len, rule);
-	frame_request_free(&req);
-	return st;
+	return handle_request(&c, &f, reply, reply_len, rule);
 }
 
 json_t *

@@ -54,6 +54,8 @@ struct gateway_options {
 	const struct upstream_host *host;	/* for "isolation": "container"
 						   upstreams, or NULL: they are
 						   unavailable (upstream_box.h) */
+	const char *exe;			/* the airlock binary its parser is
+						   found beside (NULL: this one) */
 };
 
 int gateway_open(const struct gateway_options *o, struct gateway **out, struct al_err *err);

@@ -333,7 +333,8 @@ mcp_started(struct mcp_client *c, struct mcp_client **out, struct al_err *err)
 }
 
 int
-mcp_start(const struct mcp_server_config *cfg, struct mcp_client **out, struct al_err *err)
+mcp_start_process(const struct mcp_server_config *cfg, struct mcp_client **out,
+		  struct al_err *err)
 {
 	struct mcp_client *c;
 
@@ -349,6 +350,28 @@ mcp_start(const struct mcp_server_config *cfg, struct mcp_client **out, struct a
 	mcp_ignore_sigpipe();
 	if (mcp_spawn(c, cfg, err) < 0) {
 		mcp_stop(c);
+		return -1;
+	}
+	*out = c;
+	return 0;
+}
+
+void
+mcp_process_fds(const struct mcp_client *c, int *in_fd, int *out_fd, int *err_fd)
+{
+	*in_fd = c->in_fd;
+	*out_fd = c->out_fd;
+	*err_fd = c->err_fd;
+}
+
+int
+mcp_start(const struct mcp_server_config *cfg, struct mcp_client **out, struct al_err *err)
+{
+	struct mcp_client *c;
+
+	if (mcp_start_process(cfg, &c, err) < 0) {
+		if (out)
+			*out = NULL;
 		return -1;
 	}
 	return mcp_started(c, out, err);

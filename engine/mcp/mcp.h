@@ -80,6 +80,17 @@ int mcp_start(const struct mcp_server_config *cfg, struct mcp_client **out,
 	      struct al_err *err);
 
 /*
+ * A program started exactly as a server is (its confinement, its own
+ * session, the same errors), without the MCP handshake: the engine's
+ * parser (engine/privsep/parser.h), whose stdin and stdout carry messages
+ * of its own. mcp_process_fds lends the descriptors (non-blocking; the
+ * client keeps them); mcp_stop ends the process as it ends a server.
+ */
+int mcp_start_process(const struct mcp_server_config *cfg, struct mcp_client **out,
+		      struct al_err *err);
+void mcp_process_fds(const struct mcp_client *c, int *in_fd, int *out_fd, int *err_fd);
+
+/*
  * The same handshake over a transport the caller started (an upstream in a
  * container, its stdio relayed from the Docker attach stream): in_fd is
  * written as the server's stdin, out_fd read as its stdout, err_fd (or -1)

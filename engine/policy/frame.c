@@ -1,5 +1,5 @@
 #include "frame.h"
-#include "hash.h"
+#include "canon.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -143,7 +143,7 @@ frame_line(char *text, size_t max, size_t *out_len)
 
 /*
  * Written straight into one buffer by the canonical writer, which escapes
- * as jansson does (hash.h): no json_t and no second copy of the response.
+ * as jansson does (canon.h): no json_t and no second copy of the response.
  */
 char *
 frame_reply(bool allowed, const char *response, size_t response_len,

@@ -40,9 +40,10 @@ struct catalog_tool {
 /*
  * Every rule the gateway can decide by: the identifier (what audit rows
  * and summaries say), whether the agent's call was allowed, and whether
- * the session cannot go on after it (the exchange failed). The last four
+ * the session cannot go on after it (the exchange failed). The last five
  * are gateway faults, where no call outcome exists: the line was not a
- * request, or the gateway itself could not go on.
+ * request, or the gateway itself (or its parser, engine/privsep) could not
+ * go on.
  */
 #define POLICY_RULES(_) \
 	_(ALLOWED,              "allowed",              true,  false) \
@@ -59,6 +60,7 @@ struct catalog_tool {
 	_(UPSTREAM_TIMEOUT,     "upstream_timeout",     false, true)  \
 	_(UPSTREAM_UNAVAILABLE, "upstream_unavailable", false, true)  \
 	_(INVALID_REQUEST,      "invalid_request",      false, true)  \
+	_(PARSER_LOST,          "parser_lost",          false, true)  \
 	_(NO_RANDOMNESS,        "no_randomness",        false, true)  \
 	_(OUT_OF_MEMORY,        "out_of_memory",        false, true)  \
 	_(AUDIT_FAILED,         "audit_failed",         false, true)

@@ -350,6 +350,7 @@ open_gateway(struct session *s)
 		.otlp = s->o->otlp,
 		.gate = s->o->gate,
 		.host = &s->up,
+		.exe = s->o->watchdog_exe,
 	};
 
 	s->up = (struct upstream_host){

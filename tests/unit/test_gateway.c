@@ -121,7 +121,7 @@ gw_open_with(struct gw *w, const char *mode, int timeout_ms, int frame_bytes, bo
 	}
 	assert_int_equal(gateway_open(&(struct gateway_options){
 		.config = &w->c, .session_id = "sess-gw", .audit = w->a,
-		.gate = with_gate ? w->gate : NULL }, &w->g, &err), 0);
+		.gate = with_gate ? w->gate : NULL, .exe = getenv("AIRLOCK_BIN") }, &w->g, &err), 0);
 }
 
 static void

@@ -1,0 +1,221 @@
+#include "parser.h"
+#include "clock.h"
+#include "mcp.h"
+#include "parse_wire.h"
+#include "self_exe.h"
+#include "airlock-config.h"
+
+#include <errno.h>
+#include <pwd.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct parser {
+	struct mcp_client *proc;	/* the process, started and ended as an upstream's */
+	int in_fd, out_fd, err_fd;	/* lent by proc */
+	size_t frame_bytes, cap;
+	char *buf;			/* the latest reply */
+	bool lost;
+	char lockdown[64];		/* its ready message: "landlock 7, 27 calls allowed" */
+};
+
+int
+parser_program(const char *exe, char *out, size_t cap)
+{
+	int w;
+
+	if (self_exe_sibling(exe, PARSER_PROGRAM, out, cap) == 0)
+		return 0;
+	w = snprintf(out, cap, "%s/%s", AIRLOCK_LIBEXECDIR, PARSER_PROGRAM);
+	return w > 0 && (size_t)w < cap && access(out, X_OK) == 0 ? 0 : -1;
+}
+
+/* Its config as an upstream's: its own user, no network, nothing writable. */
+static int
+parser_config(struct mcp_server_config *sc, const char *program, size_t frame_bytes,
+	      char *arg, size_t cap)
+{
+	static char mutants[256];
+	const char *m = getenv("AIRLOCK_MUTANT");
+
+	*sc = (struct mcp_server_config){ .name = "parser", .init_timeout_ms = PARSER_START_MS };
+	sc->confine.user = PARSER_USER;
+	snprintf(arg, cap, "%zu", frame_bytes);
+	if (strv_push(&sc->argv, program) < 0 || strv_push(&sc->argv, "parser") < 0 ||
+	    strv_push(&sc->argv, arg) < 0)
+		return -1;
+#ifdef AIRLOCK_MUTANTS
+	if (m && snprintf(mutants, sizeof mutants, "AIRLOCK_MUTANT=%s", m) < (int)sizeof mutants &&
+	    strv_push(&sc->env, mutants) < 0)
+		return -1;
+#else
+	(void)m;
+	(void)mutants;
+#endif
+	return 0;
+}
+
+/*
+ * Why it never said ready: its one line of stderr (written before it
+ * read anything of ours, so its own words), printable and short.
+ */
+static int
+not_ready(struct parser *p, struct al_err *err)
+{
+	char why[128] = "";
+	ssize_t n;
+	size_t i;
+
+	usleep(20000);	/* a failed lockdown writes, then exits at once */
+	n = read(p->err_fd, why, sizeof why - 1);
+	for (i = 0; n > 0 && i < (size_t)n && why[i] >= ' ' && why[i] < 127; i++)
+		;
+	why[i] = '\0';
+	return al_fail(err, "parser: not locked down, nothing parsed%s%s",
+		       why[0] ? ": " : "", why);
+}
+
+static int
+await_ready(struct parser *p, struct al_err *err)
+{
+	uint32_t type;
+	size_t n;
+
+	if (parse_recv(p->out_fd, &type, p->buf, sizeof p->lockdown - 1, &n,
+		       clock_mono_ms() + PARSER_START_MS) < 0 || type != PARSE_READY)
+		return not_ready(p, err);
+	memcpy(p->lockdown, p->buf, n);
+	p->lockdown[n] = '\0';
+	return 0;
+}
+
+int
+parser_start(const char *program, size_t frame_bytes, struct parser **out, struct al_err *err)
+{
+	struct mcp_server_config sc;
+	struct parser *p = calloc(1, sizeof *p);
+	char arg[24];
+	int rc = -1;
+
+	*out = NULL;
+	if (!p || !program || frame_bytes < 2 || frame_bytes > PARSE_FRAME_LIMIT) {
+		free(p);
+		return al_fail(err, "parser: bad arguments");
+	}
+	if (mcp_confine_can_change_ids() && !getpwnam(PARSER_USER)) {
+		free(p);
+		return al_fail(err, "parser: user %s does not exist: run scripts/setup or: "
+			       "useradd --system %s", PARSER_USER, PARSER_USER);
+	}
+	p->frame_bytes = frame_bytes;
+	p->cap = parse_body_max(frame_bytes);
+	p->buf = malloc(p->cap);
+	if (!p->buf || parser_config(&sc, program, frame_bytes, arg, sizeof arg) < 0)
+		al_fail(err, "parser: out of memory");
+	else if (mcp_start_process(&sc, &p->proc, err) == 0) {
+		mcp_process_fds(p->proc, &p->in_fd, &p->out_fd, &p->err_fd);
+		rc = await_ready(p, err);
+	}
+	strv_free(&sc.argv);
+	strv_free(&sc.env);
+	if (rc < 0)
+		parser_stop(p);
+	else
+		*out = p;
+	return rc;
+}
+
+void
+parser_stop(struct parser *p)
+{
+	if (!p)
+		return;
+	mcp_stop(p->proc);
+	free(p->buf);
+	free(p);
+}
+
+static enum parser_verdict
+lose(struct parser *p)
+{
+	p->lost = true;
+	return PARSER_LOST;
+}
+
+/*
+ * Believed only once checked: an operation of 1..64 bytes, then one
+ * object on one line (no newline, no NUL), within the caps.
+ */
+static int
+checked(const char *body, size_t n, struct parsed_frame *out)
+{
+	const char *nul = memchr(body, '\0', n < FRAME_OPERATION_MAX + 1 ? n : FRAME_OPERATION_MAX + 1);
+	size_t op;
+
+	if (!nul || nul == body)
+		return -1;
+	op = (size_t)(nul - body);
+	out->args = nul + 1;
+	out->args_len = n - op - 1;
+	if (out->args_len < 2 || out->args[0] != '{' || out->args[out->args_len - 1] != '}' ||
+	    memchr(out->args, '\n', out->args_len) || memchr(out->args, '\0', out->args_len))
+		return -1;
+	memcpy(out->operation, body, op + 1);
+	return 0;
+}
+
+enum parser_verdict
+parser_frame(struct parser *p, const char *line, size_t len, struct parsed_frame *out)
+{
+	int64_t deadline = clock_mono_ms() + PARSER_REPLY_MS;
+	uint32_t type;
+	size_t n;
+
+	if (!p || p->lost || len > p->cap)	/* the bridge keeps lines to a frame */
+		return p ? lose(p) : PARSER_LOST;
+	if (parse_send(p->in_fd, PARSE_FRAME, line, len, NULL, 0, deadline) < 0 ||
+	    parse_recv(p->out_fd, &type, p->buf, p->cap, &n, deadline) < 0)
+		return lose(p);
+	if (type == PARSE_FRAME_BAD && n == 0)
+		return PARSER_INVALID;
+	if (type != PARSE_FRAME_OK || checked(p->buf, n, out) < 0)
+		return lose(p);
+	return PARSER_VALID;
+}
+
+const struct mcp_confine_receipt *
+parser_confinement(const struct parser *p)
+{
+	return mcp_confinement(p->proc);
+}
+
+const char *
+parser_lockdown_text(const struct parser *p)
+{
+	return p->lockdown;
+}
+
+#ifdef AIRLOCK_MUTANTS
+int
+parser_escape_test(struct parser *p, const char *docker_socket, const char *audit_db,
+		   int engine_pid, char *out, size_t cap)
+{
+	int64_t deadline = clock_mono_ms() + PARSER_REPLY_MS;
+	char body[600];
+	uint32_t type;
+	size_t n;
+	int w = snprintf(body, sizeof body, "%s%c%s%c%d", docker_socket, 0, audit_db, 0, engine_pid);
+
+	if (w < 0 || (size_t)w + 1 > sizeof body ||
+	    parse_send(p->in_fd, PARSE_ESCAPE, body, (size_t)w + 1, NULL, 0, deadline) < 0 ||
+	    parse_recv(p->out_fd, &type, p->buf, p->cap, &n, deadline) < 0 ||
+	    type != PARSE_ESCAPE_REPORT || n + 1 > cap)
+		return -1;
+	memcpy(out, p->buf, n);
+	out[n] = '\0';
+	return 0;
+}
+#endif

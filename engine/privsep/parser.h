@@ -1,0 +1,87 @@
+#ifndef AIRLOCK_PARSER_H
+#define AIRLOCK_PARSER_H
+
+/*
+ * Privilege separation (issue 41, section 3; docs/architecture.md): the
+ * agent's lines are parsed by a process of their own, never by the engine
+ * that holds the Docker socket, the audit log and the gate. One parser a
+ * session (docs/performance.md has the measurements behind the choice):
+ * `airlock-parser`, spawned as an upstream is (its own user
+ * airlock-parse, no capabilities, no_new_privs, Landlock, seccomp, proven
+ * before exec), which then locks itself down further before it reads a
+ * byte (parser_lockdown.h): no file, no socket, no process but itself.
+ * It holds its two pipes and nothing else.
+ *
+ * The engine sends a line and gets back the operation and the arguments
+ * in canonical JSON text (canon.h), the same bytes it then hashes, audits
+ * and sends on. It believes nothing it cannot check: the operation is
+ * looked up as a configured alias by exact name, the arguments must be
+ * one object on one line, every length is capped. A parser that answers
+ * anything else, late or not at all, is lost and the session ends
+ * (RULE_PARSER_LOST): nothing is parsed in the engine instead.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "err.h"
+#include "frame.h"
+#include "mcp_confine.h"
+
+#ifdef AIRLOCK_MUTANTS
+#define PARSER_PROGRAM		"airlock-parser-mutants"
+#else
+#define PARSER_PROGRAM		"airlock-parser"
+#endif
+#define PARSER_USER		"airlock-parse"
+#define PARSER_START_MS		5000	/* spawn, lockdown, ready */
+#define PARSER_REPLY_MS		5000	/* one line's answer */
+
+struct parser;
+
+/* What a valid line says; args points into the parser's buffer until its next call. */
+struct parsed_frame {
+	char operation[FRAME_OPERATION_MAX + 1];
+	const char *args;
+	size_t args_len;
+};
+
+enum parser_verdict {
+	PARSER_VALID,
+	PARSER_INVALID,		/* not a request (the agent is told the fixed error) */
+	PARSER_LOST,		/* the parser failed: no more lines can be parsed */
+};
+
+/*
+ * The parser program beside exe (a build tree, or a package that installs
+ * both in one directory; NULL: beside this process), else the installed
+ * one. 0 with its path in out, or -1.
+ */
+int parser_program(const char *exe, char *out, size_t cap);
+
+/*
+ * Start one for frames of at most frame_bytes and wait until it is locked
+ * down. Fails with "parser: …" naming the cause: the program, its user
+ * (scripts/setup creates it), its confinement, or the lockdown's step.
+ */
+int parser_start(const char *program, size_t frame_bytes, struct parser **out,
+		 struct al_err *err);
+void parser_stop(struct parser *p);
+
+enum parser_verdict parser_frame(struct parser *p, const char *line, size_t len,
+				 struct parsed_frame *out);
+
+/* How it runs: the spawn's receipt, and what the lockdown reported. */
+const struct mcp_confine_receipt *parser_confinement(const struct parser *p);
+const char *parser_lockdown_text(const struct parser *p);
+
+#ifdef AIRLOCK_MUTANTS
+/*
+ * The test build: the parser tries the powers of parser_escape.h and the
+ * report comes back in out ("docker=EACCES audit=EACCES ..."). 0, or -1.
+ */
+int parser_escape_test(struct parser *p, const char *docker_socket, const char *audit_db,
+		       int engine_pid, char *out, size_t cap);
+#endif
+
+#endif
