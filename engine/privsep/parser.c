@@ -186,6 +186,12 @@ parser_frame(struct parser *p, const char *line, size_t len, struct parsed_frame
 	return PARSER_VALID;
 }
 
+int
+parser_pid(const struct parser *p)
+{
+	return (int)mcp_pid(p->proc);
+}
+
 const struct mcp_confine_receipt *
 parser_confinement(const struct parser *p)
 {

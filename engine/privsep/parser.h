@@ -71,7 +71,8 @@ void parser_stop(struct parser *p);
 enum parser_verdict parser_frame(struct parser *p, const char *line, size_t len,
 				 struct parsed_frame *out);
 
-/* How it runs: the spawn's receipt, and what the lockdown reported. */
+/* How it runs: its pid, the spawn's receipt, and what the lockdown reported. */
+int parser_pid(const struct parser *p);
 const struct mcp_confine_receipt *parser_confinement(const struct parser *p);
 const char *parser_lockdown_text(const struct parser *p);
 

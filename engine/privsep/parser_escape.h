@@ -5,7 +5,7 @@
  * The parser taken over, played by the test build (-DAIRLOCK_MUTANTS,
  * airlock-parser-mutants): PARSE_ESCAPE names the Docker socket, the audit
  * database and the engine's pid, NUL-separated; the parser connects to the
- * socket, opens the database for writing, attaches to the engine with
+ * socket, opens the database for writing (and appends a byte), attaches to the engine with
  * ptrace and signals it (signal 0), and replies PARSE_ESCAPE_REPORT:
  * "docker=E audit=E ptrace=E signal=E", each E "ok" or the errno's name.
  * The shipped program answers PARSE_FRAME_BAD and tries nothing.
