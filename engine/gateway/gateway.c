@@ -64,15 +64,17 @@ gateway_open(const struct gateway_options *o, struct gateway **out, struct al_er
 
 	if (!o->config || !o->audit || !o->session_id)
 		return al_fail(err, "gateway: config, audit and session id are required");
-	if (parser_program(o->exe, program, sizeof program) < 0)
-		return al_fail(err, "parser: program %s not found beside airlock or in %s",
-			       PARSER_PROGRAM, AIRLOCK_LIBEXECDIR);
+	if (parser_program(o->exe, program, sizeof program) < 0) {
+		al_fail(err, "parser: program %s not found beside airlock or in %s",
+			PARSER_PROGRAM, AIRLOCK_LIBEXECDIR);
+		return GATEWAY_NO_PARSER;
+	}
 	g = calloc(1, sizeof *g);
 	if (!g)
 		return al_fail(err, "gateway: out of memory");
 	if (parser_start(program, o->config->bounds.frame_bytes, &g->parser, err) < 0) {
 		free(g);
-		return -1;
+		return GATEWAY_NO_PARSER;
 	}
 	g->hc = hash_ctx_new();		/* NULL: hash_ctx_hex falls back */
 	g->o = *o;

@@ -58,6 +58,11 @@ struct gateway_options {
 						   found beside (NULL: this one) */
 };
 
+/*
+ * 0; GATEWAY_NO_PARSER when its parser (engine/privsep/parser.h) did not
+ * start or lock down ("parser: …"); -1 for anything else.
+ */
+#define GATEWAY_NO_PARSER	(-2)
 int gateway_open(const struct gateway_options *o, struct gateway **out, struct al_err *err);
 
 /*

@@ -84,6 +84,19 @@ not_ready(struct parser *p, struct al_err *err)
 		       why[0] ? ": " : "", why);
 }
 
+/* The spawn speaks of an "upstream parser": it is the parser. */
+static void
+spawn_error(struct al_err *err)
+{
+	static const char up[] = "upstream parser: ";
+	char msg[sizeof err->msg];
+
+	if (!err || strncmp(err->msg, up, sizeof up - 1) != 0)
+		return;
+	snprintf(msg, sizeof msg, "parser: %s", err->msg + sizeof up - 1);
+	memcpy(err->msg, msg, sizeof msg);
+}
+
 static int
 await_ready(struct parser *p, struct al_err *err)
 {
@@ -124,7 +137,8 @@ parser_start(const char *program, size_t frame_bytes, struct parser **out, struc
 	else if (mcp_start_process(&sc, &p->proc, err) == 0) {
 		mcp_process_fds(p->proc, &p->in_fd, &p->out_fd, &p->err_fd);
 		rc = await_ready(p, err);
-	}
+	} else
+		spawn_error(err);
 	strv_free(&sc.argv);
 	strv_free(&sc.env);
 	if (rc < 0)

@@ -361,9 +361,12 @@ open_gateway(struct session *s)
 		.session_id = s->sum->session_id,
 	};
 	struct al_err err;
+	int rc;
 
-	if (gateway_open(&go, &s->gw, &err) < 0) {
-		session_fail(s, SESSION_END_AUDIT_FAILED, "%s", err.msg);
+	rc = gateway_open(&go, &s->gw, &err);
+	if (rc < 0) {
+		session_fail(s, rc == GATEWAY_NO_PARSER ? SESSION_END_PARSER_FAILED :
+			     SESSION_END_AUDIT_FAILED, "%s", err.msg);
 		return false;
 	}
 	return true;

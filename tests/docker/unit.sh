@@ -5,9 +5,11 @@
 # session started through `airlock ctl` calls the fixture upstream: its sink
 # receives the call, the upstream runs as airlock-upstream with no
 # capability left (its /proc and the audit's receipt say so), the container
-# is gone after stop and the engine exits 0 on SIGTERM. The mutants: the
+# is gone after stop and the engine exits 0 on SIGTERM; the session's parser
+# of agent lines runs as airlock-parse with no capability. The mutants: the
 # same engine without CAP_SETUID (or CAP_SETGID, or CAP_SETPCAP) refuses to
-# start the upstream, naming why, and never runs it as the engine's own user.
+# start the session's parser (the first confined process a session needs),
+# naming why, and never runs it or the upstream as the engine's own user.
 #
 # usage: unit.sh AIRLOCK AGENT_BIN UPSTREAM_BIN UNIT_FILE
 set -uo pipefail
@@ -16,7 +18,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 require_daemon
 
 airlock=$1 agent=$2 upstream=$3 unit=$4
-for u in airlock airlock-upstream; do
+for u in airlock airlock-upstream airlock-parse; do
 	getent passwd "$u" >/dev/null && continue
 	[ -n "${CI:-}" ] && { echo "FAIL: CI is set but user $u is missing (run scripts/setup)" >&2; exit 1; }
 	echo "## SKIPPED: user $u is missing (run scripts/setup); the unit's engine NOT verified" | tee /dev/stderr
@@ -81,6 +83,11 @@ check "the upstream runs as airlock-upstream (its /proc)" \
 	proc_ids_are "$up" airlock-upstream ""
 check "the upstream holds no capability (effective, permitted, ambient, bounding), no_new_privs" \
 	proc_caps_are "$up" "" "" 1
+parser=$(exe_child "$engine1" "$(dirname "$airlock")/airlock-parser")
+check "the session's parser runs as airlock-parse (its /proc)" \
+	proc_ids_are "$parser" airlock-parse ""
+check "the parser holds no capability (effective, permitted, ambient, bounding), no_new_privs" \
+	proc_caps_are "$parser" "" "" 1
 wd=$(pgrep -u "$user" -f "^$airlock-watchdog watchdog " | head -n 1)
 check "the session's watchdog, $user too, holds no capability (permitted, effective, ambient)" \
 	proc_holds_none "$wd"
@@ -108,10 +115,12 @@ mutant() {	# CAP CONFIG WHY
 		{ cat "$work/serve-$cfg.err" >&2; return 1; }
 	check "without $cap: it holds the rest, not $cap" proc_caps_are "$engine" "$less" "$lessb" 1
 	sid=$(ctl start "$work/$cfg/config.json" 2>"$work/start_$cfg.err" | awk '{ print $NF }')
-	check "without $cap: its session ends, the upstream refused, naming why" \
-		ended_with "$sid" upstream_unavailable "upstream vault: $why"
+	check "without $cap: its session ends, its parser refused, naming why" \
+		ended_with "$sid" parser_failed "parser: $why"
 	check "without $cap: the upstream never ran (no sink)" [ ! -e "$work/$cfg/vault.sink" ]
 	check "without $cap: no process of $user runs the upstream program" upstream_not_run_as "$user"
+	check "without $cap: no process of $user runs the parser" \
+		not_run_as "$user" "$(dirname "$airlock")/airlock-parser"
 	for _ in $(seq 300); do session_gone "$sid" && break; sleep 0.1; done
 	check "without $cap: the session's container is gone" session_gone "$sid"
 	kill -TERM "$engine"

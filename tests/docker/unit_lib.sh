@@ -138,10 +138,12 @@ proc_holds_none() {
 }
 
 # upstream_pid ENGINE: its child running the fixture upstream.
-upstream_pid() {
+upstream_pid() { exe_child "$1" "$upstream"; }
+# exe_child PID PROGRAM: the child of PID running PROGRAM.
+exe_child() {
 	local p
 	for p in $(pgrep -P "$1"); do
-		[ "$(readlink "/proc/$p/exe")" = "$(readlink -f "$upstream")" ] && { echo "$p"; return 0; }
+		[ "$(readlink "/proc/$p/exe")" = "$(readlink -f "$2")" ] && { echo "$p"; return 0; }
 	done
 	return 1
 }
@@ -196,10 +198,12 @@ ended_with() {
 }
 
 # upstream_not_run_as USER: no process of USER runs the upstream program.
-upstream_not_run_as() {
+upstream_not_run_as() { not_run_as "$1" "$upstream"; }
+# not_run_as USER PROGRAM: no process of USER runs PROGRAM (by /proc/PID/exe).
+not_run_as() {
 	local p
 	for p in $(pgrep -u "$1"); do
-		[ "$(readlink "/proc/$p/exe")" = "$(readlink -f "$upstream")" ] && return 1
+		[ "$(readlink "/proc/$p/exe")" = "$(readlink -f "$2")" ] && return 1
 	done
 	return 0
 }
