@@ -511,6 +511,7 @@ struct audit_row {
 	_(LANDLOCK,           "landlock",           CONFIG,   "the kernel's Landlock ABI is 6 or newer, as upstream confinement needs (or every upstream has unconfined_ok)") \
 	_(UPSTREAM_SECCOMP,   "upstream_seccomp",   CONFIG,   "the kernel loads seccomp filters: every upstream runs under one") \
 	_(UPSTREAM_USER,      "upstream_user",      CONFIG,   "a root engine's default upstream user airlock-upstream exists, not root, not in the docker group") \
+	_(PARSER,             "parser",             CONFIG,   "a session's parser of agent lines (airlock-parser) starts as airlock-parse and locks itself down here") \
 	_(IMAGE,              "image",              CONFIG,   "with a config: its profile.image ID is an image on this daemon") \
 	_(CATALOG,            "catalog",            CONFIG,   "with a config: each catalog tool (catalog.<tool>) is in its upstream's first tools/list, as pinned") \
 	_(CONFINE,            "confine",            CONFIG,   "with a config: each upstream (confine.<name>) is confined here as its spawn would be")

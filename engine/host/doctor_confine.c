@@ -1,8 +1,9 @@
 /*
  * What `airlock doctor` says of upstream confinement (issue #41): the
- * kernel's Landlock ABI and seccomp, the default upstream user, and with a
- * config each upstream prepared exactly as its spawn prepares it
- * (mcp_confine_prepare), so the doctor and the engine cannot disagree.
+ * kernel's Landlock ABI and seccomp, the default upstream user, a session's
+ * parser started and locked down for real, and with a config each upstream
+ * prepared exactly as its spawn prepares it (mcp_confine_prepare), so the
+ * doctor and the engine cannot disagree.
  */
 #include "doctor.h"
 
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "mcp_confine.h"
+#include "parser.h"
 
 #define ID(c) host_check_id(HOST_CHECK_##c)
 
@@ -75,6 +77,31 @@ check_upstream(struct doctor_report *r, const struct upstream_config *u, struct 
 		   upstream_view_marks(v) ? upstream_view_marks(v) : "");
 }
 
+/* A parser started for real, as a session starts one, and stopped. */
+static void
+check_parser(struct doctor_report *r)
+{
+	const struct mcp_confine_receipt *rc;
+	char program[4096];
+	struct parser *p;
+	struct al_err err;
+
+	if (parser_program(NULL, program, sizeof program) < 0) {
+		check_addf(&r->checks, ID(PARSER), false, "locked down",
+			   "%s not found beside airlock or installed", PARSER_PROGRAM);
+		return;
+	}
+	if (parser_start(program, 65536, &p, &err) < 0) {
+		check_add(&r->checks, ID(PARSER), false, "locked down", err.msg);
+		return;
+	}
+	rc = parser_confinement(p);
+	check_addf(&r->checks, ID(PARSER), true, "locked down", "uid %u%s%s%s, %s", (unsigned)rc->uid,
+		   rc->user[0] ? " (" : "", rc->user, rc->user[0] ? ")" : "",
+		   parser_lockdown_text(p));
+	parser_stop(p);
+}
+
 void
 doctor_confine_host(struct doctor_report *r, const struct airlock_config *c)
 {
@@ -84,6 +111,7 @@ doctor_confine_host(struct doctor_report *r, const struct airlock_config *c)
 	check_add(&r->checks, ID(UPSTREAM_SECCOMP), seccomp, "available",
 		  seccomp ? "available" : "not in this kernel");
 	check_user(r);
+	check_parser(r);
 }
 
 void
