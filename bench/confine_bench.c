@@ -8,9 +8,15 @@
  * confined, unconfined, … Run as root (the confined side switches to
  * airlock-upstream, as the engine does).
  *
- *   confine_bench UPSTREAM [ROUNDS]
+ * With AIRLOCK (the build's airlock), a session's parser of agent lines
+ * too (engine/privsep/parser.h): parser_start (spawn, lockdown, ready),
+ * one line, parser_stop, against the same with every layer switched off.
+ *
+ *   confine_bench UPSTREAM [ROUNDS [AIRLOCK]]
  *   sample: upstream_start baseline=X airlock=Y unit=ms     (a round each)
  *   bench: upstream_start baseline=X airlock=Y ratio=R unit=ms runs=N …
+ *   sample: parser_start baseline=X airlock=Y unit=ms       (with AIRLOCK)
+ *   bench: parser_start …
  */
 #include <limits.h>
 #include <stdio.h>
@@ -21,6 +27,7 @@
 
 #include "bench.h"
 #include "mcp.h"
+#include "parser.h"
 
 #define UNCONFINED "upstream_keep_root,upstream_no_seccomp,upstream_no_landlock_fs," \
 		   "upstream_no_landlock_net,upstream_no_proof"
@@ -51,11 +58,63 @@ one_start(const struct mcp_server_config *cfg, const char *mutants)
 	return ms;
 }
 
+#define PARSER_OPEN UNCONFINED ",parser_no_landlock,parser_no_seccomp,parser_no_proof"
+
+/* One parser's start, line and stop in ms; < 0 when any step failed. */
+static double
+one_parser(const char *program, const char *mutants)
+{
+	static const char line[] = "{\"operation\":\"say\",\"arguments\":{\"message\":\"hello\"}}";
+	struct parsed_frame f;
+	struct parser *p = NULL;
+	struct al_err err = { "" };
+	double t0 = bench_now_ms(), ms = -1;
+
+	if (mutants)
+		setenv("AIRLOCK_MUTANT", mutants, 1);
+	if (parser_start(program, 65536, &p, &err) == 0 &&
+	    parser_frame(p, line, sizeof line - 1, &f) == PARSER_VALID) {
+		parser_stop(p);
+		p = NULL;
+		ms = bench_now_ms() - t0;
+	}
+	parser_stop(p);
+	if (ms < 0)
+		fprintf(stderr, "confine_bench: parser %s: %s\n", mutants ? "unconfined" : "confined",
+			err.msg[0] ? err.msg : "the line was not parsed");
+	unsetenv("AIRLOCK_MUTANT");
+	return ms;
+}
+
 static double
 median(double *v, size_t n)
 {
 	bench_sort(v, n);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* The parser's start, interleaved as the upstream's; base and ours reused. */
+static int
+parser_rounds(const char *airlock, size_t rounds, double *base, double *ours)
+{
+	char program[PATH_MAX];
+
+	if (parser_program(airlock, program, sizeof program) < 0) {
+		fprintf(stderr, "confine_bench: no parser beside %s\n", airlock);
+		return 1;
+	}
+	for (size_t i = 0; i < rounds; i++) {
+		base[i] = one_parser(program, PARSER_OPEN);
+		ours[i] = one_parser(program, NULL);
+		if (base[i] < 0 || ours[i] < 0)
+			return 1;
+		printf("sample: parser_start baseline=%.2f airlock=%.2f unit=ms\n", base[i], ours[i]);
+	}
+	double b = median(base, rounds), a = median(ours, rounds);
+
+	printf("bench: parser_start baseline=%.2f airlock=%.2f ratio=%.2f unit=ms runs=%zu\n",
+	       b, a, a / b, rounds);
+	return 0;
 }
 
 int
@@ -69,7 +128,7 @@ main(int argc, char **argv)
 	int rc = 1;
 
 	if (argc < 2 || rounds == 0 || geteuid() != 0 || !realpath(argv[1], program)) {
-		fprintf(stderr, "usage (as root): confine_bench UPSTREAM [ROUNDS]\n");
+		fprintf(stderr, "usage (as root): confine_bench UPSTREAM [ROUNDS [AIRLOCK]]\n");
 		return 2;
 	}
 	base = calloc(rounds, sizeof *base);
@@ -103,7 +162,7 @@ main(int argc, char **argv)
 
 	printf("bench: upstream_start baseline=%.2f airlock=%.2f ratio=%.2f unit=ms runs=%zu "
 	       "airlock_min=%.2f airlock_max=%.2f\n", b, a, a / b, rounds, lo, hi);
-	rc = 0;
+	rc = argc > 3 ? parser_rounds(argv[3], rounds, base, ours) : 0;
 out:
 	strv_free(&cfg.argv);
 	strv_free(&open.argv);

@@ -85,6 +85,7 @@ LABELS = [
     ("shim_child_pss", "airlock-shim memory per session: --mcp child, Pss"),
     ("sealed_export_read", "sealed check: 88 MiB export read and judged (SHA-256 alone)"),
     ("upstream_start", "upstream start + one call + stop, confined (unconfined: mutants)"),
+    ("parser_start", "a session's parser: start, lockdown, one line, stop (unconfined: mutants)"),
     ("control_snapshot", "control protocol: a 500-row snapshot encoded and decoded (jansson alone)"),
 ]
 
