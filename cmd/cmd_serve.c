@@ -124,7 +124,7 @@ socket_path(struct serve *s)
 		return cli_fail(false, "serve", "%s", err.msg);
 	slash = strrchr(s->socket, '/');
 	*slash = '\0';
-	if (control_socket_dir(s->socket, s->operate, &err) < 0)
+	if (control_socket_dir(s->socket, &err) < 0)
 		return cli_fail(false, "serve", "%s", err.msg);
 	*slash = '/';
 	return 0;
@@ -136,7 +136,7 @@ listen_socket(struct serve *s)
 	struct al_err err;
 	struct stat st;
 
-	if (control_listen(s->socket, s->operate, &s->listen_fd, &err) < 0)
+	if (control_listen(s->socket, &s->listen_fd, &err) < 0)
 		return cli_fail(false, "serve", "%s", err.msg);
 	if (stat(s->socket, &st) == 0)
 		s->socket_ino = st.st_ino;
@@ -209,7 +209,8 @@ open_server(struct serve *s)
 {
 	struct control_server_options co = { .sup = s->sup, .engine = s->engine,
 					     .runtime = s->runtime, .operate = s->operate,
-					     .view = s->view, .log = stderr,
+					     .view = s->view, .operate_name = s->operate_name,
+					     .view_name = s->view_name, .log = stderr,
 					     .audit = s->audit_path };
 	struct al_err err;
 
@@ -245,6 +246,30 @@ group_line(const char *role, const char *name, struct control_group g)
 			"by group\n", role, name);
 }
 
+/*
+ * The socket is 0666 and the engine decides; a directory others cannot
+ * pass keeps the view role (and every refusal's reason) out before it.
+ */
+static void
+reach_line(const struct serve *s)
+{
+	char dir[PATH_MAX];
+	char *slash;
+	struct stat st;
+
+	snprintf(dir, sizeof dir, "%s", s->socket);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		return;
+	if (slash == dir)
+		slash++;	/* "/engine.sock": the directory is "/" */
+	*slash = '\0';
+	if (stat(dir, &st) == 0 && !(st.st_mode & S_IXOTH))
+		fprintf(stderr, "airlock serve: socket directory %s is %04o: only its owner and "
+			"group can reach the socket (0755 lets every role in; the engine decides)\n",
+			dir, (unsigned)(st.st_mode & 07777));
+}
+
 static void
 ready(struct serve *s)
 {
@@ -252,6 +277,7 @@ ready(struct serve *s)
 		s->socket, s->audit_path);
 	group_line("operate", s->operate_name, s->operate);
 	group_line("view", s->view_name, s->view);
+	reach_line(s);
 	sd_notifyf(0, "READY=1\nSTATUS=listening on %s", s->socket);
 }
 

@@ -333,6 +333,21 @@ draw_keybar(const struct app *a)
 	wnoutrefresh(w);
 }
 
+/* The first engine that is down and why ("lab: refused: not allowed: …"), when one says. */
+static bool
+link_trouble(const struct app *a, char *buf, size_t cap)
+{
+	const struct model *m = &a->model;
+	size_t i;
+
+	for (i = 0; i < m->n_links; i++)
+		if (m->link_st[i].state != LINK_UP && m->link_st[i].why[0]) {
+			snprintf(buf, cap, "%s: %s", m->link_st[i].name, m->link_st[i].why);
+			return true;
+		}
+	return false;
+}
+
 static void
 draw_status(const struct app *a)
 {
@@ -361,6 +376,9 @@ draw_status(const struct app *a)
 		snprintf(text, sizeof text, "! %s  (%s%zu, d: dismiss)", st->alerts[0],
 			 st->n_alerts > 1 ? "1 of " : "", st->n_alerts);
 		draw_text(w, 0, 0, cols, color_attr(UI_COLOR_ALERT), text);
+	} else if (link_trouble(a, text, sizeof text)) {
+		/* Nothing else to say: why an engine is down, not only the header's LOST. */
+		draw_text(w, 0, 0, cols, color_attr(UI_COLOR_FAIL), text);
 	}
 	wnoutrefresh(w);
 }

@@ -462,7 +462,7 @@ take_hello(struct link_remote *r, const char *line, size_t len, char *why, size_
 	if (control_hello_from_json(h, &m) < 0 || m.airlock != CONTROL_VERSION)
 		snprintf(why, cap, "the engine speaks another protocol");
 	else if (json_is_false(json_object_get(h, "ok")))	/* a bye instead (control_bye) */
-		snprintf(why, cap, "the engine refused this console: %.80s",
+		snprintf(why, cap, "refused: %.200s",
 			 json_string_value(json_object_get(h, "error")) ?: "no reason");
 	else {
 		pthread_mutex_lock(&r->mu);

@@ -19,15 +19,33 @@ cs_author(const struct client *c, struct snap_author *a)
 	snprintf(a->via, sizeof a->via, "%s", c->via[0] ? c->via : "ctl");
 }
 
+/* Anyone may connect: a refusal is written down at most CONTROL_REFUSALS_AUDITED a minute. */
+static bool
+refusal_written(struct control_server *cs)
+{
+	int64_t now = clock_mono_ms();
+
+	if (now - cs->refusals_since_ms >= 60000) {
+		cs->refusals_since_ms = now;
+		cs->refusals_in_minute = 0;
+	}
+	if (++cs->refusals_in_minute == CONTROL_REFUSALS_AUDITED + 1)
+		cs_say(cs, "more than %d peers refused this minute: counted, not logged or "
+		       "audited, until the minute ends", CONTROL_REFUSALS_AUDITED);
+	return cs->refusals_in_minute <= CONTROL_REFUSALS_AUDITED;
+}
+
 /* A peer refused at accept: logged, and a policy entry naming its uid. */
 void
-cs_audit_refused_peer(struct control_server *cs, pid_t pid, uid_t uid, bool no_role)
+cs_audit_refused_peer(struct control_server *cs, pid_t pid, uid_t uid, bool no_role,
+		      const char *why)
 {
 	struct client who = { .uid = uid };
 	struct snap_author a;
 
-	cs_say(cs, "client refused: uid %u pid %ld: %s", (unsigned)uid, (long)pid,
-	       no_role ? "in neither the operate nor the view group" : CONTROL_E_FULL);
+	if (!refusal_written(cs))
+		return;
+	cs_say(cs, "client refused: uid %u pid %ld: %s", (unsigned)uid, (long)pid, why);
 	cs_user_name(uid, who.user, sizeof who.user);
 	cs_author(&who, &a);
 	supervisor_record(cs->o.sup, &a, NULL, NULL, CUTOVER_REJECTED,

@@ -127,7 +127,7 @@ send_bye(int fd, const char *reason)
 {
 	json_t *bye = control_bye(reason);
 	size_t n;
-	char *line = control_line(bye, 256, &n);
+	char *line = control_line(bye, 1024, &n);
 
 	if (line && send(fd, line, n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
 		/* nothing to do: the peer is going anyway */
@@ -187,6 +187,22 @@ role_of(struct control_server *cs, int fd, struct ucred *cred)
 	return role;
 }
 
+/* A peer with no role is told the groups that would let it in; the engine is the gate. */
+static void
+refuse(struct control_server *cs, int fd, const struct ucred *cred, bool no_role)
+{
+	char why[256];
+
+	cs->counts.refused++;
+	if (no_role)
+		control_not_allowed(why, sizeof why, cred->uid, cs->o.operate_name, cs->o.view_name);
+	else
+		snprintf(why, sizeof why, "%s", CONTROL_E_FULL);
+	cs_audit_refused_peer(cs, cred->pid, cred->uid, no_role, why);
+	send_bye(fd, why);
+	close(fd);
+}
+
 static void
 admit(struct control_server *cs, int fd)
 {
@@ -197,10 +213,7 @@ admit(struct control_server *cs, int fd)
 	json_t *hello;
 
 	if (role == CONTROL_ROLE_NONE || slot < 0) {
-		cs->counts.refused++;
-		cs_audit_refused_peer(cs, cred.pid, cred.uid, role == CONTROL_ROLE_NONE);
-		send_bye(fd, role == CONTROL_ROLE_NONE ? CONTROL_E_PEER : CONTROL_E_FULL);
-		close(fd);
+		refuse(cs, fd, &cred, role == CONTROL_ROLE_NONE);
 		return;
 	}
 	c = client_new(fd, &cred, role, ++cs->serials);

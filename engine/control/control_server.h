@@ -16,12 +16,18 @@
  * oversized one a refusal and a disconnect.
  *
  * Roles come from the kernel at accept (SO_PEERCRED, SO_PEERGROUPS):
- * control_role_of. A peer with no role gets one frame, {"ok": false,
- * "error": "not allowed"}, and is disconnected.
+ * control_role_of. The socket file lets anyone connect (0666): the
+ * engine is the gate, so that a peer with no role can be told why. It gets
+ * one frame, {"ok": false, "error": "not allowed: uid U is in neither
+ * 'OPERATE' (operate) nor 'VIEW' (view)"} (control_not_allowed), and is
+ * disconnected. Refusals are logged and audited up to
+ * CONTROL_REFUSALS_AUDITED a minute (anyone may connect, so anyone could
+ * flood the log); past that they are only counted.
  */
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
 #include "control.h"
 #include "err.h"
@@ -34,6 +40,7 @@
 #define CONTROL_RECENT_MAX	256		/* events an "events" reply starts with */
 #define CONTROL_PENDING_MAX	16		/* cutovers waiting for their acks */
 #define CONTROL_LISTEN_LIVE	(-2)		/* another engine answers on the socket */
+#define CONTROL_REFUSALS_AUDITED 32		/* refused peers logged and audited a minute */
 /*
  * A revoke or restore is refused "engine busy" while more policy entries
  * than this wait for the audit writer: a client sending cutovers faster
@@ -49,25 +56,40 @@
 int control_socket_default(char *out, size_t cap, struct al_err *err);
 
 /*
- * Make dir (the default socket's directory) when missing: 0750, owned by
- * us, group-owned by group when present. An existing one must be a
- * directory we own, not a symlink; it is left as it is.
+ * The default socket's directory, made when missing and set again at every
+ * start: 0755, ours, so that every role can reach the socket in it and
+ * no one else can put a file there. An existing one must be a directory
+ * we own, not a symlink (opened with O_NOFOLLOW, then changed through the
+ * descriptor).
  */
-int control_socket_dir(const char *dir, struct control_group group, struct al_err *err);
+int control_socket_dir(const char *dir, struct al_err *err);
 
 /*
- * Bind and listen on path, mode 0660, group-owned by group when present.
- * A path that is a symlink, not a socket or not ours is refused; a socket
- * another engine answers on gives CONTROL_LISTEN_LIVE; a stale one (the
- * connect is refused) is removed and bound again. *fd is non-blocking.
+ * Why a socket's directory is unsafe (NULL: safe): st is its stat, self
+ * the engine's uid. It must be a directory, not a symlink, owned by root
+ * or self, and not writable by group or others unless sticky (/tmp):
+ * whoever may rename entries in it could put their own socket in the
+ * engine's place, and clients would talk to it.
  */
-int control_listen(const char *path, struct control_group group, int *fd, struct al_err *err);
+const char *control_dir_unsafe(const struct stat *st, uid_t self);
+
+/*
+ * Bind and listen on path, mode 0666 (the engine decides who may stay:
+ * control_role_of). Its directory must pass control_dir_unsafe. A path
+ * that is a symlink, not a socket or not ours is refused; a socket
+ * another engine answers on gives CONTROL_LISTEN_LIVE; a stale one (the
+ * connect is refused) is removed and bound again. The mode is set by the
+ * umask around bind, never by a chmod of the path (which would follow a
+ * symlink put there after the bind). *fd is non-blocking.
+ */
+int control_listen(const char *path, int *fd, struct al_err *err);
 
 #define CONTROL_CONNECT_TIMEOUT_S 10
 
 /*
  * A client's connection to path (blocking, close-on-exec; the connect and
- * each send give up after CONTROL_CONNECT_TIMEOUT_S); -1 with err.
+ * each send give up after CONTROL_CONNECT_TIMEOUT_S); -1 with err. The
+ * path is looked at first: "PATH: does not exist", "PATH: not a socket".
  */
 int control_connect(const char *path, struct al_err *err);
 
@@ -76,6 +98,7 @@ struct control_server_options {
 	const char *engine;		/* the name in the hello */
 	const char *runtime;		/* host checks are for it */
 	struct control_group operate, view;
+	const char *operate_name, *view_name;	/* named to a refused peer */
 	FILE *log;			/* one line per client, session end, cutover */
 	const char *audit;		/* the log the engine writes: the "audit" op reads it */
 };

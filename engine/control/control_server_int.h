@@ -80,6 +80,8 @@ struct control_server {
 	bool snap_due;
 	json_t *pushed;			/* the last pushed body, while a client takes deltas */
 	struct audit_tail *tail;	/* o.audit read-only, opened at the first "audit" */
+	int64_t refusals_since_ms;	/* the minute refused peers are counted in */
+	unsigned refusals_in_minute;
 };
 
 #define SNAPSHOT_PUSH_MS 250	/* at most four pushed snapshots a second */
@@ -123,7 +125,9 @@ void cs_drain_events(struct control_server *cs);
 
 /* control_ops.c */
 void cs_author(const struct client *c, struct snap_author *a);
-void cs_audit_refused_peer(struct control_server *cs, pid_t pid, uid_t uid, bool no_role);
+/* Logged and audited (why is what the peer was told), up to CONTROL_REFUSALS_AUDITED a minute. */
+void cs_audit_refused_peer(struct control_server *cs, pid_t pid, uid_t uid, bool no_role,
+			   const char *why);
 /* One request line: refused with a fixed text, or served by its op. */
 void cs_serve_line(struct control_server *cs, struct client *c, const char *line, size_t len);
 

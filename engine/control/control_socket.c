@@ -2,6 +2,8 @@
 #include "control_server.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -26,36 +28,74 @@ control_socket_default(char *out, size_t cap, struct al_err *err)
 	return 0;
 }
 
+/* dir, opened without following a symlink: ours and a directory, or -1. */
 static int
-own_dir(const char *dir, struct al_err *err)
+open_own_dir(const char *dir, struct al_err *err)
 {
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	struct stat st;
 
-	if (lstat(dir, &st) < 0)
-		return al_fail(err, "socket directory %s: %s", dir, strerror(errno));
-	if (S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode))
-		return al_fail(err, "socket directory %s: not a directory (or a symlink)", dir);
-	if (st.st_uid != geteuid())
+	if (fd < 0)
+		return al_fail(err, "socket directory %s: %s", dir,
+			       errno == ENOTDIR || errno == ELOOP ?
+			       "not a directory (or a symlink)" : strerror(errno));
+	if (fstat(fd, &st) < 0 || st.st_uid != geteuid()) {
+		close(fd);
 		return al_fail(err, "socket directory %s: not owned by uid %u", dir,
 			       (unsigned)geteuid());
-	return 0;
+	}
+	return fd;
 }
 
 int
-control_socket_dir(const char *dir, struct control_group group, struct al_err *err)
+control_socket_dir(const char *dir, struct al_err *err)
 {
-	if (mkdir(dir, 0750) < 0) {
-		if (errno != EEXIST)
-			return al_fail(err, "socket directory %s: %s", dir, strerror(errno));
-		return own_dir(dir, err);
-	}
-	if (own_dir(dir, err) < 0)
+	int fd;
+
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		return al_fail(err, "socket directory %s: %s", dir, strerror(errno));
+	fd = open_own_dir(dir, err);
+	if (fd < 0)
 		return -1;
-	if (group.present && chown(dir, (uid_t)-1, group.gid) < 0)
-		return al_fail(err, "socket directory %s: chown: %s", dir, strerror(errno));
-	if (chmod(dir, 0750) < 0)
-		return al_fail(err, "socket directory %s: chmod: %s", dir, strerror(errno));
+	/* Every start: a directory an older engine made 0750 lets the view role in too. */
+	if (fchmod(fd, 0755) < 0) {
+		al_fail(err, "socket directory %s: chmod: %s", dir, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	close(fd);
 	return 0;
+}
+
+const char *
+control_dir_unsafe(const struct stat *st, uid_t self)
+{
+	if (S_ISLNK(st->st_mode) || !S_ISDIR(st->st_mode))
+		return "not a directory (or a symlink)";
+	if (st->st_uid != 0 && st->st_uid != self)
+		return "owned by another user: they could replace the socket";
+	if ((st->st_mode & (S_IWGRP | S_IWOTH)) && !(st->st_mode & S_ISVTX))
+		return "writable by others and not sticky: they could replace the socket";
+	return NULL;
+}
+
+/* The directory path is in must pass control_dir_unsafe. */
+static int
+safe_parent(const char *path, struct al_err *err)
+{
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	const char *slash = strrchr(path, '/'), *why;
+	struct stat st;
+
+	if (!slash)
+		snprintf(dir, sizeof dir, ".");
+	else
+		snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+	/* Followed: /var/run is a link to /run. The socket itself never is (clear_path). */
+	if (stat(dir, &st) < 0)
+		return al_fail(err, "socket directory %s: %s", dir, strerror(errno));
+	why = control_dir_unsafe(&st, geteuid());
+	return why ? al_fail(err, "socket directory %s: %s", dir, why) : 0;
 }
 
 static int
@@ -115,32 +155,29 @@ clear_path(const struct sockaddr_un *a, struct al_err *err)
 	return rc;
 }
 
+/* Bound 0666 by the umask (single-threaded here: serve binds before its threads). */
 static int
-bind_path(int fd, const struct sockaddr_un *a, struct control_group group, struct al_err *err)
+bind_path(int fd, const struct sockaddr_un *a, struct al_err *err)
 {
-	mode_t old = umask(0117);	/* the file is made 0660 */
+	mode_t old = umask(0111);
 	int rc = bind(fd, (const struct sockaddr *)a, sizeof *a);
 
 	umask(old);
 	if (rc < 0)
 		return al_fail(err, "socket %s: bind: %s", a->sun_path, strerror(errno));
-	if (group.present && chown(a->sun_path, (uid_t)-1, group.gid) < 0)
-		return al_fail(err, "socket %s: chown: %s", a->sun_path, strerror(errno));
-	if (chmod(a->sun_path, 0660) < 0)
-		return al_fail(err, "socket %s: chmod: %s", a->sun_path, strerror(errno));
 	if (listen(fd, 64) < 0)
 		return al_fail(err, "socket %s: listen: %s", a->sun_path, strerror(errno));
 	return 0;
 }
 
 int
-control_listen(const char *path, struct control_group group, int *out, struct al_err *err)
+control_listen(const char *path, int *out, struct al_err *err)
 {
 	struct sockaddr_un a;
 	int fd, rc;
 
 	*out = -1;
-	if (fill_addr(&a, path, err) < 0)
+	if (fill_addr(&a, path, err) < 0 || safe_parent(path, err) < 0)
 		return -1;
 	rc = clear_path(&a, err);
 	if (rc < 0)
@@ -148,11 +185,26 @@ control_listen(const char *path, struct control_group group, int *out, struct al
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return al_fail(err, "socket: %s", strerror(errno));
-	if (bind_path(fd, &a, group, err) < 0) {
+	if (bind_path(fd, &a, err) < 0) {
 		close(fd);
 		return -1;
 	}
 	*out = fd;
+	return 0;
+}
+
+/* Said before a connect, which would only say "Connection refused" of a plain file. */
+static int
+socket_there(const char *path, struct al_err *err)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return errno == ENOENT ? al_fail(err, "%s: does not exist", path)
+				       : al_fail(err, "cannot reach the engine at %s: %s", path,
+						 strerror(errno));
+	if (!S_ISSOCK(st.st_mode))
+		return al_fail(err, "%s: not a socket", path);
 	return 0;
 }
 
@@ -163,7 +215,7 @@ control_connect(const char *path, struct al_err *err)
 	struct sockaddr_un a;
 	int fd;
 
-	if (fill_addr(&a, path, err) < 0)
+	if (fill_addr(&a, path, err) < 0 || socket_there(path, err) < 0)
 		return -1;
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)

@@ -454,6 +454,14 @@ control_role_of(const struct control_peer *p, uid_t self, struct control_group o
 	return member(p, view) ? CONTROL_ROLE_VIEW : CONTROL_ROLE_NONE;
 }
 
+int
+control_not_allowed(char *buf, size_t cap, uid_t uid, const char *operate, const char *view)
+{
+	return snprintf(buf, cap, CONTROL_E_PEER ": uid %u is in neither '%.*s' (operate) nor "
+			"'%.*s' (view)", (unsigned)uid, CONTROL_GROUP_NAME_MAX,
+			operate ? operate : "?", CONTROL_GROUP_NAME_MAX, view ? view : "?");
+}
+
 /* ---- lines ---- */
 
 char *

@@ -241,6 +241,17 @@ struct control_peer {
 enum control_role control_role_of(const struct control_peer *p, uid_t self,
 				  struct control_group operate, struct control_group view);
 
+/*
+ * What a peer with no role is told (the bye's error): fixed text, its uid
+ * and the groups that would let it in, so that it needs no one's log:
+ * "not allowed: uid 1001 is in neither 'airlock' (operate) nor
+ * 'airlock-view' (view)". A name is cut at CONTROL_GROUP_NAME_MAX bytes.
+ * The length written, as snprintf's.
+ */
+#define CONTROL_GROUP_NAME_MAX	64
+int control_not_allowed(char *buf, size_t cap, uid_t uid, const char *operate,
+			const char *view);
+
 /* ---- frames the engine sends ---- */
 
 /* The frames' structs, as control_tables.c declares them. */

@@ -10,6 +10,9 @@
 # same engine without CAP_SETUID (or CAP_SETGID, or CAP_SETPCAP) refuses to
 # start the session's parser (the first confined process a session needs),
 # naming why, and never runs it or the upstream as the engine's own user.
+# The socket (0666 in the unit's 0755 RuntimeDirectory) lets a view-group and
+# an operate-group uid in with their roles, no ACL; a uid in neither group is
+# told both groups.
 #
 # usage: unit.sh AIRLOCK AGENT_BIN UPSTREAM_BIN UNIT_FILE
 set -uo pipefail
@@ -37,6 +40,13 @@ check "the unit names its user, group, caps and no_new_privs" named
 check "the unit's ambient capabilities are within its bounding set" unit_ambient_bounded
 amb=$(unit_key AmbientCapabilities) bnd=$(unit_key CapabilityBoundingSet)
 echo "   setpriv $(unit_setpriv_args "$amb" "$bnd" | tr '\n' ' ')"
+
+# --- the view group (made here when missing, removed after); ctl where uid 65534 runs it ---
+made_groups=()
+on_teardown() { local g; for g in "${made_groups[@]}"; do groupdel "$g" 2>/dev/null; done; }
+if [ -z "$(getent group airlock-view)" ]; then groupadd airlock-view && made_groups+=(airlock-view); fi
+vg=$(getent group airlock-view | cut -d: -f3)
+mkdir -p "$work/bin" && install -m 0755 "$airlock" "$work/bin/airlock"
 
 # --- the engine's directories, as systemd makes them -------------------------------
 chmod 0711 "$work"	# the engine and the upstream pass through, no more
@@ -72,7 +82,17 @@ engine1=$engine
 check "the engine runs as $user, in the unit's groups" proc_ids_are "$engine1" "$user" "$(unit_gids)"
 check "the engine holds exactly the unit's capabilities (effective, ambient, bounding), no_new_privs" \
 	proc_caps_are "$engine1" "$amb" "$bnd" 1
-check "the socket is 0660, owned by $user" [ "$(stat -c '%a %U' "$sock")" = "660 $user" ]
+check "the socket is 0666, owned by $user, in a 0755 directory (the engine is the gate)" \
+	[ "$(stat -c '%a %U' "$sock"):$(stat -c %a "$run")" = "666 $user:755" ]
+# Both roles reach it by what the unit and serve set up, no ACL; one in neither is told why.
+as_nobody() { local g=$1; shift; setpriv --reuid 65534 --regid 65534 $g "$work/bin/airlock" ctl --socket "$sock" "$@"; }
+as_nobody "--groups $vg" status >"$work/view.out" 2>&1
+check "a view-group uid gets role view" grep -q "(uid 65534), role view" "$work/view.out"
+as_nobody "--groups $(getent group "$group" | cut -d: -f3)" status >"$work/op.out" 2>&1
+check "an operate-group ($group) uid gets role operate" grep -q "(uid 65534), role operate" "$work/op.out"
+as_nobody --clear-groups status >/dev/null 2>"$work/none.err"
+check "a uid in neither group is told both groups" grep -qF \
+	"not allowed: uid 65534 is in neither '$group' (operate) nor 'airlock-view' (view)" "$work/none.err"
 
 sid=$(ctl start "$work/a/config.json" 2>"$work/start_a.err" | awk '{ print $NF }')
 echo "   session: $sid"

@@ -8,6 +8,10 @@
 #   - one console over engines A and B: an ENGINE column, each engine in
 #     the header, a revoke on all answered per engine; the kill switch (F)
 #     stops the sink of A's looping agent, a thaw (T, y) lets it go again
+#   - as uid 65534 with no ACL and no chmod (serve's own 0666 socket): a
+#     view-group console is view only and its revoke is refused; one in
+#     neither group shows the engine's refusal, naming both groups, on the
+#     status line
 #   - engine A SIGKILLed: the console shows it lost, never freezes (a key
 #     still answers), the watchdogs stop A's container; a new engine on the
 #     same socket is found again on its own
@@ -34,7 +38,7 @@ owner_pids() { printf '%s\n' "${helpers[@]}"; }
 made_groups=()
 on_teardown() {
 	local s g
-	for s in one two many view far; do tmux -L "$tmux_sock-$s" kill-server 2>/dev/null; done
+	for s in one two many view none far; do tmux -L "$tmux_sock-$s" kill-server 2>/dev/null; done
 	[ -n "${sshd_pid:-}" ] && kill "$sshd_pid" 2>/dev/null
 	for g in "${made_groups[@]}"; do groupdel "$g" 2>/dev/null; done
 }
@@ -216,7 +220,7 @@ check "thawed: a's sink records again" grows "$work/a/vault.sink" 10
 check "thawed: the header no longer says FROZEN" gone_from many "FROZEN since" 10
 
 # --- a view-only peer: the engine refuses its changes, whatever its console offers ----
-chmod 0666 "$work/b.sock"	# past the file mode: the kernel's credentials decide
+# No chmod, no ACL: serve's own socket (0666) lets it in; the kernel's credentials decide.
 # Its own copy of the program, where uid 65534 can reach it: the build may
 # sit in a clone no other user can enter (a mktemp -d, root's home).
 mkdir -p "$work/bin" && install -m 0755 "$airlock" "$work/bin/airlock"
@@ -230,7 +234,15 @@ keys view y
 check "its revoke is refused by the engine: 'view only'" wait_for view "engine b: view only" 10
 check "b's agent still reaches its sink" grows "$work/b/vault.sink" 10
 keys view q
-chmod 0660 "$work/b.sock"
+
+# --- a uid in neither group: the status line says the engine's reason, not a bare LOST ----
+tm none new-session -d -s ui -x 120 -y 30 \
+	"setpriv --reuid 65534 --regid 65534 --clear-groups env TERM=tmux-256color NO_COLOR=1 TZ=UTC \
+	 LANG=C.UTF-8 HOME=$work AIRLOCK_KEYS=$work/no-keys $work/bin/airlock console --connect $work/b.sock; sleep 60"
+check "a console of a uid in neither group: LOST in the header" wait_for none "engine LOST" 20
+check "…and the engine's refusal, naming both groups, on the status line" wait_for none \
+	"engine: refused: not allowed: uid 65534 is in neither 'airlock' (operate) nor 'airlock-view' (view)" 10
+keys none q
 
 # --- engine a dies ------------------------------------------------------------------
 ca=$(container_of "$sid_a")

@@ -212,6 +212,24 @@ test_roles(void **state)
 	assert_int_equal(control_role_of(&p, 999, op, view), CONTROL_ROLE_VIEW);
 	assert_int_equal(control_role_of(&p, 999, op, none), CONTROL_ROLE_NONE);
 	assert_string_equal(control_role_name(CONTROL_ROLE_VIEW), "view");
+}
+
+/* A peer with no role is told which groups would let it in: fixed text and names. */
+static void
+test_not_allowed(void **state)
+{
+	char buf[256], longname[200];
+
+	(void)state;
+	control_not_allowed(buf, sizeof buf, 1001, "airlock-operate", "airlock-view");
+	assert_string_equal(buf, "not allowed: uid 1001 is in neither 'airlock-operate' (operate) "
+			    "nor 'airlock-view' (view)");
+	memset(longname, 'g', sizeof longname - 1);
+	longname[sizeof longname - 1] = '\0';
+	control_not_allowed(buf, sizeof buf, 7, longname, NULL);
+	assert_int_equal(strlen(buf), strlen("not allowed: uid 7 is in neither '' (operate) nor '?' (view)")
+			 + CONTROL_GROUP_NAME_MAX);
+	assert_non_null(strstr(buf, "' (operate) nor '?' (view)"));
 	assert_true(control_op_changes(CONTROL_OP_STOP_ALL));
 	assert_false(control_op_changes(CONTROL_OP_EVENTS));
 }
@@ -791,6 +809,7 @@ main(void)
 		cmocka_unit_test(test_bytes),
 		cmocka_unit_test(test_refusal_names_id),
 		cmocka_unit_test(test_roles),
+		cmocka_unit_test(test_not_allowed),
 		cmocka_unit_test(test_hello_and_push),
 		cmocka_unit_test(test_row_and_event),
 		cmocka_unit_test(test_metrics),
