@@ -349,6 +349,10 @@ model_offered(const struct model *m, enum request r, const struct target *t, cha
 	why[0] = '\0';
 	if ((r = model_request(m, r)) == REQ_NONE)
 		return false;
+	if (request_destructive(r) && model_view_only(m)) {
+		snprintf(why, cap, MODEL_VIEW_ONLY, request_name(r));
+		return false;
+	}
 	if (r == REQ_FILTER && !views[m->view]->filters) {
 		snprintf(why, cap, "the %s view has no filter", views[m->view]->name);
 		return false;
@@ -466,6 +470,17 @@ model_tool_held(const struct model *m, const char *tool)
 		if (row_has_tool(&m->snap.rows[i], tool, true))
 			return true;
 	return standing(m, tool);
+}
+
+bool
+model_view_only(const struct model *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->n_links; i++)
+		if (strcmp(m->link_st[i].role, "view") != 0)
+			return false;
+	return m->n_links > 0;
 }
 
 bool

@@ -128,4 +128,11 @@ bool model_tool_listed(const struct model *m, const char *tool);
 /* The same for any session the engines hold, ended ones too: the engine's own test. */
 bool model_tool_held(const struct model *m, const char *tool);
 
+/*
+ * Every engine attached gives this console the view role: what would change
+ * something is not offered (model_offered says why, in these words).
+ */
+#define MODEL_VIEW_ONLY	"view only: %s refused"
+bool model_view_only(const struct model *m);
+
 #endif
