@@ -317,8 +317,8 @@ do_stop(struct ctl *c)
 
 	if (control_request_str(request(c, CONTROL_OP_STOP), CONTROL_K_SESSION, c->arg) < 0)
 		return bad_argument(c);
-	rc = call(c, 0, &r);
-	return rc >= 0 ? rc : done(c, r, "stopping %s\n", c->arg);
+	rc = call(c, 0, &r);	/* the engine names the session the id or prefix picked */
+	return rc >= 0 ? rc : done(c, r, "stopping %s\n", str_of(r, "session"));
 }
 
 static int

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #define ALERT_ID_HEX 8		/* hex digits of a session id the line shows */
+#define ALERT_ID_MAX 20		/* the hex, or the words for an id of another shape */
 
 /*
  * The fixed words the engine writes into `reason`, per kind (watchdog.c,
@@ -25,7 +26,7 @@ static const char *const ack_words[] = {
 
 /* The names of one event, already in their safe form. */
 struct alert_names {
-	char id[ALERT_ID_HEX + 1];
+	char id[ALERT_ID_MAX];
 	char tool[SNAP_NAME_MAX];
 	char check[CHECK_ID_MAX];
 };
@@ -51,22 +52,6 @@ alert_is_hex(char c)
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
 }
 
-/* "s-3f9a1c02…" → "3f9a1c02"; an id of another shape → "?". */
-static void
-alert_short_id(char out[ALERT_ID_HEX + 1], const char *id, size_t cap)
-{
-	size_t n = 0;
-
-	if (cap > 2 && id[0] == 's' && id[1] == '-')
-		while (n < ALERT_ID_HEX && n + 2 < cap && alert_is_hex(id[n + 2])) {
-			out[n] = id[n + 2];
-			n++;
-		}
-	if (n == 0)
-		out[n++] = '?';
-	out[n] = '\0';
-}
-
 /* ASCII by hand: what is safe must not depend on the locale. */
 static bool
 alert_name_char(char c)
@@ -75,21 +60,53 @@ alert_name_char(char c)
 	       (c != '\0' && strchr("._:/@+-", c) != NULL);
 }
 
-/* A name cut to out_cap; an empty name stays empty (the caller decides). */
+/*
+ * A name cut to out_cap, each byte outside the safe set written as \xHH
+ * (never a placeholder: the line says which byte it was); an empty name
+ * stays empty (the caller decides). An escape that does not fit whole is
+ * left out.
+ */
 static void
 alert_safe_name(char *out, size_t out_cap, const char *in, size_t in_cap)
 {
-	size_t i;
+	size_t i, n = 0;
 
-	for (i = 0; i + 1 < out_cap && i < in_cap && in[i]; i++)
-		out[i] = alert_name_char(in[i]) ? in[i] : '?';
-	out[i] = '\0';
+	for (i = 0; i < in_cap && in[i] && n + 1 < out_cap; i++) {
+		if (alert_name_char(in[i]))
+			out[n++] = in[i];
+		else if (n + 5 <= out_cap)
+			n += (size_t)snprintf(out + n, 5, "\\x%02x", (unsigned char)in[i]);
+		else
+			break;
+	}
+	out[n] = '\0';
 }
 
-static const char *
-alert_or_unknown(const char *name)
+/*
+ * "s-3f9a1c02…" → "3f9a1c02" (what follows the hex is never shown); none
+ * and an id of another shape are said in words, not echoed.
+ */
+static void
+alert_short_id(char out[ALERT_ID_MAX], const char *id, size_t cap)
 {
-	return name[0] ? name : "?";
+	size_t n = 0;
+
+	if (cap > 2 && id[0] == 's' && id[1] == '-')
+		while (n < ALERT_ID_HEX && n + 2 < cap && alert_is_hex(id[n + 2])) {
+			out[n] = id[n + 2];
+			n++;
+		}
+	out[n] = '\0';
+	if (n == 0)
+		snprintf(out, ALERT_ID_MAX, "%s", cap > 0 && id[0] ? "(odd session id)"
+								   : "(no session)");
+}
+
+/* What an empty name stands for, in words: never a placeholder. */
+static const char *
+alert_or(const char *name, const char *words)
+{
+	return name[0] ? name : words;
 }
 
 static const char *
@@ -149,8 +166,17 @@ alert_admission_refused(const struct supervisor_event *e, const struct alert_nam
 			char *buf, size_t cap)
 {
 	snprintf(buf, cap, "admission refused %s: %s (%s inspection)", nm->id,
-		 alert_or_unknown(nm->check),
+		 alert_or(nm->check, "no check named"),
 		 alert_word(phase_words, e->reason, sizeof e->reason));
+}
+
+/* What a cutover is about: its tool; a freeze or thaw is about every call. */
+static const char *
+alert_about(const struct supervisor_event *e, const struct alert_names *nm)
+{
+	if (e->op == CUTOVER_FREEZE || e->op == CUTOVER_THAW)
+		return "all calls";
+	return alert_or(nm->tool, "no tool named");
 }
 
 static void
@@ -158,8 +184,7 @@ alert_cutover(const struct supervisor_event *e, const struct alert_names *nm, ch
 	      size_t cap)
 {
 	snprintf(buf, cap, "cutover r%" PRId64 ": %s %s on %ld session%s", e->revision,
-		 cutover_op_id(e->op), alert_or_unknown(nm->tool), e->count,
-		 alert_plural(e->count));
+		 cutover_op_id(e->op), alert_about(e, nm), e->count, alert_plural(e->count));
 }
 
 /* What happened in the session: "applied after 8.8 s", "rejected: stale revision". */
@@ -187,9 +212,9 @@ alert_cutover_ack(const struct supervisor_event *e, const struct alert_names *nm
 	char outcome[64];
 
 	alert_ack_outcome(e, outcome, sizeof outcome);
-	if (nm->tool[0])
+	if (nm->tool[0] || e->op == CUTOVER_FREEZE || e->op == CUTOVER_THAW)
 		snprintf(buf, cap, "r%" PRId64 " %s %s: %s %s", e->revision,
-			 cutover_op_id(e->op), nm->tool, nm->id, outcome);
+			 cutover_op_id(e->op), alert_about(e, nm), nm->id, outcome);
 	else
 		snprintf(buf, cap, "r%" PRId64 " update: %s %s", e->revision, nm->id, outcome);
 }

@@ -8,10 +8,13 @@
  * carries, each reduced to a safe form:
  *
  *  - a session id "s-<hex>" is shown as its first 8 hex digits; an id of
- *    another shape is shown as "?";
- *  - tool names and check ids keep [A-Za-z0-9._:/@+-] and turn any other
- *    byte into '?' (no control bytes for the terminal, no markup for a
- *    notification server, no spaces that could fake a second field);
+ *    another shape reads "(odd session id)", none "(no session)";
+ *  - tool names and check ids keep [A-Za-z0-9._:/@+-] and
+ *    write any other byte as \xHH (no control bytes for the terminal, no
+ *    markup for a notification server, no spaces that could fake a second
+ *    field), never as a placeholder;
+ *  - a name the event lacks is said in words: a freeze or thaw is about
+ *    "all calls", a cutover without a tool says "no tool named";
  *  - the event's `reason` is never copied: it is looked up in the table of
  *    fixed words the engine uses for that kind (gate verdicts, lease
  *    failures, inspection phases). A word the table lacks shows as

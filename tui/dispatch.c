@@ -272,6 +272,10 @@ command_line(struct app *a, const char *line)
 
 	if (a->model.read_only && v && v->destructive)
 		return refuse_read_only(a, word);
+	if (model_view_only(&a->model) && v && v->destructive) {
+		status_flash(&a->status, true, MODEL_VIEW_ONLY, word);
+		return APP_REDRAW;
+	}
 	return verbs_run(a, line);
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "ids.h"
 #include "supervisor.h"
 
 int
@@ -348,6 +349,10 @@ model_offered(const struct model *m, enum request r, const struct target *t, cha
 	why[0] = '\0';
 	if ((r = model_request(m, r)) == REQ_NONE)
 		return false;
+	if (request_destructive(r) && model_view_only(m)) {
+		snprintf(why, cap, MODEL_VIEW_ONLY, request_name(r));
+		return false;
+	}
 	if (r == REQ_FILTER && !views[m->view]->filters) {
 		snprintf(why, cap, "the %s view has no filter", views[m->view]->name);
 		return false;
@@ -420,37 +425,71 @@ model_session(const struct model *m, const char *id)
 }
 
 const struct session_row *
-model_session_by_prefix(const struct model *m, const char *p)
+model_session_pick(const struct model *m, const char *typed, char *why, size_t cap)
 {
-	const struct session_row *hit = NULL;
-	size_t i, n = strlen(p);
+	struct id_pick k;
+	size_t i;
 
-	for (i = 0; n > 0 && i < m->snap.n; i++) {
-		const char *id = m->snap.rows[i].id;
+	id_pick_init(&k, typed);
+	for (i = 0; i < m->snap.n; i++)
+		id_pick_offer(&k, m->snap.rows[i].id, i);
+	return id_pick_done(&k, why, cap) == 0 ? &m->snap.rows[k.at] : NULL;
+}
 
-		if (strncmp(id, p, n) == 0 || (strncmp(id, "s-", 2) == 0 && strncmp(id + 2, p, n) == 0)) {
-			if (hit)
-				return NULL;	/* ambiguous */
-			hit = &m->snap.rows[i];
-		}
-	}
-	return hit;
+/* Does a row name tool (an ended one's too when ended)? */
+static bool
+row_has_tool(const struct session_row *r, const char *tool, bool ended)
+{
+	size_t j;
+
+	if (r->state == SESSION_STATE_ENDED && !ended)
+		return false;
+	for (j = 0; j < r->n_tools && j < SNAP_TOOLS_MAX; j++)
+		if (strcmp(r->tools[j].name, tool) == 0)
+			return true;
+	return false;
+}
+
+static bool
+standing(const struct model *m, const char *tool)
+{
+	size_t i;
+
+	for (i = 0; i < m->snap.n_standing; i++)
+		if (strcmp(m->snap.standing[i], tool) == 0)
+			return true;
+	return false;
+}
+
+bool
+model_tool_held(const struct model *m, const char *tool)
+{
+	size_t i;
+
+	for (i = 0; i < m->snap.n; i++)
+		if (row_has_tool(&m->snap.rows[i], tool, true))
+			return true;
+	return standing(m, tool);
+}
+
+bool
+model_view_only(const struct model *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->n_links; i++)
+		if (strcmp(m->link_st[i].role, "view") != 0)
+			return false;
+	return m->n_links > 0;
 }
 
 bool
 model_tool_listed(const struct model *m, const char *tool)
 {
-	const struct session_row *r;
-	size_t i, j;
+	size_t i;
 
-	for (i = 0; i < m->snap.n_standing; i++)
-		if (strcmp(m->snap.standing[i], tool) == 0)
+	for (i = 0; i < m->snap.n; i++)
+		if (row_has_tool(&m->snap.rows[i], tool, false))
 			return true;
-	for (i = 0; i < m->snap.n; i++) {
-		r = &m->snap.rows[i];
-		for (j = 0; r->state != SESSION_STATE_ENDED && j < r->n_tools && j < SNAP_TOOLS_MAX; j++)
-			if (strcmp(r->tools[j].name, tool) == 0)
-				return true;
-	}
-	return false;
+	return standing(m, tool);
 }

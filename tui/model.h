@@ -113,13 +113,26 @@ void model_open(struct model *m, enum view_id v, const char *session);
 /* Mark or unmark session. */
 void model_toggle_mark(struct model *m, const char *session);
 
-/* The one session whose id starts with p (with or without "s-"), or NULL (none, or several). */
-const struct session_row *model_session_by_prefix(const struct model *m, const char *p);
+/*
+ * The session typed names: its whole id or a unique prefix, with or without
+ * "s-" (ids.h, id_pick: the engine's rule and words); NULL with why.
+ */
+const struct session_row *model_session_pick(const struct model *m, const char *typed,
+					     char *why, size_t cap);
 
 /* The row of session id, or NULL. */
 const struct session_row *model_session(const struct model *m, const char *id);
 
 /* A live session has the tool in its catalog, or it stands revoked. */
 bool model_tool_listed(const struct model *m, const char *tool);
+/* The same for any session the engines hold, ended ones too: the engine's own test. */
+bool model_tool_held(const struct model *m, const char *tool);
+
+/*
+ * Every engine attached gives this console the view role: what would change
+ * something is not offered (model_offered says why, in these words).
+ */
+#define MODEL_VIEW_ONLY	"view only: %s refused"
+bool model_view_only(const struct model *m);
 
 #endif

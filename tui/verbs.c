@@ -62,43 +62,67 @@ verb_apply(struct app *a, const char *name, const char *path, const char *arg2)
 }
 
 /*
- * revoke|restore TOOL [all|marked|SESSION]. A tool typed that no live
- * session has would change nothing now, so the console does not take it
- * silently: a revoke on every session asks whether it is meant for the
- * sessions started later alone; anything else is refused.
+ * The session a command names, its whole id in id; else why not on the
+ * status line, in the engine's words (ctl's refusal reads the same).
+ */
+static bool
+named_session(struct app *a, const char *verb, const char *typed, bool live,
+	      char id[SNAP_ID_MAX])
+{
+	char why[STATUS_TEXT_MAX];
+	const struct session_row *r = model_session_pick(&a->model, typed, why, sizeof why);
+
+	if (r && live && r->state == SESSION_STATE_ENDED)
+		snprintf(why, sizeof why, "session %s has ended", r->id);
+	else if (r) {
+		snprintf(id, SNAP_ID_MAX, "%s", r->id);
+		return true;
+	}
+	status_flash(&a->status, true, "%s: no such session: %s", verb, why);
+	return false;
+}
+
+/*
+ * revoke|restore TOOL [all|marked|SESSION]. Whether the tool and the
+ * session exist is the engine's to say (supervisor.h: the same refusal for
+ * ctl and every console); a tool no session here has goes straight to it,
+ * unasked, to be refused there. One that only ended sessions have would
+ * change nothing now: a revoke on every session asks whether it is meant
+ * for the sessions started later.
  */
 static int
 verb_cutover(struct app *a, const char *name, const char *tool, const char *scope)
 {
 	enum cutover_op op = strcmp(name, "revoke") == 0 ? CUTOVER_REVOKE : CUTOVER_RESTORE;
-	bool all = !scope || strcmp(scope, "all") == 0;
-	bool listed = tool && model_tool_listed(&a->model, tool);
+	bool all = !scope || strcmp(scope, "all") == 0, marked = scope && !strcmp(scope, "marked");
+	char id[SNAP_ID_MAX];
 
 	if (!tool)
 		return REFUSE(a, "usage: %s TOOL [all|marked|SESSION]", cutover_op_id(op));
-	if (!listed && !(all && op == CUTOVER_REVOKE))
-		return REFUSE(a, "%s: no live session has a tool '%.60s'%s", cutover_op_id(op), tool,
-				   op == CUTOVER_RESTORE ? ", and it does not stand revoked" : "");
-	if (all && !listed)
+	if (marked && a->model.n_marks == 0)
+		return REFUSE(a, "no sessions marked");
+	if (!all && !marked && !named_session(a, cutover_op_id(op), scope, false, id))
+		return APP_REDRAW;
+	if (!model_tool_held(&a->model, tool) || !all)
+		return action_cutover(a, op, tool, all, marked ? NULL : id);
+	if (!model_tool_listed(&a->model, tool) && op == CUTOVER_REVOKE)
 		return action_ask_all(a, op, tool, "no live session has a tool %.60s: revoke it "
 				      "for sessions started later?", tool);
-	if (all)
-		return action_ask_all(a, op, tool, "%s %.60s on all %zu live sessions?",
-				      cutover_op_id(op), tool, a->model.snap.live);
-	if (strcmp(scope, "marked") == 0 && a->model.n_marks == 0)
-		return REFUSE(a, "no sessions marked");
-	return action_cutover(a, op, tool, false, strcmp(scope, "marked") == 0 ? NULL : scope);
+	return action_ask_all(a, op, tool, "%s %.60s on all %zu live sessions?",
+			      cutover_op_id(op), tool, a->model.snap.live);
 }
 
 static int
 verb_stop(struct app *a, const char *name, const char *arg, const char *arg2)
 {
-	const struct session_row *r = arg ? model_session_by_prefix(&a->model, arg) : NULL;
+	char id[SNAP_ID_MAX];
 
 	(void)name, (void)arg2;
-	if (!r || r->state == SESSION_STATE_ENDED)
-		return REFUSE(a, "stop: no single live session matches '%.40s'", arg ? arg : "");
-	return action_ask_stop(a, r->id);
+	if (!arg)
+		return REFUSE(a, "usage: stop ID");
+	if (!named_session(a, "stop", arg, true, id))
+		return APP_REDRAW;
+	return action_ask_stop(a, id);
 }
 
 static int

@@ -51,3 +51,48 @@ id_random(char *out, size_t cap, const char *prefix, size_t bytes)
 		return -1;
 	return id_hex(out, cap, prefix, raw, bytes);
 }
+
+/* ---- a session by what the operator typed ---- */
+
+void
+id_pick_init(struct id_pick *k, const char *typed)
+{
+	*k = (struct id_pick){ .typed = typed ? typed : "" };
+}
+
+static bool
+id_starts(const char *id, const char *p, size_t n)
+{
+	return strncmp(id, p, n) == 0;
+}
+
+void
+id_pick_offer(struct id_pick *k, const char *id, size_t i)
+{
+	size_t n = strlen(k->typed), pre = strlen(ID_SESSION_PREFIX);
+
+	if (n == 0 || k->exact)
+		return;
+	if (strcmp(id, k->typed) == 0) {
+		k->exact = true;
+		k->matches = 1;
+		k->at = i;
+	} else if (id_starts(id, k->typed, n) ||
+		   (id_starts(id, ID_SESSION_PREFIX, pre) && id_starts(id + pre, k->typed, n))) {
+		k->matches++;
+		k->at = i;
+	}
+}
+
+int
+id_pick_done(const struct id_pick *k, char *why, size_t cap)
+{
+	if (k->matches == 1)
+		return 0;
+	if (k->matches == 0)
+		snprintf(why, cap, "no session id starts with '%.40s'", k->typed);
+	else
+		snprintf(why, cap, "ambiguous session id prefix '%.40s': %zu sessions match",
+			 k->typed, k->matches);
+	return -1;
+}

@@ -117,17 +117,40 @@ op_snapshot(struct control_server *cs, struct client *c, const struct control_re
 	cs_reply(cs, c, r->id, ok);
 }
 
+/*
+ * The session a request names, by its id or a unique prefix (ids.h), into
+ * id; else refused "no such session" with the engine's words why. The
+ * same words for every verb that takes a session (detail, stop, a cutover's).
+ */
+static int
+session_named(struct control_server *cs, struct client *c, const struct control_request *r,
+	      const char *typed, char id[SNAP_ID_MAX])
+{
+	struct al_err err;
+
+	if (supervisor_session_id(cs->o.sup, typed, id, &err) == 0)
+		return 0;
+	cs_reply_reason(cs, c, r->id, CONTROL_E_SESSION, err.msg);
+	return -1;
+}
+
 static void
 op_detail(struct control_server *cs, struct client *c, const struct control_request *r)
 {
 	struct session_detail *d = calloc(1, sizeof *d);
 	json_t *ok;
 
+	char id[SNAP_ID_MAX];
+
 	if (!d) {
 		cs_reply_error(cs, c, r->id, CONTROL_E_MEMORY);
 		return;
 	}
-	if (supervisor_detail(cs->o.sup, r->session, d) < 0) {
+	if (session_named(cs, c, r, r->session, id) < 0) {
+		free(d);
+		return;
+	}
+	if (supervisor_detail(cs->o.sup, id, d) < 0) {
 		free(d);
 		cs_reply_error(cs, c, r->id, CONTROL_E_SESSION);
 		return;
@@ -375,12 +398,21 @@ op_start(struct control_server *cs, struct client *c, const struct control_reque
 static void
 op_stop(struct control_server *cs, struct client *c, const struct control_request *r)
 {
-	if (supervisor_stop_session(cs->o.sup, r->session) < 0) {
-		cs_reply_error(cs, c, r->id, CONTROL_E_SESSION);
+	char id[SNAP_ID_MAX], why[SNAP_ID_MAX + 32];
+	json_t *ok;
+
+	if (session_named(cs, c, r, r->session, id) < 0)
+		return;
+	if (supervisor_stop_session(cs->o.sup, id) < 0) {
+		snprintf(why, sizeof why, "session %s has ended", id);
+		cs_reply_reason(cs, c, r->id, CONTROL_E_SESSION, why);
 		return;
 	}
-	audit_authored(cs, c, r, r->session, true, "stopping");
-	cs_reply(cs, c, r->id, control_ok(r->id));
+	audit_authored(cs, c, r, id, true, "stopping");
+	ok = control_ok(r->id);
+	if (ok)
+		json_object_set_new(ok, "session", json_string(id));
+	cs_reply(cs, c, r->id, ok);
 }
 
 static void
@@ -491,17 +523,34 @@ pending_wait(struct control_server *cs, struct client *c, const struct control_r
 		cs_pending_finish(cs, (size_t)slot);
 }
 
-static void
-op_cutover(struct control_server *cs, struct client *c, const struct control_request *r)
+/* A cutover's sessions as whole ids, in a copy of the request (its acks name them so). */
+static int
+cutover_named(struct control_server *cs, struct client *c, const struct control_request *r,
+	      struct control_request *whole)
 {
-	enum cutover_op op = r->op == CONTROL_OP_REVOKE ? CUTOVER_REVOKE : CUTOVER_RESTORE;
+	size_t i;
+
+	*whole = *r;
+	for (i = 0; !r->all && i < r->n_ids; i++)
+		if (session_named(cs, c, r, r->ids[i], whole->ids[i]) < 0)
+			return -1;
+	return 0;
+}
+
+static void
+op_cutover(struct control_server *cs, struct client *c, const struct control_request *named)
+{
+	enum cutover_op op = named->op == CONTROL_OP_REVOKE ? CUTOVER_REVOKE : CUTOVER_RESTORE;
 	const char *ids[CONTROL_IDS_MAX];
+	struct control_request whole, *r = &whole;
 	struct snap_author a;
 	struct al_err err;
 	struct pending *p;
 	int slot;
 	size_t i;
 
+	if (cutover_named(cs, c, named, &whole) < 0)
+		return;
 	if (!(p = pending_new(cs, c, r, &slot)))
 		return;
 	for (i = 0; i < r->n_ids; i++)

@@ -114,6 +114,13 @@ int supervisor_start_file(struct supervisor *s, const char *path,
  * launch never creates a container. -1 when no such live session.
  */
 int supervisor_stop_session(struct supervisor *s, const char *session_id);
+/*
+ * The session an operator's typed id names (ids.h, id_pick): the whole id,
+ * or a prefix of one held session's id, with or without "s-", into id.
+ * -1 with err the fixed words when none or several match.
+ */
+int supervisor_session_id(struct supervisor *s, const char *typed, char id[SNAP_ID_MAX],
+			  struct al_err *err);
 /* Force-stop every live session, as above; returns how many were asked to stop. */
 size_t supervisor_stop_all(struct supervisor *s);
 
@@ -131,6 +138,15 @@ size_t supervisor_stop_all(struct supervisor *s);
  * acknowledges not_applicable and its gate stays as it was. Audit entries
  * are written by the supervisor's own thread. *targets gets the count.
  */
+/*
+ * A cutover naming a tool that no config the engine holds has (a held
+ * session's, ended or not) and that does not stand revoked is refused
+ * with these words, before any revision; so is one naming a session that
+ * supervisor_session_id does not find (its words). Every client gets the
+ * same refusal: ctl and attached consoles through the control op, the
+ * console in this process through its link.
+ */
+#define SUPERVISOR_E_TOOL	"no config this engine holds has a tool '%s'"
 int supervisor_cutover(struct supervisor *s, enum cutover_op op, const char *tool,
 		       const char *const *ids, size_t n_ids, int64_t *revision,
 		       size_t *targets, struct al_err *err);

@@ -244,6 +244,8 @@ void sup_pool_snapshot(struct supervisor *s, struct supervisor_snapshot *snap);
 /* supervisor_session.c */
 /* Under s->lock. */
 struct slot *sup_find(struct supervisor *s, const char *id);
+/* Under s->lock: as supervisor_session_id (supervisor.h), the slot itself. */
+struct slot *sup_pick(struct supervisor *s, const char *typed, struct al_err *err);
 void sup_slot_free(struct slot *sl);
 void sup_slot_join(struct slot *sl);
 

@@ -406,6 +406,51 @@ policy_room(struct supervisor *s, size_t *waiting)
 	return room;
 }
 
+/*
+ * Under s->lock: does a config the engine holds name tool? Every held
+ * session's counts, ended or not (a session started again from the same
+ * file has it), as does a tool standing revoked (a restore lifts it). A
+ * warm pool holds a profile and no tools, so it names none.
+ */
+static bool
+tool_known(const struct supervisor *s, const char *tool)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_standing; i++)
+		if (strcmp(s->standing[i], tool) == 0)
+			return true;
+	for (i = 0; i < s->n_slots; i++)
+		if (config_tool_index(s->slots[i]->cfg, tool) >= 0)
+			return true;
+	return false;
+}
+
+/*
+ * What a cutover may name: a tool some config has (refused with the same
+ * words for every client: ctl, attached and local consoles), and sessions
+ * held, each by its id or a unique prefix, into to[] as whole ids.
+ */
+static int
+cutover_names(struct supervisor *s, const char *tool, const char *const *ids, size_t n_ids,
+	      char (*to)[SNAP_ID_MAX], struct al_err *err)
+{
+	struct slot *sl = NULL;
+	size_t i;
+	int rc = 0;
+
+	pthread_mutex_lock(&s->lock);
+	if (!tool_known(s, tool))
+		rc = al_fail(err, SUPERVISOR_E_TOOL, tool);
+	for (i = 0; rc == 0 && ids && i < n_ids; i++)
+		if ((sl = sup_pick(s, ids[i], err)) != NULL)
+			memcpy(to[i], sl->id, SNAP_ID_MAX);
+		else
+			rc = -1;
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
 int
 supervisor_cutover(struct supervisor *s, enum cutover_op op, const char *tool,
 		   const char *const *ids, size_t n_ids, int64_t *revision,
@@ -414,19 +459,15 @@ supervisor_cutover(struct supervisor *s, enum cutover_op op, const char *tool,
 	return supervisor_cutover_by(s, op, tool, ids, n_ids, NULL, revision, targets, err);
 }
 
-int
-supervisor_cutover_by(struct supervisor *s, enum cutover_op op, const char *tool,
-		      const char *const *ids, size_t n_ids, const struct snap_author *by,
-		      int64_t *revision, size_t *targets, struct al_err *err)
+/* Under nothing: assign the revision and post it to the sessions ids names (whole ids). */
+static int
+cutover_post(struct supervisor *s, enum cutover_op op, const char *tool,
+	     const char *const *ids, size_t n_ids, const struct snap_author *by,
+	     int64_t *revision, size_t *targets, struct al_err *err)
 {
 	struct slot *to[SUPERVISOR_SESSIONS_MAX];
 	size_t i, n;
 
-	if (op != CUTOVER_REVOKE && op != CUTOVER_RESTORE)
-		return al_fail(err, "cutover: only revoke or restore names a tool");
-	if (!tool || !tool[0] || strlen(tool) >= SNAP_NAME_MAX)
-		return al_fail(err, "cutover: no such tool name");
-	by = by ? by : &s->self;
 	/*
 	 * Assigned and posted under one lock: two cutovers can never reach a
 	 * gate out of order, so no valid cutover is ever stale.
@@ -454,6 +495,39 @@ supervisor_cutover_by(struct supervisor *s, enum cutover_op op, const char *tool
 	if (targets)
 		*targets = n;
 	return 0;
+}
+
+/* The sessions a cutover names, as whole ids (the operator may type prefixes). */
+struct named {
+	char id[SUPERVISOR_SESSIONS_MAX][SNAP_ID_MAX];
+	const char *p[SUPERVISOR_SESSIONS_MAX];
+};
+
+int
+supervisor_cutover_by(struct supervisor *s, enum cutover_op op, const char *tool,
+		      const char *const *ids, size_t n_ids, const struct snap_author *by,
+		      int64_t *revision, size_t *targets, struct al_err *err)
+{
+	struct named *nm = NULL;
+	size_t i;
+	int rc;
+
+	if (op != CUTOVER_REVOKE && op != CUTOVER_RESTORE)
+		return al_fail(err, "cutover: only revoke or restore names a tool");
+	if (!tool || !tool[0] || strlen(tool) >= SNAP_NAME_MAX)
+		return al_fail(err, "cutover: no such tool name");
+	if (ids && n_ids > SUPERVISOR_SESSIONS_MAX)
+		return al_fail(err, "cutover: more than %d sessions named", SUPERVISOR_SESSIONS_MAX);
+	if (ids && !(nm = calloc(1, sizeof *nm)))
+		return al_fail(err, "out of memory");
+	rc = cutover_names(s, tool, ids, n_ids, nm ? nm->id : NULL, err);
+	for (i = 0; nm && i < n_ids; i++)
+		nm->p[i] = nm->id[i];
+	if (rc == 0)
+		rc = cutover_post(s, op, tool, nm ? nm->p : NULL, n_ids, by ? by : &s->self,
+				  revision, targets, err);
+	free(nm);
+	return rc;
 }
 
 int

@@ -295,6 +295,35 @@ sup_find(struct supervisor *s, const char *id)
 	return NULL;
 }
 
+/* Under s->lock: the slot typed names (an id or its unique prefix), or NULL with why. */
+struct slot *
+sup_pick(struct supervisor *s, const char *typed, struct al_err *err)
+{
+	struct id_pick k;
+	size_t i;
+
+	id_pick_init(&k, typed);
+	for (i = 0; i < s->n_slots; i++)
+		id_pick_offer(&k, s->slots[i]->id, i);
+	if (id_pick_done(&k, err->msg, sizeof err->msg) < 0)
+		return NULL;
+	return s->slots[k.at];
+}
+
+int
+supervisor_session_id(struct supervisor *s, const char *typed, char id[SNAP_ID_MAX],
+		      struct al_err *err)
+{
+	struct slot *sl;
+
+	pthread_mutex_lock(&s->lock);
+	sl = sup_pick(s, typed, err);
+	if (sl)
+		memcpy(id, sl->id, SNAP_ID_MAX);
+	pthread_mutex_unlock(&s->lock);
+	return sl ? 0 : -1;
+}
+
 /* ---- force-stop ---- */
 
 struct stopper {

@@ -155,7 +155,7 @@ test_admission_refused(void **state)
 	SET(e.check, "cap_drop");
 	assert_string_equal(fmt(&e), "admission refused 3f9a1c02: cap_drop (first inspection)");
 	e.check[0] = '\0';
-	assert_string_equal(fmt(&e), "admission refused 3f9a1c02: ? (first inspection)");
+	assert_string_equal(fmt(&e), "admission refused 3f9a1c02: no check named (first inspection)");
 }
 
 static void
@@ -174,6 +174,16 @@ test_cutover(void **state)
 	assert_string_equal(fmt(&e), "cutover r7: restore mail.send on 1 session");
 	e.count = 0;
 	assert_string_equal(fmt(&e), "cutover r7: restore mail.send on 0 sessions");
+	/* The kill switch names no tool: it is about every call, said so. */
+	e.tool[0] = '\0';
+	e.op = CUTOVER_FREEZE;
+	e.revision = 9;
+	e.count = 3;
+	assert_string_equal(fmt(&e), "cutover r9: freeze all calls on 3 sessions");
+	e.op = CUTOVER_THAW;
+	assert_string_equal(fmt(&e), "cutover r9: thaw all calls on 3 sessions");
+	e.op = CUTOVER_REVOKE;
+	assert_string_equal(fmt(&e), "cutover r9: revoke no tool named on 3 sessions");
 }
 
 static void
@@ -203,6 +213,11 @@ test_cutover_ack(void **state)
 	e.result = CUTOVER_REJECTED;
 	SET(e.reason, "malformed update");
 	assert_string_equal(fmt(&e), "r7 update: 3f9a1c02 rejected: malformed update");
+	/* A freeze's acknowledgement: what it is about, not an update. */
+	e.op = CUTOVER_FREEZE;
+	e.result = CUTOVER_APPLIED;
+	e.waited_us = 12999;
+	assert_string_equal(fmt(&e), "r7 freeze all calls: 3f9a1c02 applied after 12 ms");
 }
 
 static void
@@ -262,13 +277,13 @@ test_odd_input(void **state)
 
 	(void)state;
 	SET(e.session, "c-3f9a1c02");
-	assert_string_equal(fmt(&e), "force-stop ? requested");
+	assert_string_equal(fmt(&e), "force-stop (odd session id) requested");
 	SET(e.session, "s-F9A1");		/* engine ids are lowercase */
-	assert_string_equal(fmt(&e), "force-stop ? requested");
+	assert_string_equal(fmt(&e), "force-stop (odd session id) requested");
 	SET(e.session, "s-3f9");
 	assert_string_equal(fmt(&e), "force-stop 3f9 requested");
 	e.session[0] = '\0';
-	assert_string_equal(fmt(&e), "force-stop ? requested");
+	assert_string_equal(fmt(&e), "force-stop (no session) requested");
 	e.kind = (enum event_kind)99;
 	assert_string_equal(fmt(&e), "event unknown");
 	alert_format(NULL, buf, sizeof buf);
@@ -277,7 +292,7 @@ test_odd_input(void **state)
 	alert_format(&e, NULL, 10);	/* nothing to write to: nothing happens */
 }
 
-/* Names keep their safe characters; anything else becomes '?'. */
+/* Names keep their safe characters; anything else is written \xHH, no placeholder. */
 static void
 test_names_sanitized(void **state)
 {
@@ -287,12 +302,13 @@ test_names_sanitized(void **state)
 	e.revision = 3;
 	e.count = 2;
 	SET(e.tool, "mail\x1b[2J<b>&send now\n\xc3\xa9");
-	assert_string_equal(fmt(&e), "cutover r3: revoke mail??2J?b??send?now??? on 2 sessions");
+	assert_string_equal(fmt(&e), "cutover r3: revoke mail\\x1b\\x5b2J\\x3cb\\x3e\\x26send"
+			    "\\x20now\\x0a\\xc3\\xa9 on 2 sessions");
 	e = ev(SUPERVISOR_EVENT_END);
 	e.end = SESSION_END_ADMISSION_REFUSED;
 	SET(e.check, "net\twork");
 	assert_string_equal(fmt(&e),
-			    "session 3f9a1c02 ended: admission_refused (check net?work)");
+			    "session 3f9a1c02 ended: admission_refused (check net\\x09work)");
 }
 
 static bool

@@ -153,13 +153,45 @@ check "a delta is under half a whole snapshot's bytes (two looping sessions)" \
 	[ "$(json_get "$work/deltas.json" 'd["delta_bytes"] / d["deltas"] * 2 < d["whole_bytes"] / d["pushes_seen"]')" = True ]
 rc=0; ctl stop no-such-session 2>"$work/stop.err" || rc=$?
 check "ctl stop of an unknown session: exit 1, 'no such session'" bash -c '[ "$1" = 1 ] && grep -q "no such session" "$2"' _ "$rc" "$work/stop.err"
+says() {	# RC FILE TEXT: exit 1, and FILE is that one line word for word
+	[ "$1" = 1 ] && [ "$(cat "$2")" = "$3" ]
+}
+check "…and says the id names nothing" says "$rc" "$work/stop.err" \
+	"airlock ctl: stop: no such session: no session id starts with 'no-such-session'"
+# Sessions by any unique prefix, as the console shows them (8 hex digits, no s-).
+short=${first#s-}; short=${short:0:8}
+rc=0; ctl revoke store --session "$short" --wait 3000 >"$work/revoke_short.out" || rc=$?
+check "ctl revoke --session $short (the console's form): exit 0, one ack" \
+	bash -c '[ "$1" = 0 ] && grep -q "1 of 1 sessions acknowledged" "$2" && grep -q "^  $3 " "$2"' \
+	_ "$rc" "$work/revoke_short.out" "$first"
+ctl restore store --session "s-${short:0:6}" >/dev/null
+rc=0; ctl stop s- 2>"$work/stop_ambiguous.err" || rc=$?
+check "ctl stop of a prefix both sessions have: refused, saying so" says "$rc" "$work/stop_ambiguous.err" \
+	"airlock ctl: stop: no such session: ambiguous session id prefix 's-': 2 sessions match"
+rc=0; ctl revoke store --session zz9 2>"$work/revoke_nosession.err" || rc=$?
+check "ctl revoke --session of an unknown session: refused in the same words" \
+	says "$rc" "$work/revoke_nosession.err" "airlock ctl: revoke: no such session: no session id starts with 'zz9'"
+# A tool no config of the engine has: refused before any revision, the
+# console's words (the engine's) word for word.
+rev_before=$(ctl status | awk '$1 == "revision" { print $2 }')
+rc=0; ctl revoke nosuchtool --all 2>"$work/revoke_unknown.err" || rc=$?
+check "ctl revoke nosuchtool --all: refused, the tool named" says "$rc" "$work/revoke_unknown.err" \
+	"airlock ctl: revoke: cutover refused: no config this engine holds has a tool 'nosuchtool'"
+rc=0; ctl restore nosuchtool --session "$short" 2>"$work/restore_unknown.err" || rc=$?
+check "ctl restore nosuchtool --session: refused alike" says "$rc" "$work/restore_unknown.err" \
+	"airlock ctl: restore: cutover refused: no config this engine holds has a tool 'nosuchtool'"
+check "the refusals bumped no revision (still $rev_before)" \
+	[ "$(ctl status | awk '$1 == "revision" { print $2 }')" = "$rev_before" ]
+ctl sessions --json >"$work/standing.json"
+check "nosuchtool does not stand revoked for later sessions" \
+	[ "$(json_get "$work/standing.json" '"nosuchtool" in d["snapshot"].get("standing", [])')" = False ]
 rc=0; ctl revoke store >/dev/null 2>&1 || rc=$?
 check "ctl revoke without --all or --session: usage error" [ "$rc" = 2 ]
 
 ctl metrics >"$work/metrics.txt"
 check "metrics: two running sessions" grep -qx 'airlock_sessions{state="running"} 2' "$work/metrics.txt"
 check "metrics: allowed calls counted" grep -qE '^airlock_calls_total\{decision="allowed"\} [1-9]' "$work/metrics.txt"
-check "metrics: four cutovers" grep -qx 'airlock_cutovers_total 4' "$work/metrics.txt"
+check "metrics: six cutovers (none for the refused ones)" grep -qx 'airlock_cutovers_total 6' "$work/metrics.txt"
 pushed() { awk -v f="$2" '$1 == "airlock_snapshots_pushed_total{form=\"" f "\"}" { print $2 }' "$1"; }
 check "metrics count the deltas pushed (at least the subscriber's $(json_get "$work/deltas.json" 'd["deltas"]')) and the whole snapshots (at least both subscribers' firsts)" \
 	bash -c '[ "$2" -ge "$1" ] && [ "$1" -ge 1 ] && [ "$3" -ge 2 ]' _ \

@@ -229,9 +229,17 @@ tm view new-session -d -s ui -x 120 -y 30 \
 	 LANG=C.UTF-8 HOME=$work AIRLOCK_KEYS=$work/no-keys $work/bin/airlock console --connect $work/b.sock; sleep 60"
 check "a view-group member's console: the header says view only" wait_for view "b r" 20 &&
 	check "…(view only)" wait_for view "(view only)" 5
+offers_changes() { screen "$1" | grep -qE '\] (revoke|restore|force-stop) '; }
+check "a view-only console's key bar offers no change: no revoke, restore or force-stop" \
+	eval '! offers_changes view'
+keys view X
+check "X is refused at once, without a question: 'view only: force-stop refused'" \
+	wait_for view "view only: force-stop refused" 5
+check "…and nothing asks y/N" eval '! screen view | grep -qF "[y/N]"'
 command_line view "revoke store all"
-keys view y
-check "its revoke is refused by the engine: 'view only'" wait_for view "engine b: view only" 10
+check ":revoke is refused at once: 'view only: revoke refused'" \
+	wait_for view "view only: revoke refused" 5
+check "…without the question a revoke on all asks" eval '! screen view | grep -qF "live sessions?"'
 check "b's agent still reaches its sink" grows "$work/b/vault.sink" 10
 keys view q
 

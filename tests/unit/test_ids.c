@@ -1,6 +1,8 @@
 /*
  * Generated identifiers: prefix and lowercase hex of the right length,
  * refusals when the buffer is too small, and hex that is the bytes drawn.
+ * A session picked by what an operator typed: the whole id, a unique
+ * prefix with or without "s-", and the words when none or several match.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -68,6 +70,73 @@ test_hex_is_the_bytes(void **state)
 	assert_hex_id(out, "", 16);
 }
 
+static const char *const sessions[] = {
+	"s-3f9a1c02aa11bb22", "s-3f9b0000cc33dd44", "s-70e1d2c3b4a59687",
+};
+
+/* What typed picks among sessions: the index, or -1 with why. */
+static int
+pick(const char *typed, char *why, size_t cap)
+{
+	struct id_pick k;
+	size_t i;
+
+	id_pick_init(&k, typed);
+	for (i = 0; i < sizeof sessions / sizeof sessions[0]; i++)
+		id_pick_offer(&k, sessions[i], i);
+	return id_pick_done(&k, why, cap) == 0 ? (int)k.at : -1;
+}
+
+static void
+test_pick_unique(void **state)
+{
+	char why[128] = "";
+
+	(void)state;
+	assert_int_equal(pick("3f9a1c02", why, sizeof why), 0);	/* as the console shows it */
+	assert_int_equal(pick("s-3f9a", why, sizeof why), 0);
+	assert_int_equal(pick("7", why, sizeof why), 2);
+	assert_int_equal(pick("s-7", why, sizeof why), 2);
+	assert_string_equal(why, "");
+}
+
+static void
+test_pick_full_id(void **state)
+{
+	char why[128] = "";
+
+	(void)state;
+	assert_int_equal(pick("s-3f9b0000cc33dd44", why, sizeof why), 1);
+	assert_int_equal(pick("70e1d2c3b4a59687", why, sizeof why), 2);
+	assert_string_equal(why, "");
+}
+
+static void
+test_pick_ambiguous(void **state)
+{
+	char why[128];
+
+	(void)state;
+	assert_int_equal(pick("3f9", why, sizeof why), -1);
+	assert_string_equal(why, "ambiguous session id prefix '3f9': 2 sessions match");
+	assert_int_equal(pick("s-", why, sizeof why), -1);
+	assert_string_equal(why, "ambiguous session id prefix 's-': 3 sessions match");
+}
+
+static void
+test_pick_none(void **state)
+{
+	char why[128];
+
+	(void)state;
+	assert_int_equal(pick("nosuch", why, sizeof why), -1);
+	assert_string_equal(why, "no session id starts with 'nosuch'");
+	assert_int_equal(pick("", why, sizeof why), -1);
+	assert_string_equal(why, "no session id starts with ''");
+	assert_int_equal(pick("s-3f9a1c02aa11bb22x", why, sizeof why), -1);	/* longer than any */
+	assert_string_equal(why, "no session id starts with 's-3f9a1c02aa11bb22x'");
+}
+
 int
 main(void)
 {
@@ -75,6 +144,10 @@ main(void)
 		cmocka_unit_test(test_random_shape),
 		cmocka_unit_test(test_too_small),
 		cmocka_unit_test(test_hex_is_the_bytes),
+		cmocka_unit_test(test_pick_unique),
+		cmocka_unit_test(test_pick_full_id),
+		cmocka_unit_test(test_pick_ambiguous),
+		cmocka_unit_test(test_pick_none),
 	};
 
 	return cmocka_run_group_tests_name("ids", tests, NULL, NULL);
