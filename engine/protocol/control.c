@@ -459,7 +459,7 @@ control_not_allowed(char *buf, size_t cap, uid_t uid, const char *operate, const
 {
 	return snprintf(buf, cap, CONTROL_E_PEER ": uid %u is in neither '%.*s' (operate) nor "
 			"'%.*s' (view)", (unsigned)uid, CONTROL_GROUP_NAME_MAX,
-			operate ? operate : "?", CONTROL_GROUP_NAME_MAX, view ? view : "?");
+			operate ? operate : "none", CONTROL_GROUP_NAME_MAX, view ? view : "none");
 }
 
 /* ---- lines ---- */

@@ -227,9 +227,9 @@ test_not_allowed(void **state)
 	memset(longname, 'g', sizeof longname - 1);
 	longname[sizeof longname - 1] = '\0';
 	control_not_allowed(buf, sizeof buf, 7, longname, NULL);
-	assert_int_equal(strlen(buf), strlen("not allowed: uid 7 is in neither '' (operate) nor '?' (view)")
+	assert_int_equal(strlen(buf), strlen("not allowed: uid 7 is in neither '' (operate) nor 'none' (view)")
 			 + CONTROL_GROUP_NAME_MAX);
-	assert_non_null(strstr(buf, "' (operate) nor '?' (view)"));
+	assert_non_null(strstr(buf, "' (operate) nor 'none' (view)"));
 	assert_true(control_op_changes(CONTROL_OP_STOP_ALL));
 	assert_false(control_op_changes(CONTROL_OP_EVENTS));
 }
