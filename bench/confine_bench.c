@@ -58,7 +58,9 @@ one_start(const struct mcp_server_config *cfg, const char *mutants)
 	return ms;
 }
 
-#define PARSER_OPEN UNCONFINED ",parser_no_landlock,parser_no_seccomp,parser_no_proof"
+#define PARSER_OPEN "parser_spawn_keep_root,parser_spawn_no_seccomp,parser_spawn_no_landlock_fs," \
+		    "parser_spawn_no_landlock_net,parser_spawn_no_proof,parser_no_landlock," \
+		    "parser_no_seccomp,parser_no_proof"
 
 /* One parser's start, line and stop in ms; < 0 when any step failed. */
 static double

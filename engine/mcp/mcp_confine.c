@@ -132,7 +132,7 @@ resolve_ids(struct mcp_confine *cf, const struct mcp_confine_config *cfg, struct
 	struct passwd pw, *p = NULL;
 	struct al_err why;
 
-	cf->change_ids = mcp_confine_can_change_ids() && !mutant("upstream_keep_root");
+	cf->change_ids = mcp_confine_can_change_ids() && !confine_mutant(cf, "keep_root");
 	if (!cf->change_ids)
 		return keep_engine_ids(cf, cfg->privileged, err);
 	if (check_setpcap(cf, err) < 0)
@@ -208,13 +208,14 @@ mcp_confine_plan(const struct mcp_confine_config *cfg, struct mcp_confine_receip
 }
 
 static struct mcp_confine *
-confine_new(const char *name)
+confine_new(const char *name, const char *kind)
 {
 	struct mcp_confine *cf = calloc(1, sizeof *cf);
 
 	if (!cf)
 		return NULL;
 	snprintf(cf->name, sizeof cf->name, "%s", name ? name : "?");
+	snprintf(cf->kind, sizeof cf->kind, "%s", kind ? kind : "upstream");
 	cf->program_fd = cf->ruleset_fd = -1;
 	return cf;
 }
@@ -223,15 +224,15 @@ int
 mcp_confine_prepare(const char *name, const struct mcp_confine_config *cfg,
 		    const struct strv *argv, struct mcp_confine **out, struct al_err *err)
 {
-	struct mcp_confine *cf = confine_new(name);
+	struct mcp_confine *cf = confine_new(name, cfg->kind);
 
 	*out = NULL;
 	if (!cf)
 		return al_fail(err, "upstream: out of memory");
 	mcp_confine_plan(cfg, &cf->receipt);
 	cf->privileged = cfg->privileged;
-	cf->seccomp = !mutant("upstream_no_seccomp");
-	cf->prove = !mutant("upstream_no_proof");
+	cf->seccomp = !confine_mutant(cf, "no_seccomp");
+	cf->prove = !confine_mutant(cf, "no_proof");
 	if (resolve_ids(cf, cfg, err) < 0 || mcp_landlock_prepare(cf, cfg, argv, err) < 0 ||
 	    mcp_seccomp_prepare(cf, cfg, err) < 0) {
 		mcp_confine_free(cf);

@@ -45,6 +45,8 @@ struct mcp_confine_config {
 	size_t n_connect;
 	uint16_t bind[MCP_CONFINE_PORTS_MAX];
 	size_t n_bind;
+	const char *kind;		/* NULL: "upstream"; the test build's mutants are
+					   named after it ("upstream_keep_root", …) */
 };
 
 /*

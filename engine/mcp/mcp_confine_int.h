@@ -10,9 +10,13 @@
 #include <stdbool.h>
 
 #include "mcp_confine.h"
+#include "mutant.h"
+
+#include <stdio.h>
 
 struct mcp_confine {
 	char name[64];			/* the upstream's, for errors */
+	char kind[24];			/* its mutants' prefix: "upstream", or the caller's */
 	bool change_ids;		/* CAP_SETUID and CAP_SETGID: setresuid to the user */
 	uid_t uid;
 	gid_t gid;
@@ -27,6 +31,25 @@ struct mcp_confine {
 	struct sock_fprog prog;		/* the exported filter; filter malloc'd */
 	struct mcp_confine_receipt receipt;
 };
+
+/*
+ * The test build's switch KIND_WHAT ("upstream_no_seccomp"; the parser's
+ * spawn has its own, "parser_spawn_no_seccomp"); false in the shipped build.
+ */
+static inline bool
+confine_mutant(const struct mcp_confine *cf, const char *what)
+{
+#ifdef AIRLOCK_MUTANTS
+	char name[64];
+
+	snprintf(name, sizeof name, "%s_%s", cf->kind, what);
+	return mutant(name);
+#else
+	(void)cf;
+	(void)what;
+	return false;
+#endif
+}
 
 /* mcp_landlock.c: the ruleset, created and filled in the parent. */
 int mcp_landlock_prepare(struct mcp_confine *cf, const struct mcp_confine_config *cfg,

@@ -91,9 +91,9 @@ mcp_confine_landlock_abi(void)
 }
 
 static int
-ll_abi(void)
+ll_abi(const struct mcp_confine *cf)
 {
-	if (mutant("upstream_landlock_absent"))
+	if (confine_mutant(cf, "landlock_absent"))
 		return 0;	/* a kernel without Landlock, for the refusal's test */
 	return mcp_confine_landlock_abi();
 }
@@ -257,7 +257,7 @@ int
 mcp_landlock_prepare(struct mcp_confine *cf, const struct mcp_confine_config *cfg,
 		     const struct strv *argv, struct al_err *err)
 {
-	int abi = ll_abi();
+	int abi = ll_abi(cf);
 
 	if (abi < MCP_LANDLOCK_ABI_MIN) {
 		if (cfg->unconfined_ok)
@@ -267,8 +267,8 @@ mcp_landlock_prepare(struct mcp_confine *cf, const struct mcp_confine_config *cf
 			       cf->name, abi, MCP_LANDLOCK_ABI_MIN);
 	}
 	cf->landlock = true;
-	cf->landlock_fs = !mutant("upstream_no_landlock_fs");
-	cf->landlock_net = !mutant("upstream_no_landlock_net");
+	cf->landlock_fs = !confine_mutant(cf, "no_landlock_fs");
+	cf->landlock_net = !confine_mutant(cf, "no_landlock_net");
 	cf->probe_port = ll_probe_port(cfg);
 	if (ll_create(cf) < 0)
 		return al_fail(err, "upstream %s: cannot build its Landlock ruleset: %s",
