@@ -26,8 +26,14 @@
 
 #define FOREVER		INT64_MAX
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__has_feature)
-#if defined(__SANITIZE_ADDRESS__) || __has_feature(address_sanitizer)
+#if defined(__SANITIZE_ADDRESS__)
+#define PARSER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PARSER_ASAN 1
+#endif
+#endif
+#ifdef PARSER_ASAN
 /*
  * A sanitizer build's leak check at exit traces the process (ptrace),
  * which the lockdown refuses: the parser's heap is two buffers, freed.
@@ -38,7 +44,6 @@ __asan_default_options(void)
 {
 	return "detect_leaks=0";
 }
-#endif
 #endif
 
 static size_t
