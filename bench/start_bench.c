@@ -99,7 +99,8 @@ run_airlock(const char *airlock, const struct airlock_config *c, struct audit *a
 	rc = session_run(&o, &sum);
 	t->end_us = clock_mono_us();
 	if (rc < 0 || !t->first_reply_us)
-		fprintf(stderr, "start_bench: session ended %s\n", session_end_id(sum.end));
+		fprintf(stderr, "start_bench: session ended %s: %s\n", session_end_id(sum.end),
+			sum.reason);
 	if (pooled && !sum.pooled)
 		fprintf(stderr, "start_bench: the session did not run pooled\n");
 	return rc < 0 || !t->first_reply_us || (pooled && !sum.pooled) ? -1 : 0;

@@ -1,13 +1,11 @@
 #include "gateway.h"
 #include "clock.h"
 
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "airlock-config.h"
 
 #include "frame.h"
 #include "ids.h"
@@ -59,20 +57,17 @@ struct call {
 int
 gateway_open(const struct gateway_options *o, struct gateway **out, struct al_err *err)
 {
-	char program[PATH_MAX];
 	struct gateway *g;
 
-	if (!o->config || !o->audit || !o->session_id)
-		return al_fail(err, "gateway: config, audit and session id are required");
-	if (parser_program(o->exe, program, sizeof program) < 0) {
-		al_fail(err, "parser: program %s not found beside airlock or in %s",
-			PARSER_PROGRAM, AIRLOCK_LIBEXECDIR);
-		return GATEWAY_NO_PARSER;
+	g = o->config && o->audit && o->session_id ? calloc(1, sizeof *g) : NULL;
+	if (!g) {
+		parser_stop(o->parser);
+		return al_fail(err, o->config && o->audit && o->session_id ? "gateway: out of memory" :
+			       "gateway: config, audit and session id are required");
 	}
-	g = calloc(1, sizeof *g);
-	if (!g)
-		return al_fail(err, "gateway: out of memory");
-	if (parser_start(program, o->config->bounds.frame_bytes, &g->parser, err) < 0) {
+	g->parser = o->parser;
+	if (!g->parser &&
+	    parser_start_beside(o->exe, o->config->bounds.frame_bytes, &g->parser, err) < 0) {
 		free(g);
 		return GATEWAY_NO_PARSER;
 	}

@@ -54,6 +54,8 @@ struct gateway_options {
 	const struct upstream_host *host;	/* for "isolation": "container"
 						   upstreams, or NULL: they are
 						   unavailable (upstream_box.h) */
+	struct parser *parser;			/* taken, started by the caller; or
+						   NULL: one is started beside exe */
 	const char *exe;			/* the airlock binary its parser is
 						   found beside (NULL: this one) */
 };
@@ -63,6 +65,7 @@ struct gateway_options {
  * start or lock down ("parser: …"); -1 for anything else.
  */
 #define GATEWAY_NO_PARSER	(-2)
+struct parser;
 int gateway_open(const struct gateway_options *o, struct gateway **out, struct al_err *err);
 
 /*

@@ -6,6 +6,7 @@
 #include "airlock-config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -147,6 +148,19 @@ parser_start(const char *program, size_t frame_bytes, struct parser **out, struc
 	else
 		*out = p;
 	return rc;
+}
+
+int
+parser_start_beside(const char *exe, size_t frame_bytes, struct parser **out,
+		    struct al_err *err)
+{
+	char program[PATH_MAX];
+
+	*out = NULL;
+	if (parser_program(exe, program, sizeof program) < 0)
+		return al_fail(err, "parser: program %s not found beside airlock or in %s",
+			       PARSER_PROGRAM, AIRLOCK_LIBEXECDIR);
+	return parser_start(program, frame_bytes, out, err);
 }
 
 void

@@ -66,6 +66,9 @@ int parser_program(const char *exe, char *out, size_t cap);
  */
 int parser_start(const char *program, size_t frame_bytes, struct parser **out,
 		 struct al_err *err);
+/* The same with the program found beside exe (parser_program). */
+int parser_start_beside(const char *exe, size_t frame_bytes, struct parser **out,
+			struct al_err *err);
 void parser_stop(struct parser *p);
 
 enum parser_verdict parser_frame(struct parser *p, const char *line, size_t len,

@@ -13,7 +13,9 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "config.h"
 #include "doctor.h"
+#include "parser.h"
 #include "shim_image.h"
 
 struct warm {
@@ -28,6 +30,7 @@ struct warm {
 	bool failed;			/* under mu: the lease failed */
 	lease_fail_fn fwd;		/* under mu: the claiming session's handler */
 	void *fwd_ctx;
+	struct parser *parser;		/* its session's parser, started while pooled (or NULL) */
 };
 
 /* From the pulse thread: stop the container at once (its own connection). */
@@ -150,8 +153,20 @@ warm_launch(const struct warm_options *o, struct warm **out, struct al_err *err)
 		warm_discard(w);
 		return -1;
 	}
+	/* Not a refusal when it fails: the claiming session starts its own and says why. */
+	if (parser_start_beside(o->watchdog_exe, BOUND_FRAME_MAX, &w->parser, NULL) < 0)
+		w->parser = NULL;
 	*out = w;
 	return 0;
+}
+
+struct parser *
+warm_take_parser(struct warm *w)
+{
+	struct parser *p = w->parser;
+
+	w->parser = NULL;
+	return p;
 }
 
 bool
@@ -211,6 +226,7 @@ warm_release(struct warm *w)
 {
 	if (!w)
 		return;
+	parser_stop(w->parser);
 	pthread_mutex_destroy(&w->mu);
 	free(w);
 }

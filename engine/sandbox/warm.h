@@ -23,6 +23,8 @@
 #include "profile.h"
 #include "watchdog.h"
 
+struct parser;
+
 struct warm;
 
 struct warm_options {
@@ -56,6 +58,14 @@ struct warm_parts {
 	const char *socket;
 };
 void warm_parts(struct warm *w, struct warm_parts *out);
+
+/*
+ * The parser of agent lines (engine/privsep/parser.h) started while the
+ * container was pooled, for frames up to BOUND_FRAME_MAX, so a claim does
+ * not wait for one; NULL when it did not start (the session starts its
+ * own, and says why when that fails too). The caller's from now on.
+ */
+struct parser *warm_take_parser(struct warm *w);
 
 /*
  * Lease failures go to fn(ctx, reason) from now on, at once when it has

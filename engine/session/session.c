@@ -13,6 +13,7 @@
 #include "mcp_session.h"
 #include "ids.h"
 #include "journal.h"
+#include "parser.h"
 #include "policy.h"
 #include "shim_image.h"
 #include "warm.h"
@@ -340,6 +341,43 @@ mcp_frame(struct session *s, char **frame, size_t *len)
  * watchdog (engine/gateway/upstream_box.h); they live in s->up, which
  * outlives the gateway.
  */
+/*
+ * A cold session's parser starts beside its launch (its spawn, its own
+ * lockdown); a pooled one's was started while its container was pooled.
+ * open_gateway takes it.
+ */
+static void *
+parser_main(void *arg)
+{
+	struct session *s = arg;
+
+	s->parser_rc = parser_start_beside(s->o->watchdog_exe, s->cfg->bounds.frame_bytes,
+					   &s->parser, &s->parser_err);
+	return NULL;
+}
+
+bool
+session_parser_begin(struct session *s)
+{
+	s->parser_begun = pthread_create(&s->parser_thread, NULL, parser_main, s) == 0;
+	if (!s->parser_begun)
+		s->parser_rc = al_fail(&s->parser_err, "parser: cannot start its thread");
+	return true;	/* a failure ends the session when its gateway opens */
+}
+
+struct parser *
+session_parser_take(struct session *s)
+{
+	struct parser *p;
+
+	if (s->parser_begun)
+		pthread_join(s->parser_thread, NULL);
+	s->parser_begun = false;
+	p = s->parser;
+	s->parser = NULL;
+	return p;
+}
+
 static bool
 open_gateway(struct session *s)
 {
@@ -363,6 +401,11 @@ open_gateway(struct session *s)
 	struct al_err err;
 	int rc;
 
+	go.parser = session_parser_take(s);
+	if (!go.parser) {
+		session_fail(s, SESSION_END_PARSER_FAILED, "%s", s->parser_err.msg);
+		return false;
+	}
 	rc = gateway_open(&go, &s->gw, &err);
 	if (rc < 0) {
 		session_fail(s, rc == GATEWAY_NO_PARSER ? SESSION_END_PARSER_FAILED :
@@ -444,6 +487,7 @@ finish(struct session *s)
 	sum->container_started = container_is(s->box, CONTAINER_STARTED);
 	sum->oom_killed = container_is(s->box, CONTAINER_OOM_KILLED);
 	close_gateway(s, sum);
+	parser_stop(session_parser_take(s));	/* a session that ended before its gateway opened */
 	sum->duration_ms = clock_mono_ms() - s->t0_ms;
 	detail = session_summary_json(sum);
 	text = detail ? json_dumps(detail, JSON_COMPACT) : NULL;

@@ -33,6 +33,12 @@ struct session {
 	struct container *box;		/* NULL until the daemon answers */
 	struct warm *warm;		/* a claimed pooled container's shell, or NULL */
 	struct gateway *gw;
+	/* The parser of agent lines, started on its own thread while the container launches. */
+	pthread_t parser_thread;
+	bool parser_begun;
+	struct parser *parser;		/* until the gateway takes it */
+	int parser_rc;
+	struct al_err parser_err;
 	struct upstream_host up;	/* what container upstreams take (gateway.h) */
 	struct bridge *br;		/* while the agent runs */
 	int64_t t0_ms;
@@ -48,6 +54,13 @@ struct session {
 	uint64_t mcp_listed;		/* MCP sessions: the aliases the shim lists now */
 };
 
+/*
+ * session.c: the parser of agent lines started on its own thread (true:
+ * a failure is said when the gateway opens); taken once, joined first (NULL
+ * with parser_err when it did not start).
+ */
+bool session_parser_begin(struct session *s);
+struct parser *session_parser_take(struct session *s);
 /* session.c: the state, handed to the observer with fresh counts. */
 void session_set_state(struct session *s, enum session_state state);
 bool session_stop_requested(const struct session *s);

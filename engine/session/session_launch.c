@@ -16,6 +16,7 @@
 #include "doctor.h"
 #include "frame.h"
 #include "mutant.h"
+#include "parser.h"
 #include "warm.h"
 
 #define INITIAL_FILE_MAX	(1 << 20)
@@ -413,6 +414,9 @@ adopt(struct session *s, struct warm *w)
 
 	warm_parts(w, &p);
 	s->warm = w;
+	s->parser = warm_take_parser(w);	/* started while pooled: no wait for one */
+	if (!s->parser)
+		session_parser_begin(s);
 	s->docker = p.docker;
 	s->box = p.box;
 	s->lease = p.lease;
@@ -428,6 +432,7 @@ disown(struct session *s)
 {
 	struct warm *w = s->warm;
 
+	parser_stop(session_parser_take(s));	/* the next claim brings its own */
 	s->warm = NULL;
 	s->docker = NULL;
 	s->box = NULL;
@@ -531,9 +536,11 @@ session_launched(struct session *s, char **frame, size_t *len)
 	if (s->o->pool.claim) {
 		if (!(*frame = initial_frame(s, len)))
 			return false;
-		ok = claim(s) || (!s->ended && preflight_begin(s) && launch_bounded(s));
+		ok = claim(s) || (!s->ended && session_parser_begin(s) && preflight_begin(s) &&
+				  launch_bounded(s));
 	} else {
-		ok = preflight_begin(s) && (*frame = initial_frame(s, len)) && launch_bounded(s);
+		ok = session_parser_begin(s) && preflight_begin(s) &&
+		     (*frame = initial_frame(s, len)) && launch_bounded(s);
 	}
 	/*
 	 * Both reports are in the audit, the summary and the console's copy
