@@ -50,6 +50,14 @@ mkdir -p "$work/bin" && install -m 0755 "$airlock" "$work/bin/airlock"
 
 # --- the engine's directories, as systemd makes them -------------------------------
 chmod 0711 "$work"	# the engine and the upstream pass through, no more
+# The engine runs as the unit's user: its programs (airlock, and the
+# watchdog and parser it runs from beside itself) and the upstream where
+# that user can reach them, whatever the clone's directory lets in.
+mkdir -p "$work/bin"
+for p in "$airlock" "$airlock-watchdog" "$(dirname "$airlock")/airlock-parser" "$upstream"; do
+	install -m 0755 "$p" "$work/bin/" || { not_ok "copy $p where $user can run it"; summary; exit 1; }
+done
+airlock=$work/bin/airlock upstream=$work/bin/$(basename "$upstream")
 run=$work/run state=$work/state
 install -d -o "$user" -g "$group" -m "$(unit_key RuntimeDirectoryMode)" "$run"
 install -d -o "$user" -g "$group" -m "$(unit_key StateDirectoryMode)" "$state"
