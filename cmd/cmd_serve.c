@@ -172,19 +172,47 @@ open_supervisor(struct serve *s)
 
 	if (supervisor_open(&so, &s->sup, &reaped, &err) < 0)
 		return cli_fail(false, "serve", "%s", err.msg);
+	/* Live engines' containers are not orphans: counted apart, left alone. */
 	if (reaped.found)
-		fprintf(stderr, "airlock serve: orphans of earlier engines: %zu found, %zu reaped, "
-			"%zu kept, %zu failed\n", reaped.found, reaped.reaped, reaped.kept,
-			reaped.failed);
+		fprintf(stderr, "airlock serve: %zu airlock containers at start: %zu orphans of "
+			"gone engines (%zu reaped, %zu failed), %zu of live engines left alone\n",
+			reaped.found, reaped.reaped + reaped.failed, reaped.reaped, reaped.failed,
+			reaped.kept);
 	return 0;
 }
 
-/* The --config sessions; the first one's runtime is the host checks'. */
+/*
+ * Every --config read before anything touches a container (the reaper
+ * included): a bad one ends serve first, in the words a start would use.
+ * The first one's runtime is the host checks'.
+ */
+static int
+check_configs(struct serve *s)
+{
+	struct airlock_config c;
+	struct al_err err;
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; rc == 0 && i < s->o.n[OPT_CONFIG]; i++) {
+		const char *path = s->o.values[OPT_CONFIG][i];
+
+		config_init(&c);
+		c.upstreams_dir = s->o.n[OPT_UPSTREAMS_DIR] ? s->o.values[OPT_UPSTREAMS_DIR][0] : NULL;
+		if (config_load_file(&c, path, 1, &err) < 0)
+			rc = cli_fail(false, "serve", "%s", err.msg);
+		else if (i == 0)
+			snprintf(s->runtime, sizeof s->runtime, "%s", c.profile.runtime);
+		config_free(&c);
+	}
+	return rc;
+}
+
+/* The --config sessions. */
 static int
 start_configs(struct serve *s)
 {
 	char id[SNAP_ID_MAX], how[PATH_MAX + 16];
-	struct airlock_config c;
 	struct al_err err;
 	size_t i;
 
@@ -195,11 +223,6 @@ start_configs(struct serve *s)
 			return cli_fail(false, "serve", "%s", err.msg);
 		snprintf(how, sizeof how, "config %s", path);
 		control_server_started(s->cs, id, how);
-		config_init(&c);
-		c.upstreams_dir = supervisor_upstreams_dir(s->sup);
-		if (i == 0 && config_load_file(&c, path, 1, &err) == 0)
-			snprintf(s->runtime, sizeof s->runtime, "%s", c.profile.runtime);
-		config_free(&c);
 	}
 	return 0;
 }
@@ -370,7 +393,8 @@ cmd_serve(int argc, char **argv)
 	name_engine(&s);
 	if (catch_signals() < 0)
 		return cli_fail(false, "serve", "cannot set up signals: %s", strerror(errno));
-	if (resolve_groups(&s) != 0 || socket_path(&s) != 0 || listen_socket(&s) != 0)
+	if (resolve_groups(&s) != 0 || check_configs(&s) != 0 || socket_path(&s) != 0 ||
+	    listen_socket(&s) != 0)
 		return EXIT_ERROR;
 	if (open_sinks(&s) != 0 || open_supervisor(&s) != 0 || open_server(&s) != 0 ||
 	    start_configs(&s) != 0) {

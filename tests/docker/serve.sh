@@ -403,6 +403,34 @@ for s in $ids2; do
 done
 check "audit verify: the chain holds, and no session is left without an end" \
 	bash -c '"$1" audit verify "$2" >"$3" && ! grep -q "never ended" "$3"' _ "$airlock" "$work/audit.db" "$work/verify3.txt"
+check "the new serve counted the killed engine's containers as orphans, reaped" \
+	grep -qE '^airlock serve: [0-9]+ airlock containers at start: [1-9][0-9]* orphans of gone engines \([1-9][0-9]* reaped, 0 failed\), [0-9]+ of live engines left alone$' "$work/serve3.err"
+
+# --- a second engine beside a live one: a bad config touches nothing; a good one
+# counts the live engine's container apart from orphans, and leaves it alone ----
+sid3=$(ctl start "$work/c/config.json" 2>"$work/start3.err" | awk '{ print $NF }')
+check "the third serve runs a session" wait_running 1
+box3() { "$DOCKER" ps -q --filter label=io.airlock.managed=1 --filter "label=io.airlock.owner-pid=$engine3"; }
+check "its container runs" [ -n "$(box3)" ]
+printf '{"profile": 3}\n' >"$work/bad.json"
+rc=0; "$airlock" serve --socket "$work/other.sock" --audit "$work/other.db" --config "$work/bad.json" \
+	2>"$work/serve_bad.err" </dev/null || rc=$?
+check "serve with a bad config exits 3, naming it" \
+	bash -c '[ "$1" = 3 ] && grep -qx "airlock serve: config $2: profile: expected an object" "$3"' \
+	_ "$rc" "$work/bad.json" "$work/serve_bad.err"
+check "and touched no container first (no reaper line, no socket)" \
+	bash -c '! grep -q "airlock containers at start" "$1" && [ ! -e "$2" ]' _ "$work/serve_bad.err" "$work/other.sock"
+check "the live engine's container still runs" [ -n "$(box3)" ]
+"$airlock" serve --socket "$work/other.sock" --audit "$work/other.db" 2>"$work/serve_other.err" </dev/null &
+other=$!
+helpers+=("$other")
+for _ in $(seq 300); do grep -q "listening on" "$work/serve_other.err" 2>/dev/null && break; sleep 0.1; done
+check "a second engine beside it counts the live engine's container apart, left alone" \
+	grep -qE '^airlock serve: [0-9]+ airlock containers at start: 0 orphans of gone engines \(0 reaped, 0 failed\), [1-9][0-9]* of live engines left alone$' "$work/serve_other.err"
+kill -TERM "$other"; wait "$other" 2>/dev/null
+check "the live engine's container still runs after it" [ -n "$(box3)" ]
+echo "   session $sid3"
+
 kill -TERM "$engine3"
 rc=0; wait "$engine3" || rc=$?
 check "the third serve exits 0 on SIGTERM" [ "$rc" = 0 ]
