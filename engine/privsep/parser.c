@@ -17,7 +17,7 @@
 struct parser {
 	struct mcp_client *proc;	/* the process, started and ended as an upstream's */
 	int in_fd, out_fd, err_fd;	/* lent by proc */
-	size_t frame_bytes, cap;
+	size_t cap;			/* the largest reply body (parse_body_max) */
 	char *buf;			/* the latest reply */
 	bool lost;
 	char lockdown[64];		/* its ready message: "landlock 7, 27 calls allowed" */
@@ -131,7 +131,6 @@ parser_start(const char *program, size_t frame_bytes, struct parser **out, struc
 		return al_fail(err, "parser: user %s does not exist: run scripts/setup or: "
 			       "useradd --system %s", PARSER_USER, PARSER_USER);
 	}
-	p->frame_bytes = frame_bytes;
 	p->cap = parse_body_max(frame_bytes);
 	p->buf = malloc(p->cap);
 	if (!p->buf || parser_config(&sc, program, frame_bytes, arg, sizeof arg) < 0)
