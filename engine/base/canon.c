@@ -284,15 +284,15 @@ hash_canon_take(struct hash_canon *c, size_t *len)
 static void
 put_real(struct hash_canon *c, const json_t *v)
 {
-	char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+	char s[64];	/* %.17g and ".0": never near this */
+	size_t n = json_dumpb(v, s, sizeof s, JSON_COMPACT | JSON_ENCODE_ANY);
 
 	element(c);
-	if (!s) {
+	if (n == 0 || n > sizeof s) {
 		c->bad = true;
 		return;
 	}
-	put(c, s, strlen(s));
-	free(s);
+	put(c, s, n);
 }
 
 static void

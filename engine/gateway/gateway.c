@@ -241,6 +241,11 @@ deny(struct call *c, enum policy_rule rule, enum audit_decision d,
 static enum gateway_status
 fault(struct call *c, enum policy_rule rule, enum policy_rule *why)
 {
+	/* Whatever the upstream seemed to do, a lost parser is why: nothing was read. */
+	if (parser_lost(c->g->parser)) {
+		rule = RULE_PARSER_LOST;
+		snprintf(c->g->fault, sizeof c->g->fault, "the session's parser failed");
+	}
 	if (!c->g->fault[0])
 		snprintf(c->g->fault, sizeof c->g->fault, "tool %s (upstream %s): %s",
 			 c->t->name, c->t->upstream, policy_rule_id(rule));
@@ -330,6 +335,8 @@ upstream_for(struct gateway *g, const struct catalog_tool *t)
 		return NULL;
 	if (!g->mcp[i]) {
 		config_upstream_mcp(g->cfg, (size_t)i, &sc);
+		sc.digest = parser_mcp_digest;	/* its lines are read there, never here */
+		sc.digest_ctx = g->parser;
 		rc = g->cfg->upstreams[i].isolation == UPSTREAM_CONTAINER ?
 			upstream_boxed(g, i, &sc, &err) : mcp_start(&sc, &g->mcp[i], &err);
 		if (rc == 0)
@@ -495,8 +502,9 @@ dispatch(struct call *c, char **reply, size_t *reply_len, enum policy_rule *why)
 
 	if (!m)
 		return fault(c, RULE_UPSTREAM_UNAVAILABLE, why);
-	if (!definition_ok(c, m))
-		return deny(c, RULE_CATALOG_DRIFT, AUDIT_D_DENIED, reply, reply_len, why);
+	if (!definition_ok(c, m))	/* a parser lost while re-listing is not a drift */
+		return parser_lost(c->g->parser) ? fault(c, RULE_PARSER_LOST, why) :
+		       deny(c, RULE_CATALOG_DRIFT, AUDIT_D_DENIED, reply, reply_len, why);
 	/* Durable before anything leaves: the upstream sees nothing unaudited. */
 	detail = confinement_detail(c, m);
 	rc = call_record(c, AUDIT_D_DISPATCH, RULE_ALLOWED, detail);
@@ -598,7 +606,7 @@ gateway_handle(struct gateway *g, const char *line, size_t len,
 	c.t0_us = clock_mono_us();
 	switch (parser_frame(g->parser, line, len, &f)) {
 	case PARSER_LOST:
-		snprintf(g->fault, sizeof g->fault, "the parser of agent lines failed");
+		snprintf(g->fault, sizeof g->fault, "the session's parser failed");
 		*rule = RULE_PARSER_LOST;
 		return GW_FAULT;
 	case PARSER_INVALID:
@@ -613,27 +621,27 @@ gateway_handle(struct gateway *g, const char *line, size_t len,
 	return handle_request(&c, &f, reply, reply_len, rule);
 }
 
-json_t *
-gateway_tool_definition(struct gateway *g, int tool)
+bool
+gateway_tool_definition(struct gateway *g, int tool, struct mcp_tool_shown *out)
 {
 	const struct catalog_tool *t;
 	struct mcp_client *m;
 	char h[HASH_HEX_LEN + 1];
-	json_t *def = NULL;
 	char *seen;
 
+	memset(out, 0, sizeof *out);
 	if (tool < 0 || (size_t)tool >= g->cfg->n_tools)
-		return NULL;
+		return false;
 	t = &g->cfg->tools[tool];
 	if (policy_check_sink(t, g->session_class, g->session_class) != RULE_ALLOWED ||
-	    !(m = upstream_for(g, t)) || mcp_tool_definition(m, t->remote, h, &def) < 0)
-		return def;
+	    !(m = upstream_for(g, t)) || mcp_tool_definition(m, t->remote, h, out) < 0)
+		return false;
 	seen = g->seen[tool];
 	if (!t->pinned && !seen[0])
 		memcpy(seen, h, sizeof h);
 	if (strcmp(h, t->pinned ? t->pin : seen) != 0) {
-		json_decref(def);	/* drifted: the call will be denied catalog_drift */
-		def = NULL;
+		mcp_tool_shown_free(out);	/* drifted: the call will be denied catalog_drift */
+		return false;
 	}
-	return def;
+	return true;
 }

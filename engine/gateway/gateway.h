@@ -80,13 +80,13 @@ enum gateway_status gateway_handle(struct gateway *g, const char *line, size_t l
 				   char **reply, size_t *reply_len, enum policy_rule *rule);
 
 /*
- * MCP sessions (docs/mcp-agents.md): a copy of the tool's definition as its
- * upstream lists it, when the session's class may reach that upstream now
- * (starting it, as a first call would) and the definition matches its pin
- * (or, unpinned, becomes the first one seen). NULL otherwise: a sink above
- * the class is never contacted.
+ * MCP sessions (docs/mcp-agents.md): what the tool's upstream lists for it
+ * (a copy in out, freed with mcp_tool_shown_free), when the session's class
+ * may reach that upstream now (starting it, as a first call would) and the
+ * definition matches its pin (or, unpinned, becomes the first one seen).
+ * false otherwise: a sink above the class is never contacted.
  */
-json_t *gateway_tool_definition(struct gateway *g, int tool);
+bool gateway_tool_definition(struct gateway *g, int tool, struct mcp_tool_shown *out);
 
 /* After GW_FAULT: the cause for the operator (fixed text, tool and upstream names). */
 const char *gateway_fault_reason(const struct gateway *g);

@@ -6,40 +6,54 @@
 
 _Static_assert(CONFIG_ALIASES_MAX <= 64, "listed aliases fit a 64-bit set");
 
-/* One alias as the agent sees it; NULL when out of memory. */
-static json_t *
-tool_entry(const struct config_alias *a, json_t *def)
+/*
+ * One alias as the agent sees it: its name, the operator's description,
+ * else the upstream's, else "", and the upstream's input schema, else
+ * {"type":"object"}. The upstream's texts come as its session's parser
+ * wrote them (a string's bytes, a schema's canonical text), embedded here
+ * and never parsed (mcp.h, mcp_tool_shown).
+ */
+static void
+tool_entry(struct hash_canon *out, const struct config_alias *a, const struct mcp_tool_shown *up)
 {
-	const json_t *d = json_object_get(def, "description");
-	const json_t *schema = json_object_get(def, "inputSchema");
-	const char *text = a->description ? a->description
-					  : json_is_string(d) ? json_string_value(d) : "";
+	static const char object[] = "{\"type\":\"object\"}";
+	const char *desc = a->description ? a->description : up->desc ? up->desc : "";
+	size_t desc_len = a->description ? strlen(desc) : up->desc ? up->desc_len : 0;
 
-	if (json_is_object(schema))
-		return json_pack("{s:s, s:s, s:O}", "name", a->operation, "description", text,
-				 "inputSchema", schema);
-	return json_pack("{s:s, s:s, s:{s:s}}", "name", a->operation, "description", text,
-			 "inputSchema", "type", "object");
+	hash_canon_raw(out, "{\"name\":", 8);
+	hash_canon_str(out, a->operation, strlen(a->operation));
+	hash_canon_raw(out, ",\"description\":", 15);
+	hash_canon_str(out, desc, desc_len);
+	hash_canon_raw(out, ",\"inputSchema\":", 15);
+	if (up->schema)
+		hash_canon_raw(out, up->schema, up->schema_len);
+	else
+		hash_canon_raw(out, object, sizeof object - 1);
+	hash_canon_raw(out, "}", 1);
 }
 
-static json_t *
-tool_list(const struct airlock_config *c, mcp_session_def_fn def, void *ctx)
+static void
+tool_list(struct hash_canon *out, const struct airlock_config *c, mcp_session_def_fn def,
+	  void *ctx)
 {
-	json_t *list = json_array(), *d, *e;
+	struct mcp_tool_shown up;
+	bool first = true;
 	size_t i;
 
-	for (i = 0; list && i < c->n_aliases; i++) {
+	hash_canon_raw(out, "[", 1);
+	for (i = 0; i < c->n_aliases; i++) {
 		if (c->aliases[i].hidden)
 			continue;
-		d = def ? def(ctx, c->aliases[i].tool) : NULL;
-		e = tool_entry(&c->aliases[i], d);
-		json_decref(d);
-		if (json_array_append_new(list, e) < 0) {
-			json_decref(list);
-			return NULL;
-		}
+		memset(&up, 0, sizeof up);
+		if (def)
+			def(ctx, c->aliases[i].tool, &up);
+		if (!first)
+			hash_canon_raw(out, ",", 1);
+		first = false;
+		tool_entry(out, &c->aliases[i], &up);
+		mcp_tool_shown_free(&up);
 	}
-	return list;
+	hash_canon_raw(out, "]", 1);
 }
 
 /*
@@ -62,25 +76,49 @@ listed_json(const struct airlock_config *c, const char *key, int64_t revision,
 	return names ? json_pack("{s:I, s:o}", key, (json_int_t)revision, "tools", names) : NULL;
 }
 
+/* A jansson value's compact text into out; false when it has none. */
+static bool
+raw_json(struct hash_canon *out, const json_t *v)
+{
+	char *text = v ? json_dumps(v, JSON_COMPACT) : NULL;
+
+	if (!text)
+		return false;
+	hash_canon_raw(out, text, strlen(text));
+	free(text);
+	return true;
+}
+
 char *
 mcp_session_frame(const struct airlock_config *c, const char *payload, size_t payload_len,
 		  mcp_session_def_fn def, void *ctx, int64_t revision, uint64_t listed,
 		  size_t max, size_t *len)
 {
-	bool all[CONFIG_TOOLS_MAX];
-	json_t *p = json_loadb(payload, payload_len, 0, NULL);
-	json_t *f = p ? json_pack("{s:o, s:o*}", "payload", p, "tools", tool_list(c, def, ctx))
-		      : NULL;
-	size_t want = 2;
+	bool all[CONFIG_TOOLS_MAX], ok;
+	json_t *p = json_loadb(payload, payload_len, 0, NULL), *l = NULL;
+	struct hash_canon out;
 	char *text;
+	size_t n;
 
 	memset(all, 1, sizeof all);
-	if (f && listed != mcp_session_listed(c, all, c->n_tools)) {
-		want = 3;
-		json_object_set_new(f, "listed", listed_json(c, "revision", revision, listed));
+	hash_canon_init(&out);
+	hash_canon_raw(&out, "{\"payload\":", 11);
+	ok = raw_json(&out, p);
+	hash_canon_raw(&out, ",\"tools\":", 9);
+	tool_list(&out, c, def, ctx);
+	if (ok && listed != mcp_session_listed(c, all, c->n_tools)) {
+		l = listed_json(c, "revision", revision, listed);
+		hash_canon_raw(&out, ",\"listed\":", 10);
+		ok = raw_json(&out, l);
 	}
-	text = json_object_size(f) == want ? json_dumps(f, JSON_COMPACT) : NULL;
-	json_decref(f);
+	hash_canon_raw(&out, "}", 1);
+	json_decref(p);
+	json_decref(l);
+	if (!ok) {
+		hash_canon_free(&out);
+		return NULL;
+	}
+	text = hash_canon_take(&out, &n);
 	return text ? frame_line(text, max, len) : NULL;
 }
 

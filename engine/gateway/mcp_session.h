@@ -16,9 +16,13 @@
 #include <jansson.h>
 
 #include "config.h"
+#include "mcp.h"
 
-/* A tool's upstream definition (owned by the caller of the hook), or NULL. */
-typedef json_t *(*mcp_session_def_fn)(void *ctx, int tool);
+/*
+ * What a tool's upstream lists for it, into out (zeroed first; the caller
+ * frees it with mcp_tool_shown_free); false, out left empty, when nothing.
+ */
+typedef bool (*mcp_session_def_fn)(void *ctx, int tool, struct mcp_tool_shown *out);
 
 /*
  * {"payload": <payload>, "tools": [{"name": alias, "description": …,

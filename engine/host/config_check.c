@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "mcp.h"
+#include "parser.h"
 #include "preflight.h"
 
 int
@@ -52,7 +53,8 @@ config_check_image_at(const char *docker_host, const struct profile *p, struct a
 }
 
 static void
-check_upstream(const struct airlock_config *c, size_t u, struct check_list *l)
+check_upstream(const struct airlock_config *c, size_t u, struct parser *p,
+	       const struct al_err *parser_err, struct check_list *l)
 {
 	struct mcp_server_config sc;
 	struct mcp_client *m = NULL;
@@ -68,8 +70,12 @@ check_upstream(const struct airlock_config *c, size_t u, struct check_list *l)
 			continue;
 		if (!started) {
 			config_upstream_mcp(c, u, &sc);
+			sc.digest = parser_mcp_digest;	/* read there, as in a session */
+			sc.digest_ctx = p;
 			started = true;
-			if (mcp_start(&sc, &m, &err) < 0)
+			if (!p)
+				err = *parser_err;
+			else if (mcp_start(&sc, &m, &err) < 0)
 				m = NULL;
 		}
 		snprintf(id, sizeof id, "%s.%s", host_check_id(HOST_CHECK_CATALOG), t->name);
@@ -92,8 +98,13 @@ check_upstream(const struct airlock_config *c, size_t u, struct check_list *l)
 void
 config_check_catalog(const struct airlock_config *c, struct check_list *l)
 {
+	struct parser *p = NULL;
+	struct al_err err = { "" };
 	size_t u;
 
+	if (c->n_upstreams)
+		parser_start_beside(NULL, c->bounds.frame_bytes, &p, &err);
 	for (u = 0; u < c->n_upstreams; u++)
-		check_upstream(c, u, l);
+		check_upstream(c, u, p, &err, l);
+	parser_stop(p);
 }

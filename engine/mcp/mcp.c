@@ -27,63 +27,66 @@ static const char *const mcp_versions[] = {
 
 /* --- the exchange ---------------------------------------------------------- */
 
-/* The server asked us something: we offer nothing (no roots, no sampling). */
-static int
-mcp_refuse(struct mcp_client *c, json_t *id, long long deadline)
+static bool
+span_is(const struct mcp_span *s, const char *text)
 {
-	json_t *reply;
-	int rc;
+	return s->p && s->len == strlen(text) && memcmp(s->p, text, s->len) == 0;
+}
+
+/*
+ * The server asked us something: we offer nothing (no roots, no
+ * sampling). The refusal echoes its id as the parser wrote it, an integer
+ * or a string; an id of another kind goes unanswered (the server's own
+ * timeout deals with it).
+ */
+static int
+mcp_refuse(struct mcp_client *c, const struct mcp_span *id, long long deadline)
+{
+	static const char head[] = "{\"jsonrpc\":\"2.0\",\"id\":";
+	static const char tail[] = ",\"error\":{\"code\":-32601,\"message\":\"not supported\"}}\n";
+	struct hash_canon line;
+	int rc = 0;
 
 	c->stats.server_requests++;
-	reply = json_pack("{s:s, s:O, s:{s:i, s:s}}", "jsonrpc", "2.0", "id", id,
-			  "error", "code", -32601, "message", "not supported");
-	if (!reply)
-		return 0;	/* unanswered: the server's own timeout deals with it */
-	rc = mcp_send(c, reply, deadline);
-	json_decref(reply);
-	return rc == -1 ? -1 : 0;
+	if (!id->p)
+		return 0;
+	hash_canon_init(&line);
+	hash_canon_raw(&line, head, sizeof head - 1);
+	hash_canon_raw(&line, id->p, id->len);
+	hash_canon_raw(&line, tail, sizeof tail - 1);
+	if (!line.bad && mcp_write_all(c, line.buf, line.len, deadline) < 0) {
+		mcp_lose(c);
+		rc = -1;
+	}
+	hash_canon_free(&line);
+	return rc;
 }
 
 /* Anything but the awaited answer. -1: the stream is lost. */
 static int
-mcp_handle(struct mcp_client *c, json_t *msg, long long deadline)
+mcp_handle(struct mcp_client *c, const struct mcp_msg *msg, long long deadline)
 {
-	json_t *id = json_object_get(msg, "id");
-	const char *method;
-
-	if (!json_object_get(msg, "method"))
+	if (msg->kind != MCP_MSG_REQUEST && msg->kind != MCP_MSG_NOTE)
 		return 0;	/* a response nobody waits for: late, after a timeout */
-	method = json_string_value(json_object_get(msg, "method"));
 	/* No server asks its client to initialize: this one sends back what it reads. */
-	c->echoed |= method && strcmp(method, "initialize") == 0;
-	if (id)
-		return mcp_refuse(c, id, deadline);
-	if (method && strcmp(method, "notifications/tools/list_changed") == 0) {
+	c->echoed |= span_is(&msg->method, "initialize");
+	if (msg->kind == MCP_MSG_REQUEST)
+		return mcp_refuse(c, &msg->request_id, deadline);
+	if (span_is(&msg->method, "notifications/tools/list_changed")) {
 		c->stats.list_changed++;
 		c->stale = true;
 	}
 	return 0;
 }
 
-static bool
-mcp_is_answer(const json_t *msg, json_int_t id)
-{
-	const json_t *v = json_object_get(msg, "id");
-
-	return !json_object_get(msg, "method") && json_is_integer(v) &&
-	       json_integer_value(v) == id;
-}
-
 /* Read messages until the answer to id arrives, handling the others on the way. */
 static enum mcp_wait
-mcp_await(struct mcp_client *c, json_int_t id, long long deadline, json_t **answer)
+mcp_await(struct mcp_client *c, json_int_t id, long long deadline, struct mcp_msg *answer)
 {
-	json_t *msg;
 	size_t i;
-	int rc;
 
 	for (i = 0; i < MCP_MSGS_MAX; i++) {
-		switch (mcp_read_msg(c, deadline, &msg)) {
+		switch (mcp_read_msg(c, deadline, answer)) {
 		case MCP_GOT_NONE:
 			return MCP_W_TIMEOUT;
 		case MCP_GOT_LOST:
@@ -94,13 +97,9 @@ mcp_await(struct mcp_client *c, json_int_t id, long long deadline, json_t **answ
 		case MCP_GOT_MSG:
 			break;
 		}
-		if (mcp_is_answer(msg, id)) {
-			*answer = msg;
+		if (answer->kind == MCP_MSG_ANSWER && answer->id == id)
 			return MCP_W_ANSWER;
-		}
-		rc = mcp_handle(c, msg, deadline);
-		json_decref(msg);
-		if (rc < 0)
+		if (mcp_handle(c, answer, deadline) < 0)
 			return MCP_W_LOST;
 		if (clock_mono_ms() >= deadline)
 			return MCP_W_TIMEOUT;
@@ -112,9 +111,8 @@ mcp_await(struct mcp_client *c, json_int_t id, long long deadline, json_t **answ
 void
 mcp_drain(struct mcp_client *c)
 {
-	json_t *msg;
+	struct mcp_msg msg;
 	size_t i;
-	int rc;
 
 	for (i = 0; i < MCP_MSGS_MAX; i++) {
 		switch (mcp_read_msg(c, clock_mono_ms(), &msg)) {
@@ -127,9 +125,7 @@ mcp_drain(struct mcp_client *c)
 		case MCP_GOT_MSG:
 			break;
 		}
-		rc = mcp_handle(c, msg, clock_mono_ms() + MCP_REPLY_MS);
-		json_decref(msg);
-		if (rc < 0)
+		if (mcp_handle(c, &msg, clock_mono_ms() + MCP_REPLY_MS) < 0)
 			return;
 	}
 }
@@ -137,7 +133,7 @@ mcp_drain(struct mcp_client *c)
 /* Send a request (params borrowed) and wait for its answer. */
 static enum mcp_wait
 mcp_exchange(struct mcp_client *c, const char *method, json_t *params,
-	     long long deadline, json_int_t *id_out, json_t **answer)
+	     long long deadline, json_int_t *id_out, struct mcp_msg *answer)
 {
 	json_int_t id = c->next_id++;
 	json_t *req;
@@ -189,60 +185,48 @@ mcp_wait_fail(struct mcp_client *c, enum mcp_wait w, const char *step, struct al
 	return al_fail(err, "upstream %s: %s failed", c->name, step);
 }
 
-/* The answer's result object; NULL (with err set) for an error or a malformed answer. */
-json_t *
-mcp_result(struct mcp_client *c, json_t *answer, const char *step, struct al_err *err)
+int
+mcp_result(struct mcp_client *c, const struct mcp_msg *answer, const char *step,
+	   struct al_err *err)
 {
-	json_t *res = json_object_get(answer, "result");
-	json_t *code = json_object_get(json_object_get(answer, "error"), "code");
+	unsigned f = answer->flags;
 
-	if (json_is_integer(code) && !res) {
-		al_fail(err, "upstream %s: %s refused (code %lld)", c->name, step,
-			(long long)json_integer_value(code));
-		return NULL;
-	}
-	if (!json_is_object(res) || json_object_get(answer, "error")) {
-		al_fail(err, "upstream %s: %s failed", c->name, step);
-		return NULL;
-	}
-	return res;
+	if ((f & MCP_D_CODE_INT) && !(f & MCP_D_RESULT))
+		return al_fail(err, "upstream %s: %s refused (code %lld)", c->name, step,
+			       (long long)answer->code);
+	if (!(f & MCP_D_RESULT_OBJECT) || (f & MCP_D_ERROR))
+		return al_fail(err, "upstream %s: %s failed", c->name, step);
+	return 0;
 }
 
 /*
  * A request the client makes for itself (initialize, tools/list), named by
- * its method in errors: params are taken (NULL means out of memory). The
- * answer, or NULL with err set.
+ * its method in errors: params are taken (NULL means out of memory).
  */
-json_t *
+int
 mcp_ask(struct mcp_client *c, const char *method, json_t *params, long long deadline,
-	struct al_err *err)
+	struct mcp_msg *answer, struct al_err *err)
 {
-	json_t *answer = NULL;
 	enum mcp_wait w;
 
-	if (!params) {
-		al_fail(err, "upstream %s: out of memory", c->name);
-		return NULL;
-	}
-	w = mcp_exchange(c, method, params, deadline, NULL, &answer);
+	if (!params)
+		return al_fail(err, "upstream %s: out of memory", c->name);
+	w = mcp_exchange(c, method, params, deadline, NULL, answer);
 	json_decref(params);
-	if (w != MCP_W_ANSWER) {
-		mcp_wait_fail(c, w, method, err);
-		return NULL;
-	}
-	return answer;
+	if (w != MCP_W_ANSWER)
+		return mcp_wait_fail(c, w, method, err);
+	return 0;
 }
 
 /* --- initialize ------------------------------------------------------------ */
 
 static int
-mcp_accept_version(struct mcp_client *c, json_t *result, struct al_err *err)
+mcp_accept_version(struct mcp_client *c, const struct mcp_msg *answer, struct al_err *err)
 {
-	const char *v = json_string_value(json_object_get(result, "protocolVersion"));
 	size_t i;
 
-	for (i = 0; v && i < sizeof mcp_versions / sizeof mcp_versions[0]; i++) {
-		if (strcmp(v, mcp_versions[i]) == 0) {
+	for (i = 0; i < sizeof mcp_versions / sizeof mcp_versions[0]; i++) {
+		if (span_is(&answer->version, mcp_versions[i])) {
 			memcpy(c->version, mcp_versions[i], strlen(mcp_versions[i]) + 1);
 			return 0;
 		}
@@ -254,20 +238,19 @@ mcp_accept_version(struct mcp_client *c, json_t *result, struct al_err *err)
 static int
 mcp_initialize(struct mcp_client *c, long long deadline, struct al_err *err)
 {
-	json_t *params, *answer;
-	int rc;
+	struct mcp_msg answer;
+	json_t *params;
+	int rc = -1;
 
 	params = json_pack("{s:s, s:{}, s:{s:s, s:s}}", "protocolVersion", MCP_PROTOCOL_VERSION,
 			   "capabilities", "clientInfo", "name", "airlock", "version", AIRLOCK_VERSION);
-	if (!(answer = mcp_ask(c, "initialize", params, deadline, err)))
+	if (mcp_ask(c, "initialize", params, deadline, &answer, err) < 0)
 		return -1;
-	rc = -1;
 	if (c->echoed)
 		al_fail(err, "upstream %s: not an MCP server: it sent our initialize request back"
 			" (an echo, as cat would)", c->name);
-	else if (mcp_result(c, answer, "initialize", err))
-		rc = mcp_accept_version(c, json_object_get(answer, "result"), err);
-	json_decref(answer);
+	else if (mcp_result(c, &answer, "initialize", err) == 0)
+		rc = mcp_accept_version(c, &answer, err);
 	if (rc == 0 && mcp_notify(c, "notifications/initialized", NULL, deadline) < 0)
 		rc = mcp_wait_fail(c, MCP_W_LOST, "initialize", err);
 	return rc;
@@ -304,6 +287,8 @@ mcp_client_new(const struct mcp_server_config *cfg)
 	}
 	c->in_fd = c->out_fd = c->err_fd = -1;
 	c->next_id = 1;
+	c->digest = cfg->digest;
+	c->digest_ctx = cfg->digest_ctx;
 	c->init_ms = cfg->init_timeout_ms > 0 ? cfg->init_timeout_ms : MCP_INIT_DEFAULT_MS;
 	c->call_ms = cfg->call_timeout_ms > 0 ? cfg->call_timeout_ms : MCP_CALL_DEFAULT_MS;
 	return c;
@@ -456,6 +441,9 @@ mcp_stop(struct mcp_client *c)
 	mcp_close_fd(&c->out_fd);
 	mcp_close_fd(&c->err_fd);
 	mcp_listing_free(&c->tools);
+	if (c->dig)
+		hash_canon_free(c->dig);
+	free(c->dig);
 	free(c->buf);
 	free(c->name);
 	free(c);
@@ -463,92 +451,41 @@ mcp_stop(struct mcp_client *c)
 
 /* --- tools/call ------------------------------------------------------------ */
 
-static const char *
-mcp_item_text(const json_t *item, size_t *len)
-{
-	const json_t *text = json_object_get(item, "text");
-
-	*len = json_string_length(text);
-	return json_string_value(text);
-}
-
-/* Every item needs a type; a text item needs its text. Sums what is kept. */
-static bool
-mcp_content_valid(const json_t *content, size_t *len, size_t *others)
-{
-	const json_t *item;
-	const char *type;
-	size_t i, n;
-
-	if (!json_is_array(content))
-		return false;
-	json_array_foreach(content, i, item) {
-		type = json_string_value(json_object_get(item, "type"));
-		if (!type)
-			return false;
-		if (strcmp(type, "text") != 0)
-			(*others)++;
-		else if (mcp_item_text(item, &n))
-			*len += n;
-		else
-			return false;
-	}
-	return true;
-}
-
-/* Text items concatenated in order, no separator; other items only counted. */
-static int
-mcp_take_content(const json_t *content, struct mcp_call_result *res)
-{
-	size_t i, len = 0, others = 0, n;
-	const json_t *item;
-	const char *text;
-
-	if (!mcp_content_valid(content, &len, &others))
-		return 0;	/* res->outcome stays MCP_FAULT */
-	res->text = malloc(len + 1);
-	if (!res->text)
-		return -1;
-	res->text_len = 0;
-	json_array_foreach(content, i, item) {
-		if (strcmp(json_string_value(json_object_get(item, "type")), "text") != 0)
-			continue;
-		text = mcp_item_text(item, &n);
-		memcpy(res->text + res->text_len, text, n);
-		res->text_len += n;
-	}
-	res->text[res->text_len] = '\0';
-	res->other_items = others;
-	res->outcome = MCP_OK;
-	return 0;
-}
-
 /* Exactly one of result and error. Of an error only the code is kept. */
 static int
-mcp_take_answer(const json_t *answer, struct mcp_call_result *res)
+mcp_take_answer(const struct mcp_msg *answer, struct mcp_call_result *res)
 {
-	const json_t *result = json_object_get(answer, "result");
-	const json_t *error = json_object_get(answer, "error");
-	const json_t *code = json_object_get(error, "code");
+	unsigned f = answer->flags;
 
 	res->outcome = MCP_FAULT;
-	if (!result == !error)
+	if (!(f & MCP_D_RESULT) == !(f & MCP_D_ERROR))
 		return 0;
-	if (error) {
-		if (!json_is_integer(code) || json_integer_value(code) < -2147483648LL ||
-		    json_integer_value(code) > 2147483647LL)
+	if (f & MCP_D_ERROR) {
+		if (!(f & MCP_D_CODE_INT) || answer->code < -2147483648LL ||
+		    answer->code > 2147483647LL)
 			return 0;
 		res->outcome = MCP_RPC_ERROR;
-		res->error_code = (long)json_integer_value(code);
+		res->error_code = (long)answer->code;
 		return 0;
 	}
-	if (!json_is_object(result))
+	if (!(f & MCP_D_RESULT_OBJECT))
 		return 0;
-	if (json_is_true(json_object_get(result, "isError"))) {
+	if (f & MCP_D_IS_ERROR) {
 		res->outcome = MCP_TOOL_ERROR;
 		return 0;
 	}
-	return mcp_take_content(json_object_get(result, "content"), res);
+	if (!(f & MCP_D_CONTENT))
+		return 0;
+	/* Text items concatenated in order, no separator; other items only counted. */
+	res->text = malloc(answer->text.len + 1);
+	if (!res->text)
+		return -1;
+	memcpy(res->text, answer->text.p, answer->text.len);
+	res->text[answer->text.len] = '\0';
+	res->text_len = answer->text.len;
+	res->other_items = answer->other_items;
+	res->outcome = MCP_OK;
+	return 0;
 }
 
 /* The spec's way to give up on a request; a late answer is dropped by id. */
@@ -564,11 +501,9 @@ mcp_cancel(struct mcp_client *c, json_int_t id)
 }
 
 static int
-mcp_call_outcome(struct mcp_client *c, enum mcp_wait w, json_int_t id, json_t *answer,
-		 struct mcp_call_result *res, struct al_err *err)
+mcp_call_outcome(struct mcp_client *c, enum mcp_wait w, json_int_t id,
+		 const struct mcp_msg *answer, struct mcp_call_result *res, struct al_err *err)
 {
-	int rc = 0;
-
 	res->outcome = MCP_FAULT;
 	switch (w) {
 	case MCP_W_NOMEM:
@@ -578,9 +513,7 @@ mcp_call_outcome(struct mcp_client *c, enum mcp_wait w, json_int_t id, json_t *a
 		res->outcome = MCP_TIMEOUT;
 		break;
 	case MCP_W_ANSWER:
-		rc = mcp_take_answer(answer, res);
-		json_decref(answer);
-		if (rc < 0)
+		if (mcp_take_answer(answer, res) < 0)
 			return al_fail(err, "upstream %s: out of memory", c->name);
 		break;
 	case MCP_W_BAD:
@@ -618,7 +551,8 @@ int
 mcp_call(struct mcp_client *c, const char *tool, const json_t *arguments,
 	 long timeout_ms, struct mcp_call_result *res, struct al_err *err)
 {
-	json_t *params, *answer = NULL;
+	struct mcp_msg answer;
+	json_t *params;
 	json_int_t id = 0;
 	enum mcp_wait w;
 	long long deadline = 0;
@@ -633,7 +567,7 @@ mcp_call(struct mcp_client *c, const char *tool, const json_t *arguments,
 		return al_fail(err, "upstream %s: out of memory", c->name);
 	w = mcp_exchange(c, "tools/call", params, deadline, &id, &answer);
 	json_decref(params);
-	return mcp_call_outcome(c, w, id, answer, res, err);
+	return mcp_call_outcome(c, w, id, &answer, res, err);
 }
 
 /*
@@ -663,7 +597,7 @@ int
 mcp_call_text(struct mcp_client *c, const char *tool, const char *args, size_t len,
 	      long timeout_ms, struct mcp_call_result *res, struct al_err *err)
 {
-	json_t *answer = NULL;
+	struct mcp_msg answer;
 	enum mcp_wait w = MCP_W_LOST;
 	long long deadline = 0;
 	struct hash_canon line;
@@ -685,7 +619,7 @@ mcp_call_text(struct mcp_client *c, const char *tool, const char *args, size_t l
 	else
 		w = mcp_await(c, id, deadline, &answer);
 	hash_canon_free(&line);
-	return mcp_call_outcome(c, w, id, answer, res, err);
+	return mcp_call_outcome(c, w, id, &answer, res, err);
 }
 
 void

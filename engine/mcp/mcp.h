@@ -26,6 +26,16 @@
 #define MCP_PROTOCOL_VERSION	"2025-06-18"
 #define MCP_LINE_MAX		(4 << 20)	/* longest server line accepted */
 #define MCP_TOOLS_MAX		256
+#define MCP_DIGEST_MAX		(2 * MCP_LINE_MAX + 4096)	/* a line's digest */
+
+struct mcp_msg;
+
+/*
+ * Who reads the server's lines: one line (without its newline) in, its
+ * digest (mcp_digest.h) checked into out, valid until the next call. 0;
+ * -1 when the reader is lost (the stream is lost with it).
+ */
+typedef int (*mcp_digest_fn)(void *ctx, const char *line, size_t len, struct mcp_msg *out);
 
 struct mcp_server_config {
 	const char *name;		/* the operator's name for this upstream */
@@ -35,6 +45,14 @@ struct mcp_server_config {
 	long init_timeout_ms;		/* initialize + tools/list; <= 0: 10 s */
 	long call_timeout_ms;		/* default per tools/call; <= 0: 30 s */
 	struct mcp_confine_config confine;	/* zeroed: the default confinement */
+	/*
+	 * The session's parser reads what the server writes (parser_mcp_digest
+	 * with the parser as ctx, engine/privsep/parser.h): the engine takes
+	 * only the digest. NULL: digested in this process, for tests, fuzzers
+	 * and benchmarks, never a session.
+	 */
+	mcp_digest_fn digest;
+	void *digest_ctx;
 };
 
 enum mcp_outcome {
@@ -111,11 +129,25 @@ int mcp_start_fds(const struct mcp_server_config *cfg, int in_fd, int out_fd, in
  */
 int mcp_tool_hash(struct mcp_client *c, const char *tool, char out[HASH_HEX_LEN + 1]);
 /*
- * The same, with a copy of the definition the hash is of (the caller owns
- * *def): what an MCP session shows its agent (docs/mcp-agents.md).
+ * What an MCP agent is shown of a listed tool (docs/mcp-agents.md): its
+ * description (NULL when the listing had no string) and its input schema
+ * as canonical JSON text (NULL when not an object). Texts as the parser
+ * digested them: the engine embeds them, it never parses them.
+ */
+struct mcp_tool_shown {
+	char *desc;
+	size_t desc_len;
+	char *schema;
+	size_t schema_len;
+};
+
+/*
+ * The same as mcp_tool_hash, with a copy of what is shown (the caller
+ * frees it with mcp_tool_shown_free).
  */
 int mcp_tool_definition(struct mcp_client *c, const char *tool, char hash[HASH_HEX_LEN + 1],
-			json_t **def);
+			struct mcp_tool_shown *shown);
+void mcp_tool_shown_free(struct mcp_tool_shown *s);
 
 /*
  * tools/call. Returns 0 with res filled for every outcome the server

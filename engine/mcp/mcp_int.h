@@ -18,13 +18,14 @@
 #include "err.h"
 #include "hash.h"
 #include "mcp.h"
+#include "mcp_digest.h"
 
 #define MCP_POLL_MAX_MS		60000
 
 struct mcp_tool {
 	char *name;
-	char hash[HASH_HEX_LEN + 1];
-	json_t *def;		/* the listed definition the hash is of */
+	char hash[HASH_HEX_LEN + 1];	/* of its listed definition's canonical text */
+	struct mcp_tool_shown shown;	/* what an MCP agent is shown of it */
 };
 
 struct mcp_listing {
@@ -46,6 +47,9 @@ struct mcp_client {
 	bool broken;		/* EOF, I/O error or lost framing: every call faults */
 	bool stale;		/* a tools/list_changed came after the listing began */
 	bool echoed;		/* it asked us to initialize: it echoes what it reads */
+	mcp_digest_fn digest;	/* who reads the lines; NULL: mcp_digest here */
+	void *digest_ctx;
+	struct hash_canon *dig;	/* the digest made here, when digest is NULL */
 	json_int_t next_id;
 	long init_ms, call_ms;
 	char version[16];
@@ -77,7 +81,8 @@ void mcp_close_fd(int *fd);
 void mcp_drain_stderr(struct mcp_client *c);
 /* The stream is lost: every later call faults. Returns MCP_GOT_LOST. */
 enum mcp_got mcp_lose(struct mcp_client *c);
-enum mcp_got mcp_read_msg(struct mcp_client *c, long long deadline, json_t **msg);
+/* msg's texts stay valid until the next read. */
+enum mcp_got mcp_read_msg(struct mcp_client *c, long long deadline, struct mcp_msg *msg);
 int mcp_write_all(struct mcp_client *c, const char *s, size_t len, long long deadline);
 int mcp_send(struct mcp_client *c, const json_t *msg, long long deadline);
 
@@ -98,8 +103,11 @@ int mcp_list_tools(struct mcp_client *c, long long deadline, struct al_err *err)
 
 /* mcp.c: JSON-RPC */
 void mcp_drain(struct mcp_client *c);
-json_t *mcp_ask(struct mcp_client *c, const char *method, json_t *params, long long deadline,
-		struct al_err *err);
-json_t *mcp_result(struct mcp_client *c, json_t *answer, const char *step, struct al_err *err);
+/* The answer in *answer (its texts valid until the next read); 0, or -1 with err set. */
+int mcp_ask(struct mcp_client *c, const char *method, json_t *params, long long deadline,
+	    struct mcp_msg *answer, struct al_err *err);
+/* A result object (0), or -1 with err set for an error or a malformed answer. */
+int mcp_result(struct mcp_client *c, const struct mcp_msg *answer, const char *step,
+	       struct al_err *err);
 
 #endif

@@ -9,13 +9,21 @@
 /* --- tools/list ------------------------------------------------------------ */
 
 void
+mcp_tool_shown_free(struct mcp_tool_shown *s)
+{
+	free(s->desc);
+	free(s->schema);
+	memset(s, 0, sizeof *s);
+}
+
+void
 mcp_listing_free(struct mcp_listing *l)
 {
 	size_t i;
 
 	for (i = 0; i < l->n; i++) {
 		free(l->v[i].name);
-		json_decref(l->v[i].def);
+		mcp_tool_shown_free(&l->v[i].shown);
 	}
 	free(l->v);
 	l->v = NULL;
@@ -33,16 +41,62 @@ mcp_listing_find(const struct mcp_listing *l, const char *name)
 	return NULL;
 }
 
+/* A copy of a span as a string (NULL for an absent one); false when out of memory. */
+static bool
+span_dup(const struct mcp_span *s, char **out, size_t *len)
+{
+	*out = NULL;
+	*len = 0;
+	if (!s->p)
+		return true;
+	if (!(*out = malloc(s->len + 1)))
+		return false;
+	memcpy(*out, s->p, s->len);
+	(*out)[s->len] = '\0';
+	*len = s->len;
+	return true;
+}
+
+static bool
+shown_from(const struct mcp_digest_tool *tool, struct mcp_tool_shown *to)
+{
+	return span_dup(&tool->desc, &to->desc, &to->desc_len) &&
+	       span_dup(&tool->schema, &to->schema, &to->schema_len);
+}
+
+static bool
+shown_dup(const struct mcp_tool_shown *from, struct mcp_tool_shown *to)
+{
+	struct mcp_span d = { from->desc, from->desc_len }, s = { from->schema, from->schema_len };
+
+	if (span_dup(&d, &to->desc, &to->desc_len) && span_dup(&s, &to->schema, &to->schema_len))
+		return true;
+	mcp_tool_shown_free(to);
+	return false;
+}
+
+static bool
+mcp_listing_has(const struct mcp_listing *l, const struct mcp_span *name)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (strlen(l->v[i].name) == name->len && memcmp(l->v[i].name, name->p, name->len) == 0)
+			return true;
+	return false;
+}
+
+/* A name the engine compares as a C string: no NUL inside. */
 static int
-mcp_listing_add(struct mcp_client *c, struct mcp_listing *l, const json_t *tool,
+mcp_listing_add(struct mcp_client *c, struct mcp_listing *l, const struct mcp_digest_tool *tool,
 		struct al_err *err)
 {
-	const char *name = json_string_value(json_object_get(tool, "name"));
 	struct mcp_tool *t;
+	size_t n;
 
-	if (!json_is_object(tool) || !name || !name[0])
+	if (!tool->name.len || memchr(tool->name.p, '\0', tool->name.len))
 		return al_fail(err, "upstream %s: tools/list: invalid tool entry", c->name);
-	if (mcp_listing_find(l, name))
+	if (mcp_listing_has(l, &tool->name))
 		return al_fail(err, "upstream %s: tools/list: duplicate tool", c->name);
 	if (l->n >= MCP_TOOLS_MAX)
 		return al_fail(err, "upstream %s: tools/list: more than %d tools", c->name,
@@ -50,32 +104,34 @@ mcp_listing_add(struct mcp_client *c, struct mcp_listing *l, const json_t *tool,
 	if (!l->v && !(l->v = calloc(MCP_TOOLS_MAX, sizeof *l->v)))
 		return al_fail(err, "upstream %s: out of memory", c->name);
 	t = &l->v[l->n];
-	if (hash_json_canonical(tool, t->hash) < 0 || !(t->name = strdup(name)))
+	if (!span_dup(&tool->name, &t->name, &n))
 		return al_fail(err, "upstream %s: out of memory", c->name);
-	t->def = json_deep_copy(tool);
+	hash_sha256_hex(tool->def.p, tool->def.len, t->hash);
 	l->n++;
-	if (!t->def)
+	if (!shown_from(tool, &t->shown))
 		return al_fail(err, "upstream %s: out of memory", c->name);
 	return 0;
 }
 
 /* Take one page's tools; *cursor becomes its nextCursor (NULL on the last page). */
 static int
-mcp_list_take(struct mcp_client *c, struct mcp_listing *l, json_t *result, char **cursor,
-	      struct al_err *err)
+mcp_list_take(struct mcp_client *c, struct mcp_listing *l, const struct mcp_msg *result,
+	      char **cursor, struct al_err *err)
 {
-	json_t *tools = json_object_get(result, "tools"), *tool;
-	json_t *next = json_object_get(result, "nextCursor");
-	size_t i;
+	struct mcp_digest_tool tool;
+	const char *at = NULL;
+	size_t n;
 
 	free(*cursor);
 	*cursor = NULL;
-	if (!json_is_array(tools) || (next && !json_is_string(next) && !json_is_null(next)))
+	if (!(result->flags & MCP_D_TOOLS) || (result->flags & MCP_D_CURSOR_BAD))
 		return al_fail(err, "upstream %s: tools/list failed", c->name);
-	json_array_foreach(tools, i, tool)
-		if (mcp_listing_add(c, l, tool, err) < 0)
+	while (mcp_msg_tool(result, &at, &tool))
+		if (mcp_listing_add(c, l, &tool, err) < 0)
 			return -1;
-	if (json_is_string(next) && !(*cursor = strdup(json_string_value(next))))
+	if (result->flags & MCP_D_TOOL_BAD)
+		return al_fail(err, "upstream %s: tools/list: invalid tool entry", c->name);
+	if (!span_dup(&result->cursor, cursor, &n))
 		return al_fail(err, "upstream %s: out of memory", c->name);
 	return 0;
 }
@@ -84,17 +140,14 @@ static int
 mcp_list_page(struct mcp_client *c, struct mcp_listing *l, char **cursor,
 	      long long deadline, struct al_err *err)
 {
-	json_t *params, *answer, *result;
-	int rc = -1;
+	struct mcp_msg answer;
+	json_t *params;
 
 	params = *cursor ? json_pack("{s:s}", "cursor", *cursor) : json_object();
-	if (!(answer = mcp_ask(c, "tools/list", params, deadline, err)))
+	if (mcp_ask(c, "tools/list", params, deadline, &answer, err) < 0 ||
+	    mcp_result(c, &answer, "tools/list", err) < 0)
 		return -1;
-	result = mcp_result(c, answer, "tools/list", err);
-	if (result)
-		rc = mcp_list_take(c, l, result, cursor, err);
-	json_decref(answer);
-	return rc;
+	return mcp_list_take(c, l, &answer, cursor, err);
 }
 
 /*
@@ -146,13 +199,13 @@ mcp_tool_hash(struct mcp_client *c, const char *tool, char out[HASH_HEX_LEN + 1]
 
 int
 mcp_tool_definition(struct mcp_client *c, const char *tool, char hash[HASH_HEX_LEN + 1],
-		    json_t **def)
+		    struct mcp_tool_shown *shown)
 {
 	const struct mcp_tool *t;
 
-	*def = NULL;
+	memset(shown, 0, sizeof *shown);
 	if (mcp_tool_hash(c, tool, hash) < 0 || !(t = mcp_listing_find(&c->tools, tool)) ||
-	    !(*def = json_deep_copy(t->def)))
+	    !shown_dup(&t->shown, shown))
 		return -1;
 	return 0;
 }

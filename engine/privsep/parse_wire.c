@@ -98,17 +98,29 @@ read_full(int fd, void *buf, size_t len, int64_t deadline_ms)
 }
 
 int
+parse_recv_head(int fd, struct parse_header *h, int64_t deadline_ms)
+{
+	return read_full(fd, h, sizeof *h, deadline_ms);
+}
+
+int
+parse_recv_body(int fd, void *buf, size_t len, int64_t deadline_ms)
+{
+	return read_full(fd, buf, len, deadline_ms);
+}
+
+int
 parse_recv(int fd, uint32_t *type, void *buf, size_t cap, size_t *len, int64_t deadline_ms)
 {
 	struct parse_header h;
 
-	if (read_full(fd, &h, sizeof h, deadline_ms) < 0)
+	if (parse_recv_head(fd, &h, deadline_ms) < 0)
 		return -1;
 	if (h.len > cap) {
 		errno = EMSGSIZE;
 		return -1;
 	}
-	if (read_full(fd, buf, h.len, deadline_ms) < 0)
+	if (parse_recv_body(fd, buf, h.len, deadline_ms) < 0)
 		return -1;
 	*type = h.type;
 	*len = h.len;

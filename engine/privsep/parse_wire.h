@@ -20,6 +20,8 @@ enum parse_msg {
 	PARSE_FRAME_BAD,	/* parser: not a valid request (empty body) */
 	PARSE_ESCAPE,		/* engine, test build only: try the powers (parser_exe.c) */
 	PARSE_ESCAPE_REPORT,	/* parser, test build only: what each attempt got */
+	PARSE_MCP,		/* engine: one line of an upstream, without its newline */
+	PARSE_MCP_DIGEST,	/* parser: its digest (engine/mcp/mcp_digest.h) */
 };
 
 struct parse_header {
@@ -51,5 +53,8 @@ int parse_send(int fd, uint32_t type, const void *a, size_t a_len, const void *b
  */
 int parse_recv(int fd, uint32_t *type, void *buf, size_t cap, size_t *len,
 	       int64_t deadline_ms);
+/* The same in two steps, for a body whose room depends on its header. */
+int parse_recv_head(int fd, struct parse_header *h, int64_t deadline_ms);
+int parse_recv_body(int fd, void *buf, size_t len, int64_t deadline_ms);
 
 #endif

@@ -1,6 +1,7 @@
 #include "parser.h"
 #include "clock.h"
 #include "mcp.h"
+#include "mcp_digest.h"
 #include "parse_wire.h"
 #include "self_exe.h"
 #include "airlock-config.h"
@@ -19,6 +20,9 @@ struct parser {
 	int in_fd, out_fd, err_fd;	/* lent by proc */
 	size_t cap;			/* the largest reply body (parse_body_max) */
 	char *buf;			/* the latest reply */
+	char *dig;			/* the latest digest of an upstream's line */
+	size_t dig_cap;
+	size_t digests;			/* upstream lines it read */
 	bool lost;
 	char lockdown[64];		/* its ready message: "landlock 7, 27 calls allowed" */
 };
@@ -169,6 +173,7 @@ parser_stop(struct parser *p)
 		return;
 	mcp_stop(p->proc);
 	free(p->buf);
+	free(p->dig);
 	free(p);
 }
 
@@ -218,6 +223,57 @@ parser_frame(struct parser *p, const char *line, size_t len, struct parsed_frame
 	if (type != PARSE_FRAME_OK || checked(p->buf, n, out) < 0)
 		return lose(p);
 	return PARSER_VALID;
+}
+
+/* A long answer's room is not kept past the next line: most lines are short. */
+#define PARSER_DIGEST_KEEP	(64 << 10)
+
+static int
+digest_room(struct parser *p, size_t len)
+{
+	if (p->dig_cap > PARSER_DIGEST_KEEP || len > p->dig_cap) {
+		free(p->dig);
+		p->dig_cap = 0;
+		if (!(p->dig = malloc(len > 4096 ? len : 4096)))
+			return -1;
+		p->dig_cap = len > 4096 ? len : 4096;
+	}
+	return 0;
+}
+
+int
+parser_mcp_digest(void *ctx, const char *line, size_t len, struct mcp_msg *out)
+{
+	struct parser *p = ctx;
+	int64_t deadline = clock_mono_ms() + PARSER_REPLY_MS;
+	struct parse_header h;
+
+	if (!p || p->lost || len > MCP_LINE_MAX)
+		goto lost;
+	if (parse_send(p->in_fd, PARSE_MCP, line, len, NULL, 0, deadline) < 0 ||
+	    parse_recv_head(p->out_fd, &h, deadline) < 0 || h.type != PARSE_MCP_DIGEST ||
+	    h.len > MCP_DIGEST_MAX || digest_room(p, h.len) < 0 ||
+	    parse_recv_body(p->out_fd, p->dig, h.len, deadline) < 0 ||
+	    mcp_digest_read(p->dig, h.len, out) < 0)
+		goto lost;
+	p->digests++;
+	return 0;
+lost:
+	if (p)
+		p->lost = true;
+	return -1;
+}
+
+bool
+parser_lost(const struct parser *p)
+{
+	return !p || p->lost;
+}
+
+size_t
+parser_digests(const struct parser *p)
+{
+	return p ? p->digests : 0;
 }
 
 int

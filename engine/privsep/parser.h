@@ -14,7 +14,9 @@
  *
  * The engine sends a line and gets back the operation and the arguments
  * in canonical JSON text (canon.h), the same bytes it then hashes, audits
- * and sends on. It believes nothing it cannot check: the operation is
+ * and sends on. The session's upstreams' lines go the same way and come
+ * back as digests (engine/mcp/mcp_digest.h): what the MCP client needs
+ * of a JSON-RPC message, in a binary form checked field by field. It believes nothing it cannot check: the operation is
  * looked up as a configured alias by exact name, the arguments must be
  * one object on one line, every length is capped. A parser that answers
  * anything else, late or not at all, is lost and the session ends
@@ -38,6 +40,7 @@
 #define PARSER_REPLY_MS		5000	/* one line's answer */
 
 struct parser;
+struct mcp_msg;
 
 /* What a valid line says; args points into the parser's buffer until its next call. */
 struct parsed_frame {
@@ -73,6 +76,20 @@ void parser_stop(struct parser *p);
 
 enum parser_verdict parser_frame(struct parser *p, const char *line, size_t len,
 				 struct parsed_frame *out);
+
+/*
+ * An upstream's line read by the parser (mcp_digest_fn, with the parser as
+ * ctx): its digest checked into out, valid until the next call. -1: the
+ * parser is lost (it answered late, not at all, or with what it could not
+ * have written); the upstream's stream is lost with it, and so is the
+ * session (RULE_PARSER_LOST). Used by one thread at a time, as
+ * parser_frame; the texts of a parsed_frame stay valid across it.
+ */
+int parser_mcp_digest(void *ctx, const char *line, size_t len, struct mcp_msg *out);
+/* Has it failed (parser_frame's PARSER_LOST, parser_mcp_digest's -1)? */
+bool parser_lost(const struct parser *p);
+/* The upstream lines it has read. */
+size_t parser_digests(const struct parser *p);
 
 /* How it runs: its pid, the spawn's receipt, and what the lockdown reported. */
 int parser_pid(const struct parser *p);

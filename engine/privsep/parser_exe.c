@@ -4,21 +4,31 @@
  * before it reads a byte, says so, then answers one message at a time on
  * its stdin and stdout (parse_wire.h) until its stdin ends.
  *
+ * It parses two kinds of untrusted lines: the agent's requests
+ * (PARSE_FRAME: the operation and canonical arguments) and its session's
+ * upstreams' JSON-RPC lines (PARSE_MCP: a digest, engine/mcp/mcp_digest.h).
+ *
  * The test build (airlock-parser-mutants) also answers PARSE_ESCAPE: it
  * tries the powers a parser taken over by hostile bytes would want (the
  * Docker socket, the audit database, the engine's process) and reports
- * what each attempt got. The shipped program has no such code.
+ * what each attempt got; and under the mutant parser_forge_answer it
+ * replaces every byte of an answer's text with 'F', as a parser taken over
+ * could: what the agent then gets shows whose reading the engine took.
+ * The shipped program has no such code.
  *
  * usage: airlock-parser parser FRAME_BYTES
  */
 #include "canon.h"
 #include "frame.h"
+#include "mcp.h"
+#include "mcp_digest.h"
 #include "mutant.h"
 #include "parse_wire.h"
 #include "parser_escape.h"
 #include "parser_lockdown.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,6 +69,72 @@ frame_arg(int argc, char **argv)
 	return errno || *end || v < 2 || v > PARSE_FRAME_LIMIT ? 0 : (size_t)v;
 }
 
+/*
+ * jansson's memory for one message comes from an arena, dropped whole once
+ * the message is answered: a parse is many small allocations, each freed
+ * in the end, and malloc's bookkeeping for them cost as much as the rest
+ * of the digest (bench/run counts the instructions). free is a no-op in
+ * between; one process, one thread, one message at a time.
+ */
+#define ARENA_FIRST	(16u << 10)	/* kept between messages; most fit */
+
+struct chunk {
+	struct chunk *next;
+	size_t used, cap;
+	max_align_t data[];
+};
+
+static struct chunk *arena;
+
+static void *
+arena_alloc(size_t n)
+{
+	size_t want = (n + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
+	struct chunk *c = arena;
+	size_t cap;
+	void *p;
+
+	if (want < n)
+		return NULL;
+	if (!c || c->cap - c->used < want) {
+		cap = want > ARENA_FIRST ? want : ARENA_FIRST;
+		if (c && cap < 2 * c->cap)
+			cap = 2 * c->cap;
+		if (cap > SIZE_MAX - sizeof *c || !(c = malloc(sizeof *c + cap)))
+			return NULL;
+		*c = (struct chunk){ .next = arena, .cap = cap };
+		arena = c;
+	}
+	p = (char *)c->data + c->used;
+	c->used += want;
+	return p;
+}
+
+static void
+arena_free(void *p)
+{
+	(void)p;	/* the whole arena goes after the message */
+}
+
+/* After each message: the first chunk kept, emptied; the rest returned. */
+static void
+arena_reset(void)
+{
+	struct chunk *c;
+
+	while (arena && arena->next) {
+		c = arena;
+		arena = c->next;
+		free(c);
+	}
+	if (arena && arena->cap > ARENA_FIRST) {
+		free(arena);
+		arena = NULL;
+	}
+	if (arena)
+		arena->used = 0;
+}
+
 /* One line: its operation and canonical arguments, or "not a request". */
 static int
 answer_frame(const char *line, size_t len, size_t cap)
@@ -82,6 +158,35 @@ answer_frame(const char *line, size_t len, size_t cap)
 	return rc;
 }
 
+#ifdef AIRLOCK_MUTANTS
+static void
+forge(struct hash_canon *d)
+{
+	struct mcp_msg m;
+
+	if (mutant("parser_forge_answer") && mcp_digest_read(d->buf, d->len, &m) == 0 && m.text.p)
+		memset((char *)m.text.p, 'F', m.text.len);
+}
+#else
+#define forge(d) ((void)(d))
+#endif
+
+/* One line of an upstream: its digest (never a reason: the engine counts bad lines). */
+static int
+answer_mcp(const char *line, size_t len)
+{
+	struct hash_canon d;
+	int rc = -1;
+
+	hash_canon_init(&d);
+	if (mcp_digest(line, len, MCP_DIGEST_MAX, &d) == 0) {
+		forge(&d);
+		rc = parse_send(1, PARSE_MCP_DIGEST, d.buf, d.len, NULL, 0, FOREVER);
+	}
+	hash_canon_free(&d);
+	return rc;
+}
+
 static unsigned
 lockdown_mutants(void)
 {
@@ -90,20 +195,51 @@ lockdown_mutants(void)
 	       (mutant("parser_no_proof") ? LOCKDOWN_NO_PROOF : 0);
 }
 
+/* A body of the header's length: buf when it fits, else (an upstream's long line) its own. */
+static char *
+body_room(const struct parse_header *h, char *buf, size_t cap)
+{
+	if (h->len <= cap)
+		return buf;
+	if (h->type != PARSE_MCP || h->len > MCP_LINE_MAX)
+		return NULL;
+	return malloc(h->len);
+}
+
+static int
+answer(uint32_t type, const char *body, size_t len, size_t cap)
+{
+	switch (type) {
+	case PARSE_FRAME:
+		return answer_frame(body, len, cap);
+	case PARSE_MCP:
+		return answer_mcp(body, len);
+	case PARSE_ESCAPE:
+		return parser_escape(body, len);
+	default:
+		return -1;
+	}
+}
+
 static int
 serve(char *buf, size_t cap)
 {
-	uint32_t type;
-	size_t len;
+	struct parse_header h;
+	char *body;
+	int rc;
 
 	for (;;) {
-		if (parse_recv(0, &type, buf, cap, &len, FOREVER) < 0)
+		if (parse_recv_head(0, &h, FOREVER) < 0)
 			return errno == EPIPE ? 0 : 1;	/* the engine's goodbye, or a broken channel */
-		if (type == PARSE_FRAME && answer_frame(buf, len, cap) < 0)
+		if (!(body = body_room(&h, buf, cap)))
 			return 1;
-		if (type == PARSE_ESCAPE && parser_escape(buf, len) < 0)
-			return 1;
-		if (type != PARSE_FRAME && type != PARSE_ESCAPE)
+		rc = parse_recv_body(0, body, h.len, FOREVER);
+		if (rc == 0)
+			rc = answer(h.type, body, h.len, cap);
+		arena_reset();
+		if (body != buf)
+			free(body);
+		if (rc < 0)
 			return 1;
 	}
 }
@@ -121,6 +257,7 @@ main(int argc, char **argv)
 		return 2;
 	}
 	json_object_seed(0);	/* reads the kernel's randomness: before the lockdown */
+	json_set_alloc_funcs(arena_alloc, arena_free);
 	buf = malloc(cap);
 	if (!buf || parser_lockdown(&ld, lockdown_mutants()) < 0) {
 		fprintf(stderr, "airlock-parser: not locked down (%s)\n",

@@ -297,10 +297,10 @@ bridge(struct session *s, const char *frame, size_t frame_len)
 	while (!s->ended)
 		bridge_tick(s);
 }
-static json_t *
-tool_definition(void *ctx, int tool)
+static bool
+tool_definition(void *ctx, int tool, struct mcp_tool_shown *out)
 {
-	return gateway_tool_definition(ctx, tool);
+	return gateway_tool_definition(ctx, tool, out);
 }
 
 /*

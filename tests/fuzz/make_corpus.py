@@ -206,6 +206,32 @@ def mcp():
     # No empty seed: libFuzzer skips empty files and always runs the empty input first.
 
 
+def digest_body(kind, flags=0, fields=(), id_=0, code=0, others=0, tools=0):
+    """A digest as engine/mcp/mcp_digest.h lays it out (x86-64: little-endian, no padding)."""
+    body = b"".join(struct.pack("<II", t, len(v)) + v for t, v in fields)
+    return struct.pack("<IIqqQII", kind, flags, id_, code, others, len(fields), tools) + body
+
+
+def mcp_digest():
+    # an even first byte: a line for the parser's side
+    put("mcp_digest", "line_answer", b"\x00" + line({"jsonrpc": "2.0", "id": 3, "result": {
+        "content": [{"type": "text", "text": "hi"}, {"type": "image", "data": "AA=="}]}}).encode())
+    put("mcp_digest", "line_tools", b"\x00" + line({"jsonrpc": "2.0", "id": 2, "result": {
+        "tools": [{"name": "echo", "description": "d", "inputSchema": {"type": "object"}}],
+        "nextCursor": "p2"}}).encode())
+    put("mcp_digest", "line_request", b"\x00" + line({"jsonrpc": "2.0", "id": "srv-1",
+        "method": "roots/list"}).encode())
+    # an odd first byte: a digest for the engine's side
+    put("mcp_digest", "digest_answer", b"\x01" + digest_body(1, 0x1 | 0x2 | 0x20, [(3, b"hi")],
+        id_=3, others=1))
+    put("mcp_digest", "digest_tools", b"\x01" + digest_body(1, 0x1 | 0x2 | 0x40 | 0x100, [
+        (6, b"echo"), (7, b'{"name":"echo"}'), (8, b"d"), (9, b'{"type":"object"}'), (5, b"p2")],
+        id_=2, tools=1))
+    put("mcp_digest", "digest_request", b"\x01" + digest_body(3, 0, [(1, b"roots/list"),
+        (2, b'"srv-1"')]))
+    put("mcp_digest", "digest_error", b"\x01" + digest_body(1, 0x4 | 0x8, [], id_=4, code=-32602))
+
+
 # --- sealed_export: image exports (docker save format) and bare layers ---------------
 # File content always holds CANARY and names under a sealed directory "hidden"
 # (fuzz_sealed_export.c checks that no verdict or error ever shows either).
@@ -450,6 +476,7 @@ def snapshot_delta():
     put("snapshot_delta", "fixed_base", line(seeds["counters"]))
 
 
-for f in (control, frame, linebuf, config, admission, attach, docker_answer, events, mcp, sealed_export,
+for f in (control, frame, linebuf, config, admission, attach, docker_answer, events, mcp, mcp_digest,
+          sealed_export,
           snapshot_delta):
     f()

@@ -29,12 +29,18 @@
 	"              \"send\": \"mail\", \"root\": {\"tool\": \"admin\", \"hidden\": true}}," \
 	" \"agent\": {\"mcp\": true}}"
 
-static json_t *
-upstream_definition(void *ctx, int tool)
+/* As the parser digests a listing: the description's bytes, the schema's canonical text. */
+static bool
+upstream_definition(void *ctx, int tool, struct mcp_tool_shown *out)
 {
+	const char *desc = tool == 1 ? "Send mail." : "Upstream's.";
+
 	(void)ctx;
-	return json_pack("{s:s, s:{s:s}}", "description", tool == 1 ? "Send mail." : "Upstream's.",
-			 "inputSchema", "type", "object");
+	out->desc = strdup(desc);
+	out->desc_len = strlen(desc);
+	out->schema = strdup("{\"properties\":{\"to\":{\"type\":\"string\"}},\"type\":\"object\"}");
+	out->schema_len = strlen(out->schema);
+	return true;
 }
 
 static void
@@ -87,6 +93,10 @@ test_frame(void **unused)
 			    "Keep a note.");
 	assert_string_equal(json_string_value(json_object_get(json_array_get(tools, 1), "description")),
 			    "Send mail.");
+	/* the upstream's schema, embedded as the parser wrote it */
+	assert_string_equal(json_string_value(json_object_get(json_object_get(json_object_get(
+		json_object_get(json_array_get(tools, 1), "inputSchema"), "properties"), "to"), "type")),
+		"string");
 	assert_null(json_object_get(f, "listed"));	/* every alias listed: nothing to say */
 	assert_string_equal(json_string_value(json_object_get(json_object_get(f, "payload"), "k")), "v");
 	json_decref(f);

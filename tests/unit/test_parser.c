@@ -16,10 +16,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "hash.h"
+#include "mcp.h"
 #include "mcp_confine.h"
 #include "parser.h"
 
 #include "scratch.h"
+#include "upstream_dir.h"
 
 /*
  * The parser of agent lines (engine/privsep/parser.h) as the engine runs
@@ -34,6 +37,13 @@
  * before it reads a byte, and with every switchable layer off the socket
  * and the database come back at their observers. The confinement parts
  * need root (CI runs as root).
+ *
+ * An upstream's lines go the same way: the fixture MCP server (its chatty
+ * mode: notifications, a blank line, a server request) read only through
+ * the parser, its tool hashes the same as read in-process (pins hold); a
+ * parser that forges the answer's text (the mutant parser_forge_answer)
+ * is what the client gets, so the engine reads nothing itself; a parser
+ * killed between calls loses the stream, never read in-process instead.
  */
 
 struct fix {
@@ -324,6 +334,137 @@ test_takeover_mutants(void **state)
 	assert_string_equal(report, "docker=ok audit=ok ptrace=EPERM signal=EPERM");
 }
 
+/* --- an upstream's lines ------------------------------------------------------ */
+
+struct up {
+	char dir[64], sink[96];
+	struct mcp_server_config cfg;
+	struct mcp_client *c;
+};
+
+static void
+up_start(struct up *u, struct parser *p)
+{
+	const char *bin = getenv("AIRLOCK_UPSTREAM");
+	struct al_err err = { "" };
+
+	if (!bin || bin[0] != '/')
+		fail_msg("AIRLOCK_UPSTREAM must be the absolute path of the fixture server");
+	if (!u->dir[0]) {
+		scratch_make(u->dir, sizeof u->dir, "parser-up");
+		upstream_dir_own(u->dir);
+		snprintf(u->sink, sizeof u->sink, "%s/sink", u->dir);
+	}
+	mcp_stop(u->c);
+	strv_free(&u->cfg.argv);
+	strv_free(&u->cfg.env);
+	strv_free(&u->cfg.confine.rw);
+	u->cfg = (struct mcp_server_config){ .name = "fixture", .init_timeout_ms = 5000,
+					     .call_timeout_ms = 5000 };
+	assert_int_equal(strv_push(&u->cfg.argv, bin), 0);
+	assert_int_equal(strv_push(&u->cfg.argv, "--sink"), 0);
+	assert_int_equal(strv_push(&u->cfg.argv, u->sink), 0);
+	assert_int_equal(strv_push(&u->cfg.argv, "--mode"), 0);
+	assert_int_equal(strv_push(&u->cfg.argv, "chatty"), 0);
+	assert_int_equal(strv_push(&u->cfg.env, "PATH=/usr/bin:/bin"), 0);
+	assert_int_equal(strv_push(&u->cfg.confine.rw, u->dir), 0);
+	u->cfg.digest = p ? parser_mcp_digest : NULL;
+	u->cfg.digest_ctx = p;
+	if (mcp_start(&u->cfg, &u->c, &err) < 0)
+		fail_msg("mcp_start: %s", err.msg);
+}
+
+static void
+up_stop(struct up *u)
+{
+	mcp_stop(u->c);
+	strv_free(&u->cfg.argv);
+	strv_free(&u->cfg.env);
+	strv_free(&u->cfg.confine.rw);
+	if (u->dir[0])
+		scratch_remove(u->dir);
+}
+
+static void
+up_call(struct up *u, struct mcp_call_result *res)
+{
+	static const char args[] = "{\"message\":\"canary-7f3a\"}";
+	struct al_err err = { "" };
+
+	assert_int_equal(mcp_call_text(u->c, "echo", args, sizeof args - 1, 0, res, &err), 0);
+}
+
+static void
+test_upstream_through_parser(void **state)
+{
+	struct fix *f = *state;
+	struct up in = { 0 }, through = { 0 };
+	char h_in[HASH_HEX_LEN + 1], h_through[HASH_HEX_LEN + 1];
+	struct mcp_call_result res;
+	struct mcp_stats st;
+	size_t before;
+
+	start(f);
+	up_start(&through, f->p);
+	before = parser_digests(f->p);
+	assert_true(before >= 3);	/* initialize, two pages of tools/list */
+	up_call(&through, &res);
+	assert_int_equal(res.outcome, MCP_OK);
+	/* chatty: the answer's text is our refusal of its request, as written */
+	assert_string_equal(res.text, "{\"jsonrpc\":\"2.0\",\"id\":\"srv-1\","
+			    "\"error\":{\"code\":-32601,\"message\":\"not supported\"}}");
+	mcp_call_result_free(&res);
+	mcp_get_stats(through.c, &st);
+	assert_int_equal(st.server_requests, 1);
+	assert_true(parser_digests(f->p) >= before + 4);	/* notes, the request, the answer */
+	/* the same hashes as read in this process: a pin made before holds */
+	up_start(&in, NULL);
+	assert_int_equal(mcp_tool_hash(in.c, "echo", h_in), 0);
+	assert_int_equal(mcp_tool_hash(through.c, "echo", h_through), 0);
+	assert_string_equal(h_in, h_through);
+	assert_false(parser_lost(f->p));
+	up_stop(&in);
+	up_stop(&through);
+}
+
+static void
+test_upstream_forged(void **state)
+{
+	struct fix *f = *state;
+	struct up u = { 0 };
+	struct mcp_call_result res;
+	size_t i;
+
+	setenv("AIRLOCK_MUTANT", "parser_forge_answer", 1);
+	start(f);
+	up_start(&u, f->p);
+	up_call(&u, &res);
+	assert_int_equal(res.outcome, MCP_OK);
+	assert_true(res.text_len > 0);
+	for (i = 0; i < res.text_len; i++)
+		assert_int_equal(res.text[i], 'F');	/* the parser's word, not the line's */
+	mcp_call_result_free(&res);
+	up_stop(&u);
+}
+
+static void
+test_upstream_parser_killed(void **state)
+{
+	struct fix *f = *state;
+	struct up u = { 0 };
+	struct mcp_call_result res;
+
+	start(f);
+	up_start(&u, f->p);
+	assert_int_equal(kill(parser_pid(f->p), SIGKILL), 0);
+	up_call(&u, &res);
+	assert_int_equal(res.outcome, MCP_FAULT);
+	assert_true(parser_lost(f->p));
+	up_call(&u, &res);	/* the stream stays lost: nothing is read here instead */
+	assert_int_equal(res.outcome, MCP_FAULT);
+	up_stop(&u);
+}
+
 int
 main(void)
 {
@@ -334,6 +475,9 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_runs_confined, fix_setup, fix_teardown),
 		cmocka_unit_test_setup_teardown(test_takeover_holds, fix_setup, fix_teardown),
 		cmocka_unit_test_setup_teardown(test_takeover_mutants, fix_setup, fix_teardown),
+		cmocka_unit_test_setup_teardown(test_upstream_through_parser, fix_setup, fix_teardown),
+		cmocka_unit_test_setup_teardown(test_upstream_forged, fix_setup, fix_teardown),
+		cmocka_unit_test_setup_teardown(test_upstream_parser_killed, fix_setup, fix_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
