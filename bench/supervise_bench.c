@@ -15,6 +15,7 @@
  *        supervise_bench AIRLOCK AGENT_IMAGE UPSTREAM scale [N] [SECONDS]
  */
 #include <curl/curl.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +56,41 @@ private_kb(long pid)
 		     sscanf(line, "Private_Dirty: %ld kB", &kb) == 1))
 			sum = (sum < 0 ? 0 : sum) + kb;
 	fclose(f);
+	return sum;
+}
+
+/*
+ * The sessions' parsers (engine/privsep: one a session, children of this
+ * process named airlock-parser): their private memory summed, their count
+ * in *n.
+ */
+static long
+parsers_private_kb(long *n)
+{
+	char path[300], stat[256], *comm_end;
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	long sum = 0, ppid, kb;
+	FILE *f;
+
+	*n = 0;
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+		if (!(f = fopen(path, "r")))
+			continue;
+		comm_end = fgets(stat, sizeof stat, f) ? strrchr(stat, ')') : NULL;
+		fclose(f);
+		if (!comm_end || !strstr(stat, "(airlock-parser") ||
+		    sscanf(comm_end + 2, "%*c %ld", &ppid) != 1 || ppid != (long)getpid() ||
+		    (kb = private_kb(strtol(e->d_name, NULL, 10))) < 0)
+			continue;
+		sum += kb;
+		(*n)++;
+	}
+	if (d)
+		closedir(d);
 	return sum;
 }
 
@@ -238,7 +274,7 @@ bench_scale(int n, int seconds)
 	struct al_err err;
 	char id[40];
 	double t0;
-	long engine0 = private_kb(0), engine1, wd = 0, wd_seen = 0, kb;
+	long engine0 = private_kb(0), engine1, wd = 0, wd_seen = 0, kb, parsers = 0, parsers_seen;
 	size_t left, running;
 	/*
 	 * Each session's bound covers the whole start of all n, not only the
@@ -281,6 +317,7 @@ bench_scale(int n, int seconds)
 	}
 	supervisor_snapshot_free(&snap);
 	engine1 = private_kb(0);
+	parsers = parsers_private_kb(&parsers_seen);
 	{
 		struct supervisor_event old[256];
 		double *ack = calloc((size_t)n, sizeof *ack), posted = -1.0;
@@ -311,7 +348,8 @@ bench_scale(int n, int seconds)
 		if (ends[i])
 			printf("    ended %-22s %zu\n", session_end_id((enum session_end)i), ends[i]);
 	printf("  memory: engine private %ld kB before, %ld kB with %d sessions; "
-	       "%ld watchdogs, %ld kB private in all\n", engine0, engine1, n, wd_seen, wd);
+	       "%ld watchdogs, %ld kB private in all; %ld parsers, %ld kB private in all\n",
+	       engine0, engine1, n, wd_seen, wd, parsers_seen, parsers);
 	left = (size_t)supervisor_shutdown(s);
 	printf("  shutdown: %zu containers left\n", left);
 	printf("sample: scale_running baseline=%d airlock=%zu unit=count\n", n, running);
@@ -322,8 +360,11 @@ bench_scale(int n, int seconds)
 	       (double)(engine1 - engine0) / n);
 	printf("sample: scale_watchdog_private_per_session baseline=- airlock=%.0f unit=kB\n",
 	       wd_seen ? (double)wd / wd_seen : -1.0);
+	printf("sample: scale_parser_private_per_session baseline=- airlock=%.0f unit=kB\n",
+	       parsers_seen ? (double)parsers / parsers_seen : -1.0);
 	printf("sample: scale_private_per_session baseline=- airlock=%.0f unit=kB\n",
-	       (double)(engine1 - engine0) / n + (wd_seen ? (double)wd / wd_seen : 0));
+	       (double)(engine1 - engine0) / n + (wd_seen ? (double)wd / wd_seen : 0) +
+	       (parsers_seen ? (double)parsers / parsers_seen : 0));
 	supervisor_close(s);
 	audit_close(audit);
 	for (i = 0; i < (size_t)n; i++)
