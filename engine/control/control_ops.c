@@ -1,5 +1,6 @@
 /* The ops of `airlock serve`: one handler per request, and the table that picks it. */
 #include "control_server_int.h"
+#include "parser.h"
 #include "upstream_catalog.h"
 
 #include <stdio.h>
@@ -613,18 +614,63 @@ static const op_fn op_table[CONTROL_OP_COUNT] = {
 	[CONTROL_OP_THAW] = op_freeze,
 };
 
+_Static_assert(PARSER_CONTROL_LINE_MAX == CONTROL_LINE_MAX, "the parser takes every line");
+
+/*
+ * The client's own parser (issue 41, section 3): one a connection, so a
+ * peer whose line takes its parser over reaches only its own requests,
+ * which the kernel's word on its role still bounds. Started at its first
+ * line; it ends with the connection.
+ */
+static int
+client_parser(struct control_server *cs, struct client *c)
+{
+	struct al_err err;
+
+	if (c->parser)
+		return 0;
+	if (parser_start_beside(cs->o.exe, CONTROL_LINE_MAX, &c->parser, &err) == 0)
+		return 0;
+	cs_say(cs, "client %u (uid %u %s): %s", c->serial, (unsigned)c->uid, c->user, err.msg);
+	return -1;
+}
+
+/* Its parser is gone: nothing more is read from this client. */
+static void
+parser_gone(struct control_server *cs, struct client *c)
+{
+	parser_set_lost(c->parser);
+	cs_say(cs, "client %u (uid %u %s): %s, disconnected", c->serial, (unsigned)c->uid,
+	    c->user, CONTROL_E_PARSER);
+	cs_reply_error(cs, c, -1, CONTROL_E_PARSER);
+	c->eof = c->input_done = true;
+	c->more = false;
+}
+
 /* One request line: refused with a fixed text, or served by its op. */
 void
 cs_serve_line(struct control_server *cs, struct client *c, const char *line, size_t len)
 {
 	struct control_request r;
 	const char *error;
+	const void *digest;
+	size_t n;
+	int rc;
 
-	if (control_parse(line, len, &r, &error) < 0)
+	if (client_parser(cs, c) < 0 || parser_control(c->parser, line, len, &digest, &n) < 0 ||
+	    (rc = control_digest_read(digest, n, &r, &error)) < 0) {
+		parser_gone(cs, c);
+		return;
+	}
+	if (rc > 0)
 		cs_reply_error(cs, c, r.id, error);
 	else if (c->role < control_op_role(r.op)) {	/* the table says who may */
 		audit_authored(cs, c, &r, NULL, false, CONTROL_E_VIEW);
 		cs_reply_error(cs, c, r.id, CONTROL_E_VIEW);
+	} else if (control_request_load_config(&r) < 0) {
+		control_request_free(&r);
+		parser_gone(cs, c);	/* a config it called an object is none */
+		return;
 	} else
 		op_table[r.op](cs, c, &r);
 	control_request_free(&r);

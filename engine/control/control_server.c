@@ -1,5 +1,6 @@
 /* The control server of `airlock serve`: clients, their queues and pushes, accept, the loop. */
 #include "control_server_int.h"
+#include "parser.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -27,6 +28,7 @@ client_free(struct client *c)
 	if (c->fd >= 0)
 		close(c->fd);
 	linebuf_free(&c->in);
+	parser_stop(c->parser);
 	free(c->out.buf);
 	free(c);
 }

@@ -101,6 +101,8 @@ struct control_server_options {
 	const char *operate_name, *view_name;	/* named to a refused peer */
 	FILE *log;			/* one line per client, session end, cutover */
 	const char *audit;		/* the log the engine writes: the "audit" op reads it */
+	const char *exe;		/* the airlock binary its clients' parsers are
+					 * beside (NULL: this one) */
 };
 
 struct control_server;

@@ -31,6 +31,7 @@ struct client {
 	char via[16];			/* the kind its hello named: "ctl" unless "console" */
 	enum control_role role;
 	struct linebuf in;
+	struct parser *parser;		/* its lines are parsed there, never here; NULL until one */
 	struct outq out;
 	bool follow, snapshots, deltas;
 	int64_t base_ms;		/* deltas: the push it holds (its taken_ms), 0 none */

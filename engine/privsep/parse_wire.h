@@ -22,6 +22,8 @@ enum parse_msg {
 	PARSE_ESCAPE_REPORT,	/* parser, test build only: what each attempt got */
 	PARSE_MCP,		/* engine: one line of an upstream, without its newline */
 	PARSE_MCP_DIGEST,	/* parser: its digest (engine/mcp/mcp_digest.h) */
+	PARSE_CONTROL,		/* engine: one line of a control-socket peer */
+	PARSE_CONTROL_DIGEST,	/* parser: its digest (control_digest, control.h) */
 };
 
 struct parse_header {

@@ -241,20 +241,35 @@ digest_room(struct parser *p, size_t len)
 	return 0;
 }
 
+/* A line out, its digest back into p->dig: 0 with *n its length, or -1 (lost). */
+static int
+exchange(struct parser *p, uint32_t type, uint32_t reply, size_t max, const char *line,
+	 size_t len, size_t *n)
+{
+	int64_t deadline = clock_mono_ms() + PARSER_REPLY_MS;
+	struct parse_header h;
+
+	if (!p || p->lost)
+		return -1;
+	if (parse_send(p->in_fd, type, line, len, NULL, 0, deadline) < 0 ||
+	    parse_recv_head(p->out_fd, &h, deadline) < 0 || h.type != reply || h.len > max ||
+	    digest_room(p, h.len) < 0 || parse_recv_body(p->out_fd, p->dig, h.len, deadline) < 0) {
+		p->lost = true;
+		return -1;
+	}
+	*n = h.len;
+	return 0;
+}
+
 int
 parser_mcp_digest(void *ctx, const char *line, size_t len, struct mcp_msg *out)
 {
 	struct parser *p = ctx;
-	int64_t deadline = clock_mono_ms() + PARSER_REPLY_MS;
-	struct parse_header h;
+	size_t n;
 
-	if (!p || p->lost || len > MCP_LINE_MAX)
-		goto lost;
-	if (parse_send(p->in_fd, PARSE_MCP, line, len, NULL, 0, deadline) < 0 ||
-	    parse_recv_head(p->out_fd, &h, deadline) < 0 || h.type != PARSE_MCP_DIGEST ||
-	    h.len > MCP_DIGEST_MAX || digest_room(p, h.len) < 0 ||
-	    parse_recv_body(p->out_fd, p->dig, h.len, deadline) < 0 ||
-	    mcp_digest_read(p->dig, h.len, out) < 0)
+	if (len > MCP_LINE_MAX ||
+	    exchange(p, PARSE_MCP, PARSE_MCP_DIGEST, MCP_DIGEST_MAX, line, len, &n) < 0 ||
+	    mcp_digest_read(p->dig, n, out) < 0)
 		goto lost;
 	p->digests++;
 	return 0;
@@ -262,6 +277,28 @@ lost:
 	if (p)
 		p->lost = true;
 	return -1;
+}
+
+int
+parser_control(struct parser *p, const char *line, size_t len, const void **digest,
+	       size_t *digest_len)
+{
+	if (len > PARSER_CONTROL_LINE_MAX ||
+	    exchange(p, PARSE_CONTROL, PARSE_CONTROL_DIGEST, PARSER_CONTROL_DIGEST_MAX, line, len,
+		     digest_len) < 0) {
+		if (p)
+			p->lost = true;
+		return -1;
+	}
+	*digest = p->dig;
+	return 0;
+}
+
+void
+parser_set_lost(struct parser *p)
+{
+	if (p)
+		p->lost = true;
 }
 
 bool

@@ -86,6 +86,18 @@ enum parser_verdict parser_frame(struct parser *p, const char *line, size_t len,
  * parser_frame; the texts of a parsed_frame stay valid across it.
  */
 int parser_mcp_digest(void *ctx, const char *line, size_t len, struct mcp_msg *out);
+/*
+ * A control-socket peer's line (one parser a connection, started by the
+ * control server): the digest the parser wrote (control_digest, control.h)
+ * in *digest, valid until the next call, for the caller to read with
+ * control_digest_read; 0, or -1 when the parser is lost. A digest the
+ * caller cannot read means a lost parser too: parser_set_lost.
+ */
+#define PARSER_CONTROL_LINE_MAX		65536	/* CONTROL_LINE_MAX */
+#define PARSER_CONTROL_DIGEST_MAX	(8 * PARSER_CONTROL_LINE_MAX + 4096)
+int parser_control(struct parser *p, const char *line, size_t len, const void **digest,
+		   size_t *digest_len);
+void parser_set_lost(struct parser *p);
 /* Has it failed (parser_frame's PARSER_LOST, parser_mcp_digest's -1)? */
 bool parser_lost(const struct parser *p);
 /* The upstream lines it has read. */

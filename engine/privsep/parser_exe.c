@@ -4,9 +4,11 @@
  * before it reads a byte, says so, then answers one message at a time on
  * its stdin and stdout (parse_wire.h) until its stdin ends.
  *
- * It parses two kinds of untrusted lines: the agent's requests
- * (PARSE_FRAME: the operation and canonical arguments) and its session's
- * upstreams' JSON-RPC lines (PARSE_MCP: a digest, engine/mcp/mcp_digest.h).
+ * It parses three kinds of untrusted lines: the agent's requests
+ * (PARSE_FRAME: the operation and canonical arguments), its session's
+ * upstreams' JSON-RPC lines (PARSE_MCP: a digest, engine/mcp/mcp_digest.h)
+ * and, one parser a connection, a control-socket peer's requests
+ * (PARSE_CONTROL: a digest, control_digest in engine/protocol/control.h).
  *
  * The test build (airlock-parser-mutants) also answers PARSE_ESCAPE: it
  * tries the powers a parser taken over by hostile bytes would want (the
@@ -19,6 +21,7 @@
  * usage: airlock-parser parser FRAME_BYTES
  */
 #include "canon.h"
+#include "control.h"
 #include "frame.h"
 #include "mcp.h"
 #include "mcp_digest.h"
@@ -187,6 +190,20 @@ answer_mcp(const char *line, size_t len)
 	return rc;
 }
 
+/* One line of a control-socket peer: its digest, refusal included. */
+static int
+answer_control(const char *line, size_t len)
+{
+	struct hash_canon d;
+	int rc = -1;
+
+	hash_canon_init(&d);
+	if (control_digest(line, len, &d) == 0)
+		rc = parse_send(1, PARSE_CONTROL_DIGEST, d.buf, d.len, NULL, 0, FOREVER);
+	hash_canon_free(&d);
+	return rc;
+}
+
 static unsigned
 lockdown_mutants(void)
 {
@@ -201,7 +218,8 @@ body_room(const struct parse_header *h, char *buf, size_t cap)
 {
 	if (h->len <= cap)
 		return buf;
-	if (h->type != PARSE_MCP || h->len > MCP_LINE_MAX)
+	if ((h->type != PARSE_MCP || h->len > MCP_LINE_MAX) &&
+	    (h->type != PARSE_CONTROL || h->len > CONTROL_LINE_MAX))
 		return NULL;
 	return malloc(h->len);
 }
@@ -214,6 +232,8 @@ answer(uint32_t type, const char *body, size_t len, size_t cap)
 		return answer_frame(body, len, cap);
 	case PARSE_MCP:
 		return answer_mcp(body, len);
+	case PARSE_CONTROL:
+		return answer_control(body, len);
 	case PARSE_ESCAPE:
 		return parser_escape(body, len);
 	default:

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "canon.h"
 #include "frame.h"
 
 /* ---- the ops and their keys ---- */
@@ -247,6 +248,17 @@ cross_check(const struct control_request *r)
 	return NULL;
 }
 
+/* Once every key is read: the required ones there, and what the table cannot say. */
+static const char *
+judge(const struct control_request *r)
+{
+	if ((r->has & ops[r->op].required) != ops[r->op].required)
+		return CONTROL_E_MISSING;
+	if (ops[r->op].any_of && !(r->has & ops[r->op].any_of))
+		return CONTROL_E_MISSING;
+	return cross_check(r);
+}
+
 /* Every key known to the op and of its type; the required ones there. */
 static const char *
 read_args(const json_t *o, struct control_request *r)
@@ -268,11 +280,7 @@ read_args(const json_t *o, struct control_request *r)
 			return CONTROL_E_ARG;
 		r->has |= 1u << k;
 	}
-	if ((r->has & ops[r->op].required) != ops[r->op].required)
-		return CONTROL_E_MISSING;
-	if (ops[r->op].any_of && !(r->has & ops[r->op].any_of))
-		return CONTROL_E_MISSING;
-	return cross_check(r);
+	return judge(r);
 }
 
 int
@@ -301,6 +309,261 @@ control_request_free(struct control_request *req)
 {
 	json_decref(req->config);
 	req->config = NULL;
+	free(req->config_text);
+	req->config_text = NULL;
+	req->config_len = 0;
+}
+
+/* ---- the digest: a request as the engine takes it from its parser ---- */
+
+/* The refusals a parse can end in, by index (0: none). */
+static const char *const parse_errors[] = {
+	NULL, CONTROL_E_TOO_LONG, CONTROL_E_UTF8, CONTROL_E_JSON, CONTROL_E_DUPLICATE,
+	CONTROL_E_OBJECT, CONTROL_E_ID, CONTROL_E_OP, CONTROL_E_KEY, CONTROL_E_ARG,
+	CONTROL_E_MISSING, CONTROL_E_MEMORY,
+};
+#define PARSE_ERRORS	(sizeof parse_errors / sizeof parse_errors[0])
+
+struct digest_head {
+	int64_t id;
+	uint32_t op, has, error, n_fields;
+};
+
+struct digest_field {
+	uint32_t key, len;
+};
+
+static uint32_t
+error_index(const char *e)
+{
+	uint32_t i;
+
+	for (i = 1; i < PARSE_ERRORS; i++)
+		if (strcmp(e, parse_errors[i]) == 0)
+			return i;
+	return PARSE_ERRORS - 1;	/* none other: out of memory */
+}
+
+static void
+put_field(struct hash_canon *out, int k, const void *p, size_t n, struct digest_head *h)
+{
+	struct digest_field f = { (uint32_t)k, (uint32_t)n };
+
+	hash_canon_raw(out, (const char *)&f, sizeof f);
+	hash_canon_raw(out, p, n);
+	h->n_fields++;
+}
+
+/* One key's value as bytes: strings as they are, ids each ended by a NUL. */
+static void
+put_value(struct hash_canon *out, int k, const struct control_request *r,
+	  struct digest_head *h)
+{
+	const char *p = (const char *)r + keys[k].off;
+	struct hash_canon c;
+	uint8_t b;
+	size_t i;
+
+	switch (keys[k].type) {
+	case T_WORD:
+	case T_PATH:
+	case T_CLIENT:
+		put_field(out, k, p, strlen(p), h);
+		return;
+	case T_OBJECT:
+		hash_canon_init(&c);
+		hash_canon_json(&c, r->config);
+		out->bad |= c.bad;
+		put_field(out, k, c.buf, c.bad ? 0 : c.len, h);
+		hash_canon_free(&c);
+		return;
+	case T_IDS:
+		hash_canon_init(&c);
+		for (i = 0; i < r->n_ids; i++)
+			hash_canon_raw(&c, r->ids[i], strlen(r->ids[i]) + 1);
+		out->bad |= c.bad;
+		put_field(out, k, c.buf, c.len, h);
+		hash_canon_free(&c);
+		return;
+	case T_BOOL:
+		b = *(const bool *)p;
+		put_field(out, k, &b, 1, h);
+		return;
+	case T_WAIT:
+	case T_SEQ:
+		put_field(out, k, p, sizeof(int64_t), h);
+		return;
+	}
+}
+
+int
+control_digest(const char *line, size_t len, struct hash_canon *out)
+{
+	struct digest_head h = { 0 };
+	struct control_request r;
+	const char *error;
+	int k;
+
+	out->len = 0;
+	out->bad = false;
+	hash_canon_raw(out, (const char *)&h, sizeof h);	/* its place */
+	if (control_parse(line, len, &r, &error) < 0)
+		h.error = error_index(error);
+	else {
+		h.op = (uint32_t)r.op;
+		h.has = r.has;
+		for (k = 0; k < CONTROL_K_COUNT; k++)
+			if (r.has >> k & 1)
+				put_value(out, k, &r, &h);
+	}
+	h.id = r.id;
+	control_request_free(&r);
+	if (out->bad)
+		return -1;
+	memcpy(out->buf, &h, sizeof h);
+	return 0;
+}
+
+/* n bytes, no NUL among them, as a string of a field of cap bytes. */
+static int
+take_text(const char *p, size_t n, char *out, size_t cap)
+{
+	if (n >= cap || memchr(p, '\0', n))
+		return -1;
+	memcpy(out, p, n);
+	out[n] = '\0';
+	return 0;
+}
+
+static int
+take_ids(const char *p, size_t n, struct control_request *r)
+{
+	const char *end = p + n, *nul;
+
+	if (n && p[n - 1] != '\0')
+		return -1;
+	for (r->n_ids = 0; p < end; p = nul + 1) {
+		nul = memchr(p, '\0', (size_t)(end - p));
+		if (r->n_ids == CONTROL_IDS_MAX ||
+		    take_text(p, (size_t)(nul - p), r->ids[r->n_ids], SNAP_ID_MAX) < 0 ||
+		    !word_ok(r->ids[r->n_ids], SNAP_ID_MAX))
+			return -1;
+		r->n_ids++;
+	}
+	return 0;
+}
+
+static int
+take_int(const char *p, size_t n, int64_t max, int64_t *out)
+{
+	if (n != sizeof *out)
+		return -1;
+	memcpy(out, p, sizeof *out);
+	return *out < 0 || *out > max ? -1 : 0;
+}
+
+/* One value, held to what the parser holds a JSON value to (take_arg). */
+static int
+take_value(int k, const char *p, size_t n, struct control_request *r)
+{
+	char *at = (char *)r + keys[k].off;
+
+	switch (keys[k].type) {
+	case T_WORD:
+		return take_text(p, n, at, keys[k].size) < 0 || !word_ok(at, keys[k].size) ? -1 : 0;
+	case T_PATH:
+		return take_text(p, n, at, keys[k].size) < 0 || at[0] != '/' ? -1 : 0;
+	case T_CLIENT:
+		return take_text(p, n, at, keys[k].size) < 0 ||
+		       (strcmp(at, "ctl") != 0 && strcmp(at, "console") != 0) ? -1 : 0;
+	case T_OBJECT:	/* kept as text: loaded once the peer's role allows it */
+		if (n < 2 || p[0] != '{' || p[n - 1] != '}' || memchr(p, '\0', n) ||
+		    !(r->config_text = malloc(n + 1)))
+			return -1;
+		memcpy(r->config_text, p, n);
+		r->config_text[n] = '\0';
+		r->config_len = n;
+		return 0;
+	case T_IDS:
+		return take_ids(p, n, r);
+	case T_BOOL:
+		if (n != 1 || (uint8_t)p[0] > 1)
+			return -1;
+		*(bool *)at = p[0] == 1;
+		return 0;
+	case T_WAIT:
+		return take_int(p, n, CONTROL_WAIT_MAX_MS, (int64_t *)at);
+	case T_SEQ:
+		return take_int(p, n, CONTROL_ID_MAX, (int64_t *)at);
+	}
+	return -1;
+}
+
+static int
+read_fields(const char *p, const char *end, uint32_t n, struct control_request *r)
+{
+	struct digest_field f;
+	unsigned seen = 0;
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		if ((size_t)(end - p) < sizeof f)
+			return -1;
+		memcpy(&f, p, sizeof f);
+		p += sizeof f;
+		if (f.key >= CONTROL_K_COUNT || !(r->has >> f.key & 1) || (seen >> f.key & 1) ||
+		    f.len > (size_t)(end - p) || take_value((int)f.key, p, f.len, r) < 0)
+			return -1;
+		seen |= 1u << f.key;
+		p += f.len;
+	}
+	return p == end && seen == r->has ? 0 : -1;
+}
+
+int
+control_digest_read(const void *body, size_t len, struct control_request *r,
+		    const char **error)
+{
+	const char *p = body;
+	struct digest_head h;
+
+	memset(r, 0, sizeof *r);
+	r->id = -1;
+	*error = NULL;
+	if (!body || len < sizeof h)
+		return -1;
+	memcpy(&h, p, sizeof h);
+	if (h.id < -1 || h.id > CONTROL_ID_MAX)
+		return -1;
+	if (h.error) {
+		if (h.error >= PARSE_ERRORS || h.op || h.has || h.n_fields || len != sizeof h)
+			return -1;
+		r->id = h.id;
+		*error = parse_errors[h.error];
+		return 1;
+	}
+	if (h.id < 0 || h.op >= CONTROL_OP_COUNT || (h.has & ~ops[h.op].allowed))
+		return -1;
+	r->id = h.id;
+	r->op = (enum control_op)h.op;
+	r->has = h.has;
+	/* the parser said yes: a request it should have refused is a lie */
+	if (read_fields(p + sizeof h, p + len, h.n_fields, r) < 0 || judge(r)) {
+		control_request_free(r);
+		memset(r, 0, sizeof *r);
+		r->id = -1;
+		return -1;
+	}
+	return 0;
+}
+
+int
+control_request_load_config(struct control_request *r)
+{
+	if (!r->config_text)
+		return 0;
+	r->config = json_loadb(r->config_text, r->config_len, JSON_REJECT_DUPLICATES, NULL);
+	return json_is_object(r->config) ? 0 : -1;
 }
 
 /* ---- the builder ---- */

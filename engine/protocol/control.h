@@ -65,6 +65,7 @@
 #define CONTROL_E_SLOW		"too slow"	/* the reason frame at a disconnect */
 #define CONTROL_E_FULL		"too many clients"
 #define CONTROL_E_AUDIT		"audit log unreadable"
+#define CONTROL_E_PARSER	"parser failed"	/* its connection's parser: closed */
 
 /*
  * Every key a request may carry besides id and op: enum, JSON name, type
@@ -176,6 +177,8 @@ struct control_request {
 	char session[SNAP_ID_MAX];
 	char path[CONTROL_PATH_MAX];
 	json_t *config;		/* owned; NULL unless an inline config */
+	char *config_text;	/* owned: the config as the parser wrote it (control_digest_read) */
+	size_t config_len;
 	char tool[SNAP_NAME_MAX];
 	size_t n_ids;
 	char ids[CONTROL_IDS_MAX][SNAP_ID_MAX];
@@ -216,6 +219,31 @@ void control_request_config(struct control_request *r, json_t *config);
 int control_parse(const char *line, size_t len, struct control_request *req,
 		  const char **error);
 void control_request_free(struct control_request *req);
+
+/*
+ * Privilege separation (issue 41, section 3): a peer's line is parsed by
+ * its connection's airlock-parser (engine/privsep/parser.h), never by the
+ * engine. control_digest is the parser's side: the line parsed as above
+ * and written as a digest into out (hash_canon_init'd by the caller): a
+ * head (id, op, the keys it has, or the refusal's index) and each key's
+ * value as bytes. 0; -1 when out of memory.
+ *
+ * control_digest_read is the engine's: each value held to what the parser
+ * holds a JSON value to (a word's characters, a path's slash, a bool's 0
+ * or 1, an integer's range, the ids' count), the op's keys, the required
+ * ones and the cross-checks again. 0: a request in r; 1: a refusal, its
+ * text in *error and r->id set when readable; -1: not a digest the parser
+ * could have written (the parser is lost). An inline config stays text
+ * (config_text) until control_request_load_config, called only once the
+ * peer's role allows the op: a view peer's bytes never reach a JSON
+ * reader in the engine. Free r with control_request_free either way.
+ */
+struct hash_canon;
+int control_digest(const char *line, size_t len, struct hash_canon *out);
+int control_digest_read(const void *body, size_t len, struct control_request *r,
+			const char **error);
+/* config_text into config (a JSON object): 0, or -1. No text: 0, nothing done. */
+int control_request_load_config(struct control_request *r);
 
 const char *control_role_name(enum control_role r);
 

@@ -198,6 +198,21 @@ check "metrics count the deltas pushed (at least the subscriber's $(json_get "$w
 	"$(json_get "$work/deltas.json" 'd["deltas"]')" "$(pushed "$work/metrics.txt" delta)" "$(pushed "$work/metrics.txt" whole)"
 check "metrics: RSS and # EOF" bash -c 'grep -qE "^airlock_engine_rss_bytes [1-9]" "$1" && [ "$(tail -n 1 "$1")" = "# EOF" ]' _ "$work/metrics.txt"
 
+# --- each connection's lines parsed by its own parser ---------------------------
+python3 "$client" parser "$sock" "$work/parser.frames" >"$work/parser.json"
+parse_uid=$(id -u airlock-parse 2>/dev/null || echo none)
+check "a connection's first request started one airlock-parser of its own, as airlock-parse ($parse_uid)" \
+	bash -c '[ "$1" = True ] && [ "$2" = 1 ] && [ "$3" = "[$4]" ]' _ \
+	"$(json_get "$work/parser.json" 'd["first_ok"]')" "$(json_get "$work/parser.json" 'd["new_parsers"]')" \
+	"$(json_get "$work/parser.json" 'd["uids"]')" "$parse_uid"
+check "its parser killed: the next request refused 'parser failed', the connection closed" \
+	bash -c '[ "$1" = "parser failed" ] && [ "$2" = True ]' _ \
+	"$(json_get "$work/parser.json" 'd["after_kill"]')" "$(json_get "$work/parser.json" 'd["closed"]')"
+check "the engine logged it and serves a new connection" \
+	bash -c '[ "$1" = True ] && grep -q "parser failed, disconnected" "$2"' _ \
+	"$(json_get "$work/parser.json" 'd["again_ok"]')" "$work/serve1.err"
+check "both sessions still run" [ "$(running_sessions)" = 2 ]
+
 # --- roles from the kernel -----------------------------------------------------
 # No ACL, no chmod: what serve sets up lets both roles reach the socket, and
 # the kernel's credentials decide. Run from a copy nobody can execute.

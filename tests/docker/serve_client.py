@@ -13,6 +13,11 @@
                                           first, revoke and restore "store"
                                           (a snapshot falls due), and leave at
                                           once
+  serve_client.py parser SOCK OUT         a connection's own parser: the
+                                          airlock-parser process its first
+                                          request started (its uid), killed;
+                                          the next request is refused and the
+                                          connection closed; a new one works
   serve_client.py deltas SOCK SECONDS OUT two subscribers at once, one taking
                                           deltas, one whole snapshots; the
                                           deltas applied here (RFC 7386) must
@@ -171,6 +176,54 @@ def leave(path, out_path):
     print(json.dumps({"frames": len(frames)}))
 
 
+def parsers():
+    """pid -> uid of every airlock-parser process."""
+    found = {}
+    for pid in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                argv = f.read().split(b"\0")
+            with open(f"/proc/{pid}/status") as f:
+                uid = next(int(l.split()[1]) for l in f if l.startswith("Uid:"))
+        except (OSError, ValueError, StopIteration):
+            continue
+        if pid.isdigit() and os.path.basename(argv[0]).startswith(b"airlock-parser"):
+            found[int(pid)] = uid
+    return found
+
+
+def parser(path, out_path):
+    """Each connection's lines go to a parser of its own; killed, the connection ends."""
+    found = {}
+    with open(out_path, "wb") as out:
+        before = parsers()
+        s = connect(path)
+        r = Reader(s, out)
+        r.lines(1)                       # the hello
+        s.sendall(b'{"id":1,"op":"snapshot"}\n')
+        first = r.lines(1)
+        found["first_ok"] = bool(first) and first[0].get("ok") is True
+        new = {p: u for p, u in parsers().items() if p not in before}
+        found["new_parsers"] = len(new)
+        found["uids"] = sorted(set(new.values()))
+        for p in new:
+            os.kill(p, 9)
+        time.sleep(0.2)
+        s.sendall(b'{"id":2,"op":"snapshot"}\n')
+        after = r.lines(1)
+        found["after_kill"] = after[0].get("error") if after else None
+        found["closed"] = not r.lines(1, until_eof=True)
+        s.close()
+        s = connect(path)
+        r = Reader(s, out)
+        r.lines(1)
+        s.sendall(b'{"id":3,"op":"snapshot"}\n')
+        again = r.lines(1)
+        found["again_ok"] = bool(again) and again[0].get("ok") is True
+        s.close()
+    print(json.dumps(found))
+
+
 def merge(target, patch):
     """RFC 7386, written here from the RFC, not from the engine's code."""
     if not isinstance(patch, dict):
@@ -258,5 +311,7 @@ if __name__ == "__main__":
         flood(sys.argv[2], int(sys.argv[3]), sys.argv[4])
     elif cmd == "leave":
         leave(sys.argv[2], sys.argv[3])
+    elif cmd == "parser":
+        parser(sys.argv[2], sys.argv[3])
     elif cmd == "deltas":
         deltas(sys.argv[2], float(sys.argv[3]), sys.argv[4])

@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "canon.h"
 #include "control.h"
 #include "frame.h"
 
@@ -11,6 +12,9 @@
  * 2^53, its words are non-empty identifiers, and the same bytes are one
  * JSON object without duplicate keys. A refused one gets one of the fixed
  * texts, and the reply line built from it holds nothing of the input.
+ * The digest its connection's parser writes of the line (control_digest)
+ * is one the engine reads, to the same verdict: the same request (op,
+ * keys, id) or the same refusal.
  */
 
 static const char *const fixed[] = {
@@ -81,16 +85,43 @@ check_refused(int64_t id, const char *error)
 	json_decref(reply);
 }
 
+static void
+check_digest(const uint8_t *data, size_t size, int parsed, const struct control_request *r,
+	     const char *error)
+{
+	struct control_request d;
+	struct hash_canon c;
+	const char *derror;
+	int rc;
+
+	hash_canon_init(&c);
+	FUZZ_CHECK(control_digest((const char *)data, size, &c) == 0);
+	rc = control_digest_read(c.buf, c.len, &d, &derror);
+	FUZZ_CHECK(rc == (parsed == 0 ? 0 : 1));
+	FUZZ_CHECK(d.id == r->id);
+	if (rc == 0) {
+		FUZZ_CHECK(d.op == r->op && d.has == r->has && d.n_ids == r->n_ids);
+		FUZZ_CHECK(strcmp(d.session, r->session) == 0 && strcmp(d.tool, r->tool) == 0);
+		FUZZ_CHECK(!r->config == !d.config_text);
+		FUZZ_CHECK(!d.config_text || control_request_load_config(&d) == 0);
+	} else
+		FUZZ_CHECK(strcmp(derror, error) == 0);
+	control_request_free(&d);
+	hash_canon_free(&c);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct control_request r;
 	const char *error;
+	int parsed = control_parse((const char *)data, size, &r, &error);
 
-	if (control_parse((const char *)data, size, &r, &error) == 0)
+	if (parsed == 0)
 		check_accepted(data, size, &r);
 	else
 		check_refused(r.id, error);
+	check_digest(data, size, parsed, &r, error);
 	control_request_free(&r);
 	FUZZ_CHECK(r.config == NULL);
 	return 0;
