@@ -1,4 +1,5 @@
 #include "config.h"
+#include "config_limits.h"
 #include "members.h"
 #include "upstream_catalog.h"
 
@@ -138,6 +139,16 @@ resolve_path(const struct airlock_config *c, const char *p, const char *what,
 	return out;
 }
 
+/* A number within its limit's range (config_limits.h). */
+static int
+get_limited(const json_t *x, enum config_limit_id id, long long *v, const char *path,
+	    struct al_err *err)
+{
+	const struct config_limit *l = config_limit(id);
+
+	return get_int(x, l->min == CONFIG_LIMIT_NONE ? 0 : l->min, l->max, v, path, err);
+}
+
 static int
 parse_bounds(struct airlock_config *c, const json_t *obj, struct al_err *err)
 {
@@ -149,13 +160,14 @@ parse_bounds(struct airlock_config *c, const json_t *obj, struct al_err *err)
 		  errb = (long long)b->stderr_bytes, calls = b->calls, ms = b->session_ms;
 	const struct {
 		const char *key;
-		long long lo, hi, *v;
+		enum config_limit_id limit;
+		long long *v;
 	} t[] = {
-		{ "frame_bytes", 256, BOUND_FRAME_MAX, &frame },
-		{ "stdout_bytes", 256, BOUND_STDOUT_MAX, &out },
-		{ "stderr_bytes", 0, BOUND_STDERR_MAX, &errb },
-		{ "calls", 0, BOUND_CALLS_MAX, &calls },
-		{ "session_ms", 100, BOUND_SESSION_MS_MAX, &ms },
+		{ "frame_bytes", LIMIT_FRAME_BYTES, &frame },
+		{ "stdout_bytes", LIMIT_STDOUT_BYTES, &out },
+		{ "stderr_bytes", LIMIT_STDERR_BYTES, &errb },
+		{ "calls", LIMIT_CALLS, &calls },
+		{ "session_ms", LIMIT_SESSION_MS, &ms },
 	};
 	char path[48];
 	size_t i;
@@ -166,7 +178,7 @@ parse_bounds(struct airlock_config *c, const json_t *obj, struct al_err *err)
 	for (i = 0; i < sizeof t / sizeof t[0]; i++) {
 		snprintf(path, sizeof path, "bounds.%s", t[i].key);
 		x = json_object_get(obj, t[i].key);
-		if (x && get_int(x, t[i].lo, t[i].hi, t[i].v, path, err) < 0)
+		if (x && get_limited(x, t[i].limit, t[i].v, path, err) < 0)
 			return -1;
 	}
 	b->frame_bytes = (size_t)frame;
@@ -494,7 +506,7 @@ upstream_define(struct airlock_config *c, const char *name, const json_t *obj,
 	u->name = strdup(name);
 	c->n_upstreams++;	/* owned from here: config_free releases it */
 	snprintf(path, sizeof path, "upstreams.%.64s.argv", name);
-	if (!u->name || parse_strings(&u->argv, json_object_get(obj, "argv"), 64, path, err) < 0)
+	if (!u->name || parse_strings(&u->argv, json_object_get(obj, "argv"), CONFIG_ARGV_MAX, path, err) < 0)
 		return u->name ? -1 : al_fail(err, "upstreams: out of memory");
 	if (u->argv.n == 0 || u->argv.v[0][0] != '/')
 		return al_fail(err, "%s[0]: expected an absolute path", path);
@@ -503,7 +515,7 @@ upstream_define(struct airlock_config *c, const char *name, const json_t *obj,
 		return -1;
 	snprintf(path, sizeof path, "upstreams.%.64s.timeout_ms", name);
 	if ((x = json_object_get(obj, "timeout_ms")) &&
-	    get_int(x, 10, UPSTREAM_TIMEOUT_MS_MAX, &t, path, err) < 0)
+	    get_limited(x, LIMIT_UPSTREAM_TIMEOUT_MS, &t, path, err) < 0)
 		return -1;
 	u->timeout_ms = (long)t;
 	if ((x = json_object_get(obj, "cwd"))) {
@@ -708,13 +720,12 @@ parse_pool(struct airlock_config *c, const json_t *obj, struct al_err *err)
 	if (only_keys(obj, keys, "pool", err) < 0)
 		return -1;
 	if (size) {
-		if (get_int(size, 0, POOL_SIZE_MAX, &v, "pool.size", err) < 0)
+		if (get_limited(size, LIMIT_POOL_SIZE, &v, "pool.size", err) < 0)
 			return -1;
 		c->pool.size = (unsigned)v;
 	}
 	if (age) {
-		if (get_int(age, POOL_MAX_AGE_MS_MIN, POOL_MAX_AGE_MS_MAX, &v, "pool.max_age_ms",
-			    err) < 0)
+		if (get_limited(age, LIMIT_POOL_MAX_AGE_MS, &v, "pool.max_age_ms", err) < 0)
 			return -1;
 		c->pool.max_age_ms = (long)v;
 	}

@@ -23,6 +23,9 @@
  *   agent      {mcp}: an MCP session (docs/mcp-agents.md)
  *   pool       {size, max_age_ms}: containers kept warm for this profile
  *              (engine/sandbox/pool.h, docs/guarantees.md)
+ *
+ * Every limit below, with its unit and meaning, is in one table
+ * (config_limits.h) that the parser reads and docs/configuration.md shows.
  */
 
 #include <stdbool.h>
@@ -30,28 +33,11 @@
 
 #include <jansson.h>
 
+#include "config_limits.h"
 #include "err.h"
 #include "mcp.h"
 #include "policy.h"
 #include "profile.h"
-
-#define CONFIG_MAX_BYTES	(1 << 20)
-#define CONFIG_UPSTREAMS_MAX	16
-#define CONFIG_TOOLS_MAX	64
-#define CONFIG_ALIASES_MAX	64
-#define CONFIG_WITHHOLD_MAX	64
-
-#define BOUND_FRAME_MAX		65536
-#define BOUND_STDOUT_DEFAULT	(1 << 20)
-#define BOUND_STDOUT_MAX	(4 << 20)
-#define BOUND_STDERR_DEFAULT	(1 << 20)
-#define BOUND_STDERR_MAX	(4 << 20)
-#define BOUND_CALLS_DEFAULT	16
-#define BOUND_CALLS_MAX		4096
-#define BOUND_SESSION_MS_DEFAULT 15000
-#define BOUND_SESSION_MS_MAX	600000
-#define UPSTREAM_TIMEOUT_MS_DEFAULT 10000
-#define UPSTREAM_TIMEOUT_MS_MAX	60000
 
 struct config_bounds {
 	size_t frame_bytes;	/* one line including its newline */
@@ -84,8 +70,6 @@ struct upstream_config {
 	struct mcp_confine_config confine;	/* .user points at user */
 };
 
-#define CONFIG_DESCRIPTION_MAX	1024
-
 struct config_alias {
 	char operation[65];
 	int tool;		/* index into tools */
@@ -109,10 +93,6 @@ struct initial_config {
  * The warm pool (engine/sandbox/pool.h): size 0 (the default) is off. Past a
  * bound is refused, like every other bound here.
  */
-#define POOL_SIZE_MAX			16
-#define POOL_MAX_AGE_MS_DEFAULT		600000	/* 10 minutes */
-#define POOL_MAX_AGE_MS_MIN		100
-#define POOL_MAX_AGE_MS_MAX		86400000	/* a day */
 
 struct pool_config {
 	unsigned size;		/* 0 .. POOL_SIZE_MAX containers kept ready */
