@@ -175,28 +175,6 @@ receipt_is() {	# DB USER UID CHANGED: until such a receipt is there (10 s)
 }
 receipt_count() { receipts "$1" 2>/dev/null | awk -v u="$2" '$2 == u' | wc -l; }
 
-# ended_with SID END TEXT: the session's row says it ended END, its reason holding TEXT.
-ended_row() {
-	python3 -c 'import json,sys
-d = json.load(sys.stdin)
-for s in d["snapshot"]["sessions"]:
-    if s["id"] == sys.argv[1] and s["state"] == "ended":
-        print(s.get("end", "") + ": " + s.get("reason", ""))' "$1"
-}
-ended_with() {
-	local i row
-	[ -n "$1" ] || return 1
-	for i in $(seq 300); do
-		row=$(ctl sessions --json 2>/dev/null | ended_row "$1")
-		if [ -n "$row" ]; then
-			echo "   $1 ended $row"
-			case $row in "$2: "*"$3"*) return 0 ;; *) return 1 ;; esac
-		fi
-		sleep 0.1
-	done
-	return 1
-}
-
 # upstream_not_run_as USER: no process of USER runs the upstream program.
 upstream_not_run_as() { not_run_as "$1" "$upstream"; }
 # not_run_as USER PROGRAM: no process of USER runs PROGRAM (by /proc/PID/exe).
