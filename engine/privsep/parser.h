@@ -5,7 +5,10 @@
  * Privilege separation (issue 41, section 3; docs/architecture.md): the
  * agent's lines are parsed by a process of their own, never by the engine
  * that holds the Docker socket, the audit log and the gate. One parser a
- * session (docs/performance.md has the measurements behind the choice):
+ * session, not one an engine: a parser taken over by one session's lines
+ * then sees no other session's, and its cost is measured (bench/run: its
+ * private memory in the 500-session figure, its start in confine_bench,
+ * its instructions per call beside the engine's):
  * `airlock-parser`, spawned as an upstream is (its own user
  * airlock-parse, no capabilities, no_new_privs, Landlock, seccomp, proven
  * before exec), which then locks itself down further before it reads a
