@@ -409,17 +409,32 @@ run(struct app *a)
 	}
 }
 
-/* Quitting an attached console: the engines' sessions go on. */
+/*
+ * Quitting an attached console: the engines' sessions go on. Counted from
+ * the engines that answer; a lost one's last snapshot is not a count, so
+ * it is named instead.
+ */
 static int
 detach(struct app *a)
 {
-	size_t live = a->model.snap.live, n = a->n_links;
+	const struct model *m = &a->model;
+	size_t live = 0, n = a->n_links, i;
+	char lost[256] = "";
+	int w = 0;
 
+	for (i = 0; i < m->n_links; i++) {
+		if (m->link_fresh[i])
+			live += m->n_links == 1 ? m->snap.live : m->per[i].live;
+		else if ((size_t)w < sizeof lost)
+			w += snprintf(lost + w, sizeof lost - (size_t)w, "%s%s", w ? ", " : "",
+				      m->engine_names[i]);
+	}
 	display_close(&a->screen);
 	app_shutdown(a);
 	fprintf(stderr, "airlock console: detached from %zu engine%s; their %zu live session%s "
-		"go on (airlock ctl stop-all stops them)\n", n, n == 1 ? "" : "s", live,
-		live == 1 ? "" : "s");
+		"go on%s%s%s (airlock ctl stop-all stops them)\n", n, n == 1 ? "" : "s", live,
+		live == 1 ? "" : "s", lost[0] ? " (lost, not counted: " : "", lost,
+		lost[0] ? ")" : "");
 	return CONSOLE_OK;
 }
 

@@ -198,6 +198,32 @@ header_pools(const struct supervisor_snapshot *s, char *buf, size_t cap)
 			s->n_pools == 1 ? "" : "s", ready, warming, discarded);
 }
 
+/*
+ * FROZEN, first: with several engines each frozen one by name, its own
+ * revision and author ("FROZEN a since r9 by oncall"), as revisions are
+ * each engine's own.
+ */
+static int
+header_frozen(const struct app *a, const struct supervisor_snapshot *s, char *buf, size_t cap)
+{
+	const struct model *m = &a->model;
+	size_t i;
+	int n = 0, w;
+
+	if (m->n_links <= 1)
+		return s->frozen ? snprintf(buf, cap, "FROZEN since r%lld by %s │ ",
+					    (long long)s->frozen_revision, s->frozen_by.user) : 0;
+	for (i = 0; i < m->n_links && (size_t)n < cap; i++) {
+		if (!m->per[i].frozen)
+			continue;
+		w = snprintf(buf + n, cap - (size_t)n, "FROZEN %s since r%lld by %s │ ",
+			     m->engine_names[i], (long long)m->per[i].frozen_revision,
+			     m->per[i].frozen_by.user);
+		n += w > 0 ? w : 0;
+	}
+	return n;
+}
+
 static void
 header_text(const struct app *a, const struct ui_model *m, char *buf, size_t cap)
 {
@@ -210,9 +236,7 @@ header_text(const struct app *a, const struct ui_model *m, char *buf, size_t cap
 		running += s->rows[i].state == SESSION_STATE_RUNNING;
 	n = snprintf(buf, cap, " airlock │ ");
 	/* First, where no width cuts it: every call is being denied. */
-	if (s->frozen)
-		n += snprintf(buf + n, cap - (size_t)n, "FROZEN since r%lld by %s │ ",
-			      (long long)s->frozen_revision, s->frozen_by.user);
+	n += header_frozen(a, s, buf + n, cap - (size_t)n);
 	if (a->attached)
 		n += snprintf(buf + n, cap - (size_t)n, "%s │ %zu session%s (%zu running) │ %s",
 			      header_engines(a, engines, sizeof engines), s->n, s->n == 1 ? "" : "s",

@@ -141,6 +141,7 @@ model_ui(const struct model *m, struct ui_model *out)
 		.n_marks = m->n_marks,
 		.now_ms = now,
 		.stale = !m->snap_ok || now - m->snap_ms > MODEL_STALE_MS,
+		.engine_fresh = m->n_links > 1 ? m->link_fresh : NULL,
 		.read_only = m->read_only,
 		.engine_names = (const char (*)[SNAP_ENGINE_MAX])m->engine_names,
 		.n_engines = m->n_links,
@@ -236,8 +237,9 @@ merge_totals(struct supervisor_snapshot *all, const struct supervisor_snapshot *
 
 /*
  * Several engines: each one's snapshot (a lost one keeps its last), then
- * one list of every row, each marked with its engine. True when every
- * engine's is fresh.
+ * one list of every row, each marked with its engine. True when any
+ * engine's is fresh: staleness is each engine's own (link_fresh), the
+ * whole is stale only when none answers.
  */
 static bool
 merge_snapshots(struct model *m, struct link *const *links, size_t n)
@@ -245,11 +247,11 @@ merge_snapshots(struct model *m, struct link *const *links, size_t n)
 	struct supervisor_snapshot *all = &m->snap;
 	struct session_row *rows;
 	size_t i, k, total = 0, cap;
-	bool fresh = true;
+	bool fresh = false;
 
 	for (i = 0; i < n; i++) {
 		m->link_fresh[i] = link_snapshot(links[i], &m->per[i]) == 0;
-		fresh &= m->link_fresh[i];
+		fresh |= m->link_fresh[i];
 		total += m->per[i].n;
 	}
 	if (reserve_rows(all, total) < 0)
@@ -281,7 +283,7 @@ model_refresh(struct model *m, struct link *const *links, size_t n)
 		snprintf(m->engine_names[i], sizeof m->engine_names[i], "%s", m->link_st[i].name);
 	}
 	if (m->n_links == 1)
-		m->snap_ok = link_snapshot(links[0], &m->snap) == 0;
+		m->snap_ok = m->link_fresh[0] = link_snapshot(links[0], &m->snap) == 0;
 	else
 		m->snap_ok = merge_snapshots(m, links, m->n_links);
 	if (m->snap_ok)

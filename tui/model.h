@@ -48,7 +48,7 @@ struct model {
 	size_t n_links;
 	struct link_status link_st[MODEL_LINKS_MAX];
 	struct supervisor_snapshot per[MODEL_LINKS_MAX];
-	bool link_fresh[MODEL_LINKS_MAX];
+	bool link_fresh[MODEL_LINKS_MAX];	/* its latest snapshot came (one engine too) */
 	char engine_names[MODEL_LINKS_MAX][SNAP_ENGINE_MAX];
 };
 

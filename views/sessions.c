@@ -251,8 +251,14 @@ sessions_draw_row(WINDOW *w, int y, const struct ui_model *m, const struct draw_
 	if (r->engine < m->n_engines)
 		draw_col_text(w, y, &cols[COL_ENGINE], plain, m->engine_names[r->engine]);
 	draw_col_text(w, y, &cols[COL_ID], plain, draw_short_id(buf, r->id));
-	draw_col_text(w, y, &cols[COL_STATE], color_attr_sel(draw_state_color(r->state), sel),
-		      session_state_id(r->state));
+	if (m->engine_fresh && r->engine < m->n_engines && !m->engine_fresh[r->engine] &&
+	    r->state != SESSION_STATE_ENDED)
+		/* its engine is lost: the row is its last known state, not a live one */
+		draw_col_text(w, y, &cols[COL_STATE], color_attr_sel(UI_COLOR_STALE, sel), "lost");
+	else
+		draw_col_text(w, y, &cols[COL_STATE],
+			      color_attr_sel(draw_state_color(r->state), sel),
+			      session_state_id(r->state));
 	draw_col_text(w, y, &cols[COL_IMAGE], plain, draw_short_id(buf, r->image));
 	draw_col_text(w, y, &cols[COL_UP], plain, draw_fmt_duration(buf, r->uptime_ms));
 	sessions_draw_lease(w, y, m, &cols[COL_LEASE], &r->lease, sel);
@@ -333,11 +339,19 @@ sessions_draw_title(WINDOW *w, const struct ui_model *m, const struct view_state
 	int key = vs->sort >= 0 && vs->sort < SORT_COUNT ? vs->sort : SORT_STARTED;
 	bool desc = sorts[key].desc != vs->sort_reverse;
 	int end = getmaxx(w), x = draw_view_title(w, m, "Sessions");
-	size_t total = m->snap ? m->snap->n : 0, live = m->snap ? m->snap->live : 0;
-	char buf[UI_FILTER_MAX + 32];
+	size_t total = m->snap ? m->snap->n : 0, live = m->snap ? m->snap->live : 0, lost = 0, i;
+	char buf[UI_FILTER_MAX + 48];
 
+	/* A lost engine's sessions are its last known: counted apart, not as live. */
+	for (i = 0; m->engine_fresh && i < total; i++)
+		lost += m->snap->rows[i].engine < m->n_engines &&
+			!m->engine_fresh[m->snap->rows[i].engine] &&
+			m->snap->rows[i].state != SESSION_STATE_ENDED;
+	live -= lost < live ? lost : live;
 	if (vs->filter[0])
 		snprintf(buf, sizeof buf, "%zu of %zu", l->n, total);
+	else if (lost)
+		snprintf(buf, sizeof buf, "%zu, %zu live, %zu of lost engines", total, live, lost);
 	else
 		snprintf(buf, sizeof buf, "%zu, %zu live", total, live);
 	x = draw_title_tag(w, 0, x, end, m, UI_COLOR_TITLE, buf);

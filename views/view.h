@@ -46,6 +46,9 @@ struct ui_model {
 	size_t n_marks;
 	int64_t now_ms;				/* wall clock, for "ago" columns */
 	bool stale;				/* the snapshot is older than it should be */
+	const bool *engine_fresh;		/* several engines: each one's snapshot came,
+						 * by engine index (a lost one's rows are its
+						 * last known); NULL with one */
 	bool read_only;
 	bool ascii;				/* the terminal cannot show UTF-8: ASCII glyphs */
 	const char (*engine_names)[SNAP_ENGINE_MAX];	/* by a row's engine index */

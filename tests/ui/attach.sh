@@ -209,7 +209,8 @@ keys many y
 check "the restore likewise" wait_re many "b: r[0-9]+: restore store" 15
 check "b's agent reaches its sink" grows "$work/b/vault.sink" 10
 keys many F
-check "F freezes every engine: FROZEN in the header" wait_for many "FROZEN since" 10
+check "F freezes every engine: each one FROZEN in the header, by name, its own revision" \
+	wait_re many "FROZEN a since r[0-9]+ by root │ FROZEN b since r[0-9]+ by root" 10
 sleep 1
 check "frozen: a's sink sees nothing more" still "$work/a/vault.sink" 3
 check "frozen: b's sink sees nothing more" still "$work/b/vault.sink" 2
@@ -217,7 +218,7 @@ keys many T
 check "a thaw asks first" wait_for many "thaw: let calls through again" 5
 keys many y
 check "thawed: a's sink records again" grows "$work/a/vault.sink" 10
-check "thawed: the header no longer says FROZEN" gone_from many "FROZEN since" 10
+check "thawed: the header no longer says FROZEN" gone_from many "FROZEN " 10
 
 # --- a view-only peer: the engine refuses its changes, whatever its console offers ----
 # No chmod, no ACL: serve's own socket (0666) lets it in; the kernel's credentials decide.
@@ -253,9 +254,18 @@ check "…and the engine's refusal, naming both groups, on the status line" wait
 keys none q
 
 # --- engine a dies ------------------------------------------------------------------
+console lostq --connect "$work/a.sock" --connect "$work/b.sock"
+check "a second console over both engines" wait_re lostq "a r[0-9]+ · b r[0-9]+" 20
 ca=$(container_of "$sid_a")
 kill -KILL "$pid_a"
 check "a lost engine shows in the header" wait_re many "a (LOST|connecting)" 10
+lost_and_live() { wait_re many "^. *a +$short_a +lost " 10 && screen many | grep -Eq "^. *b +$short_b +running "; }
+check "staleness is each engine's: a's row says lost, b's still running" lost_and_live
+sleep 2
+check "…and the header is not STALE while b answers" eval '! screen many | grep -q STALE'
+keys lostq q
+check "quitting counts b's live session alone and names a as lost" \
+	wait_re lostq "detached from 2 engines; their 1 live session go on \(lost, not counted: a\)" 10
 keys many j
 check "the console still answers keys while an engine is lost" wait_re many "a (LOST|connecting)" 2
 for _ in $(seq 150); do stopped "$ca" && break; sleep 0.2; done

@@ -605,6 +605,16 @@ prep_two_engines(struct fixture *f, struct view_state *vs)
 	f->m.n_engines = 2;
 }
 
+/* The same, prod-eu lost: its rows say lost (their last known state), lab's stay as they are. */
+static void
+prep_engine_lost(struct fixture *f, struct view_state *vs)
+{
+	static const bool fresh[2] = { false, true };
+
+	prep_two_engines(f, vs);
+	f->m.engine_fresh = fresh;
+}
+
 static void
 prep_filter_ended(struct fixture *f, struct view_state *vs)
 {
@@ -874,6 +884,7 @@ static const struct render_case cases[] = {
 	{ "sessions-sort-id-reverse-100x12", VIEW_SESSIONS, 12, 100, prep_sort_id_reverse },
 	{ "sessions-300-scrolled-100x30", VIEW_SESSIONS, 30, 100, prep_many },
 	{ "sessions-two-engines-100x12", VIEW_SESSIONS, 12, 100, prep_two_engines },
+	{ "sessions-engine-lost-100x12", VIEW_SESSIONS, 12, 100, prep_engine_lost },
 	{ "detail-running-100x30", VIEW_DETAIL, 30, 100, prep_detail_running },
 	{ "detail-upstreams-100x24", VIEW_DETAIL, 24, 100, prep_detail_upstreams },
 	{ "detail-refused-end-100x30", VIEW_DETAIL, 30, 100, prep_detail_refused },
