@@ -86,16 +86,21 @@ send_request(struct ctl *c)
 	return line && off == n ? 0 : -1;
 }
 
-/* The reply to the latest request; pushed frames before it are skipped. */
+/*
+ * The reply to the latest request; pushed frames before it are skipped. A
+ * refusal with a null id is the engine saying it could not read a request
+ * at all (too long, or its parser gone): with one request in flight, ours.
+ */
 static json_t *
 await_reply(struct ctl *c, int64_t wait_ms)
 {
 	int64_t deadline = clock_mono_ms() + wait_ms + CTL_TIMEOUT_MS;
-	json_t *f;
+	json_t *f, *id;
 
 	while ((f = next_frame(c, deadline))) {
-		if (json_integer_value(json_object_get(f, "id")) == c->next_id &&
-		    json_object_get(f, "ok"))
+		id = json_object_get(f, "id");
+		if ((json_integer_value(id) == c->next_id && json_object_get(f, "ok")) ||
+		    (json_is_null(id) && json_is_false(json_object_get(f, "ok"))))
 			return f;
 		json_decref(f);
 	}
