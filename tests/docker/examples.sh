@@ -25,25 +25,33 @@ images+=("$(cat "$ex/iid")")
 engine=$!
 helpers+=("$engine")
 
+for _ in $(seq 300); do grep -qs "listening on" "$work/serve.err" && break; sleep 0.1; done
+check "serve listens" grep -q "listening on $sock" "$work/serve.err"
+
 # Each session's memory file, once its agent's first note is in it (90 s at most).
 noted() {
-	local i name
+	local i name all
 	for i in $(seq 900); do
-		for name in a b c; do
-			grep -qs '"step-1"' "$ex/$name/memory.jsonl" || continue 2
-		done
-		return 0
+		all=1
+		for name in a b c; do grep -qs '"step-1"' "$ex/$name/memory.jsonl" || all=0; done
+		[ "$all" = 1 ] && return 0
+		sleep 0.1
 	done
 	return 1
 }
 check "all three agents' notes reached their memory servers" noted
-"$airlock" ctl --socket "$sock" sessions --json >"$work/sessions.json" 2>"$work/ctl.err"
+"$airlock" ctl --socket "$sock" sessions --json >"$work/sessions.json" 2>"$work/ctl.err" ||
+	cat "$work/ctl.err" >&2
 check "ctl lists three running sessions" python3 -c '
 import json, sys
 rows = json.load(open(sys.argv[1]))["snapshot"]["sessions"]
 sys.exit(0 if sum(r["state"] == "running" for r in rows) == 3 else 1)' "$work/sessions.json"
 check "the audit holds their allowed calls" \
 	bash -c '"$1" audit tail "$2" --json | grep -q "\"decision\":\"allowed\""' _ "$airlock" "$work/audit.db"
+check "the payloads are in no output (serve's log, ctl's, the audit's tail)" bash -c '
+	"$1" audit tail "$2" --json >"$3/tail.json" 2>&1
+	! grep -lF "stays in this session" "$3/serve.err" "$3/sessions.json" "$3/ctl.err" "$3/tail.json"' \
+	_ "$airlock" "$work/audit.db" "$work"
 kill -TERM "$engine"
 rc=0; wait "$engine" || rc=$?
 check "serve exits 0 on SIGTERM" [ "$rc" = 0 ]
