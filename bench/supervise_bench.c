@@ -16,6 +16,8 @@
  */
 #include <curl/curl.h>
 #include <dirent.h>
+#include <pwd.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,6 +96,24 @@ parsers_private_kb(long *n)
 	return sum;
 }
 
+/*
+ * The upstreams' sinks: a directory their user (airlock-upstream, as the
+ * engine runs them when it can change ids) may write, listed read-write in
+ * their config; the rest of the scratch directory stays root's.
+ */
+static int
+sinks_dir(void)
+{
+	const struct passwd *pw = geteuid() == 0 ? getpwnam("airlock-upstream") : NULL;
+	char dir[64];
+
+	snprintf(dir, sizeof dir, "%s/sinks", work);
+	if (chmod(work, 0711) < 0 || mkdir(dir, 0700) < 0 ||
+	    (pw && chown(dir, pw->pw_uid, pw->pw_gid) < 0))
+		return -1;
+	return 0;
+}
+
 static void
 make_config(struct airlock_config *c, int i, const char *vault_mode, int session_s)
 {
@@ -102,12 +122,12 @@ make_config(struct airlock_config *c, int i, const char *vault_mode, int session
 	snprintf(text, sizeof text,
 		 "{\"profile\": {\"image\": \"%s\", \"cmd\": [%s]},"
 		 " \"bounds\": {\"session_ms\": %d, \"calls\": 4096, \"stdout_bytes\": 4194304},"
-		 " \"upstreams\": {\"u\": {\"argv\": [\"%s\", \"--sink\", \"%s/%d.sink\","
-		 "  \"--mode\", \"%s\"], \"timeout_ms\": 20000}},"
+		 " \"upstreams\": {\"u\": {\"argv\": [\"%s\", \"--sink\", \"%s/sinks/%d.sink\","
+		 "  \"--mode\", \"%s\"], \"timeout_ms\": 20000, \"paths\": {\"rw\": [\"%s/sinks\"]}}},"
 		 " \"tools\": {\"store\": {\"upstream\": \"u\", \"remote\": \"store\","
 		 "  \"data_class\": \"public\", \"sink_ceiling\": \"public\", \"response_ceiling\": \"public\"}},"
 		 " \"aliases\": {\"save\": \"store\"}, \"initial\": {\"class\": \"public\"}}",
-		 image, agent_cmd, session_s * 1000, upstream, work, i, vault_mode);
+		 image, agent_cmd, session_s * 1000, upstream, work, i, vault_mode, work);
 	bench_config(c, text);
 }
 
@@ -209,7 +229,7 @@ bench_cutover(void)
 	make_config(&c2, 1, "slow", 600);	/* its first call takes 10 s */
 	supervisor_start(s, &c2, id, &err);
 	wait_running(s, 1);
-	snprintf(sink, sizeof sink, "%s/1.sink", work);
+	snprintf(sink, sizeof sink, "%s/sinks/1.sink", work);
 	while (access(sink, F_OK) != 0)		/* the upstream got the call: in flight */
 		usleep(10 * 1000);
 	behind = cutover_ms(s, 1, false, &waited);
@@ -386,7 +406,7 @@ main(int argc, char **argv)
 	if (getenv("SCALE_PACE_MS") && atoi(getenv("SCALE_PACE_MS")) > 0)
 		snprintf(agent_cmd, sizeof agent_cmd, "\"pace\", \"%d\"", atoi(getenv("SCALE_PACE_MS")));
 	curl_global_init(CURL_GLOBAL_DEFAULT);
-	if (!mkdtemp(work))
+	if (!mkdtemp(work) || sinks_dir() < 0)
 		return 1;
 	if (strcmp(argv[4], "cutover") == 0)
 		bench_cutover();
