@@ -19,7 +19,8 @@ struct parser {
 	struct mcp_client *proc;	/* the process, started and ended as an upstream's */
 	int in_fd, out_fd, err_fd;	/* lent by proc */
 	size_t cap;			/* the largest reply body (parse_body_max) */
-	char *buf;			/* the latest reply */
+	char *buf;			/* the latest reply; its room grows to a reply's need */
+	size_t buf_cap;
 	char *dig;			/* the latest digest of an upstream's line */
 	size_t dig_cap;
 	size_t digests;			/* upstream lines it read */
@@ -117,6 +118,30 @@ await_ready(struct parser *p, struct al_err *err)
 	return 0;
 }
 
+/*
+ * Room for need bytes in *buf: what a session keeps between lines is a
+ * page or so, not the largest reply it may get (parse_body_max of a 64 KiB
+ * frame is half a megabyte). A room past PARSER_ROOM_KEEP is given back
+ * at the next line. 0, or -1 when out of memory.
+ */
+#define PARSER_ROOM_FIRST	4096
+#define PARSER_ROOM_KEEP	(64 << 10)
+
+static int
+room(char **buf, size_t *cap, size_t need)
+{
+	size_t want = need > PARSER_ROOM_FIRST ? need : PARSER_ROOM_FIRST;
+
+	if (*buf && *cap >= want && *cap <= PARSER_ROOM_KEEP)
+		return 0;
+	free(*buf);
+	*cap = 0;
+	if (!(*buf = malloc(want)))
+		return -1;
+	*cap = want;
+	return 0;
+}
+
 int
 parser_start(const char *program, size_t frame_bytes, struct parser **out, struct al_err *err)
 {
@@ -136,8 +161,7 @@ parser_start(const char *program, size_t frame_bytes, struct parser **out, struc
 			       "useradd --system %s", PARSER_USER, PARSER_USER);
 	}
 	p->cap = parse_body_max(frame_bytes);
-	p->buf = malloc(p->cap);
-	if (!p->buf || parser_config(&sc, program, frame_bytes, arg, sizeof arg) < 0)
+	if (room(&p->buf, &p->buf_cap, PARSER_ROOM_FIRST) < 0 || parser_config(&sc, program, frame_bytes, arg, sizeof arg) < 0)
 		al_fail(err, "parser: out of memory");
 	else if (mcp_start_process(&sc, &p->proc, err) == 0) {
 		mcp_process_fds(p->proc, &p->in_fd, &p->out_fd, &p->err_fd);
@@ -210,35 +234,20 @@ enum parser_verdict
 parser_frame(struct parser *p, const char *line, size_t len, struct parsed_frame *out)
 {
 	int64_t deadline = clock_mono_ms() + PARSER_REPLY_MS;
-	uint32_t type;
-	size_t n;
+	struct parse_header h;
 
 	if (!p || p->lost || len > p->cap)	/* the bridge keeps lines to a frame */
 		return p ? lose(p) : PARSER_LOST;
 	if (parse_send(p->in_fd, PARSE_FRAME, line, len, NULL, 0, deadline) < 0 ||
-	    parse_recv(p->out_fd, &type, p->buf, p->cap, &n, deadline) < 0)
+	    parse_recv_head(p->out_fd, &h, deadline) < 0 || h.len > p->cap ||
+	    room(&p->buf, &p->buf_cap, h.len) < 0 ||
+	    parse_recv_body(p->out_fd, p->buf, h.len, deadline) < 0)
 		return lose(p);
-	if (type == PARSE_FRAME_BAD && n == 0)
+	if (h.type == PARSE_FRAME_BAD && h.len == 0)
 		return PARSER_INVALID;
-	if (type != PARSE_FRAME_OK || checked(p->buf, n, out) < 0)
+	if (h.type != PARSE_FRAME_OK || checked(p->buf, h.len, out) < 0)
 		return lose(p);
 	return PARSER_VALID;
-}
-
-/* A long answer's room is not kept past the next line: most lines are short. */
-#define PARSER_DIGEST_KEEP	(64 << 10)
-
-static int
-digest_room(struct parser *p, size_t len)
-{
-	if (p->dig_cap > PARSER_DIGEST_KEEP || len > p->dig_cap) {
-		free(p->dig);
-		p->dig_cap = 0;
-		if (!(p->dig = malloc(len > 4096 ? len : 4096)))
-			return -1;
-		p->dig_cap = len > 4096 ? len : 4096;
-	}
-	return 0;
 }
 
 /* A line out, its digest back into p->dig: 0 with *n its length, or -1 (lost). */
@@ -253,7 +262,8 @@ exchange(struct parser *p, uint32_t type, uint32_t reply, size_t max, const char
 		return -1;
 	if (parse_send(p->in_fd, type, line, len, NULL, 0, deadline) < 0 ||
 	    parse_recv_head(p->out_fd, &h, deadline) < 0 || h.type != reply || h.len > max ||
-	    digest_room(p, h.len) < 0 || parse_recv_body(p->out_fd, p->dig, h.len, deadline) < 0) {
+	    room(&p->dig, &p->dig_cap, h.len) < 0 ||
+	    parse_recv_body(p->out_fd, p->dig, h.len, deadline) < 0) {
 		p->lost = true;
 		return -1;
 	}
@@ -344,7 +354,7 @@ parser_escape_test(struct parser *p, const char *docker_socket, const char *audi
 
 	if (w < 0 || (size_t)w + 1 > sizeof body ||
 	    parse_send(p->in_fd, PARSE_ESCAPE, body, (size_t)w + 1, NULL, 0, deadline) < 0 ||
-	    parse_recv(p->out_fd, &type, p->buf, p->cap, &n, deadline) < 0 ||
+	    parse_recv(p->out_fd, &type, p->buf, p->buf_cap, &n, deadline) < 0 ||
 	    type != PARSE_ESCAPE_REPORT || n + 1 > cap)
 		return -1;
 	memcpy(out, p->buf, n);

@@ -31,6 +31,7 @@
 #include "parser_lockdown.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -284,6 +285,7 @@ main(int argc, char **argv)
 			buf ? ld.failed : "out of memory");
 		return 3;
 	}
+	malloc_trim(0);	/* the filter's build is freed: its pages go back (brk, madvise) */
 	n = snprintf(ready, sizeof ready, "landlock %d, %u calls allowed",
 		     ld.landlock_abi, ld.allowed_calls);
 	if (parse_send(1, PARSE_READY, ready, (size_t)n, NULL, 0, FOREVER) < 0)
