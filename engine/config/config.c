@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,9 @@ config_free(struct airlock_config *c)
 	}
 	for (i = 0; i < c->n_aliases; i++)
 		free(c->aliases[i].description);
+	free(c->upstreams);
+	free(c->tools);
+	free(c->aliases);
 	free(c->initial.file);
 	strv_free(&c->initial.withhold);
 	free(c->base_dir);
@@ -743,7 +747,11 @@ struct section {
 	section_fn parse;
 	const struct members_spec *spec;
 	members_fn member;
+	size_t array, size;	/* a walked section's array in the config, and its element's size */
 };
+
+#define ARRAY_OF(field) offsetof(struct airlock_config, field), \
+	sizeof(*((struct airlock_config *)0)->field)
 
 static const struct members_spec upstreams_spec = {
 	"upstreams", CONFIG_UPSTREAMS_MAX, "servers", 63, "a name",
@@ -759,7 +767,17 @@ static int
 parse_section(struct airlock_config *c, const struct section *s, const json_t *v,
 	      struct al_err *err)
 {
-	return s->spec ? members_each(v, s->spec, s->member, c, err) : s->parse(c, v, err);
+	void **array = (void **)((char *)c + s->array);
+	size_t n = json_object_size(v);
+
+	if (!s->spec)
+		return s->parse(c, v, err);
+	if (*array)	/* its members would not fit: one load per config */
+		return al_fail(err, "%s: the config is loaded already", s->key);
+	/* room for its members: more than the bound is refused by members_each */
+	if (n && n <= s->spec->max && !(*array = calloc(n, s->size)))
+		return al_fail(err, "%s: out of memory", s->key);
+	return members_each(v, s->spec, s->member, c, err);
 }
 
 static int
@@ -774,15 +792,15 @@ config_load_json(struct airlock_config *c, const json_t *root, int host_cores,
 {
 	/* In dependency order: classes before tools, upstreams before tools… */
 	static const struct section sections[] = {
-		{ "profile", parse_profile, NULL, NULL },
-		{ "bounds", parse_bounds, NULL, NULL },
-		{ "classes", parse_classes, NULL, NULL },
-		{ "upstreams", NULL, &upstreams_spec, upstream_member },
-		{ "tools", NULL, &tools_spec, tool_member },
-		{ "aliases", NULL, &aliases_spec, alias_member },
-		{ "initial", parse_initial, NULL, NULL },
-		{ "agent", parse_agent, NULL, NULL },
-		{ "pool", parse_pool, NULL, NULL },
+		{ "profile", parse_profile, NULL, NULL, 0, 0 },
+		{ "bounds", parse_bounds, NULL, NULL, 0, 0 },
+		{ "classes", parse_classes, NULL, NULL, 0, 0 },
+		{ "upstreams", NULL, &upstreams_spec, upstream_member, ARRAY_OF(upstreams) },
+		{ "tools", NULL, &tools_spec, tool_member, ARRAY_OF(tools) },
+		{ "aliases", NULL, &aliases_spec, alias_member, ARRAY_OF(aliases) },
+		{ "initial", parse_initial, NULL, NULL, 0, 0 },
+		{ "agent", parse_agent, NULL, NULL, 0, 0 },
+		{ "pool", parse_pool, NULL, NULL, 0, 0 },
 	};
 	size_t i;
 	json_t *v;

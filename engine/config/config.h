@@ -103,11 +103,16 @@ struct airlock_config {
 	struct profile profile;
 	struct config_bounds bounds;
 	struct class_list classes;
-	struct upstream_config upstreams[CONFIG_UPSTREAMS_MAX];
+	/*
+	 * Each sized to its section when loaded (an engine holds one config
+	 * per session: the bounds' worth would be 33 kB of each), at most
+	 * CONFIG_UPSTREAMS_MAX, CONFIG_TOOLS_MAX, CONFIG_ALIASES_MAX.
+	 */
+	struct upstream_config *upstreams;
 	size_t n_upstreams;
-	struct catalog_tool tools[CONFIG_TOOLS_MAX];
+	struct catalog_tool *tools;
 	size_t n_tools;
-	struct config_alias aliases[CONFIG_ALIASES_MAX];
+	struct config_alias *aliases;
 	size_t n_aliases;
 	struct initial_config initial;
 	struct agent_config agent;

@@ -278,8 +278,9 @@ catalog_listed(struct gateway *g, int upstream, struct mcp_client *m)
 		if (config_upstream_index(g->cfg, t->upstream) != upstream ||
 		    mcp_tool_hash(m, t->remote, h) == 0)
 			continue;
-		snprintf(g->fault, sizeof g->fault, "tools.%s.remote: upstream %s lists no tool %.64s",
-			 t->name, t->upstream, t->remote);
+		/* each name cut so that all three fit the fault's room */
+		snprintf(g->fault, sizeof g->fault, "tools.%.40s.remote: upstream %.40s lists no tool "
+			 "%.64s", t->name, t->upstream, t->remote);
 		return false;
 	}
 	return true;

@@ -18,6 +18,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+/*
+ * getpwnam_r's and getgrnam_r's room, on the heap: on a session's worker
+ * thread two nested lookups would take 32 kB of a stack that stays touched
+ * for the session's life.
+ */
 #define PW_BUF		16384
 #define CAP_LOOP_MAX	64	/* PR_CAPBSET_DROP answers EINVAL past the last one */
 
@@ -26,18 +31,20 @@
 static bool
 in_docker_group(const struct passwd *pw)
 {
-	char buf[PW_BUF];
+	char *buf = malloc(PW_BUF);
 	struct group gr, *g = NULL;
+	bool in = false;
 	char **m;
 
-	if (getgrnam_r("docker", &gr, buf, sizeof buf, &g) != 0 || !g)
+	if (!buf || getgrnam_r("docker", &gr, buf, PW_BUF, &g) != 0 || !g) {
+		free(buf);
 		return false;
-	if (pw->pw_gid == g->gr_gid)
-		return true;
-	for (m = g->gr_mem; m && *m; m++)
-		if (strcmp(*m, pw->pw_name) == 0)
-			return true;
-	return false;
+	}
+	in = pw->pw_gid == g->gr_gid;
+	for (m = g->gr_mem; !in && m && *m; m++)
+		in = strcmp(*m, pw->pw_name) == 0;
+	free(buf);
+	return in;
 }
 
 /* Refusals name the opt-in, so the operator sees it is one. */
@@ -57,12 +64,18 @@ user_allowed(const struct passwd *pw, bool privileged, struct al_err *err)
 int
 mcp_confine_check_user(const char *user, bool privileged, struct al_err *err)
 {
-	char buf[PW_BUF];
+	char *buf = malloc(PW_BUF);
 	struct passwd pw, *p = NULL;
+	int rc;
 
-	if (getpwnam_r(user, &pw, buf, sizeof buf, &p) != 0 || !p)
-		return al_fail(err, "no such user %.64s", user);
-	return user_allowed(p, privileged, err);
+	if (!buf)
+		return al_fail(err, "out of memory");
+	if (getpwnam_r(user, &pw, buf, PW_BUF, &p) != 0 || !p)
+		rc = al_fail(err, "no such user %.64s", user);
+	else
+		rc = user_allowed(p, privileged, err);
+	free(buf);
+	return rc;
 }
 
 /* Whether the calling thread holds cap in its effective set. */
@@ -92,19 +105,27 @@ mcp_confine_can_change_ids(void)
 static int
 keep_engine_ids(struct mcp_confine *cf, bool privileged, struct al_err *err)
 {
-	char buf[PW_BUF];
+	char *buf;
 	struct group gr, *g = NULL;
-	gid_t groups[256];
+	gid_t groups[256], docker;
 	int n = getgroups(256, groups), i;
 
 	cf->uid = getuid();
 	cf->gid = getgid();
-	if (privileged || getgrnam_r("docker", &gr, buf, sizeof buf, &g) != 0 || !g)
+	if (privileged)
 		return 0;
+	if (!(buf = malloc(PW_BUF)))
+		return al_fail(err, "upstream %s: out of memory", cf->name);
+	if (getgrnam_r("docker", &gr, buf, PW_BUF, &g) != 0 || !g) {
+		free(buf);
+		return 0;
+	}
+	docker = g->gr_gid;
+	free(buf);
 	for (i = 0; i < n; i++)
-		if (groups[i] == g->gr_gid)
+		if (groups[i] == docker)
 			break;
-	if (getegid() == g->gr_gid || (n > 0 && i < n))
+	if (getegid() == docker || (n > 0 && i < n))
 		return al_fail(err, "upstream %s: the engine is in the docker group without "
 			       "CAP_SETUID and CAP_SETGID: it cannot drop that group for the "
 			       "upstream", cf->name);
@@ -124,20 +145,15 @@ check_setpcap(const struct mcp_confine *cf, struct al_err *err)
 		       "it cannot drop the upstream's bounding set", cf->name);
 }
 
+/* The named user's ids, held to user_allowed. */
 static int
-resolve_ids(struct mcp_confine *cf, const struct mcp_confine_config *cfg, struct al_err *err)
+user_ids(struct mcp_confine *cf, const char *user, const struct mcp_confine_config *cfg,
+	 char *buf, struct al_err *err)
 {
-	const char *user = cfg->user ? cfg->user : MCP_CONFINE_USER;
-	char buf[PW_BUF];
 	struct passwd pw, *p = NULL;
 	struct al_err why;
 
-	cf->change_ids = mcp_confine_can_change_ids() && !confine_mutant(cf, "keep_root");
-	if (!cf->change_ids)
-		return keep_engine_ids(cf, cfg->privileged, err);
-	if (check_setpcap(cf, err) < 0)
-		return -1;
-	if ((getpwnam_r(user, &pw, buf, sizeof buf, &p) != 0 || !p) && !cfg->user)
+	if ((getpwnam_r(user, &pw, buf, PW_BUF, &p) != 0 || !p) && !cfg->user)
 		return al_fail(err, "upstream %s: user %s does not exist: run scripts/setup or: "
 			       "useradd --system %s", cf->name, user, user);
 	if (!p)
@@ -146,8 +162,28 @@ resolve_ids(struct mcp_confine *cf, const struct mcp_confine_config *cfg, struct
 		return al_fail(err, "upstream %s: user %.64s: %s", cf->name, user, why.msg);
 	cf->uid = p->pw_uid;
 	cf->gid = p->pw_gid;
-	snprintf(cf->receipt.user, sizeof cf->receipt.user, "%s", user);
 	return 0;
+}
+
+static int
+resolve_ids(struct mcp_confine *cf, const struct mcp_confine_config *cfg, struct al_err *err)
+{
+	const char *user = cfg->user ? cfg->user : MCP_CONFINE_USER;
+	char *buf;
+	int rc;
+
+	cf->change_ids = mcp_confine_can_change_ids() && !confine_mutant(cf, "keep_root");
+	if (!cf->change_ids)
+		return keep_engine_ids(cf, cfg->privileged, err);
+	if (check_setpcap(cf, err) < 0)
+		return -1;
+	if (!(buf = malloc(PW_BUF)))
+		return al_fail(err, "upstream %s: out of memory", cf->name);
+	rc = user_ids(cf, user, cfg, buf, err);
+	free(buf);
+	if (rc == 0)
+		snprintf(cf->receipt.user, sizeof cf->receipt.user, "%s", user);
+	return rc;
 }
 
 /* --- preparing, in the parent -------------------------------------------- */

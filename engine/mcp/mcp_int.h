@@ -29,8 +29,8 @@ struct mcp_tool {
 };
 
 struct mcp_listing {
-	struct mcp_tool *v;	/* MCP_TOOLS_MAX slots once the first tool arrives */
-	size_t n;
+	struct mcp_tool *v;	/* grown by doubling, at most MCP_TOOLS_MAX */
+	size_t n, cap;
 };
 
 struct mcp_client {

@@ -7,7 +7,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#define MCP_BUF_START		65536
+/*
+ * The read buffer starts at a page and doubles to a line's need; emptied
+ * past MCP_BUF_KEEP it is given back (a session lives long, its answers
+ * are mostly short: 500 sessions keep 500 such buffers).
+ */
+#define MCP_BUF_START		4096
+#define MCP_BUF_KEEP		65536
 #define MCP_BUF_MAX		(MCP_LINE_MAX + 1)	/* one line, or proof that it is too long */
 #define MCP_READ_ROUNDS		16	/* reads per wake-up before lines are looked at */
 
@@ -47,6 +53,11 @@ mcp_buf_room(struct mcp_client *c)
 	size_t cap;
 	char *p;
 
+	if (c->off == c->len && c->cap > MCP_BUF_KEEP) {
+		free(c->buf);
+		c->buf = NULL;
+		c->cap = c->len = c->off = 0;
+	}
 	if (c->off > 0) {
 		memmove(c->buf, c->buf + c->off, c->len - c->off);
 		c->len -= c->off;

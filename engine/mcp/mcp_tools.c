@@ -27,7 +27,7 @@ mcp_listing_free(struct mcp_listing *l)
 	}
 	free(l->v);
 	l->v = NULL;
-	l->n = 0;
+	l->n = l->cap = 0;
 }
 
 static const struct mcp_tool *
@@ -87,6 +87,23 @@ mcp_listing_has(const struct mcp_listing *l, const struct mcp_span *name)
 }
 
 /* A name the engine compares as a C string: no NUL inside. */
+/* Room for one more tool: most upstreams list a few, a session keeps them all. */
+static int
+listing_grow(struct mcp_listing *l)
+{
+	size_t cap = l->cap ? l->cap * 2 : 8;
+	struct mcp_tool *v;
+
+	if (cap > MCP_TOOLS_MAX)
+		cap = MCP_TOOLS_MAX;
+	if (!(v = realloc(l->v, cap * sizeof *v)))
+		return -1;
+	memset(v + l->cap, 0, (cap - l->cap) * sizeof *v);
+	l->v = v;
+	l->cap = cap;
+	return 0;
+}
+
 static int
 mcp_listing_add(struct mcp_client *c, struct mcp_listing *l, const struct mcp_digest_tool *tool,
 		struct al_err *err)
@@ -101,7 +118,7 @@ mcp_listing_add(struct mcp_client *c, struct mcp_listing *l, const struct mcp_di
 	if (l->n >= MCP_TOOLS_MAX)
 		return al_fail(err, "upstream %s: tools/list: more than %d tools", c->name,
 			       MCP_TOOLS_MAX);
-	if (!l->v && !(l->v = calloc(MCP_TOOLS_MAX, sizeof *l->v)))
+	if (l->n == l->cap && listing_grow(l) < 0)
 		return al_fail(err, "upstream %s: out of memory", c->name);
 	t = &l->v[l->n];
 	if (!span_dup(&tool->name, &t->name, &n))

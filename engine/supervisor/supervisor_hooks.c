@@ -6,6 +6,8 @@
 #include "supervisor_int.h"
 
 #include <pthread.h>
+#include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "checks.h"
@@ -84,12 +86,26 @@ on_publish(void *ctx, const struct session_status *st)
 	sup_wake(s);
 }
 
-static void
-copy_report(struct admission_report *out, const struct check_list *l)
+/*
+ * A report kept for the detail view, as long as its checks: a full
+ * admission_report is 18 kB, a session keeps two, an engine 500 sessions.
+ */
+static struct admission_report *
+copy_report(struct admission_report *old, const struct check_list *l,
+	    enum admission_verdict verdict)
 {
-	out->n = l->n < SNAP_CHECKS_MAX ? l->n : SNAP_CHECKS_MAX;
-	memcpy(out->items, l->items, out->n * sizeof out->items[0]);
-	out->verdict = check_list_passed(l) ? ADMISSION_ADMITTED : ADMISSION_REFUSED;
+	size_t n = l->n < SNAP_CHECKS_MAX ? l->n : SNAP_CHECKS_MAX;
+	struct admission_report *r = realloc(old, offsetof(struct admission_report, items) +
+					      n * sizeof r->items[0]);
+
+	if (!r) {
+		free(old);
+		return NULL;
+	}
+	r->n = n;
+	memcpy(r->items, l->items, n * sizeof r->items[0]);
+	r->verdict = verdict;
+	return r;
 }
 
 static void
@@ -97,16 +113,18 @@ on_report(void *ctx, int phase, const struct check_list *l)
 {
 	struct slot *sl = ctx;
 	struct supervisor *s = sl->sup;
-	struct admission_report *rep = phase == 1 ? &sl->first : &sl->second;
+	struct admission_report **rep = phase == 1 ? &sl->first : &sl->second;
 	const struct check_item *bad = check_list_first_failure(l);
+	enum admission_verdict verdict = check_list_passed(l) ? ADMISSION_ADMITTED
+							      : ADMISSION_REFUSED;
 
 	pthread_mutex_lock(&s->lock);
-	copy_report(rep, l);
+	*rep = copy_report(*rep, l, verdict);	/* NULL when out of memory: the verdict still stands */
 	if (phase == 1)
-		sl->row.admission_first = rep->verdict;
+		sl->row.admission_first = verdict;
 	else
-		sl->row.admission_second = rep->verdict;
-	if (rep->verdict == ADMISSION_REFUSED) {
+		sl->row.admission_second = verdict;
+	if (verdict == ADMISSION_REFUSED) {
 		struct supervisor_event e = { .kind = SUPERVISOR_EVENT_ADMISSION_REFUSED };
 
 		sup_copy_word(e.check, sizeof e.check, bad ? bad->id : "report");

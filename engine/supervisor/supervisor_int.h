@@ -52,7 +52,8 @@ struct slot {
 	int64_t started_mono_ms;
 	/* Under sup->lock: */
 	struct session_row row;
-	struct admission_report first, second;
+	/* NULL until reported; each sized to its checks (sup_report_*), not to SNAP_CHECKS_MAX */
+	struct admission_report *first, *second;
 	size_t n_upstreams;		/* as the worker last published them */
 	struct upstream_view upstreams[SNAP_UPSTREAMS_MAX];
 	struct supervisor_event timeline[SNAP_TIMELINE_MAX];

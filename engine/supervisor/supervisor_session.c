@@ -127,6 +127,8 @@ void
 sup_slot_free(struct slot *sl)
 {
 	gate_free(sl->gate);
+	free(sl->first);
+	free(sl->second);
 	if (sl->owned_cfg) {
 		config_free(sl->owned_cfg);
 		free(sl->owned_cfg);

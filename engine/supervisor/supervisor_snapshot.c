@@ -144,6 +144,16 @@ supervisor_snapshot_free(struct supervisor_snapshot *snap)
 	memset(snap, 0, sizeof *snap);
 }
 
+/* A kept report (or none yet: not run) into the detail's full-sized one. */
+static void
+report_out(struct admission_report *out, const struct admission_report *kept)
+{
+	out->verdict = kept ? kept->verdict : ADMISSION_NOT_RUN;
+	out->n = kept ? kept->n : 0;
+	if (kept)
+		memcpy(out->items, kept->items, kept->n * sizeof kept->items[0]);
+}
+
 int
 supervisor_detail(struct supervisor *s, const char *session_id, struct session_detail *out)
 {
@@ -158,8 +168,8 @@ supervisor_detail(struct supervisor *s, const char *session_id, struct session_d
 	}
 	out->row = sl->row;
 	row_live(sl, &out->row, clock_mono_ms());
-	out->first = sl->first;
-	out->second = sl->second;
+	report_out(&out->first, sl->first);
+	report_out(&out->second, sl->second);
 	out->n_timeline = sl->tl_n;
 	for (i = 0; i < sl->tl_n; i++)
 		out->timeline[i] = sl->timeline[(sl->tl_head + i) % SNAP_TIMELINE_MAX];
