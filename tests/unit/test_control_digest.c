@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,12 +12,14 @@
 #include "canon.h"
 #include "control.h"
 #include "control_cases.h"
+#include "json_tree.h"
 
 /*
  * The digest a connection's parser writes of a peer's line (control_digest)
  * and the engine's reading of it (control_digest_read): the same request
  * or the same refusal as control_parse; a digest a parser taken over might
- * write is refused.
+ * write is refused; an inline config crosses as a tree (json_tree.h) and
+ * the engine builds it without a JSON text parser.
  */
 
 static const char *const accepted[] = {
@@ -69,7 +72,7 @@ test_digest_same_reading(void **state)
 	for (i = 0; i < sizeof accepted / sizeof accepted[0]; i++) {
 		assert_int_equal(control_parse(accepted[i], strlen(accepted[i]), &a, &ea), 0);
 		assert_int_equal(through_digest(accepted[i], &b, &eb), 0);
-		assert_null(b.config);	/* text until the role allows it */
+		assert_null(b.config);	/* bytes until the role allows it */
 		assert_int_equal(control_request_load_config(&b), 0);
 		ta = request_text(&a);
 		tb = request_text(&b);
@@ -194,7 +197,11 @@ test_digest_lies(void **state)
 	lie_field(&l, CONTROL_K_PATH, "etc/a", 5);
 	assert_int_equal(lie_read(&l), -1);
 	lie_begin(&l, CONTROL_OP_START, CK(CONFIG));
-	lie_field(&l, CONTROL_K_CONFIG, "[1]", 3);
+	lie_field(&l, CONTROL_K_CONFIG, "a\x01n", 3);
+	assert_int_equal(lie_read(&l), -1);
+	/* a config as JSON text: the engine takes none */
+	lie_begin(&l, CONTROL_OP_START, CK(CONFIG));
+	lie_field(&l, CONTROL_K_CONFIG, "{}", 2);
 	assert_int_equal(lie_read(&l), -1);
 	/* a refusal with fields, an unknown refusal, an op past the table, a bad id */
 	lie_begin(&l, CONTROL_OP_HELLO, 0);
@@ -212,12 +219,180 @@ test_digest_lies(void **state)
 	assert_int_equal(lie_read(&l), -1);
 }
 
+/* A realistic inline config, as ctl sends it (examples/session.json.in). */
+static const char session_config[] =
+	"{\"profile\":{\"image\":\"airlock-example:1\"},"
+	"\"bounds\":{\"session_ms\":600000,\"calls\":4096,\"ratio\":0.75},"
+	"\"upstreams\":{\"memory\":{\"argv\":[\"/opt/m/mcp-server-memory\"],"
+	"\"env\":{\"PATH\":\"/usr/bin:/bin\",\"MEMORY_FILE_PATH\":\"/srv/m/memory.jsonl\"},"
+	"\"paths\":{\"rw\":[\"/srv/m\"]},\"timeout_ms\":30000}},"
+	"\"tools\":{\"create_entities\":{\"upstream\":\"memory\",\"remote\":\"create_entities\","
+	"\"data_class\":\"confidential\",\"sink_ceiling\":\"confidential\"}},"
+	"\"aliases\":{\"remember\":{\"tool\":\"create_entities\","
+	"\"description\":\"Keep a note \\u00e9 \\\"quoted\\\" \\t in memory.\"}},"
+	"\"initial\":{\"file\":\"/srv/m/payload.json\",\"class\":\"confidential\",\"withhold\":[],"
+	"\"none\":null,\"yes\":true,\"no\":false,\"neg\":-9223372036854775808}}";
+
+/* {"id":5,"op":"start","config":CONFIG} through the digest: the engine's reading, loaded. */
+static void
+start_through_digest(const char *config, struct control_request *r, struct hash_canon *d)
+{
+	const char *error;
+	char *line;
+
+	assert_true(asprintf(&line, "{\"id\":5,\"op\":\"start\",\"config\":%s}", config) > 0);
+	hash_canon_init(d);
+	assert_int_equal(control_digest(line, strlen(line), d), 0);
+	assert_int_equal(control_digest_read(d->buf, d->len, r, &error), 0);
+	free(line);
+	assert_int_equal(r->op, CONTROL_OP_START);
+	assert_null(r->config);
+	assert_int_equal(control_request_load_config(r), 0);
+	assert_true(json_is_object(r->config));
+}
+
+/* The whole path gives what jansson's parse of the same text gives; no text crosses. */
+static void
+test_config_whole_path(void **state)
+{
+	json_t *want = json_loads(session_config, JSON_REJECT_DUPLICATES, NULL);
+	struct control_request r;
+	struct hash_canon d;
+
+	(void)state;
+	assert_non_null(want);
+	start_through_digest(session_config, &r, &d);
+	assert_true(json_equal(r.config, want));
+	assert_true(r.config_tree_len < strlen(session_config));
+	assert_null(memmem(d.buf, d.len, "\"profile\"", 9));
+	control_request_free(&r);
+	assert_null(r.config);
+	assert_null(r.config_tree);
+	hash_canon_free(&d);
+	json_decref(want);
+}
+
+static void
+assert_keys(const json_t *o, const char *const *keys, size_t n)
+{
+	const char *k;
+	size_t i = 0;
+	json_t *v;
+
+	json_object_foreach((json_t *)o, k, v) {
+		assert_true(i < n);
+		assert_string_equal(k, keys[i++]);
+	}
+	assert_int_equal(i, n);
+}
+
+/*
+ * The engine builds the config from the tree, not from text: the peer's
+ * key order is kept, where the parser's canonical text (keys sorted) read
+ * back by a text parser would give them sorted.
+ */
+static void
+test_config_not_text(void **state)
+{
+	static const char *const outer[] = { "zeta", "alpha", "mid" };
+	static const char *const inner[] = { "y", "b" };
+	struct control_request r;
+	struct hash_canon d;
+
+	(void)state;
+	start_through_digest("{\"zeta\":1,\"alpha\":{\"y\":2,\"b\":3},\"mid\":[0.5,-0.0]}", &r,
+			     &d);
+	assert_keys(r.config, outer, 3);
+	assert_keys(json_object_get(r.config, "alpha"), inner, 2);
+	assert_true(signbit(json_real_value(json_array_get(json_object_get(r.config, "mid"), 1))));
+	control_request_free(&r);
+	hash_canon_free(&d);
+}
+
+/* A config nested "levels" objects deep, as text: malloc'd. */
+static char *
+nested_config(size_t levels)
+{
+	static const char open[] = "{\"a\":";
+	char *s = malloc(levels * sizeof open + 2), *p = s;
+	size_t i;
+
+	assert_non_null(s);
+	for (i = 1; i < levels; i++, p += sizeof open - 1)
+		memcpy(p, open, sizeof open - 1);
+	memcpy(p, "{}", 2);
+	memset(p + 2, '}', levels - 1);
+	p[levels + 1] = '\0';
+	return s;
+}
+
+/* As deep as the tree carries, accepted; one deeper, refused by both sides alike. */
+static void
+test_config_depth(void **state)
+{
+	char *ok = nested_config(JSON_TREE_DEPTH_MAX), *deep = nested_config(JSON_TREE_DEPTH_MAX + 1);
+	struct control_request r, p;
+	struct hash_canon d;
+	const char *error;
+	char *line;
+
+	(void)state;
+	start_through_digest(ok, &r, &d);
+	control_request_free(&r);
+	hash_canon_free(&d);
+	assert_true(asprintf(&line, "{\"id\":6,\"op\":\"start\",\"config\":%s}", deep) > 0);
+	assert_int_equal(control_parse(line, strlen(line), &p, &error), -1);
+	assert_string_equal(error, CONTROL_E_ARG);
+	control_request_free(&p);
+	assert_int_equal(through_digest(line, &r, &error), 1);
+	assert_string_equal(error, CONTROL_E_ARG);
+	assert_int_equal(r.id, 6);
+	control_request_free(&r);
+	free(line);
+	free(ok);
+	free(deep);
+}
+
+/* A tree a parser taken over might send: kept as bytes, refused when built. */
+static void
+test_config_tree_lies(void **state)
+{
+	static const struct {
+		const char *tree;
+		size_t len;
+	} lies[] = {
+		{ "o\x02\x01" "an\x01" "at", 8 },	/* a key twice */
+		{ "o\x01\x01" "a", 4 },		/* a member without its value */
+		{ "o\x01\x01\x00n", 5 },		/* a NUL in a key */
+		{ "o\x00n", 3 },			/* a byte after the object */
+	};
+	struct control_request r;
+	const char *error;
+	struct lie l;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof lies / sizeof lies[0]; i++) {
+		lie_begin(&l, CONTROL_OP_START, CK(CONFIG));
+		lie_field(&l, CONTROL_K_CONFIG, lies[i].tree, lies[i].len);
+		memcpy(l.b, &l.h, sizeof l.h);
+		assert_int_equal(control_digest_read(l.b, l.len, &r, &error), 0);
+		assert_int_equal(control_request_load_config(&r), -1);
+		assert_null(r.config);
+		control_request_free(&r);
+	}
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_digest_same_reading),
 		cmocka_unit_test(test_digest_lies),
+		cmocka_unit_test(test_config_whole_path),
+		cmocka_unit_test(test_config_not_text),
+		cmocka_unit_test(test_config_depth),
+		cmocka_unit_test(test_config_tree_lies),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
