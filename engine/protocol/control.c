@@ -12,6 +12,7 @@
 
 #include "canon.h"
 #include "frame.h"
+#include "json_tree.h"
 
 /* ---- the ops and their keys ---- */
 
@@ -171,8 +172,8 @@ take_arg(int k, const json_t *v, struct control_request *r)
 		return copy_word(v, p, keys[k].size);
 	case T_PATH:
 		return copy_path(v, p, keys[k].size);
-	case T_OBJECT:
-		if (!json_is_object(v))
+	case T_OBJECT:	/* as deep as the tree form carries (json_tree.h) */
+		if (!json_is_object(v) || !json_tree_shallow(v))
 			return -1;
 		*(json_t **)p = json_incref((json_t *)v);
 		return 0;
@@ -309,9 +310,9 @@ control_request_free(struct control_request *req)
 {
 	json_decref(req->config);
 	req->config = NULL;
-	free(req->config_text);
-	req->config_text = NULL;
-	req->config_len = 0;
+	free(req->config_tree);
+	req->config_tree = NULL;
+	req->config_tree_len = 0;
 }
 
 /* ---- the digest: a request as the engine takes it from its parser ---- */
@@ -354,7 +355,28 @@ put_field(struct hash_canon *out, int k, const void *p, size_t n, struct digest_
 	h->n_fields++;
 }
 
-/* One key's value as bytes: strings as they are, ids each ended by a NUL. */
+/*
+ * A config as its tree form (json_tree.h), written in place after its
+ * field's head, whose length is filled in once the tree is written.
+ */
+static void
+put_tree(struct hash_canon *out, int k, const json_t *config, struct digest_head *h)
+{
+	struct digest_field f = { (uint32_t)k, 0 };
+	size_t at = out->len;
+
+	hash_canon_raw(out, (const char *)&f, sizeof f);
+	json_tree_write(out, config);
+	if (out->bad || out->len - at - sizeof f > UINT32_MAX) {
+		out->bad = true;
+		return;
+	}
+	f.len = (uint32_t)(out->len - at - sizeof f);
+	memcpy(out->buf + at, &f, sizeof f);
+	h->n_fields++;
+}
+
+/* One key's value as bytes: strings as they are, ids each ended by a NUL, a config as a tree. */
 static void
 put_value(struct hash_canon *out, int k, const struct control_request *r,
 	  struct digest_head *h)
@@ -371,11 +393,7 @@ put_value(struct hash_canon *out, int k, const struct control_request *r,
 		put_field(out, k, p, strlen(p), h);
 		return;
 	case T_OBJECT:
-		hash_canon_init(&c);
-		hash_canon_json(&c, r->config);
-		out->bad |= c.bad;
-		put_field(out, k, c.buf, c.bad ? 0 : c.len, h);
-		hash_canon_free(&c);
+		put_tree(out, k, r->config, h);
 		return;
 	case T_IDS:
 		hash_canon_init(&c);
@@ -476,13 +494,11 @@ take_value(int k, const char *p, size_t n, struct control_request *r)
 	case T_CLIENT:
 		return take_text(p, n, at, keys[k].size) < 0 ||
 		       (strcmp(at, "ctl") != 0 && strcmp(at, "console") != 0) ? -1 : 0;
-	case T_OBJECT:	/* kept as text: loaded once the peer's role allows it */
-		if (n < 2 || p[0] != '{' || p[n - 1] != '}' || memchr(p, '\0', n) ||
-		    !(r->config_text = malloc(n + 1)))
+	case T_OBJECT:	/* kept as a tree: built once the peer's role allows it */
+		if (n < 2 || (uint8_t)p[0] != JSON_TREE_OBJECT || !(r->config_tree = malloc(n)))
 			return -1;
-		memcpy(r->config_text, p, n);
-		r->config_text[n] = '\0';
-		r->config_len = n;
+		memcpy(r->config_tree, p, n);
+		r->config_tree_len = n;
 		return 0;
 	case T_IDS:
 		return take_ids(p, n, r);
@@ -560,10 +576,15 @@ control_digest_read(const void *body, size_t len, struct control_request *r,
 int
 control_request_load_config(struct control_request *r)
 {
-	if (!r->config_text)
+	if (!r->config_tree)
 		return 0;
-	r->config = json_loadb(r->config_text, r->config_len, JSON_REJECT_DUPLICATES, NULL);
-	return json_is_object(r->config) ? 0 : -1;
+	json_decref(r->config);
+	r->config = json_tree_read(r->config_tree, r->config_tree_len);
+	if (json_is_object(r->config))
+		return 0;
+	json_decref(r->config);
+	r->config = NULL;
+	return -1;
 }
 
 /* ---- the builder ---- */

@@ -72,7 +72,8 @@
  * (control.c checks it), and the struct control_request field it fills.
  *   WORD    [A-Za-z0-9._:-], 1 .. sizeof field - 1 bytes
  *   PATH    an absolute path within sizeof field
- *   OBJECT  a JSON object (an inline config), kept as is
+ *   OBJECT  a JSON object (an inline config) at most JSON_TREE_DEPTH_MAX deep,
+ *           kept as is (the digest carries it as a tree: json_tree.h)
  *   IDS     an array of at most CONTROL_IDS_MAX session ids (words)
  *   BOOL, WAIT (0 .. CONTROL_WAIT_MAX_MS), SEQ (0 .. CONTROL_ID_MAX)
  *   CLIENT  "ctl" or "console"
@@ -177,8 +178,8 @@ struct control_request {
 	char session[SNAP_ID_MAX];
 	char path[CONTROL_PATH_MAX];
 	json_t *config;		/* owned; NULL unless an inline config */
-	char *config_text;	/* owned: the config as the parser wrote it (control_digest_read) */
-	size_t config_len;
+	void *config_tree;	/* owned: the config as the parser wrote it (control_digest_read) */
+	size_t config_tree_len;
 	char tool[SNAP_NAME_MAX];
 	size_t n_ids;
 	char ids[CONTROL_IDS_MAX][SNAP_ID_MAX];
@@ -226,23 +227,26 @@ void control_request_free(struct control_request *req);
  * engine. control_digest is the parser's side: the line parsed as above
  * and written as a digest into out (hash_canon_init'd by the caller): a
  * head (id, op, the keys it has, or the refusal's index) and each key's
- * value as bytes. 0; -1 when out of memory.
+ * value as bytes, an inline config as its tree form (json_tree.h), never
+ * as JSON text. 0; -1 when out of memory.
  *
  * control_digest_read is the engine's: each value held to what the parser
  * holds a JSON value to (a word's characters, a path's slash, a bool's 0
  * or 1, an integer's range, the ids' count), the op's keys, the required
  * ones and the cross-checks again. 0: a request in r; 1: a refusal, its
  * text in *error and r->id set when readable; -1: not a digest the parser
- * could have written (the parser is lost). An inline config stays text
- * (config_text) until control_request_load_config, called only once the
- * peer's role allows the op: a view peer's bytes never reach a JSON
- * reader in the engine. Free r with control_request_free either way.
+ * could have written (the parser is lost). An inline config stays bytes
+ * (config_tree) until control_request_load_config, called only once the
+ * peer's role allows the op, builds it with json_tree_read: jansson's
+ * constructors, no text parser. The engine tokenizes no JSON of a peer,
+ * and a view peer's bytes reach no reader of a config at all. Free r with
+ * control_request_free either way.
  */
 struct hash_canon;
 int control_digest(const char *line, size_t len, struct hash_canon *out);
 int control_digest_read(const void *body, size_t len, struct control_request *r,
 			const char **error);
-/* config_text into config (a JSON object): 0, or -1. No text: 0, nothing done. */
+/* config_tree into config (an object, json_tree_read): 0, or -1. No tree: 0, nothing done. */
 int control_request_load_config(struct control_request *r);
 
 const char *control_role_name(enum control_role r);

@@ -14,7 +14,8 @@
  * texts, and the reply line built from it holds nothing of the input.
  * The digest its connection's parser writes of the line (control_digest)
  * is one the engine reads, to the same verdict: the same request (op,
- * keys, id) or the same refusal.
+ * keys, id, an inline config equal once built from its tree) or the same
+ * refusal.
  */
 
 static const char *const fixed[] = {
@@ -102,8 +103,9 @@ check_digest(const uint8_t *data, size_t size, int parsed, const struct control_
 	if (rc == 0) {
 		FUZZ_CHECK(d.op == r->op && d.has == r->has && d.n_ids == r->n_ids);
 		FUZZ_CHECK(strcmp(d.session, r->session) == 0 && strcmp(d.tool, r->tool) == 0);
-		FUZZ_CHECK(!r->config == !d.config_text);
-		FUZZ_CHECK(!d.config_text || control_request_load_config(&d) == 0);
+		FUZZ_CHECK(!r->config == !d.config_tree);
+		FUZZ_CHECK(!d.config_tree || control_request_load_config(&d) == 0);
+		FUZZ_CHECK(!r->config || json_equal(r->config, d.config));
 	} else
 		FUZZ_CHECK(strcmp(derror, error) == 0);
 	control_request_free(&d);

@@ -476,7 +476,58 @@ def snapshot_delta():
     put("snapshot_delta", "fixed_base", line(seeds["counters"]))
 
 
-for f in (control, frame, linebuf, config, admission, attach, docker_answer, events, mcp, mcp_digest,
+def leb128(n):
+    out = bytearray()
+    while True:
+        b = n & 0x7f
+        n >>= 7
+        out.append(b | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def tree(v):
+    """A value in json_tree's form (engine/base/json_tree.h)."""
+    if v is None:
+        return b"n"
+    if v is True or v is False:
+        return b"t" if v else b"f"
+    if isinstance(v, int):
+        return b"i" + leb128(v << 1 if v >= 0 else ((-v) << 1) - 1)
+    if isinstance(v, float):
+        return b"r" + struct.pack("=d", v)
+    if isinstance(v, str):
+        b = v.encode()
+        return b"s" + leb128(len(b)) + b
+    if isinstance(v, list):
+        return b"a" + leb128(len(v)) + b"".join(tree(x) for x in v)
+    out = b"o" + leb128(len(v))
+    for k, x in v.items():
+        out += leb128(len(k.encode())) + k.encode() + tree(x)
+    return out
+
+
+def json_tree():
+    """Trees and JSON texts: fuzz_json_tree tries every input both ways."""
+    cfg = {"profile": {"image": "sha256:" + "0" * 64}, "bounds": {"session_ms": 600000, "ratio": 0.75},
+           "upstreams": {"memory": {"argv": ["/opt/m/server"], "env": {"PATH": "/usr/bin"},
+                                    "paths": {"rw": ["/srv/m"]}, "timeout_ms": 30000}},
+           "aliases": {"remember": {"tool": "t", "description": "caf\u00e9 \u2603 \"q\"\t"}},
+           "initial": {"withhold": [], "none": None, "yes": True, "no": False,
+                       "neg": -9223372036854775808, "max": 9223372036854775807}}
+    put("json_tree", "tree_config", tree(cfg))
+    put("json_tree", "tree_nested", tree([1, [2, [3, {"k": [True, False, None]}]], "s", -0.0]))
+    put("json_tree", "tree_empty", tree({}))
+    put("json_tree", "tree_duplicate", b"o\x02\x01an\x01at")
+    put("json_tree", "tree_nul_key", b"o\x01\x01\x00n")
+    put("json_tree", "tree_long_number", b"i\x80\x00")
+    put("json_tree", "tree_deep", b"a\x01" * 65 + b"n")
+    put("json_tree", "text_config", line(cfg))
+    put("json_tree", "text_escapes", '{"s":"\\u00e9\\ud83d\\ude00\\"\\\\","k\\n":[1e300,-0.0,5e-324]}')
+    put("json_tree", "text_deep", "[" * 65 + "]" * 65)
+
+
+for f in (control, frame, json_tree, linebuf, config, admission, attach, docker_answer, events, mcp, mcp_digest,
           sealed_export,
           snapshot_delta):
     f()

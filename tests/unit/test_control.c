@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "canon.h"
 #include "control.h"
+#include "control_cases.h"
 #include "supervisor.h"
 
 /* The error text control_parse gives for line, or NULL when it accepts it. */
@@ -86,260 +86,14 @@ test_inline_config(void **state)
 	assert_null(r.config);
 }
 
-static const struct {
-	const char *line, *error;
-} refused[] = {
-	{ "", CONTROL_E_JSON },
-	{ "{", CONTROL_E_JSON },
-	{ "{\"id\":1,\"op\":\"hello\"} x", CONTROL_E_JSON },
-	{ "[]", CONTROL_E_OBJECT },
-	{ "\"hello\"", CONTROL_E_OBJECT },
-	{ "null", CONTROL_E_OBJECT },
-	{ "{\"id\":1,\"op\":\"hello\",\"id\":2}", CONTROL_E_DUPLICATE },
-	{ "{\"op\":\"hello\"}", CONTROL_E_ID },
-	{ "{\"id\":-1,\"op\":\"hello\"}", CONTROL_E_ID },
-	{ "{\"id\":\"1\",\"op\":\"hello\"}", CONTROL_E_ID },
-	{ "{\"id\":1.5,\"op\":\"hello\"}", CONTROL_E_ID },
-	{ "{\"id\":1,\"op\":\"hello\",\"client\":\"tui\"}", CONTROL_E_ARG },
-	{ "{\"id\":1,\"op\":\"hello\",\"client\":1}", CONTROL_E_ARG },
-	{ "{\"id\":1,\"op\":\"snapshot\",\"client\":\"ctl\"}", CONTROL_E_KEY },
-	{ "{\"id\":9007199254740993,\"op\":\"hello\"}", CONTROL_E_ID },
-	{ "{\"id\":1,\"op\":\"launch\"}", CONTROL_E_OP },
-	{ "{\"id\":1,\"op\":\"Hello\"}", CONTROL_E_OP },
-	{ "{\"id\":1}", CONTROL_E_MISSING },
-	{ "{\"id\":1,\"op\":7}", CONTROL_E_MISSING },
-	{ "{\"id\":1,\"op\":\"hello\",\"x\":1}", CONTROL_E_KEY },
-	{ "{\"id\":1,\"op\":\"snapshot\",\"session\":\"s\"}", CONTROL_E_KEY },
-	{ "{\"id\":1,\"op\":\"stop\"}", CONTROL_E_MISSING },
-	{ "{\"id\":1,\"op\":\"stop\",\"session\":7}", CONTROL_E_ARG },
-	{ "{\"id\":1,\"op\":\"stop\",\"session\":\"\"}", CONTROL_E_ARG },
-	{ "{\"id\":1,\"op\":\"stop\",\"session\":\"a b\"}", CONTROL_E_ARG },
-	{ "{\"id\":1,\"op\":\"stop\",\"session\":\"a\\nb\"}", CONTROL_E_ARG },
-	{ "{\"id\":1,\"op\":\"start\"}", CONTROL_E_MISSING },
-	{ "{\"id\":1,\"op\":\"start\",\"path\":\"relative.json\"}", CONTROL_E_ARG },
-	{ "{\"id\":1,\"op\":\"start\",\"path\":\"/a\\u0000b\"}", CONTROL_E_JSON },
-	{ "{\"id\":1,\"op\":\"start\",\"config\":[]}", CONTROL_E_ARG },
-	{ "{\"id\":1,\"op\":\"start\",\"path\":\"/a\",\"config\":{}}", CONTROL_E_ARG },
-	{ "{\"id\":1,\"op\":\"revoke\",\"all\":true}", CONTROL_E_MISSING },
-	{ "{\"id\":1,\"op\":\"revoke\",\"tool\":\"t\"}", CONTROL_E_MISSING },
-	{ "{\"id\":1,\"op\":\"revoke\",\"tool\":\"t\",\"all\":false}", CONTROL_E_ARG },
-	{ "{\"id\":1,\"op\":\"revoke\",\"tool\":\"t\",\"all\":true,\"sessions\":[\"a\"]}",
-	  CONTROL_E_ARG },
-	{ "{\"id\":1,\"op\":\"revoke\",\"tool\":\"t\",\"sessions\":\"a\"}", CONTROL_E_ARG },
-	{ "{\"id\":1,\"op\":\"revoke\",\"tool\":\"t\",\"sessions\":[1]}", CONTROL_E_ARG },
-	{ "{\"id\":1,\"op\":\"revoke\",\"tool\":\"t\",\"sessions\":[]}", CONTROL_E_ARG },
-	{ "{\"id\":1,\"op\":\"revoke\",\"tool\":\"t\",\"all\":true,\"wait_ms\":-1}", CONTROL_E_ARG },
-	{ "{\"id\":1,\"op\":\"revoke\",\"tool\":\"t\",\"all\":true,\"wait_ms\":60001}",
-	  CONTROL_E_ARG },
-	{ "{\"id\":1,\"op\":\"revoke\",\"tool\":\"t\",\"all\":1}", CONTROL_E_ARG },
-	{ "{\"id\":1,\"op\":\"events\",\"follow\":\"yes\"}", CONTROL_E_ARG },
-	{ "{\"id\":1,\"op\":\"freeze\",\"tool\":\"t\"}", CONTROL_E_KEY },
-	{ "{\"id\":1,\"op\":\"freeze\",\"all\":true}", CONTROL_E_KEY },
-	{ "{\"id\":1,\"op\":\"thaw\",\"wait_ms\":60001}", CONTROL_E_ARG },
-};
-
 static void
 test_refused(void **state)
 {
 	size_t i;
 
 	(void)state;
-	for (i = 0; i < sizeof refused / sizeof refused[0]; i++)
-		assert_refused(refused[i].line, refused[i].error);
-}
-
-/* --- the digest its parser writes and the engine reads (control_digest) --- */
-
-static const char *const accepted[] = {
-	"{\"id\":7,\"op\":\"revoke\",\"tool\":\"store\",\"sessions\":[\"s-1\",\"s-2\"],\"wait_ms\":5000}",
-	"{\"id\":0,\"op\":\"hello\",\"client\":\"console\"}",
-	"{\"op\":\"snapshot\",\"id\":9007199254740992}",
-	"{\"id\":1,\"op\":\"restore\",\"tool\":\"t\",\"all\":true}",
-	"{\"id\":1,\"op\":\"events\",\"follow\":true,\"snapshots\":false,\"deltas\":true}",
-	"{\"id\":1,\"op\":\"host\",\"refresh\":true,\"runtime\":\"runsc\"}",
-	"{\"id\":1,\"op\":\"start\",\"path\":\"/etc/airlock/a.json\"}",
-	"{\"id\":3,\"op\":\"start\",\"config\":{\"profile\":{\"image\":\"x\",\"n\":1e3}}}",
-	"{\"id\":1,\"op\":\"forget\"}",
-	"{\"id\":1,\"op\":\"audit\",\"after\":42}",
-};
-
-/* line -> digest -> the engine's reading: 0, 1 (a refusal) or -1. */
-static int
-through_digest(const char *line, struct control_request *r, const char **error)
-{
-	struct hash_canon d;
-	int rc;
-
-	hash_canon_init(&d);
-	assert_int_equal(control_digest(line, strlen(line), &d), 0);
-	rc = control_digest_read(d.buf, d.len, r, error);
-	hash_canon_free(&d);
-	return rc;
-}
-
-static char *
-request_text(struct control_request *r)
-{
-	json_t *j = control_request_json(r);
-	char *text = j ? json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
-
-	json_decref(j);
-	assert_non_null(text);
-	return text;
-}
-
-static void
-test_digest_same_reading(void **state)
-{
-	struct control_request a, b;
-	const char *ea, *eb;
-	char *ta, *tb;
-	size_t i;
-
-	(void)state;
-	for (i = 0; i < sizeof accepted / sizeof accepted[0]; i++) {
-		assert_int_equal(control_parse(accepted[i], strlen(accepted[i]), &a, &ea), 0);
-		assert_int_equal(through_digest(accepted[i], &b, &eb), 0);
-		assert_null(b.config);	/* text until the role allows it */
-		assert_int_equal(control_request_load_config(&b), 0);
-		ta = request_text(&a);
-		tb = request_text(&b);
-		assert_string_equal(ta, tb);
-		free(ta);
-		free(tb);
-		control_request_free(&a);
-		control_request_free(&b);
-	}
-	for (i = 0; i < sizeof refused / sizeof refused[0]; i++) {
-		assert_int_equal(control_parse(refused[i].line, strlen(refused[i].line), &a, &ea), -1);
-		assert_int_equal(through_digest(refused[i].line, &b, &eb), 1);
-		assert_string_equal(eb, refused[i].error);
-		assert_int_equal(a.id, b.id);
-		control_request_free(&a);
-		control_request_free(&b);
-	}
-}
-
-/* A digest built by hand, as a parser taken over would write it. */
-struct lie {
-	char b[512];
-	size_t len;
-	struct {
-		int64_t id;
-		uint32_t op, has, error, n_fields;
-	} h;
-};
-
-static void
-lie_begin(struct lie *l, enum control_op op, unsigned has)
-{
-	memset(l, 0, sizeof *l);
-	l->h.id = 1;
-	l->h.op = (uint32_t)op;
-	l->h.has = has;
-	l->len = sizeof l->h;
-}
-
-static void
-lie_field(struct lie *l, enum control_key k, const void *v, size_t n)
-{
-	uint32_t f[2] = { (uint32_t)k, (uint32_t)n };
-
-	memcpy(l->b + l->len, f, sizeof f);
-	memcpy(l->b + l->len + sizeof f, v, n);
-	l->len += sizeof f + n;
-	l->h.n_fields++;
-}
-
-static int
-lie_read(struct lie *l)
-{
-	struct control_request r;
-	const char *error;
-	int rc;
-
-	memcpy(l->b, &l->h, sizeof l->h);
-	rc = control_digest_read(l->b, l->len, &r, &error);
-	control_request_free(&r);
-	return rc;
-}
-
-static void
-test_digest_lies(void **state)
-{
-	int64_t big = CONTROL_WAIT_MAX_MS + 1, ok = 5;
-	uint8_t two = 2, yes = 1;
-	struct lie l;
-
-	(void)state;
-	/* the honest one reads */
-	lie_begin(&l, CONTROL_OP_STOP, CK(SESSION));
-	lie_field(&l, CONTROL_K_SESSION, "s-1", 3);
-	assert_int_equal(lie_read(&l), 0);
-	/* a word the parser would have refused */
-	lie_begin(&l, CONTROL_OP_STOP, CK(SESSION));
-	lie_field(&l, CONTROL_K_SESSION, "s 1", 3);
-	assert_int_equal(lie_read(&l), -1);
-	/* a key the op does not take; a required one missing */
-	lie_begin(&l, CONTROL_OP_SNAPSHOT, CK(SESSION));
-	lie_field(&l, CONTROL_K_SESSION, "s-1", 3);
-	assert_int_equal(lie_read(&l), -1);
-	lie_begin(&l, CONTROL_OP_STOP, 0);
-	assert_int_equal(lie_read(&l), -1);
-	/* a bool that is neither; a wait past its bound */
-	lie_begin(&l, CONTROL_OP_REVOKE, CK(TOOL) | CK(ALL));
-	lie_field(&l, CONTROL_K_TOOL, "t", 1);
-	lie_field(&l, CONTROL_K_ALL, &two, 1);
-	assert_int_equal(lie_read(&l), -1);
-	lie_begin(&l, CONTROL_OP_FREEZE, CK(WAIT));
-	lie_field(&l, CONTROL_K_WAIT, &big, sizeof big);
-	assert_int_equal(lie_read(&l), -1);
-	lie_begin(&l, CONTROL_OP_FREEZE, CK(WAIT));
-	lie_field(&l, CONTROL_K_WAIT, &ok, sizeof ok);
-	assert_int_equal(lie_read(&l), 0);
-	/* a field twice, one not in has, bytes after the last */
-	lie_begin(&l, CONTROL_OP_REVOKE, CK(TOOL) | CK(ALL));
-	lie_field(&l, CONTROL_K_TOOL, "t", 1);
-	lie_field(&l, CONTROL_K_ALL, &yes, 1);
-	assert_int_equal(lie_read(&l), 0);
-	lie_field(&l, CONTROL_K_ALL, &yes, 1);
-	assert_int_equal(lie_read(&l), -1);
-	lie_begin(&l, CONTROL_OP_FREEZE, 0);
-	lie_field(&l, CONTROL_K_WAIT, &ok, sizeof ok);
-	assert_int_equal(lie_read(&l), -1);
-	lie_begin(&l, CONTROL_OP_FREEZE, 0);
-	l.len += 2;
-	assert_int_equal(lie_read(&l), -1);
-	/* what the table cannot say: all and sessions at once */
-	lie_begin(&l, CONTROL_OP_REVOKE, CK(TOOL) | CK(ALL) | CK(SESSIONS));
-	lie_field(&l, CONTROL_K_TOOL, "t", 1);
-	lie_field(&l, CONTROL_K_ALL, &yes, 1);
-	lie_field(&l, CONTROL_K_SESSIONS, "s-1\0", 4);
-	assert_int_equal(lie_read(&l), -1);
-	/* ids that do not end, a path that is not absolute, a config that is not an object */
-	lie_begin(&l, CONTROL_OP_FORGET, CK(SESSIONS));
-	lie_field(&l, CONTROL_K_SESSIONS, "s-1", 3);
-	assert_int_equal(lie_read(&l), -1);
-	lie_begin(&l, CONTROL_OP_START, CK(PATH));
-	lie_field(&l, CONTROL_K_PATH, "etc/a", 5);
-	assert_int_equal(lie_read(&l), -1);
-	lie_begin(&l, CONTROL_OP_START, CK(CONFIG));
-	lie_field(&l, CONTROL_K_CONFIG, "[1]", 3);
-	assert_int_equal(lie_read(&l), -1);
-	/* a refusal with fields, an unknown refusal, an op past the table, a bad id */
-	lie_begin(&l, CONTROL_OP_HELLO, 0);
-	l.h.error = 3;
-	assert_int_equal(lie_read(&l), 1);
-	l.h.error = 99;
-	assert_int_equal(lie_read(&l), -1);
-	l.h.error = 3;
-	lie_field(&l, CONTROL_K_TOOL, "t", 1);
-	assert_int_equal(lie_read(&l), -1);
-	lie_begin(&l, CONTROL_OP_COUNT, 0);
-	assert_int_equal(lie_read(&l), -1);
-	lie_begin(&l, CONTROL_OP_HELLO, 0);
-	l.h.id = -2;
-	assert_int_equal(lie_read(&l), -1);
+	for (i = 0; i < CONTROL_REFUSED; i++)
+		assert_refused(control_refused[i].line, control_refused[i].error);
 }
 
 static void
@@ -1000,8 +754,6 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_accepted),
-		cmocka_unit_test(test_digest_same_reading),
-		cmocka_unit_test(test_digest_lies),
 		cmocka_unit_test(test_inline_config),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_bytes),
