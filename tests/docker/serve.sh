@@ -268,9 +268,9 @@ audit_has() {	# SQL-COUNT: until it is > 0 (the writer thread is asynchronous)
 check "the refused peer left a policy entry 'rejected' naming uid 65534" audit_has \
 	"select count(*) from audit_entries where type='policy' and decision='rejected'
 	 and rule='peer refused: no role' and detail like '%\"uid\":65534%'"
-check "the view client's freeze left a policy entry 'view only' naming uid 65534" audit_has \
+check "the view client's freeze left a policy entry 'freeze refused: view only' naming uid 65534" audit_has \
 	"select count(*) from audit_entries where type='policy' and decision='rejected'
-	 and rule='view only' and detail like '%\"uid\":65534%'"
+	 and rule='freeze refused: view only' and detail like '%\"uid\":65534%'"
 me=$(id -un) myuid=$(id -u)
 check "the revokes' policy entries name the ctl's user and uid" audit_has \
 	"select count(*) from audit_entries where type='policy' and rule like 'revoke%'
