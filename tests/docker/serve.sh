@@ -43,20 +43,7 @@ image=$(scratch_image "$work/image" "$agent") || { not_ok "agent image build"; s
 canary="CANARY-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 printf '{"canary":"%s"}\n' "$canary" >"$work/payload.in"
 
-config() {	# NAME: a looping session; its sink is NAME/vault.sink
-	mkdir -p "$work/$1" && upstream_box "$work/$1"
-	cat >"$work/$1/config.json" <<JSON
-{"profile": {"image": "$image", "cmd": ["loop"]},
- "bounds": {"session_ms": 300000, "calls": 4096, "stdout_bytes": 4194304},
- "upstreams": {"vault": {"argv": ["$upstream", "--sink", "$work/$1/vault.sink"],
-                         "env": {"PATH": "/usr/bin:/bin"}, "paths": {"rw": ["$work/$1"]}}},
- "tools": {"store": {"upstream": "vault", "remote": "store", "data_class": "confidential",
-                     "sink_ceiling": "confidential", "response_ceiling": "confidential"}},
- "aliases": {"save": "store"},
- "initial": {"file": "$work/payload.in", "class": "confidential"}}
-JSON
-}
-for c in a b c d; do config "$c"; done
+for c in a b c d; do loop_config "$c"; done
 
 ctl() { "$airlock" ctl --socket "$sock" "$@"; }
 size() { stat -c %s "$1" 2>/dev/null || echo 0; }
