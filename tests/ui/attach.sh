@@ -39,7 +39,7 @@ owner_pids() { printf '%s\n' "${helpers[@]}"; }
 made_groups=()
 on_teardown() {
 	local s g
-	for s in one two many view none lostq far; do tmux -L "$tmux_sock-$s" kill-server 2>/dev/null; done
+	for s in one two many view none lostq far; do tm_close "$s"; done
 	[ -n "${sshd_pid:-}" ] && kill "$sshd_pid" 2>/dev/null
 	for g in "${made_groups[@]}"; do groupdel "$g" 2>/dev/null; done
 }

@@ -13,8 +13,16 @@
 #   wait_for NAME TEXT [S] / wait_re NAME REGEX [S]   until shown (20 s)
 #   gone_from NAME TEXT [S]                           until no longer shown (10 s)
 #   keys NAME KEYS... / command_line NAME LINE        type into it
+#   tm_close NAME          its tmux server killed and its socket file removed
+#
+# The waits' deadlines are wall-clock seconds (a loaded machine reads a
+# screen slower; the deadline does not stretch with it), at least one look.
 
 tm() { local s=$1; shift; tmux -L "$tmux_sock-$s" -f /dev/null "$@"; }
+tm_close() {
+	tm "$1" kill-server 2>/dev/null
+	rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$tmux_sock-$1"
+}
 
 console() {	# NAME ARGS...
 	local name=$1; shift
@@ -34,32 +42,29 @@ screen() {	# NAME
 }
 
 wait_for() {	# NAME TEXT [SECONDS]
-	local i
+	local end=$((SECONDS + ${3:-20}))
 	[ -n "$2" ] || return 1
-	for i in $(seq $((${3:-20} * 10))); do
-		screen "$1" | grep -qF -- "$2" && return 0
+	until screen "$1" | grep -qF -- "$2"; do
+		[ "$SECONDS" -lt "$end" ] || return 1
 		sleep 0.1
 	done
-	return 1
 }
 
 wait_re() {	# NAME REGEX [SECONDS]
-	local i
+	local end=$((SECONDS + ${3:-20}))
 	[ -n "$2" ] || return 1
-	for i in $(seq $((${3:-20} * 10))); do
-		screen "$1" | grep -Eq -- "$2" && return 0
+	until screen "$1" | grep -Eq -- "$2"; do
+		[ "$SECONDS" -lt "$end" ] || return 1
 		sleep 0.1
 	done
-	return 1
 }
 
 gone_from() {	# NAME TEXT [SECONDS]: the screen no longer shows TEXT
-	local i
-	for i in $(seq $((${3:-10} * 10))); do
-		screen "$1" | grep -qF -- "$2" || return 0
+	local end=$((SECONDS + ${3:-10}))
+	while screen "$1" | grep -qF -- "$2"; do
+		[ "$SECONDS" -lt "$end" ] || return 1
 		sleep 0.1
 	done
-	return 1
 }
 
 keys() { local s=$1; shift; tm "$s" send-keys -t ui "$@"; }
