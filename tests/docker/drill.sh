@@ -43,11 +43,13 @@ scratch_dir
 tmux_sock=airlock-drill-$$
 consoles="op view"
 owner_pids() { printf '%s\n' "${helpers[@]}"; }	# the engines' containers are this test's
-until_true() {	# SECONDS CMD...: poll CMD until it holds
-	local i n=$(($1 * 10))
+until_true() {	# SECONDS CMD...: poll CMD until it holds (wall clock; at least one try)
+	local end=$((SECONDS + $1))
 	shift
-	for i in $(seq "$n"); do "$@" && return 0; sleep 0.1; done
-	return 1
+	until "$@"; do
+		[ "$SECONDS" -lt "$end" ] || return 1
+		sleep 0.1
+	done
 }
 on_not_ok() { tail -n 30 "$work/last.screen" 2>/dev/null | sed 's/^/    | /'; }
 
@@ -55,7 +57,7 @@ on_not_ok() { tail -n 30 "$work/last.screen" 2>/dev/null | sed 's/^/    | /'; }
 made_groups=() made_users=()
 on_teardown() {
 	local x u
-	for x in $consoles; do tm "$x" kill-server 2>/dev/null; done
+	for x in $consoles; do tm_close "$x"; done
 	for x in "${made_users[@]}"; do
 		u=$(id -u "$x" 2>/dev/null) || continue
 		until_true 5 eval "! pgrep -u $u >/dev/null"	# its consoles, hung up by tmux
@@ -126,16 +128,13 @@ import json, sys
 print(" ".join(s["state"] for s in json.load(sys.stdin)["snapshot"]["sessions"] if s["id"] == sys.argv[1]))' "$2"
 }
 two_running() {	# ENGINE: until two sessions run, each with a sink that grew; sets ids_ENGINE
-	local i ids
-	for i in $(seq 600); do
-		ids=$(running_ids "$1")
-		if [ "$(wc -w <<<"$ids")" = 2 ] && [ -s "$work/${1}1/vault.sink" ] && [ -s "$work/${1}2/vault.sink" ]; then
-			eval "ids_$1=\$ids"
-			return 0
-		fi
+	local end=$((SECONDS + 60)) ids
+	until ids=$(running_ids "$1") && [ "$(wc -w <<<"$ids")" = 2 ] &&
+		[ -s "$work/${1}1/vault.sink" ] && [ -s "$work/${1}2/vault.sink" ]; do
+		[ "$SECONDS" -lt "$end" ] || return 1
 		sleep 0.1
 	done
-	return 1
+	eval "ids_$1=\$ids"
 }
 short() { local s=${1#s-}; echo "${s:0:8}"; }	# the id as the console shows it
 container_of() { "$DOCKER" ps -aq --no-trunc --filter "label=io.airlock.session=$1" | head -n 1; }
@@ -169,7 +168,7 @@ rows() {	# CONSOLE STATE ENGINE:SESSION...: each session's row, with its engine,
 }
 for c in $consoles; do
 	check "console $c: the four sessions, each with its engine, running" \
-		until_true 20 rows "$c" running "a:$a1" "a:$a2" "b:$b1" "b:$b2"
+		until_true 20 rows "$c" running "a:$a1" "a:$a2" "b:$b1" "b:$b2" || fatal
 done
 offers_changes() { screen "$1" | grep -qE '\] (revoke|restore|force-stop) '; }
 check "the operate console's key bar offers revoke, restore, force-stop" offers_changes op
@@ -299,7 +298,7 @@ check "engine a restarted on the same socket and state" serve a 2 || fatal
 check "its reaper counts a's containers as orphans, reaped, and b's as live" grep -qE \
 	'^airlock serve: [0-9]+ airlock containers at start: ([2-9]|[1-9][0-9]+) orphans of gone engines \(([2-9]|[1-9][0-9]+) reaped, 0 failed\), [1-9][0-9]* of live engines left alone$' \
 	"$work/a.log"
-check "the restarted engine runs two sessions" two_running a
+check "the restarted engine runs two sessions" two_running a || fatal
 read -r n1 n2 <<<"$ids_a"
 check "…new ones" bash -c '[ -n "$1" ] && [ -n "$2" ] && [[ " $3 $4 " != *" $1 "* ]] && [[ " $3 $4 " != *" $2 "* ]]' _ "$n1" "$n2" "$a1" "$a2"
 for c in $consoles; do
@@ -398,7 +397,8 @@ check "after the teardown: no container of the drill's engines" [ -z "$left" ]
 check "…none of its sessions' containers" bash -c 'for s; do [ -z "$(docker ps -aq --filter "label=io.airlock.session=$s")" ] || exit 1; done' \
 	_ "$a1" "$a2" "$b1" "$b2" "$n1" "$n2"
 check "…no engine process" bash -c 'for p; do ! kill -0 "$p" 2>/dev/null || exit 1; done' _ $engines
-check "…no tmux server" bash -c 'for s in op view; do ! tmux -L "$1-$s" has-session 2>/dev/null || exit 1; done' _ "$tmux_sock"
+check "…no tmux server, nor its socket file" bash -c 'for s in op view; do
+	! tmux -L "$1-$s" has-session 2>/dev/null && [ ! -e "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$1-$s" ] || exit 1; done' _ "$tmux_sock"
 check "…its temporary directory removed" [ ! -e "$tmp" ]
 check "…the users it made removed" bash -c 'for u; do ! getent passwd "$u" >/dev/null || exit 1; done' _ "${made_users[@]}"
 summary
