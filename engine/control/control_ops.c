@@ -78,11 +78,7 @@ audit_authored(struct control_server *cs, const struct client *c,
 
 	log_authored(cs, c, r, outcome);
 	cs_author(c, &a);
-	if (strcmp(outcome, CONTROL_E_VIEW) == 0)
-		snprintf(rule, sizeof rule, "%s", CONTROL_E_VIEW);
-	else
-		snprintf(rule, sizeof rule, "%s %s", control_op_name(r->op),
-			 applied ? "by request" : "refused");
+	control_audit_rule(r->op, applied, outcome, rule, sizeof rule);
 	supervisor_record(cs->o.sup, &a, session, NULL,
 			  applied ? CUTOVER_APPLIED : CUTOVER_REJECTED, rule);
 }

@@ -74,6 +74,15 @@ control_op_changes(enum control_op op)
 	return (unsigned)op < CONTROL_OP_COUNT && ops[op].role == CONTROL_ROLE_OPERATE;
 }
 
+void
+control_audit_rule(enum control_op op, bool applied, const char *outcome, char *buf, size_t cap)
+{
+	bool view = outcome && strcmp(outcome, CONTROL_E_VIEW) == 0;
+
+	snprintf(buf, cap, "%s %s%s", control_op_name(op), applied ? "by request" : "refused",
+		 view ? ": " CONTROL_E_VIEW : "");
+}
+
 static int
 key_by_name(const char *name)
 {

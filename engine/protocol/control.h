@@ -151,6 +151,14 @@ int control_op_by_name(const char *name, enum control_op *op);
 enum control_role control_op_role(enum control_op op);
 /* True for the ops a view client is refused: they need operate. */
 bool control_op_changes(enum control_op op);
+/*
+ * The rule of the policy entry a request's outcome leaves in the audit
+ * (docs/operations.md, "The audit"): "stop by request", "freeze refused",
+ * and for a peer without the role "revoke refused: view only", so the entry
+ * says which operation was refused. Fixed text and the op's name only.
+ */
+void control_audit_rule(enum control_op op, bool applied, const char *outcome, char *buf,
+			size_t cap);
 
 #define CONTROL_AUDIT_ROWS	64	/* audit rows in one answer */
 

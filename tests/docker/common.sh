@@ -90,6 +90,22 @@ npm_reachable() {
 	mkdir -p "$work/npm" && chmod 0711 "$work" && chmod 0755 "$work/npm" &&
 		cp -a "$1/node_modules" "$work/npm/" && echo "$work/npm"
 }
+# loop_config NAME: $work/NAME/config.json, a session of the looping agent
+# fixture (image $image) storing through the fixture upstream ($upstream),
+# given $work/payload.in; the upstream's sink is $work/NAME/vault.sink.
+loop_config() {
+	mkdir -p "$work/$1" && upstream_box "$work/$1" || return 1
+	cat >"$work/$1/config.json" <<JSON
+{"profile": {"image": "$image", "cmd": ["loop"]},
+ "bounds": {"session_ms": 300000, "calls": 4096, "stdout_bytes": 4194304},
+ "upstreams": {"vault": {"argv": ["$upstream", "--sink", "$work/$1/vault.sink"],
+                         "env": {"PATH": "/usr/bin:/bin"}, "paths": {"rw": ["$work/$1"]}}},
+ "tools": {"store": {"upstream": "vault", "remote": "store", "data_class": "confidential",
+                     "sink_ceiling": "confidential", "response_ceiling": "confidential"}},
+ "aliases": {"save": "store"},
+ "initial": {"file": "$work/payload.in", "class": "confidential"}}
+JSON
+}
 # DIR belongs to the upstream's user: a server that lists its directory.
 upstream_owns() {
 	chmod 0711 "$work" && { [ "$(id -u)" != 0 ] || chown airlock-upstream: "$1"; }

@@ -43,20 +43,7 @@ image=$(scratch_image "$work/image" "$agent") || { not_ok "agent image build"; s
 canary="CANARY-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 printf '{"canary":"%s"}\n' "$canary" >"$work/payload.in"
 
-config() {	# NAME: a looping session; its sink is NAME/vault.sink
-	mkdir -p "$work/$1" && upstream_box "$work/$1"
-	cat >"$work/$1/config.json" <<JSON
-{"profile": {"image": "$image", "cmd": ["loop"]},
- "bounds": {"session_ms": 300000, "calls": 4096, "stdout_bytes": 4194304},
- "upstreams": {"vault": {"argv": ["$upstream", "--sink", "$work/$1/vault.sink"],
-                         "env": {"PATH": "/usr/bin:/bin"}, "paths": {"rw": ["$work/$1"]}}},
- "tools": {"store": {"upstream": "vault", "remote": "store", "data_class": "confidential",
-                     "sink_ceiling": "confidential", "response_ceiling": "confidential"}},
- "aliases": {"save": "store"},
- "initial": {"file": "$work/payload.in", "class": "confidential"}}
-JSON
-}
-for c in a b c d; do config "$c"; done
+for c in a b c d; do loop_config "$c"; done
 
 ctl() { "$airlock" ctl --socket "$sock" "$@"; }
 size() { stat -c %s "$1" 2>/dev/null || echo 0; }
@@ -268,9 +255,9 @@ audit_has() {	# SQL-COUNT: until it is > 0 (the writer thread is asynchronous)
 check "the refused peer left a policy entry 'rejected' naming uid 65534" audit_has \
 	"select count(*) from audit_entries where type='policy' and decision='rejected'
 	 and rule='peer refused: no role' and detail like '%\"uid\":65534%'"
-check "the view client's freeze left a policy entry 'view only' naming uid 65534" audit_has \
+check "the view client's freeze left a policy entry 'freeze refused: view only' naming uid 65534" audit_has \
 	"select count(*) from audit_entries where type='policy' and decision='rejected'
-	 and rule='view only' and detail like '%\"uid\":65534%'"
+	 and rule='freeze refused: view only' and detail like '%\"uid\":65534%'"
 me=$(id -un) myuid=$(id -u)
 check "the revokes' policy entries name the ctl's user and uid" audit_has \
 	"select count(*) from audit_entries where type='policy' and rule like 'revoke%'

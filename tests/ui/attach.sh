@@ -31,6 +31,7 @@ airlock=$(readlink -f "$1") agent=$(readlink -f "$2") upstream=$(readlink -f "$3
 scratch_dir
 chmod 0755 "$work"
 . "$here/../checks.sh"
+. "$here/tmux_lib.sh"
 canary="ATTACH-CANARY-$(head -c 8 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 tmux_sock=airlock-attach-$$
 # The engines are among the helpers: their containers are this suite's.
@@ -38,7 +39,7 @@ owner_pids() { printf '%s\n' "${helpers[@]}"; }
 made_groups=()
 on_teardown() {
 	local s g
-	for s in one two many view none far; do tmux -L "$tmux_sock-$s" kill-server 2>/dev/null; done
+	for s in one two many view none lostq far; do tm_close "$s"; done
 	[ -n "${sshd_pid:-}" ] && kill "$sshd_pid" 2>/dev/null
 	for g in "${made_groups[@]}"; do groupdel "$g" 2>/dev/null; done
 }
@@ -52,21 +53,8 @@ on_not_ok() { tail -n 30 "$work/last.screen" 2>/dev/null | sed 's/^/    | /'; }
 # --- the image, the payload, the configs ---------------------------------------
 image=$(scratch_image "$work/image" "$agent") || { not_ok "agent image build"; summary; exit 1; }
 printf '{"canary":"%s"}\n' "$canary" >"$work/payload.in"
-config() {	# NAME: a looping session; its sink is NAME/vault.sink
-	mkdir -p "$work/$1" && upstream_box "$work/$1"
-	cat >"$work/$1/config.json" <<JSON
-{"profile": {"image": "$image", "cmd": ["loop"]},
- "bounds": {"session_ms": 300000, "calls": 4096, "stdout_bytes": 4194304},
- "upstreams": {"vault": {"argv": ["$upstream", "--sink", "$work/$1/vault.sink"],
-                         "env": {"PATH": "/usr/bin:/bin"}, "paths": {"rw": ["$work/$1"]}}},
- "tools": {"store": {"upstream": "vault", "remote": "store", "data_class": "confidential",
-                     "sink_ceiling": "confidential", "response_ceiling": "confidential"}},
- "aliases": {"save": "store"},
- "initial": {"file": "$work/payload.in", "class": "confidential"}}
-JSON
-}
-config a
-config b
+loop_config a
+loop_config b
 
 # serve NAME: engine NAME on $work/NAME.sock, its audit $work/NAME.db; sets pid_NAME.
 serve() {
@@ -100,47 +88,6 @@ still() {	# FILE SECONDS: the sink, which did record calls, records nothing for 
 	sleep "$2"; [ "$(lines "$1")" = "$n" ]
 }
 
-# --- consoles, each in a tmux server of its own ----------------------------------
-tm() { local s=$1; shift; tmux -L "$tmux_sock-$s" -f /dev/null "$@"; }
-console() {	# NAME ARGS...: airlock console ARGS in a 120x30 pane
-	local name=$1; shift
-	tm "$name" new-session -d -s ui -x 120 -y 30 \
-		"env TERM=tmux-256color NO_COLOR=1 TZ=UTC LANG=C.UTF-8 HOME=$work/home \
-		 AIRLOCK_KEYS=$work/no-keys ${console_env:-} $airlock console $*; echo \"exit status \$?\"; sleep 60"
-	tm "$name" set-option -t ui remain-on-exit on >/dev/null
-}
-screen() {	# NAME: the screen now, kept for the canary search
-	local f
-	f="$work/shot-$1-$(date +%s%N).screen"
-	tm "$1" capture-pane -p -t ui >"$f" 2>/dev/null
-	cp "$f" "$work/last.screen"
-	cat "$f"
-}
-wait_for() {	# NAME TEXT [SECONDS]
-	local i
-	[ -n "$2" ] || return 1
-	for i in $(seq $((${3:-20} * 10))); do
-		screen "$1" | grep -qF -- "$2" && return 0
-		sleep 0.1
-	done
-	return 1
-}
-wait_re() {	# NAME REGEX [SECONDS]
-	local i
-	for i in $(seq $((${3:-20} * 10))); do
-		screen "$1" | grep -Eq -- "$2" && return 0
-		sleep 0.1
-	done
-	return 1
-}
-gone_from() {	# NAME TEXT [SECONDS]: the screen no longer shows TEXT
-	local i
-	for i in $(seq $((${3:-10} * 10))); do
-		screen "$1" | grep -qF -- "$2" || return 0
-		sleep 0.1
-	done
-	return 1
-}
 rows_of_both() {	# NAME: soon, a row of a's session marked a, and one of b's marked b
 	local s i
 	[ -n "$short_a" ] && [ -n "$short_b" ] || return 1
@@ -151,8 +98,6 @@ rows_of_both() {	# NAME: soon, a row of a's session marked a, and one of b's mar
 	done
 	return 1
 }
-keys() { local s=$1; shift; tm "$s" send-keys -t ui "$@"; }
-command_line() { keys "$1" ':'; keys "$1" -l "$2"; keys "$1" Enter; }
 
 # --- two engines, each with one looping session --------------------------------
 if ! check "engine a listens" serve a || ! check "engine b listens" serve b; then
@@ -225,9 +170,8 @@ check "thawed: the header no longer says FROZEN" gone_from many "FROZEN " 10
 # Its own copy of the program, where uid 65534 can reach it: the build may
 # sit in a clone no other user can enter (a mktemp -d, root's home).
 mkdir -p "$work/bin" && install -m 0755 "$airlock" "$work/bin/airlock"
-tm view new-session -d -s ui -x 120 -y 30 \
-	"setpriv --reuid 65534 --regid 65534 --groups $vg env TERM=tmux-256color NO_COLOR=1 TZ=UTC \
-	 LANG=C.UTF-8 HOME=$work AIRLOCK_KEYS=$work/no-keys $work/bin/airlock console --connect $work/b.sock; sleep 60"
+console_as="setpriv --reuid 65534 --regid 65534 --groups $vg" console_bin=$work/bin/airlock \
+	console view --connect "$work/b.sock"
 check "a view-group member's console: the header says view only" wait_for view "b r" 20 &&
 	check "…(view only)" wait_for view "(view only)" 5
 offers_changes() { screen "$1" | grep -qE '\] (revoke|restore|force-stop) '; }
@@ -245,9 +189,8 @@ check "b's agent still reaches its sink" grows "$work/b/vault.sink" 10
 keys view q
 
 # --- a uid in neither group: the status line says the engine's reason, not a bare LOST ----
-tm none new-session -d -s ui -x 120 -y 30 \
-	"setpriv --reuid 65534 --regid 65534 --clear-groups env TERM=tmux-256color NO_COLOR=1 TZ=UTC \
-	 LANG=C.UTF-8 HOME=$work AIRLOCK_KEYS=$work/no-keys $work/bin/airlock console --connect $work/b.sock; sleep 60"
+console_as="setpriv --reuid 65534 --regid 65534 --clear-groups" console_bin=$work/bin/airlock \
+	console none --connect "$work/b.sock"
 check "a console of a uid in neither group: LOST in the header" wait_for none "engine LOST" 20
 check "…and the engine's refusal, naming both groups, on the status line" wait_for none \
 	"engine: refused: not allowed: uid 65534 is in neither 'airlock' (operate) nor 'airlock-view' (view)" 10

@@ -154,6 +154,25 @@ test_table_refusals(void **state)
 	assert_refused("{\"id\":1,\"op\":\"audit\",\"after\":\"7\"}", CONTROL_E_ARG);
 }
 
+/* A policy entry's rule names the op, a view client's refusal included. */
+static void
+test_audit_rule(void **state)
+{
+	char rule[SNAP_WORD_MAX];
+
+	(void)state;
+	control_audit_rule(CONTROL_OP_STOP, true, "stopping", rule, sizeof rule);
+	assert_string_equal(rule, "stop by request");
+	control_audit_rule(CONTROL_OP_START, false, CONTROL_E_CONFIG, rule, sizeof rule);
+	assert_string_equal(rule, "start refused");
+	control_audit_rule(CONTROL_OP_REVOKE, false, CONTROL_E_VIEW, rule, sizeof rule);
+	assert_string_equal(rule, "revoke refused: view only");
+	control_audit_rule(CONTROL_OP_FREEZE, false, CONTROL_E_VIEW, rule, sizeof rule);
+	assert_string_equal(rule, "freeze refused: view only");
+	control_audit_rule(CONTROL_OP_COUNT, false, NULL, rule, sizeof rule);
+	assert_string_equal(rule, "unknown refused");
+}
+
 /* The audit answer: rows and head back as they were; a hostile one bounded. */
 static void
 test_audit_decode(void **state)
@@ -257,6 +276,7 @@ main(void)
 		cmocka_unit_test(test_table_round_trip),
 		cmocka_unit_test(test_table_refusals),
 		cmocka_unit_test(test_audit_decode),
+		cmocka_unit_test(test_audit_rule),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
