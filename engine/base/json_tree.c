@@ -333,11 +333,12 @@ read_value(struct tree_in *in, unsigned depth)
 json_t *
 json_tree_read(const void *buf, size_t len)
 {
-	struct tree_in in = { buf, (const uint8_t *)buf + len };
+	struct tree_in in;
 	json_t *v;
 
 	if (!buf)
 		return NULL;
+	in = (struct tree_in){ buf, (const uint8_t *)buf + len };
 	v = read_value(&in, 0);
 	if (v && in.p != in.end) {
 		json_decref(v);
