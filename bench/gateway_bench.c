@@ -26,12 +26,15 @@
  * figure is also printed as a "sample:" line that bench/run aggregates
  * over interleaved rounds.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -43,7 +46,14 @@
 #include "mcp.h"
 
 static const char *upstream;
+static const char *airlock;	/* airlock_bin(), found once: the sessions' threads share it */
 static const char *dir = "/tmp";	/* GATEWAY_BENCH_DIR: where the log and sinks go */
+/*
+ * The sinks' directory in dir: the upstream runs as airlock-upstream (the
+ * engine changes its ids when it can), which may write only there, listed
+ * read-write in its config.
+ */
+static char sinks[200];
 static struct audit *audit;
 static int calls = 1000;
 
@@ -65,6 +75,16 @@ airlock_bin(void)
 	return path;
 }
 
+static int
+sinks_dir(void)
+{
+	const struct passwd *pw = geteuid() == 0 ? getpwnam("airlock-upstream") : NULL;
+
+	if (mkdir(sinks, 0700) < 0 && errno != EEXIST)
+		return -1;
+	return pw && chown(sinks, pw->pw_uid, pw->pw_gid) < 0 ? -1 : 0;
+}
+
 static double
 pct(double *v, int n, double p)
 {
@@ -84,12 +104,12 @@ make_config(struct airlock_config *c, const char *sink)
 
 	snprintf(text, sizeof text,
 		 "{\"upstreams\": {\"u\": {\"argv\": [\"%s\", \"--sink\", \"%s\"],"
-		 " \"unconfined_ok\": true}},"
+		 " \"unconfined_ok\": true, \"paths\": {\"rw\": [\"%s\"]}}},"
 		 " \"tools\": {\"echo\": {\"upstream\": \"u\", \"remote\": \"echo\","
 		 " \"data_class\": \"confidential\", \"sink_ceiling\": \"confidential\","
 		 " \"response_ceiling\": \"confidential\"}},"
 		 " \"aliases\": {\"say\": \"echo\"}, \"initial\": {\"class\": \"confidential\"},"
-		 " \"bounds\": {\"calls\": 4096}}", upstream, sink);
+		 " \"bounds\": {\"calls\": 4096}}", upstream, sink, sinks);
 	bench_config(c, text);
 }
 
@@ -108,7 +128,7 @@ run_gateway(const char *sink, double *lat, int n)
 
 	make_config(&c, sink);
 	if (gateway_open(&(struct gateway_options){ .config = &c, .session_id = "bench",
-						    .audit = audit, .exe = airlock_bin() }, &g, &err) < 0) {
+						    .audit = audit, .exe = airlock }, &g, &err) < 0) {
 		fprintf(stderr, "bench: %s\n", err.msg);
 		exit(1);
 	}
@@ -175,6 +195,7 @@ run_direct(const char *sink, double *lat, int n, bool durable)
 	strv_push(&sc.argv, "--sink");
 	strv_push(&sc.argv, sink);
 	sc.confine.unconfined_ok = true;	/* as make_config's, for valgrind */
+	strv_push(&sc.confine.rw, sinks);
 	if (mcp_start(&sc, &m, &err) < 0) {
 		fprintf(stderr, "bench: %s\n", err.msg);
 		exit(1);
@@ -196,6 +217,7 @@ run_direct(const char *sink, double *lat, int n, bool durable)
 	mcp_stop(m);
 	json_decref(args);
 	strv_free(&sc.argv);
+	strv_free(&sc.confine.rw);
 	if (fd >= 0) {
 		close(fd);
 		unlink(path);
@@ -217,7 +239,7 @@ worker_main(void *arg)
 	struct worker *w = arg;
 	char sink[256];
 
-	snprintf(sink, sizeof sink, "%s/airlock-bench-%d-%d.sink", dir, (int)getpid(), w->id);
+	snprintf(sink, sizeof sink, "%s/%d.sink", sinks, w->id);
 	if (w->side == GATEWAY)
 		run_gateway(sink, w->lat, calls);
 	else
@@ -336,12 +358,18 @@ main(int argc, char **argv)
 		return 2;
 	}
 	upstream = argv[1];
+	airlock = airlock_bin();
 	calls = argc > 2 ? atoi(argv[2]) : 1000;
 	sessions = argc > 3 ? atoi(argv[3]) : 20;
 	if (getenv("GATEWAY_BENCH_DIR"))
 		dir = getenv("GATEWAY_BENCH_DIR");
 	snprintf(db, sizeof db, "%s/airlock-bench-%d.db", dir, (int)getpid());
-	snprintf(sink, sizeof sink, "%s/airlock-bench-%d.sink", dir, (int)getpid());
+	snprintf(sinks, sizeof sinks, "%s/airlock-bench-%d.sinks", dir, (int)getpid());
+	snprintf(sink, sizeof sink, "%s/bench.sink", sinks);
+	if (sinks_dir() < 0) {
+		fprintf(stderr, "bench: cannot make %s for the upstream's sinks\n", sinks);
+		return 1;
+	}
 	if (audit_open(db, &audit, &err) < 0)
 		return 1;
 	if (argc > 4) {
@@ -350,6 +378,7 @@ main(int argc, char **argv)
 		audit_close(audit);
 		unlink(db);
 		unlink(sink);
+		rmdir(sinks);
 		return rc;
 	}
 	g = calloc((size_t)calls, sizeof *g);
@@ -376,6 +405,7 @@ main(int argc, char **argv)
 	audit_close(audit);
 	unlink(db);
 	unlink(sink);
+	rmdir(sinks);
 	free(g);
 	free(d);
 	return 0;
