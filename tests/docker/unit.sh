@@ -65,20 +65,7 @@ install -d -o "$user" -g "$group" -m "$(unit_key StateDirectoryMode)" "$state"
 image=$(scratch_image "$work/image" "$agent") || { not_ok "agent image build"; summary; exit 1; }
 canary="CANARY-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 printf '{"canary":"%s"}\n' "$canary" >"$work/payload.in"
-config() {	# NAME: a looping session; its sink is NAME/vault.sink
-	mkdir -p "$work/$1" && upstream_box "$work/$1"
-	cat >"$work/$1/config.json" <<JSON
-{"profile": {"image": "$image", "cmd": ["loop"]},
- "bounds": {"session_ms": 300000, "calls": 4096, "stdout_bytes": 4194304},
- "upstreams": {"vault": {"argv": ["$upstream", "--sink", "$work/$1/vault.sink"],
-                         "env": {"PATH": "/usr/bin:/bin"}, "paths": {"rw": ["$work/$1"]}}},
- "tools": {"store": {"upstream": "vault", "remote": "store", "data_class": "confidential",
-                     "sink_ceiling": "confidential", "response_ceiling": "confidential"}},
- "aliases": {"save": "store"},
- "initial": {"file": "$work/payload.in", "class": "confidential"}}
-JSON
-}
-config a
+loop_config a
 
 sock=$run/engine.sock
 ctl() { "$airlock" ctl --socket "$sock" "$@"; }
@@ -159,7 +146,7 @@ mutant() {	# CAP CONFIG WHY
 	rc=0; wait "$engine" || rc=$?
 	check "without $cap: SIGTERM, exit 0" [ "$rc" = 0 ]
 }
-config b && config c && config d
+loop_config b && loop_config c && loop_config d
 nocaps="the engine is in the docker group without CAP_SETUID and CAP_SETGID"
 mutant CAP_SETUID b "$nocaps"
 mutant CAP_SETGID c "$nocaps"
