@@ -33,8 +33,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -224,6 +226,49 @@ run_direct(const char *sink, double *lat, int n, bool durable)
 	}
 }
 
+/*
+ * The floor of one parser round trip: a message to a child process over
+ * one pipe and its answer over another, the gateway's way (a write, a
+ * poll, a read), n times; latencies in us.
+ */
+static void
+run_trips(double *lat, int n)
+{
+	int to[2], from[2], i;
+	char msg[64] = { 0 };
+	pid_t pid;
+
+	if (pipe(to) < 0 || pipe(from) < 0 || (pid = fork()) < 0) {
+		fprintf(stderr, "bench: cannot start the round-trip child\n");
+		exit(1);
+	}
+	if (pid == 0) {
+		close(to[1]);
+		close(from[0]);
+		while (read(to[0], msg, sizeof msg) > 0)
+			if (write(from[1], msg, 32) != 32)
+				_exit(1);
+		_exit(0);
+	}
+	close(to[0]);
+	close(from[1]);
+	for (i = -20; i < n; i++) {
+		struct pollfd p = { .fd = from[0], .events = POLLIN };
+		double t = bench_now_us();
+
+		if (write(to[1], msg, 40) != 40 || poll(&p, 1, 5000) != 1 ||
+		    read(from[0], msg, sizeof msg) != 32) {
+			fprintf(stderr, "bench: the round-trip child stopped answering\n");
+			exit(1);
+		}
+		if (i >= 0)
+			lat[i] = bench_now_us() - t;
+	}
+	close(to[1]);
+	close(from[0]);
+	waitpid(pid, NULL, 0);
+}
+
 enum side { DIRECT, DURABLE, GATEWAY };
 
 struct worker {
@@ -321,6 +366,20 @@ struct aggregate {
 	double direct_cpu, durable_cpu, gateway_cpu;	/* us of CPU a call */
 };
 
+/* What the gateway adds cannot go below one durable write and two round trips. */
+static void
+floors(double *dur, double *d, double *trip)
+{
+	printf("  %-34s %9.1f %9.1f  (one durable 2 KiB write a call, no gateway)\n",
+	       "floor: direct + durable write", pct(dur, calls, .5), pct(dur, calls, .99));
+	printf("  %-34s %9.1f %9.1f  (a gateway call makes two, to its parser)\n",
+	       "floor: process round trip", pct(trip, calls, .5), pct(trip, calls, .99));
+	printf("sample: gateway_floor_durable_p50 baseline=%.1f airlock=%.1f unit=us\n",
+	       pct(d, calls, .5), pct(dur, calls, .5));
+	printf("sample: gateway_floor_trip_p50 baseline=- airlock=%.1f unit=us\n",
+	       pct(trip, calls, .5));
+}
+
 static void
 samples(double *g, double *d, const struct aggregate *a)
 {
@@ -350,7 +409,7 @@ main(int argc, char **argv)
 	char db[256], sink[256];
 	struct al_err err;
 	struct aggregate a;
-	double *g, *d;
+	double *g, *d, *dur, *trip;
 	int sessions;
 
 	if (argc < 2) {
@@ -383,14 +442,19 @@ main(int argc, char **argv)
 	}
 	g = calloc((size_t)calls, sizeof *g);
 	d = calloc((size_t)calls, sizeof *d);
+	dur = calloc((size_t)calls, sizeof *dur);
+	trip = calloc((size_t)calls, sizeof *trip);
 	run_direct(sink, d, calls, false);
 	run_gateway(sink, g, calls);
+	run_direct(sink, dur, calls, true);
+	run_trips(trip, calls);
 	printf("per call, %d calls after 20 warm-ups (microseconds)\n", calls);
 	printf("  %-34s %9s %9s\n", "", "p50", "p99");
 	printf("  %-34s %9.1f %9.1f\n", "direct MCP client", pct(d, calls, .5), pct(d, calls, .99));
 	printf("  %-34s %9.1f %9.1f\n", "gateway (1 durable commit a call)", pct(g, calls, .5), pct(g, calls, .99));
 	printf("  %-34s %8.2fx %8.2fx\n", "ratio gateway / direct", pct(g, calls, .5) / pct(d, calls, .5),
 	       pct(g, calls, .99) / pct(d, calls, .99));
+	floors(dur, d, trip);
 	a.direct = concurrent(sessions, DIRECT, &a.direct_cpu);
 	a.durable = concurrent(sessions, DURABLE, &a.durable_cpu);
 	a.gateway = concurrent(sessions, GATEWAY, &a.gateway_cpu);
@@ -408,5 +472,7 @@ main(int argc, char **argv)
 	rmdir(sinks);
 	free(g);
 	free(d);
+	free(dur);
+	free(trip);
 	return 0;
 }

@@ -26,6 +26,8 @@ LABELS = [
     ("gateway_call_p99", "gateway per call, p99 (direct MCP client)"),
     ("gateway_added_p50", "gateway added latency per call, p50"),
     ("gateway_added_p99", "gateway added latency per call, p99"),
+    ("gateway_floor_durable_p50", "floor, p50: direct + one durable 2 KiB write a call (direct)"),
+    ("gateway_floor_trip_p50", "floor, p50: one process round trip over pipes (a call makes two)"),
     ("gateway_aggregate", "20 sessions, aggregate (direct clients)"),
     ("gateway_aggregate_floor", "20 sessions, floor: direct clients with one durable write a call"),
     ("gateway_aggregate_vs_floor", "20 sessions, aggregate against the floor (durable direct clients)"),

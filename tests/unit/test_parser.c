@@ -148,6 +148,47 @@ test_canonical(void **state)
 	assert_memory_equal(pf.args, "{}", 2);
 }
 
+/*
+ * Canonical text longer than the engine's page of room and than what it
+ * keeps between lines: 15,000 times 1e9 (4 bytes a number in the line,
+ * 13 in the answer) comes back whole over several reads, then a short
+ * line after it in the room given back.
+ */
+static void
+test_long_answer(void **state)
+{
+	struct fix *f = *state;
+	enum { N = 15000 };
+	size_t cap = 64 + 4 * N, want_cap = 16 + 13 * N, i;
+	char *line = malloc(cap), *want = malloc(want_cap), *l = line, *w = want;
+	struct parsed_frame pf;
+
+	assert_non_null(line);
+	assert_non_null(want);
+	l += sprintf(l, "{\"arguments\":{\"a\":[");
+	w += sprintf(w, "{\"a\":[");
+	for (i = 0; i < N; i++) {
+		l += sprintf(l, i ? ",1e9" : "1e9");
+		w += sprintf(w, i ? ",1000000000.0" : "1000000000.0");
+	}
+	strcpy(l, "]},\"operation\":\"save\"}");
+	strcpy(w, "]}");
+	assert_true(strlen(line) < 65536);
+	start(f);
+	assert_int_equal(parse(f, line, &pf), PARSER_VALID);
+	assert_string_equal(pf.operation, "save");
+	assert_true(strlen(want) > 64 << 10);
+	assert_int_equal(pf.args_len, strlen(want));
+	assert_memory_equal(pf.args, want, pf.args_len);
+	assert_int_equal(parse(f, "{\"operation\":\"publish\",\"arguments\":{\"b\":2}}", &pf),
+			 PARSER_VALID);
+	assert_string_equal(pf.operation, "publish");
+	assert_int_equal(pf.args_len, 7);
+	assert_memory_equal(pf.args, "{\"b\":2}", 7);
+	free(line);
+	free(want);
+}
+
 static void
 test_invalid(void **state)
 {
@@ -470,6 +511,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_canonical, fix_setup, fix_teardown),
+		cmocka_unit_test_setup_teardown(test_long_answer, fix_setup, fix_teardown),
 		cmocka_unit_test_setup_teardown(test_invalid, fix_setup, fix_teardown),
 		cmocka_unit_test_setup_teardown(test_killed_is_lost, fix_setup, fix_teardown),
 		cmocka_unit_test_setup_teardown(test_runs_confined, fix_setup, fix_teardown),
