@@ -71,9 +71,10 @@ parse_args(int argc, char **argv, struct audit_args *a)
 	memset(a, 0, sizeof *a);
 	if (rc >= 0)
 		return rc;
-	if (o.n_positional != 2 || (strcmp(o.positional[0], "verify") != 0 &&
-				    strcmp(o.positional[0], "tail") != 0))
-		return cli_usage_error("audit", "expected 'verify DB' or 'tail DB'");
+	if (o.n_positional == 0)
+		return cli_usage_error("audit", "a command is required (verify DB, tail DB)");
+	if ((rc = cli_check_verb("audit", o.positional[0], o.n_positional > 1)) >= 0)
+		return rc;
 	a->json = o.json;
 	a->action = o.positional[0];
 	a->db = o.positional[1];

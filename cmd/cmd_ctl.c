@@ -632,24 +632,30 @@ read_hello(struct ctl *c)
 	return 0;
 }
 
+static int
+do_list(struct ctl *c)
+{
+	return do_sessions(c, strcmp(c->verb, "tools") == 0);
+}
+
+/* What runs each of ctl's verbs (their names and help: commands.c). */
 static const struct {
 	const char *verb;
-	bool arg;
 	int (*run)(struct ctl *c);
 } verbs[] = {
-	{ "status", false, do_status },
-	{ "sessions", false, NULL },
-	{ "tools", false, NULL },
-	{ "start", true, do_start },
-	{ "stop", true, do_stop },
-	{ "revoke", true, do_cutover },
-	{ "restore", true, do_cutover },
-	{ "apply", true, do_apply },
-	{ "stop-all", false, do_stop_all },
-	{ "freeze", false, do_freeze },
-	{ "thaw", false, do_freeze },
-	{ "events", false, do_events },
-	{ "metrics", false, do_metrics },
+	{ "status", do_status },
+	{ "sessions", do_list },
+	{ "tools", do_list },
+	{ "start", do_start },
+	{ "stop", do_stop },
+	{ "revoke", do_cutover },
+	{ "restore", do_cutover },
+	{ "apply", do_apply },
+	{ "stop-all", do_stop_all },
+	{ "freeze", do_freeze },
+	{ "thaw", do_freeze },
+	{ "events", do_events },
+	{ "metrics", do_metrics },
 };
 
 static int
@@ -657,18 +663,10 @@ dispatch(struct ctl *c)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof verbs / sizeof verbs[0]; i++) {
-		if (strcmp(c->verb, verbs[i].verb) != 0)
-			continue;
-		if (verbs[i].arg != (c->arg != NULL))
-			return cli_usage_error("ctl", "%s %s", c->verb,
-					       verbs[i].arg ? "wants one argument" : "takes no argument");
-		if (!verbs[i].run)
-			return do_sessions(c, strcmp(c->verb, "tools") == 0);
-		return verbs[i].run(c);
-	}
-	return cli_usage_error("ctl", "unknown command '%.32s' (status, sessions, tools, start, "
-			       "stop, revoke, restore, apply, stop-all, freeze, thaw, events, metrics)", c->verb);
+	for (i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
+		if (strcmp(c->verb, verbs[i].verb) == 0)
+			return verbs[i].run(c);
+	return cli_fail(c->o.json, "ctl", "%s: not runnable here", c->verb);
 }
 
 static int
@@ -700,6 +698,8 @@ cmd_ctl(int argc, char **argv)
 		return cli_usage_error("ctl", "--stdio takes no command");
 	c.verb = c.o.n_positional ? c.o.positional[0] : "stdio";
 	c.arg = c.o.n_positional > 1 ? c.o.positional[1] : NULL;
+	if (!c.o.n[OPT_STDIO] && (rc = cli_check_verb("ctl", c.verb, c.arg != NULL)) >= 0)
+		return rc;	/* before the socket: a typo is not an unreachable engine */
 	rc = ctl_run(&c);
 	if (c.fd >= 0)
 		close(c.fd);

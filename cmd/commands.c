@@ -26,6 +26,29 @@ static const struct {
 #define JSON_WHAT	"print one JSON object instead of text (errors too)"
 #define SESSIONS_MAX_WHAT	"sessions held at once (default: host memory / 32 MiB, 16..1024)"
 
+static const struct cli_verb audit_verbs[] = {
+	{ "verify", "DB", "re-check the hash chain up to its head (and --anchor)" },
+	{ "tail", "DB", "its entries, oldest first (--since, --session, --follow)" },
+	{ NULL, NULL, NULL },
+};
+
+static const struct cli_verb ctl_verbs[] = {
+	{ "status", NULL, "the engine's name, your role, counts, revision, freeze" },
+	{ "sessions", NULL, "every session, one line each: state and container" },
+	{ "tools", NULL, "each session's tools: allowed, revoked or not approved" },
+	{ "start", "FILE", "a session from a config file, read with your rights" },
+	{ "stop", "ID", "stop one session; its container is removed" },
+	{ "revoke", "TOOL", "deny TOOL (--all or --session ID), wait for every ack" },
+	{ "restore", "TOOL", "allow TOOL again (--all or --session ID), as revoke" },
+	{ "apply", "FILE", "an incident policy file: its cutovers, on every session" },
+	{ "stop-all", NULL, "stop every session" },
+	{ "freeze", NULL, "the kill switch: every call of every session denied" },
+	{ "thaw", NULL, "lift the freeze" },
+	{ "events", NULL, "the engine's recent events (--follow: as they come)" },
+	{ "metrics", NULL, "OpenMetrics text: sessions, calls, cutovers; no payload" },
+	{ NULL, NULL, NULL },
+};
+
 const struct command cli_commands[] = {
 	{ "console", cmd_console, NULL, 0,
 	  { OPT_REP(CONFIG, "a session to start at once (repeat for more, up to 64)"),
@@ -34,35 +57,35 @@ const struct command cli_commands[] = {
 	    OPT(AUDIT, "the audit log (default $XDG_STATE_HOME/airlock/audit.db)"),
 	    OPT_REP(CONNECT, "attach to a running engine: its socket, or ssh://[user@]host[:port][/socket]; repeat for more (up to 8)"),
 	    OPT(SESSIONS_MAX, SESSIONS_MAX_WHAT) },
-	  "the operator console (also: airlock on a terminal)" },
+	  "the operator console (also: airlock on a terminal)", NULL },
 	{ "watchdog", cmd_watchdog, "SOCKET ID", 2, { { 0 } },
-	  "internal: the lease process the engine starts" },
+	  "internal: the lease process the engine starts", NULL },
 	{ "doctor", cmd_doctor, NULL, 0,
 	  { OPT(JSON, JSON_WHAT),
 	    OPT(CONFIG, "also check what this session needs: runtime, image, catalog") },
-	  "check the host and the Docker daemon (PASS/FAIL per check)" },
+	  "check the host and the Docker daemon (PASS/FAIL per check)", NULL },
 	{ "run", cmd_run, NULL, 0,
 	  { OPT_REQ(CONFIG, "the session: profile, upstreams, aliases, tools, bounds"),
 	    OPT(AUDIT, "the audit log (default $XDG_STATE_HOME/airlock/audit.db)"),
 	    OPT(OTLP, "also export each audit entry as a span to URL/v1/traces"),
 	    OPT(JSON, JSON_WHAT) },
-	  "run one session headless; print a payload-free summary" },
+	  "run one session headless; print a payload-free summary", NULL },
 	{ "inspect", cmd_inspect, "CONTAINER", 1,
 	  { OPT(JSON, JSON_WHAT),
 	    OPT(CONFIG, "judge against this profile instead of the defaults"),
 	    OPT(SOCKET, "its session's engine, for its upstreams (default as serve's)") },
-	  "show the admission report of an existing container" },
-	{ "audit", cmd_audit, "verify|tail DB", 2,
+	  "show the admission report of an existing container", NULL },
+	{ "audit", cmd_audit, "COMMAND DB", 2,
 	  { OPT(JSON, JSON_WHAT),
 	    OPT(ANCHOR, "verify: also require this entry (a head printed earlier)"),
 	    OPT(FOLLOW, "tail: keep printing entries as they are appended"),
 	    OPT(SESSION, "tail: only this session's entries"),
 	    OPT(SINCE, "tail: from a UTC time (2026-12-05T13:00) or an age (15m, 2h)") },
-	  "re-check the audit log's hash chain, or list its entries (payload-free)" },
+	  "re-check the audit log's hash chain, or list its entries (payload-free)", audit_verbs },
 	{ "image", cmd_image, "add-shim IMAGE", 2, { OPT(JSON, JSON_WHAT) },
-	  "build IMAGE with this engine's airlock-shim at /airlock/shim" },
+	  "build IMAGE with this engine's airlock-shim at /airlock/shim", NULL },
 	{ "reap", cmd_reap, NULL, 0, { OPT(JSON, JSON_WHAT) },
-	  "stop and remove airlock containers whose owner is gone" },
+	  "stop and remove airlock containers whose owner is gone", NULL },
 	{ "serve", cmd_serve, NULL, 0,
 	  { OPT_REP(CONFIG, "a session to start at once (repeat for more, up to 64)"),
 	    OPT(SOCKET, "the control socket (default /run/airlock/engine.sock as root)"),
@@ -73,7 +96,7 @@ const struct command cli_commands[] = {
 	    OPT(NAME, "the engine's name in consoles and ctl (default HOST:PID)"),
 	    OPT(SESSIONS_MAX, SESSIONS_MAX_WHAT),
 	    OPT(UPSTREAMS_DIR, "installed upstreams, root's (default /etc/airlock/upstreams.d)") },
-	  "run the engine headless, driven over its control socket" },
+	  "run the engine headless, driven over its control socket", NULL },
 	{ "ctl", cmd_ctl, "COMMAND [ARG]", 2,
 	  { OPT(SOCKET, "the engine's control socket (default as serve's)"),
 	    OPT(JSON, "print the engine's reply objects, one per line"),
@@ -82,7 +105,7 @@ const struct command cli_commands[] = {
 	    OPT(WAIT, "wait this long for every acknowledgement (default 5000)"),
 	    OPT(FOLLOW, "events: keep printing them as they come"),
 	    OPT(STDIO, "copy between stdin/stdout and the socket (for ssh)") },
-	  "talk to a running engine (status, sessions, revoke, events, metrics...)" },
+	  "talk to a running engine: sessions, tools, revoke, freeze, events", ctl_verbs },
 };
 
 const size_t cli_n_commands = sizeof cli_commands / sizeof cli_commands[0];
@@ -96,6 +119,24 @@ cli_command(const char *name)
 		if (strcmp(cli_commands[i].name, name) == 0)
 			return &cli_commands[i];
 	return NULL;
+}
+
+int
+cli_check_verb(const char *command, const char *verb, bool has_operand)
+{
+	const struct command *c = cli_command(command);
+	const struct cli_verb *v;
+
+	for (v = c ? c->verbs : NULL; v && v->name; v++) {
+		if (strcmp(v->name, verb) != 0)
+			continue;
+		if (!v->operand != !has_operand)
+			return cli_usage_error(command, v->operand ? "%s wants %s" : "%s takes no %s",
+					       verb, v->operand ? v->operand : "operand");
+		return -1;
+	}
+	return cli_usage_error(command, "unknown command '%.32s' (airlock %s --help lists them)",
+			       verb, command);
 }
 
 const char *
@@ -274,7 +315,16 @@ command_help(const struct command *c, const char *usage)
 	char name[USAGE_COLUMN];
 	size_t i;
 
+	const struct cli_verb *v;
+
 	printf("usage: airlock %s\n\n%s\n", usage, c->help);
+	for (v = c->verbs; v && v->name; v++) {
+		if (v == c->verbs)
+			printf("\ncommands:\n");
+		snprintf(name, sizeof name, "%s%s%s", v->name, v->operand ? " " : "",
+			 v->operand ? v->operand : "");
+		printf("  %-17s %s\n", name, v->help);
+	}
 	for (i = 0; i < CLI_USES_MAX && c->uses[i].opt != OPT_NONE; i++) {
 		const char *arg = options[c->uses[i].opt].arg;
 

@@ -82,6 +82,17 @@ struct cli_use {
 	const char *what;	/* what it means for this command, for its --help */
 };
 
+/*
+ * A command's own commands (ctl's, audit's): the first operand. Its
+ * --help lists every one on a line of its own, and an unknown one is a
+ * usage error before anything is opened or dialled.
+ */
+struct cli_verb {
+	const char *name;
+	const char *operand;	/* as its --help shows it ("TOOL"); NULL: takes none */
+	const char *help;
+};
+
 struct command {
 	const char *name;
 	int (*run)(int argc, char **argv);
@@ -89,6 +100,7 @@ struct command {
 	int max_operands;
 	struct cli_use uses[CLI_USES_MAX];	/* up to the first OPT_NONE */
 	const char *help;
+	const struct cli_verb *verbs;	/* up to a row without a name; NULL: none */
 };
 
 extern const struct command cli_commands[];
@@ -96,6 +108,11 @@ extern const size_t cli_n_commands;
 
 /* The row named name, or NULL. */
 const struct command *cli_command(const char *name);
+/*
+ * The command's verb named verb, taking an operand or not as has_operand
+ * says: -1 when it is one, else a usage error naming it (EXIT_USAGE).
+ */
+int cli_check_verb(const char *command, const char *verb, bool has_operand);
 /* "doctor [--json] [--config FILE]": built from the row. */
 void cli_usage_line(const struct command *c, char *out, size_t cap);
 /* `airlock help`: every row's usage line and help text. */

@@ -155,6 +155,47 @@ for c in "audit verify $work/fifo" "run --config $work/good.json --audit $work/f
 		_ "$rc" "$work/fifo" "$work/err"
 done
 
+# --- ctl's and audit's own commands: each listed, one line, the rest refused ----
+# verbs CMD: the names in CMD --help's "commands:" section
+verbs() { "$airlock" "$1" --help | sed -n '/^commands:/,/^$/s/^  \([a-z-]\+\).*/\1/p'; }
+check "ctl --help lists its thirteen commands" \
+	[ "$(verbs ctl | wc -l)" = 13 ]
+check "audit --help lists its two commands" [ "$(echo $(verbs audit))" = "verify tail" ]
+for c in ctl audit; do
+	check "$c --help: each command on a line of its own, within 80 columns" \
+		bash -c '"$1" "$2" --help | sed -n "/^commands:/,/^$/p" | awk "length(\$0) > 80 { bad = 1 } END { exit bad }"' _ "$airlock" "$c"
+	for v in $(verbs "$c"); do
+		operand=$("$airlock" "$c" --help | sed -n "/^commands:/,/^\$/s/^  $v \([A-Z]\+\) .*/\1/p")
+		if [ "$c" = ctl ]; then
+			try ctl "$v" ${operand:+x} --socket "$work/no-engine.sock"
+			check "ctl $v is a command: it goes on to the socket (exit 3, named)" \
+				bash -c '[ "$1" = 3 ] && grep -qF "$2: does not exist" "$3"' _ "$rc" "$work/no-engine.sock" "$work/err"
+		else
+			try audit "$v" "$work/no-log.db"
+			check "audit $v is a command: it goes on to the log (exit 3, named)" \
+				bash -c '[ "$1" = 3 ] && grep -qF "$2" "$3"' _ "$rc" "$work/no-log.db" "$work/err"
+		fi
+		# ctl's paragraph lists `.B status`, `.BI start " FILE"`; audit's have `.B audit verify`
+		prefix=; [ "$c" = audit ] && prefix='audit '
+		check "the man page names $c $v" grep -qE "^\.BI? \"?$prefix${v//-/\\\\-}([\" ]|\$)" "$man"
+		if [ -n "$operand" ]; then
+			try "$c" "$v" --socket "$work/no-engine.sock"
+			[ "$c" = audit ] && try audit "$v"
+			check "$c $v without its $operand: a usage error naming it, nothing dialled" \
+				bash -c '[ "$1" = 2 ] && grep -qF "$2 wants $3" "$4" && ! grep -q "does not exist" "$4"' \
+				_ "$rc" "$v" "$operand" "$work/err"
+		fi
+	done
+	try "$c" frobnicate x --socket "$work/no-engine.sock"
+	[ "$c" = audit ] && try audit frobnicate "$work/no-log.db"
+	check "$c frobnicate: unknown, a usage error before any socket or file" \
+		bash -c '[ "$1" = 2 ] && grep -qF "unknown command '"'"'frobnicate'"'"' (airlock $2 --help lists them)" "$3" &&
+			 ! grep -q "does not exist\|cannot open" "$3"' _ "$rc" "$c" "$work/err"
+done
+try ctl status extra --socket "$work/no-engine.sock"
+check "ctl status with an operand: a usage error, nothing dialled" \
+	bash -c '[ "$1" = 2 ] && grep -qF "status takes no operand" "$2" && ! grep -q "does not exist" "$2"' _ "$rc" "$work/err"
+
 # --- the man page's synopsis is the table's usage lines --------------------------
 python3 - "$man" >"$work/synopsis" <<'PY'
 import re, sys
