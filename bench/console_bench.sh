@@ -22,11 +22,13 @@ tm() { tmux -L "$tmux_sock" -f /dev/null "$@"; }
 on_teardown() { tm send-keys -t b q y 2>/dev/null; sleep 5; tm kill-server 2>/dev/null; }
 image=$(scratch_image "$work/image" "$agent")
 args=()
+mkdir -p "$work/sinks" && upstream_box "$work/sinks" || exit 1	# the upstreams', confined
 for i in $(seq "$n"); do
 	cat >"$work/$i.json" <<JSON
 {"profile": {"image": "$image", "cmd": ["loop"]},
  "bounds": {"session_ms": 600000, "calls": 4096, "stdout_bytes": 4194304},
- "upstreams": {"u": {"argv": ["$upstream", "--sink", "$work/$i.sink"]}},
+ "upstreams": {"u": {"argv": ["$upstream", "--sink", "$work/sinks/$i.sink"],
+                     "paths": {"rw": ["$work/sinks"]}}},
  "tools": {"store": {"upstream": "u", "remote": "store", "data_class": "public",
                      "sink_ceiling": "public", "response_ceiling": "public"}},
  "aliases": {"save": "store"}, "initial": {"class": "public"}}

@@ -29,6 +29,8 @@ scratch_dir
 run=$work
 [ -d /dev/shm ] && run=$(mktemp -d /dev/shm/airlock-shim-bench.XXXXXX)
 on_teardown() { [ "$run" = "$work" ] || rm -rf "$run"; }
+# The sinks: a drop box of the confined upstream's (common.sh's upstream_box).
+chmod 0711 "$work" "$run" && mkdir -p "$run/sinks" && chmod 1733 "$run/sinks" || exit 1
 
 mkdir -p "$work/image" && install -m 0555 "$shim" "$work/image/airlock-shim" &&
 	image=$(scratch_image "$work/image" "$agent" 'COPY airlock-shim /airlock/shim') ||
@@ -47,7 +49,8 @@ config() {	# MODE -> the session's config file
 	{"profile": {"image": "$image", $entry},
 	 "bounds": {"calls": 4096, "session_ms": 300000},
 	 "agent": {"mcp": $([ "$1" != raw ] && echo true || echo false)},
-	 "upstreams": {"vault": {"argv": ["$upstream", "--sink", "$run/$1.sink"]}},
+	 "upstreams": {"vault": {"argv": ["$upstream", "--sink", "$run/sinks/$1.sink"],
+	                         "paths": {"rw": ["$run/sinks"]}}},
 	 "tools": {"store": {"upstream": "vault", "remote": "store", "data_class": "public",
 	                     "sink_ceiling": "public", "response_ceiling": "public"}},
 	 "aliases": {"save": "store"}, "initial": {"file": "$work/payload.json", "class": "public"}}
@@ -57,10 +60,10 @@ config() {	# MODE -> the session's config file
 
 # session MODE -> the agent's report line, KEY=VALUE words; empty on failure.
 session() {
-	rm -f "$run/$1.sink"
+	rm -f "$run/sinks/$1.sink"
 	"$airlock" run --config "$(config "$1")" --audit "$run/audit.db" --json \
 		>"$work/$1.out" 2>"$work/$1.err" </dev/null || return 1
-	python3 - "$run/$1.sink" <<-'PY' 2>/dev/null
+	python3 - "$run/sinks/$1.sink" <<-'PY' 2>/dev/null
 	import json, sys
 	for line in open(sys.argv[1]):
 	    a = json.loads(line).get("arguments", {})

@@ -12,10 +12,12 @@ airlock=$1 agent=$2 upstream=$3 trials=${4:-20}
 scratch_dir
 image=$(scratch_image "$work/image" "$agent")
 echo '{"x":1}' >"$work/payload.json"
+mkdir -p "$work/sinks" && upstream_box "$work/sinks" || exit 1	# the upstream's, confined
 cat >"$work/config.json" <<JSON
 {"profile": {"image": "$image", "cmd": ["loop"]},
  "bounds": {"session_ms": 120000, "calls": 4096, "stdout_bytes": 4194304},
- "upstreams": {"vault": {"argv": ["$upstream", "--sink", "$work/sink"]}},
+ "upstreams": {"vault": {"argv": ["$upstream", "--sink", "$work/sinks/sink"],
+                         "paths": {"rw": ["$work/sinks"]}}},
  "tools": {"store": {"upstream": "vault", "remote": "store", "data_class": "public",
                      "sink_ceiling": "public", "response_ceiling": "public"}},
  "aliases": {"save": "store"}, "initial": {"file": "$work/payload.json", "class": "public"}}
@@ -37,12 +39,12 @@ stats() {	# label, values…
 
 killed=() floor=()
 for i in $(seq "$trials"); do
-	: >"$work/sink"
+	rm -f "$work/sinks/sink"	# the upstream makes it again at its first call
 	"$airlock" run --config "$work/config.json" --audit "$work/audit.db" >/dev/null 2>&1 </dev/null &
 	engine=$!
 	cid=
 	while [ -z "$cid" ]; do
-		[ -s "$work/sink" ] && cid=$("$DOCKER" ps -q --no-trunc --filter "label=io.airlock.owner-pid=$engine")
+		[ -s "$work/sinks/sink" ] && cid=$("$DOCKER" ps -q --no-trunc --filter "label=io.airlock.owner-pid=$engine")
 		sleep 0.05
 	done
 	kill -KILL "$engine"
