@@ -42,9 +42,14 @@ for i in $(seq "$trials"); do
 	rm -f "$work/sinks/sink"	# the upstream makes it again at its first call
 	"$airlock" run --config "$work/config.json" --audit "$work/audit.db" >/dev/null 2>&1 </dev/null &
 	engine=$!
-	cid=
+	cid= waited=0
 	while [ -z "$cid" ]; do
 		[ -s "$work/sinks/sink" ] && cid=$("$DOCKER" ps -q --no-trunc --filter "label=io.airlock.owner-pid=$engine")
+		if [ -z "$cid" ] && { [ $((waited += 1)) -gt 600 ] || ! kill -0 "$engine" 2>/dev/null; }; then
+			echo "watchdog_bench: no call reached the upstream's sink in 30 s (or the engine ended)" >&2
+			kill -KILL "$engine" 2>/dev/null
+			exit 1
+		fi
 		sleep 0.05
 	done
 	kill -KILL "$engine"
