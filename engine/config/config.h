@@ -33,7 +33,9 @@
 
 #include <jansson.h>
 
+#include "config_json.h"
 #include "config_limits.h"
+#include "config_upstream.h"
 #include "err.h"
 #include "mcp.h"
 #include "policy.h"
@@ -45,29 +47,6 @@ struct config_bounds {
 	size_t stderr_bytes;	/* all agent stderr (drained, never stored) */
 	int calls;
 	long session_ms;
-};
-
-/*
- * Where an upstream runs (docs/operations.md, "An upstream in a container"):
- * a confined host process (the default), or a container of its own with the
- * session's hardened profile, admitted as the agent's is, its stdio over
- * the Docker attach stream (engine/gateway/upstream_box.h).
- */
-enum upstream_isolation {
-	UPSTREAM_PROCESS,
-	UPSTREAM_CONTAINER,
-};
-
-struct upstream_config {
-	char *name;
-	enum upstream_isolation isolation;
-	char image[72];			/* container: "sha256:<64 hex>" */
-	struct strv argv;
-	char *cwd;
-	struct strv env;
-	long timeout_ms;
-	char *user;			/* NULL: the default upstream user */
-	struct mcp_confine_config confine;	/* .user points at user */
 };
 
 struct config_alias {
@@ -135,14 +114,6 @@ int config_load_json(struct airlock_config *c, const json_t *root, int host_core
  */
 int config_load_file(struct airlock_config *c, const char *path, int host_cores,
 		     struct al_err *err);
-
-/*
- * An operator's JSON file of at most cap bytes: a regular file (a FIFO,
- * device or directory is refused without blocking on it), not truncated,
- * no duplicate keys. NULL with err set to the reason, without the path
- * ("cannot open: …", "not a regular file", "line L column C: …").
- */
-json_t *config_read_json(const char *path, size_t cap, struct al_err *err);
 
 /* This host's online cores (at least 1): the host_cores the commands pass. */
 int config_host_cores(void);

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "config.h"
+#include "config_json.h"
 
 /* One list of tool names, appended to inc as op; an absent list is none. */
 static int
