@@ -130,6 +130,16 @@ cs_reply_error(struct control_server *cs, struct client *c, int64_t id, const ch
 
 /* An error with the engine's reason (a config or cutover refusal: operator names only). */
 void
+cs_end_input(struct control_server *cs, struct client *c, const char *why)
+{
+	cs_say(cs, "client %u (uid %u %s): %s, disconnected", c->serial, (unsigned)c->uid,
+	    c->user, why);
+	cs_reply_error(cs, c, -1, why);
+	c->eof = c->input_done = true;
+	c->more = false;
+}
+
+void
 cs_reply_reason(struct control_server *cs, struct client *c, int64_t id, const char *error,
 	     const char *reason)
 {

@@ -636,11 +636,7 @@ static void
 parser_gone(struct control_server *cs, struct client *c)
 {
 	parser_set_lost(c->parser);
-	cs_say(cs, "client %u (uid %u %s): %s, disconnected", c->serial, (unsigned)c->uid,
-	    c->user, CONTROL_E_PARSER);
-	cs_reply_error(cs, c, -1, CONTROL_E_PARSER);
-	c->eof = c->input_done = true;
-	c->more = false;
+	cs_end_input(cs, c, CONTROL_E_PARSER);
 }
 
 /* One request line: refused with a fixed text, or served by its op. */

@@ -33,17 +33,6 @@ client_free(struct client *c)
 	free(c);
 }
 
-/* A line past CONTROL_LINE_MAX: refused; read nothing more, close once it is out. */
-static void
-too_long(struct control_server *cs, struct client *c)
-{
-	cs_say(cs, "client %u (uid %u %s): %s", c->serial, (unsigned)c->uid, c->user,
-	    CONTROL_E_TOO_LONG);
-	cs_reply_error(cs, c, -1, CONTROL_E_TOO_LONG);
-	c->eof = c->input_done = true;
-	c->more = false;
-}
-
 /* The bytes read so far, as lines; an oversized line ends the client. */
 static void
 serve_lines(struct control_server *cs, struct client *c)
@@ -55,7 +44,7 @@ serve_lines(struct control_server *cs, struct client *c)
 	c->more = false;
 	while (!c->dead && !c->input_done && (rc = linebuf_next(&c->in, &line, &len)) != 0) {
 		if (rc < 0) {
-			too_long(cs, c);
+			cs_end_input(cs, c, CONTROL_E_TOO_LONG);	/* past CONTROL_LINE_MAX */
 			return;
 		}
 		cs_serve_line(cs, c, line, len);
@@ -93,7 +82,7 @@ read_client(struct control_server *cs, struct client *c)
 			break;
 		}
 		if (linebuf_append(&c->in, buf, (size_t)n) < 0) {
-			too_long(cs, c);
+			cs_end_input(cs, c, CONTROL_E_TOO_LONG);
 			return;
 		}
 		serve_lines(cs, c);

@@ -97,6 +97,12 @@ void cs_say(struct control_server *cs, const char *fmt, ...)
 /* A reply: always queued (a client that never reads meets the hard bound). */
 void cs_reply(struct control_server *cs, struct client *c, int64_t id, json_t *v);
 void cs_reply_error(struct control_server *cs, struct client *c, int64_t id, const char *error);
+/*
+ * A fault that ends what a client may send (a line too long, its parser
+ * gone): logged, answered with why, nothing more read; closed once the
+ * answer is out.
+ */
+void cs_end_input(struct control_server *cs, struct client *c, const char *why);
 void cs_reply_reason(struct control_server *cs, struct client *c, int64_t id, const char *error,
 		     const char *reason);
 /* Closing at the end of the round, with reason in the log; the queue written out. */
