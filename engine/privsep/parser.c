@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
 #include <pwd.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -71,6 +72,8 @@ parser_config(struct mcp_server_config *sc, const char *program, size_t frame_by
 	return 0;
 }
 
+#define PARSER_WHY_MS	200	/* for the line of a parser that did not say ready */
+
 /*
  * Why it never said ready: its one line of stderr (written before it
  * read anything of ours, so its own words), printable and short.
@@ -78,12 +81,14 @@ parser_config(struct mcp_server_config *sc, const char *program, size_t frame_by
 static int
 not_ready(struct parser *p, struct al_err *err)
 {
+	struct pollfd w = { .fd = p->err_fd, .events = POLLIN };
 	char why[128] = "";
-	ssize_t n;
+	ssize_t n = 0;
 	size_t i;
 
-	usleep(20000);	/* a failed lockdown writes, then exits at once */
-	n = read(p->err_fd, why, sizeof why - 1);
+	/* A failed lockdown writes its line, then exits at once: wait for either. */
+	if (poll(&w, 1, PARSER_WHY_MS) > 0)
+		n = read(p->err_fd, why, sizeof why - 1);
 	for (i = 0; n > 0 && i < (size_t)n && why[i] >= ' ' && why[i] < 127; i++)
 		;
 	why[i] = '\0';
