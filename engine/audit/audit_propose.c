@@ -156,19 +156,6 @@ note(char out[AUDIT_PROPOSE_WHY_MAX], const struct propose_denial *d)
 		 d->sessions == 1 ? "" : "s", d->rule, d->first, d->last);
 }
 
-/* Is tool already in the list (a tool may be denied revoked and also egress, etc.)? */
-static bool
-listed(const json_t *list, const char *tool)
-{
-	const json_t *v;
-	size_t i;
-
-	json_array_foreach(list, i, v)
-		if (strcmp(json_string_value(v), tool) == 0)
-			return true;
-	return false;
-}
-
 int
 audit_propose_file(const struct audit_propose *p, size_t tools_max, json_t **file,
 		   size_t *left_out)
@@ -183,7 +170,8 @@ audit_propose_file(const struct audit_propose *p, size_t tools_max, json_t **fil
 	for (i = 0; rc == 0 && i < p->n; i++) {
 		const struct propose_denial *d = &p->v[i];
 
-		if (!audit_propose_restorable(d->rule) || !d->tool_ok || listed(restore, d->tool))
+		/* Grouped by (rule, tool): each tool comes once with rule revoked. */
+		if (!audit_propose_restorable(d->rule) || !d->tool_ok)
 			continue;
 		if (json_array_size(restore) == tools_max) {
 			(*left_out)++;
