@@ -8,6 +8,7 @@
 #include "audit_tail.h"
 #include "audit_verify.h"
 #include "cli.h"
+#include "cmd_audit_story.h"
 #include "path_reason.h"
 
 #define TAIL_LAST	50	/* tail without --since: the newest entries */
@@ -17,7 +18,7 @@
 struct audit_args {
 	bool json, follow;
 	const char *action, *db, *session;
-	char since[32];		/* tail: entries at or after this UTC time ("" all) */
+	char since[32];		/* entries at or after this UTC time ("" all) */
 	struct audit_anchor anchor;
 	bool anchored;
 };
@@ -51,14 +52,56 @@ parse_since(const char *v, char out[32])
 	return -1;
 }
 
+/* The options each command takes (--json: all but propose, which prints a file). */
+static const struct {
+	const char *verb;
+	enum cli_option opts[4];
+} verb_options[] = {
+	{ "verify", { OPT_JSON, OPT_ANCHOR } },
+	{ "tail", { OPT_JSON, OPT_FOLLOW, OPT_SESSION, OPT_SINCE } },
+	{ "timeline", { OPT_JSON, OPT_SINCE } },
+	{ "propose", { OPT_SESSION, OPT_SINCE } },
+};
+
+static bool
+verb_takes(const char *verb, enum cli_option opt)
+{
+	for (size_t i = 0; i < sizeof verb_options / sizeof verb_options[0]; i++)
+		if (strcmp(verb_options[i].verb, verb) == 0)
+			for (size_t j = 0; j < 4; j++)
+				if (verb_options[i].opts[j] == opt)
+					return true;
+	return false;
+}
+
+/* An option the row lists that this command does not take: a usage error. */
 static int
-parse_tail(const struct cli_opts *o, struct audit_args *a)
+check_options(const struct cli_opts *o, const char *verb)
+{
+	static const enum cli_option row[] = { OPT_JSON, OPT_ANCHOR, OPT_FOLLOW, OPT_SESSION,
+					       OPT_SINCE };
+
+	for (size_t i = 0; i < sizeof row / sizeof row[0]; i++)
+		if (o->n[row[i]] && !verb_takes(verb, row[i]))
+			return cli_usage_error("audit", "%s is not an option of audit %s",
+					       cli_option_name(row[i]), verb);
+	return -1;
+}
+
+static int
+parse_options(const struct cli_opts *o, struct audit_args *a)
 {
 	a->follow = o->n[OPT_FOLLOW] > 0;
 	a->session = o->n[OPT_SESSION] ? o->values[OPT_SESSION][0] : NULL;
 	if (o->n[OPT_SINCE] && parse_since(o->values[OPT_SINCE][0], a->since) < 0)
 		return cli_usage_error("audit", "--since wants a UTC time (2026-12-05T13:00) or "
 				       "an age (90s, 15m, 2h, 7d)");
+	if (o->n[OPT_ANCHOR]) {
+		if (audit_anchor_parse(o->values[OPT_ANCHOR][0], &a->anchor) < 0)
+			return cli_usage_error("audit", "--anchor wants SEQ:HASH, an entry's sequence"
+					       " and its 64 hex digit hash (as verify prints)");
+		a->anchored = true;
+	}
 	return -1;
 }
 
@@ -72,23 +115,16 @@ parse_args(int argc, char **argv, struct audit_args *a)
 	if (rc >= 0)
 		return rc;
 	if (o.n_positional == 0)
-		return cli_usage_error("audit", "a command is required (verify DB, tail DB)");
+		return cli_usage_error("audit", "a command is required (verify, tail, timeline or "
+				       "propose DB)");
 	if ((rc = cli_check_verb("audit", o.positional[0], o.n_positional > 1)) >= 0)
+		return rc;
+	if ((rc = check_options(&o, o.positional[0])) >= 0)
 		return rc;
 	a->json = o.json;
 	a->action = o.positional[0];
 	a->db = o.positional[1];
-	if (strcmp(a->action, "tail") == 0)
-		return parse_tail(&o, a);
-	if (o.n[OPT_FOLLOW] || o.n[OPT_SESSION] || o.n[OPT_SINCE])
-		return cli_usage_error("audit", "--follow, --session and --since are tail's");
-	if (o.n[OPT_ANCHOR]) {
-		if (audit_anchor_parse(o.values[OPT_ANCHOR][0], &a->anchor) < 0)
-			return cli_usage_error("audit", "--anchor wants SEQ:HASH, an entry's sequence"
-					       " and its 64 hex digit hash (as verify prints)");
-		a->anchored = true;
-	}
-	return -1;
+	return parse_options(&o, a);
 }
 
 /* Every decision of the vocabulary, with its count (0 included). */
@@ -327,6 +363,11 @@ cmd_audit(int argc, char **argv)
 		return rc;
 	if (strcmp(a.action, "tail") == 0)
 		return cmd_tail(&a);
+	if (strcmp(a.action, "timeline") == 0 || strcmp(a.action, "propose") == 0) {
+		struct audit_story_args s = { a.db, a.since[0] ? a.since : NULL, a.session, a.json };
+
+		return a.action[0] == 't' ? cmd_audit_timeline(&s) : cmd_audit_propose(&s);
+	}
 	if (audit_verify_anchored(a.db, a.anchored ? &a.anchor : NULL, &v, &err) < 0)
 		return cli_audit_fail(a.json, "audit", a.db, false, &err);
 	if (a.json)

@@ -29,6 +29,8 @@ static const struct {
 static const struct cli_verb audit_verbs[] = {
 	{ "verify", "DB", "re-check the hash chain up to its head (and --anchor)" },
 	{ "tail", "DB", "its entries, oldest first (--since, --session, --follow)" },
+	{ "timeline", "DB", "the policy story: sessions, cutovers and acks (--since)" },
+	{ "propose", "DB", "an incident file allowing what was denied (--session)" },
 	{ NULL, NULL, NULL },
 };
 
@@ -79,9 +81,9 @@ const struct command cli_commands[] = {
 	  { OPT(JSON, JSON_WHAT),
 	    OPT(ANCHOR, "verify: also require this entry (a head printed earlier)"),
 	    OPT(FOLLOW, "tail: keep printing entries as they are appended"),
-	    OPT(SESSION, "tail: only this session's entries"),
-	    OPT(SINCE, "tail: from a UTC time (2026-12-05T13:00) or an age (15m, 2h)") },
-	  "re-check the audit log's hash chain, or list its entries (payload-free)", audit_verbs },
+	    OPT(SESSION, "tail, propose: only this session's entries (its whole id)"),
+	    OPT(SINCE, "tail, timeline, propose: from a UTC time or an age (15m, 2h)") },
+	  "the audit log: its chain, entries, story and denials (payload-free)", audit_verbs },
 	{ "image", cmd_image, "add-shim IMAGE", 2, { OPT(JSON, JSON_WHAT) },
 	  "build IMAGE with this engine's airlock-shim at /airlock/shim", NULL },
 	{ "reap", cmd_reap, NULL, 0, { OPT(JSON, JSON_WHAT) },

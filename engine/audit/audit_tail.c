@@ -1,5 +1,6 @@
 #include "audit_tail.h"
 #include "audit.h"
+#include "audit_read.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -156,28 +157,11 @@ fail(struct audit_tail *t, int rc)
 	return -1;
 }
 
-/*
- * Bounded, cut on a UTF-8 boundary, control bytes shown as '?': the
- * console draws these strings, and the file may have been edited.
- */
+/* Bounded and control bytes replaced (audit_read.h): the console draws these strings. */
 static void
 copy_text(char *dst, size_t cap, sqlite3_stmt *st, int col)
 {
-	const char *s = (const char *)sqlite3_column_text(st, col);
-	size_t len, i;
-
-	if (!s)
-		s = "";
-	len = strlen(s);
-	if (len >= cap) {
-		len = cap - 1;
-		while (len > 0 && ((unsigned char)s[len] & 0xc0) == 0x80)
-			len--;
-	}
-	snprintf(dst, cap, "%.*s", (int)len, s);
-	for (i = 0; dst[i]; i++)
-		if ((unsigned char)dst[i] < 0x20 || dst[i] == 0x7f)
-			dst[i] = '?';
+	audit_read_text(dst, cap, (const char *)sqlite3_column_text(st, col));
 }
 
 /* A prefix only of something that is a hash: anything else shows as none. */

@@ -4,9 +4,13 @@
 /*
  * A prepared incident policy, the file the console's `:apply FILE` posts:
  *
- *	{"revoke": ["tool", …], "restore": ["tool", …]}
+ *	{"revoke": ["tool", …], "restore": ["tool", …], "why": {"tool": "text", …}}
  *
- * and nothing else. Which tools to cut over is policy, so it is read here
+ * and nothing else. "why" is optional and changes nothing: a note for the
+ * operator who reads the file (`airlock audit propose` writes one a tool,
+ * saying which denials it came from). It is still checked: each key a tool
+ * the lists name, each value a string of at most INCIDENT_WHY_MAX bytes
+ * without control characters. Which tools to cut over is policy, so it is read here
  * and not in the console; the console only asks and posts the cutovers.
  * Pure but for the bounded file read: no curses, no supervisor.
  */
@@ -20,6 +24,7 @@
 
 #define INCIDENT_TOOLS_MAX	32		/* cutovers one file may ask for */
 #define INCIDENT_FILE_MAX	(64 * 1024)	/* far more than INCIDENT_TOOLS_MAX names */
+#define INCIDENT_WHY_MAX	200		/* bytes of one "why" note */
 
 /* Every shape but the one above is refused with this, fixed, message. */
 #define INCIDENT_SHAPE_ERROR	"expected {\"revoke\": [tools], \"restore\": [tools]}"
@@ -35,7 +40,8 @@ struct incident {
  * The cutovers root asks for. -1 with err set to INCIDENT_SHAPE_ERROR when
  * root is not that shape: another key, a list that is not one, a name that
  * is not a string, empty or longer than a tool name, more than
- * INCIDENT_TOOLS_MAX names, or no name at all.
+ * INCIDENT_TOOLS_MAX names, no name at all, or a "why" that is not an
+ * object of notes on the tools named (see above).
  */
 int incident_from_json(const json_t *root, struct incident *inc, struct al_err *err);
 

@@ -160,7 +160,7 @@ done
 verbs() { "$airlock" "$1" --help | sed -n '/^commands:/,/^$/s/^  \([a-z-]\+\).*/\1/p'; }
 check "ctl --help lists its thirteen commands" \
 	[ "$(verbs ctl | wc -l)" = 13 ]
-check "audit --help lists its two commands" [ "$(echo $(verbs audit))" = "verify tail" ]
+check "audit --help lists its four commands" [ "$(echo $(verbs audit))" = "verify tail timeline propose" ]
 for c in ctl audit; do
 	check "$c --help: each command on a line of its own, within 80 columns" \
 		bash -c '"$1" "$2" --help | sed -n "/^commands:/,/^$/p" | awk "length(\$0) > 80 { bad = 1 } END { exit bad }"' _ "$airlock" "$c"
@@ -192,6 +192,99 @@ for c in ctl audit; do
 		bash -c '[ "$1" = 2 ] && grep -qF "unknown command '"'"'frobnicate'"'"' (airlock $2 --help lists them)" "$3" &&
 			 ! grep -q "does not exist\|cannot open" "$3"' _ "$rc" "$c" "$work/err"
 done
+# --- audit timeline and propose: a log as the engine's writers leave it ----------
+# Rows as audit.c stores them (the chain is not what these read); a canary in
+# every place payload could leak from: a call's detail and hashes, a policy
+# entry's detail beyond its author, a reap's detail, the classes.
+python3 - "$work/story.db" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("CREATE TABLE audit_entries (seq INTEGER PRIMARY KEY, entry_id TEXT NOT NULL,"
+           " ts TEXT NOT NULL, session_id TEXT NOT NULL, call_id TEXT, type TEXT NOT NULL,"
+           " tool TEXT, decision TEXT, rule TEXT, revision INTEGER, latency_us INTEGER,"
+           " request_hash TEXT, response_hash TEXT, class_before TEXT, class_after TEXT,"
+           " detail TEXT, prev_hash TEXT NOT NULL, entry_hash TEXT NOT NULL)")
+C = "Qz7CNRY"
+alice = '{"by":"alice","uid":1001,"via":"ctl","x":"%s"}' % C
+rows = [
+    ("s-1", "session_start", None, "start", None, 0, None),
+    ("s-1", "policy", "store", "applied", "revoke applied", 1, alice),
+    ("s-1", "call", "store", "denied", "revoked", 1, '{"t":"%s"}' % C),
+    ("s-1", "call", "store", "denied", "revoked", 1, '{"t":"%s"}' % C),
+    ("s-1", "call", "mail.send", "denied", "sink_ceiling", 1, '{"t":"%s"}' % C),
+    ("s-1", "policy", "store", "applied", "restore applied", 2, alice),
+    ("s-1", "reap", None, "reaped", "owner_gone", 2, '{"container":"%s"}' % C),
+    ("s-1", "session_end", None, "abnormal", "engine_lost", 2, '{"x":"%s"}' % C),
+]
+for i, (sid, typ, tool, dec, rule, rev, detail) in enumerate(rows, 1):
+    db.execute("INSERT INTO audit_entries VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+               (i, "%032x" % i, "2026-12-05T13:00:%02d.000000Z" % i, sid,
+                "call-" + C if typ == "call" else None, typ, tool, dec, rule, rev, 5,
+                C * 9 if typ == "call" else None, C * 9 if typ == "call" else None, C, C,
+                detail, "0" * 64, "%064x" % i))
+db.commit()
+PY
+no_canary() { ! grep -q Qz7CNRY "$work/out" "$work/err"; }
+try audit timeline "$work/story.db"
+check "audit timeline: one line an event, the revoke with its author and acks" \
+	bash -c '[ "$1" = 0 ] && [ "$(wc -l <"$2")" = 5 ] &&
+		 grep -qF "policy revoke store r1 by alice (uid 1001, via ctl): 1 applied, 0 not_applicable, 0 rejected" "$2" &&
+		 grep -qF "session_end s-1 abnormal engine_lost" "$2"' _ "$rc" "$work/out"
+check "audit timeline: no payload, no detail beyond the author, no hash" no_canary
+try audit timeline "$work/story.db" --json
+check "audit timeline --json: JSON lines, one object an event, in sequence order" \
+	python3 - "$work/out" <<'PY'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1]).read().splitlines()]
+assert [l["event"] for l in lines] == ["session_start", "policy", "policy", "reap", "session_end"], lines
+assert lines[1]["by"] == {"user": "alice", "uid": 1001, "via": "ctl"}, lines[1]
+assert lines[1]["acks"] == {"applied": 1, "not_applicable": 0, "rejected": 0}, lines[1]
+assert [l["seq"] for l in lines] == sorted(l["seq"] for l in lines)
+PY
+check "audit timeline --json: no canary" no_canary
+try audit timeline "$work/story.db" --since 2026-12-05T13:00:06
+check "audit timeline --since: the events from then on" \
+	bash -c '[ "$1" = 0 ] && [ "$(wc -l <"$2")" = 3 ] && head -n 1 "$2" | grep -qF "policy restore store r2"' _ "$rc" "$work/out"
+try audit timeline "$work/story.db" --since yesterday
+check "audit timeline --since that is not a time: usage error" \
+	bash -c '[ "$1" = 2 ] && grep -qF -- "--since wants a UTC time" "$2"' _ "$rc" "$work/err"
+try audit timeline "$work/story.db" --session s-1
+check "audit timeline --session: not its option, a usage error" \
+	bash -c '[ "$1" = 2 ] && grep -qF -- "--session is not an option of audit timeline" "$2"' _ "$rc" "$work/err"
+try audit propose "$work/story.db"
+check "audit propose: a file that restores what was denied revoked, with its note; exit 0" \
+	python3 - "$rc" "$work/out" <<'PY'
+import json, sys
+assert sys.argv[1] == "0", sys.argv[1]
+f = json.load(open(sys.argv[2]))
+assert f == {"restore": ["store"], "why": {"store": "2 calls in 1 session denied revoked, "
+             "2026-12-05T13:00:03Z to 2026-12-05T13:00:04Z"}}, f
+PY
+check "audit propose: the sink_ceiling denial named on stderr with what would change it" \
+	says err "not proposed: 1 call of mail.send in 1 session denied sink_ceiling; what would change it: the tool's sink_ceiling in the session's config"
+check "audit propose: no canary" no_canary
+try audit propose "$work/story.db" --since 2026-12-05T13:00:05
+check "audit propose with nothing an incident file can express: exit 1, said, no file" \
+	bash -c '[ "$1" = 1 ] && [ ! -s "$2" ] && grep -qF "nothing to propose: no call was denied by a rule an incident file can change" "$3"' \
+	_ "$rc" "$work/out" "$work/err"
+try audit propose "$work/story.db" --session s-9
+check "audit propose of a session with no denial: exit 1, 'no call was denied'" \
+	bash -c '[ "$1" = 1 ] && grep -qF "nothing to propose: no call was denied" "$2"' _ "$rc" "$work/err"
+try audit propose "$work/story.db" --json
+check "audit propose --json: not its option (it prints a file), a usage error" \
+	bash -c '[ "$1" = 2 ] && grep -qF -- "--json is not an option of audit propose" "$2"' _ "$rc" "$work/err"
+for v in timeline propose; do
+	try audit "$v" "$work/absent.db"
+	check "audit $v of a missing file: exit 3, path and reason, not created" \
+		bash -c '[ "$1" = 3 ] && grep -qF "audit $2 $3/absent.db: cannot open database: No such file or directory" "$4" && [ ! -e "$3/absent.db" ]' \
+		_ "$rc" "$v" "$work" "$work/err"
+	try audit "$v" "$work/good.json"
+	check "audit $v of a file that is not a log: exit 3, said" \
+		bash -c '[ "$1" = 3 ] && grep -qF "not an audit database" "$2"' _ "$rc" "$work/err"
+done
+try audit timeline "$work/absent.db" --json
+check "audit timeline --json of a missing file: a JSON error" json_error "No such file or directory"
+
 try ctl status extra --socket "$work/no-engine.sock"
 check "ctl status with an operand: a usage error, nothing dialled" \
 	bash -c '[ "$1" = 2 ] && grep -qF "status takes no operand" "$2" && ! grep -q "does not exist" "$2"' _ "$rc" "$work/err"

@@ -22,6 +22,11 @@
 #     config before it touches none of them), and both consoles
 #     find it again with no key pressed; `audit verify` leaves no session
 #     of the dead engine unended;
+#   - learn mode on the restarted a (issue 43): store revoked, its calls
+#     denied; `audit propose` of a's log is a file restoring store, `ctl
+#     apply` of that very file lets the calls reach the sinks again, and
+#     `audit timeline` shows the revoke and the restore with their author
+#     and both sessions' acks;
 #   - engine b SIGKILLed too and not restarted: `airlock reap --json` names
 #     b's container and session among those it removed, a's among those it
 #     kept; b's audit names its one lost session as never ended;
@@ -369,6 +374,57 @@ keys op q
 check "quitting the operate console counts a's live sessions, b named as lost" \
 	wait_for op "detached from 2 engines; their 2 live sessions go on (lost, not counted: b)" 10
 check "…exit status 0" wait_for op "exit status 0" 5
+
+# Learn mode on the restarted a: a revoke denies its sessions' calls, `audit
+# propose` turns the denials into the incident file that restores the tool,
+# `ctl apply` of that very file lets the calls through, and `audit timeline`
+# tells it: the revoke and the restore, by the operate user, acked by both.
+rc=0; ctl_as op a revoke store --all >"$work/learn_revoke.out" 2>&1 || rc=$?
+check "ctl revoke store --all on a as the operate user: exit 0" [ "$rc" = 0 ]
+denied_revoked() {	# both of a's new sessions have a call denied revoked
+	[ "$(sqlite3 "file:$(db a)?mode=ro" "select count(distinct session_id) from audit_entries
+		where type = 'call' and decision = 'denied' and rule = 'revoked'
+		and session_id in ('$n1', '$n2')")" = 2 ]
+}
+check "a's audit: a call of each new session denied revoked" until_true 30 denied_revoked
+rc=0; "$airlock" audit propose "$(db a)" >"$work/proposed.json" 2>"$work/propose.err" || rc=$?
+chmod 0644 "$work/proposed.json"
+check "audit propose of a: exit 0, a file that restores store and says why, and nothing else" \
+	python3 - "$rc" "$work/proposed.json" <<'PY'
+import json, re, sys
+assert sys.argv[1] == "0", sys.argv[1]
+f = json.load(open(sys.argv[2]))
+assert set(f) == {"restore", "why"} and f["restore"] == ["store"], f
+assert re.fullmatch(r"[0-9]+ calls? in 2 sessions denied revoked, \S+Z to \S+Z", f["why"]["store"]), f
+PY
+sizes() { stat -c %s "$work/a1/vault.sink" "$work/a2/vault.sink" | tr '\n' ' '; }
+before=$(sizes)
+rc=0; ctl_as op a apply "$work/proposed.json" >"$work/learn_apply.out" 2>&1 || rc=$?
+check "ctl apply of that very file as the operate user: exit 0" [ "$rc" = 0 ]
+sinks_grew() {	# both sinks past their size when the file was applied
+	read -r s1 s2 <<<"$(sizes)"
+	read -r b1s b2s <<<"$before"
+	[ "$s1" -gt "$b1s" ] && [ "$s2" -gt "$b2s" ]
+}
+check "…and the next calls go through: both upstreams' sinks grow" until_true 30 sinks_grew
+"$airlock" audit timeline "$(db a)" --json >"$work/timeline_a.json" 2>"$work/timeline_a.err"
+check "audit timeline of a: the revoke then the restore of store, each by the operate user via ctl, acked applied by both sessions" \
+	python3 - "$work/timeline_a.json" "$ou" <<'PY'
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+uid = int(sys.argv[2])
+pol = [e for e in ev if e["event"] == "policy" and e["tool"] == "store"]
+rv = [e for e in pol if e["op"] == "revoke"][-1]
+rs = [e for e in pol if e["op"] == "restore"][-1]
+for e in (rv, rs):
+    assert e["by"] == {"user": "airlock-drill-op", "uid": uid, "via": "ctl"}, e
+    assert e["acks"] == {"applied": 2, "not_applicable": 0, "rejected": 0}, e
+assert rv["seq"] < rs["seq"] and rv["revision"] < rs["revision"], (rv, rs)
+PY
+"$airlock" audit timeline "$(db a)" >"$work/timeline_a.txt" 2>&1
+check "…and in its text: the restore's line with its author and acks" grep -qE \
+	" policy restore store r[0-9]+ by airlock-drill-op \(uid $ou, via ctl\): 2 applied, 0 not_applicable, 0 rejected$" \
+	"$work/timeline_a.txt"
 
 # a stopped as an operator would: every session ended, none left unended.
 kill -TERM "$pid_a"

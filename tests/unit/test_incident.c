@@ -15,7 +15,7 @@
 
 /*
  * The incident file the console's :apply reads: the one shape it takes,
- * every shape it refuses with the same fixed message, the reader's own
+ * every shape it refuses with the same fixed message, its optional notes, the reader's own
  * refusals (no file, not a regular file, too large, bad JSON, a key twice)
  * and the bound on the number of cutovers.
  */
@@ -208,6 +208,52 @@ test_reader(void **state)
 	free(big);
 }
 
+/*
+ * "why": notes on the tools the lists name, which change nothing: the
+ * cutovers are those of the file without it. Anything else in it is the
+ * shape error, as is any other key still.
+ */
+static void
+test_why(void **state)
+{
+	char text[INCIDENT_WHY_MAX + 128], note[INCIDENT_WHY_MAX + 2];
+
+	(void)state;
+	loads_as("{\"restore\": [\"store\"], \"why\": {\"store\": \"3 calls in 2 sessions\"}}",
+		 "+store");
+	loads_as("{\"revoke\": [\"fetch\"], \"restore\": [\"store\"], \"why\": {}}",
+		 "-fetch +store");
+	loads_as("{\"why\": {\"fetch\": \"a\", \"store\": \"b\"}, \"revoke\": [\"fetch\"],"
+		 " \"restore\": [\"store\"]}", "-fetch +store");
+	/* A note on a tool the lists do not name. */
+	refused("{\"restore\": [\"store\"], \"why\": {\"fetch\": \"x\"}}", INCIDENT_SHAPE_ERROR);
+	/* Not a string, not an object, alone. */
+	refused("{\"restore\": [\"store\"], \"why\": {\"store\": 3}}", INCIDENT_SHAPE_ERROR);
+	refused("{\"restore\": [\"store\"], \"why\": {\"store\": [\"x\"]}}", INCIDENT_SHAPE_ERROR);
+	refused("{\"restore\": [\"store\"], \"why\": {\"store\": null}}", INCIDENT_SHAPE_ERROR);
+	refused("{\"restore\": [\"store\"], \"why\": \"store\"}", INCIDENT_SHAPE_ERROR);
+	refused("{\"restore\": [\"store\"], \"why\": [\"store\"]}", INCIDENT_SHAPE_ERROR);
+	refused("{\"why\": {}}", INCIDENT_SHAPE_ERROR);
+	/* Control characters, NUL included. */
+	refused("{\"restore\": [\"store\"], \"why\": {\"store\": \"a\\nb\"}}", INCIDENT_SHAPE_ERROR);
+	/* A NUL the reader refuses first; the pure half refuses it too (test_from_json). */
+	refused("{\"restore\": [\"store\"], \"why\": {\"store\": \"a\\u0000b\"}}",
+		"is not allowed");
+	refused("{\"restore\": [\"store\"], \"why\": {\"store\": \"a\\u001bb\"}}",
+		INCIDENT_SHAPE_ERROR);
+	/* INCIDENT_WHY_MAX bytes are taken, one more is refused. */
+	memset(note, 'n', INCIDENT_WHY_MAX);
+	note[INCIDENT_WHY_MAX] = '\0';
+	snprintf(text, sizeof text, "{\"restore\": [\"store\"], \"why\": {\"store\": \"%s\"}}", note);
+	loads_as(text, "+store");
+	strcat(note, "n");
+	snprintf(text, sizeof text, "{\"restore\": [\"store\"], \"why\": {\"store\": \"%s\"}}", note);
+	refused(text, INCIDENT_SHAPE_ERROR);
+	/* An unknown key is still refused, beside a valid why too. */
+	refused("{\"restore\": [\"store\"], \"why\": {}, \"because\": {}}", INCIDENT_SHAPE_ERROR);
+	refused("{\"restore\": [\"store\"], \"Why\": {\"store\": \"x\"}}", INCIDENT_SHAPE_ERROR);
+}
+
 /* The pure half takes a parsed document: no file needed. */
 static void
 test_from_json(void **state)
@@ -221,6 +267,13 @@ test_from_json(void **state)
 	assert_int_equal(incident_from_json(root, &inc, &err), 0);
 	assert_int_equal(inc.n, 1);
 	assert_int_equal(inc.op[0], CUTOVER_RESTORE);
+	json_decref(root);
+	/* A note with a NUL inside, which no file read can hand in. */
+	root = json_pack("{s:[s], s:{s:o}}", "restore", "store", "why", "store",
+			 json_stringn("a\0b", 3));
+	assert_non_null(root);
+	assert_int_equal(incident_from_json(root, &inc, &err), -1);
+	assert_string_equal(err.msg, INCIDENT_SHAPE_ERROR);
 	json_decref(root);
 	assert_int_equal(incident_from_json(NULL, &inc, &err), -1);
 	assert_string_equal(err.msg, INCIDENT_SHAPE_ERROR);
@@ -236,6 +289,7 @@ main(void)
 		cmocka_unit_test(test_bound),
 		cmocka_unit_test(test_duplicates),
 		cmocka_unit_test(test_reader),
+		cmocka_unit_test(test_why),
 		cmocka_unit_test(test_from_json),
 	};
 

@@ -1,0 +1,256 @@
+#include "cmd_audit_story.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "audit_propose.h"
+#include "audit_timeline.h"
+#include "cli.h"
+#include "incident.h"
+#include "path_reason.h"
+
+/* A note audit_propose writes must be one the incident reader takes. */
+_Static_assert(AUDIT_PROPOSE_WHY_MAX - 1 <= INCIDENT_WHY_MAX, "a proposed note the reader refuses");
+
+/* "audit WHAT DB: <reason>: <why the path would not open>", as tail says it. */
+static int
+read_failed(const struct audit_story_args *a, const char *what, const struct al_err *err)
+{
+	char text[512];
+
+	path_failure(text, sizeof text, what, a->db, false, err->msg);
+	return cli_fail(a->json, "audit", "%s", text);
+}
+
+/* --- timeline ------------------------------------------------------------------ */
+
+static const char *
+dash(const char *s)
+{
+	return s[0] ? s : "-";
+}
+
+static const char *
+ack_word(const struct timeline_event *e)
+{
+	return e->applied ? "applied" : e->not_applicable ? "not_applicable" : "rejected";
+}
+
+/* "by alice (uid 1001, via ctl)", or "by -" when the entries name no author. */
+static void
+author_text(const struct timeline_event *e, char *out, size_t cap)
+{
+	if (e->has_author)
+		snprintf(out, cap, "by %s (uid %u, via %s)", e->by.user, (unsigned)e->by.uid,
+			 e->by.via);
+	else
+		snprintf(out, cap, "by -");
+}
+
+/* What follows "SEQ TIME KIND " on an event's line. */
+static void
+event_text(const struct timeline_event *e, char *out, size_t cap)
+{
+	char by[128];
+
+	author_text(e, by, sizeof by);
+	switch (e->kind) {
+	case TIMELINE_SESSION_END:
+		snprintf(out, cap, "%s %s %s", e->session, e->normal ? "normal" : "abnormal",
+			 dash(e->rule));
+		break;
+	case TIMELINE_ADMISSION_REFUSED:
+	case TIMELINE_REAP:
+		snprintf(out, cap, "%s %s", e->session, dash(e->rule));
+		break;
+	case TIMELINE_CUTOVER:
+		snprintf(out, cap, "%s %s r%lld %s: %lld applied, %lld not_applicable, %lld rejected",
+			 e->op, dash(e->tool), (long long)e->revision, by, (long long)e->applied,
+			 (long long)e->not_applicable, (long long)e->rejected);
+		break;
+	case TIMELINE_AT_START:
+		snprintf(out, cap, "%s %s %s r%lld %s %s", e->op, dash(e->tool), e->session,
+			 (long long)e->revision, ack_word(e), by);
+		break;
+	case TIMELINE_REQUEST:
+		snprintf(out, cap, "%s \"%s\" %s %s", e->session, e->rule, ack_word(e), by);
+		break;
+	default:
+		snprintf(out, cap, "%s", e->session);
+		break;
+	}
+}
+
+static json_t *
+author_json(const struct timeline_event *e)
+{
+	if (!e->has_author)
+		return json_null();
+	return json_pack("{s:s, s:I, s:s}", "user", e->by.user, "uid", (json_int_t)e->by.uid,
+			 "via", e->by.via);
+}
+
+static json_t *
+str_or_null(const char *s)
+{
+	return s[0] ? json_string(s) : json_null();
+}
+
+/* The fields of e's kind (as audit_timeline.h lists them) into o. */
+static void
+event_fields(json_t *o, const struct timeline_event *e)
+{
+	bool policy = e->kind == TIMELINE_CUTOVER || e->kind == TIMELINE_AT_START ||
+		      e->kind == TIMELINE_REQUEST;
+
+	if (e->kind != TIMELINE_CUTOVER)
+		json_object_set_new(o, "session", json_string(e->session));
+	if (e->kind == TIMELINE_SESSION_END)
+		json_object_set_new(o, "normal", json_boolean(e->normal));
+	if (e->kind != TIMELINE_SESSION_START && e->kind != TIMELINE_CUTOVER &&
+	    e->kind != TIMELINE_AT_START)
+		json_object_set_new(o, "rule", str_or_null(e->rule));
+	if (!policy)
+		return;
+	json_object_set_new(o, "op", json_string(e->op));
+	if (e->kind != TIMELINE_REQUEST)
+		json_object_set_new(o, "tool", str_or_null(e->tool));
+	json_object_set_new(o, "revision", json_integer(e->revision));
+	json_object_set_new(o, "by", author_json(e));
+	json_object_set_new(o, "acks", json_pack("{s:I, s:I, s:I}", "applied",
+						 (json_int_t)e->applied, "not_applicable",
+						 (json_int_t)e->not_applicable, "rejected",
+						 (json_int_t)e->rejected));
+}
+
+static int
+print_event(const struct audit_story_args *a, const struct timeline_event *e)
+{
+	const char *kind = audit_timeline_kind_id(e->kind);
+	char text[512];
+	json_t *o;
+	int rc;
+
+	if (!a->json) {
+		event_text(e, text, sizeof text);
+		return printf("%lld %s %s %s\n", (long long)e->seq, e->time, kind, text) < 0
+		       ? EXIT_ERROR : EXIT_OK;
+	}
+	o = json_pack("{s:I, s:s, s:s}", "seq", (json_int_t)e->seq, "time", e->time,
+		      "event", kind);
+	if (o)
+		event_fields(o, e);
+	rc = cli_print_json(o);
+	json_decref(o);
+	return rc;
+}
+
+int
+cmd_audit_timeline(const struct audit_story_args *a)
+{
+	struct audit_timeline tl;
+	struct al_err err;
+	int rc = EXIT_OK;
+
+	if (audit_timeline_read(a->db, a->since, &tl, &err) < 0)
+		return read_failed(a, "audit timeline", &err);
+	for (size_t i = 0; rc == EXIT_OK && i < tl.n; i++)
+		rc = print_event(a, &tl.v[i]);
+	if (rc == EXIT_OK && fflush(stdout) != 0)
+		rc = EXIT_ERROR;
+	if (tl.truncated)
+		fprintf(stderr, "airlock audit: timeline %s: stopped at %d events: narrow it "
+			"with --since\n", a->db, AUDIT_TIMELINE_MAX);
+	audit_timeline_free(&tl);
+	return rc;
+}
+
+/* --- propose ------------------------------------------------------------------- */
+
+static const char *
+plural(int64_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
+/* One line on stderr for each denial the file does not express. */
+static size_t
+report_unexpressed(const struct audit_propose *p)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < p->n; i++) {
+		const struct propose_denial *d = &p->v[i];
+		const char *what = audit_propose_restorable(d->rule)
+				   ? "nothing: the log names no tool a file could restore"
+				   : audit_propose_hint(d->rule);
+
+		if (audit_propose_restorable(d->rule) && d->tool_ok)
+			continue;
+		fprintf(stderr, "airlock audit: not proposed: %lld call%s of %s in %lld session%s "
+			"denied %s; what would change it: %s\n", (long long)d->calls,
+			plural(d->calls), dash(d->tool), (long long)d->sessions, plural(d->sessions),
+			dash(d->rule), what);
+		n++;
+	}
+	return n;
+}
+
+/* The file, checked by the reader `ctl apply` and `:apply` use, on stdout. */
+static int
+print_file(const struct audit_story_args *a, json_t *file)
+{
+	struct incident inc;
+	struct al_err err;
+	char *text;
+	int rc = EXIT_ERROR;
+
+	if (incident_from_json(file, &inc, &err) < 0)
+		return cli_fail(false, "audit", "propose %s: the proposal does not read back: %s",
+				a->db, err.msg);
+	text = json_dumps(file, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	if (text && puts(text) >= 0 && fflush(stdout) == 0)
+		rc = EXIT_OK;
+	free(text);
+	return rc;
+}
+
+int
+cmd_audit_propose(const struct audit_story_args *a)
+{
+	struct audit_propose p;
+	struct al_err err;
+	json_t *file;
+	size_t left;
+	int rc;
+
+	if (audit_propose_read(a->db, a->since, a->session, &p, &err) < 0)
+		return read_failed(a, "audit propose", &err);
+	if (audit_propose_file(&p, INCIDENT_TOOLS_MAX, &file, &left) < 0) {
+		audit_propose_free(&p);
+		return cli_fail(false, "audit", "out of memory");
+	}
+	report_unexpressed(&p);
+	if (left)
+		fprintf(stderr, "airlock audit: not proposed: %zu more tool%s denied revoked: an "
+			"incident file takes %d; narrow with --since or --session\n", left,
+			left == 1 ? "" : "s", INCIDENT_TOOLS_MAX);
+	if (p.truncated)
+		fprintf(stderr, "airlock audit: propose %s: more than %d (rule, tool) pairs, the "
+			"later ones not read; narrow with --since or --session\n", a->db,
+			AUDIT_PROPOSE_MAX);
+	if (file)
+		rc = print_file(a, file);
+	else {
+		fprintf(stderr, "airlock audit: propose %s: nothing to propose: %s\n", a->db,
+			p.n ? "no call was denied by a rule an incident file can change (revoked)"
+			    : "no call was denied");
+		rc = EXIT_REFUSED;
+	}
+	json_decref(file);
+	audit_propose_free(&p);
+	return rc;
+}

@@ -1,0 +1,193 @@
+#include "audit_propose.h"
+#include "audit.h"
+#include "audit_read.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+/*
+ * One row a (rule, tool): the calls, the sessions they came from, the
+ * first and last time. LIMIT is one past the bound, to know it was hit.
+ */
+static const char denied_sql[] =
+	"SELECT rule, tool, count(*), count(DISTINCT session_id), min(ts), max(ts)"
+	" FROM audit_entries"
+	" WHERE type = ?1 AND decision IN (?2, ?3)"
+	" AND (?4 IS NULL OR session_id = ?4) AND (?5 IS NULL OR ts >= ?5)"
+	" GROUP BY rule, tool ORDER BY min(seq) LIMIT ?6";
+
+enum { C_RULE, C_TOOL, C_CALLS, C_SESSIONS, C_FIRST, C_LAST };
+
+/* The gateway's denial rules (engine/policy/policy.h) and what changes each. */
+static const struct {
+	const char *rule, *hint;
+} hints[] = {
+	{ "revoked", "a restore of the tool (this file)" },
+	{ "gate_closed", "a valid newer cutover on the session (a stale or malformed update "
+	  "closed its gate)" },
+	{ "frozen", "the engine's freeze lifted (airlock ctl thaw)" },
+	{ "unknown_tool", "an alias and a catalog tool for it in the session's config" },
+	{ "sink_ceiling", "the tool's sink_ceiling in the session's config, or a session of a "
+	  "lower class" },
+	{ "catalog_drift", "the upstream's tool definition reviewed, then its pin in the "
+	  "session's config" },
+	{ "egress_denied", "the tool's response_ceiling in the session's config" },
+	{ "response_too_large", "the session's bounds.frame_bytes in its config" },
+};
+
+#define HINT_NONE	"nothing an operator sets: not a policy denial"
+
+bool
+audit_propose_restorable(const char *rule)
+{
+	return rule && strcmp(rule, "revoked") == 0;
+}
+
+const char *
+audit_propose_hint(const char *rule)
+{
+	for (size_t i = 0; rule && i < sizeof hints / sizeof hints[0]; i++)
+		if (strcmp(rule, hints[i].rule) == 0)
+			return hints[i].hint;
+	return HINT_NONE;
+}
+
+static void
+fill(struct propose_denial *d, sqlite3_stmt *st)
+{
+	const char *tool = (const char *)sqlite3_column_text(st, C_TOOL);
+
+	memset(d, 0, sizeof *d);
+	audit_read_text(d->rule, sizeof d->rule, (const char *)sqlite3_column_text(st, C_RULE));
+	audit_read_text(d->tool, sizeof d->tool, tool);
+	d->tool_ok = tool && tool[0] && strcmp(d->tool, tool) == 0;
+	d->calls = sqlite3_column_int64(st, C_CALLS);
+	d->sessions = sqlite3_column_int64(st, C_SESSIONS);
+	audit_read_text(d->first, sizeof d->first, (const char *)sqlite3_column_text(st, C_FIRST));
+	audit_read_text(d->last, sizeof d->last, (const char *)sqlite3_column_text(st, C_LAST));
+}
+
+static int
+bind_all(sqlite3_stmt *st, const char *since, const char *session)
+{
+	int rc = sqlite3_bind_text(st, 1, audit_type_id(AUDIT_T_CALL), -1, SQLITE_STATIC);
+
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_text(st, 2, audit_decision_id(AUDIT_D_DENIED), -1, SQLITE_STATIC);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_text(st, 3, audit_decision_id(AUDIT_D_EGRESS_DENIED), -1,
+				       SQLITE_STATIC);
+	if (rc == SQLITE_OK)
+		rc = session ? sqlite3_bind_text(st, 4, session, -1, SQLITE_STATIC)
+			     : sqlite3_bind_null(st, 4);
+	if (rc == SQLITE_OK)
+		rc = since ? sqlite3_bind_text(st, 5, since, -1, SQLITE_STATIC)
+			   : sqlite3_bind_null(st, 5);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_int(st, 6, AUDIT_PROPOSE_MAX + 1);
+	return rc;
+}
+
+/* The statement to its end, then reset: no read transaction outlives the call. */
+static const char *
+run(sqlite3_stmt *st, const char *since, const char *session, struct audit_propose *out)
+{
+	int rc = bind_all(st, since, session);
+
+	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		rc = SQLITE_OK;
+		if (out->n == AUDIT_PROPOSE_MAX) {
+			out->truncated = true;
+			break;
+		}
+		fill(&out->v[out->n++], st);
+	}
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return rc == SQLITE_DONE || rc == SQLITE_OK ? NULL : audit_read_step_error(rc);
+}
+
+int
+audit_propose_read(const char *path, const char *since, const char *session,
+		   struct audit_propose *out, struct al_err *err)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st = NULL;
+	const char *why = audit_read_open(path, &db);
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	if (why)
+		return al_fail(err, "audit propose: %s", why);
+	if ((rc = sqlite3_prepare_v2(db, denied_sql, -1, &st, NULL)) != SQLITE_OK)
+		why = audit_read_prepare_error(rc);
+	else if (!(out->v = calloc(AUDIT_PROPOSE_MAX, sizeof *out->v)))
+		why = "out of memory";
+	else
+		why = run(st, since, session, out);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	if (why) {
+		audit_propose_free(out);
+		return al_fail(err, "audit propose: %s", why);
+	}
+	return 0;
+}
+
+void
+audit_propose_free(struct audit_propose *p)
+{
+	if (!p)
+		return;
+	free(p->v);
+	memset(p, 0, sizeof *p);
+}
+
+/* "3 calls in 2 sessions denied revoked, 2026-12-05T13:00:01Z to 2026-12-05T13:04:10Z" */
+static void
+note(char out[AUDIT_PROPOSE_WHY_MAX], const struct propose_denial *d)
+{
+	snprintf(out, AUDIT_PROPOSE_WHY_MAX,
+		 "%lld call%s in %lld session%s denied %s, %.19sZ to %.19sZ",
+		 (long long)d->calls, d->calls == 1 ? "" : "s", (long long)d->sessions,
+		 d->sessions == 1 ? "" : "s", d->rule, d->first, d->last);
+}
+
+int
+audit_propose_file(const struct audit_propose *p, size_t tools_max, json_t **file,
+		   size_t *left_out)
+{
+	json_t *restore = json_array(), *why = json_object();
+	char text[AUDIT_PROPOSE_WHY_MAX];
+	size_t i;
+	int rc = restore && why ? 0 : -1;
+
+	*file = NULL;
+	*left_out = 0;
+	for (i = 0; rc == 0 && i < p->n; i++) {
+		const struct propose_denial *d = &p->v[i];
+
+		/* Grouped by (rule, tool): each tool comes once with rule revoked. */
+		if (!audit_propose_restorable(d->rule) || !d->tool_ok)
+			continue;
+		if (json_array_size(restore) == tools_max) {
+			(*left_out)++;
+			continue;
+		}
+		note(text, d);
+		if (json_array_append_new(restore, json_string(d->tool)) < 0 ||
+		    json_object_set_new(why, d->tool, json_string(text)) < 0)
+			rc = -1;
+	}
+	if (rc == 0 && json_array_size(restore) > 0 &&
+	    !(*file = json_pack("{s:o, s:o}", "restore", restore, "why", why)))
+		return -1;	/* json_pack's "o" took both, even failing */
+	if (!*file) {
+		json_decref(restore);
+		json_decref(why);
+	}
+	return rc;
+}

@@ -1,0 +1,63 @@
+#include "audit_read.h"
+#include "audit.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+/* A reader may wait out a checkpoint, never hang on a writer. */
+#define AUDIT_READ_BUSY_MS	250
+
+const char *
+audit_read_open(const char *path, sqlite3 **db)
+{
+	*db = NULL;
+	if (!path || audit_not_a_file(path))
+		return AUDIT_READ_ERR_OPEN;
+	/* No SQLITE_OPEN_CREATE: a reader must never make an empty log. */
+	if (sqlite3_open_v2(path, db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
+	    SQLITE_OK || sqlite3_busy_timeout(*db, AUDIT_READ_BUSY_MS) != SQLITE_OK) {
+		sqlite3_close(*db);
+		*db = NULL;
+		return AUDIT_READ_ERR_OPEN;
+	}
+	return NULL;
+}
+
+/* No table (SQLITE_ERROR) or not SQLite at all (SQLITE_NOTADB). */
+const char *
+audit_read_prepare_error(int rc)
+{
+	if (rc == SQLITE_ERROR || rc == SQLITE_NOTADB)
+		return AUDIT_READ_ERR_NOT_AUDIT;
+	return rc == SQLITE_BUSY ? AUDIT_READ_ERR_BUSY : AUDIT_READ_ERR_OPEN;
+}
+
+const char *
+audit_read_step_error(int rc)
+{
+	return rc == SQLITE_BUSY || rc == SQLITE_LOCKED ? AUDIT_READ_ERR_BUSY : AUDIT_READ_ERR_READ;
+}
+
+void
+audit_read_text(char *dst, size_t cap, const char *s)
+{
+	size_t len, i;
+
+	if (cap == 0)
+		return;
+	if (!s)
+		s = "";
+	len = strlen(s);
+	if (len >= cap) {
+		len = cap - 1;
+		while (len > 0 && ((unsigned char)s[len] & 0xc0) == 0x80)
+			len--;
+	}
+	memcpy(dst, s, len);
+	dst[len] = '\0';
+	for (i = 0; dst[i]; i++)
+		if ((unsigned char)dst[i] < 0x20 || dst[i] == 0x7f)
+			dst[i] = '?';
+}

@@ -1,0 +1,45 @@
+#ifndef AIRLOCK_AUDIT_READ_H
+#define AIRLOCK_AUDIT_READ_H
+
+/*
+ * What the log's offline readers share (audit_timeline, audit_propose):
+ * a read-only connection that never creates a file, and the bounded copy
+ * of a stored string they print. The console's tail (audit_tail.h) keeps
+ * its own prepared statements and copies through the same function.
+ *
+ * Readers run each statement to completion and reset it before they
+ * return, so no read transaction outlives a call and the engine's writer
+ * (WAL mode) checkpoints as ever.
+ */
+
+#include <stddef.h>
+
+#define AUDIT_READ_ERR_OPEN	"cannot open database"
+#define AUDIT_READ_ERR_NOT_AUDIT	"not an audit database"
+#define AUDIT_READ_ERR_BUSY	"database busy"
+#define AUDIT_READ_ERR_READ	"cannot read entries"
+
+struct sqlite3;
+
+/*
+ * Open an existing log read-only (a missing file fails, a directory or a
+ * FIFO is refused before SQLite sees it). NULL on success, else one of the
+ * fixed texts above; *db is then NULL.
+ */
+const char *audit_read_open(const char *path, struct sqlite3 **db);
+
+/*
+ * The fixed text for a failed prepare (where a file that is not an audit
+ * log shows: no table, or not SQLite) or step.
+ */
+const char *audit_read_prepare_error(int rc);
+const char *audit_read_step_error(int rc);
+
+/*
+ * s (NULL: "") into dst[cap], cut on a UTF-8 boundary, control bytes and
+ * DEL shown as '?': readers print these strings, and the file may have
+ * been edited.
+ */
+void audit_read_text(char *dst, size_t cap, const char *s);
+
+#endif

@@ -1,0 +1,292 @@
+#include "audit_timeline.h"
+#include "audit.h"
+#include "audit_read.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+#include <sqlite3.h>
+
+#define PAGE		256	/* entries a statement */
+#define LOOKBACK	4096	/* events searched back for a revision's group */
+#define DETAIL_MAX	512	/* a policy entry's author is far shorter: longer is not read */
+
+/*
+ * The entries a timeline is made of, a page after ?1: policy entries
+ * (with their detail, for the author), session starts and ends, refused
+ * admissions and reaps. Never a call or a dispatch, never a hash.
+ */
+static const char page_sql[] =
+	"SELECT seq, ts, session_id, type, tool, decision, rule, revision,"
+	" CASE WHEN type = ?4 AND length(detail) <= ?10 THEN detail END"
+	" FROM audit_entries"
+	" WHERE seq > ?1 AND type IN (?4, ?5, ?6, ?7, ?8) AND (type != ?6 OR decision = ?9)"
+	" AND (?2 IS NULL OR ts >= ?2)"
+	" ORDER BY seq LIMIT ?3";
+
+enum { C_SEQ, C_TS, C_SESSION, C_TYPE, C_TOOL, C_DECISION, C_RULE, C_REVISION, C_DETAIL };
+
+static const char *const kind_ids[] = {
+#define TIMELINE_KIND_ID(e, id) id,
+	AUDIT_TIMELINE_KINDS(TIMELINE_KIND_ID)
+#undef TIMELINE_KIND_ID
+};
+
+/* The ops a cutover's ack names first in its rule (snapshot.h's cutover_op_id). */
+static const char *const cutover_ops[] = { "revoke", "restore", "freeze", "thaw" };
+
+const char *
+audit_timeline_kind_id(enum timeline_kind k)
+{
+	return k < TIMELINE_KIND_COUNT ? kind_ids[k] : "unknown";
+}
+
+static const char *
+col(sqlite3_stmt *st, int c)
+{
+	const char *s = (const char *)sqlite3_column_text(st, c);
+
+	return s ? s : "";
+}
+
+/* A new event at the end, or NULL when the timeline is full (tl->truncated). */
+static struct timeline_event *
+push(struct audit_timeline *tl, size_t *cap, enum timeline_kind kind, sqlite3_stmt *st)
+{
+	struct timeline_event *e, *v;
+	size_t want;
+
+	if (tl->n == *cap) {
+		want = *cap ? *cap * 2 : 64;
+		want = want < AUDIT_TIMELINE_MAX ? want : AUDIT_TIMELINE_MAX;
+		if (tl->n == want || !(v = realloc(tl->v, want * sizeof *v))) {
+			tl->truncated = true;
+			return NULL;
+		}
+		tl->v = v;
+		*cap = want;
+	}
+	e = memset(&tl->v[tl->n++], 0, sizeof *e);
+	e->kind = kind;
+	e->seq = sqlite3_column_int64(st, C_SEQ);
+	e->revision = sqlite3_column_int64(st, C_REVISION);
+	audit_read_text(e->time, sizeof e->time, col(st, C_TS));
+	audit_read_text(e->session, sizeof e->session, col(st, C_SESSION));
+	return e;
+}
+
+/* {"by": user, "uid": N, "via": kind}, and nothing else of the detail is kept. */
+static bool
+author_of(const char *detail, struct snap_author *by)
+{
+	json_t *o = detail[0] ? json_loads(detail, JSON_REJECT_DUPLICATES, NULL) : NULL;
+	json_t *user = json_object_get(o, "by"), *uid = json_object_get(o, "uid");
+	json_t *via = json_object_get(o, "via");
+	bool ok = json_is_string(user) && json_is_string(via) && json_is_integer(uid) &&
+		  json_integer_value(uid) >= 0 && json_integer_value(uid) <= UINT32_MAX;
+
+	if (ok) {
+		audit_read_text(by->user, sizeof by->user, json_string_value(user));
+		audit_read_text(by->via, sizeof by->via, json_string_value(via));
+		by->uid = (uint32_t)json_integer_value(uid);
+	}
+	json_decref(o);
+	return ok;
+}
+
+/* The entry's policy decision as an ack of the event. */
+static void
+count_ack(struct timeline_event *e, sqlite3_stmt *st)
+{
+	switch (audit_decision_lookup(col(st, C_TYPE), col(st, C_DECISION))) {
+	case AUDIT_D_APPLIED:
+		e->applied++;
+		break;
+	case AUDIT_D_NOT_APPLICABLE:
+		e->not_applicable++;
+		break;
+	default:
+		e->rejected++;
+		break;
+	}
+}
+
+static bool
+is_cutover_op(const char *word)
+{
+	for (size_t i = 0; i < sizeof cutover_ops / sizeof cutover_ops[0]; i++)
+		if (strcmp(word, cutover_ops[i]) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * What a policy entry's rule says it is. The supervisor writes "<op>
+ * <gate's reason>" for a cutover's ack and "<op> at start" for what a
+ * session got as it started; the control server "<op> by request",
+ * "<op> refused[: why]", "start refused: …", "peer refused: …"; a whole
+ * update's ack is the gate's reason alone.
+ */
+static enum timeline_kind
+policy_kind(const char *rule, char op[16])
+{
+	const char *sp = strchr(rule, ' '), *rest = sp ? sp + 1 : "";
+	size_t n = sp ? (size_t)(sp - rule) : strlen(rule);
+
+	snprintf(op, 16, "%.*s", (int)(n < 15 ? n : 15), rule);
+	if (strcmp(rest, "by request") == 0 || strncmp(rest, "refused", 7) == 0)
+		return TIMELINE_REQUEST;
+	if (!is_cutover_op(op)) {
+		snprintf(op, 16, "update");
+		return TIMELINE_CUTOVER;
+	}
+	return strcmp(rest, "at start") == 0 ? TIMELINE_AT_START : TIMELINE_CUTOVER;
+}
+
+/* The revision's event, if one was begun lately: a cutover's acks come together. */
+static struct timeline_event *
+group_of(struct audit_timeline *tl, int64_t revision, const char *op, const char *tool)
+{
+	size_t i, stop = tl->n > LOOKBACK ? tl->n - LOOKBACK : 0;
+
+	for (i = tl->n; i-- > stop;) {
+		struct timeline_event *e = &tl->v[i];
+
+		if (e->kind == TIMELINE_CUTOVER && e->revision == revision &&
+		    strcmp(e->op, op) == 0 && strcmp(e->tool, tool) == 0)
+			return e;
+	}
+	return NULL;
+}
+
+static int
+add_policy(struct audit_timeline *tl, size_t *cap, sqlite3_stmt *st)
+{
+	char op[16], tool[SNAP_NAME_MAX];
+	enum timeline_kind kind = policy_kind(col(st, C_RULE), op);
+	struct timeline_event *e = NULL;
+
+	audit_read_text(tool, sizeof tool, col(st, C_TOOL));
+	if (kind == TIMELINE_CUTOVER)
+		e = group_of(tl, sqlite3_column_int64(st, C_REVISION), op, tool);
+	if (!e) {
+		if (!(e = push(tl, cap, kind, st)))
+			return -1;
+		snprintf(e->op, sizeof e->op, "%s", op);
+		memcpy(e->tool, tool, sizeof tool);
+		if (kind == TIMELINE_REQUEST)
+			audit_read_text(e->rule, sizeof e->rule, col(st, C_RULE));
+		if (kind == TIMELINE_CUTOVER)
+			e->session[0] = '\0';	/* the acks name the sessions */
+	}
+	if (!e->has_author)
+		e->has_author = author_of(col(st, C_DETAIL), &e->by);
+	count_ack(e, st);
+	return 0;
+}
+
+/* One entry into the timeline; -1 when it is full. */
+static int
+add_entry(struct audit_timeline *tl, size_t *cap, sqlite3_stmt *st)
+{
+	const char *type = col(st, C_TYPE);
+	struct timeline_event *e;
+
+	if (strcmp(type, audit_type_id(AUDIT_T_POLICY)) == 0)
+		return add_policy(tl, cap, st);
+	if (strcmp(type, audit_type_id(AUDIT_T_SESSION_START)) == 0)
+		return push(tl, cap, TIMELINE_SESSION_START, st) ? 0 : -1;
+	e = push(tl, cap, strcmp(type, audit_type_id(AUDIT_T_SESSION_END)) == 0
+		 ? TIMELINE_SESSION_END : strcmp(type, audit_type_id(AUDIT_T_REAP)) == 0
+		 ? TIMELINE_REAP : TIMELINE_ADMISSION_REFUSED, st);
+	if (!e)
+		return -1;
+	audit_read_text(e->rule, sizeof e->rule, col(st, C_RULE));
+	e->normal = audit_decision_lookup(type, col(st, C_DECISION)) == AUDIT_D_NORMAL;
+	return 0;
+}
+
+static int
+bind_page(sqlite3_stmt *st, int64_t after, const char *since)
+{
+	static const enum audit_type types[] = { AUDIT_T_POLICY, AUDIT_T_SESSION_START,
+		AUDIT_T_ADMISSION, AUDIT_T_SESSION_END, AUDIT_T_REAP };
+	int rc = sqlite3_bind_int64(st, 1, after);
+
+	if (rc == SQLITE_OK)
+		rc = since ? sqlite3_bind_text(st, 2, since, -1, SQLITE_STATIC)
+			   : sqlite3_bind_null(st, 2);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_int(st, 3, PAGE);
+	for (int i = 0; rc == SQLITE_OK && i < 5; i++)
+		rc = sqlite3_bind_text(st, 4 + i, audit_type_id(types[i]), -1, SQLITE_STATIC);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_text(st, 9, audit_decision_id(AUDIT_D_REFUSED), -1,
+				       SQLITE_STATIC);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_int(st, 10, DETAIL_MAX);
+	return rc;
+}
+
+/*
+ * One page: the statement run to its end (or to a full timeline) and
+ * reset, so no read transaction is held between pages. *got: entries read.
+ */
+static int
+read_page(struct audit_timeline *tl, size_t *cap, sqlite3_stmt *st, int64_t *after,
+	  const char *since, size_t *got)
+{
+	int rc = bind_page(st, *after, since);
+
+	*got = 0;
+	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		rc = SQLITE_OK;
+		*after = sqlite3_column_int64(st, C_SEQ);
+		(*got)++;
+		if (add_entry(tl, cap, st) < 0)
+			break;	/* full: tl->truncated says so */
+	}
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return rc == SQLITE_DONE || rc == SQLITE_OK ? 0 : rc;
+}
+
+int
+audit_timeline_read(const char *path, const char *since, struct audit_timeline *out,
+		    struct al_err *err)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st = NULL;
+	const char *why = audit_read_open(path, &db);
+	int64_t after = 0;
+	size_t cap = 0, got = PAGE;
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	if (why)
+		return al_fail(err, "audit timeline: %s", why);
+	rc = sqlite3_prepare_v2(db, page_sql, -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		why = audit_read_prepare_error(rc);
+	while (!why && got == PAGE && !out->truncated)
+		if ((rc = read_page(out, &cap, st, &after, since, &got)) != 0)
+			why = audit_read_step_error(rc);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	if (why) {
+		audit_timeline_free(out);
+		return al_fail(err, "audit timeline: %s", why);
+	}
+	return 0;
+}
+
+void
+audit_timeline_free(struct audit_timeline *tl)
+{
+	if (!tl)
+		return;
+	free(tl->v);
+	memset(tl, 0, sizeof *tl);
+}

@@ -1,0 +1,102 @@
+#ifndef AIRLOCK_AUDIT_TIMELINE_H
+#define AIRLOCK_AUDIT_TIMELINE_H
+
+/*
+ * `airlock audit timeline`: the policy story of a log, for the review
+ * after an incident, read from the log alone. Session starts and ends,
+ * admissions refused, policy changes (one event a revision, with the
+ * acknowledgements the sessions gave it), what a standing revoke or
+ * freeze did to a session at its start, the operators' other requests
+ * (stop, start, refusals) and reaps, in sequence order.
+ *
+ * Payload-free by construction: only names, ids, counts, times, rules
+ * and revisions are copied. Of a policy entry's detail only its author
+ * ({"by", "uid", "via"}, as the supervisor writes it) is read; no other
+ * detail, no hash and no class leaves the file. Copies are bounded and
+ * their control bytes replaced (audit_read.h).
+ *
+ * The log is read on a connection of its own, read-only, a page of
+ * entries a statement (audit_read.h). Call and dispatch entries are never
+ * read.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "snapshot.h"
+
+/* Events one read keeps; past it the read stops and says so (truncated). */
+#define AUDIT_TIMELINE_MAX	200000
+
+#define AUDIT_TIMELINE_KINDS(_) \
+	_(SESSION_START,     "session_start")     \
+	_(SESSION_END,       "session_end")       \
+	_(ADMISSION_REFUSED, "admission_refused") \
+	_(CUTOVER,           "policy")            \
+	_(AT_START,          "policy_at_start")   \
+	_(REQUEST,           "request")           \
+	_(REAP,              "reap")
+
+enum timeline_kind {
+#define TIMELINE_KIND_ENUM(e, id) TIMELINE_##e,
+	AUDIT_TIMELINE_KINDS(TIMELINE_KIND_ENUM)
+#undef TIMELINE_KIND_ENUM
+	TIMELINE_KIND_COUNT
+};
+
+/*
+ * One event. Which fields a kind fills:
+ *  session_start      session
+ *  session_end        session, normal, rule (the end's reason)
+ *  admission_refused  session, rule (the refusing check)
+ *  policy             op (revoke, restore, freeze, thaw; update for a
+ *                     whole update), tool (none for freeze and thaw),
+ *                     revision, by, the acks: one a session it reached
+ *  policy_at_start    session, op, tool, revision, by, one ack: a tool
+ *                     standing revoked, or a freeze, applied to a session
+ *                     as it started
+ *  request            session ("engine" when none), op (the rule's first
+ *                     word), rule (the whole rule: "stop by request",
+ *                     "revoke refused: view only", …), by, applied or
+ *                     rejected (the entry's decision, as an ack)
+ *  reap               session, rule
+ * seq and time are the event's first entry's.
+ */
+struct timeline_event {
+	enum timeline_kind kind;
+	int64_t seq;
+	char time[32];
+	char session[SNAP_ID_MAX];
+	char op[16];
+	char tool[SNAP_NAME_MAX];
+	char rule[SNAP_WORD_MAX];
+	int64_t revision;
+	bool normal;
+	bool has_author;
+	struct snap_author by;
+	int64_t applied, not_applicable, rejected;
+};
+
+struct audit_timeline {
+	struct timeline_event *v;
+	size_t n;
+	bool truncated;		/* AUDIT_TIMELINE_MAX events reached: later ones not read */
+};
+
+const char *audit_timeline_kind_id(enum timeline_kind k);
+
+/*
+ * The timeline of the log at path: every event with an entry at or after
+ * since (a stored UTC time, compared as text; NULL: all). A revision's
+ * acknowledgements are grouped into one event by (revision, op, tool), so
+ * one whose first entry is before since shows only the acks after it.
+ * 0, or -1 with fixed text in err ("audit timeline: <audit_read.h reason>").
+ */
+int audit_timeline_read(const char *path, const char *since, struct audit_timeline *out,
+			struct al_err *err);
+
+void audit_timeline_free(struct audit_timeline *tl);
+
+#endif

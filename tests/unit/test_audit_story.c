@@ -1,0 +1,447 @@
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "audit.h"
+#include "audit_propose.h"
+#include "audit_timeline.h"
+#include "incident.h"
+#include "policy.h"
+
+#include "audit_fixture.h"
+
+/*
+ * The offline readers of `airlock audit timeline` and `audit propose`,
+ * on logs written by the real writer (audit_open/audit_append) with
+ * entries as the engine's writers make them: the supervisor's policy
+ * entries ("<op> <gate's reason>", "<op> at start", the author in the
+ * detail), the control server's ("stop by request"), sessions' starts,
+ * ends and admissions, the gateway's calls, the reaper's entries.
+ */
+
+/* Short enough to fit whole in any text field, and in a hash column as hex would. */
+#define CANARY		"Qz7CNRY"
+#define CANARY_HASH	"00" CANARY "00"
+#define ALICE		"{\"by\":\"alice\",\"uid\":1001,\"via\":\"ctl\",\"note\":\"" CANARY "\"}"
+#define BOB		"{\"by\":\"bob\",\"uid\":1002,\"via\":\"console\"}"
+
+struct row {
+	enum audit_decision d;
+	const char *session, *tool, *rule, *detail;
+	int64_t revision;
+};
+
+static int64_t
+put(struct audit *a, const struct row *r)
+{
+	struct audit_entry e = {
+		.session_id = r->session,
+		.type = audit_type_id(audit_decision_type(r->d)),
+		.decision = audit_decision_id(r->d),
+		.tool = r->tool,
+		.rule = r->rule,
+		.revision = r->revision,
+		.detail = r->detail,
+		.class_before = CANARY,
+		.class_after = CANARY,
+	};
+	struct al_err err;
+	int64_t seq = 0;
+
+	if (r->d == AUDIT_D_DENIED || r->d == AUDIT_D_ALLOWED || r->d == AUDIT_D_EGRESS_DENIED) {
+		e.call_id = "call-" CANARY;
+		e.request_hash = CANARY_HASH;
+		e.response_hash = CANARY_HASH;
+		e.detail = "{\"bytes\":12,\"text\":\"" CANARY "\"}";
+	}
+	assert_int_equal(audit_append(a, &e, NULL, &seq, &err), 0);
+	return seq;
+}
+
+static void
+put_all(const struct fixture *f, const struct row *rows, size_t n)
+{
+	struct audit *a;
+	struct al_err err;
+
+	assert_int_equal(audit_open(f->db, &a, &err), 0);
+	for (size_t i = 0; i < n; i++)
+		put(a, &rows[i]);
+	audit_close(a);
+}
+
+/* An incident: revoke store (r1), a denial, a freeze (r2), a thaw, a restore (r4). */
+static const struct row story[] = {
+	{ AUDIT_D_START, "s-1", NULL, NULL, NULL, 0 },
+	{ AUDIT_D_START, "s-2", NULL, NULL, NULL, 0 },
+	{ AUDIT_D_REFUSED, "s-3", NULL, "read_only_rootfs", "{\"x\":\"" CANARY "\"}", 0 },
+	{ AUDIT_D_ALLOWED, "s-1", "store", "allowed", NULL, 0 },
+	{ AUDIT_D_APPLIED, "s-1", "store", "revoke applied", ALICE, 1 },
+	{ AUDIT_D_START, "s-4", NULL, NULL, NULL, 1 },	/* between the acks of r1 */
+	{ AUDIT_D_NOT_APPLICABLE, "s-2", "store", "revoke tool not in this session", ALICE, 1 },
+	{ AUDIT_D_APPLIED, "s-4", "store", "revoke at start", ALICE, 1 },
+	{ AUDIT_D_DENIED, "s-1", "store", "revoked", NULL, 1 },
+	{ AUDIT_D_DENIED, "s-4", "store", "revoked", NULL, 1 },
+	{ AUDIT_D_DENIED, "s-1", "store", "revoked", NULL, 1 },
+	{ AUDIT_D_DENIED, "s-1", "mail.send", "sink_ceiling", NULL, 1 },
+	{ AUDIT_D_APPLIED, "s-1", NULL, "freeze applied", BOB, 2 },
+	{ AUDIT_D_REJECTED, "s-2", NULL, "freeze stale revision", BOB, 2 },
+	{ AUDIT_D_APPLIED, "s-4", NULL, "freeze applied", BOB, 2 },
+	{ AUDIT_D_DENIED, "s-2", "fetch", "frozen", NULL, 2 },
+	{ AUDIT_D_APPLIED, "s-1", NULL, "thaw applied", BOB, 3 },
+	{ AUDIT_D_REJECTED, "engine", NULL, "revoke refused: view only", BOB, 3 },
+	{ AUDIT_D_NORMAL, "s-2", NULL, "agent_eof", "{\"calls\":1,\"x\":\"" CANARY "\"}", 3 },
+	{ AUDIT_D_APPLIED, "s-1", "store", "restore applied", ALICE, 4 },
+	{ AUDIT_D_APPLIED, "s-4", "store", "restore applied", ALICE, 4 },
+	{ AUDIT_D_APPLIED, "s-1", NULL, "stop by request", ALICE, 4 },
+	{ AUDIT_D_ABNORMAL, "s-1", NULL, "operator_stop", NULL, 4 },
+	{ AUDIT_D_REAPED, "s-4", NULL, "owner_gone", "{\"container\":\"" CANARY "\"}", 4 },
+	{ AUDIT_D_ABNORMAL, "s-4", NULL, "engine_lost", NULL, 4 },
+};
+
+static void
+no_canary(const void *mem, size_t len)
+{
+	if (len && memmem(mem, len, CANARY, strlen(CANARY)))
+		fail_msg("the canary left the log");
+}
+
+/* "kind op tool session rule rN A/N/R by" for each event, one a line. */
+static void
+describe(const struct audit_timeline *tl, char *out, size_t cap)
+{
+	out[0] = '\0';
+	for (size_t i = 0; i < tl->n; i++) {
+		const struct timeline_event *e = &tl->v[i];
+		size_t n = strlen(out);
+
+		snprintf(out + n, cap - n, "%s %s %s %s %s%s r%lld %lld/%lld/%lld %s\n",
+			 audit_timeline_kind_id(e->kind), e->op[0] ? e->op : "-",
+			 e->tool[0] ? e->tool : "-", e->session[0] ? e->session : "-",
+			 e->rule[0] ? e->rule : "-",
+			 e->kind == TIMELINE_SESSION_END ? (e->normal ? " normal" : " abnormal") : "",
+			 (long long)e->revision, (long long)e->applied,
+			 (long long)e->not_applicable, (long long)e->rejected,
+			 e->has_author ? e->by.user : "-");
+	}
+}
+
+static void
+test_timeline_story(void **state)
+{
+	struct fixture *f = *state;
+	struct audit_timeline tl;
+	struct al_err err;
+	char got[4096];
+
+	put_all(f, story, sizeof story / sizeof story[0]);
+	if (audit_timeline_read(f->db, NULL, &tl, &err) < 0)
+		fail_msg("%s", err.msg);
+	describe(&tl, got, sizeof got);
+	assert_string_equal(got,
+		"session_start - - s-1 - r0 0/0/0 -\n"
+		"session_start - - s-2 - r0 0/0/0 -\n"
+		"admission_refused - - s-3 read_only_rootfs r0 0/0/0 -\n"
+		"policy revoke store - - r1 1/1/0 alice\n"
+		"session_start - - s-4 - r1 0/0/0 -\n"
+		"policy_at_start revoke store s-4 - r1 1/0/0 alice\n"
+		"policy freeze - - - r2 2/0/1 bob\n"
+		"policy thaw - - - r3 1/0/0 bob\n"
+		"request revoke - engine revoke refused: view only r3 0/0/1 bob\n"
+		"session_end - - s-2 agent_eof normal r3 0/0/0 -\n"
+		"policy restore store - - r4 2/0/0 alice\n"
+		"request stop - s-1 stop by request r4 1/0/0 alice\n"
+		"session_end - - s-1 operator_stop abnormal r4 0/0/0 -\n"
+		"reap - - s-4 owner_gone r4 0/0/0 -\n"
+		"session_end - - s-4 engine_lost abnormal r4 0/0/0 -\n");
+	/* The author whole; the revoke's time and sequence are its first ack's. */
+	assert_int_equal(tl.v[3].by.uid, 1001);
+	assert_string_equal(tl.v[3].by.via, "ctl");
+	assert_int_equal(tl.v[3].seq, 5);
+	assert_int_equal(tl.v[6].by.uid, 1002);
+	assert_string_equal(tl.v[6].by.via, "console");
+	assert_false(tl.truncated);
+	no_canary(tl.v, tl.n * sizeof tl.v[0]);
+	audit_timeline_free(&tl);
+}
+
+/* --since: the events with an entry at or after it; before the first, all; past the last, none. */
+static void
+test_timeline_since(void **state)
+{
+	struct fixture *f = *state;
+	struct audit_timeline tl;
+	struct al_err err;
+	char cut[32];
+	size_t all;
+
+	put_all(f, story, sizeof story / sizeof story[0]);
+	assert_int_equal(audit_timeline_read(f->db, NULL, &tl, &err), 0);
+	all = tl.n;
+	snprintf(cut, sizeof cut, "%s", tl.v[10].time);	/* the restore's */
+	audit_timeline_free(&tl);
+	assert_int_equal(audit_timeline_read(f->db, cut, &tl, &err), 0);
+	assert_true(tl.n >= 5 && tl.n < all);
+	assert_int_equal(tl.v[0].kind, TIMELINE_CUTOVER);
+	assert_string_equal(tl.v[0].op, "restore");
+	assert_int_equal(tl.v[0].applied, 2);
+	for (size_t i = 0; i < tl.n; i++)
+		assert_true(strcmp(tl.v[i].time, cut) >= 0);
+	audit_timeline_free(&tl);
+	assert_int_equal(audit_timeline_read(f->db, "2000-01-01T00:00", &tl, &err), 0);
+	assert_int_equal(tl.n, all);
+	audit_timeline_free(&tl);
+	assert_int_equal(audit_timeline_read(f->db, "9999-01-01T00:00", &tl, &err), 0);
+	assert_int_equal(tl.n, 0);
+	audit_timeline_free(&tl);
+}
+
+/* Many sessions' acks of one revision, more than a page, are one event. */
+static void
+test_timeline_pages(void **state)
+{
+	struct fixture *f = *state;
+	struct audit_timeline tl;
+	struct audit *a;
+	struct al_err err;
+	char id[16];
+	struct row r = { AUDIT_D_APPLIED, id, "store", "revoke applied", BOB, 9 };
+
+	assert_int_equal(audit_open(f->db, &a, &err), 0);
+	for (int i = 0; i < 600; i++) {
+		snprintf(id, sizeof id, "s-%d", i);
+		r.d = i % 3 == 0 ? AUDIT_D_REJECTED : AUDIT_D_APPLIED;
+		put(a, &r);
+	}
+	audit_close(a);
+	assert_int_equal(audit_timeline_read(f->db, NULL, &tl, &err), 0);
+	assert_int_equal(tl.n, 1);
+	assert_int_equal(tl.v[0].applied, 400);
+	assert_int_equal(tl.v[0].rejected, 200);
+	assert_string_equal(tl.v[0].by.user, "bob");
+	audit_timeline_free(&tl);
+}
+
+/* An author that is not the three fields as written is no author; names are bounded and cleaned. */
+static void
+test_timeline_hostile_detail(void **state)
+{
+	struct fixture *f = *state;
+	static const struct row rows[] = {
+		{ AUDIT_D_APPLIED, "s-1", "a", "revoke applied", "{\"by\":7,\"uid\":1,\"via\":\"x\"}", 1 },
+		{ AUDIT_D_APPLIED, "s-1", "b", "revoke applied", "{\"by\":\"x\",\"uid\":-1,\"via\":\"x\"}", 2 },
+		{ AUDIT_D_APPLIED, "s-1", "c", "revoke applied", "not json " CANARY, 3 },
+		{ AUDIT_D_APPLIED, "s-1", "d", "revoke applied",
+		  "{\"by\":\"ev\\u001bil\",\"uid\":5,\"via\":\"ctl\"}", 4 },
+	};
+	struct audit_timeline tl;
+	struct al_err err;
+
+	put_all(f, rows, sizeof rows / sizeof rows[0]);
+	assert_int_equal(audit_timeline_read(f->db, NULL, &tl, &err), 0);
+	assert_int_equal(tl.n, 4);
+	assert_false(tl.v[0].has_author);
+	assert_false(tl.v[1].has_author);
+	assert_false(tl.v[2].has_author);
+	assert_true(tl.v[3].has_author);
+	assert_string_equal(tl.v[3].by.user, "ev?il");
+	no_canary(tl.v, tl.n * sizeof tl.v[0]);
+	audit_timeline_free(&tl);
+}
+
+static void
+test_readers_refuse(void **state)
+{
+	struct fixture *f = *state;
+	struct audit_timeline tl;
+	struct audit_propose p;
+	struct al_err err;
+	char path[128];
+	FILE *fp;
+
+	assert_int_equal(audit_timeline_read(f->db, NULL, &tl, &err), -1);
+	assert_string_equal(err.msg, "audit timeline: cannot open database");
+	assert_int_equal(access(f->db, F_OK), -1);	/* not created */
+	assert_int_equal(audit_propose_read(f->db, NULL, NULL, &p, &err), -1);
+	assert_string_equal(err.msg, "audit propose: cannot open database");
+	assert_int_equal(audit_timeline_read(f->dir, NULL, &tl, &err), -1);
+	assert_string_equal(err.msg, "audit timeline: cannot open database");
+	snprintf(path, sizeof path, "%s/notes.txt", f->dir);
+	assert_non_null(fp = fopen(path, "w"));
+	fputs("not a database at all, not even close to one, some more bytes\n", fp);
+	fclose(fp);
+	assert_int_equal(audit_timeline_read(path, NULL, &tl, &err), -1);
+	assert_string_equal(err.msg, "audit timeline: not an audit database");
+	assert_int_equal(audit_propose_read(path, NULL, NULL, &p, &err), -1);
+	assert_string_equal(err.msg, "audit propose: not an audit database");
+}
+
+/* ---- propose ---- */
+
+static const struct propose_denial *
+denial(const struct audit_propose *p, const char *rule, const char *tool)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (strcmp(p->v[i].rule, rule) == 0 && strcmp(p->v[i].tool, tool) == 0)
+			return &p->v[i];
+	fail_msg("no denial %s of %s", rule, tool);
+	return NULL;
+}
+
+static void
+test_propose_story(void **state)
+{
+	struct fixture *f = *state;
+	struct audit_propose p;
+	struct al_err err;
+	struct incident inc;
+	json_t *file;
+	size_t left;
+	char *text;
+
+	put_all(f, story, sizeof story / sizeof story[0]);
+	assert_int_equal(audit_propose_read(f->db, NULL, NULL, &p, &err), 0);
+	assert_int_equal(p.n, 3);	/* never an allowed call */
+	assert_int_equal(denial(&p, "revoked", "store")->calls, 3);
+	assert_int_equal(denial(&p, "revoked", "store")->sessions, 2);
+	assert_int_equal(denial(&p, "sink_ceiling", "mail.send")->calls, 1);
+	assert_int_equal(denial(&p, "frozen", "fetch")->sessions, 1);
+	no_canary(p.v, p.n * sizeof p.v[0]);
+	assert_int_equal(audit_propose_file(&p, INCIDENT_TOOLS_MAX, &file, &left), 0);
+	assert_non_null(file);
+	assert_int_equal(left, 0);
+	/* What the reader of :apply and ctl apply takes: a restore of store, and only that. */
+	assert_int_equal(incident_from_json(file, &inc, &err), 0);
+	assert_int_equal(inc.n, 1);
+	assert_int_equal(inc.op[0], CUTOVER_RESTORE);
+	assert_string_equal(inc.tool[0], "store");
+	text = json_dumps(file, JSON_COMPACT | JSON_SORT_KEYS);
+	assert_non_null(strstr(text, "\"why\":{\"store\":\"3 calls in 2 sessions denied revoked, "));
+	no_canary(text, strlen(text));
+	free(text);
+	json_decref(file);
+	audit_propose_free(&p);
+}
+
+/* --session and --since narrow the denials counted. */
+static void
+test_propose_filters(void **state)
+{
+	struct fixture *f = *state;
+	struct audit_propose p;
+	struct al_err err;
+
+	put_all(f, story, sizeof story / sizeof story[0]);
+	assert_int_equal(audit_propose_read(f->db, NULL, "s-4", &p, &err), 0);
+	assert_int_equal(p.n, 1);
+	assert_int_equal(p.v[0].calls, 1);
+	assert_int_equal(p.v[0].sessions, 1);
+	audit_propose_free(&p);
+	assert_int_equal(audit_propose_read(f->db, NULL, "s-", &p, &err), 0);
+	assert_int_equal(p.n, 0);	/* a whole id, not a prefix */
+	audit_propose_free(&p);
+	assert_int_equal(audit_propose_read(f->db, "9999-01-01T00:00", NULL, &p, &err), 0);
+	assert_int_equal(p.n, 0);
+	audit_propose_free(&p);
+}
+
+/* Nothing an incident file can express: no file, and each denial still there to report. */
+static void
+test_propose_nothing_expressible(void **state)
+{
+	struct fixture *f = *state;
+	static const struct row rows[] = {
+		{ AUDIT_D_DENIED, "s-1", "mail.send", "sink_ceiling", NULL, 0 },
+		{ AUDIT_D_EGRESS_DENIED, "s-1", "vault.read", "egress_denied", NULL, 0 },
+		{ AUDIT_D_DENIED, "s-1", "", "revoked", NULL, 0 },	/* no name to restore */
+	};
+	struct audit_propose p;
+	struct al_err err;
+	json_t *file = (json_t *)1;
+	size_t left;
+
+	put_all(f, rows, sizeof rows / sizeof rows[0]);
+	assert_int_equal(audit_propose_read(f->db, NULL, NULL, &p, &err), 0);
+	assert_int_equal(p.n, 3);
+	assert_false(p.v[2].tool_ok);
+	assert_int_equal(audit_propose_file(&p, INCIDENT_TOOLS_MAX, &file, &left), 0);
+	assert_null(file);
+	assert_string_equal(audit_propose_hint("sink_ceiling"),
+			    "the tool's sink_ceiling in the session's config, or a session of a "
+			    "lower class");
+	audit_propose_free(&p);
+}
+
+/* Past the incident file's bound, the rest are counted as left out. */
+static void
+test_propose_bound(void **state)
+{
+	struct fixture *f = *state;
+	struct audit_propose p;
+	struct audit *a;
+	struct al_err err;
+	struct incident inc;
+	json_t *file;
+	size_t left;
+	char tool[16];
+	struct row r = { AUDIT_D_DENIED, "s-1", tool, "revoked", NULL, 0 };
+
+	assert_int_equal(audit_open(f->db, &a, &err), 0);
+	for (int i = 0; i < INCIDENT_TOOLS_MAX + 3; i++) {
+		snprintf(tool, sizeof tool, "t%d", i);
+		put(a, &r);
+	}
+	audit_close(a);
+	assert_int_equal(audit_propose_read(f->db, NULL, NULL, &p, &err), 0);
+	assert_int_equal(audit_propose_file(&p, INCIDENT_TOOLS_MAX, &file, &left), 0);
+	assert_int_equal(left, 3);
+	assert_int_equal(incident_from_json(file, &inc, &err), 0);
+	assert_int_equal(inc.n, INCIDENT_TOOLS_MAX);
+	assert_string_equal(inc.tool[0], "t0");
+	json_decref(file);
+	audit_propose_free(&p);
+}
+
+/* Every denial rule of the gateway has its own hint, and only revoked is restorable. */
+static void
+test_propose_every_rule(void **state)
+{
+	(void)state;
+	assert_string_equal(audit_propose_hint("no such rule"), audit_propose_hint(NULL));
+	for (int r = 0; r < RULE_COUNT; r++) {
+		const char *id = policy_rule_id((enum policy_rule)r);
+
+		if (policy_rule_allowed((enum policy_rule)r) || policy_rule_fatal((enum policy_rule)r))
+			continue;
+		if (strcmp(audit_propose_hint(id), audit_propose_hint(NULL)) == 0)
+			fail_msg("rule %s has no hint", id);
+		assert_int_equal(audit_propose_restorable(id), r == RULE_REVOKED);
+	}
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_timeline_story, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_timeline_since, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_timeline_pages, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_timeline_hostile_detail, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_readers_refuse, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_propose_story, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_propose_filters, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_propose_nothing_expressible, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_propose_bound, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_propose_every_rule, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
