@@ -152,7 +152,7 @@ static const struct codec_field tool_fields[] = {
 	F(tool_view, "class", STR, data_class),
 	F(tool_view, "approved", BOOL, approved),
 	F(tool_view, "allowed", BOOL, allowed),
-	FX(tool_view, "granted", BOOL, granted, CODEC_NO_ZERO, NULL, NULL),
+	FX(tool_view, "granted", BOOL, granted, 0, NULL, tool_granted),
 	FX(tool_view, "grant_calls", I64, grant_calls, CODEC_GATED | CODEC_NULL_NEG, NULL,
 	   tool_granted),
 	FX(tool_view, "grant_ms", I64, grant_ms, CODEC_GATED | CODEC_NULL_NEG, NULL, tool_granted),
