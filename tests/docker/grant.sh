@@ -6,8 +6,9 @@
 # left; after the thaw exactly two calls reach the upstream's sink, the
 # next is denied `revoked`, and the audit holds the grant by its operator,
 # the lapse and the session's acknowledgement by the expiry. Then a
-# `--for 2s` grant lapses by itself ("time up"). A canary in the payload
-# reaches the permitted sink and no output.
+# `--for 2s` grant lapses by itself ("time up"). An attached console in
+# tmux at 80x24 shows the grant's calls left in its tools view. A canary
+# in the payload reaches the permitted sink and no output.
 # usage: grant.sh AIRLOCK AGENT_BIN UPSTREAM_BIN
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -19,6 +20,11 @@ scratch_dir
 . "$here/../checks.sh"
 sock=$work/engine.sock
 owner_pids() { printf '%s\n' "${helpers[@]}"; }
+command -v tmux >/dev/null || { echo "not ok: tmux is not installed (scripts/setup installs it)"; exit 1; }
+tmux_sock=airlock-grant-$$
+. "$here/../ui/tmux_lib.sh"
+on_teardown() { tm_close g; }
+mkdir -p "$work/home"
 
 canary="GRANT-CANARY-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 printf '{"canary":"%s"}\n' "$canary" >"$work/payload.in"
@@ -71,6 +77,11 @@ check "ctl tools --json: granted, grant_calls 2, grant_ms null" \
 import json, sys
 t = json.load(open(sys.argv[1]))["snapshot"]["sessions"][0]["tools"][0]
 sys.exit(0 if t["granted"] is True and t["grant_calls"] == 2 and t["grant_ms"] is None else 1)' "$work/toolsjson.out"
+console_size="80 24" console g --connect "$sock"
+check "an attached console at 80x24 comes up" wait_for g "$(echo "$sid" | cut -c3-10)" 30
+keys g 3
+check "its tools view shows the grant: 2 calls left" wait_re g "store .*grant: 2 calls left" 20
+cp "$work/last.screen" "$work/console-tools.out"
 before=$(lines)
 sleep 1
 check "frozen: nothing reaches the sink, nothing is spent" [ "$(lines)" = "$before" ]
@@ -97,9 +108,11 @@ check "the grant itself: 'grant: 2 calls' by its operator, at the restore's revi
 	audit_has "select count(*) from audit_entries where type='policy' and session_id='engine'
 	 and tool='store' and rule='grant: 2 calls' and revision=$grant_rev
 	 and detail like '%\"by\":\"$(id -un)\",%\"via\":\"ctl\"%'"
+check "the console's tools view: the grant gone once it lapsed" gone_from g "grant: " 20
+tm_close g
 ctl after tools
 check "ctl tools after the lapse: revoked" grep -qE "^$sid +store +confidential +revoked$" "$work/after.out"
-ctl status status --json
+ctl status tools --json
 check "the lapse stands for later sessions, by the expiry" \
 	python3 -c '
 import json, sys
@@ -127,8 +140,8 @@ check "calls reached it while the grant ran" [ "$after_time" -gt "$((before + 2)
 
 # --- the canary: in the permitted sink, nowhere else ------------------------------------
 check "positive control: the permitted sink holds the canary" grep -qF "$canary" "$sink"
-outputs=("$work"/*.out "$work"/*.err)
-check "the canary is in no output (ctl's, serve's log)" \
+outputs=("$work"/*.out "$work"/*.err "$work"/shot-*.screen)
+check "the canary is in no output (ctl's, serve's log, the console's screens)" \
 	bash -c '! grep -lF -- "$1" "${@:2}"' _ "$canary" "${outputs[@]}"
 check "the canary is in no audit row" [ "$(audit_q "select count(*) from audit_entries where
 	 coalesce(detail,'') like '%$canary%' or coalesce(rule,'') like '%$canary%'")" = 0 ]
