@@ -108,7 +108,9 @@ check "the grant itself: 'grant: 2 calls' by its operator, at the restore's revi
 	audit_has "select count(*) from audit_entries where type='policy' and session_id='engine'
 	 and tool='store' and rule='grant: 2 calls' and revision=$grant_rev
 	 and detail like '%\"by\":\"$(id -un)\",%\"via\":\"ctl\"%'"
-check "the console's tools view: the grant gone once it lapsed" gone_from g "grant: " 20
+lapsed_on_screen() { gone_from g "grant: " 20 && wait_re g "store +confidential" 5; }
+check "the console's tools view: the grant gone once it lapsed, the tool still listed" lapsed_on_screen
+
 tm_close g
 ctl after tools
 check "ctl tools after the lapse: revoked" grep -qE "^$sid +store +confidential +revoked$" "$work/after.out"
