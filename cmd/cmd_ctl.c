@@ -21,6 +21,7 @@
 #include "config_inline.h"
 #include "control_server.h"
 #include "frame.h"
+#include "grant.h"
 #include "incident.h"
 
 #define CTL_TIMEOUT_MS	10000	/* for a reply, beyond what the request waits */
@@ -34,6 +35,7 @@ struct ctl {
 	int64_t next_id;
 	json_t *hello;
 	struct control_request req;	/* the one being built and sent */
+	int64_t for_s, calls;		/* restore --for, --calls: a grant (0: not given) */
 };
 
 /* ---- lines from the engine ---- */
@@ -233,6 +235,37 @@ print_session(const json_t *r)
 	       int_of(r, "revision"), str_of(r, "container"));
 }
 
+/* "allowed (grant: 2 calls, 14m05s left)": what remains of a grant, names and numbers. */
+static void
+grant_left_text(const json_t *t, char *buf, size_t cap)
+{
+	json_t *calls = json_object_get(t, "grant_calls"), *ms = json_object_get(t, "grant_ms");
+	long long n = json_integer_value(calls), s = (json_integer_value(ms) + 999) / 1000;
+	char c[32] = "", d[32] = "";
+
+	if (json_is_integer(calls))
+		snprintf(c, sizeof c, "%lld call%s", n, n == 1 ? "" : "s");
+	if (json_is_integer(ms))
+		snprintf(d, sizeof d, s >= 3600 ? "%lldh%02lldm" : "%lldm%02llds",
+			 s >= 3600 ? s / 3600 : s / 60, s >= 3600 ? s % 3600 / 60 : s % 60);
+	snprintf(buf, cap, "allowed (grant: %s%s%s left)", c, c[0] && d[0] ? ", " : "", d);
+}
+
+static void
+print_tool(const json_t *r, const json_t *t)
+{
+	char granted[96];
+	const char *state = !json_is_true(json_object_get(t, "approved")) ? "not approved"
+			  : !json_is_true(json_object_get(t, "allowed")) ? "revoked" : "allowed";
+
+	if (json_is_true(json_object_get(t, "granted")) && strcmp(state, "allowed") == 0) {
+		grant_left_text(t, granted, sizeof granted);
+		state = granted;
+	}
+	printf("%-24s %-24s %-14s %s\n", str_of(r, "id"), str_of(t, "name"), str_of(t, "class"),
+	       state);
+}
+
 static int
 do_sessions(struct ctl *c, bool tools)
 {
@@ -257,10 +290,7 @@ do_sessions(struct ctl *c, bool tools)
 		if (!tools)
 			print_session(r);
 		json_array_foreach(tools ? json_object_get(r, "tools") : NULL, k, t)
-			printf("%-24s %-24s %-14s %s\n", str_of(r, "id"), str_of(t, "name"),
-			       str_of(t, "class"), !json_is_true(json_object_get(t, "approved"))
-			       ? "not approved" : json_is_true(json_object_get(t, "allowed"))
-			       ? "allowed" : "revoked");
+			print_tool(r, t);
 	}
 	json_decref(snap);
 	return EXIT_OK;
@@ -347,6 +377,10 @@ cutover_request(struct ctl *c, int64_t wait)
 	size_t i;
 
 	control_request_int(req, CONTROL_K_WAIT, wait);
+	if (c->for_s)
+		control_request_int(req, CONTROL_K_FOR, c->for_s);
+	if (c->calls)
+		control_request_int(req, CONTROL_K_CALLS, c->calls);
 	if (control_request_str(req, CONTROL_K_TOOL, c->arg) < 0)
 		return -1;
 	if (c->o.n[OPT_ALL])
@@ -684,6 +718,23 @@ ctl_run(struct ctl *c)
 	return rc != 0 ? rc : dispatch(c);
 }
 
+/* restore's --for and --calls, read before the socket: -1, or a usage error's status. */
+static int
+grant_terms(struct ctl *c)
+{
+	const char *f = c->o.n[OPT_FOR] ? c->o.values[OPT_FOR][0] : NULL;
+	const char *n = c->o.n[OPT_CALLS] ? c->o.values[OPT_CALLS][0] : NULL;
+
+	if ((f || n) && strcmp(c->verb, "restore") != 0)
+		return cli_usage_error("ctl", "--for and --calls are restore's only (a grant)");
+	if (f && grant_duration_parse(f, &c->for_s) < 0)
+		return cli_usage_error("ctl", "--for wants 90s, 15m or 2h: %d s to %d h",
+				       GRANT_FOR_MIN_S, GRANT_FOR_MAX_S / 3600);
+	if (n && grant_calls_parse(n, &c->calls) < 0)
+		return cli_usage_error("ctl", "--calls wants a number from 1 to %d", GRANT_CALLS_MAX);
+	return -1;
+}
+
 int
 cmd_ctl(int argc, char **argv)
 {
@@ -700,6 +751,8 @@ cmd_ctl(int argc, char **argv)
 	c.arg = c.o.n_positional > 1 ? c.o.positional[1] : NULL;
 	if (!c.o.n[OPT_STDIO] && (rc = cli_check_verb("ctl", c.verb, c.arg != NULL)) >= 0)
 		return rc;	/* before the socket: a typo is not an unreachable engine */
+	if ((rc = grant_terms(&c)) >= 0)
+		return rc;
 	rc = ctl_run(&c);
 	if (c.fd >= 0)
 		close(c.fd);

@@ -60,7 +60,9 @@ int cmd_watchdog(int argc, char **argv);
 	_(NAME,      "--name",      "NAME") \
 	_(SESSIONS_MAX, "--sessions-max", "N") \
 	_(SINCE,     "--since",     "TIME") \
-	_(UPSTREAMS_DIR, "--upstreams-dir", "DIR")
+	_(UPSTREAMS_DIR, "--upstreams-dir", "DIR") \
+	_(FOR,       "--for",       "DURATION") \
+	_(CALLS,     "--calls",     "N")
 
 enum cli_option {
 	OPT_NONE,		/* ends a row's list of uses */

@@ -69,6 +69,7 @@ struct tool_agg {
 	size_t sessions, approved, allowed, revoked;
 	int64_t rev_min, rev_max;
 	const struct tool_view *one;		/* per-session: the session's entry */
+	const struct tool_view *grant;		/* a session's entry under a grant: what remains */
 	const struct supervisor_event *cutover;	/* its latest, if still in history */
 	size_t acked, waiting;
 	int64_t oldest_ms;
@@ -141,6 +142,8 @@ agg_add(struct tool_agg *a, const struct tool_entry *e)
 	a->approved += t->approved;
 	a->allowed += t->approved && t->allowed;
 	a->revoked += t->approved && !t->allowed;
+	if (t->granted && !a->grant)
+		a->grant = t;	/* one budget and one deadline, whichever session shows it */
 	if (e->row->revision < a->rev_min)
 		a->rev_min = e->row->revision;
 	if (e->row->revision > a->rev_max)
@@ -356,9 +359,14 @@ tools_fmt_cutover_cell(char *buf, size_t n, const struct ui_model *m,
 	enum ui_color c = UI_COLOR_DIM;
 	size_t len;
 
-	buf[0] = '\0';
+	draw_fmt_grant(buf, a->grant);
+	len = strlen(buf);
 	if (a->cutover)
-		c = tools_fmt_cutover(buf, n, a);
+		c = tools_fmt_cutover(buf + len + (len ? 2 : 0), n - len - (len ? 2 : 0), a);
+	if (len && a->cutover)
+		memcpy(buf + len, ", ", 2);
+	if (len && c == UI_COLOR_DIM)
+		c = UI_COLOR_PENDING;	/* it lapses by itself */
 	if (l->session || !tools_standing(m, a->name))
 		return c;
 	len = strlen(buf);

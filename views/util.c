@@ -480,6 +480,25 @@ draw_sparkline(WINDOW *w, int y, int x, int width, attr_t a, const struct lease_
 
 /* Colours of states, ends and tools. */
 
+const char *
+draw_fmt_grant(char buf[DRAW_FMT_MAX], const struct tool_view *t)
+{
+	char calls[32] = "", time[DRAW_FMT_MAX] = "";
+
+	buf[0] = '\0';
+	if (!t || !t->granted)
+		return buf;
+	if (t->grant_calls >= 0)
+		snprintf(calls, sizeof calls, "%" PRId64 " call%s", t->grant_calls,
+			 t->grant_calls == 1 ? "" : "s");
+	if (t->grant_ms >= 0)
+		draw_fmt_duration(time, t->grant_ms + 999);	/* a second left until none is */
+	/* At most "grant: 1000000 calls, 3d23 left": the cut never happens. */
+	snprintf(buf, DRAW_FMT_MAX, "grant: %.16s%s%.12s left", calls,
+		 calls[0] && time[0] ? ", " : "", time);
+	return buf;
+}
+
 enum ui_color
 draw_tool_status(char buf[DRAW_FMT_MAX], const struct session_row *r, const struct tool_view *t)
 {

@@ -52,6 +52,8 @@ const char *draw_fmt_count(char buf[DRAW_FMT_MAX], uint64_t n);
 const char *draw_fmt_duration(char buf[DRAW_FMT_MAX], int64_t ms);
 /* A short wait: "0.21s", "12.3s", "345s", "2h". */
 const char *draw_fmt_secs(char buf[DRAW_FMT_MAX], int64_t ms);
+/* What remains of a tool's grant: "grant: 2 calls, 14:05 left"; "" when none. */
+const char *draw_fmt_grant(char buf[DRAW_FMT_MAX], const struct tool_view *t);
 /* A round trip or latency: "850us", "1.23ms", "120ms", then as secs. */
 const char *draw_fmt_us(char buf[DRAW_FMT_MAX], int64_t us);
 /* "12s ago", "4m ago", "2h ago", "3d ago"; "never" when then_ms <= 0. */

@@ -194,6 +194,10 @@ struct tool_view {
 	char data_class[SNAP_CLASS_MAX];
 	bool approved;		/* an alias reaches it: frozen at start */
 	bool allowed;		/* allowed now */
+	/* Allowed under a time-boxed grant that lapses by itself: what remains of it. */
+	bool granted;
+	int64_t grant_calls;	/* calls left, shared by the sessions it covers; -1: no budget */
+	int64_t grant_ms;	/* time left; -1: no deadline */
 };
 
 /* The call the session's gateway is waiting on, if any. */

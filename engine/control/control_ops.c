@@ -553,14 +553,19 @@ op_cutover(struct control_server *cs, struct client *c, const struct control_req
 	for (i = 0; i < r->n_ids; i++)
 		ids[i] = r->ids[i];
 	cs_author(c, &a);
-	if (supervisor_cutover_by(cs->o.sup, op, r->tool, r->all ? NULL : ids, r->n_ids, &a,
-				  &p->revision, &p->targets, &err) < 0) {
+	if ((r->for_s || r->calls
+	     ? supervisor_grant(cs->o.sup, r->tool, r->all ? NULL : ids, r->n_ids, &a, r->for_s,
+				r->calls, &p->revision, &p->targets, &err)
+	     : supervisor_cutover_by(cs->o.sup, op, r->tool, r->all ? NULL : ids, r->n_ids, &a,
+				     &p->revision, &p->targets, &err)) < 0) {
 		free(p);
 		audit_authored(cs, c, r, NULL, false, CONTROL_E_CUTOVER);
 		cs_reply_reason(cs, c, r->id, CONTROL_E_CUTOVER, err.msg);
 		return;
 	}
-	log_authored(cs, c, r, r->all ? "all sessions" : "named sessions");
+	log_authored(cs, c, r, r->for_s || r->calls ? (r->all ? "all sessions, a grant"
+								 : "named sessions, a grant")
+				: r->all ? "all sessions" : "named sessions");
 	pending_wait(cs, c, r, p, slot, op);
 }
 

@@ -38,6 +38,7 @@ struct gate {
 	size_t queued;
 	gate_ack_fn on_ack;
 	void *ack_ctx;
+	struct gate_meter meter;
 };
 
 struct gate *
@@ -88,10 +89,18 @@ gate_tool_allowed(const struct gate *g, int tool)
 	       g->approved[tool] && g->allowed[tool];
 }
 
+/* Under the lock: what the meter says of an allowed call (FREE when there is none). */
+static enum gate_meter_answer
+gate_meter_spend(struct gate *g, int tool)
+{
+	return g->meter.spend ? g->meter.spend(g->meter.ctx, tool) : GATE_METER_FREE;
+}
+
 enum policy_rule
 gate_begin(struct gate *g, int tool, int64_t *revision)
 {
 	enum policy_rule rule = RULE_ALLOWED;
+	enum gate_meter_answer m = GATE_METER_FREE;
 
 	pthread_mutex_lock(&g->lock);
 	/*
@@ -104,7 +113,7 @@ gate_begin(struct gate *g, int tool, int64_t *revision)
 		rule = RULE_FROZEN;
 	else if (!g->open)
 		rule = RULE_GATE_CLOSED;
-	else if (!gate_tool_allowed(g, tool))
+	else if (!gate_tool_allowed(g, tool) || (m = gate_meter_spend(g, tool)) == GATE_METER_NONE)
 		rule = RULE_REVOKED;
 	else {
 		g->busy = true;
@@ -115,6 +124,8 @@ gate_begin(struct gate *g, int tool, int64_t *revision)
 	if (revision)
 		*revision = g->revision;
 	pthread_mutex_unlock(&g->lock);
+	if (m == GATE_METER_LAST && g->meter.spent)
+		g->meter.spent(g->meter.ctx, tool);
 	return rule;
 }
 
@@ -310,6 +321,14 @@ gate_set_ack(struct gate *g, gate_ack_fn fn, void *ctx)
 	pthread_mutex_lock(&g->lock);
 	g->on_ack = fn;
 	g->ack_ctx = ctx;
+	pthread_mutex_unlock(&g->lock);
+}
+
+void
+gate_set_meter(struct gate *g, const struct gate_meter *m)
+{
+	pthread_mutex_lock(&g->lock);
+	g->meter = *m;
 	pthread_mutex_unlock(&g->lock);
 }
 

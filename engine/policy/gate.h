@@ -107,6 +107,28 @@ void gate_update(struct gate *g, int64_t revision, const bool *allowed, size_t n
 void gate_update_json(struct gate *g, const json_t *update, const char *const *names,
 		      size_t n, struct gate_ack *ack);
 
+/*
+ * A meter for allowed calls (time-boxed grants, grant.h): spend is asked,
+ * under the gate's lock, about every call the gate would allow; it
+ * answers GATE_METER_FREE or _TAKEN (allow), _LAST (allow: it was the
+ * last of a budget) or _NONE (deny: RULE_REVOKED, the budget is spent and
+ * its lapse not yet applied). spend must take no lock but a leaf one.
+ * After a _LAST, spent is called once the gate's lock is released, on
+ * the calling thread. Set once, before the first gate_begin.
+ */
+enum gate_meter_answer {
+	GATE_METER_FREE,
+	GATE_METER_TAKEN,
+	GATE_METER_LAST,
+	GATE_METER_NONE,
+};
+struct gate_meter {
+	enum gate_meter_answer (*spend)(void *ctx, int tool);
+	void (*spent)(void *ctx, int tool);
+	void *ctx;
+};
+void gate_set_meter(struct gate *g, const struct gate_meter *m);
+
 /* A consistent copy for snapshots. */
 void gate_read(struct gate *g, int64_t *revision, bool *open, bool *allowed, size_t n);
 

@@ -12,6 +12,7 @@
 
 #include "canon.h"
 #include "frame.h"
+#include "grant.h"
 #include "json_tree.h"
 
 /* ---- the ops and their keys ---- */
@@ -27,7 +28,7 @@ static const struct {
 #undef CONTROL_OP_ROW
 };
 
-enum key_type { T_WORD, T_PATH, T_OBJECT, T_IDS, T_BOOL, T_WAIT, T_SEQ, T_CLIENT };
+enum key_type { T_WORD, T_PATH, T_OBJECT, T_IDS, T_BOOL, T_WAIT, T_SEQ, T_CLIENT, T_FOR, T_CALLS };
 
 #define REQ_FIELD(m)	offsetof(struct control_request, m), sizeof(((struct control_request *)0)->m)
 
@@ -150,12 +151,18 @@ copy_ids(const json_t *v, struct control_request *r)
 }
 
 static int
-copy_int(const json_t *v, int64_t max, int64_t *out)
+copy_range(const json_t *v, int64_t min, int64_t max, int64_t *out)
 {
-	if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > max)
+	if (!json_is_integer(v) || json_integer_value(v) < min || json_integer_value(v) > max)
 		return -1;
 	*out = json_integer_value(v);
 	return 0;
+}
+
+static int
+copy_int(const json_t *v, int64_t max, int64_t *out)
+{
+	return copy_range(v, 0, max, out);
 }
 
 /* The kinds of client a hello may name: informational, the uid is the identity. */
@@ -199,6 +206,10 @@ take_arg(int k, const json_t *v, struct control_request *r)
 		return copy_int(v, CONTROL_ID_MAX, (int64_t *)p);
 	case T_CLIENT:
 		return copy_client(v, p, keys[k].size);
+	case T_FOR:
+		return copy_range(v, GRANT_FOR_MIN_S, GRANT_FOR_MAX_S, (int64_t *)p);
+	case T_CALLS:
+		return copy_range(v, 1, GRANT_CALLS_MAX, (int64_t *)p);
 	}
 	return -1;
 }
@@ -418,6 +429,8 @@ put_value(struct hash_canon *out, int k, const struct control_request *r,
 		return;
 	case T_WAIT:
 	case T_SEQ:
+	case T_FOR:
+	case T_CALLS:
 		put_field(out, k, p, sizeof(int64_t), h);
 		return;
 	}
@@ -481,12 +494,18 @@ take_ids(const char *p, size_t n, struct control_request *r)
 }
 
 static int
-take_int(const char *p, size_t n, int64_t max, int64_t *out)
+take_range(const char *p, size_t n, int64_t min, int64_t max, int64_t *out)
 {
 	if (n != sizeof *out)
 		return -1;
 	memcpy(out, p, sizeof *out);
-	return *out < 0 || *out > max ? -1 : 0;
+	return *out < min || *out > max ? -1 : 0;
+}
+
+static int
+take_int(const char *p, size_t n, int64_t max, int64_t *out)
+{
+	return take_range(p, n, 0, max, out);
 }
 
 /* One value, held to what the parser holds a JSON value to (take_arg). */
@@ -520,6 +539,10 @@ take_value(int k, const char *p, size_t n, struct control_request *r)
 		return take_int(p, n, CONTROL_WAIT_MAX_MS, (int64_t *)at);
 	case T_SEQ:
 		return take_int(p, n, CONTROL_ID_MAX, (int64_t *)at);
+	case T_FOR:
+		return take_range(p, n, GRANT_FOR_MIN_S, GRANT_FOR_MAX_S, (int64_t *)at);
+	case T_CALLS:
+		return take_range(p, n, 1, GRANT_CALLS_MAX, (int64_t *)at);
 	}
 	return -1;
 }
@@ -630,6 +653,8 @@ arg_json(int k, const struct control_request *r)
 		return json_boolean(*(const bool *)p);
 	case T_WAIT:
 	case T_SEQ:
+	case T_FOR:
+	case T_CALLS:
 		return json_integer(*(const int64_t *)p);
 	}
 	return NULL;
@@ -709,7 +734,8 @@ control_request_bool(struct control_request *r, enum control_key k, bool v)
 void
 control_request_int(struct control_request *r, enum control_key k, int64_t v)
 {
-	if (keys[k].type == T_WAIT || keys[k].type == T_SEQ) {
+	if (keys[k].type == T_WAIT || keys[k].type == T_SEQ || keys[k].type == T_FOR ||
+	    keys[k].type == T_CALLS) {
 		*(int64_t *)((char *)r + keys[k].off) = v;
 		r->has |= 1u << k;
 	}

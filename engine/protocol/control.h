@@ -77,6 +77,8 @@
  *   IDS     an array of at most CONTROL_IDS_MAX session ids (words)
  *   BOOL, WAIT (0 .. CONTROL_WAIT_MAX_MS), SEQ (0 .. CONTROL_ID_MAX)
  *   CLIENT  "ctl" or "console"
+ *   FOR     a grant's seconds, GRANT_FOR_MIN_S .. GRANT_FOR_MAX_S (grant.h)
+ *   CALLS   a grant's calls, 1 .. GRANT_CALLS_MAX
  */
 #define CONTROL_KEYS(_) \
 	_(SESSION,   "session",   WORD,   session)   \
@@ -92,7 +94,9 @@
 	_(REFRESH,   "refresh",   BOOL,   refresh)   \
 	_(RUNTIME,   "runtime",   WORD,   runtime)   \
 	_(CLIENT,    "client",    CLIENT, client)    \
-	_(AFTER,     "after",     SEQ,    after)
+	_(AFTER,     "after",     SEQ,    after)     \
+	_(FOR,       "for_s",     FOR,    for_s)     \
+	_(CALLS,     "calls",     CALLS,  calls)
 
 enum control_key {
 #define CONTROL_KEY_ENUM(e, name, type, field) CONTROL_K_##e,
@@ -122,8 +126,8 @@ enum control_key {
 	_(STOP,     "stop",     OPERATE, CK(SESSION), CK(SESSION), 0) \
 	_(REVOKE,   "revoke",   OPERATE, CK(TOOL) | CK(SESSIONS) | CK(ALL) | CK(WAIT), CK(TOOL), \
 		    CK(SESSIONS) | CK(ALL)) \
-	_(RESTORE,  "restore",  OPERATE, CK(TOOL) | CK(SESSIONS) | CK(ALL) | CK(WAIT), CK(TOOL), \
-		    CK(SESSIONS) | CK(ALL)) \
+	_(RESTORE,  "restore",  OPERATE, CK(TOOL) | CK(SESSIONS) | CK(ALL) | CK(WAIT) | CK(FOR) | \
+		    CK(CALLS), CK(TOOL), CK(SESSIONS) | CK(ALL)) \
 	_(FORGET,   "forget",   OPERATE, CK(SESSIONS), 0, 0) \
 	_(STOP_ALL, "stop-all", OPERATE, 0, 0, 0) \
 	_(FREEZE,   "freeze",   OPERATE, CK(WAIT), 0, 0) \
@@ -168,7 +172,8 @@ void control_audit_rule(enum control_op op, bool applied, const char *outcome, c
  *   start          config (an inline object: what ctl sends), or path (a
  *                  file the engine reads: only for a root or the engine's
  *                  own uid; docs/operations.md, "Who may connect: roles")
- *   revoke/restore tool, and ids[0..n_ids) or all; wait_ms for the acks
+ *   revoke/restore tool, and ids[0..n_ids) or all; wait_ms for the acks;
+ *                  a restore's for_s and/or calls make it a time-boxed grant
  *   freeze/thaw    wait_ms for the acks (the kill switch: every live session)
  *   forget         ids[0..n_ids) (none: every ended session)
  *   events         follow (push events), snapshots (push snapshots), deltas
@@ -198,6 +203,7 @@ struct control_request {
 	char runtime[16];
 	char client[16];	/* "" unless a hello names it */
 	int64_t after;
+	int64_t for_s, calls;	/* a grant's terms (0: not given) */
 };
 
 /*

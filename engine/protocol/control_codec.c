@@ -205,7 +205,8 @@ dec_value(const struct codec_field *f, enum codec_type t, const json_t *v, char 
 		dec_str(v, p, f->size);
 		return f->flags & CODEC_REQUIRED && !p[0] ? -1 : 0;
 	case CODEC_I64:
-		*(int64_t *)p = json_integer_value(v);
+		*(int64_t *)p = f->flags & CODEC_NULL_NEG && json_is_null(v) ? -1
+									 : json_integer_value(v);
 		break;
 	case CODEC_U64:
 		*(uint64_t *)p = dec_unum(v);

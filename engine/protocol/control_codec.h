@@ -42,7 +42,7 @@ enum codec_type {
 /* Field flags. */
 #define CODEC_REQUIRED	(1u << 0)	/* decode: missing, empty or unknown refuses the object */
 #define CODEC_GATED	(1u << 1)	/* decode: read only when `when` holds, as encoded */
-#define CODEC_NULL_NEG	(1u << 2)	/* I64: a negative is null */
+#define CODEC_NULL_NEG	(1u << 2)	/* I64: a negative is null, and null is read back -1 */
 #define CODEC_NO_ZERO	(1u << 3)	/* encode: left out when zero */
 #define CODEC_SHARED	(1u << 4)	/* ARR: another array sets the count; read up to it */
 

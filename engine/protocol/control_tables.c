@@ -140,11 +140,22 @@ static const struct codec_field call_fields[] = {
 };
 static const struct codec_table call_table = CODEC_TABLE(call_view, call_fields);
 
+/* What remains of a grant means something only while the tool is under one. */
+static bool
+tool_granted(const void *t)
+{
+	return ((const struct tool_view *)t)->granted;
+}
+
 static const struct codec_field tool_fields[] = {
 	F(tool_view, "name", STR, name),
 	F(tool_view, "class", STR, data_class),
 	F(tool_view, "approved", BOOL, approved),
 	F(tool_view, "allowed", BOOL, allowed),
+	FX(tool_view, "granted", BOOL, granted, 0, NULL, tool_granted),
+	FX(tool_view, "grant_calls", I64, grant_calls, CODEC_GATED | CODEC_NULL_NEG, NULL,
+	   tool_granted),
+	FX(tool_view, "grant_ms", I64, grant_ms, CODEC_GATED | CODEC_NULL_NEG, NULL, tool_granted),
 };
 static const struct codec_table tool_table = CODEC_TABLE(tool_view, tool_fields);
 

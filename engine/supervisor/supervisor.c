@@ -288,6 +288,7 @@ supervisor_open(const struct supervisor_options *o, struct supervisor **out,
 	sup_rings_init(s);
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_mutex_init(&s->policy, NULL);
+	pthread_mutex_init(&s->grant_lock, NULL);
 	pthread_cond_init(&s->writer_cond, NULL);
 	sem_init(&s->launch_slots, 0, SUPERVISOR_LAUNCH_PARALLEL);
 	sem_init(&s->cleanup_slots, 0, SUPERVISOR_CLEANUP_PARALLEL);
@@ -411,6 +412,7 @@ supervisor_close(struct supervisor *s)
 		pthread_cond_destroy(&s->pool_cond);
 		pthread_mutex_destroy(&s->pool_lock);
 	}
+	pthread_mutex_destroy(&s->grant_lock);
 	pthread_mutex_destroy(&s->policy);
 	pthread_mutex_destroy(&s->lock);
 	sem_destroy(&s->launch_slots);

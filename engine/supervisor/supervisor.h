@@ -160,6 +160,27 @@ int supervisor_cutover_by(struct supervisor *s, enum cutover_op op, const char *
 			  int64_t *revision, size_t *targets, struct al_err *err);
 
 /*
+ * A time-boxed grant (issue 43, item 2): a restore of tool on ids (NULL:
+ * every session, and those started while it runs) that lapses by itself
+ * after for_s seconds (0: no deadline; GRANT_FOR_MIN_S .. GRANT_FOR_MAX_S)
+ * or after calls allowed calls of the tool (0: no budget; at most
+ * GRANT_CALLS_MAX), whichever comes first. The budget is one count for
+ * every session the grant covers, taken when the gate admits a call; a
+ * call past it is denied `revoked` even before the lapse applies. The
+ * lapse is a revoke on the same sessions (every session: it stands again
+ * for later ones), assigned its own revision by the keeper thread and
+ * authored {"by": "expiry", "via": "grant"}, after a policy entry
+ * "grant lapsed: calls spent" or "grant lapsed: time up"; each session
+ * acknowledges it like any cutover. Any later revoke or restore of the
+ * tool, or another grant of it, replaces the grant. Grants live in
+ * memory, as the gates' state does: an engine that stops forgets them
+ * (docs/operations.md, "Time-boxed grants").
+ */
+int supervisor_grant(struct supervisor *s, const char *tool, const char *const *ids, size_t n_ids,
+		     const struct snap_author *by, int64_t for_s, int64_t calls, int64_t *revision,
+		     size_t *targets, struct al_err *err);
+
+/*
  * The kill switch. A freeze denies every call of every live session with
  * the rule `frozen` (audited; no upstream is contacted; containers keep
  * running for inspection), in the gate's order: calls queued behind it are

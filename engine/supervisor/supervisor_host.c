@@ -225,6 +225,13 @@ keeper_main(void *arg)
 			pthread_mutex_lock(&s->lock);
 			continue;
 		}
+		/* A grant's lapse first: it is policy, the rest is housekeeping. */
+		if (sup_grant_due(s, now, &next)) {
+			pthread_mutex_unlock(&s->lock);
+			sup_grant_lapse(s);
+			pthread_mutex_lock(&s->lock);
+			continue;
+		}
 		if (keeper_host_due(s, now, &next)) {
 			s->host_kick = false;
 			sup_copy_word(runtime, sizeof runtime, s->host_runtime[0] ? s->host_runtime : "runc");

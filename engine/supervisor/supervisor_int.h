@@ -20,6 +20,7 @@
 #include "config.h"
 #include "docker.h"
 #include "gate.h"
+#include "grant.h"
 #include "pool.h"
 #include "session.h"
 #include "snapshot.h"
@@ -66,6 +67,8 @@ struct slot {
 	bool pooled;			/* claim from the pool keyed pool_key */
 	char pool_key[POOL_KEY_LEN + 1];
 	char pool_label[SNAP_ID_MAX];	/* under lock: the claimed container's label */
+	/* Under sup->grant_lock: the grant each tool is under here (its serial; 0: none). */
+	uint64_t grant[GATE_TOOLS_MAX];
 };
 
 /* One pooled container's place (under the supervisor's pool_lock). */
@@ -99,6 +102,11 @@ struct cutover {
 	char tool[SNAP_NAME_MAX];	/* "" for a freeze or thaw */
 	enum cutover_op op;
 	struct snap_author by;
+};
+
+/* What a restore grants: seconds and/or calls (0: none; both 0: no grant). */
+struct grant_terms {
+	int64_t for_s, calls;
 };
 
 /* A policy entry for the audit writer. */
@@ -149,6 +157,15 @@ struct supervisor {
 	struct snap_author frozen_by;
 	int64_t frozen_revision;
 	struct snap_author self;	/* the author of a request that names none */
+	/*
+	 * Time-boxed grants (supervisor_grant.c): changed under policy and
+	 * grant_lock, read under either. grant_lock is a leaf: no other lock
+	 * is taken while it is held (a gate's meter takes it under the gate's
+	 * lock, the keeper and the snapshot under lock).
+	 */
+	pthread_mutex_t grant_lock;
+	struct grant_table grants;
+	atomic_size_t grant_budgets;	/* grants.budgets: calls are metered only when > 0 */
 	/* The audit writer for policy entries (under lock). */
 	pthread_t writer;
 	bool writer_started, writer_quit;
@@ -221,8 +238,47 @@ struct session_hooks sup_hooks(struct slot *sl);
 void *sup_writer_main(void *arg);
 void sup_writer_stop(struct supervisor *s);
 void sup_on_gate_ack(void *ctx, const struct gate_delta *d, const struct gate_ack *ack);
+/* Under s->policy: an engine-wide policy entry about tool for the writer. */
+void sup_policy_note(struct supervisor *s, const struct snap_author *by, const char *tool,
+		     const char *rule, int64_t revision);
+/*
+ * Under s->policy: assign a revision to a revoke or restore of tool and
+ * post it to ids (NULL: every session), as supervisor_cutover_by does;
+ * terms (NULL: none) make a restore a grant. A lapse is never refused for
+ * a full policy queue or standing set (fail closed: the revoke goes out).
+ */
+int sup_cutover_locked(struct supervisor *s, enum cutover_op op, const char *tool,
+		       const char *const *ids, size_t n_ids, const struct snap_author *by,
+		       const struct grant_terms *terms, bool lapse, int64_t *revision,
+		       size_t *targets, struct al_err *err);
 /* Under s->policy, before sl is listed. */
 void sup_start_standing(struct supervisor *s, struct slot *sl);
+
+/* supervisor_grant.c */
+/* The meter a session's gate asks about allowed calls. */
+struct gate_meter sup_grant_meter(struct slot *sl);
+/*
+ * Under s->policy, once op's revision is assigned and before its deltas
+ * are posted: any cutover of tool ends its grant; a restore with terms
+ * starts one (serial, and each of to[0..n) that has the tool under it).
+ * A policy entry for a grant started. -1 when the grant table is full.
+ */
+int sup_grant_cutover(struct supervisor *s, enum cutover_op op, const char *tool, bool all,
+		      const struct grant_terms *terms, struct slot *const *to, size_t n,
+		      const struct snap_author *by);
+/* Under s->policy: room for a grant of tool (one a tool, GRANT_MAX at once). */
+bool sup_grant_room(struct supervisor *s, const char *tool);
+/* Under s->policy, before sl is listed: the grants on every session cover it too. */
+void sup_grant_start(struct supervisor *s, struct slot *sl);
+/*
+ * Under s->lock (the keeper): is a grant due now? Else *next_ms is lowered
+ * to the earliest deadline ahead.
+ */
+bool sup_grant_due(struct supervisor *s, int64_t now_ms, int64_t *next_ms);
+/* Under nothing: lapse every due grant, each as a revoke by the expiry. */
+void sup_grant_lapse(struct supervisor *s);
+/* Under s->lock: what remains of the grants sl's tools are under, into its row. */
+void sup_grant_row(struct supervisor *s, struct slot *sl, struct session_row *r, int64_t now_ms);
 
 /* supervisor_host.c */
 void sup_keeper_note_end(struct supervisor *s, const struct session_summary *sum);

@@ -168,6 +168,18 @@ supervisor_record(struct supervisor *s, const struct snap_author *by, const char
 	policy_record(s, &p);
 }
 
+void
+sup_policy_note(struct supervisor *s, const struct snap_author *by, const char *tool,
+		const char *rule, int64_t revision)
+{
+	struct policy_entry p = { .result = CUTOVER_APPLIED, .revision = revision, .by = *by };
+
+	sup_copy_word(p.session, sizeof p.session, "engine");
+	sup_copy_word(p.tool, sizeof p.tool, tool);
+	sup_copy_word(p.rule, sizeof p.rule, rule);
+	policy_record(s, &p);
+}
+
 /* ---- cutover acknowledgements (a gate's ack function) ---- */
 
 /* Under s->policy or s->lock: the cutover that assigned revision, or NULL. */
@@ -271,6 +283,7 @@ sup_start_standing(struct supervisor *s, struct slot *sl)
 	int t;
 
 	sup_copy_word(p.session, sizeof p.session, sl->id);
+	sup_grant_start(s, sl);
 	gate_state(sl->gate, &g);
 	memcpy(allowed, g.allowed, sizeof allowed);
 	for (i = 0; i < s->n_standing; i++) {
@@ -401,7 +414,7 @@ policy_room(struct supervisor *s, size_t *waiting)
 	for (i = 0; i < s->n_slots; i++)
 		live += !s->slots[i]->ended;
 	*waiting = s->q_n;
-	room = s->q_n + live + 1 <= POLICY_QUEUE_MAX;
+	room = s->q_n + live + 2 <= POLICY_QUEUE_MAX;	/* its own, a grant's, one an ack */
 	pthread_mutex_unlock(&s->lock);
 	return room;
 }
@@ -459,31 +472,26 @@ supervisor_cutover(struct supervisor *s, enum cutover_op op, const char *tool,
 	return supervisor_cutover_by(s, op, tool, ids, n_ids, NULL, revision, targets, err);
 }
 
-/* Under nothing: assign the revision and post it to the sessions ids names (whole ids). */
-static int
-cutover_post(struct supervisor *s, enum cutover_op op, const char *tool,
-	     const char *const *ids, size_t n_ids, const struct snap_author *by,
-	     int64_t *revision, size_t *targets, struct al_err *err)
+int
+sup_cutover_locked(struct supervisor *s, enum cutover_op op, const char *tool,
+		   const char *const *ids, size_t n_ids, const struct snap_author *by,
+		   const struct grant_terms *terms, bool lapse, int64_t *revision,
+		   size_t *targets, struct al_err *err)
 {
 	struct slot *to[SUPERVISOR_SESSIONS_MAX];
 	size_t i, n;
 
-	/*
-	 * Assigned and posted under one lock: two cutovers can never reach a
-	 * gate out of order, so no valid cutover is ever stale.
-	 */
-	pthread_mutex_lock(&s->policy);
-	if (!policy_room(s, &i)) {
-		pthread_mutex_unlock(&s->policy);
+	if (!lapse && !policy_room(s, &i))
 		return al_fail(err, "cutover: the engine is busy: %zu policy entries wait for the "
 			       "audit log", i);
-	}
-	if (!ids && standing_change(s, op, tool, by) < 0) {
-		pthread_mutex_unlock(&s->policy);
+	if (terms && !sup_grant_room(s, tool))
+		return al_fail(err, "grant: %d tools are already granted", GRANT_MAX);
+	if (!ids && standing_change(s, op, tool, by) < 0 && !lapse)
 		return al_fail(err, "cutover: %d tools already stand revoked on every session",
 			       SUPERVISOR_STANDING_MAX);
-	}
 	n = cutover_begin(s, op, tool, ids, n_ids, by, to);
+	/* Before the deltas: the first call the restore allows is metered already. */
+	sup_grant_cutover(s, op, tool, !ids, terms, to, n, by);
 	posting_begin(s);
 	for (i = 0; i < n; i++)
 		gate_post(to[i]->gate, s->revision, config_tool_index(to[i]->cfg, tool),
@@ -491,10 +499,28 @@ cutover_post(struct supervisor *s, enum cutover_op op, const char *tool,
 	posting_end(s);
 	if (revision)
 		*revision = s->revision;
-	pthread_mutex_unlock(&s->policy);
 	if (targets)
 		*targets = n;
 	return 0;
+}
+
+/*
+ * Under nothing: assign the revision and post it to the sessions ids names
+ * (whole ids). Assigned and posted under one lock: two cutovers can never
+ * reach a gate out of order, so no valid cutover is ever stale.
+ */
+static int
+cutover_post(struct supervisor *s, enum cutover_op op, const char *tool,
+	     const char *const *ids, size_t n_ids, const struct snap_author *by,
+	     const struct grant_terms *terms, int64_t *revision, size_t *targets,
+	     struct al_err *err)
+{
+	int rc;
+
+	pthread_mutex_lock(&s->policy);
+	rc = sup_cutover_locked(s, op, tool, ids, n_ids, by, terms, false, revision, targets, err);
+	pthread_mutex_unlock(&s->policy);
+	return rc;
 }
 
 /* The sessions a cutover names, as whole ids (the operator may type prefixes). */
@@ -503,10 +529,11 @@ struct named {
 	const char *p[SUPERVISOR_SESSIONS_MAX];
 };
 
-int
-supervisor_cutover_by(struct supervisor *s, enum cutover_op op, const char *tool,
-		      const char *const *ids, size_t n_ids, const struct snap_author *by,
-		      int64_t *revision, size_t *targets, struct al_err *err)
+static int
+cutover_by(struct supervisor *s, enum cutover_op op, const char *tool,
+	   const char *const *ids, size_t n_ids, const struct snap_author *by,
+	   const struct grant_terms *terms, int64_t *revision, size_t *targets,
+	   struct al_err *err)
 {
 	struct named *nm = NULL;
 	size_t i;
@@ -524,10 +551,35 @@ supervisor_cutover_by(struct supervisor *s, enum cutover_op op, const char *tool
 	for (i = 0; nm && i < n_ids; i++)
 		nm->p[i] = nm->id[i];
 	if (rc == 0)
-		rc = cutover_post(s, op, tool, nm ? nm->p : NULL, n_ids, by ? by : &s->self,
+		rc = cutover_post(s, op, tool, nm ? nm->p : NULL, n_ids, by ? by : &s->self, terms,
 				  revision, targets, err);
 	free(nm);
 	return rc;
+}
+
+int
+supervisor_cutover_by(struct supervisor *s, enum cutover_op op, const char *tool,
+		      const char *const *ids, size_t n_ids, const struct snap_author *by,
+		      int64_t *revision, size_t *targets, struct al_err *err)
+{
+	return cutover_by(s, op, tool, ids, n_ids, by, NULL, revision, targets, err);
+}
+
+int
+supervisor_grant(struct supervisor *s, const char *tool, const char *const *ids, size_t n_ids,
+		 const struct snap_author *by, int64_t for_s, int64_t calls, int64_t *revision,
+		 size_t *targets, struct al_err *err)
+{
+	struct grant_terms t = { .for_s = for_s, .calls = calls };
+
+	if ((for_s == 0 && calls == 0) || for_s < 0 || calls < 0)
+		return al_fail(err, "grant: a time (--for) or a number of calls (--calls) is needed");
+	if (for_s && (for_s < GRANT_FOR_MIN_S || for_s > GRANT_FOR_MAX_S))
+		return al_fail(err, "grant: --for is %d s to %d h", GRANT_FOR_MIN_S,
+			       GRANT_FOR_MAX_S / 3600);
+	if (calls > GRANT_CALLS_MAX)
+		return al_fail(err, "grant: --calls is 1 to %d", GRANT_CALLS_MAX);
+	return cutover_by(s, CUTOVER_RESTORE, tool, ids, n_ids, by, &t, revision, targets, err);
 }
 
 int

@@ -52,6 +52,7 @@ static int
 slot_gate(struct slot *sl)
 {
 	bool approved[GATE_TOOLS_MAX] = { false };
+	struct gate_meter meter;
 	size_t i;
 
 	for (i = 0; i < sl->cfg->n_aliases; i++)
@@ -62,6 +63,8 @@ slot_gate(struct slot *sl)
 	if (!sl->gate)
 		return -1;
 	gate_set_ack(sl->gate, sup_on_gate_ack, sl);
+	meter = sup_grant_meter(sl);
+	gate_set_meter(sl->gate, &meter);
 	return 0;
 }
 

@@ -288,6 +288,21 @@ check "audit timeline --json of a missing file: a JSON error" json_error "No suc
 try ctl status extra --socket "$work/no-engine.sock"
 check "ctl status with an operand: a usage error, nothing dialled" \
 	bash -c '[ "$1" = 2 ] && grep -qF "status takes no operand" "$2" && ! grep -q "does not exist" "$2"' _ "$rc" "$work/err"
+# A grant's terms are restore's only, and bounded: refused before any socket.
+for args in "revoke x --all --calls 2" "tools --for 15m" "freeze --calls 1"; do
+	try ctl $args --socket "$work/no-engine.sock"
+	check "ctl $args: a usage error, nothing dialled" \
+		bash -c '[ "$1" = 2 ] && grep -qF "are restore'"'"'s only" "$2" && ! grep -q "does not exist" "$2"' _ "$rc" "$work/err"
+done
+for bad in "--for 25h" "--for 0s" "--for 90" "--for 1.5h" "--calls 0" "--calls 1000001" "--calls two"; do
+	try ctl restore x --all $bad --socket "$work/no-engine.sock"
+	check "ctl restore $bad: out of bounds, a usage error naming them, nothing dialled" \
+		bash -c '[ "$1" = 2 ] && grep -qE "(--for wants 90s, 15m or 2h: 1 s to 24 h|--calls wants a number from 1 to 1000000)" "$2" &&
+			 ! grep -q "does not exist" "$2"' _ "$rc" "$work/err"
+done
+try ctl restore x --all --for 24h --calls 1000000 --socket "$work/no-engine.sock"
+check "ctl restore --for 24h --calls 1000000: within bounds, it goes on to the socket" \
+	bash -c '[ "$1" = 3 ] && grep -qF "does not exist" "$2"' _ "$rc" "$work/err"
 
 # --- the man page's synopsis is the table's usage lines --------------------------
 python3 - "$man" >"$work/synopsis" <<'PY'

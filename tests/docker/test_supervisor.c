@@ -467,6 +467,190 @@ test_revoke_stands(void **state)
 		config_free(&cfg[i]);
 }
 
+/* The lapse of a grant on session: a revoke acknowledged there, authored by the expiry. */
+static const struct supervisor_event *
+wait_lapse(struct supervisor *s, const char *session, int64_t after, int ms)
+{
+	size_t i;
+
+	for (; ms > 0; ms -= 20) {
+		drain(s);
+		for (i = 0; i < n_log; i++) {
+			const struct supervisor_event *e = &event_log[i];
+
+			if (e->kind == SUPERVISOR_EVENT_CUTOVER_ACK && e->op == CUTOVER_REVOKE &&
+			    e->revision > after && strcmp(e->session, session) == 0 &&
+			    strcmp(e->by.user, "expiry") == 0)
+				return e;
+		}
+		usleep(20 * 1000);
+	}
+	return NULL;
+}
+
+/* The tool's view in a fresh snapshot of session id. */
+static struct tool_view
+tool_of(struct supervisor *s, const char *id, const char *tool)
+{
+	struct session_row r = row_of(s, id);
+	struct tool_view none = { .granted = false };
+	size_t i;
+
+	for (i = 0; i < r.n_tools; i++)
+		if (strcmp(r.tools[i].name, tool) == 0)
+			return r.tools[i];
+	fail_msg("session %s has no tool %s", id, tool);
+	return none;
+}
+
+/* Policy entries of session about store at revision whose rule and author are these. */
+static int
+policy_by(const char *session, const char *rule, int64_t revision, const char *by)
+{
+	return seam_audit_rows(db, "session_id='%s' and type='policy' and tool='store' and rule='%s'"
+			       " and revision=%lld and decision='applied' and detail like '%%\"by\":\"%s\"%%'",
+			       session, rule, (long long)revision, by);
+}
+
+/*
+ * restore --calls 2 on a revoked tool: exactly two calls reach the
+ * upstream, the third is denied revoked, and the grant lapses by itself as
+ * a revoke authored by the expiry, acknowledged by the session and
+ * audited (the grant, its lapse and the ack). While the engine is frozen
+ * no call spends the budget, and the snapshot shows the two calls left.
+ */
+static void
+test_grant_calls(void **state)
+{
+	static struct airlock_config cfg[1];
+	char id[SNAP_ID_MAX], sink[1][160];
+	struct supervisor *s = open_supervisor();
+	struct supervisor_snapshot snap = { 0 };
+	const struct supervisor_event *lapse;
+	struct snap_author me;
+	struct tool_view t;
+	struct al_err err;
+	int64_t rev, rev_freeze, rev_grant, rev_thaw;
+	size_t before, targets = 0;
+	int tries;
+
+	(void)state;
+	loop_configs(cfg, sink, 1, "grant-calls");
+	start_looping(s, &cfg[0], id, sink[0]);
+	assert_int_equal(supervisor_cutover(s, CUTOVER_REVOKE, "store", NULL, 0, &rev, NULL, &err), 0);
+	assert_non_null(wait_event(s, SUPERVISOR_EVENT_CUTOVER_ACK, id, rev, 5000));
+	assert_int_equal(supervisor_freeze(s, true, NULL, &rev_freeze, NULL, &err), 0);
+	assert_non_null(wait_event(s, SUPERVISOR_EVENT_CUTOVER_ACK, id, rev_freeze, 5000));
+	before = seam_lines(sink[0]);
+	assert_int_equal(supervisor_grant(s, "store", NULL, 0, NULL, 0, 2, &rev_grant, &targets,
+					  &err), 0);
+	assert_int_equal(targets, 1);
+	assert_non_null(wait_event(s, SUPERVISOR_EVENT_CUTOVER_ACK, id, rev_grant, 5000));
+	t = tool_of(s, id, "store");
+	assert_true(t.allowed);
+	assert_true(t.granted);
+	assert_int_equal(t.grant_calls, 2);
+	assert_int_equal(t.grant_ms, -1);
+	assert_true(untouched(sink[0], 600));	/* frozen: nothing spent, nothing sent */
+	assert_int_equal(tool_of(s, id, "store").grant_calls, 2);
+	assert_int_equal(supervisor_freeze(s, false, NULL, &rev_thaw, NULL, &err), 0);
+
+	lapse = wait_lapse(s, id, rev_thaw, 20000);
+	assert_non_null(lapse);
+	assert_int_equal(lapse->result, CUTOVER_APPLIED);
+	assert_string_equal(lapse->by.via, "grant");
+	assert_string_equal(lapse->tool, "store");
+	/* Denied from here: the next calls are the agent's, each denied revoked. */
+	for (tries = 0; tries < 200 && seam_audit_rows(db, "session_id='%s' and type='call' and "
+			"tool='store' and decision='denied' and rule='revoked' and revision>%lld", id,
+			(long long)rev_thaw) < 1; tries++)
+		usleep(50 * 1000);
+	assert_true(untouched(sink[0], 1000));
+	assert_int_equal(seam_lines(sink[0]), before + 2);
+	assert_int_equal(seam_audit_rows(db, "session_id='%s' and type='call' and tool='store' and"
+			 " decision='allowed' and revision>=%lld", id, (long long)rev_grant), 2);
+	assert_true(seam_audit_rows(db, "session_id='%s' and type='call' and tool='store' and"
+			" decision='denied' and rule='revoked' and revision>%lld", id,
+			(long long)rev_thaw) >= 1);
+	t = tool_of(s, id, "store");
+	assert_false(t.allowed);
+	assert_false(t.granted);
+	/* The lapse stands for later sessions again, by the expiry. */
+	assert_true(supervisor_snapshot(s, &snap) >= 0);
+	assert_int_equal(snap.n_standing, 1);
+	assert_string_equal(snap.standing[0], "store");
+	assert_string_equal(snap.standing_by[0].user, "expiry");
+	assert_int_equal(snap.standing_revision[0], lapse->revision);
+	supervisor_snapshot_free(&snap);
+	/* The audit: the grant by its operator, its lapse and the session's ack by the expiry. */
+	for (tries = 0; tries < 100 && policy_by(id, "revoke applied", lapse->revision, "expiry") < 1;
+	     tries++)
+		usleep(50 * 1000);
+	supervisor_author_self(&me, "engine");
+	assert_int_equal(policy_by("engine", "grant: 2 calls", rev_grant, me.user), 1);
+	assert_int_equal(policy_by("engine", "grant lapsed: calls spent", lapse->revision, "expiry"), 1);
+	assert_int_equal(policy_by(id, "restore applied", rev_grant, me.user), 1);
+	assert_int_equal(policy_by(id, "revoke applied", lapse->revision, "expiry"), 1);
+	assert_int_equal(supervisor_shutdown(s), 0);
+	supervisor_close(s);
+	config_free(&cfg[0]);
+}
+
+/*
+ * restore --for 1s: calls reach the upstream while it runs, and it lapses
+ * by itself about a second later ("time up"), a revoke by the expiry;
+ * nothing reaches the upstream after its acknowledgement. A new revoke of
+ * the tool before a lapse replaces the grant: no lapse follows it.
+ */
+static void
+test_grant_time(void **state)
+{
+	static struct airlock_config cfg[1];
+	char id[SNAP_ID_MAX], sink[1][160];
+	struct supervisor *s = open_supervisor();
+	const struct supervisor_event *lapse;
+	struct tool_view t;
+	struct al_err err;
+	int64_t rev, rev_grant, rev_replace, t0, took;
+
+	(void)state;
+	loop_configs(cfg, sink, 1, "grant-time");
+	start_looping(s, &cfg[0], id, sink[0]);
+	assert_int_equal(supervisor_cutover(s, CUTOVER_REVOKE, "store", NULL, 0, &rev, NULL, &err), 0);
+	assert_non_null(wait_event(s, SUPERVISOR_EVENT_CUTOVER_ACK, id, rev, 5000));
+	t0 = clock_mono_ms();
+	assert_int_equal(supervisor_grant(s, "store", NULL, 0, NULL, 1, 0, &rev_grant, NULL, &err), 0);
+	t = tool_of(s, id, "store");
+	assert_true(t.granted);
+	assert_int_equal(t.grant_calls, -1);
+	assert_true(t.grant_ms > 0 && t.grant_ms <= 1000);
+	lapse = wait_lapse(s, id, rev_grant, 15000);
+	assert_non_null(lapse);
+	took = clock_mono_ms() - t0;
+	assert_true(took >= 1000);	/* never before its time; generous after it */
+	assert_true(took < 12000);
+	assert_true(seam_audit_rows(db, "session_id='%s' and type='call' and tool='store' and"
+			" decision='allowed' and revision=%lld", id, (long long)rev_grant) >= 1);
+	assert_true(untouched(sink[0], 1000));
+	assert_false(tool_of(s, id, "store").allowed);
+	for (int tries = 0; tries < 100 && policy_by("engine", "grant lapsed: time up",
+						     lapse->revision, "expiry") < 1; tries++)
+		usleep(50 * 1000);
+	assert_int_equal(policy_by("engine", "grant lapsed: time up", lapse->revision, "expiry"), 1);
+
+	/* Replaced before its time: the operator's revoke ends it, no lapse comes. */
+	assert_int_equal(supervisor_grant(s, "store", NULL, 0, NULL, 1, 0, &rev_grant, NULL, &err), 0);
+	assert_int_equal(supervisor_cutover(s, CUTOVER_REVOKE, "store", NULL, 0, &rev_replace, NULL,
+					    &err), 0);
+	assert_false(tool_of(s, id, "store").granted);
+	assert_null(wait_lapse(s, id, rev_replace, 2500));
+	assert_int_equal(seam_audit_rows(db, "session_id='engine' and type='policy' and"
+			 " rule like 'grant lapsed:%%' and revision>%lld", (long long)rev_replace), 0);
+	assert_int_equal(supervisor_shutdown(s), 0);
+	supervisor_close(s);
+	config_free(&cfg[0]);
+}
+
 /* The value of one attribute of an OTLP span, or NULL. */
 static const char *
 span_attr(json_t *span, const char *key)
@@ -1155,6 +1339,8 @@ main(void)
 		cmocka_unit_test(test_force_stop_in_flight),
 		cmocka_unit_test(test_not_applicable),
 		cmocka_unit_test(test_revoke_stands),
+		cmocka_unit_test(test_grant_calls),
+		cmocka_unit_test(test_grant_time),
 		cmocka_unit_test(test_policy_spans),
 		cmocka_unit_test(test_freeze),
 		cmocka_unit_test(test_gate_end_to_end),

@@ -815,6 +815,34 @@ prep_tools_standing_session(struct fixture *f, struct view_state *vs)
 	prep_tools_session(f, vs);
 }
 
+/* mail.send granted back on every session: two calls or 14:59 left, whichever first. */
+static void
+prep_tools_grant(struct fixture *f, struct view_state *vs)
+{
+	size_t i;
+
+	(void)vs;
+	for (i = 0; i < f->snap.n; i++) {
+		struct tool_view *t = &f->snap.rows[i].tools[1];
+
+		t->allowed = t->granted = true;
+		t->grant_calls = 2;
+		t->grant_ms = 898400;
+	}
+}
+
+/* The same from one session; and a grant of time only. */
+static void
+prep_tools_grant_session(struct fixture *f, struct view_state *vs)
+{
+	size_t i;
+
+	prep_tools_grant(f, vs);
+	for (i = 0; i < f->snap.n; i++)
+		f->snap.rows[i].tools[1].grant_calls = -1;
+	prep_tools_session(f, vs);
+}
+
 static void
 prep_tools_sort_revoked(struct fixture *f, struct view_state *vs)
 {
@@ -906,6 +934,8 @@ static const struct render_case cases[] = {
 	{ "tools-standing-no-session-80x8", VIEW_TOOLS, 8, 80, prep_tools_standing_no_session },
 	{ "tools-session-100x12", VIEW_TOOLS, 12, 100, prep_tools_session },
 	{ "tools-empty-80x6", VIEW_TOOLS, 6, 80, prep_empty },
+	{ "tools-grant-80x24", VIEW_TOOLS, 24, 80, prep_tools_grant },
+	{ "tools-grant-session-80x24", VIEW_TOOLS, 24, 80, prep_tools_grant_session },
 	{ "audit-100x30", VIEW_AUDIT, 30, 100, prep_none },
 	{ "audit-80x24", VIEW_AUDIT, 24, 80, prep_none },
 	{ "audit-follow-100x8", VIEW_AUDIT, 8, 100, prep_none },

@@ -7,8 +7,9 @@
 #   console NAME ARGS...   airlock console ARGS in a 120x30 pane, pinned TERM,
 #                          TZ, locale, HOME and no keymap file. Set for one
 #                          call: console_env (more env), console_as (a prefix
-#                          such as a setpriv command: another uid) and
-#                          console_bin (a program that uid can reach).
+#                          such as a setpriv command: another uid),
+#                          console_bin (a program that uid can reach) and
+#                          console_size (another pane: "80 24").
 #   screen NAME            the screen now
 #   wait_for NAME TEXT [S] / wait_re NAME REGEX [S]   until shown (20 s)
 #   gone_from NAME TEXT [S]                           until no longer shown (10 s)
@@ -25,8 +26,8 @@ tm_close() {
 }
 
 console() {	# NAME ARGS...
-	local name=$1; shift
-	tm "$name" new-session -d -s ui -x 120 -y 30 \
+	local name=$1 size=(${console_size:-120 30}); shift
+	tm "$name" new-session -d -s ui -x "${size[0]}" -y "${size[1]}" \
 		"${console_as:-} env TERM=tmux-256color NO_COLOR=1 TZ=UTC LANG=C.UTF-8 HOME=$work/home \
 		 AIRLOCK_KEYS=$work/no-keys ${console_env:-} ${console_bin:-$airlock} console $*; \
 		 echo \"exit status \$?\"; sleep 60"

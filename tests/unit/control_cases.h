@@ -61,6 +61,21 @@ static const struct {
 	{ "{\"id\":1,\"op\":\"freeze\",\"tool\":\"t\"}", CONTROL_E_KEY },
 	{ "{\"id\":1,\"op\":\"freeze\",\"all\":true}", CONTROL_E_KEY },
 	{ "{\"id\":1,\"op\":\"thaw\",\"wait_ms\":60001}", CONTROL_E_ARG },
+	/* A grant's terms: restore's only, each within its bounds, integers. */
+	{ "{\"id\":1,\"op\":\"revoke\",\"tool\":\"t\",\"all\":true,\"calls\":2}", CONTROL_E_KEY },
+	{ "{\"id\":1,\"op\":\"revoke\",\"tool\":\"t\",\"all\":true,\"for_s\":60}", CONTROL_E_KEY },
+	{ "{\"id\":1,\"op\":\"freeze\",\"for_s\":60}", CONTROL_E_KEY },
+	{ "{\"id\":1,\"op\":\"restore\",\"tool\":\"t\",\"all\":true,\"for_s\":0}", CONTROL_E_ARG },
+	{ "{\"id\":1,\"op\":\"restore\",\"tool\":\"t\",\"all\":true,\"for_s\":86401}",
+	  CONTROL_E_ARG },
+	{ "{\"id\":1,\"op\":\"restore\",\"tool\":\"t\",\"all\":true,\"for_s\":\"15m\"}",
+	  CONTROL_E_ARG },
+	{ "{\"id\":1,\"op\":\"restore\",\"tool\":\"t\",\"all\":true,\"for_s\":1.5}", CONTROL_E_ARG },
+	{ "{\"id\":1,\"op\":\"restore\",\"tool\":\"t\",\"all\":true,\"calls\":0}", CONTROL_E_ARG },
+	{ "{\"id\":1,\"op\":\"restore\",\"tool\":\"t\",\"all\":true,\"calls\":-2}", CONTROL_E_ARG },
+	{ "{\"id\":1,\"op\":\"restore\",\"tool\":\"t\",\"all\":true,\"calls\":1000001}",
+	  CONTROL_E_ARG },
+	{ "{\"id\":1,\"op\":\"restore\",\"tool\":\"t\",\"calls\":2}", CONTROL_E_MISSING },
 };
 
 #define CONTROL_REFUSED	(sizeof control_refused / sizeof control_refused[0])

@@ -44,6 +44,7 @@ test_accepted(void **state)
 	const char *line = "{\"id\":7,\"op\":\"revoke\",\"tool\":\"store\","
 			   "\"sessions\":[\"s-1\",\"s-2\"],\"wait_ms\":5000}";
 
+
 	(void)state;
 	assert_int_equal(control_parse(line, strlen(line), &r, &error), 0);
 	assert_int_equal(r.id, 7);
@@ -60,6 +61,12 @@ test_accepted(void **state)
 	assert_null(parse_error("{\"id\":0,\"op\":\"hello\",\"client\":\"ctl\"}", NULL));
 	assert_null(parse_error("{\"op\":\"snapshot\",\"id\":9007199254740992}", NULL));
 	assert_null(parse_error("{\"id\":1,\"op\":\"restore\",\"tool\":\"t\",\"all\":true}", NULL));
+	line = "{\"id\":8,\"op\":\"restore\",\"tool\":\"t\",\"all\":true,\"for_s\":1,\"calls\":2}";
+	assert_int_equal(control_parse(line, strlen(line), &r, &error), 0);
+	assert_int_equal(r.for_s, 1);
+	assert_int_equal(r.calls, 2);
+	assert_true(r.has & CONTROL_KEY(FOR) && r.has & CONTROL_KEY(CALLS));
+	control_request_free(&r);
 	assert_null(parse_error("{\"id\":1,\"op\":\"stop-all\"}", NULL));
 	assert_null(parse_error("{\"id\":1,\"op\":\"freeze\"}", NULL));
 	assert_null(parse_error("{\"id\":1,\"op\":\"thaw\",\"wait_ms\":2000}", NULL));
@@ -206,6 +213,37 @@ test_hello_and_push(void **state)
 	json_decref(p);
 }
 
+/* A tool under a grant: what remains crosses the socket and reads back the same. */
+static void
+assert_grant_round_trip(struct session_row *r)
+{
+	struct session_row *back = calloc(1, sizeof *back);
+	json_t *j, *t;
+
+	assert_non_null(back);
+	r->tools[0].granted = true;
+	r->tools[0].grant_calls = 2;
+	r->tools[0].grant_ms = -1;	/* no deadline: null on the wire */
+	j = control_row_json(r);
+	t = json_array_get(json_object_get(j, "tools"), 0);
+	assert_true(json_is_true(json_object_get(t, "granted")));
+	assert_int_equal(json_integer_value(json_object_get(t, "grant_calls")), 2);
+	assert_true(json_is_null(json_object_get(t, "grant_ms")));
+	assert_int_equal(control_row_from_json(j, back), 0);
+	assert_true(back->tools[0].granted);
+	assert_int_equal(back->tools[0].grant_calls, 2);
+	assert_int_equal(back->tools[0].grant_ms, -1);
+	json_decref(j);
+	r->tools[0].grant_calls = -1;
+	r->tools[0].grant_ms = 899000;
+	j = control_row_json(r);
+	assert_int_equal(control_row_from_json(j, back), 0);
+	assert_int_equal(back->tools[0].grant_calls, -1);
+	assert_int_equal(back->tools[0].grant_ms, 899000);
+	json_decref(j);
+	free(back);
+}
+
 static void
 test_row_and_event(void **state)
 {
@@ -231,7 +269,11 @@ test_row_and_event(void **state)
 	assert_string_equal(json_string_value(json_object_get(j, "reason")), "daemon said ??");
 	assert_true(json_is_true(json_object_get(json_array_get(json_object_get(j, "tools"), 0),
 						 "allowed")));
+	/* Not under a grant: nothing of one is written. */
+	assert_null(json_object_get(json_array_get(json_object_get(j, "tools"), 0), "granted"));
+	assert_null(json_object_get(json_array_get(json_object_get(j, "tools"), 0), "grant_ms"));
 	json_decref(j);
+	assert_grant_round_trip(r);
 	free(r);
 	j = control_event_json(&e);
 	assert_string_equal(json_string_value(json_object_get(j, "kind")), "cutover_ack");

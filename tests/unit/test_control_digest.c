@@ -27,6 +27,7 @@ static const char *const accepted[] = {
 	"{\"id\":0,\"op\":\"hello\",\"client\":\"console\"}",
 	"{\"op\":\"snapshot\",\"id\":9007199254740992}",
 	"{\"id\":1,\"op\":\"restore\",\"tool\":\"t\",\"all\":true}",
+	"{\"id\":2,\"op\":\"restore\",\"tool\":\"t\",\"sessions\":[\"s-1\"],\"for_s\":86400,\"calls\":1000000}",
 	"{\"id\":1,\"op\":\"events\",\"follow\":true,\"snapshots\":false,\"deltas\":true}",
 	"{\"id\":1,\"op\":\"host\",\"refresh\":true,\"runtime\":\"runsc\"}",
 	"{\"id\":1,\"op\":\"start\",\"path\":\"/etc/airlock/a.json\"}",

@@ -78,6 +78,10 @@ fill_request(struct control_request *r, enum control_op op)
 		control_request_int(r, CONTROL_K_WAIT, 1234);
 	if (allowed & CONTROL_KEY(AFTER))
 		control_request_int(r, CONTROL_K_AFTER, 77);
+	if (allowed & CONTROL_KEY(FOR))
+		control_request_int(r, CONTROL_K_FOR, 900);
+	if (allowed & CONTROL_KEY(CALLS))
+		control_request_int(r, CONTROL_K_CALLS, 2);
 	control_request_bool(r, CONTROL_K_FOLLOW, allowed & CONTROL_KEY(FOLLOW));
 	control_request_bool(r, CONTROL_K_SNAPSHOTS, allowed & CONTROL_KEY(SNAPSHOTS));
 	control_request_bool(r, CONTROL_K_DELTAS, allowed & CONTROL_KEY(DELTAS));

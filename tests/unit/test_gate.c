@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "gate.h"
+#include "grant.h"
 
 /*
  * The live policy gate with real threads. Threads are sequenced by state
@@ -902,6 +903,85 @@ test_freeze_stale_and_at_start(void **state)
 	assert_admits(g, ALL_APPROVED & ~M_STORE, 5);
 }
 
+/* A meter over a grant table (grant.h) as the supervisor keeps one: store's calls metered. */
+struct meter_fixture {
+	struct grant_table t;
+	uint64_t serial;	/* the grant store's calls spend */
+	int spent_tool;		/* the tool the last _LAST named, from spent */
+	int spent_calls;
+	bool spent_unlocked;	/* spent ran with the gate's lock free */
+	struct gate *g;
+};
+
+static enum gate_meter_answer
+fixture_spend(void *ctx, int tool)
+{
+	struct meter_fixture *f = ctx;
+
+	if (tool != STORE)
+		return GATE_METER_FREE;
+	switch (grant_spend(&f->t, f->serial)) {
+	case GRANT_SPENT:
+		return GATE_METER_TAKEN;
+	case GRANT_SPENT_LAST:
+		return GATE_METER_LAST;
+	case GRANT_EXHAUSTED:
+		return GATE_METER_NONE;
+	case GRANT_FREE:
+		break;
+	}
+	return GATE_METER_FREE;
+}
+
+static void
+fixture_spent(void *ctx, int tool)
+{
+	struct meter_fixture *f = ctx;
+	struct gate_state st;
+
+	f->spent_tool = tool;
+	f->spent_calls++;
+	gate_state(f->g, &st);	/* would deadlock were the gate's lock still held */
+	f->spent_unlocked = true;
+}
+
+/*
+ * A budget of two: two calls of the metered tool admitted, the second
+ * says it was the last (once, after the lock), the third is denied
+ * revoked although the tool is still allowed; other tools are not metered.
+ */
+static void
+test_meter_budget(void **state)
+{
+	struct gate *g = *state;
+	struct meter_fixture f = { .g = g, .spent_tool = -1 };
+	struct gate_meter m = { fixture_spend, fixture_spent, &f };
+	int64_t rev = -1;
+	int i;
+
+	f.serial = grant_set(&f.t, "store", true, 0, 0, 2, 1);
+	assert_true(f.serial > 0);
+	gate_set_meter(g, &m);
+	assert_int_equal(call(g, STORE, &rev), RULE_ALLOWED);
+	assert_int_equal(f.spent_calls, 0);
+	assert_int_equal(call(g, STORE, &rev), RULE_ALLOWED);
+	assert_int_equal(f.spent_calls, 1);
+	assert_int_equal(f.spent_tool, STORE);
+	assert_true(f.spent_unlocked);
+	assert_int_equal(call(g, STORE, &rev), RULE_REVOKED);
+	assert_int_equal(call(g, STORE, &rev), RULE_REVOKED);
+	assert_int_equal(f.spent_calls, 1);
+	assert_true(state_of(g).allowed[STORE]);	/* only the lapse's revoke changes the set */
+	for (i = 0; i < 5; i++)
+		assert_int_equal(call(g, READ, &rev), RULE_ALLOWED);
+	/* A revoked tool spends nothing: the meter is asked only about allowed calls. */
+	gate_post(g, 2, STORE, false);
+	grant_drop(&f.t, "store");
+	f.serial = grant_set(&f.t, "store", true, 0, 0, 1, 2);
+	assert_int_equal(call(g, STORE, &rev), RULE_REVOKED);
+	assert_int_equal(grant_find(&f.t, f.serial)->calls_left, 1);
+}
+
 int
 main(void)
 {
@@ -923,6 +1003,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_delta_not_held, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_delta_stale, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_delta_queue_full, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_meter_budget, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("gate", tests, NULL, NULL);

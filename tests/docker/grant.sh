@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# Time-boxed grants with the real parts (issue 43, item 2): a looping agent
+# under `airlock serve`, its tool revoked with `airlock ctl revoke --all`,
+# then granted back with `ctl restore --all --calls 2`. While the engine is
+# frozen nothing spends the budget and `ctl tools` shows the two calls
+# left; after the thaw exactly two calls reach the upstream's sink, the
+# next is denied `revoked`, and the audit holds the grant by its operator,
+# the lapse and the session's acknowledgement by the expiry. Then a
+# `--for 2s` grant lapses by itself ("time up"). An attached console in
+# tmux at 80x24 shows the grant's calls left in its tools view. A canary
+# in the payload reaches the permitted sink and no output.
+# usage: grant.sh AIRLOCK AGENT_BIN UPSTREAM_BIN
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/common.sh"
+require_daemon
+
+airlock=$1 agent=$2 upstream=$3
+scratch_dir
+. "$here/../checks.sh"
+sock=$work/engine.sock
+owner_pids() { printf '%s\n' "${helpers[@]}"; }
+command -v tmux >/dev/null || { echo "not ok: tmux is not installed (scripts/setup installs it)"; exit 1; }
+tmux_sock=airlock-grant-$$
+. "$here/../ui/tmux_lib.sh"
+on_teardown() { tm_close g; }
+mkdir -p "$work/home"
+
+canary="GRANT-CANARY-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+printf '{"canary":"%s"}\n' "$canary" >"$work/payload.in"
+image=$(scratch_image "$work/image" "$agent") || { not_ok "agent image build"; summary; exit 1; }
+loop_config g || { not_ok "the session's config"; summary; exit 1; }
+sink=$work/g/vault.sink
+
+"$airlock" serve --socket "$sock" --audit "$work/audit.db" 2>"$work/serve.err" </dev/null &
+engine=$!
+helpers+=("$engine")
+for _ in $(seq 300); do grep -q "listening on" "$work/serve.err" 2>/dev/null && break; sleep 0.1; done
+check "serve listens" grep -q "listening on" "$work/serve.err" || { cat "$work/serve.err"; summary; exit 1; }
+
+ctl() {	# NAME ARGS...: ctl's stdout and stderr kept as $work/NAME.out and .err; rc in $rc
+	local name=$1
+	shift
+	rc=0
+	"$airlock" ctl --socket "$sock" "$@" >"$work/$name.out" 2>"$work/$name.err" || rc=$?
+}
+audit_q() { sqlite3 "file:$work/audit.db?mode=ro" "$1" 2>/dev/null; }
+audit_has() {	# SQL-COUNT: until it is > 0 (the writer thread is asynchronous)
+	local i
+	for i in $(seq 100); do [ "$(audit_q "$1")" -gt 0 ] 2>/dev/null && return 0; sleep 0.1; done
+	return 1
+}
+lines() { if [ -e "$sink" ]; then wc -l <"$sink"; else echo 0; fi; }
+by_expiry="detail like '%\"by\":\"expiry\",%\"via\":\"grant\"%'"
+
+ctl start start "$work/g/config.json"
+sid=$(cat "$work/start.out")
+check "ctl start: a session" bash -c '[ "$1" = 0 ] && [ -n "$2" ]' _ "$rc" "$sid"
+for _ in $(seq 600); do [ -s "$sink" ] && break; sleep 0.1; done
+check "its calls reach the upstream" [ -s "$sink" ]
+
+ctl revoke revoke store --all
+check "ctl revoke store --all: acknowledged" \
+	bash -c '[ "$1" = 0 ] && grep -q "^revoke store: revision [0-9]*, 1 of 1 sessions acknowledged" "$2"' _ "$rc" "$work/revoke.out"
+ctl freeze freeze
+check "ctl freeze: acknowledged" [ "$rc" = 0 ]
+ctl grant restore store --all --calls 2
+check "ctl restore store --all --calls 2: acknowledged" \
+	bash -c '[ "$1" = 0 ] && grep -q "^restore store: revision [0-9]*, 1 of 1 sessions acknowledged" "$2"' _ "$rc" "$work/grant.out"
+grant_rev=$(sed -n 's/^restore store: revision \([0-9]*\),.*/\1/p' "$work/grant.out")
+ctl tools tools
+check "ctl tools: the grant's two calls left, before any is spent" \
+	grep -qE "^$sid +store +confidential +allowed \(grant: 2 calls left\)$" "$work/tools.out"
+ctl toolsjson tools --json
+check "ctl tools --json: granted, grant_calls 2, grant_ms null" \
+	python3 -c '
+import json, sys
+t = json.load(open(sys.argv[1]))["snapshot"]["sessions"][0]["tools"][0]
+sys.exit(0 if t["granted"] is True and t["grant_calls"] == 2 and t["grant_ms"] is None else 1)' "$work/toolsjson.out"
+console_size="80 24" console g --connect "$sock"
+check "an attached console at 80x24 comes up" wait_for g "$(echo "$sid" | cut -c3-10)" 30
+keys g 3
+check "its tools view shows the grant: 2 calls left" wait_re g "store .*grant: 2 calls left" 20
+cp "$work/last.screen" "$work/console-tools.out"
+before=$(lines)
+sleep 1
+check "frozen: nothing reaches the sink, nothing is spent" [ "$(lines)" = "$before" ]
+
+ctl thaw thaw
+check "ctl thaw: acknowledged" [ "$rc" = 0 ]
+check "the lapse: a policy entry 'grant lapsed: calls spent' by the expiry" \
+	audit_has "select count(*) from audit_entries where type='policy' and session_id='engine'
+	 and tool='store' and rule='grant lapsed: calls spent' and $by_expiry"
+lapse_rev=$(audit_q "select revision from audit_entries where type='policy' and session_id='engine'
+	 and rule='grant lapsed: calls spent'")
+check "the session acknowledged the lapse: 'revoke applied' at its revision, by the expiry" \
+	audit_has "select count(*) from audit_entries where type='policy' and session_id='$sid'
+	 and tool='store' and rule='revoke applied' and revision=$lapse_rev and decision='applied' and $by_expiry"
+check "the next call is denied revoked" \
+	audit_has "select count(*) from audit_entries where type='call' and session_id='$sid'
+	 and tool='store' and decision='denied' and rule='revoked' and revision>$grant_rev"
+sleep 1
+check "exactly two calls reached the upstream's sink" [ "$(lines)" = "$((before + 2))" ]
+check "the audit: two calls allowed under the grant" \
+	[ "$(audit_q "select count(*) from audit_entries where type='call' and session_id='$sid'
+	 and tool='store' and decision='allowed' and revision>=$grant_rev")" = 2 ]
+check "the grant itself: 'grant: 2 calls' by its operator, at the restore's revision" \
+	audit_has "select count(*) from audit_entries where type='policy' and session_id='engine'
+	 and tool='store' and rule='grant: 2 calls' and revision=$grant_rev
+	 and detail like '%\"by\":\"$(id -un)\",%\"via\":\"ctl\"%'"
+lapsed_on_screen() { gone_from g "grant: " 20 && wait_re g "store +confidential" 5; }
+check "the console's tools view: the grant gone once it lapsed, the tool still listed" lapsed_on_screen
+
+tm_close g
+ctl after tools
+check "ctl tools after the lapse: revoked" grep -qE "^$sid +store +confidential +revoked$" "$work/after.out"
+ctl status tools --json
+check "the lapse stands for later sessions, by the expiry" \
+	python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1]))["snapshot"]
+sys.exit(0 if s["standing"] == ["store"] and s["standing_by"][0]["by"] == "expiry" else 1)' "$work/status.out"
+
+# --- a grant for a time: lapses by itself -----------------------------------------------
+ctl timed restore store --all --for 2s
+check "ctl restore store --all --for 2s: acknowledged" [ "$rc" = 0 ]
+ctl timedtools tools
+check "ctl tools: the time left, at most 2 s" \
+	grep -qE "^$sid +store +confidential +allowed \(grant: 0m0[12]s left\)$" "$work/timedtools.out"
+check "it lapses by itself: 'grant lapsed: time up' by the expiry" \
+	audit_has "select count(*) from audit_entries where type='policy' and session_id='engine'
+	 and tool='store' and rule='grant lapsed: time up' and $by_expiry"
+timed_rev=$(audit_q "select revision from audit_entries where type='policy' and session_id='engine'
+	 and rule='grant lapsed: time up'")
+check "the session acknowledged it" \
+	audit_has "select count(*) from audit_entries where type='policy' and session_id='$sid'
+	 and rule='revoke applied' and revision=$timed_rev and $by_expiry"
+after_time=$(lines)
+sleep 1
+check "nothing reaches the sink after the lapse" [ "$(lines)" = "$after_time" ]
+check "calls reached it while the grant ran" [ "$after_time" -gt "$((before + 2))" ]
+
+# --- the canary: in the permitted sink, nowhere else ------------------------------------
+check "positive control: the permitted sink holds the canary" grep -qF "$canary" "$sink"
+outputs=("$work"/*.out "$work"/*.err "$work"/shot-*.screen)
+check "the canary is in no output (ctl's, serve's log, the console's screens)" \
+	bash -c '! grep -lF -- "$1" "${@:2}"' _ "$canary" "${outputs[@]}"
+check "the canary is in no audit row" [ "$(audit_q "select count(*) from audit_entries where
+	 coalesce(detail,'') like '%$canary%' or coalesce(rule,'') like '%$canary%'")" = 0 ]
+
+kill -TERM "$engine"
+rc=0; wait "$engine" || rc=$?
+check "SIGTERM: serve exits 0, nothing left" [ "$rc" = 0 ]
+check "the session's container is gone" session_gone "$sid"
+summary
