@@ -1,4 +1,5 @@
 #include "audit_verify.h"
+#include "audit_read.h"
 #include "audit_row.h"
 
 #include <errno.h>
@@ -76,27 +77,6 @@ column_or_empty(sqlite3_stmt *st, int i)
 }
 
 /*
- * A stored name, bounded and cut on a UTF-8 boundary, control bytes as
- * '?': verify prints these, and the file may have been edited.
- */
-static void
-copy_name(char *dst, size_t cap, const char *s)
-{
-	size_t len = strlen(s), i;
-
-	if (len >= cap) {
-		len = cap - 1;
-		while (len > 0 && ((unsigned char)s[len] & 0xc0) == 0x80)
-			len--;
-	}
-	memcpy(dst, s, len);
-	dst[len] = '\0';
-	for (i = 0; i < len; i++)
-		if ((unsigned char)dst[i] < 0x20 || dst[i] == 0x7f)
-			dst[i] = '?';
-}
-
-/*
  * A dispatch waits for its terminal entry, a session_start for its
  * session_end: one list each, grown by doubling; -1 when out of memory.
  */
@@ -116,10 +96,10 @@ pending_open(struct audit_unknown **list, size_t *n, size_t *cap, sqlite3_stmt *
 	u = &(*list)[(*n)++];
 	memset(u, 0, sizeof *u);
 	u->seq = sqlite3_column_int64(st, AUDIT_COL_SEQ);
-	copy_name(u->session_id, sizeof u->session_id,
+	audit_read_text(u->session_id, sizeof u->session_id,
 		  column_or_empty(st, AUDIT_COL_SESSION_ID));
-	copy_name(u->call_id, sizeof u->call_id, column_or_empty(st, AUDIT_COL_CALL_ID));
-	copy_name(u->tool, sizeof u->tool, column_or_empty(st, AUDIT_COL_TOOL));
+	audit_read_text(u->call_id, sizeof u->call_id, column_or_empty(st, AUDIT_COL_CALL_ID));
+	audit_read_text(u->tool, sizeof u->tool, column_or_empty(st, AUDIT_COL_TOOL));
 	return 0;
 }
 

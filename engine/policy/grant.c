@@ -213,3 +213,19 @@ grant_terms_text(int64_t for_s, int64_t calls, char *buf, size_t cap)
 	else
 		snprintf(buf, cap, "%s", d);
 }
+
+enum gate_meter_answer
+grant_meter_answer(enum grant_spend r)
+{
+	switch (r) {
+	case GRANT_SPENT:
+		return GATE_METER_TAKEN;
+	case GRANT_SPENT_LAST:
+		return GATE_METER_LAST;
+	case GRANT_EXHAUSTED:
+		return GATE_METER_NONE;
+	case GRANT_FREE:
+		break;
+	}
+	return GATE_METER_FREE;
+}

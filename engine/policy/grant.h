@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gate.h"
+
 #define GRANT_MAX		64		/* grants at once, one a tool */
 #define GRANT_TOOL_MAX		64		/* a catalog tool name, NUL included */
 #define GRANT_FOR_MIN_S		1
@@ -69,6 +71,8 @@ enum grant_spend {
 };
 /* One allowed call of the grant serial names. */
 enum grant_spend grant_spend(struct grant_table *t, uint64_t serial);
+/* What a gate's meter answers for a spend (gate.h): allow, allow the last, or deny. */
+enum gate_meter_answer grant_meter_answer(enum grant_spend r);
 
 /*
  * A grant due at now_ms (its budget spent or its deadline passed), copied

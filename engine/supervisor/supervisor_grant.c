@@ -41,17 +41,7 @@ meter_spend(void *ctx, int tool)
 	r = grant_spend(&s->grants, sl->grant[tool]);
 	budgets_publish(s);
 	pthread_mutex_unlock(&s->grant_lock);
-	switch (r) {
-	case GRANT_SPENT:
-		return GATE_METER_TAKEN;
-	case GRANT_SPENT_LAST:
-		return GATE_METER_LAST;
-	case GRANT_EXHAUSTED:
-		return GATE_METER_NONE;
-	case GRANT_FREE:
-		break;
-	}
-	return GATE_METER_FREE;
+	return grant_meter_answer(r);
 }
 
 /* The last call of a budget was admitted: the keeper lapses the grant now. */

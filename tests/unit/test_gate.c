@@ -920,17 +920,7 @@ fixture_spend(void *ctx, int tool)
 
 	if (tool != STORE)
 		return GATE_METER_FREE;
-	switch (grant_spend(&f->t, f->serial)) {
-	case GRANT_SPENT:
-		return GATE_METER_TAKEN;
-	case GRANT_SPENT_LAST:
-		return GATE_METER_LAST;
-	case GRANT_EXHAUSTED:
-		return GATE_METER_NONE;
-	case GRANT_FREE:
-		break;
-	}
-	return GATE_METER_FREE;
+	return grant_meter_answer(grant_spend(&f->t, f->serial));
 }
 
 static void
