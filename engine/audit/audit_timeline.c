@@ -161,11 +161,29 @@ group_of(struct audit_timeline *tl, int64_t revision, const char *op, const char
 	return NULL;
 }
 
+/*
+ * An entry of the engine's own (session "engine") is never a session's
+ * acknowledgement: a request or refusal, a grant's terms or lapse, a
+ * cutover that reached no live session. It is told as written.
+ */
+static enum timeline_kind
+entry_kind(sqlite3_stmt *st, char op[16])
+{
+	enum timeline_kind kind = policy_kind(col(st, C_RULE), op);
+	const char *rule = col(st, C_RULE);
+	size_t n = strcspn(rule, " :");
+
+	if (strcmp(col(st, C_SESSION), "engine") != 0)
+		return kind;
+	snprintf(op, 16, "%.*s", (int)(n < 15 ? n : 15), rule);	/* "grant: 2 calls" */
+	return TIMELINE_REQUEST;
+}
+
 static int
 add_policy(struct audit_timeline *tl, size_t *cap, sqlite3_stmt *st)
 {
 	char op[16], tool[SNAP_NAME_MAX];
-	enum timeline_kind kind = policy_kind(col(st, C_RULE), op);
+	enum timeline_kind kind = entry_kind(st, op);
 	struct timeline_event *e = NULL;
 
 	audit_read_text(tool, sizeof tool, col(st, C_TOOL));

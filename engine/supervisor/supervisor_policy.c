@@ -394,6 +394,12 @@ cutover_begin(struct supervisor *s, enum cutover_op op, const char *tool,
 	sup_copy_word(e.tool, sizeof e.tool, tool);
 	sup_push(s, NULL, &e);
 	pthread_mutex_unlock(&s->lock);
+	if (n == 0) {	/* no session acknowledges it: the log still says who did what */
+		char rule[SNAP_WORD_MAX];
+
+		snprintf(rule, sizeof rule, "%s on no live session", cutover_op_id(op));
+		sup_policy_note(s, by, tool, rule, s->revision);
+	}
 	return n;
 }
 
