@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "grant.h"
 
 /* ---- answers ---- */
 
@@ -30,11 +31,19 @@ static void
 cutover_text(const struct link_result *r, char *buf, size_t cap)
 {
 	const char *what = r->op == CUTOVER_FREEZE ? "freeze" : r->op == CUTOVER_THAW ? "thaw" : NULL;
-	char name[SNAP_NAME_MAX + 16];
+	char name[SNAP_NAME_MAX + 72];
 	int n;
+
+	char terms[48] = "";
+	size_t len;
 
 	snprintf(name, sizeof name, "%s%s%s", what ? what : cutover_op_id(r->op), what ? "" : " ",
 		 what ? "" : r->tool);
+	if (r->grant.for_s || r->grant.calls) {
+		grant_terms_text(r->grant.for_s, r->grant.calls, terms, sizeof terms);
+		len = strlen(name);
+		snprintf(name + len, sizeof name - len, " (grant: %s)", terms);
+	}
 	if (!r->acks && !r->pending) {
 		snprintf(buf, cap, "r%lld: %s posted to %zu session%s; acknowledgements follow",
 			 (long long)r->revision, name, r->targets, plural(r->targets));
@@ -145,7 +154,8 @@ answered(struct app *a, unsigned k, int rc, struct link_result *r)
  * stopped.
  */
 static int
-every_engine(struct app *a, bool stop_all, enum cutover_op op, const char *tool)
+every_engine(struct app *a, bool stop_all, enum cutover_op op, const char *tool,
+	     const struct link_grant *grant)
 {
 	struct link_result r;
 	struct link *l;
@@ -157,19 +167,20 @@ every_engine(struct app *a, bool stop_all, enum cutover_op op, const char *tool)
 		l = a->links[k];
 		memset(&r, 0, sizeof r);
 		flags |= answered(a, (unsigned)k, stop_all ? l->ops->stop_all(l, &r) :
-				  l->ops->cutover(l, op, tool, NULL, 0, &r), &r);
+				  l->ops->cutover(l, op, tool, NULL, 0, grant, &r), &r);
 	}
 	return flags;
 }
 
 static int
-cutover_all(struct app *a, enum cutover_op op, const char *tool)
+cutover_all(struct app *a, enum cutover_op op, const char *tool, const struct link_grant *grant)
 {
-	return every_engine(a, false, op, tool);
+	return every_engine(a, false, op, tool, grant);
 }
 
 int
-action_cutover(struct app *a, enum cutover_op op, const char *tool, bool all, const char *session)
+action_cutover(struct app *a, enum cutover_op op, const char *tool, bool all, const char *session,
+	       const struct link_grant *grant)
 {
 	const char *ids[MODEL_LINKS_MAX][UI_MARKS_MAX];
 	size_t n[MODEL_LINKS_MAX] = { 0 }, i, k, engines = 0;
@@ -178,7 +189,7 @@ action_cutover(struct app *a, enum cutover_op op, const char *tool, bool all, co
 	int flags = APP_REDRAW;
 
 	if (all)
-		return cutover_all(a, op, tool);
+		return cutover_all(a, op, tool, grant);
 	if (a->model.n_marks > 0)
 		for (i = 0; i < a->model.n_marks; i++) {
 			e = model_engine_of(&a->model, a->model.marks[i]);
@@ -196,7 +207,7 @@ action_cutover(struct app *a, enum cutover_op op, const char *tool, bool all, co
 			continue;
 		memset(&r, 0, sizeof r);
 		flags |= answered(a, (unsigned)k,
-				  a->links[k]->ops->cutover(a->links[k], op, tool, ids[k], n[k], &r),
+				  a->links[k]->ops->cutover(a->links[k], op, tool, ids[k], n[k], grant, &r),
 				  &r);
 	}
 	return flags;
@@ -246,11 +257,13 @@ ask(struct app *a, enum confirm_action act, const char *fmt, va_list ap)
 }
 
 int
-action_ask_all(struct app *a, enum cutover_op op, const char *tool, const char *fmt, ...)
+action_ask_all(struct app *a, enum cutover_op op, const char *tool,
+	       const struct link_grant *grant, const char *fmt, ...)
 {
 	va_list ap;
 	int flags;
 
+	a->confirm.grant = grant ? *grant : (struct link_grant){ 0 };
 	snprintf(a->confirm.tool, sizeof a->confirm.tool, "%s", tool);
 	a->confirm.op = op;
 	va_start(ap, fmt);
@@ -299,7 +312,7 @@ action_ask_stop(struct app *a, const char *session)
 int
 action_freeze(struct app *a)
 {
-	return cutover_all(a, CUTOVER_FREEZE, NULL);
+	return cutover_all(a, CUTOVER_FREEZE, NULL, NULL);
 }
 
 int
@@ -342,7 +355,7 @@ apply_confirmed(struct app *a)
 	size_t i;
 
 	for (i = 0; i < p->n; i++)
-		cutover_all(a, p->op[i], p->tool[i]);
+		cutover_all(a, p->op[i], p->tool[i], NULL);
 	status_flash(&a->status, false, "incident policy: %zu cutovers posted to %zu engine%s; "
 		     "see the tools view", p->n, a->n_links, plural(a->n_links));
 	return APP_REDRAW;
@@ -363,13 +376,13 @@ action_answer(struct app *a, int key)
 	case CONFIRM_STOP:
 		return stop_confirmed(a);
 	case CONFIRM_CUTOVER:
-		return action_cutover(a, a->confirm.op, a->confirm.tool, true, NULL);
+		return action_cutover(a, a->confirm.op, a->confirm.tool, true, NULL, &a->confirm.grant);
 	case CONFIRM_APPLY:
 		return apply_confirmed(a);
 	case CONFIRM_THAW:
-		return cutover_all(a, CUTOVER_THAW, NULL);
+		return cutover_all(a, CUTOVER_THAW, NULL, NULL);
 	case CONFIRM_STOP_ALL:
-		return every_engine(a, true, CUTOVER_REVOKE, NULL);
+		return every_engine(a, true, CUTOVER_REVOKE, NULL, NULL);
 	case CONFIRM_QUIT:
 		return APP_QUIT;
 	default:

@@ -14,14 +14,18 @@
 
 #include "confirm.h"
 #include "incident.h"
+#include "link.h"
 #include "snapshot.h"
 
 struct app;
 struct link_result;
 
-/* Post one cutover now: on every session, the marked ones, or session. */
+/*
+ * Post one cutover now: on every session, the marked ones, or session; a
+ * restore with grant terms (NULL: none) is a time-boxed grant.
+ */
 int action_cutover(struct app *a, enum cutover_op op, const char *tool, bool all,
-		   const char *session);
+		   const char *session, const struct link_grant *grant);
 
 /* Start a session from path (a file the engine reads) on engine k. */
 int action_start(struct app *a, const char *path, unsigned engine);
@@ -32,9 +36,10 @@ int action_forget_ended(struct app *a);
 /* An engine's answer, now or later: on the status line. */
 int action_result(struct app *a, const struct link_result *r);
 
-/* Ask before op on tool reaches every session; the question is fmt. */
-int action_ask_all(struct app *a, enum cutover_op op, const char *tool, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+/* Ask before op on tool (with grant, or NULL) reaches every session; the question is fmt. */
+int action_ask_all(struct app *a, enum cutover_op op, const char *tool,
+		   const struct link_grant *grant, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
 
 /* Ask before force-stopping session. */
 int action_ask_stop(struct app *a, const char *session);

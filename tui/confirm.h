@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "incident.h"
+#include "link.h"
 #include "snapshot.h"
 #include "status.h"
 
@@ -45,6 +46,7 @@ struct confirm {
 	char session[SNAP_ID_MAX];
 	char tool[SNAP_NAME_MAX];
 	enum cutover_op op;
+	struct link_grant grant;	/* CUTOVER: a restore's grant (zeros: none) */
 	struct incident policy;
 };
 

@@ -90,8 +90,8 @@ tool_request(struct app *a, enum cutover_op op, bool all, const struct target *t
 	if (!all && !t->session[0] && a->model.n_marks == 0)
 		all = true;	/* the tools list across sessions acts on all of them */
 	if (!all)
-		return action_cutover(a, op, t->tool, false, t->session);
-	return action_ask_all(a, op, t->tool, "%s %s on all %zu live sessions?", cutover_op_id(op),
+		return action_cutover(a, op, t->tool, false, t->session, NULL);
+	return action_ask_all(a, op, t->tool, NULL, "%s %s on all %zu live sessions?", cutover_op_id(op),
 			      t->tool, a->model.snap.live);
 }
 

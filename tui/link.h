@@ -54,6 +54,12 @@ enum link_request {
 	LINK_REQ_FORGET,
 };
 
+/* A restore's grant (grant.h's bounds): both 0, or no terms at all, restores for good. */
+struct link_grant {
+	int64_t for_s;		/* seconds; 0: no deadline */
+	int64_t calls;		/* a call budget; 0: none */
+};
+
 /* A request's answer: at once (local), or later through link_results (remote). */
 struct link_result {
 	enum link_request req;
@@ -67,6 +73,7 @@ struct link_result {
 	int64_t revision;
 	size_t targets;			/* cutover: sessions posted to; stop-all: stopping */
 	size_t acks, pending;		/* remote cutover: acknowledged, still waited on */
+	struct link_grant grant;	/* cutover: a restore's grant (zeros: none) */
 };
 
 /* What a request call returns. */
@@ -91,9 +98,14 @@ struct link_ops {
 	int (*start)(struct link *l, const char *path, struct link_result *res);
 	int (*stop)(struct link *l, const char *id, struct link_result *res);
 	int (*stop_all)(struct link *l, struct link_result *res);
-	/* ids NULL: every live session (and, for a revoke, later ones) */
+	/*
+	 * ids NULL: every live session (and, for a revoke, later ones). A
+	 * restore with grant terms (NULL: none) is a time-boxed grant, the
+	 * control protocol's restore with for_s and calls.
+	 */
 	int (*cutover)(struct link *l, enum cutover_op op, const char *tool,
-		       const char *const *ids, size_t n, struct link_result *res);
+		       const char *const *ids, size_t n, const struct link_grant *grant,
+		       struct link_result *res);
 	int (*forget)(struct link *l, const char *id, struct link_result *res);
 	/*
 	 * The engine's audit log, payload-free rows with seq > *after, oldest

@@ -137,7 +137,7 @@ local_stop_all(struct link *l, struct link_result *res)
 
 static int
 local_cutover(struct link *l, enum cutover_op op, const char *tool, const char *const *ids,
-	      size_t n, struct link_result *res)
+	      size_t n, const struct link_grant *grant, struct link_result *res)
 {
 	struct link_local *ll = local(l);
 	struct al_err err;
@@ -146,7 +146,11 @@ local_cutover(struct link *l, enum cutover_op op, const char *tool, const char *
 	res->req = LINK_REQ_CUTOVER;
 	res->op = op;
 	snprintf(res->tool, sizeof res->tool, "%s", tool ? tool : "");
-	if (op == CUTOVER_FREEZE || op == CUTOVER_THAW)
+	if (op == CUTOVER_RESTORE && grant && (grant->for_s || grant->calls)) {
+		res->grant = *grant;
+		rc = supervisor_grant(ll->sup, tool, ids, ids ? n : 0, &ll->author, grant->for_s,
+				      grant->calls, &res->revision, &res->targets, &err);
+	} else if (op == CUTOVER_FREEZE || op == CUTOVER_THAW)
 		rc = supervisor_freeze(ll->sup, op == CUTOVER_FREEZE, &ll->author, &res->revision,
 				       &res->targets, &err);
 	else

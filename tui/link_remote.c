@@ -349,7 +349,7 @@ cutover_targets(struct control_request *req, const char *tool, const char *const
 
 static int
 remote_cutover(struct link *l, enum cutover_op op, const char *tool, const char *const *ids,
-	       size_t n, struct link_result *res)
+	       size_t n, const struct link_grant *grant, struct link_result *res)
 {
 	enum control_op o = CONTROL_OP_COUNT;
 	struct control_request req;
@@ -363,6 +363,13 @@ remote_cutover(struct link *l, enum cutover_op op, const char *tool, const char 
 	control_request_int(&req, CONTROL_K_WAIT, CUTOVER_WAIT_MS);
 	if (op == CUTOVER_REVOKE || op == CUTOVER_RESTORE)
 		bad = cutover_targets(&req, tool, ids, n) < 0;
+	if (op == CUTOVER_RESTORE && grant && (grant->for_s || grant->calls)) {
+		res->grant = *grant;
+		if (grant->for_s)
+			control_request_int(&req, CONTROL_K_FOR, grant->for_s);
+		if (grant->calls)
+			control_request_int(&req, CONTROL_K_CALLS, grant->calls);
+	}
 	return send_request(l, bad ? NULL : &req, res);
 }
 

@@ -12,6 +12,8 @@
 #include "actions.h"
 #include "app.h"
 #include "complete.h"
+#include "grant.h"
+#include "verb_grant.h"
 #include "view.h"
 
 /* Say why not on the status line, and redraw. A macro so the format stays status_flash's, checked. */
@@ -83,33 +85,46 @@ named_session(struct app *a, const char *verb, const char *typed, bool live,
 }
 
 /*
- * revoke|restore TOOL [all|marked|SESSION]. Whether the tool and the
- * session exist is the engine's to say (supervisor.h: the same refusal for
- * ctl and every console); a tool no session here has goes straight to it,
- * unasked, to be refused there. One that only ended sessions have would
- * change nothing now: a revoke on every session asks whether it is meant
- * for the sessions started later.
+ * revoke|restore TOOL [all|marked|SESSION], a restore with grant terms
+ * (NULL: none) a time-boxed grant. Whether the tool and the session exist
+ * is the engine's to say (supervisor.h: the same refusal for ctl and
+ * every console); a tool no session here has goes straight to it, unasked,
+ * to be refused there. One that only ended sessions have would change
+ * nothing now: a revoke on every session asks whether it is meant for the
+ * sessions started later.
  */
 static int
-verb_cutover(struct app *a, const char *name, const char *tool, const char *scope)
+cutover(struct app *a, const char *name, const char *tool, const char *scope,
+	const struct link_grant *g)
 {
 	enum cutover_op op = strcmp(name, "revoke") == 0 ? CUTOVER_REVOKE : CUTOVER_RESTORE;
 	bool all = !scope || strcmp(scope, "all") == 0, marked = scope && !strcmp(scope, "marked");
-	char id[SNAP_ID_MAX];
+	char id[SNAP_ID_MAX], t[48], terms[64] = "";
 
 	if (!tool)
-		return REFUSE(a, "usage: %s TOOL [all|marked|SESSION]", cutover_op_id(op));
+		return REFUSE(a, "usage: %s TOOL [all|marked|SESSION]%s", cutover_op_id(op),
+			      op == CUTOVER_RESTORE ? " [--for DURATION] [--calls N]" : "");
 	if (marked && a->model.n_marks == 0)
 		return REFUSE(a, "no sessions marked");
 	if (!all && !marked && !named_session(a, cutover_op_id(op), scope, false, id))
 		return APP_REDRAW;
 	if (!model_tool_held(&a->model, tool) || !all)
-		return action_cutover(a, op, tool, all, marked ? NULL : id);
+		return action_cutover(a, op, tool, all, marked ? NULL : id, g);
 	if (!model_tool_listed(&a->model, tool) && op == CUTOVER_REVOKE)
-		return action_ask_all(a, op, tool, "no live session has a tool %.60s: revoke it "
-				      "for sessions started later?", tool);
-	return action_ask_all(a, op, tool, "%s %.60s on all %zu live sessions?",
-			      cutover_op_id(op), tool, a->model.snap.live);
+		return action_ask_all(a, op, tool, NULL, "no live session has a tool %.60s: revoke "
+				      "it for sessions started later?", tool);
+	if (g) {
+		grant_terms_text(g->for_s, g->calls, t, sizeof t);
+		snprintf(terms, sizeof terms, " (grant: %s)", t);
+	}
+	return action_ask_all(a, op, tool, g, "%s %.60s%s on all %zu live sessions?",
+			      cutover_op_id(op), tool, terms, a->model.snap.live);
+}
+
+static int
+verb_cutover(struct app *a, const char *name, const char *tool, const char *scope)
+{
+	return cutover(a, name, tool, scope, NULL);
 }
 
 static int
@@ -188,7 +203,8 @@ const struct verb verbs[] = {
 	{ "run",     NULL, VERB_ARG_FILE,       true,  "FILE [ENGINE]",        verb_run },
 	{ "apply",   NULL, VERB_ARG_FILE,       true,  "FILE",                 verb_apply },
 	{ "revoke",  NULL, VERB_ARG_TOOL_SCOPE, true,  "TOOL [all|marked|ID]", verb_cutover },
-	{ "restore", NULL, VERB_ARG_TOOL_SCOPE, true,  "TOOL [all|marked|ID]", verb_cutover },
+	{ "restore", NULL, VERB_ARG_TOOL_SCOPE, true,  "TOOL [all|marked|ID] [--for D] [--calls N]",
+	  verb_cutover },
 	{ "stop",    NULL, VERB_ARG_SESSION,    true,  "ID",                   verb_stop },
 	{ "freeze",  NULL, VERB_ARG_NONE,       true,  "",                     verb_freeze },
 	{ "thaw",    NULL, VERB_ARG_NONE,       true,  "",                     verb_freeze },
@@ -250,21 +266,41 @@ verbs_summary(char *buf, size_t cap)
 	}
 }
 
+/* Words a ':' line is read as, at most; more are not read. */
+#define VERB_WORDS_MAX	8
+
+/*
+ * The name, up to two words after it, and for restore --for and --calls
+ * anywhere after the name (verb_grant.c): a grant, refused on the status
+ * line in ctl's words when a value is bad or the command is not restore.
+ */
 int
 verbs_run(struct app *a, const char *line)
 {
-	char buf[PROMPT_INPUT_MAX], *save = NULL, *cmd, *arg, *arg2;
+	char buf[PROMPT_INPUT_MAX], *save = NULL, *w[VERB_WORDS_MAX], why[STATUS_TEXT_MAX];
 	const struct verb *v;
+	struct link_grant g = { 0 };
+	size_t n = 0, m;
 
 	snprintf(buf, sizeof buf, "%s", line);
-	if (!(cmd = strtok_r(buf, " \t", &save)))
+	while (n < VERB_WORDS_MAX && (w[n] = strtok_r(n ? NULL : buf, " \t", &save)))
+		n++;
+	if (n == 0)
 		return APP_REDRAW;
-	arg = strtok_r(NULL, " \t", &save);
-	arg2 = strtok_r(NULL, " \t", &save);
-	v = verb_find(cmd);
-	if (!v || (v->arg == VERB_ARG_FILE && !arg))
-		return REFUSE(a, "unknown command '%.40s' (? lists them)", cmd);
-	return v->run(a, v->name, arg, arg2);
+	v = verb_find(w[0]);
+	if (!v || (v->arg == VERB_ARG_FILE && n < 2))
+		return REFUSE(a, "unknown command '%.40s' (? lists them)", w[0]);
+	m = n - 1;
+	if (v->arg == VERB_ARG_TOOL_SCOPE && verb_grant_words(w + 1, &m, &g, why, sizeof why) < 0)
+		return REFUSE(a, "%s: %s", v->name, why);
+	n = m + 1;
+	while (n < 3)
+		w[n++] = NULL;
+	if (v->arg != VERB_ARG_TOOL_SCOPE || (!g.for_s && !g.calls))
+		return v->run(a, v->name, w[1], w[2]);
+	if (strcmp(v->name, "restore") != 0)
+		return REFUSE(a, "%s: --for and --calls are restore's only (a grant)", v->name);
+	return cutover(a, v->name, w[1], w[2], &g);
 }
 
 /* --- Tab on the ':' line --- */

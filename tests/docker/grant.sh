@@ -7,7 +7,10 @@
 # next is denied `revoked`, and the audit holds the grant by its operator,
 # the lapse and the session's acknowledgement by the expiry. Then a
 # `--for 2s` grant lapses by itself ("time up"). An attached console in
-# tmux at 80x24 shows the grant's calls left in its tools view. A canary
+# tmux at 80x24 shows the grant's calls left in its tools view; a second
+# makes a grant itself (`:restore store --calls 2`, on all sessions, asked
+# first): two calls through, the third denied, the grant audited by the
+# console's user via console, bad terms refused in ctl's words. A canary
 # in the payload reaches the permitted sink and no output.
 # usage: grant.sh AIRLOCK AGENT_BIN UPSTREAM_BIN
 set -uo pipefail
@@ -23,7 +26,7 @@ owner_pids() { printf '%s\n' "${helpers[@]}"; }
 command -v tmux >/dev/null || { echo "not ok: tmux is not installed (scripts/setup installs it)"; exit 1; }
 tmux_sock=airlock-grant-$$
 . "$here/../ui/tmux_lib.sh"
-on_teardown() { tm_close g; }
+on_teardown() { tm_close g; tm_close c; }
 mkdir -p "$work/home"
 
 canary="GRANT-CANARY-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
@@ -121,6 +124,56 @@ import json, sys
 s = json.load(open(sys.argv[1]))["snapshot"]
 sys.exit(0 if s["standing"] == ["store"] and s["standing_by"][0]["by"] == "expiry" else 1)' "$work/status.out"
 
+# --- the console makes the grant: :restore store --calls 2, on all sessions ----------------
+ctl cfreeze freeze
+check "ctl freeze (the console's grant): acknowledged" [ "$rc" = 0 ]
+console_size="80 24" console c --connect "$sock"
+check "a console attached at 80x24 again" wait_for c "$(echo "$sid" | cut -c3-10)" 30
+keys c 3
+check "its tools view: store under the lapse's revoke, no grant" wait_re c "store +confidential .*revoke r[0-9]+" 20 ||
+	cat "$work/last.screen"
+command_line c "restore store --calls 0"
+check ":restore --calls 0 refused on the status line in ctl's words" \
+	wait_for c "restore: --calls wants a number from 1 to 1000000" 10
+command_line c "revoke store --for 15m"
+check ":revoke --for refused: a grant is restore's only" \
+	wait_for c "revoke: --for and --calls are restore's only (a grant)" 10
+command_line c "restore store --calls 2"
+check ":restore store --calls 2 asks first, on all live sessions, naming the grant" \
+	wait_for c "restore store (grant: 2 calls) on all 1 live sessions?" 10
+keys c y
+check "the engine's answer names the grant" \
+	wait_re c "r[0-9]+: restore store \(grant: 2 calls\) on 1 session" 15
+check "its tools view shows the console's grant: 2 calls left" wait_re c "store .*grant: 2 calls left" 20
+cp "$work/last.screen" "$work/console-grant.out"
+check "the grant by the console's author: 'grant: 2 calls' by $(id -un) via console" \
+	audit_has "select count(*) from audit_entries where type='policy' and session_id='engine'
+	 and tool='store' and rule='grant: 2 calls' and revision>$lapse_rev
+	 and detail like '%\"by\":\"$(id -un)\",%\"via\":\"console\"%'"
+cgrant_rev=$(audit_q "select revision from audit_entries where type='policy' and session_id='engine'
+	 and rule='grant: 2 calls' and detail like '%\"via\":\"console\"%'")
+cbefore=$(lines)
+sleep 1
+check "frozen: nothing reaches the sink under the console's grant" [ "$(lines)" = "$cbefore" ]
+ctl cthaw thaw
+check "ctl thaw (the console's grant): acknowledged" [ "$rc" = 0 ]
+check "the console's grant lapses: 'grant lapsed: calls spent' by the expiry after it" \
+	audit_has "select count(*) from audit_entries where type='policy' and session_id='engine'
+	 and tool='store' and rule='grant lapsed: calls spent' and revision>$cgrant_rev and $by_expiry"
+check "the third call under it is denied revoked" \
+	audit_has "select count(*) from audit_entries where type='call' and session_id='$sid'
+	 and tool='store' and decision='denied' and rule='revoked' and revision>$cgrant_rev"
+sleep 1
+check "exactly two calls reached the upstream's sink under the console's grant" \
+	[ "$(lines)" = "$((cbefore + 2))" ]
+check "the audit: two calls allowed under the console's grant" \
+	[ "$(audit_q "select count(*) from audit_entries where type='call' and session_id='$sid'
+	 and tool='store' and decision='allowed' and revision>=$cgrant_rev")" = 2 ]
+clapsed_on_screen() { gone_from c "grant: " 20 && wait_re c "store +confidential" 5; }
+check "the console's tools view: its grant gone once it lapsed" clapsed_on_screen
+tm_close c
+before=$(lines)
+
 # --- a grant for a time: lapses by itself -----------------------------------------------
 ctl timed restore store --all --for 2s
 check "ctl restore store --all --for 2s: acknowledged" [ "$rc" = 0 ]
@@ -138,7 +191,7 @@ check "the session acknowledged it" \
 after_time=$(lines)
 sleep 1
 check "nothing reaches the sink after the lapse" [ "$(lines)" = "$after_time" ]
-check "calls reached it while the grant ran" [ "$after_time" -gt "$((before + 2))" ]
+check "calls reached it while the grant ran" [ "$after_time" -gt "$before" ]
 
 # --- the canary: in the permitted sink, nowhere else ------------------------------------
 check "positive control: the permitted sink holds the canary" grep -qF "$canary" "$sink"
