@@ -29,6 +29,10 @@ static const struct {
 	{ "gate_closed", "a valid newer cutover on the session (a stale or malformed update "
 	  "closed its gate)" },
 	{ "frozen", "the engine's freeze lifted (airlock ctl thaw)" },
+	{ "quarantined", "the session's quarantine released (airlock ctl release SESSION)" },
+	{ "hold_denied", "an operator's approval of the held call, or the tool's hold lifted" },
+	{ "hold_timeout", "a decision within the hold timeout (hold_timeout in the config), or "
+	  "the tool's hold lifted" },
 	{ "unknown_tool", "an alias and a catalog tool for it in the session's config" },
 	{ "sink_ceiling", "the tool's sink_ceiling in the session's config, or a session of a "
 	  "lower class" },

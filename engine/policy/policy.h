@@ -50,6 +50,9 @@ struct catalog_tool {
 	_(GATE_CLOSED,          "gate_closed",          false, false) \
 	_(FROZEN,               "frozen",               false, false) \
 	_(REVOKED,              "revoked",              false, false) \
+	_(QUARANTINED,          "quarantined",          false, false) \
+	_(HOLD_DENIED,          "hold_denied",          false, false) \
+	_(HOLD_TIMEOUT,         "hold_timeout",         false, false) \
 	_(UNKNOWN_TOOL,         "unknown_tool",         false, false) \
 	_(SINK_CEILING,         "sink_ceiling",         false, false) \
 	_(CATALOG_DRIFT,        "catalog_drift",        false, false) \
