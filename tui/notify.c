@@ -16,6 +16,7 @@
 #include <libnotify/notify.h>
 
 #include "clock.h"
+#include "thread.h"
 
 #define NOTIFY_SUMMARY		"airlock"
 #define NOTIFY_APP_MAX		64
@@ -200,15 +201,11 @@ no_work:
 static int
 notifier_start(struct notifier *n)
 {
-	sigset_t all, old;
 	int rc;
 
 	if (notifier_sync_init(n) < 0)
 		return -1;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = pthread_create(&n->thread, NULL, notifier_main, n);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	rc = thread_start(&n->thread, NULL, notifier_main, n);
 	if (rc != 0) {
 		pthread_cond_destroy(&n->done);
 		pthread_cond_destroy(&n->work);

@@ -1,5 +1,6 @@
 #include "audit_int.h"
 #include "clock.h"
+#include "thread.h"
 
 #include <signal.h>
 #include <stdlib.h>
@@ -507,10 +508,5 @@ timer_main(void *arg)
 void
 audit_timer_start(struct audit *a)
 {
-	sigset_t all, old;
-
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	a->timer_on = pthread_create(&a->timer, NULL, timer_main, a) == 0;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	a->timer_on = thread_start(&a->timer, NULL, timer_main, a) == 0;
 }

@@ -6,6 +6,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "airlock-config.h"
+
 bool
 self_exe_usable(const char *path)
 {
@@ -31,5 +33,16 @@ self_exe_sibling(const char *exe, const char *name, char *out, size_t cap)
 	}
 	slash = strrchr(exe, '/');
 	w = snprintf(out, cap, "%.*s/%s", (int)(slash - exe), exe, name);
+	return w > 0 && (size_t)w < cap && self_exe_usable(out) ? 0 : -1;
+}
+
+int
+self_exe_program(const char *exe, const char *name, char *out, size_t cap)
+{
+	int w;
+
+	if (self_exe_sibling(exe, name, out, cap) == 0)
+		return 0;
+	w = snprintf(out, cap, "%s/%s", AIRLOCK_LIBEXECDIR, name);
 	return w > 0 && (size_t)w < cap && self_exe_usable(out) ? 0 : -1;
 }

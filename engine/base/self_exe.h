@@ -15,4 +15,11 @@ bool self_exe_usable(const char *path);
  */
 int self_exe_sibling(const char *exe, const char *name, char *out, size_t cap);
 
+/*
+ * A helper program of ours: beside the running one (self_exe_sibling),
+ * else the installed copy in AIRLOCK_LIBEXECDIR. Resolved before any fork:
+ * nothing here is async-signal-safe. 0 with its path in out, or -1.
+ */
+int self_exe_program(const char *exe, const char *name, char *out, size_t cap);
+
 #endif

@@ -1,4 +1,5 @@
 #include "upstream_relay.h"
+#include "thread.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -138,10 +139,7 @@ static void *
 relay_main(void *arg)
 {
 	struct upstream_relay *r = arg;
-	sigset_t all;
 
-	sigfillset(&all);	/* signals belong to other threads */
-	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	while (relay_turn(r) == 0)
 		;
 	relay_close(&r->out_wr);
@@ -208,7 +206,7 @@ upstream_relay_start(struct docker_attach *a, struct upstream_relay **out, int f
 	r->a = a;
 	r->in_rd = r->out_wr = r->err_wr = r->wake[0] = r->wake[1] = -1;
 	r->out = malloc(UPSTREAM_RELAY_OUT_MAX + RELAY_READ_ROOM);
-	if (!r->out || relay_pipes(r, fds) < 0 || pthread_create(&r->th, NULL, relay_main, r)) {
+	if (!r->out || relay_pipes(r, fds) < 0 || thread_start(&r->th, NULL, relay_main, r)) {
 		relay_close_fds(fds);
 		relay_free(r);
 		return al_fail(err, "upstream relay: cannot start: %s", strerror(errno));

@@ -18,9 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "airlock-config.h"
 #include "mutant.h"
 #include "self_exe.h"
+#include "thread.h"
 
 #ifdef AIRLOCK_MUTANTS
 #define WATCHDOG_PROGRAM	"airlock-watchdog-mutants"
@@ -242,10 +242,7 @@ pulse_main(void *arg)
 	struct lease *l = arg;
 	bool stopping = false;
 	const char *why;
-	sigset_t all;
 
-	sigfillset(&all);	/* signals (SIGWINCH, SIGINT…) belong to other threads */
-	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	if (await_ready(l->fd, l->wake[0]) < 0) {
 		set_phase(l, LEASE_NOT_READY);
 		return NULL;
@@ -302,22 +299,6 @@ lease_new(lease_fail_fn on_fail, void *ctx)
 	return l;
 }
 
-/*
- * The watchdog program beside the airlock binary (a build tree, or a
- * package that installs both in one directory), else the installed one.
- * Resolved before any fork: nothing here is async-signal-safe.
- */
-static int
-watchdog_program(const char *exe, char *out, size_t cap)
-{
-	int w;
-
-	if (self_exe_sibling(exe, WATCHDOG_PROGRAM, out, cap) == 0)
-		return 0;
-	w = snprintf(out, cap, "%s/%s", AIRLOCK_LIBEXECDIR, WATCHDOG_PROGRAM);
-	return w > 0 && (size_t)w < cap && access(out, X_OK) == 0 ? 0 : -1;
-}
-
 int
 lease_spawn(const char *exe, const char *socket_path, const char *container_id,
 	    lease_fail_fn on_fail, void *ctx, struct lease **out, struct al_err *err)
@@ -335,7 +316,7 @@ lease_spawn(const char *exe, const char *socket_path, const char *container_id,
 		return al_fail(err, "watchdog: cannot create the lease socket: %s", strerror(why));
 	}
 	l->fd = sv[0];
-	if (watchdog_program(exe, prog, sizeof prog) < 0) {
+	if (self_exe_program(exe, WATCHDOG_PROGRAM, prog, sizeof prog) < 0) {
 		close(sv[1]);
 		lease_free(l);
 		return al_fail(err, "watchdog: program %s not found", WATCHDOG_PROGRAM);
@@ -348,7 +329,7 @@ lease_spawn(const char *exe, const char *socket_path, const char *container_id,
 			       why ? ": " : "", why ? strerror(why) : "");
 	}
 	l->st.watchdog_pid = (long)pid;
-	if (pthread_create(&l->thread, NULL, pulse_main, l) != 0) {
+	if (thread_start(&l->thread, NULL, pulse_main, l) != 0) {
 		lease_free(l);	/* EOF: the watchdog stops the container */
 		return al_fail(err, "watchdog: cannot start the pulse thread");
 	}

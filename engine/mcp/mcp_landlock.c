@@ -1,12 +1,12 @@
 #include "mcp_confine_int.h"
 
+#include "landlock_abi.h"
 #include "mutant.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
-#include <linux/landlock.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,35 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/*
- * The Landlock ruleset of an upstream, through the three system calls
- * (Debian 12 ships no library). Debian's uapi header predates ABI 4, so the
- * newer parts of the ABI are spelled here with the kernel's values.
- */
-
-#ifndef LANDLOCK_ACCESS_FS_TRUNCATE
-#define LANDLOCK_ACCESS_FS_TRUNCATE	(1ULL << 14)
-#endif
-#ifndef LANDLOCK_ACCESS_FS_IOCTL_DEV
-#define LANDLOCK_ACCESS_FS_IOCTL_DEV	(1ULL << 15)
-#endif
-#define LL_NET_BIND_TCP			(1ULL << 0)
-#define LL_NET_CONNECT_TCP		(1ULL << 1)
-#define LL_RULE_NET_PORT		2
-#define LL_SCOPE_ABSTRACT_UNIX		(1ULL << 0)
-#define LL_SCOPE_SIGNAL			(1ULL << 1)
-
-/* The kernel's struct as of ABI 6; the size passed tells it which fields. */
-struct ll_ruleset_attr {
-	uint64_t handled_access_fs;
-	uint64_t handled_access_net;
-	uint64_t scoped;
-};
-
-struct ll_net_port_attr {
-	uint64_t allowed_access;
-	uint64_t port;
-};
+/* The Landlock ruleset of an upstream, through the three system calls (landlock_abi.h). */
 
 #define FS_ALL		((LANDLOCK_ACCESS_FS_IOCTL_DEV << 1) - 1)	/* ABI 5..7 */
 #define FS_READ		(LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR)

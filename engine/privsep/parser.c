@@ -32,12 +32,7 @@ struct parser {
 int
 parser_program(const char *exe, char *out, size_t cap)
 {
-	int w;
-
-	if (self_exe_sibling(exe, PARSER_PROGRAM, out, cap) == 0)
-		return 0;
-	w = snprintf(out, cap, "%s/%s", AIRLOCK_LIBEXECDIR, PARSER_PROGRAM);
-	return w > 0 && (size_t)w < cap && access(out, X_OK) == 0 ? 0 : -1;
+	return self_exe_program(exe, PARSER_PROGRAM, out, cap);
 }
 
 /* Its config as an upstream's: its own user, no network, nothing writable. */

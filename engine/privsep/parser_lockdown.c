@@ -1,8 +1,8 @@
 #include "parser_lockdown.h"
+#include "landlock_abi.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/landlock.h>
 #include <stddef.h>
 #include <seccomp.h>
 #include <stdint.h>
@@ -11,22 +11,6 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-
-/* Debian's uapi header predates ABI 4: the kernel's values (as mcp_landlock.c). */
-#ifndef LANDLOCK_ACCESS_FS_TRUNCATE
-#define LANDLOCK_ACCESS_FS_TRUNCATE	(1ULL << 14)
-#endif
-#ifndef LANDLOCK_ACCESS_FS_IOCTL_DEV
-#define LANDLOCK_ACCESS_FS_IOCTL_DEV	(1ULL << 15)
-#endif
-#define LL_NET_ALL		(3ULL)		/* bind and connect TCP */
-#define LL_SCOPE_ALL		(3ULL)		/* abstract unix sockets, signals */
-
-struct ll_attr {
-	uint64_t handled_access_fs;
-	uint64_t handled_access_net;
-	uint64_t scoped;
-};
 
 /* Every file access the ABI knows, handled, and not one granted. */
 static uint64_t
@@ -45,7 +29,7 @@ static int
 landlock_layer(int *abi_out)
 {
 	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
-	struct ll_attr a = { 0 };
+	struct ll_ruleset_attr a = { 0 };
 	size_t size = sizeof a.handled_access_fs;
 	int fd, rc;
 
@@ -54,11 +38,11 @@ landlock_layer(int *abi_out)
 		return -1;
 	a.handled_access_fs = fs_all((int)abi);
 	if (abi >= 4) {
-		a.handled_access_net = LL_NET_ALL;
-		size = offsetof(struct ll_attr, scoped);
+		a.handled_access_net = LL_NET_BIND_TCP | LL_NET_CONNECT_TCP;
+		size = offsetof(struct ll_ruleset_attr, scoped);
 	}
 	if (abi >= 6) {
-		a.scoped = LL_SCOPE_ALL;
+		a.scoped = LL_SCOPE_ABSTRACT_UNIX | LL_SCOPE_SIGNAL;
 		size = sizeof a;
 	}
 	fd = (int)syscall(SYS_landlock_create_ruleset, &a, size, 0U);

@@ -1,5 +1,6 @@
 #include "session_int.h"
 #include "clock.h"
+#include "thread.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -164,10 +165,7 @@ static void *
 preflight_daemon_main(void *arg)
 {
 	struct session *s = arg;
-	sigset_t all;
 
-	sigfillset(&all);	/* signals belong to other threads */
-	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	doctor_run_daemon(&s->pre, s->cfg->profile.runtime);
 	return NULL;
 }
@@ -185,7 +183,7 @@ preflight_begin(struct session *s)
 	if (!doctor_run_local(s->o->docker_host, &s->pre))
 		return session_preflight_end(s);
 	memcpy(s->socket, s->pre.socket, sizeof s->socket);
-	s->pre_running = pthread_create(&s->pre_thread, NULL, preflight_daemon_main, s) == 0;
+	s->pre_running = thread_start(&s->pre_thread, NULL, preflight_daemon_main, s) == 0;
 	if (!s->pre_running)
 		doctor_run_daemon(&s->pre, s->cfg->profile.runtime);
 	return true;

@@ -38,23 +38,6 @@ sup_copy_word(char *dst, size_t cap, const char *src)
 	dst[n] = '\0';
 }
 
-/*
- * Every supervisor thread is started with all signals blocked: SIGWINCH,
- * SIGINT and the rest belong to the console's UI thread.
- */
-int
-sup_spawn(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
-{
-	sigset_t all, old;
-	int rc;
-
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	rc = pthread_create(t, attr, fn, arg);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return rc;
-}
-
 void
 sup_stop(struct supervisor *s, pthread_t t, bool *started, bool *quit, pthread_cond_t *cond)
 {
@@ -293,7 +276,7 @@ supervisor_open(const struct supervisor_options *o, struct supervisor **out,
 	sem_init(&s->launch_slots, 0, SUPERVISOR_LAUNCH_PARALLEL);
 	sem_init(&s->cleanup_slots, 0, SUPERVISOR_CLEANUP_PARALLEL);
 	s->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	s->writer_started = sup_spawn(&s->writer, NULL, sup_writer_main, s) == 0;
+	s->writer_started = thread_start(&s->writer, NULL, sup_writer_main, s) == 0;
 	if (s->wake < 0 || !s->writer_started || sup_keeper_start(s) < 0 ||
 	    sup_pool_init(s) < 0) {
 		supervisor_close(s);

@@ -72,7 +72,7 @@ supervisor_host_refresh(struct supervisor *s, const char *runtime)
 	s->host.running = true;
 	s->host_run_ms = clock_mono_ms();
 	sup_copy_word(s->host_runtime, sizeof s->host_runtime, runtime ? runtime : "runc");
-	s->host_started = sup_spawn(&s->host_thread, NULL, host_main, s) == 0;
+	s->host_started = thread_start(&s->host_thread, NULL, host_main, s) == 0;
 	if (!s->host_started) {
 		s->host.running = false;
 		rc = -1;
@@ -254,7 +254,7 @@ sup_keeper_start(struct supervisor *s)
 	if (clock_cond_init(&s->keeper_cond) < 0)
 		return -1;
 	s->keeper_cond_made = true;
-	s->keeper_started = sup_spawn(&s->keeper, NULL, keeper_main, s) == 0;
+	s->keeper_started = thread_start(&s->keeper, NULL, keeper_main, s) == 0;
 	return s->keeper_started ? 0 : -1;
 }
 

@@ -25,6 +25,7 @@
 #include "session.h"
 #include "snapshot.h"
 #include "supervisor.h"
+#include "thread.h"
 #include "watchdog.h"
 
 /*
@@ -212,7 +213,6 @@ struct supervisor {
 
 /* supervisor.c: shared helpers. */
 void sup_copy_word(char *dst, size_t cap, const char *src);
-int sup_spawn(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg);
 /*
  * A worker that waits on cond under s->lock: told to quit (*quit, cond
  * signalled) and joined; *started is then false. Nothing when not started.

@@ -685,7 +685,7 @@ supervisor_update_json(struct supervisor *s, const json_t *update,
 	 */
 	for (i = 0; i < n; i++) {
 		jobs[i].threaded = n > 1 &&
-				   sup_spawn(&jobs[i].thread, NULL, update_main, &jobs[i]) == 0;
+				   thread_start(&jobs[i].thread, NULL, update_main, &jobs[i]) == 0;
 		if (!jobs[i].threaded)
 			update_main(&jobs[i]);
 	}

@@ -112,7 +112,7 @@ warm_start(struct sup_pool *p, struct pool_member *m)
 	m->got = NULL;
 	m->exited = false;
 	m->container[0] = '\0';
-	m->thread_live = sup_spawn(&m->thread, NULL, launcher_main, m) == 0;
+	m->thread_live = thread_start(&m->thread, NULL, launcher_main, m) == 0;
 	if (!m->thread_live) {
 		m->state = POOL_EMPTY;
 		p->failed++;
@@ -284,7 +284,7 @@ static void
 filler_start(struct supervisor *s)
 {
 	if (!s->pool_started)
-		s->pool_started = sup_spawn(&s->pool_thread, NULL, filler_main, s) == 0;
+		s->pool_started = thread_start(&s->pool_thread, NULL, filler_main, s) == 0;
 }
 
 /* Under pool_lock: a new pool for cfg's profile, or NULL. */

@@ -198,7 +198,7 @@ make_room(struct supervisor *s)
 static int
 spawn_worker(struct slot *sl)
 {
-	int rc = sup_spawn(&sl->thread, NULL, worker_main, sl);
+	int rc = thread_start(&sl->thread, NULL, worker_main, sl);
 
 	sl->thread_started = rc == 0;
 	return rc;
@@ -370,7 +370,7 @@ stop_container_now(struct supervisor *s, const char *container)
 	atomic_fetch_add(&s->stoppers, 1);
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	if (sup_spawn(&t, &attr, stopper_main, st) != 0) {
+	if (thread_start(&t, &attr, stopper_main, st) != 0) {
 		atomic_fetch_sub(&s->stoppers, 1);
 		free(st);
 	}
