@@ -23,6 +23,7 @@
 
 #include "config_inline.h"
 #include "link_remote_int.h"
+#include "thread.h"
 
 static struct link_remote *
 remote(struct link *l)
@@ -759,7 +760,7 @@ link_remote_new(const char *target, const char **why)
 		close(r->ctl[1]);
 		goto fail;
 	}
-	r->started = pthread_create(&r->thread, NULL, link_thread, r) == 0;
+	r->started = thread_start(&r->thread, NULL, link_thread, r) == 0;	/* signals: the UI thread's */
 	if (!r->started) {
 		remote_close(&r->base);
 		return NULL;
