@@ -150,6 +150,20 @@ plant() {
 		"$@" "$image" >/dev/null && "$DOCKER" start "$name" >/dev/null
 }
 
+# serve_ready LOG PID [N]: an engine PID said "listening on" in LOG (N times:
+# once a start, when LOG gathers restarts) within 30 s. Fails at once when
+# PID is gone (or empty), never by waiting out a dead engine.
+serve_ready() {
+	local log=$1 pid=$2 n=${3:-1} i
+	[ -n "$pid" ] || return 1
+	for i in $(seq 300); do
+		[ "$(grep -c "listening on" "$log" 2>/dev/null)" -ge "$n" ] && return 0
+		kill -0 "$pid" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
 # running ID / stopped ID: the daemon says the container is running / is
 # not. An empty ID, or one the daemon does not know, is neither: never
 # evidence either way.

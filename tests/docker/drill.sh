@@ -108,18 +108,13 @@ for c in a1 a2 b1 b2; do loop_config "$c"; done
 # serve NAME [N]: engine NAME, its state under $work/NAME/state, until its Nth
 # readiness line (a restart appends to the same log); sets pid_NAME.
 serve() {
-	local name=$1 i
+	local name=$1
 	XDG_STATE_HOME=$work/$name/state "$airlock" serve --name "$name" --socket "$work/$name.sock" \
 		--config "$work/${name}1/config.json" --config "$work/${name}2/config.json" \
 		2>>"$work/$name.log" </dev/null &
 	eval "pid_$name=$!"
 	helpers+=("$!")
-	for i in $(seq 300); do
-		[ "$(grep -c "listening on" "$work/$name.log" 2>/dev/null)" -ge "${2:-1}" ] && return 0
-		kill -0 "$!" 2>/dev/null || { sed 's/^/    | /' "$work/$name.log"; return 1; }
-		sleep 0.1
-	done
-	return 1
+	serve_ready "$work/$name.log" "$!" "${2:-1}" || { sed 's/^/    | /' "$work/$name.log"; return 1; }
 }
 db() { echo "$work/$1/state/airlock/audit.db"; }
 running_ids() {	# ENGINE: its running sessions' ids, by root's ctl

@@ -25,8 +25,8 @@ images+=("$(cat "$ex/iid")")
 engine=$!
 helpers+=("$engine")
 
-for _ in $(seq 300); do grep -qs "listening on" "$work/serve.err" && break; sleep 0.1; done
-check "serve listens" grep -q "listening on $sock" "$work/serve.err"
+check "serve listens" serve_ready "$work/serve.err" "$engine"
+check "on its socket" grep -qF "listening on $sock" "$work/serve.err"
 
 # Each session's memory file, once its agent's first note is in it (90 s at most).
 noted() {

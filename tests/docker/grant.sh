@@ -38,8 +38,7 @@ sink=$work/g/vault.sink
 "$airlock" serve --socket "$sock" --audit "$work/audit.db" 2>"$work/serve.err" </dev/null &
 engine=$!
 helpers+=("$engine")
-for _ in $(seq 300); do grep -q "listening on" "$work/serve.err" 2>/dev/null && break; sleep 0.1; done
-check "serve listens" grep -q "listening on" "$work/serve.err" || { cat "$work/serve.err"; summary; exit 1; }
+check "serve listens" serve_ready "$work/serve.err" "$engine" || { cat "$work/serve.err"; summary; exit 1; }
 
 ctl() {	# NAME ARGS...: ctl's stdout and stderr kept as $work/NAME.out and .err; rc in $rc
 	local name=$1

@@ -93,17 +93,11 @@ JSON
 
 ctl() { "$airlock" ctl --socket "$sock" "$@"; }
 serve() {
-	local i
 	"$airlock" serve --socket "$sock" --audit "$work/audit.db" --config "$work/config.json" \
 		2>"$work/serve.err" </dev/null &
 	engine=$!
 	helpers+=("$engine")
-	for i in $(seq 300); do
-		grep -q "listening on" "$work/serve.err" 2>/dev/null && return 0
-		kill -0 "$engine" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
+	serve_ready "$work/serve.err" "$engine"
 }
 # report STEP: the agent's report of that step, as JSON, from the vault's sink.
 report() {

@@ -75,8 +75,7 @@ chmod 0000 "$work/home/secret.json"
 	2>"$work/serve.err" </dev/null &
 engine=$!
 helpers+=("$engine")
-for _ in $(seq 300); do grep -q "listening on" "$work/serve.err" 2>/dev/null && break; sleep 0.1; done
-check "serve listens, with --upstreams-dir" grep -q "listening on" "$work/serve.err" ||
+check "serve listens, with --upstreams-dir" serve_ready "$work/serve.err" "$engine" ||
 	{ cat "$work/serve.err"; summary; exit 1; }
 chmod 0711 "$work"	# the operator passes through to the socket and its home
 

@@ -53,17 +53,12 @@ json_get() {	# FILE PYTHON-EXPRESSION-OF-d
 
 # serve LOG [ARGS...]: an engine in the background; sets engine. Waits for its socket.
 serve() {
-	local log=$1 i
+	local log=$1
 	shift
 	"$airlock" serve --socket "$sock" --audit "$work/audit.db" "$@" 2>"$work/$log" </dev/null &
 	engine=$!
 	helpers+=("$engine")
-	for i in $(seq 300); do
-		grep -q "listening on" "$work/$log" 2>/dev/null && return 0
-		kill -0 "$engine" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
+	serve_ready "$work/$log" "$engine"
 }
 
 # Until N sessions run and each sink in the list has grown (60 s at most).
@@ -426,7 +421,7 @@ check "the live engine's container still runs" [ -n "$(box3)" ]
 "$airlock" serve --socket "$work/other.sock" --audit "$work/other.db" 2>"$work/serve_other.err" </dev/null &
 other=$!
 helpers+=("$other")
-for _ in $(seq 300); do grep -q "listening on" "$work/serve_other.err" 2>/dev/null && break; sleep 0.1; done
+serve_ready "$work/serve_other.err" "$other"
 check "a second engine beside it counts the live engine's container apart, left alone" \
 	grep -qE '^airlock serve: [0-9]+ airlock containers at start: 0 orphans of gone engines \(0 reaped, 0 failed\), [1-9][0-9]* of live engines left alone$' "$work/serve_other.err"
 kill -TERM "$other"; wait "$other" 2>/dev/null

@@ -89,12 +89,7 @@ unit_serve() {
 		2>"$work/$log" </dev/null &
 	engine=$!
 	helpers+=("$engine")
-	for i in $(seq 300); do
-		grep -q "listening on" "$work/$log" 2>/dev/null && return 0
-		kill -0 "$engine" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
+	serve_ready "$work/$log" "$engine"
 }
 
 status_field() { awk -v k="$2:" '$1 == k { $1 = ""; sub(/^ /, ""); print }' "/proc/$1/status"; }
