@@ -476,11 +476,13 @@ gate_set_frozen(struct gate *g, bool frozen, int64_t revision)
 }
 
 void
-gate_set_held(struct gate *g, int tool)
+gate_set_held(struct gate *g, int tool, int64_t revision)
 {
 	pthread_mutex_lock(&g->lock);
 	if (tool >= 0 && (size_t)tool < g->n_tools && gate_tool_allowed(g, tool))
 		g->held[tool] = true;
+	if (revision > g->revision)
+		g->revision = revision;
 	pthread_mutex_unlock(&g->lock);
 }
 

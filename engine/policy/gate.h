@@ -168,8 +168,12 @@ void gate_post_freeze(struct gate *g, int64_t revision, bool frozen);
  * newer), with no acknowledgement.
  */
 void gate_set_frozen(struct gate *g, bool frozen, int64_t revision);
-/* Hold an allowed tool of a gate no call has reached yet (a standing hold), with no ack. */
-void gate_set_held(struct gate *g, int tool);
+/*
+ * Hold an allowed tool of a gate no call has reached yet (a standing
+ * hold) at the engine's revision (kept when the gate's own is newer), with
+ * no acknowledgement.
+ */
+void gate_set_held(struct gate *g, int tool, int64_t revision);
 
 /* What the console shows of the gate, read live. */
 struct gate_state {

@@ -1018,10 +1018,11 @@ test_held(void **state)
 	/* Not approved: a hold changes nothing, and a standing hold too. */
 	gate_post_hold(g, 7, SHELL);
 	assert_int_equal(call(g, SHELL, &rev), RULE_REVOKED);
-	gate_set_held(g, SHELL);
+	gate_set_held(g, SHELL, 7);
 	assert_false(state_of(g).held[SHELL]);
-	gate_set_held(g, MAIL);
+	gate_set_held(g, MAIL, 9);
 	assert_int_equal(call(g, MAIL, &rev), RULE_HOLD_DENIED);
+	assert_int_equal(rev, 9);	/* the engine's revision, as a standing revoke's */
 }
 
 /* A held call spends no grant's budget until it re-enters approved. */
