@@ -972,80 +972,6 @@ test_meter_budget(void **state)
 	assert_int_equal(grant_find(&f.t, f.serial)->calls_left, 1);
 }
 
-/*
- * The third state: a held tool answers hold_denied without entering the
- * in-flight state (so a revoke posted meanwhile applies at once, acked
- * from this thread), an approved call re-enters waived, revoked and
- * frozen still deny it, restore lifts the hold and revoke revokes it.
- */
-static void
-test_held(void **state)
-{
-	struct gate *g = *state;
-	struct gate_state st;
-	int64_t rev = -1;
-
-	gate_post_hold(g, 1, STORE);
-	st = state_of(g);
-	assert_true(st.allowed[STORE]);
-	assert_true(st.held[STORE]);
-	assert_false(st.held[READ]);
-	assert_int_equal(call(g, STORE, &rev), RULE_HOLD_DENIED);
-	assert_int_equal(rev, 1);
-	assert_false(state_of(g).busy);
-	assert_int_equal(gate_peek(g, STORE), RULE_HOLD_DENIED);
-	assert_int_equal(call(g, READ, &rev), RULE_ALLOWED);
-	/* The approved call: in flight like any allowed one. */
-	assert_int_equal(gate_begin_waived(g, STORE, &rev), RULE_ALLOWED);
-	assert_true(state_of(g).busy);
-	gate_end(g);
-	/* A held call waiting keeps nothing busy: a freeze applies at once. */
-	gate_post_freeze(g, 2, true);
-	assert_true(state_of(g).frozen);
-	assert_int_equal(state_of(g).pending, 0);
-	assert_int_equal(gate_peek(g, STORE), RULE_FROZEN);
-	assert_int_equal(gate_begin_waived(g, STORE, &rev), RULE_FROZEN);
-	gate_post_freeze(g, 3, false);
-	gate_post(g, 4, STORE, false);
-	assert_false(state_of(g).held[STORE]);
-	assert_int_equal(gate_peek(g, STORE), RULE_REVOKED);
-	assert_int_equal(gate_begin_waived(g, STORE, &rev), RULE_REVOKED);
-	gate_post_hold(g, 5, STORE);
-	assert_int_equal(call(g, STORE, &rev), RULE_HOLD_DENIED);
-	gate_post(g, 6, STORE, true);	/* restore lifts it */
-	assert_false(state_of(g).held[STORE]);
-	assert_int_equal(call(g, STORE, &rev), RULE_ALLOWED);
-	/* Not approved: a hold changes nothing, and a standing hold too. */
-	gate_post_hold(g, 7, SHELL);
-	assert_int_equal(call(g, SHELL, &rev), RULE_REVOKED);
-	gate_set_held(g, SHELL, 7);
-	assert_false(state_of(g).held[SHELL]);
-	gate_set_held(g, MAIL, 9);
-	assert_int_equal(call(g, MAIL, &rev), RULE_HOLD_DENIED);
-	assert_int_equal(rev, 9);	/* the engine's revision, as a standing revoke's */
-}
-
-/* A held call spends no grant's budget until it re-enters approved. */
-static void
-test_held_meter(void **state)
-{
-	struct gate *g = *state;
-	struct meter_fixture f = { .g = g, .spent_tool = -1 };
-	struct gate_meter m = { fixture_spend, fixture_spent, &f };
-	int64_t rev = -1;
-
-	f.serial = grant_set(&f.t, "store", true, 0, 0, 1, 1);
-	gate_set_meter(g, &m);
-	gate_post_hold(g, 1, STORE);
-	assert_int_equal(call(g, STORE, &rev), RULE_HOLD_DENIED);
-	assert_int_equal(call(g, STORE, &rev), RULE_HOLD_DENIED);
-	assert_int_equal(grant_find(&f.t, f.serial)->calls_left, 1);
-	assert_int_equal(gate_begin_waived(g, STORE, &rev), RULE_ALLOWED);
-	gate_end(g);
-	assert_int_equal(f.spent_calls, 1);
-	assert_int_equal(gate_begin_waived(g, STORE, &rev), RULE_REVOKED);
-}
-
 int
 main(void)
 {
@@ -1068,8 +994,6 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_delta_stale, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_delta_queue_full, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_meter_budget, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_held, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_held_meter, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("gate", tests, NULL, NULL);

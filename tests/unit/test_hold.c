@@ -7,12 +7,15 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gate.h"
+#include "grant.h"
 #include "hold.h"
 
 /*
  * The board of held calls (hold.h) with plain numbers: ids never reused,
  * a bounded table, one decision a call, timeouts, the engine's stop, and
- * approvals for the rest of a session.
+ * approvals for the rest of a session. Then the gate's third state
+ * (gate.h): held, on one thread.
  */
 
 static const struct snap_author alice = { .uid = 1001, .user = "alice", .via = "ctl" };
@@ -197,6 +200,146 @@ test_texts(void **state)
 	assert_string_equal(hold_outcome_text(HOLD_LIFTED), "lifted");
 }
 
+/* ---- the gate's third state ---- */
+
+enum { READ, STORE, MAIL, SHELL, N_TOOLS };
+/* shell is in the catalog but not approved for the session */
+static const bool approved[N_TOOLS] = { true, true, true, false };
+
+static int
+setup(void **state)
+{
+	struct gate *g = gate_new(approved, N_TOOLS);
+
+	*state = g;
+	return g ? 0 : -1;
+}
+
+static int
+teardown(void **state)
+{
+	gate_free(*state);
+	return 0;
+}
+
+static struct gate_state
+state_of(struct gate *g)
+{
+	struct gate_state st;
+
+	gate_state(g, &st);
+	return st;
+}
+
+/* One call to tool; an admitted call is ended at once. */
+static enum policy_rule
+call(struct gate *g, int tool, int64_t *revision)
+{
+	enum policy_rule r = gate_begin(g, tool, revision);
+
+	if (r == RULE_ALLOWED)
+		gate_end(g);
+	return r;
+}
+
+/* A meter over a grant table (grant.h) as the supervisor keeps one: store's calls metered. */
+struct meter_fixture {
+	struct grant_table t;
+	uint64_t serial;
+	int spent_calls;
+};
+
+static enum gate_meter_answer
+fixture_spend(void *ctx, int tool)
+{
+	struct meter_fixture *f = ctx;
+
+	return tool == STORE ? grant_meter_answer(grant_spend(&f->t, f->serial)) : GATE_METER_FREE;
+}
+
+static void
+fixture_spent(void *ctx, int tool)
+{
+	struct meter_fixture *f = ctx;
+
+	(void)tool;
+	f->spent_calls++;
+}
+
+/*
+ * The third state: a held tool answers hold_denied without entering the
+ * in-flight state (so a revoke posted meanwhile applies at once, acked
+ * from this thread), an approved call re-enters waived, revoked and
+ * frozen still deny it, restore lifts the hold and revoke revokes it.
+ */
+static void
+test_held(void **state)
+{
+	struct gate *g = *state;
+	struct gate_state st;
+	int64_t rev = -1;
+
+	gate_post_hold(g, 1, STORE);
+	st = state_of(g);
+	assert_true(st.allowed[STORE]);
+	assert_true(st.held[STORE]);
+	assert_false(st.held[READ]);
+	assert_int_equal(call(g, STORE, &rev), RULE_HOLD_DENIED);
+	assert_int_equal(rev, 1);
+	assert_false(state_of(g).busy);
+	assert_int_equal(gate_peek(g, STORE), RULE_HOLD_DENIED);
+	assert_int_equal(call(g, READ, &rev), RULE_ALLOWED);
+	/* The approved call: in flight like any allowed one. */
+	assert_int_equal(gate_begin_waived(g, STORE, &rev), RULE_ALLOWED);
+	assert_true(state_of(g).busy);
+	gate_end(g);
+	/* A held call waiting keeps nothing busy: a freeze applies at once. */
+	gate_post_freeze(g, 2, true);
+	assert_true(state_of(g).frozen);
+	assert_int_equal(state_of(g).pending, 0);
+	assert_int_equal(gate_peek(g, STORE), RULE_FROZEN);
+	assert_int_equal(gate_begin_waived(g, STORE, &rev), RULE_FROZEN);
+	gate_post_freeze(g, 3, false);
+	gate_post(g, 4, STORE, false);
+	assert_false(state_of(g).held[STORE]);
+	assert_int_equal(gate_peek(g, STORE), RULE_REVOKED);
+	assert_int_equal(gate_begin_waived(g, STORE, &rev), RULE_REVOKED);
+	gate_post_hold(g, 5, STORE);
+	assert_int_equal(call(g, STORE, &rev), RULE_HOLD_DENIED);
+	gate_post(g, 6, STORE, true);	/* restore lifts it */
+	assert_false(state_of(g).held[STORE]);
+	assert_int_equal(call(g, STORE, &rev), RULE_ALLOWED);
+	/* Not approved: a hold changes nothing, and a standing hold too. */
+	gate_post_hold(g, 7, SHELL);
+	assert_int_equal(call(g, SHELL, &rev), RULE_REVOKED);
+	gate_set_held(g, SHELL, 7);
+	assert_false(state_of(g).held[SHELL]);
+	gate_set_held(g, MAIL, 9);
+	assert_int_equal(call(g, MAIL, &rev), RULE_HOLD_DENIED);
+	assert_int_equal(rev, 9);	/* the engine's revision, as a standing revoke's */
+}
+
+/* A held call spends no grant's budget until it re-enters approved. */
+static void
+test_held_meter(void **state)
+{
+	struct gate *g = *state;
+	struct meter_fixture f = { .spent_calls = 0 };
+	struct gate_meter m = { fixture_spend, fixture_spent, &f };
+	int64_t rev = -1;
+
+	f.serial = grant_set(&f.t, "store", true, 0, 0, 1, 1);
+	gate_set_meter(g, &m);
+	gate_post_hold(g, 1, STORE);
+	assert_int_equal(call(g, STORE, &rev), RULE_HOLD_DENIED);
+	assert_int_equal(call(g, STORE, &rev), RULE_HOLD_DENIED);
+	assert_int_equal(grant_find(&f.t, f.serial)->calls_left, 1);
+	assert_int_equal(gate_begin_waived(g, STORE, &rev), RULE_ALLOWED);
+	gate_end(g);
+	assert_int_equal(f.spent_calls, 1);
+	assert_int_equal(gate_begin_waived(g, STORE, &rev), RULE_REVOKED);
+}
+
 int
 main(void)
 {
@@ -208,6 +351,8 @@ main(void)
 		cmocka_unit_test(test_settle_all),
 		cmocka_unit_test(test_rest_of_session),
 		cmocka_unit_test(test_texts),
+		cmocka_unit_test_setup_teardown(test_held, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_held_meter, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("hold", tests, NULL, NULL);
