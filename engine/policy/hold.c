@@ -43,16 +43,17 @@ hold_find(const struct hold_board *b, int64_t id)
 	return i < 0 ? NULL : &b->e[i];
 }
 
-/* A waiver for (session, tool), kept once: 0, or -1 when full. */
+/* A waiver for the call's (session, tool), kept once: 0, or -1 when full. */
 static int
-hold_waive(struct hold_board *b, const char *session, const char *tool)
+hold_waive(struct hold_board *b, const struct hold_view *v)
 {
-	if (hold_waived(b, session, tool))
+	if (hold_waived(b, v->session, v->tool))
 		return 0;
 	if (b->n_waivers == HOLD_WAIVERS_MAX)
 		return -1;
-	snprintf(b->waiver[b->n_waivers].session, SNAP_ID_MAX, "%s", session);
-	snprintf(b->waiver[b->n_waivers].tool, SNAP_NAME_MAX, "%s", tool);
+	/* Whole arrays of one size, each NUL-terminated where the view was made. */
+	memcpy(b->waiver[b->n_waivers].session, v->session, sizeof v->session);
+	memcpy(b->waiver[b->n_waivers].tool, v->tool, sizeof v->tool);
 	b->n_waivers++;
 	return 0;
 }
@@ -79,7 +80,7 @@ hold_decide(struct hold_board *b, int64_t id, enum hold_outcome outcome, bool re
 	e = &b->e[i];
 	if (e->outcome != HOLD_WAITING)
 		return -1;	/* settled once: a late deny cannot undo an approve */
-	if (rest && hold_waive(b, e->v.session, e->v.tool) < 0)
+	if (rest && hold_waive(b, &e->v) < 0)
 		return -1;
 	e->rest = rest;
 	hold_settle(e, outcome, by, now_ms);
@@ -172,16 +173,30 @@ hold_waived(const struct hold_board *b, const char *session, const char *tool)
 	return false;
 }
 
-void
-hold_forget(struct hold_board *b, const char *session)
+/* Drop the waivers of session (and of tool, unless NULL). */
+static void
+hold_drop(struct hold_board *b, const char *session, const char *tool)
 {
 	size_t i = 0;
 
 	while (i < b->n_waivers)
-		if (strcmp(b->waiver[i].session, session) == 0)
+		if (strcmp(b->waiver[i].session, session) == 0 &&
+		    (!tool || strcmp(b->waiver[i].tool, tool) == 0))
 			b->waiver[i] = b->waiver[--b->n_waivers];
 		else
 			i++;
+}
+
+void
+hold_forget(struct hold_board *b, const char *session)
+{
+	hold_drop(b, session, NULL);
+}
+
+void
+hold_unwaive(struct hold_board *b, const char *session, const char *tool)
+{
+	hold_drop(b, session, tool);
 }
 
 const char *

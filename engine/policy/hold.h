@@ -12,7 +12,8 @@
  * decision (approve, deny, the timeout, the engine's stop) settles it once;
  * its waiter then takes it off the board. An approve for the rest of the
  * session also waives the hold of that tool in that session: its later
- * calls do not wait (hold_waived), until the session is forgotten.
+ * calls do not wait (hold_waived), until the session ends or the tool is
+ * held again there.
  */
 
 #include <stdbool.h>
@@ -50,7 +51,7 @@ struct hold_board {
 	bool used[HOLD_MAX];
 	int64_t serial;			/* the latest id given */
 	struct {
-		char session[SNAP_ID_MAX];
+		char session[SNAP_ID_MAX];	/* as struct hold_view's */
 		char tool[SNAP_NAME_MAX];
 	} waiver[HOLD_WAIVERS_MAX];
 	size_t n_waivers;
@@ -83,6 +84,8 @@ size_t hold_list(const struct hold_board *b, int64_t now_ms, struct hold_view *o
 bool hold_waived(const struct hold_board *b, const char *session, const char *tool);
 /* The session's waivers gone (it ended). */
 void hold_forget(struct hold_board *b, const char *session);
+/* The waiver of tool in session gone: a new hold of the tool is decided call by call again. */
+void hold_unwaive(struct hold_board *b, const char *session, const char *tool);
 /* "approved", "denied", "timed out", "engine stop", "lifted", "waiting". */
 const char *hold_outcome_text(enum hold_outcome o);
 

@@ -68,6 +68,17 @@ sup_hold_kick(struct supervisor *s)
 }
 
 void
+sup_hold_unwaive(struct supervisor *s, const char *tool, struct slot *const *to, size_t n)
+{
+	size_t i;
+
+	pthread_mutex_lock(&s->hold_lock);
+	for (i = 0; i < n; i++)
+		hold_unwaive(&s->holds, to[i]->id, tool);
+	pthread_mutex_unlock(&s->hold_lock);
+}
+
+void
 sup_hold_forget(struct supervisor *s, const struct slot *sl)
 {
 	pthread_mutex_lock(&s->hold_lock);

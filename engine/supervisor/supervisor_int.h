@@ -306,6 +306,8 @@ struct gateway_hold sup_hold_hook(struct slot *sl);
 void sup_hold_stop(struct supervisor *s);
 /* A gate changed: its waiters look at it again. */
 void sup_hold_kick(struct supervisor *s);
+/* tool held again on to[0..n): its approvals for the rest of those sessions go. */
+void sup_hold_unwaive(struct supervisor *s, const char *tool, struct slot *const *to, size_t n);
 /* sl ended: its approvals for the rest of the session go. */
 void sup_hold_forget(struct supervisor *s, const struct slot *sl);
 

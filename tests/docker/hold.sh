@@ -5,9 +5,11 @@
 # pending` shows it (names, size, hash; no canary), a view-role uid's
 # approve is refused and audited, an operate-role uid's approve lets
 # exactly that call reach the sink, a deny reaches nothing and the agent
-# gets hold_denied. A freeze posted while a call waits applies at once and
-# denies it frozen. A session started later is held from its start, and
-# its config's hold_timeout of 2 s denies its call hold_timeout by itself.
+# gets hold_denied. An approve --rest lets the later calls go on until the
+# tool is held again. A freeze posted while a call waits applies at once
+# and decides it. A session started later is held from its start, its
+# config's hold_timeout of 2 s denies its calls hold_timeout by itself, and
+# the time held does not count against its session_ms of 4 s.
 # SIGTERM with calls waiting: each denied by the engine's stop and audited,
 # serve exits, the containers are gone. The chain verifies; the canary is
 # in the permitted sink only.
@@ -181,6 +183,22 @@ check "the decision audited: 'hold $id2 denied' by $(id -un) via ctl" \
 	 and detail like '%\"by\":\"$(id -un)\",%\"via\":\"ctl\",\"wait_ms\":%'"
 check "the denied call reached nothing" [ "$(lines "$sink")" = "$before" ]
 
+# --- approve for the rest of the session, then held again ---------------------------
+before=$(lines "$sink")
+ctl rest approve "$id3" --rest
+check "ctl approve --rest: exit 0" [ "$rc" = 0 ]
+grown() { local i; for i in $(seq 100); do [ "$(lines "$sink")" -ge "$1" ] && return 0; sleep 0.1; done; return 1; }
+check "the session's later calls go on without a wait: three more reach the sink" grown "$((before + 4))"
+check "the decision audited: 'hold $id3 approved for the session'" \
+	audit_has "select count(*) from audit_entries where type='policy' and session_id='$sid'
+	 and rule='hold $id3 approved for the session'"
+check "none of its calls waits" \
+	bash -c '"$1" ctl --socket "$2" pending --json | python3 -c "import json,sys; sys.exit(1 if json.load(sys.stdin)[\"pending\"] else 0)"' _ "$airlock" "$sock"
+ctl rehold hold store --all
+check "ctl hold store --all again: acknowledged" [ "$rc" = 0 ]
+id3=$(pending_id "$sid" "$id3")
+check "held again, its calls wait again: the approval for the session is gone" [ -n "$id3" ]
+
 # --- a freeze while a call waits: at once, and it denies the call --------------------
 ctl freeze freeze --wait 2000
 check "ctl freeze with a call waiting: acknowledged at once (the gate is not busy)" \
@@ -214,6 +232,17 @@ check "its call entry: denied hold_timeout" \
 	 and decision='denied' and rule='hold_timeout'"
 check "nothing of the timed session reached its sink" [ "$(lines "$tsink")" = 0 ]
 
+timed_out() {	# SESSION N: N of its calls timed out, within 15 s
+	local i
+	for i in $(seq 150); do
+		[ "$(audit_q "select count(*) from audit_entries where session_id='$1'
+		 and rule glob 'hold [0-9]* timed out'")" -ge "$2" ] 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+check "three of its calls timed out in turn: 6 s held, past its session_ms of 4 s" timed_out "$tsid" 3
+
 # --- the engine stops with calls waiting ------------------------------------------
 id4=$(pending_id "$sid" "$id3")
 check "a call of the first session waits again" [ -n "$id4" ]
@@ -235,9 +264,9 @@ check "every wait audited has one decision" \
 	[ "$(audit_q "select count(*) from audit_entries where rule glob 'hold [0-9]* waiting'")" = \
 	  "$(audit_q "select count(*) from audit_entries where rule glob 'hold [0-9]*'
 	   and rule not glob 'hold [0-9]* waiting'")" ]
-outlived() {	# SESSION: two waits of 2 s timed out (its session_ms is 4 s), and no session_timeout end
+outlived() {	# SESSION: three waits of 2 s timed out (its session_ms is 4 s), no session_timeout end
 	[ "$(audit_q "select count(*) from audit_entries where session_id='$1'
-	 and rule glob 'hold [0-9]* timed out'")" -ge 2 ] &&
+	 and rule glob 'hold [0-9]* timed out'")" -ge 3 ] &&
 	[ "$(audit_q "select count(*) from audit_entries where session_id='$1'
 	 and type='session_end' and rule='session_timeout'")" = 0 ] &&
 	[ "$(audit_q "select count(*) from audit_entries where session_id='$1'

@@ -172,8 +172,15 @@ test_rest_of_session(void **state)
 	assert_true(hold_waived(&b, "s-1", "store"));
 	assert_false(hold_waived(&b, "s-1", "mail"));
 	assert_false(hold_waived(&b, "s-2", "store"));
-	hold_forget(&b, "s-1");
+	/* Held again: approved call by call again; only that tool's waiver goes. */
+	snprintf(v.tool, sizeof v.tool, "mail");
+	a = hold_add(&b, &v, 0);
+	assert_int_equal(hold_decide(&b, a, HOLD_APPROVED, true, &alice, 5), 0);
+	hold_unwaive(&b, "s-1", "store");
 	assert_false(hold_waived(&b, "s-1", "store"));
+	assert_true(hold_waived(&b, "s-1", "mail"));
+	hold_forget(&b, "s-1");
+	assert_false(hold_waived(&b, "s-1", "mail"));
 	/* The waivers are bounded: past them, an approve for the session is refused whole. */
 	for (i = 0; i < HOLD_WAIVERS_MAX; i++) {
 		snprintf(session, sizeof session, "s-%d", i);
