@@ -608,8 +608,9 @@ do_pending(struct ctl *c)
 		return rc;
 	if (c->o.json && !c->o.n[OPT_FOLLOW])
 		return done(c, r, "%s", "");
-	printf("%6s %-24s %-24s %s %9s %-12s %7s %5s\n", "ID", "SESSION", "TOOL", "CLASS->SINK",
-	       "REQUEST", "HASH", "WAITED", "EARLIER");
+	if (!c->o.json)
+		printf("%6s %-24s %-24s %s %9s %-12s %7s %5s\n", "ID", "SESSION", "TOOL",
+		       "CLASS->SINK", "REQUEST", "HASH", "WAITED", "EARLIER");
 	print_changes(c, NULL, json_object_get(r, "pending"));
 	while (c->o.n[OPT_FOLLOW]) {
 		json_decref(before);

@@ -147,7 +147,7 @@ hold_answer(enum hold_outcome o)
 
 /* The decision's policy entry: "hold 7 approved", "hold 7 denied: engine stop", … */
 static void
-hold_decided(struct slot *sl, const struct hold_entry *e)
+hold_decided(struct slot *sl, const struct hold_entry *e, bool engine_stop)
 {
 	char rule[SNAP_WORD_MAX];
 	int64_t wait = e->decided_ms - e->start_ms;
@@ -155,7 +155,7 @@ hold_decided(struct slot *sl, const struct hold_entry *e)
 	switch (e->outcome) {
 	case HOLD_STOPPED:
 		snprintf(rule, sizeof rule, "hold %lld denied: %s", (long long)e->v.id,
-			 sl->sup->hold_quit ? "engine stop" : "session stop");
+			 engine_stop ? "engine stop" : "session stop");
 		break;
 	case HOLD_APPROVED:
 		snprintf(rule, sizeof rule, "hold %lld approved%s", (long long)e->v.id,
@@ -178,6 +178,7 @@ hold_wait(void *ctx, struct hold_view *v)
 	int tool = config_tool_index(sl->cfg, v->tool);
 	struct hold_entry e;
 	char rule[SNAP_WORD_MAX];
+	bool stopping;
 	int64_t id = 0;
 
 	pthread_mutex_lock(&s->hold_lock);
@@ -186,13 +187,13 @@ hold_wait(void *ctx, struct hold_view *v)
 		return GW_HOLD_APPROVED;	/* approved for the rest of the session */
 	}
 	v->since_ms = clock_wall_ms();
-	if (!s->hold_quit && !atomic_load(&sl->stop))
+	stopping = s->hold_quit || atomic_load(&sl->stop);
+	if (!stopping)
 		id = hold_add(&s->holds, v, clock_mono_ms());
 	pthread_mutex_unlock(&s->hold_lock);
 	if (id == 0) {
-		sup_hold_note(s, sl, v->tool, s->hold_quit || atomic_load(&sl->stop)
-			      ? "hold refused: stopping" : "hold refused: too many waiting",
-			      &by_engine, NULL);
+		sup_hold_note(s, sl, v->tool, stopping ? "hold refused: stopping"
+			      : "hold refused: too many waiting", &by_engine, NULL);
 		return GW_HOLD_DENIED;
 	}
 	snprintf(rule, sizeof rule, "hold %lld waiting", (long long)id);
@@ -200,8 +201,9 @@ hold_wait(void *ctx, struct hold_view *v)
 	sup_wake(s);
 	pthread_mutex_lock(&s->hold_lock);
 	hold_await(sl, id, tool, &e);
+	stopping = s->hold_quit;
 	pthread_mutex_unlock(&s->hold_lock);
-	hold_decided(sl, &e);
+	hold_decided(sl, &e, stopping);
 	sup_wake(s);
 	return hold_answer(e.outcome);
 }
