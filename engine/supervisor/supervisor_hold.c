@@ -176,7 +176,7 @@ hold_wait(void *ctx, struct hold_view *v)
 	struct slot *sl = ctx;
 	struct supervisor *s = sl->sup;
 	int tool = config_tool_index(sl->cfg, v->tool);
-	struct hold_entry e;
+	struct hold_entry e = { .outcome = HOLD_DENIED };	/* as taken, else denied */
 	char rule[SNAP_WORD_MAX];
 	bool stopping;
 	int64_t id = 0;
