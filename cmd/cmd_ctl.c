@@ -256,7 +256,8 @@ print_tool(const json_t *r, const json_t *t)
 {
 	char granted[96];
 	const char *state = !json_is_true(json_object_get(t, "approved")) ? "not approved"
-			  : !json_is_true(json_object_get(t, "allowed")) ? "revoked" : "allowed";
+			  : !json_is_true(json_object_get(t, "allowed")) ? "revoked"
+			  : json_is_true(json_object_get(t, "held")) ? "held" : "allowed";
 
 	if (json_is_true(json_object_get(t, "granted")) && strcmp(state, "allowed") == 0) {
 		grant_left_text(t, granted, sizeof granted);
@@ -539,6 +540,114 @@ do_metrics(struct ctl *c)
 	return done(c, r, "%s", str_of(r, "text"));
 }
 
+/* ---- held calls ---- */
+
+/* One held call: names, sizes and a hash's head; never its arguments. */
+static void
+print_held(const json_t *h)
+{
+	char tool[160];
+
+	snprintf(tool, sizeof tool, "%s%s%s%s", str_of(h, "tool"),
+		 strcmp(str_of(h, "alias"), str_of(h, "tool")) ? " (" : "",
+		 strcmp(str_of(h, "alias"), str_of(h, "tool")) ? str_of(h, "alias") : "",
+		 strcmp(str_of(h, "alias"), str_of(h, "tool")) ? ")" : "");
+	printf("%6lld %-24s %-24s %s->%s %8lldB %.12s %6llds %5lld\n", int_of(h, "id"),
+	       str_of(h, "session"), tool, str_of(h, "session_class"), str_of(h, "sink_ceiling"),
+	       int_of(h, "request_bytes"), str_of(h, "request_hash"), int_of(h, "waited_ms") / 1000,
+	       int_of(h, "earlier_calls"));
+}
+
+/* Is a call with this id in the list? */
+static bool
+held_in(const json_t *list, json_int_t id)
+{
+	const json_t *h;
+	size_t i;
+
+	json_array_foreach(list, i, h)
+		if (json_integer_value(json_object_get(h, "id")) == id)
+			return true;
+	return false;
+}
+
+/* Followed: the calls that began waiting since the last look, and those that no longer wait. */
+static void
+print_changes(struct ctl *c, const json_t *before, json_t *now)
+{
+	json_t *h;
+	size_t i;
+
+	json_array_foreach(now, i, h)
+		if (!held_in(before, json_integer_value(json_object_get(h, "id")))) {
+			if (c->o.json)
+				cli_print_json(h);
+			else
+				print_held(h);
+		}
+	for (i = 0; i < json_array_size(before); i++)
+		if (!held_in(now, json_integer_value(json_object_get(json_array_get(before, i), "id")))
+		    && !c->o.json)
+			printf("%6lld decided\n", int_of(json_array_get(before, i), "id"));
+	fflush(stdout);
+}
+
+#define CTL_PENDING_POLL_MS	250
+
+/*
+ * The held calls waiting now; followed, the engine is asked again every
+ * CTL_PENDING_POLL_MS and each change printed until it closes.
+ */
+static int
+do_pending(struct ctl *c)
+{
+	json_t *r, *before = NULL;
+	int rc = (request(c, CONTROL_OP_PENDING), call(c, 0, &r));
+
+	if (rc >= 0)
+		return rc;
+	if (c->o.json && !c->o.n[OPT_FOLLOW])
+		return done(c, r, "%s", "");
+	if (!c->o.json)
+		printf("%6s %-24s %-24s %s %9s %-12s %7s %5s\n", "ID", "SESSION", "TOOL",
+		       "CLASS->SINK", "REQUEST", "HASH", "WAITED", "EARLIER");
+	print_changes(c, NULL, json_object_get(r, "pending"));
+	while (c->o.n[OPT_FOLLOW]) {
+		json_decref(before);
+		before = r;
+		usleep(CTL_PENDING_POLL_MS * 1000);
+		if ((rc = (request(c, CONTROL_OP_PENDING), call(c, 0, &r))) >= 0) {
+			json_decref(before);
+			return rc;
+		}
+		print_changes(c, json_object_get(before, "pending"), json_object_get(r, "pending"));
+	}
+	json_decref(before);
+	json_decref(r);
+	return EXIT_OK;
+}
+
+/* approve ID [--rest] or deny ID. */
+static int
+do_decide(struct ctl *c)
+{
+	bool approve = strcmp(c->verb, "approve") == 0;
+	struct control_request *req;
+	char *end = NULL;
+	long long id = strtoll(c->arg, &end, 10);
+	json_t *r;
+	int rc;
+
+	if (!*c->arg || *end || id <= 0 || strspn(c->arg, "0123456789") != strlen(c->arg))
+		return cli_usage_error("ctl", "%s wants a held call's id (ctl pending)", c->verb);
+	req = verb_request(c);
+	control_request_int(req, CONTROL_K_HOLD_ID, id);
+	if (c->o.n[OPT_REST])
+		control_request_bool(req, CONTROL_K_REST, true);
+	rc = call(c, 0, &r);
+	return rc >= 0 ? rc : done(c, r, approve ? "approved %s\n" : "denied %s\n", c->arg);
+}
+
 /* ---- events ---- */
 
 static void
@@ -684,6 +793,10 @@ static const struct {
 	{ "stop", do_stop },
 	{ "revoke", do_cutover },
 	{ "restore", do_cutover },
+	{ "hold", do_cutover },
+	{ "pending", do_pending },
+	{ "approve", do_decide },
+	{ "deny", do_decide },
 	{ "apply", do_apply },
 	{ "stop-all", do_stop_all },
 	{ "freeze", do_freeze },
@@ -727,6 +840,8 @@ grant_terms(struct ctl *c)
 
 	if ((f || n) && strcmp(c->verb, "restore") != 0)
 		return cli_usage_error("ctl", "--for and --calls are restore's only (a grant)");
+	if (c->o.n[OPT_REST] && strcmp(c->verb, "approve") != 0)
+		return cli_usage_error("ctl", "--rest is approve's only");
 	if (f && grant_duration_parse(f, &c->for_s) < 0)
 		return cli_usage_error("ctl", "--for wants 90s, 15m or 2h: %d s to %d h",
 				       GRANT_FOR_MIN_S, GRANT_FOR_MAX_S / 3600);

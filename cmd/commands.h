@@ -62,7 +62,8 @@ int cmd_watchdog(int argc, char **argv);
 	_(SINCE,     "--since",     "TIME") \
 	_(UPSTREAMS_DIR, "--upstreams-dir", "DIR") \
 	_(FOR,       "--for",       "DURATION") \
-	_(CALLS,     "--calls",     "N")
+	_(CALLS,     "--calls",     "N")    \
+	_(REST,      "--rest",      NULL)
 
 enum cli_option {
 	OPT_NONE,		/* ends a row's list of uses */

@@ -30,9 +30,10 @@ static const struct {
 	  "closed its gate)" },
 	{ "frozen", "the engine's freeze lifted (airlock ctl thaw)" },
 	{ "quarantined", "the session's quarantine released (airlock ctl release SESSION)" },
-	{ "hold_denied", "an operator's approval of the held call, or the tool's hold lifted" },
-	{ "hold_timeout", "a decision within the hold timeout (hold_timeout in the config), or "
-	  "the tool's hold lifted" },
+	{ "hold_denied", "a restore of the tool, which lifts its hold (this file); or an "
+	  "operator's approval of each held call (airlock ctl approve ID)" },
+	{ "hold_timeout", "a restore of the tool, which lifts its hold (this file); or a "
+	  "decision within the hold timeout (bounds.hold_timeout in the config)" },
 	{ "unknown_tool", "an alias and a catalog tool for it in the session's config" },
 	{ "sink_ceiling", "the tool's sink_ceiling in the session's config, or a session of a "
 	  "lower class" },
@@ -47,7 +48,9 @@ static const struct {
 bool
 audit_propose_restorable(const char *rule)
 {
-	return rule && strcmp(rule, "revoked") == 0;
+	/* A restore allows a revoked tool, and lifts a held one's hold. */
+	return rule && (strcmp(rule, "revoked") == 0 || strcmp(rule, "hold_denied") == 0 ||
+			strcmp(rule, "hold_timeout") == 0);
 }
 
 const char *
@@ -174,8 +177,9 @@ audit_propose_file(const struct audit_propose *p, size_t tools_max, json_t **fil
 	for (i = 0; rc == 0 && i < p->n; i++) {
 		const struct propose_denial *d = &p->v[i];
 
-		/* Grouped by (rule, tool): each tool comes once with rule revoked. */
-		if (!audit_propose_restorable(d->rule) || !d->tool_ok)
+		/* Grouped by (rule, tool): a tool revoked and held comes once, as first denied. */
+		if (!audit_propose_restorable(d->rule) || !d->tool_ok ||
+		    json_object_get(why, d->tool))
 			continue;
 		if (json_array_size(restore) == tools_max) {
 			(*left_out)++;

@@ -4,8 +4,10 @@
 /*
  * `airlock audit propose`, learn mode: the calls the gateway denied, read
  * from the log and counted by (rule, tool), and the incident file that
- * would allow what an incident file can express. Today that is one rule:
- * a call denied `revoked` is allowed again by a restore of its tool. Every
+ * would allow what an incident file can express. Today that is three
+ * rules: a call denied `revoked` is allowed again by a restore of its
+ * tool, and one denied `hold_denied` or `hold_timeout` too, since a restore
+ * lifts the tool's hold (a tool both revoked and held is restored once). Every
  * other denial (sink_ceiling, frozen, gate_closed, catalog_drift,
  * egress_denied, …) needs something an incident file does not hold, and
  * audit_propose_hint() names it.
@@ -54,7 +56,7 @@ int audit_propose_read(const char *path, const char *since, const char *session,
 
 void audit_propose_free(struct audit_propose *p);
 
-/* Can an incident file allow a call denied by rule? (revoked: a restore.) */
+/* Can an incident file allow a call denied by rule? (revoked, hold_*: a restore.) */
 bool audit_propose_restorable(const char *rule);
 
 /*

@@ -35,7 +35,7 @@ static const char *const kind_ids[] = {
 };
 
 /* The ops a cutover's ack names first in its rule (snapshot.h's cutover_op_id). */
-static const char *const cutover_ops[] = { "revoke", "restore", "freeze", "thaw" };
+static const char *const cutover_ops[] = { "revoke", "restore", "freeze", "thaw", "hold" };
 
 const char *
 audit_timeline_kind_id(enum timeline_kind k)
@@ -127,7 +127,9 @@ is_cutover_op(const char *word)
  * <gate's reason>" for a cutover's ack and "<op> at start" for what a
  * session got as it started; the control server "<op> by request",
  * "<op> refused[: why]", "start refused: …", "peer refused: …"; a whole
- * update's ack is the gate's reason alone.
+ * update's ack is the gate's reason alone. A held call's entries, "hold
+ * <id> waiting" and its decision ("hold <id> approved", "… denied", "…
+ * timed out", …), are told as written, like a request.
  */
 static enum timeline_kind
 policy_kind(const char *rule, char op[16])
@@ -136,7 +138,8 @@ policy_kind(const char *rule, char op[16])
 	size_t n = sp ? (size_t)(sp - rule) : strlen(rule);
 
 	snprintf(op, 16, "%.*s", (int)(n < 15 ? n : 15), rule);
-	if (strcmp(rest, "by request") == 0 || strncmp(rest, "refused", 7) == 0)
+	if (strcmp(rest, "by request") == 0 || strncmp(rest, "refused", 7) == 0 ||
+	    (strcmp(op, "hold") == 0 && rest[0] >= '0' && rest[0] <= '9'))
 		return TIMELINE_REQUEST;
 	if (!is_cutover_op(op)) {
 		snprintf(op, 16, "update");

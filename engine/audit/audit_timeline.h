@@ -51,7 +51,7 @@ enum timeline_kind {
  *  session_start      session
  *  session_end        session, normal, rule (the end's reason)
  *  admission_refused  session, rule (the refusing check)
- *  policy             op (revoke, restore, freeze, thaw; update for a
+ *  policy             op (revoke, restore, freeze, thaw, hold; update for a
  *                     whole update), tool (none for freeze and thaw),
  *                     revision, by, the acks: one a session it reached
  *  policy_at_start    session, op, tool, revision, by, one ack: a tool
@@ -60,7 +60,10 @@ enum timeline_kind {
  *  request            session ("engine" when none), op (the rule's first
  *                     word), rule (the whole rule: "stop by request",
  *                     "revoke refused: view only", …), by, applied or
- *                     rejected (the entry's decision, as an ack)
+ *                     rejected (the entry's decision, as an ack); also a
+ *                     held call's wait and decision ("hold 7 waiting",
+ *                     "hold 7 approved", "hold 7 timed out"), its session's
+ *                     own, by the decision's author
  *  reap               session, rule
  * seq and time are the event's first entry's.
  */

@@ -194,10 +194,31 @@ struct tool_view {
 	char data_class[SNAP_CLASS_MAX];
 	bool approved;		/* an alias reaches it: frozen at start */
 	bool allowed;		/* allowed now */
+	bool held;		/* allowed, its calls waiting for an operator (ctl hold) */
 	/* Allowed under a time-boxed grant that lapses by itself: what remains of it. */
 	bool granted;
 	int64_t grant_calls;	/* calls left, shared by the sessions it covers; -1: no budget */
 	int64_t grant_ms;	/* time left; -1: no deadline */
+};
+
+/*
+ * One call held for an operator (ctl pending): who, what, how big, since
+ * when. Never its payload: the request is named by its size and hash.
+ */
+#define SNAP_HOLDS_MAX		64
+#define SNAP_HASH_MAX		65	/* a SHA-256 in hex, NUL */
+struct hold_view {
+	int64_t id;			/* never reused while the engine runs */
+	char session[SNAP_ID_MAX];
+	char tool[SNAP_NAME_MAX];	/* the catalog tool */
+	char alias[SNAP_NAME_MAX];	/* the name the agent used */
+	char session_class[SNAP_CLASS_MAX];	/* the session's data class now */
+	char sink_ceiling[SNAP_CLASS_MAX];	/* the tool's */
+	int64_t request_bytes;
+	char request_hash[SNAP_HASH_MAX];
+	int64_t since_ms;		/* wall clock, ms since the epoch: it began waiting */
+	int64_t waited_ms;		/* at listing time */
+	int64_t earlier_calls;		/* calls of this tool in the session before it */
 };
 
 /* The call the session's gateway is waiting on, if any. */
@@ -253,6 +274,7 @@ enum cutover_op {
 	CUTOVER_RESTORE,
 	CUTOVER_FREEZE,		/* the kill switch: every call denied `frozen` */
 	CUTOVER_THAW,		/* the freeze lifted */
+	CUTOVER_HOLD,		/* the tool's calls wait for an operator's approve or deny */
 };
 
 static inline const char *
@@ -261,6 +283,8 @@ cutover_op_id(enum cutover_op op)
 	switch (op) {
 	case CUTOVER_REVOKE:
 		return "revoke";
+	case CUTOVER_HOLD:
+		return "hold";
 	case CUTOVER_RESTORE:
 		return "restore";
 	case CUTOVER_FREEZE:

@@ -1,4 +1,5 @@
 #include "config.h"
+#include "hold.h"
 #include "config_limits.h"
 #include "members.h"
 #include "upstream_catalog.h"
@@ -25,6 +26,7 @@ config_init(struct airlock_config *c)
 	c->bounds.stderr_bytes = BOUND_STDERR_DEFAULT;
 	c->bounds.calls = BOUND_CALLS_DEFAULT;
 	c->bounds.session_ms = BOUND_SESSION_MS_DEFAULT;
+	c->bounds.hold_timeout_s = HOLD_TIMEOUT_DEFAULT_S;
 	c->pool.max_age_ms = POOL_MAX_AGE_MS_DEFAULT;
 	class_list_default(&c->classes);
 }
@@ -62,11 +64,13 @@ static int
 parse_bounds(struct airlock_config *c, const json_t *obj, struct al_err *err)
 {
 	static const char *const keys[] = {
-		"frame_bytes", "stdout_bytes", "stderr_bytes", "calls", "session_ms", NULL,
+		"frame_bytes", "stdout_bytes", "stderr_bytes", "calls", "session_ms", "hold_timeout",
+		NULL,
 	};
 	struct config_bounds *b = &c->bounds;
 	long long frame = (long long)b->frame_bytes, out = (long long)b->stdout_bytes,
-		  errb = (long long)b->stderr_bytes, calls = b->calls, ms = b->session_ms;
+		  errb = (long long)b->stderr_bytes, calls = b->calls, ms = b->session_ms,
+		  hold = b->hold_timeout_s;
 	const struct {
 		const char *key;
 		enum config_limit_id limit;
@@ -77,6 +81,7 @@ parse_bounds(struct airlock_config *c, const json_t *obj, struct al_err *err)
 		{ "stderr_bytes", LIMIT_STDERR_BYTES, &errb },
 		{ "calls", LIMIT_CALLS, &calls },
 		{ "session_ms", LIMIT_SESSION_MS, &ms },
+		{ "hold_timeout", LIMIT_HOLD_TIMEOUT, &hold },
 	};
 	char path[48];
 	size_t i;
@@ -95,6 +100,7 @@ parse_bounds(struct airlock_config *c, const json_t *obj, struct al_err *err)
 	b->stderr_bytes = (size_t)errb;
 	b->calls = (int)calls;
 	b->session_ms = (long)ms;
+	b->hold_timeout_s = (long)hold;
 	return 0;
 }
 

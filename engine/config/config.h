@@ -8,7 +8,8 @@
  * clamp. Relative paths are resolved against the file's directory.
  *
  *   profile    the container (profile.h)
- *   bounds     frame_bytes, stdout_bytes, stderr_bytes, calls, session_ms
+ *   bounds     frame_bytes, stdout_bytes, stderr_bytes, calls, session_ms,
+ *              hold_timeout (seconds)
  *   classes    ordered list of class names, lowest first
  *   upstreams  name → {argv, cwd, env, timeout_ms, user, privileged,
  *                      unconfined_ok, paths: {rw, ro}, network,
@@ -47,6 +48,7 @@ struct config_bounds {
 	size_t stderr_bytes;	/* all agent stderr (drained, never stored) */
 	int calls;
 	long session_ms;
+	long hold_timeout_s;	/* a held call waits so long for an operator (ctl hold) */
 };
 
 struct config_alias {

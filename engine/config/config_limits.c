@@ -1,4 +1,5 @@
 #include "config_limits.h"
+#include "hold.h"
 #include "policy.h"
 #include "profile.h"
 
@@ -30,6 +31,9 @@ static const struct config_limit limits[LIMIT_COUNT] = {
 			  "tool calls in one session" },
 	[LIMIT_SESSION_MS] = { "bounds.session_ms", 100, BOUND_SESSION_MS_DEFAULT,
 			       BOUND_SESSION_MS_MAX, "ms", "a session's whole life" },
+	[LIMIT_HOLD_TIMEOUT] = { "bounds.hold_timeout", HOLD_TIMEOUT_MIN_S, HOLD_TIMEOUT_DEFAULT_S,
+				 HOLD_TIMEOUT_MAX_S, "s",
+				 "a held call's wait for an operator, then denied hold_timeout" },
 	[LIMIT_CLASSES] = { "classes", 1, CONFIG_LIMIT_NONE, CLASS_MAX, "names",
 			    "data classes, lowest first (none given: four)" },
 	[LIMIT_UPSTREAMS] = { "upstreams", CONFIG_LIMIT_NONE, CONFIG_LIMIT_NONE,

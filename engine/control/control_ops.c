@@ -537,7 +537,8 @@ cutover_named(struct control_server *cs, struct client *c, const struct control_
 static void
 op_cutover(struct control_server *cs, struct client *c, const struct control_request *named)
 {
-	enum cutover_op op = named->op == CONTROL_OP_REVOKE ? CUTOVER_REVOKE : CUTOVER_RESTORE;
+	enum cutover_op op = named->op == CONTROL_OP_REVOKE ? CUTOVER_REVOKE :
+			     named->op == CONTROL_OP_HOLD ? CUTOVER_HOLD : CUTOVER_RESTORE;
 	const char *ids[CONTROL_IDS_MAX];
 	struct control_request whole, *r = &whole;
 	struct snap_author a;
@@ -595,6 +596,48 @@ op_freeze(struct control_server *cs, struct client *c, const struct control_requ
 	pending_wait(cs, c, &all, p, slot, freeze ? CUTOVER_FREEZE : CUTOVER_THAW);
 }
 
+/* The held calls waiting now: what each is, never its payload. */
+static void
+op_pending(struct control_server *cs, struct client *c, const struct control_request *r)
+{
+	struct control_pending *p = calloc(1, sizeof *p);
+	json_t *ok = control_ok(r->id);
+
+	if (!p || !ok) {
+		free(p);
+		json_decref(ok);
+		cs_reply_error(cs, c, r->id, CONTROL_E_MEMORY);
+		return;
+	}
+	p->n = supervisor_holds(cs->o.sup, p->calls, SNAP_HOLDS_MAX);
+	if (control_pending_into(p, ok) < 0) {
+		json_decref(ok);
+		ok = NULL;
+	}
+	free(p);
+	cs_reply(cs, c, r->id, ok);
+}
+
+/* An operator's approve or deny of one held call; its waiter writes the decision's entry. */
+static void
+op_decide(struct control_server *cs, struct client *c, const struct control_request *r)
+{
+	bool approve = r->op == CONTROL_OP_APPROVE;
+	struct snap_author a;
+	struct al_err err;
+	char what[40];
+
+	cs_author(c, &a);
+	snprintf(what, sizeof what, "hold %lld", (long long)r->hold_id);
+	if (supervisor_hold_decide(cs->o.sup, r->hold_id, approve, r->rest, &a, &err) < 0) {
+		audit_authored(cs, c, r, NULL, false, CONTROL_E_HOLD);
+		cs_reply_reason(cs, c, r->id, CONTROL_E_HOLD, err.msg);
+		return;
+	}
+	log_authored(cs, c, r, what);
+	cs_reply(cs, c, r->id, control_ok(r->id));
+}
+
 typedef void (*op_fn)(struct control_server *, struct client *, const struct control_request *);
 
 static const op_fn op_table[CONTROL_OP_COUNT] = {
@@ -613,6 +656,10 @@ static const op_fn op_table[CONTROL_OP_COUNT] = {
 	[CONTROL_OP_STOP_ALL] = op_stop_all,
 	[CONTROL_OP_FREEZE] = op_freeze,
 	[CONTROL_OP_THAW] = op_freeze,
+	[CONTROL_OP_HOLD] = op_cutover,
+	[CONTROL_OP_PENDING] = op_pending,
+	[CONTROL_OP_APPROVE] = op_decide,
+	[CONTROL_OP_DENY] = op_decide,
 };
 
 _Static_assert(PARSER_CONTROL_LINE_MAX == CONTROL_LINE_MAX, "the parser takes every line");

@@ -69,6 +69,13 @@ bridge_report(const struct bridge *b)
 	return &b->r;
 }
 
+void
+bridge_extend(struct bridge *b, int64_t ms)
+{
+	if (ms > 0)
+		b->o.deadline_ms += ms;
+}
+
 static int
 write_timeout(const struct bridge *b)
 {

@@ -56,6 +56,8 @@ int bridge_write(struct bridge *b, const char *line, size_t len);
 bool bridge_step(struct bridge *b, int wait_ms);
 
 const struct bridge_report *bridge_report(const struct bridge *b);
+/* The session's end moved ms later: a held call's wait does not count against it. */
+void bridge_extend(struct bridge *b, int64_t ms);
 
 /* Frees the bridge; the container and its stream stay the caller's. */
 void bridge_close(struct bridge *b);

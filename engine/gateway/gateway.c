@@ -28,6 +28,7 @@ struct gateway {
 	struct hash_ctx *hc;		/* request and response digests */
 	struct parser *parser;		/* the agent's lines are parsed there, never here */
 	char fault[SNAP_REASON_MAX];	/* why the latest GW_FAULT: fixed text and names */
+	uint64_t tool_calls[CONFIG_TOOLS_MAX];	/* calls of each tool so far (a held call's count) */
 };
 
 /* Randomness for one call, drawn at once: its call id and both entry ids. */
@@ -41,6 +42,7 @@ struct call {
 	struct gateway *g;
 	const struct catalog_tool *t;
 	int tool;
+	const char *alias;	/* the name the agent used */
 	char id[ID_MAX];
 	char dispatch_id[AUDIT_ENTRY_ID_MAX];	/* entry id of its dispatch */
 	char terminal_id[AUDIT_ENTRY_ID_MAX];	/* entry id of its terminal entry */
@@ -537,9 +539,60 @@ dispatch(struct call *c, char **reply, size_t *reply_len, enum policy_rule *why)
 	return st;
 }
 
+/* What the pending list shows of a held call: names, sizes, a hash; never its arguments. */
+static void
+held_view(const struct call *c, struct hold_view *v)
+{
+	const struct class_list *cl = &c->g->cfg->classes;
+
+	memset(v, 0, sizeof *v);
+	snprintf(v->session, sizeof v->session, "%s", c->g->o.session_id ? c->g->o.session_id : "");
+	snprintf(v->tool, sizeof v->tool, "%s", c->t->name);
+	snprintf(v->alias, sizeof v->alias, "%s", c->alias ? c->alias : "");
+	snprintf(v->session_class, sizeof v->session_class, "%s",
+		 class_name(cl, c->g->session_class));
+	snprintf(v->sink_ceiling, sizeof v->sink_ceiling, "%s", class_name(cl, c->t->sink_ceiling));
+	v->request_bytes = (int64_t)c->args_len;
+	memcpy(v->request_hash, c->request_hash, sizeof c->request_hash);
+	v->earlier_calls = (int64_t)c->g->tool_calls[c->tool];
+}
+
+/* A re-check that finds the tool held again waits again, at most this often. */
+#define HOLD_ROUNDS_MAX	8
+
 /*
- * The gate first (revoked, closed), then the sink ceiling; the gate stays
- * held until the upstream answered, so an update waits for this call.
+ * The gate said held: wait for the operator (the gate is not busy
+ * meanwhile), then enter it again: waived after an approval, as any call
+ * after a change under the wait. The gate's answer, or the hold's denial.
+ */
+static enum policy_rule
+held(struct call *c)
+{
+	const struct gateway_hold *h = c->g->o.hold;
+	struct hold_view v;
+	enum policy_rule r = RULE_HOLD_DENIED;
+	int round;
+
+	for (round = 0; h && h->wait && r == RULE_HOLD_DENIED && round < HOLD_ROUNDS_MAX; round++) {
+		held_view(c, &v);
+		switch (h->wait(h->ctx, &v)) {
+		case GW_HOLD_APPROVED:
+			return gate_begin_waived(c->g->o.gate, c->tool, &c->revision);
+		case GW_HOLD_RECHECK:
+			r = gate_begin(c->g->o.gate, c->tool, &c->revision);
+			break;
+		case GW_HOLD_TIMEOUT:
+			return RULE_HOLD_TIMEOUT;
+		case GW_HOLD_DENIED:
+			return RULE_HOLD_DENIED;
+		}
+	}
+	return r;
+}
+
+/*
+ * The gate first (revoked, closed, held), then the sink ceiling; the gate
+ * stays busy until the upstream answered, so an update waits for this call.
  */
 static enum gateway_status
 decide(struct call *c, char **reply, size_t *reply_len, enum policy_rule *why)
@@ -550,6 +603,9 @@ decide(struct call *c, char **reply, size_t *reply_len, enum policy_rule *why)
 
 	if (g->o.gate) {
 		r = gate_begin(g->o.gate, c->tool, &c->revision);
+		if (r == RULE_HOLD_DENIED)
+			r = held(c);
+		g->tool_calls[c->tool]++;
 		if (r != RULE_ALLOWED)
 			return deny(c, r, AUDIT_D_DENIED, reply, reply_len, why);
 	}
@@ -618,6 +674,7 @@ gateway_handle(struct gateway *g, const char *line, size_t len,
 	if ((c.tool = config_alias_tool(g->cfg, f.operation)) < 0)
 		return GW_INVALID;
 	c.t = &g->cfg->tools[c.tool];
+	c.alias = f.operation;
 	c.class_before = g->session_class;
 	return handle_request(&c, &f, reply, reply_len, rule);
 }

@@ -44,6 +44,27 @@ enum gateway_status {
 	GW_FAULT,		/* the exchange failed (upstream, audit): end the session */
 };
 
+/*
+ * A held call's wait (ctl hold): the supervisor's hook. wait is given what
+ * the pending list shows of the call (its id and since_ms left for the
+ * hook), from the session's worker, with the gate not busy; it returns
+ * when the call is decided: GW_HOLD_APPROVED (the call re-enters the gate
+ * with the hold waived), GW_HOLD_RECHECK (the gate changed under it: a
+ * revoke, restore or freeze; the call is decided by the gate again),
+ * GW_HOLD_DENIED or GW_HOLD_TIMEOUT (the call is denied hold_denied or
+ * hold_timeout). Without a hook a held call is denied hold_denied at once.
+ */
+enum gateway_hold_answer {
+	GW_HOLD_APPROVED,
+	GW_HOLD_RECHECK,
+	GW_HOLD_DENIED,
+	GW_HOLD_TIMEOUT,
+};
+struct gateway_hold {
+	enum gateway_hold_answer (*wait)(void *ctx, struct hold_view *call);
+	void *ctx;
+};
+
 struct gateway_options {
 	const struct airlock_config *config;	/* frozen for the session */
 	const char *session_id;
@@ -58,6 +79,7 @@ struct gateway_options {
 						   NULL: one is started beside exe */
 	const char *exe;			/* the airlock binary its parser is
 						   found beside (NULL: this one) */
+	const struct gateway_hold *hold;	/* held calls' wait, or NULL: denied */
 };
 
 /*

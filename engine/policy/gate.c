@@ -23,6 +23,7 @@ struct gate {
 	pthread_cond_t changed;
 	bool approved[GATE_TOOLS_MAX];
 	bool allowed[GATE_TOOLS_MAX];
+	bool held[GATE_TOOLS_MAX];	/* of the allowed: calls wait for an operator */
 	size_t n_tools;
 	int64_t revision;
 	bool open;
@@ -96,10 +97,23 @@ gate_meter_spend(struct gate *g, int tool)
 	return g->meter.spend ? g->meter.spend(g->meter.ctx, tool) : GATE_METER_FREE;
 }
 
-enum policy_rule
-gate_begin(struct gate *g, int tool, int64_t *revision)
+/* Under the lock: the answer for tool, before any meter. */
+static enum policy_rule
+gate_rule(const struct gate *g, int tool, bool waive)
 {
-	enum policy_rule rule = RULE_ALLOWED;
+	if (g->frozen)
+		return RULE_FROZEN;
+	if (!g->open)
+		return RULE_GATE_CLOSED;
+	if (!gate_tool_allowed(g, tool))
+		return RULE_REVOKED;
+	return g->held[tool] && !waive ? RULE_HOLD_DENIED : RULE_ALLOWED;
+}
+
+static enum policy_rule
+gate_enter(struct gate *g, int tool, bool waive, int64_t *revision)
+{
+	enum policy_rule rule;
 	enum gate_meter_answer m = GATE_METER_FREE;
 
 	pthread_mutex_lock(&g->lock);
@@ -109,13 +123,10 @@ gate_begin(struct gate *g, int tool, int64_t *revision)
 	 */
 	while (g->busy || g->pending > 0)
 		pthread_cond_wait(&g->changed, &g->lock);
-	if (g->frozen)
-		rule = RULE_FROZEN;
-	else if (!g->open)
-		rule = RULE_GATE_CLOSED;
-	else if (!gate_tool_allowed(g, tool) || (m = gate_meter_spend(g, tool)) == GATE_METER_NONE)
+	rule = gate_rule(g, tool, waive);
+	if (rule == RULE_ALLOWED && (m = gate_meter_spend(g, tool)) == GATE_METER_NONE)
 		rule = RULE_REVOKED;
-	else {
+	if (rule == RULE_ALLOWED) {
 		g->busy = true;
 		g->busy_tool = tool;
 		g->busy_revision = g->revision;
@@ -126,6 +137,29 @@ gate_begin(struct gate *g, int tool, int64_t *revision)
 	pthread_mutex_unlock(&g->lock);
 	if (m == GATE_METER_LAST && g->meter.spent)
 		g->meter.spent(g->meter.ctx, tool);
+	return rule;
+}
+
+enum policy_rule
+gate_begin(struct gate *g, int tool, int64_t *revision)
+{
+	return gate_enter(g, tool, false, revision);
+}
+
+enum policy_rule
+gate_begin_waived(struct gate *g, int tool, int64_t *revision)
+{
+	return gate_enter(g, tool, true, revision);
+}
+
+enum policy_rule
+gate_peek(struct gate *g, int tool)
+{
+	enum policy_rule rule;
+
+	pthread_mutex_lock(&g->lock);
+	rule = gate_rule(g, tool, false);
+	pthread_mutex_unlock(&g->lock);
 	return rule;
 }
 
@@ -356,6 +390,7 @@ gate_apply_delta(struct gate *g, const struct gate_delta *d, struct gate_ack *a)
 		snprintf(a->reason, sizeof a->reason, "%s", WHY_NOT_HELD);
 	} else {
 		g->allowed[d->tool] = d->allow;
+		g->held[d->tool] = d->allow && d->hold;
 		g->revision = d->revision;
 		g->open = g->open || d->revision > g->closed_at;
 		g->updates_applied++;
@@ -415,6 +450,14 @@ gate_post(struct gate *g, int64_t revision, int tool, bool allow)
 }
 
 void
+gate_post_hold(struct gate *g, int64_t revision, int tool)
+{
+	gate_post_delta(g, (struct gate_delta){ .revision = revision, .kind = GATE_DELTA_TOOL,
+						.tool = tool, .allow = true, .hold = true,
+						.posted_us = clock_mono_us() });
+}
+
+void
 gate_post_freeze(struct gate *g, int64_t revision, bool frozen)
 {
 	gate_post_delta(g, (struct gate_delta){ .revision = revision, .tool = -1,
@@ -433,6 +476,17 @@ gate_set_frozen(struct gate *g, bool frozen, int64_t revision)
 }
 
 void
+gate_set_held(struct gate *g, int tool, int64_t revision)
+{
+	pthread_mutex_lock(&g->lock);
+	if (tool >= 0 && (size_t)tool < g->n_tools && gate_tool_allowed(g, tool))
+		g->held[tool] = true;
+	if (revision > g->revision)
+		g->revision = revision;
+	pthread_mutex_unlock(&g->lock);
+}
+
+void
 gate_state(struct gate *g, struct gate_state *out)
 {
 	size_t i;
@@ -445,6 +499,7 @@ gate_state(struct gate *g, struct gate_state *out)
 	out->n_tools = g->n_tools;
 	for (i = 0; i < g->n_tools; i++) {
 		out->allowed[i] = g->allowed[i];
+		out->held[i] = g->allowed[i] && g->held[i];
 		out->approved[i] = g->approved[i];
 	}
 	out->updates_waiting = g->pending;

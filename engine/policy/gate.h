@@ -11,6 +11,11 @@
  * open      false after an invalid or stale update: every call is denied
  *           until a valid newer revision arrives
  * frozen    the kill switch: every call is denied (`frozen`) until a thaw
+ * held      the subset of allowed whose calls wait for an operator (hold.h):
+ *           the gate answers RULE_HOLD_DENIED for them without entering
+ *           the in-flight state, so a revoke or freeze posted while a call
+ *           waits applies at once; an approved call re-enters with
+ *           gate_begin_waived (revoked, frozen and closed still deny)
  *
  * Dispatch and updates share one lock. A call holds the gate from its
  * decision until its upstream answered (gate_begin … gate_end). An update
@@ -47,7 +52,8 @@ struct gate_delta {
 	int64_t revision;
 	enum gate_delta_kind kind;
 	int tool;		/* index, or -1: this session has no such tool */
-	bool allow;		/* restore (true) or revoke */
+	bool allow;		/* restore or hold (true), or revoke */
+	bool hold;		/* with allow: the tool's calls wait for an operator */
 	int64_t posted_us;	/* monotonic */
 };
 
@@ -84,11 +90,20 @@ void gate_free(struct gate *g);
 /*
  * Admit one call to tool: waits while a call is in flight or an update is
  * pending, then decides under the lock. Returns RULE_ALLOWED (the caller
- * must call gate_end when the call is over), RULE_FROZEN, RULE_GATE_CLOSED
- * or RULE_REVOKED (no gate_end needed). *revision gets the deciding
- * revision.
+ * must call gate_end when the call is over), RULE_FROZEN, RULE_GATE_CLOSED,
+ * RULE_REVOKED or RULE_HOLD_DENIED: the tool is held (no gate_end needed
+ * for any of these; the gate is not busy). *revision gets the deciding
+ * revision. A held call is never metered: its grant's budget, if any, is
+ * spent when it re-enters.
  */
 enum policy_rule gate_begin(struct gate *g, int tool, int64_t *revision);
+/* The same for a call an operator approved: a hold no longer stops it. */
+enum policy_rule gate_begin_waived(struct gate *g, int tool, int64_t *revision);
+/*
+ * What gate_begin would answer now, without waiting, entering or
+ * metering: a held call's waiter reads it to see a revoke or a freeze.
+ */
+enum policy_rule gate_peek(struct gate *g, int tool);
 void gate_end(struct gate *g);
 
 /*
@@ -143,6 +158,8 @@ void gate_set_ack(struct gate *g, gate_ack_fn fn, void *ctx);
  * closed: the operator sees the rejection and posts a newer revision).
  */
 void gate_post(struct gate *g, int64_t revision, int tool, bool allow);
+/* A hold of tool: allowed, its calls waiting for an operator; ordered and acked alike. */
+void gate_post_hold(struct gate *g, int64_t revision, int tool);
 /* The same for a freeze (frozen true) or a thaw: ordered, acked, stale-checked alike. */
 void gate_post_freeze(struct gate *g, int64_t revision, bool frozen);
 /*
@@ -151,6 +168,12 @@ void gate_post_freeze(struct gate *g, int64_t revision, bool frozen);
  * newer), with no acknowledgement.
  */
 void gate_set_frozen(struct gate *g, bool frozen, int64_t revision);
+/*
+ * Hold an allowed tool of a gate no call has reached yet (a standing
+ * hold) at the engine's revision (kept when the gate's own is newer), with
+ * no acknowledgement.
+ */
+void gate_set_held(struct gate *g, int tool, int64_t revision);
 
 /* What the console shows of the gate, read live. */
 struct gate_state {
@@ -158,6 +181,7 @@ struct gate_state {
 	bool open;
 	bool frozen;
 	bool allowed[GATE_TOOLS_MAX];
+	bool held[GATE_TOOLS_MAX];	/* allowed, and its calls wait for an operator */
 	unsigned pending;		/* deltas and updates not yet applied */
 	int64_t pending_revision;	/* the newest queued delta's */
 	int64_t pending_since_us;	/* the oldest queued delta's post time */

@@ -259,8 +259,8 @@ cross_check(const struct control_request *r)
 {
 	unsigned seen = r->has;
 
-	if ((r->op == CONTROL_OP_REVOKE || r->op == CONTROL_OP_RESTORE) &&
-	    (seen & CK(SESSIONS)) && r->n_ids == 0)
+	if ((r->op == CONTROL_OP_REVOKE || r->op == CONTROL_OP_RESTORE ||
+	     r->op == CONTROL_OP_HOLD) && (seen & CK(SESSIONS)) && r->n_ids == 0)
 		return CONTROL_E_ARG;
 	if ((seen & (CK(PATH) | CK(CONFIG))) == (CK(PATH) | CK(CONFIG)) ||
 	    ((seen & CK(SESSIONS)) && r->all) ||

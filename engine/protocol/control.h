@@ -59,6 +59,7 @@
 #define CONTROL_E_NOT_ENDED	"session not ended"
 #define CONTROL_E_CONFIG	"config refused"
 #define CONTROL_E_CUTOVER	"cutover refused"
+#define CONTROL_E_HOLD		"hold refused"
 #define CONTROL_E_BUSY		"engine busy"
 #define CONTROL_E_MEMORY	"out of memory"
 #define CONTROL_E_PEER		"not allowed"	/* the reason frame at accept */
@@ -79,6 +80,7 @@
  *   CLIENT  "ctl" or "console"
  *   FOR     a grant's seconds, GRANT_FOR_MIN_S .. GRANT_FOR_MAX_S (grant.h)
  *   CALLS   a grant's calls, 1 .. GRANT_CALLS_MAX
+ *   HOLD    a held call's id (ctl pending), the same range as SEQ
  */
 #define CONTROL_KEYS(_) \
 	_(SESSION,   "session",   WORD,   session)   \
@@ -96,7 +98,9 @@
 	_(CLIENT,    "client",    CLIENT, client)    \
 	_(AFTER,     "after",     SEQ,    after)     \
 	_(FOR,       "for_s",     FOR,    for_s)     \
-	_(CALLS,     "calls",     CALLS,  calls)
+	_(CALLS,     "calls",     CALLS,  calls)     \
+	_(HOLD_ID,   "hold",      SEQ,    hold_id)   \
+	_(REST,      "rest",      BOOL,   rest)
 
 enum control_key {
 #define CONTROL_KEY_ENUM(e, name, type, field) CONTROL_K_##e,
@@ -131,7 +135,12 @@ enum control_key {
 	_(FORGET,   "forget",   OPERATE, CK(SESSIONS), 0, 0) \
 	_(STOP_ALL, "stop-all", OPERATE, 0, 0, 0) \
 	_(FREEZE,   "freeze",   OPERATE, CK(WAIT), 0, 0) \
-	_(THAW,     "thaw",     OPERATE, CK(WAIT), 0, 0)
+	_(THAW,     "thaw",     OPERATE, CK(WAIT), 0, 0) \
+	_(HOLD,     "hold",     OPERATE, CK(TOOL) | CK(SESSIONS) | CK(ALL) | CK(WAIT), CK(TOOL), \
+		    CK(SESSIONS) | CK(ALL)) \
+	_(PENDING,  "pending",  VIEW,    0, 0, 0) \
+	_(APPROVE,  "approve",  OPERATE, CK(HOLD_ID) | CK(REST), CK(HOLD_ID), 0) \
+	_(DENY,     "deny",     OPERATE, CK(HOLD_ID), CK(HOLD_ID), 0)
 
 enum control_op {
 #define CONTROL_OP_ENUM(e, name, role, allowed, required, any_of) CONTROL_OP_##e,
@@ -172,7 +181,7 @@ void control_audit_rule(enum control_op op, bool applied, const char *outcome, c
  *   start          config (an inline object: what ctl sends), or path (a
  *                  file the engine reads: only for a root or the engine's
  *                  own uid; docs/operations.md, "Who may connect: roles")
- *   revoke/restore tool, and ids[0..n_ids) or all; wait_ms for the acks;
+ *   revoke/restore/hold tool, and ids[0..n_ids) or all; wait_ms for the acks;
  *                  a restore's for_s and/or calls make it a time-boxed grant
  *   freeze/thaw    wait_ms for the acks (the kill switch: every live session)
  *   forget         ids[0..n_ids) (none: every ended session)
@@ -181,6 +190,9 @@ void control_audit_rule(enum control_op op, bool applied, const char *outcome, c
  *   host           refresh (re-run the checks), runtime
  *   hello          client ("ctl" or "console": the kind in the audit's "via")
  *   audit          after (rows with a greater seq; none: the newest rows)
+ *   pending        nothing: the held calls waiting now (struct control_pending)
+ *   approve/deny   hold_id (a pending call's id); approve's rest: and the
+ *                  tool's later calls in its session, without a wait
  * has says which keys it carries (CONTROL_KEY bits): what the parser saw,
  * what control_request_json writes.
  */
@@ -204,6 +216,8 @@ struct control_request {
 	char client[16];	/* "" unless a hello names it */
 	int64_t after;
 	int64_t for_s, calls;	/* a grant's terms (0: not given) */
+	int64_t hold_id;	/* approve, deny: the held call */
+	bool rest;		/* approve: for the rest of its session */
 };
 
 /*
@@ -328,6 +342,12 @@ struct control_audit {
 	int64_t head;
 };
 
+/* A pending answer: the held calls waiting now, oldest first (never their payload). */
+struct control_pending {
+	size_t n;
+	struct hold_view calls[SNAP_HOLDS_MAX];
+};
+
 /* {"airlock": 1, "engine": ..., "role": ..., "uid": N, "user": ...} */
 json_t *control_hello(const char *engine, enum control_role role, uid_t uid,
 		      const char *user);
@@ -380,6 +400,9 @@ int control_hello_from_json(const json_t *v, struct control_hello_msg *h);
 /* An audit answer's fields into a reply (0 or -1), and back. */
 int control_audit_into(const struct control_audit *a, json_t *reply);
 int control_audit_from_json(const json_t *v, struct control_audit *a);
+/* A pending answer's "pending" array into a reply (0 or -1), and back. */
+int control_pending_into(const struct control_pending *p, json_t *reply);
+int control_pending_from_json(const json_t *v, struct control_pending *p);
 
 /* The acknowledgement latency histogram's upper bounds, in µs (then +Inf). */
 #define CONTROL_ACK_BUCKETS_US { 100, 1000, 10000, 100000, 1000000, 10000000 }

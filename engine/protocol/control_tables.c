@@ -90,7 +90,7 @@ static const struct codec_words states = { state_name, SESSION_STATE_COUNT };
 static const struct codec_words ends = { end_name, SESSION_END_COUNT };
 static const struct codec_words verdicts = { verdict_name, ADMISSION_REFUSED + 1 };
 static const struct codec_words kinds = { kind_name, SUPERVISOR_EVENT_KIND_COUNT };
-static const struct codec_words cutover_ops = { op_name, CUTOVER_THAW + 1 };
+static const struct codec_words cutover_ops = { op_name, CUTOVER_HOLD + 1 };
 static const struct codec_words results = { result_name, CUTOVER_REJECTED + 1 };
 static const struct codec_words roles = { role_name, CONTROL_ROLE_OPERATE + 1 };
 static const struct codec_words tones = { tone_name, AUDIT_TONE_ALERT + 1 };
@@ -152,6 +152,7 @@ static const struct codec_field tool_fields[] = {
 	F(tool_view, "class", STR, data_class),
 	F(tool_view, "approved", BOOL, approved),
 	F(tool_view, "allowed", BOOL, allowed),
+	FX(tool_view, "held", BOOL, held, CODEC_NO_ZERO, NULL, NULL),
 	FX(tool_view, "granted", BOOL, granted, 0, NULL, tool_granted),
 	FX(tool_view, "grant_calls", I64, grant_calls, CODEC_GATED | CODEC_NULL_NEG, NULL,
 	   tool_granted),
@@ -495,6 +496,26 @@ static const struct codec_field audit_fields[] = {
 };
 static const struct codec_table audit_table = CODEC_TABLE(control_audit, audit_fields);
 
+static const struct codec_field hold_fields[] = {
+	F(hold_view, "id", I64, id),
+	F(hold_view, "session", STR, session),
+	F(hold_view, "tool", STR, tool),
+	F(hold_view, "alias", STR, alias),
+	F(hold_view, "session_class", STR, session_class),
+	F(hold_view, "sink_ceiling", STR, sink_ceiling),
+	F(hold_view, "request_bytes", I64, request_bytes),
+	F(hold_view, "request_hash", STR, request_hash),
+	F(hold_view, "since_ms", I64, since_ms),
+	F(hold_view, "waited_ms", I64, waited_ms),
+	F(hold_view, "earlier_calls", I64, earlier_calls),
+};
+static const struct codec_table hold_table = CODEC_TABLE(hold_view, hold_fields);
+
+static const struct codec_field pending_fields[] = {
+	FA(control_pending, "pending", OBJ, calls, n, 0, &hold_table),
+};
+static const struct codec_table pending_table = CODEC_TABLE(control_pending, pending_fields);
+
 /* ---- frames ---- */
 
 static const struct codec_field hello_fields[] = {
@@ -613,6 +634,19 @@ control_audit_from_json(const json_t *v, struct control_audit *a)
 {
 	memset(a, 0, sizeof *a);
 	return json_is_object(v) ? codec_decode(&audit_table, v, a) : -1;
+}
+
+int
+control_pending_into(const struct control_pending *p, json_t *reply)
+{
+	return codec_encode_into(&pending_table, p, reply);
+}
+
+int
+control_pending_from_json(const json_t *v, struct control_pending *p)
+{
+	memset(p, 0, sizeof *p);
+	return json_is_object(v) ? codec_decode(&pending_table, v, p) : -1;
 }
 
 json_t *

@@ -378,6 +378,26 @@ session_parser_take(struct session *s)
 	return p;
 }
 
+/*
+ * A held call waits for an operator (gateway.h): the session's own time
+ * (bounds.session_ms) stands still meanwhile, so that no one's slowness
+ * to decide ends the session; the wait itself is bounded by the config's
+ * bounds.hold_timeout.
+ */
+static enum gateway_hold_answer
+held_wait(void *ctx, struct hold_view *call)
+{
+	struct session *s = ctx;
+	int64_t t0 = clock_mono_ms(), waited;
+	enum gateway_hold_answer a = s->o->hold->wait(s->o->hold->ctx, call);
+
+	waited = clock_mono_ms() - t0;
+	s->deadline_ms += waited;
+	if (s->br)
+		bridge_extend(s->br, waited);
+	return a;
+}
+
 static bool
 open_gateway(struct session *s)
 {
@@ -389,6 +409,7 @@ open_gateway(struct session *s)
 		.gate = s->o->gate,
 		.host = &s->up,
 		.exe = s->o->watchdog_exe,
+		.hold = s->o->hold && s->o->hold->wait ? &s->hold : NULL,
 	};
 
 	s->up = (struct upstream_host){
@@ -401,6 +422,7 @@ open_gateway(struct session *s)
 	struct al_err err;
 	int rc;
 
+	s->hold = (struct gateway_hold){ .wait = held_wait, .ctx = s };
 	go.parser = session_parser_take(s);
 	if (!go.parser) {
 		session_fail(s, SESSION_END_PARSER_FAILED, "%s", s->parser_err.msg);

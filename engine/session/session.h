@@ -84,6 +84,8 @@ struct session_hooks {
 	void (*lease_failed)(void *ctx, const char *reason);
 };
 
+struct gateway_hold;
+
 struct session_options {
 	const struct airlock_config *config;	/* frozen for the session */
 	const char *docker_host;		/* DOCKER_HOST, or NULL */
@@ -97,6 +99,7 @@ struct session_options {
 	sem_t *launch_slots;			/* bounds concurrent launches, or NULL */
 	sem_t *cleanup_slots;			/* bounds concurrent cleanups, or NULL */
 	struct session_pool pool;		/* claim is NULL: always cold */
+	const struct gateway_hold *hold;	/* held calls' wait (gateway.h), or NULL */
 };
 
 struct session_summary {

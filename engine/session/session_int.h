@@ -43,6 +43,7 @@ struct session {
 	struct bridge *br;		/* while the agent runs */
 	int64_t t0_ms;
 	int64_t deadline_ms;	/* on the monotonic clock */
+	struct gateway_hold hold;	/* o->hold's wait, then the deadline moved by it */
 	bool ended;
 	struct lease *lease;
 	atomic_int lease_failed;	/* set by the pulse thread */

@@ -277,7 +277,7 @@ supervisor_open(const struct supervisor_options *o, struct supervisor **out,
 	sem_init(&s->cleanup_slots, 0, SUPERVISOR_CLEANUP_PARALLEL);
 	s->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	s->writer_started = thread_start(&s->writer, NULL, sup_writer_main, s) == 0;
-	if (s->wake < 0 || !s->writer_started || sup_keeper_start(s) < 0 ||
+	if (s->wake < 0 || !s->writer_started || sup_hold_init(s) < 0 || sup_keeper_start(s) < 0 ||
 	    sup_pool_init(s) < 0) {
 		supervisor_close(s);
 		return al_fail(err, "supervisor: cannot create the wake descriptor, the writer or"
@@ -296,6 +296,7 @@ stop_all(struct supervisor *s)
 {
 	size_t i;
 
+	sup_hold_stop(s);	/* every held call denied, each audited by its worker */
 	pthread_mutex_lock(&s->lock);
 	for (i = 0; i < s->n_slots; i++)
 		atomic_store(&s->slots[i]->stop, true);
@@ -395,6 +396,7 @@ supervisor_close(struct supervisor *s)
 		pthread_cond_destroy(&s->pool_cond);
 		pthread_mutex_destroy(&s->pool_lock);
 	}
+	sup_hold_free(s);
 	pthread_mutex_destroy(&s->grant_lock);
 	pthread_mutex_destroy(&s->policy);
 	pthread_mutex_destroy(&s->lock);

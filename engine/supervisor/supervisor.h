@@ -147,13 +147,31 @@ size_t supervisor_stop_all(struct supervisor *s);
  * console in this process through its link.
  */
 #define SUPERVISOR_E_TOOL	"no config this engine holds has a tool '%s'"
+/*
+ * Held calls (ctl hold, issue 43 item 1): a hold is a cutover like a
+ * revoke (op CUTOVER_HOLD; a restore lifts it, a revoke revokes it; on
+ * every session it stands for sessions started later), and tool may also
+ * be an alias some config has, held as its catalog tool. A held call
+ * waits (supervisor_hold.c) until an operator decides, its config's
+ * bounds.hold_timeout passes (denied hold_timeout), its gate no longer
+ * holds the tool (decided by the gate again) or the engine or its session
+ * stops (denied). The calls waiting now, oldest first: how many.
+ */
+size_t supervisor_holds(struct supervisor *s, struct hold_view *out, size_t cap);
+/*
+ * Decide the waiting call id: approve (rest: and the later calls of its
+ * tool in its session, without a wait) or deny. 0; -1 with err when no
+ * call id is waiting (never given, decided, timed out).
+ */
+int supervisor_hold_decide(struct supervisor *s, int64_t id, bool approve, bool rest,
+			   const struct snap_author *by, struct al_err *err);
 int supervisor_cutover(struct supervisor *s, enum cutover_op op, const char *tool,
 		       const char *const *ids, size_t n_ids, int64_t *revision,
 		       size_t *targets, struct al_err *err);
 /*
  * The same, and the policy entries, events and the standing set name by as
- * its author (NULL: this process's user, via "engine"). op must be revoke
- * or restore.
+ * its author (NULL: this process's user, via "engine"). op must be revoke,
+ * restore or hold.
  */
 int supervisor_cutover_by(struct supervisor *s, enum cutover_op op, const char *tool,
 			  const char *const *ids, size_t n_ids, const struct snap_author *by,

@@ -20,7 +20,9 @@
 #include "config.h"
 #include "docker.h"
 #include "gate.h"
+#include "gateway.h"
 #include "grant.h"
+#include "hold.h"
 #include "pool.h"
 #include "session.h"
 #include "snapshot.h"
@@ -70,6 +72,7 @@ struct slot {
 	char pool_label[SNAP_ID_MAX];	/* under lock: the claimed container's label */
 	/* Under sup->grant_lock: the grant each tool is under here (its serial; 0: none). */
 	uint64_t grant[GATE_TOOLS_MAX];
+	struct gateway_hold hold;	/* its gateway's held calls wait here (supervisor_hold.c) */
 };
 
 /* One pooled container's place (under the supervisor's pool_lock). */
@@ -118,6 +121,8 @@ struct policy_entry {
 	char rule[SNAP_WORD_MAX];
 	int64_t revision;
 	struct snap_author by;
+	bool has_wait;			/* a hold's decision: how long the call waited */
+	int64_t wait_ms;
 };
 
 /* An event ring; the oldest entry is dropped (and counted) when full. */
@@ -153,6 +158,9 @@ struct supervisor {
 	struct snap_author standing_by[SUPERVISOR_STANDING_MAX];
 	int64_t standing_revision[SUPERVISOR_STANDING_MAX];
 	size_t n_standing;
+	/* Tools held on every session, for those started later too (the same locks). */
+	char standing_hold[SUPERVISOR_STANDING_MAX][SNAP_NAME_MAX];
+	size_t n_standing_hold;
 	/* The kill switch, under policy and lock like the standing set. */
 	bool frozen;
 	struct snap_author frozen_by;
@@ -167,6 +175,15 @@ struct supervisor {
 	pthread_mutex_t grant_lock;
 	struct grant_table grants;
 	atomic_size_t grant_budgets;	/* grants.budgets: calls are metered only when > 0 */
+	/*
+	 * Held calls (supervisor_hold.c), under hold_lock: a leaf but for a
+	 * gate's (a waiter peeks at its gate under it; no gate takes it).
+	 */
+	pthread_mutex_t hold_lock;
+	pthread_cond_t hold_cond;	/* on the monotonic clock */
+	bool hold_cond_made;
+	bool hold_quit;			/* the engine stops: every held call denied */
+	struct hold_board holds;
 	/* The audit writer for policy entries (under lock). */
 	pthread_t writer;
 	bool writer_started, writer_quit;
@@ -279,6 +296,24 @@ bool sup_grant_due(struct supervisor *s, int64_t now_ms, int64_t *next_ms);
 void sup_grant_lapse(struct supervisor *s);
 /* Under s->lock: what remains of the grants sl's tools are under, into its row. */
 void sup_grant_row(struct supervisor *s, struct slot *sl, struct session_row *r, int64_t now_ms);
+
+/* supervisor_hold.c */
+int sup_hold_init(struct supervisor *s);
+void sup_hold_free(struct supervisor *s);
+/* The wait sl's gateway calls for a held call. */
+struct gateway_hold sup_hold_hook(struct slot *sl);
+/* Every held call denied by the engine's stop, now and from here on. */
+void sup_hold_stop(struct supervisor *s);
+/* A gate changed: its waiters look at it again. */
+void sup_hold_kick(struct supervisor *s);
+/* tool held again on to[0..n): its approvals for the rest of those sessions go. */
+void sup_hold_unwaive(struct supervisor *s, const char *tool, struct slot *const *to, size_t n);
+/* sl ended: its approvals for the rest of the session go. */
+void sup_hold_forget(struct supervisor *s, const struct slot *sl);
+
+/* supervisor_policy.c: a policy entry about a held call (under nothing; never s->policy). */
+void sup_hold_note(struct supervisor *s, const struct slot *sl, const char *tool,
+		   const char *rule, const struct snap_author *by, const int64_t *wait_ms);
 
 /* supervisor_host.c */
 void sup_keeper_note_end(struct supervisor *s, const struct session_summary *sum);

@@ -90,14 +90,20 @@ policy_decision(enum cutover_result r)
 	return AUDIT_D_REJECTED;
 }
 
-/* {"by": user, "uid": N, "via": kind}: who made the change, for the entry's detail. */
+/*
+ * {"by": user, "uid": N, "via": kind}: who made the change, for the
+ * entry's detail; a hold's decision adds "wait_ms": how long the call waited.
+ */
 static char *
-author_json(const struct snap_author *by)
+author_json(const struct policy_entry *p)
 {
-	json_t *o = json_pack("{s:s, s:I, s:s}", "by", by->user, "uid", (json_int_t)by->uid,
-			      "via", by->via);
-	char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
+	json_t *o = json_pack("{s:s, s:I, s:s}", "by", p->by.user, "uid", (json_int_t)p->by.uid,
+			      "via", p->by.via);
+	char *text;
 
+	if (o && p->has_wait)
+		json_object_set_new(o, "wait_ms", json_integer(p->wait_ms));
+	text = o ? json_dumps(o, JSON_COMPACT) : NULL;
 	json_decref(o);
 	return text;
 }
@@ -106,7 +112,7 @@ static void
 policy_write(struct supervisor *s, const struct policy_entry *p)
 {
 	struct journal j = { s->o.audit, s->o.otlp };
-	char *detail = p->by.user[0] ? author_json(&p->by) : NULL;
+	char *detail = p->by.user[0] ? author_json(p) : NULL;
 	struct audit_entry e = {
 		.session_id = p->session,
 		.tool = p->tool[0] ? p->tool : NULL,
@@ -180,6 +186,22 @@ sup_policy_note(struct supervisor *s, const struct snap_author *by, const char *
 	policy_record(s, &p);
 }
 
+void
+sup_hold_note(struct supervisor *s, const struct slot *sl, const char *tool, const char *rule,
+	      const struct snap_author *by, const int64_t *wait_ms)
+{
+	struct policy_entry p = { .result = CUTOVER_APPLIED, .by = *by };
+
+	/* The session's own revision: s->revision is the policy lock's, not taken here. */
+	gate_read(sl->gate, &p.revision, NULL, NULL, 0);
+	p.has_wait = wait_ms != NULL;
+	p.wait_ms = wait_ms ? *wait_ms : 0;
+	sup_copy_word(p.session, sizeof p.session, sl->id);
+	sup_copy_word(p.tool, sizeof p.tool, tool);
+	sup_copy_word(p.rule, sizeof p.rule, rule);
+	policy_record(s, &p);
+}
+
 /* ---- cutover acknowledgements (a gate's ack function) ---- */
 
 /* Under s->policy or s->lock: the cutover that assigned revision, or NULL. */
@@ -213,7 +235,7 @@ delta_op(const struct gate_delta *d)
 	case GATE_DELTA_TOOL:
 		break;
 	}
-	return d->allow ? CUTOVER_RESTORE : CUTOVER_REVOKE;
+	return d->hold ? CUTOVER_HOLD : d->allow ? CUTOVER_RESTORE : CUTOVER_REVOKE;
 }
 
 void
@@ -245,6 +267,7 @@ sup_on_gate_ack(void *ctx, const struct gate_delta *d, const struct gate_ack *ac
 	policy_queue(s, &p);
 	quiet = s->posting;
 	pthread_mutex_unlock(&s->lock);
+	sup_hold_kick(s);	/* a held call under a revoke or freeze is decided by it now */
 	if (!quiet)
 		sup_wake(s);
 }
@@ -262,6 +285,26 @@ start_frozen(struct supervisor *s, struct slot *sl, struct policy_entry *p)
 	p->by = s->frozen_by;
 	snprintf(p->rule, sizeof p->rule, "%s at start", cutover_op_id(CUTOVER_FREEZE));
 	policy_record(s, p);
+}
+
+/* Under s->policy, before the slot is listed: the tools held on every session are held here. */
+static void
+start_held(struct supervisor *s, struct slot *sl, struct policy_entry *p)
+{
+	size_t i;
+	int t;
+
+	for (i = 0; i < s->n_standing_hold; i++) {
+		if ((t = config_tool_index(sl->cfg, s->standing_hold[i])) < 0)
+			continue;
+		gate_set_held(sl->gate, t, s->revision);
+		p->result = CUTOVER_APPLIED;
+		p->by = s->self;
+		sup_copy_word(p->tool, sizeof p->tool, s->standing_hold[i]);
+		snprintf(p->rule, sizeof p->rule, "%s at start", cutover_op_id(CUTOVER_HOLD));
+		policy_record(s, p);
+	}
+	p->tool[0] = '\0';
 }
 
 /*
@@ -284,6 +327,7 @@ sup_start_standing(struct supervisor *s, struct slot *sl)
 
 	sup_copy_word(p.session, sizeof p.session, sl->id);
 	sup_grant_start(s, sl);
+	start_held(s, sl, &p);
 	gate_state(sl->gate, &g);
 	memcpy(allowed, g.allowed, sizeof allowed);
 	for (i = 0; i < s->n_standing; i++) {
@@ -336,27 +380,71 @@ cutover_remember(struct supervisor *s, enum cutover_op op, const char *tool,
 	sup_copy_word(c->tool, sizeof c->tool, tool);
 }
 
+/* Under s->lock: take name out of list[0..*n) if it is there. */
+static void
+names_drop(char (*list)[SNAP_NAME_MAX], size_t *n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < *n && strcmp(list[i], name) != 0; i++)
+		;
+	if (i == *n)
+		return;
+	(*n)--;
+	memmove(list[i], list[i + 1], (*n - i) * sizeof list[0]);
+}
+
+/* Under s->lock: a tool standing revoked leaves the standing set. */
+static void
+standing_drop(struct supervisor *s, size_t i)
+{
+	size_t after = --s->n_standing - i;
+
+	memmove(s->standing[i], s->standing[i + 1], after * sizeof s->standing[0]);
+	memmove(&s->standing_by[i], &s->standing_by[i + 1], after * sizeof s->standing_by[0]);
+	memmove(&s->standing_revision[i], &s->standing_revision[i + 1],
+		after * sizeof s->standing_revision[0]);
+}
+
+/* Under s->lock: a hold on every session stands for later sessions (not revoked any more). */
+static int
+standing_hold(struct supervisor *s, const char *tool, size_t revoked_at)
+{
+	size_t i;
+
+	if (revoked_at < s->n_standing)
+		standing_drop(s, revoked_at);
+	for (i = 0; i < s->n_standing_hold; i++)
+		if (strcmp(s->standing_hold[i], tool) == 0)
+			return 0;
+	if (s->n_standing_hold == SUPERVISOR_STANDING_MAX)
+		return -1;
+	sup_copy_word(s->standing_hold[s->n_standing_hold++], SNAP_NAME_MAX, tool);
+	return 0;
+}
+
 /*
- * Under s->policy: a cutover on every session moves the standing set (a
- * restore lifts the tool, a revoke adds it). -1 when it is full.
+ * Under s->policy: a cutover on every session moves the standing sets (a
+ * restore lifts the tool, a revoke adds it to the revoked and a hold to
+ * the held, each out of the other). -1 when one is full.
  */
 static int
 standing_change(struct supervisor *s, enum cutover_op op, const char *tool,
 		const struct snap_author *by)
 {
-	size_t i, after;
+	size_t i;
 	int rc = 0;
 
 	pthread_mutex_lock(&s->lock);
 	for (i = 0; i < s->n_standing && strcmp(s->standing[i], tool) != 0; i++)
 		;
-	if (op == CUTOVER_RESTORE && i < s->n_standing) {
-		after = --s->n_standing - i;
-		memmove(s->standing[i], s->standing[i + 1], after * sizeof s->standing[0]);
-		memmove(&s->standing_by[i], &s->standing_by[i + 1], after * sizeof s->standing_by[0]);
-		memmove(&s->standing_revision[i], &s->standing_revision[i + 1],
-			after * sizeof s->standing_revision[0]);
-	} else if (op == CUTOVER_REVOKE && i == s->n_standing) {
+	if (op != CUTOVER_HOLD)
+		names_drop(s->standing_hold, &s->n_standing_hold, tool);
+	if (op == CUTOVER_HOLD)
+		rc = standing_hold(s, tool, i);
+	else if (op == CUTOVER_RESTORE && i < s->n_standing)
+		standing_drop(s, i);
+	else if (op == CUTOVER_REVOKE && i == s->n_standing) {
 		if (s->n_standing == SUPERVISOR_STANDING_MAX)
 			rc = -1;
 		else {
@@ -439,9 +527,30 @@ tool_known(const struct supervisor *s, const char *tool)
 	for (i = 0; i < s->n_standing; i++)
 		if (strcmp(s->standing[i], tool) == 0)
 			return true;
+	for (i = 0; i < s->n_standing_hold; i++)
+		if (strcmp(s->standing_hold[i], tool) == 0)
+			return true;
 	for (i = 0; i < s->n_slots; i++)
 		if (config_tool_index(s->slots[i]->cfg, tool) >= 0)
 			return true;
+	return false;
+}
+
+/*
+ * Under s->lock: a hold may name an alias: the catalog tool the first held
+ * config that has the alias maps it to, into out (SNAP_NAME_MAX).
+ */
+static bool
+alias_tool(const struct supervisor *s, const char *alias, char *out)
+{
+	size_t i;
+	int t;
+
+	for (i = 0; i < s->n_slots; i++)
+		if ((t = config_alias_tool(s->slots[i]->cfg, alias)) >= 0) {
+			sup_copy_word(out, SNAP_NAME_MAX, s->slots[i]->cfg->tools[t].name);
+			return true;
+		}
 	return false;
 }
 
@@ -451,15 +560,16 @@ tool_known(const struct supervisor *s, const char *tool)
  * held, each by its id or a unique prefix, into to[] as whole ids.
  */
 static int
-cutover_names(struct supervisor *s, const char *tool, const char *const *ids, size_t n_ids,
-	      char (*to)[SNAP_ID_MAX], struct al_err *err)
+cutover_names(struct supervisor *s, const char *tool, char *named, bool hold,
+	      const char *const *ids, size_t n_ids, char (*to)[SNAP_ID_MAX], struct al_err *err)
 {
 	struct slot *sl = NULL;
 	size_t i;
 	int rc = 0;
 
 	pthread_mutex_lock(&s->lock);
-	if (!tool_known(s, tool))
+	sup_copy_word(named, SNAP_NAME_MAX, tool);
+	if (!tool_known(s, tool) && !(hold && alias_tool(s, tool, named)))
 		rc = al_fail(err, SUPERVISOR_E_TOOL, tool);
 	for (i = 0; rc == 0 && ids && i < n_ids; i++)
 		if ((sl = sup_pick(s, ids[i], err)) != NULL)
@@ -493,15 +603,20 @@ sup_cutover_locked(struct supervisor *s, enum cutover_op op, const char *tool,
 	if (terms && !sup_grant_room(s, tool))
 		return al_fail(err, "grant: %d tools are already granted", GRANT_MAX);
 	if (!ids && standing_change(s, op, tool, by) < 0 && !lapse)
-		return al_fail(err, "cutover: %d tools already stand revoked on every session",
-			       SUPERVISOR_STANDING_MAX);
+		return al_fail(err, "cutover: %d tools already stand %s on every session",
+			       SUPERVISOR_STANDING_MAX, op == CUTOVER_HOLD ? "held" : "revoked");
 	n = cutover_begin(s, op, tool, ids, n_ids, by, to);
 	/* Before the deltas: the first call the restore allows is metered already. */
 	sup_grant_cutover(s, op, tool, !ids, terms, to, n, by);
+	if (op == CUTOVER_HOLD)	/* held again: decided call by call again */
+		sup_hold_unwaive(s, tool, to, n);
 	posting_begin(s);
 	for (i = 0; i < n; i++)
-		gate_post(to[i]->gate, s->revision, config_tool_index(to[i]->cfg, tool),
-			  op == CUTOVER_RESTORE);
+		if (op == CUTOVER_HOLD)
+			gate_post_hold(to[i]->gate, s->revision, config_tool_index(to[i]->cfg, tool));
+		else
+			gate_post(to[i]->gate, s->revision, config_tool_index(to[i]->cfg, tool),
+				  op == CUTOVER_RESTORE);
 	posting_end(s);
 	if (revision)
 		*revision = s->revision;
@@ -541,23 +656,25 @@ cutover_by(struct supervisor *s, enum cutover_op op, const char *tool,
 	   const struct grant_terms *terms, int64_t *revision, size_t *targets,
 	   struct al_err *err)
 {
+	char named[SNAP_NAME_MAX];
 	struct named *nm = NULL;
 	size_t i;
 	int rc;
 
-	if (op != CUTOVER_REVOKE && op != CUTOVER_RESTORE)
-		return al_fail(err, "cutover: only revoke or restore names a tool");
+	if (op != CUTOVER_REVOKE && op != CUTOVER_RESTORE && op != CUTOVER_HOLD)
+		return al_fail(err, "cutover: only revoke, restore or hold names a tool");
 	if (!tool || !tool[0] || strlen(tool) >= SNAP_NAME_MAX)
 		return al_fail(err, "cutover: no such tool name");
 	if (ids && n_ids > SUPERVISOR_SESSIONS_MAX)
 		return al_fail(err, "cutover: more than %d sessions named", SUPERVISOR_SESSIONS_MAX);
 	if (ids && !(nm = calloc(1, sizeof *nm)))
 		return al_fail(err, "out of memory");
-	rc = cutover_names(s, tool, ids, n_ids, nm ? nm->id : NULL, err);
+	rc = cutover_names(s, tool, named, op == CUTOVER_HOLD, ids, n_ids, nm ? nm->id : NULL,
+			   err);
 	for (i = 0; nm && i < n_ids; i++)
 		nm->p[i] = nm->id[i];
 	if (rc == 0)
-		rc = cutover_post(s, op, tool, nm ? nm->p : NULL, n_ids, by ? by : &s->self, terms,
+		rc = cutover_post(s, op, named, nm ? nm->p : NULL, n_ids, by ? by : &s->self, terms,
 				  revision, targets, err);
 	free(nm);
 	return rc;

@@ -40,9 +40,12 @@ worker_main(void *arg)
 		.launch_slots = &s->launch_slots,
 		.cleanup_slots = &s->cleanup_slots,
 		.pool = sup_pool_hooks(sl),
+		.hold = &sl->hold,
 	};
 
+	sl->hold = sup_hold_hook(sl);
 	session_run(&so, &sum);
+	sup_hold_forget(s, sl);
 	sup_keeper_note_end(s, &sum);
 	return NULL;
 }

@@ -36,8 +36,10 @@ row_live(struct slot *sl, struct session_row *r, int64_t now_mono)
 	r->pending = g.pending;
 	r->pending_revision = g.pending_revision;
 	r->pending_age_ms = g.pending ? (clock_mono_us() - g.pending_since_us) / 1000 : 0;
-	for (i = 0; i < r->n_tools && i < GATE_TOOLS_MAX; i++)
+	for (i = 0; i < r->n_tools && i < GATE_TOOLS_MAX; i++) {
 		r->tools[i].allowed = g.allowed[i];
+		r->tools[i].held = g.held[i];
+	}
 	sup_grant_row(sl->sup, sl, r, now_mono);
 	memset(&r->call, 0, sizeof r->call);
 	if (g.busy && g.busy_tool >= 0 && (size_t)g.busy_tool < sl->cfg->n_tools) {

@@ -103,7 +103,7 @@ test_ranges(void **state)
 		assert_non_null(err);
 		config_free(&c);
 	}
-	assert_int_equal(seen, 11);
+	assert_int_equal(seen, 12);
 }
 
 static void

@@ -791,6 +791,62 @@ test_decode_hostile(void **state)
 	supervisor_snapshot_free(&back);
 }
 
+/*
+ * Held calls: hold is operate and names sessions or all like a revoke;
+ * pending is view; approve and deny need a held call's id, rest is
+ * approve's only. The pending list through its table and back, whole.
+ */
+static void
+test_holds(void **state)
+{
+	struct control_request r;
+	struct control_pending in = { .n = 2 }, out;
+	const char *error;
+	const char *line = "{\"id\":3,\"op\":\"approve\",\"hold\":17,\"rest\":true}";
+	json_t *reply;
+
+	(void)state;
+	assert_int_equal(control_op_role(CONTROL_OP_PENDING), CONTROL_ROLE_VIEW);
+	assert_int_equal(control_op_role(CONTROL_OP_HOLD), CONTROL_ROLE_OPERATE);
+	assert_int_equal(control_op_role(CONTROL_OP_APPROVE), CONTROL_ROLE_OPERATE);
+	assert_int_equal(control_op_role(CONTROL_OP_DENY), CONTROL_ROLE_OPERATE);
+	assert_int_equal(control_parse(line, strlen(line), &r, &error), 0);
+	assert_int_equal(r.op, CONTROL_OP_APPROVE);
+	assert_int_equal(r.hold_id, 17);
+	assert_true(r.rest);
+	control_request_free(&r);
+	assert_null(parse_error("{\"id\":1,\"op\":\"deny\",\"hold\":17}", NULL));
+	assert_null(parse_error("{\"id\":1,\"op\":\"pending\"}", NULL));
+	assert_null(parse_error("{\"id\":1,\"op\":\"hold\",\"tool\":\"save\",\"all\":true}", NULL));
+	assert_refused("{\"id\":1,\"op\":\"deny\",\"hold\":17,\"rest\":true}", CONTROL_E_KEY);
+	assert_refused("{\"id\":1,\"op\":\"approve\"}", CONTROL_E_MISSING);
+	assert_refused("{\"id\":1,\"op\":\"approve\",\"hold\":-1}", CONTROL_E_ARG);
+	assert_refused("{\"id\":1,\"op\":\"approve\",\"hold\":\"7\"}", CONTROL_E_ARG);
+	assert_refused("{\"id\":1,\"op\":\"hold\",\"tool\":\"store\"}", CONTROL_E_MISSING);
+	assert_refused("{\"id\":1,\"op\":\"hold\",\"tool\":\"store\",\"sessions\":[]}",
+		       CONTROL_E_ARG);
+	assert_refused("{\"id\":1,\"op\":\"pending\",\"tool\":\"store\"}", CONTROL_E_KEY);
+
+	memset(in.calls, 0, sizeof in.calls);
+	in.calls[0] = (struct hold_view){ .id = 4, .request_bytes = 31, .since_ms = 1700000000000,
+					  .waited_ms = 1500, .earlier_calls = 3 };
+	snprintf(in.calls[0].session, sizeof in.calls[0].session, "s-1");
+	snprintf(in.calls[0].tool, sizeof in.calls[0].tool, "store");
+	snprintf(in.calls[0].alias, sizeof in.calls[0].alias, "save");
+	snprintf(in.calls[0].session_class, sizeof in.calls[0].session_class, "confidential");
+	snprintf(in.calls[0].sink_ceiling, sizeof in.calls[0].sink_ceiling, "confidential");
+	memset(in.calls[0].request_hash, 'a', SNAP_HASH_MAX - 1);
+	in.calls[1] = in.calls[0];
+	in.calls[1].id = 9;
+	reply = control_ok(3);
+	assert_int_equal(control_pending_into(&in, reply), 0);
+	assert_int_equal(json_array_size(json_object_get(reply, "pending")), 2);
+	assert_int_equal(control_pending_from_json(reply, &out), 0);
+	assert_int_equal(out.n, 2);
+	assert_memory_equal(out.calls, in.calls, 2 * sizeof in.calls[0]);
+	json_decref(reply);
+}
+
 int
 main(void)
 {
@@ -811,6 +867,7 @@ main(void)
 		cmocka_unit_test(test_decode_hostile),
 		cmocka_unit_test(test_delta),
 		cmocka_unit_test(test_delta_refused),
+		cmocka_unit_test(test_holds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

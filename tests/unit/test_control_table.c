@@ -82,6 +82,9 @@ fill_request(struct control_request *r, enum control_op op)
 		control_request_int(r, CONTROL_K_FOR, 900);
 	if (allowed & CONTROL_KEY(CALLS))
 		control_request_int(r, CONTROL_K_CALLS, 2);
+	if (allowed & CONTROL_KEY(HOLD_ID))
+		control_request_int(r, CONTROL_K_HOLD_ID, 7);
+	control_request_bool(r, CONTROL_K_REST, allowed & CONTROL_KEY(REST));
 	control_request_bool(r, CONTROL_K_FOLLOW, allowed & CONTROL_KEY(FOLLOW));
 	control_request_bool(r, CONTROL_K_SNAPSHOTS, allowed & CONTROL_KEY(SNAPSHOTS));
 	control_request_bool(r, CONTROL_K_DELTAS, allowed & CONTROL_KEY(DELTAS));

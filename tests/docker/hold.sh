@@ -1,0 +1,292 @@
+#!/usr/bin/env bash
+# Held calls with the real parts (issue 43, item 1): a looping agent under
+# `airlock serve`, its tool held with `airlock ctl hold save --all` (an
+# alias, held as its catalog tool store). Each call then waits: `ctl
+# pending` shows it (names, size, hash; no canary), a view-role uid's
+# approve is refused and audited, an operate-role uid's approve lets
+# exactly that call reach the sink, a deny reaches nothing and the agent
+# gets hold_denied. An approve --rest lets the later calls go on until the
+# tool is held again. A freeze posted while a call waits applies at once
+# and decides it. A session started later is held from its start, its
+# config's hold_timeout of 2 s denies its calls hold_timeout by itself, and
+# the time held does not count against its session_ms of 4 s.
+# SIGTERM with calls waiting: each denied by the engine's stop and audited,
+# serve exits, the containers are gone. The chain verifies; the canary is
+# in the permitted sink only.
+# usage: hold.sh AIRLOCK AGENT_BIN UPSTREAM_BIN
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/common.sh"
+require_daemon
+
+airlock=$1 agent=$2 upstream=$3
+scratch_dir
+. "$here/../checks.sh"
+sock=$work/engine.sock
+owner_pids() { printf '%s\n' "${helpers[@]}"; }
+
+# --- the roles: groups made here when missing, removed after; uid 65534 in each -------
+made_groups=()
+group_gid() { getent group "$1" | cut -d: -f3; }
+on_teardown() {
+	local g
+	for g in "${made_groups[@]}"; do groupdel "$g" 2>/dev/null; done
+}
+for g in airlock airlock-view; do
+	if [ -z "$(group_gid "$g")" ]; then groupadd "$g" && made_groups+=("$g"); fi
+done
+og=$(group_gid airlock) vg=$(group_gid airlock-view)
+
+canary="HOLD-CANARY-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+printf '{"canary":"%s"}\n' "$canary" >"$work/payload.in"
+image=$(scratch_image "$work/image" "$agent") || { not_ok "agent image build"; summary; exit 1; }
+hold_config() {	# NAME SECONDS [SESSION-MS]: a looping session whose held calls wait SECONDS
+	loop_config "$1" &&
+	python3 - "$work/$1/config.json" "$2" "${3:-}" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["bounds"]["hold_timeout"] = int(sys.argv[2])
+if sys.argv[3]:
+    c["bounds"]["session_ms"] = int(sys.argv[3])
+json.dump(c, open(sys.argv[1], "w"))
+PY
+}
+hold_config h 60 || { not_ok "the session's config"; summary; exit 1; }
+hold_config t 2 4000 || { not_ok "the timed session's config"; summary; exit 1; }
+sink=$work/h/vault.sink tsink=$work/t/vault.sink
+chmod 0755 "$work"	# the setpriv clients must reach the socket in it
+mkdir -p "$work/bin" && install -m 0755 "$airlock" "$work/bin/airlock"
+
+cp "$work/h/config.json" "$work/bad.json"
+python3 - "$work/bad.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["bounds"]["hold_timeout"] = 0
+json.dump(c, open(sys.argv[1], "w"))
+PY
+rc=0; "$airlock" doctor --config "$work/bad.json" >"$work/badcfg.out" 2>"$work/badcfg.err" || rc=$?
+check "a hold_timeout of 0 is refused by the config check, naming its bounds" \
+	bash -c '[ "$1" != 0 ] && grep -q "bounds.hold_timeout" "$2" "$3"' _ "$rc" "$work/badcfg.out" "$work/badcfg.err"
+
+"$airlock" serve --socket "$sock" --audit "$work/audit.db" 2>"$work/serve.err" </dev/null &
+engine=$!
+helpers+=("$engine")
+for _ in $(seq 300); do grep -q "listening on" "$work/serve.err" 2>/dev/null && break; sleep 0.1; done
+check "serve listens" grep -q "listening on" "$work/serve.err" || { cat "$work/serve.err"; summary; exit 1; }
+
+ctl() {	# NAME ARGS...: ctl's stdout and stderr kept as $work/NAME.out and .err; rc in $rc
+	local name=$1
+	shift
+	rc=0
+	"$airlock" ctl --socket "$sock" "$@" >"$work/$name.out" 2>"$work/$name.err" || rc=$?
+}
+ctl_as() {	# GID NAME ARGS...: the same as uid 65534 in group GID
+	local gid=$1 name=$2
+	shift 2
+	rc=0
+	setpriv --reuid 65534 --regid 65534 --groups "$gid" "$work/bin/airlock" ctl --socket "$sock" \
+		"$@" >"$work/$name.out" 2>"$work/$name.err" || rc=$?
+}
+audit_q() { sqlite3 "file:$work/audit.db?mode=ro" "$1" 2>/dev/null; }
+audit_has() {	# SQL-COUNT: until it is > 0 (the writer thread is asynchronous)
+	local i
+	for i in $(seq 100); do [ "$(audit_q "$1")" -gt 0 ] 2>/dev/null && return 0; sleep 0.1; done
+	return 1
+}
+lines() { if [ -e "$1" ]; then wc -l <"$1"; else echo 0; fi; }
+pending_id() {	# SESSION [NOT-ID]: the id of a call of SESSION waiting now (not NOT-ID), within 15 s
+	local i id
+	for i in $(seq 150); do
+		"$airlock" ctl --socket "$sock" pending --json >"$work/pending.json" 2>/dev/null
+		id=$(python3 -c '
+import json, sys
+p = [h["id"] for h in json.load(open(sys.argv[1]))["pending"]
+     if h["session"] == sys.argv[2] and str(h["id"]) != sys.argv[3]]
+print(p[0] if p else "")' "$work/pending.json" "$1" "${2:-0}" 2>/dev/null)
+		[ -n "$id" ] && { echo "$id"; return 0; }
+		sleep 0.1
+	done
+	return 1
+}
+
+ctl start start "$work/h/config.json"
+sid=$(cat "$work/start.out")
+check "ctl start: a session" bash -c '[ "$1" = 0 ] && [ -n "$2" ]' _ "$rc" "$sid"
+for _ in $(seq 600); do [ -s "$sink" ] && break; sleep 0.1; done
+check "its calls reach the upstream" [ -s "$sink" ]
+
+# --- hold: an alias, held as its catalog tool ---------------------------------------
+ctl_as "$vg" vhold hold save --all
+check "a view-role uid's hold: exit 1, view only" \
+	bash -c '[ "$1" = 1 ] && grep -q "hold: view only" "$2"' _ "$rc" "$work/vhold.err"
+ctl hold hold save --all
+check "ctl hold save --all: acknowledged" \
+	bash -c '[ "$1" = 0 ] && grep -q "^hold save: revision [0-9]*, 1 of 1 sessions acknowledged" "$2"' _ "$rc" "$work/hold.out"
+hold_rev=$(sed -n 's/^hold save: revision \([0-9]*\),.*/\1/p' "$work/hold.out")
+check "the alias held as its catalog tool: the session's 'hold applied' names store, at the revision" \
+	audit_has "select count(*) from audit_entries where type='policy' and session_id='$sid'
+	 and tool='store' and rule='hold applied' and revision=$hold_rev"
+ctl tools tools
+check "ctl tools: store held" grep -qE "^$sid +store +confidential +held$" "$work/tools.out"
+
+id1=$(pending_id "$sid")
+check "a call waits: ctl pending --json lists it" [ -n "$id1" ]
+ctl list pending
+check "ctl pending: the call by id, session, tool and alias, classes, size and hash" \
+	grep -qE "^ +$id1 +$sid +store \(save\) +confidential->confidential +[0-9]+B [0-9a-f]{12} " "$work/list.out"
+ctl_as "$vg" vlist pending
+check "a view-role uid reads the pending list" \
+	bash -c '[ "$1" = 0 ] && grep -qE "^ +$2 +$3 " "$4"' _ "$rc" "$id1" "$sid" "$work/vlist.out"
+check "the wait's start audited: 'hold $id1 waiting'" \
+	audit_has "select count(*) from audit_entries where type='policy' and session_id='$sid'
+	 and tool='store' and rule='hold $id1 waiting'"
+before=$(lines "$sink")
+sleep 1
+check "while it waits nothing reaches the sink" [ "$(lines "$sink")" = "$before" ]
+
+ctl_as "$vg" vapprove approve "$id1"
+check "a view-role uid's approve: exit 1, view only" \
+	bash -c '[ "$1" = 1 ] && grep -q "approve: view only" "$2"' _ "$rc" "$work/vapprove.err"
+check "its refusal audited: 'approve refused: view only', uid 65534" \
+	audit_has "select count(*) from audit_entries where type='policy'
+	 and rule='approve refused: view only' and detail like '%\"uid\":65534%'"
+check "the call still waits" [ "$(pending_id "$sid")" = "$id1" ]
+
+ctl_as "$og" approve approve "$id1"
+check "an operate-role uid's approve: exit 0" bash -c '[ "$1" = 0 ] && grep -q "^approved $2$" "$3"' _ "$rc" "$id1" "$work/approve.out"
+id2=$(pending_id "$sid" "$id1")
+check "the agent's next call waits in turn" [ -n "$id2" ]
+sleep 0.5
+check "exactly the approved call reached the sink" [ "$(lines "$sink")" = "$((before + 1))" ]
+check "the decision audited: 'hold $id1 approved' by uid 65534 via ctl, with the wait" \
+	audit_has "select count(*) from audit_entries where type='policy' and session_id='$sid'
+	 and tool='store' and rule='hold $id1 approved' and detail like '%\"uid\":65534,\"via\":\"ctl\",\"wait_ms\":%'"
+check "then the call's own entries: allowed" \
+	audit_has "select count(*) from audit_entries where type='call' and session_id='$sid'
+	 and tool='store' and decision='allowed' and seq > (select seq from audit_entries
+	 where rule='hold $id1 approved')"
+ctl again approve "$id1"
+check "the same id again: refused, it no longer waits" \
+	bash -c '[ "$1" = 1 ] && grep -q "hold refused: hold: no call $2 is waiting" "$3"' _ "$rc" "$id1" "$work/again.err"
+
+# --- deny -------------------------------------------------------------------------
+before=$(lines "$sink")
+ctl deny deny "$id2"
+check "ctl deny: exit 0" [ "$rc" = 0 ]
+id3=$(pending_id "$sid" "$id2")
+check "the agent goes on: its next call waits" [ -n "$id3" ]
+check "the denied call: denied hold_denied in the audit" \
+	audit_has "select count(*) from audit_entries where type='call' and session_id='$sid'
+	 and tool='store' and decision='denied' and rule='hold_denied'"
+check "the decision audited: 'hold $id2 denied' by $(id -un) via ctl" \
+	audit_has "select count(*) from audit_entries where type='policy' and rule='hold $id2 denied'
+	 and detail like '%\"by\":\"$(id -un)\",%\"via\":\"ctl\",\"wait_ms\":%'"
+check "the denied call reached nothing" [ "$(lines "$sink")" = "$before" ]
+
+# --- approve for the rest of the session, then held again ---------------------------
+before=$(lines "$sink")
+ctl rest approve "$id3" --rest
+check "ctl approve --rest: exit 0" [ "$rc" = 0 ]
+grown() { local i; for i in $(seq 100); do [ "$(lines "$sink")" -ge "$1" ] && return 0; sleep 0.1; done; return 1; }
+check "the session's later calls go on without a wait: three more reach the sink" grown "$((before + 4))"
+check "the decision audited: 'hold $id3 approved for the session'" \
+	audit_has "select count(*) from audit_entries where type='policy' and session_id='$sid'
+	 and rule='hold $id3 approved for the session'"
+check "none of its calls waits" \
+	bash -c '"$1" ctl --socket "$2" pending --json | python3 -c "import json,sys; sys.exit(1 if json.load(sys.stdin)[\"pending\"] else 0)"' _ "$airlock" "$sock"
+ctl rehold hold store --all
+check "ctl hold store --all again: acknowledged" [ "$rc" = 0 ]
+id3=$(pending_id "$sid" "$id3")
+check "held again, its calls wait again: the approval for the session is gone" [ -n "$id3" ]
+
+# --- a freeze while a call waits: at once, and it denies the call --------------------
+ctl freeze freeze --wait 2000
+check "ctl freeze with a call waiting: acknowledged at once (the gate is not busy)" \
+	bash -c '[ "$1" = 0 ] && grep -q "1 of 1 sessions acknowledged" "$2"' _ "$rc" "$work/freeze.out"
+check "the waiting call leaves the list: 'hold $id3 lifted' by the cutover" \
+	audit_has "select count(*) from audit_entries where type='policy' and rule='hold $id3 lifted'
+	 and detail like '%\"by\":\"engine\",%\"via\":\"cutover\"%'"
+check "its call entry: denied frozen" \
+	audit_has "select count(*) from audit_entries where type='call' and session_id='$sid'
+	 and tool='store' and rule='frozen'"
+ctl thaw thaw
+check "ctl thaw: acknowledged" [ "$rc" = 0 ]
+
+# --- a later session: held from its start, its call timed out by itself ---------------
+ctl tstart start "$work/t/config.json"
+tsid=$(cat "$work/tstart.out")
+check "a second session, its config's hold_timeout 2 s, its session_ms 4 s" bash -c '[ "$1" = 0 ] && [ -n "$2" ]' _ "$rc" "$tsid"
+check "the standing hold covers it from its start: 'hold at start'" \
+	audit_has "select count(*) from audit_entries where type='policy' and session_id='$tsid'
+	 and tool='store' and rule='hold at start'"
+tid=$(pending_id "$tsid")
+check "its call waits" [ -n "$tid" ]
+check "no one decides: after 2 s, 'hold $tid timed out' by the expiry" \
+	audit_has "select count(*) from audit_entries where type='policy' and session_id='$tsid'
+	 and rule='hold $tid timed out' and detail like '%\"by\":\"expiry\",%\"wait_ms\":%'"
+check "not before its time: the wait audited is at least 2000 ms" \
+	python3 -c 'import json,sys; sys.exit(0 if json.loads(sys.argv[1])["wait_ms"] >= 2000 else 1)' \
+	"$(audit_q "select detail from audit_entries where rule='hold $tid timed out'")"
+check "its call entry: denied hold_timeout" \
+	audit_has "select count(*) from audit_entries where type='call' and session_id='$tsid'
+	 and decision='denied' and rule='hold_timeout'"
+check "nothing of the timed session reached its sink" [ "$(lines "$tsink")" = 0 ]
+
+timed_out() {	# SESSION N: N of its calls timed out, within 15 s
+	local i
+	for i in $(seq 150); do
+		[ "$(audit_q "select count(*) from audit_entries where session_id='$1'
+		 and rule glob 'hold [0-9]* timed out'")" -ge "$2" ] 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+check "three of its calls timed out in turn: 6 s held, past its session_ms of 4 s" timed_out "$tsid" 3
+
+# --- the engine stops with calls waiting ------------------------------------------
+id4=$(pending_id "$sid" "$id3")
+check "a call of the first session waits again" [ -n "$id4" ]
+before=$(lines "$sink")
+kill -TERM "$engine"
+rc=0
+timeout 60 tail --pid="$engine" -f /dev/null || rc=$?
+check "SIGTERM with calls waiting: serve is gone within 60 s" [ "$rc" = 0 ]
+rc=0; wait "$engine" || rc=$?
+check "serve exits 0" [ "$rc" = 0 ]
+check "the waiting call denied by the engine's stop, audited by the engine" \
+	[ "$(audit_q "select count(*) from audit_entries where type='policy' and session_id='$sid'
+	 and rule='hold $id4 denied: engine stop' and detail like '%\"by\":\"engine\",%'")" = 1 ]
+check "its call entry: denied hold_denied" \
+	[ "$(audit_q "select count(*) from audit_entries where type='call' and session_id='$sid'
+	 and decision='denied' and rule='hold_denied'")" -ge 2 ]
+check "nothing more reached the sink" [ "$(lines "$sink")" = "$before" ]
+check "every wait audited has one decision" \
+	[ "$(audit_q "select count(*) from audit_entries where rule glob 'hold [0-9]* waiting'")" = \
+	  "$(audit_q "select count(*) from audit_entries where rule glob 'hold [0-9]*'
+	   and rule not glob 'hold [0-9]* waiting'")" ]
+outlived() {	# SESSION: three waits of 2 s timed out (its session_ms is 4 s), no session_timeout end
+	[ "$(audit_q "select count(*) from audit_entries where session_id='$1'
+	 and rule glob 'hold [0-9]* timed out'")" -ge 3 ] &&
+	[ "$(audit_q "select count(*) from audit_entries where session_id='$1'
+	 and type='session_end' and rule='session_timeout'")" = 0 ] &&
+	[ "$(audit_q "select count(*) from audit_entries where session_id='$1'
+	 and type='session_end'")" = 1 ]
+}
+check "time held does not count against session_ms: the timed session outlived it, not ended by it" \
+	outlived "$tsid"
+check "the first session's container is gone" session_gone "$sid"
+check "the timed session's container is gone" session_gone "$tsid"
+"$airlock" audit verify "$work/audit.db" >"$work/verify.out" 2>"$work/verify.err"
+check "audit verify: the chain holds" [ $? = 0 ]
+"$airlock" audit timeline "$work/audit.db" >"$work/timeline.out" 2>"$work/timeline.err"
+check "audit timeline shows the holds and their decisions" \
+	bash -c 'grep -q "hold $1 waiting" "$3" && grep -q "hold $2 denied" "$3"' _ "$id1" "$id2" "$work/timeline.out"
+
+# --- the canary: in the permitted sink, nowhere else ------------------------------------
+check "positive control: the permitted sink holds the canary" grep -qF "$canary" "$sink"
+outputs=("$work"/*.out "$work"/*.err "$work"/pending.json)
+check "the canary is in no output (ctl's, the pending lists, serve's log)" \
+	bash -c '! grep -lF -- "$1" "${@:2}"' _ "$canary" "${outputs[@]}"
+check "the canary is in no audit row" [ "$(audit_q "select count(*) from audit_entries where
+	 coalesce(detail,'') like '%$canary%' or coalesce(rule,'') like '%$canary%'")" = 0 ]
+summary
