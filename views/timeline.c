@@ -59,14 +59,16 @@ static const struct kind_look looks[] = {
 
 static const struct kind_look other_look = { NULL, NULL, NULL, UI_COLOR_DEFAULT, what_other };
 
-/* An op that takes a tool away stands out as a revoke does; one that gives it back, allowed. */
+/*
+ * An op that takes a tool away stands out as a revoke does; one that gives
+ * it back, allowed. A grant's request is plain: its lapse is the same op.
+ */
 static const struct {
 	const char *op;
 	enum ui_color color;
 } op_colors[] = {
 	{ "revoke", UI_COLOR_REVOKED }, { "freeze", UI_COLOR_REVOKED },
 	{ "restore", UI_COLOR_ALLOWED }, { "thaw", UI_COLOR_ALLOWED },
-	{ "grant", UI_COLOR_ALLOWED },
 };
 
 static const struct kind_look *
