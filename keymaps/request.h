@@ -36,6 +36,8 @@
 	_(MARK,           "mark",           false, "Mark or unmark the selected session") \
 	_(MARK_CLEAR,     "mark-clear",     false, "Clear every mark") \
 	_(HOST_REFRESH,   "host-refresh",   false, "Run the host checks again") \
+	_(JUMP_PREV,      "jump-prev",      false, "Jump to the previous operator's change") \
+	_(JUMP_NEXT,      "jump-next",      false, "Jump to the next operator's change") \
 	GROUP("Incident") \
 	_(REVOKE,         "revoke",         true,  "Revoke the selected tool (marked sessions, else the selected one)") \
 	_(RESTORE,        "restore",        true,  "Restore the selected tool (marked sessions, else the selected one)") \

@@ -153,6 +153,23 @@ list_request(struct app *a, enum request r, const struct target *t)
 	}
 }
 
+/* [ and ]: the view's jump from the selection; said so when there is none that way. */
+static int
+jump_request(struct app *a, bool forward)
+{
+	struct view_state *vs = &a->model.vs[a->model.view];
+	struct ui_model u;
+	size_t to;
+
+	model_ui(&a->model, &u);
+	to = views[a->model.view]->jump(&u, vs, forward);
+	if (to == vs->selected)
+		status_flash(&a->status, false, forward ? "no later operator's change"
+							: "no earlier operator's change");
+	vs->selected = to;
+	return APP_REDRAW;
+}
+
 static int
 console_request(struct app *a, enum request r)
 {
@@ -237,6 +254,8 @@ dispatch_request(struct app *a, enum request r)
 	case REQ_SORT_NEXT: case REQ_SORT_REVERSE: case REQ_FILTER: case REQ_MARK:
 	case REQ_MARK_CLEAR: case REQ_HOST_REFRESH:
 		return list_request(a, r, &t);
+	case REQ_JUMP_PREV: case REQ_JUMP_NEXT:
+		return jump_request(a, r == REQ_JUMP_NEXT);
 	default:
 		return console_request(a, r);
 	}

@@ -34,6 +34,7 @@ static const struct {
 	{ { REQ_MOVE_DOWN, REQ_NONE }, "move", 1 },
 	{ { REQ_ENTER, REQ_NONE }, "open", 3 },
 	{ { REQ_HOST_REFRESH, REQ_NONE }, "refresh", 6 },	/* bound in the host view alone */
+	{ { REQ_JUMP_PREV, REQ_NONE }, "jump", 4 },	/* bound in the timeline view alone */
 	{ { REQ_REVOKE, REQ_REVOKE_ALL }, "revoke", 8 },
 	{ { REQ_RESTORE, REQ_RESTORE_ALL }, "restore", 6 },
 	{ { REQ_FORCE_STOP, REQ_NONE }, "force-stop", 7 },

@@ -28,6 +28,7 @@ struct supervisor;
 #define LINK_NAME_MAX	32
 #define LINK_WHERE_MAX	192
 #define LINK_TEXT_MAX	256
+#define LINK_TIMELINE_MS	500	/* the timeline is asked for again after this */
 
 enum link_state {
 	LINK_UP,		/* snapshots arrive */
@@ -116,6 +117,18 @@ struct link_ops {
 	 */
 	int (*audit)(struct link *l, int64_t *after, struct audit_row *out, size_t cap, size_t *n,
 		     char *why, size_t why_cap);
+	/*
+	 * The engine's policy story (audit_timeline.h): the events of the
+	 * entries after seq *after (0: from the log's start), oldest first, at
+	 * most cap; *after moves to the last entry read; *more: there are
+	 * more to take at once. A change's later acks come as an event of
+	 * their own (audit_timeline_fold). -1 with why when the log cannot be
+	 * read. The local link asks the supervisor (at most every
+	 * LINK_TIMELINE_MS unless more); a remote one answers from its latest
+	 * reply and asks again on its own, as often.
+	 */
+	int (*timeline)(struct link *l, int64_t *after, struct timeline_row *out, size_t cap,
+			size_t *n, bool *more, char *why, size_t why_cap);
 	void (*close)(struct link *l);
 };
 
@@ -182,6 +195,13 @@ link_audit(struct link *l, int64_t *after, struct audit_row *out, size_t cap, si
 	   char *why, size_t why_cap)
 {
 	return l->ops->audit(l, after, out, cap, n, why, why_cap);
+}
+
+static inline int
+link_timeline(struct link *l, int64_t *after, struct timeline_row *out, size_t cap, size_t *n,
+	      bool *more, char *why, size_t why_cap)
+{
+	return l->ops->timeline(l, after, out, cap, n, more, why, why_cap);
 }
 
 static inline int

@@ -11,6 +11,7 @@
 
 #include "audit.h"
 #include "audit_tail.h"
+#include "clock.h"
 #include "config.h"
 #include "config_check.h"
 #include "supervisor.h"
@@ -23,6 +24,8 @@ struct link_local {
 	struct audit_tail *tail;	/* audit_path read-only, opened at the first call */
 	char tail_error[AL_ERR_MAX];	/* why it cannot be: said on every call */
 	struct audit *audit;	/* owned, with sup, when opened here */
+	int64_t timeline_at;	/* monotonic ms of the last timeline read */
+	int64_t timeline_after;	/* its cursor: a new one is read at once */
 	bool owned, shut;
 };
 
@@ -208,6 +211,33 @@ local_audit(struct link *l, int64_t *after, struct audit_row *out, size_t cap, s
 	return 0;
 }
 
+/*
+ * The supervisor reads its own log from the cursor on; asked again after
+ * LINK_TIMELINE_MS, or at once for a new cursor (more to take, a view
+ * opened): each read costs the entries written since the last.
+ */
+static int
+local_timeline(struct link *l, int64_t *after, struct timeline_row *out, size_t cap, size_t *n,
+	       bool *more, char *why, size_t why_cap)
+{
+	struct link_local *ll = local(l);
+	int64_t now = clock_mono_ms();
+	struct al_err err;
+
+	*n = 0;
+	*more = false;
+	if (*after == ll->timeline_after && ll->timeline_at &&
+	    now - ll->timeline_at < LINK_TIMELINE_MS)
+		return 0;
+	ll->timeline_at = now;
+	if (supervisor_timeline(ll->sup, after, out, cap, n, more, &err) < 0) {
+		snprintf(why, why_cap, "%s", err.msg);
+		return -1;
+	}
+	ll->timeline_after = *more ? -1 : *after;
+	return 0;
+}
+
 static void
 local_close(struct link *l)
 {
@@ -238,6 +268,7 @@ static const struct link_ops local_ops = {
 	.cutover = local_cutover,
 	.forget = local_forget,
 	.audit = local_audit,
+	.timeline = local_timeline,
 	.close = local_close,
 };
 

@@ -417,6 +417,57 @@ remote_audit(struct link *l, int64_t *after, struct audit_row *out, size_t cap, 
 	return rc;
 }
 
+static void
+ask_timeline(struct link_remote *r, int64_t after)
+{
+	struct control_request req;
+	const char *why;
+
+	control_request_init(&req, CONTROL_OP_TIMELINE);
+	control_request_int(&req, CONTROL_K_AFTER, after);
+	if (queue_line(r, &req, P_TIMELINE, NULL, &why) == 0) {
+		r->timeline_asked = true;
+		r->timeline_at = clock_mono_ms();
+		r->timeline_for = after;
+	}
+}
+
+/*
+ * The engine's policy story, from its latest answer: taken when it was
+ * asked with the cursor the caller holds (an answer to an older cursor is
+ * dropped). Asked again at once while the engine has more, else every
+ * LINK_TIMELINE_MS while the caller asks.
+ */
+static int
+remote_timeline(struct link *l, int64_t *after, struct timeline_row *out, size_t cap,
+		size_t *n, bool *more, char *why, size_t why_cap)
+{
+	struct link_remote *r = remote(l);
+	const struct control_timeline *t = r->timeline;
+	bool again = false;
+	int rc = 0;
+
+	*n = 0;
+	*more = false;
+	pthread_mutex_lock(&r->mu);
+	if (r->timeline_error[0]) {
+		snprintf(why, why_cap, "%s", r->timeline_error);
+		rc = -1;
+	}
+	if (r->timeline_new && r->timeline_for == *after) {
+		for (size_t i = 0; i < t->n && *n < cap; i++)
+			out[(*n)++] = t->rows[i];
+		*after = t->next;
+		*more = again = t->more;
+	}
+	r->timeline_new = false;
+	if (!r->timeline_asked && r->st.state == LINK_UP &&
+	    (again || clock_mono_ms() - r->timeline_at >= LINK_TIMELINE_MS))
+		ask_timeline(r, *after);
+	pthread_mutex_unlock(&r->mu);
+	return rc;
+}
+
 /* ---- connecting ---- */
 
 static int64_t
@@ -448,7 +499,7 @@ went_down(struct link_remote *r, const char *why)
 		}
 	r->n_pending = 0;
 	r->out_len = r->out_off = 0;
-	r->detail_asked = r->host_asked = r->audit_asked = false;
+	r->detail_asked = r->host_asked = r->audit_asked = r->timeline_asked = false;
 	r->fd = -1;
 	r->st.attempts++;
 	r->st.state = LINK_LOST;
@@ -711,6 +762,7 @@ remote_close(struct link *l)
 	json_decref(r->pushed);
 	free(r->detail);
 	free(r->audit);
+	free(r->timeline);
 	free(r->out);
 	free(r);
 }
@@ -730,6 +782,7 @@ static const struct link_ops remote_ops = {
 	.cutover = remote_cutover,
 	.forget = remote_forget,
 	.audit = remote_audit,
+	.timeline = remote_timeline,
 	.close = remote_close,
 };
 
@@ -746,7 +799,8 @@ link_remote_new(const char *target, const char **why)
 	r->fd = -1;
 	r->detail = calloc(1, sizeof *r->detail);
 	r->audit = calloc(1, sizeof *r->audit);
-	if (!r->detail || !r->audit || link_target_parse(target, &r->target, why) < 0)
+	r->timeline = calloc(1, sizeof *r->timeline);
+	if (!r->detail || !r->audit || !r->timeline || link_target_parse(target, &r->target, why) < 0)
 		goto fail;
 	r->st.state = LINK_CONNECTING;
 	snprintf(r->st.name, sizeof r->st.name, "%.31s",
@@ -769,6 +823,7 @@ link_remote_new(const char *target, const char **why)
 fail:
 	free(r->detail);
 	free(r->audit);
+	free(r->timeline);
 	free(r);
 	return NULL;
 }

@@ -131,6 +131,19 @@ take_audit(struct link_remote *r, const json_t *f)
 			 json_string_value(json_object_get(f, "error")) ?: "refused");
 }
 
+/* A timeline answer: its events and cursor, or why the engine would not give them. */
+static void
+take_timeline(struct link_remote *r, const json_t *f)
+{
+	r->timeline_asked = false;
+	r->timeline_error[0] = '\0';
+	if (json_is_true(json_object_get(f, "ok")))
+		r->timeline_new = control_timeline_from_json(f, r->timeline) == 0;
+	else
+		snprintf(r->timeline_error, sizeof r->timeline_error, "engine %s: timeline: %.80s",
+			 r->st.name, json_string_value(json_object_get(f, "error")) ?: "refused");
+}
+
 static void
 take_reply(struct link_remote *r, const json_t *f)
 {
@@ -160,6 +173,9 @@ take_reply(struct link_remote *r, const json_t *f)
 		break;
 	case P_AUDIT:
 		take_audit(r, f);
+		break;
+	case P_TIMELINE:
+		take_timeline(r, f);
 		break;
 	case P_QUIET: {
 		const json_t *ev = json_object_get(f, "events"), *e;

@@ -33,7 +33,7 @@
 #define RETRY_MAX_MS	8000
 
 /* What a pending request becomes when its reply arrives. */
-enum pending_kind { P_REQUEST, P_DETAIL, P_HOST, P_AUDIT, P_QUIET };
+enum pending_kind { P_REQUEST, P_DETAIL, P_HOST, P_AUDIT, P_QUIET, P_TIMELINE };
 
 struct pending {
 	int64_t id;
@@ -83,6 +83,11 @@ struct link_remote {
 	bool audit_asked, audit_new;
 	int64_t audit_at;
 	char audit_error[LINK_TEXT_MAX];	/* the engine refused it: why */
+	struct control_timeline *timeline;	/* the latest timeline answer */
+	bool timeline_asked, timeline_new;
+	int64_t timeline_at;		/* monotonic ms of the last ask */
+	int64_t timeline_for;		/* the after it was asked with */
+	char timeline_error[LINK_TEXT_MAX];	/* the engine refused it: why */
 };
 
 /* link_remote.c: wake the UI; ask for events and snapshots again (under mu). */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "audit_timeline.h"
 #include "clock.h"
 #include "ids.h"
 #include "supervisor.h"
@@ -19,7 +20,8 @@ model_init(struct model *m, bool read_only)
 	memset(m, 0, sizeof *m);
 	m->detail = calloc(1, sizeof *m->detail);
 	m->hist_flat = calloc(MODEL_HISTORY_MAX, sizeof *m->hist_flat);
-	if (!m->detail || !m->hist_flat) {
+	m->timeline = calloc(MODEL_TIMELINE_MAX, sizeof *m->timeline);
+	if (!m->detail || !m->hist_flat || !m->timeline) {
 		model_free(m);
 		return -1;
 	}
@@ -40,8 +42,10 @@ model_free(struct model *m)
 		supervisor_snapshot_free(&m->per[i]);
 	free(m->detail);
 	free(m->hist_flat);
+	free(m->timeline);
 	m->detail = NULL;
 	m->hist_flat = NULL;
+	m->timeline = NULL;
 }
 
 /* ---- history and the audit tail ---- */
@@ -121,6 +125,68 @@ follow_audit(struct model *m, struct link *const *links)
 	return said;
 }
 
+/* One event in: folded, or placed by time among other engines' (the oldest out when full). */
+static void
+add_timeline_row(struct model *m, const struct timeline_row *r)
+{
+	size_t at;
+
+	if (audit_timeline_fold(m->timeline, m->n_timeline, r))
+		return;
+	if (m->n_timeline == MODEL_TIMELINE_MAX) {
+		memmove(m->timeline, m->timeline + 1, --m->n_timeline * sizeof *r);
+		m->timeline_dropped++;
+	}
+	for (at = m->n_timeline; at > 0; at--) {
+		const struct timeline_row *e = &m->timeline[at - 1];
+
+		if (e->engine == r->engine || strcmp(e->time, r->time) <= 0)
+			break;
+	}
+	memmove(m->timeline + at + 1, m->timeline + at, (m->n_timeline - at) * sizeof *r);
+	m->timeline[at] = *r;
+	m->n_timeline++;
+}
+
+void
+model_add_timeline(struct model *m, unsigned engine, struct timeline_row *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		rows[i].engine = engine;
+		add_timeline_row(m, &rows[i]);
+	}
+}
+
+/*
+ * Each engine's new timeline events through its link, while the view is
+ * shown: each read takes what was written after the engine's cursor, a
+ * few pages at most a refresh. The view never opens a log itself.
+ */
+static void
+follow_timeline(struct model *m, struct link *const *links)
+{
+	struct timeline_row rows[64];
+	char why[MODEL_WHY_MAX];
+	bool failed = false, more;
+	size_t i, n, page;
+
+	for (i = 0; i < m->n_links; i++) {
+		more = true;
+		for (page = 0; more && page < MODEL_TIMELINE_PAGES; page++) {
+			if (link_timeline(links[i], &m->timeline_after[i], rows, 64, &n, &more, why,
+					  sizeof why) < 0) {
+				snprintf(m->timeline_error, sizeof m->timeline_error, "%.100s", why);
+				failed = true;
+				break;
+			}
+			model_add_timeline(m, (unsigned)i, rows, n);
+			more = more && n > 0;
+		}
+	}
+	if (!failed)
+		m->timeline_error[0] = '\0';
+}
+
 /* ---- what views see, and what the selection targets ---- */
 
 void
@@ -136,6 +202,10 @@ model_ui(const struct model *m, struct ui_model *out)
 		.audit = m->audit_rows,
 		.n_audit = m->n_audit,
 		.audit_error = m->tail_error[0] ? m->tail_error : NULL,
+		.timeline = m->timeline,
+		.n_timeline = m->timeline ? m->n_timeline : 0,
+		.timeline_dropped = m->timeline_dropped,
+		.timeline_error = m->timeline_error[0] ? m->timeline_error : NULL,
 		.host = &m->host,
 		.marks = (const char (*)[SNAP_ID_MAX])m->marks,
 		.n_marks = m->n_marks,
@@ -290,6 +360,8 @@ model_refresh(struct model *m, struct link *const *links, size_t n)
 		m->snap_ms = clock_wall_ms();
 	link_host(links[0], &m->host);
 	failed = follow_audit(m, links);
+	if (m->view == VIEW_TIMELINE)
+		follow_timeline(m, links);
 	refresh_detail(m, links);
 	return failed;
 }
@@ -357,6 +429,10 @@ model_offered(const struct model *m, enum request r, const struct target *t, cha
 	}
 	if (r == REQ_FILTER && !views[m->view]->filters) {
 		snprintf(why, cap, "the %s view has no filter", views[m->view]->name);
+		return false;
+	}
+	if ((r == REQ_JUMP_PREV || r == REQ_JUMP_NEXT) && !views[m->view]->jump) {
+		snprintf(why, cap, "the %s view has no jumps", views[m->view]->name);
 		return false;
 	}
 	if (r == REQ_ENTER && !t->session[0])

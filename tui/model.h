@@ -21,6 +21,8 @@
 
 #define MODEL_HISTORY_MAX	512	/* events the console keeps for its views */
 #define MODEL_AUDIT_MAX		400	/* audit tail rows kept */
+#define MODEL_TIMELINE_MAX	2000	/* timeline events kept (the oldest fall out) */
+#define MODEL_TIMELINE_PAGES	8	/* pages taken from one engine in one refresh */
 #define MODEL_WHY_MAX		192
 #define MODEL_STALE_MS		1500	/* a snapshot this old is marked stale */
 #define MODEL_LINKS_MAX		8	/* engines one console attaches to */
@@ -39,6 +41,11 @@ struct model {
 	size_t n_audit;
 	int64_t audit_after[MODEL_LINKS_MAX];	/* each engine's last row taken; -1: none yet */
 	char tail_error[MODEL_WHY_MAX];	/* why the tail cannot be read; "" while it can */
+	struct timeline_row *timeline;	/* every engine's policy story, oldest first */
+	size_t n_timeline;
+	uint64_t timeline_dropped;	/* older events no longer kept */
+	int64_t timeline_after[MODEL_LINKS_MAX];	/* each engine's cursor (an entry's seq) */
+	char timeline_error[MODEL_WHY_MAX];	/* why it cannot be read; "" while it can */
 	char marks[UI_MARKS_MAX][SNAP_ID_MAX];
 	size_t n_marks;
 	enum view_id view;
@@ -76,6 +83,14 @@ bool model_tail_failed(struct model *m, const char *why);
  * detail. True as model_tail_failed.
  */
 bool model_refresh(struct model *m, struct link *const *links, size_t n);
+
+/*
+ * Timeline events from engine, in its order: a change's later acks folded
+ * into the event held (audit_timeline_fold), a new one placed after every
+ * event of a later time from other engines; past MODEL_TIMELINE_MAX the
+ * oldest fall out.
+ */
+void model_add_timeline(struct model *m, unsigned engine, struct timeline_row *rows, size_t n);
 
 /* Into the history, each event marked with the engine it came from. */
 void model_add_engine_events(struct model *m, unsigned engine, struct supervisor_event *ev,

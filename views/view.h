@@ -41,6 +41,10 @@ struct ui_model {
 	const struct audit_row *audit;		/* the audit tail, oldest first */
 	size_t n_audit;
 	const char *audit_error;		/* the tail cannot be read: why; or NULL */
+	const struct timeline_row *timeline;	/* the policy story, oldest first */
+	size_t n_timeline;
+	uint64_t timeline_dropped;		/* older events no longer kept */
+	const char *timeline_error;		/* it cannot be read: why; or NULL */
 	const struct host_snapshot *host;
 	const char (*marks)[SNAP_ID_MAX];	/* marked session ids */
 	size_t n_marks;
@@ -113,6 +117,12 @@ struct view_ops {
 	 * false when there is no session to show. NULL: it opens as it was left.
 	 */
 	bool (*open)(struct view_state *vs, const char *session);
+	/*
+	 * jump-prev, jump-next: the visible row to move to from the selection,
+	 * back or forward; the selection itself when there is none. NULL: the
+	 * view has no jumps.
+	 */
+	size_t (*jump)(const struct ui_model *m, const struct view_state *vs, bool forward);
 };
 
 #define VIEW_DECLARE(e, name, title) extern const struct view_ops name##_view;

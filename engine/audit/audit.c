@@ -177,7 +177,8 @@ audit_open(const char *path, struct audit **out, struct al_err *err)
 	if (path)
 		close(open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600));
 	a->hc = hash_ctx_new();
-	if (!path || !a->hc || sqlite3_open_v2(path, &a->db, flags, NULL) != SQLITE_OK ||
+	a->path = path ? strdup(path) : NULL;
+	if (!a->path || !a->hc || sqlite3_open_v2(path, &a->db, flags, NULL) != SQLITE_OK ||
 	    setup_db(a->db) < 0 || prepare_all(a) < 0) {
 		/* SQLite reads the header only at the first statement: say what it found. */
 		bool not_db = a->db && sqlite3_errcode(a->db) == SQLITE_NOTADB;
@@ -192,6 +193,12 @@ audit_open(const char *path, struct audit **out, struct al_err *err)
 	}
 	*out = a;
 	return 0;
+}
+
+const char *
+audit_db_path(const struct audit *a)
+{
+	return a ? a->path : NULL;
 }
 
 void
@@ -209,6 +216,7 @@ audit_close(struct audit *a)
 	sqlite3_finalize(a->count_session);
 	sqlite3_close(a->db);
 	hash_ctx_free(a->hc);
+	free(a->path);
 	pthread_cond_destroy(&a->settled);
 	pthread_cond_destroy(&a->flush);
 	pthread_cond_destroy(&a->idle);

@@ -82,6 +82,9 @@ enum audit_decision audit_decision_lookup(const char *type, const char *decision
 
 /* Create or open; sets WAL + synchronous=FULL and creates the schema. */
 int audit_open(const char *path, struct audit **out, struct al_err *err);
+/* The path it was opened at (the engine's own read-only readers open it too). */
+const char *audit_db_path(const struct audit *a);
+
 /*
  * The path names something other than a regular file: a directory, or a
  * FIFO or device, which would hold SQLite in its first read for ever. The

@@ -61,6 +61,7 @@ struct audit_req {
 
 struct audit {
 	sqlite3 *db;
+	char *path;			/* as opened: the engine's own readers open it too */
 	/*
 	 * lock guards the queue and the flags, and is never held across SQL.
 	 * db_lock keeps audit_count out of the leader's transaction: on one

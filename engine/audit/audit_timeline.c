@@ -56,11 +56,15 @@ static struct timeline_event *
 push(struct audit_timeline *tl, size_t *cap, enum timeline_kind kind, sqlite3_stmt *st)
 {
 	struct timeline_event *e, *v;
-	size_t want;
+	size_t want, limit = tl->limit ? tl->limit : AUDIT_TIMELINE_MAX;
 
+	if (tl->n >= limit) {
+		tl->truncated = true;
+		return NULL;
+	}
 	if (tl->n == *cap) {
 		want = *cap ? *cap * 2 : 64;
-		want = want < AUDIT_TIMELINE_MAX ? want : AUDIT_TIMELINE_MAX;
+		want = want < limit ? want : limit;
 		if (tl->n == want || !(v = realloc(tl->v, want * sizeof *v))) {
 			tl->truncated = true;
 			return NULL;
@@ -264,35 +268,34 @@ read_page(struct audit_timeline *tl, size_t *cap, sqlite3_stmt *st, int64_t *aft
 	*got = 0;
 	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		rc = SQLITE_OK;
+		if (add_entry(tl, cap, st) < 0)
+			break;	/* full: tl->truncated says so; this entry is the next page's */
 		*after = sqlite3_column_int64(st, C_SEQ);
 		(*got)++;
-		if (add_entry(tl, cap, st) < 0)
-			break;	/* full: tl->truncated says so */
 	}
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
 	return rc == SQLITE_DONE || rc == SQLITE_OK ? 0 : rc;
 }
 
-int
-audit_timeline_read(const char *path, const char *since, struct audit_timeline *out,
-		    struct al_err *err)
+/* The events after seq after (since: NULL or a time), within out->limit. */
+static int
+read_events(const char *path, const char *since, int64_t *after, struct audit_timeline *out,
+	    struct al_err *err)
 {
 	sqlite3 *db;
 	sqlite3_stmt *st = NULL;
 	const char *why = audit_read_open(path, &db);
-	int64_t after = 0;
 	size_t cap = 0, got = PAGE;
 	int rc;
 
-	memset(out, 0, sizeof *out);
 	if (why)
 		return al_fail(err, "audit timeline: %s", why);
 	rc = sqlite3_prepare_v2(db, page_sql, -1, &st, NULL);
 	if (rc != SQLITE_OK)
 		why = audit_read_prepare_error(rc);
 	while (!why && got == PAGE && !out->truncated)
-		if ((rc = read_page(out, &cap, st, &after, since, &got)) != 0)
+		if ((rc = read_page(out, &cap, st, after, since, &got)) != 0)
 			why = audit_read_step_error(rc);
 	sqlite3_finalize(st);
 	sqlite3_close(db);
@@ -301,6 +304,80 @@ audit_timeline_read(const char *path, const char *since, struct audit_timeline *
 		return al_fail(err, "audit timeline: %s", why);
 	}
 	return 0;
+}
+
+int
+audit_timeline_read(const char *path, const char *since, struct audit_timeline *out,
+		    struct al_err *err)
+{
+	int64_t after = 0;
+
+	memset(out, 0, sizeof *out);
+	return read_events(path, since, &after, out, err);
+}
+
+int
+audit_timeline_page(const char *path, int64_t after, size_t cap, struct audit_timeline *out,
+		    int64_t *next, struct al_err *err)
+{
+	int64_t at = after;
+
+	memset(out, 0, sizeof *out);
+	*next = after;
+	if (after < 0 || cap == 0 || cap > AUDIT_TIMELINE_MAX)
+		return al_fail(err, "audit timeline: bad page");
+	out->limit = cap;
+	if (read_events(path, NULL, &at, out, err) < 0)
+		return -1;	/* the cursor stays: nothing was given */
+	*next = at;
+	return 0;
+}
+
+void
+audit_timeline_row(const struct timeline_event *e, struct timeline_row *r)
+{
+	memset(r, 0, sizeof *r);
+	r->seq = e->seq;
+	snprintf(r->time, sizeof r->time, "%s", e->time);
+	snprintf(r->kind, sizeof r->kind, "%s", audit_timeline_kind_id(e->kind));
+	snprintf(r->session, sizeof r->session, "%s", e->session);
+	snprintf(r->op, sizeof r->op, "%s", e->op);
+	snprintf(r->tool, sizeof r->tool, "%s", e->tool);
+	snprintf(r->rule, sizeof r->rule, "%s", e->rule);
+	r->revision = e->revision;
+	r->normal = e->normal;
+	r->has_author = e->has_author;
+	r->by = e->by;
+	r->applied = e->applied;
+	r->not_applicable = e->not_applicable;
+	r->rejected = e->rejected;
+}
+
+bool
+audit_timeline_fold(struct timeline_row *rows, size_t n, const struct timeline_row *r)
+{
+	const char *change = kind_ids[TIMELINE_CUTOVER];
+	size_t i, stop = n > LOOKBACK ? n - LOOKBACK : 0;
+
+	if (strcmp(r->kind, change) != 0)
+		return false;
+	for (i = n; i-- > stop;) {
+		struct timeline_row *e = &rows[i];
+
+		if (e->engine != r->engine || strcmp(e->kind, change) != 0 ||
+		    e->revision != r->revision || strcmp(e->op, r->op) != 0 ||
+		    strcmp(e->tool, r->tool) != 0)
+			continue;
+		e->applied += r->applied;
+		e->not_applicable += r->not_applicable;
+		e->rejected += r->rejected;
+		if (!e->has_author && r->has_author) {
+			e->has_author = true;
+			e->by = r->by;
+		}
+		return true;
+	}
+	return false;
 }
 
 void

@@ -85,7 +85,8 @@ struct timeline_event {
 struct audit_timeline {
 	struct timeline_event *v;
 	size_t n;
-	bool truncated;		/* AUDIT_TIMELINE_MAX events reached: later ones not read */
+	bool truncated;		/* the read's bound reached: later ones not read */
+	size_t limit;		/* events a read keeps; 0: AUDIT_TIMELINE_MAX */
 };
 
 const char *audit_timeline_kind_id(enum timeline_kind k);
@@ -101,5 +102,30 @@ int audit_timeline_read(const char *path, const char *since, struct audit_timeli
 			struct al_err *err);
 
 void audit_timeline_free(struct audit_timeline *tl);
+
+/*
+ * For a reader that follows the log (the console's timeline view, through
+ * supervisor_timeline): the events of the entries after seq after, at most
+ * cap (1 .. AUDIT_TIMELINE_MAX), in order. *next: the last entry read (after
+ * when none), the cursor of the next page; out->truncated: cap was reached,
+ * more may follow. Only entries after the cursor are read (by seq, the
+ * log's key), so following costs what was written since. A revision's
+ * acks on a later page come as an event of their own, which the reader
+ * folds into the one it holds (audit_timeline_fold). 0, or -1 as
+ * audit_timeline_read.
+ */
+int audit_timeline_page(const char *path, int64_t after, size_t cap, struct audit_timeline *out,
+			int64_t *next, struct al_err *err);
+
+/* An event as the console's row (snapshot.h): the kind as its word. */
+void audit_timeline_row(const struct timeline_event *e, struct timeline_row *r);
+
+/*
+ * r (a later page's) continues a change among the last rows of
+ * rows[0..n) from the same engine (same revision, op and tool, as
+ * audit_timeline_read groups them): its acks are added there (and its
+ * author when that had none), and true. False: r is an event of its own.
+ */
+bool audit_timeline_fold(struct timeline_row *rows, size_t n, const struct timeline_row *r);
 
 #endif

@@ -510,6 +510,30 @@ struct audit_row {
 	bool unknown_outcome;		/* a dispatch whose terminal entry is not in the log */
 };
 
+/*
+ * One event of the audit log's policy story (audit_timeline.h) as the
+ * console shows it: names, ids, counts and times, never payload. kind is
+ * the timeline's word ("session_start", "policy", "request", …): a
+ * console that does not know a newer engine's kind still lists it.
+ */
+#define SNAP_TIMELINE_KIND_MAX	24
+
+struct timeline_row {
+	int64_t seq;			/* its first entry's */
+	char time[32];			/* UTC, as stored */
+	char kind[SNAP_TIMELINE_KIND_MAX];
+	char session[SNAP_ID_MAX];	/* empty for a change that names its acks */
+	char op[16];			/* revoke, restore, freeze, thaw, update; a request's word */
+	char tool[SNAP_NAME_MAX];
+	char rule[SNAP_WORD_MAX];
+	int64_t revision;
+	bool normal;			/* session_end: a normal end */
+	bool has_author;
+	struct snap_author by;
+	int64_t applied, not_applicable, rejected;	/* the acks (a request's decision) */
+	unsigned engine;		/* set by the console: the engine it came from */
+};
+
 /* The host and daemon checks (airlock doctor), run off the UI thread. */
 /*
  * The host checks, in the order they run (airlock doctor, the preflight

@@ -249,6 +249,37 @@ op_audit(struct control_server *cs, struct client *c, const struct control_reque
 	free(a);
 }
 
+/*
+ * The policy story of the engine's own log (audit_timeline.h): the events
+ * of the entries after the asked seq, at most CONTROL_TIMELINE_ROWS an
+ * answer, with the cursor of the next ask. Read by the supervisor from
+ * the cursor on, so a console that follows costs what was written since.
+ */
+static void
+op_timeline(struct control_server *cs, struct client *c, const struct control_request *r)
+{
+	struct control_timeline *t = calloc(1, sizeof *t);
+	json_t *ok = t ? control_ok(r->id) : NULL;
+	struct al_err err;
+
+	if (!ok) {
+		free(t);
+		cs_reply_error(cs, c, r->id, CONTROL_E_MEMORY);
+		return;
+	}
+	t->next = r->has & CONTROL_KEY(AFTER) ? r->after : 0;
+	if (supervisor_timeline(cs->o.sup, &t->next, t->rows, CONTROL_TIMELINE_ROWS, &t->n,
+				&t->more, &err) < 0) {
+		json_decref(ok);
+		cs_reply_error(cs, c, r->id, CONTROL_E_AUDIT);
+	} else if (control_timeline_into(t, ok) < 0) {
+		json_decref(ok);
+		cs_reply_error(cs, c, r->id, CONTROL_E_MEMORY);
+	} else
+		cs_reply(cs, c, r->id, ok);
+	free(t);
+}
+
 /* The resident set from /proc/self/statm (pages); 0 when unreadable. */
 static uint64_t
 rss_bytes(void)
@@ -648,6 +679,7 @@ static const op_fn op_table[CONTROL_OP_COUNT] = {
 	[CONTROL_OP_HOST] = op_host,
 	[CONTROL_OP_METRICS] = op_metrics,
 	[CONTROL_OP_AUDIT] = op_audit,
+	[CONTROL_OP_TIMELINE] = op_timeline,
 	[CONTROL_OP_START] = op_start,
 	[CONTROL_OP_STOP] = op_stop,
 	[CONTROL_OP_REVOKE] = op_cutover,

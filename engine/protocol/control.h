@@ -126,6 +126,7 @@ enum control_key {
 	_(HOST,     "host",     VIEW,    CK(REFRESH) | CK(RUNTIME), 0, 0) \
 	_(METRICS,  "metrics",  VIEW,    0, 0, 0) \
 	_(AUDIT,    "audit",    VIEW,    CK(AFTER), 0, 0) \
+	_(TIMELINE, "timeline", VIEW,    CK(AFTER), 0, 0) \
 	_(START,    "start",    OPERATE, CK(PATH) | CK(CONFIG), 0, CK(PATH) | CK(CONFIG)) \
 	_(STOP,     "stop",     OPERATE, CK(SESSION), CK(SESSION), 0) \
 	_(REVOKE,   "revoke",   OPERATE, CK(TOOL) | CK(SESSIONS) | CK(ALL) | CK(WAIT), CK(TOOL), \
@@ -174,6 +175,7 @@ void control_audit_rule(enum control_op op, bool applied, const char *outcome, c
 			size_t cap);
 
 #define CONTROL_AUDIT_ROWS	64	/* audit rows in one answer */
+#define CONTROL_TIMELINE_ROWS	64	/* timeline events in one answer */
 
 /*
  * One request. Which fields mean something depends on op:
@@ -193,6 +195,7 @@ void control_audit_rule(enum control_op op, bool applied, const char *outcome, c
  *   pending        nothing: the held calls waiting now (struct control_pending)
  *   approve/deny   hold_id (a pending call's id); approve's rest: and the
  *                  tool's later calls in its session, without a wait
+ *   timeline       after (the events of entries with a greater seq; none: 0)
  * has says which keys it carries (CONTROL_KEY bits): what the parser saw,
  * what control_request_json writes.
  */
@@ -348,6 +351,18 @@ struct control_pending {
 	struct hold_view calls[SNAP_HOLDS_MAX];
 };
 
+/*
+ * A timeline answer (audit_timeline.h): the events of the entries after
+ * the asked seq, oldest first, at most CONTROL_TIMELINE_ROWS; next: the
+ * last entry read (the next ask's after); more: cut at the bound.
+ */
+struct control_timeline {
+	size_t n;
+	struct timeline_row rows[CONTROL_TIMELINE_ROWS];
+	int64_t next;
+	bool more;
+};
+
 /* {"airlock": 1, "engine": ..., "role": ..., "uid": N, "user": ...} */
 json_t *control_hello(const char *engine, enum control_role role, uid_t uid,
 		      const char *user);
@@ -403,6 +418,9 @@ int control_audit_from_json(const json_t *v, struct control_audit *a);
 /* A pending answer's "pending" array into a reply (0 or -1), and back. */
 int control_pending_into(const struct control_pending *p, json_t *reply);
 int control_pending_from_json(const json_t *v, struct control_pending *p);
+/* A timeline answer's fields into a reply (0 or -1), and back. */
+int control_timeline_into(const struct control_timeline *t, json_t *reply);
+int control_timeline_from_json(const json_t *v, struct control_timeline *t);
 
 /* The acknowledgement latency histogram's upper bounds, in µs (then +Inf). */
 #define CONTROL_ACK_BUCKETS_US { 100, 1000, 10000, 100000, 1000000, 10000000 }

@@ -516,6 +516,34 @@ static const struct codec_field pending_fields[] = {
 };
 static const struct codec_table pending_table = CODEC_TABLE(control_pending, pending_fields);
 
+/* ---- the timeline view (names, ids, counts and times) ---- */
+
+static const struct codec_field timeline_row_fields[] = {
+	F(timeline_row, "seq", I64, seq),
+	F(timeline_row, "time", STR, time),
+	F(timeline_row, "event", STR, kind),
+	F(timeline_row, "session", STR, session),
+	F(timeline_row, "op", STR, op),
+	F(timeline_row, "tool", STR, tool),
+	F(timeline_row, "rule", STR, rule),
+	F(timeline_row, "revision", I64, revision),
+	F(timeline_row, "normal", BOOL, normal),
+	F(timeline_row, "has_by", BOOL, has_author),
+	FX(timeline_row, "by", OBJ, by, 0, &author_table, NULL),
+	F(timeline_row, "applied", I64, applied),
+	F(timeline_row, "not_applicable", I64, not_applicable),
+	F(timeline_row, "rejected", I64, rejected),
+};
+static const struct codec_table timeline_row_table =
+	CODEC_TABLE(timeline_row, timeline_row_fields);
+
+static const struct codec_field timeline_fields[] = {
+	FA(control_timeline, "events", OBJ, rows, n, 0, &timeline_row_table),
+	F(control_timeline, "next", I64, next),
+	F(control_timeline, "more", BOOL, more),
+};
+static const struct codec_table timeline_table = CODEC_TABLE(control_timeline, timeline_fields);
+
 /* ---- frames ---- */
 
 static const struct codec_field hello_fields[] = {
@@ -647,6 +675,19 @@ control_pending_from_json(const json_t *v, struct control_pending *p)
 {
 	memset(p, 0, sizeof *p);
 	return json_is_object(v) ? codec_decode(&pending_table, v, p) : -1;
+}
+
+int
+control_timeline_into(const struct control_timeline *t, json_t *reply)
+{
+	return codec_encode_into(&timeline_table, t, reply);
+}
+
+int
+control_timeline_from_json(const json_t *v, struct control_timeline *t)
+{
+	memset(t, 0, sizeof *t);
+	return json_is_object(v) ? codec_decode(&timeline_table, v, t) : -1;
 }
 
 json_t *

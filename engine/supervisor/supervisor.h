@@ -273,6 +273,18 @@ int supervisor_forget(struct supervisor *s, const char *session_id);
 int supervisor_host_refresh(struct supervisor *s, const char *runtime);
 void supervisor_host(struct supervisor *s, struct host_snapshot *out);
 
+/*
+ * The policy story of the engine's own audit log (audit_timeline.h), for
+ * the console's timeline view: the events of the entries after seq
+ * *after, at most cap (1 .. SUPERVISOR_TIMELINE_MAX), as rows; *after
+ * moves to the last entry read, *more says a page was cut at cap. The log
+ * is read on a read-only connection of its own, from the cursor on: what
+ * was written since, never the whole log again. 0, or -1 with fixed text.
+ */
+#define SUPERVISOR_TIMELINE_MAX	256
+int supervisor_timeline(struct supervisor *s, int64_t *after, struct timeline_row *out,
+			size_t cap, size_t *n, bool *more, struct al_err *err);
+
 /* Sessions not yet ended. */
 size_t supervisor_live(struct supervisor *s);
 /* Times the audit log refused an entry so far (the snapshot's audit_failures). */

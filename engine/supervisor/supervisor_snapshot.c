@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "audit_timeline.h"
 #include "clock.h"
 #include "gate.h"
 #include "watchdog.h"
@@ -179,5 +180,27 @@ supervisor_detail(struct supervisor *s, const char *session_id, struct session_d
 	out->n_upstreams = sl->n_upstreams;
 	memcpy(out->upstreams, sl->upstreams, sl->n_upstreams * sizeof sl->upstreams[0]);
 	pthread_mutex_unlock(&s->lock);
+	return 0;
+}
+
+int
+supervisor_timeline(struct supervisor *s, int64_t *after, struct timeline_row *out, size_t cap,
+		    size_t *n, bool *more, struct al_err *err)
+{
+	struct audit_timeline tl;
+	const char *path = audit_db_path(s->o.audit);
+
+	*n = 0;
+	*more = false;
+	if (!path)
+		return al_fail(err, "audit timeline: no audit log");
+	if (cap > SUPERVISOR_TIMELINE_MAX)
+		cap = SUPERVISOR_TIMELINE_MAX;
+	if (audit_timeline_page(path, *after, cap, &tl, after, err) < 0)
+		return -1;
+	for (size_t i = 0; i < tl.n; i++)
+		audit_timeline_row(&tl.v[i], &out[(*n)++]);
+	*more = tl.truncated;
+	audit_timeline_free(&tl);
 	return 0;
 }

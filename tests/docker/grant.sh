@@ -10,8 +10,11 @@
 # tmux at 80x24 shows the grant's calls left in its tools view; a second
 # makes a grant itself (`:restore store --calls 2`, on all sessions, asked
 # first): two calls through, the third denied, the grant audited by the
-# console's user via console, bad terms refused in ctl's words. A canary
-# in the payload reaches the permitted sink and no output.
+# console's user via console, bad terms refused in ctl's words. A third
+# shows its timeline view (6) at 80x24 and 50x12: a revoke, a grant and a
+# restore by ctl with their author, the grant's lapse by the expiry, the
+# rows in the order `airlock audit timeline` prints them. A canary in the
+# payload reaches the permitted sink and no output (every screen kept).
 # usage: grant.sh AIRLOCK AGENT_BIN UPSTREAM_BIN
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -26,7 +29,8 @@ owner_pids() { printf '%s\n' "${helpers[@]}"; }
 command -v tmux >/dev/null || { echo "not ok: tmux is not installed (scripts/setup installs it)"; exit 1; }
 tmux_sock=airlock-grant-$$
 . "$here/../ui/tmux_lib.sh"
-on_teardown() { tm_close g; tm_close c; }
+on_teardown() { tm_close g; tm_close c; tm_close t; }
+on_not_ok() { tail -n 14 "$work/last.screen" 2>/dev/null | sed 's/^/    | /'; }
 mkdir -p "$work/home"
 
 canary="GRANT-CANARY-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
@@ -191,6 +195,62 @@ after_time=$(lines)
 sleep 1
 check "nothing reaches the sink after the lapse" [ "$(lines)" = "$after_time" ]
 check "calls reached it while the grant ran" [ "$after_time" -gt "$before" ]
+
+# --- the timeline view: what ctl did, by its author, in `audit timeline`'s order ---------
+me=$(id -un)
+ctl trevoke revoke store --all
+check "ctl revoke store --all (the timeline's): acknowledged" [ "$rc" = 0 ]
+t_revoke=$(sed -n 's/^revoke store: revision \([0-9]*\),.*/\1/p' "$work/trevoke.out")
+ctl tgrant restore store --all --calls 1
+check "ctl restore store --all --calls 1 (the timeline's grant): acknowledged" [ "$rc" = 0 ]
+check "…its one call spent: 'grant lapsed: calls spent' again" \
+	audit_has "select count(*) from audit_entries where type='policy' and session_id='engine'
+	 and rule='grant lapsed: calls spent' and revision>$t_revoke"
+ctl trestore restore store --all
+check "ctl restore store --all (the timeline's): acknowledged" [ "$rc" = 0 ]
+t_restore=$(sed -n 's/^restore store: revision \([0-9]*\),.*/\1/p' "$work/trestore.out")
+check "…every entry of it written" audit_has "select count(*) from audit_entries where
+	 type='policy' and session_id='$sid' and rule='restore applied' and revision=$t_restore"
+console_size="80 24" console t --connect "$sock"
+check "a console attached at 80x24 for the timeline" wait_for t "$(echo "$sid" | cut -c3-10)" 30
+keys t 6
+check "its timeline view (6): the restore by $me via ctl, r$t_restore, acknowledged, the newest" \
+	wait_re t "restore +$me via ctl +store r$t_restore: 1 applied *$" 20
+cp "$work/last.screen" "$work/timeline-80x24.out"
+check "…the revoke by $me via ctl before it, r$t_revoke: 1 applied" \
+	grep -qE "revoke +$me via ctl +store r$t_revoke: 1 applied" "$work/timeline-80x24.out"
+check "…the grant by $me via ctl: 'grant: 1 call', and its lapse by the expiry" \
+	bash -c 'grep -qE "grant +$1 via ctl +grant: 1 call" "$2" &&
+		 grep -qE "grant +expiry via grant +grant lapsed: calls spent" "$2"' _ "$me" "$work/timeline-80x24.out"
+"$airlock" audit timeline "$work/audit.db" --json >"$work/timeline-cli.out" 2>"$work/timeline-cli.err"
+check "the screen's rows are the last events 'airlock audit timeline' prints, in its order" \
+	python3 "$here/timeline_order.py" "$work/timeline-cli.out" "$work/timeline-80x24.out"
+keys t /
+keys t -l ctl
+keys t Enter
+check "/ctl keeps the changes made through ctl, and says it filters" \
+	wait_re t "Timeline .* of .*filter: ctl" 10
+check "…every row shown is by an author via ctl" \
+	python3 "$here/timeline_order.py" --only-by "via ctl" "$work/last.screen"
+keys t Escape
+check "Esc: the whole timeline again" gone_from t "filter: ctl" 10
+keys t '['
+# The cursor's row is the one drawn with the glyph: no other row starts with one.
+jumped_back() {
+	wait_re t "scrolled back" 10 &&
+		grep -E "^[^ ]+ [0-9:]{8} [a-z]+ +$me via ctl " "$work/last.screen" | grep -vq "r$t_restore:"
+}
+check "[: scrolled back, the cursor on an earlier change by $me via ctl (the expiry's skipped)" jumped_back
+tm t resize-window -x 50 -y 12
+keys t G
+check "at 50x12, G: following again, the restore by $me via ctl on the last row (WHAT cut, BY kept)" \
+	wait_re t "^[^ ]+ [0-9:]{8} restore +$me via ctl +store r$t_restore: 1" 10
+cp "$work/last.screen" "$work/timeline-50x12.out"
+check "…the rows there are still the CLI's last, in its order" \
+	python3 "$here/timeline_order.py" "$work/timeline-cli.out" "$work/timeline-50x12.out"
+check "…no line of it past 50 columns" \
+	python3 "$here/timeline_order.py" --width 50 "$work/timeline-50x12.out"
+tm_close t
 
 # --- the canary: in the permitted sink, nowhere else ------------------------------------
 check "positive control: the permitted sink holds the canary" grep -qF "$canary" "$sink"

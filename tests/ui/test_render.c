@@ -1237,13 +1237,22 @@ test_registry(void **state)
 		assert_string_equal(views[i]->title, info[i].title);
 		assert_non_null(views[i]->draw);
 		assert_non_null(views[i]->rows);
-		/* Only the host view's rows are no session's: nothing to act on. */
-		if (i == VIEW_HOST)
+		/*
+		 * Only the host view's rows are no session's, and the timeline's
+		 * are the story for a review: nothing to act on.
+		 */
+		if (i == VIEW_HOST || i == VIEW_TIMELINE)
 			assert_null(views[i]->target);
 		else
 			assert_non_null(views[i]->target);
 		assert_int_equal(views[i]->filters,
-				 i == VIEW_SESSIONS || i == VIEW_TOOLS || i == VIEW_AUDIT);
+				 i == VIEW_SESSIONS || i == VIEW_TOOLS || i == VIEW_AUDIT ||
+				 i == VIEW_TIMELINE);
+		/* Only the timeline jumps ([ ]: between operators' changes). */
+		if (i == VIEW_TIMELINE)
+			assert_non_null(views[i]->jump);
+		else
+			assert_null(views[i]->jump);
 	}
 }
 

@@ -177,6 +177,84 @@ test_timeline_story(void **state)
 	audit_timeline_free(&tl);
 }
 
+/*
+ * The timeline a follower reads (the console's, through supervisor_timeline):
+ * page after page of at most cap events from a cursor, a change's later
+ * acks folded in as the console does, gives exactly the rows of one whole
+ * read, for every cap; past the end a page is empty and the cursor stays.
+ */
+static size_t
+follow_pages(const char *db, size_t cap, struct timeline_row *rows, size_t max)
+{
+	struct audit_timeline tl;
+	struct timeline_row r;
+	struct al_err err;
+	int64_t after = 0, next;
+	size_t n = 0, pages = 0;
+	bool more;
+
+	do {
+		assert_int_equal(audit_timeline_page(db, after, cap, &tl, &next, &err), 0);
+		assert_true(tl.n <= cap);
+		assert_true(next >= after);
+		for (size_t i = 0; i < tl.n; i++) {
+			audit_timeline_row(&tl.v[i], &r);
+			if (!audit_timeline_fold(rows, n, &r) && n < max)
+				rows[n++] = r;
+		}
+		after = next;
+		more = tl.truncated;
+		audit_timeline_free(&tl);
+		assert_true(++pages < 100);
+	} while (more);
+	return n;
+}
+
+static void
+test_timeline_follow(void **state)
+{
+	struct fixture *f = *state;
+	struct timeline_row whole[32], paged[32];
+	struct audit_timeline tl;
+	struct al_err err;
+	int64_t next;
+	size_t n, cap;
+
+	put_all(f, story, sizeof story / sizeof story[0]);
+	assert_int_equal(audit_timeline_read(f->db, NULL, &tl, &err), 0);
+	assert_true(tl.n <= 32);
+	for (size_t i = 0; i < tl.n; i++)
+		audit_timeline_row(&tl.v[i], &whole[i]);
+	n = tl.n;
+	assert_string_equal(whole[3].kind, "policy");
+	assert_string_equal(whole[3].by.user, "alice");
+	assert_int_equal(whole[3].not_applicable, 1);
+	audit_timeline_free(&tl);
+	for (cap = 1; cap <= n + 1; cap++) {
+		memset(paged, 0, sizeof paged);
+		assert_int_equal(follow_pages(f->db, cap, paged, 32), n);
+		assert_memory_equal(paged, whole, n * sizeof whole[0]);
+	}
+	/* Past the end: nothing, the cursor where it was. */
+	assert_int_equal(audit_timeline_page(f->db, 27, 5, &tl, &next, &err), 0);
+	assert_int_equal(tl.n, 0);
+	assert_int_equal(next, 27);
+	audit_timeline_free(&tl);
+	/* The middle of a change: its later acks an event of their own, folded back. */
+	assert_int_equal(audit_timeline_page(f->db, 6, 1, &tl, &next, &err), 0);
+	assert_int_equal(tl.n, 1);
+	assert_int_equal(tl.v[0].kind, TIMELINE_CUTOVER);
+	assert_int_equal(tl.v[0].not_applicable, 1);
+	assert_int_equal(next, 7);
+	audit_timeline_free(&tl);
+	no_canary(paged, sizeof paged);
+	/* A bad page is refused in fixed words, the cursor kept. */
+	assert_int_equal(audit_timeline_page(f->db, -1, 5, &tl, &next, &err), -1);
+	assert_string_equal(err.msg, "audit timeline: bad page");
+	assert_int_equal(next, -1);
+	assert_int_equal(audit_timeline_page(f->db, 0, 0, &tl, &next, &err), -1);
+}
+
 /* --since: the events with an entry at or after it; before the first, all; past the last, none. */
 static void
 test_timeline_since(void **state)
@@ -443,6 +521,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_timeline_story, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_timeline_follow, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_timeline_since, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_timeline_pages, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_timeline_hostile_detail, setup, teardown),

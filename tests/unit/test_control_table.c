@@ -221,6 +221,85 @@ test_audit_decode(void **state)
 }
 
 /*
+ * The timeline answer (op "timeline"): events, cursor and more back as
+ * they were, the author inside; a hostile one bounded: no more events than
+ * CONTROL_TIMELINE_ROWS, every string cut within its field.
+ */
+static void
+test_timeline_decode(void **state)
+{
+	static struct control_timeline t, back;
+	struct control_request r;
+	json_t *ok = control_ok(4), *rows, *req;
+	char big[300];
+	size_t i;
+
+	(void)state;
+	t.n = 2;
+	t.next = 41;
+	t.more = true;
+	/* Field by field: a compound literal's padding is the stack's, not zero. */
+	snprintf(t.rows[0].time, sizeof t.rows[0].time, "2026-12-06T07:00:01.000001Z");
+	snprintf(t.rows[0].kind, sizeof t.rows[0].kind, "policy");
+	snprintf(t.rows[0].op, sizeof t.rows[0].op, "revoke");
+	snprintf(t.rows[0].tool, sizeof t.rows[0].tool, "store");
+	snprintf(t.rows[0].by.user, sizeof t.rows[0].by.user, "alice");
+	snprintf(t.rows[0].by.via, sizeof t.rows[0].by.via, "ctl");
+	t.rows[0].seq = 7;
+	t.rows[0].revision = 3;
+	t.rows[0].has_author = true;
+	t.rows[0].by.uid = 1001;
+	t.rows[0].applied = 2;
+	t.rows[0].not_applicable = 1;
+	t.rows[0].rejected = 1;
+	snprintf(t.rows[1].time, sizeof t.rows[1].time, "2026-12-06T07:00:02.5Z");
+	snprintf(t.rows[1].kind, sizeof t.rows[1].kind, "session_end");
+	snprintf(t.rows[1].session, sizeof t.rows[1].session, "s-1");
+	snprintf(t.rows[1].rule, sizeof t.rows[1].rule, "stopped");
+	t.rows[1].seq = 40;
+	t.rows[1].normal = true;
+	assert_int_equal(control_timeline_into(&t, ok), 0);
+	assert_int_equal(json_integer_value(json_object_get(ok, "id")), 4);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(
+		json_array_get(json_object_get(ok, "events"), 0), "by"), "by")), "alice");
+	assert_int_equal(control_timeline_from_json(ok, &back), 0);
+	assert_memory_equal(&back, &t, sizeof t);
+	json_decref(ok);
+
+	memset(big, 'x', sizeof big - 1);
+	big[sizeof big - 1] = '\0';
+	rows = json_array();
+	for (i = 0; i < CONTROL_TIMELINE_ROWS + 10; i++)
+		json_array_append_new(rows, json_pack("{s:I, s:s, s:s, s:s}", "seq", (json_int_t)i,
+						      "event", big, "tool", big, "rule", big));
+	ok = json_pack("{s:b, s:o, s:i}", "ok", 1, "events", rows, "next", 5);
+	assert_int_equal(control_timeline_from_json(ok, &back), 0);
+	assert_int_equal(back.n, CONTROL_TIMELINE_ROWS);
+	assert_int_equal(back.next, 5);
+	assert_false(back.more);
+	assert_int_equal(strlen(back.rows[0].kind), SNAP_TIMELINE_KIND_MAX - 1);
+	assert_int_equal(strlen(back.rows[0].tool), SNAP_NAME_MAX - 1);
+	assert_int_equal(strlen(back.rows[0].rule), SNAP_WORD_MAX - 1);
+	json_decref(ok);
+	assert_int_equal(control_timeline_from_json(NULL, &back), -1);
+
+	/* The request: a view op, after its one key, read back as written. */
+	assert_int_equal(control_op_role(CONTROL_OP_TIMELINE), CONTROL_ROLE_VIEW);
+	control_request_init(&r, CONTROL_OP_TIMELINE);
+	control_request_int(&r, CONTROL_K_AFTER, 41);
+	req = control_request_json(&r);
+	assert_non_null(req);
+	assert_string_equal(json_string_value(json_object_get(req, "op")), "timeline");
+	assert_int_equal(json_integer_value(json_object_get(req, "after")), 41);
+	json_decref(req);
+	assert_string_equal(parse_error("{\"id\":1,\"op\":\"timeline\",\"tool\":\"x\"}"),
+			    CONTROL_E_KEY);
+	assert_string_equal(parse_error("{\"id\":1,\"op\":\"timeline\",\"after\":-1}"),
+			    CONTROL_E_ARG);
+	assert_null(parse_error("{\"id\":1,\"op\":\"timeline\",\"after\":9}"));
+}
+
+/*
  * A detail's upstreams: every field back as it was; a started one's uid,
  * ruleset and filter, and only a started one's; a hostile list bounded.
  */
@@ -283,6 +362,7 @@ main(void)
 		cmocka_unit_test(test_table_round_trip),
 		cmocka_unit_test(test_table_refusals),
 		cmocka_unit_test(test_audit_decode),
+		cmocka_unit_test(test_timeline_decode),
 		cmocka_unit_test(test_audit_rule),
 	};
 
