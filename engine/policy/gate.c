@@ -27,6 +27,7 @@ struct gate {
 	int64_t revision;
 	bool open;
 	bool frozen;		/* the kill switch: every call denied */
+	bool quarantined;	/* this session held: every call denied */
 	bool busy;		/* a call is between gate_begin and gate_end */
 	int64_t closed_at;	/* a closed gate reopens only past this revision */
 	unsigned pending;	/* updates waiting for the in-flight call */
@@ -109,7 +110,9 @@ gate_begin(struct gate *g, int tool, int64_t *revision)
 	 */
 	while (g->busy || g->pending > 0)
 		pthread_cond_wait(&g->changed, &g->lock);
-	if (g->frozen)
+	if (g->quarantined)
+		rule = RULE_QUARANTINED;
+	else if (g->frozen)
 		rule = RULE_FROZEN;
 	else if (!g->open)
 		rule = RULE_GATE_CLOSED;
@@ -433,6 +436,25 @@ gate_set_frozen(struct gate *g, bool frozen, int64_t revision)
 }
 
 void
+gate_set_quarantined(struct gate *g, bool on)
+{
+	pthread_mutex_lock(&g->lock);
+	g->quarantined = on;
+	pthread_mutex_unlock(&g->lock);
+}
+
+bool
+gate_quarantined(struct gate *g)
+{
+	bool on;
+
+	pthread_mutex_lock(&g->lock);
+	on = g->quarantined;
+	pthread_mutex_unlock(&g->lock);
+	return on;
+}
+
+void
 gate_state(struct gate *g, struct gate_state *out)
 {
 	size_t i;
@@ -442,6 +464,7 @@ gate_state(struct gate *g, struct gate_state *out)
 	out->revision = g->revision;
 	out->open = g->open;
 	out->frozen = g->frozen;
+	out->quarantined = g->quarantined;
 	out->n_tools = g->n_tools;
 	for (i = 0; i < g->n_tools; i++) {
 		out->allowed[i] = g->allowed[i];

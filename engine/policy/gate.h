@@ -11,6 +11,9 @@
  * open      false after an invalid or stale update: every call is denied
  *           until a valid newer revision arrives
  * frozen    the kill switch: every call is denied (`frozen`) until a thaw
+ * quarantined  one session held for an operator: every call is denied
+ *           (`quarantined`) until a release; set at once, outside the
+ *           revisions (gate_set_quarantined)
  *
  * Dispatch and updates share one lock. A call holds the gate from its
  * decision until its upstream answered (gate_begin … gate_end). An update
@@ -84,7 +87,8 @@ void gate_free(struct gate *g);
 /*
  * Admit one call to tool: waits while a call is in flight or an update is
  * pending, then decides under the lock. Returns RULE_ALLOWED (the caller
- * must call gate_end when the call is over), RULE_FROZEN, RULE_GATE_CLOSED
+ * must call gate_end when the call is over), RULE_QUARANTINED, RULE_FROZEN,
+ * RULE_GATE_CLOSED
  * or RULE_REVOKED (no gate_end needed). *revision gets the deciding
  * revision.
  */
@@ -152,11 +156,22 @@ void gate_post_freeze(struct gate *g, int64_t revision, bool frozen);
  */
 void gate_set_frozen(struct gate *g, bool frozen, int64_t revision);
 
+/*
+ * Quarantine (issue 43, item 3): not a revision, not queued behind
+ * deltas. It takes effect as soon as the lock is had: a call already at
+ * the upstream finishes, the next one is denied RULE_QUARANTINED, also
+ * one that was waiting behind it. Only the engine calls this; nothing an
+ * agent sends reaches it.
+ */
+void gate_set_quarantined(struct gate *g, bool on);
+bool gate_quarantined(struct gate *g);
+
 /* What the console shows of the gate, read live. */
 struct gate_state {
 	int64_t revision;
 	bool open;
 	bool frozen;
+	bool quarantined;
 	bool allowed[GATE_TOOLS_MAX];
 	unsigned pending;		/* deltas and updates not yet applied */
 	int64_t pending_revision;	/* the newest queued delta's */

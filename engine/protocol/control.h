@@ -79,6 +79,7 @@
  *   CLIENT  "ctl" or "console"
  *   FOR     a grant's seconds, GRANT_FOR_MIN_S .. GRANT_FOR_MAX_S (grant.h)
  *   CALLS   a grant's calls, 1 .. GRANT_CALLS_MAX
+ *   (within_s, quarantine's window, is read as a FOR: 1 s .. 24 h)
  */
 #define CONTROL_KEYS(_) \
 	_(SESSION,   "session",   WORD,   session)   \
@@ -96,7 +97,8 @@
 	_(CLIENT,    "client",    CLIENT, client)    \
 	_(AFTER,     "after",     SEQ,    after)     \
 	_(FOR,       "for_s",     FOR,    for_s)     \
-	_(CALLS,     "calls",     CALLS,  calls)
+	_(CALLS,     "calls",     CALLS,  calls)     \
+	_(WITHIN,    "within_s",  FOR,    within_s)
 
 enum control_key {
 #define CONTROL_KEY_ENUM(e, name, type, field) CONTROL_K_##e,
@@ -131,7 +133,10 @@ enum control_key {
 	_(FORGET,   "forget",   OPERATE, CK(SESSIONS), 0, 0) \
 	_(STOP_ALL, "stop-all", OPERATE, 0, 0, 0) \
 	_(FREEZE,   "freeze",   OPERATE, CK(WAIT), 0, 0) \
-	_(THAW,     "thaw",     OPERATE, CK(WAIT), 0, 0)
+	_(THAW,     "thaw",     OPERATE, CK(WAIT), 0, 0) \
+	_(QUARANTINE, "quarantine", OPERATE, CK(SESSIONS) | CK(ALL) | CK(TOOL) | CK(WITHIN), 0, \
+		    CK(SESSIONS) | CK(ALL) | CK(TOOL)) \
+	_(RELEASE,  "release",  OPERATE, CK(SESSIONS) | CK(ALL), 0, CK(SESSIONS) | CK(ALL))
 
 enum control_op {
 #define CONTROL_OP_ENUM(e, name, role, allowed, required, any_of) CONTROL_OP_##e,
@@ -175,6 +180,10 @@ void control_audit_rule(enum control_op op, bool applied, const char *outcome, c
  *   revoke/restore tool, and ids[0..n_ids) or all; wait_ms for the acks;
  *                  a restore's for_s and/or calls make it a time-boxed grant
  *   freeze/thaw    wait_ms for the acks (the kill switch: every live session)
+ *   quarantine     ids[0..n_ids), or all (every live session), or tool: the
+ *                  live sessions that called it within within_s (default
+ *                  QUARANTINE_WITHIN_DEFAULT_S); the reply lists the ids held
+ *   release        ids[0..n_ids) or all
  *   forget         ids[0..n_ids) (none: every ended session)
  *   events         follow (push events), snapshots (push snapshots), deltas
  *                  (push them as deltas after the first)
@@ -204,6 +213,7 @@ struct control_request {
 	char client[16];	/* "" unless a hello names it */
 	int64_t after;
 	int64_t for_s, calls;	/* a grant's terms (0: not given) */
+	int64_t within_s;	/* quarantine --called's window (0: not given) */
 };
 
 /*

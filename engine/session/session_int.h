@@ -43,6 +43,7 @@ struct session {
 	struct bridge *br;		/* while the agent runs */
 	int64_t t0_ms;
 	int64_t deadline_ms;	/* on the monotonic clock */
+	int64_t tick_ms;	/* the bridge's last tick: a quarantine's time is added back */
 	bool ended;
 	struct lease *lease;
 	atomic_int lease_failed;	/* set by the pulse thread */

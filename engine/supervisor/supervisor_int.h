@@ -22,6 +22,7 @@
 #include "gate.h"
 #include "grant.h"
 #include "pool.h"
+#include "quarantine.h"
 #include "session.h"
 #include "snapshot.h"
 #include "supervisor.h"
@@ -67,6 +68,10 @@ struct slot {
 	bool pooled;			/* claim from the pool keyed pool_key */
 	char pool_key[POOL_KEY_LEN + 1];
 	char pool_label[SNAP_ID_MAX];	/* under lock: the claimed container's label */
+	/* Quarantine (supervisor_quarantine.c), under sup->lock. */
+	struct quarantine_view quar;	/* its pause word is filled for rows only */
+	enum quarantine_pause quar_pause;
+	bool freezer_busy;		/* a freezer thread pauses or unpauses it */
 	/* Under sup->grant_lock: the grant each tool is under here (its serial; 0: none). */
 	uint64_t grant[GATE_TOOLS_MAX];
 };
@@ -279,6 +284,11 @@ bool sup_grant_due(struct supervisor *s, int64_t now_ms, int64_t *next_ms);
 void sup_grant_lapse(struct supervisor *s);
 /* Under s->lock: what remains of the grants sl's tools are under, into its row. */
 void sup_grant_row(struct supervisor *s, struct slot *sl, struct session_row *r, int64_t now_ms);
+
+/* supervisor_quarantine.c, both under s->lock */
+/* sl's container runs now: a quarantine that waited for it pauses it. */
+void sup_quarantine_running(struct supervisor *s, struct slot *sl);
+void sup_quarantine_row(const struct slot *sl, struct session_row *r);
 
 /* supervisor_host.c */
 void sup_keeper_note_end(struct supervisor *s, const struct session_summary *sum);
