@@ -550,8 +550,8 @@ quarantine_terms(struct ctl *c)
 	if (!quarantine && strcmp(c->verb, "release") != 0)
 		return -1;
 	if (picks != 1 || c->o.n[OPT_SESSION])
-		return cli_usage_error("ctl", "%s wants one of: ID, --all%s", c->verb,
-				       quarantine ? ", --called TOOL" : "");
+		return cli_usage_error("ctl", "%s wants %s (one of them)", c->verb,
+				       quarantine ? "ID, --all or --called TOOL" : "ID or --all");
 	if (within && !called)
 		return cli_usage_error("ctl", "--within goes with --called");
 	if (within && grant_duration_parse(within, &c->within_s) < 0)

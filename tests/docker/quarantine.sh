@@ -158,6 +158,7 @@ check "unpaused by hand: a's calls are denied 'quarantined'" \
 	audit_has "select count(*) from audit_entries where type='call' and session_id='$a'
 	 and decision='denied' and rule='quarantined'"
 check "…and a's sink still sees nothing" stays a 2
+check "…and the agent's lines lifted nothing: a is still quarantined" quar_on "$a"
 "$DOCKER" pause "$ca" >/dev/null 2>&1
 
 # --- b (runsc) ----------------------------------------------------------------
@@ -171,6 +172,10 @@ console_size="80 24" console q --connect "$sock"
 check "an attached console at 80x24 shows the held sessions as quarantined" \
 	wait_re q "${a:2:8} +quarantined .*paused" 30
 cp "$work/last.screen" "$work/console-sessions.out" 2>/dev/null
+tm_close q
+console_size="50 12" console q --connect "$sock"
+check "…and at 50x12 too" wait_re q "${a:2:8} +quarantined" 30
+cp "$work/last.screen" "$work/console-small.out" 2>/dev/null
 tm_close q
 
 # --- t past its session timeout -----------------------------------------------
@@ -228,8 +233,9 @@ check "--called: b paused" paused "$cb"
 
 # --- the audit ----------------------------------------------------------------
 "$airlock" audit timeline "$work/audit.db" >"$work/timeline.out" 2>"$work/timeline.err"
-check "audit timeline tells the quarantine and the release of a" \
-	bash -c 'grep -q "quarantine" "$1" && grep -q "release" "$1"' _ "$work/timeline.out"
+check "audit timeline tells the quarantine and the release of a, with their author" \
+	bash -c 'grep -qE "request $2 \"quarantine\" applied by $3 " "$1" &&
+		 grep -qE "request $2 \"release\" applied by $3 " "$1"' _ "$work/timeline.out" "$a" "$(id -un)"
 "$airlock" audit verify "$work/audit.db" >"$work/verify.out" 2>&1
 check "audit verify passes" [ $? = 0 ]
 
