@@ -8,9 +8,10 @@
 # `quarantined` (the gate holds without the pause: fail closed); release
 # unpauses and calls reach the sink again. A view-role uid is refused and
 # audited; --all and --called TOOL --within D pick the live sessions; an
-# 80x24 console shows the mark; the audit holds each quarantine and
-# release with its author, the timeline tells them, verify passes; SIGKILL
-# of the engine while a session is held: the watchdog stops its container
+# 80x24 and a 50x12 console show the mark; the audit holds each
+# quarantine and release with its author, the timeline tells them, verify
+# passes; a stop ends a held (paused) runsc session at once; SIGKILL of
+# the engine while a session is held: the watchdog stops its container
 # within its lease. A canary in the payload reaches the sink and no other
 # output.
 # usage: quarantine.sh AIRLOCK AGENT_BIN UPSTREAM_BIN
@@ -238,6 +239,22 @@ check "audit timeline tells the quarantine and the release of a, with their auth
 		 grep -qE "request $2 \"release\" applied by $3 " "$1"' _ "$work/timeline.out" "$a" "$(id -un)"
 "$airlock" audit verify "$work/audit.db" >"$work/verify.out" 2>&1
 check "audit verify passes" [ $? = 0 ]
+
+# --- a stop ends a held session: b (runsc, paused) ---------------------------
+gone_or_exited() {	# CONTAINER SECONDS: not running within SECONDS
+	local i
+	for i in $(seq $(($2 * 10))); do
+		[ "$("$DOCKER" inspect -f '{{.State.Running}}' "$1" 2>/dev/null || echo gone)" != true ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+ctl sb stop "$b"
+check "ctl stop of the held b: exit 0" [ "$rc" = 0 ]
+check "runsc: b's paused container is stopped within 8 s" gone_or_exited "$cb" 8
+check "…and the session ended by the operator" \
+	bash -c 'for i in $(seq 100); do "$1" ctl --socket "$2" sessions | grep -E "^$3 +ended" && exit 0; sleep 0.1; done; exit 1' \
+	_ "$airlock" "$sock" "$b"
 
 # --- the engine dies while a is held: the watchdog stops its container --------
 check "a is held (--called)" quar_on "$a"
