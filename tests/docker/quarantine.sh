@@ -33,7 +33,7 @@ made_groups=()
 group_gid() { getent group "$1" | cut -d: -f3; }
 on_teardown() {
 	local g
-	tm_close q
+	tm_close q; tm_close k
 	for g in "${made_groups[@]}"; do groupdel "$g" 2>/dev/null; done
 }
 for g in airlock airlock-view; do
@@ -222,6 +222,30 @@ ctl rall release --all
 check "release --all: both" bash -c '[ "$1" = 0 ] && [ "$(grep -c "^released s-" "$2")" = 2 ]' _ "$rc" "$work/rall.out"
 check "a unpaused" unpaused "$ca"
 check "a calls again" grows a
+# --- the console's key: Q on the selected session, asked y/N first -----------
+console_size="80 24" console k --connect "$sock"
+check "a console at 80x24 attached" wait_for k "${a:2:8}" 30
+keys k /; keys k -l "${a:2:8}"; keys k Enter
+keys k Q
+check "Q asks first: 'quarantine session ${a:2:8}…?'" wait_for k "quarantine session ${a:2:8}" 10
+keys k n
+not_held() { sleep 0.5; ! quar_on "$1"; }
+check "…n cancels: a is not held" not_held "$a"
+keys k Q
+wait_for k "quarantine session ${a:2:8}" 10
+keys k y
+check "…y: the console shows a quarantined" wait_re k "${a:2:8} +quarantined" 20
+check "runc: a paused by the console's request" paused "$ca"
+check "the audit: 'quarantine' for a by the console's user via console" \
+	audit_has "select count(*) from audit_entries where type='policy' and session_id='$a'
+	 and rule='quarantine' and detail like '%\"by\":\"$(id -un)\",%\"via\":\"console\"%'"
+keys k Q
+check "Q on a held session asks to release it" wait_for k "release session ${a:2:8}" 10
+keys k y
+check "…y: unpaused" unpaused "$ca"
+check "…and a calls again" grows a
+tm_close k
+
 ctl bad quarantine --called store --all
 check "--called with --all: refused before the socket (exit 2)" [ "$rc" = 2 ]
 ctl nocall quarantine --called nosuchtool
@@ -273,7 +297,7 @@ for c in "$cb" "$ct"; do "$DOCKER" rm -f "$c" >/dev/null 2>&1; done
 
 # --- the canary ---------------------------------------------------------------
 check "the canary reached the permitted sink" grep -q "$canary" "$work/a/vault.sink"
-for f in "$work"/*.out "$work"/*.err "$work/serve.err"; do
+for f in "$work"/*.out "$work"/*.err "$work"/*.screen "$work/serve.err"; do
 	check "no canary in $(basename "$f")" bash -c '! grep -q "$1" "$2"' _ "$canary" "$f"
 done
 check "no canary in the audit log" bash -c '! grep -aq "$1" "$2"' _ "$canary" "$work/audit.db"
