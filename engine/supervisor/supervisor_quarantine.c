@@ -271,6 +271,11 @@ supervisor_called_within(struct supervisor *s, const char *tool, int64_t within_
 void
 sup_quarantine_row(const struct slot *sl, struct session_row *r)
 {
+	/* An ended session holds nothing any more: its row says so. */
+	if (sl->ended) {
+		memset(&r->quarantine, 0, sizeof r->quarantine);
+		return;
+	}
 	r->quarantine = sl->quar;
 	sup_copy_word(r->quarantine.pause, sizeof r->quarantine.pause,
 		      quarantine_pause_word(sl->quar_pause));

@@ -227,12 +227,12 @@ console_size="80 24" console k --connect "$sock"
 check "a console at 80x24 attached" wait_for k "${a:2:8}" 30
 keys k /; keys k -l "${a:2:8}"; keys k Enter
 keys k Q
-check "Q asks first: 'quarantine session ${a:2:8}…?'" wait_for k "quarantine session ${a:2:8}" 10
+check "Q asks first: 'quarantine session ${a:0:10}…?'" wait_for k "quarantine session ${a:0:10}" 10
 keys k n
 not_held() { sleep 0.5; ! quar_on "$1"; }
 check "…n cancels: a is not held" not_held "$a"
 keys k Q
-wait_for k "quarantine session ${a:2:8}" 10
+wait_for k "quarantine session ${a:0:10}" 10
 keys k y
 check "…y: the console shows a quarantined" wait_re k "${a:2:8} +quarantined" 20
 check "runc: a paused by the console's request" paused "$ca"
@@ -240,7 +240,7 @@ check "the audit: 'quarantine' for a by the console's user via console" \
 	audit_has "select count(*) from audit_entries where type='policy' and session_id='$a'
 	 and rule='quarantine' and detail like '%\"by\":\"$(id -un)\",%\"via\":\"console\"%'"
 keys k Q
-check "Q on a held session asks to release it" wait_for k "release session ${a:2:8}" 10
+check "Q on a held session asks to release it" wait_for k "release session ${a:0:10}" 10
 keys k y
 check "…y: unpaused" unpaused "$ca"
 check "…and a calls again" grows a
