@@ -57,7 +57,7 @@ c["bounds"]["session_ms"] = ms
 json.dump(c, open(p, "w"))
 PY
 }
-config a runc 300000 && config b runsc 300000 && config t runc 6000 ||
+config a runc 300000 && config b runsc 300000 && config t runc 15000 ||
 	{ not_ok "the sessions' configs"; summary; exit 1; }
 
 "$airlock" serve --socket "$sock" --audit "$work/audit.db" 2>"$work/serve.err" </dev/null &
@@ -121,21 +121,23 @@ sys.exit(1)' "$work/q.out" "$1"
 me="detail like '%\"by\":\"$(id -un)\",%\"via\":\"ctl\"%'"
 
 ids=()
-for s in a b t; do
+t_started=$SECONDS	# t's session clock starts later, with its bridge
+for s in t a b; do
 	ctl "start_$s" start "$work/$s/config.json"
 	ids+=("$(cat "$work/start_$s.out")")
 done
-a=${ids[0]} b=${ids[1]} t=${ids[2]}
-check "three sessions started (runc, runsc, runc with a 6 s timeout)" \
+t=${ids[0]} a=${ids[1]} b=${ids[2]}
+check "three sessions started (runc with a 15 s timeout, runc, runsc)" \
 	bash -c '[ -n "$1" ] && [ -n "$2" ] && [ -n "$3" ]' _ "$a" "$b" "$t"
-for s in a b t; do check "session $s: its calls reach the sink" grows "$s"; done
-snap
-ca=$(container_of "$a") cb=$(container_of "$b") ct=$(container_of "$t")
 
-# --- t: held past its session timeout -----------------------------------------
+# --- t: held as soon as it calls, long before its 15 s session timeout --------
+check "session t: its calls reach the sink" grows t
 ctl qt quarantine "$t"
 check "ctl quarantine (t): exit 0, it names the session" \
 	bash -c '[ "$1" = 0 ] && grep -qx "quarantined $2" "$3"' _ "$rc" "$t" "$work/qt.out"
+for s in a b; do check "session $s: its calls reach the sink" grows "$s"; done
+snap
+ca=$(container_of "$a") cb=$(container_of "$b") ct=$(container_of "$t")
 
 # --- a (runc): quarantined, paused, nothing reaches the sink -------------------
 ctl qa quarantine "${a#s-}"
@@ -180,8 +182,8 @@ cp "$work/last.screen" "$work/console-small.out" 2>/dev/null
 tm_close q
 
 # --- t past its session timeout -----------------------------------------------
-sleep 7
-check "t, held past its 6 s session timeout: its container still exists, paused" paused "$ct"
+while [ $((SECONDS - t_started)) -lt 18 ]; do sleep 0.5; done
+check "t, held past its 15 s session timeout: its container still exists, paused" paused "$ct"
 check "…and the session still runs, quarantined" quar_on "$t"
 
 # --- the view role is refused and audited -------------------------------------
@@ -209,7 +211,7 @@ check "runsc: unpaused" unpaused "$cb"
 check "b's calls reach the sink again" grows b
 ctl rt release "$t"
 check "t released: it ends (its time was given back, then spent)" \
-	bash -c 'for i in $(seq 200); do "$1" ctl --socket "$2" sessions | grep -E "^$3 +ended" && exit 0; sleep 0.1; done; exit 1' \
+	bash -c 'for i in $(seq 300); do "$1" ctl --socket "$2" sessions | grep -E "^$3 +ended" && exit 0; sleep 0.1; done; exit 1' \
 	_ "$airlock" "$sock" "$t"
 
 # --- --all and --called -------------------------------------------------------
