@@ -6,7 +6,9 @@
 # session held past its session timeout is still there and paused; an
 # unpause by hand lets the agent's lines through, and every one is denied
 # `quarantined` (the gate holds without the pause: fail closed); release
-# unpauses and calls reach the sink again. A view-role uid is refused and
+# unpauses and calls reach the sink again. A pause the daemon refuses is
+# reported (ctl sessions, the audit) and the gate denies all the same. A
+# view-role uid is refused and
 # audited; --all and --called TOOL --within D pick the live sessions; an
 # 80x24 and a 50x12 console show the mark; the audit holds each
 # quarantine and release with its author, the timeline tells them, verify
@@ -224,6 +226,25 @@ ctl rall release --all
 check "release --all: both" bash -c '[ "$1" = 0 ] && [ "$(grep -c "^released s-" "$2")" = 2 ]' _ "$rc" "$work/rall.out"
 check "a unpaused" unpaused "$ca"
 check "a calls again" grows a
+# --- a pause the daemon refuses: reported, and the gate holds anyway ---------
+"$DOCKER" pause "$ca" >/dev/null 2>&1	# paused already: the daemon refuses another
+ctl pf quarantine "$a"
+check "a pause the daemon refuses: quarantined all the same (exit 0)" [ "$rc" = 0 ]
+check "…ctl sessions says 'quarantined (pause failed)'" \
+	bash -c 'for i in $(seq 100); do "$1" ctl --socket "$2" sessions | grep -E "^$3 .*quarantined \(pause failed\)" && exit 0; sleep 0.1; done; exit 1' \
+	_ "$airlock" "$sock" "$a"
+check "…audited: 'quarantine: pause failed' on a" \
+	audit_has "select count(*) from audit_entries where type='policy' and session_id='$a'
+	 and rule='quarantine: pause failed'"
+denied=$(audit_q "select count(*) from audit_entries where type='call' and session_id='$a' and rule='quarantined'")
+"$DOCKER" unpause "$ca" >/dev/null 2>&1
+check "…running again, its calls are denied 'quarantined'" \
+	audit_has "select count(*) - $denied from audit_entries where type='call' and session_id='$a'
+	 and rule='quarantined'"
+check "…and a's sink sees nothing" stays a 2
+ctl pfr release "$a"
+check "…released: a calls again" grows a
+
 # --- the console's key: Q on the selected session, asked y/N first -----------
 console_size="80 24" console k --connect "$sock"
 check "a console at 80x24 attached" wait_for k "${a:2:8}" 30
