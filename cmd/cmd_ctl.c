@@ -36,6 +36,7 @@ struct ctl {
 	json_t *hello;
 	struct control_request req;	/* the one being built and sent */
 	int64_t for_s, calls;		/* restore --for, --calls: a grant (0: not given) */
+	int64_t within_s;		/* quarantine --called --within (0: not given) */
 };
 
 /* ---- lines from the engine ---- */
@@ -230,9 +231,16 @@ print_session(const json_t *r)
 {
 	const json_t *n = json_object_get(r, "counters");
 
-	printf("%-24s %-12s %8llds %6lld %6lld %8lld  %.12s\n", str_of(r, "id"), str_of(r, "state"),
+	const json_t *q = json_object_get(r, "quarantine");
+
+	printf("%-24s %-12s %8llds %6lld %6lld %8lld  %.12s", str_of(r, "id"), str_of(r, "state"),
 	       int_of(r, "uptime_ms") / 1000, int_of(n, "allowed"), int_of(n, "denied"),
 	       int_of(r, "revision"), str_of(r, "container"));
+	/* A held session says so last, with its pause: the columns before stay as they were. */
+	if (json_is_true(json_object_get(q, "on")))
+		printf("  quarantined (%s) by %s", str_of(q, "pause"),
+		       str_of(json_object_get(q, "by"), "by"));
+	printf("\n");
 }
 
 /* "allowed (grant: 2 calls, 14m05s left)": what remains of a grant, names and numbers. */
@@ -529,6 +537,69 @@ do_freeze(struct ctl *c)
 	return rc >= 0 ? rc : cutover_done(c, r, wait, NULL);
 }
 
+/* ID, --all, or --called TOOL [--within D]: exactly one; refused before the socket. */
+static int
+quarantine_terms(struct ctl *c)
+{
+	const char *called = c->o.n[OPT_CALLED] ? c->o.values[OPT_CALLED][0] : NULL;
+	const char *within = c->o.n[OPT_WITHIN] ? c->o.values[OPT_WITHIN][0] : NULL;
+	bool quarantine = strcmp(c->verb, "quarantine") == 0;
+	int picks = (c->arg != NULL) + (c->o.n[OPT_ALL] > 0) + (called != NULL);
+
+	if ((called || within) && !quarantine)
+		return cli_usage_error("ctl", "--called and --within are quarantine's only");
+	if (!quarantine && strcmp(c->verb, "release") != 0)
+		return -1;
+	if (picks != 1 || c->o.n[OPT_SESSION])
+		return cli_usage_error("ctl", "%s wants %s (one of them)", c->verb,
+				       quarantine ? "ID, --all or --called TOOL" : "ID or --all");
+	if (within && !called)
+		return cli_usage_error("ctl", "--within goes with --called");
+	if (within && grant_duration_parse(within, &c->within_s) < 0)
+		return cli_usage_error("ctl", "--within wants 90s, 15m or 2h: %d s to %d h",
+				       GRANT_FOR_MIN_S, GRANT_FOR_MAX_S / 3600);
+	return -1;
+}
+
+/* The sessions held or released, one a line (none: said so). */
+static int
+quarantine_done(struct ctl *c, json_t *r)
+{
+	json_t *ids = json_object_get(r, "sessions"), *id;
+	size_t i;
+
+	if (c->o.json)
+		return done(c, r, "%s", "");
+	if (json_array_size(ids) == 0)
+		printf("%s: no session changed\n", c->verb);
+	json_array_foreach(ids, i, id)
+		printf("%s %s\n", strcmp(c->verb, "quarantine") == 0 ? "quarantined" : "released",
+		       json_string_value(id));
+	json_decref(r);
+	return EXIT_OK;
+}
+
+/* Quarantine or release: one session, every live one, or those that called a tool. */
+static int
+do_quarantine(struct ctl *c)
+{
+	struct control_request *q = verb_request(c);
+	json_t *r;
+	int rc;
+
+	if (c->arg && control_request_add_id(q, c->arg) < 0)
+		return bad_argument(c);
+	if (c->o.n[OPT_ALL])
+		control_request_bool(q, CONTROL_K_ALL, true);
+	if (c->o.n[OPT_CALLED] &&
+	    control_request_str(q, CONTROL_K_TOOL, c->o.values[OPT_CALLED][0]) < 0)
+		return bad_argument(c);
+	if (c->within_s)
+		control_request_int(q, CONTROL_K_WITHIN, c->within_s);
+	rc = call(c, 0, &r);
+	return rc >= 0 ? rc : quarantine_done(c, r);
+}
+
 static int
 do_metrics(struct ctl *c)
 {
@@ -801,6 +872,8 @@ static const struct {
 	{ "stop-all", do_stop_all },
 	{ "freeze", do_freeze },
 	{ "thaw", do_freeze },
+	{ "quarantine", do_quarantine },
+	{ "release", do_quarantine },
 	{ "events", do_events },
 	{ "metrics", do_metrics },
 };
@@ -866,7 +939,7 @@ cmd_ctl(int argc, char **argv)
 	c.arg = c.o.n_positional > 1 ? c.o.positional[1] : NULL;
 	if (!c.o.n[OPT_STDIO] && (rc = cli_check_verb("ctl", c.verb, c.arg != NULL)) >= 0)
 		return rc;	/* before the socket: a typo is not an unreachable engine */
-	if ((rc = grant_terms(&c)) >= 0)
+	if ((rc = grant_terms(&c)) >= 0 || (rc = quarantine_terms(&c)) >= 0)
 		return rc;
 	rc = ctl_run(&c);
 	if (c.fd >= 0)

@@ -50,6 +50,8 @@ static const struct cli_verb ctl_verbs[] = {
 	{ "stop-all", NULL, "stop every session" },
 	{ "freeze", NULL, "the kill switch: every call of every session denied" },
 	{ "thaw", NULL, "lift the freeze" },
+	{ "quarantine", "[ID]", "hold ID (--all, --called TOOL): calls denied, paused" },
+	{ "release", "[ID]", "lift a quarantine of ID (or --all): unpaused" },
 	{ "events", NULL, "the engine's recent events (--follow: as they come)" },
 	{ "metrics", NULL, "OpenMetrics text: sessions, calls, cutovers; no payload" },
 	{ NULL, NULL, NULL },
@@ -107,12 +109,14 @@ const struct command cli_commands[] = {
 	  { OPT(SOCKET, "the engine's control socket (default as serve's)"),
 	    OPT(JSON, "print the engine's reply objects, one per line"),
 	    OPT_REP(SESSION, "revoke, restore or hold on this session (repeat for more)"),
-	    OPT(ALL, "revoke, restore or hold on every live session"),
+	    OPT(ALL, "revoke, restore, hold, quarantine, release: every session"),
 	    OPT(WAIT, "wait this long for every acknowledgement (default 5000)"),
 	    OPT(FOR, "restore: a grant that lapses after 90s, 15m, 2h (at most 24h)"),
 	    OPT(CALLS, "restore: a grant that lapses after N allowed calls (1..1000000)"),
 	    OPT(FOLLOW, "events, pending: keep printing them as they come"),
 	    OPT(REST, "approve: the tool's later calls in that session too"),
+	    OPT(CALLED, "quarantine: every live session that called TOOL (--within)"),
+	    OPT(WITHIN, "quarantine --called: the window, 90s, 15m, 2h (default 10m)"),
 	    OPT(STDIO, "copy between stdin/stdout and the socket (for ssh)") },
 	  "talk to a running engine: sessions, tools, revoke, hold, freeze, events", ctl_verbs },
 };
@@ -139,6 +143,9 @@ cli_check_verb(const char *command, const char *verb, bool has_operand)
 	for (v = c ? c->verbs : NULL; v && v->name; v++) {
 		if (strcmp(v->name, verb) != 0)
 			continue;
+		/* "[ID]": an operand or none (quarantine ID, or --all) */
+		if (v->operand && v->operand[0] == '[')
+			return -1;
 		if (!v->operand != !has_operand)
 			return cli_usage_error(command, v->operand ? "%s wants %s" : "%s takes no %s",
 					       verb, v->operand ? v->operand : "operand");

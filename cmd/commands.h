@@ -62,8 +62,10 @@ int cmd_watchdog(int argc, char **argv);
 	_(SINCE,     "--since",     "TIME") \
 	_(UPSTREAMS_DIR, "--upstreams-dir", "DIR") \
 	_(FOR,       "--for",       "DURATION") \
-	_(CALLS,     "--calls",     "N")    \
-	_(REST,      "--rest",      NULL)
+	_(CALLS,     "--calls",     "N")        \
+	_(REST,      "--rest",      NULL)       \
+	_(CALLED,    "--called",    "TOOL")     \
+	_(WITHIN,    "--within",    "DURATION")
 
 enum cli_option {
 	OPT_NONE,		/* ends a row's list of uses */
@@ -76,7 +78,7 @@ enum cli_option {
 #define CLI_REQUIRED	1u	/* the command cannot run without it */
 #define CLI_REPEAT	2u	/* may be given up to CLI_REPEAT_MAX times */
 #define CLI_REPEAT_MAX	64
-#define CLI_USES_MAX	10
+#define CLI_USES_MAX	12
 #define CLI_OPERANDS_MAX 4
 
 struct cli_use {

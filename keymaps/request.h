@@ -44,6 +44,7 @@
 	_(REVOKE_ALL,     "revoke-all",     true,  "Revoke the selected tool on every session") \
 	_(RESTORE_ALL,    "restore-all",    true,  "Restore the selected tool on every session") \
 	_(FORCE_STOP,     "force-stop",     true,  "Stop the selected session now (asks first)") \
+	_(QUARANTINE,     "quarantine",     true,  "Quarantine the selected session, or release it (asks first)") \
 	_(FREEZE,         "freeze",         true,  "Freeze every session: each call denied, at once") \
 	_(THAW,           "thaw",           true,  "Lift the freeze (asks first)") \
 	_(STOP_ALL,       "stop-all",       true,  "Stop every session now (asks first)") \

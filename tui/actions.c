@@ -75,6 +75,11 @@ result_text(const struct link_result *r, char *buf, size_t cap)
 	case LINK_REQ_FORGET:
 		snprintf(buf, cap, "forgot %.10s", r->session);
 		break;
+	case LINK_REQ_QUARANTINE:
+		snprintf(buf, cap, "%s %.10s%s", r->op == CUTOVER_FREEZE ? "quarantined" : "released",
+			 r->session, r->targets ? "" : r->op == CUTOVER_FREEZE
+				? ": already quarantined" : ": not quarantined");
+		break;
 	}
 }
 
@@ -308,6 +313,17 @@ action_ask_stop(struct app *a, const char *session)
 	return ask_fixed(a, CONFIRM_STOP, "force-stop session %.10s now?", session);
 }
 
+int
+action_ask_quarantine(struct app *a, const char *session, bool on)
+{
+	snprintf(a->confirm.session, sizeof a->confirm.session, "%s", session);
+	a->confirm.op = on ? CUTOVER_FREEZE : CUTOVER_THAW;
+	return on ? ask_fixed(a, CONFIRM_QUARANTINE, "quarantine session %.10s: deny its calls, "
+			      "pause its container?", session)
+		  : ask_fixed(a, CONFIRM_QUARANTINE, "release session %.10s: unpause it, "
+			      "let its calls through as the gate says?", session);
+}
+
 /* A freeze on every engine: no question; the acknowledgements follow as events. */
 int
 action_freeze(struct app *a)
@@ -349,6 +365,18 @@ stop_confirmed(struct app *a)
 }
 
 static int
+quarantine_confirmed(struct app *a)
+{
+	unsigned e = model_engine_of(&a->model, a->confirm.session);
+	struct link_result r = { 0 };
+	struct link *l = a->links[e];
+
+	fanout_open(a, LINK_REQ_QUARANTINE, 1);
+	return answered(a, e, l->ops->quarantine(l, a->confirm.session,
+						 a->confirm.op == CUTOVER_FREEZE, &r), &r);
+}
+
+static int
 apply_confirmed(struct app *a)
 {
 	const struct incident *p = &a->confirm.policy;
@@ -375,6 +403,8 @@ action_answer(struct app *a, int key)
 	switch (act) {
 	case CONFIRM_STOP:
 		return stop_confirmed(a);
+	case CONFIRM_QUARANTINE:
+		return quarantine_confirmed(a);
 	case CONFIRM_CUTOVER:
 		return action_cutover(a, a->confirm.op, a->confirm.tool, true, NULL, &a->confirm.grant);
 	case CONFIRM_APPLY:

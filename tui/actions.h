@@ -43,6 +43,8 @@ int action_ask_all(struct app *a, enum cutover_op op, const char *tool,
 
 /* Ask before force-stopping session. */
 int action_ask_stop(struct app *a, const char *session);
+/* Ask before quarantining session (on) or releasing it. */
+int action_ask_quarantine(struct app *a, const char *session, bool on);
 
 /* Ask before posting policy's cutovers, kept until the answer. */
 int action_ask_apply(struct app *a, const struct incident *policy, const char *fmt, ...)

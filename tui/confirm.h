@@ -33,6 +33,7 @@ struct fanout {
 enum confirm_action {
 	CONFIRM_NONE,
 	CONFIRM_STOP,		/* force-stop .session */
+	CONFIRM_QUARANTINE,	/* .op freeze: quarantine .session; thaw: release it */
 	CONFIRM_CUTOVER,	/* .op on .tool for every session */
 	CONFIRM_APPLY,		/* the incident policy in .policy */
 	CONFIRM_THAW,

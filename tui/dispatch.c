@@ -107,6 +107,19 @@ force_stop(struct app *a, const struct target *t)
 	return action_ask_stop(a, t->session);
 }
 
+/* Q: quarantine the selected live session, or release it when it is held. */
+static int
+quarantine_request(struct app *a, const struct target *t)
+{
+	const struct session_row *r = model_session(&a->model, t->session);
+
+	if (!r || r->state == SESSION_STATE_ENDED) {
+		status_flash(&a->status, true, "no live session selected");
+		return APP_REDRAW;
+	}
+	return action_ask_quarantine(a, t->session, !r->quarantine.on);
+}
+
 static int
 incident_request(struct app *a, enum request r, const struct target *t)
 {
@@ -118,6 +131,7 @@ incident_request(struct app *a, enum request r, const struct target *t)
 	case REQ_FREEZE:	return action_freeze(a);
 	case REQ_THAW:		return action_ask_thaw(a);
 	case REQ_STOP_ALL:	return action_ask_stop_all(a);
+	case REQ_QUARANTINE:	return quarantine_request(a, t);
 	default:		return force_stop(a, t);
 	}
 }
@@ -250,6 +264,7 @@ dispatch_request(struct app *a, enum request r)
 		return APP_REDRAW;
 	case REQ_REVOKE: case REQ_RESTORE: case REQ_REVOKE_ALL: case REQ_RESTORE_ALL:
 	case REQ_FORCE_STOP: case REQ_FREEZE: case REQ_THAW: case REQ_STOP_ALL:
+	case REQ_QUARANTINE:
 		return incident_request(a, r, &t);
 	case REQ_SORT_NEXT: case REQ_SORT_REVERSE: case REQ_FILTER: case REQ_MARK:
 	case REQ_MARK_CLEAR: case REQ_HOST_REFRESH:

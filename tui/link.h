@@ -53,6 +53,7 @@ enum link_request {
 	LINK_REQ_STOP_ALL,
 	LINK_REQ_CUTOVER,	/* revoke, restore, freeze, thaw */
 	LINK_REQ_FORGET,
+	LINK_REQ_QUARANTINE,	/* quarantine or release one session (op: freeze/thaw) */
 };
 
 /* A restore's grant (grant.h's bounds): both 0, or no terms at all, restores for good. */
@@ -108,6 +109,12 @@ struct link_ops {
 		       const char *const *ids, size_t n, const struct link_grant *grant,
 		       struct link_result *res);
 	int (*forget)(struct link *l, const char *id, struct link_result *res);
+	/*
+	 * Quarantine (on) or release one session: the control protocol's
+	 * quarantine/release naming it. The answer's targets: 1 when it
+	 * changed, 0 when it was so already.
+	 */
+	int (*quarantine)(struct link *l, const char *id, bool on, struct link_result *res);
 	/*
 	 * The engine's audit log, payload-free rows with seq > *after, oldest
 	 * first, at most cap; *after moves to the last one given (*after < 0:

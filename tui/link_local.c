@@ -130,6 +130,20 @@ local_stop(struct link *l, const char *id, struct link_result *res)
 }
 
 static int
+local_quarantine(struct link *l, const char *id, bool on, struct link_result *res)
+{
+	char done[1][SNAP_ID_MAX];
+	const char *ids[1] = { id };
+
+	res->req = LINK_REQ_QUARANTINE;
+	res->op = on ? CUTOVER_FREEZE : CUTOVER_THAW;
+	snprintf(res->session, sizeof res->session, "%s", id);
+	res->targets = supervisor_quarantine(local(l)->sup, on, ids, 1, &local(l)->author, done, 1);
+	res->ok = true;
+	return LINK_DONE;
+}
+
+static int
 local_stop_all(struct link *l, struct link_result *res)
 {
 	res->req = LINK_REQ_STOP_ALL;
@@ -265,6 +279,7 @@ static const struct link_ops local_ops = {
 	.start = local_start,
 	.stop = local_stop,
 	.stop_all = local_stop_all,
+	.quarantine = local_quarantine,
 	.cutover = local_cutover,
 	.forget = local_forget,
 	.audit = local_audit,

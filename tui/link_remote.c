@@ -322,6 +322,18 @@ remote_stop(struct link *l, const char *id, struct link_result *res)
 }
 
 static int
+remote_quarantine(struct link *l, const char *id, bool on, struct link_result *res)
+{
+	struct control_request req;
+
+	res->req = LINK_REQ_QUARANTINE;
+	res->op = on ? CUTOVER_FREEZE : CUTOVER_THAW;
+	snprintf(res->session, sizeof res->session, "%s", id);
+	control_request_init(&req, on ? CONTROL_OP_QUARANTINE : CONTROL_OP_RELEASE);
+	return send_request(l, control_request_add_id(&req, id) == 0 ? &req : NULL, res);
+}
+
+static int
 remote_stop_all(struct link *l, struct link_result *res)
 {
 	struct control_request req;
@@ -779,6 +791,7 @@ static const struct link_ops remote_ops = {
 	.start = remote_start,
 	.stop = remote_stop,
 	.stop_all = remote_stop_all,
+	.quarantine = remote_quarantine,
 	.cutover = remote_cutover,
 	.forget = remote_forget,
 	.audit = remote_audit,

@@ -112,6 +112,8 @@ reply_result(struct link_remote *r, struct link_result *res, const json_t *f)
 		res->revision = json_integer_value(json_object_get(f, "revision"));
 		res->targets = (size_t)json_integer_value(json_object_get(f, res->req == LINK_REQ_STOP_ALL
 									   ? "stopped" : "targets"));
+		if (res->req == LINK_REQ_QUARANTINE)
+			res->targets = json_array_size(json_object_get(f, "sessions"));
 		res->acks = json_array_size(json_object_get(f, "acks"));
 		res->pending = json_array_size(json_object_get(f, "pending"));
 	}

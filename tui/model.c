@@ -437,7 +437,7 @@ model_offered(const struct model *m, enum request r, const struct target *t, cha
 	}
 	if (r == REQ_ENTER && !t->session[0])
 		return refuse(why, cap, "no session selected");
-	if (r == REQ_FORCE_STOP && !t->session[0])
+	if ((r == REQ_FORCE_STOP || r == REQ_QUARANTINE) && !t->session[0])
 		return refuse(why, cap, "no live session selected");
 	if (r == REQ_FREEZE || r == REQ_THAW || r == REQ_STOP_ALL)
 		return engine_offered(m, r, why, cap);

@@ -41,7 +41,8 @@
 	_(PROMPT,         "prompt",         -1,            -1,           A_BOLD,   A_BOLD) \
 	_(DIM,            "dim",            -1,            -1,           A_DIM,    A_DIM) \
 	_(PASS,           "pass",           COLOR_GREEN,   -1,           A_NORMAL, A_NORMAL) \
-	_(FAIL,           "fail",           COLOR_RED,     -1,           A_BOLD,   ALERT_MONO)
+	_(FAIL,           "fail",           COLOR_RED,     -1,           A_BOLD,   ALERT_MONO) \
+	_(QUARANTINED,    "quarantined",    COLOR_WHITE,   COLOR_MAGENTA, A_BOLD,  A_REVERSE)
 
 enum ui_color {
 #define UI_COLOR_ENUM(e, id, fg, bg, attr, mono) UI_COLOR_##e,

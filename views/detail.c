@@ -131,6 +131,21 @@ detail_identity(struct detail_ctx *c, const struct session_row *r)
 	detail_fields(c, state, sizeof state / sizeof state[0]);
 }
 
+/* "quarantined since 14:05:09 UTC by oncall via console, paused": when and by whom. */
+static void
+detail_quarantine(struct detail_ctx *c, const struct session_row *r)
+{
+	char at[DRAW_FMT_MAX], text[DRAW_FMT_MAX * 4];
+	const struct quarantine_view *q = &r->quarantine;
+
+	if (!q->on || r->state == SESSION_STATE_ENDED)
+		return;
+	snprintf(text, sizeof text, "quarantined since %s UTC by %s (uid %u) via %s, %s",
+		 draw_fmt_clock(at, q->since_ms), q->by.user, (unsigned)q->by.uid, q->by.via,
+		 q->pause[0] ? q->pause : "waiting");
+	detail_note(c, UI_COLOR_QUARANTINED, text);
+}
+
 static void
 detail_policy(struct detail_ctx *c, const struct session_row *r)
 {
@@ -149,6 +164,7 @@ detail_policy(struct detail_ctx *c, const struct session_row *r)
 	else
 		snprintf(pend, sizeof pend, "0");
 	detail_fields(c, f, sizeof f / sizeof f[0]);
+	detail_quarantine(c, r);
 }
 
 static void

@@ -125,12 +125,25 @@ sessions_cmp(const void *pa, const void *pb, void *arg)
 	return c ? c : strcmp(a->id, b->id);
 }
 
+/* A live session held by an operator says so in place of its state (issue 43, item 3). */
+static bool
+row_held(const struct session_row *r)
+{
+	return r->quarantine.on && r->state != SESSION_STATE_ENDED;
+}
+
+static const char *
+row_state_word(const struct session_row *r)
+{
+	return row_held(r) ? "quarantined" : session_state_id(r->state);
+}
+
 static bool
 sessions_match(const struct session_row *r, const char *filter)
 {
 	bool ended = r->state == SESSION_STATE_ENDED;
 
-	return view_match(filter, r->id) || view_match(filter, session_state_id(r->state)) ||
+	return view_match(filter, r->id) || view_match(filter, row_state_word(r)) ||
 	       view_match(filter, r->image) ||
 	       (ended && (view_match(filter, session_end_id(r->end)) ||
 			  view_match(filter, r->reason)));
@@ -211,7 +224,7 @@ sessions_draw_lease(WINDOW *w, int y, const struct ui_model *m, const struct dra
 		draw_text(w, y, c->x + 12, c->w - 12, color_attr_sel(col, sel), "LATE");
 }
 
-/* The end reason of an ended session; else its gate. */
+/* The end reason of an ended session; a held one's pause; else its gate. */
 static void
 sessions_draw_gate(WINDOW *w, int y, const struct draw_col *c, const struct session_row *r,
 		   bool sel)
@@ -222,6 +235,9 @@ sessions_draw_gate(WINDOW *w, int y, const struct draw_col *c, const struct sess
 	if (r->state == SESSION_STATE_ENDED) {
 		snprintf(buf, sizeof buf, "%s", session_end_id(r->end));
 		col = draw_end_color(r->end);
+	} else if (row_held(r)) {
+		snprintf(buf, sizeof buf, "%s", r->quarantine.pause);	/* paused, pause failed */
+		col = UI_COLOR_QUARANTINED;
 	} else if (r->frozen) {
 		snprintf(buf, sizeof buf, "frozen");	/* the kill switch: every call denied */
 		col = UI_COLOR_DENIED;
@@ -257,8 +273,9 @@ sessions_draw_row(WINDOW *w, int y, const struct ui_model *m, const struct draw_
 		draw_col_text(w, y, &cols[COL_STATE], color_attr_sel(UI_COLOR_STALE, sel), "lost");
 	else
 		draw_col_text(w, y, &cols[COL_STATE],
-			      color_attr_sel(draw_state_color(r->state), sel),
-			      session_state_id(r->state));
+			      color_attr_sel(row_held(r) ? UI_COLOR_QUARANTINED
+							 : draw_state_color(r->state), sel),
+			      row_state_word(r));
 	draw_col_text(w, y, &cols[COL_IMAGE], plain, draw_short_id(buf, r->image));
 	draw_col_text(w, y, &cols[COL_UP], plain, draw_fmt_duration(buf, r->uptime_ms));
 	sessions_draw_lease(w, y, m, &cols[COL_LEASE], &r->lease, sel);
@@ -279,7 +296,7 @@ sessions_cols(struct draw_col cols[COL_COUNT], const struct ui_model *m,
 
 	memcpy(cols, session_cols, sizeof session_cols);
 	for (i = 0; i < l->n; i++) {
-		len = strlen(session_state_id(l->rows[i]->state));
+		len = strlen(row_state_word(l->rows[i]));
 		if ((int)len > cols[COL_STATE].width)
 			cols[COL_STATE].width = (int)len;
 	}

@@ -168,10 +168,18 @@ group_of(struct audit_timeline *tl, int64_t revision, const char *op, const char
 	return NULL;
 }
 
+/* A session's quarantine or release, or its pause the daemon refused (issue 43, item 3). */
+static bool
+is_hold(const char *rule)
+{
+	return strncmp(rule, "quarantine", 10) == 0 || strncmp(rule, "release", 7) == 0;
+}
+
 /*
  * An entry of the engine's own (session "engine") is never a session's
  * acknowledgement: a request or refusal, a grant's terms or lapse, a
- * cutover that reached no live session. It is told as written.
+ * cutover that reached no live session. Nor is a quarantine or release,
+ * one session's with its author. Each is told as written.
  */
 static enum timeline_kind
 entry_kind(sqlite3_stmt *st, char op[16])
@@ -180,7 +188,7 @@ entry_kind(sqlite3_stmt *st, char op[16])
 	const char *rule = col(st, C_RULE);
 	size_t n = strcspn(rule, " :");
 
-	if (strcmp(col(st, C_SESSION), "engine") != 0)
+	if (strcmp(col(st, C_SESSION), "engine") != 0 && !is_hold(rule))
 		return kind;
 	snprintf(op, 16, "%.*s", (int)(n < 15 ? n : 15), rule);	/* "grant: 2 calls" */
 	return TIMELINE_REQUEST;

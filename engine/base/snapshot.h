@@ -172,6 +172,12 @@ struct gateway_counters {
 	uint64_t upstream_spawns;
 	uint64_t non_text_items;	/* content items not forwarded */
 	uint64_t audit_failures;	/* times the log refused a call's entry */
+	/*
+	 * Per catalog tool: the monotonic ms of the latest call of it the
+	 * gateway decided (0: none). Engine-side only, for `ctl quarantine
+	 * --called` (quarantine.h); never on the wire.
+	 */
+	int64_t last_call_ms[SNAP_TOOLS_MAX];
 };
 
 /* The watchdog lease, read at snapshot time (never a worker's old copy). */
@@ -229,6 +235,31 @@ struct call_view {
 	int64_t age_ms;		/* in flight for so long, at snapshot time */
 };
 
+#define SNAP_USER_MAX 33
+
+/*
+ * Who asked for a change to the policy: the uid the kernel gave the
+ * requesting process (never what a client says of itself), its name, and
+ * the kind of client it came through.
+ */
+struct snap_author {
+	uint32_t uid;
+	char user[SNAP_USER_MAX];	/* the uid's name, or the uid in decimal */
+	char via[16];			/* "console", "ctl", "engine" */
+};
+
+/*
+ * A session's quarantine (quarantine.h): held by an operator, every call
+ * denied `quarantined`, its container paused and kept until a release or
+ * a stop. since_ms is wall-clock ms; pause a quarantine_pause_word.
+ */
+struct quarantine_view {
+	bool on;
+	int64_t since_ms;
+	struct snap_author by;
+	char pause[16];
+};
+
 /* One session, as the sessions list shows it. */
 struct session_row {
 	uint64_t generation;	/* changes whenever the worker published */
@@ -247,6 +278,7 @@ struct session_row {
 	int64_t revision;
 	bool gate_open;
 	bool frozen;			/* its gate denies every call (the kill switch) */
+	struct quarantine_view quarantine;
 	unsigned pending;		/* cutover deltas waiting for the in-flight call */
 	int64_t pending_revision;	/* the newest of them */
 	int64_t pending_age_ms;		/* the oldest waits for so long */
@@ -295,18 +327,6 @@ cutover_op_id(enum cutover_op op)
 	return "thaw";
 }
 
-#define SNAP_USER_MAX 33
-
-/*
- * Who asked for a change to the policy: the uid the kernel gave the
- * requesting process (never what a client says of itself), its name, and
- * the kind of client it came through.
- */
-struct snap_author {
-	uint32_t uid;
-	char user[SNAP_USER_MAX];	/* the uid's name, or the uid in decimal */
-	char via[16];			/* "console", "ctl", "engine" */
-};
 
 enum cutover_result {
 	CUTOVER_APPLIED,	/* the tool is now revoked / allowed */

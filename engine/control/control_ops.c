@@ -1,6 +1,7 @@
 /* The ops of `airlock serve`: one handler per request, and the table that picks it. */
 #include "control_server_int.h"
 #include "parser.h"
+#include "quarantine.h"
 #include "upstream_catalog.h"
 
 #include <stdio.h>
@@ -669,6 +670,69 @@ op_decide(struct control_server *cs, struct client *c, const struct control_requ
 	cs_reply(cs, c, r->id, control_ok(r->id));
 }
 
+/* The ids a quarantine picks: named, all (NULL), or those that called a tool in the window. */
+static const char *const *
+quarantine_pick(struct control_server *cs, const struct control_request *r,
+		char (*called)[SNAP_ID_MAX], const char **named, size_t *n)
+{
+	int64_t within_s = r->within_s ? r->within_s : QUARANTINE_WITHIN_DEFAULT_S;
+	size_t i;
+
+	if (r->all)
+		return NULL;
+	if (r->has & CK(TOOL)) {
+		*n = supervisor_called_within(cs->o.sup, r->tool, within_s * 1000, called,
+					      SUPERVISOR_SESSIONS_MAX);
+		for (i = 0; i < *n && i < SUPERVISOR_SESSIONS_MAX; i++)
+			named[i] = called[i];
+		return named;
+	}
+	for (i = 0; i < r->n_ids; i++)
+		named[i] = r->ids[i];
+	*n = r->n_ids;
+	return named;
+}
+
+/*
+ * Quarantine or release (issue 43, item 3): the supervisor writes a
+ * policy entry per session with the author; the reply lists the ids that
+ * changed (one already so, or ended, is not listed).
+ */
+static void
+op_quarantine(struct control_server *cs, struct client *c, const struct control_request *named)
+{
+	bool on = named->op == CONTROL_OP_QUARANTINE;
+	char (*called)[SNAP_ID_MAX] = calloc(SUPERVISOR_SESSIONS_MAX, SNAP_ID_MAX);
+	char (*done)[SNAP_ID_MAX] = calloc(SUPERVISOR_SESSIONS_MAX, SNAP_ID_MAX);
+	const char **pick = calloc(SUPERVISOR_SESSIONS_MAX, sizeof *pick);
+	const char *const *ids;
+	struct control_request whole;
+	struct snap_author a;
+	json_t *ok = NULL, *list;
+	size_t i, n = 0;
+
+	if (!called || !done || !pick)
+		cs_reply_error(cs, c, named->id, CONTROL_E_MEMORY);
+	else if (cutover_named(cs, c, named, &whole) == 0) {
+		ids = quarantine_pick(cs, &whole, called, pick, &n);
+		cs_author(c, &a);
+		n = supervisor_quarantine(cs->o.sup, on, ids, n, &a, done, SUPERVISOR_SESSIONS_MAX);
+		log_authored(cs, c, &whole, on ? "quarantined" : "released");
+		ok = control_ok(named->id);
+		list = json_array();
+		for (i = 0; list && i < n; i++)
+			json_array_append_new(list, json_string(done[i]));
+		if (ok && list)
+			json_object_set_new(ok, "sessions", list);
+		else
+			json_decref(list);
+		cs_reply(cs, c, named->id, ok);
+	}
+	free(called);
+	free(done);
+	free(pick);
+}
+
 typedef void (*op_fn)(struct control_server *, struct client *, const struct control_request *);
 
 static const op_fn op_table[CONTROL_OP_COUNT] = {
@@ -692,6 +756,8 @@ static const op_fn op_table[CONTROL_OP_COUNT] = {
 	[CONTROL_OP_PENDING] = op_pending,
 	[CONTROL_OP_APPROVE] = op_decide,
 	[CONTROL_OP_DENY] = op_decide,
+	[CONTROL_OP_QUARANTINE] = op_quarantine,
+	[CONTROL_OP_RELEASE] = op_quarantine,
 };
 
 _Static_assert(PARSER_CONTROL_LINE_MAX == CONTROL_LINE_MAX, "the parser takes every line");

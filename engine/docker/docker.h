@@ -105,6 +105,14 @@ int docker_wait_for(struct docker *d, const char *id, long timeout_ms, long *exi
 int docker_gone(struct docker *d, const char *id, bool *gone, struct al_err *err);
 int docker_stop(struct docker *d, const char *id, int t_seconds, struct al_err *err);
 int docker_kill(struct docker *d, const char *id, const char *signal, struct al_err *err);
+/*
+ * POST /pause, /unpause (the cgroup freezer under runc, runsc's own pause
+ * under gVisor): every process of the container stops where it is. A
+ * stop or kill still ends a paused container (the daemon resumes it to
+ * deliver the signal).
+ */
+int docker_pause(struct docker *d, const char *id, struct al_err *err);
+int docker_unpause(struct docker *d, const char *id, struct al_err *err);
 /* DELETE ?force=1&v=1; a 404 is success when missing_ok. */
 int docker_remove(struct docker *d, const char *id, bool missing_ok, struct al_err *err);
 /* GET /containers/json?all=1 filtered by label "key=value" (or "key" alone). */

@@ -183,6 +183,28 @@ docker_kill(struct docker *d, const char *id, const char *signal, struct al_err 
 	return docker_request(d, "POST", path, NULL, NULL, NULL, err);
 }
 
+static int
+docker_freezer(struct docker *d, const char *id, const char *tail, struct al_err *err)
+{
+	char path[DOCKER_NAME_MAX + 64];
+
+	if (docker_container_path(path, sizeof path, id, tail, err) < 0)
+		return -1;
+	return docker_request(d, "POST", path, NULL, NULL, NULL, err);
+}
+
+int
+docker_pause(struct docker *d, const char *id, struct al_err *err)
+{
+	return docker_freezer(d, id, "/pause", err);
+}
+
+int
+docker_unpause(struct docker *d, const char *id, struct al_err *err)
+{
+	return docker_freezer(d, id, "/unpause", err);
+}
+
 int
 docker_remove(struct docker *d, const char *id, bool missing_ok, struct al_err *err)
 {

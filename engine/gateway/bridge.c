@@ -86,6 +86,12 @@ write_timeout(const struct bridge *b)
 	return left < REPLY_WRITE_MS_MAX ? (int)left : REPLY_WRITE_MS_MAX;
 }
 
+void
+bridge_set_deadline(struct bridge *b, int64_t deadline_ms)
+{
+	b->o.deadline_ms = deadline_ms;
+}
+
 int
 bridge_write(struct bridge *b, const char *line, size_t len)
 {

@@ -48,6 +48,8 @@ struct bridge *bridge_open(const struct bridge_options *o);
 
 /* Write one whole line to the agent before the deadline; -1 ends the bridge. */
 int bridge_write(struct bridge *b, const char *line, size_t len);
+/* The session's end moved (a quarantine's time given back): writes are bounded by it. */
+void bridge_set_deadline(struct bridge *b, int64_t deadline_ms);
 
 /*
  * Wait up to wait_ms for the agent's output, read what came and answer

@@ -601,6 +601,8 @@ decide(struct call *c, char **reply, size_t *reply_len, enum policy_rule *why)
 	enum gateway_status st;
 	enum policy_rule r;
 
+	if (c->tool >= 0 && c->tool < SNAP_TOOLS_MAX)
+		g->n.last_call_ms[c->tool] = clock_mono_ms();
 	if (g->o.gate) {
 		r = gate_begin(g->o.gate, c->tool, &c->revision);
 		if (r == RULE_HOLD_DENIED)

@@ -28,6 +28,7 @@ struct gate {
 	int64_t revision;
 	bool open;
 	bool frozen;		/* the kill switch: every call denied */
+	bool quarantined;	/* this session held: every call denied */
 	bool busy;		/* a call is between gate_begin and gate_end */
 	int64_t closed_at;	/* a closed gate reopens only past this revision */
 	unsigned pending;	/* updates waiting for the in-flight call */
@@ -101,6 +102,8 @@ gate_meter_spend(struct gate *g, int tool)
 static enum policy_rule
 gate_rule(const struct gate *g, int tool, bool waive)
 {
+	if (g->quarantined)
+		return RULE_QUARANTINED;
 	if (g->frozen)
 		return RULE_FROZEN;
 	if (!g->open)
@@ -487,6 +490,25 @@ gate_set_held(struct gate *g, int tool, int64_t revision)
 }
 
 void
+gate_set_quarantined(struct gate *g, bool on)
+{
+	pthread_mutex_lock(&g->lock);
+	g->quarantined = on;
+	pthread_mutex_unlock(&g->lock);
+}
+
+bool
+gate_quarantined(struct gate *g)
+{
+	bool on;
+
+	pthread_mutex_lock(&g->lock);
+	on = g->quarantined;
+	pthread_mutex_unlock(&g->lock);
+	return on;
+}
+
+void
 gate_state(struct gate *g, struct gate_state *out)
 {
 	size_t i;
@@ -496,6 +518,7 @@ gate_state(struct gate *g, struct gate_state *out)
 	out->revision = g->revision;
 	out->open = g->open;
 	out->frozen = g->frozen;
+	out->quarantined = g->quarantined;
 	out->n_tools = g->n_tools;
 	for (i = 0; i < g->n_tools; i++) {
 		out->allowed[i] = g->allowed[i];

@@ -16,6 +16,9 @@
  *           the in-flight state, so a revoke or freeze posted while a call
  *           waits applies at once; an approved call re-enters with
  *           gate_begin_waived (revoked, frozen and closed still deny)
+ * quarantined  one session held for an operator: every call is denied
+ *           (`quarantined`) until a release; set at once, outside the
+ *           revisions (gate_set_quarantined)
  *
  * Dispatch and updates share one lock. A call holds the gate from its
  * decision until its upstream answered (gate_begin … gate_end). An update
@@ -90,11 +93,11 @@ void gate_free(struct gate *g);
 /*
  * Admit one call to tool: waits while a call is in flight or an update is
  * pending, then decides under the lock. Returns RULE_ALLOWED (the caller
- * must call gate_end when the call is over), RULE_FROZEN, RULE_GATE_CLOSED,
- * RULE_REVOKED or RULE_HOLD_DENIED: the tool is held (no gate_end needed
- * for any of these; the gate is not busy). *revision gets the deciding
- * revision. A held call is never metered: its grant's budget, if any, is
- * spent when it re-enters.
+ * must call gate_end when the call is over), RULE_QUARANTINED, RULE_FROZEN,
+ * RULE_GATE_CLOSED, RULE_REVOKED or RULE_HOLD_DENIED: the tool is held (no
+ * gate_end needed for any of these; the gate is not busy). *revision gets
+ * the deciding revision. A held call is never metered: its grant's budget,
+ * if any, is spent when it re-enters.
  */
 enum policy_rule gate_begin(struct gate *g, int tool, int64_t *revision);
 /* The same for a call an operator approved: a hold no longer stops it. */
@@ -175,11 +178,22 @@ void gate_set_frozen(struct gate *g, bool frozen, int64_t revision);
  */
 void gate_set_held(struct gate *g, int tool, int64_t revision);
 
+/*
+ * Quarantine (issue 43, item 3): not a revision, not queued behind
+ * deltas. It takes effect as soon as the lock is had: a call already at
+ * the upstream finishes, the next one is denied RULE_QUARANTINED, also
+ * one that was waiting behind it. Only the engine calls this; nothing an
+ * agent sends reaches it.
+ */
+void gate_set_quarantined(struct gate *g, bool on);
+bool gate_quarantined(struct gate *g);
+
 /* What the console shows of the gate, read live. */
 struct gate_state {
 	int64_t revision;
 	bool open;
 	bool frozen;
+	bool quarantined;
 	bool allowed[GATE_TOOLS_MAX];
 	bool held[GATE_TOOLS_MAX];	/* allowed, and its calls wait for an operator */
 	unsigned pending;		/* deltas and updates not yet applied */

@@ -260,7 +260,13 @@ cross_check(const struct control_request *r)
 	unsigned seen = r->has;
 
 	if ((r->op == CONTROL_OP_REVOKE || r->op == CONTROL_OP_RESTORE ||
-	     r->op == CONTROL_OP_HOLD) && (seen & CK(SESSIONS)) && r->n_ids == 0)
+	     r->op == CONTROL_OP_HOLD || r->op == CONTROL_OP_QUARANTINE ||
+	     r->op == CONTROL_OP_RELEASE) && (seen & CK(SESSIONS)) && r->n_ids == 0)
+		return CONTROL_E_ARG;
+	/* quarantine picks by names, all, or a tool called: one of the three */
+	if (r->op == CONTROL_OP_QUARANTINE &&
+	    (((seen & CK(TOOL)) && (seen & (CK(SESSIONS) | CK(ALL)))) ||
+	     ((seen & CK(WITHIN)) && !(seen & CK(TOOL)))))
 		return CONTROL_E_ARG;
 	if ((seen & (CK(PATH) | CK(CONFIG))) == (CK(PATH) | CK(CONFIG)) ||
 	    ((seen & CK(SESSIONS)) && r->all) ||

@@ -81,6 +81,7 @@
  *   FOR     a grant's seconds, GRANT_FOR_MIN_S .. GRANT_FOR_MAX_S (grant.h)
  *   CALLS   a grant's calls, 1 .. GRANT_CALLS_MAX
  *   HOLD    a held call's id (ctl pending), the same range as SEQ
+ *   (within_s, quarantine's window, is read as a FOR: 1 s .. 24 h)
  */
 #define CONTROL_KEYS(_) \
 	_(SESSION,   "session",   WORD,   session)   \
@@ -100,7 +101,8 @@
 	_(FOR,       "for_s",     FOR,    for_s)     \
 	_(CALLS,     "calls",     CALLS,  calls)     \
 	_(HOLD_ID,   "hold",      SEQ,    hold_id)   \
-	_(REST,      "rest",      BOOL,   rest)
+	_(REST,      "rest",      BOOL,   rest)      \
+	_(WITHIN,    "within_s",  FOR,    within_s)
 
 enum control_key {
 #define CONTROL_KEY_ENUM(e, name, type, field) CONTROL_K_##e,
@@ -141,7 +143,10 @@ enum control_key {
 		    CK(SESSIONS) | CK(ALL)) \
 	_(PENDING,  "pending",  VIEW,    0, 0, 0) \
 	_(APPROVE,  "approve",  OPERATE, CK(HOLD_ID) | CK(REST), CK(HOLD_ID), 0) \
-	_(DENY,     "deny",     OPERATE, CK(HOLD_ID), CK(HOLD_ID), 0)
+	_(DENY,     "deny",     OPERATE, CK(HOLD_ID), CK(HOLD_ID), 0) \
+	_(QUARANTINE, "quarantine", OPERATE, CK(SESSIONS) | CK(ALL) | CK(TOOL) | CK(WITHIN), 0, \
+		    CK(SESSIONS) | CK(ALL) | CK(TOOL)) \
+	_(RELEASE,  "release",  OPERATE, CK(SESSIONS) | CK(ALL), 0, CK(SESSIONS) | CK(ALL))
 
 enum control_op {
 #define CONTROL_OP_ENUM(e, name, role, allowed, required, any_of) CONTROL_OP_##e,
@@ -186,6 +191,10 @@ void control_audit_rule(enum control_op op, bool applied, const char *outcome, c
  *   revoke/restore/hold tool, and ids[0..n_ids) or all; wait_ms for the acks;
  *                  a restore's for_s and/or calls make it a time-boxed grant
  *   freeze/thaw    wait_ms for the acks (the kill switch: every live session)
+ *   quarantine     ids[0..n_ids), or all (every live session), or tool: the
+ *                  live sessions that called it within within_s (default
+ *                  QUARANTINE_WITHIN_DEFAULT_S); the reply lists the ids held
+ *   release        ids[0..n_ids) or all
  *   forget         ids[0..n_ids) (none: every ended session)
  *   events         follow (push events), snapshots (push snapshots), deltas
  *                  (push them as deltas after the first)
@@ -221,6 +230,7 @@ struct control_request {
 	int64_t for_s, calls;	/* a grant's terms (0: not given) */
 	int64_t hold_id;	/* approve, deny: the held call */
 	bool rest;		/* approve: for the rest of its session */
+	int64_t within_s;	/* quarantine --called's window (0: not given) */
 };
 
 /*

@@ -97,6 +97,23 @@ static const struct codec_words tones = { tone_name, AUDIT_TONE_ALERT + 1 };
 
 /* ---- a session row ---- */
 
+/* {"by": user, "uid": N, "via": kind}: who asked, as the audit's detail says it. */
+static const struct codec_field author_fields[] = {
+	F(snap_author, "by", STR, user),
+	F(snap_author, "uid", U32, uid),
+	F(snap_author, "via", STR, via),
+};
+static const struct codec_table author_table = CODEC_TABLE(snap_author, author_fields);
+
+/* A session's quarantine (quarantine.h): since when, by whom, how its pause went. */
+static const struct codec_field quarantine_fields[] = {
+	F(quarantine_view, "on", BOOL, on),
+	F(quarantine_view, "since_ms", I64, since_ms),
+	FX(quarantine_view, "by", OBJ, by, 0, &author_table, NULL),
+	F(quarantine_view, "pause", STR, pause),
+};
+static const struct codec_table quarantine_table = CODEC_TABLE(quarantine_view, quarantine_fields);
+
 static const struct codec_field lease_fields[] = {
 	F(lease_view, "armed", BOOL, armed),
 	F(lease_view, "failed", BOOL, failed),
@@ -201,6 +218,7 @@ static const struct codec_field row_fields[] = {
 	FX(session_row, "call", OBJ, call, 0, &call_table, NULL),
 	FA(session_row, "tools", OBJ, tools, n_tools, 0, &tool_table),
 	R("frozen", BOOL, frozen),
+	FX(session_row, "quarantine", OBJ, quarantine, 0, &quarantine_table, NULL),
 	RE("end", WORD, end, &ends),
 	FX(session_row, "end_normal", HOOK, end, CODEC_GATED, &end_normal_hook, row_ended),
 	RE("refused_check", STR, refused_check, NULL),
@@ -217,14 +235,6 @@ static const struct codec_field row_fields[] = {
 static const struct codec_table row_table = CODEC_TABLE(session_row, row_fields);
 
 /* ---- the snapshot ---- */
-
-/* {"by": user, "uid": N, "via": kind}: who asked, as the audit's detail says it. */
-static const struct codec_field author_fields[] = {
-	F(snap_author, "by", STR, user),
-	F(snap_author, "uid", U32, uid),
-	F(snap_author, "via", STR, via),
-};
-static const struct codec_table author_table = CODEC_TABLE(snap_author, author_fields);
 
 static const struct codec_field pool_fields[] = {
 	F(snap_pool, "key", STR, key),

@@ -258,11 +258,31 @@ mcp_announce(struct session *s)
 	free(line);
 }
 
+/*
+ * A quarantined session's clock stops (issue 43, item 3): the time it is
+ * held is added to its deadline, tick by tick, so neither the session
+ * timeout nor a write's bound ends it while an operator holds it.
+ */
+static void
+hold_clock(struct session *s)
+{
+	int64_t now = clock_mono_ms();
+
+	if (s->o->gate && gate_quarantined(s->o->gate)) {
+		s->deadline_ms += now - s->tick_ms;
+		bridge_set_deadline(s->br, s->deadline_ms);
+	}
+	s->tick_ms = now;
+}
+
 static void
 bridge_tick(struct session *s)
 {
-	int64_t left = s->deadline_ms - clock_mono_ms();
+	int64_t left;
 	const struct bridge_report *r = bridge_report(s->br);
+
+	hold_clock(s);
+	left = s->deadline_ms - clock_mono_ms();
 
 	tick_checks(s, left);
 	if (s->ended)
@@ -287,7 +307,8 @@ bridge(struct session *s, const char *frame, size_t frame_len)
 		.ctx = s,
 	};
 
-	s->deadline_ms = bo.deadline_ms = clock_mono_ms() + s->cfg->bounds.session_ms;
+	s->tick_ms = clock_mono_ms();
+	s->deadline_ms = bo.deadline_ms = s->tick_ms + s->cfg->bounds.session_ms;
 	s->br = bridge_open(&bo);
 	if (!s->br || bridge_write(s->br, frame, frame_len) < 0) {
 		session_end(s, SESSION_END_STREAM_FAILED);

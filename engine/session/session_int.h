@@ -44,6 +44,7 @@ struct session {
 	int64_t t0_ms;
 	int64_t deadline_ms;	/* on the monotonic clock */
 	struct gateway_hold hold;	/* o->hold's wait, then the deadline moved by it */
+	int64_t tick_ms;	/* the bridge's last tick: a quarantine's time is added back */
 	bool ended;
 	struct lease *lease;
 	atomic_int lease_failed;	/* set by the pulse thread */

@@ -211,6 +211,30 @@ int supervisor_grant(struct supervisor *s, const char *tool, const char *const *
 int supervisor_freeze(struct supervisor *s, bool frozen, const struct snap_author *by,
 		      int64_t *revision, size_t *targets, struct al_err *err);
 
+/*
+ * Quarantine (issue 43, item 3; docs/operations.md, "Quarantine"): on
+ * holds each session ids names (whole ids; NULL: every live session)
+ * — its gate denies every call `quarantined` from its next call on (the
+ * call at the upstream finishes), its container is paused (runc and
+ * runsc alike) and kept past its session deadline, the lease still held —
+ * and off releases it (unpaused; the gate as the revisions left it).
+ * Returns at once; the pause and unpause run on a thread of their own,
+ * and the row's quarantine.pause says how they went ("pause failed" is
+ * also a policy entry; the gate holds regardless). Each session that
+ * changed is a policy entry "quarantine" or "release" naming by (NULL:
+ * this process's user) and its id is put in done (up to cap); ended
+ * sessions and those already so are left as they are. Returns how many
+ * changed.
+ */
+size_t supervisor_quarantine(struct supervisor *s, bool on, const char *const *ids, size_t n_ids,
+			     const struct snap_author *by, char (*done)[SNAP_ID_MAX], size_t cap);
+/*
+ * The live sessions whose gateway decided a call of catalog tool within
+ * the last within_ms (quarantine.h), into out (up to cap): how many.
+ */
+size_t supervisor_called_within(struct supervisor *s, const char *tool, int64_t within_ms,
+				char (*out)[SNAP_ID_MAX], size_t cap);
+
 /* The author of what this process asks for itself: its uid and user name. */
 void supervisor_author_self(struct snap_author *out, const char *via);
 

@@ -80,6 +80,8 @@ on_publish(void *ctx, const struct session_status *st)
 	r->state = st->state;
 	if (changed)
 		sup_state_events(s, sl, st->state);
+	if (st->state == SESSION_STATE_RUNNING)
+		sup_quarantine_running(s, sl);
 	r->generation++;
 	s->generation++;
 	pthread_mutex_unlock(&s->lock);

@@ -24,6 +24,7 @@
 #include "grant.h"
 #include "hold.h"
 #include "pool.h"
+#include "quarantine.h"
 #include "session.h"
 #include "snapshot.h"
 #include "supervisor.h"
@@ -70,6 +71,10 @@ struct slot {
 	bool pooled;			/* claim from the pool keyed pool_key */
 	char pool_key[POOL_KEY_LEN + 1];
 	char pool_label[SNAP_ID_MAX];	/* under lock: the claimed container's label */
+	/* Quarantine (supervisor_quarantine.c), under sup->lock. */
+	struct quarantine_view quar;	/* its pause word is filled for rows only */
+	enum quarantine_pause quar_pause;
+	bool freezer_busy;		/* a freezer thread pauses or unpauses it */
 	/* Under sup->grant_lock: the grant each tool is under here (its serial; 0: none). */
 	uint64_t grant[GATE_TOOLS_MAX];
 	struct gateway_hold hold;	/* its gateway's held calls wait here (supervisor_hold.c) */
@@ -314,6 +319,11 @@ void sup_hold_forget(struct supervisor *s, const struct slot *sl);
 /* supervisor_policy.c: a policy entry about a held call (under nothing; never s->policy). */
 void sup_hold_note(struct supervisor *s, const struct slot *sl, const char *tool,
 		   const char *rule, const struct snap_author *by, const int64_t *wait_ms);
+
+/* supervisor_quarantine.c, both under s->lock */
+/* sl's container runs now: a quarantine that waited for it pauses it. */
+void sup_quarantine_running(struct supervisor *s, struct slot *sl);
+void sup_quarantine_row(const struct slot *sl, struct session_row *r);
 
 /* supervisor_host.c */
 void sup_keeper_note_end(struct supervisor *s, const struct session_summary *sum);

@@ -338,6 +338,7 @@ struct stopper {
 	struct supervisor *sup;
 	char docker_host[256];
 	bool has_host;
+	bool held;		/* quarantined: its container may be paused */
 	char container[SNAP_CONTAINER_MAX];
 };
 
@@ -349,6 +350,13 @@ stopper_main(void *arg)
 	struct al_err err;
 	struct docker *d = preflight_connect(st->has_host ? st->docker_host : NULL, &err);
 
+	/*
+	 * A paused container is unpaused first: runsc takes the daemon some
+	 * 12 s to stop one still paused (runc none). Its gate still denies
+	 * every call: whatever it sends in between is refused.
+	 */
+	if (d && st->held && docker_unpause(d, st->container, &err) < 0)
+		al_err_clear(&err);
 	if (d && docker_stop(d, st->container, 0, &err) < 0)
 		docker_kill(d, st->container, "KILL", &err);
 	docker_close(d);
@@ -358,7 +366,7 @@ stopper_main(void *arg)
 }
 
 static void
-stop_container_now(struct supervisor *s, const char *container)
+stop_container_now(struct supervisor *s, const char *container, bool held)
 {
 	struct stopper *st = calloc(1, sizeof *st);
 	pthread_attr_t attr;
@@ -368,6 +376,7 @@ stop_container_now(struct supervisor *s, const char *container)
 		return;		/* the worker still stops it at its next step */
 	st->sup = s;
 	st->has_host = s->o.docker_host != NULL;
+	st->held = held;
 	sup_copy_word(st->docker_host, sizeof st->docker_host, s->o.docker_host);
 	sup_copy_word(st->container, sizeof st->container, container);
 	atomic_fetch_add(&s->stoppers, 1);
@@ -385,6 +394,7 @@ supervisor_stop_session(struct supervisor *s, const char *session_id)
 {
 	char container[SNAP_CONTAINER_MAX] = "";
 	struct slot *sl;
+	bool held = false;
 
 	pthread_mutex_lock(&s->lock);
 	sl = sup_find(s, session_id);
@@ -394,13 +404,14 @@ supervisor_stop_session(struct supervisor *s, const char *session_id)
 		/* The flag first: every symptom of the stop then names its cause. */
 		atomic_store(&sl->stop, true);
 		sup_copy_word(container, sizeof container, sl->row.container);
+		held = sl->quar.on;
 		sup_push(s, sl, &e);
 	}
 	pthread_mutex_unlock(&s->lock);
 	if (!sl || sl->ended)
 		return -1;
 	if (container[0])
-		stop_container_now(s, container);
+		stop_container_now(s, container, held);
 	sup_wake(s);
 	return 0;
 }

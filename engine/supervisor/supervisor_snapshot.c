@@ -34,6 +34,7 @@ row_live(struct slot *sl, struct session_row *r, int64_t now_mono)
 	r->revision = g.revision;
 	r->gate_open = g.open;
 	r->frozen = g.frozen;
+	sup_quarantine_row(sl, r);
 	r->pending = g.pending;
 	r->pending_revision = g.pending_revision;
 	r->pending_age_ms = g.pending ? (clock_mono_us() - g.pending_since_us) / 1000 : 0;

@@ -158,14 +158,15 @@ done
 # --- ctl's and audit's own commands: each listed, one line, the rest refused ----
 # verbs CMD: the names in CMD --help's "commands:" section
 verbs() { "$airlock" "$1" --help | sed -n '/^commands:/,/^$/s/^  \([a-z-]\+\).*/\1/p'; }
-check "ctl --help lists its seventeen commands" \
-	[ "$(verbs ctl | wc -l)" = 17 ]
+check "ctl --help lists its nineteen commands" \
+	[ "$(verbs ctl | wc -l)" = 19 ]
 check "audit --help lists its four commands" [ "$(echo $(verbs audit))" = "verify tail timeline propose" ]
 for c in ctl audit; do
 	check "$c --help: each command on a line of its own, within 80 columns" \
 		bash -c '"$1" "$2" --help | sed -n "/^commands:/,/^$/p" | awk "length(\$0) > 80 { bad = 1 } END { exit bad }"' _ "$airlock" "$c"
 	for v in $(verbs "$c"); do
-		operand=$("$airlock" "$c" --help | sed -n "/^commands:/,/^\$/s/^  $v \([A-Z]\+\) .*/\1/p")
+		# "[ID]": an operand or an option instead (quarantine ID | --all)
+		operand=$("$airlock" "$c" --help | sed -n "/^commands:/,/^\$/s/^  $v \[\?\([A-Z]\+\)\]\? .*/\1/p")
 		if [ "$c" = ctl ]; then
 			try ctl "$v" ${operand:+x} --socket "$work/no-engine.sock"
 			check "ctl $v is a command: it goes on to the socket (exit 3, named)" \

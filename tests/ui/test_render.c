@@ -881,6 +881,33 @@ prep_audit_unreadable_empty(struct fixture *f, struct view_state *vs)
 	f->m.n_audit = 0;
 }
 
+/* s-3f9a1c02 quarantined by ana via console (issue 43, item 3): paused, held since NOW - 65 s. */
+static void
+fx_quarantine(struct fixture *f)
+{
+	struct session_row *r = (struct session_row *)view_find_session(&f->m, "s-3f9a1c02e4d5f6a7");
+
+	assert_non_null(r);
+	r->quarantine = (struct quarantine_view){ .on = true, .since_ms = NOW_MS - 65000,
+						  .by = { .uid = 1000, .user = "ana", .via = "console" },
+						  .pause = "paused" };
+}
+
+static void
+prep_quarantined(struct fixture *f, struct view_state *vs)
+{
+	(void)vs;
+	fx_quarantine(f);
+}
+
+static void
+prep_detail_quarantined(struct fixture *f, struct view_state *vs)
+{
+	(void)vs;
+	fx_quarantine(f);
+	fx_detail(f, "s-3f9a1c02e4d5f6a7");
+}
+
 static void
 prep_host_running(struct fixture *f, struct view_state *vs)
 {
@@ -913,7 +940,10 @@ static const struct render_case cases[] = {
 	{ "sessions-300-scrolled-100x30", VIEW_SESSIONS, 30, 100, prep_many },
 	{ "sessions-two-engines-100x12", VIEW_SESSIONS, 12, 100, prep_two_engines },
 	{ "sessions-engine-lost-100x12", VIEW_SESSIONS, 12, 100, prep_engine_lost },
+	{ "sessions-quarantined-80x24", VIEW_SESSIONS, 24, 80, prep_quarantined },
+	{ "sessions-quarantined-50x12", VIEW_SESSIONS, 12, 50, prep_quarantined },
 	{ "detail-running-100x30", VIEW_DETAIL, 30, 100, prep_detail_running },
+	{ "detail-quarantined-100x24", VIEW_DETAIL, 24, 100, prep_detail_quarantined },
 	{ "detail-upstreams-100x24", VIEW_DETAIL, 24, 100, prep_detail_upstreams },
 	{ "detail-refused-end-100x30", VIEW_DETAIL, 30, 100, prep_detail_refused },
 	{ "detail-watchdog-row-only-80x24", VIEW_DETAIL, 24, 80, prep_detail_watchdog },

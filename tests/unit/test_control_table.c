@@ -70,7 +70,8 @@ fill_request(struct control_request *r, enum control_op op)
 		assert_int_equal(control_request_str(r, CONTROL_K_PATH, "/etc/airlock/a.json"), 0);
 	if (allowed & CONTROL_KEY(TOOL))
 		assert_int_equal(control_request_str(r, CONTROL_K_TOOL, "store"), 0);
-	if (allowed & CONTROL_KEY(SESSIONS)) {
+	/* quarantine picks by sessions or by a tool called, never both: the tool here */
+	if ((allowed & CONTROL_KEY(SESSIONS)) && op != CONTROL_OP_QUARANTINE) {
 		assert_int_equal(control_request_add_id(r, "s-1"), 0);
 		assert_int_equal(control_request_add_id(r, "s-2"), 0);
 	}
@@ -85,6 +86,8 @@ fill_request(struct control_request *r, enum control_op op)
 	if (allowed & CONTROL_KEY(HOLD_ID))
 		control_request_int(r, CONTROL_K_HOLD_ID, 7);
 	control_request_bool(r, CONTROL_K_REST, allowed & CONTROL_KEY(REST));
+	if (allowed & CONTROL_KEY(WITHIN))
+		control_request_int(r, CONTROL_K_WITHIN, 60);
 	control_request_bool(r, CONTROL_K_FOLLOW, allowed & CONTROL_KEY(FOLLOW));
 	control_request_bool(r, CONTROL_K_SNAPSHOTS, allowed & CONTROL_KEY(SNAPSHOTS));
 	control_request_bool(r, CONTROL_K_DELTAS, allowed & CONTROL_KEY(DELTAS));
@@ -158,6 +161,20 @@ test_table_refusals(void **state)
 	assert_int_equal(control_op_role(CONTROL_OP_SNAPSHOT), CONTROL_ROLE_VIEW);
 	assert_int_equal(control_op_role(CONTROL_OP_REVOKE), CONTROL_ROLE_OPERATE);
 	assert_refused("{\"id\":1,\"op\":\"audit\",\"after\":-1}", CONTROL_E_ARG);
+	/* quarantine: names, all, or a tool called; a window only with the tool */
+	assert_int_equal(control_op_role(CONTROL_OP_QUARANTINE), CONTROL_ROLE_OPERATE);
+	assert_int_equal(control_op_role(CONTROL_OP_RELEASE), CONTROL_ROLE_OPERATE);
+	assert_refused("{\"id\":1,\"op\":\"quarantine\",\"tool\":\"store\",\"all\":true}",
+		       CONTROL_E_ARG);
+	assert_refused("{\"id\":1,\"op\":\"quarantine\",\"tool\":\"store\",\"sessions\":[\"s-1\"]}",
+		       CONTROL_E_ARG);
+	assert_refused("{\"id\":1,\"op\":\"quarantine\",\"all\":true,\"within_s\":60}",
+		       CONTROL_E_ARG);
+	assert_refused("{\"id\":1,\"op\":\"quarantine\",\"sessions\":[]}", CONTROL_E_ARG);
+	assert_refused("{\"id\":1,\"op\":\"release\",\"tool\":\"store\"}", CONTROL_E_KEY);
+	assert_refused("{\"id\":1,\"op\":\"quarantine\",\"tool\":\"store\",\"within_s\":0}",
+		       CONTROL_E_ARG);
+	assert_null(parse_error("{\"id\":1,\"op\":\"quarantine\",\"tool\":\"store\",\"within_s\":600}"));
 	assert_refused("{\"id\":1,\"op\":\"audit\",\"after\":\"7\"}", CONTROL_E_ARG);
 }
 

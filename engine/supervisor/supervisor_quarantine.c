@@ -1,0 +1,282 @@
+/*
+ * Quarantine (issue 43, item 3): one session held for an operator. Its
+ * gate denies every call `quarantined` at once (gate_set_quarantined);
+ * its container is paused over a Docker connection of its own and kept,
+ * past its session deadline (the session's clock stops while it is held:
+ * engine/session), until a release (unpaused, the gate as it was) or a
+ * stop. The lease is untouched: the watchdog still stops a held
+ * container within its lease when the engine dies.
+ *
+ * One freezer thread a slot at most: it pauses or unpauses, then looks at
+ * what the slot wants now and goes again until the two agree, so a
+ * release that overtakes a pause still ends unpaused. A pause the daemon
+ * refuses is written down and shown ("pause failed"); the gate denies
+ * every call all the same (fail closed).
+ */
+
+#include "supervisor_int.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "docker.h"
+#include "preflight.h"
+#include "quarantine.h"
+
+#define FREEZER_ROUNDS	8	/* a quarantine and a release overtaking each other */
+
+struct freezer {
+	struct supervisor *sup;
+	char docker_host[256];
+	bool has_host;
+	bool want;			/* pause (true) or unpause */
+	char id[SNAP_ID_MAX];
+	char container[SNAP_CONTAINER_MAX];
+};
+
+/* Under s->lock: the row changed; consoles see it at their next snapshot. */
+static void
+quar_changed(struct supervisor *s, struct slot *sl)
+{
+	sl->row.generation++;
+	s->generation++;
+}
+
+/* Under s->lock: the slot id names, while it runs. */
+static struct slot *
+live_slot(struct supervisor *s, const char *id)
+{
+	struct slot *sl = sup_find(s, id);
+
+	return sl && !sl->ended ? sl : NULL;
+}
+
+/*
+ * Under s->lock, after an op: true when the slot wants what was done (or
+ * is gone); else false and *want the next op. The outcome is kept.
+ */
+static bool
+freezer_settle(struct supervisor *s, const struct freezer *f, bool did, bool ok, bool *want)
+{
+	struct slot *sl = live_slot(s, f->id);
+
+	if (!sl)
+		return true;
+	if (sl->quar.on != did) {
+		*want = sl->quar.on;
+		sl->quar_pause = *want ? QUARANTINE_PAUSE_PAUSING : QUARANTINE_PAUSE_NONE;
+		quar_changed(s, sl);
+		return false;
+	}
+	if (did)
+		sl->quar_pause = ok ? QUARANTINE_PAUSE_PAUSED : QUARANTINE_PAUSE_FAILED;
+	else
+		sl->quar_pause = QUARANTINE_PAUSE_NONE;
+	sl->freezer_busy = false;
+	quar_changed(s, sl);
+	return true;
+}
+
+/* Under nothing: the freezer gave up (rounds spent); the slot may start another. */
+static void
+freezer_done(struct supervisor *s, const struct freezer *f)
+{
+	struct slot *sl;
+
+	pthread_mutex_lock(&s->lock);
+	sl = live_slot(s, f->id);
+	if (sl) {
+		sl->freezer_busy = false;
+		if (sl->quar.on)
+			sl->quar_pause = QUARANTINE_PAUSE_FAILED;
+		quar_changed(s, sl);
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+static void *
+freezer_main(void *arg)
+{
+	struct freezer *f = arg;
+	struct supervisor *s = f->sup;
+	struct al_err err;
+	struct docker *d = preflight_connect(f->has_host ? f->docker_host : NULL, &err);
+	bool want = f->want, done = false, ok;
+	int round;
+
+	for (round = 0; !done && round < FREEZER_ROUNDS; round++) {
+		ok = d && (want ? docker_pause(d, f->container, &err)
+				: docker_unpause(d, f->container, &err)) == 0;
+		if (!ok)	/* the engine's own entry: the daemon's words stay out */
+			supervisor_record(s, NULL, f->id, NULL, CUTOVER_REJECTED,
+					  want ? "quarantine: pause failed"
+					       : "release: unpause failed");
+		pthread_mutex_lock(&s->lock);
+		done = freezer_settle(s, f, want, ok, &want);
+		pthread_mutex_unlock(&s->lock);
+		sup_wake(s);
+	}
+	if (!done)
+		freezer_done(s, f);
+	docker_close(d);
+	atomic_fetch_sub(&s->stoppers, 1);
+	free(f);
+	return NULL;
+}
+
+/* Under s->lock: start sl's freezer toward what it wants now. */
+static void
+freezer_start(struct supervisor *s, struct slot *sl)
+{
+	struct freezer *f = calloc(1, sizeof *f);
+	pthread_attr_t attr;
+	pthread_t t;
+	int rc;
+
+	if (!f) {
+		sl->quar_pause = sl->quar.on ? QUARANTINE_PAUSE_FAILED : QUARANTINE_PAUSE_NONE;
+		return;
+	}
+	f->sup = s;
+	f->want = sl->quar.on;
+	f->has_host = s->o.docker_host != NULL;
+	sup_copy_word(f->docker_host, sizeof f->docker_host, s->o.docker_host);
+	sup_copy_word(f->id, sizeof f->id, sl->id);
+	sup_copy_word(f->container, sizeof f->container, sl->row.container);
+	atomic_fetch_add(&s->stoppers, 1);	/* waited for like a stopper */
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	rc = thread_start(&t, &attr, freezer_main, f);
+	pthread_attr_destroy(&attr);
+	if (rc != 0) {
+		atomic_fetch_sub(&s->stoppers, 1);
+		free(f);
+		sl->quar_pause = sl->quar.on ? QUARANTINE_PAUSE_FAILED : QUARANTINE_PAUSE_NONE;
+		return;
+	}
+	sl->freezer_busy = true;
+	if (sl->quar.on)
+		sl->quar_pause = QUARANTINE_PAUSE_PAUSING;
+}
+
+/*
+ * Under s->lock: bring the container toward what sl wants. A running
+ * freezer sees the change itself; a container not running yet is paused
+ * once it runs (sup_quarantine_running); one never paused needs no
+ * unpause.
+ */
+static void
+quar_kick(struct supervisor *s, struct slot *sl, bool was_paused)
+{
+	if (sl->freezer_busy)
+		return;
+	if (!sl->quar.on) {
+		sl->quar_pause = QUARANTINE_PAUSE_NONE;
+		if (was_paused)
+			freezer_start(s, sl);
+		return;
+	}
+	if (sl->row.state == SESSION_STATE_RUNNING && sl->row.container[0])
+		freezer_start(s, sl);
+	else
+		sl->quar_pause = QUARANTINE_PAUSE_WAITING;
+}
+
+void
+sup_quarantine_running(struct supervisor *s, struct slot *sl)
+{
+	if (sl->quar.on && sl->quar_pause == QUARANTINE_PAUSE_WAITING && !sl->freezer_busy)
+		quar_kick(s, sl, false);
+}
+
+/* Under s->lock: quarantine or release one slot; false when it was so already. */
+static bool
+quar_set(struct supervisor *s, struct slot *sl, bool on, const struct snap_author *by)
+{
+	bool was_paused;
+
+	if (sl->ended || sl->quar.on == on)
+		return false;
+	was_paused = sl->quar_pause == QUARANTINE_PAUSE_PAUSED ||
+		     sl->quar_pause == QUARANTINE_PAUSE_PAUSING;
+	/* The gate first: from here on no call of this session is admitted. */
+	gate_set_quarantined(sl->gate, on);
+	sl->quar.on = on;
+	sl->quar.since_ms = on ? clock_wall_ms() : 0;
+	if (on)
+		sl->quar.by = *by;
+	else
+		memset(&sl->quar.by, 0, sizeof sl->quar.by);
+	quar_kick(s, sl, was_paused);
+	quar_changed(s, sl);
+	return true;
+}
+
+size_t
+supervisor_quarantine(struct supervisor *s, bool on, const char *const *ids, size_t n_ids,
+		      const struct snap_author *by, char (*done)[SNAP_ID_MAX], size_t cap)
+{
+	struct snap_author self;
+	struct slot *sl;
+	size_t i, n = 0, total = ids ? n_ids : 0;
+
+	if (!by) {
+		supervisor_author_self(&self, "engine");
+		by = &self;
+	}
+	pthread_mutex_lock(&s->lock);
+	if (!ids)
+		total = s->n_slots;
+	for (i = 0; i < total && n < cap; i++) {
+		sl = ids ? sup_find(s, ids[i]) : s->slots[i];
+		if (sl && quar_set(s, sl, on, by))
+			memcpy(done[n++], sl->id, SNAP_ID_MAX);
+	}
+	pthread_mutex_unlock(&s->lock);
+	for (i = 0; i < n; i++)
+		supervisor_record(s, by, done[i], NULL, CUTOVER_APPLIED,
+				  on ? "quarantine" : "release");
+	sup_wake(s);
+	return n;
+}
+
+size_t
+supervisor_called_within(struct supervisor *s, const char *tool, int64_t within_ms,
+			 char (*out)[SNAP_ID_MAX], size_t cap)
+{
+	int64_t now = clock_mono_ms();
+	struct slot *sl;
+	size_t i, t, n = 0;
+
+	pthread_mutex_lock(&s->lock);
+	for (i = 0; i < s->n_slots && n < cap; i++) {
+		sl = s->slots[i];
+		if (sl->ended)
+			continue;
+		for (t = 0; t < sl->cfg->n_tools && t < SNAP_TOOLS_MAX; t++)
+			if (strcmp(sl->cfg->tools[t].name, tool) == 0 &&
+			    quarantine_called_within(sl->row.counters.last_call_ms[t], now,
+						     within_ms)) {
+				memcpy(out[n++], sl->id, SNAP_ID_MAX);
+				break;
+			}
+	}
+	pthread_mutex_unlock(&s->lock);
+	return n;
+}
+
+/* Under s->lock: what a row shows of sl's quarantine. */
+void
+sup_quarantine_row(const struct slot *sl, struct session_row *r)
+{
+	/* An ended session holds nothing any more: its row says so. */
+	if (sl->ended) {
+		memset(&r->quarantine, 0, sizeof r->quarantine);
+		return;
+	}
+	r->quarantine = sl->quar;
+	sup_copy_word(r->quarantine.pause, sizeof r->quarantine.pause,
+		      quarantine_pause_word(sl->quar_pause));
+}
