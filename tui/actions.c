@@ -7,6 +7,8 @@
 #include "app.h"
 #include "grant.h"
 
+#define ASK_ID_MAX	16	/* a session id as a question shows it */
+
 /* ---- answers ---- */
 
 /* "name: " before an engine's answer when the console has several. */
@@ -74,6 +76,13 @@ result_text(const struct link_result *r, char *buf, size_t cap)
 		break;
 	case LINK_REQ_FORGET:
 		snprintf(buf, cap, "forgot %.10s", r->session);
+		break;
+	case LINK_REQ_APPROVE:
+		snprintf(buf, cap, "hold %lld approved%s: the call goes on", (long long)r->hold,
+			 r->rest ? " with its tool's later calls in the session" : "");
+		break;
+	case LINK_REQ_DENY:
+		snprintf(buf, cap, "hold %lld denied: the agent is told hold_denied", (long long)r->hold);
 		break;
 	}
 }
@@ -361,6 +370,43 @@ apply_confirmed(struct app *a)
 	return APP_REDRAW;
 }
 
+/*
+ * Approve (rest: and its tool's later calls in its session) or deny the
+ * held call t names, after a y. The question names the call by its id,
+ * tool and session: a y decides that call even when the list moved on.
+ */
+int
+action_ask_decide(struct app *a, bool approve, bool rest, const struct target *t)
+{
+	char id[ASK_ID_MAX];
+
+	a->confirm.hold = t->hold;
+	a->confirm.engine = t->hold_engine;
+	a->confirm.approve = approve;
+	a->confirm.rest = approve && rest;
+	snprintf(id, sizeof id, "%.10s", t->session);
+	if (!approve)
+		return ask_fixed(a, CONFIRM_DECIDE, "deny hold %lld: %.60s in session %s?",
+				 (long long)t->hold, t->tool, id);
+	if (rest)
+		return ask_fixed(a, CONFIRM_DECIDE, "approve hold %lld and every later %.60s call in"
+				 " session %s without a wait?", (long long)t->hold, t->tool, id);
+	return ask_fixed(a, CONFIRM_DECIDE, "approve hold %lld: %.60s in session %s?",
+			 (long long)t->hold, t->tool, id);
+}
+
+static int
+decide_confirmed(struct app *a)
+{
+	const struct confirm *c = &a->confirm;
+	unsigned e = c->engine < a->n_links ? c->engine : 0;
+	struct link_result r = { 0 };
+	struct link *l = a->links[e];
+
+	fanout_open(a, c->approve ? LINK_REQ_APPROVE : LINK_REQ_DENY, 1);
+	return answered(a, e, l->ops->decide(l, c->hold, c->approve, c->rest, &r), &r);
+}
+
 int
 action_answer(struct app *a, int key)
 {
@@ -383,6 +429,8 @@ action_answer(struct app *a, int key)
 		return cutover_all(a, CUTOVER_THAW, NULL, NULL);
 	case CONFIRM_STOP_ALL:
 		return every_engine(a, true, CUTOVER_REVOKE, NULL, NULL);
+	case CONFIRM_DECIDE:
+		return decide_confirmed(a);
 	case CONFIRM_QUIT:
 		return APP_QUIT;
 	default:

@@ -33,6 +33,9 @@ static const struct {
 } keybar[] = {
 	{ { REQ_MOVE_DOWN, REQ_NONE }, "move", 1 },
 	{ { REQ_ENTER, REQ_NONE }, "open", 3 },
+	{ { REQ_APPROVE, REQ_NONE }, "approve", 8 },	/* bound in the pending view alone */
+	{ { REQ_DENY, REQ_NONE }, "deny", 8 },
+	{ { REQ_APPROVE_REST, REQ_NONE }, "approve-rest", 4 },
 	{ { REQ_HOST_REFRESH, REQ_NONE }, "refresh", 6 },	/* bound in the host view alone */
 	{ { REQ_REVOKE, REQ_REVOKE_ALL }, "revoke", 8 },
 	{ { REQ_RESTORE, REQ_RESTORE_ALL }, "restore", 6 },
@@ -235,8 +238,10 @@ header_text(const struct app *a, const struct ui_model *m, char *buf, size_t cap
 	for (i = 0; i < s->n; i++)
 		running += s->rows[i].state == SESSION_STATE_RUNNING;
 	n = snprintf(buf, cap, " airlock │ ");
-	/* First, where no width cuts it: every call is being denied. */
+	/* First, where no width cuts it: every call is being denied, or some wait. */
 	n += header_frozen(a, s, buf + n, cap - (size_t)n);
+	if (a->model.n_pending > 0)
+		n += snprintf(buf + n, cap - (size_t)n, "%zu HELD │ ", a->model.n_pending);
 	if (a->attached)
 		n += snprintf(buf + n, cap - (size_t)n, "%s │ %zu session%s (%zu running) │ %s",
 			      header_engines(a, engines, sizeof engines), s->n, s->n == 1 ? "" : "s",

@@ -373,6 +373,22 @@ remote_cutover(struct link *l, enum cutover_op op, const char *tool, const char 
 	return send_request(l, bad ? NULL : &req, res);
 }
 
+/* approve or deny hold_id, through the protocol's table like every request. */
+static int
+remote_decide(struct link *l, int64_t id, bool approve, bool rest, struct link_result *res)
+{
+	struct control_request req;
+
+	res->req = approve ? LINK_REQ_APPROVE : LINK_REQ_DENY;
+	res->hold = id;
+	res->rest = approve && rest;
+	control_request_init(&req, approve ? CONTROL_OP_APPROVE : CONTROL_OP_DENY);
+	control_request_int(&req, CONTROL_K_HOLD_ID, id);
+	if (res->rest)
+		control_request_bool(&req, CONTROL_K_REST, true);
+	return send_request(l, &req, res);
+}
+
 static int
 remote_forget(struct link *l, const char *id, struct link_result *res)
 {
@@ -416,6 +432,51 @@ remote_audit(struct link *l, int64_t *after, struct audit_row *out, size_t cap, 
 	return rc;
 }
 
+static void
+ask_holds(struct link_remote *r)
+{
+	struct control_request req;
+	const char *why;
+
+	control_request_init(&req, CONTROL_OP_PENDING);
+	if (queue_line(r, &req, P_HOLDS, NULL, &why) == 0) {
+		r->holds_asked = true;
+		r->holds_at = clock_mono_ms();
+	}
+}
+
+/*
+ * The held calls from the engine's latest pending answer; asked again
+ * every LINK_PENDING_MS while the console calls this (it does only while
+ * its pending view is shown or a session holds a tool: the hold branch's
+ * engine pushes no event when a call begins to wait).
+ */
+static int
+remote_pending(struct link *l, struct hold_view *out, size_t cap, size_t *n, char *why,
+	       size_t why_cap)
+{
+	struct link_remote *r = remote(l);
+	int rc = 0;
+	size_t i;
+
+	*n = 0;
+	pthread_mutex_lock(&r->mu);
+	if (r->st.state != LINK_UP) {
+		snprintf(why, why_cap, "engine %s: not connected", r->st.name);
+		rc = -1;
+	} else if (r->holds_error[0]) {
+		snprintf(why, why_cap, "%s", r->holds_error);
+		rc = -1;
+	}
+	for (i = 0; rc == 0 && r->holds_have && i < r->holds->n && *n < cap; i++)
+		out[(*n)++] = r->holds->calls[i];
+	if (r->st.state == LINK_UP && !r->holds_asked &&
+	    clock_mono_ms() - r->holds_at >= LINK_PENDING_MS)
+		ask_holds(r);
+	pthread_mutex_unlock(&r->mu);
+	return rc;
+}
+
 /* ---- connecting ---- */
 
 static int64_t
@@ -447,7 +508,8 @@ went_down(struct link_remote *r, const char *why)
 		}
 	r->n_pending = 0;
 	r->out_len = r->out_off = 0;
-	r->detail_asked = r->host_asked = r->audit_asked = false;
+	r->detail_asked = r->host_asked = r->audit_asked = r->holds_asked = false;
+	r->holds_have = false;		/* the next connection's answer, not this one's */
 	r->fd = -1;
 	r->st.attempts++;
 	r->st.state = LINK_LOST;
@@ -710,6 +772,7 @@ remote_close(struct link *l)
 	json_decref(r->pushed);
 	free(r->detail);
 	free(r->audit);
+	free(r->holds);
 	free(r->out);
 	free(r);
 }
@@ -729,6 +792,8 @@ static const struct link_ops remote_ops = {
 	.cutover = remote_cutover,
 	.forget = remote_forget,
 	.audit = remote_audit,
+	.pending = remote_pending,
+	.decide = remote_decide,
 	.close = remote_close,
 };
 
@@ -745,7 +810,8 @@ link_remote_new(const char *target, const char **why)
 	r->fd = -1;
 	r->detail = calloc(1, sizeof *r->detail);
 	r->audit = calloc(1, sizeof *r->audit);
-	if (!r->detail || !r->audit || link_target_parse(target, &r->target, why) < 0)
+	r->holds = calloc(1, sizeof *r->holds);
+	if (!r->detail || !r->audit || !r->holds || link_target_parse(target, &r->target, why) < 0)
 		goto fail;
 	r->st.state = LINK_CONNECTING;
 	snprintf(r->st.name, sizeof r->st.name, "%.31s",
@@ -768,6 +834,7 @@ link_remote_new(const char *target, const char **why)
 fail:
 	free(r->detail);
 	free(r->audit);
+	free(r->holds);
 	free(r);
 	return NULL;
 }

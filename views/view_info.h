@@ -21,6 +21,7 @@
 	_(x, DETAIL,   detail,   "Session",  "Show the selected session in depth") \
 	_(x, TOOLS,    tools,    "Tools",    "Show the tools across sessions") \
 	_(x, AUDIT,    audit,    "Audit",    "Show the audit log tail") \
-	_(x, HOST,     host,     "Host",     "Show the host and daemon checks")
+	_(x, HOST,     host,     "Host",     "Show the host and daemon checks") \
+	_(x, PENDING,  pending,  "Pending",  "Show the calls held for an operator's approve or deny")
 
 #endif

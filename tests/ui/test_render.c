@@ -1242,8 +1242,13 @@ test_registry(void **state)
 			assert_null(views[i]->target);
 		else
 			assert_non_null(views[i]->target);
-		assert_int_equal(views[i]->filters,
-				 i == VIEW_SESSIONS || i == VIEW_TOOLS || i == VIEW_AUDIT);
+		assert_int_equal(views[i]->filters, i == VIEW_SESSIONS || i == VIEW_TOOLS ||
+				 i == VIEW_AUDIT || i == VIEW_PENDING);
+		/* Only the pending view's rows are held calls: approve and deny act there alone. */
+		if (i == VIEW_PENDING)
+			assert_non_null(views[i]->held);
+		else
+			assert_null(views[i]->held);
 	}
 }
 
