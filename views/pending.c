@@ -17,10 +17,10 @@
 
 #include "pending.h"
 
-#define PENDING_HASH_SHOWN	12	/* hex digits of the request hash */
+#define PENDING_HASH_SHOWN	8	/* hex digits of the request hash, as the audit view shows them */
 
 #define PENDING_COLS(_) \
-	_(ID,      "ID",      5,  0, 0, true)  \
+	_(ID,      "ID",      4,  0, 0, true)  \
 	_(ENGINE,  "ENGINE",  -1, 0, 8, false) \
 	_(SESSION, "SESSION", 8,  0, 0, false) \
 	_(TOOL,    "TOOL",    4,  0, 0, false) \
@@ -28,7 +28,7 @@
 	_(FLOW,    "CLASS>SINK", 10, 0, 3, false) \
 	_(SIZE,    "SIZE",    4,  0, 4, true)  \
 	_(HASH,    "REQUEST", PENDING_HASH_SHOWN, 0, 2, false) \
-	_(AGE,     "WAITED",  6,  0, 0, true)  \
+	_(AGE,     "AGE",     5,  0, 0, true)  \
 	_(EARLIER, "EARLIER", 7,  0, 1, true)
 
 enum pending_col {
@@ -159,7 +159,7 @@ pending_cols_fit(struct draw_col cols[COL_COUNT], const struct ui_model *m,
 		 const struct pending_list *l, int width)
 {
 	const struct hold_view *h;
-	char flow[DRAW_FMT_MAX];
+	char flow[DRAW_FMT_MAX], id[24];
 	size_t i;
 
 	memcpy(cols, pending_cols, sizeof pending_cols);
@@ -167,6 +167,8 @@ pending_cols_fit(struct draw_col cols[COL_COUNT], const struct ui_model *m,
 		cols[COL_ENGINE].width = 6;
 	for (i = 0; i < l->n; i++) {
 		h = &m->pending[l->rows[i]];
+		snprintf(id, sizeof id, "%" PRId64, h->id);
+		cols[COL_ID].width = draw_widest(cols[COL_ID].width, id, 16);
 		cols[COL_TOOL].width = draw_widest(cols[COL_TOOL].width, h->tool, 24);
 		cols[COL_ALIAS].width = draw_widest(cols[COL_ALIAS].width, h->alias, 20);
 		cols[COL_FLOW].width = draw_widest(cols[COL_FLOW].width,

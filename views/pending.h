@@ -15,7 +15,7 @@
 
 /* "internal→public": the session's data class, then the tool's sink ceiling ("?" for none). */
 const char *pending_fmt_flow(char buf[DRAW_FMT_MAX], const struct hold_view *h, bool ascii);
-/* The request hash's first 12 hex digits ("-" for none). */
+/* The request hash's first 8 hex digits ("-" for none). */
 const char *pending_fmt_hash(char buf[DRAW_FMT_MAX], const struct hold_view *h);
 /*
  * How long the call has waited at now_ms (wall clock): since it began, or
