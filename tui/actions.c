@@ -384,7 +384,8 @@ action_ask_decide(struct app *a, bool approve, bool rest, const struct target *t
 	a->confirm.engine = t->hold_engine;
 	a->confirm.approve = approve;
 	a->confirm.rest = approve && rest;
-	snprintf(id, sizeof id, "%.10s", t->session);
+	/* As the views show it: the first 8 hex digits, without "s-". */
+	snprintf(id, sizeof id, "%.8s", t->session + (strncmp(t->session, "s-", 2) == 0 ? 2 : 0));
 	if (!approve)
 		return ask_fixed(a, CONFIRM_DECIDE, "deny hold %lld: %.60s in session %s?",
 				 (long long)t->hold, t->tool, id);
