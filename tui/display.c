@@ -382,9 +382,15 @@ draw_status(const struct app *a)
 {
 	const struct status *st = &a->status;
 	enum overlay o = a->screen.overlay;
-	char text[PROMPT_INPUT_MAX + STATUS_TEXT_MAX];
+	char text[PROMPT_INPUT_MAX + STATUS_TEXT_MAX], key[KEYMAP_KEY_NAME_MAX] = "", hint[48];
 	WINDOW *w = a->screen.status;
 	int cols = a->screen.cols;
+
+	/* The key that dismisses here (in the pending view d denies: none there). */
+	if (first_key(a, REQ_DISMISS, key))
+		snprintf(hint, sizeof hint, "%s: dismiss", key);
+	else
+		snprintf(hint, sizeof hint, "dismiss on another view");
 
 	if (!w)
 		return;
@@ -397,13 +403,14 @@ draw_status(const struct app *a)
 		draw_text(w, 0, 0, cols, color_attr(UI_COLOR_ALERT), text);
 	} else if (status_flashing(st)) {
 		/* The answer to the operator's last key, over the alerts for a moment. */
-		snprintf(text, sizeof text, "%s%s", st->flash, st->n_alerts ? "  [alerts: d]" : "");
+		snprintf(text, sizeof text, "%s%s%s%s", st->flash, st->n_alerts ? "  [alerts: " : "",
+			 !st->n_alerts ? "" : key[0] ? key : "another view", st->n_alerts ? "]" : "");
 		draw_text(w, 0, 0, cols, color_attr(st->flash_error ? UI_COLOR_FAIL : UI_COLOR_STATUS),
 			  text);
 	} else if (st->n_alerts > 0) {
 		/* Alerts stick until dismissed, oldest first. */
-		snprintf(text, sizeof text, "! %s  (%s%zu, d: dismiss)", st->alerts[0],
-			 st->n_alerts > 1 ? "1 of " : "", st->n_alerts);
+		snprintf(text, sizeof text, "! %s  (%s%zu, %s)", st->alerts[0],
+			 st->n_alerts > 1 ? "1 of " : "", st->n_alerts, hint);
 		draw_text(w, 0, 0, cols, color_attr(UI_COLOR_ALERT), text);
 	} else if (link_trouble(a, text, sizeof text)) {
 		/* Nothing else to say: why an engine is down, not only the header's LOST. */
