@@ -361,7 +361,7 @@ remote_cutover(struct link *l, enum cutover_op op, const char *tool, const char 
 	control_op_by_name(cutover_op_id(op), &o);	/* the same words */
 	control_request_init(&req, o);
 	control_request_int(&req, CONTROL_K_WAIT, CUTOVER_WAIT_MS);
-	if (op == CUTOVER_REVOKE || op == CUTOVER_RESTORE)
+	if (op == CUTOVER_REVOKE || op == CUTOVER_RESTORE || op == CUTOVER_HOLD)
 		bad = cutover_targets(&req, tool, ids, n) < 0;
 	if (op == CUTOVER_RESTORE && grant && (grant->for_s || grant->calls)) {
 		res->grant = *grant;

@@ -10,7 +10,9 @@
 # and the agent gets hold_denied. The view console lists the call too,
 # and its a is refused in the engine's words (view only), deciding
 # nothing. A approves the next and the tool's later calls in the session:
-# they go on without a wait. A canary in the agent's request is in the
+# they go on without a wait. A console with its own engine holds a tool
+# with :hold, lists the waiting call and approves it: exactly it reaches
+# its session's sink. A canary in the agent's request is in the
 # permitted sink and on no screen, no output, no audit row.
 # usage: pending.sh AIRLOCK AGENT_BIN UPSTREAM_BIN
 set -uo pipefail
@@ -33,6 +35,7 @@ on_teardown() {
 	local g
 	tm_close op
 	tm_close view
+	tm_close local
 	for g in "${made_groups[@]}"; do groupdel "$g" 2>/dev/null; done
 }
 for g in airlock airlock-view; do
@@ -178,6 +181,34 @@ check "the pending view empties: no call is waiting" wait_for op "no call is wai
 check "the decision audited: 'hold $id3 approved for the session' via console" \
 	audit_has "select count(*) from audit_entries where rule='hold $id3 approved for the session'
 	 and detail like '%\"via\":\"console\"%'"
+
+# --- the console's own engine: :hold, its pending view, a y --------------------------------
+loop_config l || not_ok "the local session's config"
+lsink=$work/l/vault.sink
+console_size="80 24" console local --audit "$work/local.db" --config "$work/l/config.json"
+check "a console with its own engine runs a session" wait_for local "(1 running)" 60
+for _ in $(seq 600); do [ -s "$lsink" ] && break; sleep 0.1; done
+command_line local "hold store all"
+check ":hold store all asks first" wait_for local "hold store on all 1 live sessions? [y/N]" 10
+keys local y
+check "the local console's alert names the waiting call of store" \
+	alert_shown local "store waits for approve or deny"
+lid=$(grep -oE "hold [0-9]+: session [0-9a-f]{8}, store waits" "$work/last.screen" | head -n 1 |
+	cut -d' ' -f2 | tr -d :)
+keys local 7
+check "its pending view lists the call" wait_re local "▶ +$lid [0-9a-f]{8} store" 10
+check "the status line does not offer d to dismiss here (d denies)" \
+	wait_for local "dismiss on another view" 5
+lbefore=$(lines "$lsink")
+keys local a
+check "a asks first" wait_for local "approve hold $lid: store in session" 10
+keys local y
+check "a y approves it: the answer on the status line" wait_for local "hold $lid approved" 10
+sleep 0.5
+check "exactly that call reached the local session's sink" [ "$(lines "$lsink")" = "$((lbefore + 1))" ]
+keys local q
+wait_for local "stop them all and quit?" 10 && keys local y
+check "the console quits: exit status 0" wait_for local "exit status 0" 60
 
 # --- the end, and the canary --------------------------------------------------------------
 keys op q
