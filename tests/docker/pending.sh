@@ -198,7 +198,7 @@ lid=$(grep -oE "hold [0-9]+: session [0-9a-f]{8}, store waits" "$work/last.scree
 keys local 7
 check "its pending view lists the call" wait_re local "▶ +$lid [0-9a-f]{8} store" 10
 check "the status line does not offer d to dismiss here (d denies)" \
-	wait_for local "dismiss on another view" 5
+	wait_re local "dismiss on another view\)|\[alerts: another view\]" 5
 lbefore=$(lines "$lsink")
 keys local a
 check "a asks first" wait_for local "approve hold $lid: store in session" 10
