@@ -11,7 +11,7 @@
 # and its a is refused in the engine's words (view only), deciding
 # nothing. A approves the next and the tool's later calls in the session:
 # they go on without a wait. A console with its own engine holds a tool
-# with :hold, lists the waiting call and approves it: exactly it reaches
+# with :hold (120x30), lists the waiting call and approves it: exactly it reaches
 # its session's sink. A canary in the agent's request is in the
 # permitted sink and on no screen, no output, no audit row.
 # usage: pending.sh AIRLOCK AGENT_BIN UPSTREAM_BIN
@@ -185,7 +185,7 @@ check "the decision audited: 'hold $id3 approved for the session' via console" \
 # --- the console's own engine: :hold, its pending view, a y --------------------------------
 loop_config l || not_ok "the local session's config"
 lsink=$work/l/vault.sink
-console_size="80 24" console local --audit "$work/local.db" --config "$work/l/config.json"
+console local --audit "$work/local.db" --config "$work/l/config.json"
 check "a console with its own engine runs a session" wait_for local "(1 running)" 60
 for _ in $(seq 600); do [ -s "$lsink" ] && break; sleep 0.1; done
 command_line local "hold store all"
