@@ -48,6 +48,9 @@
 	_(FREEZE,         "freeze",         true,  "Freeze every session: each call denied, at once") \
 	_(THAW,           "thaw",           true,  "Lift the freeze (asks first)") \
 	_(STOP_ALL,       "stop-all",       true,  "Stop every session now (asks first)") \
+	_(APPROVE,        "approve",        true,  "Let the selected held call through (asks first)") \
+	_(APPROVE_REST,   "approve-rest",   true,  "Approve it and its tool's later calls in its session (asks first)") \
+	_(DENY,           "deny",           true,  "Deny the selected held call (asks first)") \
 	GROUP("Console") \
 	_(PROMPT,         "prompt",         false, "Open the command prompt") \
 	_(DISMISS,        "dismiss",        false, "Dismiss the alert on the status line") \

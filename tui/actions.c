@@ -7,6 +7,8 @@
 #include "app.h"
 #include "grant.h"
 
+#define ASK_ID_MAX	16	/* a session id as a question shows it */
+
 /* ---- answers ---- */
 
 /* "name: " before an engine's answer when the console has several. */
@@ -79,6 +81,13 @@ result_text(const struct link_result *r, char *buf, size_t cap)
 		snprintf(buf, cap, "%s %.10s%s", r->op == CUTOVER_FREEZE ? "quarantined" : "released",
 			 r->session, r->targets ? "" : r->op == CUTOVER_FREEZE
 				? ": already quarantined" : ": not quarantined");
+		break;
+	case LINK_REQ_APPROVE:
+		snprintf(buf, cap, "hold %lld approved%s: the call goes on", (long long)r->hold,
+			 r->rest ? " with its tool's later calls in the session" : "");
+		break;
+	case LINK_REQ_DENY:
+		snprintf(buf, cap, "hold %lld denied: the agent is told hold_denied", (long long)r->hold);
 		break;
 	}
 }
@@ -389,6 +398,44 @@ apply_confirmed(struct app *a)
 	return APP_REDRAW;
 }
 
+/*
+ * Approve (rest: and its tool's later calls in its session) or deny the
+ * held call t names, after a y. The question names the call by its id,
+ * tool and session: a y decides that call even when the list moved on.
+ */
+int
+action_ask_decide(struct app *a, bool approve, bool rest, const struct target *t)
+{
+	char id[ASK_ID_MAX];
+
+	a->confirm.hold = t->hold;
+	a->confirm.engine = t->hold_engine;
+	a->confirm.approve = approve;
+	a->confirm.rest = approve && rest;
+	/* As the views show it: the first 8 hex digits, without "s-". */
+	snprintf(id, sizeof id, "%.8s", t->session + (strncmp(t->session, "s-", 2) == 0 ? 2 : 0));
+	if (!approve)
+		return ask_fixed(a, CONFIRM_DECIDE, "deny hold %lld: %.60s in session %s?",
+				 (long long)t->hold, t->tool, id);
+	if (rest)
+		return ask_fixed(a, CONFIRM_DECIDE, "approve hold %lld and every later %.60s call in"
+				 " session %s without a wait?", (long long)t->hold, t->tool, id);
+	return ask_fixed(a, CONFIRM_DECIDE, "approve hold %lld: %.60s in session %s?",
+			 (long long)t->hold, t->tool, id);
+}
+
+static int
+decide_confirmed(struct app *a)
+{
+	const struct confirm *c = &a->confirm;
+	unsigned e = c->engine < a->n_links ? c->engine : 0;
+	struct link_result r = { 0 };
+	struct link *l = a->links[e];
+
+	fanout_open(a, c->approve ? LINK_REQ_APPROVE : LINK_REQ_DENY, 1);
+	return answered(a, e, l->ops->decide(l, c->hold, c->approve, c->rest, &r), &r);
+}
+
 int
 action_answer(struct app *a, int key)
 {
@@ -413,6 +460,8 @@ action_answer(struct app *a, int key)
 		return cutover_all(a, CUTOVER_THAW, NULL, NULL);
 	case CONFIRM_STOP_ALL:
 		return every_engine(a, true, CUTOVER_REVOKE, NULL, NULL);
+	case CONFIRM_DECIDE:
+		return decide_confirmed(a);
 	case CONFIRM_QUIT:
 		return APP_QUIT;
 	default:

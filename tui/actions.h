@@ -56,6 +56,13 @@ int action_ask_thaw(struct app *a);
 /* Ask before force-stopping every live session. */
 int action_ask_stop_all(struct app *a);
 
+/*
+ * Ask before approving (rest: with its tool's later calls in its session)
+ * or denying the held call t names (t->hold, on engine t->hold_engine).
+ */
+struct target;
+int action_ask_decide(struct app *a, bool approve, bool rest, const struct target *t);
+
 /* Quit: at once with no session live, else after asking. */
 int action_quit(struct app *a);
 

@@ -344,3 +344,28 @@ alert_wanted(const struct supervisor_event *e)
 		return e->alert;
 	}
 }
+
+void
+alert_hold(const struct hold_view *h, char *buf, size_t cap)
+{
+	char id[ALERT_ID_MAX], tool[SNAP_NAME_MAX];
+
+	if (!buf || cap == 0)
+		return;
+	if (!h) {
+		snprintf(buf, cap, "no held call");
+		return;
+	}
+	alert_short_id(id, h->session, sizeof h->session);
+	alert_safe_name(tool, sizeof tool, h->tool, sizeof h->tool);
+	snprintf(buf, cap, "hold %" PRId64 ": session %s, %s waits for approve or deny", h->id, id,
+		 alert_or(tool, "no tool named"));
+}
+
+void
+alert_holds_more(size_t more, char *buf, size_t cap)
+{
+	if (buf && cap > 0)
+		snprintf(buf, cap, "and %zu more held call%s waiting: see the pending view", more,
+			 more == 1 ? "" : "s");
+}

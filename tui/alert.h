@@ -42,4 +42,14 @@ void alert_format(const struct supervisor_event *e, char *buf, size_t cap);
  */
 bool alert_wanted(const struct supervisor_event *e);
 
+/*
+ * A call began waiting for an operator (airlock ctl hold): "hold 7:
+ * session 3f9a1c02, fs.write waits for approve or deny". Its id, session
+ * and catalog tool only, each in its safe form as above: nothing of its
+ * alias, classes, size, hash or payload.
+ */
+void alert_hold(const struct hold_view *h, char *buf, size_t cap);
+/* More began waiting at once than are said one by one: how many more. */
+void alert_holds_more(size_t more, char *buf, size_t cap);
+
 #endif

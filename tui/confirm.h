@@ -38,6 +38,7 @@ enum confirm_action {
 	CONFIRM_APPLY,		/* the incident policy in .policy */
 	CONFIRM_THAW,
 	CONFIRM_STOP_ALL,
+	CONFIRM_DECIDE,		/* approve (.rest: for the session) or deny held call .hold */
 	CONFIRM_QUIT,
 };
 
@@ -49,6 +50,9 @@ struct confirm {
 	enum cutover_op op;
 	struct link_grant grant;	/* CUTOVER: a restore's grant (zeros: none) */
 	struct incident policy;
+	int64_t hold;			/* DECIDE: the held call, on engine .engine */
+	unsigned engine;
+	bool approve, rest;
 };
 
 #endif

@@ -119,6 +119,33 @@ drain_events(struct app *a)
 	return flags;
 }
 
+/*
+ * Each call that began waiting since the last frame: an alert naming its
+ * id, session and tool (at most HOLD_ALERTS_MAX a frame, then how many
+ * more), to the status line and the desktop.
+ */
+#define HOLD_ALERTS_MAX	4
+
+static void
+hold_alerts(struct app *a)
+{
+	struct hold_view h[HOLD_ALERTS_MAX];
+	char text[STATUS_TEXT_MAX + SNAP_ENGINE_MAX + 2], line[STATUS_TEXT_MAX];
+	size_t n = model_take_new_holds(&a->model, h, HOLD_ALERTS_MAX), i;
+	bool many = a->n_links > 1;
+
+	for (i = 0; i < n && i < HOLD_ALERTS_MAX; i++) {
+		alert_hold(&h[i], line, sizeof line);
+		snprintf(text, sizeof text, "%s%s%s", many ? a->model.engine_names[h[i].engine] : "",
+			 many ? ": " : "", line);
+		alert(a, text);
+	}
+	if (n > HOLD_ALERTS_MAX) {
+		alert_holds_more(n - HOLD_ALERTS_MAX, line, sizeof line);
+		alert(a, line);
+	}
+}
+
 static void
 tail_alert(struct app *a)
 {
@@ -364,6 +391,7 @@ frame(struct app *a)
 
 	if (model_refresh(&a->model, a->links, a->n_links))
 		tail_alert(a);
+	hold_alerts(a);
 	model_ui(&a->model, &m);
 	m.ascii = a->screen.ascii;
 	display_draw(a, &m);

@@ -266,6 +266,8 @@ dispatch_request(struct app *a, enum request r)
 	case REQ_FORCE_STOP: case REQ_FREEZE: case REQ_THAW: case REQ_STOP_ALL:
 	case REQ_QUARANTINE:
 		return incident_request(a, r, &t);
+	case REQ_APPROVE: case REQ_APPROVE_REST: case REQ_DENY:
+		return action_ask_decide(a, r != REQ_DENY, r == REQ_APPROVE_REST, &t);
 	case REQ_SORT_NEXT: case REQ_SORT_REVERSE: case REQ_FILTER: case REQ_MARK:
 	case REQ_MARK_CLEAR: case REQ_HOST_REFRESH:
 		return list_request(a, r, &t);

@@ -33,6 +33,9 @@ static const struct {
 } keybar[] = {
 	{ { REQ_MOVE_DOWN, REQ_NONE }, "move", 1 },
 	{ { REQ_ENTER, REQ_NONE }, "open", 3 },
+	{ { REQ_APPROVE, REQ_NONE }, "approve", 8 },	/* bound in the pending view alone */
+	{ { REQ_DENY, REQ_NONE }, "deny", 8 },
+	{ { REQ_APPROVE_REST, REQ_NONE }, "approve-rest", 4 },
 	{ { REQ_HOST_REFRESH, REQ_NONE }, "refresh", 6 },	/* bound in the host view alone */
 	{ { REQ_JUMP_PREV, REQ_NONE }, "jump", 4 },	/* bound in the timeline view alone */
 	{ { REQ_REVOKE, REQ_REVOKE_ALL }, "revoke", 8 },
@@ -236,8 +239,10 @@ header_text(const struct app *a, const struct ui_model *m, char *buf, size_t cap
 	for (i = 0; i < s->n; i++)
 		running += s->rows[i].state == SESSION_STATE_RUNNING;
 	n = snprintf(buf, cap, " airlock │ ");
-	/* First, where no width cuts it: every call is being denied. */
+	/* First, where no width cuts it: every call is being denied, or some wait. */
 	n += header_frozen(a, s, buf + n, cap - (size_t)n);
+	if (a->model.n_pending > 0)
+		n += snprintf(buf + n, cap - (size_t)n, "%zu HELD │ ", a->model.n_pending);
 	if (a->attached)
 		n += snprintf(buf + n, cap - (size_t)n, "%s │ %zu session%s (%zu running) │ %s",
 			      header_engines(a, engines, sizeof engines), s->n, s->n == 1 ? "" : "s",
@@ -378,9 +383,15 @@ draw_status(const struct app *a)
 {
 	const struct status *st = &a->status;
 	enum overlay o = a->screen.overlay;
-	char text[PROMPT_INPUT_MAX + STATUS_TEXT_MAX];
+	char text[PROMPT_INPUT_MAX + STATUS_TEXT_MAX], key[KEYMAP_KEY_NAME_MAX] = "", hint[48];
 	WINDOW *w = a->screen.status;
 	int cols = a->screen.cols;
+
+	/* The key that dismisses here (in the pending view d denies: none there). */
+	if (first_key(a, REQ_DISMISS, key))
+		snprintf(hint, sizeof hint, "%s: dismiss", key);
+	else
+		snprintf(hint, sizeof hint, "dismiss on another view");
 
 	if (!w)
 		return;
@@ -393,13 +404,14 @@ draw_status(const struct app *a)
 		draw_text(w, 0, 0, cols, color_attr(UI_COLOR_ALERT), text);
 	} else if (status_flashing(st)) {
 		/* The answer to the operator's last key, over the alerts for a moment. */
-		snprintf(text, sizeof text, "%s%s", st->flash, st->n_alerts ? "  [alerts: d]" : "");
+		snprintf(text, sizeof text, "%s%s%s%s", st->flash, st->n_alerts ? "  [alerts: " : "",
+			 !st->n_alerts ? "" : key[0] ? key : "another view", st->n_alerts ? "]" : "");
 		draw_text(w, 0, 0, cols, color_attr(st->flash_error ? UI_COLOR_FAIL : UI_COLOR_STATUS),
 			  text);
 	} else if (st->n_alerts > 0) {
 		/* Alerts stick until dismissed, oldest first. */
-		snprintf(text, sizeof text, "! %s  (%s%zu, d: dismiss)", st->alerts[0],
-			 st->n_alerts > 1 ? "1 of " : "", st->n_alerts);
+		snprintf(text, sizeof text, "! %s  (%s%zu, %s)", st->alerts[0],
+			 st->n_alerts > 1 ? "1 of " : "", st->n_alerts, hint);
 		draw_text(w, 0, 0, cols, color_attr(UI_COLOR_ALERT), text);
 	} else if (link_trouble(a, text, sizeof text)) {
 		/* Nothing else to say: why an engine is down, not only the header's LOST. */

@@ -29,6 +29,7 @@ struct supervisor;
 #define LINK_WHERE_MAX	192
 #define LINK_TEXT_MAX	256
 #define LINK_TIMELINE_MS	500	/* the timeline is asked for again after this */
+#define LINK_PENDING_MS	250	/* a remote engine's held calls are asked for again after this */
 
 enum link_state {
 	LINK_UP,		/* snapshots arrive */
@@ -54,6 +55,8 @@ enum link_request {
 	LINK_REQ_CUTOVER,	/* revoke, restore, freeze, thaw */
 	LINK_REQ_FORGET,
 	LINK_REQ_QUARANTINE,	/* quarantine or release one session (op: freeze/thaw) */
+	LINK_REQ_APPROVE,	/* a held call let through (rest: and its tool's later calls) */
+	LINK_REQ_DENY,		/* a held call denied */
 };
 
 /* A restore's grant (grant.h's bounds): both 0, or no terms at all, restores for good. */
@@ -76,6 +79,8 @@ struct link_result {
 	size_t targets;			/* cutover: sessions posted to; stop-all: stopping */
 	size_t acks, pending;		/* remote cutover: acknowledged, still waited on */
 	struct link_grant grant;	/* cutover: a restore's grant (zeros: none) */
+	int64_t hold;			/* approve, deny: the held call's id */
+	bool rest;			/* approve: for the rest of its session */
 };
 
 /* What a request call returns. */
@@ -136,6 +141,18 @@ struct link_ops {
 	 */
 	int (*timeline)(struct link *l, int64_t *after, struct timeline_row *out, size_t cap,
 			size_t *n, bool *more, char *why, size_t why_cap);
+	/*
+	 * The calls held for an operator now (ctl pending: what each is,
+	 * never its payload), oldest first, at most cap into out, *n of them;
+	 * -1 with why when the engine does not say (refused, not connected).
+	 * The local link asks the supervisor; a remote one answers from its
+	 * latest reply and asks the engine's pending op again on its own,
+	 * at most every LINK_PENDING_MS, only while it is called.
+	 */
+	int (*pending)(struct link *l, struct hold_view *out, size_t cap, size_t *n, char *why,
+		       size_t why_cap);
+	/* Approve (rest: for the rest of its session) or deny the held call id. */
+	int (*decide)(struct link *l, int64_t id, bool approve, bool rest, struct link_result *res);
 	void (*close)(struct link *l);
 };
 
@@ -209,6 +226,13 @@ link_timeline(struct link *l, int64_t *after, struct timeline_row *out, size_t c
 	      bool *more, char *why, size_t why_cap)
 {
 	return l->ops->timeline(l, after, out, cap, n, more, why, why_cap);
+}
+
+static inline int
+link_pending(struct link *l, struct hold_view *out, size_t cap, size_t *n, char *why,
+	     size_t why_cap)
+{
+	return l->ops->pending(l, out, cap, n, why, why_cap);
 }
 
 static inline int

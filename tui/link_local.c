@@ -252,6 +252,30 @@ local_timeline(struct link *l, int64_t *after, struct timeline_row *out, size_t 
 	return 0;
 }
 
+static int
+local_pending(struct link *l, struct hold_view *out, size_t cap, size_t *n, char *why,
+	      size_t why_cap)
+{
+	(void)why, (void)why_cap;
+	*n = supervisor_holds(local(l)->sup, out, cap);
+	return 0;
+}
+
+static int
+local_decide(struct link *l, int64_t id, bool approve, bool rest, struct link_result *res)
+{
+	struct link_local *ll = local(l);
+	struct al_err err;
+
+	res->req = approve ? LINK_REQ_APPROVE : LINK_REQ_DENY;
+	res->hold = id;
+	res->rest = approve && rest;
+	if (supervisor_hold_decide(ll->sup, id, approve, res->rest, &ll->author, &err) < 0)
+		return fail(res, err.msg);
+	res->ok = true;
+	return LINK_DONE;
+}
+
 static void
 local_close(struct link *l)
 {
@@ -284,6 +308,8 @@ static const struct link_ops local_ops = {
 	.forget = local_forget,
 	.audit = local_audit,
 	.timeline = local_timeline,
+	.pending = local_pending,
+	.decide = local_decide,
 	.close = local_close,
 };
 

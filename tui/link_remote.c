@@ -374,7 +374,7 @@ remote_cutover(struct link *l, enum cutover_op op, const char *tool, const char 
 	control_op_by_name(cutover_op_id(op), &o);	/* the same words */
 	control_request_init(&req, o);
 	control_request_int(&req, CONTROL_K_WAIT, CUTOVER_WAIT_MS);
-	if (op == CUTOVER_REVOKE || op == CUTOVER_RESTORE)
+	if (op == CUTOVER_REVOKE || op == CUTOVER_RESTORE || op == CUTOVER_HOLD)
 		bad = cutover_targets(&req, tool, ids, n) < 0;
 	if (op == CUTOVER_RESTORE && grant && (grant->for_s || grant->calls)) {
 		res->grant = *grant;
@@ -384,6 +384,22 @@ remote_cutover(struct link *l, enum cutover_op op, const char *tool, const char 
 			control_request_int(&req, CONTROL_K_CALLS, grant->calls);
 	}
 	return send_request(l, bad ? NULL : &req, res);
+}
+
+/* approve or deny hold_id, through the protocol's table like every request. */
+static int
+remote_decide(struct link *l, int64_t id, bool approve, bool rest, struct link_result *res)
+{
+	struct control_request req;
+
+	res->req = approve ? LINK_REQ_APPROVE : LINK_REQ_DENY;
+	res->hold = id;
+	res->rest = approve && rest;
+	control_request_init(&req, approve ? CONTROL_OP_APPROVE : CONTROL_OP_DENY);
+	control_request_int(&req, CONTROL_K_HOLD_ID, id);
+	if (res->rest)
+		control_request_bool(&req, CONTROL_K_REST, true);
+	return send_request(l, &req, res);
 }
 
 static int
@@ -444,6 +460,19 @@ ask_timeline(struct link_remote *r, int64_t after)
 	}
 }
 
+static void
+ask_holds(struct link_remote *r)
+{
+	struct control_request req;
+	const char *why;
+
+	control_request_init(&req, CONTROL_OP_PENDING);
+	if (queue_line(r, &req, P_HOLDS, NULL, &why) == 0) {
+		r->holds_asked = true;
+		r->holds_at = clock_mono_ms();
+	}
+}
+
 /*
  * The engine's policy story, from its latest answer: taken when it was
  * asked with the cursor the caller holds (an answer to an older cursor is
@@ -480,6 +509,38 @@ remote_timeline(struct link *l, int64_t *after, struct timeline_row *out, size_t
 	return rc;
 }
 
+/*
+ * The held calls from the engine's latest pending answer; asked again
+ * every LINK_PENDING_MS while the console calls this (it does only while
+ * its pending view is shown or a session holds a tool: the hold branch's
+ * engine pushes no event when a call begins to wait).
+ */
+static int
+remote_pending(struct link *l, struct hold_view *out, size_t cap, size_t *n, char *why,
+	       size_t why_cap)
+{
+	struct link_remote *r = remote(l);
+	int rc = 0;
+	size_t i;
+
+	*n = 0;
+	pthread_mutex_lock(&r->mu);
+	if (r->st.state != LINK_UP) {
+		snprintf(why, why_cap, "engine %s: not connected", r->st.name);
+		rc = -1;
+	} else if (r->holds_error[0]) {
+		snprintf(why, why_cap, "%s", r->holds_error);
+		rc = -1;
+	}
+	for (i = 0; rc == 0 && r->holds_have && i < r->holds->n && *n < cap; i++)
+		out[(*n)++] = r->holds->calls[i];
+	if (r->st.state == LINK_UP && !r->holds_asked &&
+	    clock_mono_ms() - r->holds_at >= LINK_PENDING_MS)
+		ask_holds(r);
+	pthread_mutex_unlock(&r->mu);
+	return rc;
+}
+
 /* ---- connecting ---- */
 
 static int64_t
@@ -512,6 +573,8 @@ went_down(struct link_remote *r, const char *why)
 	r->n_pending = 0;
 	r->out_len = r->out_off = 0;
 	r->detail_asked = r->host_asked = r->audit_asked = r->timeline_asked = false;
+	r->holds_asked = false;
+	r->holds_have = false;		/* the next connection's answer, not this one's */
 	r->fd = -1;
 	r->st.attempts++;
 	r->st.state = LINK_LOST;
@@ -775,6 +838,7 @@ remote_close(struct link *l)
 	free(r->detail);
 	free(r->audit);
 	free(r->timeline);
+	free(r->holds);
 	free(r->out);
 	free(r);
 }
@@ -796,6 +860,8 @@ static const struct link_ops remote_ops = {
 	.forget = remote_forget,
 	.audit = remote_audit,
 	.timeline = remote_timeline,
+	.pending = remote_pending,
+	.decide = remote_decide,
 	.close = remote_close,
 };
 
@@ -813,7 +879,9 @@ link_remote_new(const char *target, const char **why)
 	r->detail = calloc(1, sizeof *r->detail);
 	r->audit = calloc(1, sizeof *r->audit);
 	r->timeline = calloc(1, sizeof *r->timeline);
-	if (!r->detail || !r->audit || !r->timeline || link_target_parse(target, &r->target, why) < 0)
+	r->holds = calloc(1, sizeof *r->holds);
+	if (!r->detail || !r->audit || !r->timeline || !r->holds ||
+	    link_target_parse(target, &r->target, why) < 0)
 		goto fail;
 	r->st.state = LINK_CONNECTING;
 	snprintf(r->st.name, sizeof r->st.name, "%.31s",
@@ -837,6 +905,7 @@ fail:
 	free(r->detail);
 	free(r->audit);
 	free(r->timeline);
+	free(r->holds);
 	free(r);
 	return NULL;
 }

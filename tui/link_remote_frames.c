@@ -146,6 +146,21 @@ take_timeline(struct link_remote *r, const json_t *f)
 			 r->st.name, json_string_value(json_object_get(f, "error")) ?: "refused");
 }
 
+/* A pending answer: the held calls waiting now, or why the engine would not list them. */
+static void
+take_holds(struct link_remote *r, const json_t *f)
+{
+	r->holds_asked = false;
+	r->holds_error[0] = '\0';
+	if (json_is_true(json_object_get(f, "ok")))
+		r->holds_have = control_pending_from_json(f, r->holds) == 0;
+	else
+		snprintf(r->holds_error, sizeof r->holds_error, "engine %s: pending: %.80s",
+			 r->st.name, json_string_value(json_object_get(f, "error")) ?: "refused");
+	if (!r->holds_have)
+		r->holds->n = 0;
+}
+
 static void
 take_reply(struct link_remote *r, const json_t *f)
 {
@@ -178,6 +193,9 @@ take_reply(struct link_remote *r, const json_t *f)
 		break;
 	case P_TIMELINE:
 		take_timeline(r, f);
+		break;
+	case P_HOLDS:
+		take_holds(r, f);
 		break;
 	case P_QUIET: {
 		const json_t *ev = json_object_get(f, "events"), *e;

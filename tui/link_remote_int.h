@@ -33,7 +33,7 @@
 #define RETRY_MAX_MS	8000
 
 /* What a pending request becomes when its reply arrives. */
-enum pending_kind { P_REQUEST, P_DETAIL, P_HOST, P_AUDIT, P_QUIET, P_TIMELINE };
+enum pending_kind { P_REQUEST, P_DETAIL, P_HOST, P_AUDIT, P_QUIET, P_TIMELINE, P_HOLDS };
 
 struct pending {
 	int64_t id;
@@ -88,6 +88,10 @@ struct link_remote {
 	int64_t timeline_at;		/* monotonic ms of the last ask */
 	int64_t timeline_for;		/* the after it was asked with */
 	char timeline_error[LINK_TEXT_MAX];	/* the engine refused it: why */
+	struct control_pending *holds;	/* the latest pending answer (held calls) */
+	bool holds_asked, holds_have;	/* holds_have: it is this connection's */
+	int64_t holds_at;
+	char holds_error[LINK_TEXT_MAX];	/* the engine refused it: why */
 };
 
 /* link_remote.c: wake the UI; ask for events and snapshots again (under mu). */

@@ -21,7 +21,8 @@ model_init(struct model *m, bool read_only)
 	m->detail = calloc(1, sizeof *m->detail);
 	m->hist_flat = calloc(MODEL_HISTORY_MAX, sizeof *m->hist_flat);
 	m->timeline = calloc(MODEL_TIMELINE_MAX, sizeof *m->timeline);
-	if (!m->detail || !m->hist_flat || !m->timeline) {
+	m->pending = calloc(MODEL_PENDING_MAX, sizeof *m->pending);
+	if (!m->detail || !m->hist_flat || !m->timeline || !m->pending) {
 		model_free(m);
 		return -1;
 	}
@@ -43,9 +44,11 @@ model_free(struct model *m)
 	free(m->detail);
 	free(m->hist_flat);
 	free(m->timeline);
+	free(m->pending);
 	m->detail = NULL;
 	m->hist_flat = NULL;
 	m->timeline = NULL;
+	m->pending = NULL;
 }
 
 /* ---- history and the audit tail ---- */
@@ -187,6 +190,88 @@ follow_timeline(struct model *m, struct link *const *links)
 		m->timeline_error[0] = '\0';
 }
 
+/* ---- held calls ---- */
+
+bool
+model_holds_a_tool(const struct model *m)
+{
+	const struct session_row *r;
+	size_t i, j;
+
+	for (i = 0; i < m->snap.n; i++) {
+		r = &m->snap.rows[i];
+		for (j = 0; r->state != SESSION_STATE_ENDED && j < r->n_tools && j < SNAP_TOOLS_MAX; j++)
+			if (r->tools[j].held)
+				return true;
+	}
+	return false;
+}
+
+/* Oldest first across engines: by when each began to wait, then engine, then id. */
+static int
+hold_older(const void *a, const void *b)
+{
+	const struct hold_view *x = a, *y = b;
+
+	if (x->since_ms != y->since_ms)
+		return x->since_ms < y->since_ms ? -1 : 1;
+	if (x->engine != y->engine)
+		return x->engine < y->engine ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/*
+ * Each engine's held calls through its link, into one list of at most
+ * MODEL_PENDING_MAX. An engine that does not say has none listed, and
+ * the view says why.
+ */
+static void
+follow_pending(struct model *m, struct link *const *links)
+{
+	char why[MODEL_WHY_MAX];
+	size_t i, k, n;
+
+	m->n_pending = 0;
+	m->pending_error[0] = '\0';
+	for (i = 0; i < m->n_links; i++) {
+		n = 0;
+		if (link_pending(links[i], m->pending + m->n_pending, MODEL_PENDING_MAX - m->n_pending,
+				 &n, why, sizeof why) < 0) {
+			snprintf(m->pending_error, sizeof m->pending_error, "%.150s", why);
+			continue;
+		}
+		for (k = 0; k < n; k++)
+			m->pending[m->n_pending + k].engine = (unsigned)i;
+		m->n_pending += n;
+	}
+	if (m->n_links > 1)
+		qsort(m->pending, m->n_pending, sizeof *m->pending, hold_older);
+}
+
+size_t
+model_take_new_holds(struct model *m, struct hold_view *out, size_t cap)
+{
+	int64_t top[MODEL_LINKS_MAX] = { 0 };
+	const struct hold_view *h;
+	size_t i, n = 0;
+
+	for (i = 0; i < m->n_links; i++)
+		if (m->link_st[i].state != LINK_UP)
+			m->hold_seen[i] = 0;	/* found again, it may be another engine */
+	for (i = 0; i < m->n_pending; i++) {
+		h = &m->pending[i];
+		if (h->engine >= MODEL_LINKS_MAX || h->id <= m->hold_seen[h->engine])
+			continue;
+		if (n < cap)
+			out[n] = *h;
+		n++;
+		top[h->engine] = h->id > top[h->engine] ? h->id : top[h->engine];
+	}
+	for (i = 0; i < MODEL_LINKS_MAX; i++)
+		m->hold_seen[i] = top[i] > m->hold_seen[i] ? top[i] : m->hold_seen[i];
+	return n;
+}
+
 /* ---- what views see, and what the selection targets ---- */
 
 void
@@ -206,6 +291,9 @@ model_ui(const struct model *m, struct ui_model *out)
 		.n_timeline = m->timeline ? m->n_timeline : 0,
 		.timeline_dropped = m->timeline_dropped,
 		.timeline_error = m->timeline_error[0] ? m->timeline_error : NULL,
+		.pending = m->pending,
+		.n_pending = m->pending ? m->n_pending : 0,
+		.pending_error = m->pending_error[0] ? m->pending_error : NULL,
 		.host = &m->host,
 		.marks = (const char (*)[SNAP_ID_MAX])m->marks,
 		.n_marks = m->n_marks,
@@ -231,6 +319,8 @@ model_target(const struct model *m, struct target *t)
 	/* The view clamps its selection when it draws; rows may have gone since. */
 	if (v->target && (n = v->rows(&u, vs)) > 0)
 		v->target(&u, vs, vs->selected < n ? vs->selected : n - 1, t->session, t->tool);
+	if (v->held && (n = v->rows(&u, vs)) > 0)
+		t->hold = v->held(&u, vs, vs->selected < n ? vs->selected : n - 1, &t->hold_engine);
 	if (!t->session[0] && vs->session[0])
 		snprintf(t->session, sizeof t->session, "%s", vs->session);
 }
@@ -362,6 +452,12 @@ model_refresh(struct model *m, struct link *const *links, size_t n)
 	failed = follow_audit(m, links);
 	if (m->view == VIEW_TIMELINE)
 		follow_timeline(m, links);
+	if (m->view == VIEW_PENDING || model_holds_a_tool(m))
+		follow_pending(m, links);
+	else {
+		m->n_pending = 0;	/* no tool held: no call can wait */
+		m->pending_error[0] = '\0';
+	}
 	refresh_detail(m, links);
 	return failed;
 }
@@ -435,6 +531,8 @@ model_offered(const struct model *m, enum request r, const struct target *t, cha
 		snprintf(why, cap, "the %s view has no jumps", views[m->view]->name);
 		return false;
 	}
+	if ((r == REQ_APPROVE || r == REQ_APPROVE_REST || r == REQ_DENY) && !t->hold)
+		return refuse(why, cap, "no held call selected");
 	if (r == REQ_ENTER && !t->session[0])
 		return refuse(why, cap, "no session selected");
 	if ((r == REQ_FORCE_STOP || r == REQ_QUARANTINE) && !t->session[0])

@@ -26,6 +26,11 @@
 #define MODEL_WHY_MAX		192
 #define MODEL_STALE_MS		1500	/* a snapshot this old is marked stale */
 #define MODEL_LINKS_MAX		8	/* engines one console attaches to */
+/*
+ * Held calls the console keeps, every engine's together: its own bound,
+ * apart from any one engine's board (SNAP_HOLDS_MAX), at least 1024.
+ */
+#define MODEL_PENDING_MAX	1024
 
 struct model {
 	struct supervisor_snapshot snap;	/* every engine's rows, one list */
@@ -57,12 +62,22 @@ struct model {
 	struct supervisor_snapshot per[MODEL_LINKS_MAX];
 	bool link_fresh[MODEL_LINKS_MAX];	/* its latest snapshot came (one engine too) */
 	char engine_names[MODEL_LINKS_MAX][SNAP_ENGINE_MAX];
+	/*
+	 * The calls held for an operator, oldest first: followed while the
+	 * pending view is shown or a live session holds a tool (model_refresh).
+	 */
+	struct hold_view *pending;
+	size_t n_pending;
+	char pending_error[MODEL_WHY_MAX];	/* an engine's list cannot be read: why; or "" */
+	int64_t hold_seen[MODEL_LINKS_MAX];	/* each engine's newest held call taken as new */
 };
 
 /* What the current view's selection acts on; either may be empty. */
 struct target {
 	char session[SNAP_ID_MAX];
 	char tool[SNAP_NAME_MAX];
+	int64_t hold;			/* a held call's id (the pending view); 0: none */
+	unsigned hold_engine;		/* and the engine holding it */
 };
 
 int model_init(struct model *m, bool read_only);
@@ -91,6 +106,15 @@ bool model_refresh(struct model *m, struct link *const *links, size_t n);
  * oldest fall out.
  */
 void model_add_timeline(struct model *m, unsigned engine, struct timeline_row *rows, size_t n);
+/*
+ * The held calls that began waiting since the last take (ids above each
+ * engine's last taken; an engine lost and found again starts over): at
+ * most cap into out, oldest first. Returns how many there were in all.
+ */
+size_t model_take_new_holds(struct model *m, struct hold_view *out, size_t cap);
+
+/* Some live session holds a tool: its calls may wait for an operator. */
+bool model_holds_a_tool(const struct model *m);
 
 /* Into the history, each event marked with the engine it came from. */
 void model_add_engine_events(struct model *m, unsigned engine, struct supervisor_event *ev,

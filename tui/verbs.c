@@ -85,7 +85,8 @@ named_session(struct app *a, const char *verb, const char *typed, bool live,
 }
 
 /*
- * revoke|restore TOOL [all|marked|SESSION], a restore with grant terms
+ * revoke|restore|hold TOOL [all|marked|SESSION] (a hold: each call of
+ * the tool waits for an operator, the pending view), a restore with grant terms
  * (NULL: none) a time-boxed grant. Whether the tool and the session exist
  * is the engine's to say (supervisor.h: the same refusal for ctl and
  * every console); a tool no session here has goes straight to it, unasked,
@@ -97,7 +98,8 @@ static int
 cutover(struct app *a, const char *name, const char *tool, const char *scope,
 	const struct link_grant *g)
 {
-	enum cutover_op op = strcmp(name, "revoke") == 0 ? CUTOVER_REVOKE : CUTOVER_RESTORE;
+	enum cutover_op op = strcmp(name, "revoke") == 0 ? CUTOVER_REVOKE :
+			     strcmp(name, "hold") == 0 ? CUTOVER_HOLD : CUTOVER_RESTORE;
 	bool all = !scope || strcmp(scope, "all") == 0, marked = scope && !strcmp(scope, "marked");
 	char id[SNAP_ID_MAX], t[48], terms[64] = "";
 
@@ -205,6 +207,7 @@ const struct verb verbs[] = {
 	{ "revoke",  NULL, VERB_ARG_TOOL_SCOPE, true,  "TOOL [all|marked|ID]", verb_cutover },
 	{ "restore", NULL, VERB_ARG_TOOL_SCOPE, true,  "TOOL [all|marked|ID] [--for D] [--calls N]",
 	  verb_cutover },
+	{ "hold",    NULL, VERB_ARG_TOOL_SCOPE, true,  "TOOL [all|marked|ID]", verb_cutover },
 	{ "stop",    NULL, VERB_ARG_SESSION,    true,  "ID",                   verb_stop },
 	{ "freeze",  NULL, VERB_ARG_NONE,       true,  "",                     verb_freeze },
 	{ "thaw",    NULL, VERB_ARG_NONE,       true,  "",                     verb_freeze },

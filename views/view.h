@@ -45,6 +45,9 @@ struct ui_model {
 	size_t n_timeline;
 	uint64_t timeline_dropped;		/* older events no longer kept */
 	const char *timeline_error;		/* it cannot be read: why; or NULL */
+	const struct hold_view *pending;	/* the held calls, every engine's, oldest first */
+	size_t n_pending;
+	const char *pending_error;		/* an engine's list cannot be read: why; or NULL */
 	const struct host_snapshot *host;
 	const char (*marks)[SNAP_ID_MAX];	/* marked session ids */
 	size_t n_marks;
@@ -72,6 +75,14 @@ struct view_state {
 	 * the cursor on its newest row while the cursor was on the last row.
 	 */
 	size_t rows_seen;
+	/*
+	 * The view's own: the row selected at its previous draw, by its key
+	 * and place. A list whose rows come and go keeps the cursor on the
+	 * same row (the pending view: a held call's id and engine).
+	 */
+	int64_t kept_id;
+	unsigned kept_engine;
+	size_t kept_at;
 };
 
 /* What a view's request hook makes of a request (as tig's view_ops.request). */
@@ -109,6 +120,12 @@ struct view_ops {
 	 * console carries out the reply, and asks the same hook to learn what
 	 * the key bar offers. NULL: every request passes.
 	 */
+	/*
+	 * The held call of visible row i: its id (0: none) and engine, what
+	 * approve and deny act on. NULL in a view whose rows are no held calls.
+	 */
+	int64_t (*held)(const struct ui_model *m, const struct view_state *vs, size_t i,
+			unsigned *engine);
 	struct view_reply (*request)(const char *req, const struct ui_model *m,
 				     const struct view_state *vs);
 	/*

@@ -22,6 +22,7 @@
 	_(x, TOOLS,    tools,    "Tools",    "Show the tools across sessions") \
 	_(x, AUDIT,    audit,    "Audit",    "Show the audit log tail") \
 	_(x, HOST,     host,     "Host",     "Show the host and daemon checks") \
-	_(x, TIMELINE, timeline, "Timeline", "Show the policy story: changes, authors, acks")
+	_(x, TIMELINE, timeline, "Timeline", "Show the policy story: changes, authors, acks") \
+	_(x, PENDING,  pending,  "Pending",  "Show the calls held for an operator's approve or deny")
 
 #endif

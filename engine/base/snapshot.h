@@ -225,6 +225,7 @@ struct hold_view {
 	int64_t since_ms;		/* wall clock, ms since the epoch: it began waiting */
 	int64_t waited_ms;		/* at listing time */
 	int64_t earlier_calls;		/* calls of this tool in the session before it */
+	unsigned engine;		/* the console's: which of its engines holds it */
 };
 
 /* The call the session's gateway is waiting on, if any. */

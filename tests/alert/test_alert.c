@@ -455,6 +455,45 @@ test_wanted(void **state)
 	}
 }
 
+/*
+ * A call began waiting: its id, session and catalog tool only. The alias,
+ * classes, hash and size it carries never reach the line; a hostile tool
+ * name is escaped, an odd session id said in words.
+ */
+static void
+test_hold(void **state)
+{
+	struct hold_view h = { .id = 7, .request_bytes = 4096 };
+	char buf[ALERT_TEXT_MAX];
+
+	(void)state;
+	snprintf(h.session, sizeof h.session, "s-3f9a1c02d8e4b6a1");
+	snprintf(h.tool, sizeof h.tool, "fs.write");
+	snprintf(h.alias, sizeof h.alias, "ALIAS-CANARY");
+	snprintf(h.session_class, sizeof h.session_class, "CLASS-CANARY");
+	snprintf(h.request_hash, sizeof h.request_hash, "feedc0de");
+	alert_hold(&h, buf, sizeof buf);
+	assert_string_equal(buf, "hold 7: session 3f9a1c02, fs.write waits for approve or deny");
+	assert_null(strstr(buf, "CANARY"));
+	assert_null(strstr(buf, "feedc0de"));
+	snprintf(h.tool, sizeof h.tool, "x\x1b[2J<b>");
+	snprintf(h.session, sizeof h.session, "agent-chosen");
+	alert_hold(&h, buf, sizeof buf);
+	assert_string_equal(buf, "hold 7: session (odd session id), x\\x1b\\x5b2J\\x3cb\\x3e waits"
+			    " for approve or deny");
+	h.tool[0] = '\0';
+	alert_hold(&h, buf, sizeof buf);
+	assert_non_null(strstr(buf, "no tool named waits"));
+	alert_hold(NULL, buf, sizeof buf);
+	assert_string_equal(buf, "no held call");
+	alert_hold(&h, buf, 8);
+	assert_string_equal(buf, "hold 7:");
+	alert_holds_more(3, buf, sizeof buf);
+	assert_string_equal(buf, "and 3 more held calls waiting: see the pending view");
+	alert_holds_more(1, buf, sizeof buf);
+	assert_string_equal(buf, "and 1 more held call waiting: see the pending view");
+}
+
 int
 main(void)
 {
@@ -474,6 +513,7 @@ main(void)
 		cmocka_unit_test(test_fits),
 		cmocka_unit_test(test_bounded_by_cap),
 		cmocka_unit_test(test_wanted),
+		cmocka_unit_test(test_hold),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

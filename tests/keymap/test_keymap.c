@@ -799,7 +799,8 @@ test_request_table(void **state)
 		assert_int_equal(request_destructive(r),
 				 r == REQ_REVOKE || r == REQ_RESTORE || r == REQ_REVOKE_ALL ||
 				 r == REQ_RESTORE_ALL || r == REQ_FORCE_STOP || r == REQ_FREEZE ||
-				 r == REQ_THAW || r == REQ_STOP_ALL || r == REQ_QUARANTINE);
+				 r == REQ_THAW || r == REQ_STOP_ALL || r == REQ_QUARANTINE ||
+				 r == REQ_APPROVE || r == REQ_APPROVE_REST || r == REQ_DENY);
 	}
 	assert_int_equal(n_seen, 5);
 	assert_false(request_destructive(REQ_NONE));

@@ -1277,12 +1277,17 @@ test_registry(void **state)
 			assert_non_null(views[i]->target);
 		assert_int_equal(views[i]->filters,
 				 i == VIEW_SESSIONS || i == VIEW_TOOLS || i == VIEW_AUDIT ||
-				 i == VIEW_TIMELINE);
+				 i == VIEW_TIMELINE || i == VIEW_PENDING);
 		/* Only the timeline jumps ([ ]: between operators' changes). */
 		if (i == VIEW_TIMELINE)
 			assert_non_null(views[i]->jump);
 		else
 			assert_null(views[i]->jump);
+		/* Only the pending view's rows are held calls: approve and deny act there alone. */
+		if (i == VIEW_PENDING)
+			assert_non_null(views[i]->held);
+		else
+			assert_null(views[i]->held);
 	}
 }
 
