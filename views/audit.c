@@ -218,21 +218,6 @@ audit_draw_empty(WINDOW *w, const struct ui_model *m, const struct view_state *v
 	draw_empty(w, 2, 2, -1, buf);
 }
 
-/*
- * Following: the cursor was on the last row at the previous draw (or
- * there was none), so it moves on to the newest.
- */
-static bool
-audit_follow(struct view_state *vs, size_t n)
-{
-	bool follow = vs->rows_seen == 0 || vs->selected + 1 >= vs->rows_seen;
-
-	if (follow && n > 0)
-		vs->selected = n - 1;
-	vs->rows_seen = n;
-	return follow;
-}
-
 static void
 audit_draw(WINDOW *w, const struct ui_model *m, struct view_state *vs)
 {
@@ -244,7 +229,7 @@ audit_draw(WINDOW *w, const struct ui_model *m, struct view_state *vs)
 
 	werase(w);
 	audit_list(m, vs, &l);
-	follow = audit_follow(vs, l.n);
+	follow = view_follow(vs, l.n);
 	view_clamp(vs, l.n, h > 2 ? (size_t)h - 2 : 1);
 	audit_draw_title(w, m, vs, &l, follow);
 	audit_cols_fit(cols, m, &l, getmaxx(w));

@@ -333,18 +333,6 @@ timeline_draw_empty(WINDOW *w, const struct ui_model *m, const struct view_state
 	draw_empty(w, 2, 2, -1, buf);
 }
 
-/* Following: the cursor was on the last row at the previous draw (or there was none). */
-static bool
-timeline_follow(struct view_state *vs, size_t n)
-{
-	bool follow = vs->rows_seen == 0 || vs->selected + 1 >= vs->rows_seen;
-
-	if (follow && n > 0)
-		vs->selected = n - 1;
-	vs->rows_seen = n;
-	return follow;
-}
-
 static void
 timeline_draw(WINDOW *w, const struct ui_model *m, struct view_state *vs)
 {
@@ -356,7 +344,7 @@ timeline_draw(WINDOW *w, const struct ui_model *m, struct view_state *vs)
 
 	werase(w);
 	timeline_list(m, vs, &l);
-	follow = timeline_follow(vs, l.n);
+	follow = view_follow(vs, l.n);
 	view_clamp(vs, l.n, h > 2 ? (size_t)h - 2 : 1);
 	timeline_draw_title(w, m, vs, &l, follow);
 	timeline_cols_fit(cols, m, &l, getmaxx(w));

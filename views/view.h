@@ -155,6 +155,13 @@ extern const struct view_ops *const views[VIEW_COUNT];
  */
 void view_clamp(struct view_state *vs, size_t rows, size_t height);
 
+/*
+ * A list that follows its newest row (the audit, the timeline): true when
+ * the cursor was on the last of the rows seen at the previous draw (or
+ * there were none); the cursor then moves on to the newest of n.
+ */
+bool view_follow(struct view_state *vs, size_t n);
+
 /* Is id among the marked sessions of m? */
 bool view_marked(const struct ui_model *m, const char *id);
 

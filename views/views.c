@@ -28,6 +28,17 @@ view_clamp(struct view_state *vs, size_t rows, size_t height)
 }
 
 bool
+view_follow(struct view_state *vs, size_t n)
+{
+	bool follow = vs->rows_seen == 0 || vs->selected + 1 >= vs->rows_seen;
+
+	if (follow && n > 0)
+		vs->selected = n - 1;
+	vs->rows_seen = n;
+	return follow;
+}
+
+bool
 view_marked(const struct ui_model *m, const char *id)
 {
 	size_t i;
