@@ -44,6 +44,7 @@
 #include "bench.h"
 #include "bench_config.h"
 #include "config.h"
+#include "gate.h"
 #include "gateway.h"
 #include "mcp.h"
 
@@ -146,6 +147,106 @@ run_gateway(const char *sink, double *lat, int n)
 			lat[i] = bench_now_us() - t;
 	}
 	gateway_close(g);
+	config_free(&c);
+}
+
+/*
+ * A held call's operator (issue 43, item 8): a thread that waits until a
+ * call waits, notes the time and approves it, as the supervisor's board
+ * wakes a waiter on ctl approve. What is timed is the approval to the
+ * reply: the waiter's wake-up, the gate again (waived), the durable
+ * dispatch, the upstream and the answer.
+ */
+struct approver {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool waiting, approved, quit;
+	double at;		/* when it approved, us */
+};
+
+static enum gateway_hold_answer
+approver_wait(void *ctx, struct hold_view *call)
+{
+	struct approver *a = ctx;
+
+	(void)call;
+	pthread_mutex_lock(&a->mu);
+	a->waiting = true;
+	pthread_cond_broadcast(&a->cv);
+	while (!a->approved)
+		pthread_cond_wait(&a->cv, &a->mu);
+	a->approved = false;
+	pthread_mutex_unlock(&a->mu);
+	return GW_HOLD_APPROVED;
+}
+
+static void *
+approver_main(void *arg)
+{
+	struct approver *a = arg;
+
+	pthread_mutex_lock(&a->mu);
+	for (;;) {
+		while (!a->waiting && !a->quit)
+			pthread_cond_wait(&a->cv, &a->mu);
+		if (a->quit)
+			break;
+		a->waiting = false;
+		a->at = bench_now_us();
+		a->approved = true;
+		pthread_cond_broadcast(&a->cv);
+	}
+	pthread_mutex_unlock(&a->mu);
+	return NULL;
+}
+
+/* Each call held, then approved by the operator's thread: approve -> reply, in us. */
+static void
+run_held(const char *sink, double *lat, int n)
+{
+	static const char line[] = "{\"operation\":\"say\",\"arguments\":{\"message\":\"hello\"}}";
+	struct approver a = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
+	const struct gateway_hold hook = { approver_wait, &a };
+	const bool approved[1] = { true };
+	struct gate *gate = gate_new(approved, 1);
+	struct airlock_config c;
+	struct gateway *g;
+	struct al_err err;
+	enum policy_rule rule;
+	pthread_t th;
+	size_t len;
+	char *reply;
+	int i;
+
+	make_config(&c, sink);
+	if (!gate || pthread_create(&th, NULL, approver_main, &a) != 0)
+		exit(1);
+	gate_set_held(gate, 0, 1);
+	if (gateway_open(&(struct gateway_options){ .config = &c, .session_id = "bench-held",
+						    .audit = audit, .exe = airlock, .gate = gate,
+						    .hold = &hook }, &g, &err) < 0) {
+		fprintf(stderr, "bench: %s\n", err.msg);
+		exit(1);
+	}
+	for (i = -20; i < n; i++) {
+		if (gateway_handle(g, line, sizeof line - 1, &reply, &len, &rule) != GW_REPLY ||
+		    rule != RULE_ALLOWED) {
+			fprintf(stderr, "bench: held call failed (%s)\n", policy_rule_id(rule));
+			exit(1);
+		}
+		free(reply);
+		pthread_mutex_lock(&a.mu);
+		if (i >= 0)
+			lat[i] = bench_now_us() - a.at;
+		pthread_mutex_unlock(&a.mu);
+	}
+	pthread_mutex_lock(&a.mu);
+	a.quit = true;
+	pthread_cond_broadcast(&a.cv);
+	pthread_mutex_unlock(&a.mu);
+	pthread_join(th, NULL);
+	gateway_close(g);
+	gate_free(gate);
 	config_free(&c);
 }
 
@@ -409,7 +510,7 @@ main(int argc, char **argv)
 	char db[256], sink[256];
 	struct al_err err;
 	struct aggregate a;
-	double *g, *d, *dur, *trip;
+	double *g, *d, *dur, *trip, *held;
 	int sessions;
 
 	if (argc < 2) {
@@ -444,8 +545,10 @@ main(int argc, char **argv)
 	d = calloc((size_t)calls, sizeof *d);
 	dur = calloc((size_t)calls, sizeof *dur);
 	trip = calloc((size_t)calls, sizeof *trip);
+	held = calloc((size_t)calls, sizeof *held);
 	run_direct(sink, d, calls, false);
 	run_gateway(sink, g, calls);
+	run_held(sink, held, calls);
 	run_direct(sink, dur, calls, true);
 	run_trips(trip, calls);
 	printf("per call, %d calls after 20 warm-ups (microseconds)\n", calls);
@@ -454,6 +557,8 @@ main(int argc, char **argv)
 	printf("  %-34s %9.1f %9.1f\n", "gateway (1 durable commit a call)", pct(g, calls, .5), pct(g, calls, .99));
 	printf("  %-34s %8.2fx %8.2fx\n", "ratio gateway / direct", pct(g, calls, .5) / pct(d, calls, .5),
 	       pct(g, calls, .99) / pct(d, calls, .99));
+	printf("  %-34s %9.1f %9.1f\n", "held call: approve -> reply", pct(held, calls, .5),
+	       pct(held, calls, .99));
 	floors(dur, d, trip);
 	a.direct = concurrent(sessions, DIRECT, &a.direct_cpu);
 	a.durable = concurrent(sessions, DURABLE, &a.durable_cpu);
@@ -466,6 +571,8 @@ main(int argc, char **argv)
 	printf("  %-34s %9.0f %9.1f  (one durable 2 KiB write before each call)\n",
 	       "floor: durable direct clients", a.durable, a.durable_cpu);
 	samples(g, d, &a);
+	printf("sample: gateway_held_approve_p50 baseline=%.1f airlock=%.1f unit=us\n",
+	       pct(g, calls, .5), pct(held, calls, .5));
 	audit_close(audit);
 	unlink(db);
 	unlink(sink);
@@ -474,5 +581,6 @@ main(int argc, char **argv)
 	free(d);
 	free(dur);
 	free(trip);
+	free(held);
 	return 0;
 }

@@ -26,6 +26,7 @@ LABELS = [
     ("gateway_call_p99", "gateway per call, p99 (direct MCP client)"),
     ("gateway_added_p50", "gateway added latency per call, p50"),
     ("gateway_added_p99", "gateway added latency per call, p99"),
+    ("gateway_held_approve_p50", "a held call: the approval to the reply, p50 (an unheld call)"),
     ("gateway_floor_durable_p50", "floor, p50: direct + one durable 2 KiB write a call (direct)"),
     ("gateway_floor_trip_p50", "floor, p50: one process round trip over pipes (a call makes two)"),
     ("gateway_aggregate", "20 sessions, aggregate (direct clients)"),
