@@ -211,7 +211,7 @@ struct tool_view {
  * One call held for an operator (ctl pending): who, what, how big, since
  * when. Never its payload: the request is named by its size and hash.
  */
-#define SNAP_HOLDS_MAX		64
+#define SNAP_HOLDS_MAX		1024	/* one a session at most (a bridge waits for its call) */
 #define SNAP_HASH_MAX		65	/* a SHA-256 in hex, NUL */
 struct hold_view {
 	int64_t id;			/* never reused while the engine runs */

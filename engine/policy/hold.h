@@ -23,7 +23,7 @@
 #include "snapshot.h"
 
 #define HOLD_MAX		SNAP_HOLDS_MAX	/* calls waiting at once, engine-wide */
-#define HOLD_WAIVERS_MAX	64		/* (session, tool) pairs approved for good */
+#define HOLD_WAIVERS_MAX	1024		/* (session, tool) pairs approved for good */
 #define HOLD_TIMEOUT_MIN_S	1
 #define HOLD_TIMEOUT_MAX_S	3600
 #define HOLD_TIMEOUT_DEFAULT_S	60

@@ -18,6 +18,9 @@
 #include "gate.h"
 #include "hold.h"
 
+/* A session waits for one call at a time: the board can hold every session's. */
+_Static_assert(HOLD_MAX >= SUPERVISOR_SESSIONS_MAX, "a held call of every session fits");
+
 /* A waiter looks at its gate and its session's stop at least this often. */
 #define HOLD_TICK_MS	200
 
