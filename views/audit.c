@@ -5,7 +5,7 @@
  * it stays where the operator put it.
  */
 
-#include "util.h"
+#include "list.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -46,13 +46,6 @@ static const enum ui_color tone_colors[] = {
 /* A dispatch whose outcome the log does not have (a crash): said so, as an alert. */
 #define UNKNOWN_OUTCOME	"unknown"
 
-/* Indexes into m->audit of the rows the filter lets through. */
-struct audit_list {
-	size_t *rows;
-	size_t n;
-	bool failed;
-};
-
 static enum ui_color
 decision_color(const struct audit_row *a)
 {
@@ -79,26 +72,25 @@ unknown_count(const struct ui_model *m)
 }
 
 static bool
-audit_match(const struct audit_row *a, const char *filter)
+audit_match(const struct ui_model *m, size_t i, const char *filter)
 {
+	const struct audit_row *a = &m->audit[i];
+
 	return view_match(filter, a->session) || view_match(filter, a->tool) ||
 	       view_match(filter, decision_text(a)) || view_match(filter, a->rule) ||
 	       view_match(filter, a->type);
 }
 
-static void
-audit_list(const struct ui_model *m, const struct view_state *vs, struct audit_list *l)
+static size_t
+audit_count(const struct ui_model *m)
 {
-	size_t i, n = m->audit ? m->n_audit : 0;
+	return m->audit ? m->n_audit : 0;
+}
 
-	memset(l, 0, sizeof *l);
-	if (n == 0)
-		return;
-	l->rows = calloc(n, sizeof *l->rows);
-	l->failed = !l->rows;
-	for (i = 0; l->rows && i < n; i++)
-		if (audit_match(&m->audit[i], vs->filter))
-			l->rows[l->n++] = i;
+static const char *
+audit_error(const struct ui_model *m)
+{
+	return m->audit_error;
 }
 
 /* "2024-05-01T12:04:31.123456Z" as "12:04:31.123"; anything else as stored. */
@@ -130,15 +122,12 @@ audit_draw_hashes(WINDOW *w, int y, const struct ui_model *m, const struct draw_
 
 static void
 audit_draw_row(WINDOW *w, int y, const struct ui_model *m, const struct draw_col *cols,
-	       const struct audit_row *a, bool sel)
+	       size_t i, bool sel)
 {
+	const struct audit_row *a = &m->audit[i];
 	attr_t plain = color_attr_sel(UI_COLOR_DEFAULT, sel);
 	char buf[DRAW_FMT_MAX];
 
-	if (sel) {
-		draw_fill(w, y, 0, -1, plain);
-		draw_text(w, y, 0, 1, plain, draw_glyph(m, GLYPH_CURSOR));
-	}
 	draw_col_text(w, y, &cols[COL_TIME], color_attr_sel(UI_COLOR_DIM, sel),
 		      audit_time(buf, a->time));
 	draw_col_text(w, y, &cols[COL_SESSION], plain, draw_short_id(buf, a->session));
@@ -156,13 +145,11 @@ audit_draw_row(WINDOW *w, int y, const struct ui_model *m, const struct draw_col
 
 /* TYPE, TOOL, DECISION and RULE are as wide as their widest value. */
 static void
-audit_cols_fit(struct draw_col cols[COL_COUNT], const struct ui_model *m,
-	       const struct audit_list *l, int width)
+audit_cols_fit(struct draw_col *cols, const struct ui_model *m, const struct view_list *l)
 {
 	const struct audit_row *a;
 	size_t i;
 
-	memcpy(cols, audit_cols, sizeof audit_cols);
 	for (i = 0; i < l->n; i++) {
 		a = &m->audit[l->rows[i]];
 		cols[COL_TYPE].width = draw_widest(cols[COL_TYPE].width, a->type, 13);
@@ -170,86 +157,52 @@ audit_cols_fit(struct draw_col cols[COL_COUNT], const struct ui_model *m,
 		cols[COL_DECISION].width = draw_widest(cols[COL_DECISION].width, a->decision, 13);
 		cols[COL_RULE].width = draw_widest(cols[COL_RULE].width, a->rule, 20);
 	}
-	draw_cols_fit(cols, COL_COUNT, 2, width - 2);
 }
 
-static void
-audit_draw_title(WINDOW *w, const struct ui_model *m, const struct view_state *vs,
-		 const struct audit_list *l, bool follow)
+/* Dispatches the log has no outcome for, as an alert. */
+static int
+audit_tags(WINDOW *w, int x, int end, const struct ui_model *m, const struct view_list *l)
 {
-	int end = getmaxx(w), x = draw_view_title(w, m, "Audit");
-	char buf[UI_FILTER_MAX + 32];
+	char buf[64];
 
-	if (vs->filter[0])
-		snprintf(buf, sizeof buf, "%zu of %zu", l->n, m->audit ? m->n_audit : 0);
-	else
-		snprintf(buf, sizeof buf, "%zu entr%s", l->n, l->n == 1 ? "y" : "ies");
-	x = draw_title_tag(w, 0, x, end, m, UI_COLOR_TITLE, buf);
-	if (l->n && !m->audit_error)
-		x = draw_title_tag(w, 0, x, end, m, follow ? UI_COLOR_TITLE : UI_COLOR_PENDING,
-				   follow ? "following" : "scrolled back");
-	if (m->audit_error)
-		x = draw_title_tag(w, 0, x, end, m, UI_COLOR_ALERT, "not following: the log cannot be read");
+	(void)l;
 	if (unknown_count(m)) {
 		snprintf(buf, sizeof buf, "%zu unknown outcome%s (no terminal entry)",
 			 unknown_count(m), unknown_count(m) == 1 ? "" : "s");
 		x = draw_title_tag(w, 0, x, end, m, UI_COLOR_ALERT, buf);
 	}
-	if (vs->filter[0]) {
-		snprintf(buf, sizeof buf, "filter: %s", vs->filter);
-		draw_title_tag(w, 0, x, end, m, UI_COLOR_PENDING, buf);
-	}
+	return x;
 }
 
-static void
-audit_draw_empty(WINDOW *w, const struct ui_model *m, const struct view_state *vs,
-		 const struct audit_list *l)
-{
-	char buf[UI_FILTER_MAX + 160];
-
-	if (l->failed)
-		snprintf(buf, sizeof buf, "out of memory: the audit tail cannot be listed");
-	else if (m->audit_error && !(m->audit && m->n_audit > 0))
-		snprintf(buf, sizeof buf, "the audit log cannot be read: %.100s", m->audit_error);
-	else if (m->audit && m->n_audit > 0)
-		snprintf(buf, sizeof buf, "no entry matches \"%s\"", vs->filter);
-	else
-		snprintf(buf, sizeof buf, "no audit entries yet");
-	draw_empty(w, 2, 2, -1, buf);
-}
+static const struct list_view audit_list = {
+	.title = "Audit",
+	.n_cols = COL_COUNT,
+	.cols = audit_cols,
+	.words = {
+		.one = "entry", .many = "entries", .of = "",
+		.things = "the audit tail", .unreadable = "the audit log cannot be read",
+		.thing = "entry", .none = "no audit entries yet",
+	},
+	.follows = true,
+	.count = audit_count,
+	.match = audit_match,
+	.error = audit_error,
+	.error_tag = "not following: the log cannot be read",
+	.fit = audit_cols_fit,
+	.tags = audit_tags,
+	.row = audit_draw_row,
+};
 
 static void
 audit_draw(WINDOW *w, const struct ui_model *m, struct view_state *vs)
 {
-	struct draw_col cols[COL_COUNT];
-	struct audit_list l;
-	int h = getmaxy(w), y;
-	bool follow;
-	size_t i;
-
-	werase(w);
-	audit_list(m, vs, &l);
-	follow = view_follow(vs, l.n);
-	view_clamp(vs, l.n, h > 2 ? (size_t)h - 2 : 1);
-	audit_draw_title(w, m, vs, &l, follow);
-	audit_cols_fit(cols, m, &l, getmaxx(w));
-	if (h >= 2)
-		draw_cols_header(w, 1, cols, COL_COUNT);
-	if (l.n == 0)
-		audit_draw_empty(w, m, vs, &l);
-	for (y = 2, i = vs->top; i < l.n && y < h; y++, i++)
-		audit_draw_row(w, y, m, cols, &m->audit[l.rows[i]], i == vs->selected);
-	free(l.rows);
+	list_view_draw(w, m, vs, &audit_list);
 }
 
 static size_t
 audit_rows(const struct ui_model *m, const struct view_state *vs)
 {
-	struct audit_list l;
-
-	audit_list(m, vs, &l);
-	free(l.rows);
-	return l.n;
+	return list_view_rows(&audit_list, m, vs);
 }
 
 /* The session and tool of an entry: a revoke from here acts on them. */
@@ -257,15 +210,13 @@ static void
 audit_target(const struct ui_model *m, const struct view_state *vs, size_t i,
 	     char session[SNAP_ID_MAX], char tool[SNAP_NAME_MAX])
 {
-	struct audit_list l;
+	size_t item;
 
 	session[0] = tool[0] = '\0';
-	audit_list(m, vs, &l);
-	if (i < l.n) {
-		snprintf(session, SNAP_ID_MAX, "%s", m->audit[l.rows[i]].session);
-		snprintf(tool, SNAP_NAME_MAX, "%s", m->audit[l.rows[i]].tool);
+	if (list_view_item(&audit_list, m, vs, i, &item)) {
+		snprintf(session, SNAP_ID_MAX, "%s", m->audit[item].session);
+		snprintf(tool, SNAP_NAME_MAX, "%s", m->audit[item].tool);
 	}
-	free(l.rows);
 }
 
 const struct view_ops audit_view = {

@@ -8,7 +8,7 @@
  * one. The cursor stays on the same call (by id) while others come and go.
  */
 
-#include "util.h"
+#include "list.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -40,13 +40,6 @@ static const struct draw_col pending_cols[COL_COUNT] = {
 	PENDING_COLS(DRAW_COL_SPEC)
 };
 
-/* Indexes into m->pending of the rows the filter lets through. */
-struct pending_list {
-	size_t *rows;
-	size_t n;
-	bool failed;
-};
-
 const char *
 pending_fmt_flow(char buf[DRAW_FMT_MAX], const struct hold_view *h, bool ascii)
 {
@@ -73,25 +66,24 @@ pending_fmt_hash(char buf[DRAW_FMT_MAX], const struct hold_view *h)
 }
 
 static bool
-pending_match(const struct hold_view *h, const char *filter)
+pending_match(const struct ui_model *m, size_t i, const char *filter)
 {
+	const struct hold_view *h = &m->pending[i];
+
 	return view_match(filter, h->session) || view_match(filter, h->tool) ||
 	       view_match(filter, h->alias);
 }
 
-static void
-pending_list(const struct ui_model *m, const struct view_state *vs, struct pending_list *l)
+static size_t
+pending_count(const struct ui_model *m)
 {
-	size_t i, n = m->pending ? m->n_pending : 0;
+	return m->pending ? m->n_pending : 0;
+}
 
-	memset(l, 0, sizeof *l);
-	if (n == 0)
-		return;
-	l->rows = calloc(n, sizeof *l->rows);
-	l->failed = !l->rows;
-	for (i = 0; l->rows && i < n; i++)
-		if (pending_match(&m->pending[i], vs->filter))
-			l->rows[l->n++] = i;
+static const char *
+pending_error(const struct ui_model *m)
+{
+	return m->pending_error;
 }
 
 /*
@@ -100,7 +92,7 @@ pending_list(const struct ui_model *m, const struct view_state *vs, struct pendi
  * that took its place). Then the call under it is kept for the next draw.
  */
 static void
-pending_keep(const struct ui_model *m, struct view_state *vs, const struct pending_list *l)
+pending_keep(const struct ui_model *m, struct view_state *vs, const struct view_list *l)
 {
 	size_t i;
 
@@ -126,16 +118,13 @@ pending_keep(const struct ui_model *m, struct view_state *vs, const struct pendi
 
 static void
 pending_draw_row(WINDOW *w, int y, const struct ui_model *m, const struct draw_col *cols,
-		 const struct hold_view *h, bool sel)
+		 size_t i, bool sel)
 {
+	const struct hold_view *h = &m->pending[i];
 	attr_t plain = color_attr_sel(UI_COLOR_DEFAULT, sel);
 	attr_t dim = color_attr_sel(UI_COLOR_DIM, sel);
 	char buf[DRAW_FMT_MAX];
 
-	if (sel) {
-		draw_fill(w, y, 0, -1, plain);
-		draw_text(w, y, 0, 1, plain, draw_glyph(m, GLYPH_CURSOR));
-	}
 	snprintf(buf, sizeof buf, "%" PRId64, h->id);
 	draw_col_text(w, y, &cols[COL_ID], color_attr_sel(UI_COLOR_PENDING, sel), buf);
 	if (m->n_engines > 1 && h->engine < m->n_engines)
@@ -155,14 +144,12 @@ pending_draw_row(WINDOW *w, int y, const struct ui_model *m, const struct draw_c
 
 /* TOOL and ALIAS are as wide as their widest value; ENGINE only with several engines. */
 static void
-pending_cols_fit(struct draw_col cols[COL_COUNT], const struct ui_model *m,
-		 const struct pending_list *l, int width)
+pending_cols_fit(struct draw_col *cols, const struct ui_model *m, const struct view_list *l)
 {
 	const struct hold_view *h;
 	char flow[DRAW_FMT_MAX], id[24];
 	size_t i;
 
-	memcpy(cols, pending_cols, sizeof pending_cols);
 	if (m->n_engines > 1)
 		cols[COL_ENGINE].width = 6;
 	for (i = 0; i < l->n; i++) {
@@ -177,96 +164,69 @@ pending_cols_fit(struct draw_col cols[COL_COUNT], const struct ui_model *m,
 			cols[COL_ENGINE].width = draw_widest(cols[COL_ENGINE].width,
 							     m->engine_names[h->engine], 12);
 	}
-	draw_cols_fit(cols, COL_COUNT, 2, width - 2);
 }
 
-static void
-pending_draw_title(WINDOW *w, const struct ui_model *m, const struct view_state *vs,
-		   const struct pending_list *l)
+/* How long the oldest call has waited. */
+static int
+pending_tags(WINDOW *w, int x, int end, const struct ui_model *m, const struct view_list *l)
 {
-	int end = getmaxx(w), x = draw_view_title(w, m, "Pending");
-	char buf[UI_FILTER_MAX + 48], age[DRAW_FMT_MAX];
+	char buf[64], age[DRAW_FMT_MAX];
 
-	if (vs->filter[0])
-		snprintf(buf, sizeof buf, "%zu of %zu waiting", l->n, m->pending ? m->n_pending : 0);
-	else
-		snprintf(buf, sizeof buf, "%zu waiting", l->n);
-	x = draw_title_tag(w, 0, x, end, m, l->n ? UI_COLOR_PENDING : UI_COLOR_TITLE, buf);
+	(void)l;
 	if (m->pending && m->n_pending > 0) {
 		snprintf(buf, sizeof buf, "oldest %s",
 			 draw_fmt_secs(age, pending_age_ms(&m->pending[0], m->now_ms)));
 		x = draw_title_tag(w, 0, x, end, m, UI_COLOR_TITLE, buf);
 	}
-	if (m->pending_error)
-		x = draw_title_tag(w, 0, x, end, m, UI_COLOR_ALERT, "an engine's list cannot be read");
-	if (vs->filter[0]) {
-		snprintf(buf, sizeof buf, "filter: %s", vs->filter);
-		draw_title_tag(w, 0, x, end, m, UI_COLOR_PENDING, buf);
-	}
+	return x;
 }
 
-static void
-pending_draw_empty(WINDOW *w, const struct ui_model *m, const struct view_state *vs,
-		   const struct pending_list *l)
+static enum ui_color
+pending_count_color(const struct view_list *l)
 {
-	char buf[UI_FILTER_MAX + 160];
-
-	if (l->failed)
-		snprintf(buf, sizeof buf, "out of memory: the held calls cannot be listed");
-	else if (m->pending_error && !(m->pending && m->n_pending > 0))
-		snprintf(buf, sizeof buf, "the held calls cannot be listed: %.100s", m->pending_error);
-	else if (m->pending && m->n_pending > 0)
-		snprintf(buf, sizeof buf, "no held call matches \"%s\"", vs->filter);
-	else
-		snprintf(buf, sizeof buf, "no call is waiting for an operator (airlock ctl hold TOOL)");
-	draw_empty(w, 2, 2, -1, buf);
+	return l->n ? UI_COLOR_PENDING : UI_COLOR_TITLE;
 }
+
+static const struct list_view pending_list = {
+	.title = "Pending",
+	.n_cols = COL_COUNT,
+	.cols = pending_cols,
+	.words = {
+		.one = "waiting", .many = "waiting", .of = " waiting",
+		.things = "the held calls", .unreadable = "the held calls cannot be listed",
+		.thing = "held call",
+		.none = "no call is waiting for an operator (airlock ctl hold TOOL)",
+	},
+	.count = pending_count,
+	.match = pending_match,
+	.error = pending_error,
+	.error_tag = "an engine's list cannot be read",
+	.keep = pending_keep,
+	.fit = pending_cols_fit,
+	.tags = pending_tags,
+	.count_color = pending_count_color,
+	.row = pending_draw_row,
+};
 
 static void
 pending_draw(WINDOW *w, const struct ui_model *m, struct view_state *vs)
 {
-	struct draw_col cols[COL_COUNT];
-	struct pending_list l;
-	int h = getmaxy(w), y;
-	size_t i;
-
-	werase(w);
-	pending_list(m, vs, &l);
-	pending_keep(m, vs, &l);
-	view_clamp(vs, l.n, h > 2 ? (size_t)h - 2 : 1);
-	pending_draw_title(w, m, vs, &l);
-	pending_cols_fit(cols, m, &l, getmaxx(w));
-	if (h >= 2)
-		draw_cols_header(w, 1, cols, COL_COUNT);
-	if (l.n == 0)
-		pending_draw_empty(w, m, vs, &l);
-	for (y = 2, i = vs->top; i < l.n && y < h; y++, i++)
-		pending_draw_row(w, y, m, cols, &m->pending[l.rows[i]], i == vs->selected);
-	free(l.rows);
+	list_view_draw(w, m, vs, &pending_list);
 }
 
 static size_t
 pending_rows(const struct ui_model *m, const struct view_state *vs)
 {
-	struct pending_list l;
-
-	pending_list(m, vs, &l);
-	free(l.rows);
-	return l.n;
+	return list_view_rows(&pending_list, m, vs);
 }
 
 /* The visible row i's call, or NULL. */
 static const struct hold_view *
 pending_at(const struct ui_model *m, const struct view_state *vs, size_t i)
 {
-	const struct hold_view *h = NULL;
-	struct pending_list l;
+	size_t item;
 
-	pending_list(m, vs, &l);
-	if (i < l.n)
-		h = &m->pending[l.rows[i]];
-	free(l.rows);
-	return h;
+	return list_view_item(&pending_list, m, vs, i, &item) ? &m->pending[item] : NULL;
 }
 
 /* A held call's session and tool: a revoke or force-stop from here acts on them. */

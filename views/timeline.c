@@ -12,7 +12,7 @@
  * newer engine adds and this table lacks is still listed, by its word.
  */
 
-#include "util.h"
+#include "list.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -203,15 +203,10 @@ by_text(char *buf, size_t cap, const struct timeline_row *r)
 
 /* ---- the list ---- */
 
-struct timeline_list {
-	size_t *rows;	/* indexes into m->timeline the filter lets through */
-	size_t n;
-	bool failed;
-};
-
 static bool
-timeline_match(const struct timeline_row *r, const char *filter)
+timeline_match(const struct ui_model *m, size_t i, const char *filter)
 {
+	const struct timeline_row *r = &m->timeline[i];
 	char kind[64];
 
 	kind_text(kind, sizeof kind, r);
@@ -221,19 +216,16 @@ timeline_match(const struct timeline_row *r, const char *filter)
 								  view_match(filter, r->by.via)));
 }
 
-static void
-timeline_list(const struct ui_model *m, const struct view_state *vs, struct timeline_list *l)
+static size_t
+timeline_count(const struct ui_model *m)
 {
-	size_t i, n = m->timeline ? m->n_timeline : 0;
+	return m->timeline ? m->n_timeline : 0;
+}
 
-	memset(l, 0, sizeof *l);
-	if (n == 0)
-		return;
-	l->rows = calloc(n, sizeof *l->rows);
-	l->failed = !l->rows;
-	for (i = 0; l->rows && i < n; i++)
-		if (timeline_match(&m->timeline[i], vs->filter))
-			l->rows[l->n++] = i;
+static const char *
+timeline_error(const struct ui_model *m)
+{
+	return m->timeline_error;
 }
 
 /* "2024-05-01T12:04:31.123456Z" as "12:04:31"; anything else as stored. */
@@ -249,15 +241,12 @@ timeline_time(char buf[DRAW_FMT_MAX], const char *ts)
 
 static void
 timeline_draw_row(WINDOW *w, int y, const struct ui_model *m, const struct draw_col *cols,
-		  const struct timeline_row *r, bool sel)
+		  size_t i, bool sel)
 {
+	const struct timeline_row *r = &m->timeline[i];
 	attr_t plain = color_attr_sel(UI_COLOR_DEFAULT, sel);
 	char buf[DRAW_FMT_MAX], text[256];
 
-	if (sel) {
-		draw_fill(w, y, 0, -1, plain);
-		draw_text(w, y, 0, 1, plain, draw_glyph(m, GLYPH_CURSOR));
-	}
 	draw_col_text(w, y, &cols[COL_TIME], color_attr_sel(UI_COLOR_DIM, sel),
 		      timeline_time(buf, r->time));
 	kind_text(text, sizeof text, r);
@@ -270,12 +259,10 @@ timeline_draw_row(WINDOW *w, int y, const struct ui_model *m, const struct draw_
 
 /* KIND and BY are as wide as their widest value. */
 static void
-timeline_cols_fit(struct draw_col cols[COL_COUNT], const struct ui_model *m,
-		  const struct timeline_list *l, int width)
+timeline_cols_fit(struct draw_col *cols, const struct ui_model *m, const struct view_list *l)
 {
 	char text[128];
 
-	memcpy(cols, timeline_cols, sizeof timeline_cols);
 	for (size_t i = 0; i < l->n; i++) {
 		const struct timeline_row *r = &m->timeline[l->rows[i]];
 
@@ -284,87 +271,52 @@ timeline_cols_fit(struct draw_col cols[COL_COUNT], const struct ui_model *m,
 		by_text(text, sizeof text, r);
 		cols[COL_BY].width = draw_widest(cols[COL_BY].width, text, 20);
 	}
-	draw_cols_fit(cols, COL_COUNT, 2, width - 2);
 }
 
-static void
-timeline_draw_title(WINDOW *w, const struct ui_model *m, const struct view_state *vs,
-		    const struct timeline_list *l, bool follow)
+/* Older events the engine no longer keeps. */
+static int
+timeline_tags(WINDOW *w, int x, int end, const struct ui_model *m, const struct view_list *l)
 {
-	int end = getmaxx(w), x = draw_view_title(w, m, "Timeline");
-	char buf[UI_FILTER_MAX + 32];
+	char buf[48];
 
-	if (vs->filter[0])
-		snprintf(buf, sizeof buf, "%zu of %zu", l->n, m->n_timeline);
-	else
-		snprintf(buf, sizeof buf, "%zu event%s", l->n, l->n == 1 ? "" : "s");
-	x = draw_title_tag(w, 0, x, end, m, UI_COLOR_TITLE, buf);
-	if (l->n && !m->timeline_error)
-		x = draw_title_tag(w, 0, x, end, m, follow ? UI_COLOR_TITLE : UI_COLOR_PENDING,
-				   follow ? "following" : "scrolled back");
-	if (m->timeline_error)
-		x = draw_title_tag(w, 0, x, end, m, UI_COLOR_ALERT,
-				   "not following: the log cannot be read");
-	if (vs->filter[0]) {
-		snprintf(buf, sizeof buf, "filter: %s", vs->filter);
-		x = draw_title_tag(w, 0, x, end, m, UI_COLOR_PENDING, buf);
-	}
+	(void)l;
 	if (m->timeline_dropped) {
 		snprintf(buf, sizeof buf, "%llu older not kept",
 			 (unsigned long long)m->timeline_dropped);
-		draw_title_tag(w, 0, x, end, m, UI_COLOR_DIM, buf);
+		x = draw_title_tag(w, 0, x, end, m, UI_COLOR_DIM, buf);
 	}
+	return x;
 }
 
-static void
-timeline_draw_empty(WINDOW *w, const struct ui_model *m, const struct view_state *vs,
-		    const struct timeline_list *l)
-{
-	char buf[UI_FILTER_MAX + 160];
-
-	if (l->failed)
-		snprintf(buf, sizeof buf, "out of memory: the timeline cannot be listed");
-	else if (m->timeline_error && m->n_timeline == 0)
-		snprintf(buf, sizeof buf, "the audit log cannot be read: %.100s", m->timeline_error);
-	else if (m->n_timeline > 0)
-		snprintf(buf, sizeof buf, "no event matches \"%s\"", vs->filter);
-	else
-		snprintf(buf, sizeof buf, "no policy events yet");
-	draw_empty(w, 2, 2, -1, buf);
-}
+static const struct list_view timeline_list = {
+	.title = "Timeline",
+	.n_cols = COL_COUNT,
+	.cols = timeline_cols,
+	.words = {
+		.one = "event", .many = "events", .of = "",
+		.things = "the timeline", .unreadable = "the audit log cannot be read",
+		.thing = "event", .none = "no policy events yet",
+	},
+	.follows = true,
+	.count = timeline_count,
+	.match = timeline_match,
+	.error = timeline_error,
+	.error_tag = "not following: the log cannot be read",
+	.fit = timeline_cols_fit,
+	.tags = timeline_tags,
+	.row = timeline_draw_row,
+};
 
 static void
 timeline_draw(WINDOW *w, const struct ui_model *m, struct view_state *vs)
 {
-	struct draw_col cols[COL_COUNT];
-	struct timeline_list l;
-	int h = getmaxy(w), y;
-	bool follow;
-	size_t i;
-
-	werase(w);
-	timeline_list(m, vs, &l);
-	follow = view_follow(vs, l.n);
-	view_clamp(vs, l.n, h > 2 ? (size_t)h - 2 : 1);
-	timeline_draw_title(w, m, vs, &l, follow);
-	timeline_cols_fit(cols, m, &l, getmaxx(w));
-	if (h >= 2)
-		draw_cols_header(w, 1, cols, COL_COUNT);
-	if (l.n == 0)
-		timeline_draw_empty(w, m, vs, &l);
-	for (y = 2, i = vs->top; i < l.n && y < h; y++, i++)
-		timeline_draw_row(w, y, m, cols, &m->timeline[l.rows[i]], i == vs->selected);
-	free(l.rows);
+	list_view_draw(w, m, vs, &timeline_list);
 }
 
 static size_t
 timeline_rows(const struct ui_model *m, const struct view_state *vs)
 {
-	struct timeline_list l;
-
-	timeline_list(m, vs, &l);
-	free(l.rows);
-	return l.n;
+	return list_view_rows(&timeline_list, m, vs);
 }
 
 /* Made by an operator: through ctl or a console (not the engine's own, nor a grant's expiry). */
@@ -378,10 +330,10 @@ by_operator(const struct timeline_row *r)
 static size_t
 timeline_jump(const struct ui_model *m, const struct view_state *vs, bool forward)
 {
-	struct timeline_list l;
+	struct view_list l;
 	size_t i, to = vs->selected;
 
-	timeline_list(m, vs, &l);
+	list_view_list(&timeline_list, m, vs, &l);
 	for (i = vs->selected; forward ? i + 1 < l.n : i > 0 && i <= l.n;) {
 		i = forward ? i + 1 : i - 1;
 		if (by_operator(&m->timeline[l.rows[i]])) {
