@@ -13,8 +13,8 @@
 # 80x24 and a 50x12 console show the mark; the audit holds each
 # quarantine and release with its author, the timeline tells them, verify
 # passes; a stop ends a held (paused) runsc session at once; SIGKILL of
-# the engine while a session is held: the watchdog stops its container
-# within its lease. A canary in the payload reaches the sink and no other
+# the engine while a runc and a runsc session are held: each watchdog
+# stops its paused container within its lease. A canary in the payload reaches the sink and no other
 # output.
 # usage: quarantine.sh AIRLOCK AGENT_BIN UPSTREAM_BIN
 set -uo pipefail
@@ -59,7 +59,8 @@ c["bounds"]["session_ms"] = ms
 json.dump(c, open(p, "w"))
 PY
 }
-config a runc 300000 && config b runsc 300000 && config t runc 15000 ||
+config a runc 300000 && config b runsc 300000 && config t runc 15000 &&
+	config w runsc 300000 ||
 	{ not_ok "the sessions' configs"; summary; exit 1; }
 
 "$airlock" serve --socket "$sock" --audit "$work/audit.db" 2>"$work/serve.err" </dev/null &
@@ -303,20 +304,32 @@ check "…and the session ended by the operator" \
 	bash -c 'for i in $(seq 100); do "$1" ctl --socket "$2" sessions | grep -E "^$3 +ended" && exit 0; sleep 0.1; done; exit 1' \
 	_ "$airlock" "$sock" "$b"
 
-# --- the engine dies while a is held: the watchdog stops its container --------
+# --- the engine dies while a (runc) and w (runsc) are held: each watchdog -----
+# stops its paused container within its lease (it unpauses first: runsc
+# takes the daemon some 12 s to stop a paused sandbox)
+ctl start_w start "$work/w/config.json"
+w=$(cat "$work/start_w.out")
+check "session w (runsc) started" [ -n "$w" ]
+check "session w: its calls reach the sink" grows w
+ctl qw quarantine "$w"
+snap
+cw=$(container_of "$w")
+check "w is held: the snapshot names its container" [ -n "$cw" ]
+check "…paused" paused "$cw"
 check "a is held (--called)" quar_on "$a"
 kill -KILL "$engine"
 wait "$engine" 2>/dev/null
-stopped() {
-	local i
-	for i in $(seq 150); do
-		[ "$("$DOCKER" inspect -f '{{.State.Running}}' "$ca" 2>/dev/null || echo gone)" != true ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
-check "engine SIGKILLed while a is held: the watchdog stops its paused container within 15 s" stopped
-for c in "$cb" "$ct"; do "$DOCKER" rm -f "$c" >/dev/null 2>&1; done
+killed_at=$SECONDS
+# The lease's bound: 2 s of silence (none here: EOF at once) and one stop
+# request of 5 s (watchdog.h). Without the unpause, runsc took 12 s.
+lease_s=7
+check "engine SIGKILLed while a is held: the watchdog stops a's paused container (runc) within $lease_s s" \
+	gone_or_exited "$ca" $lease_s
+left=$((lease_s - (SECONDS - killed_at)))
+check "…and w's paused container (runsc) within $lease_s s of the SIGKILL" \
+	gone_or_exited "$cw" $((left > 0 ? left : 0))
+echo "# both held containers stopped $((SECONDS - killed_at)) s after the engine's SIGKILL"
+for c in "$cb" "$ct" "$cw"; do [ -n "$c" ] && "$DOCKER" rm -f "$c" >/dev/null 2>&1; done
 
 # --- the canary ---------------------------------------------------------------
 check "the canary reached the permitted sink" grep -q "$canary" "$work/a/vault.sink"
