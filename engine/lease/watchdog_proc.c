@@ -150,8 +150,6 @@ watchdog_unpause(const char *socket_path, const char *id)
 	char path[128], resp[1024];
 	size_t len;
 
-	if (mutant("watchdog_no_unpause"))
-		return;
 	snprintf(path, sizeof path, "/containers/%s/unpause", id);
 	(void)watchdog_http(socket_path, "POST", path, WATCHDOG_STOP_TIMEOUT_MS,
 			    resp, sizeof resp, &len);
