@@ -47,7 +47,7 @@ verb_apply(struct app *a, const char *name, const char *path, const char *arg2)
 {
 	struct al_err err = { "" };
 	struct incident p;
-	size_t i, rev = 0, unlisted = 0;
+	size_t i, rev = 0, held = 0, unlisted = 0;
 	char note[64] = "";
 
 	(void)name, (void)arg2;
@@ -55,10 +55,15 @@ verb_apply(struct app *a, const char *name, const char *path, const char *arg2)
 		return REFUSE(a, "apply: %.100s: %.120s", path, err.msg);
 	for (i = 0; i < p.n; i++) {
 		rev += p.op[i] == CUTOVER_REVOKE;
+		held += p.op[i] == CUTOVER_HOLD;
 		unlisted += !model_tool_listed(&a->model, p.tool[i]);
 	}
 	if (unlisted)
 		snprintf(note, sizeof note, " (%zu of them no live session has)", unlisted);
+	if (held)	/* the question names holds only in a file that has some */
+		return action_ask_apply(a, &p, "apply %.60s: revoke %zu, hold %zu, restore %zu tools "
+					"on all %zu sessions%s?", path, rev, held, p.n - rev - held,
+					a->model.snap.live, note);
 	return action_ask_apply(a, &p, "apply %.60s: revoke %zu, restore %zu tools on all %zu sessions%s?",
 				path, rev, p.n - rev, a->model.snap.live, note);
 }

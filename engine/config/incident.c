@@ -28,7 +28,7 @@ incident_list(struct incident *inc, const json_t *list, enum cutover_op op)
 	return 0;
 }
 
-/* Only "revoke", "restore" and "why" may appear. */
+/* Only "revoke", "hold", "restore" and "why" may appear. */
 static int
 incident_keys(const json_t *root)
 {
@@ -36,8 +36,8 @@ incident_keys(const json_t *root)
 	json_t *v;
 
 	json_object_foreach((json_t *)root, key, v)
-		if (strcmp(key, "revoke") != 0 && strcmp(key, "restore") != 0 &&
-		    strcmp(key, "why") != 0)
+		if (strcmp(key, "revoke") != 0 && strcmp(key, "hold") != 0 &&
+		    strcmp(key, "restore") != 0 && strcmp(key, "why") != 0)
 			return -1;
 	return 0;
 }
@@ -89,6 +89,7 @@ incident_from_json(const json_t *root, struct incident *inc, struct al_err *err)
 	memset(inc, 0, sizeof *inc);
 	if (!json_is_object(root) || incident_keys(root) < 0 ||
 	    incident_list(inc, json_object_get(root, "revoke"), CUTOVER_REVOKE) < 0 ||
+	    incident_list(inc, json_object_get(root, "hold"), CUTOVER_HOLD) < 0 ||
 	    incident_list(inc, json_object_get(root, "restore"), CUTOVER_RESTORE) < 0 ||
 	    inc->n == 0 || incident_why(inc, json_object_get(root, "why")) < 0) {
 		memset(inc, 0, sizeof *inc);

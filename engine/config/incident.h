@@ -4,9 +4,12 @@
 /*
  * A prepared incident policy, the file the console's `:apply FILE` posts:
  *
- *	{"revoke": ["tool", …], "restore": ["tool", …], "why": {"tool": "text", …}}
+ *	{"revoke": ["tool", …], "hold": ["tool", …], "restore": ["tool", …],
+ *	 "why": {"tool": "text", …}}
  *
- * and nothing else. "why" is optional and changes nothing: a note for the
+ * and nothing else. A hold makes each call of the tool wait for an
+ * operator (ctl hold), so a prepared response can put a tool under
+ * review instead of cutting it off. "why" is optional and changes nothing: a note for the
  * operator who reads the file (`airlock audit propose` writes one a tool,
  * saying which denials it came from). It is still checked: each key a tool
  * the lists name, each value a string of at most INCIDENT_WHY_MAX bytes
@@ -27,9 +30,12 @@
 #define INCIDENT_WHY_MAX	200		/* bytes of one "why" note */
 
 /* Every shape but the one above is refused with this, fixed, message. */
-#define INCIDENT_SHAPE_ERROR	"expected {\"revoke\": [tools], \"restore\": [tools]}"
+#define INCIDENT_SHAPE_ERROR	"expected {\"revoke\", \"hold\", \"restore\": [tools]}"
 
-/* The cutovers, revokes first, each list in file order (repeats kept). */
+/*
+ * The cutovers: revokes, then holds, then restores, each list in file
+ * order (repeats kept: a tool in two lists ends as the later one says).
+ */
 struct incident {
 	size_t n;
 	char tool[INCIDENT_TOOLS_MAX][SNAP_NAME_MAX];

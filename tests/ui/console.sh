@@ -302,7 +302,7 @@ check "restored on all: later sessions start with it again" wait_gone "new sessi
 echo '{"revoke": ["store"]}' >"$work/incident.json"
 echo '{"revoke": ["store"], "shutdown": true}' >"$work/bad-incident.json"
 command_line "apply $work/bad-incident.json"
-check ":apply refuses a policy with other keys" wait_for 'expected {"revoke": [tools], "restore": [tools]}' 5
+check ":apply refuses a policy with other keys" wait_for 'expected {"revoke", "hold", "restore": [tools]}' 5
 # A FIFO nobody writes would hold the console in open: refused at once
 # (the screen answers the next command).
 mkfifo "$work/incident.fifo"
@@ -343,6 +343,18 @@ check ":apply: every session acknowledged" wait_for "revoke r5 2/2 acked" 20
 check ":apply: the sink records nothing more" still "$work/loop.sink" 2
 command_line "restore store all"; wait_for "live sessions?" 5; keys y
 wait_for "restore r6 2/2 acked" 20
+# A prepared hold: the question names it, every session acknowledges, each
+# call waits for an operator; a restore lifts it and the calls go on.
+echo '{"hold": ["store"], "why": {"store": "under review"}}' >"$work/hold-incident.json"
+command_line "apply $work/hold-incident.json"
+check ":apply of a hold asks first, naming it" \
+	wait_for "revoke 0, hold 1, restore 0 tools on all 2 sessions?" 5
+keys y
+check ":apply: the hold acknowledged by every session" wait_for "hold r7 2/2 acked" 20
+check ":apply: held, the sink records nothing more" still "$work/loop.sink" 2
+command_line "restore store all"; wait_for "live sessions?" 5; keys y
+wait_for "restore r8 2/2 acked" 20
+check "restored: the calls reach the sink again" grows "$work/loop.sink" 10
 
 # A tool no config of the engine has (a typo) is the engine's to refuse, in
 # the words ctl prints (tests/docker/serve.sh): asked nothing, no revision.

@@ -78,7 +78,7 @@ refused(const char *text, const char *part)
 	assert_int_equal(inc.n, 0);
 }
 
-/* text loads as the cutovers in want: "-tool" a revoke, "+tool" a restore, in order. */
+/* text loads as the cutovers in want: "-tool" a revoke, "~tool" a hold, "+tool" a restore, in order. */
 static void
 loads_as(const char *text, const char *want)
 {
@@ -89,7 +89,8 @@ loads_as(const char *text, const char *want)
 	assert_string_equal(load(text, &inc), "");
 	for (i = 0; i < inc.n; i++)
 		snprintf(got + strlen(got), sizeof got - strlen(got), "%s%c%s", i ? " " : "",
-			 inc.op[i] == CUTOVER_REVOKE ? '-' : '+', inc.tool[i]);
+			 inc.op[i] == CUTOVER_REVOKE ? '-' : inc.op[i] == CUTOVER_HOLD ? '~' : '+',
+			 inc.tool[i]);
 	assert_string_equal(got, want);
 }
 
@@ -102,6 +103,11 @@ test_valid(void **state)
 		 "-store -fetch +mail.send");
 	loads_as("{\"revoke\": [\"store\"]}", "-store");
 	loads_as("{\"restore\": [\"store\"], \"revoke\": []}", "+store");
+	/* Holds between the revokes and the restores, whatever the file's key order. */
+	loads_as("{\"restore\": [\"a\"], \"hold\": [\"b\", \"c\"], \"revoke\": [\"d\"]}",
+		 "-d ~b ~c +a");
+	loads_as("{\"hold\": [\"mail.send\"]}", "~mail.send");
+	loads_as("{\"hold\": [\"store\"], \"why\": {\"store\": \"under review\"}}", "~store");
 }
 
 /* Each shape the console refused before the parser moved here, same words. */
@@ -121,12 +127,16 @@ test_malformed(void **state)
 		"{\"revoke\": [\"store\", 7]}",			/* not a string */
 		"{\"restore\": [null]}",
 		"{\"revoke\": [\"\"]}",				/* empty */
+		"{\"hold\": []}",
+		"{\"hold\": \"store\"}",
+		"{\"hold\": [7]}",
+		"{\"Hold\": [\"store\"]}",
 	};
 	size_t i;
 
 	(void)state;
 	assert_string_equal(INCIDENT_SHAPE_ERROR,
-			    "expected {\"revoke\": [tools], \"restore\": [tools]}");
+			    "expected {\"revoke\", \"hold\", \"restore\": [tools]}");
 	for (i = 0; i < sizeof bad / sizeof bad[0]; i++)
 		refused(bad[i], INCIDENT_SHAPE_ERROR);
 }
