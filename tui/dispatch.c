@@ -340,7 +340,14 @@ line_key(struct app *a, int key)
 	}
 	if (filter) {
 		snprintf(vs->filter, sizeof vs->filter, "%.*s", UI_FILTER_MAX - 1, a->prompt.input);
+		/*
+		 * Another list: from its top, and a log view (audit, timeline)
+		 * from its newest row on, following, as when it opened (no rows
+		 * seen yet): else its cursor stayed on the first match, and
+		 * after Esc on the first row of the whole log.
+		 */
 		vs->selected = vs->top = 0;
+		vs->rows_seen = 0;
 	}
 	return APP_REDRAW;
 }
