@@ -24,13 +24,14 @@ require_daemon
 airlock=$1 agent=$2 upstream=$3
 scratch_dir
 . "$here/../checks.sh"
+. "$here/serve_lib.sh"
 sock=$work/engine.sock
 owner_pids() { printf '%s\n' "${helpers[@]}"; }
 command -v tmux >/dev/null || { echo "not ok: tmux is not installed (scripts/setup installs it)"; exit 1; }
 tmux_sock=airlock-grant-$$
 . "$here/../ui/tmux_lib.sh"
 on_teardown() { tm_close g; tm_close c; tm_close t; }
-on_not_ok() { tail -n 14 "$work/last.screen" 2>/dev/null | sed 's/^/    | /'; }
+on_not_ok() { cat "$work/last.screen" 2>/dev/null | sed 's/^/    | /'; }
 mkdir -p "$work/home"
 
 canary="GRANT-CANARY-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
@@ -39,23 +40,7 @@ image=$(scratch_image "$work/image" "$agent") || { not_ok "agent image build"; s
 loop_config g || { not_ok "the session's config"; summary; exit 1; }
 sink=$work/g/vault.sink
 
-"$airlock" serve --socket "$sock" --audit "$work/audit.db" 2>"$work/serve.err" </dev/null &
-engine=$!
-helpers+=("$engine")
-check "serve listens" serve_ready "$work/serve.err" "$engine" || { cat "$work/serve.err"; summary; exit 1; }
-
-ctl() {	# NAME ARGS...: ctl's stdout and stderr kept as $work/NAME.out and .err; rc in $rc
-	local name=$1
-	shift
-	rc=0
-	"$airlock" ctl --socket "$sock" "$@" >"$work/$name.out" 2>"$work/$name.err" || rc=$?
-}
-audit_q() { sqlite3 "file:$work/audit.db?mode=ro" "$1" 2>/dev/null; }
-audit_has() {	# SQL-COUNT: until it is > 0 (the writer thread is asynchronous)
-	local i
-	for i in $(seq 100); do [ "$(audit_q "$1")" -gt 0 ] 2>/dev/null && return 0; sleep 0.1; done
-	return 1
-}
+serve_start
 lines() { if [ -e "$sink" ]; then wc -l <"$sink"; else echo 0; fi; }
 by_expiry="detail like '%\"by\":\"expiry\",%\"via\":\"grant\"%'"
 

@@ -21,6 +21,7 @@ require_daemon
 airlock=$1 agent=$2 upstream=$3
 scratch_dir
 . "$here/../checks.sh"
+. "$here/serve_lib.sh"
 sock=$work/engine.sock
 owner_pids() { printf '%s\n' "${helpers[@]}"; }
 
@@ -71,20 +72,9 @@ as_op tee "$work/home/installed.json" >/dev/null <<<"$(session_json '{"installed
 session_json '{"installed": "vault"}' >"$work/home/secret.json"
 chmod 0000 "$work/home/secret.json"
 
-"$airlock" serve --socket "$sock" --audit "$work/audit.db" --upstreams-dir "$work/upstreams.d" \
-	2>"$work/serve.err" </dev/null &
-engine=$!
-helpers+=("$engine")
-check "serve listens, with --upstreams-dir" serve_ready "$work/serve.err" "$engine" ||
-	{ cat "$work/serve.err"; summary; exit 1; }
+serve_start --upstreams-dir "$work/upstreams.d"
 chmod 0711 "$work"	# the operator passes through to the socket and its home
 
-audit_q() { sqlite3 "file:$work/audit.db?mode=ro" "$1" 2>/dev/null; }
-audit_has() {	# SQL-COUNT: until it is > 0 (the writer thread is asynchronous)
-	local i
-	for i in $(seq 50); do [ "$(audit_q "$1")" -gt 0 ] 2>/dev/null && return 0; sleep 0.1; done
-	return 1
-}
 by_op="detail like '%\"by\":\"$opuser\",\"uid\":$ou,%'"
 sessions() { "$airlock" ctl --socket "$sock" sessions --json | python3 -c '
 import json,sys; print(len(json.load(sys.stdin)["snapshot"]["sessions"]))'; }

@@ -26,6 +26,7 @@ airlock=$1 agent=$2 upstream=$3
 scratch_dir
 chmod 0755 "$work"	# the setpriv client must reach the socket in it
 . "$here/../checks.sh"
+. "$here/serve_lib.sh"
 sock=$work/engine.sock
 owner_pids() { printf '%s\n' "${helpers[@]}"; }
 command -v tmux >/dev/null || { echo "not ok: tmux is not installed (scripts/setup installs it)"; exit 1; }
@@ -63,24 +64,7 @@ config a runc 300000 && config b runsc 300000 && config t runc 15000 &&
 	config w runsc 300000 ||
 	{ not_ok "the sessions' configs"; summary; exit 1; }
 
-"$airlock" serve --socket "$sock" --audit "$work/audit.db" 2>"$work/serve.err" </dev/null &
-engine=$!
-helpers+=("$engine")
-for _ in $(seq 300); do grep -q "listening on" "$work/serve.err" 2>/dev/null && break; sleep 0.1; done
-check "serve listens" grep -q "listening on" "$work/serve.err" || { cat "$work/serve.err"; summary; exit 1; }
-
-ctl() {	# NAME ARGS...: stdout and stderr kept as $work/NAME.out and .err; rc in $rc
-	local name=$1
-	shift
-	rc=0
-	"$airlock" ctl --socket "$sock" "$@" >"$work/$name.out" 2>"$work/$name.err" || rc=$?
-}
-audit_q() { sqlite3 "file:$work/audit.db?mode=ro" "$1" 2>/dev/null; }
-audit_has() {	# SQL-COUNT: until it is > 0 (the writer thread is asynchronous)
-	local i
-	for i in $(seq 100); do [ "$(audit_q "$1")" -gt 0 ] 2>/dev/null && return 0; sleep 0.1; done
-	return 1
-}
+serve_start
 lines() { if [ -e "$work/$1/vault.sink" ]; then wc -l <"$work/$1/vault.sink"; else echo 0; fi; }
 grows() {	# NAME: the sink gets a line more within 10 s
 	local n i
