@@ -663,18 +663,56 @@ print_changes(struct ctl *c, const json_t *before, json_t *now)
 	fflush(stdout);
 }
 
-#define CTL_PENDING_POLL_MS	250
+/*
+ * Followed, the list is asked for again after this without a hold event.
+ * The engine pushes one for every call that begins to wait or is decided;
+ * this only repairs one lost (a client that fell behind gets a gap, which
+ * lists again at once), so a few seconds bound how stale a lost event
+ * leaves the output, at one small request per period.
+ */
+#define CTL_PENDING_SAFETY_MS	5000
+
+/* Followed: until a hold event or a gap comes, the engine closes, or the safety period ends. */
+static void
+pending_wait(struct ctl *c)
+{
+	int64_t deadline = clock_mono_ms() + CTL_PENDING_SAFETY_MS;
+	bool news = false;
+	json_t *f;
+
+	while (!news && (f = next_frame(c, deadline))) {
+		news = json_object_get(f, "gap") != NULL ||
+		       strncmp(str_of(json_object_get(f, "event"), "kind"), "hold_", 5) == 0;
+		json_decref(f);
+	}
+}
+
+/* Followed: the engine's events, before the first list, so no hold event falls between. */
+static int
+pending_subscribe(struct ctl *c)
+{
+	json_t *r;
+	int rc;
+
+	control_request_bool(request(c, CONTROL_OP_EVENTS), CONTROL_K_FOLLOW, true);
+	rc = call(c, 0, &r);
+	json_decref(r);
+	return rc;
+}
 
 /*
- * The held calls waiting now; followed, the engine is asked again every
- * CTL_PENDING_POLL_MS and each change printed until it closes.
+ * The held calls waiting now; followed, the engine is asked again when
+ * it says a call began to wait or was decided (and every
+ * CTL_PENDING_SAFETY_MS), and each change printed until it closes.
  */
 static int
 do_pending(struct ctl *c)
 {
 	json_t *r, *before = NULL;
-	int rc = (request(c, CONTROL_OP_PENDING), call(c, 0, &r));
+	int rc = c->o.n[OPT_FOLLOW] ? pending_subscribe(c) : -1;
 
+	if (rc < 0)
+		rc = (request(c, CONTROL_OP_PENDING), call(c, 0, &r));
 	if (rc >= 0)
 		return rc;
 	if (c->o.json && !c->o.n[OPT_FOLLOW])
@@ -686,7 +724,7 @@ do_pending(struct ctl *c)
 	while (c->o.n[OPT_FOLLOW]) {
 		json_decref(before);
 		before = r;
-		usleep(CTL_PENDING_POLL_MS * 1000);
+		pending_wait(c);
 		if ((rc = (request(c, CONTROL_OP_PENDING), call(c, 0, &r))) >= 0) {
 			json_decref(before);
 			return rc;

@@ -23,12 +23,19 @@ static const char *const ack_words[] = {
 	"malformed update", "tool not in this session", "too many pending deltas",
 	NULL
 };
+static const char *const hold_words[] = {
+	"approved", "approved_rest", "denied", "timeout", "stopped", "lifted", NULL
+};
+static const char *const pause_words[] = {
+	"pause", "unpause", NULL
+};
 
 /* The names of one event, already in their safe form. */
 struct alert_names {
 	char id[ALERT_ID_MAX];
 	char tool[SNAP_NAME_MAX];
 	char check[CHECK_ID_MAX];
+	char by[SNAP_USER_MAX];
 };
 
 typedef void (*alert_fn)(const struct supervisor_event *e, const struct alert_names *nm,
@@ -287,6 +294,47 @@ alert_audit_refused(const struct supervisor_event *e, const struct alert_names *
 		snprintf(buf, cap, "audit log refused a policy entry: the log is incomplete");
 }
 
+/* The text alert_hold gives the same call from the pending list. */
+static void
+alert_hold_waiting(const struct supervisor_event *e, const struct alert_names *nm, char *buf,
+		   size_t cap)
+{
+	snprintf(buf, cap, "hold %" PRId64 ": session %s, %s waits for approve or deny", e->hold,
+		 nm->id, alert_or(nm->tool, "no tool named"));
+}
+
+static void
+alert_hold_decided(const struct supervisor_event *e, const struct alert_names *nm, char *buf,
+		   size_t cap)
+{
+	snprintf(buf, cap, "hold %" PRId64 " %s: session %s, %s (by %s)", e->hold,
+		 alert_word(hold_words, e->reason, sizeof e->reason), nm->id,
+		 alert_or(nm->tool, "no tool named"), alert_or(nm->by, "no one named"));
+}
+
+static void
+alert_quarantine(const struct supervisor_event *e, const struct alert_names *nm, char *buf,
+		 size_t cap)
+{
+	snprintf(buf, cap, "session %s %s by %s", nm->id,
+		 e->kind == SUPERVISOR_EVENT_RELEASE ? "released" : "quarantined",
+		 alert_or(nm->by, "no one named"));
+}
+
+/* A warning: the gate denies the session's calls all the same (fail closed). */
+static void
+alert_pause_failed(const struct supervisor_event *e, const struct alert_names *nm, char *buf,
+		   size_t cap)
+{
+	const char *what = alert_word(pause_words, e->reason, sizeof e->reason);
+
+	if (strcmp(what, "unpause") == 0)
+		snprintf(buf, cap, "warning: session %s released, but its unpause failed", nm->id);
+	else
+		snprintf(buf, cap, "warning: session %s quarantined, but its pause failed: its calls"
+			 " are denied all the same", nm->id);
+}
+
 static const alert_fn alert_formats[SUPERVISOR_EVENT_KIND_COUNT] = {
 	[SUPERVISOR_EVENT_STATE]		  = alert_state,
 	[SUPERVISOR_EVENT_END]		  = alert_end,
@@ -298,6 +346,11 @@ static const alert_fn alert_formats[SUPERVISOR_EVENT_KIND_COUNT] = {
 	[SUPERVISOR_EVENT_REAPER]		  = alert_reaper,
 	[SUPERVISOR_EVENT_SWEEP]		  = alert_sweep,
 	[SUPERVISOR_EVENT_AUDIT_REFUSED]	  = alert_audit_refused,
+	[SUPERVISOR_EVENT_HOLD_WAITING]	  = alert_hold_waiting,
+	[SUPERVISOR_EVENT_HOLD_DECIDED]	  = alert_hold_decided,
+	[SUPERVISOR_EVENT_QUARANTINE]		  = alert_quarantine,
+	[SUPERVISOR_EVENT_RELEASE]		  = alert_quarantine,
+	[SUPERVISOR_EVENT_PAUSE_FAILED]	  = alert_pause_failed,
 };
 
 void
@@ -320,6 +373,7 @@ alert_format(const struct supervisor_event *e, char *buf, size_t cap)
 	alert_short_id(nm.id, e->session, sizeof e->session);
 	alert_safe_name(nm.tool, sizeof nm.tool, e->tool, sizeof e->tool);
 	alert_safe_name(nm.check, sizeof nm.check, e->check, sizeof e->check);
+	alert_safe_name(nm.by, sizeof nm.by, e->by.user, sizeof e->by.user);
 	fn(e, &nm, buf, cap);
 }
 
@@ -335,6 +389,10 @@ alert_wanted(const struct supervisor_event *e)
 	case SUPERVISOR_EVENT_REAPER:
 	case SUPERVISOR_EVENT_SWEEP:
 	case SUPERVISOR_EVENT_AUDIT_REFUSED:
+	case SUPERVISOR_EVENT_HOLD_WAITING:
+	case SUPERVISOR_EVENT_QUARANTINE:
+	case SUPERVISOR_EVENT_RELEASE:
+	case SUPERVISOR_EVENT_PAUSE_FAILED:
 		return true;
 	case SUPERVISOR_EVENT_END:
 		return e->alert || !session_end_normal(e->end);

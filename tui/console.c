@@ -85,6 +85,42 @@ alert(struct app *a, const char *text)
 		notifier_send(a->notifier, text);
 }
 
+/*
+ * Calls that began waiting, from one engine's batch of events: an alert
+ * each (its id, session and tool), at most HOLD_ALERTS_MAX a batch, then
+ * how many more, so a burst of held calls does not bury the status line.
+ */
+#define HOLD_ALERTS_MAX	4
+
+static bool
+alert_is_hold(const struct supervisor_event *e, size_t *holds)
+{
+	if (e->kind != SUPERVISOR_EVENT_HOLD_WAITING)
+		return false;
+	return ++*holds > HOLD_ALERTS_MAX;
+}
+
+/* One engine's batch of events: alerts to the status line and the desktop. */
+static void
+event_alerts(struct app *a, const char *engine, const struct supervisor_event *ev, size_t n)
+{
+	char text[STATUS_TEXT_MAX + SNAP_ENGINE_MAX + 2], line[STATUS_TEXT_MAX];
+	size_t i, holds = 0;
+
+	for (i = 0; i < n; i++) {
+		if (ev[i].replayed || !alert_wanted(&ev[i]) || alert_is_hold(&ev[i], &holds))
+			continue;
+		alert_format(&ev[i], line, sizeof line);
+		snprintf(text, sizeof text, "%s%s%s", engine, engine[0] ? ": " : "", line);
+		alert(a, text);
+	}
+	if (holds > HOLD_ALERTS_MAX) {
+		alert_holds_more(holds - HOLD_ALERTS_MAX, line, sizeof line);
+		snprintf(text, sizeof text, "%s%s%s", engine, engine[0] ? ": " : "", line);
+		alert(a, text);
+	}
+}
+
 /* Everything the engines queued: into the history, alerts to the status line. */
 static int
 drain_events(struct app *a)
@@ -92,7 +128,6 @@ drain_events(struct app *a)
 	struct supervisor_event ev[128];
 	struct link_result res[16];
 	struct link_status st;
-	char text[STATUS_TEXT_MAX + SNAP_ENGINE_MAX + 2], line[STATUS_TEXT_MAX];
 	size_t n, i, k;
 	int flags = 0;
 
@@ -100,14 +135,7 @@ drain_events(struct app *a)
 		link_status(a->links[k], &st);
 		while ((n = link_events(a->links[k], ev, 128)) > 0) {
 			model_add_engine_events(&a->model, (unsigned)k, ev, n);
-			for (i = 0; i < n; i++)
-				if (!ev[i].replayed && alert_wanted(&ev[i])) {
-					alert_format(&ev[i], line, sizeof line);
-					snprintf(text, sizeof text, "%s%s%s",
-						 a->n_links > 1 ? st.name : "",
-						 a->n_links > 1 ? ": " : "", line);
-					alert(a, text);
-				}
+			event_alerts(a, a->n_links > 1 ? st.name : "", ev, n);
 			flags |= APP_REDRAW;
 		}
 		while ((n = link_results(a->links[k], res, 16)) > 0)
@@ -117,33 +145,6 @@ drain_events(struct app *a)
 			}
 	}
 	return flags;
-}
-
-/*
- * Each call that began waiting since the last frame: an alert naming its
- * id, session and tool (at most HOLD_ALERTS_MAX a frame, then how many
- * more), to the status line and the desktop.
- */
-#define HOLD_ALERTS_MAX	4
-
-static void
-hold_alerts(struct app *a)
-{
-	struct hold_view h[HOLD_ALERTS_MAX];
-	char text[STATUS_TEXT_MAX + SNAP_ENGINE_MAX + 2], line[STATUS_TEXT_MAX];
-	size_t n = model_take_new_holds(&a->model, h, HOLD_ALERTS_MAX), i;
-	bool many = a->n_links > 1;
-
-	for (i = 0; i < n && i < HOLD_ALERTS_MAX; i++) {
-		alert_hold(&h[i], line, sizeof line);
-		snprintf(text, sizeof text, "%s%s%s", many ? a->model.engine_names[h[i].engine] : "",
-			 many ? ": " : "", line);
-		alert(a, text);
-	}
-	if (n > HOLD_ALERTS_MAX) {
-		alert_holds_more(n - HOLD_ALERTS_MAX, line, sizeof line);
-		alert(a, line);
-	}
 }
 
 static void
@@ -391,7 +392,6 @@ frame(struct app *a)
 
 	if (model_refresh(&a->model, a->links, a->n_links))
 		tail_alert(a);
-	hold_alerts(a);
 	model_ui(&a->model, &m);
 	m.ascii = a->screen.ascii;
 	display_draw(a, &m);

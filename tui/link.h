@@ -29,7 +29,8 @@ struct supervisor;
 #define LINK_WHERE_MAX	192
 #define LINK_TEXT_MAX	256
 #define LINK_TIMELINE_MS	500	/* the timeline is asked for again after this */
-#define LINK_PENDING_MS	250	/* a remote engine's held calls are asked for again after this */
+/* A remote engine's held calls are asked for again after this without a hold event. */
+#define LINK_PENDING_SAFETY_MS	5000
 
 enum link_state {
 	LINK_UP,		/* snapshots arrive */
@@ -145,9 +146,11 @@ struct link_ops {
 	 * The calls held for an operator now (ctl pending: what each is,
 	 * never its payload), oldest first, at most cap into out, *n of them;
 	 * -1 with why when the engine does not say (refused, not connected).
-	 * The local link asks the supervisor; a remote one answers from its
-	 * latest reply and asks the engine's pending op again on its own,
-	 * at most every LINK_PENDING_MS, only while it is called.
+	 * The local link asks the supervisor. A remote one answers from its
+	 * latest reply and, while it is called, asks the engine's pending op
+	 * again once a hold event (or a gap) came since, or every
+	 * LINK_PENDING_SAFETY_MS; it returns LINK_SENT while that newer
+	 * answer is on its way (the console is woken when it comes).
 	 */
 	int (*pending)(struct link *l, struct hold_view *out, size_t cap, size_t *n, char *why,
 		       size_t why_cap);

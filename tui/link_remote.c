@@ -511,9 +511,9 @@ remote_timeline(struct link *l, int64_t *after, struct timeline_row *out, size_t
 
 /*
  * The held calls from the engine's latest pending answer; asked again
- * every LINK_PENDING_MS while the console calls this (it does only while
- * its pending view is shown or a session holds a tool: the hold branch's
- * engine pushes no event when a call begins to wait).
+ * when a hold event came since (whatever made a call wait, the engine
+ * says so), or after LINK_PENDING_SAFETY_MS in case one was lost.
+ * LINK_SENT while the newer answer is on its way.
  */
 static int
 remote_pending(struct link *l, struct hold_view *out, size_t cap, size_t *n, char *why,
@@ -535,8 +535,12 @@ remote_pending(struct link *l, struct hold_view *out, size_t cap, size_t *n, cha
 	for (i = 0; rc == 0 && r->holds_have && i < r->holds->n && *n < cap; i++)
 		out[(*n)++] = r->holds->calls[i];
 	if (r->st.state == LINK_UP && !r->holds_asked &&
-	    clock_mono_ms() - r->holds_at >= LINK_PENDING_MS)
+	    (r->holds_stale || clock_mono_ms() - r->holds_at >= LINK_PENDING_SAFETY_MS)) {
 		ask_holds(r);
+		r->holds_stale = !r->holds_asked;	/* not queued: asked at the next call */
+	}
+	if (rc == 0 && (r->holds_asked || r->holds_stale))
+		rc = LINK_SENT;
 	pthread_mutex_unlock(&r->mu);
 	return rc;
 }
@@ -575,6 +579,7 @@ went_down(struct link_remote *r, const char *why)
 	r->detail_asked = r->host_asked = r->audit_asked = r->timeline_asked = false;
 	r->holds_asked = false;
 	r->holds_have = false;		/* the next connection's answer, not this one's */
+	r->holds_stale = true;
 	r->fd = -1;
 	r->st.attempts++;
 	r->st.state = LINK_LOST;
@@ -884,6 +889,7 @@ link_remote_new(const char *target, const char **why)
 	    link_target_parse(target, &r->target, why) < 0)
 		goto fail;
 	r->st.state = LINK_CONNECTING;
+	r->holds_stale = true;	/* the first connection lists what waits */
 	snprintf(r->st.name, sizeof r->st.name, "%.31s",
 		 r->target.ssh_dest[0] ? r->target.ssh_dest : "engine");
 	snprintf(r->st.where, sizeof r->st.where, "%s", target);

@@ -37,6 +37,8 @@ push_event(struct link_remote *r, const json_t *body, bool replayed)
 		r->st.gaps++;
 	}
 	r->events[(r->ev_head + r->ev_n++) % EVENTS_MAX] = e;
+	if (e.kind == SUPERVISOR_EVENT_HOLD_WAITING || e.kind == SUPERVISOR_EVENT_HOLD_DECIDED)
+		r->holds_stale = true;	/* the held calls are asked for again (remote_pending) */
 }
 
 /* Decoded off the lock (a big engine's snapshot is not small), swapped under it. */
@@ -228,7 +230,10 @@ link_remote_take_frame(struct link_remote *r, const char *line, size_t len)
 	else if (pushed && (body = json_object_get(f, "snapshot_delta")))
 		take_delta(r, body);
 	pthread_mutex_lock(&r->mu);
-	r->st.gaps += (uint64_t)json_integer_value(json_object_get(f, "gap"));
+	if (json_integer_value(json_object_get(f, "gap")) > 0) {
+		r->st.gaps += (uint64_t)json_integer_value(json_object_get(f, "gap"));
+		r->holds_stale = true;	/* a hold event may be among those lost */
+	}
 	if (pushed && (body = json_object_get(f, "event")))
 		push_event(r, body, false);
 	else if (!pushed && json_object_get(f, "id"))

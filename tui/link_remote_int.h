@@ -90,6 +90,7 @@ struct link_remote {
 	char timeline_error[LINK_TEXT_MAX];	/* the engine refused it: why */
 	struct control_pending *holds;	/* the latest pending answer (held calls) */
 	bool holds_asked, holds_have;	/* holds_have: it is this connection's */
+	bool holds_stale;		/* a hold event (or a gap) since it was asked */
 	int64_t holds_at;
 	char holds_error[LINK_TEXT_MAX];	/* the engine refused it: why */
 };

@@ -28,8 +28,10 @@ model_init(struct model *m, bool read_only)
 	}
 	m->read_only = read_only;
 	m->view = VIEW_SESSIONS;
-	for (size_t i = 0; i < MODEL_LINKS_MAX; i++)
+	for (size_t i = 0; i < MODEL_LINKS_MAX; i++) {
 		m->audit_after[i] = -1;
+		m->pending_due[i] = true;	/* the first refresh lists what waits already */
+	}
 	return 0;
 }
 
@@ -75,8 +77,12 @@ model_add_engine_events(struct model *m, unsigned engine, struct supervisor_even
 {
 	size_t i;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		ev[i].engine = engine;
+		if (engine < MODEL_LINKS_MAX && (ev[i].kind == SUPERVISOR_EVENT_HOLD_WAITING ||
+						 ev[i].kind == SUPERVISOR_EVENT_HOLD_DECIDED))
+			m->pending_due[engine] = true;
+	}
 	model_add_events(m, ev, n);
 }
 
@@ -192,21 +198,6 @@ follow_timeline(struct model *m, struct link *const *links)
 
 /* ---- held calls ---- */
 
-bool
-model_holds_a_tool(const struct model *m)
-{
-	const struct session_row *r;
-	size_t i, j;
-
-	for (i = 0; i < m->snap.n; i++) {
-		r = &m->snap.rows[i];
-		for (j = 0; r->state != SESSION_STATE_ENDED && j < r->n_tools && j < SNAP_TOOLS_MAX; j++)
-			if (r->tools[j].held)
-				return true;
-	}
-	return false;
-}
-
 /* Oldest first across engines: by when each began to wait, then engine, then id. */
 static int
 hold_older(const void *a, const void *b)
@@ -223,20 +214,25 @@ hold_older(const void *a, const void *b)
 /*
  * Each engine's held calls through its link, into one list of at most
  * MODEL_PENDING_MAX. An engine that does not say has none listed, and
- * the view says why.
+ * the view says why. One whose newer list is on its way (LINK_SENT)
+ * stays due: the next refresh, when the answer came, takes it.
  */
 static void
 follow_pending(struct model *m, struct link *const *links)
 {
 	char why[MODEL_WHY_MAX];
 	size_t i, k, n;
+	int rc;
 
 	m->n_pending = 0;
 	m->pending_error[0] = '\0';
+	m->pending_ms = clock_mono_ms();
 	for (i = 0; i < m->n_links; i++) {
 		n = 0;
-		if (link_pending(links[i], m->pending + m->n_pending, MODEL_PENDING_MAX - m->n_pending,
-				 &n, why, sizeof why) < 0) {
+		rc = link_pending(links[i], m->pending + m->n_pending,
+				  MODEL_PENDING_MAX - m->n_pending, &n, why, sizeof why);
+		m->pending_due[i] = rc == LINK_SENT;
+		if (rc < 0) {
 			snprintf(m->pending_error, sizeof m->pending_error, "%.150s", why);
 			continue;
 		}
@@ -248,28 +244,23 @@ follow_pending(struct model *m, struct link *const *links)
 		qsort(m->pending, m->n_pending, sizeof *m->pending, hold_older);
 }
 
-size_t
-model_take_new_holds(struct model *m, struct hold_view *out, size_t cap)
+/*
+ * Is a list due: an engine's hold event, an engine come up (what waits
+ * there is news to this console), or the safety period passed? prev is
+ * each link's state before this refresh.
+ */
+static bool
+pending_due(struct model *m, const enum link_state *prev)
 {
-	int64_t top[MODEL_LINKS_MAX] = { 0 };
-	const struct hold_view *h;
-	size_t i, n = 0;
+	bool due = clock_mono_ms() - m->pending_ms >= MODEL_PENDING_SAFETY_MS;
+	size_t i;
 
-	for (i = 0; i < m->n_links; i++)
-		if (m->link_st[i].state != LINK_UP)
-			m->hold_seen[i] = 0;	/* found again, it may be another engine */
-	for (i = 0; i < m->n_pending; i++) {
-		h = &m->pending[i];
-		if (h->engine >= MODEL_LINKS_MAX || h->id <= m->hold_seen[h->engine])
-			continue;
-		if (n < cap)
-			out[n] = *h;
-		n++;
-		top[h->engine] = h->id > top[h->engine] ? h->id : top[h->engine];
+	for (i = 0; i < m->n_links; i++) {
+		if (m->link_st[i].state == LINK_UP && prev[i] != LINK_UP)
+			m->pending_due[i] = true;
+		due |= m->pending_due[i];
 	}
-	for (i = 0; i < MODEL_LINKS_MAX; i++)
-		m->hold_seen[i] = top[i] > m->hold_seen[i] ? top[i] : m->hold_seen[i];
-	return n;
+	return due;
 }
 
 /* ---- what views see, and what the selection targets ---- */
@@ -434,11 +425,13 @@ merge_snapshots(struct model *m, struct link *const *links, size_t n)
 bool
 model_refresh(struct model *m, struct link *const *links, size_t n)
 {
+	enum link_state prev[MODEL_LINKS_MAX];
 	bool failed;
 	size_t i;
 
 	m->n_links = n < MODEL_LINKS_MAX ? n : MODEL_LINKS_MAX;
 	for (i = 0; i < m->n_links; i++) {
+		prev[i] = m->link_st[i].state;
 		link_status(links[i], &m->link_st[i]);
 		snprintf(m->engine_names[i], sizeof m->engine_names[i], "%s", m->link_st[i].name);
 	}
@@ -452,12 +445,8 @@ model_refresh(struct model *m, struct link *const *links, size_t n)
 	failed = follow_audit(m, links);
 	if (m->view == VIEW_TIMELINE)
 		follow_timeline(m, links);
-	if (m->view == VIEW_PENDING || model_holds_a_tool(m))
+	if (pending_due(m, prev))
 		follow_pending(m, links);
-	else {
-		m->n_pending = 0;	/* no tool held: no call can wait */
-		m->pending_error[0] = '\0';
-	}
 	refresh_detail(m, links);
 	return failed;
 }

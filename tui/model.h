@@ -31,6 +31,13 @@
  * apart from any one engine's board (SNAP_HOLDS_MAX), at least 1024.
  */
 #define MODEL_PENDING_MAX	1024
+/*
+ * The held calls are listed again this often without an event. Events
+ * make the list current; this only repairs one lost to a full queue or a
+ * dropped push (the engine counts those), so seconds are soon enough, and
+ * it costs a list a while whatever the number of engines.
+ */
+#define MODEL_PENDING_SAFETY_MS	5000
 
 struct model {
 	struct supervisor_snapshot snap;	/* every engine's rows, one list */
@@ -63,13 +70,16 @@ struct model {
 	bool link_fresh[MODEL_LINKS_MAX];	/* its latest snapshot came (one engine too) */
 	char engine_names[MODEL_LINKS_MAX][SNAP_ENGINE_MAX];
 	/*
-	 * The calls held for an operator, oldest first: followed while the
-	 * pending view is shown or a live session holds a tool (model_refresh).
+	 * The calls held for an operator, oldest first: listed again when an
+	 * engine says a call began to wait or was decided (its hold events,
+	 * whatever made the call wait), when it comes up, and every
+	 * MODEL_PENDING_SAFETY_MS in case an event was lost (model_refresh).
 	 */
 	struct hold_view *pending;
 	size_t n_pending;
 	char pending_error[MODEL_WHY_MAX];	/* an engine's list cannot be read: why; or "" */
-	int64_t hold_seen[MODEL_LINKS_MAX];	/* each engine's newest held call taken as new */
+	bool pending_due[MODEL_LINKS_MAX];	/* each engine's list is to be asked for again */
+	int64_t pending_ms;			/* monotonic: when the list was last asked for */
 };
 
 /* What the current view's selection acts on; either may be empty. */
@@ -107,16 +117,9 @@ bool model_refresh(struct model *m, struct link *const *links, size_t n);
  */
 void model_add_timeline(struct model *m, unsigned engine, struct timeline_row *rows, size_t n);
 /*
- * The held calls that began waiting since the last take (ids above each
- * engine's last taken; an engine lost and found again starts over): at
- * most cap into out, oldest first. Returns how many there were in all.
+ * Into the history, each event marked with the engine it came from; a
+ * hold event makes that engine's held calls due to be listed again.
  */
-size_t model_take_new_holds(struct model *m, struct hold_view *out, size_t cap);
-
-/* Some live session holds a tool: its calls may wait for an operator. */
-bool model_holds_a_tool(const struct model *m);
-
-/* Into the history, each event marked with the engine it came from. */
 void model_add_engine_events(struct model *m, unsigned engine, struct supervisor_event *ev,
 			     size_t n);
 

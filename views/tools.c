@@ -67,6 +67,7 @@ struct tool_agg {
 	const char *data_class;
 	bool mixed_class;
 	size_t sessions, approved, allowed, revoked;
+	size_t held;				/* of allowed: its calls wait for an operator */
 	int64_t rev_min, rev_max;
 	const struct tool_view *one;		/* per-session: the session's entry */
 	const struct tool_view *grant;		/* a session's entry under a grant: what remains */
@@ -142,6 +143,7 @@ agg_add(struct tool_agg *a, const struct tool_entry *e)
 	a->approved += t->approved;
 	a->allowed += t->approved && t->allowed;
 	a->revoked += t->approved && !t->allowed;
+	a->held += t->approved && t->allowed && t->held;
 	if (t->granted && !a->grant)
 		a->grant = t;	/* one budget and one deadline, whichever session shows it */
 	if (e->row->revision < a->rev_min)
@@ -351,7 +353,28 @@ tools_fmt_standing_by(char *buf, size_t n, const struct ui_model *m, const char 
 				 m->snap->standing_by[i].user, m->snap->standing_revision[i]);
 }
 
-/* The cutover cell: the latest cutover, and whether later sessions start revoked. */
+/*
+ * "held" (one session), "held in 2/3" (across them): first in the cutover
+ * cell, the one a narrow screen keeps, so a held tool never reads as
+ * merely allowed. Then a grant's terms, if any.
+ */
+static void
+tools_fmt_held_grant(char *buf, size_t n, const struct tools_list *l, const struct tool_agg *a)
+{
+	char grant[DRAW_FMT_MAX];
+	int len = 0;
+
+	buf[0] = '\0';
+	if (a->held && l->session)
+		len = snprintf(buf, n, "held");
+	else if (a->held)
+		len = snprintf(buf, n, "held in %zu/%zu", a->held, a->sessions);
+	draw_fmt_grant(grant, a->grant);
+	if (grant[0] && len >= 0 && (size_t)len < n)
+		snprintf(buf + len, n - (size_t)len, "%s%s", len ? ", " : "", grant);
+}
+
+/* The cutover cell: held, the latest cutover, and whether later sessions start revoked. */
 static enum ui_color
 tools_fmt_cutover_cell(char *buf, size_t n, const struct ui_model *m,
 		       const struct tools_list *l, const struct tool_agg *a)
@@ -359,14 +382,14 @@ tools_fmt_cutover_cell(char *buf, size_t n, const struct ui_model *m,
 	enum ui_color c = UI_COLOR_DIM;
 	size_t len;
 
-	draw_fmt_grant(buf, a->grant);
+	tools_fmt_held_grant(buf, n, l, a);
 	len = strlen(buf);
 	if (a->cutover)
 		c = tools_fmt_cutover(buf + len + (len ? 2 : 0), n - len - (len ? 2 : 0), a);
 	if (len && a->cutover)
 		memcpy(buf + len, ", ", 2);
 	if (len && c == UI_COLOR_DIM)
-		c = UI_COLOR_PENDING;	/* it lapses by itself */
+		c = UI_COLOR_PENDING;	/* it lapses by itself, or its calls wait */
 	if (l->session || !tools_standing(m, a->name))
 		return c;
 	len = strlen(buf);

@@ -506,6 +506,10 @@ draw_tool_status(char buf[DRAW_FMT_MAX], const struct session_row *r, const stru
 		snprintf(buf, DRAW_FMT_MAX, "not approved");
 		return UI_COLOR_DIM;
 	}
+	if (t->allowed && t->held) {	/* allowed, but each call waits for an operator */
+		snprintf(buf, DRAW_FMT_MAX, "held");
+		return UI_COLOR_PENDING;
+	}
 	if (t->allowed) {
 		snprintf(buf, DRAW_FMT_MAX, "allowed");
 		return UI_COLOR_ALLOWED;

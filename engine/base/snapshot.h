@@ -353,7 +353,12 @@ cutover_result_id(enum cutover_result r)
 	_(STOP_REQUESTED,    "stop_requested",    false) \
 	_(REAPER,            "reaper",            true)  \
 	_(SWEEP,             "sweep",             true)  \
-	_(AUDIT_REFUSED,     "audit_refused",     true)
+	_(AUDIT_REFUSED,     "audit_refused",     true)  \
+	_(HOLD_WAITING,      "hold_waiting",      true)  \
+	_(HOLD_DECIDED,      "hold_decided",      false) \
+	_(QUARANTINE,        "quarantine",        true)  \
+	_(RELEASE,           "release",           true)  \
+	_(PAUSE_FAILED,      "pause_failed",      true)
 
 enum event_kind {
 #define SUPERVISOR_EVENT_KIND_ENUM(e, id, alert) SUPERVISOR_EVENT_##e,
@@ -387,6 +392,13 @@ event_kind_id(enum event_kind k)
  *   REAPER             count (containers removed), reason
  *   SWEEP              count (containers of ended sessions removed once
  *                      the daemon answered again), reason
+ *   HOLD_WAITING       hold (the call's id), tool (its catalog name)
+ *   HOLD_DECIDED       hold, tool, by, waited_us, reason: approved,
+ *                      approved_rest, denied, timeout, stopped or lifted
+ *   QUARANTINE,        by (who quarantined or released the session)
+ *   RELEASE
+ *   PAUSE_FAILED       reason ("pause" or "unpause": what the daemon refused)
+ * A held call's events name it and its tool, never its arguments.
  */
 struct supervisor_event {
 	uint64_t seq;		/* 1, 2, 3 … in the order the engine made them */
@@ -405,6 +417,7 @@ struct supervisor_event {
 	long count;
 	char reason[SNAP_WORD_MAX];
 	struct snap_author by;		/* a cutover's: who asked for it */
+	int64_t hold;			/* a held call's id (ctl pending) */
 	unsigned engine;		/* the console's: which of its engines said it */
 	bool replayed;			/* the console's: history an engine sent on attach, not news */
 };

@@ -112,6 +112,34 @@ cs_pending_timeout(const struct control_server *cs, int timeout_ms)
 
 /* ---- events from the supervisor ---- */
 
+/* A held call's or a quarantine's line: names, ids and fixed words, never a call's arguments. */
+static void
+log_hold_event(struct control_server *cs, const struct supervisor_event *e)
+{
+	switch (e->kind) {
+	case SUPERVISOR_EVENT_HOLD_WAITING:
+		cs_say(cs, "session %s hold %lld waiting: %s", e->session, (long long)e->hold,
+		    e->tool);
+		break;
+	case SUPERVISOR_EVENT_HOLD_DECIDED:
+		cs_say(cs, "session %s hold %lld %s: %s by %s via %s after %lld ms", e->session,
+		    (long long)e->hold, e->reason, e->tool, e->by.user, e->by.via,
+		    (long long)(e->waited_us / 1000));
+		break;
+	case SUPERVISOR_EVENT_QUARANTINE:
+	case SUPERVISOR_EVENT_RELEASE:
+		cs_say(cs, "session %s %s by %s via %s", e->session,
+		    e->kind == SUPERVISOR_EVENT_RELEASE ? "released" : "quarantined", e->by.user,
+		    e->by.via);
+		break;
+	case SUPERVISOR_EVENT_PAUSE_FAILED:
+		cs_say(cs, "session %s quarantine: %s failed", e->session, e->reason);
+		break;
+	default:
+		break;
+	}
+}
+
 static void
 log_event(struct control_server *cs, const struct supervisor_event *e)
 {
@@ -140,6 +168,7 @@ log_event(struct control_server *cs, const struct supervisor_event *e)
 		    e->reason);
 		break;
 	default:
+		log_hold_event(cs, e);
 		break;
 	}
 }

@@ -364,9 +364,22 @@ ev_cutover(const void *e)
 }
 
 static bool
+ev_hold(const void *e)
+{
+	return kind_in(e, KIND(HOLD_WAITING) | KIND(HOLD_DECIDED));
+}
+
+static bool
+ev_tool(const void *e)
+{
+	return ev_cutover(e) || ev_hold(e);
+}
+
+static bool
 ev_by(const void *e)
 {
-	return ev_cutover(e) && ((const struct supervisor_event *)e)->by.user[0];
+	return (ev_cutover(e) || kind_in(e, KIND(HOLD_DECIDED) | KIND(QUARANTINE) | KIND(RELEASE)))
+	       && ((const struct supervisor_event *)e)->by.user[0];
 }
 
 static bool
@@ -382,10 +395,17 @@ ev_ack(const void *e)
 }
 
 static bool
+ev_waited(const void *e)
+{
+	return kind_in(e, KIND(CUTOVER_ACK) | KIND(HOLD_DECIDED));
+}
+
+static bool
 ev_reason(const void *e)
 {
 	return kind_in(e, KIND(CUTOVER_ACK) | KIND(REAPER) | KIND(SWEEP) | KIND(ADMISSION_REFUSED) |
-			  KIND(LEASE_FAILED) | KIND(AUDIT_REFUSED));
+			  KIND(LEASE_FAILED) | KIND(AUDIT_REFUSED) | KIND(HOLD_DECIDED) |
+			  KIND(PAUSE_FAILED));
 }
 
 /* The fields each kind of event gives meaning to (snapshot.h); all are read back. */
@@ -399,14 +419,15 @@ static const struct codec_field event_fields[] = {
 	E("state", WORD, state, &states, ev_state),
 	E("end", WORD, end, &ends, ev_end),
 	E("check", STR, check, NULL, ev_check),
-	E("tool", STR, tool, NULL, ev_cutover),
+	E("tool", STR, tool, NULL, ev_tool),
 	E("op", WORD, op, &cutover_ops, ev_cutover),
 	E("revision", I64, revision, NULL, ev_cutover),
 	E("by", OBJ, by, &author_table, ev_by),
 	E("count", LONG, count, NULL, ev_count),
 	E("result", WORD, result, &results, ev_ack),
-	E("waited_us", I64, waited_us, NULL, ev_ack),
+	E("waited_us", I64, waited_us, NULL, ev_waited),
 	E("reason", STR, reason, NULL, ev_reason),
+	E("hold", I64, hold, NULL, ev_hold),
 };
 #undef E
 static const struct codec_table event_table = CODEC_TABLE(supervisor_event, event_fields);

@@ -148,6 +148,50 @@ hold_answer(enum hold_outcome o)
 	return GW_HOLD_DENIED;
 }
 
+/* A decision's word in its event (snapshot.h, HOLD_DECIDED): fixed, never the audit's rule. */
+static const char *
+hold_word(const struct hold_entry *e)
+{
+	switch (e->outcome) {
+	case HOLD_APPROVED:
+		return e->rest ? "approved_rest" : "approved";
+	case HOLD_TIMED_OUT:
+		return "timeout";
+	case HOLD_STOPPED:
+		return "stopped";
+	case HOLD_LIFTED:
+		return "lifted";
+	case HOLD_WAITING:
+	case HOLD_DENIED:
+		break;
+	}
+	return "denied";
+}
+
+/*
+ * Under nothing (s->lock is taken here, hold_lock must not be held): a
+ * call began to wait (e NULL: v says which) or was decided. Its id and
+ * tool only: a held call's arguments never reach an event.
+ */
+static void
+hold_event(struct slot *sl, const struct hold_view *v, int64_t id, const struct hold_entry *e)
+{
+	struct supervisor *s = sl->sup;
+	struct supervisor_event ev = { .kind = e ? SUPERVISOR_EVENT_HOLD_DECIDED
+						 : SUPERVISOR_EVENT_HOLD_WAITING, .hold = id };
+
+	sup_copy_word(ev.tool, sizeof ev.tool, v->tool);
+	if (e) {
+		ev.by = e->by;
+		ev.waited_us = (e->decided_ms - e->start_ms) * 1000;
+		sup_copy_word(ev.reason, sizeof ev.reason, hold_word(e));
+	}
+	pthread_mutex_lock(&s->lock);
+	sup_push(s, sl, &ev);
+	pthread_mutex_unlock(&s->lock);
+	sup_wake(s);
+}
+
 /* The decision's policy entry: "hold 7 approved", "hold 7 denied: engine stop", … */
 static void
 hold_decided(struct slot *sl, const struct hold_entry *e, bool engine_stop)
@@ -201,13 +245,13 @@ hold_wait(void *ctx, struct hold_view *v)
 	}
 	snprintf(rule, sizeof rule, "hold %lld waiting", (long long)id);
 	sup_hold_note(s, sl, v->tool, rule, &s->self, NULL);
-	sup_wake(s);
+	hold_event(sl, v, id, NULL);
 	pthread_mutex_lock(&s->hold_lock);
 	hold_await(sl, id, tool, &e);
 	stopping = s->hold_quit;
 	pthread_mutex_unlock(&s->hold_lock);
 	hold_decided(sl, &e, stopping);
-	sup_wake(s);
+	hold_event(sl, v, id, &e);
 	return hold_answer(e.outcome);
 }
 

@@ -44,6 +44,20 @@ quar_changed(struct supervisor *s, struct slot *sl)
 	s->generation++;
 }
 
+/* Under s->lock: a quarantine, a release (by its author) or a failed pause, as an event. */
+static void
+quar_event(struct supervisor *s, struct slot *sl, enum event_kind kind,
+	   const struct snap_author *by, const char *what)
+{
+	struct supervisor_event e = { .kind = kind };
+
+	if (by)
+		e.by = *by;
+	if (what)
+		sup_copy_word(e.reason, sizeof e.reason, what);
+	sup_push(s, sl, &e);
+}
+
 /* Under s->lock: the slot id names, while it runs. */
 static struct slot *
 live_slot(struct supervisor *s, const char *id)
@@ -74,6 +88,8 @@ freezer_settle(struct supervisor *s, const struct freezer *f, bool did, bool ok,
 		sl->quar_pause = ok ? QUARANTINE_PAUSE_PAUSED : QUARANTINE_PAUSE_FAILED;
 	else
 		sl->quar_pause = QUARANTINE_PAUSE_NONE;
+	if (!ok)	/* the daemon's words stay out: which op it refused, no more */
+		quar_event(s, sl, SUPERVISOR_EVENT_PAUSE_FAILED, NULL, did ? "pause" : "unpause");
 	sl->freezer_busy = false;
 	quar_changed(s, sl);
 	return true;
@@ -89,8 +105,10 @@ freezer_done(struct supervisor *s, const struct freezer *f)
 	sl = live_slot(s, f->id);
 	if (sl) {
 		sl->freezer_busy = false;
-		if (sl->quar.on)
+		if (sl->quar.on) {
 			sl->quar_pause = QUARANTINE_PAUSE_FAILED;
+			quar_event(s, sl, SUPERVISOR_EVENT_PAUSE_FAILED, NULL, "pause");
+		}
 		quar_changed(s, sl);
 	}
 	pthread_mutex_unlock(&s->lock);
@@ -126,6 +144,15 @@ freezer_main(void *arg)
 	return NULL;
 }
 
+/* Under s->lock: no freezer could start; a quarantine's pause failed, a release has none. */
+static void
+freezer_failed(struct supervisor *s, struct slot *sl)
+{
+	sl->quar_pause = sl->quar.on ? QUARANTINE_PAUSE_FAILED : QUARANTINE_PAUSE_NONE;
+	if (sl->quar.on)
+		quar_event(s, sl, SUPERVISOR_EVENT_PAUSE_FAILED, NULL, "pause");
+}
+
 /* Under s->lock: start sl's freezer toward what it wants now. */
 static void
 freezer_start(struct supervisor *s, struct slot *sl)
@@ -136,7 +163,7 @@ freezer_start(struct supervisor *s, struct slot *sl)
 	int rc;
 
 	if (!f) {
-		sl->quar_pause = sl->quar.on ? QUARANTINE_PAUSE_FAILED : QUARANTINE_PAUSE_NONE;
+		freezer_failed(s, sl);
 		return;
 	}
 	f->sup = s;
@@ -153,7 +180,7 @@ freezer_start(struct supervisor *s, struct slot *sl)
 	if (rc != 0) {
 		atomic_fetch_sub(&s->stoppers, 1);
 		free(f);
-		sl->quar_pause = sl->quar.on ? QUARANTINE_PAUSE_FAILED : QUARANTINE_PAUSE_NONE;
+		freezer_failed(s, sl);
 		return;
 	}
 	sl->freezer_busy = true;
@@ -209,6 +236,8 @@ quar_set(struct supervisor *s, struct slot *sl, bool on, const struct snap_autho
 		sl->quar.by = *by;
 	else
 		memset(&sl->quar.by, 0, sizeof sl->quar.by);
+	/* The event before the freezer's: a pause refused at once follows its quarantine. */
+	quar_event(s, sl, on ? SUPERVISOR_EVENT_QUARANTINE : SUPERVISOR_EVENT_RELEASE, by, NULL);
 	quar_kick(s, sl, was_paused);
 	quar_changed(s, sl);
 	return true;

@@ -494,6 +494,47 @@ test_hold(void **state)
 	assert_string_equal(buf, "and 1 more held call waiting: see the pending view");
 }
 
+/*
+ * The engine's hold and quarantine events: the same line for a waiting
+ * call as the pending list's (alert_hold); a decision's fixed word and
+ * author; a quarantine or release and who did it; a failed pause as a
+ * warning. Words the engine never writes read "other"; a hostile author
+ * is escaped.
+ */
+static void
+test_hold_and_quarantine_events(void **state)
+{
+	struct supervisor_event e = ev(SUPERVISOR_EVENT_HOLD_WAITING);
+
+	(void)state;
+	e.hold = 7;
+	SET(e.tool, "fs.write");
+	assert_string_equal(fmt(&e), "hold 7: session 3f9a1c02, fs.write waits for approve or deny");
+	assert_true(alert_wanted(&e));
+	e.kind = SUPERVISOR_EVENT_HOLD_DECIDED;
+	SET(e.reason, "timeout");
+	SET(e.by.user, "expiry");
+	assert_string_equal(fmt(&e), "hold 7 timeout: session 3f9a1c02, fs.write (by expiry)");
+	assert_false(alert_wanted(&e));
+	SET(e.reason, "PAYLOAD-CANARY");
+	assert_string_equal(fmt(&e), "hold 7 other: session 3f9a1c02, fs.write (by expiry)");
+	e = ev(SUPERVISOR_EVENT_QUARANTINE);
+	SET(e.by.user, "alice");
+	assert_string_equal(fmt(&e), "session 3f9a1c02 quarantined by alice");
+	assert_true(alert_wanted(&e));
+	e.kind = SUPERVISOR_EVENT_RELEASE;
+	SET(e.by.user, "a\x1b[2J");
+	assert_string_equal(fmt(&e), "session 3f9a1c02 released by a\\x1b\\x5b2J");
+	assert_true(alert_wanted(&e));
+	e = ev(SUPERVISOR_EVENT_PAUSE_FAILED);
+	SET(e.reason, "pause");
+	assert_string_equal(fmt(&e), "warning: session 3f9a1c02 quarantined, but its pause failed:"
+			    " its calls are denied all the same");
+	SET(e.reason, "unpause");
+	assert_string_equal(fmt(&e), "warning: session 3f9a1c02 released, but its unpause failed");
+	assert_true(alert_wanted(&e));
+}
+
 int
 main(void)
 {
@@ -514,6 +555,7 @@ main(void)
 		cmocka_unit_test(test_bounded_by_cap),
 		cmocka_unit_test(test_wanted),
 		cmocka_unit_test(test_hold),
+		cmocka_unit_test(test_hold_and_quarantine_events),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,7 +10,8 @@
 # and the agent gets hold_denied. The view console lists the call too,
 # and its a is refused in the engine's words (view only), deciding
 # nothing. A approves the next and the tool's later calls in the session:
-# they go on without a wait. A console with its own engine holds a tool
+# they go on without a wait. A quarantine and its release by ctl: each an
+# alert on the consoles naming the session and who, and a line in serve's log. A console with its own engine holds a tool
 # with :hold (120x30), lists the waiting call and approves it: exactly it reaches
 # its session's sink. A canary in the agent's request is in the
 # permitted sink and on no screen, no output, no audit row.
@@ -85,12 +86,14 @@ print(p[0] if p else "")' "$work/pending.json" "$1" "${2:-0}" 2>/dev/null)
 	done
 	return 1
 }
-# The sessions view's alerts dismissed (d) until TEXT is the one shown, within 20 s.
+# The sessions view's alerts dismissed (d) until TEXT is the one shown, within 20 s
+# (a long alert, or a narrow screen, cuts its "(1 of 4, d: dismiss)" short: an
+# alert on the status line, "! …", is enough; in the sessions view d dismisses).
 alert_shown() {	# NAME TEXT
 	local end=$((SECONDS + 20))
 	until screen "$1" | grep -qF -- "$2"; do
 		[ "$SECONDS" -lt "$end" ] || return 1
-		grep -q "d: dismiss" "$work/last.screen" && keys "$1" d
+		tail -n 1 "$work/last.screen" | grep -qE "d: dismiss|^! " && keys "$1" d
 		sleep 0.2
 	done
 }
@@ -181,6 +184,22 @@ check "the pending view empties: no call is waiting" wait_for op "no call is wai
 check "the decision audited: 'hold $id3 approved for the session' via console" \
 	audit_has "select count(*) from audit_entries where rule='hold $id3 approved for the session'
 	 and detail like '%\"via\":\"console\"%'"
+
+# --- a quarantine and its release: an alert each, naming the session and who ------------
+keys op 1	# the sessions view, where d dismisses the alerts before
+keys view 1
+ctl quarantine quarantine "$sid"
+check "ctl quarantine: exit 0" [ "$rc" = 0 ]
+check "the operate console alerts: 'session $short quarantined by $(id -un)'" \
+	alert_shown op "session $short quarantined by $(id -un)"
+check "the view console alerts too" alert_shown view "$short quarantined by"
+check "serve logs it: 'session $sid quarantined by $(id -un) via ctl'" \
+	grep -qF "session $sid quarantined by $(id -un) via ctl" "$work/serve.err"
+ctl release release "$sid"
+check "ctl release: exit 0" [ "$rc" = 0 ]
+check "the operate console alerts: 'session $short released by $(id -un)'" \
+	alert_shown op "session $short released by $(id -un)"
+check "no pause failed" bash -c '! grep -q "pause failed" "$1"' _ "$work/serve.err"
 
 # --- the console's own engine: :hold, its pending view, a y --------------------------------
 loop_config l || not_ok "the local session's config"

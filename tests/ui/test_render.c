@@ -843,6 +843,28 @@ prep_tools_grant_session(struct fixture *f, struct view_state *vs)
 	prep_tools_session(f, vs);
 }
 
+/* mail.send held (ctl hold) where it is allowed: its calls wait for an operator. */
+static void
+prep_tools_held(struct fixture *f, struct view_state *vs)
+{
+	size_t i;
+
+	(void)vs;
+	for (i = 0; i < f->snap.n; i++) {
+		struct tool_view *t = &f->snap.rows[i].tools[1];
+
+		t->held = t->allowed;
+	}
+}
+
+/* The same, from a session that allows mail.send: its status says held, not allowed. */
+static void
+prep_tools_held_session(struct fixture *f, struct view_state *vs)
+{
+	prep_tools_held(f, vs);
+	prep_tools_session(f, vs);
+}
+
 static void
 prep_tools_sort_revoked(struct fixture *f, struct view_state *vs)
 {
@@ -966,6 +988,10 @@ static const struct render_case cases[] = {
 	{ "tools-empty-80x6", VIEW_TOOLS, 6, 80, prep_empty },
 	{ "tools-grant-80x24", VIEW_TOOLS, 24, 80, prep_tools_grant },
 	{ "tools-grant-session-80x24", VIEW_TOOLS, 24, 80, prep_tools_grant_session },
+	{ "tools-held-80x24", VIEW_TOOLS, 24, 80, prep_tools_held },
+	{ "tools-held-50x12", VIEW_TOOLS, 12, 50, prep_tools_held },
+	{ "tools-held-session-80x24", VIEW_TOOLS, 24, 80, prep_tools_held_session },
+	{ "tools-held-session-50x12", VIEW_TOOLS, 12, 50, prep_tools_held_session },
 	{ "audit-100x30", VIEW_AUDIT, 30, 100, prep_none },
 	{ "audit-80x24", VIEW_AUDIT, 24, 80, prep_none },
 	{ "audit-follow-100x8", VIEW_AUDIT, 8, 100, prep_none },
@@ -1094,6 +1120,29 @@ test_attrs_sessions(void **state)
 	free(f.rows);
 }
 
+/* A held tool: "held" in the pending colour, in its status and its cutover cell, never "allowed". */
+static void
+test_attrs_held(void)
+{
+	const struct render_case one = { "", VIEW_TOOLS, 24, 80, prep_tools_held_session };
+	const struct render_case all = { "", VIEW_TOOLS, 12, 50, prep_tools_held };
+	static char text[SCREEN_MAX];
+	struct view_state vs;
+	struct fixture f;
+	WINDOW *w;
+
+	draw_case(&one, &f, &vs, &w);
+	assert_cell(w, "held ", color_attr_sel(UI_COLOR_PENDING, true));	/* mail.send, selected */
+	screen_text(w, text, sizeof text);
+	assert_null(strstr(text, "mail.send    public       allowed"));
+	delwin(w);
+	free(f.rows);
+	draw_case(&all, &f, &vs, &w);
+	assert_cell(w, "held in ", color_attr(UI_COLOR_PENDING));
+	delwin(w);
+	free(f.rows);
+}
+
 static void
 test_attrs_other_views(void **state)
 {
@@ -1137,6 +1186,7 @@ test_attrs_other_views(void **state)
 	assert_cell(w, "REFUSE", color_attr(UI_COLOR_FAIL));
 	delwin(w);
 	free(f.rows);
+	test_attrs_held();
 }
 
 /* The views with no golden: every size down to 1x1, and nothing past the window. */

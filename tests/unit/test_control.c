@@ -588,6 +588,75 @@ test_round_trip_detail(void **state)
 	free(d);
 }
 
+/* A hold or quarantine event with what its kind gives meaning to (snapshot.h). */
+static void
+fill_hold_event(struct supervisor_event *e, enum event_kind kind)
+{
+	memset(e, 0, sizeof *e);
+	e->seq = 52;
+	e->wall_ms = 1700000003000;
+	e->kind = kind;
+	e->alert = kind != SUPERVISOR_EVENT_HOLD_DECIDED;
+	snprintf(e->session, sizeof e->session, "s-0003");
+	if (kind == SUPERVISOR_EVENT_HOLD_WAITING || kind == SUPERVISOR_EVENT_HOLD_DECIDED) {
+		e->hold = 17;
+		snprintf(e->tool, sizeof e->tool, "store");
+	}
+	if (kind == SUPERVISOR_EVENT_HOLD_DECIDED) {
+		e->waited_us = 2500000;
+		snprintf(e->reason, sizeof e->reason, "approved_rest");
+	}
+	if (kind == SUPERVISOR_EVENT_PAUSE_FAILED)
+		snprintf(e->reason, sizeof e->reason, "pause");
+	if (kind == SUPERVISOR_EVENT_HOLD_DECIDED || kind == SUPERVISOR_EVENT_QUARANTINE ||
+	    kind == SUPERVISOR_EVENT_RELEASE)
+		set_author(&e->by, 1001, "alice", "ctl");
+}
+
+/*
+ * The hold and quarantine events through the one table: their kind's id,
+ * their fields and nothing else on the wire, and back field for field.
+ */
+static void
+test_round_trip_hold_events(void **state)
+{
+	static const struct {
+		enum event_kind kind;
+		const char *id, *keys;	/* besides seq, wall_ms, kind, alert, session; in table order */
+	} cases[] = {
+		{ SUPERVISOR_EVENT_HOLD_WAITING, "hold_waiting", "tool hold" },
+		{ SUPERVISOR_EVENT_HOLD_DECIDED, "hold_decided", "tool by waited_us reason hold" },
+		{ SUPERVISOR_EVENT_QUARANTINE, "quarantine", "by" },
+		{ SUPERVISOR_EVENT_RELEASE, "release", "by" },
+		{ SUPERVISOR_EVENT_PAUSE_FAILED, "pause_failed", "reason" },
+	};
+	struct supervisor_event e, back;
+	char keys[128];
+	const char *k;
+	json_t *j, *v;
+	size_t i, len;
+
+	(void)state;
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		fill_hold_event(&e, cases[i].kind);
+		j = control_event_json(&e);
+		assert_non_null(j);
+		assert_string_equal(json_string_value(json_object_get(j, "kind")), cases[i].id);
+		keys[0] = '\0';
+		json_object_foreach(j, k, v) {
+			if (strcmp(k, "seq") && strcmp(k, "wall_ms") && strcmp(k, "kind") &&
+			    strcmp(k, "alert") && strcmp(k, "session")) {
+				len = strlen(keys);
+				snprintf(keys + len, sizeof keys - len, "%s%s", len ? " " : "", k);
+			}
+		}
+		assert_string_equal(keys, cases[i].keys);
+		assert_int_equal(control_event_from_json(j, &back), 0);
+		json_decref(j);
+		assert_memory_equal(&back, &e, sizeof e);
+	}
+}
+
 /* A snapshot body of rows[0..n), taken at taken_ms. */
 static json_t *
 snapshot_of(struct session_row *rows, size_t n, int64_t taken_ms, bool frozen)
@@ -864,6 +933,7 @@ main(void)
 		cmocka_unit_test(test_frozen),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_round_trip_detail),
+		cmocka_unit_test(test_round_trip_hold_events),
 		cmocka_unit_test(test_decode_hostile),
 		cmocka_unit_test(test_delta),
 		cmocka_unit_test(test_delta_refused),
