@@ -200,6 +200,8 @@ model_holds_a_tool(const struct model *m)
 
 	for (i = 0; i < m->snap.n; i++) {
 		r = &m->snap.rows[i];
+		if (r->state != SESSION_STATE_ENDED && r->flows_held)	/* a class flow's calls wait */
+			return true;
 		for (j = 0; r->state != SESSION_STATE_ENDED && j < r->n_tools && j < SNAP_TOOLS_MAX; j++)
 			if (r->tools[j].held)
 				return true;

@@ -287,6 +287,7 @@ struct session_row {
 	unsigned pending;		/* cutover deltas waiting for the in-flight call */
 	int64_t pending_revision;	/* the newest of them */
 	int64_t pending_age_ms;		/* the oldest waits for so long */
+	unsigned flows_held;		/* class flows its gate holds (ctl hold --flow) */
 	struct call_view call;
 	size_t n_tools;
 	struct tool_view tools[SNAP_TOOLS_MAX];

@@ -208,6 +208,7 @@ static const struct codec_field row_fields[] = {
 	R("pending", UINT, pending),
 	R("pending_revision", I64, pending_revision),
 	R("pending_age_ms", I64, pending_age_ms),
+	R("flows_held", UINT, flows_held),
 	R("stdout_bytes", U64, stdout_bytes),
 	R("stderr_bytes", U64, stderr_bytes),
 	R("audit_failures", UINT, audit_failures),

@@ -38,6 +38,7 @@ row_live(struct slot *sl, struct session_row *r, int64_t now_mono)
 	r->pending = g.pending;
 	r->pending_revision = g.pending_revision;
 	r->pending_age_ms = g.pending ? (clock_mono_us() - g.pending_since_us) / 1000 : 0;
+	r->flows_held = (unsigned)g.n_flows;
 	for (i = 0; i < r->n_tools && i < GATE_TOOLS_MAX; i++) {
 		r->tools[i].allowed = g.allowed[i];
 		r->tools[i].held = g.held[i];
