@@ -158,6 +158,14 @@ check "the decision audited with the flow and hash, not declassified" \
 ctl frestore restore --flow 'confidential>confidential' --session "$sid"
 check "ctl restore --flow: acknowledged" [ "$rc" = 0 ]
 check "the waiting call and the later ones go on" grows "$sink" "$((before + 3))"
+ctl sflow hold --flow 'pii>public' --all
+ctl sstatus status
+check "a flow hold on every session stands for later ones: ctl status lists it" \
+	bash -c '[ "$1" = 0 ] && grep -q "^flows    held pii>public$" "$2"' _ "$rc" "$work/sstatus.out"
+ctl sunflow restore --flow 'pii>public' --all
+ctl sstatus2 status
+check "restore --flow --all ends it: ctl status lists none" \
+	bash -c '[ "$1" = 0 ] && grep -q "^flows    none held$" "$2"' _ "$rc" "$work/sstatus2.out"
 
 # --- a flow the sink ceiling denies: declassified by an approval, with the opt-in only ---
 flow_config() {	# NAME OPT-IN: class confidential, its tool's sink ceiling pii
