@@ -467,6 +467,44 @@ test_propose_flows(void **state)
 	audit_propose_free(&p);
 }
 
+/*
+ * The timeline of a class flow hold: its cutover grouped on the flow (one
+ * session applied, one not applicable: no declassification), the wait
+ * and the declassifying approval told as written, the restore; the hash
+ * in the decision's detail never reaches an event.
+ */
+static void
+test_timeline_flows(void **state)
+{
+	struct fixture *f = *state;
+	static const struct row rows[] = {
+		{ AUDIT_D_APPLIED, "engine", "confidential>public", "hold by request", BOB, 5 },
+		{ AUDIT_D_APPLIED, "s-1", "confidential>public", "hold applied", BOB, 5 },
+		{ AUDIT_D_NOT_APPLICABLE, "s-2", "confidential>public", "hold no declassification",
+		  BOB, 5 },
+		{ AUDIT_D_APPLIED, "s-1", "store", "hold 9 waiting", NULL, 5 },
+		{ AUDIT_D_APPLIED, "s-1", "store", "hold 9 approved, declassified", FLOW_D, 5 },
+		{ AUDIT_D_ALLOWED, "s-1", "store", "allowed", NULL, 5 },
+		{ AUDIT_D_APPLIED, "s-1", "confidential>public", "restore applied", BOB, 6 },
+	};
+	struct audit_timeline tl;
+	struct al_err err;
+	char got[2048];
+
+	put_all(f, rows, sizeof rows / sizeof rows[0]);
+	if (audit_timeline_read(f->db, NULL, &tl, &err) < 0)
+		fail_msg("%s", err.msg);
+	describe(&tl, got, sizeof got);
+	assert_string_equal(got,
+		"request hold confidential>public engine hold by request r5 1/0/0 bob\n"
+		"policy hold confidential>public - - r5 1/1/0 bob\n"
+		"request hold store s-1 hold 9 waiting r5 1/0/0 -\n"
+		"request hold store s-1 hold 9 approved, declassified r5 1/0/0 alice\n"
+		"policy restore confidential>public - - r6 1/0/0 bob\n");
+	no_canary(tl.v, tl.n * sizeof tl.v[0]);
+	audit_timeline_free(&tl);
+}
+
 /* --session and --since narrow the denials counted. */
 static void
 test_propose_filters(void **state)
@@ -579,6 +617,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_readers_refuse, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_propose_story, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_propose_flows, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_timeline_flows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_propose_filters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_propose_nothing_expressible, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_propose_bound, setup, teardown),
