@@ -196,6 +196,19 @@ report_unexpressed(const struct audit_propose *p)
 			dash(d->rule), what);
 		n++;
 	}
+	/*
+	 * A class flow hold is lifted by ctl restore --flow, which no incident
+	 * file holds; and a declassification is the operator's, call by call:
+	 * said here, never proposed.
+	 */
+	for (i = 0; i < p->n_flows; i++, n++)
+		fprintf(stderr, "airlock audit: not proposed: %lld call%s of %s in %lld session%s "
+			"denied %s under the class flow hold %s; what would change it: airlock "
+			"ctl restore --flow %s (an incident file names tools only; a "
+			"declassification is never proposed)\n", (long long)p->flows[i].calls,
+			plural(p->flows[i].calls), dash(p->flows[i].tool),
+			(long long)p->flows[i].sessions, plural(p->flows[i].sessions),
+			dash(p->flows[i].rule), dash(p->flows[i].flow), dash(p->flows[i].flow));
 	return n;
 }
 

@@ -193,6 +193,19 @@ int_of(const json_t *o, const char *key)
 	return (long long)json_integer_value(json_object_get(o, key));
 }
 
+/* The class flows held on every session, standing for later ones too. */
+static void
+print_flows(const json_t *a)
+{
+	const json_t *v;
+	size_t i;
+
+	printf("flows    %s", json_array_size(a) ? "held" : "none held");
+	json_array_foreach(a, i, v)
+		printf(" %s", json_string_value(v));
+	putchar('\n');
+}
+
 static int
 do_status(struct ctl *c)
 {
@@ -222,6 +235,7 @@ do_status(struct ctl *c)
 		       str_of(json_object_get(s, "frozen_by"), "via"), int_of(s, "frozen_revision"));
 	else
 		printf("frozen   no\n");
+	print_flows(json_object_get(s, "standing_flows"));
 	json_decref(snap);
 	return EXIT_OK;
 }
@@ -390,7 +404,9 @@ cutover_request(struct ctl *c, int64_t wait)
 		control_request_int(req, CONTROL_K_FOR, c->for_s);
 	if (c->calls)
 		control_request_int(req, CONTROL_K_CALLS, c->calls);
-	if (control_request_str(req, CONTROL_K_TOOL, c->arg) < 0)
+	if (c->o.n[OPT_FLOW] ? control_request_str(req, CONTROL_K_FLOW,
+						    c->o.values[OPT_FLOW][0]) < 0
+			     : control_request_str(req, CONTROL_K_TOOL, c->arg) < 0)
 		return -1;
 	if (c->o.n[OPT_ALL])
 		control_request_bool(req, CONTROL_K_ALL, true);
@@ -435,7 +451,7 @@ cutover_done(struct ctl *c, json_t *r, long wait, const char *what)
 	json_t *acks = json_object_get(r, "acks"), *a;
 	int rc = json_array_size(json_object_get(r, "pending")) > 0 && wait > 0 ? EXIT_REFUSED
 										: EXIT_OK;
-	size_t i;
+	size_t i, na = 0;
 
 	if (c->o.json)
 		cli_print_json(r);
@@ -443,9 +459,15 @@ cutover_done(struct ctl *c, json_t *r, long wait, const char *what)
 		printf("%s%s%s: revision %lld, %zu of %lld sessions acknowledged\n", c->verb,
 		       what ? " " : "", what ? what : "", int_of(r, "revision"),
 		       json_array_size(acks), int_of(r, "targets"));
-		json_array_foreach(acks, i, a)
+		json_array_foreach(acks, i, a) {
 			printf("  %-24s %s (waited %lld us)\n", str_of(a, "session"),
 			       str_of(a, "result"), int_of(a, "waited_us"));
+			na += strcmp(str_of(a, "result"), "not_applicable") == 0;
+		}
+		if (na && c->o.n[OPT_FLOW] && strcmp(c->verb, "hold") == 0)
+			printf("  not applicable: no declassification (a flow its sink ceiling "
+			       "denies, without\n  policy.declassify_by_hold in the session's "
+			       "config; or no such class there)\n");
 	}
 	print_names("ended before acknowledging", json_object_get(r, "ended"));
 	if (wait > 0)
@@ -469,7 +491,8 @@ do_cutover(struct ctl *c)
 	if (cutover_request(c, wait) < 0)
 		return bad_argument(c);
 	rc = call(c, wait, &r);
-	return rc >= 0 ? rc : cutover_done(c, r, wait, c->arg);
+	return rc >= 0 ? rc : cutover_done(c, r, wait, c->o.n[OPT_FLOW] ? c->o.values[OPT_FLOW][0]
+									 : c->arg);
 }
 
 /*
@@ -623,10 +646,11 @@ print_held(const json_t *h)
 		 strcmp(str_of(h, "alias"), str_of(h, "tool")) ? " (" : "",
 		 strcmp(str_of(h, "alias"), str_of(h, "tool")) ? str_of(h, "alias") : "",
 		 strcmp(str_of(h, "alias"), str_of(h, "tool")) ? ")" : "");
-	printf("%6lld %-24s %-24s %s->%s %8lldB %.12s %6llds %5lld\n", int_of(h, "id"),
+	printf("%6lld %-24s %-24s %s->%s %8lldB %.12s %6llds %5lld %s%s\n", int_of(h, "id"),
 	       str_of(h, "session"), tool, str_of(h, "session_class"), str_of(h, "sink_ceiling"),
 	       int_of(h, "request_bytes"), str_of(h, "request_hash"), int_of(h, "waited_ms") / 1000,
-	       int_of(h, "earlier_calls"));
+	       int_of(h, "earlier_calls"), str_of(h, "held_by"),
+	       json_is_true(json_object_get(h, "declassify")) ? " declassify" : "");
 }
 
 /* Is a call with this id in the list? */
@@ -718,8 +742,8 @@ do_pending(struct ctl *c)
 	if (c->o.json && !c->o.n[OPT_FOLLOW])
 		return done(c, r, "%s", "");
 	if (!c->o.json)
-		printf("%6s %-24s %-24s %s %9s %-12s %7s %5s\n", "ID", "SESSION", "TOOL",
-		       "CLASS->SINK", "REQUEST", "HASH", "WAITED", "EARLIER");
+		printf("%6s %-24s %-24s %s %9s %-12s %7s %5s %s\n", "ID", "SESSION", "TOOL",
+		       "CLASS->SINK", "REQUEST", "HASH", "WAITED", "EARLIER", "HELD");
 	print_changes(c, NULL, json_object_get(r, "pending"));
 	while (c->o.n[OPT_FOLLOW]) {
 		json_decref(before);
@@ -961,6 +985,28 @@ grant_terms(struct ctl *c)
 	return -1;
 }
 
+/* hold or restore with --flow: the flow takes TOOL's place. */
+static bool
+flow_verb(const struct ctl *c)
+{
+	return c->o.n[OPT_FLOW] && (strcmp(c->verb, "hold") == 0 || strcmp(c->verb, "restore") == 0);
+}
+
+/* --flow, read before the socket: -1, or a usage error's status. */
+static int
+flow_terms(struct ctl *c)
+{
+	if (!c->o.n[OPT_FLOW])
+		return -1;
+	if (!flow_verb(c))
+		return cli_usage_error("ctl", "--flow is hold's and restore's only");
+	if (c->arg)
+		return cli_usage_error("ctl", "%s wants TOOL or --flow CLASS>SINK (not both)", c->verb);
+	if (c->for_s || c->calls)
+		return cli_usage_error("ctl", "--for and --calls grant a tool, not a class flow");
+	return -1;
+}
+
 int
 cmd_ctl(int argc, char **argv)
 {
@@ -975,9 +1021,11 @@ cmd_ctl(int argc, char **argv)
 		return cli_usage_error("ctl", "--stdio takes no command");
 	c.verb = c.o.n_positional ? c.o.positional[0] : "stdio";
 	c.arg = c.o.n_positional > 1 ? c.o.positional[1] : NULL;
-	if (!c.o.n[OPT_STDIO] && (rc = cli_check_verb("ctl", c.verb, c.arg != NULL)) >= 0)
+	if (!c.o.n[OPT_STDIO] && (rc = cli_check_verb("ctl", c.verb, c.arg != NULL ||
+						       flow_verb(&c))) >= 0)
 		return rc;	/* before the socket: a typo is not an unreachable engine */
-	if ((rc = grant_terms(&c)) >= 0 || (rc = quarantine_terms(&c)) >= 0)
+	if ((rc = grant_terms(&c)) >= 0 || (rc = quarantine_terms(&c)) >= 0 ||
+	    (rc = flow_terms(&c)) >= 0)
 		return rc;
 	rc = ctl_run(&c);
 	if (c.fd >= 0)

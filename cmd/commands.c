@@ -117,6 +117,7 @@ const struct command cli_commands[] = {
 	    OPT(REST, "approve: the tool's later calls in that session too"),
 	    OPT(CALLED, "quarantine: every live session that called TOOL (--within)"),
 	    OPT(WITHIN, "quarantine --called: the window, 90s, 15m, 2h (default 10m)"),
+	    OPT(FLOW, "hold, restore: a class flow CLASS>SINK, not a TOOL"),
 	    OPT(STDIO, "copy between stdin/stdout and the socket (for ssh)") },
 	  "talk to a running engine: sessions, tools, revoke, hold, freeze, events", ctl_verbs },
 };

@@ -65,7 +65,8 @@ int cmd_watchdog(int argc, char **argv);
 	_(CALLS,     "--calls",     "N")        \
 	_(REST,      "--rest",      NULL)       \
 	_(CALLED,    "--called",    "TOOL")     \
-	_(WITHIN,    "--within",    "DURATION")
+	_(WITHIN,    "--within",    "DURATION") \
+	_(FLOW,      "--flow",      "FLOW")
 
 enum cli_option {
 	OPT_NONE,		/* ends a row's list of uses */
@@ -78,7 +79,7 @@ enum cli_option {
 #define CLI_REQUIRED	1u	/* the command cannot run without it */
 #define CLI_REPEAT	2u	/* may be given up to CLI_REPEAT_MAX times */
 #define CLI_REPEAT_MAX	64
-#define CLI_USES_MAX	12
+#define CLI_USES_MAX	14
 #define CLI_OPERANDS_MAX 4
 
 struct cli_use {

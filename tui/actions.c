@@ -398,6 +398,18 @@ apply_confirmed(struct app *a)
 	return APP_REDRAW;
 }
 
+/* The held call id of engine as the model lists it, or NULL. */
+static const struct hold_view *
+held_call(const struct app *a, int64_t id, unsigned engine)
+{
+	size_t i;
+
+	for (i = 0; a->model.pending && i < a->model.n_pending; i++)
+		if (a->model.pending[i].id == id && a->model.pending[i].engine == engine)
+			return &a->model.pending[i];
+	return NULL;
+}
+
 /*
  * Approve (rest: and its tool's later calls in its session) or deny the
  * held call t names, after a y. The question names the call by its id,
@@ -406,6 +418,7 @@ apply_confirmed(struct app *a)
 int
 action_ask_decide(struct app *a, bool approve, bool rest, const struct target *t)
 {
+	const struct hold_view *h = held_call(a, t->hold, t->hold_engine);
 	char id[ASK_ID_MAX];
 
 	a->confirm.hold = t->hold;
@@ -420,6 +433,10 @@ action_ask_decide(struct app *a, bool approve, bool rest, const struct target *t
 	if (rest)
 		return ask_fixed(a, CONFIRM_DECIDE, "approve hold %lld and every later %.60s call in"
 				 " session %s without a wait?", (long long)t->hold, t->tool, id);
+	if (h && h->declassify)	/* a class flow hold past the sink ceiling: said so */
+		return ask_fixed(a, CONFIRM_DECIDE, "approve hold %lld: %.60s in session %s, "
+				 "declassifying %.20s to a %.20s sink?", (long long)t->hold, t->tool,
+				 id, h->session_class, h->sink_ceiling);
 	return ask_fixed(a, CONFIRM_DECIDE, "approve hold %lld: %.60s in session %s?",
 			 (long long)t->hold, t->tool, id);
 }

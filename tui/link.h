@@ -64,6 +64,7 @@ enum link_request {
 struct link_grant {
 	int64_t for_s;		/* seconds; 0: no deadline */
 	int64_t calls;		/* a call budget; 0: none */
+	bool flow;		/* hold, restore: the tool is a class flow "CLASS>SINK" */
 };
 
 /* A request's answer: at once (local), or later through link_results (remote). */

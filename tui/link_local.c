@@ -167,7 +167,10 @@ local_cutover(struct link *l, enum cutover_op op, const char *tool, const char *
 		res->grant = *grant;
 		rc = supervisor_grant(ll->sup, tool, ids, ids ? n : 0, &ll->author, grant->for_s,
 				      grant->calls, &res->revision, &res->targets, &err);
-	} else if (op == CUTOVER_FREEZE || op == CUTOVER_THAW)
+	} else if (grant && grant->flow)
+		rc = supervisor_flow_cutover_by(ll->sup, op, tool, ids, ids ? n : 0, &ll->author,
+						&res->revision, &res->targets, &err);
+	else if (op == CUTOVER_FREEZE || op == CUTOVER_THAW)
 		rc = supervisor_freeze(ll->sup, op == CUTOVER_FREEZE, &ll->author, &res->revision,
 				       &res->targets, &err);
 	else

@@ -376,6 +376,10 @@ remote_cutover(struct link *l, enum cutover_op op, const char *tool, const char 
 	control_request_int(&req, CONTROL_K_WAIT, CUTOVER_WAIT_MS);
 	if (op == CUTOVER_REVOKE || op == CUTOVER_RESTORE || op == CUTOVER_HOLD)
 		bad = cutover_targets(&req, tool, ids, n) < 0;
+	if (grant && grant->flow) {	/* a class flow takes the tool's place */
+		req.has &= ~CONTROL_KEY(TOOL);
+		bad = bad || control_request_str(&req, CONTROL_K_FLOW, tool) < 0;
+	}
 	if (op == CUTOVER_RESTORE && grant && (grant->for_s || grant->calls)) {
 		res->grant = *grant;
 		if (grant->for_s)

@@ -36,6 +36,10 @@ verb_grant_words(char **words, size_t *n, struct link_grant *g, char *why, size_
 	for (i = 0; i < *n; i++) {
 		bool dur = strcmp(words[i], "--for") == 0;
 
+		if (strcmp(words[i], "--flow") == 0) {	/* a flag: the TOOL word is the flow */
+			g->flow = true;
+			continue;
+		}
 		if (!dur && strcmp(words[i], "--calls") != 0) {
 			words[kept++] = words[i];
 			continue;

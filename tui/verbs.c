@@ -115,6 +115,10 @@ cutover(struct app *a, const char *name, const char *tool, const char *scope,
 		return REFUSE(a, "no sessions marked");
 	if (!all && !marked && !named_session(a, cutover_op_id(op), scope, false, id))
 		return APP_REDRAW;
+	if (g && g->flow)	/* a class flow: no tool to look up; on all, asked first */
+		return !all ? action_cutover(a, op, tool, false, marked ? NULL : id, g)
+			    : action_ask_all(a, op, tool, g, "%s class flow %.60s on all %zu live "
+					     "sessions?", cutover_op_id(op), tool, a->model.snap.live);
 	if (!model_tool_held(&a->model, tool) || !all)
 		return action_cutover(a, op, tool, all, marked ? NULL : id, g);
 	if (!model_tool_listed(&a->model, tool) && op == CUTOVER_REVOKE)
@@ -212,7 +216,8 @@ const struct verb verbs[] = {
 	{ "revoke",  NULL, VERB_ARG_TOOL_SCOPE, true,  "TOOL [all|marked|ID]", verb_cutover },
 	{ "restore", NULL, VERB_ARG_TOOL_SCOPE, true,  "TOOL [all|marked|ID] [--for D] [--calls N]",
 	  verb_cutover },
-	{ "hold",    NULL, VERB_ARG_TOOL_SCOPE, true,  "TOOL [all|marked|ID]", verb_cutover },
+	{ "hold",    NULL, VERB_ARG_TOOL_SCOPE, true,  "TOOL|--flow C>S [all|marked|ID]",
+	  verb_cutover },
 	{ "stop",    NULL, VERB_ARG_SESSION,    true,  "ID",                   verb_stop },
 	{ "freeze",  NULL, VERB_ARG_NONE,       true,  "",                     verb_freeze },
 	{ "thaw",    NULL, VERB_ARG_NONE,       true,  "",                     verb_freeze },
@@ -304,7 +309,9 @@ verbs_run(struct app *a, const char *line)
 	n = m + 1;
 	while (n < 3)
 		w[n++] = NULL;
-	if (v->arg != VERB_ARG_TOOL_SCOPE || (!g.for_s && !g.calls))
+	if (g.flow && (strcmp(v->name, "revoke") == 0 || g.for_s || g.calls))
+		return REFUSE(a, "%s: --flow is hold's and restore's only, never a grant", v->name);
+	if (v->arg != VERB_ARG_TOOL_SCOPE || (!g.for_s && !g.calls && !g.flow))
 		return v->run(a, v->name, w[1], w[2]);
 	if (strcmp(v->name, "restore") != 0)
 		return REFUSE(a, "%s: --for and --calls are restore's only (a grant)", v->name);
@@ -353,6 +360,11 @@ candidates(char *line, size_t cap, const struct supervisor_snapshot *snap, char 
 			c[n++] = verbs[i].name;
 	} else if (v && v->arg == VERB_ARG_TOOL_SCOPE && nw == 1) {
 		n = tool_names(snap, c, n);
+		if (strcmp(v->name, "revoke") != 0)	/* hold and restore name class flows too */
+			c[n++] = "--flow";
+	} else if (v && v->arg == VERB_ARG_TOOL_SCOPE && nw == 2 && !strcmp(words[1], "--flow")) {
+		for (i = 0; i < snap->n_standing_flow; i++)	/* the flows held: to restore */
+			c[n++] = snap->standing_flow[i];
 	} else if (v && v->arg == VERB_ARG_TOOL_SCOPE && nw == 2) {
 		c[n++] = "all";
 		c[n++] = "marked";
@@ -370,7 +382,8 @@ candidates(char *line, size_t cap, const struct supervisor_snapshot *snap, char 
 
 /*
  * Tab: the word at the line's end, from what its place takes: a command;
- * after revoke or restore a tool, then all, marked or a session; after
+ * after revoke or restore a tool (hold and restore: or --flow, then a
+ * class flow held on every session), then all, marked or a session; after
  * stop a session; after view a view; after run or apply a file's path.
  */
 void
@@ -378,7 +391,8 @@ verbs_complete(char *line, size_t cap, const struct supervisor_snapshot *snap)
 {
 	char words[2][64];
 	size_t at, nw = complete_words(line, words, 2, &at);
-	const char **c = calloc(snap->n * SNAP_TOOLS_MAX + SNAP_STANDING_MAX + n_verbs, sizeof *c);
+	const char **c = calloc(snap->n * SNAP_TOOLS_MAX + SNAP_STANDING_MAX + SNAP_FLOWS_MAX +
+				n_verbs + 1, sizeof *c);
 
 	if (!c)
 		return;

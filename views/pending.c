@@ -2,7 +2,9 @@
  * The pending view: the calls held for an operator (airlock ctl hold),
  * every engine's, oldest first, each as the engine lists it (ctl pending):
  * its id, session, tool and the alias the agent used, the session's data
- * class against the tool's sink ceiling, the request's size and hash
+ * class against the tool's sink ceiling (marked "flow" when a class flow
+ * hold holds it, "declassify" when approving it lets it past that
+ * ceiling), the request's size and hash
  * prefix, how long it has waited (live) and how many calls of that tool
  * the session made before it. Never its payload: the engine never sends
  * one. The cursor stays on the same call (by id) while others come and go.
@@ -43,8 +45,11 @@ static const struct draw_col pending_cols[COL_COUNT] = {
 const char *
 pending_fmt_flow(char buf[DRAW_FMT_MAX], const struct hold_view *h, bool ascii)
 {
-	snprintf(buf, DRAW_FMT_MAX, "%.20s%s%.20s", h->session_class[0] ? h->session_class : "?",
-		 ascii ? ">" : "→", h->sink_ceiling[0] ? h->sink_ceiling : "?");
+	/* held by a class flow: marked; approving it would declassify: said */
+	snprintf(buf, DRAW_FMT_MAX, "%.16s%s%.16s%s", h->session_class[0] ? h->session_class : "?",
+		 ascii ? ">" : "→", h->sink_ceiling[0] ? h->sink_ceiling : "?",
+		 h->declassify ? " declassify" : strcmp(h->held_by, "tool") && h->held_by[0]
+		 ? " flow" : "");
 	return buf;
 }
 
@@ -159,7 +164,7 @@ pending_cols_fit(struct draw_col *cols, const struct ui_model *m, const struct v
 		cols[COL_TOOL].width = draw_widest(cols[COL_TOOL].width, h->tool, 24);
 		cols[COL_ALIAS].width = draw_widest(cols[COL_ALIAS].width, h->alias, 20);
 		cols[COL_FLOW].width = draw_widest(cols[COL_FLOW].width,
-						   pending_fmt_flow(flow, h, true), 27);
+						   pending_fmt_flow(flow, h, true), 39);
 		if (m->n_engines > 1 && h->engine < m->n_engines)
 			cols[COL_ENGINE].width = draw_widest(cols[COL_ENGINE].width,
 							     m->engine_names[h->engine], 12);

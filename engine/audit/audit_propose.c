@@ -21,6 +21,21 @@ static const char denied_sql[] =
 
 enum { C_RULE, C_TOOL, C_CALLS, C_SESSIONS, C_FIRST, C_LAST };
 
+/*
+ * A class flow hold's decisions that denied its call: the policy entries
+ * "hold N denied…" and "hold N timed out" whose detail names the flow
+ * (supervisor_hold.c), one row a (rule, tool, flow), in C_* order, then
+ * the flow. Only the flow is read of the detail: never a hash.
+ */
+static const char flows_sql[] =
+	"SELECT CASE WHEN rule GLOB 'hold [0-9]* timed out' THEN 'hold_timeout'"
+	" ELSE 'hold_denied' END, tool, count(*), count(DISTINCT session_id), min(ts), max(ts),"
+	" json_extract(detail, '$.flow') FROM audit_entries"
+	" WHERE type = ?1 AND json_valid(detail) AND json_extract(detail, '$.flow') IS NOT NULL"
+	" AND (rule GLOB 'hold [0-9]* denied*' OR rule GLOB 'hold [0-9]* timed out')"
+	" AND (?4 IS NULL OR session_id = ?4) AND (?5 IS NULL OR ts >= ?5)"
+	" GROUP BY 1, 2, 7 ORDER BY min(seq) LIMIT ?6";
+
 /* The gateway's denial rules (engine/policy/policy.h) and what changes each. */
 static const struct {
 	const char *rule, *hint;
@@ -77,10 +92,23 @@ fill(struct propose_denial *d, sqlite3_stmt *st)
 	audit_read_text(d->last, sizeof d->last, (const char *)sqlite3_column_text(st, C_LAST));
 }
 
-static int
-bind_all(sqlite3_stmt *st, const char *since, const char *session)
+static void
+fill_flow(struct propose_flow *f, sqlite3_stmt *st)
 {
-	int rc = sqlite3_bind_text(st, 1, audit_type_id(AUDIT_T_CALL), -1, SQLITE_STATIC);
+	memset(f, 0, sizeof *f);
+	audit_read_text(f->rule, sizeof f->rule, (const char *)sqlite3_column_text(st, C_RULE));
+	audit_read_text(f->tool, sizeof f->tool, (const char *)sqlite3_column_text(st, C_TOOL));
+	audit_read_text(f->flow, sizeof f->flow, (const char *)sqlite3_column_text(st, 6));
+	f->calls = sqlite3_column_int64(st, C_CALLS);
+	f->sessions = sqlite3_column_int64(st, C_SESSIONS);
+	audit_read_text(f->first, sizeof f->first, (const char *)sqlite3_column_text(st, C_FIRST));
+	audit_read_text(f->last, sizeof f->last, (const char *)sqlite3_column_text(st, C_LAST));
+}
+
+static int
+bind_all(sqlite3_stmt *st, const char *since, const char *session, enum audit_type type)
+{
+	int rc = sqlite3_bind_text(st, 1, audit_type_id(type), -1, SQLITE_STATIC);
 
 	if (rc == SQLITE_OK)
 		rc = sqlite3_bind_text(st, 2, audit_decision_id(AUDIT_D_DENIED), -1, SQLITE_STATIC);
@@ -102,7 +130,7 @@ bind_all(sqlite3_stmt *st, const char *since, const char *session)
 static const char *
 run(sqlite3_stmt *st, const char *since, const char *session, struct audit_propose *out)
 {
-	int rc = bind_all(st, since, session);
+	int rc = bind_all(st, since, session, AUDIT_T_CALL);
 
 	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		rc = SQLITE_OK;
@@ -115,6 +143,40 @@ run(sqlite3_stmt *st, const char *since, const char *session, struct audit_propo
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
 	return rc == SQLITE_DONE || rc == SQLITE_OK ? NULL : audit_read_step_error(rc);
+}
+
+/* The flow holds' denials, as run() the calls'; past the bound they are not read. */
+static const char *
+run_flows(sqlite3_stmt *st, const char *since, const char *session, struct audit_propose *out)
+{
+	int rc = bind_all(st, since, session, AUDIT_T_POLICY);
+
+	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		rc = SQLITE_OK;
+		if (out->n_flows == AUDIT_PROPOSE_FLOWS_MAX) {
+			out->truncated = true;
+			break;
+		}
+		fill_flow(&out->flows[out->n_flows++], st);
+	}
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return rc == SQLITE_DONE || rc == SQLITE_OK ? NULL : audit_read_step_error(rc);
+}
+
+/* The second read, on the same connection: the flow holds' denials. */
+static const char *
+read_flows(sqlite3 *db, const char *since, const char *session, struct audit_propose *out)
+{
+	sqlite3_stmt *st = NULL;
+	const char *why;
+	int rc;
+
+	if ((rc = sqlite3_prepare_v2(db, flows_sql, -1, &st, NULL)) != SQLITE_OK)
+		return audit_read_prepare_error(rc);
+	why = run_flows(st, since, session, out);
+	sqlite3_finalize(st);
+	return why;
 }
 
 int
@@ -136,6 +198,8 @@ audit_propose_read(const char *path, const char *since, const char *session,
 	else
 		why = run(st, since, session, out);
 	sqlite3_finalize(st);
+	if (!why)
+		why = read_flows(db, since, session, out);
 	sqlite3_close(db);
 	if (why) {
 		audit_propose_free(out);
@@ -163,6 +227,22 @@ note(char out[AUDIT_PROPOSE_WHY_MAX], const struct propose_denial *d)
 		 d->sessions == 1 ? "" : "s", d->rule, d->first, d->last);
 }
 
+/*
+ * Were all of d's denials a class flow hold's? Then a restore of its tool
+ * would lift nothing: it is left to the operator (ctl restore --flow).
+ */
+static bool
+flow_held_only(const struct audit_propose *p, const struct propose_denial *d)
+{
+	int64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < p->n_flows; i++)
+		if (strcmp(p->flows[i].rule, d->rule) == 0 && strcmp(p->flows[i].tool, d->tool) == 0)
+			n += p->flows[i].calls;
+	return strcmp(d->rule, "revoked") != 0 && n >= d->calls;
+}
+
 int
 audit_propose_file(const struct audit_propose *p, size_t tools_max, json_t **file,
 		   size_t *left_out)
@@ -179,7 +259,7 @@ audit_propose_file(const struct audit_propose *p, size_t tools_max, json_t **fil
 
 		/* Grouped by (rule, tool): a tool revoked and held comes once, as first denied. */
 		if (!audit_propose_restorable(d->rule) || !d->tool_ok ||
-		    json_object_get(why, d->tool))
+		    json_object_get(why, d->tool) || flow_held_only(p, d))
 			continue;
 		if (json_array_size(restore) == tools_max) {
 			(*left_out)++;

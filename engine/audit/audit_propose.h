@@ -37,11 +37,29 @@ struct propose_denial {
 	char first[32], last[32];	/* the first and last such call's times */
 };
 
+/*
+ * Calls a class flow hold held that were denied (hold_denied: by an
+ * operator or a stop; hold_timeout), by (flow, tool, rule), read from the
+ * holds' decision entries. A restore of the tool does not lift a flow
+ * hold, and an incident file names tools only: these are never proposed,
+ * and a declassification (policy.declassify_by_hold) never is either.
+ */
+#define AUDIT_PROPOSE_FLOWS_MAX	256
+struct propose_flow {
+	char flow[SNAP_NAME_MAX];	/* "CLASS>SINK" */
+	char tool[SNAP_NAME_MAX];
+	char rule[SNAP_WORD_MAX];	/* hold_denied or hold_timeout, as the call's entry */
+	int64_t calls, sessions;
+	char first[32], last[32];
+};
+
 /* In order of each pair's first denial. */
 struct audit_propose {
 	struct propose_denial *v;
 	size_t n;
 	bool truncated;		/* more than AUDIT_PROPOSE_MAX pairs: the later ones not read */
+	struct propose_flow flows[AUDIT_PROPOSE_FLOWS_MAX];
+	size_t n_flows;
 };
 
 /*
@@ -67,7 +85,8 @@ const char *audit_propose_hint(const char *rule);
 
 /*
  * The proposed incident file, {"restore": [tools], "why": {tool: note}}:
- * each tool denied `revoked` whose name the log holds as is, once, in
+ * each tool denied `revoked` (or held: hold_denied, hold_timeout, unless
+ * every such denial was a class flow hold's) whose name the log holds as is, once, in
  * order of first denial, up to tools_max; the note says how many calls in
  * how many sessions, and between which times (at most
  * AUDIT_PROPOSE_WHY_MAX - 1 bytes). *file is NULL when there is none;

@@ -29,6 +29,8 @@
 #define SNAP_ACKS_MAX		32
 #define SNAP_TIMELINE_MAX	32
 #define SNAP_STANDING_MAX	64	/* tools revoked on every session at once */
+#define SNAP_FLOWS_MAX		16	/* class flows held on every session at once (gate.h's
+					   GATE_FLOWS_MAX: one session holds them all) */
 #define SNAP_SOCKET_MAX		108	/* a unix socket path: sizeof sun_path */
 #define SNAP_HASH_PREFIX	16	/* hex digits of a hash the console shows */
 #define SNAP_ENGINE_MAX		32	/* an engine's name, as its hello gives it */
@@ -225,6 +227,8 @@ struct hold_view {
 	int64_t since_ms;		/* wall clock, ms since the epoch: it began waiting */
 	int64_t waited_ms;		/* at listing time */
 	int64_t earlier_calls;		/* calls of this tool in the session before it */
+	char held_by[8];		/* "tool", "flow" (a class flow hold) or "both" */
+	bool declassify;		/* approving it lets it past its sink ceiling */
 	unsigned engine;		/* the console's: which of its engines holds it */
 };
 
@@ -283,6 +287,7 @@ struct session_row {
 	unsigned pending;		/* cutover deltas waiting for the in-flight call */
 	int64_t pending_revision;	/* the newest of them */
 	int64_t pending_age_ms;		/* the oldest waits for so long */
+	unsigned flows_held;		/* class flows its gate holds (ctl hold --flow) */
 	struct call_view call;
 	size_t n_tools;
 	struct tool_view tools[SNAP_TOOLS_MAX];
@@ -462,6 +467,9 @@ struct supervisor_snapshot {
 	bool frozen;
 	struct snap_author frozen_by;
 	int64_t frozen_revision;
+	/* Class flows held on every session ("class>sink"): later sessions start with them. */
+	size_t n_standing_flow;
+	char standing_flow[SNAP_FLOWS_MAX][SNAP_NAME_MAX];
 	/* The warm pools (docs/console.md). */
 	size_t n_pools;
 	struct snap_pool pools[SNAP_POOLS_MAX];

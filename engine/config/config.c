@@ -13,7 +13,7 @@
 
 static const char *const top_keys[] = {
 	"profile", "bounds", "classes", "upstreams", "tools", "aliases", "initial", "agent",
-	"pool", NULL,
+	"pool", "policy", NULL,
 };
 
 void
@@ -279,6 +279,25 @@ parse_agent(struct airlock_config *c, const json_t *obj, struct al_err *err)
 	return 0;
 }
 
+/*
+ * {"declassify_by_hold": bool}: may an operator's approval of a call held
+ * by a class flow hold let it past the sink ceiling (docs/operations.md,
+ * "Class flow holds")? Off unless the file says so: it is declassification.
+ */
+static int
+parse_policy(struct airlock_config *c, const json_t *obj, struct al_err *err)
+{
+	static const char *const keys[] = { "declassify_by_hold", NULL };
+	const json_t *d = json_object_get(obj, "declassify_by_hold");
+
+	if (config_only_keys(obj, keys, "policy", err) < 0)
+		return -1;
+	if (d && !json_is_boolean(d))
+		return al_fail(err, "policy.declassify_by_hold: expected true or false");
+	c->policy.declassify_by_hold = json_is_true(d);
+	return 0;
+}
+
 /* {"size": 0..16, "max_age_ms": 100..86400000}: both optional. */
 static int
 parse_pool(struct airlock_config *c, const json_t *obj, struct al_err *err)
@@ -368,6 +387,7 @@ config_load_json(struct airlock_config *c, const json_t *root, int host_cores,
 		{ "initial", parse_initial, NULL, NULL, 0, 0 },
 		{ "agent", parse_agent, NULL, NULL, 0, 0 },
 		{ "pool", parse_pool, NULL, NULL, 0, 0 },
+		{ "policy", parse_policy, NULL, NULL, 0, 0 },
 	};
 	size_t i;
 	json_t *v;

@@ -24,6 +24,8 @@
  *   agent      {mcp}: an MCP session (docs/mcp-agents.md)
  *   pool       {size, max_age_ms}: containers kept warm for this profile
  *              (engine/sandbox/pool.h, docs/guarantees.md)
+ *   policy     {declassify_by_hold}: an approved call held by a class flow
+ *              hold may pass the sink ceiling (off by default)
  *
  * Every limit below, with its unit and meaning, is in one table
  * (config_limits.h) that the parser reads and docs/configuration.md shows.
@@ -80,6 +82,12 @@ struct pool_config {
 	long max_age_ms;	/* a ready container older than this is replaced */
 };
 
+/* Opt-ins of the class rules; every one off by default. */
+struct policy_config {
+	bool declassify_by_hold;	/* an approved flow hold of a denied flow
+					   lets the call past its sink ceiling */
+};
+
 struct airlock_config {
 	struct profile profile;
 	struct config_bounds bounds;
@@ -98,6 +106,7 @@ struct airlock_config {
 	struct initial_config initial;
 	struct agent_config agent;
 	struct pool_config pool;
+	struct policy_config policy;
 	char *base_dir;		/* for relative paths; NULL: the working directory */
 	int host_cores;		/* clamps profile.cpus */
 	/* Set before loading; config_init gives the defaults (the engine's own configs). */

@@ -586,9 +586,14 @@ op_cutover(struct control_server *cs, struct client *c, const struct control_req
 	for (i = 0; i < r->n_ids; i++)
 		ids[i] = r->ids[i];
 	cs_author(c, &a);
+	if (r->has & CK(FLOW))	/* its acks name the flow as their tool */
+		snprintf(whole.tool, sizeof whole.tool, "%s", r->flow);
 	if ((r->for_s || r->calls
 	     ? supervisor_grant(cs->o.sup, r->tool, r->all ? NULL : ids, r->n_ids, &a, r->for_s,
 				r->calls, &p->revision, &p->targets, &err)
+	     : r->has & CK(FLOW)
+	     ? supervisor_flow_cutover_by(cs->o.sup, op, r->flow, r->all ? NULL : ids, r->n_ids,
+					  &a, &p->revision, &p->targets, &err)
 	     : supervisor_cutover_by(cs->o.sup, op, r->tool, r->all ? NULL : ids, r->n_ids, &a,
 				     &p->revision, &p->targets, &err)) < 0) {
 		free(p);

@@ -54,6 +54,9 @@ struct call {
 	int class_before;
 	int64_t revision;
 	int64_t t0_us;		/* when the line arrived */
+	struct gate_flow flow;	/* its class flow: the gate holds flows too */
+	unsigned held;		/* what held it (GATE_HELD_*), at its latest entry */
+	bool declassified;	/* approved past its sink ceiling (a flow hold, opted in) */
 };
 
 int
@@ -539,6 +542,19 @@ dispatch(struct call *c, char **reply, size_t *reply_len, enum policy_rule *why)
 	return st;
 }
 
+/*
+ * Would an approval let the call past its sink ceiling? Only when a class
+ * flow hold holds it, the flow is one the ceiling denies, and the
+ * session's config opted in (the gate holds such a flow only then; the
+ * config is asked again so that neither alone declassifies).
+ */
+static bool
+declassifies(const struct call *c)
+{
+	return (c->held & GATE_HELD_FLOW) && c->flow.cls > c->flow.sink &&
+	       c->g->cfg->policy.declassify_by_hold;
+}
+
 /* What the pending list shows of a held call: names, sizes, a hash; never its arguments. */
 static void
 held_view(const struct call *c, struct hold_view *v)
@@ -555,6 +571,9 @@ held_view(const struct call *c, struct hold_view *v)
 	v->request_bytes = (int64_t)c->args_len;
 	memcpy(v->request_hash, c->request_hash, sizeof c->request_hash);
 	v->earlier_calls = (int64_t)c->g->tool_calls[c->tool];
+	snprintf(v->held_by, sizeof v->held_by, "%s", c->held == GATE_HELD_FLOW ? "flow"
+		 : c->held == GATE_HELD_TOOL ? "tool" : "both");
+	v->declassify = declassifies(c);
 }
 
 /* A re-check that finds the tool held again waits again, at most this often. */
@@ -577,9 +596,14 @@ held(struct call *c)
 		held_view(c, &v);
 		switch (h->wait(h->ctx, &v)) {
 		case GW_HOLD_APPROVED:
-			return gate_begin_waived(c->g->o.gate, c->tool, &c->revision);
+			/* Declassified only if its flow is held still: a restore meanwhile ends it. */
+			r = gate_begin_flow(c->g->o.gate, c->tool, &c->flow, true, &c->revision,
+					    &c->held);
+			c->declassified = r == RULE_ALLOWED && declassifies(c);
+			return r;
 		case GW_HOLD_RECHECK:
-			r = gate_begin(c->g->o.gate, c->tool, &c->revision);
+			r = gate_begin_flow(c->g->o.gate, c->tool, &c->flow, false, &c->revision,
+					    &c->held);
 			break;
 		case GW_HOLD_TIMEOUT:
 			return RULE_HOLD_TIMEOUT;
@@ -591,8 +615,10 @@ held(struct call *c)
 }
 
 /*
- * The gate first (revoked, closed, held), then the sink ceiling; the gate
- * stays busy until the upstream answered, so an update waits for this call.
+ * The gate first (revoked, closed, a held tool or class flow), then the
+ * sink ceiling, skipped only for a call an operator approved past it (a
+ * declassifying flow hold, opted in); the gate stays busy until the
+ * upstream answered, so an update waits for this call.
  */
 static enum gateway_status
 decide(struct call *c, char **reply, size_t *reply_len, enum policy_rule *why)
@@ -604,14 +630,17 @@ decide(struct call *c, char **reply, size_t *reply_len, enum policy_rule *why)
 	if (c->tool >= 0 && c->tool < SNAP_TOOLS_MAX)
 		g->n.last_call_ms[c->tool] = clock_mono_ms();
 	if (g->o.gate) {
-		r = gate_begin(g->o.gate, c->tool, &c->revision);
+		c->flow = (struct gate_flow){ c->class_before > g->session_class ? c->class_before
+						  : g->session_class, c->t->sink_ceiling };
+		r = gate_begin_flow(g->o.gate, c->tool, &c->flow, false, &c->revision, &c->held);
 		if (r == RULE_HOLD_DENIED)
 			r = held(c);
 		g->tool_calls[c->tool]++;
 		if (r != RULE_ALLOWED)
 			return deny(c, r, AUDIT_D_DENIED, reply, reply_len, why);
 	}
-	r = policy_check_sink(c->t, c->class_before, g->session_class);
+	r = c->declassified ? RULE_ALLOWED
+			    : policy_check_sink(c->t, c->class_before, g->session_class);
 	if (r == RULE_ALLOWED)
 		st = dispatch(c, reply, reply_len, why);
 	else

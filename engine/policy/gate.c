@@ -17,6 +17,9 @@
 #define WHY_MALFORMED		"malformed update"
 #define WHY_NOT_HELD		"tool not in this session"
 #define WHY_QUEUE_FULL		"too many pending deltas"
+#define WHY_NO_CLASS		"class not in this session"
+#define WHY_NO_DECLASSIFY	"no declassification"
+#define WHY_FLOWS_FULL		"too many class flow holds"
 
 struct gate {
 	pthread_mutex_t lock;
@@ -24,6 +27,9 @@ struct gate {
 	bool approved[GATE_TOOLS_MAX];
 	bool allowed[GATE_TOOLS_MAX];
 	bool held[GATE_TOOLS_MAX];	/* of the allowed: calls wait for an operator */
+	struct gate_flow flows[GATE_FLOWS_MAX];	/* class flows whose calls wait */
+	size_t n_flows;
+	bool declassify;	/* a held flow above its sink may be held (and approved) */
 	size_t n_tools;
 	int64_t revision;
 	bool open;
@@ -98,10 +104,42 @@ gate_meter_spend(struct gate *g, int tool)
 	return g->meter.spend ? g->meter.spend(g->meter.ctx, tool) : GATE_METER_FREE;
 }
 
-/* Under the lock: the answer for tool, before any meter. */
-static enum policy_rule
-gate_rule(const struct gate *g, int tool, bool waive)
+/* Under the lock: where cls > sink is in the held set, or -1. */
+static int
+gate_flow_at(const struct gate *g, int cls, int sink)
 {
+	size_t i;
+
+	for (i = 0; i < g->n_flows; i++)
+		if (g->flows[i].cls == cls && g->flows[i].sink == sink)
+			return (int)i;
+	return -1;
+}
+
+/*
+ * Under the lock: may this gate hold cls > sink at all? A flow the sink
+ * ceiling denies is held only with the opt-in: otherwise the hold would
+ * only delay a call that is denied anyway.
+ */
+static bool
+gate_flow_applies(const struct gate *g, int cls, int sink)
+{
+	return cls >= 0 && sink >= 0 && (cls <= sink || g->declassify);
+}
+
+/* Under the lock: is the call's flow held? */
+static bool
+gate_flow_held(const struct gate *g, const struct gate_flow *f)
+{
+	return f && gate_flow_applies(g, f->cls, f->sink) && gate_flow_at(g, f->cls, f->sink) >= 0;
+}
+
+/* Under the lock: the answer for tool, before any meter; *held what holds it. */
+static enum policy_rule
+gate_rule(const struct gate *g, int tool, const struct gate_flow *f, bool waive,
+	  unsigned *held)
+{
+	*held = 0;
 	if (g->quarantined)
 		return RULE_QUARANTINED;
 	if (g->frozen)
@@ -110,12 +148,15 @@ gate_rule(const struct gate *g, int tool, bool waive)
 		return RULE_GATE_CLOSED;
 	if (!gate_tool_allowed(g, tool))
 		return RULE_REVOKED;
-	return g->held[tool] && !waive ? RULE_HOLD_DENIED : RULE_ALLOWED;
+	*held = (g->held[tool] ? GATE_HELD_TOOL : 0) | (gate_flow_held(g, f) ? GATE_HELD_FLOW : 0);
+	return *held && !waive ? RULE_HOLD_DENIED : RULE_ALLOWED;
 }
 
 static enum policy_rule
-gate_enter(struct gate *g, int tool, bool waive, int64_t *revision)
+gate_enter(struct gate *g, int tool, const struct gate_flow *f, bool waive, int64_t *revision,
+	   unsigned *held)
 {
+	unsigned h;
 	enum policy_rule rule;
 	enum gate_meter_answer m = GATE_METER_FREE;
 
@@ -126,7 +167,9 @@ gate_enter(struct gate *g, int tool, bool waive, int64_t *revision)
 	 */
 	while (g->busy || g->pending > 0)
 		pthread_cond_wait(&g->changed, &g->lock);
-	rule = gate_rule(g, tool, waive);
+	rule = gate_rule(g, tool, f, waive, &h);
+	if (held)
+		*held = h;
 	if (rule == RULE_ALLOWED && (m = gate_meter_spend(g, tool)) == GATE_METER_NONE)
 		rule = RULE_REVOKED;
 	if (rule == RULE_ALLOWED) {
@@ -146,24 +189,40 @@ gate_enter(struct gate *g, int tool, bool waive, int64_t *revision)
 enum policy_rule
 gate_begin(struct gate *g, int tool, int64_t *revision)
 {
-	return gate_enter(g, tool, false, revision);
+	return gate_enter(g, tool, NULL, false, revision, NULL);
 }
 
 enum policy_rule
 gate_begin_waived(struct gate *g, int tool, int64_t *revision)
 {
-	return gate_enter(g, tool, true, revision);
+	return gate_enter(g, tool, NULL, true, revision, NULL);
+}
+
+enum policy_rule
+gate_begin_flow(struct gate *g, int tool, const struct gate_flow *f, bool waive,
+		int64_t *revision, unsigned *held)
+{
+	return gate_enter(g, tool, f, waive, revision, held);
+}
+
+enum policy_rule
+gate_peek_flow(struct gate *g, int tool, const struct gate_flow *f, unsigned *held)
+{
+	enum policy_rule rule;
+	unsigned h;
+
+	pthread_mutex_lock(&g->lock);
+	rule = gate_rule(g, tool, f, false, &h);
+	pthread_mutex_unlock(&g->lock);
+	if (held)
+		*held = h;
+	return rule;
 }
 
 enum policy_rule
 gate_peek(struct gate *g, int tool)
 {
-	enum policy_rule rule;
-
-	pthread_mutex_lock(&g->lock);
-	rule = gate_rule(g, tool, false);
-	pthread_mutex_unlock(&g->lock);
-	return rule;
+	return gate_peek_flow(g, tool, NULL, NULL);
 }
 
 /* Deltas applied under the lock, acknowledged after it is released. */
@@ -369,6 +428,44 @@ gate_set_meter(struct gate *g, const struct gate_meter *m)
 	pthread_mutex_unlock(&g->lock);
 }
 
+/* Under the lock: the revision moves, nothing else (a delta that does not apply here). */
+static void
+gate_not_applicable(struct gate *g, const struct gate_delta *d, struct gate_ack *a,
+		    const char *why)
+{
+	g->revision = d->revision;
+	a->verdict = GATE_NOT_APPLICABLE;
+	snprintf(a->reason, sizeof a->reason, "%s", why);
+}
+
+/* Under the lock: hold or lift one class flow; a full set closes admission. */
+static void
+gate_apply_flow(struct gate *g, const struct gate_delta *d, struct gate_ack *a)
+{
+	int at = gate_flow_at(g, d->cls, d->sink);
+
+	if (d->cls < 0 || d->sink < 0 || (d->hold && !gate_flow_applies(g, d->cls, d->sink))) {
+		gate_not_applicable(g, d, a, d->cls < 0 || d->sink < 0 ? WHY_NO_CLASS
+								 : WHY_NO_DECLASSIFY);
+		return;
+	}
+	if (d->hold && at < 0 && g->n_flows == GATE_FLOWS_MAX) {
+		gate_settle(g, d->revision, NULL, WHY_FLOWS_FULL);
+		a->verdict = GATE_REJECTED;
+		snprintf(a->reason, sizeof a->reason, "%s", WHY_FLOWS_FULL);
+		return;
+	}
+	if (d->hold && at < 0)
+		g->flows[g->n_flows++] = (struct gate_flow){ d->cls, d->sink };
+	else if (!d->hold && at >= 0)
+		g->flows[at] = g->flows[--g->n_flows];
+	g->revision = d->revision;
+	g->open = g->open || d->revision > g->closed_at;
+	g->updates_applied++;
+	a->verdict = GATE_APPLIED;
+	snprintf(a->reason, sizeof a->reason, "%s", WHY_APPLIED);
+}
+
 /* Under the lock: one delta, settled like a whole update would be. */
 static void
 gate_apply_delta(struct gate *g, const struct gate_delta *d, struct gate_ack *a)
@@ -379,6 +476,8 @@ gate_apply_delta(struct gate *g, const struct gate_delta *d, struct gate_ack *a)
 		gate_settle(g, d->revision, NULL, WHY_STALE);
 		a->verdict = GATE_REJECTED;
 		snprintf(a->reason, sizeof a->reason, "%s", WHY_STALE);
+	} else if (d->kind == GATE_DELTA_FLOW) {
+		gate_apply_flow(g, d, a);
 	} else if (d->kind != GATE_DELTA_TOOL) {
 		g->frozen = d->kind == GATE_DELTA_FREEZE;
 		g->revision = d->revision;
@@ -388,9 +487,7 @@ gate_apply_delta(struct gate *g, const struct gate_delta *d, struct gate_ack *a)
 		snprintf(a->reason, sizeof a->reason, "%s", WHY_APPLIED);
 	} else if (d->tool < 0 || (size_t)d->tool >= g->n_tools || !g->approved[d->tool]) {
 		/* Nothing to change here, and nothing wrong: the gate stays as it is. */
-		g->revision = d->revision;
-		a->verdict = GATE_NOT_APPLICABLE;
-		snprintf(a->reason, sizeof a->reason, "%s", WHY_NOT_HELD);
+		gate_not_applicable(g, d, a, WHY_NOT_HELD);
 	} else {
 		g->allowed[d->tool] = d->allow;
 		g->held[d->tool] = d->allow && d->hold;
@@ -461,6 +558,14 @@ gate_post_hold(struct gate *g, int64_t revision, int tool)
 }
 
 void
+gate_post_flow(struct gate *g, int64_t revision, int cls, int sink, bool hold)
+{
+	gate_post_delta(g, (struct gate_delta){ .revision = revision, .kind = GATE_DELTA_FLOW,
+						.tool = -1, .hold = hold, .cls = cls, .sink = sink,
+						.posted_us = clock_mono_us() });
+}
+
+void
 gate_post_freeze(struct gate *g, int64_t revision, bool frozen)
 {
 	gate_post_delta(g, (struct gate_delta){ .revision = revision, .tool = -1,
@@ -486,6 +591,37 @@ gate_set_held(struct gate *g, int tool, int64_t revision)
 		g->held[tool] = true;
 	if (revision > g->revision)
 		g->revision = revision;
+	pthread_mutex_unlock(&g->lock);
+}
+
+bool
+gate_set_flow_held(struct gate *g, int cls, int sink, int64_t revision)
+{
+	bool held = false;
+
+	pthread_mutex_lock(&g->lock);
+	if (gate_flow_applies(g, cls, sink)) {
+		if (gate_flow_at(g, cls, sink) >= 0) {
+			held = true;
+		} else if (g->n_flows < GATE_FLOWS_MAX) {
+			g->flows[g->n_flows++] = (struct gate_flow){ cls, sink };
+			held = true;
+		} else {
+			g->open = false;	/* fail closed: a newer revision reopens */
+			g->closed_at = revision > g->revision ? revision : g->revision;
+		}
+	}
+	if (revision > g->revision)
+		g->revision = revision;
+	pthread_mutex_unlock(&g->lock);
+	return held;
+}
+
+void
+gate_set_declassify(struct gate *g, bool on)
+{
+	pthread_mutex_lock(&g->lock);
+	g->declassify = on;
 	pthread_mutex_unlock(&g->lock);
 }
 
@@ -525,6 +661,9 @@ gate_state(struct gate *g, struct gate_state *out)
 		out->held[i] = g->allowed[i] && g->held[i];
 		out->approved[i] = g->approved[i];
 	}
+	memcpy(out->flows, g->flows, g->n_flows * sizeof g->flows[0]);
+	out->n_flows = g->n_flows;
+	out->declassify = g->declassify;
 	out->updates_waiting = g->pending;
 	out->deltas_queued = g->queued;
 	out->updates_applied = g->updates_applied;

@@ -16,6 +16,13 @@
  *           the in-flight state, so a revoke or freeze posted while a call
  *           waits applies at once; an approved call re-enters with
  *           gate_begin_waived (revoked, frozen and closed still deny)
+ * flows     class flow holds (issue 43, item 1): (session class, sink
+ *           ceiling) pairs, by rank, whose calls wait for an operator like
+ *           a held tool's. A flow the sink ceiling would deny (class above
+ *           sink) is held only when the session's config opted in to
+ *           declassification by hold (gate_set_declassify); else such a
+ *           hold is not applicable and changes nothing. At most
+ *           GATE_FLOWS_MAX; one more is rejected and closes admission.
  * quarantined  one session held for an operator: every call is denied
  *           (`quarantined`) until a release; set at once, outside the
  *           revisions (gate_set_quarantined)
@@ -39,6 +46,7 @@
 
 #define GATE_TOOLS_MAX 64
 #define GATE_DELTAS_MAX 64	/* cutover deltas queued behind one call */
+#define GATE_FLOWS_MAX	16	/* class flows held at once in one session */
 
 /*
  * One cutover delta: revoke or restore one tool at a revision the caller
@@ -49,6 +57,7 @@ enum gate_delta_kind {
 	GATE_DELTA_TOOL,	/* revoke or restore one tool */
 	GATE_DELTA_FREEZE,	/* deny every call from here on */
 	GATE_DELTA_THAW,	/* lift a freeze */
+	GATE_DELTA_FLOW,	/* hold (hold true) or lift one class flow */
 };
 
 struct gate_delta {
@@ -56,7 +65,10 @@ struct gate_delta {
 	enum gate_delta_kind kind;
 	int tool;		/* index, or -1: this session has no such tool */
 	bool allow;		/* restore or hold (true), or revoke */
-	bool hold;		/* with allow: the tool's calls wait for an operator */
+	bool hold;		/* with allow: the tool's calls wait for an operator;
+				   GATE_DELTA_FLOW: held (true) or lifted */
+	int cls, sink;		/* GATE_DELTA_FLOW: ranks, -1 when this session has
+				   no such class */
 	int64_t posted_us;	/* monotonic */
 };
 
@@ -108,6 +120,28 @@ enum policy_rule gate_begin_waived(struct gate *g, int tool, int64_t *revision);
  */
 enum policy_rule gate_peek(struct gate *g, int tool);
 void gate_end(struct gate *g);
+
+/*
+ * The flow of one call: the session's class (the higher of entry and
+ * now, as policy_check_sink reads it) and the tool's sink ceiling, ranks.
+ */
+struct gate_flow {
+	int cls;
+	int sink;
+};
+#define GATE_HELD_TOOL	1u	/* the call's tool is held */
+#define GATE_HELD_FLOW	2u	/* the call's class flow is held */
+/*
+ * gate_begin (waive false) or gate_begin_waived (true) for a call with
+ * flow f (NULL: none): a held flow answers RULE_HOLD_DENIED like a held
+ * tool. *held (may be NULL) gets what holds it (GATE_HELD_*), also when
+ * waived: an approved call learns whether its flow is held still.
+ */
+enum policy_rule gate_begin_flow(struct gate *g, int tool, const struct gate_flow *f,
+				 bool waive, int64_t *revision, unsigned *held);
+/* gate_peek for a call with flow f; *held (may be NULL) as above. */
+enum policy_rule gate_peek_flow(struct gate *g, int tool, const struct gate_flow *f,
+				unsigned *held);
 
 /*
  * Apply an update: revision must be strictly greater than the current one
@@ -163,6 +197,11 @@ void gate_set_ack(struct gate *g, gate_ack_fn fn, void *ctx);
 void gate_post(struct gate *g, int64_t revision, int tool, bool allow);
 /* A hold of tool: allowed, its calls waiting for an operator; ordered and acked alike. */
 void gate_post_hold(struct gate *g, int64_t revision, int tool);
+/*
+ * Hold (hold true) or lift the class flow cls > sink (ranks, -1: this
+ * session has no such class: not applicable); ordered and acked alike.
+ */
+void gate_post_flow(struct gate *g, int64_t revision, int cls, int sink, bool hold);
 /* The same for a freeze (frozen true) or a thaw: ordered, acked, stale-checked alike. */
 void gate_post_freeze(struct gate *g, int64_t revision, bool frozen);
 /*
@@ -177,6 +216,14 @@ void gate_set_frozen(struct gate *g, bool frozen, int64_t revision);
  * no acknowledgement.
  */
 void gate_set_held(struct gate *g, int tool, int64_t revision);
+/*
+ * The same for a standing class flow hold: false when it does not apply
+ * (no such class, a denied flow without the opt-in) or the set is full
+ * (then admission is closed: fail closed).
+ */
+bool gate_set_flow_held(struct gate *g, int cls, int sink, int64_t revision);
+/* The session's config opted in to declassification by hold (set once, at start). */
+void gate_set_declassify(struct gate *g, bool on);
 
 /*
  * Quarantine (issue 43, item 3): not a revision, not queued behind
@@ -196,6 +243,9 @@ struct gate_state {
 	bool quarantined;
 	bool allowed[GATE_TOOLS_MAX];
 	bool held[GATE_TOOLS_MAX];	/* allowed, and its calls wait for an operator */
+	struct gate_flow flows[GATE_FLOWS_MAX];	/* class flows held */
+	size_t n_flows;
+	bool declassify;		/* its config opted in (gate_set_declassify) */
 	unsigned pending;		/* deltas and updates not yet applied */
 	int64_t pending_revision;	/* the newest queued delta's */
 	int64_t pending_since_us;	/* the oldest queued delta's post time */

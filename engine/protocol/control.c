@@ -28,7 +28,9 @@ static const struct {
 #undef CONTROL_OP_ROW
 };
 
-enum key_type { T_WORD, T_PATH, T_OBJECT, T_IDS, T_BOOL, T_WAIT, T_SEQ, T_CLIENT, T_FOR, T_CALLS };
+enum key_type {
+	T_WORD, T_PATH, T_OBJECT, T_IDS, T_BOOL, T_WAIT, T_SEQ, T_CLIENT, T_FOR, T_CALLS, T_FLOW,
+};
 
 #define REQ_FIELD(m)	offsetof(struct control_request, m), sizeof(((struct control_request *)0)->m)
 
@@ -115,6 +117,30 @@ word_ok(const char *s, size_t cap)
 	return true;
 }
 
+/* A class flow: two words joined by one '>' ("confidential>public"). */
+static bool
+flow_ok(const char *s, size_t cap)
+{
+	const char *gt = strchr(s, '>');
+	char left[SNAP_NAME_MAX];
+	size_t n = gt ? (size_t)(gt - s) : 0;
+
+	if (!gt || n == 0 || n >= sizeof left || strlen(s) >= cap)
+		return false;
+	memcpy(left, s, n);
+	left[n] = '\0';
+	return word_ok(left, sizeof left) && word_ok(gt + 1, cap);
+}
+
+static int
+copy_flow(const json_t *v, char *out, size_t cap)
+{
+	if (!json_is_string(v) || !flow_ok(json_string_value(v), cap))
+		return -1;
+	snprintf(out, cap, "%s", json_string_value(v));
+	return 0;
+}
+
 static int
 copy_word(const json_t *v, char *out, size_t cap)
 {
@@ -186,6 +212,8 @@ take_arg(int k, const json_t *v, struct control_request *r)
 	switch (keys[k].type) {
 	case T_WORD:
 		return copy_word(v, p, keys[k].size);
+	case T_FLOW:
+		return copy_flow(v, p, keys[k].size);
 	case T_PATH:
 		return copy_path(v, p, keys[k].size);
 	case T_OBJECT:	/* as deep as the tree form carries (json_tree.h) */
@@ -262,6 +290,12 @@ cross_check(const struct control_request *r)
 	if ((r->op == CONTROL_OP_REVOKE || r->op == CONTROL_OP_RESTORE ||
 	     r->op == CONTROL_OP_HOLD || r->op == CONTROL_OP_QUARANTINE ||
 	     r->op == CONTROL_OP_RELEASE) && (seen & CK(SESSIONS)) && r->n_ids == 0)
+		return CONTROL_E_ARG;
+	/* hold and restore name a tool or a class flow: one of the two */
+	if ((r->op == CONTROL_OP_HOLD || r->op == CONTROL_OP_RESTORE) &&
+	    !(seen & (CK(TOOL) | CK(FLOW))))
+		return CONTROL_E_MISSING;
+	if ((seen & CK(FLOW)) && (seen & (CK(TOOL) | CK(FOR) | CK(CALLS))))
 		return CONTROL_E_ARG;
 	/* quarantine picks by names, all, or a tool called: one of the three */
 	if (r->op == CONTROL_OP_QUARANTINE &&
@@ -416,6 +450,7 @@ put_value(struct hash_canon *out, int k, const struct control_request *r,
 	case T_WORD:
 	case T_PATH:
 	case T_CLIENT:
+	case T_FLOW:
 		put_field(out, k, p, strlen(p), h);
 		return;
 	case T_OBJECT:
@@ -523,6 +558,8 @@ take_value(int k, const char *p, size_t n, struct control_request *r)
 	switch (keys[k].type) {
 	case T_WORD:
 		return take_text(p, n, at, keys[k].size) < 0 || !word_ok(at, keys[k].size) ? -1 : 0;
+	case T_FLOW:
+		return take_text(p, n, at, keys[k].size) < 0 || !flow_ok(at, keys[k].size) ? -1 : 0;
 	case T_PATH:
 		return take_text(p, n, at, keys[k].size) < 0 || at[0] != '/' ? -1 : 0;
 	case T_CLIENT:
@@ -650,6 +687,7 @@ arg_json(int k, const struct control_request *r)
 	case T_WORD:
 	case T_PATH:
 	case T_CLIENT:
+	case T_FLOW:
 		return json_string(p);
 	case T_OBJECT:
 		return json_incref(*(json_t *const *)p);
@@ -709,7 +747,8 @@ control_request_str(struct control_request *r, enum control_key k, const char *s
 {
 	char *p = (char *)r + keys[k].off;
 
-	if (keys[k].type != T_WORD && keys[k].type != T_PATH && keys[k].type != T_CLIENT)
+	if (keys[k].type != T_WORD && keys[k].type != T_PATH && keys[k].type != T_CLIENT &&
+	    keys[k].type != T_FLOW)
 		return -1;
 	if (!s || strlen(s) >= keys[k].size)
 		return -1;

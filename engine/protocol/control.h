@@ -81,6 +81,8 @@
  *   FOR     a grant's seconds, GRANT_FOR_MIN_S .. GRANT_FOR_MAX_S (grant.h)
  *   CALLS   a grant's calls, 1 .. GRANT_CALLS_MAX
  *   HOLD    a held call's id (ctl pending), the same range as SEQ
+ *   FLOW    a class flow, "CLASS>SINK": two words joined by one '>'
+ *           (hold and restore name a tool or a flow, never both)
  *   (within_s, quarantine's window, is read as a FOR: 1 s .. 24 h)
  */
 #define CONTROL_KEYS(_) \
@@ -102,7 +104,8 @@
 	_(CALLS,     "calls",     CALLS,  calls)     \
 	_(HOLD_ID,   "hold",      SEQ,    hold_id)   \
 	_(REST,      "rest",      BOOL,   rest)      \
-	_(WITHIN,    "within_s",  FOR,    within_s)
+	_(WITHIN,    "within_s",  FOR,    within_s)  \
+	_(FLOW,      "flow",      FLOW,   flow)
 
 enum control_key {
 #define CONTROL_KEY_ENUM(e, name, type, field) CONTROL_K_##e,
@@ -133,13 +136,13 @@ enum control_key {
 	_(STOP,     "stop",     OPERATE, CK(SESSION), CK(SESSION), 0) \
 	_(REVOKE,   "revoke",   OPERATE, CK(TOOL) | CK(SESSIONS) | CK(ALL) | CK(WAIT), CK(TOOL), \
 		    CK(SESSIONS) | CK(ALL)) \
-	_(RESTORE,  "restore",  OPERATE, CK(TOOL) | CK(SESSIONS) | CK(ALL) | CK(WAIT) | CK(FOR) | \
-		    CK(CALLS), CK(TOOL), CK(SESSIONS) | CK(ALL)) \
+	_(RESTORE,  "restore",  OPERATE, CK(TOOL) | CK(FLOW) | CK(SESSIONS) | CK(ALL) | CK(WAIT) | \
+		    CK(FOR) | CK(CALLS), 0, CK(SESSIONS) | CK(ALL)) \
 	_(FORGET,   "forget",   OPERATE, CK(SESSIONS), 0, 0) \
 	_(STOP_ALL, "stop-all", OPERATE, 0, 0, 0) \
 	_(FREEZE,   "freeze",   OPERATE, CK(WAIT), 0, 0) \
 	_(THAW,     "thaw",     OPERATE, CK(WAIT), 0, 0) \
-	_(HOLD,     "hold",     OPERATE, CK(TOOL) | CK(SESSIONS) | CK(ALL) | CK(WAIT), CK(TOOL), \
+	_(HOLD,     "hold",     OPERATE, CK(TOOL) | CK(FLOW) | CK(SESSIONS) | CK(ALL) | CK(WAIT), 0, \
 		    CK(SESSIONS) | CK(ALL)) \
 	_(PENDING,  "pending",  VIEW,    0, 0, 0) \
 	_(APPROVE,  "approve",  OPERATE, CK(HOLD_ID) | CK(REST), CK(HOLD_ID), 0) \
@@ -189,6 +192,7 @@ void control_audit_rule(enum control_op op, bool applied, const char *outcome, c
  *                  file the engine reads: only for a root or the engine's
  *                  own uid; docs/operations.md, "Who may connect: roles")
  *   revoke/restore/hold tool, and ids[0..n_ids) or all; wait_ms for the acks;
+ *                  hold/restore may name a class flow instead of a tool;
  *                  a restore's for_s and/or calls make it a time-boxed grant
  *   freeze/thaw    wait_ms for the acks (the kill switch: every live session)
  *   quarantine     ids[0..n_ids), or all (every live session), or tool: the
@@ -231,6 +235,7 @@ struct control_request {
 	int64_t hold_id;	/* approve, deny: the held call */
 	bool rest;		/* approve: for the rest of its session */
 	int64_t within_s;	/* quarantine --called's window (0: not given) */
+	char flow[SNAP_NAME_MAX];	/* hold, restore: a class flow instead of a tool */
 };
 
 /*

@@ -208,6 +208,7 @@ static const struct codec_field row_fields[] = {
 	R("pending", UINT, pending),
 	R("pending_revision", I64, pending_revision),
 	R("pending_age_ms", I64, pending_age_ms),
+	R("flows_held", UINT, flows_held),
 	R("stdout_bytes", U64, stdout_bytes),
 	R("stderr_bytes", U64, stderr_bytes),
 	R("audit_failures", UINT, audit_failures),
@@ -310,6 +311,7 @@ static const struct codec_field snapshot_fields[] = {
 	S("audit_failures", U64, audit_failures),
 	S("containers_left", SIZE, containers_left),
 	FA(supervisor_snapshot, "standing", STR, standing, n_standing, 0, NULL),
+	FA(supervisor_snapshot, "standing_flows", STR, standing_flow, n_standing_flow, 0, NULL),
 	FA(supervisor_snapshot, "standing_by", OBJ, standing_by, n_standing, CODEC_SHARED,
 	   &author_table),
 	FA(supervisor_snapshot, "standing_revision", I64, standing_revision, n_standing,
@@ -539,6 +541,8 @@ static const struct codec_field hold_fields[] = {
 	F(hold_view, "since_ms", I64, since_ms),
 	F(hold_view, "waited_ms", I64, waited_ms),
 	F(hold_view, "earlier_calls", I64, earlier_calls),
+	F(hold_view, "held_by", STR, held_by),
+	F(hold_view, "declassify", BOOL, declassify),
 };
 static const struct codec_table hold_table = CODEC_TABLE(hold_view, hold_fields);
 

@@ -173,6 +173,20 @@ int supervisor_cutover(struct supervisor *s, enum cutover_op op, const char *too
  * its author (NULL: this process's user, via "engine"). op must be revoke,
  * restore or hold.
  */
+/*
+ * A class flow hold (op CUTOVER_HOLD) or its lift (CUTOVER_RESTORE):
+ * flow is "CLASS>SINK", two class names some held config (or the default
+ * list) has; a cutover like a tool's, its acks naming the flow as their
+ * tool. On every session (ids NULL) it stands for later sessions too, at
+ * most SNAP_FLOWS_MAX (one more is refused). A session whose config has
+ * no declassify_by_hold acks a hold of a flow its ceiling denies as not
+ * applicable: nothing changes there.
+ */
+#define SUPERVISOR_E_FLOW	"no such class flow (CLASS>SINK, two configured classes)"
+int supervisor_flow_cutover_by(struct supervisor *s, enum cutover_op op, const char *flow,
+			       const char *const *ids, size_t n_ids,
+			       const struct snap_author *by, int64_t *revision,
+			       size_t *targets, struct al_err *err);
 int supervisor_cutover_by(struct supervisor *s, enum cutover_op op, const char *tool,
 			  const char *const *ids, size_t n_ids, const struct snap_author *by,
 			  int64_t *revision, size_t *targets, struct al_err *err);

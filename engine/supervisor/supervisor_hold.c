@@ -95,7 +95,7 @@ sup_hold_forget(struct supervisor *s, const struct slot *sl)
  * holds the tool (a revoke, restore or freeze under it).
  */
 static void
-hold_check(struct slot *sl, int64_t id, int tool, int64_t deadline_ms)
+hold_check(struct slot *sl, int64_t id, int tool, const struct gate_flow *f, int64_t deadline_ms)
 {
 	struct supervisor *s = sl->sup;
 	static const struct snap_author expiry = { .user = "expiry", .via = "hold" };
@@ -105,13 +105,14 @@ hold_check(struct slot *sl, int64_t id, int tool, int64_t deadline_ms)
 		hold_decide(&s->holds, id, HOLD_TIMED_OUT, false, &expiry, now);
 	else if (s->hold_quit || atomic_load(&sl->stop))
 		hold_decide(&s->holds, id, HOLD_STOPPED, false, &by_engine, now);
-	else if (gate_peek(sl->gate, tool) != RULE_HOLD_DENIED)
+	else if (gate_peek_flow(sl->gate, tool, f, NULL) != RULE_HOLD_DENIED)
 		hold_decide(&s->holds, id, HOLD_LIFTED, false, &by_gate, now);
 }
 
 /* Under hold_lock: wait until id is settled; then it is taken off the board into *e. */
 static void
-hold_await(struct slot *sl, int64_t id, int tool, struct hold_entry *e)
+hold_await(struct slot *sl, int64_t id, int tool, const struct gate_flow *f,
+	   struct hold_entry *e)
 {
 	struct supervisor *s = sl->sup;
 	int64_t deadline = clock_mono_ms() + sl->cfg->bounds.hold_timeout_s * 1000, left;
@@ -119,7 +120,7 @@ hold_await(struct slot *sl, int64_t id, int tool, struct hold_entry *e)
 	struct timespec ts;
 
 	while ((h = hold_find(&s->holds, id)) && h->outcome == HOLD_WAITING) {
-		hold_check(sl, id, tool, deadline);
+		hold_check(sl, id, tool, f, deadline);
 		if (hold_find(&s->holds, id)->outcome != HOLD_WAITING)
 			break;
 		left = deadline - clock_mono_ms();
@@ -206,14 +207,18 @@ hold_decided(struct slot *sl, const struct hold_entry *e, bool engine_stop)
 		break;
 	case HOLD_APPROVED:
 		snprintf(rule, sizeof rule, "hold %lld approved%s", (long long)e->v.id,
-			 e->rest ? " for the session" : "");
+			 e->v.declassify ? ", declassified" : e->rest ? " for the session" : "");
 		break;
 	default:
 		snprintf(rule, sizeof rule, "hold %lld %s", (long long)e->v.id,
 			 hold_outcome_text(e->outcome));
 		break;
 	}
-	sup_hold_note(sl->sup, sl, e->v.tool, rule, &e->by, &wait);
+	if (strcmp(e->v.held_by, "tool") != 0)	/* a class flow's: both classes, the hash */
+		sup_hold_note_flow(sl->sup, sl, &e->v, rule, &e->by, wait,
+				   e->outcome == HOLD_APPROVED && e->v.declassify);
+	else
+		sup_hold_note(sl->sup, sl, e->v.tool, rule, &e->by, &wait);
 }
 
 /* The gateway's hook: a held call waits here for its decision. */
@@ -223,13 +228,16 @@ hold_wait(void *ctx, struct hold_view *v)
 	struct slot *sl = ctx;
 	struct supervisor *s = sl->sup;
 	int tool = config_tool_index(sl->cfg, v->tool);
+	struct gate_flow f = { class_rank(&sl->cfg->classes, v->session_class),
+			       class_rank(&sl->cfg->classes, v->sink_ceiling) };
 	struct hold_entry e = { .outcome = HOLD_DENIED };	/* as taken, else denied */
 	char rule[SNAP_WORD_MAX];
 	bool stopping;
 	int64_t id = 0;
 
 	pthread_mutex_lock(&s->hold_lock);
-	if (hold_waived(&s->holds, sl->id, v->tool)) {
+	/* A waiver is a tool's: a class flow's calls are decided one by one. */
+	if (strcmp(v->held_by, "tool") == 0 && hold_waived(&s->holds, sl->id, v->tool)) {
 		pthread_mutex_unlock(&s->hold_lock);
 		return GW_HOLD_APPROVED;	/* approved for the rest of the session */
 	}
@@ -247,7 +255,7 @@ hold_wait(void *ctx, struct hold_view *v)
 	sup_hold_note(s, sl, v->tool, rule, &s->self, NULL);
 	hold_event(sl, v, id, NULL);
 	pthread_mutex_lock(&s->hold_lock);
-	hold_await(sl, id, tool, &e);
+	hold_await(sl, id, tool, &f, &e);
 	stopping = s->hold_quit;
 	pthread_mutex_unlock(&s->hold_lock);
 	hold_decided(sl, &e, stopping);
@@ -284,6 +292,8 @@ supervisor_hold_decide(struct supervisor *s, int64_t id, bool approve, bool rest
 	pthread_mutex_lock(&s->hold_lock);
 	e = hold_find(&s->holds, id);
 	rc = e && e->outcome == HOLD_WAITING ? 0 : -1;
+	if (rc == 0 && rest && strcmp(e->v.held_by, "tool") != 0)
+		rc = -3;	/* a class flow hold, maybe a declassification: one call at a time */
 	if (rc == 0 && hold_decide(&s->holds, id, approve ? HOLD_APPROVED : HOLD_DENIED, rest,
 				   by ? by : &s->self, clock_mono_ms()) < 0)
 		rc = -2;
@@ -294,5 +304,7 @@ supervisor_hold_decide(struct supervisor *s, int64_t id, bool approve, bool rest
 	if (rc == -2)
 		return al_fail(err, "hold: %d approvals for the rest of a session already",
 			       HOLD_WAIVERS_MAX);
+	if (rc == -3)
+		return al_fail(err, "hold: a class flow's calls are approved one at a time");
 	return 0;
 }

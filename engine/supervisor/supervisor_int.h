@@ -128,6 +128,9 @@ struct policy_entry {
 	struct snap_author by;
 	bool has_wait;			/* a hold's decision: how long the call waited */
 	int64_t wait_ms;
+	char flow[SNAP_NAME_MAX];	/* a class flow hold's decision: "class>sink" */
+	char request_hash[SNAP_HASH_MAX];	/* and its call's request hash */
+	bool declassified;		/* an approval past the sink ceiling */
 };
 
 /* An event ring; the oldest entry is dropped (and counted) when full. */
@@ -166,6 +169,9 @@ struct supervisor {
 	/* Tools held on every session, for those started later too (the same locks). */
 	char standing_hold[SUPERVISOR_STANDING_MAX][SNAP_NAME_MAX];
 	size_t n_standing_hold;
+	/* Class flows held on every session, "class>sink" (the same locks). */
+	char standing_flow[SNAP_FLOWS_MAX][SNAP_NAME_MAX];
+	size_t n_standing_flow;
 	/* The kill switch, under policy and lock like the standing set. */
 	bool frozen;
 	struct snap_author frozen_by;
@@ -319,6 +325,28 @@ void sup_hold_forget(struct supervisor *s, const struct slot *sl);
 /* supervisor_policy.c: a policy entry about a held call (under nothing; never s->policy). */
 void sup_hold_note(struct supervisor *s, const struct slot *sl, const char *tool,
 		   const char *rule, const struct snap_author *by, const int64_t *wait_ms);
+
+/* The same for a class flow hold's decision: the flow, the call's hash, a declassification. */
+void sup_hold_note_flow(struct supervisor *s, const struct slot *sl, const struct hold_view *v,
+			const char *rule, const struct snap_author *by, int64_t wait_ms,
+			bool declassified);
+/*
+ * Under s->policy: a cutover of what (a tool, or a class flow's text) is
+ * about to be posted: the queue has room, the revision is assigned and
+ * announced, to[0..*n) are the live sessions ids names (NULL: all);
+ * posting has begun: sup_cutover_posted ends it. -1 when refused.
+ */
+int sup_cutover_open(struct supervisor *s, enum cutover_op op, const char *what,
+		     const char *const *ids, size_t n_ids, const struct snap_author *by,
+		     struct slot **to, size_t *n, struct al_err *err);
+void sup_cutover_posted(struct supervisor *s);
+
+/* Queue a policy entry for the writer (under nothing, or s->policy). */
+void sup_policy_record(struct supervisor *s, const struct policy_entry *p);
+
+/* supervisor_flow.c: class flow holds */
+/* Under s->policy, before sl is listed: the flows held on every session are held here. */
+void sup_flow_start(struct supervisor *s, struct slot *sl);
 
 /* supervisor_quarantine.c, both under s->lock */
 /* sl's container runs now: a quarantine that waited for it pauses it. */

@@ -47,6 +47,12 @@ policy_record(struct supervisor *s, const struct policy_entry *p)
 	pthread_mutex_unlock(&s->lock);
 }
 
+void
+sup_policy_record(struct supervisor *s, const struct policy_entry *p)
+{
+	policy_record(s, p);
+}
+
 /*
  * Under s->policy, around a cutover's posts to its gates. An idle gate
  * acknowledges at once, on this thread: in between, each acknowledgement
@@ -103,6 +109,11 @@ author_json(const struct policy_entry *p)
 
 	if (o && p->has_wait)
 		json_object_set_new(o, "wait_ms", json_integer(p->wait_ms));
+	if (o && p->flow[0]) {	/* names and a hash, never the call's payload */
+		json_object_set_new(o, "flow", json_string(p->flow));
+		json_object_set_new(o, "request_hash", json_string(p->request_hash));
+		json_object_set_new(o, "declassified", json_boolean(p->declassified));
+	}
 	text = o ? json_dumps(o, JSON_COMPACT) : NULL;
 	json_decref(o);
 	return text;
@@ -186,19 +197,41 @@ sup_policy_note(struct supervisor *s, const struct snap_author *by, const char *
 	policy_record(s, &p);
 }
 
+static void
+hold_entry(struct policy_entry *p, const struct slot *sl, const char *tool, const char *rule,
+	   const struct snap_author *by, const int64_t *wait_ms)
+{
+	*p = (struct policy_entry){ .result = CUTOVER_APPLIED, .by = *by };
+	/* The session's own revision: s->revision is the policy lock's, not taken here. */
+	gate_read(sl->gate, &p->revision, NULL, NULL, 0);
+	p->has_wait = wait_ms != NULL;
+	p->wait_ms = wait_ms ? *wait_ms : 0;
+	sup_copy_word(p->session, sizeof p->session, sl->id);
+	sup_copy_word(p->tool, sizeof p->tool, tool);
+	sup_copy_word(p->rule, sizeof p->rule, rule);
+}
+
+void
+sup_hold_note_flow(struct supervisor *s, const struct slot *sl, const struct hold_view *v,
+		   const char *rule, const struct snap_author *by, int64_t wait_ms,
+		   bool declassified)
+{
+	struct policy_entry p;
+
+	hold_entry(&p, sl, v->tool, rule, by, &wait_ms);
+	snprintf(p.flow, sizeof p.flow, "%s>%s", v->session_class, v->sink_ceiling);
+	sup_copy_word(p.request_hash, sizeof p.request_hash, v->request_hash);
+	p.declassified = declassified;
+	policy_record(s, &p);
+}
+
 void
 sup_hold_note(struct supervisor *s, const struct slot *sl, const char *tool, const char *rule,
 	      const struct snap_author *by, const int64_t *wait_ms)
 {
-	struct policy_entry p = { .result = CUTOVER_APPLIED, .by = *by };
+	struct policy_entry p;
 
-	/* The session's own revision: s->revision is the policy lock's, not taken here. */
-	gate_read(sl->gate, &p.revision, NULL, NULL, 0);
-	p.has_wait = wait_ms != NULL;
-	p.wait_ms = wait_ms ? *wait_ms : 0;
-	sup_copy_word(p.session, sizeof p.session, sl->id);
-	sup_copy_word(p.tool, sizeof p.tool, tool);
-	sup_copy_word(p.rule, sizeof p.rule, rule);
+	hold_entry(&p, sl, tool, rule, by, wait_ms);
 	policy_record(s, &p);
 }
 
@@ -232,6 +265,8 @@ delta_op(const struct gate_delta *d)
 		return CUTOVER_FREEZE;
 	case GATE_DELTA_THAW:
 		return CUTOVER_THAW;
+	case GATE_DELTA_FLOW:
+		return d->hold ? CUTOVER_HOLD : CUTOVER_RESTORE;
 	case GATE_DELTA_TOOL:
 		break;
 	}
@@ -328,6 +363,7 @@ sup_start_standing(struct supervisor *s, struct slot *sl)
 	sup_copy_word(p.session, sizeof p.session, sl->id);
 	sup_grant_start(s, sl);
 	start_held(s, sl, &p);
+	sup_flow_start(s, sl);
 	gate_state(sl->gate, &g);
 	memcpy(allowed, g.allowed, sizeof allowed);
 	for (i = 0; i < s->n_standing; i++) {
@@ -623,6 +659,27 @@ sup_cutover_locked(struct supervisor *s, enum cutover_op op, const char *tool,
 	if (targets)
 		*targets = n;
 	return 0;
+}
+
+int
+sup_cutover_open(struct supervisor *s, enum cutover_op op, const char *what,
+		 const char *const *ids, size_t n_ids, const struct snap_author *by,
+		 struct slot **to, size_t *n, struct al_err *err)
+{
+	size_t waiting;
+
+	if (!policy_room(s, &waiting))
+		return al_fail(err, "cutover: the engine is busy: %zu policy entries wait for the "
+			       "audit log", waiting);
+	*n = cutover_begin(s, op, what, ids, n_ids, by, to);
+	posting_begin(s);
+	return 0;
+}
+
+void
+sup_cutover_posted(struct supervisor *s)
+{
+	posting_end(s);
 }
 
 /*

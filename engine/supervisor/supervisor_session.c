@@ -66,6 +66,7 @@ slot_gate(struct slot *sl)
 	if (!sl->gate)
 		return -1;
 	gate_set_ack(sl->gate, sup_on_gate_ack, sl);
+	gate_set_declassify(sl->gate, sl->cfg->policy.declassify_by_hold);
 	meter = sup_grant_meter(sl);
 	gate_set_meter(sl->gate, &meter);
 	return 0;

@@ -38,6 +38,7 @@ row_live(struct slot *sl, struct session_row *r, int64_t now_mono)
 	r->pending = g.pending;
 	r->pending_revision = g.pending_revision;
 	r->pending_age_ms = g.pending ? (clock_mono_us() - g.pending_since_us) / 1000 : 0;
+	r->flows_held = (unsigned)g.n_flows;
 	for (i = 0; i < r->n_tools && i < GATE_TOOLS_MAX; i++) {
 		r->tools[i].allowed = g.allowed[i];
 		r->tools[i].held = g.held[i];
@@ -91,6 +92,9 @@ snapshot_counts(struct supervisor *s, struct supervisor_snapshot *snap)
 	snap->generation = s->generation;
 	snap->taken_ms = clock_wall_ms();
 	snap->revision = s->revision;
+	snap->n_standing_flow = s->n_standing_flow;
+	memcpy(snap->standing_flow, s->standing_flow,
+	       s->n_standing_flow * sizeof s->standing_flow[0]);
 	snap->n_standing = s->n_standing;
 	memcpy(snap->standing, s->standing, s->n_standing * sizeof s->standing[0]);
 	memcpy(snap->standing_by, s->standing_by, s->n_standing * sizeof s->standing_by[0]);

@@ -301,6 +301,19 @@ for bad in "--for 25h" "--for 0s" "--for 90" "--for 1.5h" "--calls 0" "--calls 1
 		bash -c '[ "$1" = 2 ] && grep -qE "(--for wants 90s, 15m or 2h: 1 s to 24 h|--calls wants a number from 1 to 1000000)" "$2" &&
 			 ! grep -q "does not exist" "$2"' _ "$rc" "$work/err"
 done
+# A class flow takes TOOL's place in hold and restore only, never a grant: refused before any socket.
+for args in "revoke x --flow pii>public --all:is hold's and restore's only" \
+	    "pending --flow pii>public:is hold's and restore's only" \
+	    "hold x --flow pii>public --all:hold wants TOOL or --flow CLASS>SINK (not both)" \
+	    "restore --flow pii>public --all --for 15m:grant a tool, not a class flow" \
+	    "hold --all:hold wants TOOL"; do
+	try ctl ${args%%:*} --socket "$work/no-engine.sock"
+	check "ctl ${args%%:*}: a usage error, nothing dialled" \
+		bash -c '[ "$1" = 2 ] && grep -qF -- "$3" "$2" && ! grep -q "does not exist" "$2"' _ "$rc" "$work/err" "${args#*:}"
+done
+try ctl hold --flow 'pii>public' --all --socket "$work/no-engine.sock"
+check "ctl hold --flow pii>public --all: no TOOL needed, it goes on to the socket" \
+	bash -c '[ "$1" = 3 ] && grep -qF "does not exist" "$2"' _ "$rc" "$work/err"
 try ctl restore x --all --for 24h --calls 1000000 --socket "$work/no-engine.sock"
 check "ctl restore --for 24h --calls 1000000: within bounds, it goes on to the socket" \
 	bash -c '[ "$1" = 3 ] && grep -qF "does not exist" "$2"' _ "$rc" "$work/err"

@@ -13,6 +13,14 @@
 # SIGTERM with calls waiting: each denied by the engine's stop and audited,
 # serve exits, the containers are gone. The chain verifies; the canary is
 # in the permitted sink only.
+# Class flow holds first: `ctl hold --flow confidential>confidential` makes
+# the session's calls wait (held by the flow), an approval lets one reach
+# the sink, `restore --flow` lifts it; a view-role uid cannot post one. Of
+# two sessions above their tool's sink ceiling (confidential>pii), the one
+# whose config sets policy.declassify_by_hold waits instead of being denied
+# and an approval declassifies its call (audited so, both classes, the
+# hash, the author); the one without (the mutant) acks "not applicable",
+# stays denied sink_ceiling, and its sink sees nothing.
 # usage: hold.sh AIRLOCK AGENT_BIN UPSTREAM_BIN
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -114,6 +122,114 @@ sid=$(cat "$work/start.out")
 check "ctl start: a session" bash -c '[ "$1" = 0 ] && [ -n "$2" ]' _ "$rc" "$sid"
 for _ in $(seq 600); do [ -s "$sink" ] && break; sleep 0.1; done
 check "its calls reach the upstream" [ -s "$sink" ]
+
+# --- a class flow hold (CLASS>SINK), not a tool: an allowed flow waits --------------
+grows() {	# FILE N: FILE has at least N lines, within 10 s
+	local i
+	for i in $(seq 100); do [ "$(lines "$1")" -ge "$2" ] && return 0; sleep 0.1; done
+	return 1
+}
+ctl_as "$vg" vflow hold --flow 'confidential>confidential' --all
+check "a view-role uid's flow hold: exit 1, view only" \
+	bash -c '[ "$1" = 1 ] && grep -q "hold: view only" "$2"' _ "$rc" "$work/vflow.err"
+ctl fhold hold --flow 'confidential>confidential' --session "$sid"
+check "ctl hold --flow confidential>confidential: applied on the session" \
+	bash -c '[ "$1" = 0 ] && grep -q "^hold confidential>confidential: revision [0-9]*, 1 of 1" "$2" &&
+	 grep -qE "^  $3 +applied" "$2"' _ "$rc" "$work/fhold.out" "$sid"
+fid=$(pending_id "$sid")
+check "a call of the held flow waits" [ -n "$fid" ]
+ctl flist pending
+check "ctl pending: held by the flow, approving it declassifies nothing" \
+	grep -qE "^ +$fid +$sid +store \(save\) +confidential->confidential .* flow$" "$work/flist.out"
+before=$(lines "$sink")
+sleep 1
+check "while it waits nothing reaches the sink" [ "$(lines "$sink")" = "$before" ]
+ctl frest approve "$fid" --rest
+check "a flow's call is approved one at a time: --rest refused" \
+	bash -c '[ "$1" = 1 ] && grep -q "approved one at a time" "$2"' _ "$rc" "$work/frest.err"
+ctl fapprove approve "$fid"
+fid2=$(pending_id "$sid" "$fid")
+sleep 0.5
+check "approved: exactly that call reached the sink, the next one waits" \
+	bash -c '[ "$1" = "$(($2 + 1))" ] && [ -n "$3" ]' _ "$(lines "$sink")" "$before" "$fid2"
+check "the decision audited with the flow and hash, not declassified" \
+	audit_has "select count(*) from audit_entries where type='policy' and rule='hold $fid approved'
+	 and detail like '%\"flow\":\"confidential>confidential\",\"request_hash\":\"%\",\"declassified\":false}'"
+ctl frestore restore --flow 'confidential>confidential' --session "$sid"
+check "ctl restore --flow: acknowledged" [ "$rc" = 0 ]
+check "the waiting call and the later ones go on" grows "$sink" "$((before + 3))"
+ctl sflow hold --flow 'pii>public' --all
+ctl sstatus status
+check "a flow hold on every session stands for later ones: ctl status lists it" \
+	bash -c '[ "$1" = 0 ] && grep -q "^flows    held pii>public$" "$2"' _ "$rc" "$work/sstatus.out"
+ctl sunflow restore --flow 'pii>public' --all
+ctl sstatus2 status
+check "restore --flow --all ends it: ctl status lists none" \
+	bash -c '[ "$1" = 0 ] && grep -q "^flows    none held$" "$2"' _ "$rc" "$work/sstatus2.out"
+
+# --- a flow the sink ceiling denies: declassified by an approval, with the opt-in only ---
+flow_config() {	# NAME OPT-IN: class confidential, its tool's sink ceiling pii
+	loop_config "$1" &&
+	python3 - "$work/$1/config.json" "$2" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["tools"]["store"]["sink_ceiling"] = "pii"
+if sys.argv[2] == "yes":
+    c["policy"] = {"declassify_by_hold": True}
+json.dump(c, open(sys.argv[1], "w"))
+PY
+}
+flow_config d yes && flow_config m no || not_ok "the flow sessions' configs"
+ctl dstart start "$work/d/config.json"
+dsid=$(cat "$work/dstart.out")
+ctl mstart start "$work/m/config.json"
+msid=$(cat "$work/mstart.out")
+check "two sessions above their tool's sink ceiling, one opted in to declassification" \
+	bash -c '[ "$1" = 0 ] && [ -n "$2" ] && [ -n "$3" ]' _ "$rc" "$dsid" "$msid"
+for s in "$dsid" "$msid"; do
+	check "unheld, its calls are denied sink_ceiling ($s)" \
+		audit_has "select count(*) from audit_entries where type='call' and session_id='$s'
+		 and rule='sink_ceiling'"
+done
+ctl dhold hold --flow 'confidential>pii' --session "$dsid" --session "$msid"
+check "ctl hold --flow confidential>pii: applied where opted in, not applicable, said why, elsewhere" \
+	bash -c '[ "$1" = 0 ] && grep -qE "^  $2 +applied" "$4" && grep -qE "^  $3 +not_applicable" "$4" &&
+	 grep -q "not applicable: no declassification" "$4"' _ "$rc" "$dsid" "$msid" "$work/dhold.out"
+check "the session without the opt-in audits it: 'hold no declassification'" \
+	audit_has "select count(*) from audit_entries where type='policy' and session_id='$msid'
+	 and tool='confidential>pii' and rule='hold no declassification' and decision='not_applicable'"
+did=$(pending_id "$dsid")
+check "the opted-in session's call waits instead of being denied" [ -n "$did" ]
+dhash=$(python3 -c 'import json, sys
+print([h["request_hash"] for h in json.load(open(sys.argv[1]))["pending"] if str(h["id"]) == sys.argv[2]][0])' \
+	"$work/pending.json" "$did" 2>/dev/null)
+ctl dlist pending
+check "ctl pending: held by the flow, approving it declassifies" \
+	grep -qE "^ +$did +$dsid +store \(save\) +confidential->pii .* flow declassify$" "$work/dlist.out"
+ctl_as "$og" dapprove approve "$did"
+check "an operate-role uid approves it" [ "$rc" = 0 ]
+check "the declassified call reached the sink" grows "$work/d/vault.sink" 1
+check "the decision audited: declassified, both classes, the hash, the author and the wait" \
+	audit_has "select count(*) from audit_entries where type='policy' and session_id='$dsid'
+	 and tool='store' and rule='hold $did approved, declassified' and detail like
+	 '{\"by\":\"%\",\"uid\":65534,\"via\":\"ctl\",\"wait_ms\":%,\"flow\":\"confidential>pii\",\"request_hash\":\"$dhash\",\"declassified\":true}'"
+check "then the call's own entry: allowed" \
+	audit_has "select count(*) from audit_entries where type='call' and session_id='$dsid'
+	 and decision='allowed' and seq > (select seq from audit_entries where rule='hold $did approved, declassified')"
+check "the mutant, no opt-in: still denied sink_ceiling after the approval" \
+	audit_has "select count(*) from audit_entries where type='call' and session_id='$msid'
+	 and rule='sink_ceiling' and seq > (select seq from audit_entries
+	 where rule='hold $did approved, declassified')"
+check "and its sink saw nothing" [ "$(lines "$work/m/vault.sink")" = 0 ]
+check "and none of its calls ever waited" \
+	[ "$(audit_q "select count(*) from audit_entries where session_id='$msid' and rule glob 'hold [0-9]* *'")" = 0 ]
+ctl dstop stop "$dsid"
+ctl mstop stop "$msid"
+gone_soon() { local i; for i in $(seq 150); do session_gone "$1" && return 0; sleep 0.1; done; return 1; }
+check "both flow sessions stopped, their containers gone" \
+	bash -c '[ "$1" = 0 ] && [ -n "$2" ]' _ "$rc" "$dsid"
+check "the opted-in session's container is gone" gone_soon "$dsid"
+check "the other's container is gone" gone_soon "$msid"
 
 # --- hold: an alias, held as its catalog tool ---------------------------------------
 ctl_as "$vg" vhold hold save --all
@@ -329,6 +445,9 @@ check "audit verify: the chain holds" [ $? = 0 ]
 "$airlock" audit timeline "$work/audit.db" >"$work/timeline.out" 2>"$work/timeline.err"
 check "audit timeline shows the holds and their decisions" \
 	bash -c 'grep -q "hold $1 waiting" "$3" && grep -q "hold $2 denied" "$3"' _ "$id1" "$id2" "$work/timeline.out"
+check "audit timeline shows the flow holds, their restore and the declassified approval" \
+	bash -c 'grep -qE "hold +confidential>pii" "$2" && grep -qE "restore +confidential>confidential" "$2" &&
+	 grep -q "hold $1 approved, declassified" "$2"' _ "$did" "$work/timeline.out"
 
 # --- the canary: in the permitted sink, nowhere else ------------------------------------
 check "positive control: the permitted sink holds the canary" grep -qF "$canary" "$sink"

@@ -360,6 +360,16 @@ test_formats(void **state)
 	assert_string_equal(pending_fmt_flow(buf, &h, true), "internal>public");
 	h.sink_ceiling[0] = '\0';
 	assert_string_equal(pending_fmt_flow(buf, &h, true), "internal>?");
+	/* held by a class flow: marked; one whose approval declassifies: said */
+	snprintf(h.held_by, sizeof h.held_by, "flow");
+	assert_string_equal(pending_fmt_flow(buf, &h, true), "internal>? flow");
+	snprintf(h.sink_ceiling, sizeof h.sink_ceiling, "public");
+	h.declassify = true;
+	assert_string_equal(pending_fmt_flow(buf, &h, false), "internal→public declassify");
+	snprintf(h.held_by, sizeof h.held_by, "tool");
+	h.declassify = false;
+	assert_string_equal(pending_fmt_flow(buf, &h, true), "internal>public");
+	h.sink_ceiling[0] = '\0';
 	assert_string_equal(pending_fmt_hash(buf, &h), "-");
 	memset(h.request_hash, 'a', SNAP_HASH_MAX - 1);
 	assert_string_equal(pending_fmt_hash(buf, &h), "aaaaaaaa");

@@ -44,7 +44,7 @@ test_no_terms(void **state)
 {
 	char line[] = "store s-1a2b", *w[8], why[128] = "";
 	size_t n = split(line, w);
-	struct link_grant g = { 7, 7 };
+	struct link_grant g = { 7, 7, true };
 
 	(void)state;
 	assert_int_equal(verb_grant_words(w, &n, &g, why, sizeof why), 0);
@@ -52,6 +52,24 @@ test_no_terms(void **state)
 	assert_string_equal(w[1], "s-1a2b");
 	assert_int_equal(g.for_s, 0);
 	assert_int_equal(g.calls, 0);
+	assert_false(g.flow);
+}
+
+/* --flow is a flag anywhere after the name: the first word left is the flow. */
+static void
+test_flow(void **state)
+{
+	char line[] = "--flow confidential>public all", *w[8], why[128] = "";
+	size_t n = split(line, w);
+	struct link_grant g;
+
+	(void)state;
+	assert_int_equal(verb_grant_words(w, &n, &g, why, sizeof why), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(w[0], "confidential>public");
+	assert_string_equal(w[1], "all");
+	assert_true(g.flow);
+	assert_int_equal(g.for_s, 0);
 }
 
 /* Bad values are refused in ctl's words, with grant.h's bounds. */
@@ -90,6 +108,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_terms_taken_out),
 		cmocka_unit_test(test_no_terms),
+		cmocka_unit_test(test_flow),
 		cmocka_unit_test(test_refused),
 	};
 

@@ -76,6 +76,18 @@ static const struct {
 	{ "{\"id\":1,\"op\":\"restore\",\"tool\":\"t\",\"all\":true,\"calls\":1000001}",
 	  CONTROL_E_ARG },
 	{ "{\"id\":1,\"op\":\"restore\",\"tool\":\"t\",\"calls\":2}", CONTROL_E_MISSING },
+	/* a class flow: hold and restore only, instead of a tool, "CLASS>SINK" */
+	{ "{\"id\":1,\"op\":\"hold\",\"all\":true}", CONTROL_E_MISSING },
+	{ "{\"id\":1,\"op\":\"restore\",\"all\":true}", CONTROL_E_MISSING },
+	{ "{\"id\":1,\"op\":\"hold\",\"flow\":\"pii>public\",\"tool\":\"store\",\"all\":true}", CONTROL_E_ARG },
+	{ "{\"id\":1,\"op\":\"restore\",\"flow\":\"pii>public\",\"all\":true,\"for_s\":60}", CONTROL_E_ARG },
+	{ "{\"id\":1,\"op\":\"hold\",\"flow\":\"confidential\",\"all\":true}", CONTROL_E_ARG },
+	{ "{\"id\":1,\"op\":\"hold\",\"flow\":\"a>b>c\",\"all\":true}", CONTROL_E_ARG },
+	{ "{\"id\":1,\"op\":\"hold\",\"flow\":\">public\",\"all\":true}", CONTROL_E_ARG },
+	{ "{\"id\":1,\"op\":\"hold\",\"flow\":\"pii>\",\"all\":true}", CONTROL_E_ARG },
+	{ "{\"id\":1,\"op\":\"hold\",\"flow\":\"pii >public\",\"all\":true}", CONTROL_E_ARG },
+	{ "{\"id\":1,\"op\":\"hold\",\"flow\":7,\"all\":true}", CONTROL_E_ARG },
+	{ "{\"id\":1,\"op\":\"revoke\",\"flow\":\"pii>public\",\"all\":true}", CONTROL_E_KEY },
 };
 
 #define CONTROL_REFUSED	(sizeof control_refused / sizeof control_refused[0])

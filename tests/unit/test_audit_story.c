@@ -416,6 +416,95 @@ test_propose_story(void **state)
 	audit_propose_free(&p);
 }
 
+/*
+ * Class flow holds: the calls a flow hold held and denied are read from
+ * the decisions' detail; a tool only a flow held is not proposed for a
+ * restore (it would lift nothing), one a tool hold held too still is.
+ */
+#define FLOW_D	"{\"by\":\"alice\",\"uid\":1001,\"via\":\"ctl\",\"wait_ms\":5," \
+		"\"flow\":\"confidential>public\",\"request_hash\":\"" CANARY_HASH "\"," \
+		"\"declassified\":false}"
+static void
+test_propose_flows(void **state)
+{
+	struct fixture *f = *state;
+	static const struct row rows[] = {
+		{ AUDIT_D_APPLIED, "s-1", "mail.send", "hold 1 denied", FLOW_D, 1 },
+		{ AUDIT_D_DENIED, "s-1", "mail.send", "hold_denied", NULL, 1 },
+		{ AUDIT_D_APPLIED, "s-2", "mail.send", "hold 2 timed out", FLOW_D, 1 },
+		{ AUDIT_D_DENIED, "s-2", "mail.send", "hold_timeout", NULL, 1 },
+		{ AUDIT_D_APPLIED, "s-1", "store", "hold 3 denied: engine stop", FLOW_D, 1 },
+		{ AUDIT_D_DENIED, "s-1", "store", "hold_denied", NULL, 1 },
+		{ AUDIT_D_APPLIED, "s-1", "store", "hold 4 denied", BOB, 1 },	/* a tool hold */
+		{ AUDIT_D_DENIED, "s-1", "store", "hold_denied", NULL, 1 },
+		{ AUDIT_D_APPLIED, "s-1", "store", "hold 5 approved, declassified", FLOW_D, 1 },
+	};
+	struct audit_propose p;
+	struct al_err err;
+	struct incident inc;
+	json_t *file;
+	size_t left, i;
+
+	put_all(f, rows, sizeof rows / sizeof rows[0]);
+	assert_int_equal(audit_propose_read(f->db, NULL, NULL, &p, &err), 0);
+	assert_int_equal(p.n, 3);
+	assert_int_equal(p.n_flows, 3);	/* never an approval */
+	for (i = 0; i < p.n_flows; i++)
+		assert_string_equal(p.flows[i].flow, "confidential>public");
+	assert_string_equal(p.flows[0].tool, "mail.send");
+	assert_string_equal(p.flows[0].rule, "hold_denied");
+	assert_string_equal(p.flows[1].rule, "hold_timeout");
+	assert_int_equal(p.flows[1].sessions, 1);
+	assert_string_equal(p.flows[2].tool, "store");
+	assert_int_equal(p.flows[2].calls, 1);
+	no_canary(p.flows, p.n_flows * sizeof p.flows[0]);
+	assert_int_equal(audit_propose_file(&p, INCIDENT_TOOLS_MAX, &file, &left), 0);
+	assert_non_null(file);
+	assert_int_equal(incident_from_json(file, &inc, &err), 0);
+	assert_int_equal(inc.n, 1);	/* store (a tool hold too), never mail.send */
+	assert_string_equal(inc.tool[0], "store");
+	json_decref(file);
+	audit_propose_free(&p);
+}
+
+/*
+ * The timeline of a class flow hold: its cutover grouped on the flow (one
+ * session applied, one not applicable: no declassification), the wait
+ * and the declassifying approval told as written, the restore; the hash
+ * in the decision's detail never reaches an event.
+ */
+static void
+test_timeline_flows(void **state)
+{
+	struct fixture *f = *state;
+	static const struct row rows[] = {
+		{ AUDIT_D_APPLIED, "engine", "confidential>public", "hold by request", BOB, 5 },
+		{ AUDIT_D_APPLIED, "s-1", "confidential>public", "hold applied", BOB, 5 },
+		{ AUDIT_D_NOT_APPLICABLE, "s-2", "confidential>public", "hold no declassification",
+		  BOB, 5 },
+		{ AUDIT_D_APPLIED, "s-1", "store", "hold 9 waiting", NULL, 5 },
+		{ AUDIT_D_APPLIED, "s-1", "store", "hold 9 approved, declassified", FLOW_D, 5 },
+		{ AUDIT_D_ALLOWED, "s-1", "store", "allowed", NULL, 5 },
+		{ AUDIT_D_APPLIED, "s-1", "confidential>public", "restore applied", BOB, 6 },
+	};
+	struct audit_timeline tl;
+	struct al_err err;
+	char got[2048];
+
+	put_all(f, rows, sizeof rows / sizeof rows[0]);
+	if (audit_timeline_read(f->db, NULL, &tl, &err) < 0)
+		fail_msg("%s", err.msg);
+	describe(&tl, got, sizeof got);
+	assert_string_equal(got,
+		"request hold confidential>public engine hold by request r5 1/0/0 bob\n"
+		"policy hold confidential>public - - r5 1/1/0 bob\n"
+		"request hold store s-1 hold 9 waiting r5 1/0/0 -\n"
+		"request hold store s-1 hold 9 approved, declassified r5 1/0/0 alice\n"
+		"policy restore confidential>public - - r6 1/0/0 bob\n");
+	no_canary(tl.v, tl.n * sizeof tl.v[0]);
+	audit_timeline_free(&tl);
+}
+
 /* --session and --since narrow the denials counted. */
 static void
 test_propose_filters(void **state)
@@ -527,6 +616,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_timeline_hostile_detail, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_readers_refuse, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_propose_story, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_propose_flows, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_timeline_flows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_propose_filters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_propose_nothing_expressible, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_propose_bound, setup, teardown),

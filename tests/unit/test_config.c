@@ -73,6 +73,37 @@ test_good(void **state)
 	config_free(&c);
 }
 
+/* policy.declassify_by_hold: off unless the file says true; strictly a boolean, its only key. */
+static void
+test_policy(void **state)
+{
+	struct airlock_config c;
+
+	(void)state;
+	assert_string_equal(load(&c, GOOD), "");
+	assert_false(c.policy.declassify_by_hold);	/* the default */
+	config_free(&c);
+	assert_string_equal(load(&c, "{\"policy\": {\"declassify_by_hold\": true}}"), "");
+	assert_true(c.policy.declassify_by_hold);
+	config_free(&c);
+	assert_string_equal(load(&c, "{\"policy\": {\"declassify_by_hold\": false}}"), "");
+	assert_false(c.policy.declassify_by_hold);
+	config_free(&c);
+	assert_string_equal(load(&c, "{\"policy\": {}}"), "");
+	assert_false(c.policy.declassify_by_hold);
+	config_free(&c);
+	refused("{\"policy\": {\"declassify_by_hold\": 1}}",
+		"policy.declassify_by_hold: expected true or false");
+	refused("{\"policy\": {\"declassify_by_hold\": \"true\"}}",
+		"policy.declassify_by_hold: expected true or false");
+	refused("{\"policy\": {\"declassify_by_hold\": null}}",
+		"policy.declassify_by_hold: expected true or false");
+	refused("{\"policy\": {\"declassify\": true}}", "policy.declassify: unknown key");
+	refused("{\"policy\": true}", "policy");
+	refused("{\"bounds\": {\"declassify_by_hold\": true}}",
+		"bounds.declassify_by_hold: unknown key");
+}
+
 #define IMG "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 #define BOXED(rest) "{\"upstreams\": {\"u\": {\"argv\": [\"/x\"], \"isolation\": \"container\"" rest "}}}"
 
@@ -287,6 +318,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_good),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_policy),
 		cmocka_unit_test(test_isolation),
 		cmocka_unit_test(test_isolation_refusals),
 		cmocka_unit_test(test_custom_classes),

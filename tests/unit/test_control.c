@@ -895,6 +895,19 @@ test_holds(void **state)
 	assert_refused("{\"id\":1,\"op\":\"hold\",\"tool\":\"store\",\"sessions\":[]}",
 		       CONTROL_E_ARG);
 	assert_refused("{\"id\":1,\"op\":\"pending\",\"tool\":\"store\"}", CONTROL_E_KEY);
+	/* a class flow instead of a tool: parsed, written back the same */
+	line = "{\"id\":5,\"op\":\"hold\",\"flow\":\"confidential>public\",\"all\":true}";
+	assert_int_equal(control_parse(line, strlen(line), &r, &error), 0);
+	assert_string_equal(r.flow, "confidential>public");
+	assert_true(r.has & CONTROL_KEY(FLOW));
+	assert_false(r.has & CONTROL_KEY(TOOL));
+	reply = control_request_json(&r);
+	assert_non_null(reply);
+	assert_string_equal(json_string_value(json_object_get(reply, "flow")), "confidential>public");
+	json_decref(reply);
+	control_request_free(&r);
+	assert_null(parse_error("{\"id\":1,\"op\":\"restore\",\"flow\":\"pii>pii\",\"sessions\":[\"s-1\"]}",
+				NULL));
 
 	memset(in.calls, 0, sizeof in.calls);
 	in.calls[0] = (struct hold_view){ .id = 4, .request_bytes = 31, .since_ms = 1700000000000,
@@ -905,8 +918,11 @@ test_holds(void **state)
 	snprintf(in.calls[0].session_class, sizeof in.calls[0].session_class, "confidential");
 	snprintf(in.calls[0].sink_ceiling, sizeof in.calls[0].sink_ceiling, "confidential");
 	memset(in.calls[0].request_hash, 'a', SNAP_HASH_MAX - 1);
+	snprintf(in.calls[0].held_by, sizeof in.calls[0].held_by, "tool");
 	in.calls[1] = in.calls[0];
 	in.calls[1].id = 9;
+	snprintf(in.calls[1].held_by, sizeof in.calls[1].held_by, "flow");	/* a declassification */
+	in.calls[1].declassify = true;
 	reply = control_ok(3);
 	assert_int_equal(control_pending_into(&in, reply), 0);
 	assert_int_equal(json_array_size(json_object_get(reply, "pending")), 2);

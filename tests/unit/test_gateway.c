@@ -379,6 +379,100 @@ test_sink_ceiling(void **state)
 	gw_free(&w);
 }
 
+/* A held call's wait, as the supervisor's hook: what it was shown, and one answer. */
+struct fake_hold {
+	struct hold_view seen;
+	int waits;
+	enum gateway_hold_answer answer;
+};
+
+static enum gateway_hold_answer
+fake_wait(void *ctx, struct hold_view *v)
+{
+	struct fake_hold *h = ctx;
+
+	h->seen = *v;
+	h->waits++;
+	return h->answer;
+}
+
+#define POST	"{\"operation\":\"post\",\"arguments\":{\"message\":\"x\"}}"
+
+/*
+ * Class flow holds through the gateway: an allowed flow waits and an
+ * approval lets it on; a denied flow (confidential > public) waits only
+ * where the gate holds it, and an approval takes it past the sink ceiling
+ * only when the config opted in as well; a deny is hold_denied.
+ */
+static void
+test_flow_holds(void **state)
+{
+	static const char *const rows[] = { "dispatch dispatch -", "call allowed allowed",
+		"call denied sink_ceiling", "call denied sink_ceiling", "dispatch dispatch -",
+		"call allowed allowed", "call denied hold_denied", NULL };
+	struct fake_hold h = { .answer = GW_HOLD_APPROVED };
+	struct gateway_hold hook = { fake_wait, &h };
+	enum policy_rule rule;
+	char *reply;
+	struct gw w;
+
+	(void)state;
+	gw_open_with(&w, "echo", 5000, 65536, true);
+	w.g->o.hold = &hook;
+	gate_post_flow(w.gate, 1, 2, 2, true);	/* confidential > confidential: allowed */
+	gate_post_flow(w.gate, 2, 2, 0, true);	/* confidential > public: not applicable */
+	assert_int_equal(gw_call(&w, SAY, &rule, &reply), GW_REPLY);
+	free(reply);
+	assert_int_equal(rule, RULE_ALLOWED);
+	assert_int_equal(h.waits, 1);
+	assert_string_equal(h.seen.held_by, "flow");
+	assert_false(h.seen.declassify);
+	expect_reply(&w, POST, RULE_SINK_CEILING, "{\"allowed\":false,\"response\":null}\n");
+	assert_int_equal(h.waits, 1);	/* without the opt-in no wait: denied at once */
+	/* the gate opted in, the config not: it waits, and an approval declassifies nothing */
+	gate_set_declassify(w.gate, true);
+	gate_post_flow(w.gate, 3, 2, 0, true);
+	expect_reply(&w, POST, RULE_SINK_CEILING, "{\"allowed\":false,\"response\":null}\n");
+	assert_int_equal(h.waits, 2);
+	assert_false(h.seen.declassify);
+	w.c.policy.declassify_by_hold = true;
+	assert_int_equal(gw_call(&w, POST, &rule, &reply), GW_REPLY);
+	free(reply);
+	assert_int_equal(rule, RULE_ALLOWED);	/* both opted in: declassified */
+	assert_int_equal(h.waits, 3);
+	assert_true(h.seen.declassify);
+	assert_string_equal(h.seen.session_class, "confidential");
+	assert_string_equal(h.seen.sink_ceiling, "public");
+	h.answer = GW_HOLD_DENIED;
+	expect_reply(&w, POST, RULE_HOLD_DENIED, "{\"allowed\":false,\"response\":null}\n");
+	gw_finish(&w);
+	assert_int_equal(sink_calls(&w), 2);	/* the allowed flow's and the declassified call */
+	expect_rows(&w, rows);
+	gw_free(&w);
+}
+
+/* The config opted in, the gate not (it never held the flow): denied sink_ceiling, no wait. */
+static void
+test_flow_needs_the_gate(void **state)
+{
+	static const char *const rows[] = { "call denied sink_ceiling", NULL };
+	struct fake_hold h = { .answer = GW_HOLD_APPROVED };
+	struct gateway_hold hook = { fake_wait, &h };
+	struct gw w;
+
+	(void)state;
+	gw_open_with(&w, "echo", 5000, 65536, true);
+	w.g->o.hold = &hook;
+	w.c.policy.declassify_by_hold = true;
+	gate_post_flow(w.gate, 1, 2, 0, true);	/* the gate has no opt-in: not applicable */
+	expect_reply(&w, POST, RULE_SINK_CEILING, "{\"allowed\":false,\"response\":null}\n");
+	assert_int_equal(h.waits, 0);
+	gw_finish(&w);
+	assert_int_equal(sink_calls(&w), 0);
+	expect_rows(&w, rows);
+	gw_free(&w);
+}
+
 static void
 test_revoked_and_closed(void **state)
 {
@@ -630,6 +724,8 @@ main(void)
 		cmocka_unit_test(test_invalid_request),
 		cmocka_unit_test(test_sink_ceiling),
 		cmocka_unit_test(test_revoked_and_closed),
+		cmocka_unit_test(test_flow_holds),
+		cmocka_unit_test(test_flow_needs_the_gate),
 		cmocka_unit_test(test_catalog_drift),
 		cmocka_unit_test(test_egress_denied),
 		cmocka_unit_test(test_response_too_large),
