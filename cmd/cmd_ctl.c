@@ -15,35 +15,19 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "cmd_ctl_int.h"
 #include "clock.h"
-#include "control.h"
 #include "config_inline.h"
 #include "control_server.h"
 #include "frame.h"
 #include "grant.h"
 #include "incident.h"
 
-#define CTL_TIMEOUT_MS	10000	/* for a reply, beyond what the request waits */
-#define CTL_WAIT_MS	5000	/* revoke/restore/freeze/thaw: acks, by default */
-
-struct ctl {
-	struct cli_opts o;
-	const char *verb, *arg;
-	int fd;
-	struct linebuf in;
-	int64_t next_id;
-	json_t *hello;
-	struct control_request req;	/* the one being built and sent */
-	int64_t for_s, calls;		/* restore --for, --calls: a grant (0: not given) */
-	int64_t within_s;		/* quarantine --called --within (0: not given) */
-};
-
 /* ---- lines from the engine ---- */
 
 /* The next JSON object from the engine; NULL at EOF, timeout or garbage. */
-static json_t *
-next_frame(struct ctl *c, int64_t deadline)
+json_t *
+ctl_next_frame(struct ctl *c, int64_t deadline)
 {
 	const char *line;
 	char buf[16384];
@@ -100,7 +84,7 @@ await_reply(struct ctl *c, int64_t wait_ms)
 	int64_t deadline = clock_mono_ms() + wait_ms + CTL_TIMEOUT_MS;
 	json_t *f, *id;
 
-	while ((f = next_frame(c, deadline))) {
+	while ((f = ctl_next_frame(c, deadline))) {
 		id = json_object_get(f, "id");
 		if ((json_integer_value(id) == c->next_id && json_object_get(f, "ok")) ||
 		    (json_is_null(id) && json_is_false(json_object_get(f, "ok"))))
@@ -142,8 +126,8 @@ bad_argument(struct ctl *c)
 }
 
 /* Send c->req and wait: *out is an ok reply, else the exit status is returned. */
-static int
-call(struct ctl *c, int64_t wait_ms, json_t **out)
+int
+ctl_call(struct ctl *c, int64_t wait_ms, json_t **out)
 {
 	json_t *r;
 
@@ -160,35 +144,35 @@ call(struct ctl *c, int64_t wait_ms, json_t **out)
 }
 
 /* c->req, made afresh for op; its keys are set with control_request_*. */
-static struct control_request *
-request(struct ctl *c, enum control_op op)
+struct control_request *
+ctl_request(struct ctl *c, enum control_op op)
 {
 	control_request_init(&c->req, op);
 	return &c->req;
 }
 
 /* The op the verb names (revoke, restore, freeze, thaw). */
-static struct control_request *
-verb_request(struct ctl *c)
+struct control_request *
+ctl_verb_request(struct ctl *c)
 {
 	enum control_op op = CONTROL_OP_COUNT;
 
 	control_op_by_name(c->verb, &op);
-	return request(c, op);
+	return ctl_request(c, op);
 }
 
 /* ---- the commands ---- */
 
-static const char *
-str_of(const json_t *o, const char *key)
+const char *
+ctl_str_of(const json_t *o, const char *key)
 {
 	const char *s = json_string_value(json_object_get(o, key));
 
 	return s ? s : "";
 }
 
-static long long
-int_of(const json_t *o, const char *key)
+long long
+ctl_int_of(const json_t *o, const char *key)
 {
 	return (long long)json_integer_value(json_object_get(o, key));
 }
@@ -210,7 +194,7 @@ static int
 do_status(struct ctl *c)
 {
 	json_t *snap, *s;
-	int rc = (request(c, CONTROL_OP_SNAPSHOT), call(c, 0, &snap));
+	int rc = (ctl_request(c, CONTROL_OP_SNAPSHOT), ctl_call(c, 0, &snap));
 
 	if (rc >= 0)
 		return rc;
@@ -223,16 +207,17 @@ do_status(struct ctl *c)
 	}
 	s = json_object_get(snap, "snapshot");
 	printf("engine   %s (protocol %lld)\nyou      %s (uid %lld), role %s\n",
-	       str_of(c->hello, "engine"), int_of(c->hello, "airlock"), str_of(c->hello, "user"),
-	       int_of(c->hello, "uid"), str_of(c->hello, "role"));
+	       ctl_str_of(c->hello, "engine"), ctl_int_of(c->hello, "airlock"),
+	       ctl_str_of(c->hello, "user"), ctl_int_of(c->hello, "uid"),
+	       ctl_str_of(c->hello, "role"));
 	printf("sessions %zu held, %lld live, %lld started\nrevision %lld\n",
-	       json_array_size(json_object_get(s, "sessions")), int_of(s, "live"),
-	       int_of(s, "started_total"), int_of(s, "revision"));
+	       json_array_size(json_object_get(s, "sessions")), ctl_int_of(s, "live"),
+	       ctl_int_of(s, "started_total"), ctl_int_of(s, "revision"));
 	if (json_is_true(json_object_get(s, "frozen")))
 		printf("frozen   yes, by %s (uid %lld, %s), revision %lld\n",
-		       str_of(json_object_get(s, "frozen_by"), "by"),
-		       int_of(json_object_get(s, "frozen_by"), "uid"),
-		       str_of(json_object_get(s, "frozen_by"), "via"), int_of(s, "frozen_revision"));
+		       ctl_str_of(json_object_get(s, "frozen_by"), "by"),
+		       ctl_int_of(json_object_get(s, "frozen_by"), "uid"),
+		       ctl_str_of(json_object_get(s, "frozen_by"), "via"), ctl_int_of(s, "frozen_revision"));
 	else
 		printf("frozen   no\n");
 	print_flows(json_object_get(s, "standing_flows"));
@@ -247,13 +232,13 @@ print_session(const json_t *r)
 
 	const json_t *q = json_object_get(r, "quarantine");
 
-	printf("%-24s %-12s %8llds %6lld %6lld %8lld  %.12s", str_of(r, "id"), str_of(r, "state"),
-	       int_of(r, "uptime_ms") / 1000, int_of(n, "allowed"), int_of(n, "denied"),
-	       int_of(r, "revision"), str_of(r, "container"));
+	printf("%-24s %-12s %8llds %6lld %6lld %8lld  %.12s", ctl_str_of(r, "id"), ctl_str_of(r, "state"),
+	       ctl_int_of(r, "uptime_ms") / 1000, ctl_int_of(n, "allowed"), ctl_int_of(n, "denied"),
+	       ctl_int_of(r, "revision"), ctl_str_of(r, "container"));
 	/* A held session says so last, with its pause: the columns before stay as they were. */
 	if (json_is_true(json_object_get(q, "on")))
-		printf("  quarantined (%s) by %s", str_of(q, "pause"),
-		       str_of(json_object_get(q, "by"), "by"));
+		printf("  quarantined (%s) by %s", ctl_str_of(q, "pause"),
+		       ctl_str_of(json_object_get(q, "by"), "by"));
 	printf("\n");
 }
 
@@ -285,8 +270,8 @@ print_tool(const json_t *r, const json_t *t)
 		grant_left_text(t, granted, sizeof granted);
 		state = granted;
 	}
-	printf("%-24s %-24s %-14s %s\n", str_of(r, "id"), str_of(t, "name"), str_of(t, "class"),
-	       state);
+	printf("%-24s %-24s %-14s %s\n", ctl_str_of(r, "id"), ctl_str_of(t, "name"),
+	       ctl_str_of(t, "class"), state);
 }
 
 static int
@@ -294,7 +279,7 @@ do_sessions(struct ctl *c, bool tools)
 {
 	json_t *snap, *rows, *r, *t;
 	size_t i, k;
-	int rc = (request(c, CONTROL_OP_SNAPSHOT), call(c, 0, &snap));
+	int rc = (ctl_request(c, CONTROL_OP_SNAPSHOT), ctl_call(c, 0, &snap));
 
 	if (rc >= 0)
 		return rc;
@@ -320,8 +305,8 @@ do_sessions(struct ctl *c, bool tools)
 }
 
 /* Print an ok reply as JSON, or one line of text. */
-static int
-done(struct ctl *c, json_t *r, const char *fmt, const char *word)
+int
+ctl_done(struct ctl *c, json_t *r, const char *fmt, const char *word)
 {
 	int rc = EXIT_OK;
 
@@ -359,12 +344,12 @@ do_start(struct ctl *c)
 			 c->arg, CONTROL_LINE_MAX);
 		return EXIT_REFUSED;
 	}
-	control_request_config(request(c, CONTROL_OP_START), cfg);
-	rc = call(c, 0, &r);
+	control_request_config(ctl_request(c, CONTROL_OP_START), cfg);
+	rc = ctl_call(c, 0, &r);
 	control_request_free(&c->req);
 	if (rc >= 0)
 		return rc;
-	return done(c, r, "%s\n", str_of(r, "session"));
+	return ctl_done(c, r, "%s\n", ctl_str_of(r, "session"));
 }
 
 static int
@@ -373,10 +358,10 @@ do_stop(struct ctl *c)
 	json_t *r;
 	int rc;
 
-	if (control_request_str(request(c, CONTROL_OP_STOP), CONTROL_K_SESSION, c->arg) < 0)
+	if (control_request_str(ctl_request(c, CONTROL_OP_STOP), CONTROL_K_SESSION, c->arg) < 0)
 		return bad_argument(c);
-	rc = call(c, 0, &r);	/* the engine names the session the id or prefix picked */
-	return rc >= 0 ? rc : done(c, r, "stopping %s\n", str_of(r, "session"));
+	rc = ctl_call(c, 0, &r);	/* the engine names the session the id or prefix picked */
+	return rc >= 0 ? rc : ctl_done(c, r, "stopping %s\n", ctl_str_of(r, "session"));
 }
 
 static int
@@ -384,19 +369,19 @@ do_stop_all(struct ctl *c)
 {
 	json_t *r;
 	char n[32];
-	int rc = (request(c, CONTROL_OP_STOP_ALL), call(c, 0, &r));
+	int rc = (ctl_request(c, CONTROL_OP_STOP_ALL), ctl_call(c, 0, &r));
 
 	if (rc >= 0)
 		return rc;
-	snprintf(n, sizeof n, "%lld", int_of(r, "stopped"));
-	return done(c, r, "stopping %s sessions\n", n);
+	snprintf(n, sizeof n, "%lld", ctl_int_of(r, "stopped"));
+	return ctl_done(c, r, "stopping %s sessions\n", n);
 }
 
 /* tool, and --all or each --session: 0, or -1 when a value would not fit. */
 static int
 cutover_request(struct ctl *c, int64_t wait)
 {
-	struct control_request *req = verb_request(c);
+	struct control_request *req = ctl_verb_request(c);
 	size_t i;
 
 	control_request_int(req, CONTROL_K_WAIT, wait);
@@ -457,12 +442,12 @@ cutover_done(struct ctl *c, json_t *r, long wait, const char *what)
 		cli_print_json(r);
 	else {
 		printf("%s%s%s: revision %lld, %zu of %lld sessions acknowledged\n", c->verb,
-		       what ? " " : "", what ? what : "", int_of(r, "revision"),
-		       json_array_size(acks), int_of(r, "targets"));
+		       what ? " " : "", what ? what : "", ctl_int_of(r, "revision"),
+		       json_array_size(acks), ctl_int_of(r, "targets"));
 		json_array_foreach(acks, i, a) {
-			printf("  %-24s %s (waited %lld us)\n", str_of(a, "session"),
-			       str_of(a, "result"), int_of(a, "waited_us"));
-			na += strcmp(str_of(a, "result"), "not_applicable") == 0;
+			printf("  %-24s %s (waited %lld us)\n", ctl_str_of(a, "session"),
+			       ctl_str_of(a, "result"), ctl_int_of(a, "waited_us"));
+			na += strcmp(ctl_str_of(a, "result"), "not_applicable") == 0;
 		}
 		if (na && c->o.n[OPT_FLOW] && strcmp(c->verb, "hold") == 0)
 			printf("  not applicable: no declassification (a flow its sink ceiling "
@@ -490,7 +475,7 @@ do_cutover(struct ctl *c)
 				       CONTROL_WAIT_MAX_MS);
 	if (cutover_request(c, wait) < 0)
 		return bad_argument(c);
-	rc = call(c, wait, &r);
+	rc = ctl_call(c, wait, &r);
 	return rc >= 0 ? rc : cutover_done(c, r, wait, c->o.n[OPT_FLOW] ? c->o.values[OPT_FLOW][0]
 									 : c->arg);
 }
@@ -524,10 +509,10 @@ do_apply(struct ctl *c)
 		return cli_fail(c->o.json, "ctl", "apply %s: %s", c->arg, err.msg);
 	for (i = 0; i < p.n; i++) {
 		c->verb = cutover_op_id(p.op[i]);
-		control_request_bool(verb_request(c), CONTROL_K_ALL, true);
+		control_request_bool(ctl_verb_request(c), CONTROL_K_ALL, true);
 		control_request_int(&c->req, CONTROL_K_WAIT, wait);
 		rc = control_request_str(&c->req, CONTROL_K_TOOL, p.tool[i]) < 0 ? bad_argument(c)
-			: call(c, wait, &r);
+			: ctl_call(c, wait, &r);
 		if (rc < 0)
 			rc = cutover_done(c, r, wait, p.tool[i]);
 		if (rc == EXIT_ERROR) {
@@ -555,8 +540,8 @@ do_freeze(struct ctl *c)
 	if (wait < 0)
 		return cli_usage_error("ctl", "--wait wants milliseconds, 0 to %d",
 				       CONTROL_WAIT_MAX_MS);
-	control_request_int(verb_request(c), CONTROL_K_WAIT, wait);
-	rc = call(c, wait, &r);
+	control_request_int(ctl_verb_request(c), CONTROL_K_WAIT, wait);
+	rc = ctl_call(c, wait, &r);
 	return rc >= 0 ? rc : cutover_done(c, r, wait, NULL);
 }
 
@@ -592,7 +577,7 @@ quarantine_done(struct ctl *c, json_t *r)
 	size_t i;
 
 	if (c->o.json)
-		return done(c, r, "%s", "");
+		return ctl_done(c, r, "%s", "");
 	if (json_array_size(ids) == 0)
 		printf("%s: no session changed\n", c->verb);
 	json_array_foreach(ids, i, id)
@@ -606,7 +591,7 @@ quarantine_done(struct ctl *c, json_t *r)
 static int
 do_quarantine(struct ctl *c)
 {
-	struct control_request *q = verb_request(c);
+	struct control_request *q = ctl_verb_request(c);
 	json_t *r;
 	int rc;
 
@@ -619,7 +604,7 @@ do_quarantine(struct ctl *c)
 		return bad_argument(c);
 	if (c->within_s)
 		control_request_int(q, CONTROL_K_WITHIN, c->within_s);
-	rc = call(c, 0, &r);
+	rc = ctl_call(c, 0, &r);
 	return rc >= 0 ? rc : quarantine_done(c, r);
 }
 
@@ -627,209 +612,11 @@ static int
 do_metrics(struct ctl *c)
 {
 	json_t *r;
-	int rc = (request(c, CONTROL_OP_METRICS), call(c, 0, &r));
+	int rc = (ctl_request(c, CONTROL_OP_METRICS), ctl_call(c, 0, &r));
 
 	if (rc >= 0)
 		return rc;
-	return done(c, r, "%s", str_of(r, "text"));
-}
-
-/* ---- held calls ---- */
-
-/* One held call: names, sizes and a hash's head; never its arguments. */
-static void
-print_held(const json_t *h)
-{
-	char tool[160];
-
-	snprintf(tool, sizeof tool, "%s%s%s%s", str_of(h, "tool"),
-		 strcmp(str_of(h, "alias"), str_of(h, "tool")) ? " (" : "",
-		 strcmp(str_of(h, "alias"), str_of(h, "tool")) ? str_of(h, "alias") : "",
-		 strcmp(str_of(h, "alias"), str_of(h, "tool")) ? ")" : "");
-	printf("%6lld %-24s %-24s %s->%s %8lldB %.12s %6llds %5lld %s%s\n", int_of(h, "id"),
-	       str_of(h, "session"), tool, str_of(h, "session_class"), str_of(h, "sink_ceiling"),
-	       int_of(h, "request_bytes"), str_of(h, "request_hash"), int_of(h, "waited_ms") / 1000,
-	       int_of(h, "earlier_calls"), str_of(h, "held_by"),
-	       json_is_true(json_object_get(h, "declassify")) ? " declassify" : "");
-}
-
-/* Is a call with this id in the list? */
-static bool
-held_in(const json_t *list, json_int_t id)
-{
-	const json_t *h;
-	size_t i;
-
-	json_array_foreach(list, i, h)
-		if (json_integer_value(json_object_get(h, "id")) == id)
-			return true;
-	return false;
-}
-
-/* Followed: the calls that began waiting since the last look, and those that no longer wait. */
-static void
-print_changes(struct ctl *c, const json_t *before, json_t *now)
-{
-	json_t *h;
-	size_t i;
-
-	json_array_foreach(now, i, h)
-		if (!held_in(before, json_integer_value(json_object_get(h, "id")))) {
-			if (c->o.json)
-				cli_print_json(h);
-			else
-				print_held(h);
-		}
-	for (i = 0; i < json_array_size(before); i++)
-		if (!held_in(now, json_integer_value(json_object_get(json_array_get(before, i), "id")))
-		    && !c->o.json)
-			printf("%6lld decided\n", int_of(json_array_get(before, i), "id"));
-	fflush(stdout);
-}
-
-/*
- * Followed, the list is asked for again after this without a hold event.
- * The engine pushes one for every call that begins to wait or is decided;
- * this only repairs one lost (a client that fell behind gets a gap, which
- * lists again at once), so a few seconds bound how stale a lost event
- * leaves the output, at one small request per period.
- */
-#define CTL_PENDING_SAFETY_MS	5000
-
-/* Followed: until a hold event or a gap comes, the engine closes, or the safety period ends. */
-static void
-pending_wait(struct ctl *c)
-{
-	int64_t deadline = clock_mono_ms() + CTL_PENDING_SAFETY_MS;
-	bool news = false;
-	json_t *f;
-
-	while (!news && (f = next_frame(c, deadline))) {
-		news = json_object_get(f, "gap") != NULL ||
-		       strncmp(str_of(json_object_get(f, "event"), "kind"), "hold_", 5) == 0;
-		json_decref(f);
-	}
-}
-
-/* Followed: the engine's events, before the first list, so no hold event falls between. */
-static int
-pending_subscribe(struct ctl *c)
-{
-	json_t *r;
-	int rc;
-
-	control_request_bool(request(c, CONTROL_OP_EVENTS), CONTROL_K_FOLLOW, true);
-	rc = call(c, 0, &r);
-	json_decref(r);
-	return rc;
-}
-
-/*
- * The held calls waiting now; followed, the engine is asked again when
- * it says a call began to wait or was decided (and every
- * CTL_PENDING_SAFETY_MS), and each change printed until it closes.
- */
-static int
-do_pending(struct ctl *c)
-{
-	json_t *r, *before = NULL;
-	int rc = c->o.n[OPT_FOLLOW] ? pending_subscribe(c) : -1;
-
-	if (rc < 0)
-		rc = (request(c, CONTROL_OP_PENDING), call(c, 0, &r));
-	if (rc >= 0)
-		return rc;
-	if (c->o.json && !c->o.n[OPT_FOLLOW])
-		return done(c, r, "%s", "");
-	if (!c->o.json)
-		printf("%6s %-24s %-24s %s %9s %-12s %7s %5s %s\n", "ID", "SESSION", "TOOL",
-		       "CLASS->SINK", "REQUEST", "HASH", "WAITED", "EARLIER", "HELD");
-	print_changes(c, NULL, json_object_get(r, "pending"));
-	while (c->o.n[OPT_FOLLOW]) {
-		json_decref(before);
-		before = r;
-		pending_wait(c);
-		if ((rc = (request(c, CONTROL_OP_PENDING), call(c, 0, &r))) >= 0) {
-			json_decref(before);
-			return rc;
-		}
-		print_changes(c, json_object_get(before, "pending"), json_object_get(r, "pending"));
-	}
-	json_decref(before);
-	json_decref(r);
-	return EXIT_OK;
-}
-
-/* approve ID [--rest] or deny ID. */
-static int
-do_decide(struct ctl *c)
-{
-	bool approve = strcmp(c->verb, "approve") == 0;
-	struct control_request *req;
-	char *end = NULL;
-	long long id = strtoll(c->arg, &end, 10);
-	json_t *r;
-	int rc;
-
-	if (!*c->arg || *end || id <= 0 || strspn(c->arg, "0123456789") != strlen(c->arg))
-		return cli_usage_error("ctl", "%s wants a held call's id (ctl pending)", c->verb);
-	req = verb_request(c);
-	control_request_int(req, CONTROL_K_HOLD_ID, id);
-	if (c->o.n[OPT_REST])
-		control_request_bool(req, CONTROL_K_REST, true);
-	rc = call(c, 0, &r);
-	return rc >= 0 ? rc : done(c, r, approve ? "approved %s\n" : "denied %s\n", c->arg);
-}
-
-/* ---- events ---- */
-
-static void
-print_event(struct ctl *c, json_t *e)
-{
-	if (c->o.json) {
-		cli_print_json(e);
-		return;
-	}
-	printf("%6lld %-16s %-24s %s%s%s%s%s\n", int_of(e, "seq"), str_of(e, "kind"),
-	       str_of(e, "session"), str_of(e, "state"), str_of(e, "end"), str_of(e, "tool"),
-	       json_object_get(e, "result") ? " " : "", str_of(e, "result"));
-	fflush(stdout);
-}
-
-static int
-follow(struct ctl *c)
-{
-	json_t *f;
-
-	while ((f = next_frame(c, -1))) {
-		json_t *e = json_object_get(f, "event");
-
-		if (json_object_get(f, "gap"))
-			fprintf(stderr, "airlock ctl: %lld events dropped (this client fell behind)\n",
-				int_of(f, "gap"));
-		if (e)
-			print_event(c, e);
-		json_decref(f);
-	}
-	return EXIT_OK;
-}
-
-static int
-do_events(struct ctl *c)
-{
-	bool more = c->o.n[OPT_FOLLOW] > 0;
-	json_t *r, *e;
-	size_t i;
-	int rc;
-
-	control_request_bool(request(c, CONTROL_OP_EVENTS), CONTROL_K_FOLLOW, more);
-	rc = call(c, 0, &r);
-	if (rc >= 0)
-		return rc;
-	json_array_foreach(json_object_get(r, "events"), i, e)
-		print_event(c, e);
-	json_decref(r);
-	return more ? follow(c) : EXIT_OK;
+	return ctl_done(c, r, "%s", ctl_str_of(r, "text"));
 }
 
 /* ---- --stdio: bytes both ways until the engine closes ---- */
@@ -893,7 +680,7 @@ connect_engine(struct ctl *c)
 static int
 read_hello(struct ctl *c)
 {
-	c->hello = next_frame(c, clock_mono_ms() + CTL_TIMEOUT_MS);
+	c->hello = ctl_next_frame(c, clock_mono_ms() + CTL_TIMEOUT_MS);
 	if (!c->hello)
 		return lost(c);
 	if (json_integer_value(json_object_get(c->hello, "airlock")) != CONTROL_VERSION)
@@ -902,7 +689,7 @@ read_hello(struct ctl *c)
 		if (c->o.json)
 			cli_print_json(c->hello);
 		fprintf(stderr, "airlock ctl: the engine refused this connection: %s\n",
-			str_of(c->hello, "error"));
+			ctl_str_of(c->hello, "error"));
 		return EXIT_REFUSED;
 	}
 	return 0;
@@ -927,16 +714,16 @@ static const struct {
 	{ "revoke", do_cutover },
 	{ "restore", do_cutover },
 	{ "hold", do_cutover },
-	{ "pending", do_pending },
-	{ "approve", do_decide },
-	{ "deny", do_decide },
+	{ "pending", ctl_pending },
+	{ "approve", ctl_decide },
+	{ "deny", ctl_decide },
 	{ "apply", do_apply },
 	{ "stop-all", do_stop_all },
 	{ "freeze", do_freeze },
 	{ "thaw", do_freeze },
 	{ "quarantine", do_quarantine },
 	{ "release", do_quarantine },
-	{ "events", do_events },
+	{ "events", ctl_events },
 	{ "metrics", do_metrics },
 };
 

@@ -1,0 +1,213 @@
+/*
+ * airlock ctl, what is followed as it happens (cmd_ctl_int.h): the held
+ * calls (`pending [--follow]`), an operator's `approve` or `deny` of one,
+ * and the engine's events (`events [--follow]`). Held calls are shown by
+ * names, sizes and a hash's head, never their arguments.
+ */
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd_ctl_int.h"
+#include "clock.h"
+
+/* ---- held calls ---- */
+
+/* One held call: names, sizes and a hash's head; never its arguments. */
+static void
+print_held(const json_t *h)
+{
+	const char *name = ctl_str_of(h, "tool"), *alias = ctl_str_of(h, "alias");
+	bool aliased = strcmp(alias, name) != 0;
+	char tool[160];
+
+	snprintf(tool, sizeof tool, "%s%s%s%s", name, aliased ? " (" : "", aliased ? alias : "",
+		 aliased ? ")" : "");
+	printf("%6lld %-24s %-24s %s->%s %8lldB %.12s %6llds %5lld %s%s\n", ctl_int_of(h, "id"),
+	       ctl_str_of(h, "session"), tool, ctl_str_of(h, "session_class"),
+	       ctl_str_of(h, "sink_ceiling"), ctl_int_of(h, "request_bytes"),
+	       ctl_str_of(h, "request_hash"), ctl_int_of(h, "waited_ms") / 1000,
+	       ctl_int_of(h, "earlier_calls"), ctl_str_of(h, "held_by"),
+	       json_is_true(json_object_get(h, "declassify")) ? " declassify" : "");
+}
+
+/* Is a call with this id in the list? */
+static bool
+held_in(const json_t *list, json_int_t id)
+{
+	const json_t *h;
+	size_t i;
+
+	json_array_foreach(list, i, h)
+		if (json_integer_value(json_object_get(h, "id")) == id)
+			return true;
+	return false;
+}
+
+/* Followed: the calls that began waiting since the last look, and those that no longer wait. */
+static void
+print_changes(struct ctl *c, const json_t *before, json_t *now)
+{
+	json_t *h;
+	size_t i;
+
+	json_array_foreach(now, i, h)
+		if (!held_in(before, json_integer_value(json_object_get(h, "id")))) {
+			if (c->o.json)
+				cli_print_json(h);
+			else
+				print_held(h);
+		}
+	for (i = 0; i < json_array_size(before); i++)
+		if (!held_in(now, json_integer_value(json_object_get(json_array_get(before, i), "id")))
+		    && !c->o.json)
+			printf("%6lld decided\n", ctl_int_of(json_array_get(before, i), "id"));
+	fflush(stdout);
+}
+
+/*
+ * Followed, the list is asked for again after this without a hold event.
+ * The engine pushes one for every call that begins to wait or is decided;
+ * this only repairs one lost (a client that fell behind gets a gap, which
+ * lists again at once), so a few seconds bound how stale a lost event
+ * leaves the output, at one small request per period.
+ */
+#define CTL_PENDING_SAFETY_MS	5000
+
+/* Followed: until a hold event or a gap comes, the engine closes, or the safety period ends. */
+static void
+pending_wait(struct ctl *c)
+{
+	int64_t deadline = clock_mono_ms() + CTL_PENDING_SAFETY_MS;
+	bool news = false;
+	json_t *f;
+
+	while (!news && (f = ctl_next_frame(c, deadline))) {
+		news = json_object_get(f, "gap") != NULL ||
+		       strncmp(ctl_str_of(json_object_get(f, "event"), "kind"), "hold_", 5) == 0;
+		json_decref(f);
+	}
+}
+
+/* Followed: the engine's events, before the first list, so no hold event falls between. */
+static int
+pending_subscribe(struct ctl *c)
+{
+	json_t *r;
+	int rc;
+
+	control_request_bool(ctl_request(c, CONTROL_OP_EVENTS), CONTROL_K_FOLLOW, true);
+	rc = ctl_call(c, 0, &r);
+	json_decref(r);
+	return rc;
+}
+
+/*
+ * The held calls waiting now; followed, the engine is asked again when
+ * it says a call began to wait or was decided (and every
+ * CTL_PENDING_SAFETY_MS), and each change printed until it closes.
+ */
+int
+ctl_pending(struct ctl *c)
+{
+	json_t *r, *before = NULL;
+	int rc = c->o.n[OPT_FOLLOW] ? pending_subscribe(c) : -1;
+
+	if (rc < 0)
+		rc = (ctl_request(c, CONTROL_OP_PENDING), ctl_call(c, 0, &r));
+	if (rc >= 0)
+		return rc;
+	if (c->o.json && !c->o.n[OPT_FOLLOW])
+		return ctl_done(c, r, "%s", "");
+	if (!c->o.json)
+		printf("%6s %-24s %-24s %s %9s %-12s %7s %5s %s\n", "ID", "SESSION", "TOOL",
+		       "CLASS->SINK", "REQUEST", "HASH", "WAITED", "EARLIER", "HELD");
+	print_changes(c, NULL, json_object_get(r, "pending"));
+	while (c->o.n[OPT_FOLLOW]) {
+		json_decref(before);
+		before = r;
+		pending_wait(c);
+		if ((rc = (ctl_request(c, CONTROL_OP_PENDING), ctl_call(c, 0, &r))) >= 0) {
+			json_decref(before);
+			return rc;
+		}
+		print_changes(c, json_object_get(before, "pending"), json_object_get(r, "pending"));
+	}
+	json_decref(before);
+	json_decref(r);
+	return EXIT_OK;
+}
+
+/* approve ID [--rest] or deny ID. */
+int
+ctl_decide(struct ctl *c)
+{
+	bool approve = strcmp(c->verb, "approve") == 0;
+	struct control_request *req;
+	char *end = NULL;
+	long long id = strtoll(c->arg, &end, 10);
+	json_t *r;
+	int rc;
+
+	if (!*c->arg || *end || id <= 0 || strspn(c->arg, "0123456789") != strlen(c->arg))
+		return cli_usage_error("ctl", "%s wants a held call's id (ctl pending)", c->verb);
+	req = ctl_verb_request(c);
+	control_request_int(req, CONTROL_K_HOLD_ID, id);
+	if (c->o.n[OPT_REST])
+		control_request_bool(req, CONTROL_K_REST, true);
+	rc = ctl_call(c, 0, &r);
+	return rc >= 0 ? rc : ctl_done(c, r, approve ? "approved %s\n" : "denied %s\n", c->arg);
+}
+
+/* ---- events ---- */
+
+static void
+print_event(struct ctl *c, json_t *e)
+{
+	if (c->o.json) {
+		cli_print_json(e);
+		return;
+	}
+	printf("%6lld %-16s %-24s %s%s%s%s%s\n", ctl_int_of(e, "seq"), ctl_str_of(e, "kind"),
+	       ctl_str_of(e, "session"), ctl_str_of(e, "state"), ctl_str_of(e, "end"),
+	       ctl_str_of(e, "tool"), json_object_get(e, "result") ? " " : "",
+	       ctl_str_of(e, "result"));
+	fflush(stdout);
+}
+
+static int
+follow(struct ctl *c)
+{
+	json_t *f;
+
+	while ((f = ctl_next_frame(c, -1))) {
+		json_t *e = json_object_get(f, "event");
+
+		if (json_object_get(f, "gap"))
+			fprintf(stderr, "airlock ctl: %lld events dropped (this client fell behind)\n",
+				ctl_int_of(f, "gap"));
+		if (e)
+			print_event(c, e);
+		json_decref(f);
+	}
+	return EXIT_OK;
+}
+
+int
+ctl_events(struct ctl *c)
+{
+	bool more = c->o.n[OPT_FOLLOW] > 0;
+	json_t *r, *e;
+	size_t i;
+	int rc;
+
+	control_request_bool(ctl_request(c, CONTROL_OP_EVENTS), CONTROL_K_FOLLOW, more);
+	rc = ctl_call(c, 0, &r);
+	if (rc >= 0)
+		return rc;
+	json_array_foreach(json_object_get(r, "events"), i, e)
+		print_event(c, e);
+	json_decref(r);
+	return more ? follow(c) : EXIT_OK;
+}
