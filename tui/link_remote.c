@@ -25,12 +25,6 @@
 #include "link_remote_int.h"
 #include "thread.h"
 
-static struct link_remote *
-remote(struct link *l)
-{
-	return (struct link_remote *)l;
-}
-
 void
 link_remote_wake_ui(struct link_remote *r)
 {
@@ -64,9 +58,9 @@ drain_fd(int fd)
  * req as the protocol's table writes it (control_request_json), with the
  * next id. NULL: a value did not fit, which the engine would refuse.
  */
-static int
-queue_line(struct link_remote *r, struct control_request *req, enum pending_kind kind,
-	   const struct link_result *proto, const char **why)
+int
+link_remote_queue_line(struct link_remote *r, struct control_request *req,
+		       enum pending_kind kind, const struct link_result *proto, const char **why)
 {
 	json_t *j;
 	size_t n;
@@ -110,12 +104,12 @@ queue_line(struct link_remote *r, struct control_request *req, enum pending_kind
 static int
 send_request(struct link *l, struct control_request *req, struct link_result *res)
 {
-	struct link_remote *r = remote(l);
+	struct link_remote *r = link_remote_of(l);
 	const char *why = NULL;
 	int rc;
 
 	pthread_mutex_lock(&r->mu);
-	rc = queue_line(r, req, P_REQUEST, res, &why);
+	rc = link_remote_queue_line(r, req, P_REQUEST, res, &why);
 	if (rc < 0)
 		snprintf(res->error, sizeof res->error, "engine %s: %s", r->st.name, why);
 	pthread_mutex_unlock(&r->mu);
@@ -128,7 +122,7 @@ send_request(struct link *l, struct control_request *req, struct link_result *re
 static int
 remote_snapshot(struct link *l, struct supervisor_snapshot *s)
 {
-	struct link_remote *r = remote(l);
+	struct link_remote *r = link_remote_of(l);
 	struct session_row *rows = s->rows;
 	size_t n, cap = s->cap;
 	int rc = -1;
@@ -154,7 +148,7 @@ remote_snapshot(struct link *l, struct supervisor_snapshot *s)
 static int
 remote_detail(struct link *l, const char *id, struct session_detail *d)
 {
-	struct link_remote *r = remote(l);
+	struct link_remote *r = link_remote_of(l);
 	int64_t now = clock_mono_ms();
 	struct control_request req;
 	const char *why;
@@ -168,7 +162,7 @@ remote_detail(struct link *l, const char *id, struct session_detail *d)
 	}
 	if (!r->detail_asked && (rc < 0 || now - r->detail_at >= DETAIL_MS) &&
 	    control_request_str(&req, CONTROL_K_SESSION, id) == 0 &&
-	    queue_line(r, &req, P_DETAIL, NULL, &why) == 0) {
+	    link_remote_queue_line(r, &req, P_DETAIL, NULL, &why) == 0) {
 		r->detail_asked = true;
 		r->detail_at = now;
 	}
@@ -186,31 +180,16 @@ ask_host(struct link_remote *r, bool refresh, const char *runtime)
 	control_request_bool(&req, CONTROL_K_REFRESH, refresh);
 	if (runtime && runtime[0] && control_request_str(&req, CONTROL_K_RUNTIME, runtime) < 0)
 		return;
-	if (queue_line(r, &req, P_HOST, NULL, &why) == 0) {
+	if (link_remote_queue_line(r, &req, P_HOST, NULL, &why) == 0) {
 		r->host_asked = true;
 		r->host_at = clock_mono_ms();
 	}
 }
 
 static void
-ask_audit(struct link_remote *r, int64_t after)
-{
-	struct control_request req;
-	const char *why;
-
-	control_request_init(&req, CONTROL_OP_AUDIT);
-	if (after >= 0)
-		control_request_int(&req, CONTROL_K_AFTER, after);
-	if (queue_line(r, &req, P_AUDIT, NULL, &why) == 0) {
-		r->audit_asked = true;
-		r->audit_at = clock_mono_ms();
-	}
-}
-
-static void
 remote_host(struct link *l, struct host_snapshot *h)
 {
-	struct link_remote *r = remote(l);
+	struct link_remote *r = link_remote_of(l);
 
 	pthread_mutex_lock(&r->mu);
 	*h = r->host;
@@ -222,7 +201,7 @@ remote_host(struct link *l, struct host_snapshot *h)
 static void
 remote_host_refresh(struct link *l, const char *runtime)
 {
-	struct link_remote *r = remote(l);
+	struct link_remote *r = link_remote_of(l);
 
 	pthread_mutex_lock(&r->mu);
 	ask_host(r, true, runtime);
@@ -232,7 +211,7 @@ remote_host_refresh(struct link *l, const char *runtime)
 static size_t
 remote_events(struct link *l, struct supervisor_event *ev, size_t cap)
 {
-	struct link_remote *r = remote(l);
+	struct link_remote *r = link_remote_of(l);
 	size_t n = 0;
 
 	pthread_mutex_lock(&r->mu);
@@ -249,7 +228,7 @@ remote_events(struct link *l, struct supervisor_event *ev, size_t cap)
 static size_t
 remote_results(struct link *l, struct link_result *out, size_t cap)
 {
-	struct link_remote *r = remote(l);
+	struct link_remote *r = link_remote_of(l);
 	size_t n;
 
 	pthread_mutex_lock(&r->mu);
@@ -264,13 +243,13 @@ remote_results(struct link *l, struct link_result *out, size_t cap)
 static int
 remote_wake_fd(struct link *l)
 {
-	return remote(l)->wake[0];
+	return link_remote_of(l)->wake[0];
 }
 
 static void
 remote_status(struct link *l, struct link_status *s)
 {
-	struct link_remote *r = remote(l);
+	struct link_remote *r = link_remote_of(l);
 
 	pthread_mutex_lock(&r->mu);
 	*s = r->st;
@@ -422,133 +401,6 @@ remote_forget(struct link *l, const char *id, struct link_result *res)
  * (the newest when *after < 0: then from the log's head on). Asked again
  * every AUDIT_MS while up.
  */
-static int
-remote_audit(struct link *l, int64_t *after, struct audit_row *out, size_t cap, size_t *n,
-	     char *why, size_t why_cap)
-{
-	struct link_remote *r = remote(l);
-	const struct control_audit *a = r->audit;
-	size_t i;
-	int rc = 0;
-
-	*n = 0;
-	pthread_mutex_lock(&r->mu);
-	if (r->audit_error[0]) {
-		snprintf(why, why_cap, "%s", r->audit_error);
-		rc = -1;
-	}
-	for (i = 0; r->audit_new && i < a->n && *n < cap; i++)
-		if (*after < 0 || a->rows[i].seq > *after)
-			out[(*n)++] = a->rows[i];
-	if (r->audit_new)
-		*after = *n > 0 ? out[*n - 1].seq : *after < 0 ? a->head : *after;
-	r->audit_new = false;
-	if (!r->audit_asked && clock_mono_ms() - r->audit_at >= AUDIT_MS)
-		ask_audit(r, *after);
-	pthread_mutex_unlock(&r->mu);
-	return rc;
-}
-
-static void
-ask_timeline(struct link_remote *r, int64_t after)
-{
-	struct control_request req;
-	const char *why;
-
-	control_request_init(&req, CONTROL_OP_TIMELINE);
-	control_request_int(&req, CONTROL_K_AFTER, after);
-	if (queue_line(r, &req, P_TIMELINE, NULL, &why) == 0) {
-		r->timeline_asked = true;
-		r->timeline_at = clock_mono_ms();
-		r->timeline_for = after;
-	}
-}
-
-static void
-ask_holds(struct link_remote *r)
-{
-	struct control_request req;
-	const char *why;
-
-	control_request_init(&req, CONTROL_OP_PENDING);
-	if (queue_line(r, &req, P_HOLDS, NULL, &why) == 0) {
-		r->holds_asked = true;
-		r->holds_at = clock_mono_ms();
-	}
-}
-
-/*
- * The engine's policy story, from its latest answer: taken when it was
- * asked with the cursor the caller holds (an answer to an older cursor is
- * dropped). Asked again at once while the engine has more, else every
- * LINK_TIMELINE_MS while the caller asks.
- */
-static int
-remote_timeline(struct link *l, int64_t *after, struct timeline_row *out, size_t cap,
-		size_t *n, bool *more, char *why, size_t why_cap)
-{
-	struct link_remote *r = remote(l);
-	const struct control_timeline *t = r->timeline;
-	bool again = false;
-	int rc = 0;
-
-	*n = 0;
-	*more = false;
-	pthread_mutex_lock(&r->mu);
-	if (r->timeline_error[0]) {
-		snprintf(why, why_cap, "%s", r->timeline_error);
-		rc = -1;
-	}
-	if (r->timeline_new && r->timeline_for == *after) {
-		for (size_t i = 0; i < t->n && *n < cap; i++)
-			out[(*n)++] = t->rows[i];
-		*after = t->next;
-		*more = again = t->more;
-	}
-	r->timeline_new = false;
-	if (!r->timeline_asked && r->st.state == LINK_UP &&
-	    (again || clock_mono_ms() - r->timeline_at >= LINK_TIMELINE_MS))
-		ask_timeline(r, *after);
-	pthread_mutex_unlock(&r->mu);
-	return rc;
-}
-
-/*
- * The held calls from the engine's latest pending answer; asked again
- * when a hold event came since (whatever made a call wait, the engine
- * says so), or after LINK_PENDING_SAFETY_MS in case one was lost.
- * LINK_SENT while the newer answer is on its way.
- */
-static int
-remote_pending(struct link *l, struct hold_view *out, size_t cap, size_t *n, char *why,
-	       size_t why_cap)
-{
-	struct link_remote *r = remote(l);
-	int rc = 0;
-	size_t i;
-
-	*n = 0;
-	pthread_mutex_lock(&r->mu);
-	if (r->st.state != LINK_UP) {
-		snprintf(why, why_cap, "engine %s: not connected", r->st.name);
-		rc = -1;
-	} else if (r->holds_error[0]) {
-		snprintf(why, why_cap, "%s", r->holds_error);
-		rc = -1;
-	}
-	for (i = 0; rc == 0 && r->holds_have && i < r->holds->n && *n < cap; i++)
-		out[(*n)++] = r->holds->calls[i];
-	if (r->st.state == LINK_UP && !r->holds_asked &&
-	    (r->holds_stale || clock_mono_ms() - r->holds_at >= LINK_PENDING_SAFETY_MS)) {
-		ask_holds(r);
-		r->holds_stale = !r->holds_asked;	/* not queued: asked at the next call */
-	}
-	if (rc == 0 && (r->holds_asked || r->holds_stale))
-		rc = LINK_SENT;
-	pthread_mutex_unlock(&r->mu);
-	return rc;
-}
-
 /* ---- connecting ---- */
 
 static int64_t
@@ -634,7 +486,7 @@ link_remote_subscribe_events(struct link_remote *r)
 	control_request_bool(&req, CONTROL_K_SNAPSHOTS, true);
 	if (r->deltas)	/* an engine that does not offer them refuses the key */
 		control_request_bool(&req, CONTROL_K_DELTAS, true);
-	queue_line(r, &req, P_QUIET, NULL, &why);
+	link_remote_queue_line(r, &req, P_QUIET, NULL, &why);
 }
 
 /* After the hello: who we are, and what we follow. */
@@ -651,11 +503,11 @@ subscribe(struct link_remote *r)
 	pthread_mutex_lock(&r->mu);
 	r->st.state = LINK_UP;
 	r->st.why[0] = '\0';
-	queue_line(r, request_str(&req, CONTROL_OP_HELLO, CONTROL_K_CLIENT, "console"), P_QUIET,
-		   NULL, &why);
+	link_remote_queue_line(r, request_str(&req, CONTROL_OP_HELLO, CONTROL_K_CLIENT, "console"),
+			       P_QUIET, NULL, &why);
 	link_remote_subscribe_events(r);
 	control_request_init(&req, CONTROL_OP_SNAPSHOT);
-	queue_line(r, &req, P_QUIET, NULL, &why);
+	link_remote_queue_line(r, &req, P_QUIET, NULL, &why);
 	ask_host(r, false, NULL);
 	pthread_mutex_unlock(&r->mu);
 }
@@ -830,7 +682,7 @@ link_thread(void *arg)
 static void
 remote_close(struct link *l)
 {
-	struct link_remote *r = remote(l);
+	struct link_remote *r = link_remote_of(l);
 
 	r->stopping = true;
 	poke_thread(r);
@@ -867,9 +719,9 @@ static const struct link_ops remote_ops = {
 	.quarantine = remote_quarantine,
 	.cutover = remote_cutover,
 	.forget = remote_forget,
-	.audit = remote_audit,
-	.timeline = remote_timeline,
-	.pending = remote_pending,
+	.audit = link_remote_audit,
+	.timeline = link_remote_timeline,
+	.pending = link_remote_pending,
 	.decide = remote_decide,
 	.close = remote_close,
 };

@@ -3,8 +3,10 @@
 
 /*
  * The remote link's private parts, shared by its files only: link_remote.c
- * (the ops, queueing requests, the connection and its thread) and
- * link_remote_frames.c (what the engine sends, taken on the thread).
+ * (the ops, queueing requests, the connection and its thread),
+ * link_remote_reads.c (the logs the UI follows: the audit tail, the
+ * timeline, the held calls) and link_remote_frames.c (what the engine
+ * sends, taken on the thread).
  */
 
 #include <pthread.h>
@@ -95,9 +97,30 @@ struct link_remote {
 	char holds_error[LINK_TEXT_MAX];	/* the engine refused it: why */
 };
 
+static inline struct link_remote *
+link_remote_of(struct link *l)
+{
+	return (struct link_remote *)l;
+}
+
 /* link_remote.c: wake the UI; ask for events and snapshots again (under mu). */
 void link_remote_wake_ui(struct link_remote *r);
 void link_remote_subscribe_events(struct link_remote *r);
+/*
+ * Under mu: queue req (its id the next one) for the thread, whose reply
+ * becomes kind (proto: a P_REQUEST's result); -1 with *why when it
+ * cannot go.
+ */
+int link_remote_queue_line(struct link_remote *r, struct control_request *req,
+			   enum pending_kind kind, const struct link_result *proto, const char **why);
+
+/* link_remote_reads.c: the link ops audit, timeline and pending (link.h). */
+int link_remote_audit(struct link *l, int64_t *after, struct audit_row *out, size_t cap,
+		      size_t *n, char *why, size_t why_cap);
+int link_remote_timeline(struct link *l, int64_t *after, struct timeline_row *out, size_t cap,
+			 size_t *n, bool *more, char *why, size_t why_cap);
+int link_remote_pending(struct link *l, struct hold_view *out, size_t cap, size_t *n,
+			char *why, size_t why_cap);
 
 /* link_remote_frames.c: a result for the UI (under mu); one line from the engine, -1: it said goodbye. */
 void link_remote_push_result(struct link_remote *r, const struct link_result *res);
