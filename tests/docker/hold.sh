@@ -30,6 +30,7 @@ require_daemon
 airlock=$1 agent=$2 upstream=$3
 scratch_dir
 . "$here/../checks.sh"
+. "$here/serve_lib.sh"
 sock=$work/engine.sock
 owner_pids() { printf '%s\n' "${helpers[@]}"; }
 
@@ -76,18 +77,8 @@ rc=0; "$airlock" doctor --config "$work/bad.json" >"$work/badcfg.out" 2>"$work/b
 check "a hold_timeout of 0 is refused by the config check, naming its bounds" \
 	bash -c '[ "$1" != 0 ] && grep -q "bounds.hold_timeout" "$2" "$3"' _ "$rc" "$work/badcfg.out" "$work/badcfg.err"
 
-"$airlock" serve --socket "$sock" --audit "$work/audit.db" 2>"$work/serve.err" </dev/null &
-engine=$!
-helpers+=("$engine")
-for _ in $(seq 300); do grep -q "listening on" "$work/serve.err" 2>/dev/null && break; sleep 0.1; done
-check "serve listens" grep -q "listening on" "$work/serve.err" || { cat "$work/serve.err"; summary; exit 1; }
+serve_start
 
-ctl() {	# NAME ARGS...: ctl's stdout and stderr kept as $work/NAME.out and .err; rc in $rc
-	local name=$1
-	shift
-	rc=0
-	"$airlock" ctl --socket "$sock" "$@" >"$work/$name.out" 2>"$work/$name.err" || rc=$?
-}
 ctl_as() {	# GID NAME ARGS...: the same as uid 65534 in group GID
 	local gid=$1 name=$2
 	shift 2
@@ -95,27 +86,7 @@ ctl_as() {	# GID NAME ARGS...: the same as uid 65534 in group GID
 	setpriv --reuid 65534 --regid 65534 --groups "$gid" "$work/bin/airlock" ctl --socket "$sock" \
 		"$@" >"$work/$name.out" 2>"$work/$name.err" || rc=$?
 }
-audit_q() { sqlite3 "file:$work/audit.db?mode=ro" "$1" 2>/dev/null; }
-audit_has() {	# SQL-COUNT: until it is > 0 (the writer thread is asynchronous)
-	local i
-	for i in $(seq 100); do [ "$(audit_q "$1")" -gt 0 ] 2>/dev/null && return 0; sleep 0.1; done
-	return 1
-}
 lines() { if [ -e "$1" ]; then wc -l <"$1"; else echo 0; fi; }
-pending_id() {	# SESSION [NOT-ID]: the id of a call of SESSION waiting now (not NOT-ID), within 15 s
-	local i id
-	for i in $(seq 150); do
-		"$airlock" ctl --socket "$sock" pending --json >"$work/pending.json" 2>/dev/null
-		id=$(python3 -c '
-import json, sys
-p = [h["id"] for h in json.load(open(sys.argv[1]))["pending"]
-     if h["session"] == sys.argv[2] and str(h["id"]) != sys.argv[3]]
-print(p[0] if p else "")' "$work/pending.json" "$1" "${2:-0}" 2>/dev/null)
-		[ -n "$id" ] && { echo "$id"; return 0; }
-		sleep 0.1
-	done
-	return 1
-}
 
 ctl start start "$work/h/config.json"
 sid=$(cat "$work/start.out")
@@ -358,8 +329,12 @@ check "the decision audited: 'hold $id3 approved for the session'" \
 	 and rule='hold $id3 approved for the session'"
 check "none of its calls waits" \
 	bash -c '"$1" ctl --socket "$2" pending --json | python3 -c "import json,sys; sys.exit(1 if json.load(sys.stdin)[\"pending\"] else 0)"' _ "$airlock" "$sock"
-ctl rehold hold store --all
-check "ctl hold store --all again: acknowledged" [ "$rc" = 0 ]
+# Held again by a prepared incident file, as `ctl apply` posts it.
+printf '{"hold": ["store"], "why": {"store": "under review"}}\n' >"$work/hold-incident.json"
+ctl rehold apply "$work/hold-incident.json"
+check "ctl apply of {\"hold\": [\"store\"]}: the hold acknowledged" \
+	bash -c '[ "$1" = 0 ] && grep -q "^hold store: revision [0-9]*, 1 of 1 sessions acknowledged" "$2"' \
+	_ "$rc" "$work/rehold.out"
 id3=$(pending_id "$sid" "$id3")
 check "held again, its calls wait again: the approval for the session is gone" [ -n "$id3" ]
 

@@ -25,6 +25,7 @@ command -v tmux >/dev/null || { echo "not ok: tmux is not installed (scripts/set
 airlock=$1 agent=$2 upstream=$3
 scratch_dir
 . "$here/../checks.sh"
+. "$here/serve_lib.sh"
 tmux_sock=airlock-pending-$$
 . "$here/../ui/tmux_lib.sh"
 sock=$work/engine.sock
@@ -53,39 +54,9 @@ chmod 0755 "$work"	# the setpriv consoles must reach the socket in it
 mkdir -p "$work/bin" "$work/home" && install -m 0755 "$airlock" "$work/bin/airlock"
 chmod 0777 "$work/home"
 
-"$airlock" serve --socket "$sock" --audit "$work/audit.db" 2>"$work/serve.err" </dev/null &
-engine=$!
-helpers+=("$engine")
-for _ in $(seq 300); do grep -q "listening on" "$work/serve.err" 2>/dev/null && break; sleep 0.1; done
-check "serve listens" grep -q "listening on" "$work/serve.err" || { cat "$work/serve.err"; summary; exit 1; }
+serve_start
 
-ctl() {	# NAME ARGS...: ctl's stdout and stderr kept as $work/NAME.out and .err; rc in $rc
-	local name=$1
-	shift
-	rc=0
-	"$airlock" ctl --socket "$sock" "$@" >"$work/$name.out" 2>"$work/$name.err" || rc=$?
-}
-audit_q() { sqlite3 "file:$work/audit.db?mode=ro" "$1" 2>/dev/null; }
-audit_has() {	# SQL-COUNT: until it is > 0 (the writer thread is asynchronous)
-	local i
-	for i in $(seq 100); do [ "$(audit_q "$1")" -gt 0 ] 2>/dev/null && return 0; sleep 0.1; done
-	return 1
-}
 lines() { if [ -e "$1" ]; then wc -l <"$1"; else echo 0; fi; }
-pending_id() {	# SESSION [NOT-ID]: the id of a call of SESSION waiting now (not NOT-ID), within 15 s
-	local i id
-	for i in $(seq 150); do
-		"$airlock" ctl --socket "$sock" pending --json >"$work/pending.json" 2>/dev/null
-		id=$(python3 -c '
-import json, sys
-p = [h["id"] for h in json.load(open(sys.argv[1]))["pending"]
-     if h["session"] == sys.argv[2] and str(h["id"]) != sys.argv[3]]
-print(p[0] if p else "")' "$work/pending.json" "$1" "${2:-0}" 2>/dev/null)
-		[ -n "$id" ] && { echo "$id"; return 0; }
-		sleep 0.1
-	done
-	return 1
-}
 # The sessions view's alerts dismissed (d) until TEXT is the one shown, within 20 s
 # (a long alert, or a narrow screen, cuts its "(1 of 4, d: dismiss)" short: an
 # alert on the status line, "! …", is enough; in the sessions view d dismisses).

@@ -29,3 +29,20 @@ audit_has() {
 	for i in $(seq 100); do [ "$(audit_q "$1")" -gt 0 ] 2>/dev/null && return 0; sleep 0.1; done
 	return 1
 }
+
+# pending_id SESSION [NOT-ID]: the id of a call of SESSION waiting now (not
+# NOT-ID), from `ctl pending --json`, within 15 s.
+pending_id() {
+	local i id
+	for i in $(seq 150); do
+		"$airlock" ctl --socket "$sock" pending --json >"$work/pending.json" 2>/dev/null
+		id=$(python3 -c '
+import json, sys
+p = [h["id"] for h in json.load(open(sys.argv[1]))["pending"]
+     if h["session"] == sys.argv[2] and str(h["id"]) != sys.argv[3]]
+print(p[0] if p else "")' "$work/pending.json" "$1" "${2:-0}" 2>/dev/null)
+		[ -n "$id" ] && { echo "$id"; return 0; }
+		sleep 0.1
+	done
+	return 1
+}
