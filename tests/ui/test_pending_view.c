@@ -17,6 +17,7 @@
 #include "pending.h"
 #include "util.h"
 #include "view.h"
+#include "view_screen.h"
 
 /*
  * The pending view (views/pending.c) drawn from fixed held calls into an
@@ -72,66 +73,10 @@ three(struct ui_model *m)
 }
 
 static void
-line_of(WINDOW *w, int y, char *out, size_t cap)
-{
-	wchar_t wbuf[512];
-	mbstate_t st;
-	size_t len = 0, k;
-	int i, n;
-
-	memset(&st, 0, sizeof st);
-	n = mvwinnwstr(w, y, 0, wbuf, getmaxx(w) < 511 ? getmaxx(w) : 511);
-	for (i = 0; i < n && wbuf[i] && len + MB_LEN_MAX < cap; i++) {
-		k = wcrtomb(out + len, wbuf[i], &st);
-		len += k == (size_t)-1 ? 0 : k;
-	}
-	while (len > 0 && out[len - 1] == ' ')
-		len--;
-	out[len] = '\0';
-}
-
-/* The line showing every one of the texts given (NULL: not asked); -1 when none does. */
-static int
-find(WINDOW *w, const char *a, const char *b, const char *c)
-{
-	char line[2048];
-
-	for (int y = 0; y < getmaxy(w); y++) {
-		line_of(w, y, line, sizeof line);
-		if (strstr(line, a) && (!b || strstr(line, b)) && (!c || strstr(line, c)))
-			return y;
-	}
-	return -1;
-}
-
-static WINDOW *
-drawn(int lines, int cols, const struct ui_model *m, struct view_state *vs)
-{
-	WINDOW *w;
-
-	assert_int_equal(resizeterm(lines, cols), OK);
-	w = newwin(lines, cols, 0, 0);
-	assert_non_null(w);
-	views[VIEW_PENDING]->draw(w, m, vs);
-	return w;
-}
-
-static void
 redraw(WINDOW *w, const struct ui_model *m, struct view_state *vs)
 {
 	werase(w);
 	views[VIEW_PENDING]->draw(w, m, vs);
-}
-
-static void
-dump(WINDOW *w)
-{
-	char line[2048];
-
-	for (int y = 0; y < getmaxy(w); y++) {
-		line_of(w, y, line, sizeof line);
-		fprintf(stderr, "|%s\n", line);
-	}
 }
 
 /* Every column at 80 wide, oldest first, the first call selected; no line past the edge. */
@@ -145,22 +90,22 @@ test_80x24(void **state)
 
 	(void)state;
 	three(&m);
-	w = drawn(24, 80, &m, &vs);
-	dump(w);
-	assert_int_equal(find(w, "Pending", "3 waiting", "oldest 42.0s"), 0);
-	assert_int_equal(find(w, "ID", "SESSION", "TOOL"), 1);
-	assert_int_equal(find(w, "ALIAS", "CLASS>SINK", "AGE"), 1);
-	assert_int_equal(find(w, "REQUEST", "EARLIER", "SIZE"), 1);
-	assert_int_equal(find(w, "7 3f9a1c02 fs.write", "save", "confidential→public"), 2);
-	assert_int_equal(find(w, "1.5K", "9e41b7c2", "42.0s"), 2);
-	assert_int_equal(find(w, "8 77e0b5a9 mail.send", "notify", "9.00s"), 3);
-	assert_int_equal(find(w, "11 3f9a1c02 fs.write", "2.00s", NULL), 4);
-	assert_int_equal(find(w, "▶", "7 3f9a1c02", NULL), 2);
+	w = view_screen_draw(VIEW_PENDING, 24, 80, &m, &vs);
+	view_screen_dump(w);
+	assert_int_equal(view_screen_find(w, "Pending", "3 waiting", "oldest 42.0s"), 0);
+	assert_int_equal(view_screen_find(w, "ID", "SESSION", "TOOL"), 1);
+	assert_int_equal(view_screen_find(w, "ALIAS", "CLASS>SINK", "AGE"), 1);
+	assert_int_equal(view_screen_find(w, "REQUEST", "EARLIER", "SIZE"), 1);
+	assert_int_equal(view_screen_find(w, "7 3f9a1c02 fs.write", "save", "confidential→public"), 2);
+	assert_int_equal(view_screen_find(w, "1.5K", "9e41b7c2", "42.0s"), 2);
+	assert_int_equal(view_screen_find(w, "8 77e0b5a9 mail.send", "notify", "9.00s"), 3);
+	assert_int_equal(view_screen_find(w, "11 3f9a1c02 fs.write", "2.00s", NULL), 4);
+	assert_int_equal(view_screen_find(w, "▶", "7 3f9a1c02", NULL), 2);
 	/* A prefix of the hash: 8 digits, never the whole. */
-	assert_int_equal(find(w, "9e41b7c2d", NULL, NULL), -1);
+	assert_int_equal(view_screen_find(w, "9e41b7c2d", NULL, NULL), -1);
 	assert_int_equal(vs.selected, 0);
 	for (int y = 0; y < 24; y++) {
-		line_of(w, y, line, sizeof line);
+		view_screen_line(w, y, line, sizeof line);
 		assert_true(mbstowcs(NULL, line, 0) <= 80);
 	}
 	delwin(w);
@@ -177,16 +122,16 @@ test_50x12(void **state)
 
 	(void)state;
 	three(&m);
-	w = drawn(12, 50, &m, &vs);
-	dump(w);
-	assert_int_equal(find(w, "Pending", "3 waiting", NULL), 0);
-	assert_int_equal(find(w, "ID", "SESSION", "AGE"), 1);
-	assert_int_equal(find(w, "REQUEST", NULL, NULL), -1);
-	assert_int_equal(find(w, "7 3f9a1c02 fs.write", "42.0s", NULL), 2);
-	assert_int_equal(find(w, "8 77e0b5a9 mail.send", "9.00s", NULL), 3);
-	assert_int_equal(find(w, "11 3f9a1c02 fs.write", "2.00s", NULL), 4);
+	w = view_screen_draw(VIEW_PENDING, 12, 50, &m, &vs);
+	view_screen_dump(w);
+	assert_int_equal(view_screen_find(w, "Pending", "3 waiting", NULL), 0);
+	assert_int_equal(view_screen_find(w, "ID", "SESSION", "AGE"), 1);
+	assert_int_equal(view_screen_find(w, "REQUEST", NULL, NULL), -1);
+	assert_int_equal(view_screen_find(w, "7 3f9a1c02 fs.write", "42.0s", NULL), 2);
+	assert_int_equal(view_screen_find(w, "8 77e0b5a9 mail.send", "9.00s", NULL), 3);
+	assert_int_equal(view_screen_find(w, "11 3f9a1c02 fs.write", "2.00s", NULL), 4);
 	for (int y = 0; y < 12; y++) {
-		line_of(w, y, line, sizeof line);
+		view_screen_line(w, y, line, sizeof line);
 		assert_true(mbstowcs(NULL, line, 0) <= 50);
 	}
 	delwin(w);
@@ -207,7 +152,7 @@ test_selection_kept_by_id(void **state)
 
 	(void)state;
 	three(&m);
-	w = drawn(24, 80, &m, &vs);
+	w = view_screen_draw(VIEW_PENDING, 24, 80, &m, &vs);
 	vs.selected = 1;	/* the operator moves to hold 8 */
 	redraw(w, &m, &vs);
 	assert_int_equal(views[VIEW_PENDING]->held(&m, &vs, vs.selected, &e), 8);
@@ -217,15 +162,15 @@ test_selection_kept_by_id(void **state)
 	m.n_pending = 2;
 	add(&m, 12, "s-77e0b5a91c2d4e6f", "mail.send", "notify", 1, 1);
 	redraw(w, &m, &vs);
-	dump(w);
+	view_screen_dump(w);
 	assert_int_equal(vs.selected, 0);
-	assert_int_equal(find(w, "▶", "8 77e0b5a9 mail.send", NULL), 2);
+	assert_int_equal(view_screen_find(w, "▶", "8 77e0b5a9 mail.send", NULL), 2);
 	assert_int_equal(views[VIEW_PENDING]->held(&m, &vs, vs.selected, &e), 8);
 	/* Hold 8 denied: the cursor on what took its place, hold 11. */
 	memmove(calls, calls + 1, 2 * sizeof calls[0]);
 	m.n_pending = 2;
 	redraw(w, &m, &vs);
-	assert_int_equal(find(w, "▶", "11 3f9a1c02", NULL), 2);
+	assert_int_equal(view_screen_find(w, "▶", "11 3f9a1c02", NULL), 2);
 	assert_int_equal(views[VIEW_PENDING]->held(&m, &vs, vs.selected, &e), 11);
 	delwin(w);
 }
@@ -265,13 +210,13 @@ test_filter(void **state)
 	snprintf(vs.filter, sizeof vs.filter, "NOTIFY");
 	assert_int_equal(views[VIEW_PENDING]->rows(&m, &vs), 1);
 	assert_int_equal(views[VIEW_PENDING]->held(&m, &vs, 0, &e), 8);
-	w = drawn(24, 80, &m, &vs);
-	assert_int_equal(find(w, "1 of 3 waiting", "filter: NOTIFY", NULL), 0);
+	w = view_screen_draw(VIEW_PENDING, 24, 80, &m, &vs);
+	assert_int_equal(view_screen_find(w, "1 of 3 waiting", "filter: NOTIFY", NULL), 0);
 	snprintf(vs.filter, sizeof vs.filter, "3f9a1c02");
 	assert_int_equal(views[VIEW_PENDING]->rows(&m, &vs), 2);
 	snprintf(vs.filter, sizeof vs.filter, "nothing");
 	redraw(w, &m, &vs);
-	assert_true(find(w, "no held call matches \"nothing\"", NULL, NULL) > 0);
+	assert_true(view_screen_find(w, "no held call matches \"nothing\"", NULL, NULL) > 0);
 	delwin(w);
 }
 
@@ -286,13 +231,13 @@ test_empty_and_unreadable(void **state)
 	(void)state;
 	three(&m);
 	m.n_pending = 0;
-	w = drawn(24, 80, &m, &vs);
-	assert_int_equal(find(w, "Pending", "0 waiting", NULL), 0);
-	assert_int_equal(find(w, "no call is waiting for an operator", NULL, NULL), 2);
+	w = view_screen_draw(VIEW_PENDING, 24, 80, &m, &vs);
+	assert_int_equal(view_screen_find(w, "Pending", "0 waiting", NULL), 0);
+	assert_int_equal(view_screen_find(w, "no call is waiting for an operator", NULL, NULL), 2);
 	m.pending_error = "engine lab: not connected";
 	redraw(w, &m, &vs);
-	assert_int_equal(find(w, "an engine's list cannot be read", NULL, NULL), 0);
-	assert_int_equal(find(w, "the held calls cannot be listed: engine lab: not connected",
+	assert_int_equal(view_screen_find(w, "an engine's list cannot be read", NULL, NULL), 0);
+	assert_int_equal(view_screen_find(w, "the held calls cannot be listed: engine lab: not connected",
 			      NULL, NULL), 2);
 	delwin(w);
 }
@@ -310,11 +255,11 @@ test_two_engines(void **state)
 	three(&m);
 	m.n_engines = 2;
 	calls[1].engine = 1;
-	w = drawn(24, 100, &m, &vs);
-	dump(w);
-	assert_int_equal(find(w, "ID", "ENGINE", "SESSION"), 1);
-	assert_int_equal(find(w, "7 prod", "3f9a1c02", NULL), 2);
-	assert_int_equal(find(w, "8 lab", "77e0b5a9", NULL), 3);
+	w = view_screen_draw(VIEW_PENDING, 24, 100, &m, &vs);
+	view_screen_dump(w);
+	assert_int_equal(view_screen_find(w, "ID", "ENGINE", "SESSION"), 1);
+	assert_int_equal(view_screen_find(w, "7 prod", "3f9a1c02", NULL), 2);
+	assert_int_equal(view_screen_find(w, "8 lab", "77e0b5a9", NULL), 3);
 	assert_int_equal(views[VIEW_PENDING]->held(&m, &vs, 1, &e), 8);
 	assert_int_equal(e, 1);
 	delwin(w);
@@ -340,9 +285,9 @@ test_thousand(void **state)
 	}
 	assert_int_equal(views[VIEW_PENDING]->rows(&m, &vs), MANY);
 	vs.selected = MANY - 1;
-	w = drawn(24, 80, &m, &vs);
-	assert_int_equal(find(w, "1000 waiting", NULL, NULL), 0);
-	assert_int_equal(find(w, "▶", "1000 100001f3", NULL), 23);
+	w = view_screen_draw(VIEW_PENDING, 24, 80, &m, &vs);
+	assert_int_equal(view_screen_find(w, "1000 waiting", NULL, NULL), 0);
+	assert_int_equal(view_screen_find(w, "▶", "1000 100001f3", NULL), 23);
 	assert_int_equal(views[VIEW_PENDING]->held(&m, &vs, vs.selected, &e), MANY);
 	delwin(w);
 }
@@ -383,32 +328,6 @@ test_formats(void **state)
 	assert_int_equal(pending_age_ms(&h, NOW_MS), 0);
 }
 
-static int
-screen_open(void **state)
-{
-	static const char *const terms[] = { "xterm-256color", "xterm", "vt100", "dumb" };
-	FILE *out = fopen("/dev/null", "w"), *in = fopen("/dev/null", "r");
-	SCREEN *scr = NULL;
-
-	(void)state;
-	setlocale(LC_ALL, "C.UTF-8");
-	for (size_t i = 0; i < N_OF(terms) && !scr && out && in; i++)
-		scr = newterm(terms[i], out, in);
-	if (!scr)
-		return -1;
-	set_term(scr);
-	color_init(false);
-	return 0;
-}
-
-static int
-screen_close(void **state)
-{
-	(void)state;
-	endwin();
-	return 0;
-}
-
 int
 main(void)
 {
@@ -424,5 +343,5 @@ main(void)
 		cmocka_unit_test(test_formats),
 	};
 
-	return cmocka_run_group_tests_name("pending-view", tests, screen_open, screen_close);
+	return cmocka_run_group_tests_name("pending-view", tests, view_screen_open, view_screen_close);
 }

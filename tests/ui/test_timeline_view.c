@@ -16,6 +16,7 @@
 #include "color.h"
 #include "util.h"
 #include "view.h"
+#include "view_screen.h"
 
 /*
  * The timeline view (views/timeline.c) drawn from fixed rows into an
@@ -85,62 +86,6 @@ story(struct ui_model *m)
 }
 
 static void
-line_of(WINDOW *w, int y, char *out, size_t cap)
-{
-	wchar_t wbuf[512];
-	mbstate_t st;
-	size_t len = 0, k;
-	int i, n;
-
-	memset(&st, 0, sizeof st);
-	n = mvwinnwstr(w, y, 0, wbuf, getmaxx(w) < 511 ? getmaxx(w) : 511);
-	for (i = 0; i < n && wbuf[i] && len + MB_LEN_MAX < cap; i++) {
-		k = wcrtomb(out + len, wbuf[i], &st);
-		len += k == (size_t)-1 ? 0 : k;
-	}
-	while (len > 0 && out[len - 1] == ' ')
-		len--;
-	out[len] = '\0';
-}
-
-/* The line showing every one of the NULL-ended texts; -1 when none does. */
-static int
-find(WINDOW *w, const char *a, const char *b, const char *c)
-{
-	char line[2048];
-
-	for (int y = 0; y < getmaxy(w); y++) {
-		line_of(w, y, line, sizeof line);
-		if (strstr(line, a) && (!b || strstr(line, b)) && (!c || strstr(line, c)))
-			return y;
-	}
-	return -1;
-}
-
-static WINDOW *
-drawn(int lines, int cols, const struct ui_model *m, struct view_state *vs)
-{
-	WINDOW *w;
-
-	assert_int_equal(resizeterm(lines, cols), OK);
-	w = newwin(lines, cols, 0, 0);
-	assert_non_null(w);
-	views[VIEW_TIMELINE]->draw(w, m, vs);
-	return w;
-}
-
-static void
-dump(WINDOW *w)
-{
-	char line[2048];
-
-	for (int y = 0; y < getmaxy(w); y++) {
-		line_of(w, y, line, sizeof line);
-		fprintf(stderr, "|%s\n", line);
-	}
-}
-
-static void
 test_80x24(void **state)
 {
 	struct view_state vs = { 0 };
@@ -149,21 +94,21 @@ test_80x24(void **state)
 
 	(void)state;
 	story(&m);
-	w = drawn(24, 80, &m, &vs);
-	dump(w);
-	assert_int_equal(find(w, "Timeline", "10 events", "following"), 0);
-	assert_int_equal(find(w, "TIME", "KIND", "WHAT"), 1);
-	assert_int_equal(find(w, "07:00:01", "start", "1a2b3c4d"), 2);
-	assert_int_equal(find(w, "refused", "read_only_rootfs", NULL), 3);
-	assert_int_equal(find(w, "revoke", "alice via ctl", "store r1: 1 applied, 1 n/a"), 4);
-	assert_int_equal(find(w, "revoke at start", "store r1", "applied"), 5);
-	assert_int_equal(find(w, "freeze", "bob via console", "r2: 2 applied, 1 rejected"), 6);
-	assert_int_equal(find(w, "revoke", "bob via console", "revoke refused: view only"), 7);
-	assert_int_equal(find(w, "grant", "alice via console", "grant: 2 calls"), 8);
-	assert_int_equal(find(w, "expiry via grant", "grant lapsed: calls spent", NULL), 9);
-	assert_int_equal(find(w, "end", "normal: agent_eof", NULL), 10);
+	w = view_screen_draw(VIEW_TIMELINE, 24, 80, &m, &vs);
+	view_screen_dump(w);
+	assert_int_equal(view_screen_find(w, "Timeline", "10 events", "following"), 0);
+	assert_int_equal(view_screen_find(w, "TIME", "KIND", "WHAT"), 1);
+	assert_int_equal(view_screen_find(w, "07:00:01", "start", "1a2b3c4d"), 2);
+	assert_int_equal(view_screen_find(w, "refused", "read_only_rootfs", NULL), 3);
+	assert_int_equal(view_screen_find(w, "revoke", "alice via ctl", "store r1: 1 applied, 1 n/a"), 4);
+	assert_int_equal(view_screen_find(w, "revoke at start", "store r1", "applied"), 5);
+	assert_int_equal(view_screen_find(w, "freeze", "bob via console", "r2: 2 applied, 1 rejected"), 6);
+	assert_int_equal(view_screen_find(w, "revoke", "bob via console", "revoke refused: view only"), 7);
+	assert_int_equal(view_screen_find(w, "grant", "alice via console", "grant: 2 calls"), 8);
+	assert_int_equal(view_screen_find(w, "expiry via grant", "grant lapsed: calls spent", NULL), 9);
+	assert_int_equal(view_screen_find(w, "end", "normal: agent_eof", NULL), 10);
 	/* A kind this console's table lacks: listed by its word, the newest, selected. */
-	assert_int_equal(find(w, "held_call", "fetch held", NULL), 11);
+	assert_int_equal(view_screen_find(w, "held_call", "fetch held", NULL), 11);
 	assert_int_equal(vs.selected, 9);
 	delwin(w);
 }
@@ -183,25 +128,25 @@ test_50x12(void **state)
 
 	(void)state;
 	story(&m);
-	w = drawn(12, 50, &m, &vs);
-	dump(w);
-	assert_int_equal(find(w, "Timeline", "10 events", "following"), 0);
-	assert_int_equal(find(w, "TIME", "KIND", "WHAT"), 1);
-	assert_int_equal(find(w, "BY", NULL, NULL), -1);
-	assert_int_equal(find(w, "alice", NULL, NULL), -1);
-	assert_int_equal(find(w, "07:01:10", "revoke", "store r1: 1 applied"), 4);
-	assert_int_equal(find(w, "07:03:40", "grant", "grant lapsed"), 9);
-	assert_int_equal(find(w, "held_call", NULL, NULL), 11);
+	w = view_screen_draw(VIEW_TIMELINE, 12, 50, &m, &vs);
+	view_screen_dump(w);
+	assert_int_equal(view_screen_find(w, "Timeline", "10 events", "following"), 0);
+	assert_int_equal(view_screen_find(w, "TIME", "KIND", "WHAT"), 1);
+	assert_int_equal(view_screen_find(w, "BY", NULL, NULL), -1);
+	assert_int_equal(view_screen_find(w, "alice", NULL, NULL), -1);
+	assert_int_equal(view_screen_find(w, "07:01:10", "revoke", "store r1: 1 applied"), 4);
+	assert_int_equal(view_screen_find(w, "07:03:40", "grant", "grant lapsed"), 9);
+	assert_int_equal(view_screen_find(w, "held_call", NULL, NULL), 11);
 	assert_int_equal(vs.selected, 9);
 	for (int y = 0; y < 12; y++) {
-		line_of(w, y, line, sizeof line);
+		view_screen_line(w, y, line, sizeof line);
 		assert_true(mbstowcs(NULL, line, 0) <= 50);
 	}
 	delwin(w);
 	/* Fewer lines than events: the newest shown, the oldest scrolled off. */
-	w = drawn(8, 50, &m, &vs);
-	assert_int_equal(find(w, "held_call", NULL, NULL), 7);
-	assert_int_equal(find(w, "07:00:01", NULL, NULL), -1);
+	w = view_screen_draw(VIEW_TIMELINE, 8, 50, &m, &vs);
+	assert_int_equal(view_screen_find(w, "held_call", NULL, NULL), 7);
+	assert_int_equal(view_screen_find(w, "07:00:01", NULL, NULL), -1);
 	delwin(w);
 }
 
@@ -216,14 +161,14 @@ test_filter(void **state)
 	(void)state;
 	story(&m);
 	snprintf(vs.filter, sizeof vs.filter, "alice");
-	w = drawn(24, 80, &m, &vs);
-	assert_int_equal(find(w, "3 of 10", "filter: alice", NULL), 0);
+	w = view_screen_draw(VIEW_TIMELINE, 24, 80, &m, &vs);
+	assert_int_equal(view_screen_find(w, "3 of 10", "filter: alice", NULL), 0);
 	assert_int_equal(views[VIEW_TIMELINE]->rows(&m, &vs), 3);
-	assert_int_equal(find(w, "bob", NULL, NULL), -1);
+	assert_int_equal(view_screen_find(w, "bob", NULL, NULL), -1);
 	delwin(w);
 	snprintf(vs.filter, sizeof vs.filter, "nobody");
-	w = drawn(24, 80, &m, &vs);
-	assert_true(find(w, "no event matches \"nobody\"", NULL, NULL) > 0);
+	w = view_screen_draw(VIEW_TIMELINE, 24, 80, &m, &vs);
+	assert_true(view_screen_find(w, "no event matches \"nobody\"", NULL, NULL) > 0);
 	delwin(w);
 }
 
@@ -261,41 +206,15 @@ test_empty_and_unreadable(void **state)
 	WINDOW *w;
 
 	(void)state;
-	w = drawn(6, 80, &m, &vs);
-	assert_true(find(w, "no policy events yet", NULL, NULL) > 0);
+	w = view_screen_draw(VIEW_TIMELINE, 6, 80, &m, &vs);
+	assert_true(view_screen_find(w, "no policy events yet", NULL, NULL) > 0);
 	delwin(w);
 	m.timeline_error = "audit timeline: cannot read entries";
-	w = drawn(6, 80, &m, &vs);
-	assert_int_equal(find(w, "not following: the log cannot be read", NULL, NULL), 0);
-	assert_true(find(w, "the audit log cannot be read: audit timeline: cannot read entries",
+	w = view_screen_draw(VIEW_TIMELINE, 6, 80, &m, &vs);
+	assert_int_equal(view_screen_find(w, "not following: the log cannot be read", NULL, NULL), 0);
+	assert_true(view_screen_find(w, "the audit log cannot be read: audit timeline: cannot read entries",
 			 NULL, NULL) > 0);
 	delwin(w);
-}
-
-static int
-screen_open(void **state)
-{
-	static const char *const terms[] = { "xterm-256color", "xterm", "vt100", "dumb" };
-	FILE *out = fopen("/dev/null", "w"), *in = fopen("/dev/null", "r");
-	SCREEN *scr = NULL;
-
-	(void)state;
-	setlocale(LC_ALL, "C.UTF-8");
-	for (size_t i = 0; i < N_OF(terms) && !scr && out && in; i++)
-		scr = newterm(terms[i], out, in);
-	if (!scr)
-		return -1;
-	set_term(scr);
-	color_init(false);
-	return 0;
-}
-
-static int
-screen_close(void **state)
-{
-	(void)state;
-	endwin();
-	return 0;
 }
 
 int
@@ -309,5 +228,5 @@ main(void)
 		cmocka_unit_test(test_empty_and_unreadable),
 	};
 
-	return cmocka_run_group_tests_name("timeline-view", tests, screen_open, screen_close);
+	return cmocka_run_group_tests_name("timeline-view", tests, view_screen_open, view_screen_close);
 }
