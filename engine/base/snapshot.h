@@ -75,28 +75,35 @@ enum session_end {
 	SESSION_END_COUNT
 };
 
+/* One row of SESSION_ENDS. */
+struct session_end_info {
+	const char *id;
+	bool normal;
+};
+
+static inline const struct session_end_info *
+session_end_info(enum session_end e)
+{
+	static const struct session_end_info rows[] = {
+#define SESSION_END_INFO(e, id, normal) { id, normal },
+		SESSION_ENDS(SESSION_END_INFO)
+#undef SESSION_END_INFO
+	};
+	static const struct session_end_info unknown = { "unknown", false };
+
+	return (unsigned)e < SESSION_END_COUNT ? &rows[e] : &unknown;
+}
+
 static inline const char *
 session_end_id(enum session_end e)
 {
-	static const char *const ids[] = {
-#define SESSION_END_ID(e, id, normal) id,
-		SESSION_ENDS(SESSION_END_ID)
-#undef SESSION_END_ID
-	};
-
-	return (unsigned)e < SESSION_END_COUNT ? ids[e] : "unknown";
+	return session_end_info(e)->id;
 }
 
 static inline bool
 session_end_normal(enum session_end e)
 {
-	static const bool normal[] = {
-#define SESSION_END_NORMAL(e, id, n) n,
-		SESSION_ENDS(SESSION_END_NORMAL)
-#undef SESSION_END_NORMAL
-	};
-
-	return (unsigned)e < SESSION_END_COUNT && normal[e];
+	return session_end_info(e)->normal;
 }
 
 /* Where a session is in its life (docs/architecture.md §2). */
@@ -627,40 +634,42 @@ enum host_check_stage {
 	HOST_STAGE_CONFIG,	/* a session config (doctor --config, a session's start) */
 };
 
+/* One row of HOST_CHECKS: what the id, stage and help lookups read. */
+struct host_check_info {
+	const char *id;
+	enum host_check_stage stage;
+	const char *help;
+};
+
+static inline const struct host_check_info *
+host_check_info(enum host_check c)
+{
+	static const struct host_check_info rows[] = {
+#define HOST_CHECK_INFO(e, id, stage, help) { id, HOST_STAGE_##stage, help },
+		HOST_CHECKS(HOST_CHECK_INFO)
+#undef HOST_CHECK_INFO
+	};
+	static const struct host_check_info unknown = { "unknown", HOST_STAGE_DAEMON, "" };
+
+	return (unsigned)c < HOST_CHECK_COUNT ? &rows[c] : &unknown;
+}
+
 static inline const char *
 host_check_id(enum host_check c)
 {
-	static const char *const ids[] = {
-#define HOST_CHECK_ID(e, id, stage, help) id,
-		HOST_CHECKS(HOST_CHECK_ID)
-#undef HOST_CHECK_ID
-	};
-
-	return (unsigned)c < HOST_CHECK_COUNT ? ids[c] : "unknown";
+	return host_check_info(c)->id;
 }
 
 static inline enum host_check_stage
 host_check_stage(enum host_check c)
 {
-	static const enum host_check_stage stages[] = {
-#define HOST_CHECK_STAGE(e, id, stage, help) HOST_STAGE_##stage,
-		HOST_CHECKS(HOST_CHECK_STAGE)
-#undef HOST_CHECK_STAGE
-	};
-
-	return (unsigned)c < HOST_CHECK_COUNT ? stages[c] : HOST_STAGE_DAEMON;
+	return host_check_info(c)->stage;
 }
 
 static inline const char *
 host_check_help(enum host_check c)
 {
-	static const char *const help[] = {
-#define HOST_CHECK_HELP(e, id, stage, text) text,
-		HOST_CHECKS(HOST_CHECK_HELP)
-#undef HOST_CHECK_HELP
-	};
-
-	return (unsigned)c < HOST_CHECK_COUNT ? help[c] : "";
+	return host_check_info(c)->help;
 }
 
 /*

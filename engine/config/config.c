@@ -268,13 +268,10 @@ static int
 parse_agent(struct airlock_config *c, const json_t *obj, struct al_err *err)
 {
 	static const char *const keys[] = { "mcp", NULL };
-	const json_t *m = json_object_get(obj, "mcp");
 
-	if (config_only_keys(obj, keys, "agent", err) < 0)
+	if (config_only_keys(obj, keys, "agent", err) < 0 ||
+	    config_get_bool(json_object_get(obj, "mcp"), &c->agent.mcp, "agent", "mcp", err) < 0)
 		return -1;
-	if (m && !json_is_boolean(m))
-		return al_fail(err, "agent.mcp: expected true or false");
-	c->agent.mcp = json_is_true(m);
 	c->profile.shim_required = c->agent.mcp;
 	return 0;
 }
@@ -288,14 +285,11 @@ static int
 parse_policy(struct airlock_config *c, const json_t *obj, struct al_err *err)
 {
 	static const char *const keys[] = { "declassify_by_hold", NULL };
-	const json_t *d = json_object_get(obj, "declassify_by_hold");
 
 	if (config_only_keys(obj, keys, "policy", err) < 0)
 		return -1;
-	if (d && !json_is_boolean(d))
-		return al_fail(err, "policy.declassify_by_hold: expected true or false");
-	c->policy.declassify_by_hold = json_is_true(d);
-	return 0;
+	return config_get_bool(json_object_get(obj, "declassify_by_hold"),
+			       &c->policy.declassify_by_hold, "policy", "declassify_by_hold", err);
 }
 
 /* {"size": 0..16, "max_age_ms": 100..86400000}: both optional. */

@@ -92,20 +92,15 @@ flow_names(struct supervisor *s, const char *flow, const char *const *ids, size_
 	   char (*to)[SNAP_ID_MAX], struct al_err *err)
 {
 	char cls[CLASS_NAME_MAX], sink[CLASS_NAME_MAX];
-	struct slot *sl;
-	size_t i;
-	int rc = 0;
+	int rc;
 
 	if (!flow || strlen(flow) >= SNAP_NAME_MAX || flow_split(flow, cls, sink) < 0)
 		return al_fail(err, "cutover: %s", SUPERVISOR_E_FLOW);
 	pthread_mutex_lock(&s->lock);
 	if (!flow_known(s, cls, sink))
 		rc = al_fail(err, "cutover: %s", SUPERVISOR_E_FLOW);
-	for (i = 0; rc == 0 && ids && i < n_ids; i++)
-		if ((sl = sup_pick(s, ids[i], err)) != NULL)
-			memcpy(to[i], sl->id, SNAP_ID_MAX);
-		else
-			rc = -1;
+	else
+		rc = ids ? sup_pick_ids(s, ids, n_ids, to, err) : 0;
 	pthread_mutex_unlock(&s->lock);
 	return rc;
 }
@@ -129,11 +124,7 @@ flow_post(struct supervisor *s, enum cutover_op op, const char *flow, const char
 		f = flow_ranks(to[i]->cfg, flow);
 		gate_post_flow(to[i]->gate, s->revision, f.cls, f.sink, op == CUTOVER_HOLD);
 	}
-	sup_cutover_posted(s);
-	if (revision)
-		*revision = s->revision;
-	if (targets)
-		*targets = n;
+	sup_cutover_posted(s, n, revision, targets);
 	return 0;
 }
 

@@ -339,7 +339,8 @@ void sup_hold_note_flow(struct supervisor *s, const struct slot *sl, const struc
 int sup_cutover_open(struct supervisor *s, enum cutover_op op, const char *what,
 		     const char *const *ids, size_t n_ids, const struct snap_author *by,
 		     struct slot **to, size_t *n, struct al_err *err);
-void sup_cutover_posted(struct supervisor *s);
+/* Posting ends; the cutover's revision and how many sessions it went to, when asked. */
+void sup_cutover_posted(struct supervisor *s, size_t n, int64_t *revision, size_t *targets);
 
 /* Queue a policy entry for the writer (under nothing, or s->policy). */
 void sup_policy_record(struct supervisor *s, const struct policy_entry *p);
@@ -376,6 +377,8 @@ void sup_pool_snapshot(struct supervisor *s, struct supervisor_snapshot *snap);
 struct slot *sup_find(struct supervisor *s, const char *id);
 /* Under s->lock: as supervisor_session_id (supervisor.h), the slot itself. */
 struct slot *sup_pick(struct supervisor *s, const char *typed, struct al_err *err);
+int sup_pick_ids(struct supervisor *s, const char *const *ids, size_t n,
+		 char (*to)[SNAP_ID_MAX], struct al_err *err);
 void sup_slot_free(struct slot *sl);
 void sup_slot_join(struct slot *sl);
 

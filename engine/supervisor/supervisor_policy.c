@@ -599,19 +599,14 @@ static int
 cutover_names(struct supervisor *s, const char *tool, char *named, bool hold,
 	      const char *const *ids, size_t n_ids, char (*to)[SNAP_ID_MAX], struct al_err *err)
 {
-	struct slot *sl = NULL;
-	size_t i;
-	int rc = 0;
+	int rc;
 
 	pthread_mutex_lock(&s->lock);
 	sup_copy_word(named, SNAP_NAME_MAX, tool);
 	if (!tool_known(s, tool) && !(hold && alias_tool(s, tool, named)))
 		rc = al_fail(err, SUPERVISOR_E_TOOL, tool);
-	for (i = 0; rc == 0 && ids && i < n_ids; i++)
-		if ((sl = sup_pick(s, ids[i], err)) != NULL)
-			memcpy(to[i], sl->id, SNAP_ID_MAX);
-		else
-			rc = -1;
+	else
+		rc = ids ? sup_pick_ids(s, ids, n_ids, to, err) : 0;
 	pthread_mutex_unlock(&s->lock);
 	return rc;
 }
@@ -653,11 +648,7 @@ sup_cutover_locked(struct supervisor *s, enum cutover_op op, const char *tool,
 		else
 			gate_post(to[i]->gate, s->revision, config_tool_index(to[i]->cfg, tool),
 				  op == CUTOVER_RESTORE);
-	posting_end(s);
-	if (revision)
-		*revision = s->revision;
-	if (targets)
-		*targets = n;
+	sup_cutover_posted(s, n, revision, targets);
 	return 0;
 }
 
@@ -677,9 +668,13 @@ sup_cutover_open(struct supervisor *s, enum cutover_op op, const char *what,
 }
 
 void
-sup_cutover_posted(struct supervisor *s)
+sup_cutover_posted(struct supervisor *s, size_t n, int64_t *revision, size_t *targets)
 {
 	posting_end(s);
+	if (revision)
+		*revision = s->revision;
+	if (targets)
+		*targets = n;
 }
 
 /*
@@ -786,12 +781,8 @@ supervisor_freeze(struct supervisor *s, bool frozen, const struct snap_author *b
 	posting_begin(s);
 	for (i = 0; i < n; i++)
 		gate_post_freeze(to[i]->gate, s->revision, frozen);
-	posting_end(s);
-	if (revision)
-		*revision = s->revision;
+	sup_cutover_posted(s, n, revision, targets);
 	pthread_mutex_unlock(&s->policy);
-	if (targets)
-		*targets = n;
 	return 0;
 }
 

@@ -319,6 +319,22 @@ sup_pick(struct supervisor *s, const char *typed, struct al_err *err)
 	return s->slots[k.at];
 }
 
+/* Under s->lock: the whole id of each of the n sessions ids names, into to; -1 with why. */
+int
+sup_pick_ids(struct supervisor *s, const char *const *ids, size_t n, char (*to)[SNAP_ID_MAX],
+	     struct al_err *err)
+{
+	struct slot *sl;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!(sl = sup_pick(s, ids[i], err)))
+			return -1;
+		memcpy(to[i], sl->id, SNAP_ID_MAX);
+	}
+	return 0;
+}
+
 int
 supervisor_session_id(struct supervisor *s, const char *typed, char id[SNAP_ID_MAX],
 		      struct al_err *err)
