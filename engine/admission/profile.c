@@ -488,22 +488,23 @@ strv_json(const struct strv *s)
 	return a;
 }
 
+/* One more ulimit, soft and hard alike, when value is set. */
+static int
+ulimit_add(json_t *u, const char *name, int64_t value)
+{
+	if (value <= 0)
+		return 0;
+	return json_array_append_new(u, json_pack("{s:s, s:I, s:I}", "Name", name,
+						  "Soft", (json_int_t)value,
+						  "Hard", (json_int_t)value));
+}
+
 static json_t *
 ulimits_json(const struct profile *p)
 {
 	json_t *u = json_pack("[{s:s, s:i, s:i}]", "Name", "core", "Soft", 0, "Hard", 0);
 
-	if (u && p->nofile > 0 &&
-	    json_array_append_new(u, json_pack("{s:s, s:I, s:I}", "Name", "nofile",
-					       "Soft", (json_int_t)p->nofile,
-					       "Hard", (json_int_t)p->nofile)) < 0) {
-		json_decref(u);
-		return NULL;
-	}
-	if (u && p->nproc > 0 &&
-	    json_array_append_new(u, json_pack("{s:s, s:I, s:I}", "Name", "nproc",
-					       "Soft", (json_int_t)p->nproc,
-					       "Hard", (json_int_t)p->nproc)) < 0) {
+	if (u && (ulimit_add(u, "nofile", p->nofile) < 0 || ulimit_add(u, "nproc", p->nproc) < 0)) {
 		json_decref(u);
 		return NULL;
 	}
