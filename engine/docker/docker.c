@@ -8,6 +8,8 @@
 
 #include <curl/curl.h>
 
+#include "grow.h"
+
 #define DOCKER_PATH_SHOWN	96	/* how much of a path an error message repeats */
 #define DOCKER_BUF_FIRST	4096
 
@@ -186,8 +188,7 @@ static size_t
 docker_buf_write(char *ptr, size_t size, size_t nmemb, void *ud)
 {
 	struct docker_buf *b = ud;
-	size_t n = size * nmemb, cap;
-	unsigned char *data;
+	size_t n = size * nmemb;
 
 	if (n == 0)
 		return 0;	/* nothing to keep, and no buffer yet to copy into */
@@ -195,16 +196,9 @@ docker_buf_write(char *ptr, size_t size, size_t nmemb, void *ud)
 		b->overflow = true;
 		return 0;
 	}
-	if (b->len + n > b->cap) {
-		cap = b->cap ? b->cap : DOCKER_BUF_FIRST;
-		while (cap < b->len + n)
-			cap = cap > b->max / 2 ? b->max : cap * 2;
-		if (!(data = realloc(b->data, cap))) {
-			b->oom = true;
-			return 0;
-		}
-		b->data = data;
-		b->cap = cap;
+	if (grow(&b->data, &b->cap, b->len + n, 1, DOCKER_BUF_FIRST, b->max) < 0) {
+		b->oom = true;
+		return 0;
 	}
 	memcpy(b->data + b->len, ptr, n);
 	b->len += n;

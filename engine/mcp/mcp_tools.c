@@ -1,5 +1,6 @@
 #include "mcp_int.h"
 #include "clock.h"
+#include "grow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -87,23 +88,6 @@ mcp_listing_has(const struct mcp_listing *l, const struct mcp_span *name)
 }
 
 /* A name the engine compares as a C string: no NUL inside. */
-/* Room for one more tool: most upstreams list a few, a session keeps them all. */
-static int
-listing_grow(struct mcp_listing *l)
-{
-	size_t cap = l->cap ? l->cap * 2 : 8;
-	struct mcp_tool *v;
-
-	if (cap > MCP_TOOLS_MAX)
-		cap = MCP_TOOLS_MAX;
-	if (!(v = realloc(l->v, cap * sizeof *v)))
-		return -1;
-	memset(v + l->cap, 0, (cap - l->cap) * sizeof *v);
-	l->v = v;
-	l->cap = cap;
-	return 0;
-}
-
 static int
 mcp_listing_add(struct mcp_client *c, struct mcp_listing *l, const struct mcp_digest_tool *tool,
 		struct al_err *err)
@@ -118,7 +102,8 @@ mcp_listing_add(struct mcp_client *c, struct mcp_listing *l, const struct mcp_di
 	if (l->n >= MCP_TOOLS_MAX)
 		return al_fail(err, "upstream %s: tools/list: more than %d tools", c->name,
 			       MCP_TOOLS_MAX);
-	if (l->n == l->cap && listing_grow(l) < 0)
+	/* Most upstreams list a few tools; a session keeps them all. */
+	if (grow(&l->v, &l->cap, l->n + 1, sizeof *l->v, 8, MCP_TOOLS_MAX) < 0)
 		return al_fail(err, "upstream %s: out of memory", c->name);
 	t = &l->v[l->n];
 	if (!span_dup(&tool->name, &t->name, &n))

@@ -8,6 +8,7 @@
 #include <openssl/evp.h>
 
 #include "docker.h"
+#include "grow.h"
 #include "hash.h"
 #include "mutant.h"
 #include "profile.h"
@@ -174,19 +175,11 @@ decide(struct sealed_export *x, struct sealed_blob *b)
 static int
 blobs_grow(struct sealed_export *x)
 {
-	size_t cap = x->cap_blobs ? 2 * x->cap_blobs : 16;
-	struct sealed_blob *v;
-
-	if (x->n_blobs < x->cap_blobs)
-		return 0;
 	if (x->n_blobs == SEALED_BLOBS_MAX)
 		return al_fail(x->err, "image export: more than %d files", SEALED_BLOBS_MAX);
-	if (cap > SEALED_BLOBS_MAX)
-		cap = SEALED_BLOBS_MAX;
-	if (!(v = realloc(x->blobs, cap * sizeof *v)))
+	if (grow(&x->blobs, &x->cap_blobs, x->n_blobs + 1, sizeof *x->blobs, 16,
+		 SEALED_BLOBS_MAX) < 0)
 		return al_fail(x->err, "image export: out of memory");
-	x->blobs = v;
-	x->cap_blobs = cap;
 	return 0;
 }
 

@@ -13,6 +13,7 @@
 #include "audit_timeline.h"
 #include "clock.h"
 #include "gate.h"
+#include "grow.h"
 #include "watchdog.h"
 
 /* Under s->lock: the parts of a row read now, not when the worker published. */
@@ -51,22 +52,6 @@ row_live(struct slot *sl, struct session_row *r, int64_t now_mono)
 		r->call.revision = g.busy_revision;
 		r->call.age_ms = (clock_mono_us() - g.busy_since_us) / 1000;
 	}
-}
-
-static int
-snapshot_grow(struct supervisor_snapshot *snap, size_t n)
-{
-	struct session_row *rows;
-
-	if (n <= snap->cap)
-		return 0;
-	rows = realloc(snap->rows, n * sizeof *rows);
-	if (!rows)
-		return -1;
-	memset(rows + snap->cap, 0, (n - snap->cap) * sizeof *rows);
-	snap->rows = rows;
-	snap->cap = n;
-	return 0;
 }
 
 /* Under s->lock: copy one row unless the caller's copy is already current. */
@@ -132,7 +117,8 @@ supervisor_snapshot(struct supervisor *s, struct supervisor_snapshot *snap)
 	size_t i;
 
 	pthread_mutex_lock(&s->lock);
-	if (snapshot_grow(snap, s->n_slots ? s->n_slots : 1) < 0) {
+	if (grow(&snap->rows, &snap->cap, s->n_slots, sizeof *snap->rows, 16,
+		 SUPERVISOR_SESSIONS_MAX) < 0) {
 		pthread_mutex_unlock(&s->lock);
 		snap->n = 0;
 		return -1;
