@@ -220,10 +220,7 @@ audit_target(const struct ui_model *m, const struct view_state *vs, size_t i,
 }
 
 const struct view_ops audit_view = {
-	.id = VIEW_AUDIT,
-	.name = "audit",
-	.title = "Audit",
-	.n_sorts = 0,
+	VIEW_OPS_HEAD(AUDIT),
 	.filters = true,
 	.draw = audit_draw,
 	.rows = audit_rows,

@@ -258,10 +258,7 @@ pending_held(const struct ui_model *m, const struct view_state *vs, size_t i, un
 }
 
 const struct view_ops pending_view = {
-	.id = VIEW_PENDING,
-	.name = "pending",
-	.title = "Pending",
-	.n_sorts = 0,
+	VIEW_OPS_HEAD(PENDING),
 	.filters = true,
 	.draw = pending_draw,
 	.rows = pending_rows,

@@ -552,9 +552,7 @@ sessions_target(const struct ui_model *m, const struct view_state *vs, size_t i,
 }
 
 const struct view_ops sessions_view = {
-	.id = VIEW_SESSIONS,
-	.name = "sessions",
-	.title = "Sessions",
+	VIEW_OPS_HEAD(SESSIONS),
 	.n_sorts = SORT_COUNT,
 	.filters = true,
 	.draw = sessions_draw,

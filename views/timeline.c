@@ -346,10 +346,7 @@ timeline_jump(const struct ui_model *m, const struct view_state *vs, bool forwar
 }
 
 const struct view_ops timeline_view = {
-	.id = VIEW_TIMELINE,
-	.name = "timeline",
-	.title = "Timeline",
-	.n_sorts = 0,
+	VIEW_OPS_HEAD(TIMELINE),
 	.filters = true,
 	.draw = timeline_draw,
 	.rows = timeline_rows,

@@ -577,9 +577,7 @@ tools_open(struct view_state *vs, const char *session)
 }
 
 const struct view_ops tools_view = {
-	.id = VIEW_TOOLS,
-	.name = "tools",
-	.title = "Tools",
+	VIEW_OPS_HEAD(TOOLS),
 	.n_sorts = SORT_COUNT,
 	.filters = true,
 	.draw = tools_draw,
