@@ -72,10 +72,7 @@ list_title(WINDOW *w, const struct ui_model *m, const struct view_state *vs,
 		x = draw_title_tag(w, 0, x, end, m, UI_COLOR_ALERT, lv->error_tag);
 	if (lv->tags)
 		x = lv->tags(w, x, end, m, l);
-	if (vs->filter[0]) {
-		snprintf(buf, sizeof buf, "filter: %s", vs->filter);
-		draw_title_tag(w, 0, x, end, m, UI_COLOR_PENDING, buf);
-	}
+	draw_filter_tag(w, x, end, m, vs);
 }
 
 /* Why there is no row: no memory, an unreadable source, the filter, or nothing yet. */

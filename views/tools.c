@@ -24,21 +24,12 @@
 	_(WAITING, "waiting", true)
 
 enum tools_sort {
-#define SORT_ENUM(e, name, desc) SORT_##e,
-	TOOL_SORTS(SORT_ENUM)
-#undef SORT_ENUM
+	TOOL_SORTS(DRAW_SORT_ENUM)
 	SORT_COUNT
 };
 
-struct sort_spec {
-	const char *name;
-	bool desc;
-};
-
 static const struct sort_spec sorts[SORT_COUNT] = {
-#define SORT_SPEC(e, name, desc) [SORT_##e] = { name, desc },
-	TOOL_SORTS(SORT_SPEC)
-#undef SORT_SPEC
+	TOOL_SORTS(DRAW_SORT_SPEC)
 };
 
 /* Across sessions the counts; for one session its status instead. */
@@ -252,7 +243,7 @@ tools_cmp(const void *pa, const void *pb, void *arg)
 {
 	const struct tool_agg *a = pa, *b = pb;
 	const struct view_state *vs = arg;
-	int key = vs->sort >= 0 && vs->sort < SORT_COUNT ? vs->sort : SORT_NAME, c = 0;
+	int key = draw_sort_key(vs, SORT_COUNT), c = 0;
 
 	if (key == SORT_REVOKED)
 		c = cmp_size(a->revoked, b->revoked);
@@ -477,7 +468,6 @@ static void
 tools_draw_title(WINDOW *w, const struct ui_model *m, const struct view_state *vs,
 		 const struct tools_list *l)
 {
-	int key = vs->sort >= 0 && vs->sort < SORT_COUNT ? vs->sort : SORT_NAME;
 	int end = getmaxx(w), x;
 	char buf[UI_FILTER_MAX + 64], id[DRAW_FMT_MAX];
 	const struct session_row *r = l->session;
@@ -492,13 +482,8 @@ tools_draw_title(WINDOW *w, const struct ui_model *m, const struct view_state *v
 			 l->n_sessions == 1 ? "" : "s");
 	x = draw_title_tag(w, 0, x, end, m, r && r->pending ? UI_COLOR_PENDING : UI_COLOR_TITLE,
 			   buf);
-	snprintf(buf, sizeof buf, "sort: %s %s", sorts[key].name,
-		 draw_glyph(m, sorts[key].desc != vs->sort_reverse ? GLYPH_DOWN : GLYPH_UP));
-	x = draw_title_tag(w, 0, x, end, m, UI_COLOR_TITLE, buf);
-	if (vs->filter[0]) {
-		snprintf(buf, sizeof buf, "filter: %s", vs->filter);
-		draw_title_tag(w, 0, x, end, m, UI_COLOR_PENDING, buf);
-	}
+	x = draw_sort_tag(w, x, end, m, vs, sorts, SORT_COUNT);
+	draw_filter_tag(w, x, end, m, vs);
 }
 
 /* The view. */

@@ -433,6 +433,36 @@ draw_title_tag(WINDOW *w, int y, int x, int end, const struct ui_model *m, enum 
 	return x;
 }
 
+int
+draw_sort_key(const struct view_state *vs, int n)
+{
+	return vs->sort >= 0 && vs->sort < n ? vs->sort : 0;
+}
+
+int
+draw_sort_tag(WINDOW *w, int x, int end, const struct ui_model *m,
+	      const struct view_state *vs, const struct sort_spec *sorts, int n)
+{
+	const struct sort_spec *s = &sorts[draw_sort_key(vs, n)];
+	char buf[64];
+
+	snprintf(buf, sizeof buf, "sort: %s %s", s->name,
+		 draw_glyph(m, s->desc != vs->sort_reverse ? GLYPH_DOWN : GLYPH_UP));
+	return draw_title_tag(w, 0, x, end, m, UI_COLOR_TITLE, buf);
+}
+
+int
+draw_filter_tag(WINDOW *w, int x, int end, const struct ui_model *m,
+		const struct view_state *vs)
+{
+	char buf[UI_FILTER_MAX + 16];
+
+	if (!vs->filter[0])
+		return x;
+	snprintf(buf, sizeof buf, "filter: %s", vs->filter);
+	return draw_title_tag(w, 0, x, end, m, UI_COLOR_PENDING, buf);
+}
+
 /* Sparkline. */
 
 /* Upper bounds of the bars, in microseconds: half a decade each. */

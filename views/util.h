@@ -133,6 +133,28 @@ void draw_cols_header(WINDOW *w, int y, const struct draw_col *c, size_t n);
 /* s in column c of a row; nothing when the column is not shown. */
 int draw_col_text(WINDOW *w, int y, const struct draw_col *c, attr_t a, const char *s);
 
+/*
+ * A sortable view's keys as one X-macro table, _(E, "name", DESC) a row:
+ * DRAW_SORT_ENUM makes its enum (SORT_E), DRAW_SORT_SPEC its struct
+ * sort_spec array. The first key is the one an out-of-range vs->sort means.
+ */
+struct sort_spec {
+	const char *name;
+	bool desc;	/* biggest first: the rows to look at come on top */
+};
+
+#define DRAW_SORT_ENUM(e, name, desc) SORT_##e,
+#define DRAW_SORT_SPEC(e, name, desc) [SORT_##e] = { name, desc },
+
+/* The key of sorts[n] that vs sorts by. */
+int draw_sort_key(const struct view_state *vs, int n);
+/* The title tag "sort: lease ▼" of the key vs sorts by; returns the next x. */
+int draw_sort_tag(WINDOW *w, int x, int end, const struct ui_model *m,
+		  const struct view_state *vs, const struct sort_spec *sorts, int n);
+/* The title tag "filter: run" when vs has a filter; returns the next x. */
+int draw_filter_tag(WINDOW *w, int x, int end, const struct ui_model *m,
+		    const struct view_state *vs);
+
 /* The larger of have and s's length, no more than cap: a column's width. */
 int draw_widest(int have, const char *s, int cap);
 
