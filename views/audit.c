@@ -26,14 +26,7 @@
 	_(REQUEST,  "REQUEST",  8,  0, 2, false) \
 	_(RESPONSE, "RESPONSE", 8,  0, 1, false)
 
-enum audit_col {
-	AUDIT_COLS(DRAW_COL_ENUM)
-	COL_COUNT
-};
-
-static const struct draw_col audit_cols[COL_COUNT] = {
-	AUDIT_COLS(DRAW_COL_SPEC)
-};
+DRAW_COLS(AUDIT_COLS, audit_cols);
 
 /* How decisions stand out: by the tone the engine's vocabulary gives them. */
 static const enum ui_color tone_colors[] = {

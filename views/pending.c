@@ -33,14 +33,7 @@
 	_(AGE,     "AGE",     5,  0, 0, true)  \
 	_(EARLIER, "EARLIER", 7,  0, 1, true)
 
-enum pending_col {
-	PENDING_COLS(DRAW_COL_ENUM)
-	COL_COUNT
-};
-
-static const struct draw_col pending_cols[COL_COUNT] = {
-	PENDING_COLS(DRAW_COL_SPEC)
-};
+DRAW_COLS(PENDING_COLS, pending_cols);
 
 const char *
 pending_fmt_flow(char buf[DRAW_FMT_MAX], const struct hold_view *h, bool ascii)

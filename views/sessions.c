@@ -24,14 +24,7 @@
 	_(CALLS,   "calls",   true)  \
 	_(DENIED,  "denied",  true)
 
-enum sessions_sort {
-	SESSION_SORTS(DRAW_SORT_ENUM)
-	SORT_COUNT
-};
-
-static const struct sort_spec sorts[SORT_COUNT] = {
-	SESSION_SORTS(DRAW_SORT_SPEC)
-};
+DRAW_SORTS(SESSION_SORTS, sorts);
 
 /*
  * Columns, dropped from rank 1 up as the window narrows. GATE/END is one
@@ -49,14 +42,7 @@ static const struct sort_spec sorts[SORT_COUNT] = {
 	_(REV,   "REV",      3,  0, 3, true)  \
 	_(GATE,  "GATE/END", 0,  9, 6, false)
 
-enum sessions_col {
-	SESSION_COLS(DRAW_COL_ENUM)
-	COL_COUNT
-};
-
-static const struct draw_col session_cols[COL_COUNT] = {
-	SESSION_COLS(DRAW_COL_SPEC)
-};
+DRAW_COLS(SESSION_COLS, session_cols);
 
 /* The visible rows: filtered, then sorted. */
 struct sessions_list {

@@ -24,14 +24,7 @@
 	_(BY,   "BY",   2, 0, 1, false) \
 	_(WHAT, "WHAT", 0, 10, 0, false)
 
-enum timeline_col {
-	TIMELINE_COLS(DRAW_COL_ENUM)
-	COL_COUNT
-};
-
-static const struct draw_col timeline_cols[COL_COUNT] = {
-	TIMELINE_COLS(DRAW_COL_SPEC)
-};
+DRAW_COLS(TIMELINE_COLS, timeline_cols);
 
 typedef void what_fn(char *buf, size_t cap, const struct timeline_row *r);
 

@@ -23,14 +23,7 @@
 	_(REVOKED, "revoked", true)  \
 	_(WAITING, "waiting", true)
 
-enum tools_sort {
-	TOOL_SORTS(DRAW_SORT_ENUM)
-	SORT_COUNT
-};
-
-static const struct sort_spec sorts[SORT_COUNT] = {
-	TOOL_SORTS(DRAW_SORT_SPEC)
-};
+DRAW_SORTS(TOOL_SORTS, sorts);
 
 /* Across sessions the counts; for one session its status instead. */
 #define TOOL_COLS(_) \
@@ -43,14 +36,7 @@ static const struct sort_spec sorts[SORT_COUNT] = {
 	_(REV,      "REV",      5,  0,  3, true)  \
 	_(CUTOVER,  "CUTOVER",  0,  32, 6, false)
 
-enum tools_col {
-	TOOL_COLS(DRAW_COL_ENUM)
-	COL_COUNT
-};
-
-static const struct draw_col tool_cols[COL_COUNT] = {
-	TOOL_COLS(DRAW_COL_SPEC)
-};
+DRAW_COLS(TOOL_COLS, tool_cols);
 
 /* One tool over the sessions looked at. */
 struct tool_agg {
