@@ -74,16 +74,10 @@ audit_match(const struct ui_model *m, size_t i, const char *filter)
 	       view_match(filter, a->type);
 }
 
-static size_t
-audit_count(const struct ui_model *m)
+static struct list_items
+audit_items(const struct ui_model *m)
 {
-	return m->audit ? m->n_audit : 0;
-}
-
-static const char *
-audit_error(const struct ui_model *m)
-{
-	return m->audit_error;
+	return (struct list_items){ m->audit ? m->n_audit : 0, m->audit_error };
 }
 
 /* "2024-05-01T12:04:31.123456Z" as "12:04:31.123"; anything else as stored. */
@@ -177,9 +171,8 @@ static const struct list_view audit_list = {
 		.thing = "entry", .none = "no audit entries yet",
 	},
 	.follows = true,
-	.count = audit_count,
+	.items = audit_items,
 	.match = audit_match,
-	.error = audit_error,
 	.error_tag = "not following: the log cannot be read",
 	.fit = audit_cols_fit,
 	.tags = audit_tags,

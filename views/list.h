@@ -22,6 +22,12 @@ struct view_list {
 	bool failed;	/* no memory for the indexes: the view says so */
 };
 
+/* The model's items for a list: how many, and why they cannot be read (or NULL). */
+struct list_items {
+	size_t n;
+	const char *error;
+};
+
 /* What a list view says of its items, in its title and when it has no row. */
 struct list_words {
 	const char *one, *many;	/* the count: "1 entry", "3 entries" */
@@ -38,11 +44,9 @@ struct list_view {
 	const struct draw_col *cols;	/* n_cols, the widths before fitting */
 	struct list_words words;
 	bool follows;		/* keeps to its newest row while the cursor is on it */
-	/* The model's items, how many and whether one matches a filter. */
-	size_t (*count)(const struct ui_model *m);
+	/* The model's items, and whether one matches a filter. */
+	struct list_items (*items)(const struct ui_model *m);
 	bool (*match)(const struct ui_model *m, size_t i, const char *filter);
-	/* The model's error for this list, or NULL. */
-	const char *(*error)(const struct ui_model *m);
 	/* A failing list's title tag; NULL: only the empty text says it. */
 	const char *error_tag;
 	/* Optional: the cursor on the item it was on (rows come and go). */

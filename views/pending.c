@@ -72,16 +72,10 @@ pending_match(const struct ui_model *m, size_t i, const char *filter)
 	       view_match(filter, h->alias);
 }
 
-static size_t
-pending_count(const struct ui_model *m)
+static struct list_items
+pending_items(const struct ui_model *m)
 {
-	return m->pending ? m->n_pending : 0;
-}
-
-static const char *
-pending_error(const struct ui_model *m)
-{
-	return m->pending_error;
+	return (struct list_items){ m->pending ? m->n_pending : 0, m->pending_error };
 }
 
 /*
@@ -195,9 +189,8 @@ static const struct list_view pending_list = {
 		.thing = "held call",
 		.none = "no call is waiting for an operator (airlock ctl hold TOOL)",
 	},
-	.count = pending_count,
+	.items = pending_items,
 	.match = pending_match,
-	.error = pending_error,
 	.error_tag = "an engine's list cannot be read",
 	.keep = pending_keep,
 	.fit = pending_cols_fit,

@@ -209,16 +209,10 @@ timeline_match(const struct ui_model *m, size_t i, const char *filter)
 								  view_match(filter, r->by.via)));
 }
 
-static size_t
-timeline_count(const struct ui_model *m)
+static struct list_items
+timeline_items(const struct ui_model *m)
 {
-	return m->timeline ? m->n_timeline : 0;
-}
-
-static const char *
-timeline_error(const struct ui_model *m)
-{
-	return m->timeline_error;
+	return (struct list_items){ m->timeline ? m->n_timeline : 0, m->timeline_error };
 }
 
 /* "2024-05-01T12:04:31.123456Z" as "12:04:31"; anything else as stored. */
@@ -291,9 +285,8 @@ static const struct list_view timeline_list = {
 		.thing = "event", .none = "no policy events yet",
 	},
 	.follows = true,
-	.count = timeline_count,
+	.items = timeline_items,
 	.match = timeline_match,
-	.error = timeline_error,
 	.error_tag = "not following: the log cannot be read",
 	.fit = timeline_cols_fit,
 	.tags = timeline_tags,
