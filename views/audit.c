@@ -26,14 +26,7 @@
 	_(REQUEST,  "REQUEST",  8,  0, 2, false) \
 	_(RESPONSE, "RESPONSE", 8,  0, 1, false)
 
-enum audit_col {
-	AUDIT_COLS(DRAW_COL_ENUM)
-	COL_COUNT
-};
-
-static const struct draw_col audit_cols[COL_COUNT] = {
-	AUDIT_COLS(DRAW_COL_SPEC)
-};
+DRAW_COLS(AUDIT_COLS, audit_cols);
 
 /* How decisions stand out: by the tone the engine's vocabulary gives them. */
 static const enum ui_color tone_colors[] = {
@@ -81,16 +74,10 @@ audit_match(const struct ui_model *m, size_t i, const char *filter)
 	       view_match(filter, a->type);
 }
 
-static size_t
-audit_count(const struct ui_model *m)
+static struct list_items
+audit_items(const struct ui_model *m)
 {
-	return m->audit ? m->n_audit : 0;
-}
-
-static const char *
-audit_error(const struct ui_model *m)
-{
-	return m->audit_error;
+	return (struct list_items){ m->audit ? m->n_audit : 0, m->audit_error };
 }
 
 /* "2024-05-01T12:04:31.123456Z" as "12:04:31.123"; anything else as stored. */
@@ -184,26 +171,15 @@ static const struct list_view audit_list = {
 		.thing = "entry", .none = "no audit entries yet",
 	},
 	.follows = true,
-	.count = audit_count,
+	.items = audit_items,
 	.match = audit_match,
-	.error = audit_error,
 	.error_tag = "not following: the log cannot be read",
 	.fit = audit_cols_fit,
 	.tags = audit_tags,
 	.row = audit_draw_row,
 };
 
-static void
-audit_draw(WINDOW *w, const struct ui_model *m, struct view_state *vs)
-{
-	list_view_draw(w, m, vs, &audit_list);
-}
-
-static size_t
-audit_rows(const struct ui_model *m, const struct view_state *vs)
-{
-	return list_view_rows(&audit_list, m, vs);
-}
+LIST_VIEW_HOOKS(audit, audit_list)
 
 /* The session and tool of an entry: a revoke from here acts on them. */
 static void
@@ -220,10 +196,7 @@ audit_target(const struct ui_model *m, const struct view_state *vs, size_t i,
 }
 
 const struct view_ops audit_view = {
-	.id = VIEW_AUDIT,
-	.name = "audit",
-	.title = "Audit",
-	.n_sorts = 0,
+	VIEW_OPS_HEAD(AUDIT),
 	.filters = true,
 	.draw = audit_draw,
 	.rows = audit_rows,

@@ -632,10 +632,7 @@ detail_open(struct view_state *vs, const char *session)
 }
 
 const struct view_ops detail_view = {
-	.id = VIEW_DETAIL,
-	.name = "detail",
-	.title = "Session",
-	.n_sorts = 0,
+	VIEW_OPS_HEAD(DETAIL),
 	.draw = detail_draw,
 	.rows = detail_rows,
 	.target = detail_target,

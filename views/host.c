@@ -144,10 +144,7 @@ host_rows(const struct ui_model *m, const struct view_state *vs)
 }
 
 const struct view_ops host_view = {
-	.id = VIEW_HOST,
-	.name = "host",
-	.title = "Host",
-	.n_sorts = 0,
+	VIEW_OPS_HEAD(HOST),
 	.draw = host_draw,
 	.rows = host_rows,
 };

@@ -12,7 +12,7 @@ void
 list_view_list(const struct list_view *lv, const struct ui_model *m,
 	       const struct view_state *vs, struct view_list *l)
 {
-	size_t i, n = lv->count(m);
+	size_t i, n = lv->items(m).n;
 
 	memset(l, 0, sizeof *l);
 	if (n == 0)
@@ -55,27 +55,24 @@ list_title(WINDOW *w, const struct ui_model *m, const struct view_state *vs,
 	   const struct list_view *lv, const struct view_list *l, bool follow)
 {
 	const struct list_words *wd = &lv->words;
-	const char *error = lv->error(m);
+	struct list_items items = lv->items(m);
 	int end = getmaxx(w), x = draw_view_title(w, m, lv->title);
 	char buf[UI_FILTER_MAX + 48];
 
 	if (vs->filter[0])
-		snprintf(buf, sizeof buf, "%zu of %zu%s", l->n, lv->count(m), wd->of);
+		snprintf(buf, sizeof buf, "%zu of %zu%s", l->n, items.n, wd->of);
 	else
 		snprintf(buf, sizeof buf, "%zu %s", l->n, l->n == 1 ? wd->one : wd->many);
 	x = draw_title_tag(w, 0, x, end, m, lv->count_color ? lv->count_color(l) : UI_COLOR_TITLE,
 			   buf);
-	if (lv->follows && l->n && !error)
+	if (lv->follows && l->n && !items.error)
 		x = draw_title_tag(w, 0, x, end, m, follow ? UI_COLOR_TITLE : UI_COLOR_PENDING,
 				   follow ? "following" : "scrolled back");
-	if (error && lv->error_tag)
+	if (items.error && lv->error_tag)
 		x = draw_title_tag(w, 0, x, end, m, UI_COLOR_ALERT, lv->error_tag);
 	if (lv->tags)
 		x = lv->tags(w, x, end, m, l);
-	if (vs->filter[0]) {
-		snprintf(buf, sizeof buf, "filter: %s", vs->filter);
-		draw_title_tag(w, 0, x, end, m, UI_COLOR_PENDING, buf);
-	}
+	draw_filter_tag(w, x, end, m, vs);
 }
 
 /* Why there is no row: no memory, an unreadable source, the filter, or nothing yet. */
@@ -84,15 +81,14 @@ list_empty(WINDOW *w, const struct ui_model *m, const struct view_state *vs,
 	   const struct list_view *lv, const struct view_list *l)
 {
 	const struct list_words *wd = &lv->words;
-	const char *error = lv->error(m);
-	size_t total = lv->count(m);
+	struct list_items items = lv->items(m);
 	char buf[UI_FILTER_MAX + 160];
 
 	if (l->failed)
 		snprintf(buf, sizeof buf, "out of memory: %s cannot be listed", wd->things);
-	else if (error && total == 0)
-		snprintf(buf, sizeof buf, "%s: %.100s", wd->unreadable, error);
-	else if (total > 0)
+	else if (items.error && items.n == 0)
+		snprintf(buf, sizeof buf, "%s: %.100s", wd->unreadable, items.error);
+	else if (items.n > 0)
 		snprintf(buf, sizeof buf, "no %s matches \"%s\"", wd->thing, vs->filter);
 	else
 		snprintf(buf, sizeof buf, "%s", wd->none);

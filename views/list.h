@@ -22,6 +22,12 @@ struct view_list {
 	bool failed;	/* no memory for the indexes: the view says so */
 };
 
+/* The model's items for a list: how many, and why they cannot be read (or NULL). */
+struct list_items {
+	size_t n;
+	const char *error;
+};
+
 /* What a list view says of its items, in its title and when it has no row. */
 struct list_words {
 	const char *one, *many;	/* the count: "1 entry", "3 entries" */
@@ -38,11 +44,9 @@ struct list_view {
 	const struct draw_col *cols;	/* n_cols, the widths before fitting */
 	struct list_words words;
 	bool follows;		/* keeps to its newest row while the cursor is on it */
-	/* The model's items, how many and whether one matches a filter. */
-	size_t (*count)(const struct ui_model *m);
+	/* The model's items, and whether one matches a filter. */
+	struct list_items (*items)(const struct ui_model *m);
 	bool (*match)(const struct ui_model *m, size_t i, const char *filter);
-	/* The model's error for this list, or NULL. */
-	const char *(*error)(const struct ui_model *m);
 	/* A failing list's title tag; NULL: only the empty text says it. */
 	const char *error_tag;
 	/* Optional: the cursor on the item it was on (rows come and go). */
@@ -68,5 +72,20 @@ size_t list_view_rows(const struct list_view *lv, const struct ui_model *m,
 /* The model's index of visible row i, or false when there is none. */
 bool list_view_item(const struct list_view *lv, const struct ui_model *m,
 		    const struct view_state *vs, size_t i, size_t *item);
+
+/*
+ * A list view's draw and rows hooks (view.h) only hand its struct
+ * list_view to list_view_draw and list_view_rows:
+ * LIST_VIEW_HOOKS(audit, audit_list) defines audit_draw and audit_rows.
+ */
+#define LIST_VIEW_HOOKS(view, lv) \
+	static void view##_draw(WINDOW *w, const struct ui_model *m, struct view_state *vs) \
+	{ \
+		list_view_draw(w, m, vs, &(lv)); \
+	} \
+	static size_t view##_rows(const struct ui_model *m, const struct view_state *vs) \
+	{ \
+		return list_view_rows(&(lv), m, vs); \
+	}
 
 #endif

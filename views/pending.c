@@ -33,14 +33,7 @@
 	_(AGE,     "AGE",     5,  0, 0, true)  \
 	_(EARLIER, "EARLIER", 7,  0, 1, true)
 
-enum pending_col {
-	PENDING_COLS(DRAW_COL_ENUM)
-	COL_COUNT
-};
-
-static const struct draw_col pending_cols[COL_COUNT] = {
-	PENDING_COLS(DRAW_COL_SPEC)
-};
+DRAW_COLS(PENDING_COLS, pending_cols);
 
 const char *
 pending_fmt_flow(char buf[DRAW_FMT_MAX], const struct hold_view *h, bool ascii)
@@ -79,16 +72,10 @@ pending_match(const struct ui_model *m, size_t i, const char *filter)
 	       view_match(filter, h->alias);
 }
 
-static size_t
-pending_count(const struct ui_model *m)
+static struct list_items
+pending_items(const struct ui_model *m)
 {
-	return m->pending ? m->n_pending : 0;
-}
-
-static const char *
-pending_error(const struct ui_model *m)
-{
-	return m->pending_error;
+	return (struct list_items){ m->pending ? m->n_pending : 0, m->pending_error };
 }
 
 /*
@@ -202,9 +189,8 @@ static const struct list_view pending_list = {
 		.thing = "held call",
 		.none = "no call is waiting for an operator (airlock ctl hold TOOL)",
 	},
-	.count = pending_count,
+	.items = pending_items,
 	.match = pending_match,
-	.error = pending_error,
 	.error_tag = "an engine's list cannot be read",
 	.keep = pending_keep,
 	.fit = pending_cols_fit,
@@ -213,17 +199,7 @@ static const struct list_view pending_list = {
 	.row = pending_draw_row,
 };
 
-static void
-pending_draw(WINDOW *w, const struct ui_model *m, struct view_state *vs)
-{
-	list_view_draw(w, m, vs, &pending_list);
-}
-
-static size_t
-pending_rows(const struct ui_model *m, const struct view_state *vs)
-{
-	return list_view_rows(&pending_list, m, vs);
-}
+LIST_VIEW_HOOKS(pending, pending_list)
 
 /* The visible row i's call, or NULL. */
 static const struct hold_view *
@@ -258,10 +234,7 @@ pending_held(const struct ui_model *m, const struct view_state *vs, size_t i, un
 }
 
 const struct view_ops pending_view = {
-	.id = VIEW_PENDING,
-	.name = "pending",
-	.title = "Pending",
-	.n_sorts = 0,
+	VIEW_OPS_HEAD(PENDING),
 	.filters = true,
 	.draw = pending_draw,
 	.rows = pending_rows,

@@ -24,23 +24,7 @@
 	_(CALLS,   "calls",   true)  \
 	_(DENIED,  "denied",  true)
 
-enum sessions_sort {
-#define SORT_ENUM(e, name, desc) SORT_##e,
-	SESSION_SORTS(SORT_ENUM)
-#undef SORT_ENUM
-	SORT_COUNT
-};
-
-struct sort_spec {
-	const char *name;
-	bool desc;	/* biggest first: the sessions to look at come on top */
-};
-
-static const struct sort_spec sorts[SORT_COUNT] = {
-#define SORT_SPEC(e, name, desc) [SORT_##e] = { name, desc },
-	SESSION_SORTS(SORT_SPEC)
-#undef SORT_SPEC
-};
+DRAW_SORTS(SESSION_SORTS, sorts);
 
 /*
  * Columns, dropped from rank 1 up as the window narrows. GATE/END is one
@@ -58,14 +42,7 @@ static const struct sort_spec sorts[SORT_COUNT] = {
 	_(REV,   "REV",      3,  0, 3, true)  \
 	_(GATE,  "GATE/END", 0,  9, 6, false)
 
-enum sessions_col {
-	SESSION_COLS(DRAW_COL_ENUM)
-	COL_COUNT
-};
-
-static const struct draw_col session_cols[COL_COUNT] = {
-	SESSION_COLS(DRAW_COL_SPEC)
-};
+DRAW_COLS(SESSION_COLS, session_cols);
 
 /* The visible rows: filtered, then sorted. */
 struct sessions_list {
@@ -115,8 +92,7 @@ sessions_cmp(const void *pa, const void *pb, void *arg)
 	const struct session_row *a = *(const struct session_row *const *)pa;
 	const struct session_row *b = *(const struct session_row *const *)pb;
 	const struct view_state *vs = arg;
-	int key = vs->sort >= 0 && vs->sort < SORT_COUNT ? vs->sort : SORT_STARTED;
-	int c = sessions_cmp_key(a, b, key);
+	int key = draw_sort_key(vs, SORT_COUNT), c = sessions_cmp_key(a, b, key);
 
 	if (sorts[key].desc != vs->sort_reverse)
 		c = -c;
@@ -353,8 +329,6 @@ static void
 sessions_draw_title(WINDOW *w, const struct ui_model *m, const struct view_state *vs,
 		    const struct sessions_list *l)
 {
-	int key = vs->sort >= 0 && vs->sort < SORT_COUNT ? vs->sort : SORT_STARTED;
-	bool desc = sorts[key].desc != vs->sort_reverse;
 	int end = getmaxx(w), x = draw_view_title(w, m, "Sessions");
 	size_t total = m->snap ? m->snap->n : 0, live = m->snap ? m->snap->live : 0, lost = 0, i;
 	char buf[UI_FILTER_MAX + 48];
@@ -372,13 +346,8 @@ sessions_draw_title(WINDOW *w, const struct ui_model *m, const struct view_state
 	else
 		snprintf(buf, sizeof buf, "%zu, %zu live", total, live);
 	x = draw_title_tag(w, 0, x, end, m, UI_COLOR_TITLE, buf);
-	snprintf(buf, sizeof buf, "sort: %s %s", sorts[key].name,
-		 draw_glyph(m, desc ? GLYPH_DOWN : GLYPH_UP));
-	x = draw_title_tag(w, 0, x, end, m, UI_COLOR_TITLE, buf);
-	if (vs->filter[0]) {
-		snprintf(buf, sizeof buf, "filter: %s", vs->filter);
-		draw_title_tag(w, 0, x, end, m, UI_COLOR_PENDING, buf);
-	}
+	x = draw_sort_tag(w, x, end, m, vs, sorts, SORT_COUNT);
+	draw_filter_tag(w, x, end, m, vs);
 }
 
 /* The split: the selected session's tools, and the latest events. */
@@ -552,9 +521,7 @@ sessions_target(const struct ui_model *m, const struct view_state *vs, size_t i,
 }
 
 const struct view_ops sessions_view = {
-	.id = VIEW_SESSIONS,
-	.name = "sessions",
-	.title = "Sessions",
+	VIEW_OPS_HEAD(SESSIONS),
 	.n_sorts = SORT_COUNT,
 	.filters = true,
 	.draw = sessions_draw,

@@ -24,14 +24,7 @@
 	_(BY,   "BY",   2, 0, 1, false) \
 	_(WHAT, "WHAT", 0, 10, 0, false)
 
-enum timeline_col {
-	TIMELINE_COLS(DRAW_COL_ENUM)
-	COL_COUNT
-};
-
-static const struct draw_col timeline_cols[COL_COUNT] = {
-	TIMELINE_COLS(DRAW_COL_SPEC)
-};
+DRAW_COLS(TIMELINE_COLS, timeline_cols);
 
 typedef void what_fn(char *buf, size_t cap, const struct timeline_row *r);
 
@@ -216,16 +209,10 @@ timeline_match(const struct ui_model *m, size_t i, const char *filter)
 								  view_match(filter, r->by.via)));
 }
 
-static size_t
-timeline_count(const struct ui_model *m)
+static struct list_items
+timeline_items(const struct ui_model *m)
 {
-	return m->timeline ? m->n_timeline : 0;
-}
-
-static const char *
-timeline_error(const struct ui_model *m)
-{
-	return m->timeline_error;
+	return (struct list_items){ m->timeline ? m->n_timeline : 0, m->timeline_error };
 }
 
 /* "2024-05-01T12:04:31.123456Z" as "12:04:31"; anything else as stored. */
@@ -298,26 +285,15 @@ static const struct list_view timeline_list = {
 		.thing = "event", .none = "no policy events yet",
 	},
 	.follows = true,
-	.count = timeline_count,
+	.items = timeline_items,
 	.match = timeline_match,
-	.error = timeline_error,
 	.error_tag = "not following: the log cannot be read",
 	.fit = timeline_cols_fit,
 	.tags = timeline_tags,
 	.row = timeline_draw_row,
 };
 
-static void
-timeline_draw(WINDOW *w, const struct ui_model *m, struct view_state *vs)
-{
-	list_view_draw(w, m, vs, &timeline_list);
-}
-
-static size_t
-timeline_rows(const struct ui_model *m, const struct view_state *vs)
-{
-	return list_view_rows(&timeline_list, m, vs);
-}
+LIST_VIEW_HOOKS(timeline, timeline_list)
 
 /* Made by an operator: through ctl or a console (not the engine's own, nor a grant's expiry). */
 static bool
@@ -346,10 +322,7 @@ timeline_jump(const struct ui_model *m, const struct view_state *vs, bool forwar
 }
 
 const struct view_ops timeline_view = {
-	.id = VIEW_TIMELINE,
-	.name = "timeline",
-	.title = "Timeline",
-	.n_sorts = 0,
+	VIEW_OPS_HEAD(TIMELINE),
 	.filters = true,
 	.draw = timeline_draw,
 	.rows = timeline_rows,

@@ -23,23 +23,7 @@
 	_(REVOKED, "revoked", true)  \
 	_(WAITING, "waiting", true)
 
-enum tools_sort {
-#define SORT_ENUM(e, name, desc) SORT_##e,
-	TOOL_SORTS(SORT_ENUM)
-#undef SORT_ENUM
-	SORT_COUNT
-};
-
-struct sort_spec {
-	const char *name;
-	bool desc;
-};
-
-static const struct sort_spec sorts[SORT_COUNT] = {
-#define SORT_SPEC(e, name, desc) [SORT_##e] = { name, desc },
-	TOOL_SORTS(SORT_SPEC)
-#undef SORT_SPEC
-};
+DRAW_SORTS(TOOL_SORTS, sorts);
 
 /* Across sessions the counts; for one session its status instead. */
 #define TOOL_COLS(_) \
@@ -52,14 +36,7 @@ static const struct sort_spec sorts[SORT_COUNT] = {
 	_(REV,      "REV",      5,  0,  3, true)  \
 	_(CUTOVER,  "CUTOVER",  0,  32, 6, false)
 
-enum tools_col {
-	TOOL_COLS(DRAW_COL_ENUM)
-	COL_COUNT
-};
-
-static const struct draw_col tool_cols[COL_COUNT] = {
-	TOOL_COLS(DRAW_COL_SPEC)
-};
+DRAW_COLS(TOOL_COLS, tool_cols);
 
 /* One tool over the sessions looked at. */
 struct tool_agg {
@@ -252,7 +229,7 @@ tools_cmp(const void *pa, const void *pb, void *arg)
 {
 	const struct tool_agg *a = pa, *b = pb;
 	const struct view_state *vs = arg;
-	int key = vs->sort >= 0 && vs->sort < SORT_COUNT ? vs->sort : SORT_NAME, c = 0;
+	int key = draw_sort_key(vs, SORT_COUNT), c = 0;
 
 	if (key == SORT_REVOKED)
 		c = cmp_size(a->revoked, b->revoked);
@@ -477,7 +454,6 @@ static void
 tools_draw_title(WINDOW *w, const struct ui_model *m, const struct view_state *vs,
 		 const struct tools_list *l)
 {
-	int key = vs->sort >= 0 && vs->sort < SORT_COUNT ? vs->sort : SORT_NAME;
 	int end = getmaxx(w), x;
 	char buf[UI_FILTER_MAX + 64], id[DRAW_FMT_MAX];
 	const struct session_row *r = l->session;
@@ -492,13 +468,8 @@ tools_draw_title(WINDOW *w, const struct ui_model *m, const struct view_state *v
 			 l->n_sessions == 1 ? "" : "s");
 	x = draw_title_tag(w, 0, x, end, m, r && r->pending ? UI_COLOR_PENDING : UI_COLOR_TITLE,
 			   buf);
-	snprintf(buf, sizeof buf, "sort: %s %s", sorts[key].name,
-		 draw_glyph(m, sorts[key].desc != vs->sort_reverse ? GLYPH_DOWN : GLYPH_UP));
-	x = draw_title_tag(w, 0, x, end, m, UI_COLOR_TITLE, buf);
-	if (vs->filter[0]) {
-		snprintf(buf, sizeof buf, "filter: %s", vs->filter);
-		draw_title_tag(w, 0, x, end, m, UI_COLOR_PENDING, buf);
-	}
+	x = draw_sort_tag(w, x, end, m, vs, sorts, SORT_COUNT);
+	draw_filter_tag(w, x, end, m, vs);
 }
 
 /* The view. */
@@ -577,9 +548,7 @@ tools_open(struct view_state *vs, const char *session)
 }
 
 const struct view_ops tools_view = {
-	.id = VIEW_TOOLS,
-	.name = "tools",
-	.title = "Tools",
+	VIEW_OPS_HEAD(TOOLS),
 	.n_sorts = SORT_COUNT,
 	.filters = true,
 	.draw = tools_draw,

@@ -91,55 +91,70 @@ draw_fmt_duration(char buf[DRAW_FMT_MAX], int64_t ms)
 	return buf;
 }
 
-/* Truncated, not rounded: a lease 0.999 s old has not reached a second. */
+/*
+ * A ladder of units: v reads in the first step it is below (the last has
+ * no bound), as whole units with 0, 1 or 2 decimals, truncated, not
+ * rounded: a lease 0.999 s old has not reached a second.
+ */
+struct fmt_step {
+	int64_t below, unit;
+	int decimals;
+	const char *suffix;
+};
+
+static const char *
+fmt_ladder(char buf[DRAW_FMT_MAX], int64_t v, const struct fmt_step *s)
+{
+	static const int64_t tens[] = { 1, 10, 100 };
+
+	if (v < 0)
+		v = 0;
+	while (s->below && v >= s->below)
+		s++;
+	if (s->decimals)
+		snprintf(buf, DRAW_FMT_MAX, "%" PRId64 ".%0*" PRId64 "%s", v / s->unit, s->decimals,
+			 v % s->unit / (s->unit / tens[s->decimals]), s->suffix);
+	else
+		snprintf(buf, DRAW_FMT_MAX, "%" PRId64 "%s", v / s->unit, s->suffix);
+	return buf;
+}
+
 const char *
 draw_fmt_secs(char buf[DRAW_FMT_MAX], int64_t ms)
 {
-	if (ms < 0)
-		ms = 0;
-	if (ms < 10000)
-		snprintf(buf, DRAW_FMT_MAX, "%d.%02ds", (int)(ms / 1000), (int)(ms % 1000 / 10));
-	else if (ms < 100000)
-		snprintf(buf, DRAW_FMT_MAX, "%d.%ds", (int)(ms / 1000), (int)(ms % 1000 / 100));
-	else if (ms < 10000000)
-		snprintf(buf, DRAW_FMT_MAX, "%ds", (int)(ms / 1000));
-	else
-		snprintf(buf, DRAW_FMT_MAX, "%" PRId64 "h", ms / 3600000);
-	return buf;
+	static const struct fmt_step secs[] = {
+		{ 10000, 1000, 2, "s" }, { 100000, 1000, 1, "s" }, { 10000000, 1000, 0, "s" },
+		{ 0, 3600000, 0, "h" },
+	};
+
+	return fmt_ladder(buf, ms, secs);
 }
 
 const char *
 draw_fmt_us(char buf[DRAW_FMT_MAX], int64_t us)
 {
-	if (us < 0)
-		us = 0;
-	if (us < 1000)
-		snprintf(buf, DRAW_FMT_MAX, "%dus", (int)us);
-	else if (us < 10000)
-		snprintf(buf, DRAW_FMT_MAX, "%d.%02dms", (int)(us / 1000), (int)(us % 1000 / 10));
-	else if (us < 1000000)
-		snprintf(buf, DRAW_FMT_MAX, "%dms", (int)(us / 1000));
-	else
-		draw_fmt_secs(buf, us / 1000);
-	return buf;
+	static const struct fmt_step micros[] = {
+		{ 1000, 1, 0, "us" }, { 10000, 1000, 2, "ms" }, { 1000000, 1000, 0, "ms" },
+		{ 10000000, 1000000, 2, "s" }, { 100000000, 1000000, 1, "s" },
+		{ 10000000000, 1000000, 0, "s" }, { 0, 3600000000, 0, "h" },
+	};
+
+	return fmt_ladder(buf, us, micros);
 }
 
 const char *
 draw_fmt_ago(char buf[DRAW_FMT_MAX], int64_t now_ms, int64_t then_ms)
 {
-	int64_t s = then_ms < now_ms ? (now_ms - then_ms) / 1000 : 0;
+	static const struct fmt_step ago[] = {
+		{ 60, 1, 0, "s ago" }, { 3600, 60, 0, "m ago" }, { 86400, 3600, 0, "h ago" },
+		{ 0, 86400, 0, "d ago" },
+	};
 
-	if (then_ms <= 0)
+	if (then_ms <= 0) {
 		snprintf(buf, DRAW_FMT_MAX, "never");
-	else if (s < 60)
-		snprintf(buf, DRAW_FMT_MAX, "%ds ago", (int)s);
-	else if (s < 3600)
-		snprintf(buf, DRAW_FMT_MAX, "%dm ago", (int)(s / 60));
-	else if (s < 86400)
-		snprintf(buf, DRAW_FMT_MAX, "%dh ago", (int)(s / 3600));
-	else
-		snprintf(buf, DRAW_FMT_MAX, "%" PRId64 "d ago", s / 86400);
-	return buf;
+		return buf;
+	}
+	return fmt_ladder(buf, then_ms < now_ms ? (now_ms - then_ms) / 1000 : 0, ago);
 }
 
 const char *
@@ -431,6 +446,36 @@ draw_title_tag(WINDOW *w, int y, int x, int end, const struct ui_model *m, enum 
 	x += draw_text(w, y, x, end - x, color_attr(c), text);
 	x += draw_text(w, y, x, 1, a, " ");
 	return x;
+}
+
+int
+draw_sort_key(const struct view_state *vs, int n)
+{
+	return vs->sort >= 0 && vs->sort < n ? vs->sort : 0;
+}
+
+int
+draw_sort_tag(WINDOW *w, int x, int end, const struct ui_model *m,
+	      const struct view_state *vs, const struct sort_spec *sorts, int n)
+{
+	const struct sort_spec *s = &sorts[draw_sort_key(vs, n)];
+	char buf[64];
+
+	snprintf(buf, sizeof buf, "sort: %s %s", s->name,
+		 draw_glyph(m, s->desc != vs->sort_reverse ? GLYPH_DOWN : GLYPH_UP));
+	return draw_title_tag(w, 0, x, end, m, UI_COLOR_TITLE, buf);
+}
+
+int
+draw_filter_tag(WINDOW *w, int x, int end, const struct ui_model *m,
+		const struct view_state *vs)
+{
+	char buf[UI_FILTER_MAX + 16];
+
+	if (!vs->filter[0])
+		return x;
+	snprintf(buf, sizeof buf, "filter: %s", vs->filter);
+	return draw_title_tag(w, 0, x, end, m, UI_COLOR_PENDING, buf);
 }
 
 /* Sparkline. */

@@ -121,17 +121,45 @@ struct draw_col {
 
 /*
  * A view's columns as one X-macro table, _(E, HEADER, WIDTH, MIN, DROP,
- * RIGHT) a row: DRAW_COL_ENUM makes its enum (COL_E), DRAW_COL_SPEC its
- * struct draw_col array.
+ * RIGHT) a row: DRAW_COLS(TABLE, cols) makes its enum (COL_E, COL_COUNT)
+ * and cols, its struct draw_col array.
  */
 #define DRAW_COL_ENUM(e, header, width, min, drop, right) COL_##e,
 #define DRAW_COL_SPEC(e, header, width, min, drop, right) \
 	[COL_##e] = { header, width, min, drop, right, 0, 0 },
+#define DRAW_COLS(table, cols) \
+	enum { table(DRAW_COL_ENUM) COL_COUNT }; \
+	static const struct draw_col cols[COL_COUNT] = { table(DRAW_COL_SPEC) }
 
 void draw_cols_fit(struct draw_col *c, size_t n, int x0, int width);
 void draw_cols_header(WINDOW *w, int y, const struct draw_col *c, size_t n);
 /* s in column c of a row; nothing when the column is not shown. */
 int draw_col_text(WINDOW *w, int y, const struct draw_col *c, attr_t a, const char *s);
+
+/*
+ * A sortable view's keys as one X-macro table, _(E, "name", DESC) a row:
+ * DRAW_SORTS(TABLE, sorts) makes its enum (SORT_E, SORT_COUNT) and sorts,
+ * its struct sort_spec array. An out-of-range vs->sort means the first key.
+ */
+struct sort_spec {
+	const char *name;
+	bool desc;	/* biggest first: the rows to look at come on top */
+};
+
+#define DRAW_SORT_ENUM(e, name, desc) SORT_##e,
+#define DRAW_SORT_SPEC(e, name, desc) [SORT_##e] = { name, desc },
+#define DRAW_SORTS(table, sorts) \
+	enum { table(DRAW_SORT_ENUM) SORT_COUNT }; \
+	static const struct sort_spec sorts[SORT_COUNT] = { table(DRAW_SORT_SPEC) }
+
+/* The key of sorts[n] that vs sorts by. */
+int draw_sort_key(const struct view_state *vs, int n);
+/* The title tag "sort: lease ▼" of the key vs sorts by; returns the next x. */
+int draw_sort_tag(WINDOW *w, int x, int end, const struct ui_model *m,
+		  const struct view_state *vs, const struct sort_spec *sorts, int n);
+/* The title tag "filter: run" when vs has a filter; returns the next x. */
+int draw_filter_tag(WINDOW *w, int x, int end, const struct ui_model *m,
+		    const struct view_state *vs);
 
 /* The larger of have and s's length, no more than cap: a column's width. */
 int draw_widest(int have, const char *s, int cap);

@@ -98,6 +98,7 @@ struct view_reply {
 };
 
 struct view_ops {
+	/* VIEW_OPS_HEAD: the id, and the name and title of its view_info.h line. */
 	enum view_id id;
 	const char *name;	/* keymap section: "sessions", "tools", … */
 	const char *title;
@@ -141,6 +142,15 @@ struct view_ops {
 	 */
 	size_t (*jump)(const struct ui_model *m, const struct view_state *vs, bool forward);
 };
+
+/* Each view's name and title by enum view_id, as view_info.h declares them. */
+extern const struct view_name {
+	char name[16], title[16];
+} view_names[VIEW_COUNT];
+
+/* A view_ops starts with VIEW_OPS_HEAD(ENUM), then sets only what is its own. */
+#define VIEW_OPS_HEAD(e) \
+	.id = VIEW_##e, .name = view_names[VIEW_##e].name, .title = view_names[VIEW_##e].title
 
 #define VIEW_DECLARE(e, name, title) extern const struct view_ops name##_view;
 VIEW_INFO(VIEW_DECLARE)

@@ -2,6 +2,12 @@
 
 #include <string.h>
 
+const struct view_name view_names[VIEW_COUNT] = {
+#define VIEW_NAME(e, name, title) [VIEW_##e] = { #name, title },
+	VIEW_INFO(VIEW_NAME)
+#undef VIEW_NAME
+};
+
 const struct view_ops *const views[VIEW_COUNT] = {
 #define VIEW_REGISTER(e, name, title) [VIEW_##e] = &name##_view,
 	VIEW_INFO(VIEW_REGISTER)
