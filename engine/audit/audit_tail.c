@@ -15,9 +15,6 @@
  * quote SQL or stored values.
  */
 
-/* A console poll may skip a beat when the writer is checkpointing, never hang. */
-#define AUDIT_TAIL_BUSY_MS	250
-
 /*
  * The columns of struct audit_row, in its order, and nothing else: never
  * detail, the data classes, entry_id or prev_hash. The table and column
@@ -71,7 +68,7 @@ static const char hex_digits[] = "0123456789abcdefABCDEF";
 struct audit_tail {
 	sqlite3 *db;
 	sqlite3_stmt *after, *last, *max, *unknown;
-	const char *why;	/* fixed text of the latest failure */
+	char why[48];		/* fixed text of the latest failure: AUDIT_TAIL_ERR_* */
 };
 
 static int
@@ -95,36 +92,23 @@ prepare_all(struct audit_tail *t)
 	return rc;
 }
 
-/* No table (SQLITE_ERROR) or not SQLite at all (SQLITE_NOTADB). */
-static const char *
-prepare_error(int rc)
-{
-	if (rc == SQLITE_ERROR || rc == SQLITE_NOTADB)
-		return AUDIT_TAIL_ERR_NOT_AUDIT;
-	return rc == SQLITE_BUSY ? AUDIT_TAIL_ERR_BUSY : AUDIT_TAIL_ERR_OPEN;
-}
-
+/* Opened as every reader opens a log (audit_read.h): read-only, never created. */
 int
 audit_tail_open(const char *path, struct audit_tail **out, struct al_err *err)
 {
 	struct audit_tail *t;
+	const char *why;
 	int rc;
 
 	*out = NULL;
-	if (!path || audit_not_a_file(path) || !(t = calloc(1, sizeof *t)))
+	if (!(t = calloc(1, sizeof *t)))
 		return al_fail(err, "%s", AUDIT_TAIL_ERR_OPEN);
-	t->why = "";
-	/* No SQLITE_OPEN_CREATE: a console must never make an empty log. */
-	if (sqlite3_open_v2(path, &t->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
-			    NULL) != SQLITE_OK ||
-	    sqlite3_busy_timeout(t->db, AUDIT_TAIL_BUSY_MS) != SQLITE_OK) {
+	why = audit_read_open(path, &t->db);
+	if (!why && (rc = prepare_all(t)) != SQLITE_OK)
+		why = audit_read_prepare_error(rc);
+	if (why) {
 		audit_tail_close(t);
-		return al_fail(err, "%s", AUDIT_TAIL_ERR_OPEN);
-	}
-	rc = prepare_all(t);
-	if (rc != SQLITE_OK) {
-		audit_tail_close(t);
-		return al_fail(err, "%s", prepare_error(rc));
+		return al_fail(err, "audit tail: %s", why);
 	}
 	*out = t;
 	return 0;
@@ -149,11 +133,11 @@ audit_tail_error(const struct audit_tail *t)
 	return t ? t->why : AUDIT_TAIL_ERR_READ;
 }
 
+/* audit_read.h's text for a failed step, as the tail's own (AUDIT_TAIL_ERR_*). */
 static int
 fail(struct audit_tail *t, int rc)
 {
-	t->why = rc == SQLITE_BUSY || rc == SQLITE_LOCKED ? AUDIT_TAIL_ERR_BUSY
-							 : AUDIT_TAIL_ERR_READ;
+	snprintf(t->why, sizeof t->why, "audit tail: %s", audit_read_step_error(rc));
 	return -1;
 }
 
@@ -239,7 +223,7 @@ read_args_ok(struct audit_tail *t, const struct audit_row *rows, size_t cap, siz
 	if (!t)
 		return false;
 	if (!n || (cap > 0 && !rows)) {
-		t->why = AUDIT_TAIL_ERR_READ;
+		fail(t, SQLITE_ERROR);
 		return false;
 	}
 	return true;
