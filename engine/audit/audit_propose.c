@@ -126,57 +126,40 @@ bind_all(sqlite3_stmt *st, const char *since, const char *session, enum audit_ty
 	return rc;
 }
 
-/* The statement to its end, then reset: no read transaction outlives the call. */
-static const char *
-run(sqlite3_stmt *st, const char *since, const char *session, struct audit_propose *out)
+/* The row into its list (the flow holds' when flows): false when that is full. */
+static bool
+keep(struct audit_propose *out, bool flows, sqlite3_stmt *st)
 {
-	int rc = bind_all(st, since, session, AUDIT_T_CALL);
+	bool room = flows ? out->n_flows < AUDIT_PROPOSE_FLOWS_MAX : out->n < AUDIT_PROPOSE_MAX;
 
-	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		rc = SQLITE_OK;
-		if (out->n == AUDIT_PROPOSE_MAX) {
-			out->truncated = true;
-			break;
-		}
-		fill(&out->v[out->n++], st);
-	}
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
-	return rc == SQLITE_DONE || rc == SQLITE_OK ? NULL : audit_read_step_error(rc);
-}
-
-/* The flow holds' denials, as run() the calls'; past the bound they are not read. */
-static const char *
-run_flows(sqlite3_stmt *st, const char *since, const char *session, struct audit_propose *out)
-{
-	int rc = bind_all(st, since, session, AUDIT_T_POLICY);
-
-	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		rc = SQLITE_OK;
-		if (out->n_flows == AUDIT_PROPOSE_FLOWS_MAX) {
-			out->truncated = true;
-			break;
-		}
+	if (!room)
+		out->truncated = true;
+	else if (flows)
 		fill_flow(&out->flows[out->n_flows++], st);
-	}
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
-	return rc == SQLITE_DONE || rc == SQLITE_OK ? NULL : audit_read_step_error(rc);
+	else
+		fill(&out->v[out->n++], st);
+	return room;
 }
 
-/* The second read, on the same connection: the flow holds' denials. */
+/*
+ * The calls' denials, or the flow holds' (flows): one statement on db run
+ * to its end, or to its list's bound, and finalized, so no read
+ * transaction outlives the call.
+ */
 static const char *
-read_flows(sqlite3 *db, const char *since, const char *session, struct audit_propose *out)
+read_rows(sqlite3 *db, const char *since, const char *session, bool flows,
+	  struct audit_propose *out)
 {
 	sqlite3_stmt *st = NULL;
-	const char *why;
-	int rc;
+	int rc = sqlite3_prepare_v2(db, flows ? flows_sql : denied_sql, -1, &st, NULL);
 
-	if ((rc = sqlite3_prepare_v2(db, flows_sql, -1, &st, NULL)) != SQLITE_OK)
+	if (rc != SQLITE_OK)
 		return audit_read_prepare_error(rc);
-	why = run_flows(st, since, session, out);
+	rc = bind_all(st, since, session, flows ? AUDIT_T_POLICY : AUDIT_T_CALL);
+	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW)
+		rc = keep(out, flows, st) ? SQLITE_OK : SQLITE_DONE;
 	sqlite3_finalize(st);
-	return why;
+	return rc == SQLITE_DONE || rc == SQLITE_OK ? NULL : audit_read_step_error(rc);
 }
 
 int
@@ -184,22 +167,15 @@ audit_propose_read(const char *path, const char *since, const char *session,
 		   struct audit_propose *out, struct al_err *err)
 {
 	sqlite3 *db;
-	sqlite3_stmt *st = NULL;
 	const char *why = audit_read_open(path, &db);
-	int rc;
 
 	memset(out, 0, sizeof *out);
 	if (why)
 		return al_fail(err, "audit propose: %s", why);
-	if ((rc = sqlite3_prepare_v2(db, denied_sql, -1, &st, NULL)) != SQLITE_OK)
-		why = audit_read_prepare_error(rc);
-	else if (!(out->v = calloc(AUDIT_PROPOSE_MAX, sizeof *out->v)))
+	if (!(out->v = calloc(AUDIT_PROPOSE_MAX, sizeof *out->v)))
 		why = "out of memory";
-	else
-		why = run(st, since, session, out);
-	sqlite3_finalize(st);
-	if (!why)
-		why = read_flows(db, since, session, out);
+	else if (!(why = read_rows(db, since, session, false, out)))
+		why = read_rows(db, since, session, true, out);
 	sqlite3_close(db);
 	if (why) {
 		audit_propose_free(out);

@@ -2,10 +2,10 @@
 #define AIRLOCK_AUDIT_READ_H
 
 /*
- * What the log's offline readers share (audit_timeline, audit_propose):
- * a read-only connection that never creates a file, and the bounded copy
- * of a stored string they print. The console's tail (audit_tail.h) keeps
- * its own prepared statements and copies through the same function.
+ * What the log's readers share (audit_timeline, audit_propose, and the
+ * console's tail, audit_tail.h, which keeps its own prepared statements):
+ * a read-only connection that never creates a file, the fixed texts of
+ * their failures, and the bounded copy of a stored string they print.
  *
  * Readers run each statement to completion and reset it before they
  * return, so no read transaction outlives a call and the engine's writer

@@ -15,9 +15,6 @@
  * quote SQL or stored values.
  */
 
-/* A console poll may skip a beat when the writer is checkpointing, never hang. */
-#define AUDIT_TAIL_BUSY_MS	250
-
 /*
  * The columns of struct audit_row, in its order, and nothing else: never
  * detail, the data classes, entry_id or prev_hash. The table and column
@@ -71,7 +68,7 @@ static const char hex_digits[] = "0123456789abcdefABCDEF";
 struct audit_tail {
 	sqlite3 *db;
 	sqlite3_stmt *after, *last, *max, *unknown;
-	const char *why;	/* fixed text of the latest failure */
+	char why[48];		/* fixed text of the latest failure: AUDIT_TAIL_ERR_* */
 };
 
 static int
@@ -95,36 +92,23 @@ prepare_all(struct audit_tail *t)
 	return rc;
 }
 
-/* No table (SQLITE_ERROR) or not SQLite at all (SQLITE_NOTADB). */
-static const char *
-prepare_error(int rc)
-{
-	if (rc == SQLITE_ERROR || rc == SQLITE_NOTADB)
-		return AUDIT_TAIL_ERR_NOT_AUDIT;
-	return rc == SQLITE_BUSY ? AUDIT_TAIL_ERR_BUSY : AUDIT_TAIL_ERR_OPEN;
-}
-
+/* Opened as every reader opens a log (audit_read.h): read-only, never created. */
 int
 audit_tail_open(const char *path, struct audit_tail **out, struct al_err *err)
 {
 	struct audit_tail *t;
+	const char *why;
 	int rc;
 
 	*out = NULL;
-	if (!path || audit_not_a_file(path) || !(t = calloc(1, sizeof *t)))
+	if (!(t = calloc(1, sizeof *t)))
 		return al_fail(err, "%s", AUDIT_TAIL_ERR_OPEN);
-	t->why = "";
-	/* No SQLITE_OPEN_CREATE: a console must never make an empty log. */
-	if (sqlite3_open_v2(path, &t->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
-			    NULL) != SQLITE_OK ||
-	    sqlite3_busy_timeout(t->db, AUDIT_TAIL_BUSY_MS) != SQLITE_OK) {
+	why = audit_read_open(path, &t->db);
+	if (!why && (rc = prepare_all(t)) != SQLITE_OK)
+		why = audit_read_prepare_error(rc);
+	if (why) {
 		audit_tail_close(t);
-		return al_fail(err, "%s", AUDIT_TAIL_ERR_OPEN);
-	}
-	rc = prepare_all(t);
-	if (rc != SQLITE_OK) {
-		audit_tail_close(t);
-		return al_fail(err, "%s", prepare_error(rc));
+		return al_fail(err, "audit tail: %s", why);
 	}
 	*out = t;
 	return 0;
@@ -149,11 +133,11 @@ audit_tail_error(const struct audit_tail *t)
 	return t ? t->why : AUDIT_TAIL_ERR_READ;
 }
 
+/* audit_read.h's text for a failed step, as the tail's own (AUDIT_TAIL_ERR_*). */
 static int
 fail(struct audit_tail *t, int rc)
 {
-	t->why = rc == SQLITE_BUSY || rc == SQLITE_LOCKED ? AUDIT_TAIL_ERR_BUSY
-							 : AUDIT_TAIL_ERR_READ;
+	snprintf(t->why, sizeof t->why, "audit tail: %s", audit_read_step_error(rc));
 	return -1;
 }
 
@@ -197,16 +181,18 @@ fill_row(struct audit_row *r, sqlite3_stmt *st)
 }
 
 /*
- * Step to the end, then reset: the read transaction ends here whatever
- * happened, and no binding outlives the caller's strings. The LIMIT is
- * cap, so the loop's own bound never cuts a statement short in practice.
+ * Step to the end (not at all when a binding failed: bound false), then
+ * reset: the read transaction ends here whatever happened, and no binding
+ * outlives the caller's strings. The LIMIT is cap, so the loop's own
+ * bound never cuts a statement short in practice.
  */
 static int
-run(struct audit_tail *t, sqlite3_stmt *st, struct audit_row *rows, size_t cap, size_t *n)
+run(struct audit_tail *t, sqlite3_stmt *st, bool bound, struct audit_row *rows, size_t cap,
+    size_t *n)
 {
-	int rc = SQLITE_DONE;
+	int rc = bound ? SQLITE_DONE : SQLITE_ERROR;
 
-	while (*n < cap && (rc = sqlite3_step(st)) == SQLITE_ROW)
+	while (bound && *n < cap && (rc = sqlite3_step(st)) == SQLITE_ROW)
 		fill_row(&rows[(*n)++], st);
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
@@ -230,19 +216,17 @@ bind_session(sqlite3_stmt *st, int i, const char *session)
 		       : sqlite3_bind_null(st, i);
 }
 
-/* Arguments every read checks the same way; cap 0 asks for nothing. */
-static bool
-read_args_ok(struct audit_tail *t, const struct audit_row *rows, size_t cap, size_t *n)
+/* Arguments every read checks the same way: 1 to read, 0 when cap asks for nothing, or -1. */
+static int
+read_args(struct audit_tail *t, const struct audit_row *rows, size_t cap, size_t *n)
 {
 	if (n)
 		*n = 0;
 	if (!t)
-		return false;
-	if (!n || (cap > 0 && !rows)) {
-		t->why = AUDIT_TAIL_ERR_READ;
-		return false;
-	}
-	return true;
+		return -1;
+	if (!n || (cap > 0 && !rows))
+		return fail(t, SQLITE_ERROR);
+	return cap > 0;
 }
 
 int
@@ -250,19 +234,16 @@ audit_tail_read(struct audit_tail *t, int64_t after_seq, const char *session_or_
 		struct audit_row *rows, size_t cap, size_t *n)
 {
 	sqlite3_stmt *st;
+	int go = read_args(t, rows, cap, n);
+	bool bound;
 
-	if (!read_args_ok(t, rows, cap, n))
-		return -1;
-	if (cap == 0)
-		return 0;
+	if (go <= 0)
+		return go;
 	st = t->after;
-	if (sqlite3_bind_int64(st, 1, after_seq) != SQLITE_OK ||
-	    bind_session(st, 2, session_or_null) != SQLITE_OK ||
-	    sqlite3_bind_int64(st, 3, limit_of(cap)) != SQLITE_OK) {
-		sqlite3_clear_bindings(st);
-		return fail(t, SQLITE_ERROR);
-	}
-	return run(t, st, rows, cap, n);
+	bound = sqlite3_bind_int64(st, 1, after_seq) == SQLITE_OK &&
+		bind_session(st, 2, session_or_null) == SQLITE_OK &&
+		sqlite3_bind_int64(st, 3, limit_of(cap)) == SQLITE_OK;
+	return run(t, st, bound, rows, cap, n);
 }
 
 static void
@@ -284,18 +265,15 @@ audit_tail_last(struct audit_tail *t, size_t cap, const char *session_or_null,
 		struct audit_row *rows, size_t *n)
 {
 	sqlite3_stmt *st;
+	int go = read_args(t, rows, cap, n);
+	bool bound;
 
-	if (!read_args_ok(t, rows, cap, n))
-		return -1;
-	if (cap == 0)
-		return 0;
+	if (go <= 0)
+		return go;
 	st = t->last;
-	if (bind_session(st, 1, session_or_null) != SQLITE_OK ||
-	    sqlite3_bind_int64(st, 2, limit_of(cap)) != SQLITE_OK) {
-		sqlite3_clear_bindings(st);
-		return fail(t, SQLITE_ERROR);
-	}
-	if (run(t, st, rows, cap, n) < 0)
+	bound = bind_session(st, 1, session_or_null) == SQLITE_OK &&
+		sqlite3_bind_int64(st, 2, limit_of(cap)) == SQLITE_OK;
+	if (run(t, st, bound, rows, cap, n) < 0)
 		return -1;
 	reverse(rows, *n);
 	return 0;
@@ -306,22 +284,20 @@ audit_tail_unknown(struct audit_tail *t, int64_t upto, struct audit_row *rows, s
 		   size_t *n)
 {
 	sqlite3_stmt *st;
+	int go = read_args(t, rows, cap, n);
+	bool bound;
 	size_t i;
 
-	if (!read_args_ok(t, rows, cap, n))
-		return -1;
-	if (cap == 0)
-		return 0;
+	if (go <= 0)
+		return go;
 	st = t->unknown;
-	if (sqlite3_bind_int64(st, 1, upto) != SQLITE_OK ||
-	    sqlite3_bind_int64(st, 2, limit_of(cap)) != SQLITE_OK ||
-	    sqlite3_bind_text(st, 3, audit_type_id(AUDIT_T_DISPATCH), -1, SQLITE_STATIC) !=
-	    SQLITE_OK ||
-	    sqlite3_bind_text(st, 4, audit_type_id(AUDIT_T_CALL), -1, SQLITE_STATIC) != SQLITE_OK) {
-		sqlite3_clear_bindings(st);
-		return fail(t, SQLITE_ERROR);
-	}
-	if (run(t, st, rows, cap, n) < 0)
+	bound = sqlite3_bind_int64(st, 1, upto) == SQLITE_OK &&
+		sqlite3_bind_int64(st, 2, limit_of(cap)) == SQLITE_OK &&
+		sqlite3_bind_text(st, 3, audit_type_id(AUDIT_T_DISPATCH), -1, SQLITE_STATIC) ==
+		SQLITE_OK &&
+		sqlite3_bind_text(st, 4, audit_type_id(AUDIT_T_CALL), -1, SQLITE_STATIC) ==
+		SQLITE_OK;
+	if (run(t, st, bound, rows, cap, n) < 0)
 		return -1;
 	for (i = 0; i < *n; i++)
 		rows[i].unknown_outcome = true;

@@ -22,13 +22,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "audit_read.h"
 #include "err.h"
 #include "snapshot.h"
 
-#define AUDIT_TAIL_ERR_OPEN	"audit tail: cannot open database"
-#define AUDIT_TAIL_ERR_NOT_AUDIT	"audit tail: not an audit database"
-#define AUDIT_TAIL_ERR_BUSY	"audit tail: database busy"
-#define AUDIT_TAIL_ERR_READ	"audit tail: cannot read entries"
+#define AUDIT_TAIL_ERR_OPEN	"audit tail: " AUDIT_READ_ERR_OPEN
+#define AUDIT_TAIL_ERR_NOT_AUDIT	"audit tail: " AUDIT_READ_ERR_NOT_AUDIT
+#define AUDIT_TAIL_ERR_BUSY	"audit tail: " AUDIT_READ_ERR_BUSY
+#define AUDIT_TAIL_ERR_READ	"audit tail: " AUDIT_READ_ERR_READ
 
 struct audit_tail;
 
@@ -69,7 +70,7 @@ int audit_tail_unknown(struct audit_tail *t, int64_t upto, struct audit_row *row
 /* The highest sequence in the log: 0 when empty, -1 on failure. */
 int64_t audit_tail_max_seq(struct audit_tail *t);
 
-/* The fixed text of the latest failure, or "" when none. */
+/* The fixed text of the latest failure, or "" when none: t's own, gone with it. */
 const char *audit_tail_error(const struct audit_tail *t);
 
 #endif
