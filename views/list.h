@@ -73,19 +73,4 @@ size_t list_view_rows(const struct list_view *lv, const struct ui_model *m,
 bool list_view_item(const struct list_view *lv, const struct ui_model *m,
 		    const struct view_state *vs, size_t i, size_t *item);
 
-/*
- * A list view's draw and rows hooks (view.h) only hand its struct
- * list_view to list_view_draw and list_view_rows:
- * LIST_VIEW_HOOKS(audit, audit_list) defines audit_draw and audit_rows.
- */
-#define LIST_VIEW_HOOKS(view, lv) \
-	static void view##_draw(WINDOW *w, const struct ui_model *m, struct view_state *vs) \
-	{ \
-		list_view_draw(w, m, vs, &(lv)); \
-	} \
-	static size_t view##_rows(const struct ui_model *m, const struct view_state *vs) \
-	{ \
-		return list_view_rows(&(lv), m, vs); \
-	}
-
 #endif
