@@ -1,6 +1,7 @@
 #include "audit_timeline.h"
 #include "audit.h"
 #include "audit_read.h"
+#include "grow.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,24 +56,14 @@ col(sqlite3_stmt *st, int c)
 static struct timeline_event *
 push(struct audit_timeline *tl, size_t *cap, enum timeline_kind kind, sqlite3_stmt *st)
 {
-	struct timeline_event *e, *v;
-	size_t want, limit = tl->limit ? tl->limit : AUDIT_TIMELINE_MAX;
+	size_t limit = tl->limit ? tl->limit : AUDIT_TIMELINE_MAX;
+	struct timeline_event *e;
 
-	if (tl->n >= limit) {
-		tl->truncated = true;
+	if (grow(&tl->v, cap, tl->n + 1, sizeof *tl->v, 64, limit) < 0) {
+		tl->truncated = true;	/* full, or no memory for more */
 		return NULL;
 	}
-	if (tl->n == *cap) {
-		want = *cap ? *cap * 2 : 64;
-		want = want < limit ? want : limit;
-		if (tl->n == want || !(v = realloc(tl->v, want * sizeof *v))) {
-			tl->truncated = true;
-			return NULL;
-		}
-		tl->v = v;
-		*cap = want;
-	}
-	e = memset(&tl->v[tl->n++], 0, sizeof *e);
+	e = &tl->v[tl->n++];
 	e->kind = kind;
 	e->seq = sqlite3_column_int64(st, C_SEQ);
 	e->revision = sqlite3_column_int64(st, C_REVISION);

@@ -1,9 +1,11 @@
 #include "audit_verify.h"
 #include "audit_read.h"
 #include "audit_row.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,17 +86,11 @@ static int
 pending_open(struct audit_unknown **list, size_t *n, size_t *cap, sqlite3_stmt *st)
 {
 	struct audit_unknown *u;
-	size_t grown = *cap ? *cap * 2 : 16;
 
-	if (*n == *cap) {
-		u = realloc(*list, grown * sizeof *u);
-		if (!u)
-			return -1;
-		*list = u;
-		*cap = grown;
-	}
-	u = &(*list)[(*n)++];
-	memset(u, 0, sizeof *u);
+	if (grow(list, cap, *n + 1, sizeof **list, 16, SIZE_MAX / sizeof **list) < 0)
+		return -1;
+	/* Zeroed again: pending_close moves the list down and leaves its old last entry. */
+	u = memset(&(*list)[(*n)++], 0, sizeof *u);
 	u->seq = sqlite3_column_int64(st, AUDIT_COL_SEQ);
 	audit_read_text(u->session_id, sizeof u->session_id,
 		  column_or_empty(st, AUDIT_COL_SESSION_ID));
