@@ -132,33 +132,34 @@ flow_ok(const char *s, size_t cap)
 	return word_ok(left, sizeof left) && word_ok(gt + 1, cap);
 }
 
-static int
-copy_flow(const json_t *v, char *out, size_t cap)
+/* A string key's value as its type holds it: a word, a flow, an absolute path, a client. */
+static bool
+text_ok(enum key_type t, const char *s, size_t cap)
 {
-	if (!json_is_string(v) || !flow_ok(json_string_value(v), cap))
-		return -1;
-	snprintf(out, cap, "%s", json_string_value(v));
-	return 0;
+	switch (t) {
+	case T_WORD:
+		return word_ok(s, cap);
+	case T_FLOW:
+		return flow_ok(s, cap);
+	case T_PATH:
+		return s[0] == '/';
+	case T_CLIENT:	/* informational: the uid is the identity */
+		return strcmp(s, "ctl") == 0 || strcmp(s, "console") == 0;
+	default:
+		return false;
+	}
 }
 
+/* A string within cap, without NUL (the parser refuses \u0000), that its type holds good. */
 static int
-copy_word(const json_t *v, char *out, size_t cap)
-{
-	if (!json_is_string(v) || !word_ok(json_string_value(v), cap))
-		return -1;
-	snprintf(out, cap, "%s", json_string_value(v));
-	return 0;
-}
-
-/* An absolute path without NUL (the parser refuses \u0000). */
-static int
-copy_path(const json_t *v, char *out, size_t cap)
+copy_text(const json_t *v, enum key_type t, char *out, size_t cap)
 {
 	const char *s = json_string_value(v);
+	size_t n = json_string_length(v);
 
-	if (!s || s[0] != '/' || json_string_length(v) >= cap || strlen(s) != json_string_length(v))
+	if (!s || n >= cap || strlen(s) != n || !text_ok(t, s, cap))
 		return -1;
-	memcpy(out, s, json_string_length(v) + 1);
+	memcpy(out, s, n + 1);
 	return 0;
 }
 
@@ -170,7 +171,7 @@ copy_ids(const json_t *v, struct control_request *r)
 	if (!json_is_array(v) || json_array_size(v) > CONTROL_IDS_MAX)
 		return -1;
 	for (i = 0; i < json_array_size(v); i++)
-		if (copy_word(json_array_get(v, i), r->ids[i], SNAP_ID_MAX) < 0)
+		if (copy_text(json_array_get(v, i), T_WORD, r->ids[i], SNAP_ID_MAX) < 0)
 			return -1;
 	r->n_ids = json_array_size(v);
 	return 0;
@@ -191,18 +192,6 @@ copy_int(const json_t *v, int64_t max, int64_t *out)
 	return copy_range(v, 0, max, out);
 }
 
-/* The kinds of client a hello may name: informational, the uid is the identity. */
-static int
-copy_client(const json_t *v, char *out, size_t cap)
-{
-	const char *s = json_string_value(v);
-
-	if (!s || (strcmp(s, "ctl") != 0 && strcmp(s, "console") != 0))
-		return -1;
-	snprintf(out, cap, "%s", s);
-	return 0;
-}
-
 /* One argument, by its key's type. */
 static int
 take_arg(int k, const json_t *v, struct control_request *r)
@@ -211,11 +200,10 @@ take_arg(int k, const json_t *v, struct control_request *r)
 
 	switch (keys[k].type) {
 	case T_WORD:
-		return copy_word(v, p, keys[k].size);
 	case T_FLOW:
-		return copy_flow(v, p, keys[k].size);
 	case T_PATH:
-		return copy_path(v, p, keys[k].size);
+	case T_CLIENT:
+		return copy_text(v, keys[k].type, p, keys[k].size);
 	case T_OBJECT:	/* as deep as the tree form carries (json_tree.h) */
 		if (!json_is_object(v) || !json_tree_shallow(v))
 			return -1;
@@ -232,8 +220,6 @@ take_arg(int k, const json_t *v, struct control_request *r)
 		return copy_int(v, CONTROL_WAIT_MAX_MS, (int64_t *)p);
 	case T_SEQ:
 		return copy_int(v, CONTROL_ID_MAX, (int64_t *)p);
-	case T_CLIENT:
-		return copy_client(v, p, keys[k].size);
 	case T_FOR:
 		return copy_range(v, GRANT_FOR_MIN_S, GRANT_FOR_MAX_S, (int64_t *)p);
 	case T_CALLS:
@@ -557,14 +543,11 @@ take_value(int k, const char *p, size_t n, struct control_request *r)
 
 	switch (keys[k].type) {
 	case T_WORD:
-		return take_text(p, n, at, keys[k].size) < 0 || !word_ok(at, keys[k].size) ? -1 : 0;
 	case T_FLOW:
-		return take_text(p, n, at, keys[k].size) < 0 || !flow_ok(at, keys[k].size) ? -1 : 0;
 	case T_PATH:
-		return take_text(p, n, at, keys[k].size) < 0 || at[0] != '/' ? -1 : 0;
 	case T_CLIENT:
 		return take_text(p, n, at, keys[k].size) < 0 ||
-		       (strcmp(at, "ctl") != 0 && strcmp(at, "console") != 0) ? -1 : 0;
+		       !text_ok(keys[k].type, at, keys[k].size) ? -1 : 0;
 	case T_OBJECT:	/* kept as a tree: built once the peer's role allows it */
 		if (n < 2 || (uint8_t)p[0] != JSON_TREE_OBJECT || !(r->config_tree = malloc(n)))
 			return -1;
