@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes.h"
+
 #define WHITEOUT	".wh."
 #define OPAQUE		".wh..wh..opq"
 #define DIR_DEFAULT	0755	/* what the daemon makes a directory the image leaves out */
@@ -241,17 +243,9 @@ sealed_layer_free(struct sealed_layer *l)
 static int
 parse_id(const char *s, size_t n, uint64_t *out)
 {
-	uint64_t v = 0;
-	size_t i;
+	uint64_t v;
 
-	if (n == 0 || n > 10)
-		return -1;
-	for (i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		v = v * 10 + (uint64_t)(s[i] - '0');
-	}
-	if (v > UINT32_MAX)
+	if (bytes_decimal(s, n, 10, &v) < 0 || v > UINT32_MAX)
 		return -1;
 	*out = v;
 	return 0;

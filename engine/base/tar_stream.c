@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes.h"
 #include "tar.h"
 
 #define TS_BLOCK	TAR_BLOCK
@@ -225,28 +226,13 @@ ts_header(struct tar_stream *t)
 static int
 ts_decimal(const char *s, size_t n, uint64_t *out)
 {
-	uint64_t v = 0;
-	size_t i;
-
-	if (n == 0 || n > 19)
-		return -1;
-	for (i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		v = v * 10 + (uint64_t)(s[i] - '0');
-	}
-	*out = v;
-	return 0;
+	return bytes_decimal(s, n, 19, out);
 }
 
 static int
 ts_copy_name(char *dst, const char *s, size_t n)
 {
-	if (n == 0 || n >= TAR_PATH_MAX || memchr(s, '\0', n))
-		return -1;
-	memcpy(dst, s, n);
-	dst[n] = '\0';
-	return 0;
+	return n ? bytes_str(dst, TAR_PATH_MAX, s, n) : -1;
 }
 
 static bool

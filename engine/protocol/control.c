@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes.h"
 #include "canon.h"
 #include "frame.h"
 #include "grant.h"
@@ -491,17 +492,6 @@ control_digest(const char *line, size_t len, struct hash_canon *out)
 	return 0;
 }
 
-/* n bytes, no NUL among them, as a string of a field of cap bytes. */
-static int
-take_text(const char *p, size_t n, char *out, size_t cap)
-{
-	if (n >= cap || memchr(p, '\0', n))
-		return -1;
-	memcpy(out, p, n);
-	out[n] = '\0';
-	return 0;
-}
-
 static int
 take_ids(const char *p, size_t n, struct control_request *r)
 {
@@ -512,7 +502,7 @@ take_ids(const char *p, size_t n, struct control_request *r)
 	for (r->n_ids = 0; p < end; p = nul + 1) {
 		nul = memchr(p, '\0', (size_t)(end - p));
 		if (r->n_ids == CONTROL_IDS_MAX ||
-		    take_text(p, (size_t)(nul - p), r->ids[r->n_ids], SNAP_ID_MAX) < 0 ||
+		    bytes_str(r->ids[r->n_ids], SNAP_ID_MAX, p, (size_t)(nul - p)) < 0 ||
 		    !word_ok(r->ids[r->n_ids], SNAP_ID_MAX))
 			return -1;
 		r->n_ids++;
@@ -546,7 +536,7 @@ take_value(int k, const char *p, size_t n, struct control_request *r)
 	case T_FLOW:
 	case T_PATH:
 	case T_CLIENT:
-		return take_text(p, n, at, keys[k].size) < 0 ||
+		return bytes_str(at, keys[k].size, p, n) < 0 ||
 		       !text_ok(keys[k].type, at, keys[k].size) ? -1 : 0;
 	case T_OBJECT:	/* kept as a tree: built once the peer's role allows it */
 		if (n < 2 || (uint8_t)p[0] != JSON_TREE_OBJECT || !(r->config_tree = malloc(n)))
