@@ -31,6 +31,25 @@ static const struct {
 
 enum key_type {
 	T_WORD, T_PATH, T_OBJECT, T_IDS, T_BOOL, T_WAIT, T_SEQ, T_CLIENT, T_FOR, T_CALLS, T_FLOW,
+	T_COUNT
+};
+
+/*
+ * What a type's value is, for the parser, the digest both ways and the
+ * builder alike: a string (held to text_ok), or an integer in [min, max].
+ */
+static const struct {
+	bool text, integer;
+	int64_t min, max;
+} kinds[T_COUNT] = {
+	[T_WORD] = { .text = true },
+	[T_PATH] = { .text = true },
+	[T_CLIENT] = { .text = true },
+	[T_FLOW] = { .text = true },
+	[T_WAIT] = { .integer = true, .min = 0, .max = CONTROL_WAIT_MAX_MS },
+	[T_SEQ] = { .integer = true, .min = 0, .max = CONTROL_ID_MAX },
+	[T_FOR] = { .integer = true, .min = GRANT_FOR_MIN_S, .max = GRANT_FOR_MAX_S },
+	[T_CALLS] = { .integer = true, .min = 1, .max = GRANT_CALLS_MAX },
 };
 
 #define REQ_FIELD(m)	offsetof(struct control_request, m), sizeof(((struct control_request *)0)->m)
@@ -187,24 +206,18 @@ copy_range(const json_t *v, int64_t min, int64_t max, int64_t *out)
 	return 0;
 }
 
-static int
-copy_int(const json_t *v, int64_t max, int64_t *out)
-{
-	return copy_range(v, 0, max, out);
-}
-
 /* One argument, by its key's type. */
 static int
 take_arg(int k, const json_t *v, struct control_request *r)
 {
+	enum key_type t = keys[k].type;
 	char *p = (char *)r + keys[k].off;
 
-	switch (keys[k].type) {
-	case T_WORD:
-	case T_FLOW:
-	case T_PATH:
-	case T_CLIENT:
-		return copy_text(v, keys[k].type, p, keys[k].size);
+	if (kinds[t].text)
+		return copy_text(v, t, p, keys[k].size);
+	if (kinds[t].integer)
+		return copy_range(v, kinds[t].min, kinds[t].max, (int64_t *)p);
+	switch (t) {
 	case T_OBJECT:	/* as deep as the tree form carries (json_tree.h) */
 		if (!json_is_object(v) || !json_tree_shallow(v))
 			return -1;
@@ -217,16 +230,9 @@ take_arg(int k, const json_t *v, struct control_request *r)
 			return -1;
 		*(bool *)p = json_is_true(v);
 		return 0;
-	case T_WAIT:
-		return copy_int(v, CONTROL_WAIT_MAX_MS, (int64_t *)p);
-	case T_SEQ:
-		return copy_int(v, CONTROL_ID_MAX, (int64_t *)p);
-	case T_FOR:
-		return copy_range(v, GRANT_FOR_MIN_S, GRANT_FOR_MAX_S, (int64_t *)p);
-	case T_CALLS:
-		return copy_range(v, 1, GRANT_CALLS_MAX, (int64_t *)p);
+	default:
+		return -1;
 	}
-	return -1;
 }
 
 /* ---- the parser ---- */
@@ -261,7 +267,7 @@ load(const char *line, size_t len, const char **error)
 static int
 read_id(const json_t *o, struct control_request *r)
 {
-	return copy_int(json_object_get(o, "id"), CONTROL_ID_MAX, &r->id);
+	return copy_range(json_object_get(o, "id"), 0, CONTROL_ID_MAX, &r->id);
 }
 
 /*
@@ -428,18 +434,17 @@ static void
 put_value(struct hash_canon *out, int k, const struct control_request *r,
 	  struct digest_head *h)
 {
+	enum key_type t = keys[k].type;
 	const char *p = (const char *)r + keys[k].off;
 	struct hash_canon c;
 	uint8_t b;
 	size_t i;
 
-	switch (keys[k].type) {
-	case T_WORD:
-	case T_PATH:
-	case T_CLIENT:
-	case T_FLOW:
-		put_field(out, k, p, strlen(p), h);
+	if (kinds[t].text || kinds[t].integer) {
+		put_field(out, k, p, kinds[t].text ? strlen(p) : sizeof(int64_t), h);
 		return;
+	}
+	switch (t) {
 	case T_OBJECT:
 		put_tree(out, k, r->config, h);
 		return;
@@ -455,11 +460,7 @@ put_value(struct hash_canon *out, int k, const struct control_request *r,
 		b = *(const bool *)p;
 		put_field(out, k, &b, 1, h);
 		return;
-	case T_WAIT:
-	case T_SEQ:
-	case T_FOR:
-	case T_CALLS:
-		put_field(out, k, p, sizeof(int64_t), h);
+	default:
 		return;
 	}
 }
@@ -519,25 +520,18 @@ take_range(const char *p, size_t n, int64_t min, int64_t max, int64_t *out)
 	return *out < min || *out > max ? -1 : 0;
 }
 
-static int
-take_int(const char *p, size_t n, int64_t max, int64_t *out)
-{
-	return take_range(p, n, 0, max, out);
-}
-
 /* One value, held to what the parser holds a JSON value to (take_arg). */
 static int
 take_value(int k, const char *p, size_t n, struct control_request *r)
 {
+	enum key_type t = keys[k].type;
 	char *at = (char *)r + keys[k].off;
 
-	switch (keys[k].type) {
-	case T_WORD:
-	case T_FLOW:
-	case T_PATH:
-	case T_CLIENT:
-		return bytes_str(at, keys[k].size, p, n) < 0 ||
-		       !text_ok(keys[k].type, at, keys[k].size) ? -1 : 0;
+	if (kinds[t].text)
+		return bytes_str(at, keys[k].size, p, n) < 0 || !text_ok(t, at, keys[k].size) ? -1 : 0;
+	if (kinds[t].integer)
+		return take_range(p, n, kinds[t].min, kinds[t].max, (int64_t *)at);
+	switch (t) {
 	case T_OBJECT:	/* kept as a tree: built once the peer's role allows it */
 		if (n < 2 || (uint8_t)p[0] != JSON_TREE_OBJECT || !(r->config_tree = malloc(n)))
 			return -1;
@@ -551,16 +545,9 @@ take_value(int k, const char *p, size_t n, struct control_request *r)
 			return -1;
 		*(bool *)at = p[0] == 1;
 		return 0;
-	case T_WAIT:
-		return take_int(p, n, CONTROL_WAIT_MAX_MS, (int64_t *)at);
-	case T_SEQ:
-		return take_int(p, n, CONTROL_ID_MAX, (int64_t *)at);
-	case T_FOR:
-		return take_range(p, n, GRANT_FOR_MIN_S, GRANT_FOR_MAX_S, (int64_t *)at);
-	case T_CALLS:
-		return take_range(p, n, 1, GRANT_CALLS_MAX, (int64_t *)at);
+	default:
+		return -1;
 	}
-	return -1;
 }
 
 static int
@@ -654,27 +641,23 @@ ids_json(const struct control_request *r)
 static json_t *
 arg_json(int k, const struct control_request *r)
 {
+	enum key_type t = keys[k].type;
 	const char *p = (const char *)r + keys[k].off;
 
-	switch (keys[k].type) {
-	case T_WORD:
-	case T_PATH:
-	case T_CLIENT:
-	case T_FLOW:
+	if (kinds[t].text)
 		return json_string(p);
+	if (kinds[t].integer)
+		return json_integer(*(const int64_t *)p);
+	switch (t) {
 	case T_OBJECT:
 		return json_incref(*(json_t *const *)p);
 	case T_IDS:
 		return ids_json(r);
 	case T_BOOL:
 		return json_boolean(*(const bool *)p);
-	case T_WAIT:
-	case T_SEQ:
-	case T_FOR:
-	case T_CALLS:
-		return json_integer(*(const int64_t *)p);
+	default:
+		return NULL;
 	}
-	return NULL;
 }
 
 json_t *
@@ -720,10 +703,7 @@ control_request_str(struct control_request *r, enum control_key k, const char *s
 {
 	char *p = (char *)r + keys[k].off;
 
-	if (keys[k].type != T_WORD && keys[k].type != T_PATH && keys[k].type != T_CLIENT &&
-	    keys[k].type != T_FLOW)
-		return -1;
-	if (!s || strlen(s) >= keys[k].size)
+	if (!kinds[keys[k].type].text || !s || strlen(s) >= keys[k].size)
 		return -1;
 	memcpy(p, s, strlen(s) + 1);
 	r->has |= 1u << k;
@@ -752,8 +732,7 @@ control_request_bool(struct control_request *r, enum control_key k, bool v)
 void
 control_request_int(struct control_request *r, enum control_key k, int64_t v)
 {
-	if (keys[k].type == T_WAIT || keys[k].type == T_SEQ || keys[k].type == T_FOR ||
-	    keys[k].type == T_CALLS) {
+	if (kinds[keys[k].type].integer) {
 		*(int64_t *)((char *)r + keys[k].off) = v;
 		r->has |= 1u << k;
 	}
