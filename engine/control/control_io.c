@@ -6,6 +6,7 @@
  * so the calls flow one way: server -> ops -> events -> io.
  */
 #include "control_server_int.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <pwd.h>
@@ -36,24 +37,11 @@ cs_say(struct control_server *cs, const char *fmt, ...)
 static int
 outq_reserve(struct outq *q, size_t n)
 {
-	size_t want;
-	char *p;
-
 	if (q->off > 0 && q->off + q->len + n > q->alloc) {
 		memmove(q->buf, q->buf + q->off, q->len);
 		q->off = 0;
 	}
-	if (q->len + n <= q->alloc)
-		return 0;
-	want = q->alloc ? q->alloc : 4096;
-	while (want < q->len + n)
-		want *= 2;
-	p = realloc(q->buf, want);
-	if (!p)
-		return -1;
-	q->buf = p;
-	q->alloc = want;
-	return 0;
+	return grow(&q->buf, &q->alloc, q->len + n, 1, 4096, SIZE_MAX);
 }
 
 void

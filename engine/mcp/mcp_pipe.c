@@ -1,5 +1,6 @@
 #include "mcp_int.h"
 #include "clock.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -50,9 +51,6 @@ mcp_drain_stderr(struct mcp_client *c)
 static int
 mcp_buf_room(struct mcp_client *c)
 {
-	size_t cap;
-	char *p;
-
 	if (c->off == c->len && c->cap > MCP_BUF_KEEP) {
 		free(c->buf);
 		c->buf = NULL;
@@ -67,15 +65,7 @@ mcp_buf_room(struct mcp_client *c)
 		return 0;
 	if (c->cap >= MCP_BUF_MAX)
 		return 1;
-	cap = c->cap ? c->cap * 2 : MCP_BUF_START;
-	if (cap > MCP_BUF_MAX)
-		cap = MCP_BUF_MAX;
-	p = realloc(c->buf, cap);
-	if (!p)
-		return -1;
-	c->buf = p;
-	c->cap = cap;
-	return 0;
+	return grow(&c->buf, &c->cap, c->len + 1, 1, MCP_BUF_START, MCP_BUF_MAX);
 }
 
 /* Read what stdout has. EOF is kept in c->eof so that lines before it still count. */

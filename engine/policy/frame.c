@@ -1,5 +1,6 @@
 #include "frame.h"
 #include "canon.h"
+#include "grow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -189,27 +190,13 @@ linebuf_free(struct linebuf *lb)
 static int
 linebuf_reserve(struct linebuf *lb, size_t n)
 {
-	size_t want = lb->alloc;
-	char *grown;
-
 	if (lb->start > 0) {
 		memmove(lb->buf, lb->buf + lb->start, lb->len);
 		lb->start = 0;
 	}
 	if (n > lb->cap - lb->len)
 		return -1;
-	if (lb->len + n <= lb->alloc)
-		return 0;
-	while (want < lb->len + n)
-		want *= 2;
-	if (want > lb->cap)
-		want = lb->cap;
-	grown = realloc(lb->buf, want);
-	if (!grown)
-		return -1;
-	lb->buf = grown;
-	lb->alloc = want;
-	return 0;
+	return grow(&lb->buf, &lb->alloc, lb->len + n, 1, 4096, lb->cap);
 }
 
 size_t
