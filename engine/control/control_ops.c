@@ -86,6 +86,45 @@ audit_authored(struct control_server *cs, const struct client *c,
 
 /* ---- the ops ---- */
 
+/* {"id": N, "ok": true, key: body}, body taken; or out of memory. */
+static void
+reply_with(struct control_server *cs, struct client *c, int64_t id, const char *key, json_t *body)
+{
+	json_t *ok = control_ok(id);
+
+	if (!ok)
+		json_decref(body);
+	else if (json_object_set_new(ok, key, body) < 0)
+		ok = (json_decref(ok), NULL);
+	cs_reply(cs, c, id, ok);
+}
+
+/* An answer's struct, zeroed, and its reply in *ok; or NULL, out of memory told. */
+static void *
+answer_new(struct control_server *cs, struct client *c, int64_t id, size_t size, json_t **ok)
+{
+	void *a = calloc(1, size);
+
+	*ok = a ? control_ok(id) : NULL;
+	if (*ok)
+		return a;
+	free(a);
+	cs_reply_error(cs, c, id, CONTROL_E_MEMORY);
+	return NULL;
+}
+
+/* The answer's reply ok, or error (ok dropped) when there is one. */
+static void
+answer_reply(struct control_server *cs, struct client *c, int64_t id, json_t *ok,
+	     const char *error)
+{
+	if (error) {
+		json_decref(ok);
+		cs_reply_error(cs, c, id, error);
+	} else
+		cs_reply(cs, c, id, ok);
+}
+
 static void
 op_hello(struct control_server *cs, struct client *c, const struct control_request *r)
 {
@@ -103,16 +142,10 @@ op_hello(struct control_server *cs, struct client *c, const struct control_reque
 static void
 op_snapshot(struct control_server *cs, struct client *c, const struct control_request *r)
 {
-	json_t *ok;
-
-	if (cs_refresh(cs) < 0) {
+	if (cs_refresh(cs) < 0)
 		cs_reply_error(cs, c, r->id, CONTROL_E_MEMORY);
-		return;
-	}
-	ok = control_ok(r->id);
-	if (ok && json_object_set_new(ok, "snapshot", control_snapshot_json(&cs->snap)) < 0)
-		ok = (json_decref(ok), NULL);
-	cs_reply(cs, c, r->id, ok);
+	else
+		reply_with(cs, c, r->id, "snapshot", control_snapshot_json(&cs->snap));
 }
 
 /*
@@ -136,8 +169,6 @@ static void
 op_detail(struct control_server *cs, struct client *c, const struct control_request *r)
 {
 	struct session_detail *d = calloc(1, sizeof *d);
-	json_t *ok;
-
 	char id[SNAP_ID_MAX];
 
 	if (!d) {
@@ -153,11 +184,8 @@ op_detail(struct control_server *cs, struct client *c, const struct control_requ
 		cs_reply_error(cs, c, r->id, CONTROL_E_SESSION);
 		return;
 	}
-	ok = control_ok(r->id);
-	if (ok && json_object_set_new(ok, "detail", control_detail_json(d)) < 0)
-		ok = (json_decref(ok), NULL);
+	reply_with(cs, c, r->id, "detail", control_detail_json(d));
 	free(d);
-	cs_reply(cs, c, r->id, ok);
 }
 
 static json_t *
@@ -176,15 +204,11 @@ recent_json(const struct control_server *cs)
 static void
 op_events(struct control_server *cs, struct client *c, const struct control_request *r)
 {
-	json_t *ok = control_ok(r->id);
-
-	if (ok && json_object_set_new(ok, "events", recent_json(cs)) < 0)
-		ok = (json_decref(ok), NULL);
 	c->follow = r->follow;
 	c->snapshots = r->snapshots;
 	c->deltas = r->deltas;
 	c->base_ms = 0;		/* the next push is whole */
-	cs_reply(cs, c, r->id, ok);
+	reply_with(cs, c, r->id, "events", recent_json(cs));
 	if (c->snapshots && cs_refresh(cs) >= 0)
 		cs_push(cs, c, "snapshot", control_snapshot_json(&cs->snap));
 }
@@ -193,7 +217,6 @@ static void
 op_host(struct control_server *cs, struct client *c, const struct control_request *r)
 {
 	struct host_snapshot *h = calloc(1, sizeof *h);
-	json_t *ok;
 
 	if (!h) {
 		cs_reply_error(cs, c, r->id, CONTROL_E_MEMORY);
@@ -202,11 +225,8 @@ op_host(struct control_server *cs, struct client *c, const struct control_reques
 	if (r->refresh)
 		supervisor_host_refresh(cs->o.sup, r->runtime[0] ? r->runtime : cs->o.runtime);
 	supervisor_host(cs->o.sup, h);
-	ok = control_ok(r->id);
-	if (ok && json_object_set_new(ok, "host", control_host_json(h)) < 0)
-		ok = (json_decref(ok), NULL);
+	reply_with(cs, c, r->id, "host", control_host_json(h));
 	free(h);
-	cs_reply(cs, c, r->id, ok);
 }
 
 /*
@@ -231,22 +251,13 @@ audit_rows(struct control_server *cs, const struct control_request *r, struct co
 static void
 op_audit(struct control_server *cs, struct client *c, const struct control_request *r)
 {
-	struct control_audit *a = calloc(1, sizeof *a);
-	json_t *ok = a ? control_ok(r->id) : NULL;
+	json_t *ok;
+	struct control_audit *a = answer_new(cs, c, r->id, sizeof *a, &ok);
 
-	if (!ok) {
-		free(a);
-		cs_reply_error(cs, c, r->id, CONTROL_E_MEMORY);
+	if (!a)
 		return;
-	}
-	if (audit_rows(cs, r, a) < 0) {
-		json_decref(ok);
-		cs_reply_error(cs, c, r->id, CONTROL_E_AUDIT);
-	} else if (control_audit_into(a, ok) < 0) {
-		json_decref(ok);
-		cs_reply_error(cs, c, r->id, CONTROL_E_MEMORY);
-	} else
-		cs_reply(cs, c, r->id, ok);
+	answer_reply(cs, c, r->id, ok, audit_rows(cs, r, a) < 0 ? CONTROL_E_AUDIT
+				       : control_audit_into(a, ok) < 0 ? CONTROL_E_MEMORY : NULL);
 	free(a);
 }
 
@@ -259,25 +270,18 @@ op_audit(struct control_server *cs, struct client *c, const struct control_reque
 static void
 op_timeline(struct control_server *cs, struct client *c, const struct control_request *r)
 {
-	struct control_timeline *t = calloc(1, sizeof *t);
-	json_t *ok = t ? control_ok(r->id) : NULL;
+	json_t *ok;
+	struct control_timeline *t = answer_new(cs, c, r->id, sizeof *t, &ok);
 	struct al_err err;
+	int rc;
 
-	if (!ok) {
-		free(t);
-		cs_reply_error(cs, c, r->id, CONTROL_E_MEMORY);
+	if (!t)
 		return;
-	}
 	t->next = r->has & CONTROL_KEY(AFTER) ? r->after : 0;
-	if (supervisor_timeline(cs->o.sup, &t->next, t->rows, CONTROL_TIMELINE_ROWS, &t->n,
-				&t->more, &err) < 0) {
-		json_decref(ok);
-		cs_reply_error(cs, c, r->id, CONTROL_E_AUDIT);
-	} else if (control_timeline_into(t, ok) < 0) {
-		json_decref(ok);
-		cs_reply_error(cs, c, r->id, CONTROL_E_MEMORY);
-	} else
-		cs_reply(cs, c, r->id, ok);
+	rc = supervisor_timeline(cs->o.sup, &t->next, t->rows, CONTROL_TIMELINE_ROWS, &t->n,
+				 &t->more, &err);
+	answer_reply(cs, c, r->id, ok, rc < 0 ? CONTROL_E_AUDIT
+				       : control_timeline_into(t, ok) < 0 ? CONTROL_E_MEMORY : NULL);
 	free(t);
 }
 
@@ -300,7 +304,6 @@ static void
 op_metrics(struct control_server *cs, struct client *c, const struct control_request *r)
 {
 	char *text;
-	json_t *ok;
 
 	if (cs_refresh(cs) < 0) {
 		cs_reply_error(cs, c, r->id, CONTROL_E_MEMORY);
@@ -309,11 +312,8 @@ op_metrics(struct control_server *cs, struct client *c, const struct control_req
 	cs->counts.clients = cs_n_clients(cs);
 	cs->counts.rss_bytes = rss_bytes();
 	text = control_metrics_text(&cs->snap, &cs->counts);
-	ok = text ? control_ok(r->id) : NULL;
-	if (ok && json_object_set_new(ok, "text", json_string(text)) < 0)
-		ok = (json_decref(ok), NULL);
+	reply_with(cs, c, r->id, "text", text ? json_string(text) : NULL);
 	free(text);
-	cs_reply(cs, c, r->id, ok);
 }
 
 /*
@@ -637,22 +637,14 @@ op_freeze(struct control_server *cs, struct client *c, const struct control_requ
 static void
 op_pending(struct control_server *cs, struct client *c, const struct control_request *r)
 {
-	struct control_pending *p = calloc(1, sizeof *p);
-	json_t *ok = control_ok(r->id);
+	json_t *ok;
+	struct control_pending *p = answer_new(cs, c, r->id, sizeof *p, &ok);
 
-	if (!p || !ok) {
-		free(p);
-		json_decref(ok);
-		cs_reply_error(cs, c, r->id, CONTROL_E_MEMORY);
+	if (!p)
 		return;
-	}
 	p->n = supervisor_holds(cs->o.sup, p->calls, SNAP_HOLDS_MAX);
-	if (control_pending_into(p, ok) < 0) {
-		json_decref(ok);
-		ok = NULL;
-	}
+	answer_reply(cs, c, r->id, ok, control_pending_into(p, ok) < 0 ? CONTROL_E_MEMORY : NULL);
 	free(p);
-	cs_reply(cs, c, r->id, ok);
 }
 
 /* An operator's approve or deny of one held call; its waiter writes the decision's entry. */
