@@ -613,6 +613,14 @@ static const struct codec_table push_table = CODEC_TABLE(control_push_msg, push_
 
 /* ---- the public names ---- */
 
+/* v read into obj, cleared first: 0, or -1 when v is not an object or lacks what is required. */
+static int
+decode(const struct codec_table *t, const json_t *v, void *obj)
+{
+	memset(obj, 0, t->size);
+	return json_is_object(v) ? codec_decode(t, v, obj) : -1;
+}
+
 json_t *
 control_row_json(const struct session_row *r)
 {
@@ -652,8 +660,7 @@ control_host_json(const struct host_snapshot *h)
 int
 control_row_from_json(const json_t *v, struct session_row *r)
 {
-	memset(r, 0, sizeof *r);
-	return json_is_object(v) ? codec_decode(&row_table, v, r) : -1;
+	return decode(&row_table, v, r);
 }
 
 int
@@ -668,22 +675,19 @@ control_snapshot_from_json(const json_t *v, struct supervisor_snapshot *s)
 int
 control_event_from_json(const json_t *v, struct supervisor_event *e)
 {
-	memset(e, 0, sizeof *e);
-	return json_is_object(v) ? codec_decode(&event_table, v, e) : -1;
+	return decode(&event_table, v, e);
 }
 
 int
 control_detail_from_json(const json_t *v, struct session_detail *d)
 {
-	memset(d, 0, sizeof *d);
-	return codec_decode(&detail_table, v, d);
+	return decode(&detail_table, v, d);
 }
 
 int
 control_host_from_json(const json_t *v, struct host_snapshot *h)
 {
-	memset(h, 0, sizeof *h);
-	return json_is_object(v) ? codec_decode(&host_table, v, h) : -1;
+	return decode(&host_table, v, h);
 }
 
 int
@@ -695,8 +699,7 @@ control_audit_into(const struct control_audit *a, json_t *reply)
 int
 control_audit_from_json(const json_t *v, struct control_audit *a)
 {
-	memset(a, 0, sizeof *a);
-	return json_is_object(v) ? codec_decode(&audit_table, v, a) : -1;
+	return decode(&audit_table, v, a);
 }
 
 int
@@ -708,8 +711,7 @@ control_pending_into(const struct control_pending *p, json_t *reply)
 int
 control_pending_from_json(const json_t *v, struct control_pending *p)
 {
-	memset(p, 0, sizeof *p);
-	return json_is_object(v) ? codec_decode(&pending_table, v, p) : -1;
+	return decode(&pending_table, v, p);
 }
 
 int
@@ -721,8 +723,7 @@ control_timeline_into(const struct control_timeline *t, json_t *reply)
 int
 control_timeline_from_json(const json_t *v, struct control_timeline *t)
 {
-	memset(t, 0, sizeof *t);
-	return json_is_object(v) ? codec_decode(&timeline_table, v, t) : -1;
+	return decode(&timeline_table, v, t);
 }
 
 json_t *
@@ -739,8 +740,7 @@ control_hello(const char *engine, enum control_role role, uid_t uid, const char 
 int
 control_hello_from_json(const json_t *v, struct control_hello_msg *h)
 {
-	memset(h, 0, sizeof *h);
-	return json_is_object(v) ? codec_decode(&hello_table, v, h) : -1;
+	return decode(&hello_table, v, h);
 }
 
 json_t *
