@@ -3,29 +3,14 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Digits only, at most digits_max of them, no sign, no leading space: 0, or -1. */
-static int
-whole(const char *s, size_t n, size_t digits_max, int64_t *out)
-{
-	int64_t v = 0;
-	size_t i;
-
-	if (n == 0 || n > digits_max)
-		return -1;
-	for (i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		v = v * 10 + (s[i] - '0');
-	}
-	*out = v;
-	return 0;
-}
+#include "bytes.h"
 
 int
 grant_duration_parse(const char *s, int64_t *seconds)
 {
 	size_t n = s ? strlen(s) : 0;
-	int64_t v, unit;
+	uint64_t v;
+	int64_t unit;
 
 	if (n < 2)
 		return -1;
@@ -43,20 +28,21 @@ grant_duration_parse(const char *s, int64_t *seconds)
 		return -1;
 	}
 	/* Six digits are more than a day in seconds: the bound below decides. */
-	if (whole(s, n - 1, 6, &v) < 0 || v * unit < GRANT_FOR_MIN_S || v * unit > GRANT_FOR_MAX_S)
+	if (bytes_decimal(s, n - 1, 6, &v) < 0 || (int64_t)v * unit < GRANT_FOR_MIN_S ||
+	    (int64_t)v * unit > GRANT_FOR_MAX_S)
 		return -1;
-	*seconds = v * unit;
+	*seconds = (int64_t)v * unit;
 	return 0;
 }
 
 int
 grant_calls_parse(const char *s, int64_t *calls)
 {
-	int64_t v;
+	uint64_t v;
 
-	if (!s || whole(s, strlen(s), 7, &v) < 0 || v < 1 || v > GRANT_CALLS_MAX)
+	if (!s || bytes_decimal(s, strlen(s), 7, &v) < 0 || v < 1 || v > GRANT_CALLS_MAX)
 		return -1;
-	*calls = v;
+	*calls = (int64_t)v;
 	return 0;
 }
 
