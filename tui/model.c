@@ -615,11 +615,15 @@ row_has_tool(const struct session_row *r, const char *tool, bool ended)
 	return false;
 }
 
+/* Does a session have tool (an ended one too when ended), or does it stand revoked? */
 static bool
-standing(const struct model *m, const char *tool)
+tool_named(const struct model *m, const char *tool, bool ended)
 {
 	size_t i;
 
+	for (i = 0; i < m->snap.n; i++)
+		if (row_has_tool(&m->snap.rows[i], tool, ended))
+			return true;
 	for (i = 0; i < m->snap.n_standing; i++)
 		if (strcmp(m->snap.standing[i], tool) == 0)
 			return true;
@@ -629,12 +633,7 @@ standing(const struct model *m, const char *tool)
 bool
 model_tool_held(const struct model *m, const char *tool)
 {
-	size_t i;
-
-	for (i = 0; i < m->snap.n; i++)
-		if (row_has_tool(&m->snap.rows[i], tool, true))
-			return true;
-	return standing(m, tool);
+	return tool_named(m, tool, true);
 }
 
 bool
@@ -651,10 +650,5 @@ model_view_only(const struct model *m)
 bool
 model_tool_listed(const struct model *m, const char *tool)
 {
-	size_t i;
-
-	for (i = 0; i < m->snap.n; i++)
-		if (row_has_tool(&m->snap.rows[i], tool, false))
-			return true;
-	return standing(m, tool);
+	return tool_named(m, tool, false);
 }
