@@ -417,27 +417,44 @@ print_names(const char *what, const json_t *a)
 	fputc('\n', stderr);
 }
 
-/* --wait MS, or the default: -1 when it is not milliseconds in range. */
-static long
-wait_of(struct ctl *c)
+/* *wait: --wait MS, or the default; a usage error when it is not milliseconds in range. */
+static int
+wait_of(struct ctl *c, long *wait)
 {
 	const char *w = c->o.n[OPT_WAIT] ? c->o.values[OPT_WAIT][0] : NULL;
-	long wait = w ? strtol(w, NULL, 10) : CTL_WAIT_MS;
 
-	if (w && (strspn(w, "0123456789") != strlen(w) || !*w || wait > CONTROL_WAIT_MAX_MS))
-		return -1;
-	return wait;
+	*wait = w ? strtol(w, NULL, 10) : CTL_WAIT_MS;
+	if (w && (strspn(w, "0123456789") != strlen(w) || !*w || *wait > CONTROL_WAIT_MAX_MS))
+		return cli_usage_error("ctl", "--wait wants milliseconds, 0 to %d",
+				       CONTROL_WAIT_MAX_MS);
+	return -1;
 }
 
-/* A cutover's reply: its acks, and the sessions that ended or still wait (exit 1). */
+/* apply and freeze: for every session, so no --all or --session; then --wait. */
 static int
-cutover_done(struct ctl *c, json_t *r, long wait, const char *what)
+every_session(struct ctl *c, long *wait)
 {
-	json_t *acks = json_object_get(r, "acks"), *a;
-	int rc = json_array_size(json_object_get(r, "pending")) > 0 && wait > 0 ? EXIT_REFUSED
-										: EXIT_OK;
-	size_t i, na = 0;
+	if (c->o.n[OPT_ALL] || c->o.n[OPT_SESSION])
+		return cli_usage_error("ctl", "%s is for every session: no --all or --session",
+				       c->verb);
+	return wait_of(c, wait);
+}
 
+/*
+ * Send the cutover request built, then print its reply: its acks, and the
+ * sessions that ended or still wait (exit 1).
+ */
+static int
+cutover_call(struct ctl *c, long wait, const char *what)
+{
+	json_t *r, *acks, *a;
+	size_t i, na = 0;
+	int rc = ctl_call(c, wait, &r);
+
+	if (rc >= 0)
+		return rc;
+	acks = json_object_get(r, "acks");
+	rc = json_array_size(json_object_get(r, "pending")) > 0 && wait > 0 ? EXIT_REFUSED : EXIT_OK;
 	if (c->o.json)
 		cli_print_json(r);
 	else {
@@ -464,20 +481,16 @@ cutover_done(struct ctl *c, json_t *r, long wait, const char *what)
 static int
 do_cutover(struct ctl *c)
 {
-	long wait = wait_of(c);
-	json_t *r;
+	long wait;
 	int rc;
 
 	if (!c->o.n[OPT_ALL] == !c->o.n[OPT_SESSION])
 		return cli_usage_error("ctl", "%s wants --all or --session ID (not both)", c->verb);
-	if (wait < 0)
-		return cli_usage_error("ctl", "--wait wants milliseconds, 0 to %d",
-				       CONTROL_WAIT_MAX_MS);
+	if ((rc = wait_of(c, &wait)) >= 0)
+		return rc;
 	if (cutover_request(c, wait) < 0)
 		return bad_argument(c);
-	rc = ctl_call(c, wait, &r);
-	return rc >= 0 ? rc : cutover_done(c, r, wait, c->o.n[OPT_FLOW] ? c->o.values[OPT_FLOW][0]
-									 : c->arg);
+	return cutover_call(c, wait, c->o.n[OPT_FLOW] ? c->o.values[OPT_FLOW][0] : c->arg);
 }
 
 /*
@@ -489,18 +502,14 @@ static int
 do_apply(struct ctl *c)
 {
 	const char *verb = c->verb;
-	long wait = wait_of(c);
+	long wait;
 	struct incident p;
 	struct al_err err;
-	int status = EXIT_OK, rc;
-	json_t *r;
+	int status = EXIT_OK, rc = every_session(c, &wait);
 	size_t i;
 
-	if (c->o.n[OPT_ALL] || c->o.n[OPT_SESSION])
-		return cli_usage_error("ctl", "apply is for every session: no --all or --session");
-	if (wait < 0)
-		return cli_usage_error("ctl", "--wait wants milliseconds, 0 to %d",
-				       CONTROL_WAIT_MAX_MS);
+	if (rc >= 0)
+		return rc;
 	if (access(c->arg, R_OK) < 0 && errno == EACCES) {	/* as start's: refused here */
 		cli_fail(c->o.json, "ctl", "apply: %s: %s", c->arg, CONFIG_INLINE_UNREADABLE);
 		return EXIT_REFUSED;
@@ -512,9 +521,7 @@ do_apply(struct ctl *c)
 		control_request_bool(ctl_verb_request(c), CONTROL_K_ALL, true);
 		control_request_int(&c->req, CONTROL_K_WAIT, wait);
 		rc = control_request_str(&c->req, CONTROL_K_TOOL, p.tool[i]) < 0 ? bad_argument(c)
-			: ctl_call(c, wait, &r);
-		if (rc < 0)
-			rc = cutover_done(c, r, wait, p.tool[i]);
+			: cutover_call(c, wait, p.tool[i]);
 		if (rc == EXIT_ERROR) {
 			c->verb = verb;
 			return rc;	/* the engine is gone: the rest cannot go */
@@ -530,19 +537,13 @@ do_apply(struct ctl *c)
 static int
 do_freeze(struct ctl *c)
 {
-	long wait = wait_of(c);
-	json_t *r;
-	int rc;
+	long wait;
+	int rc = every_session(c, &wait);
 
-	if (c->o.n[OPT_ALL] || c->o.n[OPT_SESSION])
-		return cli_usage_error("ctl", "%s is for every session: no --all or --session",
-				       c->verb);
-	if (wait < 0)
-		return cli_usage_error("ctl", "--wait wants milliseconds, 0 to %d",
-				       CONTROL_WAIT_MAX_MS);
+	if (rc >= 0)
+		return rc;
 	control_request_int(ctl_verb_request(c), CONTROL_K_WAIT, wait);
-	rc = ctl_call(c, wait, &r);
-	return rc >= 0 ? rc : cutover_done(c, r, wait, NULL);
+	return cutover_call(c, wait, NULL);
 }
 
 /* ID, --all, or --called TOOL [--within D]: exactly one; refused before the socket. */

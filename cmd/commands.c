@@ -25,6 +25,9 @@ static const struct {
 
 #define JSON_WHAT	"print one JSON object instead of text (errors too)"
 #define SESSIONS_MAX_WHAT	"sessions held at once (default: host memory / 32 MiB, 16..1024)"
+#define CONFIGS_WHAT	"a session to start at once (repeat for more, up to 64)"
+#define AUDIT_WHAT	"the audit log (default $XDG_STATE_HOME/airlock/audit.db)"
+#define OTLP_WHAT	"also export each audit entry as a span to URL/v1/traces"
 
 static const struct cli_verb audit_verbs[] = {
 	{ "verify", "DB", "re-check the hash chain up to its head (and --anchor)" },
@@ -59,10 +62,10 @@ static const struct cli_verb ctl_verbs[] = {
 
 const struct command cli_commands[] = {
 	{ "console", cmd_console, NULL, 0,
-	  { OPT_REP(CONFIG, "a session to start at once (repeat for more, up to 64)"),
+	  { OPT_REP(CONFIG, CONFIGS_WHAT),
 	    OPT(DEMO, "the built-in demo: four confined sessions, kept alive"),
 	    OPT(READ_ONLY, "refuse every request that changes a session or the policy"),
-	    OPT(AUDIT, "the audit log (default $XDG_STATE_HOME/airlock/audit.db)"),
+	    OPT(AUDIT, AUDIT_WHAT),
 	    OPT_REP(CONNECT, "attach to a running engine: its socket, or ssh://[user@]host[:port][/socket]; repeat for more (up to 8)"),
 	    OPT(SESSIONS_MAX, SESSIONS_MAX_WHAT) },
 	  "the operator console (also: airlock on a terminal)", NULL },
@@ -74,8 +77,8 @@ const struct command cli_commands[] = {
 	  "check the host and the Docker daemon (PASS/FAIL per check)", NULL },
 	{ "run", cmd_run, NULL, 0,
 	  { OPT_REQ(CONFIG, "the session: profile, upstreams, aliases, tools, bounds"),
-	    OPT(AUDIT, "the audit log (default $XDG_STATE_HOME/airlock/audit.db)"),
-	    OPT(OTLP, "also export each audit entry as a span to URL/v1/traces"),
+	    OPT(AUDIT, AUDIT_WHAT),
+	    OPT(OTLP, OTLP_WHAT),
 	    OPT(JSON, JSON_WHAT) },
 	  "run one session headless; print a payload-free summary", NULL },
 	{ "inspect", cmd_inspect, "CONTAINER", 1,
@@ -95,10 +98,10 @@ const struct command cli_commands[] = {
 	{ "reap", cmd_reap, NULL, 0, { OPT(JSON, JSON_WHAT) },
 	  "stop and remove airlock containers whose owner is gone", NULL },
 	{ "serve", cmd_serve, NULL, 0,
-	  { OPT_REP(CONFIG, "a session to start at once (repeat for more, up to 64)"),
+	  { OPT_REP(CONFIG, CONFIGS_WHAT),
 	    OPT(SOCKET, "the control socket (default /run/airlock/engine.sock as root)"),
-	    OPT(AUDIT, "the audit log (default $XDG_STATE_HOME/airlock/audit.db)"),
-	    OPT(OTLP, "also export each audit entry as a span to URL/v1/traces"),
+	    OPT(AUDIT, AUDIT_WHAT),
+	    OPT(OTLP, OTLP_WHAT),
 	    OPT(OPERATE_GROUP, "members may operate (default airlock)"),
 	    OPT(VIEW_GROUP, "members may view (default airlock-view)"),
 	    OPT(NAME, "the engine's name in consoles and ctl (default HOST:PID)"),
@@ -175,15 +178,24 @@ append(char *out, size_t cap, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* "--config FILE", "--json": an option and its argument. */
+static void
+spell_option(enum cli_option o, char *out, size_t cap)
+{
+	snprintf(out, cap, "%s%s%s", options[o].name, options[o].arg ? " " : "",
+		 options[o].arg ? options[o].arg : "");
+}
+
 /* "--config FILE", "[--config FILE]...", "[--json]" */
 static void
 append_use(char *out, size_t cap, const struct cli_use *u)
 {
-	const char *name = options[u->opt].name, *arg = options[u->opt].arg;
 	bool required = u->flags & CLI_REQUIRED;
+	char spelled[64];
 
-	append(out, cap, " %s%s%s%s%s%s", required ? "" : "[", name, arg ? " " : "",
-	       arg ? arg : "", required ? "" : "]", u->flags & CLI_REPEAT ? "..." : "");
+	spell_option(u->opt, spelled, sizeof spelled);
+	append(out, cap, " %s%s%s%s", required ? "" : "[", spelled, required ? "" : "]",
+	       u->flags & CLI_REPEAT ? "..." : "");
 }
 
 void
@@ -219,6 +231,16 @@ cli_usage(FILE *f)
 		"admission refused,\n2 usage error, 3 the job could not be done.\n");
 }
 
+/* "airlock CMD: <what is wrong>" and the usage line, on stderr. */
+static int __attribute__((format(printf, 3, 0)))
+usage_verror(const char *command, const char *usage, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "airlock %s: ", command);
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\nusage: airlock %s\n", usage);
+	return EXIT_USAGE;
+}
+
 int
 cli_usage_error(const char *command, const char *fmt, ...)
 {
@@ -228,11 +250,9 @@ cli_usage_error(const char *command, const char *fmt, ...)
 
 	if (c)
 		cli_usage_line(c, line, sizeof line);
-	fprintf(stderr, "airlock %s: ", command);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	usage_verror(command, line, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nusage: airlock %s\n", line);
 	return EXIT_USAGE;
 }
 
@@ -249,11 +269,9 @@ usage_error(const struct parse *p, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "airlock %s: ", p->c->name);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	usage_verror(p->c->name, p->usage, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nusage: airlock %s\n", p->usage);
 	return EXIT_USAGE;
 }
 
@@ -343,12 +361,9 @@ command_help(const struct command *c, const char *usage)
 		printf("  %-17s %s\n", name, v->help);
 	}
 	for (i = 0; i < CLI_USES_MAX && c->uses[i].opt != OPT_NONE; i++) {
-		const char *arg = options[c->uses[i].opt].arg;
-
 		if (i == 0)
 			printf("\noptions:\n");
-		snprintf(name, sizeof name, "%s%s%s", options[c->uses[i].opt].name,
-			 arg ? " " : "", arg ? arg : "");
+		spell_option(c->uses[i].opt, name, sizeof name);
 		printf("  %-17s %s\n", name, c->uses[i].what);
 	}
 	printf("\nSee airlock(1).\n");
@@ -422,8 +437,7 @@ finish(struct parse *p)
 		if ((p->c->uses[i].flags & CLI_REQUIRED) && o->n[opt] == 0) {
 			char what[64];
 
-			snprintf(what, sizeof what, "%s%s%s", options[opt].name,
-				 options[opt].arg ? " " : "", options[opt].arg ? options[opt].arg : "");
+			spell_option(opt, what, sizeof what);
 			return usage_error(p, "%s is required", what);
 		}
 	}

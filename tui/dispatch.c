@@ -95,29 +95,31 @@ tool_request(struct app *a, enum cutover_op op, bool all, const struct target *t
 			      t->tool, a->model.snap.live);
 }
 
-static int
-force_stop(struct app *a, const struct target *t)
+/* The selected session when it is live, else NULL with why not on the status line. */
+static const struct session_row *
+live_selected(struct app *a, const struct target *t)
 {
 	const struct session_row *r = model_session(&a->model, t->session);
 
-	if (!r || r->state == SESSION_STATE_ENDED) {
-		status_flash(&a->status, true, "no live session selected");
-		return APP_REDRAW;
-	}
-	return action_ask_stop(a, t->session);
+	if (r && r->state != SESSION_STATE_ENDED)
+		return r;
+	status_flash(&a->status, true, "no live session selected");
+	return NULL;
+}
+
+static int
+force_stop(struct app *a, const struct target *t)
+{
+	return live_selected(a, t) ? action_ask_stop(a, t->session) : APP_REDRAW;
 }
 
 /* Q: quarantine the selected live session, or release it when it is held. */
 static int
 quarantine_request(struct app *a, const struct target *t)
 {
-	const struct session_row *r = model_session(&a->model, t->session);
+	const struct session_row *r = live_selected(a, t);
 
-	if (!r || r->state == SESSION_STATE_ENDED) {
-		status_flash(&a->status, true, "no live session selected");
-		return APP_REDRAW;
-	}
-	return action_ask_quarantine(a, t->session, !r->quarantine.on);
+	return r ? action_ask_quarantine(a, t->session, !r->quarantine.on) : APP_REDRAW;
 }
 
 static int

@@ -89,11 +89,13 @@ local_status(struct link *l, struct link_status *s)
 	snprintf(s->role, sizeof s->role, "operate");
 }
 
+/* A request answered at once: ok when rc is not negative, else why not. */
 static int
-fail(struct link_result *res, const char *msg)
+answer(struct link_result *res, int rc, const char *why)
 {
-	res->ok = false;
-	snprintf(res->error, sizeof res->error, "%s", msg);
+	res->ok = rc >= 0;
+	if (!res->ok)
+		snprintf(res->error, sizeof res->error, "%s", why);
 	return LINK_DONE;
 }
 
@@ -104,10 +106,7 @@ local_start(struct link *l, const char *path, struct link_result *res)
 
 	res->req = LINK_REQ_START;
 	snprintf(res->path, sizeof res->path, "%s", path);
-	if (supervisor_start_file(local(l)->sup, path, res->session, &err) < 0)
-		return fail(res, err.msg);
-	res->ok = true;
-	return LINK_DONE;
+	return answer(res, supervisor_start_file(local(l)->sup, path, res->session, &err), err.msg);
 }
 
 /* A request about one session: its id in the answer, and why not. */
@@ -116,10 +115,7 @@ by_id(struct link_result *res, enum link_request req, const char *id, int rc, co
 {
 	res->req = req;
 	snprintf(res->session, sizeof res->session, "%s", id);
-	if (rc < 0)
-		return fail(res, why);
-	res->ok = true;
-	return LINK_DONE;
+	return answer(res, rc, why);
 }
 
 static int
@@ -176,10 +172,7 @@ local_cutover(struct link *l, enum cutover_op op, const char *tool, const char *
 	else
 		rc = supervisor_cutover_by(ll->sup, op, tool, ids, ids ? n : 0, &ll->author,
 					   &res->revision, &res->targets, &err);
-	if (rc < 0)
-		return fail(res, err.msg);
-	res->ok = true;
-	return LINK_DONE;
+	return answer(res, rc, err.msg);
 }
 
 static int
@@ -273,10 +266,8 @@ local_decide(struct link *l, int64_t id, bool approve, bool rest, struct link_re
 	res->req = approve ? LINK_REQ_APPROVE : LINK_REQ_DENY;
 	res->hold = id;
 	res->rest = approve && rest;
-	if (supervisor_hold_decide(ll->sup, id, approve, res->rest, &ll->author, &err) < 0)
-		return fail(res, err.msg);
-	res->ok = true;
-	return LINK_DONE;
+	return answer(res, supervisor_hold_decide(ll->sup, id, approve, res->rest, &ll->author, &err),
+		      err.msg);
 }
 
 static void

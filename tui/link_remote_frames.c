@@ -122,43 +122,29 @@ reply_result(struct link_remote *r, struct link_result *res, const json_t *f)
 	link_remote_push_result(r, res);
 }
 
-/* An audit answer: its rows, or why the engine would not give them. */
-static void
-take_audit(struct link_remote *r, const json_t *f)
+/*
+ * An answer to one of the reads the UI follows (its name what): true when
+ * the engine gave it, else why not in error.
+ */
+static bool
+read_answered(const struct link_remote *r, const json_t *f, const char *what,
+	      char error[LINK_TEXT_MAX])
 {
-	r->audit_asked = false;
-	r->audit_error[0] = '\0';
+	error[0] = '\0';
 	if (json_is_true(json_object_get(f, "ok")))
-		r->audit_new = control_audit_from_json(f, r->audit) == 0;
-	else
-		snprintf(r->audit_error, sizeof r->audit_error, "engine %s: audit: %.80s", r->st.name,
-			 json_string_value(json_object_get(f, "error")) ?: "refused");
+		return true;
+	snprintf(error, LINK_TEXT_MAX, "engine %s: %s: %.80s", r->st.name, what,
+		 json_string_value(json_object_get(f, "error")) ?: "refused");
+	return false;
 }
 
-/* A timeline answer: its events and cursor, or why the engine would not give them. */
-static void
-take_timeline(struct link_remote *r, const json_t *f)
-{
-	r->timeline_asked = false;
-	r->timeline_error[0] = '\0';
-	if (json_is_true(json_object_get(f, "ok")))
-		r->timeline_new = control_timeline_from_json(f, r->timeline) == 0;
-	else
-		snprintf(r->timeline_error, sizeof r->timeline_error, "engine %s: timeline: %.80s",
-			 r->st.name, json_string_value(json_object_get(f, "error")) ?: "refused");
-}
-
-/* A pending answer: the held calls waiting now, or why the engine would not list them. */
+/* A pending answer: the held calls waiting now, none when the engine would not list them. */
 static void
 take_holds(struct link_remote *r, const json_t *f)
 {
 	r->holds_asked = false;
-	r->holds_error[0] = '\0';
-	if (json_is_true(json_object_get(f, "ok")))
+	if (read_answered(r, f, "pending", r->holds_error))
 		r->holds_have = control_pending_from_json(f, r->holds) == 0;
-	else
-		snprintf(r->holds_error, sizeof r->holds_error, "engine %s: pending: %.80s",
-			 r->st.name, json_string_value(json_object_get(f, "error")) ?: "refused");
 	if (!r->holds_have)
 		r->holds->n = 0;
 }
@@ -191,10 +177,14 @@ take_reply(struct link_remote *r, const json_t *f)
 			control_host_from_json(json_object_get(f, "host"), &r->host);
 		break;
 	case P_AUDIT:
-		take_audit(r, f);
+		r->audit_asked = false;
+		if (read_answered(r, f, "audit", r->audit_error))
+			r->audit_new = control_audit_from_json(f, r->audit) == 0;
 		break;
 	case P_TIMELINE:
-		take_timeline(r, f);
+		r->timeline_asked = false;
+		if (read_answered(r, f, "timeline", r->timeline_error))
+			r->timeline_new = control_timeline_from_json(f, r->timeline) == 0;
 		break;
 	case P_HOLDS:
 		take_holds(r, f);

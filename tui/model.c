@@ -5,12 +5,14 @@
  */
 #include "model.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "audit_timeline.h"
 #include "clock.h"
+#include "grow.h"
 #include "ids.h"
 #include "supervisor.h"
 
@@ -339,22 +341,6 @@ refresh_detail(struct model *m, struct link *const *links)
 		m->detail->row.engine = model_engine_of(m, t.session);
 }
 
-/* Room for n rows in s. */
-static int
-reserve_rows(struct supervisor_snapshot *s, size_t n)
-{
-	struct session_row *rows;
-
-	if (n <= s->cap)
-		return 0;
-	rows = realloc(s->rows, n * sizeof *rows);
-	if (!rows)
-		return -1;
-	s->rows = rows;
-	s->cap = n;
-	return 0;
-}
-
 /* The engine-wide parts of one engine's snapshot, added into the whole. */
 static void
 merge_totals(struct supervisor_snapshot *all, const struct supervisor_snapshot *one)
@@ -405,7 +391,8 @@ merge_snapshots(struct model *m, struct link *const *links, size_t n)
 		fresh |= m->link_fresh[i];
 		total += m->per[i].n;
 	}
-	if (reserve_rows(all, total) < 0)
+	if (grow(&all->rows, &all->cap, total, sizeof *all->rows, 16,
+		 SIZE_MAX / sizeof *all->rows) < 0)
 		return false;
 	rows = all->rows;
 	cap = all->cap;
@@ -615,11 +602,15 @@ row_has_tool(const struct session_row *r, const char *tool, bool ended)
 	return false;
 }
 
+/* Does a session have tool (an ended one too when ended), or does it stand revoked? */
 static bool
-standing(const struct model *m, const char *tool)
+tool_named(const struct model *m, const char *tool, bool ended)
 {
 	size_t i;
 
+	for (i = 0; i < m->snap.n; i++)
+		if (row_has_tool(&m->snap.rows[i], tool, ended))
+			return true;
 	for (i = 0; i < m->snap.n_standing; i++)
 		if (strcmp(m->snap.standing[i], tool) == 0)
 			return true;
@@ -629,12 +620,7 @@ standing(const struct model *m, const char *tool)
 bool
 model_tool_held(const struct model *m, const char *tool)
 {
-	size_t i;
-
-	for (i = 0; i < m->snap.n; i++)
-		if (row_has_tool(&m->snap.rows[i], tool, true))
-			return true;
-	return standing(m, tool);
+	return tool_named(m, tool, true);
 }
 
 bool
@@ -651,10 +637,5 @@ model_view_only(const struct model *m)
 bool
 model_tool_listed(const struct model *m, const char *tool)
 {
-	size_t i;
-
-	for (i = 0; i < m->snap.n; i++)
-		if (row_has_tool(&m->snap.rows[i], tool, false))
-			return true;
-	return standing(m, tool);
+	return tool_named(m, tool, false);
 }
