@@ -14,6 +14,7 @@
 #include "otlp.h"
 #include "policy.h"
 #include "session.h"
+#include "thread.h"
 #include "warm.h"
 #include "weaken.h"
 
@@ -25,17 +26,6 @@ on_stop_signal(int sig)
 {
 	(void)sig;
 	atomic_store(&stop_requested, true);
-}
-
-static void
-catch_stop_signals(void)
-{
-	struct sigaction sa = { .sa_handler = on_stop_signal };
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
 }
 
 /* "denied by   catalog_drift 3, revoked 1": a misconfigured pin shows here, not only in the audit. */
@@ -227,7 +217,7 @@ cmd_run(int argc, char **argv)
 		audit_close(audit);
 		return EXIT_ERROR;
 	}
-	catch_stop_signals();
+	thread_catch_stop(on_stop_signal, 0);
 	rc = session_run(&(struct session_options){ .config = &c, .audit = audit, .otlp = otlp,
 						    .docker_host = getenv("DOCKER_HOST"),
 						    .stop = &stop_requested,

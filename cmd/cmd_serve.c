@@ -25,6 +25,7 @@
 #include "control_server.h"
 #include "otlp.h"
 #include "supervisor.h"
+#include "thread.h"
 
 #define STEP_MS 1000
 
@@ -63,15 +64,9 @@ on_signal(int sig)
 static int
 catch_signals(void)
 {
-	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
-	int sigs[] = { SIGTERM, SIGINT, SIGHUP };
-	size_t i;
-
 	if (pipe2(signal_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
 		return -1;
-	sigemptyset(&sa.sa_mask);
-	for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
-		sigaction(sigs[i], &sa, NULL);
+	thread_catch_stop(on_signal, SA_RESTART);
 	signal(SIGPIPE, SIG_IGN);
 	return 0;
 }

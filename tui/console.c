@@ -32,6 +32,7 @@
 #include "notify.h"
 #include "path_reason.h"
 #include "link_local.h"
+#include "thread.h"
 
 _Static_assert(CONSOLE_CONNECT_MAX == MODEL_LINKS_MAX, "one link per --connect");
 
@@ -41,17 +42,6 @@ static void
 on_signal(int sig)
 {
 	stop_signal = sig;
-}
-
-static void
-catch_signals(void)
-{
-	struct sigaction sa = { .sa_handler = on_signal };
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
 }
 
 /*
@@ -502,7 +492,7 @@ console_run(const struct console_args *o)
 
 	if (!a)
 		return CONSOLE_ERROR;
-	catch_signals();
+	thread_catch_stop(on_signal, 0);
 	hold_resizes();
 	load_keys(a);	/* getenv: before any engine thread exists */
 	a->notifier = notifier_open("airlock");

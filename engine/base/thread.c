@@ -14,3 +14,14 @@ thread_start(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return rc;
 }
+
+void
+thread_catch_stop(void (*handler)(int), int sa_flags)
+{
+	struct sigaction sa = { .sa_handler = handler, .sa_flags = sa_flags };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}

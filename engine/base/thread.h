@@ -12,4 +12,7 @@
  */
 int thread_start(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg);
 
+/* The signals that ask a process to stop (SIGINT, SIGTERM, SIGHUP) go to handler. */
+void thread_catch_stop(void (*handler)(int), int sa_flags);
+
 #endif
