@@ -434,6 +434,7 @@ wait_of(struct ctl *c, long *wait)
 static int
 every_session(struct ctl *c, long *wait)
 {
+	*wait = CTL_WAIT_MS;	/* a usage error returns before wait_of sets it */
 	if (c->o.n[OPT_ALL] || c->o.n[OPT_SESSION])
 		return cli_usage_error("ctl", "%s is for every session: no --all or --session",
 				       c->verb);
