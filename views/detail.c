@@ -146,6 +146,19 @@ detail_quarantine(struct detail_ctx *c, const struct session_row *r)
 	detail_note(c, UI_COLOR_QUARANTINED, text);
 }
 
+/* "2 class flows held: …": a call of one waits for an operator (ctl hold --flow). */
+static void
+detail_flows(struct detail_ctx *c, const struct session_row *r)
+{
+	char text[DRAW_FMT_MAX * 2];
+
+	if (!r->flows_held || r->state == SESSION_STATE_ENDED)
+		return;
+	snprintf(text, sizeof text, "%u class flow%s held: a call of %s waits for an operator",
+		 r->flows_held, r->flows_held == 1 ? "" : "s", r->flows_held == 1 ? "it" : "one");
+	detail_note(c, UI_COLOR_PENDING, text);
+}
+
 static void
 detail_policy(struct detail_ctx *c, const struct session_row *r)
 {
@@ -164,6 +177,7 @@ detail_policy(struct detail_ctx *c, const struct session_row *r)
 	else
 		snprintf(pend, sizeof pend, "0");
 	detail_fields(c, f, sizeof f / sizeof f[0]);
+	detail_flows(c, r);
 	detail_quarantine(c, r);
 }
 

@@ -107,6 +107,12 @@ ctl fhold hold --flow 'confidential>confidential' --session "$sid"
 check "ctl hold --flow confidential>confidential: applied on the session" \
 	bash -c '[ "$1" = 0 ] && grep -q "^hold confidential>confidential: revision [0-9]*, 1 of 1" "$2" &&
 	 grep -qE "^  $3 +applied" "$2"' _ "$rc" "$work/fhold.out" "$sid"
+ctl fsessions sessions --json
+check "the session's row counts the flow it holds (what the console's detail shows)" \
+	python3 -c 'import json, sys
+rows = json.load(open(sys.argv[1]))["snapshot"]["sessions"]
+sys.exit(0 if [r["flows_held"] for r in rows if r["id"] == sys.argv[2]] == [1] else 1)' \
+	"$work/fsessions.out" "$sid"
 fid=$(pending_id "$sid")
 check "a call of the held flow waits" [ -n "$fid" ]
 ctl flist pending
@@ -128,6 +134,12 @@ check "the decision audited with the flow and hash, not declassified" \
 	 and detail like '%\"flow\":\"confidential>confidential\",\"request_hash\":\"%\",\"declassified\":false}'"
 ctl frestore restore --flow 'confidential>confidential' --session "$sid"
 check "ctl restore --flow: acknowledged" [ "$rc" = 0 ]
+ctl fsessions2 sessions --json
+check "restored: the session's row counts no flow held" \
+	python3 -c 'import json, sys
+rows = json.load(open(sys.argv[1]))["snapshot"]["sessions"]
+sys.exit(0 if [r["flows_held"] for r in rows if r["id"] == sys.argv[2]] == [0] else 1)' \
+	"$work/fsessions2.out" "$sid"
 check "the waiting call and the later ones go on" grows "$sink" "$((before + 3))"
 ctl sflow hold --flow 'pii>public' --all
 ctl sstatus status

@@ -930,6 +930,18 @@ prep_detail_quarantined(struct fixture *f, struct view_state *vs)
 	fx_detail(f, "s-3f9a1c02e4d5f6a7");
 }
 
+/* Two class flows held on s-3f9a1c02 (ctl hold --flow): its detail says so, never which call. */
+static void
+prep_detail_flows(struct fixture *f, struct view_state *vs)
+{
+	struct session_row *r = (struct session_row *)view_find_session(&f->m, "s-3f9a1c02e4d5f6a7");
+
+	(void)vs;
+	assert_non_null(r);
+	r->flows_held = 2;
+	fx_detail(f, "s-3f9a1c02e4d5f6a7");
+}
+
 static void
 prep_host_running(struct fixture *f, struct view_state *vs)
 {
@@ -966,6 +978,7 @@ static const struct render_case cases[] = {
 	{ "sessions-quarantined-50x12", VIEW_SESSIONS, 12, 50, prep_quarantined },
 	{ "detail-running-100x30", VIEW_DETAIL, 30, 100, prep_detail_running },
 	{ "detail-quarantined-100x24", VIEW_DETAIL, 24, 100, prep_detail_quarantined },
+	{ "detail-flows-100x8", VIEW_DETAIL, 8, 100, prep_detail_flows },
 	{ "detail-upstreams-100x24", VIEW_DETAIL, 24, 100, prep_detail_upstreams },
 	{ "detail-refused-end-100x30", VIEW_DETAIL, 30, 100, prep_detail_refused },
 	{ "detail-watchdog-row-only-80x24", VIEW_DETAIL, 24, 80, prep_detail_watchdog },
