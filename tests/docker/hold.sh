@@ -100,6 +100,13 @@ grows() {	# FILE N: FILE has at least N lines, within 10 s
 	for i in $(seq 100); do [ "$(lines "$1")" -ge "$2" ] && return 0; sleep 0.1; done
 	return 1
 }
+flows_held_is() {	# SESSION N: its snapshot row (ctl sessions --json) counts N flows held
+	ctl fsessions sessions --json
+	python3 -c 'import json, sys
+rows = json.load(open(sys.argv[1]))["snapshot"]["sessions"]
+sys.exit(0 if [r["flows_held"] for r in rows if r["id"] == sys.argv[2]] == [int(sys.argv[3])] else 1)' \
+		"$work/fsessions.out" "$1" "$2"
+}
 ctl_as "$vg" vflow hold --flow 'confidential>confidential' --all
 check "a view-role uid's flow hold: exit 1, view only" \
 	bash -c '[ "$1" = 1 ] && grep -q "hold: view only" "$2"' _ "$rc" "$work/vflow.err"
@@ -107,12 +114,8 @@ ctl fhold hold --flow 'confidential>confidential' --session "$sid"
 check "ctl hold --flow confidential>confidential: applied on the session" \
 	bash -c '[ "$1" = 0 ] && grep -q "^hold confidential>confidential: revision [0-9]*, 1 of 1" "$2" &&
 	 grep -qE "^  $3 +applied" "$2"' _ "$rc" "$work/fhold.out" "$sid"
-ctl fsessions sessions --json
 check "the session's row counts the flow it holds (what the console's detail shows)" \
-	python3 -c 'import json, sys
-rows = json.load(open(sys.argv[1]))["snapshot"]["sessions"]
-sys.exit(0 if [r["flows_held"] for r in rows if r["id"] == sys.argv[2]] == [1] else 1)' \
-	"$work/fsessions.out" "$sid"
+	flows_held_is "$sid" 1
 fid=$(pending_id "$sid")
 check "a call of the held flow waits" [ -n "$fid" ]
 ctl flist pending
@@ -134,12 +137,7 @@ check "the decision audited with the flow and hash, not declassified" \
 	 and detail like '%\"flow\":\"confidential>confidential\",\"request_hash\":\"%\",\"declassified\":false}'"
 ctl frestore restore --flow 'confidential>confidential' --session "$sid"
 check "ctl restore --flow: acknowledged" [ "$rc" = 0 ]
-ctl fsessions2 sessions --json
-check "restored: the session's row counts no flow held" \
-	python3 -c 'import json, sys
-rows = json.load(open(sys.argv[1]))["snapshot"]["sessions"]
-sys.exit(0 if [r["flows_held"] for r in rows if r["id"] == sys.argv[2]] == [0] else 1)' \
-	"$work/fsessions2.out" "$sid"
+check "restored: the session's row counts no flow held" flows_held_is "$sid" 0
 check "the waiting call and the later ones go on" grows "$sink" "$((before + 3))"
 ctl sflow hold --flow 'pii>public' --all
 ctl sstatus status
