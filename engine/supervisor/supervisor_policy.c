@@ -344,9 +344,12 @@ start_held(struct supervisor *s, struct slot *sl, struct policy_entry *p)
 
 /*
  * Under s->policy, before the slot is listed (so before any cutover can
- * reach it, and before its worker runs): a standing freeze, the standing
- * revocations as one update at the engine's revision, and a policy entry
- * for each.
+ * reach it, and before its worker runs): the standing revocations as one
+ * update at the engine's revision, then the standing holds, flows and a
+ * freeze, and a policy entry for each. The update goes first: a hold or
+ * flow raises the gate's revision to the engine's, and an update at that
+ * revision would then be stale, the gate closed, and the tool allowed
+ * again by the next cutover that reopened it.
  */
 void
 sup_start_standing(struct supervisor *s, struct slot *sl)
@@ -362,8 +365,6 @@ sup_start_standing(struct supervisor *s, struct slot *sl)
 
 	sup_copy_word(p.session, sizeof p.session, sl->id);
 	sup_grant_start(s, sl);
-	start_held(s, sl, &p);
-	sup_flow_start(s, sl);
 	gate_state(sl->gate, &g);
 	memcpy(allowed, g.allowed, sizeof allowed);
 	for (i = 0; i < s->n_standing; i++) {
@@ -374,20 +375,20 @@ sup_start_standing(struct supervisor *s, struct slot *sl)
 			revoked[n++] = t;
 		}
 	}
-	if (n == 0) {
-		start_frozen(s, sl, &p);
-		return;
+	if (n > 0) {	/* idle and fresh, its gate applies it at once; a refusal closes it */
+		gate_update(sl->gate, s->revision, allowed, g.n_tools, &ack);
+		p.result = ack_result(ack.verdict);
+		snprintf(p.rule, sizeof p.rule, "%s at start", cutover_op_id(CUTOVER_REVOKE));
+		for (i = 0; i < n; i++) {
+			sup_copy_word(p.tool, sizeof p.tool, sl->cfg->tools[revoked[i]].name);
+			p.by = s->standing_by[standing[i]];
+			policy_record(s, &p);
+		}
+		p.tool[0] = '\0';
 	}
-	/* Idle and fresh, its gate applies it at once; a refusal closes it. */
-	gate_update(sl->gate, s->revision, allowed, g.n_tools, &ack);
+	start_held(s, sl, &p);
+	sup_flow_start(s, sl);
 	start_frozen(s, sl, &p);	/* at the same revision: after the update */
-	p.result = ack_result(ack.verdict);
-	snprintf(p.rule, sizeof p.rule, "%s at start", cutover_op_id(CUTOVER_REVOKE));
-	for (i = 0; i < n; i++) {
-		sup_copy_word(p.tool, sizeof p.tool, sl->cfg->tools[revoked[i]].name);
-		p.by = s->standing_by[standing[i]];
-		policy_record(s, &p);
-	}
 }
 
 static bool
