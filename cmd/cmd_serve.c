@@ -154,6 +154,22 @@ open_sinks(struct serve *s)
 	return 0;
 }
 
+/* What the last engine on this log left standing, said once as the engine starts. */
+static void
+standing_said(struct supervisor *sup)
+{
+	struct supervisor_snapshot *snap = calloc(1, sizeof *snap);
+
+	if (snap && supervisor_snapshot(sup, snap) >= 0 &&
+	    (snap->n_standing || snap->n_standing_flow || snap->frozen))
+		fprintf(stderr, "airlock serve: standing from the audit log (revision %lld): "
+			"revoked %zu, flows held %zu%s\n", (long long)snap->revision,
+			snap->n_standing, snap->n_standing_flow, snap->frozen ? ", frozen" : "");
+	if (snap)
+		supervisor_snapshot_free(snap);
+	free(snap);
+}
+
 static int
 open_supervisor(struct serve *s)
 {
@@ -173,6 +189,7 @@ open_supervisor(struct serve *s)
 			"gone engines (%zu reaped, %zu failed), %zu of live engines left alone\n",
 			reaped.found, reaped.reaped + reaped.failed, reaped.reaped, reaped.failed,
 			reaped.kept);
+	standing_said(s->sup);
 	return 0;
 }
 

@@ -308,6 +308,38 @@ audit_unended(struct audit *a, void (*each)(void *ctx, const char *session_id), 
 }
 
 int
+audit_engine_latest(struct audit *a, const char *prefix, char **detail, int64_t *seq)
+{
+	static const char sql[] = "SELECT seq, detail FROM audit_entries WHERE type = ?1"
+				  " AND session_id = 'engine' AND substr(rule, 1, length(?2)) = ?2"
+				  " ORDER BY seq DESC LIMIT 1";
+	sqlite3_stmt *st = NULL;
+	const unsigned char *text;
+	int rc = -1, step;
+
+	*detail = NULL;
+	*seq = 0;
+	if (!a)
+		return -1;
+	pthread_mutex_lock(&a->db_lock);
+	if (sqlite3_prepare_v2(a->db, sql, -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_bind_text(st, 1, audit_type_id(AUDIT_T_POLICY), -1, SQLITE_STATIC) == SQLITE_OK &&
+	    sqlite3_bind_text(st, 2, prefix, -1, SQLITE_STATIC) == SQLITE_OK) {
+		step = sqlite3_step(st);
+		rc = step == SQLITE_DONE ? 0 : -1;
+		if (step == SQLITE_ROW) {
+			*seq = sqlite3_column_int64(st, 0);
+			text = sqlite3_column_text(st, 1);
+			*detail = strdup(text ? (const char *)text : "");
+			rc = *detail ? 0 : -1;
+		}
+	}
+	sqlite3_finalize(st);
+	pthread_mutex_unlock(&a->db_lock);
+	return rc;
+}
+
+int
 audit_head(struct audit *a, int64_t *seq, char hash[HASH_HEX_LEN + 1])
 {
 	int rc;

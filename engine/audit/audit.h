@@ -163,6 +163,13 @@ int64_t audit_count(struct audit *a, const char *session_id);
 int audit_unended(struct audit *a, void (*each)(void *ctx, const char *session_id), void *ctx);
 
 /*
+ * The detail of the engine's newest policy entry (session "engine") whose
+ * rule starts with prefix, into *detail (malloc'd; NULL when the log has
+ * none), and its sequence. For start-up, like audit_unended. 0, or -1.
+ */
+int audit_engine_latest(struct audit *a, const char *prefix, char **detail, int64_t *seq);
+
+/*
  * The log's head now: sequence and entry hash of its newest entry (0 and
  * "" when empty), as `airlock audit verify` prints it. Recorded outside
  * the log, it anchors a later verify. -1 when it cannot be read.

@@ -283,7 +283,7 @@ supervisor_open(const struct supervisor_options *o, struct supervisor **out,
 		return al_fail(err, "supervisor: cannot create the wake descriptor, the writer or"
 			       " the keeper");
 	}
-	if (o->reap_at_start && reap(s, reaped, err) < 0) {
+	if ((o->reap_at_start && reap(s, reaped, err) < 0) || sup_standing_load(s, err) < 0) {
 		supervisor_close(s);
 		return -1;
 	}

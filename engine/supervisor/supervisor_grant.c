@@ -174,9 +174,8 @@ lapse_find(struct supervisor *s, struct grant *g, struct covered *c)
 	return due;
 }
 
-/* The author of a lapse: the engine's uid, named for what did it. */
-static void
-expiry_author(const struct supervisor *s, struct snap_author *a)
+void
+sup_grant_expiry_author(const struct supervisor *s, struct snap_author *a)
 {
 	*a = s->self;
 	sup_copy_word(a->user, sizeof a->user, "expiry");
@@ -195,7 +194,7 @@ sup_grant_lapse(struct supervisor *s)
 
 	if (!c)
 		return;	/* the keeper looks again at its next turn */
-	expiry_author(s, &by);
+	sup_grant_expiry_author(s, &by);
 	/* Each lapse drops its grant: at most one turn a grant the table holds. */
 	for (guard = 0; guard < GRANT_MAX; guard++) {
 		pthread_mutex_lock(&s->policy);
@@ -210,6 +209,21 @@ sup_grant_lapse(struct supervisor *s)
 		pthread_mutex_unlock(&s->policy);
 	}
 	free(c);
+}
+
+size_t
+sup_grant_all(struct supervisor *s, char (*tool)[SNAP_NAME_MAX], int64_t *revision, size_t max)
+{
+	size_t i, n = 0;
+
+	pthread_mutex_lock(&s->grant_lock);
+	for (i = 0; i < GRANT_MAX && n < max; i++)
+		if (s->grants.g[i].serial && s->grants.g[i].all) {
+			sup_copy_word(tool[n], SNAP_NAME_MAX, s->grants.g[i].tool);
+			revision[n++] = s->grants.g[i].revision;
+		}
+	pthread_mutex_unlock(&s->grant_lock);
+	return n;
 }
 
 /* ---- what the console sees ---- */

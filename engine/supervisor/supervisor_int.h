@@ -305,6 +305,29 @@ void sup_grant_start(struct supervisor *s, struct slot *sl);
 bool sup_grant_due(struct supervisor *s, int64_t now_ms, int64_t *next_ms);
 /* Under nothing: lapse every due grant, each as a revoke by the expiry. */
 void sup_grant_lapse(struct supervisor *s);
+/* The author of a lapse: the engine's uid, named for what did it. */
+void sup_grant_expiry_author(const struct supervisor *s, struct snap_author *a);
+/*
+ * Under s->policy: the tools granted on every session, whose lapse
+ * revokes them on every one, each with its grant's revision. How many.
+ */
+size_t sup_grant_all(struct supervisor *s, char (*tool)[SNAP_NAME_MAX], int64_t *revision,
+		     size_t max);
+/*
+ * The standing sets in the log (supervisor_standing.c). Under s->policy,
+ * once a cutover on every session or a freeze has moved them and before
+ * it is posted: an entry "standing saved" of the engine's with the sets
+ * as they will stand after every grant has lapsed (a grant lifts nothing
+ * for the next engine). Durable when this returns, or counted as a
+ * refused write.
+ */
+void sup_standing_save(struct supervisor *s, const struct snap_author *by);
+/*
+ * At open, before any session: the sets the last engine saved, and its
+ * revision; an entry "standing restored" says so. An entry that cannot be
+ * read starts the engine frozen (fail closed). -1 when the log cannot be read.
+ */
+int sup_standing_load(struct supervisor *s, struct al_err *err);
 /* Under s->lock: what remains of the grants sl's tools are under, into its row. */
 void sup_grant_row(struct supervisor *s, struct slot *sl, struct session_row *r, int64_t now_ms);
 

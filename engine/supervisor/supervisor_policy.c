@@ -640,6 +640,8 @@ sup_cutover_locked(struct supervisor *s, enum cutover_op op, const char *tool,
 	n = cutover_begin(s, op, tool, ids, n_ids, by, to);
 	/* Before the deltas: the first call the restore allows is metered already. */
 	sup_grant_cutover(s, op, tool, !ids, terms, to, n, by);
+	if (!ids && !terms)	/* a grant lifts nothing for the next engine */
+		sup_standing_save(s, by);
 	if (op == CUTOVER_HOLD)	/* held again: decided call by call again */
 		sup_hold_unwaive(s, tool, to, n);
 	posting_begin(s);
@@ -779,6 +781,7 @@ supervisor_freeze(struct supervisor *s, bool frozen, const struct snap_author *b
 	s->frozen_revision = s->revision;
 	s->generation++;
 	pthread_mutex_unlock(&s->lock);
+	sup_standing_save(s, by);
 	posting_begin(s);
 	for (i = 0; i < n; i++)
 		gate_post_freeze(to[i]->gate, s->revision, frozen);

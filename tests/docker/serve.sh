@@ -370,6 +370,12 @@ check "a new serve with two sessions" serve serve2.err --config "$work/c/config.
 engine2=$engine
 check "its sessions run" wait_running 2 "$work/c/vault.sink" "$work/d/vault.sink"
 ids2=$(ctl sessions --json | python3 -c 'import json,sys; print(" ".join(s["id"] for s in json.load(sys.stdin)["snapshot"]["sessions"]))')
+# What stands on every session outlives the engine: revoked, a flow held, frozen.
+rc=0
+ctl revoke store --all >/dev/null || rc=$?
+ctl hold --flow 'confidential>public' --all >/dev/null || rc=$?
+ctl freeze >/dev/null || rc=$?
+check "before the SIGKILL: store revoked, confidential>public held, the engine frozen (exit 0 each)" [ "$rc" = 0 ]
 kill -KILL "$engine2"
 wait "$engine2" 2>/dev/null
 all_stopped() { local s; for s in $ids2; do session_stopped "$s" || return 1; done; }
@@ -382,6 +388,22 @@ check "SIGKILL left a stale socket" [ -S "$sock" ]
 check "a new serve starts on the stale socket" serve serve3.err
 engine3=$engine
 check "and answers" bash -c '"$1" ctl --socket "$2" status >/dev/null' _ "$airlock" "$sock"
+ctl sessions --json >"$work/standing.json"
+check "the new engine starts with what stood: store revoked, the flow held, frozen, each by its author" \
+	python3 -c '
+import json, pwd, os, sys
+d = json.load(open(sys.argv[1]))["snapshot"]
+me = pwd.getpwuid(os.getuid()).pw_name
+sys.exit(0 if d["standing"] == ["store"] and d["standing_flows"] == ["confidential>public"]
+         and d["frozen"] and d["frozen_by"]["by"] == me and d["frozen_by"]["via"] == "ctl"
+         and d["standing_by"][0]["by"] == me else 1)' "$work/standing.json"
+check "…and says so as it starts" grep -qE \
+	'^airlock serve: standing from the audit log \(revision [1-9][0-9]*\): revoked 1, flows held 1, frozen$' \
+	"$work/serve3.err"
+check "…its log says it restored them, once" \
+	[ "$(sqlite3 "$work/audit.db" "select count(*) from audit_entries where session_id = 'engine'
+		and type = 'policy' and rule = 'standing restored' and detail like '%\"revoked\":[{%\"tool\":\"store\"%'
+		and detail like '%\"frozen\":{%'")" = 1 ]
 roles_reach restarted
 gone2() { [ -z "$("$DOCKER" ps -aq --filter label=io.airlock.managed=1 --filter "label=io.airlock.owner-pid=$engine2")" ]; }
 for _ in $(seq 100); do gone2 && break; sleep 0.1; done
@@ -407,6 +429,19 @@ check "the new serve counted the killed engine's containers as orphans, reaped" 
 # counts the live engine's container apart from orphans, and leaves it alone ----
 sid3=$(ctl start "$work/c/config.json" 2>"$work/start3.err" | awk '{ print $NF }')
 check "the third serve runs a session" wait_running 1
+denied3() {	# RULE: a call of sid3 denied by it
+	[ "$(sqlite3 "$work/audit.db" "select count(*) from audit_entries where session_id = '$sid3'
+		and type = 'call' and decision = 'denied' and rule = '$1'")" -gt 0 ]
+}
+until3() { local i; for i in $(seq 300); do "$@" && return 0; sleep 0.1; done; return 1; }
+check "its calls are denied frozen: the freeze of the killed engine holds" until3 denied3 frozen
+sink3=$(size "$work/c/vault.sink")
+ctl thaw >/dev/null
+check "thawed, its calls are denied revoked: the revoke of the killed engine holds" until3 denied3 revoked
+check "…and its sink saw nothing" [ "$(size "$work/c/vault.sink")" = "$sink3" ]
+ctl restore store --all >/dev/null
+ctl restore --flow 'confidential>public' --all >/dev/null
+check "store restored on every session: its sink grows again" grows "$work/c/vault.sink" "$sink3"
 box3() { "$DOCKER" ps -q --filter label=io.airlock.managed=1 --filter "label=io.airlock.owner-pid=$engine3"; }
 check "its container runs" [ -n "$(box3)" ]
 printf '{"profile": 3}\n' >"$work/bad.json"

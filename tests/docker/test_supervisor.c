@@ -92,17 +92,42 @@ make_config(struct airlock_config *c, const char *sink, const struct cfg_spec *s
 
 
 
+/*
+ * A log of its own for each test's engine: what one leaves standing on
+ * every session would stand for the next engine on its log
+ * (supervisor_standing.c), and only test_standing_outlives wants that.
+ */
+static void
+new_log(void)
+{
+	static unsigned logs;
+	struct al_err err;
+
+	audit_close(audit);
+	snprintf(db, sizeof db, "%s/audit-%u.db", work, ++logs);
+	if (audit_open(db, &audit, &err) < 0)
+		fail_msg("audit: %s", err.msg);
+}
+
+/* An engine on the log as it is: the last engine's standing sets are its own. */
 static struct supervisor *
-open_supervisor(void)
+open_on_log(void)
 {
 	struct supervisor_options o = { .audit = audit, .watchdog_exe = seam_env("AIRLOCK_BIN") };
 	struct supervisor *s;
 	struct al_err err;
 
-	n_log = 0;	/* each supervisor numbers its events and revisions afresh */
+	n_log = 0;	/* each supervisor numbers its events afresh */
 	if (supervisor_open(&o, &s, NULL, &err) < 0)
 		fail_msg("%s", err.msg);
 	return s;
+}
+
+static struct supervisor *
+open_supervisor(void)
+{
+	new_log();
+	return open_on_log();
 }
 
 static void
@@ -733,6 +758,8 @@ test_policy_spans(void **state)
 	int tries;
 
 	(void)state;
+	new_log();
+	o.audit = audit;
 	if (otlp_open(seam_env("AIRLOCK_OTLP_URL"), &o.otlp, &err) < 0)
 		fail_msg("otlp: %s", err.msg);
 	n_log = 0;
@@ -844,6 +871,107 @@ test_freeze(void **state)
 	assert_true(wait_lines(sink[0], n + 1, 20000));
 	assert_true(wait_lines(sink[1], 1, 20000));
 	assert_false(frozen_now(s, ids[0], &by));
+	assert_int_equal(supervisor_shutdown(s), 0);
+	supervisor_close(s);
+	for (i = 0; i < 2; i++)
+		config_free(&cfg[i]);
+}
+
+/* Does the engine's snapshot say store stands revoked by oncall and the engine frozen? */
+static bool
+stands(struct supervisor *s, int64_t rev_revoke, int64_t rev_freeze)
+{
+	struct supervisor_snapshot snap = { 0 };
+	bool yes;
+
+	assert_true(supervisor_snapshot(s, &snap) >= 0);
+	yes = snap.n_standing == 1 && strcmp(snap.standing[0], "store") == 0 &&
+	      strcmp(snap.standing_by[0].user, "oncall") == 0 &&
+	      snap.standing_revision[0] == rev_revoke && snap.n_standing_flow == 1 &&
+	      strcmp(snap.standing_flow[0], "confidential>public") == 0 && snap.frozen &&
+	      strcmp(snap.frozen_by.user, "oncall") == 0 && snap.frozen_revision == rev_freeze &&
+	      snap.revision == rev_freeze;
+	supervisor_snapshot_free(&snap);
+	return yes;
+}
+
+/* Does nothing stand: no revoke, no flow, no freeze? */
+static bool
+nothing_stands(struct supervisor *s)
+{
+	struct supervisor_snapshot snap = { 0 };
+	bool none;
+
+	assert_true(supervisor_snapshot(s, &snap) >= 0);
+	none = snap.n_standing == 0 && snap.n_standing_flow == 0 && !snap.frozen;
+	supervisor_snapshot_free(&snap);
+	return none;
+}
+
+/*
+ * What stands on every session outlives its engine: the next engine on
+ * the same log starts with the revoke, the flow hold and the freeze, their
+ * authors and revisions, and its first session starts frozen and revoked,
+ * its upstream never reached; what that engine lifts is lifted for the
+ * engine after it.
+ */
+static void
+test_standing_outlives(void **state)
+{
+	static struct airlock_config cfg[2];
+	const struct snap_author oncall = { .uid = 4242, .user = "oncall", .via = "ctl" };
+	char ids[2][SNAP_ID_MAX], sink[2][160];
+	struct supervisor *s = open_supervisor();
+	struct snap_author by;
+	struct al_err err;
+	int64_t rev, rev_freeze, rev_thaw;
+	size_t i;
+	int tries;
+
+	(void)state;
+	loop_configs(cfg, sink, 2, "standing");
+	start_looping(s, &cfg[0], ids[0], sink[0]);
+	assert_int_equal(supervisor_cutover_by(s, CUTOVER_REVOKE, "store", NULL, 0, &oncall, &rev,
+					       NULL, &err), 0);
+	assert_int_equal(supervisor_flow_cutover_by(s, CUTOVER_HOLD, "confidential>public", NULL, 0,
+						    &oncall, NULL, NULL, &err), 0);
+	assert_int_equal(supervisor_freeze(s, true, &oncall, &rev_freeze, NULL, &err), 0);
+	assert_true(stands(s, rev, rev_freeze));
+	assert_int_equal(supervisor_shutdown(s), 0);
+	supervisor_close(s);
+
+	s = open_on_log();
+	assert_true(stands(s, rev, rev_freeze));
+	assert_int_equal(seam_audit_rows(db, "session_id='engine' and type='policy' and"
+			 " rule='standing restored' and revision=%lld", (long long)rev_freeze), 1);
+	start(s, &cfg[1], ids[1]);
+	assert_true(wait_state(s, ids[1], SESSION_STATE_RUNNING, 30000));
+	for (tries = 0; tries < 200 && calls_with(ids[1], "store", "denied", "frozen", rev_freeze) < 1;
+	     tries++)
+		usleep(50 * 1000);
+	assert_true(calls_with(ids[1], "store", "denied", "frozen", rev_freeze) >= 1);
+	assert_true(frozen_now(s, ids[1], &by));
+	assert_string_equal(by.user, "oncall");
+	assert_int_equal(seam_audit_rows(db, "session_id='%s' and type='policy' and rule='revoke at start'"
+			 " and tool='store' and detail like '%%\"by\":\"oncall\"%%'", ids[1]), 1);
+
+	/* Thawed, store is still revoked; restored, the calls reach the upstream. */
+	assert_int_equal(supervisor_freeze(s, false, NULL, &rev_thaw, NULL, &err), 0);
+	for (tries = 0; tries < 200 && calls_with(ids[1], "store", "denied", "revoked", rev_thaw) < 1;
+	     tries++)
+		usleep(50 * 1000);
+	assert_true(calls_with(ids[1], "store", "denied", "revoked", rev_thaw) >= 1);
+	assert_int_equal(seam_lines(sink[1]), 0);
+	assert_int_equal(supervisor_cutover(s, CUTOVER_RESTORE, "store", NULL, 0, NULL, NULL, &err), 0);
+	assert_int_equal(supervisor_flow_cutover_by(s, CUTOVER_RESTORE, "confidential>public", NULL, 0,
+						    NULL, NULL, NULL, &err), 0);
+	assert_true(wait_lines(sink[1], 1, 20000));
+	assert_true(nothing_stands(s));
+	assert_int_equal(supervisor_shutdown(s), 0);
+	supervisor_close(s);
+
+	s = open_on_log();
+	assert_true(nothing_stands(s));
 	assert_int_equal(supervisor_shutdown(s), 0);
 	supervisor_close(s);
 	for (i = 0; i < 2; i++)
@@ -1343,6 +1471,7 @@ main(void)
 		cmocka_unit_test(test_grant_time),
 		cmocka_unit_test(test_policy_spans),
 		cmocka_unit_test(test_freeze),
+		cmocka_unit_test(test_standing_outlives),
 		cmocka_unit_test(test_gate_end_to_end),
 		cmocka_unit_test(test_cutover_many),
 		cmocka_unit_test(test_long_running),
