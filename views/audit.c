@@ -206,9 +206,7 @@ audit_target(const struct ui_model *m, const struct view_state *vs, size_t i,
 }
 
 const struct view_ops audit_view = {
-	VIEW_OPS_HEAD(AUDIT),
+	VIEW_OPS_HEAD(AUDIT, audit),
 	.filters = true,
-	.draw = audit_draw,
-	.rows = audit_rows,
 	.target = audit_target,
 };

@@ -646,9 +646,7 @@ detail_open(struct view_state *vs, const char *session)
 }
 
 const struct view_ops detail_view = {
-	VIEW_OPS_HEAD(DETAIL),
-	.draw = detail_draw,
-	.rows = detail_rows,
+	VIEW_OPS_HEAD(DETAIL, detail),
 	.target = detail_target,
 	.request = detail_request,
 	.open = detail_open,

@@ -144,7 +144,5 @@ host_rows(const struct ui_model *m, const struct view_state *vs)
 }
 
 const struct view_ops host_view = {
-	VIEW_OPS_HEAD(HOST),
-	.draw = host_draw,
-	.rows = host_rows,
+	VIEW_OPS_HEAD(HOST, host),
 };

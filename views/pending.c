@@ -244,10 +244,8 @@ pending_held(const struct ui_model *m, const struct view_state *vs, size_t i, un
 }
 
 const struct view_ops pending_view = {
-	VIEW_OPS_HEAD(PENDING),
+	VIEW_OPS_HEAD(PENDING, pending),
 	.filters = true,
-	.draw = pending_draw,
-	.rows = pending_rows,
 	.target = pending_target,
 	.held = pending_held,
 };

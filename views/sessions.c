@@ -521,10 +521,8 @@ sessions_target(const struct ui_model *m, const struct view_state *vs, size_t i,
 }
 
 const struct view_ops sessions_view = {
-	VIEW_OPS_HEAD(SESSIONS),
+	VIEW_OPS_HEAD(SESSIONS, sessions),
 	.n_sorts = SORT_COUNT,
 	.filters = true,
-	.draw = sessions_draw,
-	.rows = sessions_rows,
 	.target = sessions_target,
 };

@@ -332,9 +332,7 @@ timeline_jump(const struct ui_model *m, const struct view_state *vs, bool forwar
 }
 
 const struct view_ops timeline_view = {
-	VIEW_OPS_HEAD(TIMELINE),
+	VIEW_OPS_HEAD(TIMELINE, timeline),
 	.filters = true,
-	.draw = timeline_draw,
-	.rows = timeline_rows,
 	.jump = timeline_jump,
 };

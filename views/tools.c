@@ -548,11 +548,9 @@ tools_open(struct view_state *vs, const char *session)
 }
 
 const struct view_ops tools_view = {
-	VIEW_OPS_HEAD(TOOLS),
+	VIEW_OPS_HEAD(TOOLS, tools),
 	.n_sorts = SORT_COUNT,
 	.filters = true,
-	.draw = tools_draw,
-	.rows = tools_rows,
 	.target = tools_target,
 	.request = tools_request,
 	.open = tools_open,

@@ -104,7 +104,7 @@ struct view_ops {
 	const char *title;
 	int n_sorts;		/* columns sort-next cycles through (0: none) */
 	bool filters;		/* its rows honour the / filter */
-	/* Draw into w (its whole size); clamp vs->selected and vs->top. */
+	/* VIEW_OPS_HEAD too. Draw into w (its whole size); clamp vs->selected and vs->top. */
 	void (*draw)(WINDOW *w, const struct ui_model *m, struct view_state *vs);
 	/* How many rows are selectable now (after filter). */
 	size_t (*rows)(const struct ui_model *m, const struct view_state *vs);
@@ -148,9 +148,14 @@ extern const struct view_name {
 	char name[16], title[16];
 } view_names[VIEW_COUNT];
 
-/* A view_ops starts with VIEW_OPS_HEAD(ENUM), then sets only what is its own. */
-#define VIEW_OPS_HEAD(e) \
-	.id = VIEW_##e, .name = view_names[VIEW_##e].name, .title = view_names[VIEW_##e].title
+/*
+ * A view_ops starts with VIEW_OPS_HEAD(ENUM, v): its id, name and title,
+ * and the two hooks every view has, v_draw and v_rows (as VIEW_DECLARE
+ * names v_view); then it sets only what is its own.
+ */
+#define VIEW_OPS_HEAD(e, v) \
+	.id = VIEW_##e, .name = view_names[VIEW_##e].name, .title = view_names[VIEW_##e].title, \
+	.draw = v##_draw, .rows = v##_rows
 
 #define VIEW_DECLARE(e, name, title) extern const struct view_ops name##_view;
 VIEW_INFO(VIEW_DECLARE)
