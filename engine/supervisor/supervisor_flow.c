@@ -120,8 +120,6 @@ flow_post(struct supervisor *s, enum cutover_op op, const char *flow, const char
 			       SNAP_FLOWS_MAX);
 	if (sup_cutover_open(s, op, flow, ids, n_ids, by, to, &n, err) < 0)
 		return -1;
-	if (!ids)
-		sup_standing_save(s, by);
 	for (i = 0; i < n; i++) {
 		f = flow_ranks(to[i]->cfg, flow);
 		gate_post_flow(to[i]->gate, s->revision, f.cls, f.sink, op == CUTOVER_HOLD);

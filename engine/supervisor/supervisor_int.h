@@ -356,8 +356,9 @@ void sup_hold_note_flow(struct supervisor *s, const struct slot *sl, const struc
 /*
  * Under s->policy: a cutover of what (a tool, or a class flow's text) is
  * about to be posted: the queue has room, the revision is assigned and
- * announced, to[0..*n) are the live sessions ids names (NULL: all);
- * posting has begun: sup_cutover_posted ends it. -1 when refused.
+ * announced, to[0..*n) are the live sessions ids names (NULL: all, and
+ * the standing sets, moved already, are saved); posting has begun:
+ * sup_cutover_posted ends it. -1 when refused.
  */
 int sup_cutover_open(struct supervisor *s, enum cutover_op op, const char *what,
 		     const char *const *ids, size_t n_ids, const struct snap_author *by,

@@ -666,6 +666,8 @@ sup_cutover_open(struct supervisor *s, enum cutover_op op, const char *what,
 		return al_fail(err, "cutover: the engine is busy: %zu policy entries wait for the "
 			       "audit log", waiting);
 	*n = cutover_begin(s, op, what, ids, n_ids, by, to);
+	if (!ids)
+		sup_standing_save(s, by);
 	posting_begin(s);
 	return 0;
 }
