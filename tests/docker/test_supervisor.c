@@ -978,6 +978,61 @@ test_standing_outlives(void **state)
 		config_free(&cfg[i]);
 }
 
+/* A "standing saved" entry of the engine's with this detail, as if an engine had written it. */
+static void
+standing_planted(const char *detail)
+{
+	struct audit_entry e = { .session_id = "engine", .type = "policy", .decision = "applied",
+				 .rule = "standing saved", .revision = 3, .detail = detail };
+	struct al_err err;
+
+	if (audit_append(audit, &e, NULL, NULL, &err) < 0)
+		fail_msg("audit: %s", err.msg);
+}
+
+/*
+ * A standing entry the next engine cannot read (not the sets as written:
+ * a list that is no list, a name too long for any tool) starts it frozen
+ * by the engine itself, nothing else standing, and says so in its log;
+ * a thaw is saved, and the engine after it starts unfrozen.
+ */
+static void
+test_standing_unreadable(void **state)
+{
+	static const char *const planted[] = {
+		"{\"by\":\"x\",\"uid\":0,\"via\":\"ctl\",\"revision\":3,\"revoked\":\"store\","
+		"\"held\":[],\"flows\":[]}",
+		"{\"by\":\"x\",\"uid\":0,\"via\":\"ctl\",\"revision\":3,\"revoked\":[],\"held\":"
+		"[\"a-tool-name-longer-than-any-catalog-tool-name-may-be-0123456789abcdef\"],\"flows\":[]}",
+		"not json",
+	};
+	struct supervisor_snapshot snap = { 0 };
+	struct supervisor *s;
+	struct al_err err;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof planted / sizeof planted[0]; i++) {
+		new_log();
+		standing_planted(planted[i]);
+		s = open_on_log();
+		assert_true(supervisor_snapshot(s, &snap) >= 0);
+		assert_true(snap.frozen);
+		assert_string_equal(snap.frozen_by.via, "engine");
+		assert_int_equal(snap.n_standing + snap.n_standing_flow, 0);
+		supervisor_snapshot_free(&snap);
+		assert_int_equal(seam_audit_rows(db, "session_id='engine' and type='policy' and"
+				 " rule='standing unreadable: frozen'"), 1);
+		assert_int_equal(supervisor_freeze(s, false, NULL, NULL, NULL, &err), 0);
+		assert_int_equal(supervisor_shutdown(s), 0);
+		supervisor_close(s);
+		s = open_on_log();
+		assert_true(nothing_stands(s));
+		assert_int_equal(supervisor_shutdown(s), 0);
+		supervisor_close(s);
+	}
+}
+
 /*
  * Revoking a tool a session never had changes nothing there: the ack says
  * not_applicable, the gate stays open and its permitted calls go on.
@@ -1472,6 +1527,7 @@ main(void)
 		cmocka_unit_test(test_policy_spans),
 		cmocka_unit_test(test_freeze),
 		cmocka_unit_test(test_standing_outlives),
+		cmocka_unit_test(test_standing_unreadable),
 		cmocka_unit_test(test_gate_end_to_end),
 		cmocka_unit_test(test_cutover_many),
 		cmocka_unit_test(test_long_running),
