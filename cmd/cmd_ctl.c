@@ -177,14 +177,17 @@ ctl_int_of(const json_t *o, const char *key)
 	return (long long)json_integer_value(json_object_get(o, key));
 }
 
-/* The class flows held on every session, standing for later ones too. */
+/*
+ * What stands on every session, for later ones too (and for the next
+ * engine on the log): "label some name name …", or "label none".
+ */
 static void
-print_flows(const json_t *a)
+print_standing(const char *label, const char *some, const char *none, const json_t *a)
 {
 	const json_t *v;
 	size_t i;
 
-	printf("flows    %s", json_array_size(a) ? "held" : "none held");
+	printf("%-8s %s", label, json_array_size(a) ? some : none);
 	json_array_foreach(a, i, v)
 		printf(" %s", json_string_value(v));
 	putchar('\n');
@@ -220,7 +223,9 @@ do_status(struct ctl *c)
 		       ctl_str_of(json_object_get(s, "frozen_by"), "via"), ctl_int_of(s, "frozen_revision"));
 	else
 		printf("frozen   no\n");
-	print_flows(json_object_get(s, "standing_flows"));
+	print_standing("revoked", "on every session:", "none", json_object_get(s, "standing"));
+	print_standing("held", "on every session:", "none", json_object_get(s, "standing_holds"));
+	print_standing("flows", "held", "none held", json_object_get(s, "standing_flows"));
 	json_decref(snap);
 	return EXIT_OK;
 }

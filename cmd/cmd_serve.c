@@ -161,10 +161,11 @@ standing_said(struct supervisor *sup)
 	struct supervisor_snapshot *snap = calloc(1, sizeof *snap);
 
 	if (snap && supervisor_snapshot(sup, snap) >= 0 &&
-	    (snap->n_standing || snap->n_standing_flow || snap->frozen))
+	    (snap->n_standing || snap->n_standing_hold || snap->n_standing_flow || snap->frozen))
 		fprintf(stderr, "airlock serve: standing from the audit log (revision %lld): "
-			"revoked %zu, flows held %zu%s\n", (long long)snap->revision,
-			snap->n_standing, snap->n_standing_flow, snap->frozen ? ", frozen" : "");
+			"revoked %zu, held %zu, flows held %zu%s\n", (long long)snap->revision,
+			snap->n_standing, snap->n_standing_hold, snap->n_standing_flow,
+			snap->frozen ? ", frozen" : "");
 	if (snap)
 		supervisor_snapshot_free(snap);
 	free(snap);

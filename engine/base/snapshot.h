@@ -477,6 +477,9 @@ struct supervisor_snapshot {
 	/* Class flows held on every session ("class>sink"): later sessions start with them. */
 	size_t n_standing_flow;
 	char standing_flow[SNAP_FLOWS_MAX][SNAP_NAME_MAX];
+	/* Tools held on every session: later sessions start with them held. */
+	size_t n_standing_hold;
+	char standing_hold[SNAP_STANDING_MAX][SNAP_NAME_MAX];
 	/* The warm pools (docs/console.md). */
 	size_t n_pools;
 	struct snap_pool pools[SNAP_POOLS_MAX];

@@ -312,6 +312,7 @@ static const struct codec_field snapshot_fields[] = {
 	S("containers_left", SIZE, containers_left),
 	FA(supervisor_snapshot, "standing", STR, standing, n_standing, 0, NULL),
 	FA(supervisor_snapshot, "standing_flows", STR, standing_flow, n_standing_flow, 0, NULL),
+	FA(supervisor_snapshot, "standing_holds", STR, standing_hold, n_standing_hold, 0, NULL),
 	FA(supervisor_snapshot, "standing_by", OBJ, standing_by, n_standing, CODEC_SHARED,
 	   &author_table),
 	FA(supervisor_snapshot, "standing_revision", I64, standing_revision, n_standing,

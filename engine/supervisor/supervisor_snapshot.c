@@ -80,6 +80,9 @@ snapshot_counts(struct supervisor *s, struct supervisor_snapshot *snap)
 	snap->n_standing_flow = s->n_standing_flow;
 	memcpy(snap->standing_flow, s->standing_flow,
 	       s->n_standing_flow * sizeof s->standing_flow[0]);
+	snap->n_standing_hold = s->n_standing_hold;
+	memcpy(snap->standing_hold, s->standing_hold,
+	       s->n_standing_hold * sizeof s->standing_hold[0]);
 	snap->n_standing = s->n_standing;
 	memcpy(snap->standing, s->standing, s->n_standing * sizeof s->standing[0]);
 	memcpy(snap->standing_by, s->standing_by, s->n_standing * sizeof s->standing_by[0]);

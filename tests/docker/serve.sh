@@ -398,8 +398,12 @@ sys.exit(0 if d["standing"] == ["store"] and d["standing_flows"] == ["confidenti
          and d["frozen"] and d["frozen_by"]["by"] == me and d["frozen_by"]["via"] == "ctl"
          and d["standing_by"][0]["by"] == me else 1)' "$work/standing.json"
 check "…and says so as it starts" grep -qE \
-	'^airlock serve: standing from the audit log \(revision [1-9][0-9]*\): revoked 1, flows held 1, frozen$' \
+	'^airlock serve: standing from the audit log \(revision [1-9][0-9]*\): revoked 1, held 0, flows held 1, frozen$' \
 	"$work/serve3.err"
+ctl status >"$work/standing_status.out"
+check "…and ctl status lists them" bash -c 'grep -qx "revoked  on every session: store" "$1" &&
+	grep -qx "held     none" "$1" && grep -qx "flows    held confidential>public" "$1" &&
+	grep -q "^frozen   yes, by " "$1"' _ "$work/standing_status.out"
 check "…its log says it restored them, once" \
 	[ "$(sqlite3 "$work/audit.db" "select count(*) from audit_entries where session_id = 'engine'
 		and type = 'policy' and rule = 'standing restored' and detail like '%\"revoked\":[{%\"tool\":\"store\"%'

@@ -877,7 +877,7 @@ test_freeze(void **state)
 		config_free(&cfg[i]);
 }
 
-/* Does the engine's snapshot say store stands revoked by oncall and the engine frozen? */
+/* Does the snapshot say store stands revoked by oncall, the flow and post held, the engine frozen? */
 static bool
 stands(struct supervisor *s, int64_t rev_revoke, int64_t rev_freeze)
 {
@@ -888,14 +888,15 @@ stands(struct supervisor *s, int64_t rev_revoke, int64_t rev_freeze)
 	yes = snap.n_standing == 1 && strcmp(snap.standing[0], "store") == 0 &&
 	      strcmp(snap.standing_by[0].user, "oncall") == 0 &&
 	      snap.standing_revision[0] == rev_revoke && snap.n_standing_flow == 1 &&
-	      strcmp(snap.standing_flow[0], "confidential>public") == 0 && snap.frozen &&
+	      strcmp(snap.standing_flow[0], "confidential>public") == 0 &&
+	      snap.n_standing_hold == 1 && strcmp(snap.standing_hold[0], "post") == 0 && snap.frozen &&
 	      strcmp(snap.frozen_by.user, "oncall") == 0 && snap.frozen_revision == rev_freeze &&
 	      snap.revision == rev_freeze;
 	supervisor_snapshot_free(&snap);
 	return yes;
 }
 
-/* Does nothing stand: no revoke, no flow, no freeze? */
+/* Does nothing stand: no revoke, no hold, no flow, no freeze? */
 static bool
 nothing_stands(struct supervisor *s)
 {
@@ -903,15 +904,16 @@ nothing_stands(struct supervisor *s)
 	bool none;
 
 	assert_true(supervisor_snapshot(s, &snap) >= 0);
-	none = snap.n_standing == 0 && snap.n_standing_flow == 0 && !snap.frozen;
+	none = snap.n_standing == 0 && snap.n_standing_flow == 0 && snap.n_standing_hold == 0 &&
+	       !snap.frozen;
 	supervisor_snapshot_free(&snap);
 	return none;
 }
 
 /*
  * What stands on every session outlives its engine: the next engine on
- * the same log starts with the revoke, the flow hold and the freeze, their
- * authors and revisions, and its first session starts frozen and revoked,
+ * the same log starts with the revoke, the tool hold, the flow hold and
+ * the freeze, their authors and revisions, and its first session starts frozen and revoked,
  * its upstream never reached; what that engine lifts is lifted for the
  * engine after it.
  */
@@ -935,6 +937,8 @@ test_standing_outlives(void **state)
 					       NULL, &err), 0);
 	assert_int_equal(supervisor_flow_cutover_by(s, CUTOVER_HOLD, "confidential>public", NULL, 0,
 						    &oncall, NULL, NULL, &err), 0);
+	assert_int_equal(supervisor_cutover_by(s, CUTOVER_HOLD, "post", NULL, 0, &oncall, NULL, NULL,
+					       &err), 0);
 	assert_int_equal(supervisor_freeze(s, true, &oncall, &rev_freeze, NULL, &err), 0);
 	assert_true(stands(s, rev, rev_freeze));
 	assert_int_equal(supervisor_shutdown(s), 0);
@@ -965,6 +969,7 @@ test_standing_outlives(void **state)
 	assert_int_equal(supervisor_cutover(s, CUTOVER_RESTORE, "store", NULL, 0, NULL, NULL, &err), 0);
 	assert_int_equal(supervisor_flow_cutover_by(s, CUTOVER_RESTORE, "confidential>public", NULL, 0,
 						    NULL, NULL, NULL, &err), 0);
+	assert_int_equal(supervisor_cutover(s, CUTOVER_RESTORE, "post", NULL, 0, NULL, NULL, &err), 0);
 	assert_true(wait_lines(sink[1], 1, 20000));
 	assert_true(nothing_stands(s));
 	assert_int_equal(supervisor_shutdown(s), 0);
