@@ -40,6 +40,9 @@ static char work[] = "/tmp/airlock-supervisor-XXXXXX";
 static char db[128];
 static struct audit *audit;
 
+/* The operator the freeze and standing tests name as the author. */
+static const struct snap_author oncall = { .uid = 4242, .user = "oncall", .via = "ctl" };
+
 /* Every event the tests drained, oldest first. */
 static struct supervisor_event event_log[LOG_MAX];
 static size_t n_log;
@@ -818,7 +821,6 @@ static void
 test_freeze(void **state)
 {
 	static struct airlock_config cfg[2];
-	const struct snap_author oncall = { .uid = 4242, .user = "oncall", .via = "ctl" };
 	char ids[2][SNAP_ID_MAX], sink[2][160];
 	struct supervisor *s = open_supervisor();
 	const struct supervisor_event *e;
@@ -913,15 +915,14 @@ nothing_stands(struct supervisor *s)
 /*
  * What stands on every session outlives its engine: the next engine on
  * the same log starts with the revoke, the tool hold, the flow hold and
- * the freeze, their authors and revisions, and its first session starts frozen and revoked,
- * its upstream never reached; what that engine lifts is lifted for the
- * engine after it.
+ * the freeze, their authors and revisions, and its first session starts
+ * frozen and revoked, its upstream never reached; what that engine lifts
+ * is lifted for the engine after it.
  */
 static void
 test_standing_outlives(void **state)
 {
 	static struct airlock_config cfg[2];
-	const struct snap_author oncall = { .uid = 4242, .user = "oncall", .via = "ctl" };
 	char ids[2][SNAP_ID_MAX], sink[2][160];
 	struct supervisor *s = open_supervisor();
 	struct snap_author by;
