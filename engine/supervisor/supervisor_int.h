@@ -316,7 +316,7 @@ size_t sup_grant_all(struct supervisor *s, char (*tool)[SNAP_NAME_MAX], int64_t 
 /*
  * The standing sets in the log (supervisor_standing.c). Under s->policy,
  * once a cutover on every session or a freeze has moved them and before
- * it is posted: an entry "standing saved" of the engine's with the sets
+ * it is posted: an entry "standing: …" of the engine's with the sets
  * as they will stand after every grant has lapsed (a grant lifts nothing
  * for the next engine). Durable when this returns, or counted as a
  * refused write.

@@ -24,8 +24,14 @@
 
 #include "journal.h"
 
-#define STANDING_RULE		"standing"	/* the prefix the next engine looks for */
-#define STANDING_SAVED		"standing saved"
+/*
+ * The entries' rules, each starting with the prefix the next engine looks
+ * for: "standing: 2 revoked, 1 held, 1 flows, frozen" (the parts there
+ * are, "nothing" when none is; at most 47 bytes, what the timeline keeps
+ * of a rule), "standing restored" when an engine took them up, and
+ * "standing unreadable: frozen" when it could not.
+ */
+#define STANDING_RULE		"standing"
 #define STANDING_RESTORED	"standing restored"
 #define STANDING_UNREADABLE	"standing unreadable: frozen"
 
@@ -67,12 +73,11 @@ granted_add(struct supervisor *s, json_t *revoked)
 }
 
 /* Under s->policy (the sets change under it): the entry's detail, or NULL. */
-static char *
+static json_t *
 standing_json(struct supervisor *s, const struct snap_author *by)
 {
 	json_t *o = author_json(by, s->revision), *revoked = json_array(), *held = json_array(),
-	       *flows = json_array();
-	char *text = NULL;
+	       *flows = json_array(), *done = NULL;
 	size_t i;
 	int rc = o && revoked && held && flows ? 0 : -1;
 
@@ -89,25 +94,60 @@ standing_json(struct supervisor *s, const struct snap_author *by)
 		rc = json_object_set_new(o, "frozen", author_json(&s->frozen_by, s->frozen_revision));
 	if (rc == 0 && json_object_set(o, "revoked", revoked) == 0 &&
 	    json_object_set(o, "held", held) == 0 && json_object_set(o, "flows", flows) == 0)
-		text = json_dumps(o, JSON_COMPACT);
+		done = json_incref(o);
 	json_decref(o);
 	json_decref(revoked);
 	json_decref(held);
 	json_decref(flows);
-	return text;
+	return done;
 }
 
+/* One more part of a rule: after its colon, or after a comma. */
+static void
+rule_add(char *rule, size_t cap, const char *part)
+{
+	size_t len = strlen(rule);
+
+	snprintf(rule + len, cap - len, "%s %s", rule[len - 1] == ':' ? "" : ",", part);
+}
+
+/* What the timeline tells of the sets: "standing: 2 revoked, frozen". */
+static void
+standing_rule(char *rule, size_t cap, const json_t *o)
+{
+	static const char *const parts[] = { "revoked", "held", "flows" };
+	char part[32];
+	size_t i, n;
+
+	snprintf(rule, cap, "%s:", STANDING_RULE);
+	for (i = 0; i < sizeof parts / sizeof parts[0]; i++)
+		if ((n = json_array_size(json_object_get(o, parts[i]))) > 0) {
+			snprintf(part, sizeof part, "%zu %s", n, parts[i]);
+			rule_add(rule, cap, part);
+		}
+	if (json_object_get(o, "frozen"))
+		rule_add(rule, cap, "frozen");
+	if (rule[strlen(rule) - 1] == ':')
+		rule_add(rule, cap, "nothing");
+}
+
+/* The sets in the log; rule NULL: the saved entry's, made of what it holds. */
 static void
 standing_write(struct supervisor *s, const struct snap_author *by, const char *rule)
 {
 	struct journal j = { s->o.audit, s->o.otlp };
-	char *detail = standing_json(s, by);
+	json_t *o = standing_json(s, by);
+	char *detail = o ? json_dumps(o, JSON_COMPACT) : NULL;
+	char saved[SNAP_WORD_MAX];
 	struct audit_entry e = {
 		.session_id = "engine",
-		.rule = rule,
+		.rule = rule ? rule : saved,
 		.revision = s->revision,
 		.detail = detail,
 	};
+
+	standing_rule(saved, sizeof saved, o);
+	json_decref(o);
 
 	if (!detail || journal_write(&j, NULL, AUDIT_D_APPLIED, &e, NULL) < 0) {
 		pthread_mutex_lock(&s->lock);
@@ -121,7 +161,7 @@ standing_write(struct supervisor *s, const struct snap_author *by, const char *r
 void
 sup_standing_save(struct supervisor *s, const struct snap_author *by)
 {
-	standing_write(s, by, STANDING_SAVED);
+	standing_write(s, by, NULL);
 }
 
 /* ---- the next engine ---- */

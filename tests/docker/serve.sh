@@ -400,6 +400,9 @@ sys.exit(0 if d["standing"] == ["store"] and d["standing_flows"] == ["confidenti
 check "…and says so as it starts" grep -qE \
 	'^airlock serve: standing from the audit log \(revision [1-9][0-9]*\): revoked 1, held 0, flows held 1, frozen$' \
 	"$work/serve3.err"
+check "…as the killed engine's last saved entry told it: 'standing: 1 revoked, 1 flows, frozen'" \
+	[ "$(sqlite3 "$work/audit.db" "select rule from audit_entries where session_id = 'engine'
+		and type = 'policy' and rule like 'standing:%' order by seq desc limit 1")" = "standing: 1 revoked, 1 flows, frozen" ]
 ctl status >"$work/standing_status.out"
 check "…and ctl status lists them" bash -c 'grep -qx "revoked  on every session: store" "$1" &&
 	grep -qx "held     none" "$1" && grep -qx "flows    held confidential>public" "$1" &&

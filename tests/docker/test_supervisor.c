@@ -984,12 +984,12 @@ test_standing_outlives(void **state)
 		config_free(&cfg[i]);
 }
 
-/* A "standing saved" entry of the engine's with this detail, as if an engine had written it. */
+/* A "standing: …" entry of the engine's with this detail, as if an engine had written it. */
 static void
 standing_planted(const char *detail)
 {
 	struct audit_entry e = { .session_id = "engine", .type = "policy", .decision = "applied",
-				 .rule = "standing saved", .revision = 3, .detail = detail };
+				 .rule = "standing: 1 revoked", .revision = 3, .detail = detail };
 	struct al_err err;
 
 	if (audit_append(audit, &e, NULL, NULL, &err) < 0)
