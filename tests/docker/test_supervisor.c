@@ -917,7 +917,7 @@ nothing_stands(struct supervisor *s)
  * the same log starts with the revoke, the tool hold, the flow hold and
  * the freeze, their authors and revisions, and its first session starts
  * frozen and revoked, its upstream never reached; what that engine lifts
- * is lifted for the engine after it.
+ * is lifted for the engine after it, but for a grant.
  */
 static void
 test_standing_outlives(void **state)
@@ -925,10 +925,11 @@ test_standing_outlives(void **state)
 	static struct airlock_config cfg[2];
 	char ids[2][SNAP_ID_MAX], sink[2][160];
 	struct supervisor *s = open_supervisor();
+	struct supervisor_snapshot snap = { 0 };
 	struct snap_author by;
 	struct al_err err;
 	int64_t rev, rev_freeze, rev_thaw;
-	size_t i;
+	size_t i, n;
 	int tries;
 
 	(void)state;
@@ -972,6 +973,30 @@ test_standing_outlives(void **state)
 						    NULL, NULL, NULL, &err), 0);
 	assert_int_equal(supervisor_cutover(s, CUTOVER_RESTORE, "post", NULL, 0, NULL, NULL, &err), 0);
 	assert_true(wait_lines(sink[1], 1, 20000));
+	assert_true(nothing_stands(s));
+
+	/*
+	 * A grant lifts a revoke for this engine only: saved while it runs
+	 * (a hold on every session moves the sets), store stands revoked as
+	 * its lapse would leave it, by the expiry, for the next engine.
+	 */
+	assert_int_equal(supervisor_cutover(s, CUTOVER_REVOKE, "store", NULL, 0, NULL, NULL, &err), 0);
+	n = seam_lines(sink[1]);
+	assert_int_equal(supervisor_grant(s, "store", NULL, 0, NULL, 600, 0, NULL, NULL, &err), 0);
+	assert_true(wait_lines(sink[1], n + 1, 20000));
+	assert_int_equal(supervisor_cutover(s, CUTOVER_HOLD, "post", NULL, 0, NULL, NULL, &err), 0);
+	assert_int_equal(supervisor_shutdown(s), 0);
+	supervisor_close(s);
+
+	s = open_on_log();
+	assert_true(supervisor_snapshot(s, &snap) >= 0);
+	assert_int_equal(snap.n_standing, 1);
+	assert_string_equal(snap.standing[0], "store");
+	assert_string_equal(snap.standing_by[0].user, "expiry");
+	assert_int_equal(snap.n_standing_hold, 1);
+	supervisor_snapshot_free(&snap);
+	assert_int_equal(supervisor_cutover(s, CUTOVER_RESTORE, "store", NULL, 0, NULL, NULL, &err), 0);
+	assert_int_equal(supervisor_cutover(s, CUTOVER_RESTORE, "post", NULL, 0, NULL, NULL, &err), 0);
 	assert_true(nothing_stands(s));
 	assert_int_equal(supervisor_shutdown(s), 0);
 	supervisor_close(s);
