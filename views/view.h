@@ -104,7 +104,7 @@ struct view_ops {
 	const char *title;
 	int n_sorts;		/* columns sort-next cycles through (0: none) */
 	bool filters;		/* its rows honour the / filter */
-	/* VIEW_OPS_HEAD too. Draw into w (its whole size); clamp vs->selected and vs->top. */
+	/* Set by VIEW_OPS_HEAD: draw into w (its whole size); clamp vs->selected and vs->top. */
 	void (*draw)(WINDOW *w, const struct ui_model *m, struct view_state *vs);
 	/* How many rows are selectable now (after filter). */
 	size_t (*rows)(const struct ui_model *m, const struct view_state *vs);

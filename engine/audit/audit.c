@@ -308,9 +308,9 @@ audit_unended(struct audit *a, void (*each)(void *ctx, const char *session_id), 
 }
 
 int
-audit_engine_latest(struct audit *a, const char *prefix, char **detail, int64_t *seq)
+audit_engine_latest(struct audit *a, const char *prefix, char **detail)
 {
-	static const char sql[] = "SELECT seq, detail FROM audit_entries WHERE type = ?1"
+	static const char sql[] = "SELECT detail FROM audit_entries WHERE type = ?1"
 				  " AND session_id = 'engine' AND substr(rule, 1, length(?2)) = ?2"
 				  " ORDER BY seq DESC LIMIT 1";
 	sqlite3_stmt *st = NULL;
@@ -318,7 +318,6 @@ audit_engine_latest(struct audit *a, const char *prefix, char **detail, int64_t 
 	int rc = -1, step;
 
 	*detail = NULL;
-	*seq = 0;
 	if (!a)
 		return -1;
 	pthread_mutex_lock(&a->db_lock);
@@ -328,8 +327,7 @@ audit_engine_latest(struct audit *a, const char *prefix, char **detail, int64_t 
 		step = sqlite3_step(st);
 		rc = step == SQLITE_DONE ? 0 : -1;
 		if (step == SQLITE_ROW) {
-			*seq = sqlite3_column_int64(st, 0);
-			text = sqlite3_column_text(st, 1);
+			text = sqlite3_column_text(st, 0);
 			*detail = strdup(text ? (const char *)text : "");
 			rc = *detail ? 0 : -1;
 		}

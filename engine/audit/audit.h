@@ -165,9 +165,9 @@ int audit_unended(struct audit *a, void (*each)(void *ctx, const char *session_i
 /*
  * The detail of the engine's newest policy entry (session "engine") whose
  * rule starts with prefix, into *detail (malloc'd; NULL when the log has
- * none), and its sequence. For start-up, like audit_unended. 0, or -1.
+ * none). For start-up, like audit_unended. 0, or -1.
  */
-int audit_engine_latest(struct audit *a, const char *prefix, char **detail, int64_t *seq);
+int audit_engine_latest(struct audit *a, const char *prefix, char **detail);
 
 /*
  * The log's head now: sequence and entry hash of its newest entry (0 and

@@ -245,26 +245,24 @@ standing_read(struct supervisor *s, const char *detail)
 int
 sup_standing_load(struct supervisor *s, struct al_err *err)
 {
+	bool unreadable;
 	char *detail;
-	int64_t seq;
-	int rc = 0;
 
-	if (audit_engine_latest(s->o.audit, STANDING_RULE, &detail, &seq) < 0)
+	if (audit_engine_latest(s->o.audit, STANDING_RULE, &detail) < 0)
 		return al_fail(err, "supervisor: the audit log's standing policy cannot be read");
 	if (!detail)
 		return 0;	/* a new log: nothing stands */
 	pthread_mutex_lock(&s->policy);
 	pthread_mutex_lock(&s->lock);
-	if (standing_read(s, detail) < 0) {
+	if ((unreadable = standing_read(s, detail) < 0)) {
 		s->n_standing = s->n_standing_hold = s->n_standing_flow = 0;
 		s->frozen = true;	/* what stood is unknown: nothing goes out until a thaw */
 		s->frozen_by = s->self;
 		s->frozen_revision = s->revision;
-		rc = 1;
 	}
 	s->generation++;
 	pthread_mutex_unlock(&s->lock);
-	standing_write(s, &s->self, rc ? STANDING_UNREADABLE : STANDING_RESTORED);
+	standing_write(s, &s->self, unreadable ? STANDING_UNREADABLE : STANDING_RESTORED);
 	pthread_mutex_unlock(&s->policy);
 	free(detail);
 	return 0;
