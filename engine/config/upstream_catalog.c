@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,27 +32,82 @@ upstream_catalog_key_ok(const char *key)
 	       strspn(key, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-") == n;
 }
 
-/* The directory, opened and checked: a descriptor, or -1 with err. */
+const char *
+upstream_catalog_parent_fault(const struct stat *st)
+{
+	if (!S_ISDIR(st->st_mode))
+		return "not a directory";
+	if (st->st_uid != 0)
+		return "not owned by root";
+	if ((st->st_mode & (S_IWGRP | S_IWOTH)) && !(st->st_mode & S_ISVTX))
+		return "group- or world-writable without the sticky bit";
+	return NULL;
+}
+
+/*
+ * Walk dir from / one component at a time, never following a symlink:
+ * each parent must pass upstream_catalog_parent_fault, dir itself
+ * upstream_catalog_fault. The directory's descriptor (O_PATH), or -1 with
+ * *why and the path walked so far in at (the component at fault).
+ */
+static int
+walk_dir(const char *dir, char *at, size_t cap, const char **why)
+{
+	const char *p = dir, *end;
+	char name[NAME_MAX + 1];
+	int fd = -1, next;
+	struct stat st;
+	size_t len = 1;
+
+	*why = dir[0] != '/' ? "not an absolute path" : NULL;
+	snprintf(at, cap, "/");
+	if (!*why && (fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		*why = strerror(errno);
+	while (!*why) {
+		if (fstat(fd, &st) < 0)
+			*why = "cannot stat";
+		while (*p == '/')
+			p++;
+		if (*why || !*p)
+			break;
+		if ((*why = upstream_catalog_parent_fault(&st)))
+			break;
+		end = p + strcspn(p, "/");
+		if (len < cap)
+			len += (size_t)snprintf(at + len, cap - len, "%s%.*s",
+						len > 1 ? "/" : "", (int)(end - p), p);
+		if (end - p > NAME_MAX || (end - p == 2 && p[0] == '.' && p[1] == '.')) {
+			*why = end - p > NAME_MAX ? "a name too long" : "a .. in the path";
+			break;
+		}
+		snprintf(name, sizeof name, "%.*s", (int)(end - p), p);
+		next = openat(fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0)
+			*why = errno == ENOTDIR || errno == ELOOP ?
+			       "a symlink or not a directory" : strerror(errno);
+		close(fd);
+		fd = next;
+		p = end;
+	}
+	if (!*why)
+		*why = upstream_catalog_fault(&st, true);
+	if (*why && fd >= 0)
+		fd = (close(fd), -1);
+	return fd;
+}
+
+/* The directory, walked and checked: a descriptor, or -1 with err. */
 static int
 open_dir(const char *dir, const char *key, struct al_err *err)
 {
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	char at[PATH_MAX];
 	const char *why;
-	struct stat st;
+	int fd = walk_dir(dir, at, sizeof at, &why);
 
-	if (fd < 0) {
-		al_fail(err, "installed upstream %s: directory %.80s: %s: root installs %s.json there",
-			key, dir, errno == ENOTDIR || errno == ELOOP ?
-			"a symlink or not a directory" : strerror(errno), key);
-		return -1;
-	}
-	why = fstat(fd, &st) < 0 ? "cannot stat" : upstream_catalog_fault(&st, true);
-	if (why) {
-		close(fd);
-		al_fail(err, "installed upstream %s: directory %.80s: %s (it must be root's, "
-			"not group- or world-writable)", key, dir, why);
-		return -1;
-	}
+	if (fd < 0)
+		al_fail(err, "installed upstream %s: directory %.80s: %.80s: %s (it and each "
+			"directory above it must be root's, not group- or world-writable; "
+			"root installs %s.json there)", key, dir, at, why, key);
 	return fd;
 }
 

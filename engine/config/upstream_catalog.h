@@ -10,8 +10,12 @@
  * by key: "upstreams": {"notes": {"installed": "KEY"}}.
  *
  * The directory and the file must be root's: owned by uid 0 and not
- * group- or world-writable, else the definition is refused with why. A
- * symlink is refused, the directory's or the file's.
+ * group- or world-writable, else the definition is refused with why. So
+ * must each directory above it (a sticky one, like /tmp, may be
+ * world-writable: nobody else can rename root's entry in it), or whoever
+ * could write there could put another directory in its place. The path is
+ * absolute and walked one name at a time: a symlink anywhere on it is
+ * refused, as is a "..".
  */
 
 #include <stdbool.h>
@@ -34,6 +38,13 @@
  * root's to trust: fixed text, or NULL when it is. Pure.
  */
 const char *upstream_catalog_fault(const struct stat *st, bool dir);
+
+/*
+ * Why a directory above the catalog's, with this stat, is not root's to
+ * trust: fixed text, or NULL when it is (root's and not group- or
+ * world-writable, or world-writable with the sticky bit). Pure.
+ */
+const char *upstream_catalog_parent_fault(const struct stat *st);
 
 /* A key: 1..UPSTREAM_CATALOG_KEY_MAX of [A-Za-z0-9_-], not starting with '-'. Pure. */
 bool upstream_catalog_key_ok(const char *key);

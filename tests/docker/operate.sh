@@ -10,7 +10,10 @@
 #       never saw a request (no audit row, no log line of that client);
 #   (c) an installed upstream named by key starts, the agent's calls reach
 #       it, and its confinement receipt in the audit shows airlock-upstream's
-#       uid.
+#       uid;
+#   (d) the catalog's parent made the operator's: it swaps in a retired
+#       root-owned catalog beside it whose definition would write a file;
+#       the start is refused naming the parent, and the file is absent.
 #
 # usage: operate.sh AIRLOCK AGENT_BIN UPSTREAM_BIN
 set -uo pipefail
@@ -46,15 +49,16 @@ opctl() { as_op "$airlock" ctl --socket "$sock" "$@"; }
 
 # --- the image, the catalog (root's), the operator's own directory -----------------
 image=$(scratch_image "$work/image" "$agent") || { not_ok "agent image build"; summary; exit 1; }
-mkdir -p "$work/op" "$work/upstreams.d" "$work/home" "$work/drop"
+catalog=$work/etc/upstreams.d	# the catalog; $work/etc is root's until the last part
+mkdir -p "$work/op" "$catalog" "$work/etc/retired.d" "$work/home" "$work/drop"
 upstream_box "$work/op"
-chmod 0755 "$work/upstreams.d" && chmod 1777 "$work/drop"
+chmod 0755 "$work/etc" "$catalog" "$work/etc/retired.d" && chmod 1777 "$work/drop"
 chown "$ou:$ogid" "$work/home" && chmod 0700 "$work/home"
-cat >"$work/upstreams.d/vault.json" <<JSON
+cat >"$catalog/vault.json" <<JSON
 {"argv": ["$upstream", "--sink", "$work/op/vault.sink"],
  "env": {"PATH": "/usr/bin:/bin"}, "paths": {"rw": ["$work/op"]}}
 JSON
-chmod 0644 "$work/upstreams.d/vault.json"
+chmod 0644 "$catalog/vault.json"
 
 session_json() {	# UPSTREAM-OBJECT: a looping session's config with that upstream
 	cat <<JSON
@@ -72,7 +76,7 @@ as_op tee "$work/home/installed.json" >/dev/null <<<"$(session_json '{"installed
 session_json '{"installed": "vault"}' >"$work/home/secret.json"
 chmod 0000 "$work/home/secret.json"
 
-serve_start --upstreams-dir "$work/upstreams.d"
+serve_start --upstreams-dir "$catalog"
 chmod 0711 "$work"	# the operator passes through to the socket and its home
 
 by_op="detail like '%\"by\":\"$opuser\",\"uid\":$ou,%'"
@@ -86,7 +90,7 @@ check "the operator's role is operate" grep -q 'role operate' "$work/status.out"
 rc=0; opctl start "$work/home/own.json" >"$work/own.out" 2>"$work/own.err" || rc=$?
 check "(a) ctl start with its own argv: exit 1, 'config refused', and what to install where" \
 	bash -c '[ "$1" = 1 ] && grep -qF "start: config refused: upstreams.vault: only root gives argv, env or cwd: root installs $2/vault.json" "$3"' \
-	_ "$rc" "$work/upstreams.d" "$work/own.err"
+	_ "$rc" "$catalog" "$work/own.err"
 check "(a) the refusal is audited: rule 'start refused: upstream not installed', by $opuser (uid $ou)" \
 	audit_has "select count(*) from audit_entries where type='policy' and decision='rejected'
 	 and rule='start refused: upstream not installed' and $by_op"
@@ -148,12 +152,30 @@ check "(c) the upstream process runs as airlock-upstream" \
 	_ "$work/op/vault.sink" "$upuid"
 
 # --- the catalog must be root's: a group-writable definition is refused ------------------
-chmod 0664 "$work/upstreams.d/vault.json"
+chmod 0664 "$catalog/vault.json"
 rc=0; opctl start "$work/home/installed.json" >/dev/null 2>"$work/loose.err" || rc=$?
 check "a group-writable definition: refused with why" \
 	bash -c '[ "$1" = 1 ] && grep -qF "installed upstream vault: $2/vault.json: group- or world-writable" "$3"' \
-	_ "$rc" "$work/upstreams.d" "$work/loose.err"
-chmod 0644 "$work/upstreams.d/vault.json"
+	_ "$rc" "$catalog" "$work/loose.err"
+chmod 0644 "$catalog/vault.json"
+
+# --- (d) each directory above the catalog must be root's too --------------------------
+# A retired definition root kept beside the catalog, as root's as the catalog:
+# were it started, the file would appear. The parent is then the operator's.
+cat >"$work/etc/retired.d/vault.json" <<JSON
+{"argv": ["/bin/sh", "-c", "id > $work/drop/retired"], "paths": {"rw": ["$work/drop"]}}
+JSON
+chmod 0644 "$work/etc/retired.d/vault.json"
+chown "$ou:$ogid" "$work/etc"
+as_op mv "$catalog" "$work/etc/current.d" && as_op mv "$work/etc/retired.d" "$catalog"
+check "(d) the operator swapped the retired catalog in (the parent is its own)" \
+	grep -qF "$work/drop/retired" "$catalog/vault.json"
+rc=0; opctl start "$work/home/installed.json" >/dev/null 2>"$work/parent.err" || rc=$?
+check "(d) a catalog under the operator's directory: refused, naming the parent" \
+	bash -c '[ "$1" = 1 ] && grep -qF "installed upstream vault: directory $2: $3: not owned by root" "$4"' \
+	_ "$rc" "$catalog" "$work/etc" "$work/parent.err"
+for _ in $(seq 50); do [ -e "$work/drop/retired" ] && break; sleep 0.1; done	# as in (a)
+check "(d) nothing ran: the retired definition's file is absent" [ ! -e "$work/drop/retired" ]
 
 kill -TERM "$engine"
 rc=0; wait "$engine" || rc=$?

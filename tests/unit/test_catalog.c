@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <stdio.h>
@@ -39,7 +40,16 @@ setup(void **state)
 static int
 teardown(void **state)
 {
+	char path[300];
+	const char *nested[] = { "p/up/notes.json", "l", "p/up", "p" };	/* test_parents' */
+	size_t i;
+
 	(void)state;
+	for (i = 0; i < sizeof nested / sizeof nested[0]; i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, nested[i]);
+		if (remove(path) != 0 && errno != ENOENT)
+			fail_msg("teardown: %s: %s", path, strerror(errno));
+	}
 	chmod(dir, 0700);
 	scratch_remove(dir);
 	return 0;
@@ -94,6 +104,21 @@ test_fault(void **state)
 	assert_string_equal(upstream_catalog_fault(&st, true), "group- or world-writable");
 	st = st_of(S_IFREG | 0646, 0);
 	assert_string_equal(upstream_catalog_fault(&st, false), "group- or world-writable");
+	/* a directory above it: a sticky one may be world-writable (like /tmp) */
+	st = st_of(S_IFDIR | 0755, 0);
+	assert_null(upstream_catalog_parent_fault(&st));
+	st = st_of(S_IFDIR | S_ISVTX | 0777, 0);
+	assert_null(upstream_catalog_parent_fault(&st));
+	st = st_of(S_IFDIR | 0777, 0);
+	assert_string_equal(upstream_catalog_parent_fault(&st),
+			    "group- or world-writable without the sticky bit");
+	st = st_of(S_IFDIR | 0775, 0);
+	assert_string_equal(upstream_catalog_parent_fault(&st),
+			    "group- or world-writable without the sticky bit");
+	st = st_of(S_IFDIR | S_ISVTX | 0777, 1000);
+	assert_string_equal(upstream_catalog_parent_fault(&st), "not owned by root");
+	st = st_of(S_IFLNK | 0777, 0);
+	assert_string_equal(upstream_catalog_parent_fault(&st), "not a directory");
 }
 
 static void
@@ -209,6 +234,67 @@ test_read(void **state)
 	assert_int_equal(chown(dir, 65534, 0), 0);
 	read_fails("notes", ": not owned by root");
 	assert_int_equal(chown(dir, 0, 0), 0);
+}
+
+/* The definition at up/notes.json read through path, failing with says (NULL: read). */
+static void
+read_at(const char *path, const char *says)
+{
+	struct al_err err = { "" };
+	json_t *def = upstream_catalog_read(path, "notes", &err);
+
+	if (!says) {
+		if (!def)
+			fail_msg("%s refused: %s", path, err.msg);
+		json_decref(def);
+		return;
+	}
+	if (def)
+		fail_msg("%s was read; expected a refusal saying '%s'", path, says);
+	if (!strstr(err.msg, says))
+		fail_msg("'%s' does not say '%s'", err.msg, says);
+}
+
+/*
+ * Each directory above the catalog's must be root's too: DIR/p/up, where
+ * p is made writable, another user's, or a symlink's target; the path
+ * relative or through "..".
+ */
+static void
+test_parents(void **state)
+{
+	char p[300], up[320], link[300], via[340], says[1200];
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	snprintf(p, sizeof p, "%s/p", dir);
+	snprintf(up, sizeof up, "%s/up", p);
+	snprintf(link, sizeof link, "%s/l", dir);
+	assert_int_equal(mkdir(p, 0755), 0);
+	assert_int_equal(mkdir(up, 0755), 0);
+	assert_int_equal(symlink(p, link), 0);
+	put("p/up/notes.json", "{\"argv\": [\"/bin/cat\"]}", 0644);
+	read_at(up, NULL);
+	assert_int_equal(chmod(p, 0777), 0);
+	snprintf(says, sizeof says, "directory %s: %s: group- or world-writable without the "
+		 "sticky bit (it and each directory above it must be root's", up, p);
+	read_at(up, says);
+	assert_int_equal(chmod(p, 01777), 0);
+	read_at(up, NULL);
+	assert_int_equal(chmod(p, 0755), 0);
+	assert_int_equal(chown(p, 65534, 0), 0);
+	snprintf(says, sizeof says, "%s: not owned by root", p);
+	read_at(up, says);
+	assert_int_equal(chown(p, 0, 0), 0);
+	snprintf(via, sizeof via, "%s/up", link);
+	snprintf(says, sizeof says, "%s: a symlink or not a directory", link);
+	read_at(via, says);
+	snprintf(via, sizeof via, "%s/p/../p/up", dir);
+	read_at(via, ": a .. in the path");
+	read_at(up + 1, ": not an absolute path");
+	snprintf(via, sizeof via, "%s//p/./up/", dir);
+	read_at(via, NULL);
 }
 
 /* A config as the engine loads one from a peer: 0, or -1 with err. */
@@ -358,6 +444,7 @@ main(void)
 		cmocka_unit_test(test_keys),
 		cmocka_unit_test(test_peer_refusals),
 		cmocka_unit_test_setup_teardown(test_read, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_parents, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_load_installed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_relative_refused, setup, teardown),
 		cmocka_unit_test(test_inline_paths),
