@@ -37,7 +37,17 @@
  * about a tenth of a call's instructions, for a lookup nothing makes.
  * Uniqueness is checked by `audit verify` instead. A log made before keeps
  * its index (the table is created only if missing) and verifies as ever.
+ *
+ * The one index: the engine's own policy entries (what stood, read at every
+ * start by audit_engine_latest), a partial one. Another entry costs its
+ * insert the WHERE alone; without it a start read the whole log back to
+ * its last such entry (2.3 s cold for 2 million entries). A log made
+ * before gets it at its engine's first open, in one pass.
  */
+#define AUDIT_ENGINE_POLICY_WHERE	"session_id = 'engine' AND type = 'policy'"
+#define AUDIT_ENGINE_POLICY_INDEX \
+	"CREATE INDEX IF NOT EXISTS audit_engine_policy ON audit_entries(seq)" \
+	" WHERE " AUDIT_ENGINE_POLICY_WHERE ";"
 static const char schema_sql[] =
 	"BEGIN IMMEDIATE;"
 	"CREATE TABLE IF NOT EXISTS audit_entries ("
@@ -65,6 +75,7 @@ static const char schema_sql[] =
 	"CREATE TRIGGER IF NOT EXISTS audit_entries_no_delete"
 	" BEFORE DELETE ON audit_entries"
 	" BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END;"
+	AUDIT_ENGINE_POLICY_INDEX
 	"COMMIT;";
 
 static int
@@ -310,8 +321,9 @@ audit_unended(struct audit *a, void (*each)(void *ctx, const char *session_id), 
 int
 audit_engine_latest(struct audit *a, const char *prefix, char **detail)
 {
-	static const char sql[] = "SELECT detail FROM audit_entries WHERE type = ?1"
-				  " AND session_id = 'engine' AND substr(rule, 1, length(?2)) = ?2"
+	/* The index's WHERE in words, so the planner takes it. */
+	static const char sql[] = "SELECT detail FROM audit_entries WHERE "
+				  AUDIT_ENGINE_POLICY_WHERE " AND substr(rule, 1, length(?1)) = ?1"
 				  " ORDER BY seq DESC LIMIT 1";
 	sqlite3_stmt *st = NULL;
 	const unsigned char *text;
@@ -322,8 +334,7 @@ audit_engine_latest(struct audit *a, const char *prefix, char **detail)
 		return -1;
 	pthread_mutex_lock(&a->db_lock);
 	if (sqlite3_prepare_v2(a->db, sql, -1, &st, NULL) == SQLITE_OK &&
-	    sqlite3_bind_text(st, 1, audit_type_id(AUDIT_T_POLICY), -1, SQLITE_STATIC) == SQLITE_OK &&
-	    sqlite3_bind_text(st, 2, prefix, -1, SQLITE_STATIC) == SQLITE_OK) {
+	    sqlite3_bind_text(st, 1, prefix, -1, SQLITE_STATIC) == SQLITE_OK) {
 		step = sqlite3_step(st);
 		rc = step == SQLITE_DONE ? 0 : -1;
 		if (step == SQLITE_ROW) {
