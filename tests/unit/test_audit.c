@@ -1013,12 +1013,12 @@ test_indexed_log_verifies(void **state)
 	make_log(newer, "allowed", 3);
 	db = raw_open(newer);
 	assert_int_equal(raw_int(db, ENTRY_ID_INDEXES), 0);
-	/* its one index: the engine's policy entries, partial (audit.c) */
+	/* its one index: what a start reads, partial (audit.c) */
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'index'"
 			 " AND tbl_name = 'audit_entries'"), 1);
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'index'"
-			 " AND name = 'audit_engine_policy' AND sql LIKE '%WHERE session_id ="
-			 " ''engine'' AND type = ''policy''%'"), 1);
+			 " AND name = 'audit_lifecycle' AND sql LIKE '%WHERE (type = ''session_start''"
+			 " OR type = ''session_end'' OR type = ''policy'')%'"), 1);
 	sqlite3_close(db);
 	assert_verify(newer, true, 3, 0, NULL);
 	for (i = 0; i < sizeof suffix / sizeof suffix[0]; i++) {
