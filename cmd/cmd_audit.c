@@ -183,11 +183,21 @@ head_json(const struct audit_verify *v)
 	return json_pack("{s:I, s:s}", "seq", (json_int_t)v->head_seq, "hash", v->head_hash);
 }
 
+/* {"seq", "revision", "rule"} of the engine's newest standing entry; null when none. */
+static json_t *
+standing_json(const struct audit_verify *v)
+{
+	if (!v->ok || v->standing_seq <= 0)
+		return json_null();
+	return json_pack("{s:I, s:I, s:s}", "seq", (json_int_t)v->standing_seq, "revision",
+			 (json_int_t)v->standing_revision, "rule", v->standing_rule);
+}
+
 static int
 print_json(const struct audit_args *a, const struct audit_verify *v)
 {
 	bool at_entry = !v->ok && v->first_bad_seq > 0;
-	json_t *out = json_pack("{s:I, s:b, s:o, s:o, s:o, s:I, s:o, s:o, s:o, s:o}",
+	json_t *out = json_pack("{s:I, s:b, s:o, s:o, s:o, s:I, s:o, s:o, s:o, s:o, s:o}",
 				"entries", (json_int_t)v->entries,
 				"ok", v->ok, "first_bad_seq",
 				at_entry ? json_integer(v->first_bad_seq) : json_null(),
@@ -197,6 +207,7 @@ print_json(const struct audit_args *a, const struct audit_verify *v)
 				"unknown_outcomes", unknown_json(v),
 				"unended_sessions", unended_json(v),
 				"head", head_json(v),
+				"standing", standing_json(v),
 				"anchor", a->anchored ? json_pack("{s:I, s:b}", "seq",
 								  (json_int_t)a->anchor.seq,
 								  "ok", v->anchored)
@@ -253,6 +264,14 @@ print_text(const struct audit_args *a, const struct audit_verify *v)
 	/* Recorded outside the log, the head is the anchor of a later verify. */
 	if (v->ok && v->head_seq > 0)
 		printf("audit %s: head %lld:%s\n", db, (long long)v->head_seq, v->head_hash);
+	/* What the next engine on this log takes up (docs/operations.md). */
+	if (v->ok && v->standing_seq > 0)
+		printf("audit %s: standing at entry %lld (revision %lld): %s\n", db,
+		       (long long)v->standing_seq, (long long)v->standing_revision,
+		       v->standing_rule);
+	else if (v->ok && v->entries > 0)
+		printf("audit %s: standing: no entry (nothing revoked, held or frozen "
+		       "on every session)\n", db);
 }
 
 /* --- tail: the entries, payload-free as the console shows them ----------------- */

@@ -113,6 +113,20 @@ pending_close(struct audit_unknown *list, size_t *n, bool session, const char *k
 		}
 }
 
+/* The engine's standing entries: the newest is kept (audit_verify.h). */
+static void
+standing_note(struct audit_verify *out, sqlite3_stmt *st)
+{
+	const char *rule = column_or_empty(st, AUDIT_COL_RULE);
+
+	if (strcmp(column_or_empty(st, AUDIT_COL_SESSION_ID), "engine") != 0 ||
+	    strncmp(rule, "standing", strlen("standing")) != 0)
+		return;
+	out->standing_seq = sqlite3_column_int64(st, AUDIT_COL_SEQ);
+	out->standing_revision = sqlite3_column_int64(st, AUDIT_COL_REVISION);
+	audit_read_text(out->standing_rule, sizeof out->standing_rule, rule);
+}
+
 struct pending_caps {
 	size_t calls, sessions;
 };
@@ -141,6 +155,9 @@ tally(struct audit_verify *out, struct pending_caps *cap, sqlite3_stmt *st)
 	case AUDIT_T_SESSION_END:
 		pending_close(out->unended, &out->n_unended, true,
 			      column_str(st, AUDIT_COL_SESSION_ID));
+		return 0;
+	case AUDIT_T_POLICY:
+		standing_note(out, st);
 		return 0;
 	default:
 		return 0;

@@ -59,6 +59,17 @@ struct audit_verify {
 	int64_t head_seq;
 	char head_hash[HASH_HEX_LEN + 1];
 	bool anchored;		/* an anchor was given and its entry matched */
+	/*
+	 * The engine's newest standing entry (session "engine", a policy
+	 * entry whose rule starts "standing"): what stood on every session as
+	 * of it, and what the next engine on this log takes up
+	 * (docs/guarantees.md, "What stands outlives the engine"). Its rule
+	 * says what, e.g. "standing: 1 revoked, frozen" (printable, cut to
+	 * fit). seq 0 when the log has none.
+	 */
+	int64_t standing_seq;
+	int64_t standing_revision;
+	char standing_rule[48];
 };
 
 /*

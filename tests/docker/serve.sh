@@ -385,6 +385,10 @@ t1=$(date +%s%N)
 check "SIGKILL: the watchdogs stopped both containers" all_stopped
 echo "   measured: serve SIGKILL -> containers stopped in $(( (t1 - t0) / 1000000 )) ms"
 check "SIGKILL left a stale socket" [ -S "$sock" ]
+# With no engine running, audit verify tells what the next one takes up.
+check "audit verify with the engine down: 'standing at entry N (revision R): standing: 1 revoked, 1 flows, frozen'" \
+	bash -c '"$1" audit verify "$2" | grep -qE "^audit $2: standing at entry [1-9][0-9]* \(revision [1-9][0-9]*\): standing: 1 revoked, 1 flows, frozen$"' \
+	_ "$airlock" "$work/audit.db"
 check "a new serve starts on the stale socket" serve serve3.err
 engine3=$engine
 check "and answers" bash -c '"$1" ctl --socket "$2" status >/dev/null' _ "$airlock" "$sock"

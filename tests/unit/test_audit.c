@@ -1624,8 +1624,53 @@ test_verify_unended_sessions(void **state)
 	assert_string_equal(v.unended[1].session_id, "sess-C");
 	assert_int_equal(v.unended[1].seq, 3);
 	assert_int_equal(v.n_unknown, 0);
+	assert_int_equal(v.standing_seq, 0);	/* no engine entry: nothing stood */
 	audit_verify_free(&v);
 	assert_null(v.unended);
+}
+
+/* A policy entry of session's with rule and revision. */
+static struct audit_entry
+policy_entry(const char *session, const char *rule, int64_t revision)
+{
+	struct audit_entry e = call_entry(session, NULL, AUDIT_D_APPLIED);
+
+	e.rule = rule;
+	e.revision = revision;
+	return e;
+}
+
+/*
+ * What the next engine takes up: the engine's newest standing entry, not
+ * a session's entry with the same words, its rule made printable.
+ */
+static void
+test_verify_standing(void **state)
+{
+	struct fixture *f = *state;
+	const struct audit_entry rows[] = {
+		policy_entry("engine", "standing: 1 revoked", 3),
+		policy_entry("engine", "standing: 1 revoked, \x1b[2Jfrozen", 5),
+		policy_entry("sess-A", "standing: 9 revoked", 6),
+		policy_entry("engine", "freeze", 6),
+		call_entry("sess-A", NULL, AUDIT_D_START),
+	};
+	struct audit_verify v;
+
+	verify_rows(f->db, rows, 1, &v);
+	assert_true(v.ok);
+	assert_int_equal(v.standing_seq, 1);
+	assert_int_equal(v.standing_revision, 3);
+	assert_string_equal(v.standing_rule, "standing: 1 revoked");
+	audit_verify_free(&v);
+	/* the same log, all five appended (seq 2 to 6) */
+	verify_rows(f->db, rows, sizeof rows / sizeof rows[0], &v);
+	assert_true(v.ok);
+	assert_int_equal(v.standing_seq, 3);
+	assert_int_equal(v.standing_revision, 5);
+	assert_null(strchr(v.standing_rule, '\x1b'));
+	assert_non_null(strstr(v.standing_rule, "frozen"));
+	audit_verify_free(&v);
 }
 
 static void
@@ -1877,6 +1922,7 @@ main(void)
 		T(test_later_failure_sticks),
 		T(test_verify_unknown_outcomes),
 		T(test_verify_unended_sessions),
+		T(test_verify_standing),
 		T(test_unended_query),
 		T(test_verify_unknown_sanitized),
 		T(test_vocabulary),
