@@ -325,8 +325,9 @@ ctl_done(struct ctl *c, json_t *r, const char *fmt, const char *word)
 
 /*
  * The config is read here, with the caller's rights, and sent whole: the
- * engine opens no file for a peer (config_inline.h). One the caller
- * cannot read, or too large for a request line, is refused here.
+ * engine opens no file for a peer (config_inline.h); so is its initial
+ * payload when the caller is not root. One the caller cannot read, or too
+ * large for a request line, is refused here.
  */
 static int
 do_start(struct ctl *c)
@@ -344,9 +345,12 @@ do_start(struct ctl *c)
 	rc = line && strlen(line) + 64 <= CONTROL_LINE_MAX;
 	free(line);
 	if (!rc) {
+		cli_fail(c->o.json, "ctl", "start: config %s: larger than a request line (%d bytes)%s",
+			 c->arg, CONTROL_LINE_MAX,
+			 json_object_get(json_object_get(cfg, "initial"), "payload") ?
+			 " with the initial payload ctl read for you (a larger one: root's "
+			 "serve --config, whose engine reads up to 1 MiB)" : "");
 		json_decref(cfg);
-		cli_fail(c->o.json, "ctl", "start: config %s: larger than a request line (%d bytes)",
-			 c->arg, CONTROL_LINE_MAX);
 		return EXIT_REFUSED;
 	}
 	control_request_config(ctl_request(c, CONTROL_OP_START), cfg);

@@ -45,6 +45,7 @@ config_free(struct airlock_config *c)
 	free(c->tools);
 	free(c->aliases);
 	free(c->initial.file);
+	json_decref(c->initial.payload);
 	strv_free(&c->initial.withhold);
 	free(c->base_dir);
 	memset(c, 0, sizeof *c);
@@ -245,8 +246,8 @@ alias_member(void *ctx, const char *op, const json_t *v, struct al_err *err)
 static int
 parse_initial(struct airlock_config *c, const json_t *obj, struct al_err *err)
 {
-	static const char *const keys[] = { "file", "class", "withhold", NULL };
-	json_t *x;
+	static const char *const keys[] = { "file", "payload", "class", "withhold", NULL };
+	json_t *x, *payload = json_object_get(obj, "payload");
 
 	if (config_only_keys(obj, keys, "initial", err) < 0 ||
 	    get_class(c, json_object_get(obj, "class"), &c->initial.class, "initial.class", err) < 0)
@@ -254,7 +255,14 @@ parse_initial(struct airlock_config *c, const json_t *obj, struct al_err *err)
 	if ((x = json_object_get(obj, "withhold")) &&
 	    config_strings(&c->initial.withhold, x, CONFIG_WITHHOLD_MAX, "initial.withhold", err) < 0)
 		return -1;
-	if (!(x = json_object_get(obj, "file")))
+	x = json_object_get(obj, "file");
+	if (payload && (x || !c->absolute_only))	/* words only: never the payload */
+		return al_fail(err, x ? "initial: a file or a payload, not both"
+				      : "initial.payload: only ctl sends one (write initial.file)");
+	if (payload)	/* the session's own copy: the request's tree goes */
+		return (c->initial.payload = json_deep_copy(payload)) ? 0 :
+		       al_fail(err, "initial.payload: out of memory");
+	if (!x)
 		return 0;
 	if (!config_plain_string(x))
 		return al_fail(err, "initial.file: expected a string");

@@ -20,7 +20,8 @@
  *   tools      name → {upstream, remote, data_class, sink_ceiling,
  *                      response_ceiling, pin}
  *   aliases    operation → tool name, or {tool, description, hidden}
- *   initial    {file, class, withhold: [field or dotted.path, …]}
+ *   initial    {file, class, withhold: [field or dotted.path, …]}; over the
+ *              control socket payload in file's place (config_inline.h)
  *   agent      {mcp}: an MCP session (docs/mcp-agents.md)
  *   pool       {size, max_age_ms}: containers kept warm for this profile
  *              (engine/sandbox/pool.h, docs/guarantees.md)
@@ -67,10 +68,20 @@ struct agent_config {
 };
 
 struct initial_config {
-	char *file;		/* NULL: an empty object */
+	char *file;		/* NULL: an empty object (or the payload) */
+	/*
+	 * What ctl read of initial.file with its caller's rights and sent in
+	 * the file's place (engine/config/config_inline.h): only in a config
+	 * sent over the control socket; never with file.
+	 */
+	json_t *payload;
 	int class;
 	struct strv withhold;
 };
+
+/* What an initial payload is called in a message: its file, never its contents. */
+#define CONFIG_INITIAL_LABEL(c) \
+	((c)->initial.file ? (c)->initial.file : (c)->initial.payload ? "(sent by ctl)" : "(none)")
 
 /*
  * The warm pool (engine/sandbox/pool.h): size 0 (the default) is off. Past a

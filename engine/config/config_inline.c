@@ -2,11 +2,13 @@
 #include "config_inline.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -57,6 +59,56 @@ config_inline_paths(json_t *root, const char *dir, struct al_err *err)
 	return rc < 0 ? al_fail(err, "out of memory") : 0;
 }
 
+/* The payload at path, or NULL with *why in fixed words. */
+static json_t *
+read_payload(const char *path, const char **why)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	char *buf = NULL;
+	json_t *v = NULL;
+	struct stat st;
+	ssize_t got = 1;
+	size_t n = 0;
+
+	*why = fd < 0 ? (errno == EACCES ? CONFIG_INLINE_PAYLOAD_UNREADABLE
+					 : errno == ENOENT ? "no such file" : "cannot be opened")
+	     : fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ? "not a regular file"
+	     : !(buf = malloc(CONFIG_INLINE_PAYLOAD_MAX + 1)) ? "out of memory" : NULL;
+	while (!*why && got > 0 && n <= CONFIG_INLINE_PAYLOAD_MAX) {
+		got = read(fd, buf + n, CONFIG_INLINE_PAYLOAD_MAX + 1 - n);
+		if (got < 0 && errno == EINTR)
+			got = 1;
+		else if (got > 0)
+			n += (size_t)got;
+	}
+	if (!*why)
+		*why = got < 0 ? "cannot be read" : n > CONFIG_INLINE_PAYLOAD_MAX ?
+		       "larger than 1 MiB" : !(v = json_loadb(buf, n, JSON_REJECT_DUPLICATES, NULL)) ?
+		       "not valid JSON" : NULL;
+	if (buf)
+		explicit_bzero(buf, n);
+	free(buf);
+	if (fd >= 0)
+		close(fd);
+	return v;
+}
+
+int
+config_inline_payload(json_t *root, struct al_err *err)
+{
+	json_t *initial = json_object_get(root, "initial"), *payload;
+	const char *path = json_string_value(json_object_get(initial, "file")), *why;
+
+	if (!path)
+		return 0;	/* none, or not a string: the engine refuses it */
+	if (!(payload = read_payload(path, &why)))
+		return al_fail(err, "initial.file %.200s: %s", path, why);
+	if (json_object_set_new(initial, "payload", payload) < 0 ||
+	    json_object_del(initial, "file") < 0)
+		return al_fail(err, "out of memory");
+	return 0;
+}
+
 json_t *
 config_inline_file(const char *path, struct al_err *err)
 {
@@ -75,7 +127,8 @@ config_inline_file(const char *path, struct al_err *err)
 		al_fail(err, "config %s: not a JSON object", path);
 	else if (!realpath(path, real))
 		al_fail(err, "config %s: %s", path, strerror(errno));
-	else if (config_inline_paths(root, dirname(real), err) == 0)
+	else if (config_inline_paths(root, dirname(real), err) == 0 &&
+		 (geteuid() == 0 || config_inline_payload(root, err) == 0))
 		return root;
 	json_decref(root);
 	return NULL;

@@ -19,11 +19,31 @@
 #define CONFIG_INLINE_UNREADABLE \
 	"you cannot read it (ctl reads a config with your rights; the engine opens no file for you)"
 
+/* The same for its initial payload's file. */
+#define CONFIG_INLINE_PAYLOAD_UNREADABLE \
+	"you cannot read it (ctl reads it with your rights and sends it; the engine opens no file for you)"
+
+/* The largest initial payload read here (the engine's own bound for a file). */
+#define CONFIG_INLINE_PAYLOAD_MAX	(1 << 20)
+
 /*
  * The config at path as a JSON object (config_read_json's bounds), its
- * relative paths resolved: NULL with err ("config PATH: ...").
+ * relative paths resolved, and for a caller that is not root its
+ * initial.file read here and sent as initial.payload in its place
+ * (config_inline_payload): NULL with err ("config PATH: ...").
  */
 json_t *config_inline_file(const char *path, struct al_err *err);
+
+/*
+ * initial.file, when it is a string, read with the caller's rights and
+ * put in the config as initial.payload, the file's name taken out: the
+ * engine takes a payload it did not read only from its control socket
+ * (an operate peer's sessions get one so). At most
+ * CONFIG_INLINE_PAYLOAD_MAX bytes of JSON. 0, or -1 with err in fixed
+ * words and the file's name: never a word of the contents (a parser's
+ * message could quote them).
+ */
+int config_inline_payload(json_t *root, struct al_err *err);
 
 /*
  * The relative paths of a config (upstreams.*.cwd, upstreams.*.paths.rw

@@ -352,7 +352,7 @@ mcp_frame(struct session *s, char **frame, size_t *len)
 	*len = f ? n : 0;
 	if (!f)
 		session_fail(s, SESSION_END_INITIAL_REFUSED, "initial payload %.120s: %s",
-			     s->cfg->initial.file ? s->cfg->initial.file : "(none)",
+			     CONFIG_INITIAL_LABEL(s->cfg),
 			     "larger than a frame with the MCP tool list (bounds.frame_bytes)");
 	return f != NULL;
 }

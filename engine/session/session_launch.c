@@ -121,7 +121,8 @@ static char *
 initial_frame(struct session *s, size_t *len)
 {
 	const char *why = "out of memory";
-	json_t *payload = load_payload(s->cfg->initial.file, &why);
+	json_t *payload = s->cfg->initial.payload ? json_incref(s->cfg->initial.payload)
+						  : load_payload(s->cfg->initial.file, &why);
 	char *frame = payload ? session_initial_frame(payload, &s->cfg->initial.withhold,
 						      s->cfg->bounds.frame_bytes, len) : NULL;
 
@@ -130,7 +131,7 @@ initial_frame(struct session *s, size_t *len)
 	json_decref(payload);
 	if (!frame && session_preflight_end(s))	/* a refused daemon is the first end */
 		session_fail(s, SESSION_END_INITIAL_REFUSED, "initial payload %.120s: %s",
-			     s->cfg->initial.file ? s->cfg->initial.file : "(none)", why);
+			     CONFIG_INITIAL_LABEL(s->cfg), why);
 	return frame;
 }
 

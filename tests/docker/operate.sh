@@ -11,7 +11,10 @@
 #   (c) an installed upstream named by key starts, the agent's calls reach
 #       it, and its confinement receipt in the audit shows airlock-upstream's
 #       uid;
-#   (d) the catalog's parent made the operator's: it swaps in a retired
+#   (d) an initial.file of the operator's own is read by its ctl and sent:
+#       the agent gets it (its calls carry it to the sink), and it is in no
+#       log or audit row; one it cannot read is refused on its side;
+#   (e) the catalog's parent made the operator's: it swaps in a retired
 #       root-owned catalog beside it whose definition would write a file;
 #       the start is refused naming the parent, and the file is absent.
 #
@@ -151,6 +154,37 @@ check "(c) the upstream process runs as airlock-upstream" \
 	bash -c 'for p in $(pgrep -f -- "--sink $1"); do [ "$(stat -c %u /proc/$p)" = "$2" ] || exit 1; done; [ -n "$(pgrep -f -- "--sink $1")" ]' \
 	_ "$work/op/vault.sink" "$upuid"
 
+# --- (d) an initial payload of the operator's: ctl reads it, the agent gets it -----------
+canary="airlock-op-canary-$$-$RANDOM$RANDOM"
+as_op tee "$work/home/payload.json" >/dev/null <<<"{\"note\": \"$canary\"}"
+as_op chmod 0600 "$work/home/payload.json"
+with_initial() {	# FILE: the looping session's config with that initial.file
+	session_json '{"installed": "vault"}' | python3 -c 'import json, sys
+d = json.load(sys.stdin); d["initial"] = {"file": sys.argv[1], "class": "confidential"}
+print(json.dumps(e))' "$1"
+}
+with_initial "$work/home/payload.json" | as_op tee "$work/home/with_payload.json" >/dev/null
+rc=0; opctl start "$work/home/with_payload.json" >"$work/payload.out" 2>"$work/payload.err" || rc=$?
+check "(d) ctl start with an initial.file of its own: exit 0, a session id" \
+	bash -c '[ "$1" = 0 ] && grep -qE "^s-[0-9a-f]+$" "$2"' _ "$rc" "$work/payload.out" ||
+	cat "$work/payload.err"
+for _ in $(seq 600); do grep -qF "$canary" "$work/op/vault.sink" && break; sleep 0.1; done
+check "(d) the agent got the payload ctl read for it: its calls carry it to the sink" \
+	grep -qF "$canary" "$work/op/vault.sink"
+check "(d) the payload is in no log line, audit row or ctl output" \
+	bash -c '! grep -qF "$1" "$2/serve.err" "$2/payload.out" "$2/payload.err" &&
+		! sqlite3 "$2/audit.db" .dump | grep -qF "$1"' _ "$canary" "$work"
+# One the operator cannot read (root's, 0600): refused on its side, nothing sent.
+echo '{"note": "root only"}' >"$work/root_payload.json" && chmod 0600 "$work/root_payload.json"
+with_initial "$work/root_payload.json" | as_op tee "$work/home/root_payload_cfg.json" >/dev/null
+rows0=$(audit_q "select count(*) from audit_entries where type='policy' and $by_op")
+rc=0; opctl start "$work/home/root_payload_cfg.json" >/dev/null 2>"$work/root_payload.err" || rc=$?
+check "(d) an initial.file it cannot read: exit 1, 'you cannot read it', on its side" \
+	bash -c '[ "$1" = 1 ] && grep -qF "start: initial.file $2: you cannot read it (ctl reads it with your rights" "$3"' \
+	_ "$rc" "$work/root_payload.json" "$work/root_payload.err"
+check "(d) the engine saw no request for it: no new audit row by $opuser" \
+	[ "$(audit_q "select count(*) from audit_entries where type='policy' and $by_op")" = "$rows0" ]
+
 # --- the catalog must be root's: a group-writable definition is refused ------------------
 chmod 0664 "$catalog/vault.json"
 rc=0; opctl start "$work/home/installed.json" >/dev/null 2>"$work/loose.err" || rc=$?
@@ -159,7 +193,7 @@ check "a group-writable definition: refused with why" \
 	_ "$rc" "$catalog" "$work/loose.err"
 chmod 0644 "$catalog/vault.json"
 
-# --- (d) each directory above the catalog must be root's too --------------------------
+# --- (e) each directory above the catalog must be root's too --------------------------
 # A retired definition root kept beside the catalog, as root's as the catalog:
 # were it started, the file would appear. The parent is then the operator's.
 cat >"$work/etc/retired.d/vault.json" <<JSON
@@ -168,14 +202,14 @@ JSON
 chmod 0644 "$work/etc/retired.d/vault.json"
 chown "$ou:$ogid" "$work/etc"
 as_op mv "$catalog" "$work/etc/current.d" && as_op mv "$work/etc/retired.d" "$catalog"
-check "(d) the operator swapped the retired catalog in (the parent is its own)" \
+check "(e) the operator swapped the retired catalog in (the parent is its own)" \
 	grep -qF "$work/drop/retired" "$catalog/vault.json"
 rc=0; opctl start "$work/home/installed.json" >/dev/null 2>"$work/parent.err" || rc=$?
-check "(d) a catalog under the operator's directory: refused, naming the parent" \
+check "(e) a catalog under the operator's directory: refused, naming the parent" \
 	bash -c '[ "$1" = 1 ] && grep -qF "installed upstream vault: directory $2: $3: not owned by root" "$4"' \
 	_ "$rc" "$catalog" "$work/etc" "$work/parent.err"
 for _ in $(seq 50); do [ -e "$work/drop/retired" ] && break; sleep 0.1; done	# as in (a)
-check "(d) nothing ran: the retired definition's file is absent" [ ! -e "$work/drop/retired" ]
+check "(e) nothing ran: the retired definition's file is absent" [ ! -e "$work/drop/retired" ]
 
 kill -TERM "$engine"
 rc=0; wait "$engine" || rc=$?

@@ -436,6 +436,128 @@ test_inline_unreadable(void **state)
 	assert_int_equal(WEXITSTATUS(status), 0);
 }
 
+/* initial.file read here and sent as initial.payload; refusals in fixed words. */
+static void
+test_inline_payload(void **state)
+{
+	char path[300], sub[300];
+	struct al_err err = { "" };
+	json_t *root, *initial;
+
+	(void)state;
+	put("in.json", "{\"note\": \"CANARY-9\"}", 0644);
+	snprintf(path, sizeof path, "%s/in.json", dir);
+	root = json_pack("{s:{s:s, s:s}}", "initial", "file", path, "class", "secret");
+	assert_int_equal(config_inline_payload(root, &err), 0);
+	initial = json_object_get(root, "initial");
+	assert_null(json_object_get(initial, "file"));
+	assert_string_equal(json_string_value(json_object_get(json_object_get(initial, "payload"),
+							      "note")), "CANARY-9");
+	assert_string_equal(json_string_value(json_object_get(initial, "class")), "secret");
+	json_decref(root);
+
+	put("bad.json", "{\"note\": \"CANARY-9\" oops", 0644);
+	snprintf(path, sizeof path, "%s/bad.json", dir);
+	root = json_pack("{s:{s:s}}", "initial", "file", path);
+	assert_int_equal(config_inline_payload(root, &err), -1);
+	assert_non_null(strstr(err.msg, "bad.json: not valid JSON"));
+	assert_null(strstr(err.msg, "CANARY"));	/* a parser's message would quote it */
+	json_decref(root);
+
+	snprintf(path, sizeof path, "%s/ghost.json", dir);
+	root = json_pack("{s:{s:s}}", "initial", "file", path);
+	assert_int_equal(config_inline_payload(root, &err), -1);
+	assert_non_null(strstr(err.msg, "ghost.json: no such file"));
+	json_decref(root);
+	snprintf(sub, sizeof sub, "%s/p", dir);	/* teardown removes it */
+	assert_int_equal(mkdir(sub, 0755), 0);
+	root = json_pack("{s:{s:s}}", "initial", "file", sub);
+	assert_int_equal(config_inline_payload(root, &err), -1);
+	assert_non_null(strstr(err.msg, "/p: not a regular file"));
+	json_decref(root);
+	root = json_pack("{s:{s:s}}", "initial", "class", "secret");	/* no file: unchanged */
+	assert_int_equal(config_inline_payload(root, &err), 0);
+	assert_int_equal(json_object_size(json_object_get(root, "initial")), 1);
+	json_decref(root);
+}
+
+/*
+ * As nobody: config_inline_file sends a payload it can read in the file's
+ * place, and refuses one only root can read, on its side.
+ */
+static void
+test_inline_payload_as_nobody(void **state)
+{
+	char cfg[300], text[700];
+	int status;
+	pid_t pid;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	assert_int_equal(chmod(dir, 0755), 0);
+	put("open.json", "{\"note\": \"for nobody\"}", 0644);
+	put("root.json", "{\"note\": \"root only\"}", 0600);
+	snprintf(text, sizeof text, "{\"initial\": {\"file\": \"open.json\"}}");
+	put("a.json", text, 0644);
+	snprintf(text, sizeof text, "{\"initial\": {\"file\": \"root.json\"}}");
+	put("b.json", text, 0644);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct al_err err = { "" };
+		json_t *a, *b;
+		bool ok;
+
+		if (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
+		    setresuid(65534, 65534, 65534) < 0)
+			_exit(2);
+		snprintf(cfg, sizeof cfg, "%s/a.json", dir);
+		a = config_inline_file(cfg, &err);
+		ok = a && !json_object_get(json_object_get(a, "initial"), "file") &&
+		     strcmp(json_string_value(json_object_get(json_object_get(json_object_get(
+			     a, "initial"), "payload"), "note")), "for nobody") == 0;
+		snprintf(cfg, sizeof cfg, "%s/b.json", dir);
+		b = config_inline_file(cfg, &err);
+		ok = ok && !b && strstr(err.msg, "/root.json: " CONFIG_INLINE_PAYLOAD_UNREADABLE);
+		_exit(ok ? 0 : 1);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+/* The engine's side: a payload only in a config sent to it, never with a file. */
+static void
+test_payload_loaded(void **state)
+{
+	struct airlock_config c;
+	struct al_err err = { "" };
+	json_t *root;
+
+	(void)state;
+	if (load_peer("{\"initial\": {\"class\": \"public\", \"payload\": "
+		      "{\"note\": \"CANARY-9\"}}}", false, &c, &err) < 0)
+		fail_msg("refused: %s", err.msg);
+	assert_null(c.initial.file);
+	assert_string_equal(json_string_value(json_object_get(c.initial.payload, "note")),
+			    "CANARY-9");
+	config_free(&c);
+	assert_int_equal(load_peer("{\"initial\": {\"class\": \"public\", \"payload\": "
+				   "{\"note\": \"CANARY-9\"}, \"file\": \"/in.json\"}}", true, &c,
+				   &err), -1);
+	assert_string_equal(err.msg, "initial: a file or a payload, not both");
+	config_free(&c);
+	/* a config the engine read itself (serve --config) names a file */
+	root = json_loads("{\"initial\": {\"class\": \"public\", \"payload\": "
+			  "{\"note\": \"CANARY-9\"}}}", 0, NULL);
+	config_init(&c);
+	assert_int_equal(config_load_json(&c, root, 2, &err), -1);
+	assert_string_equal(err.msg, "initial.payload: only ctl sends one (write initial.file)");
+	config_free(&c);
+	json_decref(root);
+}
+
 int
 main(void)
 {
@@ -449,6 +571,9 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_relative_refused, setup, teardown),
 		cmocka_unit_test(test_inline_paths),
 		cmocka_unit_test_setup_teardown(test_inline_unreadable, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_inline_payload, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_inline_payload_as_nobody, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_payload_loaded, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
