@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bytes.h"
 #include "config.h"
 
 /* v, a relative path, replaced by dir/v: 0, or -1 when out of memory. */
@@ -59,32 +60,25 @@ config_inline_paths(json_t *root, const char *dir, struct al_err *err)
 	return rc < 0 ? al_fail(err, "out of memory") : 0;
 }
 
-/* The payload at path, or NULL with *why in fixed words. */
-static json_t *
-read_payload(const char *path, const char **why)
+json_t *
+config_payload_read(const char *path, const char **why)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	enum bytes_read r;
 	char *buf = NULL;
 	json_t *v = NULL;
 	struct stat st;
-	ssize_t got = 1;
 	size_t n = 0;
 
-	*why = fd < 0 ? (errno == EACCES ? CONFIG_INLINE_PAYLOAD_UNREADABLE
+	*why = fd < 0 ? (errno == EACCES ? CONFIG_PAYLOAD_EACCES
 					 : errno == ENOENT ? "no such file" : "cannot be opened")
-	     : fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ? "not a regular file"
-	     : !(buf = malloc(CONFIG_INLINE_PAYLOAD_MAX + 1)) ? "out of memory" : NULL;
-	while (!*why && got > 0 && n <= CONFIG_INLINE_PAYLOAD_MAX) {
-		got = read(fd, buf + n, CONFIG_INLINE_PAYLOAD_MAX + 1 - n);
-		if (got < 0 && errno == EINTR)
-			got = 1;
-		else if (got > 0)
-			n += (size_t)got;
+	     : fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ? "not a regular file" : NULL;
+	if (!*why) {
+		r = bytes_read_fd(fd, CONFIG_PAYLOAD_MAX, &buf, &n);
+		*why = r == BYTES_READ_NOMEM ? "out of memory" : r == BYTES_READ_ERROR ?
+		       "cannot be read" : r == BYTES_READ_TOO_LARGE ? "larger than 1 MiB" :
+		       !(v = json_loadb(buf, n, JSON_REJECT_DUPLICATES, NULL)) ? "not valid JSON" : NULL;
 	}
-	if (!*why)
-		*why = got < 0 ? "cannot be read" : n > CONFIG_INLINE_PAYLOAD_MAX ?
-		       "larger than 1 MiB" : !(v = json_loadb(buf, n, JSON_REJECT_DUPLICATES, NULL)) ?
-		       "not valid JSON" : NULL;
 	if (buf)
 		explicit_bzero(buf, n);
 	free(buf);
@@ -101,8 +95,10 @@ config_inline_payload(json_t *root, struct al_err *err)
 
 	if (!path)
 		return 0;	/* none, or not a string: the engine refuses it */
-	if (!(payload = read_payload(path, &why)))
-		return al_fail(err, "initial.file %.200s: %s", path, why);
+	if (!(payload = config_payload_read(path, &why)))
+		return al_fail(err, "initial.file %.200s: %s", path,
+			       strcmp(why, CONFIG_PAYLOAD_EACCES) == 0 ?
+			       CONFIG_INLINE_PAYLOAD_UNREADABLE : why);
 	if (json_object_set_new(initial, "payload", payload) < 0 ||
 	    json_object_del(initial, "file") < 0)
 		return al_fail(err, "out of memory");

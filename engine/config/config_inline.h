@@ -23,8 +23,11 @@
 #define CONFIG_INLINE_PAYLOAD_UNREADABLE \
 	"you cannot read it (ctl reads it with your rights and sends it; the engine opens no file for you)"
 
-/* The largest initial payload read here (the engine's own bound for a file). */
-#define CONFIG_INLINE_PAYLOAD_MAX	(1 << 20)
+/* The largest initial payload read from a file, here or by the engine. */
+#define CONFIG_PAYLOAD_MAX	(1 << 20)
+
+/* config_payload_read's word for a file the reader may not open. */
+#define CONFIG_PAYLOAD_EACCES	"not readable by the engine"
 
 /*
  * The config at path as a JSON object (config_read_json's bounds), its
@@ -35,13 +38,22 @@
 json_t *config_inline_file(const char *path, struct al_err *err);
 
 /*
+ * An initial payload's file read whole (at most CONFIG_PAYLOAD_MAX bytes of
+ * JSON, opened non-blocking: a FIFO holds nobody) with the caller's
+ * rights: the engine's for root's configs, ctl's for a peer's. NULL with
+ * *why in fixed words ("no such file", CONFIG_PAYLOAD_EACCES, "not a
+ * regular file", "larger than 1 MiB", "not valid JSON", …): never a
+ * parser's message, which could quote the payload. The bytes read are
+ * cleared before they are freed.
+ */
+json_t *config_payload_read(const char *path, const char **why);
+
+/*
  * initial.file, when it is a string, read with the caller's rights and
  * put in the config as initial.payload, the file's name taken out: the
  * engine takes a payload it did not read only from its control socket
- * (an operate peer's sessions get one so). At most
- * CONFIG_INLINE_PAYLOAD_MAX bytes of JSON. 0, or -1 with err in fixed
- * words and the file's name: never a word of the contents (a parser's
- * message could quote them).
+ * (an operate peer's sessions get one so). 0, or -1 with err: the file's
+ * name and config_payload_read's words.
  */
 int config_inline_payload(json_t *root, struct al_err *err);
 

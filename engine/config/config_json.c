@@ -8,18 +8,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bytes.h"
+
 json_t *
 config_read_json(const char *path, size_t cap, struct al_err *err)
 {
 	/* Non-blocking: a FIFO must not hold the caller (the console's) in open. */
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	enum bytes_read r;
 	json_error_t jerr;
 	json_t *root = NULL;
 	struct stat st;
-	char *buf = NULL;
-	size_t n = 0;
-	ssize_t got = 1;
-	int read_errno = 0;
+	char *buf;
+	size_t n;
+	int read_errno;
 
 	if (fd < 0) {
 		al_fail(err, "cannot open: %s", strerror(errno));
@@ -31,22 +33,14 @@ config_read_json(const char *path, size_t cap, struct al_err *err)
 		al_fail(err, "not a regular file");
 		return NULL;
 	}
-	buf = malloc(cap + 1);
-	while (buf && n <= cap && got > 0) {
-		got = read(fd, buf + n, cap + 1 - n);
-		if (got < 0 && errno == EINTR)
-			got = 1;
-		else if (got < 0)
-			read_errno = errno;
-		else
-			n += (size_t)got;
-	}
+	r = bytes_read_fd(fd, cap, &buf, &n);
+	read_errno = errno;
 	close(fd);
-	if (!buf)
+	if (r == BYTES_READ_NOMEM)
 		al_fail(err, "out of memory");
-	else if (got < 0)
+	else if (r == BYTES_READ_ERROR)
 		al_fail(err, "cannot read: %s", strerror(read_errno));
-	else if (n > cap)
+	else if (r == BYTES_READ_TOO_LARGE)
 		al_fail(err, "larger than %zu bytes", cap);
 	else if (n >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0)
 		al_fail(err, "starts with a UTF-8 byte order mark (BOM): save it without one");

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bytes.h"
+
 const char *
 upstream_catalog_fault(const struct stat *st, bool dir)
 {
@@ -115,21 +117,15 @@ open_dir(const char *dir, const char *key, struct al_err *err)
 static json_t *
 read_object(int fd, const char **why)
 {
-	char *buf = malloc(UPSTREAM_CATALOG_FILE_MAX + 1);
-	size_t n = 0;
-	ssize_t got = 1;
+	enum bytes_read r;
 	json_t *v = NULL;
+	char *buf;
+	size_t n;
 
-	while (buf && got > 0 && n <= UPSTREAM_CATALOG_FILE_MAX) {
-		got = read(fd, buf + n, UPSTREAM_CATALOG_FILE_MAX + 1 - n);
-		if (got < 0 && errno == EINTR)
-			got = 1;
-		else if (got > 0)
-			n += (size_t)got;
-	}
-	*why = !buf ? "out of memory" : got < 0 ? "cannot read"
-	     : n > UPSTREAM_CATALOG_FILE_MAX ? "larger than 64 KiB" : "not a JSON object";
-	if (buf && got == 0 && n <= UPSTREAM_CATALOG_FILE_MAX)
+	r = bytes_read_fd(fd, UPSTREAM_CATALOG_FILE_MAX, &buf, &n);
+	*why = r == BYTES_READ_NOMEM ? "out of memory" : r == BYTES_READ_ERROR ? "cannot read"
+	     : r == BYTES_READ_TOO_LARGE ? "larger than 64 KiB" : "not a JSON object";
+	if (r == BYTES_READ_OK)
 		v = json_loadb(buf, n, JSON_REJECT_DUPLICATES, NULL);
 	free(buf);
 	if (v && !json_is_object(v))

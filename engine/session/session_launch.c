@@ -13,14 +13,13 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "config_inline.h"
 #include "container.h"
 #include "doctor.h"
 #include "frame.h"
 #include "mutant.h"
 #include "parser.h"
 #include "warm.h"
-
-#define INITIAL_FILE_MAX	(1 << 20)
 
 /* Remove one top-level name or dotted path; absent is not an error. */
 static void
@@ -60,45 +59,11 @@ session_initial_frame(const json_t *payload, const struct strv *withhold,
 	return frame_line(s, max, len);
 }
 
-/*
- * Never a parser message: it could quote the payload. *why gets a fixed
- * phrase; the caller adds the path (operator configuration).
- */
+/* The payload of root's initial.file (none: an empty object); *why in fixed words. */
 static json_t *
 load_payload(const char *path, const char **why)
 {
-	json_error_t jerr;
-	struct stat st;
-	json_t *v;
-	FILE *f;
-	char *buf;
-	size_t n;
-	int fd;
-
-	if (!path)
-		return json_object();
-	/* Non-blocking: a FIFO must not hold the session in open. */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0) {
-		*why = errno == ENOENT ? "no such file" : "cannot be opened";
-		return NULL;
-	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || !(f = fdopen(fd, "r"))) {
-		close(fd);
-		*why = "not a regular file";
-		return NULL;
-	}
-	buf = malloc(INITIAL_FILE_MAX + 1);
-	n = buf ? fread(buf, 1, INITIAL_FILE_MAX + 1, f) : 0;
-	fclose(f);
-	*why = !buf ? "out of memory" : n > INITIAL_FILE_MAX ? "larger than 1 MiB"
-							      : "not valid JSON";
-	v = buf && n <= INITIAL_FILE_MAX ?
-		json_loadb(buf, n, JSON_REJECT_DUPLICATES, &jerr) : NULL;
-	if (buf)
-		explicit_bzero(buf, n);
-	free(buf);
-	return v;
+	return path ? config_payload_read(path, why) : json_object();
 }
 
 /* Why a payload that parsed makes no frame: its type, or its size. */

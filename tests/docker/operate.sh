@@ -161,7 +161,7 @@ as_op chmod 0600 "$work/home/payload.json"
 with_initial() {	# FILE: the looping session's config with that initial.file
 	session_json '{"installed": "vault"}' | python3 -c 'import json, sys
 d = json.load(sys.stdin); d["initial"] = {"file": sys.argv[1], "class": "confidential"}
-print(json.dumps(e))' "$1"
+print(json.dumps(d))' "$1"
 }
 with_initial "$work/home/payload.json" | as_op tee "$work/home/with_payload.json" >/dev/null
 rc=0; opctl start "$work/home/with_payload.json" >"$work/payload.out" 2>"$work/payload.err" || rc=$?
