@@ -404,36 +404,46 @@ test_inline_paths(void **state)
 	json_decref(root);
 }
 
+/* check() run in a child as nobody (uid and gid 65534, no groups): true there, or the test fails. */
+static void
+as_nobody(bool (*check)(void))
+{
+	int status;
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
+		    setresuid(65534, 65534, 65534) < 0)
+			_exit(2);
+		_exit(check() ? 0 : 1);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+static bool
+secret_refused(void)
+{
+	char path[300], want[800];
+	struct al_err err = { "" };
+
+	snprintf(path, sizeof path, "%s/secret.json", dir);
+	snprintf(want, sizeof want, "config %s: %s", path, CONFIG_INLINE_UNREADABLE);
+	return !config_inline_file(path, &err) && strcmp(err.msg, want) == 0;
+}
+
 /* A mode-000 config, read as nobody: refused with the fixed reason, nothing read. */
 static void
 test_inline_unreadable(void **state)
 {
-	char path[300], want[800];
-	int status;
-	pid_t pid;
-
 	(void)state;
 	if (geteuid() != 0)
 		skip();
 	assert_int_equal(chmod(dir, 0755), 0);
 	put("secret.json", "{\"profile\": {}}", 0000);
-	snprintf(path, sizeof path, "%s/secret.json", dir);
-	snprintf(want, sizeof want, "config %s: %s", path, CONFIG_INLINE_UNREADABLE);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		struct al_err err = { "" };
-		json_t *got;
-
-		if (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
-		    setresuid(65534, 65534, 65534) < 0)
-			_exit(2);
-		got = config_inline_file(path, &err);
-		_exit(!got && strcmp(err.msg, want) == 0 ? 0 : 1);
-	}
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), 0);
+	as_nobody(secret_refused);
 }
 
 /* initial.file read here and sent as initial.payload; refusals in fixed words. */
@@ -481,6 +491,25 @@ test_inline_payload(void **state)
 	json_decref(root);
 }
 
+/* Nobody's ctl: a.json's payload sent in the file's place, b.json's (root's) refused. */
+static bool
+payloads_as_nobody(void)
+{
+	char cfg[300];
+	struct al_err err = { "" };
+	json_t *a, *b;
+	bool ok;
+
+	snprintf(cfg, sizeof cfg, "%s/a.json", dir);
+	a = config_inline_file(cfg, &err);
+	ok = a && !json_object_get(json_object_get(a, "initial"), "file") &&
+	     strcmp(json_string_value(json_object_get(json_object_get(json_object_get(
+		     a, "initial"), "payload"), "note")), "for nobody") == 0;
+	snprintf(cfg, sizeof cfg, "%s/b.json", dir);
+	b = config_inline_file(cfg, &err);
+	return ok && !b && strstr(err.msg, "/root.json: " CONFIG_INLINE_PAYLOAD_UNREADABLE);
+}
+
 /*
  * As nobody: config_inline_file sends a payload it can read in the file's
  * place, and refuses one only root can read, on its side.
@@ -488,43 +517,15 @@ test_inline_payload(void **state)
 static void
 test_inline_payload_as_nobody(void **state)
 {
-	char cfg[300], text[700];
-	int status;
-	pid_t pid;
-
 	(void)state;
 	if (geteuid() != 0)
 		skip();
 	assert_int_equal(chmod(dir, 0755), 0);
 	put("open.json", "{\"note\": \"for nobody\"}", 0644);
 	put("root.json", "{\"note\": \"root only\"}", 0600);
-	snprintf(text, sizeof text, "{\"initial\": {\"file\": \"open.json\"}}");
-	put("a.json", text, 0644);
-	snprintf(text, sizeof text, "{\"initial\": {\"file\": \"root.json\"}}");
-	put("b.json", text, 0644);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		struct al_err err = { "" };
-		json_t *a, *b;
-		bool ok;
-
-		if (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
-		    setresuid(65534, 65534, 65534) < 0)
-			_exit(2);
-		snprintf(cfg, sizeof cfg, "%s/a.json", dir);
-		a = config_inline_file(cfg, &err);
-		ok = a && !json_object_get(json_object_get(a, "initial"), "file") &&
-		     strcmp(json_string_value(json_object_get(json_object_get(json_object_get(
-			     a, "initial"), "payload"), "note")), "for nobody") == 0;
-		snprintf(cfg, sizeof cfg, "%s/b.json", dir);
-		b = config_inline_file(cfg, &err);
-		ok = ok && !b && strstr(err.msg, "/root.json: " CONFIG_INLINE_PAYLOAD_UNREADABLE);
-		_exit(ok ? 0 : 1);
-	}
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), 0);
+	put("a.json", "{\"initial\": {\"file\": \"open.json\"}}", 0644);
+	put("b.json", "{\"initial\": {\"file\": \"root.json\"}}", 0644);
+	as_nobody(payloads_as_nobody);
 }
 
 /* The engine's side: a payload only in a config sent to it, never with a file. */
