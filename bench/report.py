@@ -524,7 +524,7 @@ WHERE = [
     '  standing entry the oldest): 472 ms (459–494) -> 8.7 ms (8.5–10.4) warm;',
     '  on a 2-million-entry log (820 MB) with a cold page cache, each question',
     '  took 2.1 and 2.3 s, and 0.04 and 0.01 s with the index. A log made',
-    "  before gets the index at its engine's first open (about 0.3 s for 2",
+    "  before gets the index at its engine's first open (2.3 s for 2",
     "  million entries, once). The price is every other entry's insert",
     "  evaluating the index's WHERE: callgrind, `gateway_handle`, 84.9k ->",
     '  87.8k instructions a call (+3.5%; written as `IN (…)` it cost 147k, an',
