@@ -3,6 +3,7 @@
 #include "profile.h"
 #include "upstream_catalog.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -312,6 +313,24 @@ upstream_define(struct upstream_parse *c, const char *name, const json_t *obj,
 	return parse_isolated(c, u, obj, path, err);
 }
 
+/* What an installed upstream runs must be root's, as its definition is. */
+static int
+installed_code(const struct upstream_config *u, const char *key, struct al_err *err)
+{
+	char at[PATH_MAX];
+	const char *why;
+
+	if (u->isolation != UPSTREAM_PROCESS)
+		return 0;	/* it runs what its image holds: content identity */
+	why = upstream_catalog_code_fault(&u->argv, &u->confine.rw, &u->confine.ro, at, sizeof at);
+	if (!why)
+		return 0;
+	return al_fail(err, "installed upstream %.64s: %.200s: %s (what it runs must be "
+		       "root's: its program, the directory it is in and all beneath it, each "
+		       "directory above, and a script it is given; root installs them so)",
+		       key, at, why);
+}
+
 /* {"installed": KEY}: root's definition (upstream_catalog.h), its paths absolute. */
 static int
 upstream_installed(struct upstream_parse *c, const char *name, const json_t *obj,
@@ -337,7 +356,7 @@ upstream_installed(struct upstream_parse *c, const char *name, const json_t *obj
 	json_decref(def);
 	if (rc < 0)
 		return al_wrap(err, "installed upstream %.64s", json_string_value(k));
-	return 0;
+	return installed_code(&c->slots[c->n - 1], json_string_value(k), err);
 }
 
 int

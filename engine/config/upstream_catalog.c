@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <fts.h>
+#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +12,7 @@
 #include <unistd.h>
 
 #include "bytes.h"
+#include "strv.h"
 
 const char *
 upstream_catalog_fault(const struct stat *st, bool dir)
@@ -167,6 +170,158 @@ upstream_catalog_read(const char *dir, const char *key, struct al_err *err)
 		al_fail(err, "installed upstream %s: %.80s/%s: %s (root installs the definition "
 			"there: owned by root, not group- or world-writable)", key, dir, file, why);
 	return def;
+}
+
+/* --- what an installed upstream runs ------------------------------------------- */
+
+/* Why one entry of a tree the upstream runs from is not root's: fixed text, or NULL. */
+static const char *
+entry_fault(const FTSENT *e)
+{
+	struct stat st;
+
+	switch (e->fts_info) {
+	case FTS_D:
+		return upstream_catalog_fault(e->fts_statp, true);
+	case FTS_F:
+		return upstream_catalog_fault(e->fts_statp, false);
+	case FTS_SL:
+		if (stat(e->fts_path, &st) < 0)
+			return "a symlink to nothing (whoever could create its target would run)";
+		return upstream_catalog_fault(&st, S_ISDIR(st.st_mode)) ?
+		       "a symlink to what is not root's" : NULL;
+	case FTS_DNR:
+	case FTS_ERR:
+	case FTS_NS:
+		return "cannot be read";
+	case FTS_DC:
+		return "a directory cycle";
+	default:
+		return upstream_catalog_fault(e->fts_statp, false);
+	}
+}
+
+/* Every entry beneath dir, a resolved path: fixed text with the entry in at, or NULL. */
+static const char *
+tree_fault(const char *dir, char *at, size_t cap)
+{
+	char *roots[2] = { (char *)dir, NULL };
+	FTS *fts = fts_open(roots, FTS_PHYSICAL | FTS_NOCHDIR, NULL);
+	const char *why = fts ? NULL : "cannot be walked";
+	size_t n = 0;
+	FTSENT *e;
+
+	while (!why && (e = fts_read(fts))) {
+		if (e->fts_info == FTS_DP)
+			continue;
+		why = ++n > UPSTREAM_CODE_ENTRIES_MAX ? "more entries than airlock checks" :
+		      entry_fault(e);
+		if (why)
+			snprintf(at, cap, "%s", e->fts_path);
+	}
+	if (!why && fts && errno != 0)
+		why = "cannot be walked";
+	if (fts)
+		fts_close(fts);
+	return why;
+}
+
+/* A directory the upstream runs from: its parents (walk_dir), then all beneath it. */
+static const char *
+root_fault(const char *dir, char *at, size_t cap)
+{
+	const char *why;
+	int fd = walk_dir(dir, at, cap, &why);
+
+	if (fd < 0)
+		return why;
+	close(fd);
+	return strcmp(dir, "/") == 0 ? NULL : tree_fault(dir, at, cap);
+}
+
+/* The directory path is in, into out (PATH_MAX). */
+static void
+parent_of(const char *path, char *out)
+{
+	char copy[PATH_MAX];
+
+	snprintf(copy, sizeof copy, "%s", path);
+	snprintf(out, PATH_MAX, "%s", dirname(copy));
+}
+
+/* A resolved file the upstream runs: itself, and the directory tree it is in. */
+static const char *
+file_fault(const char *real, char *at, size_t cap)
+{
+	char dir[PATH_MAX];
+	struct stat st;
+	const char *why;
+
+	snprintf(at, cap, "%s", real);
+	if (stat(real, &st) < 0)
+		return "cannot stat";
+	if ((why = upstream_catalog_fault(&st, false)))
+		return why;
+	parent_of(real, dir);
+	return root_fault(dir, at, cap);
+}
+
+/* Is path dir itself or beneath it (both resolved)? */
+static bool
+beneath(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0' || n == 1);
+}
+
+/* Is real beneath one of the definition's declared paths (data, not code)? */
+static bool
+declared(const char *real, const struct strv *rw, const struct strv *ro)
+{
+	const struct strv *lists[2] = { rw, ro };
+	char p[PATH_MAX];
+	size_t l, i;
+
+	for (l = 0; l < 2; l++)
+		for (i = 0; i < lists[l]->n; i++)
+			if (realpath(lists[l]->v[i], p) && beneath(real, p))
+				return true;
+	return false;
+}
+
+const char *
+upstream_catalog_code_fault(const struct strv *argv, const struct strv *rw,
+			    const struct strv *ro, char *at, size_t cap)
+{
+	char real[PATH_MAX], in[PATH_MAX], named[PATH_MAX], dir[PATH_MAX];
+	const char *why, *hit;
+	struct stat st;
+	size_t i;
+
+	snprintf(at, cap, "%s", argv->v[0]);
+	if (!realpath(argv->v[0], real))
+		return "cannot be resolved";
+	if ((why = file_fault(real, at, cap)))
+		return why;
+	parent_of(real, in);
+	parent_of(argv->v[0], dir);
+	if (realpath(dir, named) && !beneath(named, in) &&
+	    (why = root_fault(named, at, cap)))	/* the directory as named, when elsewhere */
+		return why;
+	if ((hit = strstr(real, "/node_modules/"))) {	/* the tree its dependencies are in */
+		snprintf(dir, sizeof dir, "%.*s/node_modules", (int)(hit - real), real);
+		if ((why = root_fault(dir, at, cap)))
+			return why;
+	}
+	for (i = 1; i < argv->n; i++) {
+		if (argv->v[i][0] != '/' || !realpath(argv->v[i], real) ||
+		    stat(real, &st) < 0 || !S_ISREG(st.st_mode) || declared(real, rw, ro))
+			continue;
+		if ((why = file_fault(real, at, cap)))	/* a script, as far as airlock can tell */
+			return why;
+	}
+	return NULL;
 }
 
 /* One upstream of a peer's config: exactly {"installed": KEY}. */

@@ -24,10 +24,12 @@
 #include <jansson.h>
 
 #include "err.h"
+#include "strv.h"
 
 #define UPSTREAM_CATALOG_DIR		"/etc/airlock/upstreams.d"
 #define UPSTREAM_CATALOG_KEY_MAX	63
 #define UPSTREAM_CATALOG_FILE_MAX	(64 << 10)
+#define UPSTREAM_CODE_ENTRIES_MAX	200000	/* beneath one directory it runs from */
 
 /* Fixed words: why a peer's config is refused (the audit's rule ends with one). */
 #define UPSTREAM_CATALOG_NOT_INSTALLED	"upstream not installed"
@@ -54,6 +56,22 @@ bool upstream_catalog_key_ok(const char *key);
  * a JSON object, or NULL with err saying why and what to install where.
  */
 json_t *upstream_catalog_read(const char *dir, const char *key, struct al_err *err);
+
+/*
+ * What an installed upstream (isolation "process") runs must be root's as
+ * its definition is: whoever could write it would run code as the
+ * upstream's user, with the data of every session that calls it. So the
+ * program (argv[0], as resolved), the directory tree it is in, the
+ * directory as named when that is elsewhere, the outermost node_modules
+ * tree above it, and each absolute argument that names a regular file
+ * outside the declared paths (rw, ro: data) with its directory tree: each
+ * entry owned by root and not group- or world-writable, each symlink's
+ * target too, and each directory above a tree as for the catalog (walked,
+ * no symlink, sticky allowed). NULL, or fixed text with the path at fault
+ * in at. Reads the file system.
+ */
+const char *upstream_catalog_code_fault(const struct strv *argv, const struct strv *rw,
+					const struct strv *ro, char *at, size_t cap);
 
 /*
  * A config from a peer that is not root (docs/operations.md, "Who may

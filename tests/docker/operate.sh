@@ -16,7 +16,10 @@
 #       log or audit row; one it cannot read is refused on its side;
 #   (e) the catalog's parent made the operator's: it swaps in a retired
 #       root-owned catalog beside it whose definition would write a file;
-#       the start is refused naming the parent, and the file is absent.
+#       the start is refused naming the parent, and the file is absent;
+#   (f) an installed program in a directory the operator owns: refused
+#       naming the directory; the operator puts its own program in its
+#       place: refused naming it, and the file that program writes is absent.
 #
 # usage: operate.sh AIRLOCK AGENT_BIN UPSTREAM_BIN
 set -uo pipefail
@@ -192,6 +195,40 @@ check "a group-writable definition: refused with why" \
 	bash -c '[ "$1" = 1 ] && grep -qF "installed upstream vault: $2/vault.json: group- or world-writable" "$3"' \
 	_ "$rc" "$catalog" "$work/loose.err"
 chmod 0644 "$catalog/vault.json"
+
+# --- (f) what an installed upstream runs must be root's too ------------------------------
+# Root installs "tool" whose program (root's) lies in a directory the operator
+# owns: the operator can put its own program in its place, which writes a file
+# where the upstream may write (paths.rw) were it run.
+mkdir -p "$work/opbin" && cp "$upstream" "$work/opbin/server" && chmod 0755 "$work/opbin/server"
+chown "$ou:$ogid" "$work/opbin" && chmod 0755 "$work/opbin"
+cat >"$catalog/tool.json" <<JSON
+{"argv": ["$work/opbin/server", "--sink", "$work/op/tool.sink"],
+ "env": {"PATH": "/usr/bin:/bin"}, "paths": {"rw": ["$work/op"]}}
+JSON
+chmod 0644 "$catalog/tool.json"
+as_op tee "$work/home/tool.json" >/dev/null <<<"$(session_json '{"installed": "tool"}')"
+sessions >"$work/sessions.before_f"
+refused_q="select count(*) from audit_entries where type='policy' and decision='rejected'
+ and rule='start refused' and $by_op"
+refused0=$(audit_q "$refused_q")
+rc=0; opctl start "$work/home/tool.json" >/dev/null 2>"$work/tooldir.err" || rc=$?
+check "(f) a program in a directory the operator owns: refused, naming the directory" \
+	bash -c '[ "$1" = 1 ] && grep -qF "installed upstream tool: $2: not owned by root (what it runs must be root'"'"'s" "$3"' \
+	_ "$rc" "$work/opbin" "$work/tooldir.err" || cat "$work/tooldir.err"
+as_op sh -c 'printf "#!/bin/sh\nid > %s\n" "$1/op/swapped" >"$2.new" && chmod 0755 "$2.new" &&
+	mv "$2.new" "$2"' _ "$work" "$work/opbin/server"
+check "(f) the operator put its own program in the installed one's place" \
+	bash -c '[ "$(stat -c %u "$1")" = "$2" ] && grep -qF swapped "$1"' _ "$work/opbin/server" "$ou"
+rc=0; opctl start "$work/home/tool.json" >/dev/null 2>"$work/toolswap.err" || rc=$?
+check "(f) the operator's program in its place: refused, naming it" \
+	bash -c '[ "$1" = 1 ] && grep -qF "installed upstream tool: $2: not owned by root (what it runs must be root'"'"'s" "$3"' \
+	_ "$rc" "$work/opbin/server" "$work/toolswap.err" || cat "$work/toolswap.err"
+for _ in $(seq 50); do [ -e "$work/op/swapped" ] && break; sleep 0.1; done	# as in (a)
+check "(f) nothing ran: the operator's program wrote no file" [ ! -e "$work/op/swapped" ]
+check "(f) neither start left a session" [ "$(sessions)" = "$(cat "$work/sessions.before_f")" ]
+check "(f) both refusals are audited: rule 'start refused', by $opuser (uid $ou)" \
+	[ "$(audit_q "$refused_q")" = "$((refused0 + 2))" ]
 
 # --- (e) each directory above the catalog must be root's too --------------------------
 # A retired definition root kept beside the catalog, as root's as the catalog:

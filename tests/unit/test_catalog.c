@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -297,6 +298,141 @@ test_parents(void **state)
 	read_at(via, NULL);
 }
 
+/* --- what an installed upstream runs ------------------------------------------- */
+
+static int
+remove_entry(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)st, (void)flag, (void)f;
+	return remove(path);
+}
+
+/* dir/code/REL, made with its parents (0755), holding text, with mode. */
+static void
+code_file(const char *rel, mode_t mode)
+{
+	char path[512], *slash;
+
+	snprintf(path, sizeof path, "%s/code/%s", dir, rel);
+	for (slash = strchr(path + strlen(dir) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		if (mkdir(path, 0755) != 0 && errno != EEXIST)
+			fail_msg("mkdir %s: %s", path, strerror(errno));
+		*slash = '/';
+	}
+	snprintf(path, sizeof path, "%s/code/%s", dir, rel);
+	put(path + strlen(dir) + 1, "#!/bin/sh\n", mode);
+}
+
+/* The fault for argv (dir/code/ prefixed to each relative word), rw: NULL or saying. */
+static void
+code_says(const char *const *words, const char *rw, const char *at, const char *says)
+{
+	struct strv argv = { 0 }, w = { 0 }, r = { 0 };
+	char path[512], got[4096] = "", want[512];
+	const char *why;
+	size_t i;
+
+	for (i = 0; words[i]; i++) {
+		snprintf(path, sizeof path, "%s/code/%s", dir, words[i]);
+		assert_int_equal(strv_push(&argv, words[i][0] == '-' ? words[i] : path), 0);
+	}
+	if (rw) {
+		snprintf(path, sizeof path, "%s/code/%s", dir, rw);
+		assert_int_equal(strv_push(&w, path), 0);
+	}
+	why = upstream_catalog_code_fault(&argv, &w, &r, got, sizeof got);
+	strv_free(&argv);
+	strv_free(&w);
+	if (!says) {
+		if (why)
+			fail_msg("refused: %s: %s", got, why);
+		return;
+	}
+	snprintf(want, sizeof want, "%s%s%s", at[0] == '/' ? "" : dir, at[0] == '/' ? "" : "/code/", at);
+	if (!why || strcmp(why, says) != 0 || strcmp(got, want) != 0)
+		fail_msg("expected '%s: %s', got '%s: %s'", want, says, got, why ? why : "(held)");
+}
+
+/*
+ * What an installed upstream runs must be root's: its program's tree, the
+ * tree as named, a node_modules tree above it, a script it is given; each
+ * case is one entry made another's, writable, or a symlink gone astray.
+ */
+static void
+test_code(void **state)
+{
+	const char *server[] = { "bin/server", NULL }, *named[] = { "named/server", NULL };
+	const char *npm[] = { "nm/node_modules/pkg/bin.js", NULL };
+	const char *script[] = { "bin/server", "scripts/s.js", NULL };
+	const char *data_dir[] = { "bin/server", "scripts", NULL };
+	char path[512], target[512];
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	code_file("bin/server", 0755);
+	code_file("bin/lib/helper", 0644);
+	code_says(server, NULL, "", NULL);
+	snprintf(path, sizeof path, "%s/code/bin/lib/helper", dir);
+	assert_int_equal(chmod(path, 0664), 0);
+	code_says(server, NULL, "bin/lib/helper", "group- or world-writable");
+	assert_int_equal(chmod(path, 0644), 0);
+	assert_int_equal(chown(path, 65534, 65534), 0);
+	code_says(server, NULL, "bin/lib/helper", "not owned by root");
+	assert_int_equal(chown(path, 0, 0), 0);
+	snprintf(path, sizeof path, "%s/code/bin/server", dir);
+	assert_int_equal(chown(path, 65534, 0), 0);
+	code_says(server, NULL, "bin/server", "not owned by root");
+	assert_int_equal(chown(path, 0, 0), 0);
+
+	code_file("other/theirs", 0644);	/* a symlink in the tree to another's file */
+	snprintf(target, sizeof target, "%s/code/other/theirs", dir);
+	assert_int_equal(chown(target, 65534, 65534), 0);
+	snprintf(path, sizeof path, "%s/code/bin/ln", dir);
+	assert_int_equal(symlink(target, path), 0);
+	code_says(server, NULL, "bin/ln", "a symlink to what is not root's");
+	assert_int_equal(chown(target, 0, 0), 0);
+	code_says(server, NULL, "", NULL);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(symlink("/nonexistent/airlock-test", path), 0);
+	code_says(server, NULL, "bin/ln",
+		  "a symlink to nothing (whoever could create its target would run)");
+	assert_int_equal(unlink(path), 0);
+
+	code_file("named/loose", 0666);	/* the directory as named, elsewhere */
+	snprintf(path, sizeof path, "%s/code/named/server", dir);
+	snprintf(target, sizeof target, "%s/code/bin/server", dir);
+	assert_int_equal(symlink(target, path), 0);
+	code_says(named, NULL, "named/loose", "group- or world-writable");
+	snprintf(path, sizeof path, "%s/code/named/loose", dir);
+	assert_int_equal(chmod(path, 0644), 0);
+	code_says(named, NULL, "", NULL);
+
+	code_file("nm/node_modules/pkg/bin.js", 0755);	/* a dependency beside the package */
+	code_file("nm/node_modules/dep/index.js", 0644);
+	code_says(npm, NULL, "", NULL);
+	snprintf(path, sizeof path, "%s/code/nm/node_modules/dep/index.js", dir);
+	assert_int_equal(chown(path, 65534, 65534), 0);
+	code_says(npm, NULL, "nm/node_modules/dep/index.js", "not owned by root");
+	assert_int_equal(chown(path, 0, 0), 0);
+
+	code_file("scripts/s.js", 0644);	/* a script in another's directory; data is not */
+	snprintf(path, sizeof path, "%s/code/scripts", dir);
+	assert_int_equal(chown(path, 65534, 65534), 0);
+	code_says(script, NULL, "scripts", "not owned by root");
+	code_says(script, "scripts", "", NULL);
+	code_says(data_dir, NULL, "", NULL);
+	assert_int_equal(chown(path, 0, 0), 0);
+
+	assert_int_equal(chmod(dir, 0777), 0);	/* a directory above the trees */
+	code_says(server, NULL, dir, "group- or world-writable without the sticky bit");
+	assert_int_equal(chmod(dir, 0700), 0);
+
+	snprintf(path, sizeof path, "%s/code", dir);
+	assert_int_equal(nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS), 0);
+}
+
 /* A config as the engine loads one from a peer: 0, or -1 with err. */
 static int
 load_peer(const char *text, bool trusted, struct airlock_config *c, struct al_err *err)
@@ -319,6 +455,7 @@ test_load_installed(void **state)
 {
 	struct airlock_config c;
 	struct al_err err = { "" };
+	char prog[300], def[600];
 
 	(void)state;
 	if (geteuid() != 0)
@@ -359,6 +496,20 @@ test_load_installed(void **state)
 	assert_int_equal(load_peer("{\"upstreams\": {\"n\": {\"installed\": \"ghost\"}}}", false,
 				   &c, &err), -1);
 	assert_non_null(strstr(err.msg, "upstreams.n: installed upstream ghost: "));
+	config_free(&c);
+	/* what it runs must be root's: the definition is, its program is not */
+	put("prog", "#!/bin/sh\n", 0755);
+	snprintf(prog, sizeof prog, "%s/prog", dir);
+	assert_int_equal(chown(prog, 65534, 65534), 0);
+	snprintf(def, sizeof def, "{\"argv\": [\"%s\"]}", prog);
+	put("theirs.json", def, 0644);
+	assert_int_equal(load_peer("{\"upstreams\": {\"n\": {\"installed\": \"theirs\"}}}",
+				   false, &c, &err), -1);
+	snprintf(def, sizeof def, "installed upstream theirs: %s: not owned by root (what it "
+		 "runs must be root's: its program, the directory it is in", prog);
+	if (!strstr(err.msg, def))
+		fail_msg("'%s' does not say '%s'", err.msg, def);
+	assert_int_equal(c.n_upstreams, 1);	/* parsed, owned, and refused */
 	config_free(&c);
 }
 
@@ -568,6 +719,7 @@ main(void)
 		cmocka_unit_test(test_peer_refusals),
 		cmocka_unit_test_setup_teardown(test_read, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_parents, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_code, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_load_installed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_relative_refused, setup, teardown),
 		cmocka_unit_test(test_inline_paths),
