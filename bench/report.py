@@ -93,6 +93,8 @@ LABELS = [
     ("parser_start", "a session's parser: start, lockdown, one line, stop (unconfined: mutants)"),
     ("control_snapshot", "control protocol: a 500-row snapshot encoded and decoded (jansson alone)"),
     ("standing_read", "engine start: its reads of a log of 1M calls (scanning it)"),
+    ("installed_check", "installed upstream at start: fixture's tree walked (definition read)"),
+    ("installed_check_npm", "installed upstream at start: npm server's tree walked (definition read)"),
 ]
 
 
@@ -761,7 +763,12 @@ def markdown(output, machine):
             "- **start reads**: `bench/standing_bench.c`; a log of 1M call entries in 20000",
             "  sessions (one with no end), its one standing entry the oldest, through",
             "  `audit_unended` and `audit_engine_latest` against the same queries made to scan",
-            "  (`NOT INDEXED`); warm page cache, no daemon.", ""] + WHERE
+            "  (`NOT INDEXED`); warm page cache, no daemon.",
+            "- **installed upstream**: `bench/installed_bench.c`; a catalog of one definition",
+            "  (the fixture upstream; the third-party npm server by its `.bin` link, 5,214",
+            "  entries in its `node_modules`), `upstream_catalog_read` then",
+            "  `upstream_catalog_code_fault` against the read alone, the mean of 200 (20)",
+            "  checks a round; warm page cache, no daemon.", ""] + WHERE
     sys.stdout.write("\n".join(out))
 
 
