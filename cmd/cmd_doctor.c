@@ -11,11 +11,12 @@
 #include "mcp_confine.h"
 
 static int
-load_config(const char *path, struct airlock_config *c, bool json)
+load_config(const char *path, const char *upstreams_dir, struct airlock_config *c, bool json)
 {
 	struct al_err err;
 
 	config_init(c);
+	c->upstreams_dir = upstreams_dir;
 	if (path && config_load_file(c, path, config_host_cores(), &err) < 0) {
 		cli_fail(json, "doctor", "%s", err.msg);
 		return -1;
@@ -102,18 +103,21 @@ cmd_doctor(int argc, char **argv)
 	struct airlock_config c;
 	struct cli_opts o;
 	struct doctor_report r;
+	const char *dir;
 	int rc = cli_parse("doctor", argc, argv, &o);
 	bool ok;
 
 	if (rc >= 0)
 		return rc;
-	if (load_config(o.config, &c, o.json) < 0) {
+	dir = o.n[OPT_UPSTREAMS_DIR] ? o.values[OPT_UPSTREAMS_DIR][0] : NULL;
+	if (load_config(o.config, dir, &c, o.json) < 0) {
 		config_free(&c);
 		return EXIT_ERROR;
 	}
 	doctor_run(getenv("DOCKER_HOST"), c.profile.runtime, &r);
 	doctor_probe_clone3(&r, c.profile.runtime);
 	doctor_confine_host(&r, o.config ? &c : NULL);
+	doctor_installed(&r, dir);
 	if (o.config) {
 		config_checks(&c, &r);
 		doctor_confine_upstreams(&r, &c);

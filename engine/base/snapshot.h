@@ -618,7 +618,8 @@ struct timeline_row {
 	_(PARSER,             "parser",             CONFIG,   "a session's parser of agent lines (airlock-parser) starts as airlock-parse and locks itself down here") \
 	_(IMAGE,              "image",              CONFIG,   "with a config: its profile.image ID is an image on this daemon") \
 	_(CATALOG,            "catalog",            CONFIG,   "with a config: each catalog tool (catalog.<tool>) is in its upstream's first tools/list, as pinned") \
-	_(CONFINE,            "confine",            CONFIG,   "with a config: each upstream (confine.<name>) is confined here as its spawn would be")
+	_(CONFINE,            "confine",            CONFIG,   "with a config: each upstream (confine.<name>) is confined here as its spawn would be") \
+	_(INSTALLED,          "installed",          CONFIG,   "each installed upstream (installed.<key>) would start: its definition and what it runs are root's")
 
 enum host_check {
 #define HOST_CHECK_ENUM(e, id, stage, help) HOST_CHECK_##e,

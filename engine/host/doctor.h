@@ -56,6 +56,14 @@ void doctor_probe_clone3(struct doctor_report *r, const char *runtime);
  */
 void doctor_confine_host(struct doctor_report *r, const struct airlock_config *c);
 void doctor_confine_upstreams(struct doctor_report *r, const struct airlock_config *c);
+/*
+ * The installed upstreams (engine/host/doctor_confine.c): one
+ * installed.<key> per KEY.json in dir (NULL: UPSTREAM_CATALOG_DIR), loaded
+ * as a start from a peer that is not root loads it (its definition, the
+ * directories above, what it runs: upstream_catalog.h). None when dir is
+ * absent: nothing is installed.
+ */
+void doctor_installed(struct doctor_report *r, const char *dir);
 void doctor_report_free(struct doctor_report *r);
 
 #endif

@@ -7,12 +7,17 @@
  */
 #include "doctor.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "config_upstream.h"
 #include "mcp_confine.h"
 #include "parser.h"
+#include "upstream_catalog.h"
 
 #define ID(c) host_check_id(HOST_CHECK_##c)
 
@@ -122,4 +127,59 @@ doctor_confine_upstreams(struct doctor_report *r, const struct airlock_config *c
 	r->n_upstreams = 0;
 	for (i = 0; i < c->n_upstreams && i < SNAP_UPSTREAMS_MAX; i++)
 		check_upstream(r, &c->upstreams[i], &r->upstreams[r->n_upstreams++]);
+}
+
+/* A catalog entry: NAME.json. */
+static int
+definition_name(const struct dirent *d)
+{
+	size_t n = strlen(d->d_name);
+
+	return n > 5 && strcmp(d->d_name + n - 5, ".json") == 0;
+}
+
+/* One installed.<key>: loaded as a peer's {"installed": KEY} is, at a start. */
+static void
+check_installed(struct doctor_report *r, const char *dir, const char *file)
+{
+	struct upstream_config slot;
+	struct upstream_parse p = { .slots = &slot, .upstreams_dir = dir,
+				    .installed_only = true, .absolute_only = true };
+	struct al_err err = { "" };
+	char key[UPSTREAM_CATALOG_KEY_MAX + 2], id[UPSTREAM_CATALOG_KEY_MAX + 16];
+	char said[UPSTREAM_CATALOG_KEY_MAX + 24];
+	const char *why;
+	json_t *named;
+	int rc;
+
+	memset(&slot, 0, sizeof slot);
+	snprintf(key, sizeof key, "%.*s", (int)(strlen(file) - 5), file);
+	snprintf(id, sizeof id, "%s.%s", ID(INSTALLED), key);
+	named = json_pack("{s:s}", "installed", key);
+	rc = named ? config_upstream_parse(&p, key, named, &err) : al_fail(&err, "out of memory");
+	if (p.n)
+		config_upstream_free(&slot);
+	json_decref(named);
+	snprintf(said, sizeof said, "installed upstream %s: ", key);
+	why = strstr(err.msg, said) ? strstr(err.msg, said) + strlen(said) : err.msg;
+	check_add(&r->checks, id, rc == 0, "root's, as what it runs",	/* the path first */
+		  rc == 0 ? "root's, as what it runs" : why);
+}
+
+void
+doctor_installed(struct doctor_report *r, const char *dir)
+{
+	struct dirent **names = NULL;
+	int i, n;
+
+	dir = dir ? dir : UPSTREAM_CATALOG_DIR;
+	n = scandir(dir, &names, definition_name, alphasort);
+	if (n < 0 && errno != ENOENT)
+		check_addf(&r->checks, ID(INSTALLED), false, "root's, as what it runs",
+			   "%s: cannot be listed: %s", dir, strerror(errno));
+	for (i = 0; i < n; i++) {
+		check_installed(r, dir, names[i]->d_name);
+		free(names[i]);
+	}
+	free(names);
 }

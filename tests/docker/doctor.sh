@@ -187,6 +187,35 @@ check "and only its plan is shown, still marked loud" grep -qE \
 	'^  outbox +not started \(user airlock-upstream\)  landlock - \(ro 1, rw 0\)  seccomp -  .*  PRIVILEGED$' "$out"
 check "doctor started no upstream (the sink saw nothing)" test ! -e "$work/vault.sink"
 
+# The installed upstreams (--upstreams-dir, root's): one whose program is root's, one
+# whose program (root's) lies in another user's directory. Each is checked as an operator's
+# start would load it; nothing is started.
+mkdir -p "$work/installed" "$work/theirs"
+chmod 0755 "$work/installed"
+printf '{"argv": ["%s", "--sink", "%s"]}\n' "$upstream" "$work/good.sink" >"$work/installed/good.json"
+cp "$upstream" "$work/theirs/up" && chown 65534:65534 "$work/theirs"
+printf '{"argv": ["%s", "--sink", "%s"]}\n' "$work/theirs/up" "$work/bad.sink" >"$work/installed/bad.json"
+chmod 0644 "$work/installed/good.json" "$work/installed/bad.json"
+rc=0; "$airlock" doctor --upstreams-dir "$work/installed" >"$out" 2>&1 || rc=$?
+check "an installed upstream that runs another's program: exit 1" test "$rc" = 1
+check "its check fails naming the directory" grep -qF \
+	"FAIL  installed.bad        $work/theirs: not owned by root (what it runs must be root's" "$out"
+check "the root-owned one passes" grep -qE "^PASS  installed.good +root's, as what it runs$" "$out"
+rc=0; "$airlock" doctor --upstreams-dir "$work/installed" --json >"$out" 2>/dev/null || rc=$?
+check "doctor --json: both installed checks, with the row's help" python3 - "$out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+got = {c["check"]: c for c in d["checks"] if c["check"].startswith("installed.")}
+assert set(got) == {"installed.good", "installed.bad"}, got
+assert got["installed.good"]["verdict"] == "pass" and got["installed.bad"]["verdict"] == "fail", got
+assert "installed upstream" in got["installed.bad"]["help"], got
+assert d["ok"] is False, d
+PY
+check "doctor started neither (no sink)" test ! -e "$work/good.sink" -a ! -e "$work/bad.sink"
+rc=0; "$airlock" doctor --upstreams-dir "$work/absent" >"$out" 2>&1 || rc=$?
+check "an absent catalog: nothing installed, no installed check" bash -c \
+	'[ "$1" = 0 ] && ! grep -q "installed" "$2"' _ "$rc" "$out"
+
 rc=0; DOCKER_HOST=tcp://127.0.0.1:2375 "$airlock" doctor >"$out" 2>&1 || rc=$?
 check "a tcp:// endpoint is refused with exit 1" test "$rc" = 1
 check "the refusal names the endpoint check" grep -q '^FAIL  endpoint .*not a local unix socket' "$out"

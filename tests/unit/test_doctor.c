@@ -1,7 +1,7 @@
 /*
  * The host checks as one table, and airlock doctor without a daemon: an
  * endpoint that cannot be used leaves every later check listed as not
- * run, in the table's order.
+ * run, in the table's order; the installed upstreams, one check each.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,10 +10,14 @@
 #include <cmocka.h>
 
 #include <ctype.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "doctor.h"
 #include "preflight.h"
+#include "scratch.h"
 
 /* Every row: its own lower-case id, help text, stages in running order. */
 static void
@@ -127,6 +131,96 @@ test_daemon_rows_in_table(void **state)
 	json_decref(info);
 }
 
+/* dir/name holding text, root's and 0644 (mode 0755 and executable: exec). */
+static void
+put(const char *dir, const char *name, const char *text, bool exec)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(chmod(path, exec ? 0755 : 0644), 0);
+}
+
+static const struct check_item *
+item(const struct doctor_report *r, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < r->checks.n; i++)
+		if (strcmp(r->checks.items[i].id, id) == 0)
+			return &r->checks.items[i];
+	return NULL;
+}
+
+/*
+ * One check per definition, by its key, in name order: a definition whose
+ * program is root's passes; one whose program is another's fails naming
+ * it; a file that is not NAME.json is no definition; no directory, no check.
+ */
+static void
+test_installed(void **state)
+{
+	char cat[256], prog[300], def[400], absent[300];
+	const struct check_item *good, *bad;
+	struct doctor_report r;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	scratch_make(cat, sizeof cat, "doctor");
+	assert_int_equal(chmod(cat, 0755), 0);
+	snprintf(prog, sizeof prog, "%s/root", cat);	/* each program in a directory of its own */
+	assert_int_equal(mkdir(prog, 0755), 0);
+	put(cat, "root/prog", "#!/bin/sh\n", true);
+	snprintf(def, sizeof def, "{\"argv\": [\"%s/prog\"]}", prog);
+	put(cat, "good.json", def, false);
+	snprintf(prog, sizeof prog, "%s/other", cat);
+	assert_int_equal(mkdir(prog, 0755), 0);
+	put(cat, "other/theirs", "#!/bin/sh\n", true);
+	snprintf(prog, sizeof prog, "%s/other/theirs", cat);
+	assert_int_equal(chown(prog, 65534, 65534), 0);
+	snprintf(def, sizeof def, "{\"argv\": [\"%s\"]}", prog);
+	put(cat, "bad.json", def, false);
+	put(cat, "notes.txt", "not a definition", false);
+
+	memset(&r, 0, sizeof r);
+	check_list_init(&r.checks);
+	doctor_installed(&r, cat);
+	assert_int_equal(r.checks.n, 2);
+	assert_string_equal(r.checks.items[0].id, "installed.bad");
+	good = item(&r, "installed.good");
+	bad = item(&r, "installed.bad");
+	assert_non_null(good);
+	if (!good->pass || !good->run)
+		fail_msg("installed.good: %s", good->observed);
+	assert_false(bad->pass);
+	snprintf(def, sizeof def, "%s: not owned by root", prog);
+	if (strncmp(bad->observed, def, strlen(def)) != 0)
+		fail_msg("'%s' does not start with '%s'", bad->observed, def);
+	assert_int_equal(host_check_by_id(bad->id), HOST_CHECK_INSTALLED);
+	doctor_report_free(&r);
+
+	snprintf(absent, sizeof absent, "%s/absent", cat);
+	memset(&r, 0, sizeof r);
+	check_list_init(&r.checks);
+	doctor_installed(&r, absent);
+	assert_int_equal(r.checks.n, 0);
+	doctor_report_free(&r);
+	assert_int_equal(unlink(prog), 0);
+	snprintf(prog, sizeof prog, "%s/root/prog", cat);
+	assert_int_equal(unlink(prog), 0);
+	snprintf(prog, sizeof prog, "%s/root", cat);
+	assert_int_equal(rmdir(prog), 0);
+	snprintf(prog, sizeof prog, "%s/other", cat);
+	assert_int_equal(rmdir(prog), 0);
+	scratch_remove(cat);
+}
+
 int
 main(void)
 {
@@ -135,6 +229,7 @@ main(void)
 		cmocka_unit_test(test_remote_endpoint),
 		cmocka_unit_test(test_no_daemon),
 		cmocka_unit_test(test_daemon_rows_in_table),
+		cmocka_unit_test(test_installed),
 	};
 
 	return cmocka_run_group_tests_name("doctor", tests, NULL, NULL);
