@@ -1,7 +1,8 @@
 /*
- * Host checks on a thread of their own, and the keeper: it sweeps the
- * containers ended sessions left, and re-runs the host checks after an
- * end that points at the daemon and while they fail.
+ * Host checks (airlock doctor's, and one per installed upstream) on a
+ * thread of their own, and the keeper: it sweeps the containers ended
+ * sessions left, and re-runs the host checks after an end that points at
+ * the daemon and while they fail.
  */
 
 #include "supervisor_int.h"
@@ -45,6 +46,8 @@ host_main(void *arg)
 	struct doctor_report r;
 	bool ok = doctor_run(s->o.docker_host, s->host_runtime, &r);
 
+	doctor_installed(&r, supervisor_upstreams_dir(s));	/* what an operator may start */
+	ok = ok && check_list_passed(&r.checks);
 	pthread_mutex_lock(&s->lock);
 	host_fill(&s->host, &r, ok);
 	sup_copy_word(s->host.runtime, sizeof s->host.runtime, s->host_runtime);
