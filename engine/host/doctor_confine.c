@@ -162,8 +162,11 @@ check_installed(struct doctor_report *r, const char *dir, const char *file)
 	json_decref(named);
 	snprintf(said, sizeof said, "installed upstream %s: ", key);
 	why = strstr(err.msg, said) ? strstr(err.msg, said) + strlen(said) : err.msg;
-	check_add(&r->checks, id, rc == 0, "root's, as what it runs",	/* the path first */
-		  rc == 0 ? "root's, as what it runs" : why);
+	if (rc == 0)	/* the definition's path: an id is cut at CHECK_ID_MAX, the key is not */
+		check_addf(&r->checks, id, true, "root's, as what it runs", "%s: root's, as what "
+			   "it runs", file);
+	else		/* the path at fault first */
+		check_add(&r->checks, id, false, "root's, as what it runs", why);
 }
 
 void

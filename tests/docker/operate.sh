@@ -266,7 +266,7 @@ PY
 check "(f) the engine's host checks: the installed tool fails naming the operator's program" \
 	grep -qF "installed.tool False $work/opbin/server: not owned by root" "$work/host.out" ||
 	cat "$work/host.out"
-check "(f) and the installed vault passes" grep -qF "installed.vault True root's" "$work/host.out"
+check "(f) and the installed vault passes" grep -qF "installed.vault True vault.json: root's" "$work/host.out"
 
 # --- (e) each directory above the catalog must be root's too --------------------------
 # A retired definition root kept beside the catalog, as root's as the catalog:

@@ -160,7 +160,8 @@ item(const struct doctor_report *r, const char *id)
 /*
  * One check per definition, by its key, in name order: a definition whose
  * program is root's passes; one whose program is another's fails naming
- * it; a file that is not NAME.json is no definition; no directory, no check.
+ * it; a key longer than an id holds is whole in what was observed; a file
+ * that is not NAME.json is no definition; no directory, no check.
  */
 static void
 test_installed(void **state)
@@ -187,17 +188,24 @@ test_installed(void **state)
 	snprintf(def, sizeof def, "{\"argv\": [\"%s\"]}", prog);
 	put(cat, "bad.json", def, false);
 	put(cat, "notes.txt", "not a definition", false);
+	snprintf(def, sizeof def, "{\"argv\": [\"%s/root/prog\"]}", cat);
+	put(cat, "a-key-longer-than-any-check-id-holds.json", def, false);
 
 	memset(&r, 0, sizeof r);
 	check_list_init(&r.checks);
 	doctor_installed(&r, cat);
-	assert_int_equal(r.checks.n, 2);
-	assert_string_equal(r.checks.items[0].id, "installed.bad");
+	assert_int_equal(r.checks.n, 3);
+	assert_string_equal(r.checks.items[1].id, "installed.bad");
+	/* an id is cut to fit; the definition's name is whole in what was observed */
+	assert_true(strncmp(r.checks.items[0].id, "installed.a-key-", 16) == 0);
+	assert_string_equal(r.checks.items[0].observed,
+			    "a-key-longer-than-any-check-id-holds.json: root's, as what it runs");
 	good = item(&r, "installed.good");
 	bad = item(&r, "installed.bad");
 	assert_non_null(good);
 	if (!good->pass || !good->run)
 		fail_msg("installed.good: %s", good->observed);
+	assert_string_equal(good->observed, "good.json: root's, as what it runs");
 	assert_false(bad->pass);
 	snprintf(def, sizeof def, "%s: not owned by root", prog);
 	if (strncmp(bad->observed, def, strlen(def)) != 0)
