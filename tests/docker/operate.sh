@@ -60,11 +60,14 @@ mkdir -p "$work/op" "$catalog" "$work/etc/retired.d" "$work/home" "$work/drop"
 upstream_box "$work/op"
 chmod 0755 "$work/etc" "$catalog" "$work/etc/retired.d" && chmod 1777 "$work/drop"
 chown "$ou:$ogid" "$work/home" && chmod 0700 "$work/home"
-cat >"$catalog/vault.json" <<JSON
-{"argv": ["$upstream", "--sink", "$work/op/vault.sink"],
+install_definition() {	# KEY PROGRAM: root installs the fixture's definition, its sink in op/
+	cat >"$catalog/$1.json" <<JSON
+{"argv": ["$2", "--sink", "$work/op/$1.sink"],
  "env": {"PATH": "/usr/bin:/bin"}, "paths": {"rw": ["$work/op"]}}
 JSON
-chmod 0644 "$catalog/vault.json"
+	chmod 0644 "$catalog/$1.json"
+}
+install_definition vault "$upstream"
 
 session_json() {	# UPSTREAM-OBJECT: a looping session's config with that upstream
 	cat <<JSON
@@ -202,11 +205,7 @@ chmod 0644 "$catalog/vault.json"
 # where the upstream may write (paths.rw) were it run.
 mkdir -p "$work/opbin" && cp "$upstream" "$work/opbin/server" && chmod 0755 "$work/opbin/server"
 chown "$ou:$ogid" "$work/opbin" && chmod 0755 "$work/opbin"
-cat >"$catalog/tool.json" <<JSON
-{"argv": ["$work/opbin/server", "--sink", "$work/op/tool.sink"],
- "env": {"PATH": "/usr/bin:/bin"}, "paths": {"rw": ["$work/op"]}}
-JSON
-chmod 0644 "$catalog/tool.json"
+install_definition tool "$work/opbin/server"
 as_op tee "$work/home/tool.json" >/dev/null <<<"$(session_json '{"installed": "tool"}')"
 sessions >"$work/sessions.before_f"
 refused_q="select count(*) from audit_entries where type='policy' and decision='rejected'

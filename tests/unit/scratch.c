@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "scratch.h"
@@ -22,6 +23,20 @@ scratch_make(char *dir, size_t cap, const char *tag)
 		fail_msg("scratch: /tmp/airlock-%s-XXXXXX does not fit in %zu bytes", tag, cap);
 	if (!mkdtemp(dir))
 		fail_msg("scratch: mkdtemp %s: %s", dir, strerror(errno));
+}
+
+void
+scratch_put(const char *dir, const char *name, const char *text, mode_t mode)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	if (!(f = fopen(path, "w")))
+		fail_msg("scratch: %s: %s", path, strerror(errno));
+	fputs(text, f);
+	if (fclose(f) != 0 || chmod(path, mode) != 0)
+		fail_msg("scratch: %s: %s", path, strerror(errno));
 }
 
 /* Unlinks each entry; the first one left behind fails the test. */

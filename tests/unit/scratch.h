@@ -2,6 +2,7 @@
 #define AIRLOCK_TEST_SCRATCH_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 /*
  * A private scratch directory for one unit test: made fresh under /tmp
@@ -14,6 +15,9 @@
 
 /* Makes /tmp/airlock-<tag>-XXXXXX and writes its path into dir[cap]. */
 void scratch_make(char *dir, size_t cap, const char *tag);
+
+/* Writes text to dir/name (made or emptied) and gives it mode. */
+void scratch_put(const char *dir, const char *name, const char *text, mode_t mode);
 
 /* Unlinks every entry of dir (dot files too), then removes dir. */
 void scratch_remove(const char *dir);

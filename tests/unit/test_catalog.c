@@ -56,18 +56,11 @@ teardown(void **state)
 	return 0;
 }
 
+/* dir/name: text, with mode. */
 static void
 put(const char *name, const char *text, mode_t mode)
 {
-	char path[512];
-	FILE *f;
-
-	snprintf(path, sizeof path, "%s/%s", dir, name);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	assert_int_equal(fclose(f), 0);
-	assert_int_equal(chmod(path, mode), 0);
+	scratch_put(dir, name, text, mode);
 }
 
 static struct stat

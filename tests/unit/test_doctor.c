@@ -131,32 +131,6 @@ test_daemon_rows_in_table(void **state)
 	json_decref(info);
 }
 
-/* dir/name holding text, root's and 0644 (mode 0755 and executable: exec). */
-static void
-put(const char *dir, const char *name, const char *text, bool exec)
-{
-	char path[512];
-	FILE *f;
-
-	snprintf(path, sizeof path, "%s/%s", dir, name);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	assert_int_equal(fclose(f), 0);
-	assert_int_equal(chmod(path, exec ? 0755 : 0644), 0);
-}
-
-static const struct check_item *
-item(const struct doctor_report *r, const char *id)
-{
-	size_t i;
-
-	for (i = 0; i < r->checks.n; i++)
-		if (strcmp(r->checks.items[i].id, id) == 0)
-			return &r->checks.items[i];
-	return NULL;
-}
-
 /*
  * One check per definition, by its key, in name order: a definition whose
  * program is root's passes; one whose program is another's fails naming
@@ -177,19 +151,19 @@ test_installed(void **state)
 	assert_int_equal(chmod(cat, 0755), 0);
 	snprintf(prog, sizeof prog, "%s/root", cat);	/* each program in a directory of its own */
 	assert_int_equal(mkdir(prog, 0755), 0);
-	put(cat, "root/prog", "#!/bin/sh\n", true);
+	scratch_put(cat, "root/prog", "#!/bin/sh\n", 0755);
 	snprintf(def, sizeof def, "{\"argv\": [\"%s/prog\"]}", prog);
-	put(cat, "good.json", def, false);
+	scratch_put(cat, "good.json", def, 0644);
 	snprintf(prog, sizeof prog, "%s/other", cat);
 	assert_int_equal(mkdir(prog, 0755), 0);
-	put(cat, "other/theirs", "#!/bin/sh\n", true);
+	scratch_put(cat, "other/theirs", "#!/bin/sh\n", 0755);
 	snprintf(prog, sizeof prog, "%s/other/theirs", cat);
 	assert_int_equal(chown(prog, 65534, 65534), 0);
 	snprintf(def, sizeof def, "{\"argv\": [\"%s\"]}", prog);
-	put(cat, "bad.json", def, false);
-	put(cat, "notes.txt", "not a definition", false);
+	scratch_put(cat, "bad.json", def, 0644);
+	scratch_put(cat, "notes.txt", "not a definition", 0644);
 	snprintf(def, sizeof def, "{\"argv\": [\"%s/root/prog\"]}", cat);
-	put(cat, "a-key-longer-than-any-check-id-holds.json", def, false);
+	scratch_put(cat, "a-key-longer-than-any-check-id-holds.json", def, 0644);
 
 	memset(&r, 0, sizeof r);
 	check_list_init(&r.checks);
@@ -200,8 +174,8 @@ test_installed(void **state)
 	assert_true(strncmp(r.checks.items[0].id, "installed.a-key-", 16) == 0);
 	assert_string_equal(r.checks.items[0].observed,
 			    "a-key-longer-than-any-check-id-holds.json: root's, as what it runs");
-	good = item(&r, "installed.good");
-	bad = item(&r, "installed.bad");
+	good = check_list_find(&r.checks, "installed.good");
+	bad = check_list_find(&r.checks, "installed.bad");
 	assert_non_null(good);
 	if (!good->pass || !good->run)
 		fail_msg("installed.good: %s", good->observed);
