@@ -214,7 +214,8 @@ tree_fault(const char *dir, char *at, size_t cap)
 	while (!why && (e = fts_read(fts))) {
 		if (e->fts_info == FTS_DP)
 			continue;
-		why = ++n > UPSTREAM_CODE_ENTRIES_MAX ? "more entries than airlock checks" :
+		why = ++n > UPSTREAM_CODE_ENTRIES_MAX ? "more entries than airlock walks (data "
+		      "belongs under paths)" :
 		      entry_fault(e);
 		if (why)
 			snprintf(at, cap, "%s", e->fts_path);
@@ -314,11 +315,12 @@ upstream_catalog_code_fault(const struct strv *argv, const struct strv *rw,
 		if ((why = root_fault(dir, at, cap)))
 			return why;
 	}
-	for (i = 1; i < argv->n; i++) {
-		if (argv->v[i][0] != '/' || !realpath(argv->v[i], real) ||
-		    stat(real, &st) < 0 || !S_ISREG(st.st_mode) || declared(real, rw, ro))
+	for (i = 1; i < argv->n; i++) {	/* readable to it (Landlock): code, unless declared */
+		if (argv->v[i][0] != '/' || !realpath(argv->v[i], real) || stat(real, &st) < 0 ||
+		    declared(real, rw, ro))
 			continue;
-		if ((why = file_fault(real, at, cap)))	/* a script, as far as airlock can tell */
+		why = S_ISDIR(st.st_mode) ? root_fault(real, at, cap) : file_fault(real, at, cap);
+		if (why)
 			return why;
 	}
 	return NULL;

@@ -63,8 +63,9 @@ json_t *upstream_catalog_read(const char *dir, const char *key, struct al_err *e
  * upstream's user, with the data of every session that calls it. So the
  * program (argv[0], as resolved), the directory tree it is in, the
  * directory as named when that is elsewhere, the outermost node_modules
- * tree above it, and each absolute argument that names a regular file
- * outside the declared paths (rw, ro: data) with its directory tree: each
+ * tree above it, and each absolute argument outside the declared paths
+ * (rw, ro: data) that exists, a file with its directory's tree, a
+ * directory with its own (Landlock lets the upstream read them): each
  * entry owned by root and not group- or world-writable, each symlink's
  * target too, and each directory above a tree as for the catalog (walked,
  * no symlink, sticky allowed). NULL, or fixed text with the path at fault

@@ -349,8 +349,9 @@ code_says(const char *const *words, const char *rw, const char *at, const char *
 
 /*
  * What an installed upstream runs must be root's: its program's tree, the
- * tree as named, a node_modules tree above it, a script it is given; each
- * case is one entry made another's, writable, or a symlink gone astray.
+ * tree as named, a node_modules tree above it, a script or a directory it
+ * is given (unless declared under paths: data); each case is one entry
+ * made another's, writable, or a symlink gone astray.
  */
 static void
 test_code(void **state)
@@ -410,12 +411,13 @@ test_code(void **state)
 	code_says(npm, NULL, "nm/node_modules/dep/index.js", "not owned by root");
 	assert_int_equal(chown(path, 0, 0), 0);
 
-	code_file("scripts/s.js", 0644);	/* a script in another's directory; data is not */
+	code_file("scripts/s.js", 0644);	/* a script or a directory of another's; data is not */
 	snprintf(path, sizeof path, "%s/code/scripts", dir);
 	assert_int_equal(chown(path, 65534, 65534), 0);
 	code_says(script, NULL, "scripts", "not owned by root");
 	code_says(script, "scripts", "", NULL);
-	code_says(data_dir, NULL, "", NULL);
+	code_says(data_dir, NULL, "scripts", "not owned by root");
+	code_says(data_dir, "scripts", "", NULL);
 	assert_int_equal(chown(path, 0, 0), 0);
 
 	assert_int_equal(chmod(dir, 0777), 0);	/* a directory above the trees */
