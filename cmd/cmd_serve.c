@@ -23,6 +23,7 @@
 #include "cli.h"
 #include "config.h"
 #include "control_server.h"
+#include "doctor.h"
 #include "otlp.h"
 #include "supervisor.h"
 #include "thread.h"
@@ -171,14 +172,20 @@ standing_said(struct supervisor *sup)
 	free(snap);
 }
 
+/* --upstreams-dir, or NULL: the installed upstreams' default. */
+static const char *
+upstreams_dir(const struct serve *s)
+{
+	return s->o.n[OPT_UPSTREAMS_DIR] ? s->o.values[OPT_UPSTREAMS_DIR][0] : NULL;
+}
+
 static int
 open_supervisor(struct serve *s)
 {
 	struct supervisor_options so = { .docker_host = getenv("DOCKER_HOST"), .audit = s->audit,
 					 .otlp = s->otlp, .reap_at_start = true,
 					 .sessions_max = s->o.sessions_max,
-					 .upstreams_dir = s->o.n[OPT_UPSTREAMS_DIR] ?
-						s->o.values[OPT_UPSTREAMS_DIR][0] : NULL };
+					 .upstreams_dir = upstreams_dir(s) };
 	struct reap_report reaped = { 0 };
 	struct al_err err;
 
@@ -192,6 +199,22 @@ open_supervisor(struct serve *s)
 			reaped.kept);
 	standing_said(s->sup);
 	return 0;
+}
+
+/* Each installed upstream as an operator's start would find it: a line each. */
+static void
+log_installed(const struct serve *s)
+{
+	struct doctor_report r;
+	size_t i;
+
+	memset(&r, 0, sizeof r);
+	check_list_init(&r.checks);
+	doctor_installed(&r, upstreams_dir(s));
+	for (i = 0; i < r.checks.n; i++)
+		fprintf(stderr, "airlock serve: %s: %s%s\n", r.checks.items[i].id,
+			r.checks.items[i].pass ? "" : "FAIL: ", r.checks.items[i].observed);
+	doctor_report_free(&r);
 }
 
 /*
@@ -211,7 +234,7 @@ check_configs(struct serve *s)
 		const char *path = s->o.values[OPT_CONFIG][i];
 
 		config_init(&c);
-		c.upstreams_dir = s->o.n[OPT_UPSTREAMS_DIR] ? s->o.values[OPT_UPSTREAMS_DIR][0] : NULL;
+		c.upstreams_dir = upstreams_dir(s);
 		if (config_load_file(&c, path, 1, &err) < 0)
 			rc = cli_fail(false, "serve", "%s", err.msg);
 		else if (i == 0)
@@ -409,6 +432,7 @@ cmd_serve(int argc, char **argv)
 	if (resolve_groups(&s) != 0 || check_configs(&s) != 0 || socket_path(&s) != 0 ||
 	    listen_socket(&s) != 0)
 		return EXIT_ERROR;
+	log_installed(&s);
 	if (open_sinks(&s) != 0 || open_supervisor(&s) != 0 || open_server(&s) != 0 ||
 	    start_configs(&s) != 0) {
 		stop(&s);

@@ -302,7 +302,7 @@ upstream_catalog_code_fault(const struct strv *argv, const struct strv *rw,
 
 	snprintf(at, cap, "%s", argv->v[0]);
 	if (!realpath(argv->v[0], real))
-		return "cannot be resolved";
+		return errno == ENOENT ? "no such file" : "cannot be resolved";
 	if ((why = file_fault(real, at, cap)))
 		return why;
 	parent_of(real, in);

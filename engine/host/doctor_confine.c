@@ -147,8 +147,7 @@ check_installed(struct doctor_report *r, const char *dir, const char *file)
 				    .installed_only = true, .absolute_only = true };
 	struct al_err err = { "" };
 	char key[UPSTREAM_CATALOG_KEY_MAX + 2], id[UPSTREAM_CATALOG_KEY_MAX + 16];
-	char said[UPSTREAM_CATALOG_KEY_MAX + 24];
-	const char *why;
+	char said[UPSTREAM_CATALOG_KEY_MAX + 24], why[sizeof err.msg], *tail;
 	json_t *named;
 	int rc;
 
@@ -160,12 +159,16 @@ check_installed(struct doctor_report *r, const char *dir, const char *file)
 	if (p.n)
 		config_upstream_free(&slot);
 	json_decref(named);
-	snprintf(said, sizeof said, "installed upstream %s: ", key);
-	why = strstr(err.msg, said) ? strstr(err.msg, said) + strlen(said) : err.msg;
+	snprintf(said, sizeof said, "installed upstream %s: ", key);	/* the path first, */
+	snprintf(why, sizeof why, "%s", strstr(err.msg, said) ? strstr(err.msg, said) +
+		 strlen(said) : err.msg);
+	tail = why[0] ? strrchr(why, '(') : NULL;	/* without the rule's words: help has them */
+	if (tail && tail > why && tail[-1] == ' ' && why[strlen(why) - 1] == ')')
+		tail[-1] = '\0';
 	if (rc == 0)	/* the definition's path: an id is cut at CHECK_ID_MAX, the key is not */
 		check_addf(&r->checks, id, true, "root's, as what it runs", "%s: root's, as what "
 			   "it runs", file);
-	else		/* the path at fault first */
+	else
 		check_add(&r->checks, id, false, "root's, as what it runs", why);
 }
 

@@ -199,7 +199,7 @@ chmod 0644 "$work/installed/good.json" "$work/installed/bad.json"
 rc=0; "$airlock" doctor --upstreams-dir "$work/installed" >"$out" 2>&1 || rc=$?
 check "an installed upstream that runs another's program: exit 1" test "$rc" = 1
 check "its check fails naming the directory" grep -qF \
-	"FAIL  installed.bad        $work/theirs: not owned by root (what it runs must be root's" "$out"
+	"FAIL  installed.bad        $work/theirs: not owned by root (expected root's, as what it runs)" "$out"
 check "the root-owned one passes" grep -qE "^PASS  installed.good +good.json: root's, as what it runs$" "$out"
 rc=0; "$airlock" doctor --upstreams-dir "$work/installed" --json >"$out" 2>/dev/null || rc=$?
 check "doctor --json: both installed checks, with the row's help" python3 - "$out" <<'PY'

@@ -85,7 +85,14 @@ as_op tee "$work/home/installed.json" >/dev/null <<<"$(session_json '{"installed
 session_json '{"installed": "vault"}' >"$work/home/secret.json"
 chmod 0000 "$work/home/secret.json"
 
+# A definition root left behind, whose program is gone: serve says so at start.
+install_definition stale /nonexistent/airlock-stale
 serve_start --upstreams-dir "$catalog"
+check "serve's log at start: each installed upstream, the root one passing" \
+	grep -qF "airlock serve: installed.vault: vault.json: root's, as what it runs" "$work/serve.err"
+check "serve's log at start: the stale one failing with why" \
+	grep -qxF "airlock serve: installed.stale: FAIL: /nonexistent/airlock-stale: no such file" \
+	"$work/serve.err"
 chmod 0711 "$work"	# the operator passes through to the socket and its home
 
 by_op="detail like '%\"by\":\"$opuser\",\"uid\":$ou,%'"
