@@ -736,6 +736,7 @@ static const struct {
 	{ "release", do_quarantine },
 	{ "events", ctl_events },
 	{ "metrics", do_metrics },
+	{ "host", ctl_host },
 };
 
 static int

@@ -5,7 +5,7 @@
  * airlock ctl's insides, shared by its two files: cmd_ctl.c (connecting,
  * one request and its reply, the commands that change things) and
  * cmd_ctl_watch.c (what is followed as it happens: held calls, events,
- * and the operator's approve or deny of a held call).
+ * the operator's approve or deny of a held call, the host checks' run).
  */
 
 #include <stdbool.h>
@@ -49,9 +49,10 @@ long long ctl_int_of(const json_t *o, const char *key);
 /* Print a reply as fmt says (with word), or as JSON with --json; exit 0. */
 int ctl_done(struct ctl *c, json_t *r, const char *fmt, const char *word);
 
-/* cmd_ctl_watch.c: pending [--follow], approve and deny, events [--follow]. */
+/* cmd_ctl_watch.c: pending [--follow], approve and deny, events [--follow], host. */
 int ctl_pending(struct ctl *c);
 int ctl_decide(struct ctl *c);
 int ctl_events(struct ctl *c);
+int ctl_host(struct ctl *c);
 
 #endif

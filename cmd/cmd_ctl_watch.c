@@ -1,8 +1,9 @@
 /*
  * airlock ctl, what is followed as it happens (cmd_ctl_int.h): the held
  * calls (`pending [--follow]`), an operator's `approve` or `deny` of one,
- * and the engine's events (`events [--follow]`). Held calls are shown by
- * names, sizes and a hash's head, never their arguments.
+ * the engine's events (`events [--follow]`), and its host checks run again
+ * (`host`). Held calls are shown by names, sizes and a hash's head, never
+ * their arguments.
  */
 #include <poll.h>
 #include <stdio.h>
@@ -210,4 +211,77 @@ ctl_events(struct ctl *c)
 		print_event(c, e);
 	json_decref(r);
 	return more ? follow(c) : EXIT_OK;
+}
+
+/* ---- the engine's host checks ---- */
+
+#define CTL_HOST_POLL_MS	100
+
+/*
+ * The engine's host snapshot once no run is under way and, with after >= 0,
+ * its generation is past after: 0, or the exit status (*h undecoded).
+ */
+static int
+host_settled(struct ctl *c, int64_t after, struct host_snapshot *h, json_t **out)
+{
+	int64_t deadline = clock_mono_ms() + CTL_TIMEOUT_MS;
+	json_t *r;
+	int rc;
+
+	for (;;) {
+		if ((rc = (ctl_request(c, CONTROL_OP_HOST), ctl_call(c, 0, &r))) >= 0)
+			return rc;
+		if (control_host_from_json(json_object_get(r, "host"), h) < 0) {
+			json_decref(r);
+			return cli_fail(c->o.json, "ctl", "host: the engine's answer cannot be read");
+		}
+		if (!h->running && (int64_t)h->generation > after)
+			break;
+		json_decref(r);
+		if (clock_mono_ms() >= deadline)
+			return cli_fail(c->o.json, "ctl", "host: no run of the checks ended in %d s",
+					CTL_TIMEOUT_MS / 1000);
+		poll(NULL, 0, CTL_HOST_POLL_MS);
+	}
+	*out = r;
+	return 0;
+}
+
+/*
+ * The engine's host checks (doctor's, and one per installed upstream) from
+ * a run begun after this request: a run under way is let finish first.
+ * PASS/FAIL a line, as doctor prints them; exit 1 when one failed.
+ */
+int
+ctl_host(struct ctl *c)
+{
+	struct host_snapshot *h = calloc(1, sizeof *h);
+	struct check_list l = { 0 };
+	json_t *r = NULL;
+	int rc = h ? host_settled(c, -1, h, &r) : cli_fail(c->o.json, "ctl", "out of memory");
+
+	if (rc == 0) {
+		json_decref(r);
+		control_request_bool(ctl_request(c, CONTROL_OP_HOST), CONTROL_K_REFRESH, true);
+		rc = ctl_call(c, 0, &r);
+	}
+	if (rc < 0) {
+		json_decref(r);
+		rc = host_settled(c, (int64_t)h->generation, h, &r);
+	}
+	if (rc == 0 && c->o.json) {
+		rc = cli_print_json(json_object_get(r, "host"));
+		if (rc == EXIT_OK && !h->passed)
+			rc = EXIT_REFUSED;
+	} else if (rc == 0) {
+		printf("engine host checks (run %llu, endpoint %s, runtime %s):\n",
+		       (unsigned long long)h->generation, h->endpoint, h->runtime);
+		l.items = h->items;
+		l.n = h->n;
+		cli_print_checks(stdout, &l, "FAIL");
+		rc = h->passed ? EXIT_OK : EXIT_REFUSED;
+	}
+	json_decref(r);
+	free(h);
+	return rc;
 }

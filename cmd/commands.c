@@ -57,6 +57,7 @@ static const struct cli_verb ctl_verbs[] = {
 	{ "release", "[ID]", "lift a quarantine of ID (or --all): unpaused" },
 	{ "events", NULL, "the engine's recent events (--follow: as they come)" },
 	{ "metrics", NULL, "OpenMetrics text: sessions, calls, cutovers; no payload" },
+	{ "host", NULL, "the engine's host checks, run again now (installed.KEY too)" },
 	{ NULL, NULL, NULL },
 };
 
