@@ -138,6 +138,26 @@ definition_name(const struct dirent *d)
 	return n > 5 && strcmp(d->d_name + n - 5, ".json") == 0;
 }
 
+/*
+ * A refusal's words for a check's observed text: the path at fault first
+ * (no "installed upstream KEY: " before it), the rule's words in
+ * parentheses at the end left to the row's help.
+ */
+static void
+fault_words(const char *msg, const char *key, char *out, size_t cap)
+{
+	char said[UPSTREAM_CATALOG_KEY_MAX + 24];
+	const char *at;
+	char *rule;
+
+	snprintf(said, sizeof said, "installed upstream %s: ", key);
+	at = strstr(msg, said);
+	snprintf(out, cap, "%s", at ? at + strlen(said) : msg);
+	rule = strrchr(out, '(');
+	if (rule && rule > out && rule[-1] == ' ' && out[strlen(out) - 1] == ')')
+		rule[-1] = '\0';
+}
+
 /* One installed.<key>: loaded as a peer's {"installed": KEY} is, at a start. */
 static void
 check_installed(struct doctor_report *r, const char *dir, const char *file)
@@ -147,7 +167,7 @@ check_installed(struct doctor_report *r, const char *dir, const char *file)
 				    .installed_only = true, .absolute_only = true };
 	struct al_err err = { "" };
 	char key[UPSTREAM_CATALOG_KEY_MAX + 2], id[UPSTREAM_CATALOG_KEY_MAX + 16];
-	char said[UPSTREAM_CATALOG_KEY_MAX + 24], why[sizeof err.msg], *tail;
+	char why[sizeof err.msg];
 	json_t *named;
 	int rc;
 
@@ -159,17 +179,13 @@ check_installed(struct doctor_report *r, const char *dir, const char *file)
 	if (p.n)
 		config_upstream_free(&slot);
 	json_decref(named);
-	snprintf(said, sizeof said, "installed upstream %s: ", key);	/* the path first, */
-	snprintf(why, sizeof why, "%s", strstr(err.msg, said) ? strstr(err.msg, said) +
-		 strlen(said) : err.msg);
-	tail = why[0] ? strrchr(why, '(') : NULL;	/* without the rule's words: help has them */
-	if (tail && tail > why && tail[-1] == ' ' && why[strlen(why) - 1] == ')')
-		tail[-1] = '\0';
-	if (rc == 0)	/* the definition's path: an id is cut at CHECK_ID_MAX, the key is not */
-		check_addf(&r->checks, id, true, "root's, as what it runs", "%s: root's, as what "
-			   "it runs", file);
-	else
-		check_add(&r->checks, id, false, "root's, as what it runs", why);
+	if (rc == 0) {	/* the definition's file: an id is cut at CHECK_ID_MAX, the key is not */
+		check_addf(&r->checks, id, true, "root's, as what it runs",
+			   "%s: root's, as what it runs", file);
+		return;
+	}
+	fault_words(err.msg, key, why, sizeof why);
+	check_add(&r->checks, id, false, "root's, as what it runs", why);
 }
 
 void
