@@ -93,8 +93,8 @@ LABELS = [
     ("parser_start", "a session's parser: start, lockdown, one line, stop (unconfined: mutants)"),
     ("control_snapshot", "control protocol: a 500-row snapshot encoded and decoded (jansson alone)"),
     ("standing_read", "engine start: its reads of a log of 1M calls (scanning it)"),
-    ("installed_check", "installed upstream at start: fixture's tree walked (definition read)"),
-    ("installed_check_npm", "installed upstream at start: npm server's tree walked (definition read)"),
+    ("installed_check", "installed upstream's checks: fixture tree (definition read)"),
+    ("installed_check_npm", "installed upstream's checks: npm tree (definition read)"),
 ]
 
 
