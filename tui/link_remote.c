@@ -131,11 +131,12 @@ remote_snapshot(struct link *l, struct supervisor_snapshot *s)
 	n = r->snap.n;
 	if (n > cap && (rows = realloc(s->rows, n * sizeof *rows)))
 		cap = n;
-	if (rows && cap >= n && r->snap_fresh) {
+	if ((rows || n == 0) && cap >= n && r->snap_fresh) {	/* an idle engine's is fresh too */
 		*s = r->snap;
 		s->rows = rows;
 		s->cap = cap;
-		memcpy(rows, r->snap.rows, n * sizeof *rows);
+		if (n)
+			memcpy(rows, r->snap.rows, n * sizeof *rows);
 		rc = r->st.state == LINK_UP ? 0 : -1;
 	} else if (rows) {
 		s->rows = rows;

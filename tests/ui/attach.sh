@@ -2,6 +2,7 @@
 # Consoles attached to running engines (`airlock console --connect`), in
 # tmux, against two real `airlock serve` engines on the real daemon, and
 # one console through a real sshd on 127.0.0.1:
+#   - a console on an idle engine (no session): fresh, never STALE
 #   - two consoles on engine A: a revoke in one shows in the other with its
 #     author, and in its audit view (engine A's own log, over the link);
 #     quitting one asks nothing, detaches, and the sessions go on
@@ -39,7 +40,7 @@ owner_pids() { printf '%s\n' "${helpers[@]}"; }
 made_groups=()
 on_teardown() {
 	local s g
-	for s in one two many view none lostq far; do tm_close "$s"; done
+	for s in idle one two many view none lostq far; do tm_close "$s"; done
 	[ -n "${sshd_pid:-}" ] && kill "$sshd_pid" 2>/dev/null
 	for g in "${made_groups[@]}"; do groupdel "$g" 2>/dev/null; done
 }
@@ -111,6 +112,21 @@ check "a session runs on each engine" both_ids
 short_a=${sid_a#s-} short_b=${sid_b#s-}
 short_a=${short_a:0:8} short_b=${short_b:0:8}
 check "a's agent reaches its sink" grows "$work/a/vault.sink" 15
+
+# --- an idle engine: no session, and its console's snapshot is fresh ------------
+"$airlock" serve --name idle --socket "$work/idle.sock" --audit "$work/idle.db" \
+	2>>"$work/idle.log" </dev/null &
+pid_idle=$!
+helpers+=("$pid_idle")
+for _ in $(seq 300); do grep -q "listening on" "$work/idle.log" 2>/dev/null && break; sleep 0.1; done
+console idle --connect "$work/idle.sock"
+check "an idle engine's console: its name and 0 sessions" wait_re idle "│ idle r0 │ 0 sessions" 20
+check "…and the header drops STALE once the engine answers (no rows is fresh too)" \
+	gone_from idle STALE 10
+sleep 3	# past the 1.5 s after which a snapshot not renewed is marked stale
+check "…and stays fresh" eval '! screen idle | grep -q STALE'
+tm_close idle
+kill "$pid_idle" && wait "$pid_idle"
 
 # --- two consoles on engine a ---------------------------------------------------
 console one --connect "$work/a.sock"
