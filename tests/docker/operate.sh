@@ -244,6 +244,18 @@ check "(f) ctl host, as the operator: exit 1, the installed tool failing, its pr
 	cat "$work/host.out"
 check "(f) and the installed vault passing" grep -qxF \
 	"$(printf 'PASS  %-20s %s' installed.vault "vault.json: root's, as what it runs")" "$work/host.out"
+rc=0; opctl host --json >"$work/host.json" 2>&1 || rc=$?
+check "(f) ctl host --json: exit 1, the engine's snapshot, not passed, the two rows" \
+	python3 - "$rc" "$work/host.json" "$work/opbin/server" <<'PY'
+import json, sys
+rc, path, prog = sys.argv[1], sys.argv[2], sys.argv[3]
+h = json.load(open(path))
+rows = {c["id"]: c for c in h["checks"] if c["id"].startswith("installed.")}
+assert rc == "1" and h["passed"] is False and not h["running"], (rc, h["passed"])
+assert rows["installed.tool"]["pass"] is False, rows
+assert rows["installed.tool"]["observed"] == prog + ": not owned by root", rows
+assert rows["installed.vault"]["pass"] is True, rows
+PY
 
 # --- (e) each directory above the catalog must be root's too --------------------------
 # A retired definition root kept beside the catalog, as root's as the catalog:
