@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "bytes.h"
+#include "path_reason.h"
 
 #define WHITEOUT	".wh."
 #define OPAQUE		".wh..wh..opq"
@@ -71,14 +72,6 @@ path_normal(const char *s)
 	return part > 0 && !(part <= 2 && strspn(s + i - part, ".") == part);
 }
 
-static bool
-path_at_or_under(const char *p, const char *top)
-{
-	size_t n = strlen(top);
-
-	return strncmp(p, top, n) == 0 && (p[n] == '\0' || p[n] == '/');
-}
-
 /* NULL when s may be sealed, else why not. */
 static const char *
 path_refusal(const char *s)
@@ -89,8 +82,8 @@ path_refusal(const char *s)
 		return "longer than 255 bytes";
 	if (!path_normal(s))
 		return "not an absolute normalised path of [A-Za-z0-9._+@=,~-] parts";
-	if (path_at_or_under(s, "/proc") || path_at_or_under(s, "/sys") ||
-	    path_at_or_under(s, "/dev"))
+	if (path_within(s, "/proc") || path_within(s, "/sys") ||
+	    path_within(s, "/dev"))
 		return "not image content (the kernel's or Docker's own mount)";
 	for (i = 0; i < sizeof not_image / sizeof not_image[0]; i++)
 		if (strcmp(s, not_image[i]) == 0)
@@ -130,7 +123,7 @@ sealed_paths_parse(struct strv *dst, const json_t *v, struct al_err *err)
 static bool
 rel_above_or_at(const char *rel, const char *sealed_rel)
 {
-	return !rel[0] || path_at_or_under(sealed_rel, rel);
+	return !rel[0] || path_within(sealed_rel, rel);
 }
 
 bool
@@ -141,7 +134,7 @@ sealed_relevant(const struct strv *sealed, const char *rel)
 	for (i = 0; i < sealed->n; i++) {
 		const char *s = sealed->v[i] + 1;
 
-		if (rel_above_or_at(rel, s) || path_at_or_under(rel, s))
+		if (rel_above_or_at(rel, s) || path_within(rel, s))
 			return true;
 	}
 	return false;
@@ -659,12 +652,6 @@ judge_below(struct judge *j, const struct sealed_entry *e, const char *top)
 	return judge_readable(j, e, what);
 }
 
-static bool
-in_tree(const char *path, const char *top)
-{
-	return path_at_or_under(path, top);
-}
-
 /* Every visible entry of every layer, once. */
 struct each {
 	const struct sealed_layer *const *layers;
@@ -682,9 +669,9 @@ judge_tree(struct judge *j, const struct each *all, const char *top, bool open)
 			e = &all->layers[l]->v[i];
 			if (e->kind != SEALED_ENTRY || map_get(&j->v->visible, e->path) != e)
 				continue;
-			if (e->type == '1' && in_tree(e->path, top) != in_tree(e->link, top))
+			if (e->type == '1' && path_within(e->path, top) != path_within(e->link, top))
 				return refuse(j, "a hard link joins a name inside it to one outside");
-			if (!path_at_or_under(e->path, top) || strcmp(e->path, top) == 0)
+			if (!path_within(e->path, top) || strcmp(e->path, top) == 0)
 				continue;
 			if (!judge_entry_fixed(j, e, "an entry below,"))
 				return false;

@@ -1,7 +1,7 @@
 /*
  * Why a path the operator named cannot be used: the text an open's own
  * error leaves out (a missing directory, permissions, a directory where a
- * file was meant).
+ * file was meant); and whether one path lies within another.
  */
 #include "path_reason.h"
 
@@ -62,4 +62,14 @@ path_failure(char *out, size_t cap, const char *what, const char *path, bool cre
 	if (strncmp(msg, what, n) == 0 && strncmp(msg + n, ": ", 2) == 0)
 		msg += n + 2;
 	snprintf(out, cap, "%s %s: %s%s%s", what, path, msg, reason[0] ? ": " : "", reason);
+}
+
+bool
+path_within(const char *path, const char *top)
+{
+	size_t n = strlen(top);
+
+	if (strncmp(path, top, n) != 0)
+		return false;
+	return path[n] == '\0' || path[n] == '/' || (n > 0 && top[n - 1] == '/');
 }

@@ -18,4 +18,11 @@ const char *path_reason(const char *path, bool create, char *buf, size_t cap);
 void path_failure(char *out, size_t cap, const char *what, const char *path, bool create,
 		  const char *msg);
 
+/*
+ * Is path top itself or a name beneath it? Both are plain paths, absolute
+ * ("/a/b") or relative ("a/b"), compared as text: "/a/bc" is not beneath
+ * "/a/b", and everything absolute is beneath "/".
+ */
+bool path_within(const char *path, const char *top);
+
 #endif

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "bytes.h"
+#include "path_reason.h"
 #include "strv.h"
 
 const char *
@@ -267,15 +268,6 @@ file_fault(const char *real, char *at, size_t cap)
 	return root_fault(dir, at, cap);
 }
 
-/* Is path dir itself or beneath it (both resolved)? */
-static bool
-beneath(const char *path, const char *dir)
-{
-	size_t n = strlen(dir);
-
-	return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0' || n == 1);
-}
-
 /* Is real beneath one of the definition's declared paths (data, not code)? */
 static bool
 declared(const char *real, const struct strv *rw, const struct strv *ro)
@@ -286,7 +278,7 @@ declared(const char *real, const struct strv *rw, const struct strv *ro)
 
 	for (l = 0; l < 2; l++)
 		for (i = 0; i < lists[l]->n; i++)
-			if (realpath(lists[l]->v[i], p) && beneath(real, p))
+			if (realpath(lists[l]->v[i], p) && path_within(real, p))
 				return true;
 	return false;
 }
@@ -307,7 +299,7 @@ upstream_catalog_code_fault(const struct strv *argv, const struct strv *rw,
 		return why;
 	parent_of(real, in);
 	parent_of(argv->v[0], dir);
-	if (realpath(dir, named) && !beneath(named, in) &&
+	if (realpath(dir, named) && !path_within(named, in) &&
 	    (why = root_fault(named, at, cap)))	/* the directory as named, when elsewhere */
 		return why;
 	if ((hit = strstr(real, "/node_modules/"))) {	/* the tree its dependencies are in */

@@ -17,6 +17,7 @@
 
 #include "config.h"
 #include "config_inline.h"
+#include "path_reason.h"
 #include "scratch.h"
 #include "upstream_catalog.h"
 
@@ -705,10 +706,27 @@ test_payload_loaded(void **state)
 	json_decref(root);
 }
 
+/* The one "beneath" both the code walk and the sealed check use. */
+static void
+test_path_within(void **state)
+{
+	(void)state;
+	assert_true(path_within("/opt/mcp", "/opt/mcp"));
+	assert_true(path_within("/opt/mcp/bin/x", "/opt/mcp"));
+	assert_false(path_within("/opt/mcpx", "/opt/mcp"));
+	assert_false(path_within("/opt", "/opt/mcp"));
+	assert_true(path_within("/opt/mcp", "/"));
+	assert_true(path_within("/", "/"));
+	assert_true(path_within("etc/shadow", "etc"));
+	assert_false(path_within("etcx/shadow", "etc"));
+	assert_false(path_within("etc", "etc/shadow"));
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_path_within),
 		cmocka_unit_test(test_fault),
 		cmocka_unit_test(test_keys),
 		cmocka_unit_test(test_peer_refusals),
