@@ -303,19 +303,6 @@ detail_tools(struct detail_ctx *c, const struct session_row *r)
 
 /* Upstreams: each one's confinement, its opt-ins marked loud. */
 
-/* "999 (airlock-upstream)", "0 (the engine's own)"; not started: the configured user. */
-static const char *
-upstream_who(const struct upstream_view *u, char *buf, size_t cap)
-{
-	if (!u->started)
-		snprintf(buf, cap, "not started, user %s", u->user);
-	else if (!u->uid_changed)
-		snprintf(buf, cap, "uid %u (the engine's own)", u->uid);
-	else
-		snprintf(buf, cap, "uid %u (%s)", u->uid, u->user);
-	return buf;
-}
-
 static const char *
 upstream_landlock(const struct upstream_view *u, char *buf, size_t cap)
 {
@@ -335,7 +322,7 @@ detail_upstream(struct detail_ctx *c, const struct upstream_view *u)
 	const char *marks = upstream_view_marks(u);
 	const struct detail_field id[] = {
 		{ "", u->name, UI_COLOR_DEFAULT },
-		{ "", upstream_who(u, who, sizeof who), u->started ? UI_COLOR_DEFAULT : UI_COLOR_DIM },
+		{ "", upstream_view_who(u, who, sizeof who), u->started ? UI_COLOR_DEFAULT : UI_COLOR_DIM },
 		{ "isolation", u->isolation, UI_COLOR_DEFAULT },
 		{ "", marks, UI_COLOR_ALERT },
 	};

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #define SNAP_ID_MAX		40	/* a session or call id: prefix + hex, NUL */
@@ -523,6 +524,23 @@ upstream_view_marks(const struct upstream_view *u)
 	if (unconfined)
 		return u->started ? "UNCONFINED" : "UNCONFINED-OK";
 	return NULL;
+}
+
+/*
+ * Who an upstream runs as, in buf: "uid 999 (airlock-upstream)", "uid 0
+ * (the engine's own)", or before its start "not started (user mailer)".
+ * Every screen and command says it in these words. Returns buf.
+ */
+static inline const char *
+upstream_view_who(const struct upstream_view *u, char *buf, size_t cap)
+{
+	if (!u->started)
+		snprintf(buf, cap, "not started (user %s)", u->user);
+	else if (!u->uid_changed)
+		snprintf(buf, cap, "uid %u (the engine's own)", u->uid);
+	else
+		snprintf(buf, cap, "uid %u (%s)", u->uid, u->user);
+	return buf;
 }
 
 /* One session in depth, asked for by id. */

@@ -347,18 +347,6 @@ mcp_confine_view(const char *name, const struct mcp_confine_receipt *r, bool sta
 	out->unconfined_ok = r->unconfined_ok;
 }
 
-/* "uid 999 (airlock-upstream)", "uid 0 (the engine's own)", or the plan's user. */
-static void
-text_user(const struct upstream_view *u, char *out, size_t cap)
-{
-	if (!u->started)
-		snprintf(out, cap, "not started (user %s)", u->user);
-	else if (!u->uid_changed)
-		snprintf(out, cap, "uid %u (the engine's own)", u->uid);
-	else
-		snprintf(out, cap, "uid %u (%s)", u->uid, u->user);
-}
-
 static void
 text_landlock(const struct upstream_view *u, char *out, size_t cap)
 {
@@ -377,9 +365,9 @@ mcp_confine_text(const struct upstream_view *u, char *out, size_t cap)
 	char user[SNAP_USER_MAX + 40], ll[96];
 	const char *marks = upstream_view_marks(u);
 
-	text_user(u, user, sizeof user);
 	text_landlock(u, ll, sizeof ll);
-	snprintf(out, cap, "%s  %s  seccomp %s  network %s  isolation %s%s%s", user, ll,
+	snprintf(out, cap, "%s  %s  seccomp %s  network %s  isolation %s%s%s",
+		 upstream_view_who(u, user, sizeof user), ll,
 		 u->seccomp[0] ? u->seccomp : "-", u->network, u->isolation, marks ? "  " : "",
 		 marks ? marks : "");
 	return out;
