@@ -179,17 +179,7 @@ static const struct list_view audit_list = {
 	.row = audit_draw_row,
 };
 
-static void
-audit_draw(WINDOW *w, const struct ui_model *m, struct view_state *vs)
-{
-	list_view_draw(w, m, vs, &audit_list);
-}
-
-static size_t
-audit_rows(const struct ui_model *m, const struct view_state *vs)
-{
-	return list_view_rows(&audit_list, m, vs);
-}
+LIST_VIEW_HOOKS(audit, audit_list)
 
 /* The session and tool of an entry: a revoke from here acts on them. */
 static void

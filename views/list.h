@@ -73,4 +73,20 @@ size_t list_view_rows(const struct list_view *lv, const struct ui_model *m,
 bool list_view_item(const struct list_view *lv, const struct ui_model *m,
 		    const struct view_state *vs, size_t i, size_t *item);
 
+/*
+ * The two hooks VIEW_OPS_HEAD(E, v) names, v_draw and v_rows, for a view
+ * that is the list lv and nothing more.
+ */
+#define LIST_VIEW_HOOKS(v, lv) \
+	static void \
+	v##_draw(WINDOW *w, const struct ui_model *m, struct view_state *vs) \
+	{ \
+		list_view_draw(w, m, vs, &(lv)); \
+	} \
+	static size_t \
+	v##_rows(const struct ui_model *m, const struct view_state *vs) \
+	{ \
+		return list_view_rows(&(lv), m, vs); \
+	}
+
 #endif

@@ -199,17 +199,7 @@ static const struct list_view pending_list = {
 	.row = pending_draw_row,
 };
 
-static void
-pending_draw(WINDOW *w, const struct ui_model *m, struct view_state *vs)
-{
-	list_view_draw(w, m, vs, &pending_list);
-}
-
-static size_t
-pending_rows(const struct ui_model *m, const struct view_state *vs)
-{
-	return list_view_rows(&pending_list, m, vs);
-}
+LIST_VIEW_HOOKS(pending, pending_list)
 
 /* The visible row i's call, or NULL. */
 static const struct hold_view *

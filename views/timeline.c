@@ -293,17 +293,7 @@ static const struct list_view timeline_list = {
 	.row = timeline_draw_row,
 };
 
-static void
-timeline_draw(WINDOW *w, const struct ui_model *m, struct view_state *vs)
-{
-	list_view_draw(w, m, vs, &timeline_list);
-}
-
-static size_t
-timeline_rows(const struct ui_model *m, const struct view_state *vs)
-{
-	return list_view_rows(&timeline_list, m, vs);
-}
+LIST_VIEW_HOOKS(timeline, timeline_list)
 
 /* Made by an operator: through ctl or a console (not the engine's own, nor a grant's expiry). */
 static bool
