@@ -36,64 +36,31 @@
 
 /* ---- the words ---- */
 
-static const char *
-state_name(int i)
-{
-	return session_state_id((enum session_state)i);
-}
+/* An enum's words on the wire: its id function, taking the codec's int. */
+#define WORDS(name, id_fn, E, count) \
+	static const char *name##_word(int i) \
+	{ \
+		return id_fn((enum E)i); \
+	} \
+	static const struct codec_words name = { name##_word, count }
+
+WORDS(states, session_state_id, session_state, SESSION_STATE_COUNT);
+WORDS(ends, session_end_id, session_end, SESSION_END_COUNT);
+WORDS(verdicts, admission_verdict_id, admission_verdict, ADMISSION_REFUSED + 1);
+WORDS(kinds, event_kind_id, event_kind, SUPERVISOR_EVENT_KIND_COUNT);
+WORDS(cutover_ops, cutover_op_id, cutover_op, CUTOVER_HOLD + 1);
+WORDS(results, cutover_result_id, cutover_result, CUTOVER_REJECTED + 1);
+WORDS(roles, control_role_name, control_role, CONTROL_ROLE_OPERATE + 1);
 
 static const char *
-end_name(int i)
-{
-	return session_end_id((enum session_end)i);
-}
-
-static const char *
-verdict_name(int i)
-{
-	return admission_verdict_id((enum admission_verdict)i);
-}
-
-static const char *
-kind_name(int i)
-{
-	return event_kind_id((enum event_kind)i);
-}
-
-static const char *
-op_name(int i)
-{
-	return cutover_op_id((enum cutover_op)i);
-}
-
-static const char *
-result_name(int i)
-{
-	return cutover_result_id((enum cutover_result)i);
-}
-
-static const char *
-role_name(int i)
-{
-	return control_role_name((enum control_role)i);
-}
-
-static const char *
-tone_name(int i)
+tone_word(int i)
 {
 	static const char *const names[] = { "plain", "good", "bad", "alert" };
 
 	return (unsigned)i < 4 ? names[i] : "plain";
 }
 
-static const struct codec_words states = { state_name, SESSION_STATE_COUNT };
-static const struct codec_words ends = { end_name, SESSION_END_COUNT };
-static const struct codec_words verdicts = { verdict_name, ADMISSION_REFUSED + 1 };
-static const struct codec_words kinds = { kind_name, SUPERVISOR_EVENT_KIND_COUNT };
-static const struct codec_words cutover_ops = { op_name, CUTOVER_HOLD + 1 };
-static const struct codec_words results = { result_name, CUTOVER_REJECTED + 1 };
-static const struct codec_words roles = { role_name, CONTROL_ROLE_OPERATE + 1 };
-static const struct codec_words tones = { tone_name, AUDIT_TONE_ALERT + 1 };
+static const struct codec_words tones = { tone_word, AUDIT_TONE_ALERT + 1 };
 
 /* ---- a session row ---- */
 
