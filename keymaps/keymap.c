@@ -15,6 +15,8 @@
  */
 #include <curses.h>
 
+#include "bytes.h"
+
 #define KEY_ESC 27
 #define KEY_DEL 127
 #define KEY_FN_MAX 12
@@ -407,26 +409,6 @@ file_error(struct keymap_errors *errors, const char *path, const char *what, int
 	return KEYMAP_UNREADABLE;
 }
 
-/* Read all of fd into buf; -1 (errno set) on error, cap if there was more. */
-static ssize_t
-read_all(int fd, char *buf, size_t cap)
-{
-	size_t len = 0;
-
-	while (len < cap) {
-		ssize_t r = read(fd, buf + len, cap - len);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return -1;
-		if (r == 0)
-			break;
-		len += (size_t)r;
-	}
-	return (ssize_t)len;
-}
-
 /* Only regular files: a directory or a device is a mistake worth reporting. */
 static enum keymap_status
 check_regular(int fd, const char *path, struct keymap_errors *errors)
@@ -442,17 +424,18 @@ check_regular(int fd, const char *path, struct keymap_errors *errors)
 }
 
 /*
- * Read the whole file, at most KEYMAP_FILE_MAX bytes, into buf (which has
- * room for one more, to see that there is more). O_NONBLOCK so that a
+ * The whole file, at most KEYMAP_FILE_MAX bytes, in *buf (malloc'd: the
+ * caller frees it, set or NULL whatever is returned). O_NONBLOCK so that a
  * FIFO at the path cannot hang the console's start.
  */
 static enum keymap_status
-slurp(const char *path, char *buf, size_t *len, struct keymap_errors *errors)
+slurp(const char *path, char **buf, size_t *len, struct keymap_errors *errors)
 {
 	enum keymap_status st;
-	ssize_t r;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	enum bytes_read r;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK), saved;
 
+	*buf = NULL;
 	if (fd < 0 && errno == ENOENT)
 		return KEYMAP_NO_FILE;
 	if (fd < 0)
@@ -462,18 +445,21 @@ slurp(const char *path, char *buf, size_t *len, struct keymap_errors *errors)
 		close(fd);
 		return st;
 	}
-	r = read_all(fd, buf, KEYMAP_FILE_MAX + 1);
-	if (r < 0)
-		st = file_error(errors, path, "cannot read", errno);
+	r = bytes_read_fd(fd, KEYMAP_FILE_MAX, buf, len);
+	saved = errno;
 	close(fd);
-	if (st != KEYMAP_OK)
-		return st;
-	if ((size_t)r > KEYMAP_FILE_MAX) {
-		add_error(errors, "%s: larger than %d bytes", path, KEYMAP_FILE_MAX);
-		return KEYMAP_UNREADABLE;
+	switch (r) {
+	case BYTES_READ_OK:
+		return KEYMAP_OK;
+	case BYTES_READ_NOMEM:
+		return file_error(errors, path, "cannot read", ENOMEM);
+	case BYTES_READ_ERROR:
+		return file_error(errors, path, "cannot read", saved);
+	case BYTES_READ_TOO_LARGE:
+		break;
 	}
-	*len = (size_t)r;
-	return KEYMAP_OK;
+	add_error(errors, "%s: larger than %d bytes", path, KEYMAP_FILE_MAX);
+	return KEYMAP_UNREADABLE;
 }
 
 enum keymap_status
@@ -482,11 +468,9 @@ keymap_load_file(struct keymap *km, const char *path, struct keymap_errors *erro
 	struct parse p = { km, path, 0, 0, errors };
 	enum keymap_status st;
 	size_t len = 0;
-	char *buf = malloc(KEYMAP_FILE_MAX + 1);
+	char *buf;
 
-	if (!buf)
-		return file_error(errors, path, "cannot read", ENOMEM);
-	st = slurp(path, buf, &len, errors);
+	st = slurp(path, &buf, &len, errors);
 	if (st == KEYMAP_OK)
 		st = load_buffer(&p, buf, len);
 	free(buf);
