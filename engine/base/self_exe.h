@@ -18,7 +18,9 @@ int self_exe_sibling(const char *exe, const char *name, char *out, size_t cap);
 /*
  * A helper program of ours: beside the running one (self_exe_sibling),
  * else the installed copy in AIRLOCK_LIBEXECDIR. Resolved before any fork:
- * nothing here is async-signal-safe. 0 with its path in out, or -1.
+ * nothing here is async-signal-safe. 0 with its path in out, or -1 with
+ * where it was looked for in out, for the refusal: "airlock-parser is
+ * neither beside /usr/local/bin/airlock nor in /usr/local/libexec".
  */
 int self_exe_program(const char *exe, const char *name, char *out, size_t cap);
 

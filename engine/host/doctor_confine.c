@@ -92,8 +92,7 @@ check_parser(struct doctor_report *r)
 	struct al_err err;
 
 	if (parser_program(NULL, program, sizeof program) < 0) {
-		check_addf(&r->checks, ID(PARSER), false, "locked down",
-			   "%s not found beside airlock or installed", PARSER_PROGRAM);
+		check_add(&r->checks, ID(PARSER), false, "locked down", program);
 		return;
 	}
 	if (parser_start(program, 65536, &p, &err) < 0) {

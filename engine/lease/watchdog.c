@@ -300,6 +300,12 @@ lease_new(lease_fail_fn on_fail, void *ctx)
 }
 
 int
+lease_program(const char *exe, char *out, size_t cap)
+{
+	return self_exe_program(exe, WATCHDOG_PROGRAM, out, cap);
+}
+
+int
 lease_spawn(const char *exe, const char *socket_path, const char *container_id,
 	    lease_fail_fn on_fail, void *ctx, struct lease **out, struct al_err *err)
 {
@@ -316,10 +322,10 @@ lease_spawn(const char *exe, const char *socket_path, const char *container_id,
 		return al_fail(err, "watchdog: cannot create the lease socket: %s", strerror(why));
 	}
 	l->fd = sv[0];
-	if (self_exe_program(exe, WATCHDOG_PROGRAM, prog, sizeof prog) < 0) {
+	if (lease_program(exe, prog, sizeof prog) < 0) {
 		close(sv[1]);
 		lease_free(l);
-		return al_fail(err, "watchdog: program %s not found", WATCHDOG_PROGRAM);
+		return al_fail(err, "watchdog: %s", prog);
 	}
 	pid = spawn_watchdog(prog, socket_path, container_id, sv[1], &why);
 	close(sv[1]);

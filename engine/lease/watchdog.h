@@ -77,6 +77,11 @@ struct lease_status {
  * (on_fail is not called for that: the caller ends the session).
  * lease_arm is the two in one.
  */
+/*
+ * The watchdog program for exe as lease_spawn finds it: 0 with its path in
+ * out, or -1 with where it was looked for in out (self_exe_program).
+ */
+int lease_program(const char *exe, char *out, size_t cap);
 int lease_spawn(const char *exe, const char *socket_path, const char *container_id,
 		lease_fail_fn on_fail, void *ctx, struct lease **out, struct al_err *err);
 int lease_wait_ready(struct lease *l, struct al_err *err);

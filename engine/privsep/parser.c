@@ -4,7 +4,6 @@
 #include "mcp_digest.h"
 #include "parse_wire.h"
 #include "self_exe.h"
-#include "airlock-config.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -185,8 +184,7 @@ parser_start_beside(const char *exe, size_t frame_bytes, struct parser **out,
 
 	*out = NULL;
 	if (parser_program(exe, program, sizeof program) < 0)
-		return al_fail(err, "parser: program %s not found beside airlock or in %s",
-			       PARSER_PROGRAM, AIRLOCK_LIBEXECDIR);
+		return al_fail(err, "parser: %s", program);
 	return parser_start(program, frame_bytes, out, err);
 }
 

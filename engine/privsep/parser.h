@@ -61,7 +61,8 @@ enum parser_verdict {
 /*
  * The parser program beside exe (a build tree, or a package that installs
  * both in one directory; NULL: beside this process), else the installed
- * one. 0 with its path in out, or -1.
+ * one. 0 with its path in out, or -1 with where it was looked for in out
+ * (self_exe_program).
  */
 int parser_program(const char *exe, char *out, size_t cap);
 

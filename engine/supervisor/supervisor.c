@@ -7,6 +7,7 @@
 #include "supervisor.h"
 #include "supervisor_int.h"
 
+#include <limits.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <pwd.h>
@@ -24,9 +25,11 @@
 #include "docker.h"
 #include "err.h"
 #include "journal.h"
+#include "parser.h"
 #include "preflight.h"
 #include "profile.h"
 #include "reaper.h"
+#include "watchdog.h"
 
 /* Bounded copy; a longer source is cut (every source is a name or fixed word). */
 void
@@ -249,6 +252,22 @@ arenas_for_sessions(void)
 	mallopt(M_ARENA_MAX, cores < 2 ? 2 : cores > 8 ? 8 : (int)cores);
 }
 
+/*
+ * Every session needs its watchdog and its parser: an engine that cannot
+ * find them refuses to start, saying where it looked, rather than end
+ * each session it launches.
+ */
+static int
+helpers_found(const char *exe, struct al_err *err)
+{
+	char path[PATH_MAX];
+
+	if (lease_program(exe, path, sizeof path) < 0 || parser_program(exe, path, sizeof path) < 0)
+		return al_fail(err, "supervisor: %s (install airlock whole, with meson install, or "
+			       "run the airlock of its build tree)", path);
+	return 0;
+}
+
 int
 supervisor_open(const struct supervisor_options *o, struct supervisor **out,
 		struct reap_report *reaped, struct al_err *err)
@@ -259,6 +278,8 @@ supervisor_open(const struct supervisor_options *o, struct supervisor **out,
 	arenas_for_sessions();
 	if (!o->audit)
 		return al_fail(err, "supervisor: an audit log is required");
+	if (helpers_found(o->watchdog_exe, err) < 0)
+		return -1;
 	s = calloc(1, sizeof *s);
 	if (!s)
 		return al_fail(err, "supervisor: out of memory");

@@ -343,4 +343,21 @@ done
 check "man page synopsis has nothing else" \
 	[ "$(grep -c '^airlock [a-z]' "$work/synopsis")" = "$("$airlock" --help | grep -E '^  [a-z]+ ' | grep -v '^  airlock ' | grep -vc ' internal: ')" ]
 
+# --- an airlock copied alone: serve refuses before it listens, saying where it looked ---
+# Its helpers are neither beside it nor (in a mount namespace of its own,
+# with an empty libexecdir over any installed copy) in libexecdir.
+libexec=$(sed -n 's/^#define AIRLOCK_LIBEXECDIR "\(.*\)"$/\1/p' "$(dirname "$airlock")/airlock-config.h")
+mkdir -p "$work/alone" && cp "$airlock" "$work/alone/airlock"
+rc=0
+unshare -r -m sh -c '[ ! -d "$1" ] || mount -t tmpfs tmpfs "$1" || exit 99
+	[ ! -e "$1/airlock-watchdog" ] || exit 98; shift; exec "$@"' _ "$libexec" \
+	timeout 20 "$work/alone/airlock" serve --socket "$work/alone.sock" --audit "$work/alone.db" \
+	>"$work/out" 2>"$work/err" </dev/null || rc=$?
+check "libexecdir known ($libexec) and emptied for the lone copy" \
+	bash -c '[ -n "$1" ] && [ "$2" -lt 98 ]' _ "$libexec" "$rc"
+check "serve of a lone copy: refused (exit 3), naming the watchdog and both places" \
+	bash -c '[ "$1" = 3 ] && grep -qxF "airlock serve: supervisor: airlock-watchdog is neither beside $2 nor in $3 (install airlock whole, with meson install, or run the airlock of its build tree)" "$4"' \
+	_ "$rc" "$work/alone/airlock" "$libexec" "$work/err"
+check "... and its socket is gone" [ ! -e "$work/alone.sock" ]
+
 summary
