@@ -679,8 +679,8 @@ connect_engine(struct ctl *c)
 
 	if (c->o.n[OPT_SOCKET])
 		snprintf(path, sizeof path, "%s", c->o.values[OPT_SOCKET][0]);
-	else if (control_socket_default(path, sizeof path, &err) < 0)
-		return cli_fail(c->o.json, "ctl", "%s", err.msg);
+	else
+		control_socket_dial(path, sizeof path);
 	c->fd = control_connect(path, &err);
 	if (c->fd < 0)
 		return cli_fail(c->o.json, "ctl", "%s", err.msg);

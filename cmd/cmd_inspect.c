@@ -183,8 +183,8 @@ engine_detail(const char *socket, const char *session, struct session_detail *d,
 	err->msg[0] = '\0';
 	if (socket)
 		snprintf(path, sizeof path, "%s", socket);
-	else if (control_socket_default(path, sizeof path, err) < 0)
-		return -1;
+	else
+		control_socket_dial(path, sizeof path);
 	fd = control_connect(path, err);
 	if (fd < 0)
 		return -1;

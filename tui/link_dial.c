@@ -144,10 +144,8 @@ link_dial(const struct link_target *r, pid_t *pid, char *why, size_t cap)
 	}
 	if (r->path[0])
 		snprintf(path, sizeof path, "%s", r->path);
-	else if (control_socket_default(path, sizeof path, &err) < 0) {
-		snprintf(why, cap, "%.150s", err.msg);
-		return -1;
-	}
+	else
+		control_socket_dial(path, sizeof path);
 	fd = control_connect(path, &err);
 	if (fd < 0)
 		snprintf(why, cap, "%.150s", err.msg);

@@ -49,11 +49,23 @@
  */
 #define CONTROL_AUDIT_BACKLOG_MAX 256
 
+/* The system engine's socket (docs/airlock.service). */
+#define CONTROL_SOCKET_SYSTEM "/run/airlock/engine.sock"
+
 /*
- * The default socket: /run/airlock/engine.sock as root, else
+ * Where serve listens by default: CONTROL_SOCKET_SYSTEM as root, else
  * $XDG_RUNTIME_DIR/airlock/engine.sock. -1 when neither applies.
  */
 int control_socket_default(char *out, size_t cap, struct al_err *err);
+
+/*
+ * Where a client (ctl, a console, inspect) connects when no socket is
+ * named: as root, CONTROL_SOCKET_SYSTEM; else its user's own engine's
+ * socket ($XDG_RUNTIME_DIR/airlock/engine.sock) when one is there, else
+ * the system engine's. An on-call operator in the operate or view group
+ * reaches the service without naming it.
+ */
+void control_socket_dial(char *out, size_t cap);
 
 /*
  * The default socket's directory, made when missing and set again at every

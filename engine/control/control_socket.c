@@ -18,7 +18,7 @@ control_socket_default(char *out, size_t cap, struct al_err *err)
 	const char *xdg = getenv("XDG_RUNTIME_DIR");
 
 	if (geteuid() == 0)
-		snprintf(out, cap, "/run/airlock/engine.sock");
+		snprintf(out, cap, "%s", CONTROL_SOCKET_SYSTEM);
 	else if (xdg && xdg[0] == '/')
 		snprintf(out, cap, "%s/airlock/engine.sock", xdg);
 	else
@@ -26,6 +26,17 @@ control_socket_default(char *out, size_t cap, struct al_err *err)
 	if (strlen(out) >= sizeof(((struct sockaddr_un *)0)->sun_path))
 		return al_fail(err, "socket path too long: %s", out);
 	return 0;
+}
+
+void
+control_socket_dial(char *out, size_t cap)
+{
+	struct al_err err;
+	struct stat st;
+
+	if (geteuid() == 0 || control_socket_default(out, cap, &err) < 0 ||
+	    lstat(out, &st) < 0 || !S_ISSOCK(st.st_mode))
+		snprintf(out, cap, "%s", CONTROL_SOCKET_SYSTEM);
 }
 
 /* dir, opened without following a symlink: ours and a directory, or -1. */
