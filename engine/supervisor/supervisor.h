@@ -139,19 +139,23 @@ size_t supervisor_stop_all(struct supervisor *s);
  * are written by the supervisor's own thread. *targets gets the count.
  */
 /*
- * A cutover naming a tool that no config the engine holds has (a held
- * session's, ended or not) and that does not stand revoked is refused
- * with these words, before any revision; so is one naming a session that
- * supervisor_session_id does not find (its words). Every client gets the
- * same refusal: ctl and attached consoles through the control op, the
- * console in this process through its link.
+ * A cutover (revoke, restore, hold, grant) may name a catalog tool or an
+ * alias, acted on as the catalog tool it maps to. One naming neither in
+ * any config the engine holds (a held session's, ended or not), and no
+ * tool that stands revoked, is refused with E_TOOL before any revision;
+ * one naming an alias that two configs map to different tools with
+ * E_ALIAS; one naming a session that supervisor_session_id does not find
+ * with its words. Every client gets the same refusal: ctl and attached
+ * consoles through the control op, the console in this process through
+ * its link.
  */
 #define SUPERVISOR_E_TOOL	"no config this engine holds has a tool '%s'"
+#define SUPERVISOR_E_ALIAS	"'%s' is an alias of %s in one config this engine holds " \
+				"and of %s in another: name the catalog tool"
 /*
  * Held calls (ctl hold, issue 43 item 1): a hold is a cutover like a
  * revoke (op CUTOVER_HOLD; a restore lifts it, a revoke revokes it; on
- * every session it stands for sessions started later), and tool may also
- * be an alias some config has, held as its catalog tool. A held call
+ * every session it stands for sessions started later). A held call
  * waits (supervisor_hold.c) until an operator decides, its config's
  * bounds.hold_timeout passes (denied hold_timeout), its gate no longer
  * holds the tool (decided by the gate again) or the engine or its session
@@ -243,8 +247,10 @@ int supervisor_freeze(struct supervisor *s, bool frozen, const struct snap_autho
 size_t supervisor_quarantine(struct supervisor *s, bool on, const char *const *ids, size_t n_ids,
 			     const struct snap_author *by, char (*done)[SNAP_ID_MAX], size_t cap);
 /*
- * The live sessions whose gateway decided a call of catalog tool within
- * the last within_ms (quarantine.h), into out (up to cap): how many.
+ * The live sessions whose gateway decided a call of tool within the last
+ * within_ms (quarantine.h), into out (up to cap): how many. tool is a
+ * catalog tool, or an alias: in each session, the tool its config maps
+ * the alias to.
  */
 size_t supervisor_called_within(struct supervisor *s, const char *tool, int64_t within_ms,
 				char (*out)[SNAP_ID_MAX], size_t cap);

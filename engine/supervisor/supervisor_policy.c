@@ -574,39 +574,48 @@ tool_known(const struct supervisor *s, const char *tool)
 }
 
 /*
- * Under s->lock: a hold may name an alias: the catalog tool the first held
- * config that has the alias maps it to, into out (SNAP_NAME_MAX).
+ * Under s->lock: the catalog tool alias names in the held configs, into
+ * out (SNAP_NAME_MAX). 1 when found, 0 when no config has the alias, -1
+ * (err) when two configs map it to different tools: a cutover by the
+ * alias would then act on one of them only.
  */
-static bool
-alias_tool(const struct supervisor *s, const char *alias, char *out)
+static int
+alias_tool(const struct supervisor *s, const char *alias, char *out, struct al_err *err)
 {
+	const char *tool = NULL, *t;
 	size_t i;
-	int t;
+	int k;
 
-	for (i = 0; i < s->n_slots; i++)
-		if ((t = config_alias_tool(s->slots[i]->cfg, alias)) >= 0) {
-			sup_copy_word(out, SNAP_NAME_MAX, s->slots[i]->cfg->tools[t].name);
-			return true;
-		}
-	return false;
+	for (i = 0; i < s->n_slots; i++) {
+		if ((k = config_alias_tool(s->slots[i]->cfg, alias)) < 0)
+			continue;
+		t = s->slots[i]->cfg->tools[k].name;
+		if (tool && strcmp(tool, t) != 0)
+			return al_fail(err, SUPERVISOR_E_ALIAS, alias, tool, t);
+		tool = t;
+	}
+	if (tool)
+		sup_copy_word(out, SNAP_NAME_MAX, tool);
+	return tool != NULL;
 }
 
 /*
- * What a cutover may name: a tool some config has (refused with the same
- * words for every client: ctl, attached and local consoles), and sessions
- * held, each by its id or a unique prefix, into to[] as whole ids.
+ * What a cutover may name: a tool some config has, or an alias of one
+ * (acted on as that catalog tool, into named), refused with the same words
+ * for every client (ctl, attached and local consoles); and sessions held,
+ * each by its id or a unique prefix, into to[] as whole ids.
  */
 static int
-cutover_names(struct supervisor *s, const char *tool, char *named, bool hold,
-	      const char *const *ids, size_t n_ids, char (*to)[SNAP_ID_MAX], struct al_err *err)
+cutover_names(struct supervisor *s, const char *tool, char *named, const char *const *ids,
+	      size_t n_ids, char (*to)[SNAP_ID_MAX], struct al_err *err)
 {
-	int rc;
+	int rc = 0;
 
 	pthread_mutex_lock(&s->lock);
 	sup_copy_word(named, SNAP_NAME_MAX, tool);
-	if (!tool_known(s, tool) && !(hold && alias_tool(s, tool, named)))
+	if (!tool_known(s, tool) && (rc = alias_tool(s, tool, named, err)) == 0)
 		rc = al_fail(err, SUPERVISOR_E_TOOL, tool);
-	else
+	if (rc >= 0)
 		rc = ids ? sup_pick_ids(s, ids, n_ids, to, err) : 0;
 	pthread_mutex_unlock(&s->lock);
 	return rc;
@@ -726,8 +735,7 @@ cutover_by(struct supervisor *s, enum cutover_op op, const char *tool,
 		return al_fail(err, "cutover: more than %d sessions named", SUPERVISOR_SESSIONS_MAX);
 	if (ids && !(nm = calloc(1, sizeof *nm)))
 		return al_fail(err, "out of memory");
-	rc = cutover_names(s, tool, named, op == CUTOVER_HOLD, ids, n_ids, nm ? nm->id : NULL,
-			   err);
+	rc = cutover_names(s, tool, named, ids, n_ids, nm ? nm->id : NULL, err);
 	for (i = 0; nm && i < n_ids; i++)
 		nm->p[i] = nm->id[i];
 	if (rc == 0)

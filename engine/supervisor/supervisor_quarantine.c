@@ -278,14 +278,16 @@ supervisor_called_within(struct supervisor *s, const char *tool, int64_t within_
 	int64_t now = clock_mono_ms();
 	struct slot *sl;
 	size_t i, t, n = 0;
+	int alias;
 
 	pthread_mutex_lock(&s->lock);
 	for (i = 0; i < s->n_slots && n < cap; i++) {
 		sl = s->slots[i];
 		if (sl->ended)
 			continue;
+		alias = config_alias_tool(sl->cfg, tool);	/* the tool its alias names here */
 		for (t = 0; t < sl->cfg->n_tools && t < SNAP_TOOLS_MAX; t++)
-			if (strcmp(sl->cfg->tools[t].name, tool) == 0 &&
+			if ((strcmp(sl->cfg->tools[t].name, tool) == 0 || (int)t == alias) &&
 			    quarantine_called_within(sl->row.counters.last_call_ms[t], now,
 						     within_ms)) {
 				memcpy(out[n++], sl->id, SNAP_ID_MAX);

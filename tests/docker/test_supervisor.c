@@ -56,6 +56,7 @@ struct cfg_spec {
 	const char *image;	/* NULL: the agent image */
 	const char *payload;	/* NULL: the canary payload */
 	const char *upstream;	/* NULL: the fixture upstream */
+	const char *save_to;	/* the tool the alias "save" names (NULL: "store") */
 };
 
 static void
@@ -78,12 +79,13 @@ make_config(struct airlock_config *c, const char *sink, const struct cfg_spec *s
 		 "   \"response_ceiling\": \"confidential\"},"
 		 "  \"post\": {\"upstream\": \"board\", \"remote\": \"publish\", \"data_class\": \"public\","
 		 "   \"sink_ceiling\": \"public\", \"response_ceiling\": \"public\"}},"
-		 " \"aliases\": {\"save\": \"store\"%s},"
+		 " \"aliases\": {\"save\": \"%s\"%s},"
 		 " \"initial\": {\"class\": \"confidential\", \"file\": \"%s\"}}",
 		 sp->image ? sp->image : seam_env("AIRLOCK_AGENT_IMAGE"), sp->mode,
 		 sp->upstream ? sp->upstream : seam_env("AIRLOCK_UPSTREAM"), sink,
 		 sp->vault_mode ? sp->vault_mode : "echo", sp->timeout_ms ? sp->timeout_ms : 10000,
-		 work, seam_env("AIRLOCK_UPSTREAM"), sink, work, sp->no_publish ? "" : ", \"publish\": \"post\"",
+		 work, seam_env("AIRLOCK_UPSTREAM"), sink, work, sp->save_to ? sp->save_to : "store",
+		 sp->no_publish ? "" : ", \"publish\": \"post\"",
 		 sp->payload ? sp->payload : payload);
 	root = json_loads(text, 0, NULL);
 	config_init(c);
@@ -538,6 +540,64 @@ policy_by(const char *session, const char *rule, int64_t revision, const char *b
 	return seam_audit_rows(db, "session_id='%s' and type='policy' and tool='store' and rule='%s'"
 			       " and revision=%lld and decision='applied' and detail like '%%\"by\":\"%s\"%%'",
 			       session, rule, (long long)revision, by);
+}
+
+/*
+ * A cutover may name an alias, as an operator sees it in the pending list:
+ * a revoke of "save" revokes the catalog tool store (its calls denied at
+ * that revision, the policy entry naming store), a restore of "save"
+ * gives it back, and quarantine's --called finds the session that called
+ * it. Once a second config maps "save" to another tool, a cutover by the
+ * alias is refused with both tools named, before any revision.
+ */
+static void
+test_cutover_alias(void **state)
+{
+	static struct airlock_config cfg[2];
+	char ids[2][SNAP_ID_MAX], sink[2][160], called[2][SNAP_ID_MAX];
+	struct supervisor *s = open_supervisor();
+	struct al_err err;
+	int64_t rev, rev_restore, after;
+	size_t lines;
+	int tries;
+
+	(void)state;
+	loop_configs(cfg, sink, 1, "alias");
+	snprintf(sink[1], sizeof sink[1], "%s/alias-post.sink", work);
+	make_config(&cfg[1], sink[1], &(struct cfg_spec){ .mode = "loop", .save_to = "post" });
+	start_looping(s, &cfg[0], ids[0], sink[0]);
+
+	assert_int_equal(supervisor_cutover(s, CUTOVER_REVOKE, "save", NULL, 0, &rev, NULL, &err), 0);
+	assert_non_null(wait_event(s, SUPERVISOR_EVENT_CUTOVER_ACK, ids[0], rev, 5000));
+	assert_false(tool_of(s, ids[0], "store").allowed);
+	for (tries = 0; tries < 200 && calls_with(ids[0], "store", "denied", "revoked", rev) < 2;
+	     tries++)
+		usleep(50 * 1000);
+	assert_true(calls_with(ids[0], "store", "denied", "revoked", rev) >= 2);
+	assert_int_equal(seam_audit_rows(db, "session_id='%s' and type='policy' and tool='store' and"
+					 " revision=%lld and decision='applied'", ids[0], (long long)rev), 1);
+	assert_int_equal(supervisor_called_within(s, "save", 60000, called, 2), 1);
+	assert_string_equal(called[0], ids[0]);
+	assert_int_equal(supervisor_called_within(s, "nosuch", 60000, called, 2), 0);
+
+	lines = seam_lines(sink[0]);
+	assert_int_equal(supervisor_cutover(s, CUTOVER_RESTORE, "save", NULL, 0, &rev_restore, NULL,
+					    &err), 0);
+	assert_non_null(wait_event(s, SUPERVISOR_EVENT_CUTOVER_ACK, ids[0], rev_restore, 5000));
+	assert_true(tool_of(s, ids[0], "store").allowed);
+	assert_true(wait_lines(sink[0], lines + 1, 20000));	/* its calls reach store again */
+
+	start(s, &cfg[1], ids[1]);
+	after = row_of(s, ids[0]).revision;
+	assert_int_equal(supervisor_cutover(s, CUTOVER_REVOKE, "save", NULL, 0, &rev, NULL, &err), -1);
+	assert_string_equal(err.msg, "'save' is an alias of store in one config this engine holds "
+			    "and of post in another: name the catalog tool");
+	assert_int_equal(row_of(s, ids[0]).revision, after);	/* no revision was posted */
+	assert_true(tool_of(s, ids[0], "store").allowed);
+	assert_int_equal(supervisor_shutdown(s), 0);
+	supervisor_close(s);
+	config_free(&cfg[0]);
+	config_free(&cfg[1]);
 }
 
 /*
@@ -1553,6 +1613,7 @@ main(void)
 		cmocka_unit_test(test_force_stop_in_flight),
 		cmocka_unit_test(test_not_applicable),
 		cmocka_unit_test(test_revoke_stands),
+		cmocka_unit_test(test_cutover_alias),
 		cmocka_unit_test(test_grant_calls),
 		cmocka_unit_test(test_grant_time),
 		cmocka_unit_test(test_policy_spans),
