@@ -21,13 +21,14 @@ print_held(const json_t *h)
 {
 	const char *name = ctl_str_of(h, "tool"), *alias = ctl_str_of(h, "alias");
 	bool aliased = strcmp(alias, name) != 0;
-	char tool[160];
+	char tool[160], flow[96];
 
 	snprintf(tool, sizeof tool, "%s%s%s%s", name, aliased ? " (" : "", aliased ? alias : "",
 		 aliased ? ")" : "");
-	printf("%6lld %-24s %-24s %s->%s %8lldB %.12s %6llds %5lld %s%s\n", ctl_int_of(h, "id"),
-	       ctl_str_of(h, "session"), tool, ctl_str_of(h, "session_class"),
-	       ctl_str_of(h, "sink_ceiling"), ctl_int_of(h, "request_bytes"),
+	snprintf(flow, sizeof flow, "%s->%s", ctl_str_of(h, "session_class"),
+		 ctl_str_of(h, "sink_ceiling"));
+	printf("%6lld %-24s %-32s %-28s %8lldB %.12s %6llds %7lld %s%s\n", ctl_int_of(h, "id"),
+	       ctl_str_of(h, "session"), tool, flow, ctl_int_of(h, "request_bytes"),
 	       ctl_str_of(h, "request_hash"), ctl_int_of(h, "waited_ms") / 1000,
 	       ctl_int_of(h, "earlier_calls"), ctl_str_of(h, "held_by"),
 	       json_is_true(json_object_get(h, "declassify")) ? " declassify" : "");
@@ -122,7 +123,8 @@ ctl_pending(struct ctl *c)
 	if (c->o.json && !c->o.n[OPT_FOLLOW])
 		return ctl_done(c, r, "%s", "");
 	if (!c->o.json)
-		printf("%6s %-24s %-24s %s %9s %-12s %7s %5s %s\n", "ID", "SESSION", "TOOL",
+		/* The widths print_held's line has. */
+		printf("%6s %-24s %-32s %-28s %9s %-12s %7s %7s %s\n", "ID", "SESSION", "TOOL",
 		       "CLASS->SINK", "REQUEST", "HASH", "WAITED", "EARLIER", "HELD");
 	print_changes(c, NULL, json_object_get(r, "pending"));
 	while (c->o.n[OPT_FOLLOW]) {
