@@ -6,6 +6,7 @@
 
 #include "app.h"
 #include "grant.h"
+#include "util.h"
 
 #define ASK_ID_MAX	16	/* a session id as a question shows it */
 
@@ -97,12 +98,14 @@ static void
 fanout_flash(struct app *a)
 {
 	const struct fanout *f = &a->fanout;
-	char text[STATUS_TEXT_MAX] = "", pre[SNAP_ENGINE_MAX + 4];
+	char text[STATUS_TEXT_MAX] = "", pre[SNAP_ENGINE_MAX + 4], sep[8];
 	size_t k, n = 0;
 
+	snprintf(sep, sizeof sep, " %s ",
+		 draw_glyph(&(struct ui_model){ .ascii = a->screen.ascii }, GLYPH_DOT));
 	for (k = 0; k < a->n_links && k < FANOUT_MAX && n < sizeof text; k++)
 		if (f->sent[k])
-			n += (size_t)snprintf(text + n, sizeof text - n, "%s%s%s", n ? " · " : "",
+			n += (size_t)snprintf(text + n, sizeof text - n, "%s%s%s", n ? sep : "",
 					      engine_prefix(a, (unsigned)k, pre, sizeof pre),
 					      f->done[k] ? f->part[k] : "waiting");
 	status_flash(&a->status, f->failed, "%s", text);

@@ -156,7 +156,7 @@ header_daemon(const struct host_snapshot *h, char *buf, size_t cap)
 
 /* Attached: each engine, its state and revision ("prod r7 · lab lost, retry 4s"). */
 static const char *
-header_engines(const struct app *a, char *buf, size_t cap)
+header_engines(const struct app *a, const char *dot, char *buf, size_t cap)
 {
 	const struct model *m = &a->model;
 	int64_t now = clock_mono_ms();
@@ -165,7 +165,10 @@ header_engines(const struct app *a, char *buf, size_t cap)
 	buf[0] = '\0';
 	for (i = 0; i < m->n_links && n < cap; i++) {
 		const struct link_status *st = &m->link_st[i];
-		const char *sep = i ? " · " : "";
+		char sep[8] = "";
+
+		if (i)
+			snprintf(sep, sizeof sep, " %s ", dot);
 
 		if (st->state == LINK_UP)
 			n += (size_t)snprintf(buf + n, cap - n, "%s%s r%lld%s", sep, st->name,
@@ -186,7 +189,7 @@ header_engines(const struct app *a, char *buf, size_t cap)
 
 /* " │ pool: 3 ready, 1 warming, 2 discarded", all pools summed; "" with none. */
 static int
-header_pools(const struct supervisor_snapshot *s, char *buf, size_t cap)
+header_pools(const struct supervisor_snapshot *s, const char *bar, char *buf, size_t cap)
 {
 	unsigned long long ready = 0, warming = 0, discarded = 0;
 	size_t i;
@@ -198,7 +201,7 @@ header_pools(const struct supervisor_snapshot *s, char *buf, size_t cap)
 		warming += s->pools[i].warming;
 		discarded += s->pools[i].discarded;
 	}
-	return snprintf(buf, cap, " │ pool%s: %llu ready, %llu warming, %llu discarded",
+	return snprintf(buf, cap, " %s pool%s: %llu ready, %llu warming, %llu discarded", bar,
 			s->n_pools == 1 ? "" : "s", ready, warming, discarded);
 }
 
@@ -208,21 +211,22 @@ header_pools(const struct supervisor_snapshot *s, char *buf, size_t cap)
  * each engine's own.
  */
 static int
-header_frozen(const struct app *a, const struct supervisor_snapshot *s, char *buf, size_t cap)
+header_frozen(const struct app *a, const struct supervisor_snapshot *s, const char *bar,
+	      char *buf, size_t cap)
 {
 	const struct model *m = &a->model;
 	size_t i;
 	int n = 0, w;
 
 	if (m->n_links <= 1)
-		return s->frozen ? snprintf(buf, cap, "FROZEN since r%lld by %s │ ",
-					    (long long)s->frozen_revision, s->frozen_by.user) : 0;
+		return s->frozen ? snprintf(buf, cap, "FROZEN since r%lld by %s %s ",
+					    (long long)s->frozen_revision, s->frozen_by.user, bar) : 0;
 	for (i = 0; i < m->n_links && (size_t)n < cap; i++) {
 		if (!m->per[i].frozen)
 			continue;
-		w = snprintf(buf + n, cap - (size_t)n, "FROZEN %s since r%lld by %s │ ",
+		w = snprintf(buf + n, cap - (size_t)n, "FROZEN %s since r%lld by %s %s ",
 			     m->engine_names[i], (long long)m->per[i].frozen_revision,
-			     m->per[i].frozen_by.user);
+			     m->per[i].frozen_by.user, bar);
 		n += w > 0 ? w : 0;
 	}
 	return n;
@@ -232,37 +236,39 @@ static void
 header_text(const struct app *a, const struct ui_model *m, char *buf, size_t cap)
 {
 	const struct supervisor_snapshot *s = m->snap;
+	const char *bar = draw_glyph(m, GLYPH_VLINE);
 	char clock[DRAW_FMT_MAX], daemon[SNAP_WORD_MAX + 16], engines[256];
 	size_t i, running = 0;
 	int n;
 
 	for (i = 0; i < s->n; i++)
 		running += s->rows[i].state == SESSION_STATE_RUNNING;
-	n = snprintf(buf, cap, " airlock │ ");
+	n = snprintf(buf, cap, " airlock %s ", bar);
 	/* First, where no width cuts it: every call is being denied, or some wait. */
-	n += header_frozen(a, s, buf + n, cap - (size_t)n);
+	n += header_frozen(a, s, bar, buf + n, cap - (size_t)n);
 	if (a->model.n_pending > 0)
-		n += snprintf(buf + n, cap - (size_t)n, "%zu HELD │ ", a->model.n_pending);
+		n += snprintf(buf + n, cap - (size_t)n, "%zu HELD %s ", a->model.n_pending, bar);
 	if (a->attached)
-		n += snprintf(buf + n, cap - (size_t)n, "%s │ %zu session%s (%zu running) │ %s",
-			      header_engines(a, engines, sizeof engines), s->n, s->n == 1 ? "" : "s",
-			      running, s->audit_failures ? "audit FAIL" : "audit ok");
+		n += snprintf(buf + n, cap - (size_t)n, "%s %s %zu session%s (%zu running) %s %s",
+			      header_engines(a, draw_glyph(m, GLYPH_DOT), engines, sizeof engines),
+			      bar, s->n, s->n == 1 ? "" : "s", running, bar,
+			      s->audit_failures ? "audit FAIL" : "audit ok");
 	else
 		n += snprintf(buf + n, cap - (size_t)n,
-			      "%s %s │ %zu session%s (%zu running) │ rev %lld │ %s",
-			      header_daemon(&a->model.host, daemon, sizeof daemon), a->runtime,
-			      s->n, s->n == 1 ? "" : "s", running, (long long)s->revision,
+			      "%s %s %s %zu session%s (%zu running) %s rev %lld %s %s",
+			      header_daemon(&a->model.host, daemon, sizeof daemon), a->runtime, bar,
+			      s->n, s->n == 1 ? "" : "s", running, bar, (long long)s->revision, bar,
 			      s->audit_failures ? "audit FAIL" : "audit ok");
 	if (n > 0 && (size_t)n < cap)
-		n += header_pools(s, buf + n, cap - (size_t)n);
+		n += header_pools(s, bar, buf + n, cap - (size_t)n);
 	if (n > 0 && (size_t)n < cap && s->containers_left)
-		n += snprintf(buf + n, cap - (size_t)n, " │ %zu container%s left",
+		n += snprintf(buf + n, cap - (size_t)n, " %s %zu container%s left", bar,
 			      s->containers_left, s->containers_left == 1 ? "" : "s");
 	if (n > 0 && (size_t)n < cap && s->events_dropped)
-		n += snprintf(buf + n, cap - (size_t)n, " │ %llu events dropped",
+		n += snprintf(buf + n, cap - (size_t)n, " %s %llu events dropped", bar,
 			      (unsigned long long)s->events_dropped);
 	if (n > 0 && (size_t)n < cap && a->model.read_only)
-		n += snprintf(buf + n, cap - (size_t)n, " │ READ-ONLY");
+		n += snprintf(buf + n, cap - (size_t)n, " %s READ-ONLY", bar);
 	if (n > 0 && (size_t)n < cap)
 		snprintf(buf + n, cap - (size_t)n, "  %s", draw_fmt_clock(clock, m->now_ms));
 }
@@ -514,8 +520,9 @@ display_quitting(struct screen *s, size_t live)
 {
 	char text[96];
 
-	snprintf(text, sizeof text, "stopping %zu session%s and removing their containers…", live,
-		 live == 1 ? "" : "s");
+	snprintf(text, sizeof text, "stopping %zu session%s and removing their containers%s", live,
+		 live == 1 ? "" : "s",
+		 draw_glyph(&(struct ui_model){ .ascii = s->ascii }, GLYPH_DOTS));
 	status_now(s, UI_COLOR_ALERT, text);
 }
 

@@ -30,7 +30,8 @@
 	_(CROSS,  "✗", "x") \
 	_(UP,     "▲", "^") \
 	_(DOWN,   "▼", "v") \
-	_(DOTS,   "…", "...")
+	_(DOTS,   "…", "...") \
+	_(DOT,    "·", "-")
 
 enum draw_glyph {
 #define DRAW_GLYPH_ENUM(e, utf8, ascii) GLYPH_##e,

@@ -126,6 +126,13 @@ check "…and the header drops STALE once the engine answers (no rows is fresh t
 sleep 3	# past the 1.5 s after which a snapshot not renewed is marked stale
 check "…and stays fresh" eval '! screen idle | grep -q STALE'
 tm_close idle
+# The same where the locale is not UTF-8 (an operator's `su -`): ASCII only.
+console_env=LANG=C console idle-c --connect "$work/idle.sock"
+check "LANG=C: the header in ASCII (' airlock | idle r0 | 0 sessions')" \
+	wait_re idle-c "^ airlock [|] idle r0 [|] 0 sessions" 20
+check "…and no glyph it cannot show in it (no '?', no '│')" eval '! screen idle-c | head -1 | grep -qE "[?│]"'
+tm_close idle-c
+console_env=
 kill "$pid_idle" && wait "$pid_idle"
 
 # --- two consoles on engine a ---------------------------------------------------
