@@ -240,10 +240,23 @@ print_session(const json_t *r)
 	printf("%-24s %-12s %8llds %6lld %6lld %8lld  %.12s", ctl_str_of(r, "id"), ctl_str_of(r, "state"),
 	       ctl_int_of(r, "uptime_ms") / 1000, ctl_int_of(n, "allowed"), ctl_int_of(n, "denied"),
 	       ctl_int_of(r, "revision"), ctl_str_of(r, "container"));
-	/* A held session says so last, with its pause: the columns before stay as they were. */
+	/*
+	 * Last, so the columns before stay as they were: a held session's
+	 * pause; an ended one's end, and where a failure stopped it (the
+	 * refusing check, or the step and the engine's or daemon's words).
+	 */
 	if (json_is_true(json_object_get(q, "on")))
 		printf("  quarantined (%s) by %s", ctl_str_of(q, "pause"),
 		       ctl_str_of(json_object_get(q, "by"), "by"));
+	if (json_object_get(r, "end")) {
+		printf("  %s", ctl_str_of(r, "end"));
+		if (*ctl_str_of(r, "refused_check"))
+			printf(", refused by %s", ctl_str_of(r, "refused_check"));
+		if (*ctl_str_of(r, "reason"))	/* it names the step: "create: docker: …" */
+			printf(": %s", ctl_str_of(r, "reason"));
+		else if (*ctl_str_of(r, "failed_step"))
+			printf(" at %s", ctl_str_of(r, "failed_step"));
+	}
 	printf("\n");
 }
 

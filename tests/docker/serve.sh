@@ -455,6 +455,16 @@ ctl restore --flow 'confidential>public' --all >/dev/null
 check "store restored on every session: its sink grows again" grows "$work/c/vault.sink" "$sink3"
 box3() { "$DOCKER" ps -q --filter label=io.airlock.managed=1 --filter "label=io.airlock.owner-pid=$engine3"; }
 check "its container runs" [ -n "$(box3)" ]
+# A session whose image is gone: its line in ctl sessions says how it ended and the daemon's words.
+sed "s/\"image\": \"[^\"]*\"/\"image\": \"sha256:$(printf '%064d' 1)\"/" "$work/c/config.json" \
+	>"$work/missing.json"
+sid_missing=$(ctl start "$work/missing.json" 2>"$work/start_missing.err" | awk '{ print $NF }')
+ended_line() {
+	[ -n "$sid_missing" ] && ctl sessions | grep -F "$sid_missing" |
+		grep -qE " ended +.*  container_failed: create: docker: .*No such image"
+}
+check "ctl sessions: a session whose image is gone ends its line 'container_failed: create: docker: … No such image'" \
+	until3 ended_line
 printf '{"profile": 3}\n' >"$work/bad.json"
 rc=0; "$airlock" serve --socket "$work/other.sock" --audit "$work/other.db" --config "$work/bad.json" \
 	2>"$work/serve_bad.err" </dev/null || rc=$?
