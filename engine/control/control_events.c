@@ -140,13 +140,28 @@ log_hold_event(struct control_server *cs, const struct supervisor_event *e)
 	}
 }
 
+/*
+ * A session's end; one that is not normal says where it stopped, in its
+ * row's words (fixed text, names, the daemon's message: never payload),
+ * so that the journal answers "why" without a console.
+ */
+static void
+log_end(struct control_server *cs, const struct supervisor_event *e)
+{
+	struct session_detail *d = e->alert ? calloc(1, sizeof *d) : NULL;
+	const char *why = d && supervisor_detail(cs->o.sup, e->session, d) == 0 ? d->row.reason : "";
+
+	cs_say(cs, "session %s ended %s%s%s%s%s", e->session, session_end_id(e->end),
+	    e->check[0] ? ", refused by " : "", e->check, why[0] ? ": " : "", why);
+	free(d);
+}
+
 static void
 log_event(struct control_server *cs, const struct supervisor_event *e)
 {
 	switch (e->kind) {
 	case SUPERVISOR_EVENT_END:
-		cs_say(cs, "session %s ended %s%s%s", e->session, session_end_id(e->end),
-		    e->check[0] ? ", refused by " : "", e->check);
+		log_end(cs, e);
 		break;
 	case SUPERVISOR_EVENT_CUTOVER:
 		cs->counts.cutovers++;

@@ -465,6 +465,9 @@ ended_line() {
 }
 check "ctl sessions: a session whose image is gone ends its line 'container_failed: create: docker: … No such image'" \
 	until3 ended_line
+check "…and serve's log says the same of its end" until3 grep -qE \
+	"^airlock serve: session $sid_missing ended container_failed: create: docker: POST /containers/create: HTTP 404: No such image: sha256:0{63}1$" \
+	"$work/serve3.err"
 printf '{"profile": 3}\n' >"$work/bad.json"
 rc=0; "$airlock" serve --socket "$work/other.sock" --audit "$work/other.db" --config "$work/bad.json" \
 	2>"$work/serve_bad.err" </dev/null || rc=$?
