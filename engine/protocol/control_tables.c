@@ -589,47 +589,47 @@ decode(const struct codec_table *t, const json_t *v, void *obj)
 	return json_is_object(v) ? codec_decode(t, v, obj) : -1;
 }
 
-json_t *
-control_row_json(const struct session_row *r)
-{
-	return codec_encode(&row_table, r);
-}
+/*
+ * Each message's public names, from its table: control_NAME_json (a new
+ * object) or control_NAME_into (fields set into a reply), and
+ * control_NAME_from_json (control.h says what each returns).
+ */
+#define ENCODER(name, type, table) \
+	json_t * \
+	control_##name##_json(const struct type *x) \
+	{ \
+		return codec_encode(&(table), x); \
+	}
+#define ENCODER_INTO(name, type, table) \
+	int \
+	control_##name##_into(const struct type *x, json_t *reply) \
+	{ \
+		return codec_encode_into(&(table), x, reply); \
+	}
+#define DECODER(name, type, table) \
+	int \
+	control_##name##_from_json(const json_t *v, struct type *x) \
+	{ \
+		return decode(&(table), v, x); \
+	}
 
-json_t *
-control_snapshot_json(const struct supervisor_snapshot *s)
-{
-	return codec_encode(&snapshot_table, s);
-}
-
-json_t *
-control_detail_json(const struct session_detail *d)
-{
-	return codec_encode(&detail_table, d);
-}
-
-json_t *
-control_upstream_json(const struct upstream_view *u)
-{
-	return codec_encode(&upstream_table, u);
-}
-
-json_t *
-control_event_json(const struct supervisor_event *e)
-{
-	return codec_encode(&event_table, e);
-}
-
-json_t *
-control_host_json(const struct host_snapshot *h)
-{
-	return codec_encode(&host_table, h);
-}
-
-int
-control_row_from_json(const json_t *v, struct session_row *r)
-{
-	return decode(&row_table, v, r);
-}
+ENCODER(row, session_row, row_table)
+ENCODER(snapshot, supervisor_snapshot, snapshot_table)
+ENCODER(detail, session_detail, detail_table)
+ENCODER(upstream, upstream_view, upstream_table)
+ENCODER(event, supervisor_event, event_table)
+ENCODER(host, host_snapshot, host_table)
+ENCODER_INTO(audit, control_audit, audit_table)
+ENCODER_INTO(pending, control_pending, pending_table)
+ENCODER_INTO(timeline, control_timeline, timeline_table)
+DECODER(row, session_row, row_table)
+DECODER(event, supervisor_event, event_table)
+DECODER(detail, session_detail, detail_table)
+DECODER(host, host_snapshot, host_table)
+DECODER(hello, control_hello_msg, hello_table)
+DECODER(audit, control_audit, audit_table)
+DECODER(pending, control_pending, pending_table)
+DECODER(timeline, control_timeline, timeline_table)
 
 int
 control_snapshot_from_json(const json_t *v, struct supervisor_snapshot *s)
@@ -638,60 +638,6 @@ control_snapshot_from_json(const json_t *v, struct supervisor_snapshot *s)
 	if (!json_is_object(v) || !json_is_array(json_object_get(v, "sessions")))
 		return -1;
 	return codec_decode(&snapshot_table, v, s);
-}
-
-int
-control_event_from_json(const json_t *v, struct supervisor_event *e)
-{
-	return decode(&event_table, v, e);
-}
-
-int
-control_detail_from_json(const json_t *v, struct session_detail *d)
-{
-	return decode(&detail_table, v, d);
-}
-
-int
-control_host_from_json(const json_t *v, struct host_snapshot *h)
-{
-	return decode(&host_table, v, h);
-}
-
-int
-control_audit_into(const struct control_audit *a, json_t *reply)
-{
-	return codec_encode_into(&audit_table, a, reply);
-}
-
-int
-control_audit_from_json(const json_t *v, struct control_audit *a)
-{
-	return decode(&audit_table, v, a);
-}
-
-int
-control_pending_into(const struct control_pending *p, json_t *reply)
-{
-	return codec_encode_into(&pending_table, p, reply);
-}
-
-int
-control_pending_from_json(const json_t *v, struct control_pending *p)
-{
-	return decode(&pending_table, v, p);
-}
-
-int
-control_timeline_into(const struct control_timeline *t, json_t *reply)
-{
-	return codec_encode_into(&timeline_table, t, reply);
-}
-
-int
-control_timeline_from_json(const json_t *v, struct control_timeline *t)
-{
-	return decode(&timeline_table, v, t);
 }
 
 json_t *
@@ -703,12 +649,6 @@ control_hello(const char *engine, enum control_role role, uid_t uid, const char 
 	snprintf(h.engine, sizeof h.engine, "%s", engine);
 	snprintf(h.user, sizeof h.user, "%s", user);
 	return codec_encode(&hello_table, &h);
-}
-
-int
-control_hello_from_json(const json_t *v, struct control_hello_msg *h)
-{
-	return decode(&hello_table, v, h);
 }
 
 json_t *
