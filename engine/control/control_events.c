@@ -148,12 +148,12 @@ log_hold_event(struct control_server *cs, const struct supervisor_event *e)
 static void
 log_end(struct control_server *cs, const struct supervisor_event *e)
 {
-	struct session_detail *d = e->alert ? calloc(1, sizeof *d) : NULL;
-	const char *why = d && supervisor_detail(cs->o.sup, e->session, d) == 0 ? d->row.reason : "";
+	struct session_row row;
+	const char *why = e->alert && supervisor_row(cs->o.sup, e->session, &row) == 0 ?
+			  row.reason : "";
 
 	cs_say(cs, "session %s ended %s%s%s%s%s", e->session, session_end_id(e->end),
 	    e->check[0] ? ", refused by " : "", e->check, why[0] ? ": " : "", why);
-	free(d);
 }
 
 static void

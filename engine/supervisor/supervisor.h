@@ -296,6 +296,8 @@ void supervisor_snapshot_free(struct supervisor_snapshot *snap);
 /* One session in depth (both admission reports, timeline). -1: unknown id. */
 int supervisor_detail(struct supervisor *s, const char *session_id,
 		      struct session_detail *out);
+/* Its row alone, as a snapshot would show it now. -1: unknown id. */
+int supervisor_row(struct supervisor *s, const char *session_id, struct session_row *out);
 
 /*
  * The wake descriptor becomes readable when the snapshot generation

@@ -152,6 +152,30 @@ report_out(struct admission_report *out, const struct admission_report *kept)
 		memcpy(out->items, kept->items, kept->n * sizeof kept->items[0]);
 }
 
+/* Under s->lock: the slot of session_id with its row as of now in out, or NULL. */
+static struct slot *
+row_of(struct supervisor *s, const char *session_id, struct session_row *out)
+{
+	struct slot *sl = sup_find(s, session_id);
+
+	if (sl) {
+		*out = sl->row;
+		row_live(sl, out, clock_mono_ms());
+	}
+	return sl;
+}
+
+int
+supervisor_row(struct supervisor *s, const char *session_id, struct session_row *out)
+{
+	struct slot *sl;
+
+	pthread_mutex_lock(&s->lock);
+	sl = row_of(s, session_id, out);
+	pthread_mutex_unlock(&s->lock);
+	return sl ? 0 : -1;
+}
+
 int
 supervisor_detail(struct supervisor *s, const char *session_id, struct session_detail *out)
 {
@@ -159,13 +183,10 @@ supervisor_detail(struct supervisor *s, const char *session_id, struct session_d
 	size_t i;
 
 	pthread_mutex_lock(&s->lock);
-	sl = sup_find(s, session_id);
-	if (!sl) {
+	if (!(sl = row_of(s, session_id, &out->row))) {
 		pthread_mutex_unlock(&s->lock);
 		return -1;
 	}
-	out->row = sl->row;
-	row_live(sl, &out->row, clock_mono_ms());
 	report_out(&out->first, sl->first);
 	report_out(&out->second, sl->second);
 	out->n_timeline = sl->tl_n;
