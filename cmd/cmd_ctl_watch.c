@@ -15,6 +15,20 @@
 
 /* ---- held calls ---- */
 
+/* The columns of `ctl pending`, header and rows alike; a number's unit ends its column. */
+enum held_width {
+	W_ID = 6, W_SESSION = 24, W_TOOL = 32, W_FLOW = 28, W_REQUEST = 9, W_HASH = 12,
+	W_WAITED = 7, W_EARLIER = 7,
+};
+
+static void
+print_held_header(void)
+{
+	printf("%*s %-*s %-*s %-*s %*s %-*s %*s %*s %s\n", W_ID, "ID", W_SESSION, "SESSION",
+	       W_TOOL, "TOOL", W_FLOW, "CLASS->SINK", W_REQUEST, "REQUEST", W_HASH, "HASH",
+	       W_WAITED, "WAITED", W_EARLIER, "EARLIER", "HELD");
+}
+
 /* One held call: names, sizes and a hash's head; never its arguments. */
 static void
 print_held(const json_t *h)
@@ -27,9 +41,10 @@ print_held(const json_t *h)
 		 aliased ? ")" : "");
 	snprintf(flow, sizeof flow, "%s->%s", ctl_str_of(h, "session_class"),
 		 ctl_str_of(h, "sink_ceiling"));
-	printf("%6lld %-24s %-32s %-28s %8lldB %.12s %6llds %7lld %s%s\n", ctl_int_of(h, "id"),
-	       ctl_str_of(h, "session"), tool, flow, ctl_int_of(h, "request_bytes"),
-	       ctl_str_of(h, "request_hash"), ctl_int_of(h, "waited_ms") / 1000,
+	printf("%*lld %-*s %-*s %-*s %*lldB %-*.*s %*llds %*lld %s%s\n", W_ID, ctl_int_of(h, "id"),
+	       W_SESSION, ctl_str_of(h, "session"), W_TOOL, tool, W_FLOW, flow, W_REQUEST - 1,
+	       ctl_int_of(h, "request_bytes"), W_HASH, W_HASH, ctl_str_of(h, "request_hash"),
+	       W_WAITED - 1, ctl_int_of(h, "waited_ms") / 1000, W_EARLIER,
 	       ctl_int_of(h, "earlier_calls"), ctl_str_of(h, "held_by"),
 	       json_is_true(json_object_get(h, "declassify")) ? " declassify" : "");
 }
@@ -64,7 +79,7 @@ print_changes(struct ctl *c, const json_t *before, json_t *now)
 	for (i = 0; i < json_array_size(before); i++)
 		if (!held_in(now, json_integer_value(json_object_get(json_array_get(before, i), "id")))
 		    && !c->o.json)
-			printf("%6lld decided\n", ctl_int_of(json_array_get(before, i), "id"));
+			printf("%*lld decided\n", W_ID, ctl_int_of(json_array_get(before, i), "id"));
 	fflush(stdout);
 }
 
@@ -123,9 +138,7 @@ ctl_pending(struct ctl *c)
 	if (c->o.json && !c->o.n[OPT_FOLLOW])
 		return ctl_done(c, r, "%s", "");
 	if (!c->o.json)
-		/* The widths print_held's line has. */
-		printf("%6s %-24s %-32s %-28s %9s %-12s %7s %7s %s\n", "ID", "SESSION", "TOOL",
-		       "CLASS->SINK", "REQUEST", "HASH", "WAITED", "EARLIER", "HELD");
+		print_held_header();
 	print_changes(c, NULL, json_object_get(r, "pending"));
 	while (c->o.n[OPT_FOLLOW]) {
 		json_decref(before);
