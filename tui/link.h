@@ -21,13 +21,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "err.h"
 #include "snapshot.h"
 
 struct supervisor;
 
 #define LINK_NAME_MAX	32
 #define LINK_WHERE_MAX	192
-#define LINK_TEXT_MAX	256
+#define LINK_TEXT_MAX	AL_ERR_MAX	/* an engine's error, whole */
 #define LINK_TIMELINE_MS	500	/* the timeline is asked for again after this */
 /* A remote engine's held calls are asked for again after this without a hold event. */
 #define LINK_PENDING_SAFETY_MS	5000

@@ -10,7 +10,8 @@
 
 #include <stddef.h>
 
-#define AL_ERR_MAX 256
+/* The longest fixed text with the names it carries, whole: a path of 400 bytes and its rule. */
+#define AL_ERR_MAX 1024
 
 struct al_err {
 	char msg[AL_ERR_MAX];

@@ -325,7 +325,7 @@ installed_code(const struct upstream_config *u, const char *key, struct al_err *
 	why = upstream_catalog_code_fault(&u->argv, &u->confine.rw, &u->confine.ro, at, sizeof at);
 	if (!why)
 		return 0;
-	return al_fail(err, "installed upstream %.64s: %.200s: %s (what it runs must be "
+	return al_fail(err, "installed upstream %.64s: %.400s: %s (what it runs must be "
 		       "root's: its program, the directory it is in and all beneath it, each "
 		       "directory above, and a script it is given; root installs them so)",
 		       key, at, why);

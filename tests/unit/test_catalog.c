@@ -451,7 +451,7 @@ test_load_installed(void **state)
 {
 	struct airlock_config c;
 	struct al_err err = { "" };
-	char prog[300], def[600];
+	char prog[512], def[800], deep[200];
 
 	(void)state;
 	if (geteuid() != 0)
@@ -507,6 +507,26 @@ test_load_installed(void **state)
 		fail_msg("'%s' does not say '%s'", err.msg, def);
 	assert_int_equal(c.n_upstreams, 1);	/* parsed, owned, and refused */
 	config_free(&c);
+	/* said whole, to its last word, with a path as long as the message keeps */
+	snprintf(deep, sizeof deep, "%0180d", 0);
+	snprintf(prog, sizeof prog, "%.250s/%s", dir, deep);
+	assert_int_equal(mkdir(prog, 0755), 0);
+	snprintf(deep + 180, sizeof deep - 180, "/p");
+	put(deep, "#!/bin/sh\n", 0755);
+	snprintf(prog, sizeof prog, "%.250s/%s", dir, deep);
+	assert_int_equal(chown(prog, 65534, 65534), 0);
+	snprintf(def, sizeof def, "{\"argv\": [\"%s\"]}", prog);
+	put("deep.json", def, 0644);
+	assert_int_equal(load_peer("{\"upstreams\": {\"n\": {\"installed\": \"deep\"}}}",
+				   false, &c, &err), -1);
+	if (!strstr(err.msg, ": not owned by root (what it runs must be root's: ") ||
+	    strcmp(err.msg + strlen(err.msg) - strlen("root installs them so)"),
+		   "root installs them so)") != 0)
+		fail_msg("not said whole: '%s'", err.msg);
+	config_free(&c);
+	assert_int_equal(unlink(prog), 0);
+	*strrchr(prog, '/') = '\0';
+	assert_int_equal(rmdir(prog), 0);
 }
 
 /* A socket's config: no file to be relative to, so a relative path is refused. */
