@@ -337,6 +337,40 @@ ctl_done(struct ctl *c, json_t *r, const char *fmt, const char *word)
 }
 
 /*
+ * The answer r of a change, decoded as control.h declares it into a struct
+ * of size bytes: a control_done of op, or with op CONTROL_OP_COUNT a
+ * control_cutover. NULL when it cannot be read: said so, r freed.
+ */
+static void *
+answer_of(struct ctl *c, json_t *r, enum control_op op, size_t size)
+{
+	void *a = calloc(1, size);
+	bool read = a && (op == CONTROL_OP_COUNT ? control_cutover_from_json(r, a)
+						 : control_done_from_json(op, r, a)) == 0;
+
+	if (read)
+		return a;
+	free(a);
+	json_decref(r);
+	cli_fail(c->o.json, "ctl", "%s: the engine's answer cannot be read", c->verb);
+	return NULL;
+}
+
+/* A start's or a stop's answer: the session it acted on, said by fmt. */
+static int
+session_done(struct ctl *c, json_t *r, enum control_op op, const char *fmt)
+{
+	struct control_done *d = answer_of(c, r, op, sizeof *d);
+	int rc;
+
+	if (!d)
+		return EXIT_ERROR;
+	rc = ctl_done(c, r, fmt, d->session);
+	free(d);
+	return rc;
+}
+
+/*
  * The config is read here, with the caller's rights, and sent whole: the
  * engine opens no file for a peer (config_inline.h); so is its initial
  * payload when the caller is not root. One the caller cannot read, or too
@@ -371,7 +405,7 @@ do_start(struct ctl *c)
 	control_request_free(&c->req);
 	if (rc >= 0)
 		return rc;
-	return ctl_done(c, r, "%s\n", ctl_str_of(r, "session"));
+	return session_done(c, r, CONTROL_OP_START, "%s\n");
 }
 
 static int
@@ -383,7 +417,7 @@ do_stop(struct ctl *c)
 	if (control_request_str(ctl_request(c, CONTROL_OP_STOP), CONTROL_K_SESSION, c->arg) < 0)
 		return bad_argument(c);
 	rc = ctl_call(c, 0, &r);	/* the engine names the session the id or prefix picked */
-	return rc >= 0 ? rc : ctl_done(c, r, "stopping %s\n", ctl_str_of(r, "session"));
+	return rc >= 0 ? rc : session_done(c, r, CONTROL_OP_STOP, "stopping %s\n");
 }
 
 static int
@@ -391,11 +425,15 @@ do_stop_all(struct ctl *c)
 {
 	json_t *r;
 	char n[32];
+	struct control_done *d;
 	int rc = (ctl_request(c, CONTROL_OP_STOP_ALL), ctl_call(c, 0, &r));
 
 	if (rc >= 0)
 		return rc;
-	snprintf(n, sizeof n, "%lld", ctl_int_of(r, "stopped"));
+	if (!(d = answer_of(c, r, CONTROL_OP_STOP_ALL, sizeof *d)))
+		return EXIT_ERROR;
+	snprintf(n, sizeof n, "%zu", d->stopped);
+	free(d);
 	return ctl_done(c, r, "stopping %s sessions\n", n);
 }
 
@@ -426,16 +464,15 @@ cutover_request(struct ctl *c, int64_t wait)
 }
 
 static void
-print_names(const char *what, const json_t *a)
+print_names(const char *what, char (*ids)[SNAP_ID_MAX], size_t n)
 {
-	const json_t *v;
 	size_t i;
 
-	if (json_array_size(a) == 0)
+	if (n == 0)
 		return;
 	fprintf(stderr, "airlock ctl: %s:", what);
-	json_array_foreach(a, i, v)
-		fprintf(stderr, " %s", json_string_value(v));
+	for (i = 0; i < n; i++)
+		fprintf(stderr, " %s", ids[i]);
 	fputc('\n', stderr);
 }
 
@@ -463,6 +500,16 @@ every_session(struct ctl *c, long *wait)
 	return wait_of(c, wait);
 }
 
+/* What a cutover acted on, as the operator named it: "remember (create_entities)" for an alias. */
+static void
+print_acted(const char *what, const char *tool)
+{
+	if (what)
+		printf(" %s", what);
+	if (what && tool[0] && strcmp(what, tool) != 0)
+		printf(" (%s)", tool);
+}
+
 /*
  * Send the cutover request built, then print its reply: its acks, and the
  * sessions that ended or still wait (exit 1).
@@ -470,34 +517,38 @@ every_session(struct ctl *c, long *wait)
 static int
 cutover_call(struct ctl *c, long wait, const char *what)
 {
-	json_t *r, *acks, *a;
+	struct control_cutover *a;
+	json_t *r;
 	size_t i, na = 0;
 	int rc = ctl_call(c, wait, &r);
 
 	if (rc >= 0)
 		return rc;
-	acks = json_object_get(r, "acks");
-	rc = json_array_size(json_object_get(r, "pending")) > 0 && wait > 0 ? EXIT_REFUSED : EXIT_OK;
+	if (!(a = answer_of(c, r, CONTROL_OP_COUNT, sizeof *a)))
+		return EXIT_ERROR;
+	rc = a->n_pending > 0 && wait > 0 ? EXIT_REFUSED : EXIT_OK;
 	if (c->o.json)
 		cli_print_json(r);
 	else {
-		printf("%s%s%s: revision %lld, %zu of %lld sessions acknowledged\n", c->verb,
-		       what ? " " : "", what ? what : "", ctl_int_of(r, "revision"),
-		       json_array_size(acks), ctl_int_of(r, "targets"));
-		json_array_foreach(acks, i, a) {
-			printf("  %-24s %s (waited %lld us)\n", ctl_str_of(a, "session"),
-			       ctl_str_of(a, "result"), ctl_int_of(a, "waited_us"));
-			na += strcmp(ctl_str_of(a, "result"), "not_applicable") == 0;
+		printf("%s", c->verb);
+		print_acted(what, a->tool);
+		printf(": revision %lld, %zu of %zu sessions acknowledged\n",
+		       (long long)a->revision, a->n_acks, a->targets);
+		for (i = 0; i < a->n_acks; i++) {
+			printf("  %-24s %s (waited %lld us)\n", a->acks[i].session,
+			       cutover_result_id(a->acks[i].result), (long long)a->acks[i].waited_us);
+			na += a->acks[i].result == CUTOVER_NOT_APPLICABLE;
 		}
 		if (na && c->o.n[OPT_FLOW] && strcmp(c->verb, "hold") == 0)
 			printf("  not applicable: no declassification (a flow its sink ceiling "
 			       "denies, without\n  policy.declassify_by_hold in the session's "
 			       "config; or no such class there)\n");
 	}
-	print_names("ended before acknowledging", json_object_get(r, "ended"));
+	print_names("ended before acknowledging", a->ended, a->n_ended);
 	if (wait > 0)
-		print_names("still pending", json_object_get(r, "pending"));
+		print_names("still pending", a->pending, a->n_pending);
 	json_decref(r);
+	free(a);
 	return rc;
 }
 
@@ -597,16 +648,21 @@ quarantine_terms(struct ctl *c)
 static int
 quarantine_done(struct ctl *c, json_t *r)
 {
-	json_t *ids = json_object_get(r, "sessions"), *id;
+	bool on = strcmp(c->verb, "quarantine") == 0;
+	struct control_done *d;
 	size_t i;
 
-	if (c->o.json)
+	if (!(d = answer_of(c, r, on ? CONTROL_OP_QUARANTINE : CONTROL_OP_RELEASE, sizeof *d)))
+		return EXIT_ERROR;
+	if (c->o.json) {
+		free(d);
 		return ctl_done(c, r, "%s", "");
-	if (json_array_size(ids) == 0)
+	}
+	if (d->n_ids == 0)
 		printf("%s: no session changed\n", c->verb);
-	json_array_foreach(ids, i, id)
-		printf("%s %s\n", strcmp(c->verb, "quarantine") == 0 ? "quarantined" : "released",
-		       json_string_value(id));
+	for (i = 0; i < d->n_ids; i++)
+		printf("%s %s\n", on ? "quarantined" : "released", d->ids[i]);
+	free(d);
 	json_decref(r);
 	return EXIT_OK;
 }

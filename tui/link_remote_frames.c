@@ -95,6 +95,42 @@ take_delta(struct link_remote *r, const json_t *delta)
 	pthread_mutex_unlock(&r->mu);
 }
 
+/* A cutover's answer into res, as control.h declares it: false when unreadable. */
+static bool
+cutover_read(struct link_result *res, const json_t *f)
+{
+	struct control_cutover *a = calloc(1, sizeof *a);
+	bool read = a && control_cutover_from_json(f, a) == 0;
+
+	if (read) {
+		res->revision = a->revision;
+		res->targets = a->targets;
+		res->acks = a->n_acks;
+		res->pending = a->n_pending;
+	}
+	free(a);
+	return read;
+}
+
+/* Another change's answer (control_done) into res: false when unreadable. */
+static bool
+done_read(struct link_result *res, const json_t *f)
+{
+	enum control_op op = res->req == LINK_REQ_START ? CONTROL_OP_START
+			     : res->req == LINK_REQ_STOP_ALL ? CONTROL_OP_STOP_ALL
+			     : res->req == LINK_REQ_QUARANTINE ? CONTROL_OP_QUARANTINE
+			     : CONTROL_OP_COUNT;
+	struct control_done *d = op == CONTROL_OP_COUNT ? NULL : calloc(1, sizeof *d);
+	bool read = d && control_done_from_json(op, f, d) == 0;
+
+	if (read && op == CONTROL_OP_START)
+		snprintf(res->session, sizeof res->session, "%s", d->session);
+	else if (read)
+		res->targets = op == CONTROL_OP_STOP_ALL ? d->stopped : d->n_ids;
+	free(d);
+	return read || op == CONTROL_OP_COUNT;	/* the others' answers say nothing more */
+}
+
 /* A request's reply, as the result the console shows. */
 static void
 reply_result(struct link_remote *r, struct link_result *res, const json_t *f)
@@ -104,20 +140,12 @@ reply_result(struct link_remote *r, struct link_result *res, const json_t *f)
 		const char *e = json_string_value(json_object_get(f, "error"));
 		const char *why = json_string_value(json_object_get(f, "reason"));
 
-		snprintf(res->error, sizeof res->error, "engine %s: %.60s%s%.80s", r->st.name,
+		snprintf(res->error, sizeof res->error, "engine %s: %.60s%s%.400s", r->st.name,
 			 e ? e : "refused", why ? ": " : "", why ? why : "");
-	} else {
-		const char *id = json_string_value(json_object_get(f, "session"));
-
-		if (res->req == LINK_REQ_START && id)
-			snprintf(res->session, sizeof res->session, "%s", id);
-		res->revision = json_integer_value(json_object_get(f, "revision"));
-		res->targets = (size_t)json_integer_value(json_object_get(f, res->req == LINK_REQ_STOP_ALL
-									   ? "stopped" : "targets"));
-		if (res->req == LINK_REQ_QUARANTINE)
-			res->targets = json_array_size(json_object_get(f, "sessions"));
-		res->acks = json_array_size(json_object_get(f, "acks"));
-		res->pending = json_array_size(json_object_get(f, "pending"));
+	} else if (!(res->req == LINK_REQ_CUTOVER ? cutover_read(res, f) : done_read(res, f))) {
+		res->ok = false;
+		snprintf(res->error, sizeof res->error, "engine %s: its answer cannot be read",
+			 r->st.name);
 	}
 	link_remote_push_result(r, res);
 }

@@ -1,6 +1,7 @@
 /* Pending cutovers of `airlock serve`, and the supervisor's events: logged, kept, fanned out. */
 #include "control_server_int.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,34 +9,37 @@
 
 /* ---- pending cutovers ---- */
 
+_Static_assert(SUPERVISOR_SESSIONS_MAX <= CONTROL_SESSIONS_MAX, "an answer names every session");
+
+/* The cutover's answer: each session's ack, or that it ended or still waits. */
 static json_t *
 pending_reply(const struct pending *p)
 {
-	json_t *r = control_ok(p->id), *acks = json_array(), *waiting = json_array(),
-	       *ended = json_array();
+	struct control_cutover *a = calloc(1, sizeof *a);
+	json_t *r = a ? control_ok(p->id) : NULL;
 	size_t i;
 
-	for (i = 0; r && acks && waiting && ended && i < p->n; i++) {
-		if (p->state[i] == ACKED)
-			json_array_append_new(acks, json_pack("{s:s, s:s, s:I}", "session", p->ids[i],
-							      "result", cutover_result_id(p->result[i]),
-							      "waited_us", (json_int_t)p->waited_us[i]));
+	for (i = 0; r && i < p->n; i++) {
+		if (p->state[i] == ACKED) {
+			struct control_ack *k = &a->acks[a->n_acks++];
+
+			snprintf(k->session, sizeof k->session, "%s", p->ids[i]);
+			k->result = p->result[i];
+			k->waited_us = p->waited_us[i];
+		} else if (p->state[i] == ENDED)
+			snprintf(a->ended[a->n_ended++], SNAP_ID_MAX, "%s", p->ids[i]);
 		else
-			json_array_append_new(p->state[i] == ENDED ? ended : waiting,
-					      json_string(p->ids[i]));
+			snprintf(a->pending[a->n_pending++], SNAP_ID_MAX, "%s", p->ids[i]);
 	}
 	if (r) {
-		json_object_set_new(r, "revision", json_integer(p->revision));
-		json_object_set_new(r, "targets", json_integer((json_int_t)p->targets));
-		json_object_set_new(r, "acks", acks);
-		json_object_set_new(r, "pending", waiting);
-		json_object_set_new(r, "ended", ended);
-		return r;
+		a->revision = p->revision;
+		a->targets = p->targets;
+		snprintf(a->tool, sizeof a->tool, "%s", p->tool);
 	}
-	json_decref(acks);
-	json_decref(waiting);
-	json_decref(ended);
-	return NULL;
+	if (r && control_cutover_into(a, r) < 0)
+		r = (json_decref(r), NULL);
+	free(a);
+	return r;
 }
 
 bool

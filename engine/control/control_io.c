@@ -97,7 +97,7 @@ cs_reply(struct control_server *cs, struct client *c, int64_t id, json_t *v)
 	char *line = control_line(v, CONTROL_FRAME_MAX, &n);
 
 	if (!line) {
-		json_t *e = control_error(id, v ? CONTROL_E_BUSY : CONTROL_E_MEMORY);
+		json_t *e = control_error(id, v ? CONTROL_E_BUSY : CONTROL_E_MEMORY, NULL);
 
 		line = control_line(e, CONTROL_FRAME_MAX, &n);
 		json_decref(e);
@@ -113,10 +113,9 @@ cs_reply(struct control_server *cs, struct client *c, int64_t id, json_t *v)
 void
 cs_reply_error(struct control_server *cs, struct client *c, int64_t id, const char *error)
 {
-	cs_reply(cs, c, id, control_error(id, error));
+	cs_reply(cs, c, id, control_error(id, error, NULL));
 }
 
-/* An error with the engine's reason (a config or cutover refusal: operator names only). */
 void
 cs_end_input(struct control_server *cs, struct client *c, const char *why)
 {
@@ -127,15 +126,12 @@ cs_end_input(struct control_server *cs, struct client *c, const char *why)
 	c->more = false;
 }
 
+/* An error with the engine's reason (a config or cutover refusal: operator names only). */
 void
 cs_reply_reason(struct control_server *cs, struct client *c, int64_t id, const char *error,
 	     const char *reason)
 {
-	json_t *e = control_error(id, error);
-
-	if (e)
-		json_object_set_new(e, "reason", json_string(reason));
-	cs_reply(cs, c, id, e);
+	cs_reply(cs, c, id, control_error(id, error, reason));
 }
 
 /* A pushed frame: dropped and counted when the client is behind. */

@@ -125,6 +125,29 @@ answer_reply(struct control_server *cs, struct client *c, int64_t id, json_t *ok
 		cs_reply(cs, c, id, ok);
 }
 
+/* A change's answer (control_done, by r's op) into ok, sent; d freed. */
+static void
+done_reply(struct control_server *cs, struct client *c, const struct control_request *r,
+	   struct control_done *d, json_t *ok)
+{
+	answer_reply(cs, c, r->id, ok, control_done_into(r->op, d, ok) < 0 ? CONTROL_E_MEMORY : NULL);
+	free(d);
+}
+
+/* A start's or a stop's answer: the session it acted on. */
+static void
+reply_session(struct control_server *cs, struct client *c, const struct control_request *r,
+	      const char *id)
+{
+	json_t *ok;
+	struct control_done *d = answer_new(cs, c, r->id, sizeof *d, &ok);
+
+	if (!d)
+		return;
+	snprintf(d->session, sizeof d->session, "%s", id);
+	done_reply(cs, c, r, d, ok);
+}
+
 static void
 op_hello(struct control_server *cs, struct client *c, const struct control_request *r)
 {
@@ -402,7 +425,6 @@ op_start(struct control_server *cs, struct client *c, const struct control_reque
 {
 	char id[SNAP_ID_MAX];
 	struct al_err err;
-	json_t *ok;
 	int rc;
 
 	if (start_untrusted(cs, c, r))
@@ -418,17 +440,13 @@ op_start(struct control_server *cs, struct client *c, const struct control_reque
 	cs_say(cs, "session %s started by client %u (uid %u %s)%s%s", id, c->serial,
 	    (unsigned)c->uid, c->user, r->config ? ", inline config" : ", config ",
 	    r->config ? "" : r->path);
-	ok = control_ok(r->id);
-	if (ok)
-		json_object_set_new(ok, "session", json_string(id));
-	cs_reply(cs, c, r->id, ok);
+	reply_session(cs, c, r, id);
 }
 
 static void
 op_stop(struct control_server *cs, struct client *c, const struct control_request *r)
 {
 	char id[SNAP_ID_MAX], why[SNAP_ID_MAX + 32];
-	json_t *ok;
 
 	if (session_named(cs, c, r, r->session, id) < 0)
 		return;
@@ -438,57 +456,59 @@ op_stop(struct control_server *cs, struct client *c, const struct control_reques
 		return;
 	}
 	audit_authored(cs, c, r, id, true, "stopping");
-	ok = control_ok(r->id);
-	if (ok)
-		json_object_set_new(ok, "session", json_string(id));
-	cs_reply(cs, c, r->id, ok);
+	reply_session(cs, c, r, id);
 }
 
 static void
 op_stop_all(struct control_server *cs, struct client *c, const struct control_request *r)
 {
-	size_t i, n = 0;
 	json_t *ok;
+	struct control_done *d;
+	size_t i;
 
 	if (cs_refresh(cs) < 0) {
 		cs_reply_error(cs, c, r->id, CONTROL_E_MEMORY);
 		return;
 	}
+	if (!(d = answer_new(cs, c, r->id, sizeof *d, &ok)))
+		return;
 	for (i = 0; i < cs->snap.n; i++)
 		if (cs->snap.rows[i].state != SESSION_STATE_ENDED &&
 		    supervisor_stop_session(cs->o.sup, cs->snap.rows[i].id) == 0)
-			n++;
+			d->stopped++;
 	audit_authored(cs, c, r, NULL, true, "stopping");
-	ok = control_ok(r->id);
-	if (ok)
-		json_object_set_new(ok, "stopped", json_integer((json_int_t)n));
-	cs_reply(cs, c, r->id, ok);
+	done_reply(cs, c, r, d, ok);
+}
+
+/* Forgotten: into d's ids; named but not ended: into its kept. */
+static void
+forget_one(struct control_server *cs, const char *id, struct control_done *d, bool named)
+{
+	bool done = supervisor_forget(cs->o.sup, id) == 0;
+
+	if (done && d->n_ids < CONTROL_SESSIONS_MAX)
+		snprintf(d->ids[d->n_ids++], SNAP_ID_MAX, "%s", id);
+	else if (!done && named && d->n_kept < CONTROL_SESSIONS_MAX)
+		snprintf(d->kept[d->n_kept++], SNAP_ID_MAX, "%s", id);
 }
 
 static void
 op_forget(struct control_server *cs, struct client *c, const struct control_request *r)
 {
-	json_t *ok = control_ok(r->id), *done = json_array(), *kept = json_array();
+	json_t *ok;
+	struct control_done *d = answer_new(cs, c, r->id, sizeof *d, &ok);
 	size_t i;
 
-	if (r->n_ids == 0 && cs_refresh(cs) >= 0) {
+	if (!d)
+		return;
+	if (r->n_ids == 0 && cs_refresh(cs) >= 0)
 		for (i = 0; i < cs->snap.n; i++)
-			if (cs->snap.rows[i].state == SESSION_STATE_ENDED &&
-			    supervisor_forget(cs->o.sup, cs->snap.rows[i].id) == 0)
-				json_array_append_new(done, json_string(cs->snap.rows[i].id));
-	}
+			if (cs->snap.rows[i].state == SESSION_STATE_ENDED)
+				forget_one(cs, cs->snap.rows[i].id, d, false);
 	for (i = 0; i < r->n_ids; i++)
-		json_array_append_new(supervisor_forget(cs->o.sup, r->ids[i]) == 0 ? done : kept,
-				      json_string(r->ids[i]));
-	if (ok) {
-		json_object_set_new(ok, "forgotten", done);
-		json_object_set_new(ok, "not_ended", kept);
-	} else {
-		json_decref(done);
-		json_decref(kept);
-	}
+		forget_one(cs, r->ids[i], d, true);
 	audit_authored(cs, c, r, NULL, true, "done");
-	cs_reply(cs, c, r->id, ok);
+	done_reply(cs, c, r, d, ok);
 }
 
 /* The sessions a cutover targets, as ids: the named ones, or every live one now. */
@@ -604,6 +624,8 @@ op_cutover(struct control_server *cs, struct client *c, const struct control_req
 	log_authored(cs, c, r, r->for_s || r->calls ? (r->all ? "all sessions, a grant"
 								 : "named sessions, a grant")
 				: r->all ? "all sessions" : "named sessions");
+	if (!(r->has & CK(FLOW)))	/* the answer names what it acted on: an alias resolved */
+		(void)supervisor_tool_named(cs->o.sup, named->tool, whole.tool, &err);
 	pending_wait(cs, c, r, p, slot, op);
 }
 
@@ -700,33 +722,26 @@ op_quarantine(struct control_server *cs, struct client *c, const struct control_
 {
 	bool on = named->op == CONTROL_OP_QUARANTINE;
 	char (*called)[SNAP_ID_MAX] = calloc(SUPERVISOR_SESSIONS_MAX, SNAP_ID_MAX);
-	char (*done)[SNAP_ID_MAX] = calloc(SUPERVISOR_SESSIONS_MAX, SNAP_ID_MAX);
 	const char **pick = calloc(SUPERVISOR_SESSIONS_MAX, sizeof *pick);
 	const char *const *ids;
 	struct control_request whole;
+	struct control_done *d = NULL;
 	struct snap_author a;
-	json_t *ok = NULL, *list;
-	size_t i, n = 0;
+	json_t *ok;
+	size_t n = 0;
 
-	if (!called || !done || !pick)
+	if (!called || !pick)
 		cs_reply_error(cs, c, named->id, CONTROL_E_MEMORY);
-	else if (cutover_named(cs, c, named, &whole) == 0) {
+	else if (cutover_named(cs, c, named, &whole) == 0 &&
+		 (d = answer_new(cs, c, named->id, sizeof *d, &ok))) {
 		ids = quarantine_pick(cs, &whole, called, pick, &n);
 		cs_author(c, &a);
-		n = supervisor_quarantine(cs->o.sup, on, ids, n, &a, done, SUPERVISOR_SESSIONS_MAX);
+		d->n_ids = supervisor_quarantine(cs->o.sup, on, ids, n, &a, d->ids,
+						 CONTROL_SESSIONS_MAX);
 		log_authored(cs, c, &whole, on ? "quarantined" : "released");
-		ok = control_ok(named->id);
-		list = json_array();
-		for (i = 0; list && i < n; i++)
-			json_array_append_new(list, json_string(done[i]));
-		if (ok && list)
-			json_object_set_new(ok, "sessions", list);
-		else
-			json_decref(list);
-		cs_reply(cs, c, named->id, ok);
+		done_reply(cs, c, named, d, ok);
 	}
 	free(called);
-	free(done);
 	free(pick);
 }
 

@@ -347,6 +347,7 @@ struct control_reply {
 	int64_t airlock;	/* a bye's */
 	bool ok;
 	const char *error;
+	const char *reason;	/* an error's, fixed text with names; NULL: none */
 };
 
 struct control_push_msg {
@@ -378,6 +379,46 @@ struct control_timeline {
 	bool more;
 };
 
+#define CONTROL_SESSIONS_MAX	1024	/* sessions one answer names: every one an engine holds */
+
+/* One session's acknowledgement of a cutover. */
+struct control_ack {
+	char session[SNAP_ID_MAX];
+	enum cutover_result result;
+	int64_t waited_us;
+};
+
+/*
+ * A cutover's answer (revoke, restore, hold, a grant, freeze, thaw): its
+ * revision, how many sessions it targeted, what it acted on (the catalog
+ * tool, an alias resolved; a flow; empty for freeze and thaw), and for
+ * each session its ack, or that it still waits, or that it ended first.
+ */
+struct control_cutover {
+	int64_t revision;
+	size_t targets;
+	char tool[SNAP_NAME_MAX];
+	size_t n_acks, n_pending, n_ended;
+	struct control_ack acks[CONTROL_SESSIONS_MAX];
+	char pending[CONTROL_SESSIONS_MAX][SNAP_ID_MAX];
+	char ended[CONTROL_SESSIONS_MAX][SNAP_ID_MAX];
+};
+
+/*
+ * The answers of the other changes, one struct with a table for each op:
+ * start and stop (session: the one started, or the one the id or prefix
+ * picked), stop-all (stopped: how many), forget (ids forgotten, kept: the
+ * named ones not ended), quarantine and release (ids: the sessions acted
+ * on).
+ */
+struct control_done {
+	char session[SNAP_ID_MAX];
+	size_t stopped;
+	size_t n_ids, n_kept;
+	char ids[CONTROL_SESSIONS_MAX][SNAP_ID_MAX];
+	char kept[CONTROL_SESSIONS_MAX][SNAP_ID_MAX];
+};
+
 /* {"airlock": 1, "engine": ..., "role": ..., "uid": N, "user": ...} */
 json_t *control_hello(const char *engine, enum control_role role, uid_t uid,
 		      const char *user);
@@ -385,8 +426,8 @@ json_t *control_hello(const char *engine, enum control_role role, uid_t uid,
 json_t *control_bye(const char *reason);
 /* {"id": N, "ok": true} (id -1: null), to add fields to. */
 json_t *control_ok(int64_t id);
-/* {"id": N, "ok": false, "error": error} */
-json_t *control_error(int64_t id, const char *error);
+/* {"id": N, "ok": false, "error": error[, "reason": reason]} (reason NULL: none) */
+json_t *control_error(int64_t id, const char *error, const char *reason);
 /* {"seq": N, ["gap": N,] key: body}; steals body. */
 json_t *control_push(uint64_t seq, uint64_t gap, const char *key, json_t *body);
 
@@ -436,6 +477,15 @@ int control_pending_from_json(const json_t *v, struct control_pending *p);
 /* A timeline answer's fields into a reply (0 or -1), and back. */
 int control_timeline_into(const struct control_timeline *t, json_t *reply);
 int control_timeline_from_json(const json_t *v, struct control_timeline *t);
+/* A cutover's answer's fields into a reply (0 or -1), and back. */
+int control_cutover_into(const struct control_cutover *a, json_t *reply);
+int control_cutover_from_json(const json_t *v, struct control_cutover *a);
+/*
+ * The answer of op (start, stop, stop-all, forget, quarantine, release)
+ * into a reply (0 or -1), and back (-1 too for another op).
+ */
+int control_done_into(enum control_op op, const struct control_done *d, json_t *reply);
+int control_done_from_json(enum control_op op, const json_t *v, struct control_done *d);
 
 /* The acknowledgement latency histogram's upper bounds, in µs (then +Inf). */
 #define CONTROL_ACK_BUCKETS_US { 100, 1000, 10000, 100000, 1000000, 10000000 }

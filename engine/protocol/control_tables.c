@@ -561,8 +561,16 @@ static const struct codec_table hello_table = CODEC_TABLE(control_hello_msg, hel
 
 #define REPLY_ID	FX(control_reply, "id", I64, id, CODEC_NULL_NEG, NULL, NULL)
 static const struct codec_field ok_fields[] = { REPLY_ID, F(control_reply, "ok", BOOL, ok) };
+static bool
+has_reason(const void *r)
+{
+	return ((const struct control_reply *)r)->reason != NULL;
+}
+
 static const struct codec_field error_fields[] = {
 	REPLY_ID, F(control_reply, "ok", BOOL, ok), FC(control_reply, "error", error),
+	{ .name = "reason", .type = CODEC_CSTR, .off = offsetof(struct control_reply, reason),
+	  .when = has_reason },
 };
 static const struct codec_field bye_fields[] = {
 	F(control_reply, "airlock", I64, airlock), F(control_reply, "ok", BOOL, ok),
@@ -571,6 +579,59 @@ static const struct codec_field bye_fields[] = {
 static const struct codec_table ok_table = CODEC_TABLE(control_reply, ok_fields);
 static const struct codec_table error_table = CODEC_TABLE(control_reply, error_fields);
 static const struct codec_table bye_table = CODEC_TABLE(control_reply, bye_fields);
+
+/* ---- the answers of changes ---- */
+
+static const struct codec_field ack_fields[] = {
+	F(control_ack, "session", STR, session),
+	FX(control_ack, "result", WORD, result, CODEC_REQUIRED, &results, NULL),
+	F(control_ack, "waited_us", I64, waited_us),
+};
+static const struct codec_table ack_table = CODEC_TABLE(control_ack, ack_fields);
+
+static const struct codec_field cutover_fields[] = {
+	F(control_cutover, "revision", I64, revision),
+	F(control_cutover, "targets", SIZE, targets),
+	F(control_cutover, "tool", STR, tool),
+	FA(control_cutover, "acks", OBJ, acks, n_acks, 0, &ack_table),
+	FA(control_cutover, "pending", STR, pending, n_pending, 0, NULL),
+	FA(control_cutover, "ended", STR, ended, n_ended, 0, NULL),
+};
+static const struct codec_table cutover_table = CODEC_TABLE(control_cutover, cutover_fields);
+
+static const struct codec_field session_fields[] = { F(control_done, "session", STR, session) };
+static const struct codec_field stopped_fields[] = { F(control_done, "stopped", SIZE, stopped) };
+static const struct codec_field forget_fields[] = {
+	FA(control_done, "forgotten", STR, ids, n_ids, 0, NULL),
+	FA(control_done, "not_ended", STR, kept, n_kept, 0, NULL),
+};
+static const struct codec_field sessions_fields[] = {
+	FA(control_done, "sessions", STR, ids, n_ids, 0, NULL),
+};
+static const struct codec_table session_table = CODEC_TABLE(control_done, session_fields);
+static const struct codec_table stopped_table = CODEC_TABLE(control_done, stopped_fields);
+static const struct codec_table forget_table = CODEC_TABLE(control_done, forget_fields);
+static const struct codec_table sessions_table = CODEC_TABLE(control_done, sessions_fields);
+
+/* Each op's answer table, NULL for an op whose answer is not a control_done. */
+static const struct codec_table *
+done_table(enum control_op op)
+{
+	switch (op) {
+	case CONTROL_OP_START:
+	case CONTROL_OP_STOP:
+		return &session_table;
+	case CONTROL_OP_STOP_ALL:
+		return &stopped_table;
+	case CONTROL_OP_FORGET:
+		return &forget_table;
+	case CONTROL_OP_QUARANTINE:
+	case CONTROL_OP_RELEASE:
+		return &sessions_table;
+	default:
+		return NULL;
+	}
+}
 
 /* A pushed frame's envelope; its body goes under the key of its kind. */
 static const struct codec_field push_fields[] = {
@@ -622,6 +683,7 @@ ENCODER(host, host_snapshot, host_table)
 ENCODER_INTO(audit, control_audit, audit_table)
 ENCODER_INTO(pending, control_pending, pending_table)
 ENCODER_INTO(timeline, control_timeline, timeline_table)
+ENCODER_INTO(cutover, control_cutover, cutover_table)
 DECODER(row, session_row, row_table)
 DECODER(event, supervisor_event, event_table)
 DECODER(detail, session_detail, detail_table)
@@ -630,6 +692,27 @@ DECODER(hello, control_hello_msg, hello_table)
 DECODER(audit, control_audit, audit_table)
 DECODER(pending, control_pending, pending_table)
 DECODER(timeline, control_timeline, timeline_table)
+DECODER(cutover, control_cutover, cutover_table)
+
+int
+control_done_into(enum control_op op, const struct control_done *d, json_t *reply)
+{
+	const struct codec_table *t = done_table(op);
+
+	return t ? codec_encode_into(t, d, reply) : -1;
+}
+
+int
+control_done_from_json(enum control_op op, const json_t *v, struct control_done *d)
+{
+	const struct codec_table *t = done_table(op);
+
+	if (!t) {
+		memset(d, 0, sizeof *d);
+		return -1;
+	}
+	return decode(t, v, d);
+}
 
 int
 control_snapshot_from_json(const json_t *v, struct supervisor_snapshot *s)
@@ -668,9 +751,9 @@ control_ok(int64_t id)
 }
 
 json_t *
-control_error(int64_t id, const char *error)
+control_error(int64_t id, const char *error, const char *reason)
 {
-	struct control_reply r = { .id = id, .ok = false, .error = error };
+	struct control_reply r = { .id = id, .ok = false, .error = error, .reason = reason };
 
 	return codec_encode(&error_table, &r);
 }

@@ -153,6 +153,13 @@ size_t supervisor_stop_all(struct supervisor *s);
 #define SUPERVISOR_E_ALIAS	"'%s' is an alias of %s in one config this engine holds " \
 				"and of %s in another: name the catalog tool"
 /*
+ * The catalog tool a cutover naming tool acts on, into named
+ * (SNAP_NAME_MAX): tool itself, or the one its alias maps to. -1 (err)
+ * when a cutover would refuse the name (SUPERVISOR_E_TOOL, _ALIAS).
+ */
+int supervisor_tool_named(struct supervisor *s, const char *tool, char *named,
+			  struct al_err *err);
+/*
  * Held calls (ctl hold, issue 43 item 1): a hold is a cutover like a
  * revoke (op CUTOVER_HOLD; a restore lifts it, a revoke revokes it; on
  * every session it stands for sessions started later). A held call

@@ -600,23 +600,46 @@ alias_tool(const struct supervisor *s, const char *alias, char *out, struct al_e
 }
 
 /*
- * What a cutover may name: a tool some config has, or an alias of one
- * (acted on as that catalog tool, into named), refused with the same words
- * for every client (ctl, attached and local consoles); and sessions held,
- * each by its id or a unique prefix, into to[] as whole ids.
+ * Under s->lock: what a cutover may name, a tool some config has or an
+ * alias of one (acted on as that catalog tool), into named; refused with
+ * the same words for every client (ctl, attached and local consoles).
+ */
+static int
+tool_named(const struct supervisor *s, const char *tool, char *named, struct al_err *err)
+{
+	int rc = 0;
+
+	sup_copy_word(named, SNAP_NAME_MAX, tool);
+	if (!tool_known(s, tool) && (rc = alias_tool(s, tool, named, err)) == 0)
+		rc = al_fail(err, SUPERVISOR_E_TOOL, tool);
+	return rc < 0 ? -1 : 0;
+}
+
+int
+supervisor_tool_named(struct supervisor *s, const char *tool, char *named, struct al_err *err)
+{
+	int rc;
+
+	pthread_mutex_lock(&s->lock);
+	rc = tool_named(s, tool, named, err);
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+/*
+ * What a cutover may name: its tool (tool_named), and sessions held, each
+ * by its id or a unique prefix, into to[] as whole ids.
  */
 static int
 cutover_names(struct supervisor *s, const char *tool, char *named, const char *const *ids,
 	      size_t n_ids, char (*to)[SNAP_ID_MAX], struct al_err *err)
 {
-	int rc = 0;
+	int rc;
 
 	pthread_mutex_lock(&s->lock);
-	sup_copy_word(named, SNAP_NAME_MAX, tool);
-	if (!tool_known(s, tool) && (rc = alias_tool(s, tool, named, err)) == 0)
-		rc = al_fail(err, SUPERVISOR_E_TOOL, tool);
-	if (rc >= 0)
-		rc = ids ? sup_pick_ids(s, ids, n_ids, to, err) : 0;
+	rc = tool_named(s, tool, named, err);
+	if (rc == 0 && ids)
+		rc = sup_pick_ids(s, ids, n_ids, to, err);
 	pthread_mutex_unlock(&s->lock);
 	return rc;
 }

@@ -217,9 +217,9 @@ ctl_as "$vg" vhold hold save --all
 check "a view-role uid's hold: exit 1, view only" \
 	bash -c '[ "$1" = 1 ] && grep -q "hold: view only" "$2"' _ "$rc" "$work/vhold.err"
 ctl hold hold save --all
-check "ctl hold save --all: acknowledged" \
-	bash -c '[ "$1" = 0 ] && grep -q "^hold save: revision [0-9]*, 1 of 1 sessions acknowledged" "$2"' _ "$rc" "$work/hold.out"
-hold_rev=$(sed -n 's/^hold save: revision \([0-9]*\),.*/\1/p' "$work/hold.out")
+check "ctl hold save --all: acknowledged, and the answer names the catalog tool it held" \
+	bash -c '[ "$1" = 0 ] && grep -q "^hold save (store): revision [0-9]*, 1 of 1 sessions acknowledged" "$2"' _ "$rc" "$work/hold.out"
+hold_rev=$(sed -n 's/^hold save (store): revision \([0-9]*\),.*/\1/p' "$work/hold.out")
 check "the alias held as its catalog tool: the session's 'hold applied' names store, at the revision" \
 	audit_has "select count(*) from audit_entries where type='policy' and session_id='$sid'
 	 and tool='store' and rule='hold applied' and revision=$hold_rev"

@@ -69,7 +69,7 @@ check_accepted(const uint8_t *data, size_t size, const struct control_request *r
 static void
 check_refused(int64_t id, const char *error)
 {
-	json_t *reply = control_error(id, error);
+	json_t *reply = control_error(id, error, NULL);
 	size_t n = 0;
 	char *line = control_line(reply, CONTROL_FRAME_MAX, &n);
 	char want[128];

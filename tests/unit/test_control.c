@@ -140,7 +140,7 @@ test_refusal_names_id(void **state)
 	assert_int_equal(id, 42);
 	assert_string_equal(parse_error("{\"op\":\"CANARY\"}", &id), CONTROL_E_ID);
 	assert_int_equal(id, -1);
-	e = control_error(-1, CONTROL_E_OP);
+	e = control_error(-1, CONTROL_E_OP, NULL);
 	line = control_line(e, CONTROL_FRAME_MAX, &n);
 	assert_string_equal(line, "{\"id\":null,\"ok\":false,\"error\":\"unknown op\"}\n");
 	free(line);
@@ -932,6 +932,98 @@ test_holds(void **state)
 	json_decref(reply);
 }
 
+/* A reply's JSON as one line, for comparing what goes on the wire. */
+static void
+assert_line(const json_t *v, const char *want)
+{
+	size_t n;
+	char *line = control_line(v, CONTROL_FRAME_MAX, &n);
+
+	assert_non_null(line);
+	assert_string_equal(line, want);
+	free(line);
+}
+
+/*
+ * The answers of changes, each declared once: a cutover's (what it acted
+ * on, acks, sessions still waited on or ended) and the others' by op, on
+ * the wire as before and read back whole; an error's reason only when
+ * there is one; an answer read as another op's refused, an ack in words
+ * not its table's left out.
+ */
+static void
+test_answers(void **state)
+{
+	static struct control_cutover in, out;
+	static struct control_done d, back;
+	json_t *reply;
+
+	(void)state;
+	in.revision = 7;
+	in.targets = 3;
+	snprintf(in.tool, sizeof in.tool, "create_entities");
+	in.n_acks = 1;
+	snprintf(in.acks[0].session, sizeof in.acks[0].session, "s-1");
+	in.acks[0].result = CUTOVER_NOT_APPLICABLE;
+	in.acks[0].waited_us = 42;
+	in.n_pending = 1;
+	snprintf(in.pending[0], SNAP_ID_MAX, "s-2");
+	in.n_ended = 1;
+	snprintf(in.ended[0], SNAP_ID_MAX, "s-3");
+	reply = control_ok(5);
+	assert_int_equal(control_cutover_into(&in, reply), 0);
+	assert_line(reply, "{\"id\":5,\"ok\":true,\"revision\":7,\"targets\":3,"
+		    "\"tool\":\"create_entities\",\"acks\":[{\"session\":\"s-1\","
+		    "\"result\":\"not_applicable\",\"waited_us\":42}],\"pending\":[\"s-2\"],"
+		    "\"ended\":[\"s-3\"]}\n");
+	assert_int_equal(control_cutover_from_json(reply, &out), 0);
+	assert_memory_equal(&out, &in, sizeof in);
+	json_object_set_new(json_array_get(json_object_get(reply, "acks"), 0), "result",
+			    json_string("CANARY"));
+	assert_int_equal(control_cutover_from_json(reply, &out), 0);
+	assert_int_equal(out.n_acks, 0);	/* an ack in words not its table's: left out */
+	assert_int_equal(out.n_pending, 1);
+	json_decref(reply);
+
+	snprintf(d.session, sizeof d.session, "s-9");
+	reply = control_ok(6);
+	assert_int_equal(control_done_into(CONTROL_OP_START, &d, reply), 0);
+	assert_line(reply, "{\"id\":6,\"ok\":true,\"session\":\"s-9\"}\n");
+	assert_int_equal(control_done_from_json(CONTROL_OP_STOP, reply, &back), 0);
+	assert_string_equal(back.session, "s-9");
+	assert_int_equal(control_done_from_json(CONTROL_OP_REVOKE, reply, &back), -1);
+	assert_int_equal(control_done_into(CONTROL_OP_SNAPSHOT, &d, reply), -1);
+	json_decref(reply);
+
+	memset(&d, 0, sizeof d);
+	d.n_ids = 2;
+	snprintf(d.ids[0], SNAP_ID_MAX, "s-1");
+	snprintf(d.ids[1], SNAP_ID_MAX, "s-2");
+	d.n_kept = 1;
+	snprintf(d.kept[0], SNAP_ID_MAX, "s-3");
+	d.stopped = 4;
+	reply = control_ok(8);
+	assert_int_equal(control_done_into(CONTROL_OP_FORGET, &d, reply), 0);
+	assert_line(reply, "{\"id\":8,\"ok\":true,\"forgotten\":[\"s-1\",\"s-2\"],"
+		    "\"not_ended\":[\"s-3\"]}\n");
+	json_decref(reply);
+	reply = control_ok(9);
+	assert_int_equal(control_done_into(CONTROL_OP_RELEASE, &d, reply), 0);
+	assert_int_equal(control_done_into(CONTROL_OP_STOP_ALL, &d, reply), 0);
+	assert_line(reply, "{\"id\":9,\"ok\":true,\"sessions\":[\"s-1\",\"s-2\"],"
+		    "\"stopped\":4}\n");
+	assert_int_equal(control_done_from_json(CONTROL_OP_QUARANTINE, reply, &back), 0);
+	assert_int_equal(back.n_ids, 2);
+	assert_string_equal(back.ids[1], "s-2");
+	assert_int_equal(back.stopped, 0);	/* not quarantine's: not read */
+	json_decref(reply);
+
+	reply = control_error(4, CONTROL_E_CONFIG, "upstreams.n: CANARY-free words");
+	assert_line(reply, "{\"id\":4,\"ok\":false,\"error\":\"" CONTROL_E_CONFIG "\","
+		    "\"reason\":\"upstreams.n: CANARY-free words\"}\n");
+	json_decref(reply);
+}
+
 int
 main(void)
 {
@@ -954,6 +1046,7 @@ main(void)
 		cmocka_unit_test(test_delta),
 		cmocka_unit_test(test_delta_refused),
 		cmocka_unit_test(test_holds),
+		cmocka_unit_test(test_answers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
