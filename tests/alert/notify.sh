@@ -115,9 +115,15 @@ since() { tail -n +"$(($1 + 1))" "$tmp/monitor.log"; }
 lines() { wc -l <"$tmp/monitor.log"; }
 
 # The method call, then its body argument: dbus-monitor prints the call's
-# arguments on the lines after it, the body being the fifth.
+# arguments on the lines after it, the body being the fifth. The monitor
+# writes its log on its own time: looked for up to 5 s after the probe.
 saw_notify_with() {
-	since "$1" | grep -A 6 'member=Notify$' | grep -qF "string \"$2\""
+	local i
+	for i in $(seq 1 50); do
+		since "$1" | grep -A 6 'member=Notify$' | grep -qF "string \"$2\"" && return 0
+		sleep 0.1
+	done
+	return 1
 }
 
 saw_summary() {
