@@ -22,6 +22,7 @@
 #include "frame.h"
 #include "grant.h"
 #include "incident.h"
+#include "supervisor.h"
 
 /* ---- lines from the engine ---- */
 
@@ -182,21 +183,65 @@ ctl_int_of(const json_t *o, const char *key)
  * engine on the log): "label some name name …", or "label none".
  */
 static void
-print_standing(const char *label, const char *some, const char *none, const json_t *a)
+print_standing(const char *label, const char *some, const char *none,
+	       const char (*names)[SNAP_NAME_MAX], size_t n)
 {
-	const json_t *v;
 	size_t i;
 
-	printf("%-8s %s", label, json_array_size(a) ? some : none);
-	json_array_foreach(a, i, v)
-		printf(" %s", json_string_value(v));
+	printf("%-8s %s", label, n ? some : none);
+	for (i = 0; i < n; i++)
+		printf(" %s", names[i]);
 	putchar('\n');
+}
+
+/* The snapshot an answer holds, read as the protocol declares it; NULL: said so. */
+static struct supervisor_snapshot *
+snapshot_of(struct ctl *c, const json_t *r)
+{
+	struct supervisor_snapshot *s = calloc(1, sizeof *s);
+
+	if (s && control_snapshot_from_json(json_object_get(r, "snapshot"), s) == 0)
+		return s;
+	if (s)
+		supervisor_snapshot_free(s);
+	free(s);
+	cli_fail(c->o.json, "ctl", "%s: the engine's answer cannot be read", c->verb);
+	return NULL;
+}
+
+static void
+snapshot_drop(struct supervisor_snapshot *s)
+{
+	supervisor_snapshot_free(s);
+	free(s);
+}
+
+static void
+print_status(const struct control_hello_msg *h, const struct supervisor_snapshot *s)
+{
+	printf("engine   %s (protocol %lld)\nyou      %s (uid %lld), role %s\n", h->engine,
+	       (long long)h->airlock, h->user, (long long)h->uid, control_role_name(h->role));
+	printf("sessions %zu held, %zu live, %llu started\nrevision %lld\n", s->n, s->live,
+	       (unsigned long long)s->started_total, (long long)s->revision);
+	if (s->frozen)
+		printf("frozen   yes, by %s (uid %u, %s), revision %lld\n", s->frozen_by.user,
+		       (unsigned)s->frozen_by.uid, s->frozen_by.via, (long long)s->frozen_revision);
+	else
+		printf("frozen   no\n");
+	print_standing("revoked", "on every session:", "none",
+		       s->standing, s->n_standing);
+	print_standing("held", "on every session:", "none",
+		       s->standing_hold, s->n_standing_hold);
+	print_standing("flows", "held", "none held",
+		       s->standing_flow, s->n_standing_flow);
 }
 
 static int
 do_status(struct ctl *c)
 {
-	json_t *snap, *s;
+	struct control_hello_msg h;
+	struct supervisor_snapshot *s;
+	json_t *snap;
 	int rc = (ctl_request(c, CONTROL_OP_SNAPSHOT), ctl_call(c, 0, &snap));
 
 	if (rc >= 0)
@@ -208,94 +253,74 @@ do_status(struct ctl *c)
 		json_decref(snap);
 		return rc;
 	}
-	s = json_object_get(snap, "snapshot");
-	printf("engine   %s (protocol %lld)\nyou      %s (uid %lld), role %s\n",
-	       ctl_str_of(c->hello, "engine"), ctl_int_of(c->hello, "airlock"),
-	       ctl_str_of(c->hello, "user"), ctl_int_of(c->hello, "uid"),
-	       ctl_str_of(c->hello, "role"));
-	printf("sessions %zu held, %lld live, %lld started\nrevision %lld\n",
-	       json_array_size(json_object_get(s, "sessions")), ctl_int_of(s, "live"),
-	       ctl_int_of(s, "started_total"), ctl_int_of(s, "revision"));
-	if (json_is_true(json_object_get(s, "frozen")))
-		printf("frozen   yes, by %s (uid %lld, %s), revision %lld\n",
-		       ctl_str_of(json_object_get(s, "frozen_by"), "by"),
-		       ctl_int_of(json_object_get(s, "frozen_by"), "uid"),
-		       ctl_str_of(json_object_get(s, "frozen_by"), "via"), ctl_int_of(s, "frozen_revision"));
-	else
-		printf("frozen   no\n");
-	print_standing("revoked", "on every session:", "none", json_object_get(s, "standing"));
-	print_standing("held", "on every session:", "none", json_object_get(s, "standing_holds"));
-	print_standing("flows", "held", "none held", json_object_get(s, "standing_flows"));
+	s = control_hello_from_json(c->hello, &h) == 0 ? snapshot_of(c, snap) : NULL;
 	json_decref(snap);
+	if (!s)
+		return EXIT_ERROR;
+	print_status(&h, s);
+	snapshot_drop(s);
 	return EXIT_OK;
 }
 
 static void
-print_session(const json_t *r)
+print_session(const struct session_row *r)
 {
-	const json_t *n = json_object_get(r, "counters");
-
-	const json_t *q = json_object_get(r, "quarantine");
-
-	printf("%-24s %-12s %8llds %6lld %6lld %8lld  %.12s", ctl_str_of(r, "id"), ctl_str_of(r, "state"),
-	       ctl_int_of(r, "uptime_ms") / 1000, ctl_int_of(n, "allowed"), ctl_int_of(n, "denied"),
-	       ctl_int_of(r, "revision"), ctl_str_of(r, "container"));
+	printf("%-24s %-12s %8llds %6llu %6llu %8lld  %.12s", r->id, session_state_id(r->state),
+	       (long long)(r->uptime_ms / 1000), (unsigned long long)r->counters.allowed,
+	       (unsigned long long)r->counters.denied, (long long)r->revision, r->container);
 	/*
 	 * Last, so the columns before stay as they were: a held session's
 	 * pause; an ended one's end, and where a failure stopped it (the
 	 * refusing check, or the step and the engine's or daemon's words).
 	 */
-	if (json_is_true(json_object_get(q, "on")))
-		printf("  quarantined (%s) by %s", ctl_str_of(q, "pause"),
-		       ctl_str_of(json_object_get(q, "by"), "by"));
-	if (json_object_get(r, "end")) {
-		printf("  %s", ctl_str_of(r, "end"));
-		if (*ctl_str_of(r, "refused_check"))
-			printf(", refused by %s", ctl_str_of(r, "refused_check"));
-		if (*ctl_str_of(r, "reason"))	/* it names the step: "create: docker: …" */
-			printf(": %s", ctl_str_of(r, "reason"));
-		else if (*ctl_str_of(r, "failed_step"))
-			printf(" at %s", ctl_str_of(r, "failed_step"));
+	if (r->quarantine.on)
+		printf("  quarantined (%s) by %s", r->quarantine.pause, r->quarantine.by.user);
+	if (r->state == SESSION_STATE_ENDED) {
+		printf("  %s", session_end_id(r->end));
+		if (r->refused_check[0])
+			printf(", refused by %s", r->refused_check);
+		if (r->reason[0])	/* it names the step: "create: docker: …" */
+			printf(": %s", r->reason);
+		else if (r->failed_step[0])
+			printf(" at %s", r->failed_step);
 	}
 	printf("\n");
 }
 
 /* "allowed (grant: 2 calls, 14m05s left)": what remains of a grant, names and numbers. */
 static void
-grant_left_text(const json_t *t, char *buf, size_t cap)
+grant_left_text(const struct tool_view *t, char *buf, size_t cap)
 {
-	json_t *calls = json_object_get(t, "grant_calls"), *ms = json_object_get(t, "grant_ms");
-	long long n = json_integer_value(calls), s = (json_integer_value(ms) + 999) / 1000;
+	long long n = t->grant_calls, s = (t->grant_ms + 999) / 1000;
 	char c[32] = "", d[32] = "";
 
-	if (json_is_integer(calls))
+	if (t->grant_calls >= 0)
 		snprintf(c, sizeof c, "%lld call%s", n, n == 1 ? "" : "s");
-	if (json_is_integer(ms))
+	if (t->grant_ms >= 0)
 		snprintf(d, sizeof d, s >= 3600 ? "%lldh%02lldm" : "%lldm%02llds",
 			 s >= 3600 ? s / 3600 : s / 60, s >= 3600 ? s % 3600 / 60 : s % 60);
 	snprintf(buf, cap, "allowed (grant: %s%s%s left)", c, c[0] && d[0] ? ", " : "", d);
 }
 
 static void
-print_tool(const json_t *r, const json_t *t)
+print_tool(const struct session_row *r, const struct tool_view *t)
 {
 	char granted[96];
-	const char *state = !json_is_true(json_object_get(t, "approved")) ? "not approved"
-			  : !json_is_true(json_object_get(t, "allowed")) ? "revoked"
-			  : json_is_true(json_object_get(t, "held")) ? "held" : "allowed";
+	const char *state = !t->approved ? "not approved" : !t->allowed ? "revoked"
+			  : t->held ? "held" : "allowed";
 
-	if (json_is_true(json_object_get(t, "granted")) && strcmp(state, "allowed") == 0) {
+	if (t->granted && strcmp(state, "allowed") == 0) {
 		grant_left_text(t, granted, sizeof granted);
 		state = granted;
 	}
-	printf("%-24s %-24s %-14s %s\n", ctl_str_of(r, "id"), ctl_str_of(t, "name"),
-	       ctl_str_of(t, "class"), state);
+	printf("%-24s %-24s %-14s %s\n", r->id, t->name, t->data_class, state);
 }
 
 static int
 do_sessions(struct ctl *c, bool tools)
 {
-	json_t *snap, *rows, *r, *t;
+	struct supervisor_snapshot *s;
+	json_t *snap;
 	size_t i, k;
 	int rc = (ctl_request(c, CONTROL_OP_SNAPSHOT), ctl_call(c, 0, &snap));
 
@@ -306,19 +331,22 @@ do_sessions(struct ctl *c, bool tools)
 		json_decref(snap);
 		return rc;
 	}
-	rows = json_object_get(json_object_get(snap, "snapshot"), "sessions");
+	s = snapshot_of(c, snap);
+	json_decref(snap);
+	if (!s)
+		return EXIT_ERROR;
 	if (!tools)
 		printf("%-24s %-12s %9s %6s %6s %8s  %s\n", "SESSION", "STATE", "UPTIME", "ALLOW",
 		       "DENY", "REVISION", "CONTAINER");
 	else
 		printf("%-24s %-24s %-14s %s\n", "SESSION", "TOOL", "CLASS", "STATE");
-	json_array_foreach(rows, i, r) {
+	for (i = 0; i < s->n; i++) {
 		if (!tools)
-			print_session(r);
-		json_array_foreach(tools ? json_object_get(r, "tools") : NULL, k, t)
-			print_tool(r, t);
+			print_session(&s->rows[i]);
+		for (k = 0; tools && k < s->rows[i].n_tools; k++)
+			print_tool(&s->rows[i], &s->rows[i].tools[k]);
 	}
-	json_decref(snap);
+	snapshot_drop(s);
 	return EXIT_OK;
 }
 
