@@ -34,14 +34,14 @@ static void
 cutover_text(const struct link_result *r, char *buf, size_t cap)
 {
 	const char *what = r->op == CUTOVER_FREEZE ? "freeze" : r->op == CUTOVER_THAW ? "thaw" : NULL;
-	char name[SNAP_NAME_MAX + 72];
+	bool alias = !what && r->acted[0] && strcmp(r->acted, r->tool) != 0;	/* "remember (store)" */
+	char name[2 * SNAP_NAME_MAX + 72], terms[48] = "";
+	size_t len;
 	int n;
 
-	char terms[48] = "";
-	size_t len;
-
-	snprintf(name, sizeof name, "%s%s%s", what ? what : cutover_op_id(r->op), what ? "" : " ",
-		 what ? "" : r->tool);
+	snprintf(name, sizeof name, "%s%s%s%s%s%s", what ? what : cutover_op_id(r->op),
+		 what ? "" : " ", what ? "" : r->tool, alias ? " (" : "", alias ? r->acted : "",
+		 alias ? ")" : "");
 	if (r->grant.for_s || r->grant.calls) {
 		grant_terms_text(r->grant.for_s, r->grant.calls, terms, sizeof terms);
 		len = strlen(name);

@@ -76,6 +76,7 @@ struct link_result {
 	char error[LINK_TEXT_MAX];	/* !ok: fixed text */
 	enum cutover_op op;
 	char tool[SNAP_NAME_MAX];
+	char acted[SNAP_NAME_MAX];	/* cutover: the catalog tool it acted on (an alias resolved) */
 	char session[SNAP_ID_MAX];	/* start: the new id; stop: the one stopped */
 	char path[128];			/* start: the file */
 	int64_t revision;

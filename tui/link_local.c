@@ -172,6 +172,8 @@ local_cutover(struct link *l, enum cutover_op op, const char *tool, const char *
 	else
 		rc = supervisor_cutover_by(ll->sup, op, tool, ids, ids ? n : 0, &ll->author,
 					   &res->revision, &res->targets, &err);
+	if (rc >= 0 && tool && !(grant && grant->flow))	/* what it acted on, as the engine's answer says */
+		(void)supervisor_tool_named(ll->sup, tool, res->acted, &(struct al_err){ "" });
 	return answer(res, rc, err.msg);
 }
 

@@ -107,6 +107,7 @@ cutover_read(struct link_result *res, const json_t *f)
 		res->targets = a->targets;
 		res->acks = a->n_acks;
 		res->pending = a->n_pending;
+		snprintf(res->acted, sizeof res->acted, "%s", a->tool);
 	}
 	free(a);
 	return read;

@@ -150,6 +150,13 @@ check "console two: the revoke shows with its author" wait_re two "by root at r[
 command_line two "restore store all"
 keys two y
 check "console two: the restore is acknowledged" wait_re two "restore store on 1 session: 1 acknowledged" 10
+command_line two "revoke save all"
+keys two y
+check "console two: a revoke by alias says the catalog tool it acted on" \
+	wait_re two "revoke save \(store\) on 1 session: 1 acknowledged" 10
+command_line two "restore save all"
+keys two y
+check "…and so does its restore" wait_re two "restore save \(store\) on 1 session: 1 acknowledged" 10
 keys two 4
 check "console two: the audit view shows engine a's own log, through the link" \
 	wait_re two "Audit.* [1-9][0-9]* entr(y|ies)" 10
