@@ -89,7 +89,7 @@ cli_default_audit_path(char *out, size_t cap)
 int
 cli_fail(bool json, const char *command, const char *fmt, ...)
 {
-	char msg[512];
+	char msg[AL_ERR_MAX + 256];	/* an engine's error, whole, with what it is about */
 	json_t *out;
 	va_list ap;
 
@@ -109,7 +109,7 @@ int
 cli_audit_fail(bool json, const char *command, const char *path, bool create,
 	       const struct al_err *err)
 {
-	char text[512];
+	char text[AL_ERR_MAX + 256];
 
 	path_failure(text, sizeof text, "audit", path, create, err->msg);
 	return cli_fail(json, command, "%s", text);

@@ -253,7 +253,11 @@ do_status(struct ctl *c)
 		json_decref(snap);
 		return rc;
 	}
-	s = control_hello_from_json(c->hello, &h) == 0 ? snapshot_of(c, snap) : NULL;
+	if (control_hello_from_json(c->hello, &h) < 0) {
+		json_decref(snap);
+		return cli_fail(false, "ctl", "status: the engine's hello cannot be read");
+	}
+	s = snapshot_of(c, snap);
 	json_decref(snap);
 	if (!s)
 		return EXIT_ERROR;
