@@ -2,10 +2,12 @@
 #define AIRLOCK_CMD_CTL_INT_H
 
 /*
- * airlock ctl's insides, shared by its two files: cmd_ctl.c (connecting,
- * one request and its reply, the commands that change things) and
- * cmd_ctl_watch.c (what is followed as it happens: held calls, events,
- * the operator's approve or deny of a held call, the host checks' run).
+ * airlock ctl's insides, shared by its three files: cmd_ctl.c
+ * (connecting, one request and its reply, the commands that change
+ * things), cmd_ctl_show.c (what the engine holds now: status, sessions,
+ * tools) and cmd_ctl_watch.c (what is followed as it happens: held calls,
+ * events, the operator's approve or deny of a held call, the host
+ * checks' run).
  */
 
 #include <stdbool.h>
@@ -48,6 +50,10 @@ const char *ctl_str_of(const json_t *o, const char *key);
 long long ctl_int_of(const json_t *o, const char *key);
 /* Print a reply as fmt says (with word), or as JSON with --json; exit 0. */
 int ctl_done(struct ctl *c, json_t *r, const char *fmt, const char *word);
+
+/* cmd_ctl_show.c: status; sessions and tools (the verb says which). */
+int ctl_status(struct ctl *c);
+int ctl_sessions(struct ctl *c);
 
 /* cmd_ctl_watch.c: pending [--follow], approve and deny, events [--follow], host. */
 int ctl_pending(struct ctl *c);

@@ -403,6 +403,15 @@ struct slot *sup_find(struct supervisor *s, const char *id);
 struct slot *sup_pick(struct supervisor *s, const char *typed, struct al_err *err);
 int sup_pick_ids(struct supervisor *s, const char *const *ids, size_t n,
 		 char (*to)[SNAP_ID_MAX], struct al_err *err);
+/*
+ * What a cutover may name (supervisor_names.c): tool, a catalog tool or an
+ * alias of one, into named (SNAP_NAME_MAX) as the catalog tool; and ids
+ * (NULL: none), each a held session's id or unique prefix, into to[] as
+ * whole ids. 0, or -1 (err) in the words every client gets.
+ */
+int sup_cutover_names(struct supervisor *s, const char *tool, char *named,
+		      const char *const *ids, size_t n_ids, char (*to)[SNAP_ID_MAX],
+		      struct al_err *err);
 void sup_slot_free(struct slot *sl);
 void sup_slot_join(struct slot *sl);
 
