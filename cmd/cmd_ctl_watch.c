@@ -178,17 +178,26 @@ ctl_decide(struct ctl *c)
 
 /* ---- events ---- */
 
+/* One event, read as the protocol declares it: its kind, session, and what that kind says. */
 static void
 print_event(struct ctl *c, json_t *e)
 {
+	struct supervisor_event ev;
+	bool read, ack;
+
 	if (c->o.json) {
 		cli_print_json(e);
 		return;
 	}
-	printf("%6lld %-16s %-24s %s%s%s%s%s\n", ctl_int_of(e, "seq"), ctl_str_of(e, "kind"),
-	       ctl_str_of(e, "session"), ctl_str_of(e, "state"), ctl_str_of(e, "end"),
-	       ctl_str_of(e, "tool"), json_object_get(e, "result") ? " " : "",
-	       ctl_str_of(e, "result"));
+	read = control_event_from_json(e, &ev) == 0;
+	ack = read && ev.kind == SUPERVISOR_EVENT_CUTOVER_ACK;
+	if (!read)
+		printf("%6s an event this ctl cannot read (a newer engine's kind?)\n", "?");
+	else
+		printf("%6llu %-16s %-24s %s%s%s%s%s\n", (unsigned long long)ev.seq, event_kind_id(ev.kind),
+		       ev.session, ev.kind == SUPERVISOR_EVENT_STATE ? session_state_id(ev.state) : "",
+		       ev.kind == SUPERVISOR_EVENT_END ? session_end_id(ev.end) : "", ev.tool,
+		       ack ? " " : "", ack ? cutover_result_id(ev.result) : "");
 	fflush(stdout);
 }
 

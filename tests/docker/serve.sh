@@ -125,6 +125,10 @@ ctl restore store --session "$first" >/dev/null
 ctl events --json >"$work/events.jsonl"
 check "ctl events --json: NDJSON with the cutover acks" \
 	[ "$(grep -c '"kind":"cutover_ack"' "$work/events.jsonl")" -ge 6 ]
+ctl events >"$work/events.out"
+check "ctl events: a line each, read as declared (an ack names its session, tool and result)" \
+	bash -c '[ "$(grep -cE "^ *[0-9]+ cutover_ack +s-[0-9a-f]+ +store applied$" "$1")" -ge 6 ] &&
+		grep -qE "^ *[0-9]+ state +s-[0-9a-f]+ +running$" "$1" && ! grep -q "cannot read" "$1"' _ "$work/events.out"
 # --- pushed snapshots as deltas: the same snapshots, fewer bytes --------------
 python3 "$client" deltas "$sock" 4 "$work/deltas.frames" >"$work/deltas.json"
 cat "$work/deltas.json"
