@@ -476,6 +476,29 @@ def snapshot_delta():
     put("snapshot_delta", "fixed_base", line(seeds["counters"]))
 
 
+def answers():
+    """An engine's answers to changes, as ctl and a console read them: byte 0 the reading."""
+    seeds = {
+        "cutover": (0, {"id": 3, "ok": True, "revision": 7, "targets": 3, "tool": "create_entities",
+                        "acks": [{"session": "s-1", "result": "applied", "waited_us": 42},
+                                 {"session": "s-2", "result": "not_applicable", "waited_us": 9}],
+                        "pending": ["s-3"], "ended": []}),
+        "cutover_unknown_word": (0, {"id": 4, "ok": True, "revision": 8, "targets": 1, "tool": "",
+                                     "acks": [{"session": "s-1", "result": "maybe"}, 5, "s-2"],
+                                     "pending": [1, "s-2"], "ended": ["s-9" * 20]}),
+        "start": (1, {"id": 5, "ok": True, "session": "s-0603c0ed0ccaf45f"}),
+        "stop": (2, {"id": 6, "ok": True, "session": "caf\u00e9" * 12}),
+        "stop_all": (3, {"id": 7, "ok": True, "stopped": 4}),
+        "forget": (4, {"id": 8, "ok": True, "forgotten": ["s-1", "s-2"], "not_ended": ["s-3"]}),
+        "quarantine": (5, {"id": 9, "ok": True, "sessions": ["s-1"]}),
+        "release_none": (6, {"id": 10, "ok": True, "sessions": []}),
+        "snapshot_asked": (7, {"id": 11, "ok": True, "session": "s-1"}),
+    }
+    for name, (reading, obj) in seeds.items():
+        put("answers", name, bytes([reading]) + line(obj).encode())
+    put("answers", "not_object", b"\x00[1,2]")
+
+
 def leb128(n):
     out = bytearray()
     while True:
@@ -529,5 +552,5 @@ def json_tree():
 
 for f in (control, frame, json_tree, linebuf, config, admission, attach, docker_answer, events, mcp, mcp_digest,
           sealed_export,
-          snapshot_delta):
+          snapshot_delta, answers):
     f()
