@@ -31,55 +31,68 @@ print_held_header(void)
 
 /* One held call: names, sizes and a hash's head; never its arguments. */
 static void
-print_held(const json_t *h)
+print_held(const struct hold_view *h)
 {
-	const char *name = ctl_str_of(h, "tool"), *alias = ctl_str_of(h, "alias");
-	bool aliased = strcmp(alias, name) != 0;
-	char tool[160], flow[96];
+	bool aliased = strcmp(h->alias, h->tool) != 0;
+	char tool[2 * SNAP_NAME_MAX + 4], flow[2 * SNAP_CLASS_MAX + 4];
 
-	snprintf(tool, sizeof tool, "%s%s%s%s", name, aliased ? " (" : "", aliased ? alias : "",
-		 aliased ? ")" : "");
-	snprintf(flow, sizeof flow, "%s->%s", ctl_str_of(h, "session_class"),
-		 ctl_str_of(h, "sink_ceiling"));
-	printf("%*lld %-*s %-*s %-*s %*lldB %-*.*s %*llds %*lld %s%s\n", W_ID, ctl_int_of(h, "id"),
-	       W_SESSION, ctl_str_of(h, "session"), W_TOOL, tool, W_FLOW, flow, W_REQUEST - 1,
-	       ctl_int_of(h, "request_bytes"), W_HASH, W_HASH, ctl_str_of(h, "request_hash"),
-	       W_WAITED - 1, ctl_int_of(h, "waited_ms") / 1000, W_EARLIER,
-	       ctl_int_of(h, "earlier_calls"), ctl_str_of(h, "held_by"),
-	       json_is_true(json_object_get(h, "declassify")) ? " declassify" : "");
+	snprintf(tool, sizeof tool, "%s%s%s%s", h->tool, aliased ? " (" : "",
+		 aliased ? h->alias : "", aliased ? ")" : "");
+	snprintf(flow, sizeof flow, "%s->%s", h->session_class, h->sink_ceiling);
+	printf("%*lld %-*s %-*s %-*s %*lldB %-*.*s %*llds %*lld %s%s\n", W_ID, (long long)h->id,
+	       W_SESSION, h->session, W_TOOL, tool, W_FLOW, flow, W_REQUEST - 1,
+	       (long long)h->request_bytes, W_HASH, W_HASH, h->request_hash, W_WAITED - 1,
+	       (long long)(h->waited_ms / 1000), W_EARLIER, (long long)h->earlier_calls, h->held_by,
+	       h->declassify ? " declassify" : "");
 }
 
-/* Is a call with this id in the list? */
+/* Is a call with this id in the list (NULL: none)? */
 static bool
-held_in(const json_t *list, json_int_t id)
+held_in(const struct control_pending *list, int64_t id)
 {
-	const json_t *h;
 	size_t i;
 
-	json_array_foreach(list, i, h)
-		if (json_integer_value(json_object_get(h, "id")) == id)
+	for (i = 0; list && i < list->n; i++)
+		if (list->calls[i].id == id)
 			return true;
 	return false;
 }
 
-/* Followed: the calls that began waiting since the last look, and those that no longer wait. */
-static void
-print_changes(struct ctl *c, const json_t *before, json_t *now)
+/*
+ * The held calls a pending answer lists, read as the protocol declares
+ * them, in its order (no element is left out: none has a required
+ * field); NULL when out of memory.
+ */
+static struct control_pending *
+pending_of(const json_t *r)
 {
-	json_t *h;
+	struct control_pending *p = calloc(1, sizeof *p);
+
+	if (p && control_pending_from_json(r, p) < 0)
+		p->n = 0;
+	return p;
+}
+
+/*
+ * Followed: the calls that began waiting since the last look (with
+ * --json, as the engine wrote them in r), and those that no longer wait.
+ */
+static void
+print_changes(struct ctl *c, const struct control_pending *before,
+	      const struct control_pending *now, const json_t *r)
+{
 	size_t i;
 
-	json_array_foreach(now, i, h)
-		if (!held_in(before, json_integer_value(json_object_get(h, "id")))) {
+	for (i = 0; i < now->n; i++)
+		if (!held_in(before, now->calls[i].id)) {
 			if (c->o.json)
-				cli_print_json(h);
+				cli_print_json(json_array_get(json_object_get(r, "pending"), i));
 			else
-				print_held(h);
+				print_held(&now->calls[i]);
 		}
-	for (i = 0; i < json_array_size(before); i++)
-		if (!held_in(now, json_integer_value(json_object_get(json_array_get(before, i), "id")))
-		    && !c->o.json)
-			printf("%*lld decided\n", W_ID, ctl_int_of(json_array_get(before, i), "id"));
+	for (i = 0; before && !c->o.json && i < before->n; i++)
+		if (!held_in(now, before->calls[i].id))
+			printf("%*lld decided\n", W_ID, (long long)before->calls[i].id);
 	fflush(stdout);
 }
 
@@ -92,6 +105,18 @@ print_changes(struct ctl *c, const json_t *before, json_t *now)
  */
 #define CTL_PENDING_SAFETY_MS	5000
 
+/* Is this pushed frame news of held calls: a hold event, or a gap (one may be lost)? */
+static bool
+hold_news(const json_t *f)
+{
+	struct supervisor_event ev;
+
+	if (json_object_get(f, "gap"))
+		return true;
+	return control_event_from_json(json_object_get(f, "event"), &ev) == 0 &&
+	       (ev.kind == SUPERVISOR_EVENT_HOLD_WAITING || ev.kind == SUPERVISOR_EVENT_HOLD_DECIDED);
+}
+
 /* Followed: until a hold event or a gap comes, the engine closes, or the safety period ends. */
 static void
 pending_wait(struct ctl *c)
@@ -101,8 +126,7 @@ pending_wait(struct ctl *c)
 	json_t *f;
 
 	while (!news && (f = ctl_next_frame(c, deadline))) {
-		news = json_object_get(f, "gap") != NULL ||
-		       strncmp(ctl_str_of(json_object_get(f, "event"), "kind"), "hold_", 5) == 0;
+		news = hold_news(f);
 		json_decref(f);
 	}
 }
@@ -128,7 +152,8 @@ pending_subscribe(struct ctl *c)
 int
 ctl_pending(struct ctl *c)
 {
-	json_t *r, *before = NULL;
+	struct control_pending *now = NULL, *before = NULL;
+	json_t *r;
 	int rc = c->o.n[OPT_FOLLOW] ? pending_subscribe(c) : -1;
 
 	if (rc < 0)
@@ -139,20 +164,27 @@ ctl_pending(struct ctl *c)
 		return ctl_done(c, r, "%s", "");
 	if (!c->o.json)
 		print_held_header();
-	print_changes(c, NULL, json_object_get(r, "pending"));
-	while (c->o.n[OPT_FOLLOW]) {
-		json_decref(before);
-		before = r;
-		pending_wait(c);
-		if ((rc = (ctl_request(c, CONTROL_OP_PENDING), ctl_call(c, 0, &r))) >= 0) {
-			json_decref(before);
-			return rc;
+	for (;;) {	/* r is a pending answer here, taken by each round */
+		free(before);
+		before = now;
+		if ((now = pending_of(r)))
+			print_changes(c, before, now, r);
+		json_decref(r);
+		if (!now) {
+			rc = cli_fail(c->o.json, "ctl", "pending: out of memory");
+			break;
 		}
-		print_changes(c, json_object_get(before, "pending"), json_object_get(r, "pending"));
+		if (!c->o.n[OPT_FOLLOW]) {
+			rc = EXIT_OK;
+			break;
+		}
+		pending_wait(c);
+		if ((rc = (ctl_request(c, CONTROL_OP_PENDING), ctl_call(c, 0, &r))) >= 0)
+			break;	/* the engine went away or refused: its status */
 	}
-	json_decref(before);
-	json_decref(r);
-	return EXIT_OK;
+	free(before);
+	free(now);
+	return rc;
 }
 
 /* approve ID [--rest] or deny ID. */
