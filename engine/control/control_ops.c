@@ -511,16 +511,25 @@ op_forget(struct control_server *cs, struct client *c, const struct control_requ
 	done_reply(cs, c, r, d, ok);
 }
 
-/* The sessions a cutover targets, as ids: the named ones, or every live one now. */
+/*
+ * The sessions a cutover targets, as ids: the named ones, or every live
+ * one now. A named one that has ended already is told so at once: no ack
+ * or end will come for it.
+ */
 static void
 cutover_targets(struct control_server *cs, const struct control_request *r, struct pending *p)
 {
+	struct session_row row;
 	size_t i;
 
 	p->n = 0;
 	if (!r->all) {
-		for (i = 0; i < r->n_ids; i++)
+		for (i = 0; i < r->n_ids; i++) {
+			if (supervisor_row(cs->o.sup, r->ids[i], &row) == 0 &&
+			    row.state == SESSION_STATE_ENDED)
+				p->state[p->n] = ENDED;
 			snprintf(p->ids[p->n++], SNAP_ID_MAX, "%s", r->ids[i]);
+		}
 		return;
 	}
 	for (i = 0; i < cs->snap.n && p->n < SUPERVISOR_SESSIONS_MAX; i++)

@@ -472,6 +472,12 @@ check "ctl sessions: a session whose image is gone ends its line 'container_fail
 check "…and serve's log says the same of its end" until3 grep -qE \
 	"^airlock serve: session $sid_missing ended container_failed: create: docker: POST /containers/create: HTTP 404: No such image: sha256:0{63}1$" \
 	"$work/serve3.err"
+t0=$SECONDS
+rc=0; ctl revoke_ended revoke store --session "$sid_missing" --wait 8000 || rc=$?
+check "a revoke naming a session that ended answers at once (not after its wait), saying so" \
+	bash -c '[ "$1" = 0 ] && [ "$2" -lt 4 ] && grep -q "0 of 0 sessions acknowledged" "$3" &&
+		grep -qx "airlock ctl: ended before acknowledging: $4" "$5"' \
+	_ "$rc" "$((SECONDS - t0))" "$work/revoke_ended.out" "$sid_missing" "$work/revoke_ended.err"
 printf '{"profile": 3}\n' >"$work/bad.json"
 rc=0; "$airlock" serve --socket "$work/other.sock" --audit "$work/other.db" --config "$work/bad.json" \
 	2>"$work/serve_bad.err" </dev/null || rc=$?
