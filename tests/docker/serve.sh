@@ -473,7 +473,8 @@ check "…and serve's log says the same of its end" until3 grep -qE \
 	"^airlock serve: session $sid_missing ended container_failed: create: docker: POST /containers/create: HTTP 404: No such image: sha256:0{63}1$" \
 	"$work/serve3.err"
 t0=$SECONDS
-rc=0; ctl revoke_ended revoke store --session "$sid_missing" --wait 8000 || rc=$?
+rc=0; ctl revoke store --session "$sid_missing" --wait 8000 >"$work/revoke_ended.out" \
+	2>"$work/revoke_ended.err" || rc=$?
 check "a revoke naming a session that ended answers at once (not after its wait), saying so" \
 	bash -c '[ "$1" = 0 ] && [ "$2" -lt 4 ] && grep -q "0 of 0 sessions acknowledged" "$3" &&
 		grep -qx "airlock ctl: ended before acknowledging: $4" "$5"' \
