@@ -191,31 +191,39 @@ ctl_done(struct ctl *c, json_t *r, const char *fmt, const char *word)
 	return rc;
 }
 
-/*
- * The answer r of a change, decoded as control.h declares it into a struct
- * of size bytes: a control_done of op, or with op CONTROL_OP_COUNT a
- * control_cutover. NULL when it cannot be read: said so, r freed.
- */
+/* An answer of a change that cannot be read: said so, r freed; NULL. */
 static void *
-answer_of(struct ctl *c, json_t *r, enum control_op op, size_t size)
+unreadable(struct ctl *c, json_t *r, void *a)
 {
-	void *a = calloc(1, size);
-	bool read = a && (op == CONTROL_OP_COUNT ? control_cutover_from_json(r, a)
-						 : control_done_from_json(op, r, a)) == 0;
-
-	if (read)
-		return a;
 	free(a);
 	json_decref(r);
 	cli_fail(c->o.json, "ctl", "%s: the engine's answer cannot be read", c->verb);
 	return NULL;
 }
 
+/* The answer r of op (control.h's control_done), or NULL (unreadable). */
+static struct control_done *
+done_of(struct ctl *c, json_t *r, enum control_op op)
+{
+	struct control_done *d = calloc(1, sizeof *d);
+
+	return d && control_done_from_json(op, r, d) == 0 ? d : unreadable(c, r, d);
+}
+
+/* A cutover's answer r (control.h's control_cutover), or NULL (unreadable). */
+static struct control_cutover *
+cutover_of(struct ctl *c, json_t *r)
+{
+	struct control_cutover *a = calloc(1, sizeof *a);
+
+	return a && control_cutover_from_json(r, a) == 0 ? a : unreadable(c, r, a);
+}
+
 /* A start's or a stop's answer: the session it acted on, said by fmt. */
 static int
 session_done(struct ctl *c, json_t *r, enum control_op op, const char *fmt)
 {
-	struct control_done *d = answer_of(c, r, op, sizeof *d);
+	struct control_done *d = done_of(c, r, op);
 	int rc;
 
 	if (!d)
@@ -285,7 +293,7 @@ do_stop_all(struct ctl *c)
 
 	if (rc >= 0)
 		return rc;
-	if (!(d = answer_of(c, r, CONTROL_OP_STOP_ALL, sizeof *d)))
+	if (!(d = done_of(c, r, CONTROL_OP_STOP_ALL)))
 		return EXIT_ERROR;
 	snprintf(n, sizeof n, "%zu", d->stopped);
 	free(d);
@@ -379,7 +387,7 @@ cutover_call(struct ctl *c, long wait, const char *what)
 
 	if (rc >= 0)
 		return rc;
-	if (!(a = answer_of(c, r, CONTROL_OP_COUNT, sizeof *a)))
+	if (!(a = cutover_of(c, r)))
 		return EXIT_ERROR;
 	rc = a->n_pending > 0 && wait > 0 ? EXIT_REFUSED : EXIT_OK;
 	if (c->o.json)
@@ -507,7 +515,7 @@ quarantine_done(struct ctl *c, json_t *r)
 	struct control_done *d;
 	size_t i;
 
-	if (!(d = answer_of(c, r, on ? CONTROL_OP_QUARANTINE : CONTROL_OP_RELEASE, sizeof *d)))
+	if (!(d = done_of(c, r, on ? CONTROL_OP_QUARANTINE : CONTROL_OP_RELEASE)))
 		return EXIT_ERROR;
 	if (c->o.json) {
 		free(d);

@@ -153,6 +153,7 @@ local_cutover(struct link *l, enum cutover_op op, const char *tool, const char *
 	      size_t n, const struct link_grant *grant, struct link_result *res)
 {
 	struct link_local *ll = local(l);
+	struct cutover_done done = { 0 };
 	struct al_err err;
 	int rc;
 
@@ -162,18 +163,20 @@ local_cutover(struct link *l, enum cutover_op op, const char *tool, const char *
 	if (op == CUTOVER_RESTORE && grant && (grant->for_s || grant->calls)) {
 		res->grant = *grant;
 		rc = supervisor_grant(ll->sup, tool, ids, ids ? n : 0, &ll->author, grant->for_s,
-				      grant->calls, &res->revision, &res->targets, &err);
+				      grant->calls, &done, &err);
 	} else if (grant && grant->flow)
 		rc = supervisor_flow_cutover_by(ll->sup, op, tool, ids, ids ? n : 0, &ll->author,
-						&res->revision, &res->targets, &err);
+						&done, &err);
 	else if (op == CUTOVER_FREEZE || op == CUTOVER_THAW)
-		rc = supervisor_freeze(ll->sup, op == CUTOVER_FREEZE, &ll->author, &res->revision,
-				       &res->targets, &err);
+		rc = supervisor_freeze(ll->sup, op == CUTOVER_FREEZE, &ll->author, &done.revision,
+				       &done.targets, &err);
 	else
 		rc = supervisor_cutover_by(ll->sup, op, tool, ids, ids ? n : 0, &ll->author,
-					   &res->revision, &res->targets, &err);
-	if (rc >= 0 && tool && !(grant && grant->flow))	/* what it acted on, as the engine's answer says */
-		(void)supervisor_tool_named(ll->sup, tool, res->acted, &(struct al_err){ "" });
+					   &done, &err);
+	res->revision = done.revision;
+	res->targets = done.targets;
+	if (!(grant && grant->flow))	/* what it acted on, as the engine's answer says */
+		snprintf(res->acted, sizeof res->acted, "%s", done.tool);
 	return answer(res, rc, err.msg);
 }
 

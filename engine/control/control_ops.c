@@ -602,6 +602,7 @@ op_cutover(struct control_server *cs, struct client *c, const struct control_req
 			     named->op == CONTROL_OP_HOLD ? CUTOVER_HOLD : CUTOVER_RESTORE;
 	const char *ids[CONTROL_IDS_MAX];
 	struct control_request whole, *r = &whole;
+	struct cutover_done done;
 	struct snap_author a;
 	struct al_err err;
 	struct pending *p;
@@ -615,16 +616,16 @@ op_cutover(struct control_server *cs, struct client *c, const struct control_req
 	for (i = 0; i < r->n_ids; i++)
 		ids[i] = r->ids[i];
 	cs_author(c, &a);
-	if (r->has & CK(FLOW))	/* its acks name the flow as their tool */
+	if (r->has & CK(FLOW))	/* its audit row and acks name the flow as their tool */
 		snprintf(whole.tool, sizeof whole.tool, "%s", r->flow);
 	if ((r->for_s || r->calls
 	     ? supervisor_grant(cs->o.sup, r->tool, r->all ? NULL : ids, r->n_ids, &a, r->for_s,
-				r->calls, &p->revision, &p->targets, &err)
+				r->calls, &done, &err)
 	     : r->has & CK(FLOW)
 	     ? supervisor_flow_cutover_by(cs->o.sup, op, r->flow, r->all ? NULL : ids, r->n_ids,
-					  &a, &p->revision, &p->targets, &err)
+					  &a, &done, &err)
 	     : supervisor_cutover_by(cs->o.sup, op, r->tool, r->all ? NULL : ids, r->n_ids, &a,
-				     &p->revision, &p->targets, &err)) < 0) {
+				     &done, &err)) < 0) {
 		free(p);
 		audit_authored(cs, c, r, NULL, false, CONTROL_E_CUTOVER);
 		cs_reply_reason(cs, c, r->id, CONTROL_E_CUTOVER, err.msg);
@@ -633,8 +634,10 @@ op_cutover(struct control_server *cs, struct client *c, const struct control_req
 	log_authored(cs, c, r, r->for_s || r->calls ? (r->all ? "all sessions, a grant"
 								 : "named sessions, a grant")
 				: r->all ? "all sessions" : "named sessions");
-	if (!(r->has & CK(FLOW)))	/* the answer names what it acted on: an alias resolved */
-		(void)supervisor_tool_named(cs->o.sup, named->tool, whole.tool, &err);
+	p->revision = done.revision;
+	p->targets = done.targets;
+	/* The answer names what it acted on: an alias resolved (one lookup, the cutover's). */
+	snprintf(whole.tool, sizeof whole.tool, "%s", done.tool);
 	pending_wait(cs, c, r, p, slot, op);
 }
 

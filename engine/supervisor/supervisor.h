@@ -153,13 +153,6 @@ size_t supervisor_stop_all(struct supervisor *s);
 #define SUPERVISOR_E_ALIAS	"'%s' is an alias of %s in one config this engine holds " \
 				"and of %s in another: name the catalog tool"
 /*
- * The catalog tool a cutover naming tool acts on, into named
- * (SNAP_NAME_MAX): tool itself, or the one its alias maps to. -1 (err)
- * when a cutover would refuse the name (SUPERVISOR_E_TOOL, _ALIAS).
- */
-int supervisor_tool_named(struct supervisor *s, const char *tool, char *named,
-			  struct al_err *err);
-/*
  * Held calls (ctl hold, issue 43 item 1): a hold is a cutover like a
  * revoke (op CUTOVER_HOLD; a restore lifts it, a revoke revokes it; on
  * every session it stands for sessions started later). A held call
@@ -194,13 +187,25 @@ int supervisor_cutover(struct supervisor *s, enum cutover_op op, const char *too
  * applicable: nothing changes there.
  */
 #define SUPERVISOR_E_FLOW	"no such class flow (CLASS>SINK, two configured classes)"
+/*
+ * What a cutover by an operator did: the revision it was assigned, the
+ * sessions it was posted to, and what it acted on (the catalog tool an
+ * alias names, resolved once, under the lock the cutover took; a flow as
+ * given). Each _by function and supervisor_grant fill it when not NULL.
+ */
+struct cutover_done {
+	int64_t revision;
+	size_t targets;
+	char tool[SNAP_NAME_MAX];
+};
+
 int supervisor_flow_cutover_by(struct supervisor *s, enum cutover_op op, const char *flow,
 			       const char *const *ids, size_t n_ids,
-			       const struct snap_author *by, int64_t *revision,
-			       size_t *targets, struct al_err *err);
+			       const struct snap_author *by, struct cutover_done *done,
+			       struct al_err *err);
 int supervisor_cutover_by(struct supervisor *s, enum cutover_op op, const char *tool,
 			  const char *const *ids, size_t n_ids, const struct snap_author *by,
-			  int64_t *revision, size_t *targets, struct al_err *err);
+			  struct cutover_done *done, struct al_err *err);
 
 /*
  * A time-boxed grant (issue 43, item 2): a restore of tool on ids (NULL:
@@ -220,8 +225,8 @@ int supervisor_cutover_by(struct supervisor *s, enum cutover_op op, const char *
  * (docs/operations.md, "Time-boxed grants").
  */
 int supervisor_grant(struct supervisor *s, const char *tool, const char *const *ids, size_t n_ids,
-		     const struct snap_author *by, int64_t for_s, int64_t calls, int64_t *revision,
-		     size_t *targets, struct al_err *err);
+		     const struct snap_author *by, int64_t for_s, int64_t calls,
+		     struct cutover_done *done, struct al_err *err);
 
 /*
  * The kill switch. A freeze denies every call of every live session with

@@ -131,9 +131,10 @@ flow_post(struct supervisor *s, enum cutover_op op, const char *flow, const char
 int
 supervisor_flow_cutover_by(struct supervisor *s, enum cutover_op op, const char *flow,
 			   const char *const *ids, size_t n_ids, const struct snap_author *by,
-			   int64_t *revision, size_t *targets, struct al_err *err)
+			   struct cutover_done *done, struct al_err *err)
 {
 	char (*named)[SNAP_ID_MAX] = NULL;
+	struct cutover_done own;
 	const char **p = NULL;
 	size_t i;
 	int rc;
@@ -147,13 +148,16 @@ supervisor_flow_cutover_by(struct supervisor *s, enum cutover_op op, const char 
 		free(named);
 		return al_fail(err, "out of memory");
 	}
+	if (!done)
+		done = &own;
+	sup_copy_word(done->tool, sizeof done->tool, flow);
 	rc = flow_names(s, flow, ids, n_ids, named, err);
 	for (i = 0; p && i < n_ids; i++)
 		p[i] = named[i];
 	if (rc == 0) {
 		pthread_mutex_lock(&s->policy);
-		rc = flow_post(s, op, flow, ids ? p : NULL, n_ids, by ? by : &s->self, revision,
-			       targets, err);
+		rc = flow_post(s, op, flow, ids ? p : NULL, n_ids, by ? by : &s->self,
+			       &done->revision, &done->targets, err);
 		pthread_mutex_unlock(&s->policy);
 	}
 	free(p);

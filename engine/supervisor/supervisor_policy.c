@@ -555,7 +555,15 @@ supervisor_cutover(struct supervisor *s, enum cutover_op op, const char *tool,
 		   const char *const *ids, size_t n_ids, int64_t *revision,
 		   size_t *targets, struct al_err *err)
 {
-	return supervisor_cutover_by(s, op, tool, ids, n_ids, NULL, revision, targets, err);
+	struct cutover_done done;
+
+	if (supervisor_cutover_by(s, op, tool, ids, n_ids, NULL, &done, err) < 0)
+		return -1;
+	if (revision)
+		*revision = done.revision;
+	if (targets)
+		*targets = done.targets;
+	return 0;
 }
 
 int
@@ -648,10 +656,9 @@ struct named {
 static int
 cutover_by(struct supervisor *s, enum cutover_op op, const char *tool,
 	   const char *const *ids, size_t n_ids, const struct snap_author *by,
-	   const struct grant_terms *terms, int64_t *revision, size_t *targets,
-	   struct al_err *err)
+	   const struct grant_terms *terms, struct cutover_done *done, struct al_err *err)
 {
-	char named[SNAP_NAME_MAX];
+	struct cutover_done own;
 	struct named *nm = NULL;
 	size_t i;
 	int rc;
@@ -664,12 +671,14 @@ cutover_by(struct supervisor *s, enum cutover_op op, const char *tool,
 		return al_fail(err, "cutover: more than %d sessions named", SUPERVISOR_SESSIONS_MAX);
 	if (ids && !(nm = calloc(1, sizeof *nm)))
 		return al_fail(err, "out of memory");
-	rc = sup_cutover_names(s, tool, named, ids, n_ids, nm ? nm->id : NULL, err);
+	if (!done)
+		done = &own;
+	rc = sup_cutover_names(s, tool, done->tool, ids, n_ids, nm ? nm->id : NULL, err);
 	for (i = 0; nm && i < n_ids; i++)
 		nm->p[i] = nm->id[i];
 	if (rc == 0)
-		rc = cutover_post(s, op, named, nm ? nm->p : NULL, n_ids, by ? by : &s->self, terms,
-				  revision, targets, err);
+		rc = cutover_post(s, op, done->tool, nm ? nm->p : NULL, n_ids, by ? by : &s->self,
+				  terms, &done->revision, &done->targets, err);
 	free(nm);
 	return rc;
 }
@@ -677,15 +686,15 @@ cutover_by(struct supervisor *s, enum cutover_op op, const char *tool,
 int
 supervisor_cutover_by(struct supervisor *s, enum cutover_op op, const char *tool,
 		      const char *const *ids, size_t n_ids, const struct snap_author *by,
-		      int64_t *revision, size_t *targets, struct al_err *err)
+		      struct cutover_done *done, struct al_err *err)
 {
-	return cutover_by(s, op, tool, ids, n_ids, by, NULL, revision, targets, err);
+	return cutover_by(s, op, tool, ids, n_ids, by, NULL, done, err);
 }
 
 int
 supervisor_grant(struct supervisor *s, const char *tool, const char *const *ids, size_t n_ids,
-		 const struct snap_author *by, int64_t for_s, int64_t calls, int64_t *revision,
-		 size_t *targets, struct al_err *err)
+		 const struct snap_author *by, int64_t for_s, int64_t calls, struct cutover_done *done,
+		 struct al_err *err)
 {
 	struct grant_terms t = { .for_s = for_s, .calls = calls };
 
@@ -696,7 +705,7 @@ supervisor_grant(struct supervisor *s, const char *tool, const char *const *ids,
 			       GRANT_FOR_MAX_S / 3600);
 	if (calls > GRANT_CALLS_MAX)
 		return al_fail(err, "grant: --calls is 1 to %d", GRANT_CALLS_MAX);
-	return cutover_by(s, CUTOVER_RESTORE, tool, ids, n_ids, by, &t, revision, targets, err);
+	return cutover_by(s, CUTOVER_RESTORE, tool, ids, n_ids, by, &t, done, err);
 }
 
 int

@@ -556,8 +556,9 @@ test_cutover_alias(void **state)
 	static struct airlock_config cfg[2];
 	char ids[2][SNAP_ID_MAX], sink[2][160], called[2][SNAP_ID_MAX];
 	struct supervisor *s = open_supervisor();
+	struct cutover_done done;
 	struct al_err err;
-	int64_t rev, rev_restore, after;
+	int64_t rev, after;
 	size_t lines;
 	int tries;
 
@@ -581,9 +582,12 @@ test_cutover_alias(void **state)
 	assert_int_equal(supervisor_called_within(s, "nosuch", 60000, called, 2), 0);
 
 	lines = seam_lines(sink[0]);
-	assert_int_equal(supervisor_cutover(s, CUTOVER_RESTORE, "save", NULL, 0, &rev_restore, NULL,
-					    &err), 0);
-	assert_non_null(wait_event(s, SUPERVISOR_EVENT_CUTOVER_ACK, ids[0], rev_restore, 5000));
+	assert_int_equal(supervisor_cutover_by(s, CUTOVER_RESTORE, "save", NULL, 0, NULL, &done,
+					       &err), 0);
+	assert_string_equal(done.tool, "store");	/* what it acted on, resolved once */
+	assert_int_equal(done.targets, 1);
+	assert_true(done.revision > rev);
+	assert_non_null(wait_event(s, SUPERVISOR_EVENT_CUTOVER_ACK, ids[0], done.revision, 5000));
 	assert_true(tool_of(s, ids[0], "store").allowed);
 	assert_true(wait_lines(sink[0], lines + 1, 20000));	/* its calls reach store again */
 
@@ -618,8 +622,9 @@ test_grant_calls(void **state)
 	struct snap_author me;
 	struct tool_view t;
 	struct al_err err;
-	int64_t rev, rev_freeze, rev_grant, rev_thaw;
-	size_t before, targets = 0;
+	int64_t rev, rev_freeze, rev_thaw;
+	struct cutover_done grant;
+	size_t before;
 	int tries;
 
 	(void)state;
@@ -630,10 +635,10 @@ test_grant_calls(void **state)
 	assert_int_equal(supervisor_freeze(s, true, NULL, &rev_freeze, NULL, &err), 0);
 	assert_non_null(wait_event(s, SUPERVISOR_EVENT_CUTOVER_ACK, id, rev_freeze, 5000));
 	before = seam_lines(sink[0]);
-	assert_int_equal(supervisor_grant(s, "store", NULL, 0, NULL, 0, 2, &rev_grant, &targets,
-					  &err), 0);
-	assert_int_equal(targets, 1);
-	assert_non_null(wait_event(s, SUPERVISOR_EVENT_CUTOVER_ACK, id, rev_grant, 5000));
+	assert_int_equal(supervisor_grant(s, "store", NULL, 0, NULL, 0, 2, &grant, &err), 0);
+	assert_int_equal(grant.targets, 1);
+	assert_string_equal(grant.tool, "store");
+	assert_non_null(wait_event(s, SUPERVISOR_EVENT_CUTOVER_ACK, id, grant.revision, 5000));
 	t = tool_of(s, id, "store");
 	assert_true(t.allowed);
 	assert_true(t.granted);
@@ -656,7 +661,7 @@ test_grant_calls(void **state)
 	assert_true(untouched(sink[0], 1000));
 	assert_int_equal(seam_lines(sink[0]), before + 2);
 	assert_int_equal(seam_audit_rows(db, "session_id='%s' and type='call' and tool='store' and"
-			 " decision='allowed' and revision>=%lld", id, (long long)rev_grant), 2);
+			 " decision='allowed' and revision>=%lld", id, (long long)grant.revision), 2);
 	assert_true(seam_audit_rows(db, "session_id='%s' and type='call' and tool='store' and"
 			" decision='denied' and rule='revoked' and revision>%lld", id,
 			(long long)rev_thaw) >= 1);
@@ -675,9 +680,9 @@ test_grant_calls(void **state)
 	     tries++)
 		usleep(50 * 1000);
 	supervisor_author_self(&me, "engine");
-	assert_int_equal(policy_by("engine", "grant: 2 calls", rev_grant, me.user), 1);
+	assert_int_equal(policy_by("engine", "grant: 2 calls", grant.revision, me.user), 1);
 	assert_int_equal(policy_by("engine", "grant lapsed: calls spent", lapse->revision, "expiry"), 1);
-	assert_int_equal(policy_by(id, "restore applied", rev_grant, me.user), 1);
+	assert_int_equal(policy_by(id, "restore applied", grant.revision, me.user), 1);
 	assert_int_equal(policy_by(id, "revoke applied", lapse->revision, "expiry"), 1);
 	assert_int_equal(supervisor_shutdown(s), 0);
 	supervisor_close(s);
@@ -699,7 +704,8 @@ test_grant_time(void **state)
 	const struct supervisor_event *lapse;
 	struct tool_view t;
 	struct al_err err;
-	int64_t rev, rev_grant, rev_replace, t0, took;
+	struct cutover_done grant;
+	int64_t rev, rev_replace, t0, took;
 
 	(void)state;
 	loop_configs(cfg, sink, 1, "grant-time");
@@ -707,18 +713,18 @@ test_grant_time(void **state)
 	assert_int_equal(supervisor_cutover(s, CUTOVER_REVOKE, "store", NULL, 0, &rev, NULL, &err), 0);
 	assert_non_null(wait_event(s, SUPERVISOR_EVENT_CUTOVER_ACK, id, rev, 5000));
 	t0 = clock_mono_ms();
-	assert_int_equal(supervisor_grant(s, "store", NULL, 0, NULL, 1, 0, &rev_grant, NULL, &err), 0);
+	assert_int_equal(supervisor_grant(s, "store", NULL, 0, NULL, 1, 0, &grant, &err), 0);
 	t = tool_of(s, id, "store");
 	assert_true(t.granted);
 	assert_int_equal(t.grant_calls, -1);
 	assert_true(t.grant_ms > 0 && t.grant_ms <= 1000);
-	lapse = wait_lapse(s, id, rev_grant, 15000);
+	lapse = wait_lapse(s, id, grant.revision, 15000);
 	assert_non_null(lapse);
 	took = clock_mono_ms() - t0;
 	assert_true(took >= 1000);	/* never before its time; generous after it */
 	assert_true(took < 12000);
 	assert_true(seam_audit_rows(db, "session_id='%s' and type='call' and tool='store' and"
-			" decision='allowed' and revision=%lld", id, (long long)rev_grant) >= 1);
+			" decision='allowed' and revision=%lld", id, (long long)grant.revision) >= 1);
 	assert_true(untouched(sink[0], 1000));
 	assert_false(tool_of(s, id, "store").allowed);
 	for (int tries = 0; tries < 100 && policy_by("engine", "grant lapsed: time up",
@@ -727,7 +733,7 @@ test_grant_time(void **state)
 	assert_int_equal(policy_by("engine", "grant lapsed: time up", lapse->revision, "expiry"), 1);
 
 	/* Replaced before its time: the operator's revoke ends it, no lapse comes. */
-	assert_int_equal(supervisor_grant(s, "store", NULL, 0, NULL, 1, 0, &rev_grant, NULL, &err), 0);
+	assert_int_equal(supervisor_grant(s, "store", NULL, 0, NULL, 1, 0, &grant, &err), 0);
 	assert_int_equal(supervisor_cutover(s, CUTOVER_REVOKE, "store", NULL, 0, &rev_replace, NULL,
 					    &err), 0);
 	assert_false(tool_of(s, id, "store").granted);
@@ -986,6 +992,7 @@ test_standing_outlives(void **state)
 	char ids[2][SNAP_ID_MAX], sink[2][160];
 	struct supervisor *s = open_supervisor();
 	struct supervisor_snapshot snap = { 0 };
+	struct cutover_done done;
 	struct snap_author by;
 	struct al_err err;
 	int64_t rev, rev_freeze, rev_thaw;
@@ -995,11 +1002,13 @@ test_standing_outlives(void **state)
 	(void)state;
 	loop_configs(cfg, sink, 2, "standing");
 	start_looping(s, &cfg[0], ids[0], sink[0]);
-	assert_int_equal(supervisor_cutover_by(s, CUTOVER_REVOKE, "store", NULL, 0, &oncall, &rev,
-					       NULL, &err), 0);
+	assert_int_equal(supervisor_cutover_by(s, CUTOVER_REVOKE, "store", NULL, 0, &oncall, &done,
+					       &err), 0);
+	rev = done.revision;
 	assert_int_equal(supervisor_flow_cutover_by(s, CUTOVER_HOLD, "confidential>public", NULL, 0,
-						    &oncall, NULL, NULL, &err), 0);
-	assert_int_equal(supervisor_cutover_by(s, CUTOVER_HOLD, "post", NULL, 0, &oncall, NULL, NULL,
+						    &oncall, &done, &err), 0);
+	assert_string_equal(done.tool, "confidential>public");
+	assert_int_equal(supervisor_cutover_by(s, CUTOVER_HOLD, "post", NULL, 0, &oncall, NULL,
 					       &err), 0);
 	assert_int_equal(supervisor_freeze(s, true, &oncall, &rev_freeze, NULL, &err), 0);
 	assert_true(stands(s, rev, rev_freeze));
@@ -1030,7 +1039,7 @@ test_standing_outlives(void **state)
 	assert_int_equal(seam_lines(sink[1]), 0);
 	assert_int_equal(supervisor_cutover(s, CUTOVER_RESTORE, "store", NULL, 0, NULL, NULL, &err), 0);
 	assert_int_equal(supervisor_flow_cutover_by(s, CUTOVER_RESTORE, "confidential>public", NULL, 0,
-						    NULL, NULL, NULL, &err), 0);
+						    NULL, NULL, &err), 0);
 	assert_int_equal(supervisor_cutover(s, CUTOVER_RESTORE, "post", NULL, 0, NULL, NULL, &err), 0);
 	assert_true(wait_lines(sink[1], 1, 20000));
 	assert_true(nothing_stands(s));
@@ -1042,7 +1051,7 @@ test_standing_outlives(void **state)
 	 */
 	assert_int_equal(supervisor_cutover(s, CUTOVER_REVOKE, "store", NULL, 0, NULL, NULL, &err), 0);
 	n = seam_lines(sink[1]);
-	assert_int_equal(supervisor_grant(s, "store", NULL, 0, NULL, 600, 0, NULL, NULL, &err), 0);
+	assert_int_equal(supervisor_grant(s, "store", NULL, 0, NULL, 600, 0, NULL, &err), 0);
 	assert_true(wait_lines(sink[1], n + 1, 20000));
 	assert_int_equal(supervisor_cutover(s, CUTOVER_HOLD, "post", NULL, 0, NULL, NULL, &err), 0);
 	assert_int_equal(supervisor_shutdown(s), 0);
