@@ -95,6 +95,10 @@ LABELS = [
     ("standing_read", "engine start: its reads of a log of 1M calls (scanning it)"),
     ("installed_check", "installed upstream's checks: fixture tree (definition read)"),
     ("installed_check_npm", "installed upstream's checks: npm tree (definition read)"),
+    ("control_during_starts_p50", "a snapshot's round trip while npm upstreams start, p50 (none start)"),
+    ("control_during_starts_p99", "a snapshot's round trip while npm upstreams start, p99 (none start)"),
+    ("control_start_installed", "a start of an npm upstream, refused after its checks"),
+    ("control_start_installed_busy", "  the same while a view client asks"),
 ]
 
 
@@ -556,6 +560,17 @@ WHERE = [
     "  first reply it is noise; against a warm-pool start (7.7 ms) an npm",
     "  server's walk more than doubles it. Not cached: a mode or owner",
     "  changed deep in a tree leaves no trace above it.",
+    "- **A start's config is read off the control loop** (2026-12-07: that",
+    "  walk ran on `serve`'s one control thread, and every other client",
+    '  waited behind it). `bench/start_stall.py` (in `bench/run`), the npm',
+    '  server installed, release builds of the code before and after,',
+    "  interleaved, 2 rounds each of 2 runs: a view client's snapshot round",
+    '  trip while an operate client starts the upstream back to back, p50',
+    '  12.4, 12.7, 13.1, 13.3 ms -> 61, 119, 69, 66 us (with no start: 123 to',
+    '  219 us); p99 26.8 to 30.8 ms -> 1.5 to 4.2 ms (the walking thread and',
+    '  the loop share 2 cores). A start alone costs the same: 12.1 to 13.8 ->',
+    '  12.7 to 13.2 ms; while the view client is served beside it 11.6 to',
+    '  13.5 -> 14.6 to 17.6 ms (the view client no longer waits).',
     '- **An earlier run with agents calling every 200 ms** (the 250-session',
     "  figure's workload) did not reach 500: after 446 s 338 of 500 ran; 381",
     "  agents' calls (96853 in 2 minutes) and their `docker-init`s, upstreams",
@@ -783,7 +798,12 @@ def markdown(output, machine):
             "  (the fixture upstream; the third-party npm server by its `.bin` link, 5,214",
             "  entries in its `node_modules`), `upstream_catalog_read` then",
             "  `upstream_catalog_code_fault` against the read alone, the mean of 200 (20)",
-            "  checks a round; warm page cache, no daemon.", ""] + WHERE
+            "  checks a round; warm page cache, no daemon.",
+            "- **starts and the loop**: `bench/start_stall.py`; `airlock serve` with that npm",
+            "  server installed; a view client's 400 snapshot requests one after another,",
+            "  with no start (the baseline) and while an operate client starts the upstream",
+            "  back to back (each refused after its checks: no container); a start's round",
+            "  trip then, and alone.", ""] + WHERE
     sys.stdout.write("\n".join(out))
 
 

@@ -395,6 +395,8 @@ stop(struct serve *s)
 	int left = 0;
 
 	sd_notify(0, "STOPPING=1");
+	if (s->cs)	/* a start being read starts nothing now */
+		control_server_stopping(s->cs);
 	if (s->sup) {
 		fprintf(stderr, "airlock serve: stopping %zu live sessions\n", live);
 		left = supervisor_shutdown(s->sup);

@@ -220,7 +220,8 @@ release_owned(struct control_server *cs)
 	size_t i;
 
 	for (i = 0; i < OWNED_MAX; i++)
-		if (cs->owned[i] && !in_snapshot(&cs->snap, cs->owned[i]->id)) {
+		if (cs->owned[i] && !cs->owned[i]->loading &&
+		    !in_snapshot(&cs->snap, cs->owned[i]->id)) {
 			config_free(&cs->owned[i]->cfg);
 			free(cs->owned[i]);
 			cs->owned[i] = NULL;

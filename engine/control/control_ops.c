@@ -351,35 +351,6 @@ peer_trusted(const struct client *c)
 	return c->uid == 0 || c->uid == geteuid();
 }
 
-static int
-start_inline(struct control_server *cs, const struct client *c, const json_t *config,
-	     char id[SNAP_ID_MAX], struct al_err *err)
-{
-	struct owned *o = NULL;
-	size_t i;
-
-	for (i = 0; i < OWNED_MAX && cs->owned[i]; i++)
-		;
-	if (i == OWNED_MAX)
-		return al_fail(err, "too many inline configs held");
-	o = calloc(1, sizeof *o);
-	if (!o)
-		return al_fail(err, "out of memory");
-	config_init(&o->cfg);
-	o->cfg.upstreams_dir = supervisor_upstreams_dir(cs->o.sup);
-	o->cfg.installed_only = !peer_trusted(c);
-	o->cfg.absolute_only = true;	/* no file to be relative to: ctl resolved them */
-	if (config_load_json(&o->cfg, config, config_host_cores(), err) < 0 ||
-	    supervisor_start(cs->o.sup, &o->cfg, id, err) < 0) {
-		config_free(&o->cfg);
-		free(o);
-		return -1;
-	}
-	snprintf(o->id, sizeof o->id, "%s", id);
-	cs->owned[i] = o;
-	return 0;
-}
-
 /* A start refused before any config is loaded: audited with its author and why. */
 static void
 start_refused(struct control_server *cs, struct client *c, const struct control_request *r,
@@ -420,27 +391,65 @@ start_untrusted(struct control_server *cs, struct client *c, const struct contro
 	return word != NULL;
 }
 
+/*
+ * Read off the loop (control_starts.c): an installed upstream's code is
+ * walked at every start. Answered by cs_starts_finish once read.
+ */
 static void
 op_start(struct control_server *cs, struct client *c, const struct control_request *r)
 {
-	char id[SNAP_ID_MAX];
 	struct al_err err;
-	int rc;
 
 	if (start_untrusted(cs, c, r))
 		return;
-	rc = r->config ? start_inline(cs, c, r->config, id, &err)
-		       : supervisor_start_file(cs->o.sup, r->path, id, &err);
-	if (rc < 0) {
-		audit_authored(cs, c, r, NULL, false, CONTROL_E_CONFIG);
-		cs_reply_reason(cs, c, r->id, CONTROL_E_CONFIG, err.msg);
+	if (cs_starts_busy(cs)) {
+		snprintf(err.msg, sizeof err.msg, "%d starts wait for their configs to be read: "
+			 "try again", CONTROL_STARTS_MAX);
+		audit_authored(cs, c, r, NULL, false, CONTROL_E_BUSY);
+		cs_reply_reason(cs, c, r->id, CONTROL_E_BUSY, err.msg);
 		return;
 	}
-	audit_authored(cs, c, r, id, true, "started");
-	cs_say(cs, "session %s started by client %u (uid %u %s)%s%s", id, c->serial,
-	    (unsigned)c->uid, c->user, r->config ? ", inline config" : ", config ",
-	    r->config ? "" : r->path);
-	reply_session(cs, c, r, id);
+	if (cs_start_begin(cs, c, r, !peer_trusted(c), &err) < 0) {
+		audit_authored(cs, c, r, NULL, false, CONTROL_E_CONFIG);
+		cs_reply_reason(cs, c, r->id, CONTROL_E_CONFIG, err.msg);
+	}
+}
+
+/* A start whose config was read: the session started from it, or why not. */
+static void
+start_done(struct control_server *cs, struct start_job *j)
+{
+	struct client *c = cs_client_by_serial(cs, j->who.serial);
+	const struct control_request *r = &j->req;
+	char id[SNAP_ID_MAX];
+	int rc = j->rc;
+
+	if (rc == 0 && cs->stopping)
+		rc = al_fail(&j->err, "the engine is stopping");
+	if (rc == 0)
+		rc = supervisor_start(cs->o.sup, &j->o->cfg, id, &j->err);
+	if (rc < 0) {
+		audit_authored(cs, &j->who, r, NULL, false, CONTROL_E_CONFIG);
+		if (c)
+			cs_reply_reason(cs, c, r->id, CONTROL_E_CONFIG, j->err.msg);
+	} else {
+		audit_authored(cs, &j->who, r, id, true, "started");
+		cs_say(cs, "session %s started by client %u (uid %u %s)%s%s", id, j->who.serial,
+		       (unsigned)j->who.uid, j->who.user,
+		       j->config ? ", inline config" : ", config ", j->config ? "" : r->path);
+		if (c)
+			reply_session(cs, c, r, id);
+	}
+	cs_start_end(cs, j, rc < 0 ? NULL : id);
+}
+
+void
+cs_starts_finish(struct control_server *cs)
+{
+	struct start_job *j;
+
+	while ((j = cs_start_next_done(cs)))
+		start_done(cs, j);
 }
 
 static void

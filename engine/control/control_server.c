@@ -245,7 +245,7 @@ finished(const struct control_server *cs, const struct client *c)
 	for (k = 0; k < CONTROL_PENDING_MAX; k++)
 		if (cs->pending[k] && cs->pending[k]->client == c->serial)
 			return false;
-	return true;
+	return !cs_start_waits_for(cs, c->serial);
 }
 
 static void
@@ -278,6 +278,10 @@ control_server_open(const struct control_server_options *o, int listen_fd,
 		return al_fail(err, "out of memory");
 	cs->o = *o;
 	cs->listen_fd = listen_fd;
+	if (cs_starts_open(cs, err) < 0) {
+		free(cs);
+		return -1;
+	}
 	if (!cs->o.engine)
 		cs->o.engine = "airlock";
 	if (!cs->o.runtime)
@@ -303,15 +307,18 @@ control_server_status(struct control_server *cs, char *buf, size_t cap)
 		 (unsigned long long)cs->counts.dropped);
 }
 
-/* The pollfd set: listener, wake, extra, then each live client. */
+#define POLL_FIXED 4
+
+/* The pollfd set: listener, wake, extra, starts read, then each live client. */
 static size_t
 poll_set(struct control_server *cs, int extra_fd, struct pollfd *p, struct client **who)
 {
-	size_t i, n = 3;
+	size_t i, n = POLL_FIXED;
 
 	p[0] = (struct pollfd){ .fd = cs->listen_fd, .events = POLLIN };
 	p[1] = (struct pollfd){ .fd = supervisor_wake_fd(cs->o.sup), .events = POLLIN };
 	p[2] = (struct pollfd){ .fd = extra_fd, .events = POLLIN };
+	p[3] = (struct pollfd){ .fd = cs->starts_wake, .events = POLLIN };
 	for (i = 0; i < CONTROL_CLIENTS_MAX; i++) {
 		struct client *c = cs->clients[i];
 		short ev = 0;
@@ -351,8 +358,8 @@ step_timeout(const struct control_server *cs, int timeout_ms)
 int
 control_server_step(struct control_server *cs, int extra_fd, int timeout_ms)
 {
-	struct pollfd p[3 + CONTROL_CLIENTS_MAX];
-	struct client *who[3 + CONTROL_CLIENTS_MAX] = { 0 };
+	struct pollfd p[POLL_FIXED + CONTROL_CLIENTS_MAX];
+	struct client *who[POLL_FIXED + CONTROL_CLIENTS_MAX] = { 0 };
 	size_t n = poll_set(cs, extra_fd, p, who), i;
 	int rc = poll(p, n, step_timeout(cs, timeout_ms));
 
@@ -363,9 +370,10 @@ control_server_step(struct control_server *cs, int extra_fd, int timeout_ms)
 		cs->snap_due = true;
 	if (p[1].revents & POLLIN || cs->snap_due)
 		cs_drain_events(cs);
+	cs_starts_finish(cs);	/* every round: a wake is only a wake */
 	if (p[0].revents & POLLIN)
 		accept_clients(cs);
-	for (i = 3; i < n; i++) {
+	for (i = POLL_FIXED; i < n; i++) {
 		if (who[i]->more && !who[i]->dead) {
 			serve_lines(cs, who[i]);
 			end_of_input(cs, who[i]);
@@ -374,11 +382,23 @@ control_server_step(struct control_server *cs, int extra_fd, int timeout_ms)
 			read_client(cs, who[i]);
 	}
 	cs_pending_expire(cs);
-	for (i = 3; i < n; i++)
+	for (i = POLL_FIXED; i < n; i++)
 		if (!who[i]->dead && who[i]->out.len > 0)
 			cs_flush(cs, who[i]);
 	reap_clients(cs);
 	return extra_fd >= 0 && (p[2].revents & POLLIN) ? 1 : 0;
+}
+
+void
+control_server_stopping(struct control_server *cs)
+{
+	struct pollfd p = { .fd = cs->starts_wake, .events = POLLIN };
+
+	cs->stopping = true;
+	while (cs_starts_any(cs)) {
+		(void)poll(&p, 1, 100);
+		cs_starts_finish(cs);
+	}
 }
 
 void
@@ -388,6 +408,7 @@ control_server_close(struct control_server *cs)
 
 	if (!cs)
 		return;
+	cs_starts_close(cs);	/* before the configs: their threads write them */
 	for (i = 0; i < CONTROL_CLIENTS_MAX; i++)
 		if (cs->clients[i]) {
 			cs_flush(cs, cs->clients[i]);

@@ -136,6 +136,13 @@ void control_server_started(struct control_server *cs, const char *session_id, c
 /* "N sessions (M live), K clients, revision R": one line for the log. */
 void control_server_status(struct control_server *cs, char *buf, size_t cap);
 
+/*
+ * The engine is stopping, before its sessions are: each start whose config
+ * is still being read is waited for and refused, audited and answered
+ * ("the engine is stopping"); no session starts from one after.
+ */
+void control_server_stopping(struct control_server *cs);
+
 /* The last frame to every client ("engine stopping"), then close all. */
 void control_server_close(struct control_server *cs);
 

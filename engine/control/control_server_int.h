@@ -4,10 +4,12 @@
 /*
  * The control server's private parts, shared by its files only:
  * control_server.c (accept, read, the loop), control_ops.c (the ops),
+ * control_starts.c (the threads that read a start's config),
  * control_events.c (pending cutovers, the supervisor's events) and
  * control_io.c (queues, replies, pushes): each calls only those after it.
  */
 
+#include <pthread.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -57,11 +59,35 @@ struct pending {
 	int64_t deadline_ms;
 };
 
-/* An inline config: the supervisor borrows it until the session is forgotten. */
+/* A config the engine read for a client: the supervisor borrows it until the session is forgotten. */
 struct owned {
 	char id[SNAP_ID_MAX];
+	bool loading;			/* a start's thread reads it still: no session yet */
 	struct airlock_config cfg;
 };
+
+/*
+ * A start whose config a thread reads and checks (control_starts.c): the
+ * thread writes o's config, rc and err, then done; the loop reads them
+ * once done, and starts the session.
+ */
+struct start_job {
+	struct control_server *cs;
+	struct client who;		/* who asked: its identity only (no socket, no queues) */
+	struct control_request req;	/* the request, without its config */
+	json_t *config;			/* its inline config, a copy the thread alone reads; NULL: req.path */
+	struct owned *o;		/* read into; held in cs->owned[slot] from the start */
+	size_t slot;
+	uint64_t seq;			/* the order it came in */
+	bool running;			/* its thread started (the loop's alone) */
+	pthread_t thread;
+	int rc;
+	struct al_err err;
+	bool done;			/* under cs->starts_lock */
+};
+
+#define CONTROL_STARTS_MAX	64	/* starts waiting or read; one more is refused (busy) */
+#define CONTROL_START_THREADS	4	/* configs read at once */
 
 #define OWNED_MAX (2 * SUPERVISOR_SESSIONS_MAX)
 
@@ -76,6 +102,11 @@ struct control_server {
 	size_t n_recent, recent_next;
 	struct pending *pending[CONTROL_PENDING_MAX];
 	struct owned *owned[OWNED_MAX];
+	struct start_job *starts[CONTROL_STARTS_MAX];	/* changed by the loop only */
+	uint64_t starts_seq;
+	pthread_mutex_t starts_lock;	/* each start's done */
+	int starts_wake;		/* an eventfd a start's thread writes when done */
+	bool stopping;			/* control_server_stopping: a start read now is refused */
 	struct control_counts counts;
 	int64_t snap_pushed_ms;		/* pushed snapshots are rate-limited */
 	bool snap_due;
@@ -130,11 +161,36 @@ void cs_pending_expire(struct control_server *cs);
 int cs_pending_timeout(const struct control_server *cs, int timeout_ms);
 void cs_drain_events(struct control_server *cs);
 
+/* control_starts.c: -1 with err when the eventfd or the lock cannot be made. */
+int cs_starts_open(struct control_server *cs, struct al_err *err);
+/*
+ * Client c's start r handed to a thread that reads its config (from
+ * r->config, a copy, or the file r->path); installed_only for a peer that
+ * is not trusted. 0; -1 with err when busy (CONTROL_STARTS_MAX), out of
+ * memory or no owned slot is free: nothing was started.
+ */
+int cs_start_begin(struct control_server *cs, const struct client *c,
+		   const struct control_request *r, bool installed_only, struct al_err *err);
+/* The oldest start whose config was read (its thread joined), off the list; NULL when none. */
+struct start_job *cs_start_next_done(struct control_server *cs);
+/* Freed; session: the config is that session's now (kept until it is forgotten), or NULL. */
+void cs_start_end(struct control_server *cs, struct start_job *j, const char *session);
+/* CONTROL_STARTS_MAX starts wait or are being read: one more is refused (CONTROL_E_BUSY). */
+bool cs_starts_busy(const struct control_server *cs);
+/* Some start's config is being read, or read and not yet finished. */
+bool cs_starts_any(const struct control_server *cs);
+/* A start of the client serial is being read: the client waits for its answer. */
+bool cs_start_waits_for(const struct control_server *cs, unsigned serial);
+/* Each thread joined, each start dropped (no session from it), the eventfd closed. */
+void cs_starts_close(struct control_server *cs);
+
 /* control_ops.c */
 void cs_author(const struct client *c, struct snap_author *a);
 /* Logged and audited (why is what the peer was told), up to CONTROL_REFUSALS_AUDITED a minute. */
 void cs_audit_refused_peer(struct control_server *cs, pid_t pid, uid_t uid, bool no_role,
 			   const char *why);
+/* Each start whose config was read: started or refused, audited, answered if its client is there. */
+void cs_starts_finish(struct control_server *cs);
 /* One request line: refused with a fixed text, or served by its op. */
 void cs_serve_line(struct control_server *cs, struct client *c, const char *line, size_t len);
 

@@ -19,7 +19,12 @@
 #       the start is refused naming the parent, and the file is absent;
 #   (f) an installed program in a directory the operator owns: refused
 #       naming the directory; the operator puts its own program in its
-#       place: refused naming it, and the file that program writes is absent.
+#       place: refused naming it, and the file that program writes is absent;
+#   (g) (before (e), while the catalog is whole) an installed upstream whose
+#       tree takes long to walk: 70 starts of it at once, 64 wait their
+#       turn and 6 are refused busy; one in flight when serve is told to
+#       stop is refused "the engine is stopping", audited, and no session
+#       starts from it.
 #
 # usage: operate.sh AIRLOCK AGENT_BIN UPSTREAM_BIN
 set -uo pipefail
@@ -256,6 +261,55 @@ assert rows["installed.tool"]["pass"] is False, rows
 assert rows["installed.tool"]["observed"] == prog + ": not owned by root", rows
 assert rows["installed.vault"]["pass"] is True, rows
 PY
+
+# --- (g) a start being read when the engine stops: refused, audited, nothing started ---
+# Its program's directory holds 100,000 files: the walk every start makes takes
+# about 0.2 s, off the loop. A snapshot sent after the start in one write is
+# answered once the start's thread runs; the engine is told to stop then.
+mkdir -p "$work/big/files" && cp /bin/true "$work/big/true" && chmod 0755 "$work/big" "$work/big/files"
+python3 -c 'import os, sys
+for i in range(100000): os.close(os.open("%s/f%d" % (sys.argv[1], i), os.O_CREAT | os.O_WRONLY, 0o644))' \
+	"$work/big/files"
+printf '{"argv": ["%s"], "env": {"PATH": "/usr/bin:/bin"}}\n' "$work/big/true" >"$catalog/big.json"
+chmod 0644 "$catalog/big.json"
+session_json '{"installed": "big"}' >"$work/big.json"
+# 70 starts in one write, each refused once walked (its tool moved to an upstream
+# the config lacks): 64 wait their turn, 4 walked at once; the last 6 find no room.
+python3 "$here/serve_client.py" crowd "$sock" 70 "$work/crowd.frames" "$work/big.json" >"$work/crowd.json"
+cat "$work/crowd.json"
+check "(g) 70 slow starts in one write: 64 wait, each walked then refused, in order; 6 refused 'engine busy'" \
+	[ "$(python3 -c 'import json,sys; d = json.load(open(sys.argv[1]))
+print((d["refused"], d["busy"], d["other"], d["refused_ids"] == list(range(1, 65))))' "$work/crowd.json")" = \
+	"(64, 6, 0, True)" ]
+stopped_q="select count(*) from audit_entries where type='policy' and rule='start refused'"
+started_q="select count(*) from audit_entries where type='policy' and rule='start by request'"
+stopped0=$(audit_q "$stopped_q") started0=$(audit_q "$started_q")
+rc=0; python3 - "$sock" "$work/big.json" "$engine" >"$work/stopping.json" 2>&1 <<'PY' || rc=$?
+import json, os, signal, socket, sys
+s = socket.socket(socket.AF_UNIX); s.settimeout(30); s.connect(sys.argv[1]); f = s.makefile("rwb")
+f.readline()	# the hello
+start = {"id": 1, "op": "start", "config": json.load(open(sys.argv[2]))}
+f.write((json.dumps(start) + "\n" + '{"id": 2, "op": "snapshot"}\n').encode()); f.flush()
+while json.loads(f.readline()).get("id") != 2:
+    pass
+os.kill(int(sys.argv[3]), signal.SIGTERM)	# the start's walk is under way
+while True:
+    r = json.loads(f.readline())
+    if r.get("id") == 1:
+        print(json.dumps({"error": r.get("error"), "reason": r.get("reason")}))
+        break
+PY
+wait "$engine"; rc_serve=$?
+cat "$work/stopping.json"
+check "(g) a start read while serve stops: refused 'the engine is stopping'; serve exits 0" \
+	bash -c '[ "$1" = 0 ] && [ "$2" = 0 ] && grep -qxF "{\"error\": \"config refused\", \"reason\": \"the engine is stopping\"}" "$3"' \
+	_ "$rc" "$rc_serve" "$work/stopping.json"
+check "(g) …audited as refused" [ "$(audit_q "$stopped_q")" = "$((stopped0 + 1))" ]
+check "(g) …and no session started from it: none audited, none logged" \
+	bash -c '[ "$1" = "$2" ] && ! sed -n "/SIGTERM: stopping/,\$p" "$3" | grep -q "started by client"' \
+	_ "$(audit_q "$started_q")" "$started0" "$work/serve.err"
+rm -rf "$work/big/files" "$catalog/big.json"
+serve_start --upstreams-dir "$catalog"
 
 # --- (e) each directory above the catalog must be root's too --------------------------
 # A retired definition root kept beside the catalog, as root's as the catalog:

@@ -479,6 +479,26 @@ check "a revoke naming a session that ended answers at once (not after its wait)
 	bash -c '[ "$1" = 0 ] && [ "$2" -lt 4 ] && grep -q "0 of 0 sessions acknowledged" "$3" &&
 		grep -qx "airlock ctl: ended before acknowledging: $4" "$5"' \
 	_ "$rc" "$((SECONDS - t0))" "$work/revoke_ended.out" "$sid_missing" "$work/revoke_ended.err"
+# A start's config is read off the loop: a snapshot sent after it in one write is
+# answered first; a start whose client left at once still starts, audited and logged.
+starts() { sqlite3 "$work/audit.db" "select count(*) from audit_entries where type = 'policy'
+	and rule = 'start by request'"; }
+starts0=$(starts) logged0=$(grep -c ', inline config$' "$work/serve3.err")
+python3 "$client" overtake "$sock" "$work/missing.json" "$work/overtake.frames" >"$work/overtake.json"
+cat "$work/overtake.json"
+check "a snapshot sent after a start in one write is answered first; the start then, with its session" \
+	[ "$(json_get "$work/overtake.json" '(d["order"], d["start"]["ok"], d["start"]["session"][:2])')" = "([2, 1], True, 's-')" ]
+started_both() { [ "$(starts)" = $((starts0 + 2)) ] &&
+	[ "$(grep -c ', inline config$' "$work/serve3.err")" = $((logged0 + 2)) ]; }
+check "…and the start of a client that left before its answer ran too: audited, logged" until3 started_both
+refusals() { sqlite3 "$work/audit.db" "select count(*) from audit_entries where type = 'policy'
+	and rule = 'start refused'"; }
+refusals0=$(refusals)
+python3 "$client" crowd "$sock" 20 "$work/crowd.frames" >"$work/crowd.json"
+cat "$work/crowd.json"
+check "20 starts in one write: each waits its turn, is read and refused for what it says, in the order sent" \
+	[ "$(json_get "$work/crowd.json" '(d["refused"], d["busy"], d["other"], d["refused_ids"] == list(range(1, 21)))')" = "(20, 0, 0, True)" ]
+check "…each refusal audited" [ "$(refusals)" = $((refusals0 + 20)) ]
 printf '{"profile": 3}\n' >"$work/bad.json"
 rc=0; "$airlock" serve --socket "$work/other.sock" --audit "$work/other.db" --config "$work/bad.json" \
 	2>"$work/serve_bad.err" </dev/null || rc=$?

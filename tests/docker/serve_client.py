@@ -18,6 +18,16 @@
                                           request started (its uid), killed;
                                           the next request is refused and the
                                           connection closed; a new one works
+  serve_client.py overtake SOCK CONFIG OUT a start of the inline CONFIG and a
+                                          snapshot in one write: the order of
+                                          the replies; then a start sent by a
+                                          client that leaves at once
+  serve_client.py crowd SOCK N OUT [CONFIG]
+                                          N starts in one write, each of a config
+                                          refused once read (CONFIG: that one's
+                                          tools moved to an upstream it lacks):
+                                          how many were refused so, how many
+                                          busy, and whether in order
   serve_client.py deltas SOCK SECONDS OUT two subscribers at once, one taking
                                           deltas, one whole snapshots; the
                                           deltas applied here (RFC 7386) must
@@ -301,6 +311,66 @@ def deltas(path, seconds, out_path):
     print(json.dumps(found))
 
 
+def overtake(path, config_path, out_path):
+    """A start and a snapshot in one write; then a start whose client leaves."""
+    with open(config_path) as f:
+        config = json.load(f)
+    start = json.dumps({"id": 1, "op": "start", "config": config}).encode() + b"\n"
+    found = {"order": [], "start": None}
+    with open(out_path, "wb") as out:
+        s = connect(path)
+        r = Reader(s, out)
+        r.lines(1)                       # the hello
+        s.sendall(start + b'{"id":2,"op":"snapshot"}\n')
+        deadline = time.time() + 30
+        while len(found["order"]) < 2 and time.time() < deadline:
+            for f in r.lines(2 - len(found["order"])):
+                found["order"].append(f.get("id"))
+                if f.get("id") == 1:
+                    found["start"] = {"ok": f.get("ok"), "session": f.get("session"),
+                                      "error": f.get("error")}
+        s.close()
+        s = connect(path)
+        Reader(s, out).lines(1)
+        s.sendall(start)
+        s.close()                        # gone before its answer
+    print(json.dumps(found))
+
+
+def crowd(path, n, out_path, config_path=None):
+    """N starts in one write: each is read and refused, or refused busy; in the order sent."""
+    config = {"profile": {"image": "sha256:" + "0" * 63 + "1", "cmd": ["x"]},
+              "upstreams": {"u": {"argv": ["/bin/true"]}},
+              "tools": {"t": {"upstream": "nosuch", "remote": "t", "data_class": "public",
+                              "sink_ceiling": "public", "response_ceiling": "public"}}}
+    if config_path:
+        with open(config_path) as f:
+            config = json.load(f)
+        for tool in config["tools"].values():
+            tool["upstream"] = "nosuch"
+    lines = b"".join(json.dumps({"id": i + 1, "op": "start", "config": config},
+                                separators=(",", ":")).encode() + b"\n" for i in range(n))
+    found = {"bytes": len(lines), "refused": 0, "busy": 0, "other": 0, "refused_ids": []}
+    with open(out_path, "wb") as out:
+        s = connect(path)
+        r = Reader(s, out)
+        r.lines(1)                       # the hello
+        s.sendall(lines)
+        got, deadline = [], time.time() + 30
+        while len(got) < n and time.time() < deadline:
+            got += r.lines(n - len(got))
+        for f in got:
+            if f.get("error") == "config refused" and "nosuch" in f.get("reason", ""):
+                found["refused"] += 1
+                found["refused_ids"].append(f.get("id"))
+            elif f.get("error") == "engine busy":
+                found["busy"] += 1
+            else:
+                found["other"] += 1
+        s.close()
+    print(json.dumps(found))
+
+
 if __name__ == "__main__":
     cmd = sys.argv[1]
     if cmd == "bad":
@@ -313,5 +383,9 @@ if __name__ == "__main__":
         leave(sys.argv[2], sys.argv[3])
     elif cmd == "parser":
         parser(sys.argv[2], sys.argv[3])
+    elif cmd == "overtake":
+        overtake(sys.argv[2], sys.argv[3], sys.argv[4])
+    elif cmd == "crowd":
+        crowd(sys.argv[2], int(sys.argv[3]), sys.argv[4], *sys.argv[5:6])
     elif cmd == "deltas":
         deltas(sys.argv[2], float(sys.argv[3]), sys.argv[4])
