@@ -277,7 +277,32 @@ read_page(struct audit_timeline *tl, size_t *cap, sqlite3_stmt *st, int64_t *aft
 	return rc == SQLITE_DONE || rc == SQLITE_OK ? 0 : rc;
 }
 
-/* The events after seq after (since: NULL or a time), within out->limit. */
+/* The log's newest seq (0: empty), or why not. */
+static const char *
+read_head(sqlite3 *db, int64_t *head)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(db, "SELECT coalesce(max(seq), 0) FROM audit_entries", -1,
+				    &st, NULL);
+
+	if (rc != SQLITE_OK)
+		return audit_read_prepare_error(rc);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*head = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? NULL : audit_read_step_error(rc);
+}
+
+/*
+ * The events after seq after (since: NULL or a time), within out->limit.
+ * Read to the end, *after is the newest entry there was before the read
+ * began, an event or not: the next read starts past the calls this one
+ * went through, not at its last event (a follower asking twice a second
+ * would read every call since the last change again, 0.34 s for 2 million).
+ * Every entry up to it was committed before the pages were read, so none
+ * is skipped.
+ */
 static int
 read_events(const char *path, const char *since, int64_t *after, struct audit_timeline *out,
 	    struct al_err *err)
@@ -286,16 +311,20 @@ read_events(const char *path, const char *since, int64_t *after, struct audit_ti
 	sqlite3_stmt *st = NULL;
 	const char *why = audit_read_open(path, &db);
 	size_t cap = 0, got = PAGE;
+	int64_t head = 0;
 	int rc;
 
 	if (why)
 		return al_fail(err, "audit timeline: %s", why);
-	rc = sqlite3_prepare_v2(db, page_sql, -1, &st, NULL);
+	why = read_head(db, &head);
+	rc = why ? SQLITE_OK : sqlite3_prepare_v2(db, page_sql, -1, &st, NULL);
 	if (rc != SQLITE_OK)
 		why = audit_read_prepare_error(rc);
 	while (!why && got == PAGE && !out->truncated)
 		if ((rc = read_page(out, &cap, st, after, since, &got)) != 0)
 			why = audit_read_step_error(rc);
+	if (!why && !out->truncated && head > *after)
+		*after = head;
 	sqlite3_finalize(st);
 	sqlite3_close(db);
 	if (why) {

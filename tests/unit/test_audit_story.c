@@ -255,6 +255,53 @@ test_timeline_follow(void **state)
 	assert_int_equal(audit_timeline_page(f->db, 0, 0, &tl, &next, &err), -1);
 }
 
+/*
+ * A follower's cursor moves past the calls it read through: read to the
+ * end, the next page starts at the newest entry, not at the last event,
+ * so a follower asking again does not read those calls again.
+ */
+static void
+test_timeline_cursor_past_calls(void **state)
+{
+	static const struct row change = { AUDIT_D_APPLIED, "s-1", "store", "revoke applied",
+					   ALICE, 1 };
+	static const struct row call = { AUDIT_D_ALLOWED, "s-1", "fetch", "allowed", NULL, 1 };
+	struct fixture *f = *state;
+	struct audit_timeline tl;
+	struct audit *a;
+	struct al_err err;
+	int64_t next, last_call = 0, second;
+
+	assert_int_equal(audit_open(f->db, &a, &err), 0);
+	put(a, &change);
+	for (int i = 0; i < 40; i++)
+		last_call = put(a, &call);
+	assert_int_equal(audit_timeline_page(f->db, 0, 5, &tl, &next, &err), 0);
+	assert_int_equal(tl.n, 1);
+	assert_false(tl.truncated);
+	assert_int_equal(next, last_call);	/* past the 40 calls, not at the change */
+	audit_timeline_free(&tl);
+
+	for (int i = 0; i < 10; i++)
+		put(a, &call);
+	second = put(a, &change);
+	last_call = put(a, &call);
+	assert_int_equal(audit_timeline_page(f->db, next, 5, &tl, &next, &err), 0);
+	assert_int_equal(tl.n, 1);	/* the new change alone */
+	assert_int_equal(tl.v[0].seq, second);
+	assert_int_equal(next, last_call);
+	audit_timeline_free(&tl);
+
+	/* Cut at a full page: the cursor is the last event given, the rest comes next. */
+	put(a, &(struct row){ AUDIT_D_APPLIED, "s-1", "store", "restore applied", ALICE, 2 });
+	put(a, &(struct row){ AUDIT_D_APPLIED, "s-1", "store", "revoke applied", ALICE, 3 });
+	assert_int_equal(audit_timeline_page(f->db, next, 1, &tl, &next, &err), 0);
+	assert_true(tl.truncated);
+	assert_int_equal(next, tl.v[0].seq);
+	audit_timeline_free(&tl);
+	audit_close(a);
+}
+
 /* --since: the events with an entry at or after it; before the first, all; past the last, none. */
 static void
 test_timeline_since(void **state)
@@ -611,6 +658,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_timeline_story, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_timeline_follow, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_timeline_cursor_past_calls, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_timeline_since, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_timeline_pages, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_timeline_hostile_detail, setup, teardown),
