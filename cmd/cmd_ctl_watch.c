@@ -210,26 +210,31 @@ ctl_decide(struct ctl *c)
 
 /* ---- events ---- */
 
-/* One event, read as the protocol declares it: its kind, session, and what that kind says. */
+/* Its seq, kind, session, and what that kind says (as the protocol's table writes it). */
+static void
+event_line(const struct supervisor_event *ev)
+{
+	bool result = control_event_says_result(ev);
+
+	printf("%6llu %-16s %-24s %s%s%s%s%s\n", (unsigned long long)ev->seq,
+	       event_kind_id(ev->kind), ev->session,
+	       control_event_says_state(ev) ? session_state_id(ev->state) : "",
+	       control_event_says_end(ev) ? session_end_id(ev->end) : "", ev->tool,
+	       result ? " " : "", result ? cutover_result_id(ev->result) : "");
+}
+
+/* One event, read as the protocol declares it. */
 static void
 print_event(struct ctl *c, json_t *e)
 {
 	struct supervisor_event ev;
-	bool read, ack;
 
-	if (c->o.json) {
+	if (c->o.json)
 		cli_print_json(e);
-		return;
-	}
-	read = control_event_from_json(e, &ev) == 0;
-	ack = read && ev.kind == SUPERVISOR_EVENT_CUTOVER_ACK;
-	if (!read)
+	else if (control_event_from_json(e, &ev) < 0)
 		printf("%6s an event this ctl cannot read (a newer engine's kind?)\n", "?");
 	else
-		printf("%6llu %-16s %-24s %s%s%s%s%s\n", (unsigned long long)ev.seq, event_kind_id(ev.kind),
-		       ev.session, ev.kind == SUPERVISOR_EVENT_STATE ? session_state_id(ev.state) : "",
-		       ev.kind == SUPERVISOR_EVENT_END ? session_end_id(ev.end) : "", ev.tool,
-		       ack ? " " : "", ack ? cutover_result_id(ev.result) : "");
+		event_line(&ev);
 	fflush(stdout);
 }
 

@@ -456,6 +456,14 @@ json_t *control_upstream_json(const struct upstream_view *u);
 int control_row_from_json(const json_t *v, struct session_row *r);
 int control_snapshot_from_json(const json_t *v, struct supervisor_snapshot *s);
 int control_event_from_json(const json_t *v, struct supervisor_event *e);
+/*
+ * Whether an event of e's kind carries a state, an end, an ack's result:
+ * what the event's table writes for it, so a reader shows those fields
+ * only where the engine says them (a zero there is no word).
+ */
+bool control_event_says_state(const struct supervisor_event *e);
+bool control_event_says_end(const struct supervisor_event *e);
+bool control_event_says_result(const struct supervisor_event *e);
 
 /*
  * Snapshot deltas (control_delta.c, docs/operations.md): the delta that

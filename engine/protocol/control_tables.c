@@ -378,6 +378,24 @@ ev_reason(const void *e)
 			  KIND(PAUSE_FAILED));
 }
 
+bool
+control_event_says_state(const struct supervisor_event *e)
+{
+	return ev_state(e);
+}
+
+bool
+control_event_says_end(const struct supervisor_event *e)
+{
+	return ev_end(e);
+}
+
+bool
+control_event_says_result(const struct supervisor_event *e)
+{
+	return ev_ack(e);
+}
+
 /* The fields each kind of event gives meaning to (snapshot.h); all are read back. */
 #define E(key, type_, m, aux, when)	FX(supervisor_event, key, type_, m, 0, aux, when)
 static const struct codec_field event_fields[] = {

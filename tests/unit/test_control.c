@@ -657,6 +657,41 @@ test_round_trip_hold_events(void **state)
 	}
 }
 
+/*
+ * What ctl is told an event's kind says (a state, an end, an ack's result)
+ * is what the event's table writes for that kind, for every kind.
+ */
+static void
+test_event_says(void **state)
+{
+	struct supervisor_event e;
+	unsigned said[3] = { 0 };
+	json_t *j;
+
+	(void)state;
+	for (int k = 0; k < SUPERVISOR_EVENT_KIND_COUNT; k++) {
+		memset(&e, 0, sizeof e);
+		e.kind = (enum event_kind)k;
+		snprintf(e.session, sizeof e.session, "s-1");
+		snprintf(e.tool, sizeof e.tool, "store");
+		e.state = SESSION_STATE_RUNNING;
+		e.end = SESSION_END_OPERATOR_STOP;
+		e.result = CUTOVER_APPLIED;
+		assert_non_null(j = control_event_json(&e));
+		assert_int_equal(control_event_says_state(&e), json_object_get(j, "state") != NULL);
+		assert_int_equal(control_event_says_end(&e), json_object_get(j, "end") != NULL);
+		assert_int_equal(control_event_says_result(&e), json_object_get(j, "result") != NULL);
+		said[0] += control_event_says_state(&e);
+		said[1] += control_event_says_end(&e);
+		said[2] += control_event_says_result(&e);
+		json_decref(j);
+	}
+	/* Each is said by exactly its one kind: state, end, cutover_ack. */
+	assert_int_equal(said[0], 1);
+	assert_int_equal(said[1], 1);
+	assert_int_equal(said[2], 1);
+}
+
 /* A snapshot body of rows[0..n), taken at taken_ms. */
 static json_t *
 snapshot_of(struct session_row *rows, size_t n, int64_t taken_ms, bool frozen)
@@ -1029,6 +1064,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_accepted),
+		cmocka_unit_test(test_event_says),
 		cmocka_unit_test(test_inline_config),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_bytes),
