@@ -19,6 +19,7 @@
 
 #include "audit.h"
 #include "bench.h"
+#include "bench_log.h"
 
 #define PREFIX	"standing"
 
@@ -27,8 +28,6 @@ static int
 fill(const char *path, int entries)
 {
 	char sql[2048];
-	sqlite3 *db = NULL;
-	int rc;
 
 	snprintf(sql, sizeof sql,
 		 "BEGIN;"
@@ -48,12 +47,7 @@ fill(const char *path, int entries)
 		 " entry_hash) SELECT hex(randomblob(16)), ts, session_id, 'session_end', '', ''"
 		 " FROM audit_entries WHERE type = 'session_start' AND session_id != 'sess-7';"
 		 "COMMIT;", entries);
-	rc = sqlite3_open(path, &db) == SQLITE_OK &&
-	     sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
-	if (rc < 0)
-		fprintf(stderr, "standing_bench: fill: %s\n", sqlite3_errmsg(db));
-	sqlite3_close(db);
-	return rc;
+	return bench_log_fill(path, sql, "standing_bench");
 }
 
 /* One query's rows, counted: how many, or -1. */
@@ -120,12 +114,6 @@ main(int argc, char **argv)
 	if (!scan || !idx || entries < 1 || rounds < 1 || !mkdtemp(dir))
 		return 1;
 	snprintf(path, sizeof path, "%s/audit.db", dir);
-	if (audit_open(path, &a, &err) < 0) {	/* the schema, with its index */
-		fprintf(stderr, "standing_bench: %s\n", err.msg);
-		goto out;
-	}
-	audit_close(a);
-	a = NULL;
 	if (fill(path, entries) < 0 || audit_open(path, &a, &err) < 0 ||
 	    sqlite3_open_v2(path, &raw, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
 		goto out;

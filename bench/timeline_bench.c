@@ -15,9 +15,9 @@
 
 #include <sqlite3.h>
 
-#include "audit.h"
 #include "audit_timeline.h"
 #include "bench.h"
+#include "bench_log.h"
 
 #define PAGE_ROWS	64	/* as the control op asks: CONTROL_TIMELINE_ROWS */
 
@@ -26,8 +26,6 @@ static int
 fill(const char *path, int entries)
 {
 	char sql[2048];
-	sqlite3 *db = NULL;
-	int rc;
 
 	snprintf(sql, sizeof sql,
 		 "BEGIN;"
@@ -45,12 +43,7 @@ fill(const char *path, int entries)
 		 " 'call-' || x, 'call', 'fetch', 'allowed', 'allow', '{\"n\":1}',"
 		 " hex(randomblob(32)), hex(randomblob(32)) FROM c;"
 		 "COMMIT;", entries);
-	rc = sqlite3_open(path, &db) == SQLITE_OK &&
-	     sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
-	if (rc < 0)
-		fprintf(stderr, "timeline_bench: fill: %s\n", sqlite3_errmsg(db));
-	sqlite3_close(db);
-	return rc;
+	return bench_log_fill(path, sql, "timeline_bench");
 }
 
 /* One ask from after: its time in ms, or -1 unless it found no event. */
@@ -79,18 +72,12 @@ main(int argc, char **argv)
 	double *from_head = calloc((size_t)(rounds > 0 ? rounds : 1), sizeof *from_head);
 	char dir[] = "/tmp/airlock-timeline-bench-XXXXXX", path[64];
 	struct audit_timeline tl = { 0 };
-	struct audit *a = NULL;
 	struct al_err err;
 	int64_t cursor = 0;
 
 	if (!from_event || !from_head || entries < 1 || rounds < 1 || !mkdtemp(dir))
 		return 1;
 	snprintf(path, sizeof path, "%s/audit.db", dir);
-	if (audit_open(path, &a, &err) < 0) {	/* the schema */
-		fprintf(stderr, "timeline_bench: %s\n", err.msg);
-		goto out;
-	}
-	audit_close(a);
 	if (fill(path, entries) < 0 ||
 	    audit_timeline_page(path, 0, PAGE_ROWS, &tl, &cursor, &err) < 0)
 		goto out;
