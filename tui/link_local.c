@@ -175,7 +175,7 @@ local_cutover(struct link *l, enum cutover_op op, const char *tool, const char *
 					   &done, &err);
 	res->revision = done.revision;
 	res->targets = done.targets;
-	if (!(grant && grant->flow))	/* what it acted on, as the engine's answer says */
+	if (rc >= 0 && !(grant && grant->flow))	/* what it acted on, as the engine's answer says */
 		snprintf(res->acted, sizeof res->acted, "%s", done.tool);
 	return answer(res, rc, err.msg);
 }
