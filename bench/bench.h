@@ -47,6 +47,22 @@ bench_sort(double *v, size_t n)
 	qsort(v, n, sizeof *v, bench_cmp);
 }
 
+/*
+ * The table under title: the median of a baseline's rounds and of ours
+ * (each sorted here, in place), and their ratio, in ms.
+ */
+static inline void
+bench_medians(const char *title, const char *base_label, double *base, const char *ours_label,
+	      double *ours, size_t rounds)
+{
+	bench_sort(base, rounds);
+	bench_sort(ours, rounds);
+	printf("%-44s %9s\n", title, "ms");
+	printf("%-44s %9.3f\n", base_label, base[rounds / 2]);
+	printf("%-44s %9.3f\n", ours_label, ours[rounds / 2]);
+	printf("%-44s %8.4fx\n", "ratio", ours[rounds / 2] / base[rounds / 2]);
+}
+
 /* rm -rf a work directory of ours (a mkdtemp path: no quote in it); the
  * program's exit status: 0 when it went. */
 static inline int

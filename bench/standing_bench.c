@@ -128,14 +128,10 @@ main(int argc, char **argv)
 		idx[i] = bench_now_ms() - t;
 		printf("sample: standing_read baseline=%.3f airlock=%.3f unit=ms\n", scan[i], idx[i]);
 	}
-	bench_sort(scan, (size_t)rounds);
-	bench_sort(idx, (size_t)rounds);
 	printf("a log of %d calls in %d sessions, its one standing entry the oldest\n",
 	       entries, entries / 50);
-	printf("%-44s %9s\n", "median of rounds", "ms");
-	printf("%-44s %9.3f\n", "scan (the reads before the index)", scan[rounds / 2]);
-	printf("%-44s %9.3f\n", "audit_unended + audit_engine_latest", idx[rounds / 2]);
-	printf("%-44s %8.4fx\n", "ratio", idx[rounds / 2] / scan[rounds / 2]);
+	bench_medians("median of rounds", "scan (the reads before the index)", scan,
+		      "audit_unended + audit_engine_latest", idx, (size_t)rounds);
 	rc = 0;
 out:
 	if (rc)

@@ -20,7 +20,6 @@ Nothing here asserts a figure.
 import json
 import os
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -28,29 +27,25 @@ import tempfile
 import threading
 import time
 
-
-def connect(path):
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.settimeout(30)
-    s.connect(path)
-    return s
+# The raw control-socket client the tests use: connect() and its line Reader.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests",
+                                "docker"))
+from serve_client import Reader, connect  # noqa: E402
 
 
 class Client:
     """One connection: a request, then lines until its reply."""
 
     def __init__(self, path):
-        self.s, self.buf, self.next = connect(path), b"", 0
+        self.s, self.next = connect(path), 0
+        self.r = Reader(self.s, open(os.devnull, "wb"))
         self.line()  # the hello
 
     def line(self):
-        while b"\n" not in self.buf:
-            chunk = self.s.recv(1 << 20)
-            if not chunk:
-                raise EOFError("the engine closed the connection")
-            self.buf += chunk
-        line, self.buf = self.buf.split(b"\n", 1)
-        return json.loads(line)
+        got = self.r.lines(1)
+        if not got:
+            raise EOFError("the engine closed the connection or did not answer")
+        return got[0]
 
     def call(self, req):
         self.next += 1

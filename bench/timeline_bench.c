@@ -94,14 +94,11 @@ main(int argc, char **argv)
 		printf("sample: timeline_follow baseline=%.3f airlock=%.3f unit=ms\n",
 		       from_event[i], from_head[i]);
 	}
-	bench_sort(from_event, (size_t)rounds);
-	bench_sort(from_head, (size_t)rounds);
 	printf("a log of one session's start, a revoke, then %d calls; the next cursor %lld\n",
 	       entries, (long long)cursor);
-	printf("%-44s %9s\n", "median of rounds, an ask with nothing new", "ms");
-	printf("%-44s %9.3f\n", "from the last event (the cursor before)", from_event[rounds / 2]);
-	printf("%-44s %9.3f\n", "from the newest entry (the cursor now)", from_head[rounds / 2]);
-	printf("%-44s %8.4fx\n", "ratio", from_head[rounds / 2] / from_event[rounds / 2]);
+	bench_medians("median of rounds, an ask with nothing new",
+		      "from the last event (the cursor before)", from_event,
+		      "from the newest entry (the cursor now)", from_head, (size_t)rounds);
 	rc = 0;
 out:
 	if (rc)
