@@ -1,15 +1,22 @@
 /*
- * A console following the policy timeline (its view open, the engine
- * asked twice a second): each ask when no change came since the last.
- * A log of one session's start, one revoke, then ENTRIES calls of that
- * session. The baseline asks from the revoke, where a follower's cursor
- * stayed until 2026-12-07 (each ask read every call since again); airlock
- * asks from the cursor the first page gave, the newest entry. Both through
- * audit_timeline_page, as the control server's "timeline" op does; warm
- * page cache. Prints figures and a ratio; asserts nothing.
+ * A console on the policy timeline of a long log with few events: a log
+ * of one session's start, one revoke, then ENTRIES calls of that session.
+ * Two figures, both through audit_timeline_page as the control server's
+ * "timeline" op reads, warm page cache; prints figures and ratios,
+ * asserts nothing.
+ *  - timeline_first, the view opened: the first ask, from the log's start.
+ *    The baseline reads the whole log for its events (audit_timeline_read,
+ *    as that first ask did before a page's scan was bounded, 2026-12-07);
+ *    airlock is one page.
+ *  - timeline_follow, the view open: an ask when no change came since the
+ *    last. The baseline asks from the revoke, where a follower's cursor
+ *    stayed until 2026-12-07 (each ask read every call since again, now
+ *    one page's scan of them); airlock asks from the cursor the pages gave,
+ *    the newest entry.
  *
  * usage: timeline_bench [ENTRIES] [ROUNDS]
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -46,9 +53,9 @@ fill(const char *path, int entries)
 	return bench_log_fill(path, sql, "timeline_bench");
 }
 
-/* One ask from after: its time in ms, or -1 unless it found no event. */
+/* One ask from after: its time in ms, or -1 unless it found want events. */
 static double
-ask(const char *path, int64_t after)
+ask(const char *path, int64_t after, size_t want)
 {
 	struct audit_timeline tl;
 	struct al_err err;
@@ -60,7 +67,41 @@ ask(const char *path, int64_t after)
 	t = bench_now_ms() - t;
 	if (rc == 0)
 		audit_timeline_free(&tl);
-	return rc == 0 && n == 0 ? t : -1;
+	return rc == 0 && n == want ? t : -1;
+}
+
+/* The whole log's events, as a first ask read them before: its time in ms, or -1. */
+static double
+read_whole(const char *path)
+{
+	struct audit_timeline tl;
+	struct al_err err;
+	double t = bench_now_ms();
+	int rc = audit_timeline_read(path, NULL, &tl, &err);
+	size_t n = tl.n;
+
+	t = bench_now_ms() - t;
+	if (rc == 0)
+		audit_timeline_free(&tl);
+	return rc == 0 && n == 2 ? t : -1;
+}
+
+/* The pages from the start to the end, as the view reads them: the cursor they end on. */
+static int64_t
+read_through(const char *path, unsigned *pages)
+{
+	struct audit_timeline tl;
+	struct al_err err;
+	int64_t at = 0;
+	bool more = true;
+
+	for (*pages = 0; more; (*pages)++) {
+		if (audit_timeline_page(path, at, PAGE_ROWS, &tl, &at, &err) < 0)
+			return -1;
+		more = tl.truncated;
+		audit_timeline_free(&tl);
+	}
+	return at;
 }
 
 int
@@ -68,41 +109,45 @@ main(int argc, char **argv)
 {
 	int entries = argc > 1 ? atoi(argv[1]) : 1000000;
 	int rounds = argc > 2 ? atoi(argv[2]) : 5, i, rc = 1;
-	double *from_event = calloc((size_t)(rounds > 0 ? rounds : 1), sizeof *from_event);
-	double *from_head = calloc((size_t)(rounds > 0 ? rounds : 1), sizeof *from_head);
+	size_t nr = (size_t)(rounds > 0 ? rounds : 1);
+	double *whole = calloc(nr, sizeof *whole), *first = calloc(nr, sizeof *first);
+	double *from_event = calloc(nr, sizeof *from_event);
+	double *from_head = calloc(nr, sizeof *from_head);
 	char dir[] = "/tmp/airlock-timeline-bench-XXXXXX", path[64];
-	struct audit_timeline tl = { 0 };
-	struct al_err err;
-	int64_t cursor = 0;
+	int64_t cursor;
+	unsigned pages;
 
-	if (!from_event || !from_head || entries < 1 || rounds < 1 || !mkdtemp(dir))
+	if (!whole || !first || !from_event || !from_head || entries < 1 || rounds < 1 ||
+	    !mkdtemp(dir))
 		return 1;
 	snprintf(path, sizeof path, "%s/audit.db", dir);
-	if (fill(path, entries) < 0 ||
-	    audit_timeline_page(path, 0, PAGE_ROWS, &tl, &cursor, &err) < 0)
+	if (fill(path, entries) < 0 || (cursor = read_through(path, &pages)) != entries + 2)
 		goto out;
-	if (tl.n != 2) {	/* the start and the revoke */
-		audit_timeline_free(&tl);
-		goto out;
-	}
-	audit_timeline_free(&tl);
 	for (i = 0; i < rounds; i++) {
-		from_event[i] = ask(path, 2);
-		from_head[i] = ask(path, cursor);
-		if (from_event[i] < 0 || from_head[i] < 0)
+		whole[i] = read_whole(path);
+		first[i] = ask(path, 0, 2);
+		from_event[i] = ask(path, 2, 0);
+		from_head[i] = ask(path, cursor, 0);
+		if (whole[i] < 0 || first[i] < 0 || from_event[i] < 0 || from_head[i] < 0)
 			goto out;
+		printf("sample: timeline_first baseline=%.3f airlock=%.3f unit=ms\n", whole[i],
+		       first[i]);
 		printf("sample: timeline_follow baseline=%.3f airlock=%.3f unit=ms\n",
 		       from_event[i], from_head[i]);
 	}
-	printf("a log of one session's start, a revoke, then %d calls; the next cursor %lld\n",
-	       entries, (long long)cursor);
+	printf("a log of one session's start, a revoke, then %d calls: read through in %u pages,"
+	       " the cursor then %lld\n", entries, pages, (long long)cursor);
+	bench_medians("median of rounds, the first ask", "the whole log (before)", whole,
+		      "one page (now)", first, nr);
 	bench_medians("median of rounds, an ask with nothing new",
 		      "from the last event (the cursor before)", from_event,
-		      "from the newest entry (the cursor now)", from_head, (size_t)rounds);
+		      "from the newest entry (the cursor now)", from_head, nr);
 	rc = 0;
 out:
 	if (rc)
 		fprintf(stderr, "timeline_bench: a read failed\n");
+	free(whole);
+	free(first);
 	free(from_event);
 	free(from_head);
 	return bench_remove_dir(dir) | rc;

@@ -171,7 +171,8 @@ model_add_timeline(struct model *m, unsigned engine, struct timeline_row *rows, 
 /*
  * Each engine's new timeline events through its link, while the view is
  * shown: each read takes what was written after the engine's cursor, a
- * few pages at most a refresh. The view never opens a log itself.
+ * few pages at most a refresh (each page goes through a bounded number of
+ * entries, AUDIT_TIMELINE_SCAN). The view never opens a log itself.
  */
 static void
 follow_timeline(struct model *m, struct link *const *links)
@@ -191,7 +192,7 @@ follow_timeline(struct model *m, struct link *const *links)
 				break;
 			}
 			model_add_timeline(m, (unsigned)i, rows, n);
-			more = more && n > 0;
+			/* more with no row: the page's scan went through calls only */
 		}
 	}
 	if (!failed)

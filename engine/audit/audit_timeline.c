@@ -24,7 +24,7 @@ static const char page_sql[] =
 	" CASE WHEN type = ?4 AND length(detail) <= ?10 THEN detail END"
 	" FROM audit_entries"
 	" WHERE seq > ?1 AND type IN (?4, ?5, ?6, ?7, ?8) AND (type != ?6 OR decision = ?9)"
-	" AND (?2 IS NULL OR ts >= ?2)"
+	" AND (?2 IS NULL OR ts >= ?2) AND seq <= ?11"
 	" ORDER BY seq LIMIT ?3";
 
 enum { C_SEQ, C_TS, C_SESSION, C_TYPE, C_TOOL, C_DECISION, C_RULE, C_REVISION, C_DETAIL };
@@ -232,16 +232,15 @@ add_entry(struct audit_timeline *tl, size_t *cap, sqlite3_stmt *st)
 	return 0;
 }
 
+/* What stays the same for every page of one read: all but the cursor (?1). */
 static int
-bind_page(sqlite3_stmt *st, int64_t after, const char *since)
+bind_read(sqlite3_stmt *st, const char *since, int64_t upto)
 {
 	static const enum audit_type types[] = { AUDIT_T_POLICY, AUDIT_T_SESSION_START,
 		AUDIT_T_ADMISSION, AUDIT_T_SESSION_END, AUDIT_T_REAP };
-	int rc = sqlite3_bind_int64(st, 1, after);
+	int rc = since ? sqlite3_bind_text(st, 2, since, -1, SQLITE_STATIC)
+		       : sqlite3_bind_null(st, 2);
 
-	if (rc == SQLITE_OK)
-		rc = since ? sqlite3_bind_text(st, 2, since, -1, SQLITE_STATIC)
-			   : sqlite3_bind_null(st, 2);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_bind_int(st, 3, PAGE);
 	for (int i = 0; rc == SQLITE_OK && i < 5; i++)
@@ -251,18 +250,21 @@ bind_page(sqlite3_stmt *st, int64_t after, const char *since)
 				       SQLITE_STATIC);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_bind_int(st, 10, DETAIL_MAX);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_int64(st, 11, upto);
 	return rc;
 }
 
 /*
- * One page: the statement run to its end (or to a full timeline) and
- * reset, so no read transaction is held between pages. *got: entries read.
+ * One page from the cursor: the statement run to its end (or to a full
+ * timeline) and reset, so no read transaction is held between pages.
+ * *got: entries read.
  */
 static int
 read_page(struct audit_timeline *tl, size_t *cap, sqlite3_stmt *st, int64_t *after,
-	  const char *since, size_t *got)
+	  size_t *got)
 {
-	int rc = bind_page(st, *after, since);
+	int rc = sqlite3_bind_int64(st, 1, *after);
 
 	*got = 0;
 	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -273,7 +275,6 @@ read_page(struct audit_timeline *tl, size_t *cap, sqlite3_stmt *st, int64_t *aft
 		(*got)++;
 	}
 	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
 	return rc == SQLITE_DONE || rc == SQLITE_OK ? 0 : rc;
 }
 
@@ -295,36 +296,44 @@ read_head(sqlite3 *db, int64_t *head)
 }
 
 /*
- * The events after seq after (since: NULL or a time), within out->limit.
- * Read to the end, *after is the newest entry there was before the read
- * began, an event or not: the next read starts past the calls this one
+ * The events after seq after (since: NULL or a time), within out->limit,
+ * of the entries up to the log's newest when the read began, or of the
+ * next scan of them (0: no bound). Read to that end, *after is its last
+ * entry, an event or not: the next read starts past the calls this one
  * went through, not at its last event (a follower asking twice a second
- * would read every call since the last change again, 0.34 s for 2 million).
- * Every entry up to it was committed before the pages were read, so none
- * is skipped.
+ * would read every call since the last change again, 0.34 s for 2
+ * million). Every entry up to it was committed before the pages were
+ * read, so none is skipped. Stopped by scan before the newest, the read
+ * says so in out->truncated: more may follow.
  */
 static int
-read_events(const char *path, const char *since, int64_t *after, struct audit_timeline *out,
-	    struct al_err *err)
+read_events(const char *path, const char *since, int64_t scan, int64_t *after,
+	    struct audit_timeline *out, struct al_err *err)
 {
 	sqlite3 *db;
 	sqlite3_stmt *st = NULL;
 	const char *why = audit_read_open(path, &db);
 	size_t cap = 0, got = PAGE;
-	int64_t head = 0;
+	int64_t head = 0, upto;
 	int rc;
 
 	if (why)
 		return al_fail(err, "audit timeline: %s", why);
 	why = read_head(db, &head);
+	upto = scan && head - *after > scan ? *after + scan : head;
 	rc = why ? SQLITE_OK : sqlite3_prepare_v2(db, page_sql, -1, &st, NULL);
+	if (rc == SQLITE_OK && !why)
+		rc = bind_read(st, since, upto);
 	if (rc != SQLITE_OK)
 		why = audit_read_prepare_error(rc);
 	while (!why && got == PAGE && !out->truncated)
-		if ((rc = read_page(out, &cap, st, after, since, &got)) != 0)
+		if ((rc = read_page(out, &cap, st, after, &got)) != 0)
 			why = audit_read_step_error(rc);
-	if (!why && !out->truncated && head > *after)
-		*after = head;
+	if (!why && !out->truncated) {
+		if (upto > *after)
+			*after = upto;
+		out->truncated = upto < head;
+	}
 	sqlite3_finalize(st);
 	sqlite3_close(db);
 	if (why) {
@@ -341,7 +350,7 @@ audit_timeline_read(const char *path, const char *since, struct audit_timeline *
 	int64_t after = 0;
 
 	memset(out, 0, sizeof *out);
-	return read_events(path, since, &after, out, err);
+	return read_events(path, since, 0, &after, out, err);
 }
 
 int
@@ -355,7 +364,7 @@ audit_timeline_page(const char *path, int64_t after, size_t cap, struct audit_ti
 	if (after < 0 || cap == 0 || cap > AUDIT_TIMELINE_MAX)
 		return al_fail(err, "audit timeline: bad page");
 	out->limit = cap;
-	if (read_events(path, NULL, &at, out, err) < 0)
+	if (read_events(path, NULL, AUDIT_TIMELINE_SCAN, &at, out, err) < 0)
 		return -1;	/* the cursor stays: nothing was given */
 	*next = at;
 	return 0;

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
 #include "audit.h"
 #include "audit_propose.h"
 #include "audit_timeline.h"
@@ -300,6 +302,86 @@ test_timeline_cursor_past_calls(void **state)
 	assert_int_equal(next, tl.v[0].seq);
 	audit_timeline_free(&tl);
 	audit_close(a);
+}
+
+/*
+ * n calls of s-1, then a revoke by alice, at the log's end in one
+ * transaction, as the engine writes them but for the chain (the timeline
+ * never reads it; the writer would not append after them): a log long
+ * enough for a page's scan without n durable appends.
+ */
+static void
+put_calls_then_change(const char *path, int n)
+{
+	char sql[2048];
+	sqlite3 *db;
+
+	snprintf(sql, sizeof sql,
+		 "BEGIN;"
+		 "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < %d)"
+		 " INSERT INTO audit_entries (entry_id, ts, session_id, call_id, type, tool,"
+		 " decision, rule, prev_hash, entry_hash)"
+		 " SELECT 'e-' || x, '2026-12-07T00:00:01.000Z', 's-1', 'call-' || x, 'call',"
+		 " 'fetch', 'allowed', 'allowed', '', '' FROM c;"
+		 "INSERT INTO audit_entries (entry_id, ts, session_id, type, tool, decision, rule,"
+		 " revision, detail, prev_hash, entry_hash) VALUES ('e-last',"
+		 " '2026-12-07T00:00:02.000Z', 's-1', 'policy', 'store', 'applied',"
+		 " 'revoke applied', 2, '%s', '', '');"
+		 "COMMIT;", n, ALICE);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+}
+
+/*
+ * A page goes through AUDIT_TIMELINE_SCAN entries at most: on a long log
+ * with few events, the first page is cut there (no event in it, more to
+ * come) and the cursor moves past what it read; the next pages reach the
+ * later change. The whole read (audit timeline) has no such bound.
+ */
+static void
+test_timeline_scan_bound(void **state)
+{
+	static const struct row change = { AUDIT_D_APPLIED, "s-1", "store", "revoke applied",
+					   ALICE, 1 };
+	struct fixture *f = *state;
+	struct audit_timeline tl;
+	struct audit *a;
+	struct al_err err;
+	int64_t first, last, next;
+
+	assert_int_equal(audit_open(f->db, &a, &err), 0);
+	first = put(a, &change);
+	audit_close(a);
+	put_calls_then_change(f->db, 2 * AUDIT_TIMELINE_SCAN + 10);
+	last = first + 2 * AUDIT_TIMELINE_SCAN + 11;
+
+	assert_int_equal(audit_timeline_page(f->db, 0, 64, &tl, &next, &err), 0);
+	assert_int_equal(tl.n, 1);
+	assert_int_equal(tl.v[0].seq, first);
+	assert_true(tl.truncated);
+	assert_int_equal(next, AUDIT_TIMELINE_SCAN);
+	audit_timeline_free(&tl);
+
+	assert_int_equal(audit_timeline_page(f->db, next, 64, &tl, &next, &err), 0);
+	assert_int_equal(tl.n, 0);	/* calls only, and it says more */
+	assert_true(tl.truncated);
+	assert_int_equal(next, 2 * AUDIT_TIMELINE_SCAN);
+	audit_timeline_free(&tl);
+
+	assert_int_equal(audit_timeline_page(f->db, next, 64, &tl, &next, &err), 0);
+	assert_int_equal(tl.n, 1);
+	assert_int_equal(tl.v[0].seq, last);
+	assert_int_equal(tl.v[0].revision, 2);
+	assert_string_equal(tl.v[0].by.user, "alice");
+	assert_false(tl.truncated);
+	assert_int_equal(next, last);
+	audit_timeline_free(&tl);
+
+	assert_int_equal(audit_timeline_read(f->db, NULL, &tl, &err), 0);
+	assert_int_equal(tl.n, 2);
+	assert_false(tl.truncated);
+	audit_timeline_free(&tl);
 }
 
 /* --since: the events with an entry at or after it; before the first, all; past the last, none. */
@@ -659,6 +741,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_timeline_story, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_timeline_follow, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_timeline_cursor_past_calls, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_timeline_scan_bound, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_timeline_since, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_timeline_pages, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_timeline_hostile_detail, setup, teardown),
