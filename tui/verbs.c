@@ -94,10 +94,12 @@ named_session(struct app *a, const char *verb, const char *typed, bool live,
  * the tool waits for an operator, the pending view), a restore with grant terms
  * (NULL: none) a time-boxed grant. Whether the tool and the session exist
  * is the engine's to say (supervisor.h: the same refusal for ctl and
- * every console); a tool no session here has goes straight to it, unasked,
- * to be refused there. One that only ended sessions have would change
- * nothing now: a revoke on every session asks whether it is meant for the
- * sessions started later.
+ * every console). On every session it is asked first, whatever the name:
+ * one no session here lists may be an alias, which the engine maps to
+ * its catalog tool on every session (the snapshot names no alias), or a
+ * typo the engine then refuses. One that only ended sessions have would
+ * change nothing now: a revoke on every session asks whether it is meant
+ * for the sessions started later.
  */
 static int
 cutover(struct app *a, const char *name, const char *tool, const char *scope,
@@ -119,9 +121,10 @@ cutover(struct app *a, const char *name, const char *tool, const char *scope,
 		return !all ? action_cutover(a, op, tool, false, marked ? NULL : id, g)
 			    : action_ask_all(a, op, tool, g, "%s class flow %.60s on all %zu live "
 					     "sessions?", cutover_op_id(op), tool, a->model.snap.live);
-	if (!model_tool_held(&a->model, tool) || !all)
+	if (!all)
 		return action_cutover(a, op, tool, all, marked ? NULL : id, g);
-	if (!model_tool_listed(&a->model, tool) && op == CUTOVER_REVOKE)
+	if (model_tool_held(&a->model, tool) && !model_tool_listed(&a->model, tool) &&
+	    op == CUTOVER_REVOKE)
 		return action_ask_all(a, op, tool, NULL, "no live session has a tool %.60s: revoke "
 				      "it for sessions started later?", tool);
 	if (g) {

@@ -356,20 +356,35 @@ command_line "restore store all"; wait_for "live sessions?" 5; keys y
 wait_for "restore r8 2/2 acked" 20
 check "restored: the calls reach the sink again" grows "$work/loop.sink" 10
 
-# A tool no config of the engine has (a typo) is the engine's to refuse, in
-# the words ctl prints (tests/docker/serve.sh): asked nothing, no revision.
+# An alias names its catalog tool on every session: on all, asked first
+# like the tool's own name (the snapshot names no alias); n changes nothing.
 rev_now() { screen | grep -oE '│ rev [0-9]+ │' | head -n 1; }
 rev_before=$(rev_now)
+command_line "revoke save all"
+check "revoke of an alias on all asks first, as of its tool" wait_for "revoke save on all 2 live sessions? [y/N]" 5
+keys n
+sleep 1
+check "…n: no revision taken" [ "$(rev_now)" = "$rev_before" ]
+command_line "restore save all"
+check "restore of an alias on all asks first too" wait_for "restore save on all 2 live sessions? [y/N]" 5
+keys n
+# A tool no config of the engine has (a typo) is the engine's to refuse, in
+# the words ctl prints (tests/docker/serve.sh): on all, asked first (it might
+# be an alias), then refused; no revision.
 command_line "restore no.such.a"
-check "restore of a tool no config has: the engine's refusal, word for word" \
+check "restore of a tool no config has, on all: asked first" \
+	wait_for "restore no.such.a on all 2 live sessions? [y/N]" 5
+keys y
+check "…y: the engine's refusal, word for word" \
 	wait_for "no config this engine holds has a tool 'no.such.a'" 5
 command_line "revoke no.such.b $sid"
 check "revoke of it on one session: the same words" \
 	wait_for "no config this engine holds has a tool 'no.such.b'" 5
-command_line "revoke no.such.c"
-check "revoke of it on all: refused, no question first" \
+command_line "revoke no.such.c all"
+check "revoke of it on all: asked first" wait_for "revoke no.such.c on all 2 live sessions? [y/N]" 5
+keys y
+check "…then refused in the same words" \
 	wait_for "no config this engine holds has a tool 'no.such.c'" 5
-check "…nothing asked y/N" eval '! screen | grep -qF "[y/N]"'
 check "the refusals took no revision" [ "$(rev_now)" = "$rev_before" ]
 # Sessions by the engine's rule: a unique prefix, else its words.
 command_line "revoke store zz9"
