@@ -116,7 +116,7 @@ cmd_doctor(int argc, char **argv)
 	}
 	doctor_run(getenv("DOCKER_HOST"), c.profile.runtime, &r);
 	doctor_probe_clone3(&r, c.profile.runtime);
-	doctor_confine_host(&r, o.config ? &c : NULL);
+	doctor_confine_host(&r, o.config ? &c : NULL, NULL);
 	doctor_installed(&r, dir);
 	if (o.config) {
 		config_checks(&c, &r);

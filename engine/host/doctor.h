@@ -48,13 +48,15 @@ void doctor_probe_clone3(struct doctor_report *r, const char *runtime);
 /*
  * The upstreams' confinement on this host (engine/host/doctor_confine.c).
  * doctor_confine_host: checks landlock (enough for c's upstreams, or for
- * any when c is NULL), upstream_seccomp and upstream_user.
+ * any when c is NULL), upstream_seccomp, upstream_user and parser (the
+ * airlock-parser beside exe; NULL: this program).
  * doctor_confine_upstreams: one confine.<name> per upstream of c, prepared
  * as its spawn would be (mcp_confine_prepare: its user, ruleset and filter;
  * nothing started), and its view in r->upstreams (only its plan when it
  * cannot be prepared).
  */
-void doctor_confine_host(struct doctor_report *r, const struct airlock_config *c);
+void doctor_confine_host(struct doctor_report *r, const struct airlock_config *c,
+			 const char *exe);
 void doctor_confine_upstreams(struct doctor_report *r, const struct airlock_config *c);
 /*
  * The installed upstreams (engine/host/doctor_confine.c): one

@@ -84,14 +84,14 @@ check_upstream(struct doctor_report *r, const struct upstream_config *u, struct 
 
 /* A parser started for real, as a session starts one, and stopped. */
 static void
-check_parser(struct doctor_report *r)
+check_parser(struct doctor_report *r, const char *exe)
 {
 	const struct mcp_confine_receipt *rc;
 	char program[4096];
 	struct parser *p;
 	struct al_err err;
 
-	if (parser_program(NULL, program, sizeof program) < 0) {
+	if (parser_program(exe, program, sizeof program) < 0) {
 		check_add(&r->checks, ID(PARSER), false, "locked down", program);
 		return;
 	}
@@ -107,7 +107,7 @@ check_parser(struct doctor_report *r)
 }
 
 void
-doctor_confine_host(struct doctor_report *r, const struct airlock_config *c)
+doctor_confine_host(struct doctor_report *r, const struct airlock_config *c, const char *exe)
 {
 	bool seccomp = mcp_confine_seccomp_available();
 
@@ -115,7 +115,7 @@ doctor_confine_host(struct doctor_report *r, const struct airlock_config *c)
 	check_add(&r->checks, ID(UPSTREAM_SECCOMP), seccomp, "available",
 		  seccomp ? "available" : "not in this kernel");
 	check_user(r);
-	check_parser(r);
+	check_parser(r, exe);
 }
 
 void

@@ -1,8 +1,8 @@
 /*
- * Host checks (airlock doctor's, and one per installed upstream) on a
- * thread of their own, and the keeper: it sweeps the containers ended
- * sessions left, and re-runs the host checks after an end that points at
- * the daemon and while they fail.
+ * Host checks (airlock doctor's, but for its runsc probe container; and one
+ * per installed upstream) on a thread of their own, and the keeper: it
+ * sweeps the containers ended sessions left, and re-runs the host checks
+ * after an end that points at the daemon and while they fail.
  */
 
 #include "supervisor_int.h"
@@ -46,6 +46,7 @@ host_main(void *arg)
 	struct doctor_report r;
 	bool ok = doctor_run(s->o.docker_host, s->host_runtime, &r);
 
+	doctor_confine_host(&r, NULL, s->o.watchdog_exe);	/* what every upstream and parser needs */
 	doctor_installed(&r, supervisor_upstreams_dir(s));	/* what an operator may start */
 	ok = ok && check_list_passed(&r.checks);
 	pthread_mutex_lock(&s->lock);

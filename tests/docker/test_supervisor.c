@@ -1586,6 +1586,9 @@ test_host_checks(void **state)
 	}
 	assert_int_equal(h.generation, 1);
 	assert_false(h.running);
+	for (i = 0; i < h.n; i++)
+		if (!h.items[i].pass)
+			print_message("FAIL %s: %s\n", h.items[i].id, h.items[i].observed);
 	assert_true(h.passed);
 	assert_true(h.n > 5);
 	assert_string_equal(h.runtime, "runc");
@@ -1594,6 +1597,14 @@ test_host_checks(void **state)
 	for (i = 0; i < h.n; i++)
 		ping |= strcmp(h.items[i].id, "daemon_ping") == 0 && h.items[i].pass;
 	assert_true(ping);
+	/* doctor's confinement checks too: what every upstream and parser needs here */
+	for (const char *const *id = (const char *const[]){ "landlock", "upstream_seccomp",
+			"upstream_user", "parser", NULL }; *id; id++) {
+		for (i = 0; i < h.n && strcmp(h.items[i].id, *id) != 0; i++)
+			;
+		assert_true(i < h.n);
+		assert_true(h.items[i].pass);
+	}
 	supervisor_close(s);
 }
 
