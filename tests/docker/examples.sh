@@ -33,7 +33,7 @@ noted() {
 	local i name all
 	for i in $(seq 900); do
 		all=1
-		for name in a b c; do grep -qs '"step-1"' "$ex/$name/memory.jsonl" || all=0; done
+		for name in a b c; do grep -qsE '"[0-9]+-step-1"' "$ex/$name/memory.jsonl" || all=0; done
 		[ "$all" = 1 ] && return 0
 		sleep 0.1
 	done
