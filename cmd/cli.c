@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "airlock-config.h"
@@ -113,4 +114,29 @@ cli_audit_fail(bool json, const char *command, const char *path, bool create,
 
 	path_failure(text, sizeof text, "audit", path, create, err->msg);
 	return cli_fail(json, command, "%s", text);
+}
+
+/* Stored times are ISO 8601 UTC, so one string compare orders them. */
+int
+cli_parse_since(const char *v, char out[CLI_SINCE_MAX])
+{
+	static const char units[] = "smhd";
+	static const long secs[] = { 1, 60, 3600, 86400 };
+	char *end;
+	long n = strtol(v, &end, 10);
+	const char *u = *end ? strchr(units, *end) : NULL;
+	time_t t;
+	struct tm tm;
+
+	if (end != v && n >= 0 && n <= 3650L * 86400 && u && end[1] == '\0') {
+		t = time(NULL) - n * secs[u - units];
+		strftime(out, CLI_SINCE_MAX, "%Y-%m-%dT%H:%M:%S", gmtime_r(&t, &tm));
+		return 0;
+	}
+	if (strlen(v) >= 16 && strlen(v) < CLI_SINCE_MAX && strptime(v, v[16] ? "%Y-%m-%dT%H:%M:%S" :
+							  "%Y-%m-%dT%H:%M", &tm)) {
+		snprintf(out, CLI_SINCE_MAX, "%s", v);
+		return 0;
+	}
+	return -1;
 }

@@ -33,5 +33,14 @@ int cli_fail(bool json, const char *command, const char *fmt, ...)
 int cli_audit_fail(bool json, const char *command, const char *path, bool create,
 		   const struct al_err *err);
 
+/*
+ * --since: a UTC time as the log stores it (2026-12-05T13:00, seconds
+ * optional) or an age (90s, 15m, 2h, 7d), into the stored form. 0, or -1
+ * when it is neither (say CLI_SINCE_USAGE).
+ */
+#define CLI_SINCE_MAX	32
+#define CLI_SINCE_USAGE	"--since wants a UTC time (2026-12-05T13:00) or an age (90s, 15m, 2h, 7d)"
+int cli_parse_since(const char *v, char out[CLI_SINCE_MAX]);
+
 
 #endif

@@ -8,6 +8,7 @@
 #include "audit_tail.h"
 #include "audit_verify.h"
 #include "cli.h"
+#include "cmd_audit_lines.h"
 #include "cmd_audit_story.h"
 #include "path_reason.h"
 
@@ -18,39 +19,11 @@
 struct audit_args {
 	bool json, follow;
 	const char *action, *db, *session;
-	char since[32];		/* entries at or after this UTC time ("" all) */
+	char session_id[SNAP_ID_MAX];	/* the one --session picked, whole */
+	char since[CLI_SINCE_MAX];	/* entries at or after this UTC time ("" all) */
 	struct audit_anchor anchor;
 	bool anchored;
 };
-
-/*
- * --since: a UTC time as the log stores it (2026-12-05T13:00, seconds
- * optional) or an age (90s, 15m, 2h, 7d). Stored times are ISO 8601 UTC,
- * so one string compare orders them. 0, or -1 when it is neither.
- */
-static int
-parse_since(const char *v, char out[32])
-{
-	static const char units[] = "smhd";
-	static const long secs[] = { 1, 60, 3600, 86400 };
-	char *end;
-	long n = strtol(v, &end, 10);
-	const char *u = *end ? strchr(units, *end) : NULL;
-	time_t t;
-	struct tm tm;
-
-	if (end != v && n >= 0 && n <= 3650L * 86400 && u && end[1] == '\0') {
-		t = time(NULL) - n * secs[u - units];
-		strftime(out, 32, "%Y-%m-%dT%H:%M:%S", gmtime_r(&t, &tm));
-		return 0;
-	}
-	if (strlen(v) >= 16 && strlen(v) < 32 && strptime(v, v[16] ? "%Y-%m-%dT%H:%M:%S" :
-							  "%Y-%m-%dT%H:%M", &tm)) {
-		snprintf(out, 32, "%s", v);
-		return 0;
-	}
-	return -1;
-}
 
 /* The options each command takes (--json: all but propose, which prints a file). */
 static const struct {
@@ -93,9 +66,8 @@ parse_options(const struct cli_opts *o, struct audit_args *a)
 {
 	a->follow = o->n[OPT_FOLLOW] > 0;
 	a->session = o->n[OPT_SESSION] ? o->values[OPT_SESSION][0] : NULL;
-	if (o->n[OPT_SINCE] && parse_since(o->values[OPT_SINCE][0], a->since) < 0)
-		return cli_usage_error("audit", "--since wants a UTC time (2026-12-05T13:00) or "
-				       "an age (90s, 15m, 2h, 7d)");
+	if (o->n[OPT_SINCE] && cli_parse_since(o->values[OPT_SINCE][0], a->since) < 0)
+		return cli_usage_error("audit", "%s", CLI_SINCE_USAGE);
 	if (o->n[OPT_ANCHOR]) {
 		if (audit_anchor_parse(o->values[OPT_ANCHOR][0], &a->anchor) < 0)
 			return cli_usage_error("audit", "--anchor wants SEQ:HASH, an entry's sequence"
@@ -276,30 +248,6 @@ print_text(const struct audit_args *a, const struct audit_verify *v)
 
 /* --- tail: the entries, payload-free as the console shows them ----------------- */
 
-static int
-print_row(const struct audit_args *a, const struct audit_row *r)
-{
-	json_t *o;
-	int rc;
-
-	if (!a->json) {
-		printf("%lld %s %s %s %s %s %s r%lld %lldus %s\n", (long long)r->seq, r->time,
-		       r->session, r->type, r->tool[0] ? r->tool : "-",
-		       r->decision[0] ? r->decision : "-", r->rule[0] ? r->rule : "-",
-		       (long long)r->revision, (long long)r->latency_us, r->entry_hash);
-		return fflush(stdout) == 0 ? 0 : EXIT_ERROR;
-	}
-	o = json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:s, s:s, s:s}",
-		      "seq", (json_int_t)r->seq, "time", r->time, "session", r->session,
-		      "call", r->call, "type", r->type, "tool", r->tool, "decision", r->decision,
-		      "rule", r->rule, "revision", (json_int_t)r->revision,
-		      "latency_us", (json_int_t)r->latency_us, "request_hash", r->request_hash,
-		      "response_hash", r->response_hash, "entry_hash", r->entry_hash);
-	rc = cli_print_json(o);
-	json_decref(o);
-	return rc == EXIT_ERROR ? EXIT_ERROR : fflush(stdout) == 0 ? 0 : EXIT_ERROR;
-}
-
 /* Print the rows that pass --since; *after moves to the last one read. */
 static int
 print_rows(const struct audit_args *a, const struct audit_row *rows, size_t n, int64_t *after)
@@ -307,7 +255,7 @@ print_rows(const struct audit_args *a, const struct audit_row *rows, size_t n, i
 	for (size_t i = 0; i < n; i++) {
 		*after = rows[i].seq;
 		if ((!a->since[0] || strcmp(rows[i].time, a->since) >= 0) &&
-		    print_row(a, &rows[i]) != 0)
+		    audit_line_entry(a->json, &rows[i]) != 0)
 			return EXIT_ERROR;
 	}
 	return 0;
@@ -370,6 +318,34 @@ cmd_tail(const struct audit_args *a)
 	return rc;
 }
 
+/*
+ * --session as an operator types it elsewhere (ids.h): a prefix of the id
+ * of one session that started in the log stands for its whole id; a name
+ * no such session has is kept as typed (the engine's own entries, a
+ * session refused at admission). -1, or the exit status: ambiguous is
+ * refused. A log that cannot be read is left to the command to say.
+ */
+static int
+pick_session(struct audit_args *a)
+{
+	struct audit_tail *t;
+	struct al_err err;
+	char why[128];
+	int rc;
+
+	if (!a->session || audit_tail_open(a->db, &t, &err) < 0)
+		return -1;
+	rc = audit_tail_pick_session(t, a->session, a->session_id, why, sizeof why);
+	audit_tail_close(t);
+	if (rc < 0) {
+		cli_fail(a->json, "audit", "%s: --session: %s", a->db, why);
+		return EXIT_REFUSED;
+	}
+	if (rc == 1)
+		a->session = a->session_id;
+	return -1;
+}
+
 int
 cmd_audit(int argc, char **argv)
 {
@@ -378,7 +354,7 @@ cmd_audit(int argc, char **argv)
 	struct al_err err;
 	int rc = parse_args(argc, argv, &a);
 
-	if (rc >= 0)
+	if (rc >= 0 || (rc = pick_session(&a)) >= 0)
 		return rc;
 	if (strcmp(a.action, "tail") == 0)
 		return cmd_tail(&a);

@@ -9,6 +9,7 @@
 #include "audit_propose.h"
 #include "audit_timeline.h"
 #include "cli.h"
+#include "cmd_audit_lines.h"
 #include "incident.h"
 #include "path_reason.h"
 
@@ -27,127 +28,6 @@ read_failed(const struct audit_story_args *a, const char *what, const struct al_
 
 /* --- timeline ------------------------------------------------------------------ */
 
-static const char *
-dash(const char *s)
-{
-	return s[0] ? s : "-";
-}
-
-static const char *
-ack_word(const struct timeline_event *e)
-{
-	return e->applied ? "applied" : e->not_applicable ? "not_applicable" : "rejected";
-}
-
-/* "by alice (uid 1001, via ctl)", or "by -" when the entries name no author. */
-static void
-author_text(const struct timeline_event *e, char *out, size_t cap)
-{
-	if (e->has_author)
-		snprintf(out, cap, "by %s (uid %u, via %s)", e->by.user, (unsigned)e->by.uid,
-			 e->by.via);
-	else
-		snprintf(out, cap, "by -");
-}
-
-/* What follows "SEQ TIME KIND " on an event's line. */
-static void
-event_text(const struct timeline_event *e, char *out, size_t cap)
-{
-	char by[128];
-
-	author_text(e, by, sizeof by);
-	switch (e->kind) {
-	case TIMELINE_SESSION_END:
-		snprintf(out, cap, "%s %s %s", e->session, e->normal ? "normal" : "abnormal",
-			 dash(e->rule));
-		break;
-	case TIMELINE_ADMISSION_REFUSED:
-	case TIMELINE_REAP:
-		snprintf(out, cap, "%s %s", e->session, dash(e->rule));
-		break;
-	case TIMELINE_CUTOVER:
-		snprintf(out, cap, "%s %s r%lld %s: %lld applied, %lld not_applicable, %lld rejected",
-			 e->op, dash(e->tool), (long long)e->revision, by, (long long)e->applied,
-			 (long long)e->not_applicable, (long long)e->rejected);
-		break;
-	case TIMELINE_AT_START:
-		snprintf(out, cap, "%s %s %s r%lld %s %s", e->op, dash(e->tool), e->session,
-			 (long long)e->revision, ack_word(e), by);
-		break;
-	case TIMELINE_REQUEST:
-		snprintf(out, cap, "%s \"%s\" %s %s", e->session, e->rule, ack_word(e), by);
-		break;
-	default:
-		snprintf(out, cap, "%s", e->session);
-		break;
-	}
-}
-
-static json_t *
-author_json(const struct timeline_event *e)
-{
-	if (!e->has_author)
-		return json_null();
-	return json_pack("{s:s, s:I, s:s}", "user", e->by.user, "uid", (json_int_t)e->by.uid,
-			 "via", e->by.via);
-}
-
-static json_t *
-str_or_null(const char *s)
-{
-	return s[0] ? json_string(s) : json_null();
-}
-
-/* The fields of e's kind (as audit_timeline.h lists them) into o. */
-static void
-event_fields(json_t *o, const struct timeline_event *e)
-{
-	bool policy = e->kind == TIMELINE_CUTOVER || e->kind == TIMELINE_AT_START ||
-		      e->kind == TIMELINE_REQUEST;
-
-	if (e->kind != TIMELINE_CUTOVER)
-		json_object_set_new(o, "session", json_string(e->session));
-	if (e->kind == TIMELINE_SESSION_END)
-		json_object_set_new(o, "normal", json_boolean(e->normal));
-	if (e->kind != TIMELINE_SESSION_START && e->kind != TIMELINE_CUTOVER &&
-	    e->kind != TIMELINE_AT_START)
-		json_object_set_new(o, "rule", str_or_null(e->rule));
-	if (!policy)
-		return;
-	json_object_set_new(o, "op", json_string(e->op));
-	if (e->kind != TIMELINE_REQUEST)
-		json_object_set_new(o, "tool", str_or_null(e->tool));
-	json_object_set_new(o, "revision", json_integer(e->revision));
-	json_object_set_new(o, "by", author_json(e));
-	json_object_set_new(o, "acks", json_pack("{s:I, s:I, s:I}", "applied",
-						 (json_int_t)e->applied, "not_applicable",
-						 (json_int_t)e->not_applicable, "rejected",
-						 (json_int_t)e->rejected));
-}
-
-static int
-print_event(const struct audit_story_args *a, const struct timeline_event *e)
-{
-	const char *kind = audit_timeline_kind_id(e->kind);
-	char text[512];
-	json_t *o;
-	int rc;
-
-	if (!a->json) {
-		event_text(e, text, sizeof text);
-		return printf("%lld %s %s %s\n", (long long)e->seq, e->time, kind, text) < 0
-		       ? EXIT_ERROR : EXIT_OK;
-	}
-	o = json_pack("{s:I, s:s, s:s}", "seq", (json_int_t)e->seq, "time", e->time,
-		      "event", kind);
-	if (o)
-		event_fields(o, e);
-	rc = cli_print_json(o);
-	json_decref(o);
-	return rc;
-}
-
 int
 cmd_audit_timeline(const struct audit_story_args *a)
 {
@@ -157,8 +37,12 @@ cmd_audit_timeline(const struct audit_story_args *a)
 
 	if (audit_timeline_read(a->db, a->since, &tl, &err) < 0)
 		return read_failed(a, "audit timeline", &err);
-	for (size_t i = 0; rc == EXIT_OK && i < tl.n; i++)
-		rc = print_event(a, &tl.v[i]);
+	for (size_t i = 0; rc == EXIT_OK && i < tl.n; i++) {
+		struct timeline_row row;
+
+		audit_timeline_row(&tl.v[i], &row);
+		rc = audit_line_event(a->json, &row);
+	}
 	if (rc == EXIT_OK && fflush(stdout) != 0)
 		rc = EXIT_ERROR;
 	if (tl.truncated)
@@ -166,6 +50,12 @@ cmd_audit_timeline(const struct audit_story_args *a)
 			"with --since\n", a->db, AUDIT_TIMELINE_MAX);
 	audit_timeline_free(&tl);
 	return rc;
+}
+
+static const char *
+dash(const char *s)
+{
+	return s[0] ? s : "-";
 }
 
 /* --- propose ------------------------------------------------------------------- */

@@ -295,9 +295,9 @@ do_stop_all(struct ctl *c)
 		return rc;
 	if (!(d = done_of(c, r, CONTROL_OP_STOP_ALL)))
 		return EXIT_ERROR;
-	snprintf(n, sizeof n, "%zu", d->stopped);
+	snprintf(n, sizeof n, "%zu session%s", d->stopped, d->stopped == 1 ? "" : "s");
 	free(d);
-	return ctl_done(c, r, "stopping %s sessions\n", n);
+	return ctl_done(c, r, "stopping %s\n", n);
 }
 
 /* tool, and --all or each --session: 0, or -1 when a value would not fit. */
@@ -662,6 +662,8 @@ static const struct {
 	{ "quarantine", do_quarantine },
 	{ "release", do_quarantine },
 	{ "events", ctl_events },
+	{ "audit", ctl_audit },
+	{ "timeline", ctl_timeline },
 	{ "metrics", do_metrics },
 	{ "host", ctl_host },
 };
@@ -711,6 +713,19 @@ grant_terms(struct ctl *c)
 	return -1;
 }
 
+/* --since, read before the socket: -1, or a usage error's status. */
+static int
+since_terms(struct ctl *c)
+{
+	if (!c->o.n[OPT_SINCE])
+		return -1;
+	if (strcmp(c->verb, "timeline") != 0)
+		return cli_usage_error("ctl", "--since is timeline's only");
+	if (cli_parse_since(c->o.values[OPT_SINCE][0], c->since) < 0)
+		return cli_usage_error("ctl", "%s", CLI_SINCE_USAGE);
+	return -1;
+}
+
 /* hold or restore with --flow: the flow takes TOOL's place. */
 static bool
 flow_verb(const struct ctl *c)
@@ -730,6 +745,9 @@ flow_terms(struct ctl *c)
 		return cli_usage_error("ctl", "%s wants TOOL or --flow CLASS>SINK (not both)", c->verb);
 	if (c->for_s || c->calls)
 		return cli_usage_error("ctl", "--for and --calls grant a tool, not a class flow");
+	if (!strchr(c->o.values[OPT_FLOW][0], '>'))	/* the shell took '>' for a redirection */
+		return cli_usage_error("ctl", "--flow wants CLASS>SINK, quoted for the shell "
+				       "('confidential>public'), not '%.64s'", c->o.values[OPT_FLOW][0]);
 	return -1;
 }
 
@@ -751,7 +769,7 @@ cmd_ctl(int argc, char **argv)
 						       flow_verb(&c))) >= 0)
 		return rc;	/* before the socket: a typo is not an unreachable engine */
 	if ((rc = grant_terms(&c)) >= 0 || (rc = quarantine_terms(&c)) >= 0 ||
-	    (rc = flow_terms(&c)) >= 0)
+	    (rc = flow_terms(&c)) >= 0 || (rc = since_terms(&c)) >= 0)
 		return rc;
 	rc = ctl_run(&c);
 	if (c.fd >= 0)

@@ -2,12 +2,13 @@
 #define AIRLOCK_CMD_CTL_INT_H
 
 /*
- * airlock ctl's insides, shared by its three files: cmd_ctl.c
+ * airlock ctl's insides, shared by its four files: cmd_ctl.c
  * (connecting, one request and its reply, the commands that change
  * things), cmd_ctl_show.c (what the engine holds now: status, sessions,
- * tools) and cmd_ctl_watch.c (what is followed as it happens: held calls,
+ * tools), cmd_ctl_watch.c (what is followed as it happens: held calls,
  * events, the operator's approve or deny of a held call, the host
- * checks' run).
+ * checks' run) and cmd_ctl_log.c (what the engine's audit log tells:
+ * its entries, its policy story).
  */
 
 #include <stdbool.h>
@@ -32,6 +33,7 @@ struct ctl {
 	struct control_request req;	/* the one being built and sent */
 	int64_t for_s, calls;		/* restore --for, --calls: a grant (0: not given) */
 	int64_t within_s;		/* quarantine --called --within (0: not given) */
+	char since[CLI_SINCE_MAX];	/* timeline --since, stored form ("": not given) */
 };
 
 /* The next JSON object from the engine; NULL at EOF, timeout or garbage. */
@@ -60,5 +62,9 @@ int ctl_pending(struct ctl *c);
 int ctl_decide(struct ctl *c);
 int ctl_events(struct ctl *c);
 int ctl_host(struct ctl *c);
+
+/* cmd_ctl_log.c: audit [--follow], timeline [--since TIME] [--follow]. */
+int ctl_audit(struct ctl *c);
+int ctl_timeline(struct ctl *c);
 
 #endif

@@ -205,7 +205,9 @@ ctl_decide(struct ctl *c)
 	if (c->o.n[OPT_REST])
 		control_request_bool(req, CONTROL_K_REST, true);
 	rc = ctl_call(c, 0, &r);
-	return rc >= 0 ? rc : ctl_done(c, r, approve ? "approved %s\n" : "denied %s\n", c->arg);
+	return rc >= 0 ? rc : ctl_done(c, r, !approve ? "denied %s\n" : c->o.n[OPT_REST] ?
+				       "approved %s, and its tool's later calls in its session\n" :
+				       "approved %s\n", c->arg);
 }
 
 /* ---- events ---- */

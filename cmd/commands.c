@@ -8,6 +8,7 @@
 #include "supervisor.h"	/* SUPERVISOR_SESSIONS_MAX */
 
 #define USAGE_COLUMN	44	/* the width of the usage column in the command list */
+#define USAGE_MAX	512	/* a usage line, whole: ctl's is past 200 */
 
 static const struct {
 	const char *name;
@@ -56,6 +57,8 @@ static const struct cli_verb ctl_verbs[] = {
 	{ "quarantine", "[ID]", "hold ID (--all, --called TOOL): calls denied, paused" },
 	{ "release", "[ID]", "lift a quarantine of ID (or --all): unpaused" },
 	{ "events", NULL, "the engine's recent events (--follow: as they come)" },
+	{ "audit", NULL, "its audit log's newest entries, payload-free (--follow)" },
+	{ "timeline", NULL, "its log's policy story (--since, --follow)" },
 	{ "metrics", NULL, "OpenMetrics text: sessions, calls, cutovers; no payload" },
 	{ "host", NULL, "the engine's host checks, run again now (installed.KEY too)" },
 	{ NULL, NULL, NULL },
@@ -92,7 +95,7 @@ const struct command cli_commands[] = {
 	  { OPT(JSON, JSON_WHAT),
 	    OPT(ANCHOR, "verify: also require this entry (a head printed earlier)"),
 	    OPT(FOLLOW, "tail: keep printing entries as they are appended"),
-	    OPT(SESSION, "tail, propose: only this session's entries (its whole id)"),
+	    OPT(SESSION, "tail, propose: only this session's entries (its id, or a unique prefix)"),
 	    OPT(SINCE, "tail, timeline, propose: from a UTC time or an age (15m, 2h)") },
 	  "the audit log: its chain, entries, story and denials (payload-free)", audit_verbs },
 	{ "image", cmd_image, "add-shim IMAGE", 2, { OPT(JSON, JSON_WHAT) },
@@ -118,7 +121,8 @@ const struct command cli_commands[] = {
 	    OPT(WAIT, "wait this long for every acknowledgement (default 5000)"),
 	    OPT(FOR, "restore: a grant that lapses after 90s, 15m, 2h (at most 24h)"),
 	    OPT(CALLS, "restore: a grant that lapses after N allowed calls (1..1000000)"),
-	    OPT(FOLLOW, "events, pending: keep printing them as they come"),
+	    OPT(FOLLOW, "events, pending, audit, timeline: print more as they come"),
+	    OPT(SINCE, "timeline: the events from a UTC time or an age (15m, 2h)"),
 	    OPT(REST, "approve: the tool's later calls in that session too"),
 	    OPT(CALLED, "quarantine: every live session that called TOOL (--within)"),
 	    OPT(WITHIN, "quarantine --called: the window, 90s, 15m, 2h (default 10m)"),
@@ -215,7 +219,7 @@ cli_usage_line(const struct command *c, char *out, size_t cap)
 void
 cli_usage(FILE *f)
 {
-	char line[160];
+	char line[USAGE_MAX];
 	size_t i;
 
 	fprintf(f, "usage: airlock COMMAND [OPTIONS]\n\ncommands:\n");
@@ -247,7 +251,7 @@ int
 cli_usage_error(const char *command, const char *fmt, ...)
 {
 	const struct command *c = cli_command(command);
-	char line[160] = "";
+	char line[USAGE_MAX] = "";
 	va_list ap;
 
 	if (c)
@@ -263,7 +267,7 @@ cli_usage_error(const char *command, const char *fmt, ...)
 struct parse {
 	const struct command *c;
 	struct cli_opts *o;
-	char usage[256];
+	char usage[USAGE_MAX];
 };
 
 static int __attribute__((format(printf, 2, 3)))

@@ -450,8 +450,8 @@ detach(struct app *a)
 	display_close(&a->screen);
 	app_shutdown(a);
 	fprintf(stderr, "airlock console: detached from %zu engine%s; their %zu live session%s "
-		"go on%s%s%s (airlock ctl stop-all stops them)\n", n, n == 1 ? "" : "s", live,
-		live == 1 ? "" : "s", lost[0] ? " (lost, not counted: " : "", lost,
+		"go%s on%s%s%s (airlock ctl stop-all stops them)\n", n, n == 1 ? "" : "s", live,
+		live == 1 ? "" : "s", live == 1 ? "es" : "", lost[0] ? " (lost, not counted: " : "", lost,
 		lost[0] ? ")" : "");
 	return CONSOLE_OK;
 }

@@ -48,7 +48,6 @@
  * (…)": that builds a table at every insert (147k instructions a call
  * against 88k).
  */
-#define AUDIT_INDEXED	"(type = 'session_start' OR type = 'session_end' OR type = 'policy')"
 #define AUDIT_LIFECYCLE_INDEX \
 	"CREATE INDEX IF NOT EXISTS audit_lifecycle ON audit_entries(type, session_id)" \
 	" WHERE " AUDIT_INDEXED ";"

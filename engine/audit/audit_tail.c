@@ -1,6 +1,7 @@
 #include "audit_tail.h"
 #include "audit.h"
 #include "audit_read.h"
+#include "ids.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -319,4 +320,39 @@ audit_tail_max_seq(struct audit_tail *t)
 	if (rc != SQLITE_ROW)
 		fail(t, rc);
 	return seq;
+}
+
+int
+audit_tail_pick_session(struct audit_tail *t, const char *typed, char out[SNAP_ID_MAX],
+			char *why, size_t cap)
+{
+	static const char sql[] = "SELECT session_id FROM audit_entries WHERE " AUDIT_INDEXED
+				  " AND type = ?1";
+	struct id_pick k;
+	sqlite3_stmt *st;
+	size_t i = 0;
+	int rc = sqlite3_prepare_v2(t->db, sql, -1, &st, NULL);
+
+	out[0] = '\0';
+	id_pick_init(&k, typed);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_text(st, 1, audit_type_id(AUDIT_T_SESSION_START), -1,
+				       SQLITE_STATIC);
+	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *id = (const char *)sqlite3_column_text(st, 0);
+
+		rc = SQLITE_OK;
+		id_pick_offer(&k, id ? id : "", i);
+		if (k.at == i++ && k.matches && id)	/* this one is the pick so far */
+			audit_read_text(out, SNAP_ID_MAX, id);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE && rc != SQLITE_OK) {
+		fail(t, rc);
+		snprintf(why, cap, "%s", t->why);
+		return -1;
+	}
+	if (k.matches == 0)
+		return 0;
+	return id_pick_done(&k, why, cap) == 0 ? 1 : -1;
 }

@@ -67,6 +67,18 @@ int audit_tail_last(struct audit_tail *t, size_t cap, const char *session_or_nul
 int audit_tail_unknown(struct audit_tail *t, int64_t upto, struct audit_row *rows, size_t cap,
 		       size_t *n);
 
+/*
+ * The session typed names among those that started in the log (their
+ * session_start entries, read through the log's one index), as an
+ * operator types one (ids.h: the whole id or a unique prefix, "s-"
+ * optional): 1 with its whole id in out; 0 when no session that started
+ * has such an id (the engine's own entries, a session refused at
+ * admission: named whole); -1 with why, fixed words and the text typed:
+ * ambiguous, or the log unread.
+ */
+int audit_tail_pick_session(struct audit_tail *t, const char *typed, char out[SNAP_ID_MAX],
+			    char *why, size_t cap);
+
 /* The highest sequence in the log: 0 when empty, -1 on failure. */
 int64_t audit_tail_max_seq(struct audit_tail *t);
 

@@ -44,6 +44,16 @@ audit_timeline_kind_id(enum timeline_kind k)
 	return k < TIMELINE_KIND_COUNT ? kind_ids[k] : "unknown";
 }
 
+enum timeline_kind
+audit_timeline_kind_by_id(const char *id)
+{
+	int k;
+
+	for (k = 0; k < TIMELINE_KIND_COUNT && strcmp(kind_ids[k], id) != 0; k++)
+		;
+	return (enum timeline_kind)k;
+}
+
 static const char *
 col(sqlite3_stmt *st, int c)
 {

@@ -97,6 +97,8 @@ struct audit_timeline {
 };
 
 const char *audit_timeline_kind_id(enum timeline_kind k);
+/* The kind a word names (a row's kind); TIMELINE_KIND_COUNT for none (a newer engine's). */
+enum timeline_kind audit_timeline_kind_by_id(const char *id);
 
 /*
  * The timeline of the log at path: every event with an entry at or after

@@ -59,6 +59,14 @@ for c in $commands; do
 		check "$c --help says what $opt means" \
 			bash -c 'sed -n "/^options:/,/^$/p" <<<"$1" | grep -qE -- "^  $2( [A-Z:]+)? +[a-z]"' _ "$help" "$opt"
 	done
+	try "$c" --no-such-option
+	check "$c: a usage error prints the whole usage line, as --help's" \
+		bash -c '[ "$1" = 2 ] && [ "$(tail -n 1 "$2")" = "$3" ]' _ "$rc" "$work/err" "$usage"
+	if [ "$c" = ctl ]; then	# one a command finds after parsing, as ctl's checks of its terms
+		try ctl status --since 1m
+		check "ctl: a usage error found after parsing prints the whole usage line too" \
+			bash -c '[ "$1" = 2 ] && [ "$(tail -n 1 "$2")" = "$3" ]' _ "$rc" "$work/err" "$usage"
+	fi
 	for opt in --json --config --audit --otlp --demo --read-only; do
 		case $opt in --config|--audit|--otlp) args=("$opt" x) ;; *) args=("$opt") ;; esac
 		try "$c" "${args[@]}" --help
@@ -158,8 +166,8 @@ done
 # --- ctl's and audit's own commands: each listed, one line, the rest refused ----
 # verbs CMD: the names in CMD --help's "commands:" section
 verbs() { "$airlock" "$1" --help | sed -n '/^commands:/,/^$/s/^  \([a-z-]\+\).*/\1/p'; }
-check "ctl --help lists its twenty commands" \
-	[ "$(verbs ctl | wc -l)" = 20 ]
+check "ctl --help lists its twenty-two commands" \
+	[ "$(verbs ctl | wc -l)" = 22 ]
 check "audit --help lists its four commands" [ "$(echo $(verbs audit))" = "verify tail timeline propose" ]
 for c in ctl audit; do
 	check "$c --help: each command on a line of its own, within 80 columns" \
@@ -306,7 +314,8 @@ for args in "revoke x --flow pii>public --all:is hold's and restore's only" \
 	    "pending --flow pii>public:is hold's and restore's only" \
 	    "hold x --flow pii>public --all:hold wants TOOL or --flow CLASS>SINK (not both)" \
 	    "restore --flow pii>public --all --for 15m:grant a tool, not a class flow" \
-	    "hold --all:hold wants TOOL"; do
+	    "hold --all:hold wants TOOL" \
+	    "hold --flow pii --all:--flow wants CLASS>SINK, quoted for the shell ('confidential>public'), not 'pii'"; do
 	try ctl ${args%%:*} --socket "$work/no-engine.sock"
 	check "ctl ${args%%:*}: a usage error, nothing dialled" \
 		bash -c '[ "$1" = 2 ] && grep -qF -- "$3" "$2" && ! grep -q "does not exist" "$2"' _ "$rc" "$work/err" "${args#*:}"

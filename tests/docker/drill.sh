@@ -27,6 +27,10 @@
 #     apply` of that very file lets the calls reach the sinks again, and
 #     `audit timeline` shows the revoke and the restore with their author
 #     and both sessions' acks;
+#   - the same story and the newest entries as the view user reads them
+#     through `ctl timeline` and `ctl audit --follow`, the log's file
+#     closed to that user: the lines root's `audit timeline` and `audit
+#     tail` print from the file, no entry skipped;
 #   - engine b SIGKILLed too and not restarted: `airlock reap --json` names
 #     b's container and session among those it removed, a's among those it
 #     kept; b's audit names its one lost session as never ended;
@@ -325,6 +329,14 @@ PY
 }
 check "a's audit: $a1 ended engine_lost, its container ${ca1:0:12} reaped, once each" ended_lost "$a1" "$ca1"
 check "a's audit: $a2 ended engine_lost, its container ${ca2:0:12} reaped, once each" ended_lost "$a2" "$ca2"
+# The session as the console shows it (8 hex digits, no "s-"): the same entries.
+"$airlock" audit tail "$(db a)" --json --session "$(short "$a1")" >"$work/tail-short-a1.json" 2>&1
+check "audit tail --session with the console's short id: the very entries of the whole id" \
+	bash -c '[ -s "$1" ] && cmp -s "$1" "$2"' _ "$work/tail-short-a1.json" "$work/tail-$a1.json"
+rc=0; "$airlock" audit tail "$(db a)" --session s- >"$work/tail-ambiguous.out" 2>&1 || rc=$?
+check "audit tail --session s-: refused, exit 1, the sessions it could be counted" \
+	bash -c '[ "$1" = 1 ] && grep -qE "session: ambiguous session id prefix .s-.: [0-9]+ sessions match$" "$2"' \
+	_ "$rc" "$work/tail-ambiguous.out"
 "$airlock" audit verify "$(db a)" --json >"$work/verify_a.json" 2>&1
 check "audit verify of a: chain ok; the only sessions without an end are the new, running ones" \
 	python3 -c '
@@ -420,6 +432,31 @@ PY
 check "…and in its text: the restore's line with its author and acks" grep -qE \
 	" policy restore store r[0-9]+ by airlock-drill-op \(uid $ou, via ctl\): 2 applied, 0 not_applicable, 0 rejected$" \
 	"$work/timeline_a.txt"
+
+# The same story and entries as an operator without root reads them: over
+# the socket, as the view user, who may not open the log's file.
+rc=0; $as_view head -c 1 "$(db a)" >/dev/null 2>&1 || rc=$?
+check "the view user cannot read a's audit log file (what ctl timeline and ctl audit stand in for)" \
+	[ "$rc" != 0 ]
+rc=0; ctl_as view a timeline >"$work/ctl_timeline_a.txt" 2>"$work/ctl_timeline_a.err" || rc=$?
+"$airlock" audit timeline "$(db a)" >"$work/timeline_a2.txt" 2>&1
+check "ctl timeline as the view user: exit 0, the lines root's audit timeline of the file prints, the restore's among them" \
+	bash -c '[ "$1" = 0 ] && [ -s "$2" ] && [ "$(cat "$2")" = "$(head -n "$(wc -l <"$2")" "$3")" ] &&
+		grep -qE " policy restore store r[0-9]+ by airlock-drill-op .*: 2 applied" "$2"' \
+	_ "$rc" "$work/ctl_timeline_a.txt" "$work/timeline_a2.txt"
+rc=0; timeout 3 $as_view "$bin" ctl --socket "$work/a.sock" audit --follow \
+	>"$work/ctl_audit_a.txt" 2>"$work/ctl_audit_a.err" || rc=$?
+"$airlock" audit tail "$(db a)" --since 1d >"$work/tail_a2.txt" 2>&1
+check "ctl audit --follow as the view user: the newest 64 entries, then each new one, no seq skipped, each line as root's audit tail of the file prints it" \
+	python3 - "$rc" "$work/ctl_audit_a.txt" "$work/tail_a2.txt" <<'PY'
+import sys
+rc, got, tail = int(sys.argv[1]), open(sys.argv[2]).read().splitlines(), open(sys.argv[3]).read().splitlines()
+assert rc == 124, rc  # still following when timeout stopped it
+assert len(got) > 64, len(got)  # the sessions loop: entries came while it followed
+seqs = [int(l.split()[0]) for l in got]
+assert seqs == list(range(seqs[0], seqs[0] + len(seqs))), seqs
+assert set(got) <= set(tail), set(got) - set(tail)
+PY
 
 # a stopped as an operator would: every session ended, none left unended.
 kill -TERM "$pid_a"

@@ -331,7 +331,9 @@ kill "$(cat "$work/follow.pid")" "$follower" 2>/dev/null
 # --- approve for the rest of the session, then held again ---------------------------
 before=$(lines "$sink")
 ctl rest approve "$id3" --rest
-check "ctl approve --rest: exit 0" [ "$rc" = 0 ]
+check "ctl approve --rest: exit 0, saying the tool's later calls go on too" \
+	bash -c '[ "$1" = 0 ] && [ "$(cat "$2")" = "approved $3, and its tool'"'"'s later calls in its session" ]' \
+	_ "$rc" "$work/rest.out" "$id3"
 grown() { local i; for i in $(seq 100); do [ "$(lines "$sink")" -ge "$1" ] && return 0; sleep 0.1; done; return 1; }
 check "the session's later calls go on without a wait: three more reach the sink" grown "$((before + 4))"
 check "the decision audited: 'hold $id3 approved for the session'" \

@@ -163,7 +163,7 @@ check "console two: the audit view shows engine a's own log, through the link" \
 check "…with the revoke's policy entry (tool store)" wait_re two "policy .*store" 10
 keys two 1
 keys one q
-check "quitting an attached console asks nothing and detaches" wait_re one "detached from 1 engine; their 1 live session go on" 10
+check "quitting an attached console asks nothing and detaches" wait_re one "detached from 1 engine; their 1 live session goes on" 10
 check "exit status 0" wait_for one "exit status 0" 5
 check "a's session still runs after the console left" running "$(container_of "$sid_a")"
 check "and still reaches its sink" grows "$work/a/vault.sink" 10
@@ -238,7 +238,7 @@ sleep 2
 check "…and the header is not STALE while b answers" eval '! screen many | grep -q STALE'
 keys lostq q
 check "quitting counts b's live session alone and names a as lost" \
-	wait_re lostq "detached from 2 engines; their 1 live session go on \(lost, not counted: a\)" 10
+	wait_re lostq "detached from 2 engines; their 1 live session goes on \(lost, not counted: a\)" 10
 keys many j
 check "the console still answers keys while an engine is lost" wait_re many "a (LOST|connecting)" 2
 for _ in $(seq 150); do stopped "$ca" && break; sleep 0.2; done

@@ -236,6 +236,46 @@ test_session_filter(void **state)
 	audit_close(a);
 }
 
+/*
+ * A session as an operator types it: a unique prefix (with or without
+ * "s-") of one that started in the log picks its whole id; two that share
+ * it are refused in ids.h's words; a name no started session has (the
+ * engine's own entries) is none, for the caller to use as typed.
+ */
+static void
+test_pick_session(void **state)
+{
+	static const char *const started[] = { "s-aaaa1111deadbeef", "s-aaaa2222deadbeef",
+						"s-bbbb3333deadbeef" };
+	struct fixture *f = *state;
+	struct audit *a = writer_open(f);
+	struct audit_entry start = { .type = audit_type_id(AUDIT_T_SESSION_START),
+				     .decision = audit_decision_id(AUDIT_D_START) };
+	struct audit_tail *t;
+	char id[SNAP_ID_MAX], why[128];
+
+	for (size_t i = 0; i < 3; i++) {
+		start.session_id = started[i];
+		append(a, &start);
+		append_n(a, started[i], 2);
+	}
+	append_n(a, "engine", 1);
+	t = tail_open(f);
+	assert_int_equal(audit_tail_pick_session(t, "s-bbbb", id, why, sizeof why), 1);
+	assert_string_equal(id, "s-bbbb3333deadbeef");
+	assert_int_equal(audit_tail_pick_session(t, "aaaa2", id, why, sizeof why), 1);
+	assert_string_equal(id, "s-aaaa2222deadbeef");
+	assert_int_equal(audit_tail_pick_session(t, "s-aaaa1111deadbeef", id, why, sizeof why), 1);
+	assert_string_equal(id, "s-aaaa1111deadbeef");
+	assert_int_equal(audit_tail_pick_session(t, "s-aaaa", id, why, sizeof why), -1);
+	assert_string_equal(why, "ambiguous session id prefix 's-aaaa': 2 sessions match");
+	assert_int_equal(audit_tail_pick_session(t, "engine", id, why, sizeof why), 0);
+	assert_int_equal(audit_tail_pick_session(t, "zz", id, why, sizeof why), 0);
+	assert_string_equal(id, "");
+	audit_tail_close(t);
+	audit_close(a);
+}
+
 static void
 test_last(void **state)
 {
@@ -715,6 +755,7 @@ main(void)
 		T(test_after_in_order),
 		T(test_paging_exactly_once),
 		T(test_session_filter),
+		T(test_pick_session),
 		T(test_last),
 		T(test_hash_prefixes),
 		T(test_null_columns),
