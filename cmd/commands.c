@@ -372,7 +372,7 @@ command_help(const struct command *c, const char *usage)
 		spell_option(c->uses[i].opt, name, sizeof name);
 		printf("  %-17s %s\n", name, c->uses[i].what);
 	}
-	printf("\nSee airlock(1).\n");
+	printf("\nSee airlock(1) (from a build tree: man -l docs/airlock.1).\n");
 }
 
 /* One word that starts with "-". *i moves past a separate value. */

@@ -54,6 +54,7 @@
 	GROUP("Console") \
 	_(PROMPT,         "prompt",         false, "Open the command prompt") \
 	_(DISMISS,        "dismiss",        false, "Dismiss the alert on the status line") \
+	_(DISMISS_ALL,    "dismiss-all",    false, "Dismiss every alert waiting on the status line") \
 	_(MOUSE,          "toggle-mouse",   false, "Turn the mouse on or off") \
 	_(REDRAW,         "redraw",         false, "Redraw the screen") \
 	_(QUIT,           "quit",           false, "Quit (asks first while sessions run)")

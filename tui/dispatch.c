@@ -201,6 +201,9 @@ console_request(struct app *a, enum request r)
 	case REQ_DISMISS:
 		status_dismiss(&a->status);
 		return APP_REDRAW;
+	case REQ_DISMISS_ALL:
+		status_dismiss_all(&a->status);
+		return APP_REDRAW;
 	case REQ_MOUSE:
 		display_mouse(&a->screen, !a->screen.mouse);
 		status_flash(&a->status, false, "mouse %s", a->screen.mouse ? "on" : "off");
@@ -294,8 +297,12 @@ help_key(struct app *a, int key)
 		a->screen.help_top -= r == REQ_MOVE_UP ? 1 : page;
 	else if (r == REQ_MOVE_FIRST)
 		a->screen.help_top = 0;
+	else if (r == REQ_MOVE_LAST)
+		a->screen.help_top = display_help_rows();
 	else
 		a->screen.overlay = OVERLAY_NONE;	/* any other key closes help */
+	if (a->screen.help_top > display_help_rows() - page)	/* its last page at most */
+		a->screen.help_top = display_help_rows() - page;
 	if (a->screen.help_top < 0)
 		a->screen.help_top = 0;
 	return APP_REDRAW;
@@ -362,6 +369,22 @@ wheel(struct app *a)
 	return delta ? move_by(a, delta) : 0;
 }
 
+/*
+ * A key while a question is shown: y does it, any other key cancels. One
+ * that opens the ':' or '/' line opens it too, so an operator who started
+ * typing a command types it there, not as keys of the view.
+ */
+static int
+confirm_key(struct app *a, int key)
+{
+	enum request req = keymap_lookup(&a->keys, views[a->model.view]->name, key);
+	int flags = action_answer(a, key);
+
+	if (key == 'y' || key == 'Y' || (req != REQ_PROMPT && req != REQ_FILTER))
+		return flags;
+	return flags | dispatch_request(a, req);
+}
+
 int
 dispatch_key(struct app *a, int key)
 {
@@ -369,7 +392,7 @@ dispatch_key(struct app *a, int key)
 		return APP_RELAYOUT;
 	switch (a->screen.overlay) {
 	case OVERLAY_CONFIRM:
-		return action_answer(a, key);
+		return confirm_key(a, key);
 	case OVERLAY_HELP:
 		return help_key(a, key);
 	case OVERLAY_PROMPT:

@@ -389,7 +389,8 @@ draw_status(const struct app *a)
 {
 	const struct status *st = &a->status;
 	enum overlay o = a->screen.overlay;
-	char text[PROMPT_INPUT_MAX + STATUS_TEXT_MAX], key[KEYMAP_KEY_NAME_MAX] = "", hint[48];
+	char text[PROMPT_INPUT_MAX + STATUS_TEXT_MAX], key[KEYMAP_KEY_NAME_MAX] = "", hint[64];
+	char all[KEYMAP_KEY_NAME_MAX] = "";
 	WINDOW *w = a->screen.status;
 	int cols = a->screen.cols;
 
@@ -398,6 +399,8 @@ draw_status(const struct app *a)
 		snprintf(hint, sizeof hint, "%s: dismiss", key);
 	else
 		snprintf(hint, sizeof hint, "dismiss on another view");
+	if (st->n_alerts > 1 && first_key(a, REQ_DISMISS_ALL, all))	/* many: all at once */
+		snprintf(hint + strlen(hint), sizeof hint - strlen(hint), ", %s: all", all);
 
 	if (!w)
 		return;
@@ -451,6 +454,20 @@ help_line(const struct app *a, WINDOW *w, int y, enum request req)
 	snprintf(text, sizeof text, "%-14s %.200s%s", request_name(req), request_help(req),
 		 grey ? "  (read-only)" : "");
 	draw_text(w, y, 19, getmaxx(w) - 19, at, text);
+}
+
+int
+display_help_rows(void)
+{
+	const char *group = NULL;
+	int n = 0;
+
+	for (enum request r = REQ_NONE + 1; r < REQ_COUNT; r++, n++)
+		if (request_group(r) != group) {
+			group = request_group(r);
+			n++;
+		}
+	return n + 2;	/* a blank row, then the ':' commands */
 }
 
 /* Help, generated from the keymap in force for the current view and the ':' commands. */

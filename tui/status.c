@@ -37,6 +37,12 @@ status_dismiss(struct status *s)
 	s->n_alerts--;
 }
 
+void
+status_dismiss_all(struct status *s)
+{
+	s->n_alerts = 0;
+}
+
 bool
 status_flashing(const struct status *s)
 {

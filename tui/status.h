@@ -31,6 +31,8 @@ void status_alert(struct status *s, const char *text);
 
 /* The oldest alert goes. */
 void status_dismiss(struct status *s);
+/* Every alert goes. */
+void status_dismiss_all(struct status *s);
 
 /* Is the flash still to be shown? */
 bool status_flashing(const struct status *s);

@@ -264,6 +264,12 @@ keys PageDown
 check "help: the tools view's revoke-all is listed with its view and key" \
 	wait_re '^ +tools: r +revoke-all '
 check "help: no request on its second page is listed as unbound" help_bound
+keys g
+check "help: g goes to its top, its first group right under its title" row_is 3 '^ +Navigation *$'
+check "…its ':' commands, at its end, not on screen" eval '! screen | grep -qE "^ +Commands: "'
+keys G
+check "help: G goes to its end, the ':' commands on screen" wait_re '^ +Commands: '
+check "…and the help stays open" help_bound
 keys Escape
 
 tm resize-window -t ui -x 80 -y 24
@@ -386,6 +392,17 @@ keys y
 check "…then refused in the same words" \
 	wait_for "no config this engine holds has a tool 'no.such.c'" 5
 check "the refusals took no revision" [ "$(rev_now)" = "$rev_before" ]
+# ':' while a question is shown: the question cancelled, the ':' line open,
+# so what the operator goes on typing is a command, not the view's keys.
+command_line "revoke store all"
+wait_for "revoke store on all 2 live sessions? [y/N]" 5
+keys ':'
+check "':' on a question: cancelled, and the ':' line opens for the command" status_is '^: *$'
+keys -l "revoke store"
+check "…what follows is typed on that line" status_is '^:revoke store *$'
+keys Escape
+sleep 1
+check "…nothing done: no revision" [ "$(rev_now)" = "$rev_before" ]
 # Sessions by the engine's rule: a unique prefix, else its words.
 command_line "revoke store zz9"
 check ":revoke on an unknown session: 'no such session', the engine's words" \
@@ -530,6 +547,14 @@ if [ -n "$fake_notifyd" ] && command -v dbus-daemon >/dev/null; then
 		grep -q 'string "cutover r1: revoke store on 1 session"' "$work/monitor.log"
 	keys d
 	check "bus: d dismisses the alert" wait_gone "! cutover r1" 5
+	for op in restore revoke restore; do
+		command_line "$op store all"; wait_for "live sessions?" 5; keys y
+		wait_re "$op r[0-9]+ 1/1 acked" 10
+	done
+	check "bus: three alerts wait: the status line counts them and names D for all" \
+		wait_re '^! cutover r2: .*\(1 of 3, d: dismiss, D: all\)' 15
+	keys D
+	check "bus: D dismisses every one" wait_gone "! cutover r" 5
 	keys q y
 	check "bus: quit leaves 0 containers" wait_for "exit status 0" 60
 	check "bus: no canary on the bus" bash -c "! grep -q '$canary' '$work/monitor.log'"
