@@ -479,6 +479,12 @@ sessions_upper(WINDOW *w)
 	return h >= SPLIT_MIN_LINES ? h - h / 3 : h;
 }
 
+static const char *
+session_key(const void *rows, size_t i)
+{
+	return ((const struct session_row *const *)rows)[i]->id;
+}
+
 static void
 sessions_draw(WINDOW *w, const struct ui_model *m, struct view_state *vs)
 {
@@ -487,6 +493,7 @@ sessions_draw(WINDOW *w, const struct ui_model *m, struct view_state *vs)
 
 	werase(w);
 	sessions_list(m, vs, &l);
+	view_keep(vs, l.rows, l.n, session_key);
 	view_clamp(vs, l.n, upper > 2 ? (size_t)(upper - 2) : 1);
 	vs->rows_seen = l.n;
 	sessions_draw_title(w, m, vs, &l);

@@ -474,6 +474,12 @@ tools_draw_title(WINDOW *w, const struct ui_model *m, const struct view_state *v
 
 /* The view. */
 
+static const char *
+tool_key(const void *rows, size_t i)
+{
+	return ((const struct tool_agg *)rows)[i].name;
+}
+
 static void
 tools_draw(WINDOW *w, const struct ui_model *m, struct view_state *vs)
 {
@@ -484,6 +490,7 @@ tools_draw(WINDOW *w, const struct ui_model *m, struct view_state *vs)
 
 	werase(w);
 	tools_list(m, vs, &l);
+	view_keep(vs, l.tools, l.n, tool_key);
 	view_clamp(vs, l.n, h > 2 ? (size_t)h - 2 : 1);
 	vs->rows_seen = l.n;
 	tools_draw_title(w, m, vs, &l);

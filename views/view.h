@@ -83,6 +83,7 @@ struct view_state {
 	int64_t kept_id;
 	unsigned kept_engine;
 	size_t kept_at;
+	char kept_key[SNAP_NAME_MAX];	/* a row keyed by text: a tool's name, a session's id */
 };
 
 /* What a view's request hook makes of a request (as tig's view_ops.request). */
@@ -176,6 +177,16 @@ void view_clamp(struct view_state *vs, size_t rows, size_t height);
  * there were none); the cursor then moves on to the newest of n.
  */
 bool view_follow(struct view_state *vs, size_t n);
+
+/*
+ * The cursor on the row it was on, by the row's key (key(rows, i): a
+ * tool's name, a session's id): unless the operator moved it since the
+ * last draw, it goes to where that row is now (a row gone: the one that
+ * took its place), so a row that came or went above it does not move it
+ * onto another tool or session. Then the key under it is kept.
+ */
+void view_keep(struct view_state *vs, const void *rows, size_t n,
+	       const char *(*key)(const void *rows, size_t i));
 
 /* Is id among the marked sessions of m? */
 bool view_marked(const struct ui_model *m, const char *id);

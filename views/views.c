@@ -44,6 +44,28 @@ view_follow(struct view_state *vs, size_t n)
 	return follow;
 }
 
+void
+view_keep(struct view_state *vs, const void *rows, size_t n,
+	  const char *(*key)(const void *rows, size_t i))
+{
+	size_t i;
+
+	if (vs->kept_key[0] && vs->selected == vs->kept_at)
+		for (i = 0; i < n; i++)
+			if (strcmp(key(rows, i), vs->kept_key) == 0) {
+				vs->selected = i;
+				break;
+			}
+	if (n == 0) {
+		vs->kept_key[0] = '\0';
+		return;
+	}
+	if (vs->selected >= n)
+		vs->selected = n - 1;
+	snprintf(vs->kept_key, sizeof vs->kept_key, "%s", key(rows, vs->selected));
+	vs->kept_at = vs->selected;
+}
+
 bool
 view_marked(const struct ui_model *m, const char *id)
 {

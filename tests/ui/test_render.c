@@ -1259,6 +1259,68 @@ test_targets(void **state)
 	free(f.rows);
 }
 
+/* The session id leaves the snapshot, as a forgotten ended one does. */
+static void
+forget(struct fixture *f, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < f->snap.n && strcmp(f->rows[i].id, id) != 0; i++)
+		;
+	assert_true(i < f->snap.n);
+	memmove(&f->rows[i], &f->rows[i + 1], (f->snap.n - i - 1) * sizeof f->rows[0]);
+	f->snap.n--;
+}
+
+/* The tool or session the cursor is on after a draw, as a key acts on it. */
+static void
+target_after_draw(struct fixture *f, struct view_state *vs, enum view_id v, char *session,
+		  char *tool)
+{
+	WINDOW *w = screen_window(24, 100);
+
+	views[v]->draw(w, &f->m, vs);
+	views[v]->target(&f->m, vs, vs->selected, session, tool);
+	delwin(w);
+}
+
+/*
+ * The cursor stays on its tool, and on its session, when a row comes or
+ * goes above it between two draws (a session starts with a tool that sorts
+ * first, an ended one is forgotten): a key then acts on what was selected,
+ * not on the row that took its place. A move by the operator still moves it.
+ */
+static void
+test_cursor_kept(void **state)
+{
+	char session[SNAP_ID_MAX], tool[SNAP_NAME_MAX], was[SNAP_ID_MAX];
+	struct view_state vs = { 0 };
+	struct fixture f;
+
+	(void)state;
+	fx_init(&f);
+	vs.selected = 2;	/* files.read, mail.send, notes.append, web.fetch */
+	target_after_draw(&f, &vs, VIEW_TOOLS, session, tool);
+	assert_string_equal(tool, "notes.append");
+	for (size_t i = 0; i < f.snap.n; i++)	/* a tool that sorts first, on every session */
+		fx_tool(&f.rows[i], "archive.put", "internal", true, true);
+	target_after_draw(&f, &vs, VIEW_TOOLS, session, tool);
+	assert_string_equal(tool, "notes.append");
+	assert_int_equal(vs.selected, 3);
+	vs.selected = 4;	/* the operator moves down */
+	target_after_draw(&f, &vs, VIEW_TOOLS, session, tool);
+	assert_string_equal(tool, "web.fetch");
+
+	memset(&vs, 0, sizeof vs);
+	vs.selected = 3;
+	target_after_draw(&f, &vs, VIEW_SESSIONS, was, tool);
+	forget(&f, "s-a0c4d2117f6e5d4c");	/* the first listed, as in test_targets */
+	target_after_draw(&f, &vs, VIEW_SESSIONS, session, tool);
+	assert_string_equal(session, was);
+	assert_int_equal(vs.selected, 2);
+	free(f.rows);
+}
+
 static void
 test_detail_target(void **state)
 {
@@ -1464,7 +1526,7 @@ screen_close(void **state)
 int
 main(void)
 {
-	struct CMUnitTest tests[N_OF(cases) + 10];
+	struct CMUnitTest tests[N_OF(cases) + 11];
 	size_t i, n = 0;
 
 	for (i = 0; i < N_OF(cases); i++)
@@ -1474,6 +1536,7 @@ main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_attrs_other_views);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tiny_sizes);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_targets);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_cursor_kept);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_detail_target);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_audit_follow);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_registry);
