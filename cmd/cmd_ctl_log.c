@@ -24,12 +24,24 @@
  */
 #define CTL_TIMELINE_HELD	8192
 
-/* An answer that cannot be read: said so; EXIT_ERROR. */
+/* One request of op after the seq after (< 0: none): -1 with *r its ok answer, or the exit status. */
 static int
-unreadable(struct ctl *c, json_t *r)
+log_call(struct ctl *c, enum control_op op, int64_t after, json_t **r)
+{
+	struct control_request *req = ctl_request(c, op);
+
+	if (after >= 0)
+		control_request_int(req, CONTROL_K_AFTER, after);
+	return ctl_call(c, 0, r);
+}
+
+/* The answer r read (ok) or not (said so): -1, or EXIT_ERROR; r freed. */
+static int
+decoded(struct ctl *c, json_t *r, bool ok)
 {
 	json_decref(r);
-	return cli_fail(c->o.json, "ctl", "%s: the engine's answer cannot be read", c->verb);
+	return ok ? -1 : cli_fail(c->o.json, "ctl", "%s: the engine's answer cannot be read",
+				  c->verb);
 }
 
 /* ---- audit ---- */
@@ -38,18 +50,10 @@ unreadable(struct ctl *c, json_t *r)
 static int
 audit_answer(struct ctl *c, int64_t after, struct control_audit *a)
 {
-	struct control_request *req = ctl_request(c, CONTROL_OP_AUDIT);
 	json_t *r;
-	int rc;
+	int rc = log_call(c, CONTROL_OP_AUDIT, after, &r);
 
-	if (after >= 0)
-		control_request_int(req, CONTROL_K_AFTER, after);
-	if ((rc = ctl_call(c, 0, &r)) >= 0)
-		return rc;
-	if (control_audit_from_json(r, a) < 0)
-		return unreadable(c, r);
-	json_decref(r);
-	return -1;
+	return rc >= 0 ? rc : decoded(c, r, control_audit_from_json(r, a) == 0);
 }
 
 /*
@@ -122,16 +126,11 @@ static int
 timeline_answer(struct ctl *c, int64_t *after, struct control_timeline *t)
 {
 	json_t *r;
-	int rc;
+	int rc = log_call(c, CONTROL_OP_TIMELINE, *after, &r);
 
-	control_request_int(ctl_request(c, CONTROL_OP_TIMELINE), CONTROL_K_AFTER, *after);
-	if ((rc = ctl_call(c, 0, &r)) >= 0)
-		return rc;
-	if (control_timeline_from_json(r, t) < 0)
-		return unreadable(c, r);
-	json_decref(r);
-	*after = t->next;
-	return -1;
+	if (rc < 0 && (rc = decoded(c, r, control_timeline_from_json(r, t) == 0)) < 0)
+		*after = t->next;
+	return rc;
 }
 
 /*

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "model.h"
+#include "quiet_link.h"
 
 struct fake {
 	struct link base;
@@ -29,46 +30,6 @@ static struct fake *
 fake(struct link *l)
 {
 	return (struct fake *)l;
-}
-
-static int
-fake_snapshot(struct link *l, struct supervisor_snapshot *snap)
-{
-	(void)l;
-	snap->n = 0;
-	return 0;
-}
-
-static int
-fake_detail(struct link *l, const char *id, struct session_detail *out)
-{
-	(void)l, (void)id, (void)out;
-	return -1;
-}
-
-static void
-fake_host(struct link *l, struct host_snapshot *out)
-{
-	(void)l;
-	memset(out, 0, sizeof *out);
-}
-
-static void
-fake_status(struct link *l, struct link_status *out)
-{
-	(void)l;
-	memset(out, 0, sizeof *out);
-	out->state = LINK_UP;
-	snprintf(out->name, sizeof out->name, "fake");
-}
-
-static int
-fake_audit(struct link *l, int64_t *after, struct audit_row *out, size_t cap, size_t *n,
-	   char *why, size_t why_cap)
-{
-	(void)l, (void)after, (void)out, (void)cap, (void)why, (void)why_cap;
-	*n = 0;
-	return 0;
 }
 
 static int
@@ -90,11 +51,7 @@ fake_pending(struct link *l, struct hold_view *out, size_t cap, size_t *n, char 
 }
 
 static const struct link_ops fake_ops = {
-	.snapshot = fake_snapshot,
-	.detail = fake_detail,
-	.host = fake_host,
-	.status = fake_status,
-	.audit = fake_audit,
+	QUIET_LINK_OPS,
 	.pending = fake_pending,
 };
 

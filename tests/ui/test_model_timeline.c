@@ -19,6 +19,7 @@
 #include "audit.h"
 #include "audit_timeline.h"
 #include "model.h"
+#include "quiet_link.h"
 #include "scratch.h"
 
 struct reader {
@@ -32,55 +33,6 @@ static struct reader *
 reader(struct link *l)
 {
 	return (struct reader *)l;
-}
-
-static int
-no_snapshot(struct link *l, struct supervisor_snapshot *snap)
-{
-	(void)l;
-	snap->n = 0;
-	return 0;
-}
-
-static int
-no_detail(struct link *l, const char *id, struct session_detail *out)
-{
-	(void)l, (void)id, (void)out;
-	return -1;
-}
-
-static void
-no_host(struct link *l, struct host_snapshot *out)
-{
-	(void)l;
-	memset(out, 0, sizeof *out);
-}
-
-static void
-up(struct link *l, struct link_status *out)
-{
-	(void)l;
-	memset(out, 0, sizeof *out);
-	out->state = LINK_UP;
-	snprintf(out->name, sizeof out->name, "reader");
-}
-
-static int
-no_audit(struct link *l, int64_t *after, struct audit_row *out, size_t cap, size_t *n,
-	 char *why, size_t why_cap)
-{
-	(void)l, (void)after, (void)out, (void)cap, (void)why, (void)why_cap;
-	*n = 0;
-	return 0;
-}
-
-static int
-no_pending(struct link *l, struct hold_view *out, size_t cap, size_t *n, char *why,
-	   size_t why_cap)
-{
-	(void)l, (void)out, (void)cap, (void)why, (void)why_cap;
-	*n = 0;
-	return 0;
 }
 
 /* As the local link and the control server read it: one page from the cursor. */
@@ -106,12 +58,8 @@ read_page(struct link *l, int64_t *after, struct timeline_row *out, size_t cap, 
 }
 
 static const struct link_ops reader_ops = {
-	.snapshot = no_snapshot,
-	.detail = no_detail,
-	.host = no_host,
-	.status = up,
-	.audit = no_audit,
-	.pending = no_pending,
+	QUIET_LINK_OPS,
+	.pending = quiet_pending,
 	.timeline = read_page,
 };
 
