@@ -352,17 +352,6 @@ wait_of(struct ctl *c, long *wait)
 	return -1;
 }
 
-/* apply and freeze: for every session, so no --all or --session; then --wait. */
-static int
-every_session(struct ctl *c, long *wait)
-{
-	*wait = CTL_WAIT_MS;	/* a usage error returns before wait_of sets it */
-	if (c->o.n[OPT_ALL] || c->o.n[OPT_SESSION])
-		return cli_usage_error("ctl", "%s is for every session: no --all or --session",
-				       c->verb);
-	return wait_of(c, wait);
-}
-
 /* What a cutover acted on, as the operator named it: "remember (create_entities)" for an alias. */
 static void
 print_acted(const char *what, const char *tool)
@@ -421,8 +410,6 @@ do_cutover(struct ctl *c)
 	long wait;
 	int rc;
 
-	if (!c->o.n[OPT_ALL] == !c->o.n[OPT_SESSION])
-		return cli_usage_error("ctl", "%s wants --all or --session ID (not both)", c->verb);
 	if ((rc = wait_of(c, &wait)) >= 0)
 		return rc;
 	if (cutover_request(c, wait) < 0)
@@ -442,7 +429,7 @@ do_apply(struct ctl *c)
 	long wait;
 	struct incident p;
 	struct al_err err;
-	int status = EXIT_OK, rc = every_session(c, &wait);
+	int status = EXIT_OK, rc = wait_of(c, &wait);
 	size_t i;
 
 	if (rc >= 0)
@@ -451,8 +438,10 @@ do_apply(struct ctl *c)
 		cli_fail(c->o.json, "ctl", "apply: %s: %s", c->arg, CONFIG_INLINE_UNREADABLE);
 		return EXIT_REFUSED;
 	}
-	if (incident_load(c->arg, &p, &err) < 0)
-		return cli_fail(c->o.json, "ctl", "apply %s: %s", c->arg, err.msg);
+	if (incident_load(c->arg, &p, &err) < 0) {	/* refused here, as a start's config */
+		cli_fail(c->o.json, "ctl", "apply %s: %s", c->arg, err.msg);
+		return EXIT_REFUSED;
+	}
 	for (i = 0; i < p.n; i++) {
 		c->verb = cutover_op_id(p.op[i]);
 		control_request_bool(ctl_verb_request(c), CONTROL_K_ALL, true);
@@ -475,7 +464,7 @@ static int
 do_freeze(struct ctl *c)
 {
 	long wait;
-	int rc = every_session(c, &wait);
+	int rc = wait_of(c, &wait);
 
 	if (rc >= 0)
 		return rc;
@@ -713,6 +702,70 @@ grant_terms(struct ctl *c)
 	return -1;
 }
 
+/*
+ * The options each verb takes beyond --socket, --json and --stdio (the
+ * verbs not listed take none): another is a usage error before the socket,
+ * not an option silently ignored. The verbs' own checks say more first.
+ */
+static const struct {
+	const char *verb;
+	enum cli_option opts[6];
+} verb_options[] = {
+	{ "revoke", { OPT_SESSION, OPT_ALL, OPT_WAIT } },
+	{ "restore", { OPT_SESSION, OPT_ALL, OPT_WAIT, OPT_FOR, OPT_CALLS, OPT_FLOW } },
+	{ "hold", { OPT_SESSION, OPT_ALL, OPT_WAIT, OPT_FLOW } },
+	{ "pending", { OPT_FOLLOW } },
+	{ "approve", { OPT_REST } },
+	{ "apply", { OPT_WAIT } },
+	{ "freeze", { OPT_WAIT } },
+	{ "thaw", { OPT_WAIT } },
+	{ "quarantine", { OPT_ALL, OPT_CALLED, OPT_WITHIN } },
+	{ "release", { OPT_ALL } },
+	{ "events", { OPT_FOLLOW } },
+	{ "audit", { OPT_FOLLOW } },
+	{ "timeline", { OPT_FOLLOW, OPT_SINCE } },
+};
+
+static bool
+verb_takes(const char *verb, enum cli_option opt)
+{
+	for (size_t i = 0; i < sizeof verb_options / sizeof verb_options[0]; i++)
+		if (strcmp(verb_options[i].verb, verb) == 0)
+			for (size_t j = 0; j < 6; j++)
+				if (verb_options[i].opts[j] == opt)
+					return true;
+	return false;
+}
+
+/* An option the verb does not take: -1, or a usage error's status. */
+static int
+option_terms(struct ctl *c)
+{
+	static const enum cli_option row[] = { OPT_SESSION, OPT_ALL, OPT_WAIT, OPT_FOR, OPT_CALLS,
+					       OPT_FOLLOW, OPT_SINCE, OPT_REST, OPT_CALLED,
+					       OPT_WITHIN, OPT_FLOW };
+
+	for (size_t i = 0; i < sizeof row / sizeof row[0]; i++)
+		if (c->o.n[row[i]] && !verb_takes(c->verb, row[i]))
+			return cli_usage_error("ctl", "%s is not an option of ctl %s",
+					       cli_option_name(row[i]), c->verb);
+	return -1;
+}
+
+/* revoke, restore, hold: on --all or on each --session ID, one of them; before the socket. */
+static int
+cutover_terms(struct ctl *c)
+{
+	if (strcmp(c->verb, "revoke") != 0 && strcmp(c->verb, "restore") != 0 &&
+	    strcmp(c->verb, "hold") != 0)
+		return -1;
+	if (!c->o.n[OPT_ALL] && !c->o.n[OPT_SESSION])
+		return cli_usage_error("ctl", "%s wants --all or --session ID", c->verb);
+	if (c->o.n[OPT_ALL] && c->o.n[OPT_SESSION])
+		return cli_usage_error("ctl", "%s wants --all or --session ID, not both", c->verb);
+	return -1;
+}
+
 /* --since, read before the socket: -1, or a usage error's status. */
 static int
 since_terms(struct ctl *c)
@@ -769,7 +822,8 @@ cmd_ctl(int argc, char **argv)
 						       flow_verb(&c))) >= 0)
 		return rc;	/* before the socket: a typo is not an unreachable engine */
 	if ((rc = grant_terms(&c)) >= 0 || (rc = quarantine_terms(&c)) >= 0 ||
-	    (rc = flow_terms(&c)) >= 0 || (rc = since_terms(&c)) >= 0)
+	    (rc = flow_terms(&c)) >= 0 || (rc = since_terms(&c)) >= 0 ||
+	    (rc = cutover_terms(&c)) >= 0 || (rc = option_terms(&c)) >= 0)
 		return rc;
 	rc = ctl_run(&c);
 	if (c.fd >= 0)

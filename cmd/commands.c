@@ -398,8 +398,10 @@ option_word(struct parse *p, int argc, char **argv, int *i)
 		value = eq + 1;
 	else if (options[opt].arg && *i + 1 < argc)
 		value = argv[++*i];
-	else if (options[opt].arg || (eq && n))
-		return usage_error(p, "unknown or incomplete option '%.64s'", w);
+	else if (options[opt].arg)
+		return usage_error(p, "%s wants a value (%s)", options[opt].name, options[opt].arg);
+	else if (eq && n)
+		return usage_error(p, "%s takes no value", options[opt].name);
 	return store(p, (enum cli_option)opt, value);
 }
 

@@ -304,10 +304,10 @@ tmpfs_member(void *ctx, const char *target, const json_t *size, struct al_err *e
 
 	if (fault)
 		return al_fail(err, "profile.tmpfs: target %.64s is not allowed: it %s", target, fault);
-	if (!json_is_integer(size) || json_integer_value(size) < 4096 ||
+	if (!json_is_integer(size) || json_integer_value(size) < PROFILE_TMPFS_SIZE_MIN ||
 	    json_integer_value(size) > PROFILE_TMPFS_SIZE_MAX)
-		return al_fail(err, "profile.tmpfs.%s: size outside 4096..%lld bytes",
-			       target, (long long)PROFILE_TMPFS_SIZE_MAX);
+		return al_fail(err, "profile.tmpfs.%s: size outside %lld..%lld bytes", target,
+			       (long long)PROFILE_TMPFS_SIZE_MIN, (long long)PROFILE_TMPFS_SIZE_MAX);
 	m->target = strdup(target);
 	if (!m->target)
 		return al_fail(err, "profile.tmpfs: out of memory");

@@ -47,6 +47,7 @@
 #define PROFILE_NANO_CPUS_DEFAULT	1000000000LL
 #define PROFILE_NOFILE_MAX		65536
 #define PROFILE_TMPFS_MAX		4
+#define PROFILE_TMPFS_SIZE_MIN		4096LL
 #define PROFILE_TMPFS_SIZE_MAX		(64LL << 20)
 /*
  * Under runsc, gVisor mounts its own writable tmpfs over an image's empty

@@ -3,6 +3,7 @@
 #include "audit_row.h"
 #include "grow.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdint.h>
@@ -202,11 +203,12 @@ audit_anchor_parse(const char *text, struct audit_anchor *out)
 	seq = strtoll(text, &end, 10);
 	if (errno || end != colon || seq <= 0)
 		return -1;
-	for (i = 0; i < HASH_HEX_LEN; i++)
-		if (!strchr("0123456789abcdef", colon[1 + i]))
+	for (i = 0; i < HASH_HEX_LEN; i++) {	/* hex either case, kept as the log writes it */
+		if (!colon[1 + i] || !strchr("0123456789abcdefABCDEF", colon[1 + i]))
 			return -1;
+		out->hash[i] = (char)tolower((unsigned char)colon[1 + i]);
+	}
 	out->seq = seq;
-	memcpy(out->hash, colon + 1, HASH_HEX_LEN + 1);
 	return 0;
 }
 

@@ -82,8 +82,8 @@ check_upstream(const struct airlock_config *c, size_t u, struct parser *p,
 		if (!m)
 			check_add(l, id, false, t->remote, err.msg);
 		else if (mcp_tool_hash(m, t->remote, h) < 0)
-			check_addf(l, id, false, t->remote, "upstream %s lists no tool %.64s",
-				   t->upstream, t->remote);
+			check_addf(l, id, false, t->remote, "not among upstream %s's tools",
+				   t->upstream);
 		else if (t->pinned && strcmp(h, t->pin) != 0)
 			/* Both hashes: the operator re-pins or finds out what changed. */
 			check_addf(l, id, false, t->pin, "definition %s differs from tools.%s.pin",

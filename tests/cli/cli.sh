@@ -80,6 +80,37 @@ for c in $commands; do
 	done
 done
 
+# --- the README's command list: a command with one usage line there has --help's ---
+readme=$(dirname "$man")/../README.md
+for c in run reap inspect doctor serve ctl image; do
+	check "README's usage of $c is --help's, whole" python3 - "$readme" "$c" "$("$airlock" "$c" --help | head -n 1)" <<'PY'
+import re, sys
+text, cmd, usage = open(sys.argv[1]).read(), sys.argv[2], sys.argv[3]
+block = text.split("## Commands\n", 1)[1].split("```\n", 2)[1]
+lines = block.splitlines()
+for i, l in enumerate(lines):
+    if l.startswith("airlock %s " % cmd) or l == "airlock %s" % cmd:
+        words = l.split("  ")[0].split()
+        for cont in lines[i + 1:]:
+            if not re.match(r"^ {2,40}\[", cont):
+                break
+            words += cont.split()
+        got = "usage: " + " ".join(words)
+        assert got == usage, (got, usage)
+        break
+else:
+    raise SystemExit("README names no airlock %s" % cmd)
+PY
+done
+
+# --- an option's value missing, or one given to a flag: said as such ---------------
+try run --config
+check "run --config with no value: a usage error saying the option wants one" \
+	bash -c '[ "$1" = 2 ] && grep -qF -- "--config wants a value (FILE)" "$2"' _ "$rc" "$work/err"
+try ctl status --json=yes
+check "ctl status --json=yes: a usage error, a flag takes no value" \
+	bash -c '[ "$1" = 2 ] && grep -qF -- "--json takes no value" "$2"' _ "$rc" "$work/err"
+
 # --- a repeated option is a usage error, unless the table says it repeats -------
 for argv in "reap --json --json" "doctor --config a --config b" "run --config a --config=b" \
 	    "inspect c --json --json" "audit verify db --json --json" \
@@ -176,7 +207,8 @@ for c in ctl audit; do
 		# "[ID]": an operand or an option instead (quarantine ID | --all)
 		operand=$("$airlock" "$c" --help | sed -n "/^commands:/,/^\$/s/^  $v \[\?\([A-Z]\+\)\]\? .*/\1/p")
 		if [ "$c" = ctl ]; then
-			try ctl "$v" ${operand:+x} --socket "$work/no-engine.sock"
+			scope=; case $v in revoke|restore|hold) scope=--all ;; esac
+			try ctl "$v" ${operand:+x} $scope --socket "$work/no-engine.sock"
 			check "ctl $v is a command: it goes on to the socket (exit 3, named)" \
 				bash -c '[ "$1" = 3 ] && grep -qF "$2: does not exist" "$3"' _ "$rc" "$work/no-engine.sock" "$work/err"
 		else
@@ -316,6 +348,17 @@ for args in "revoke x --flow pii>public --all:is hold's and restore's only" \
 	    "restore --flow pii>public --all --for 15m:grant a tool, not a class flow" \
 	    "hold --all:hold wants TOOL" \
 	    "hold --flow pii --all:--flow wants CLASS>SINK, quoted for the shell ('confidential>public'), not 'pii'"; do
+	try ctl ${args%%:*} --socket "$work/no-engine.sock"
+	check "ctl ${args%%:*}: a usage error, nothing dialled" \
+		bash -c '[ "$1" = 2 ] && grep -qF -- "$3" "$2" && ! grep -q "does not exist" "$2"' _ "$rc" "$work/err" "${args#*:}"
+done
+# An option the verb does not take, or a cutover without its scope: refused before any socket.
+for args in "timeline --session s-1:--session is not an option of ctl timeline" \
+	    "status --follow:--follow is not an option of ctl status" \
+	    "stop s-1 --wait 10:--wait is not an option of ctl stop" \
+	    "freeze --all:--all is not an option of ctl freeze" \
+	    "revoke x:revoke wants --all or --session ID" \
+	    "restore x --all --session s-1:restore wants --all or --session ID, not both"; do
 	try ctl ${args%%:*} --socket "$work/no-engine.sock"
 	check "ctl ${args%%:*}: a usage error, nothing dialled" \
 		bash -c '[ "$1" = 2 ] && grep -qF -- "$3" "$2" && ! grep -q "does not exist" "$2"' _ "$rc" "$work/err" "${args#*:}"

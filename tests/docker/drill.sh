@@ -337,6 +337,10 @@ rc=0; "$airlock" audit tail "$(db a)" --session s- >"$work/tail-ambiguous.out" 2
 check "audit tail --session s-: refused, exit 1, the sessions it could be counted" \
 	bash -c '[ "$1" = 1 ] && grep -qE "session: ambiguous session id prefix .s-.: [0-9]+ sessions match$" "$2"' \
 	_ "$rc" "$work/tail-ambiguous.out"
+rc=0; "$airlock" audit tail "$(db a)" --session zz9 >"$work/tail-none.out" 2>"$work/tail-none.err" || rc=$?
+check "audit tail --session of no started session: nothing printed, and stderr says why" \
+	bash -c '[ "$1" = 0 ] && [ ! -s "$2" ] && grep -qF -- "--session zz9: no session that started here has such an id" "$3"' \
+	_ "$rc" "$work/tail-none.out" "$work/tail-none.err"
 "$airlock" audit verify "$(db a)" --json >"$work/verify_a.json" 2>&1
 check "audit verify of a: chain ok; the only sessions without an end are the new, running ones" \
 	python3 -c '

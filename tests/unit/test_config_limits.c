@@ -13,8 +13,9 @@
 
 /*
  * The config's limits (engine/config/config_limits.h): each number's
- * range is the one the parser enforces (its maximum accepted, one past it
- * refused naming the key, one below its minimum refused), each default is
+ * range is the one the parser enforces (its maximum and its minimum
+ * accepted, one past it refused naming the key, one below its minimum
+ * refused), each default is
  * the one a config without the key gets, each count's cap holds, and
  * docs/configuration.md shows the table exactly as it is rendered.
  */
@@ -57,6 +58,8 @@ with_number(const char *key, long long v)
 
 	if (strncmp(key, "upstreams.NAME.", 15) == 0)
 		snprintf(path, sizeof path, "upstreams.u.%s", key + 15);
+	else if (strcmp(key, "profile.tmpfs.PATH") == 0)
+		snprintf(path, sizeof path, "profile.tmpfs./tmp");
 	else
 		snprintf(path, sizeof path, "%s", key);
 	for (part = path; (dot = strchr(part, '.')); part = dot + 1) {
@@ -75,7 +78,7 @@ numeric(const struct config_limit *l)
 	return strncmp(l->key, "bounds.", 7) == 0 || strncmp(l->key, "pool.", 5) == 0 ||
 	       strcmp(l->key, "upstreams.NAME.timeout_ms") == 0 ||
 	       strcmp(l->key, "profile.pids_limit") == 0 || strcmp(l->key, "profile.memory") == 0 ||
-	       strcmp(l->key, "profile.nofile") == 0;
+	       strcmp(l->key, "profile.nofile") == 0 || strcmp(l->key, "profile.tmpfs.PATH") == 0;
 }
 
 static void
@@ -102,8 +105,14 @@ test_ranges(void **state)
 		err = load(with_number(l->key, (l->min == CONFIG_LIMIT_NONE ? 0 : l->min) - 1), &c);
 		assert_non_null(err);
 		config_free(&c);
+		if (l->min == CONFIG_LIMIT_NONE)
+			continue;
+		err = load(with_number(l->key, l->min), &c);	/* the minimum itself is taken */
+		if (err)
+			fail_msg("%s = min %lld refused: %s", l->key, l->min, err);
+		config_free(&c);
 	}
-	assert_int_equal(seen, 12);
+	assert_int_equal(seen, 13);
 }
 
 static void

@@ -139,6 +139,12 @@ test_malformed(void **state)
 			    "expected {\"revoke\", \"hold\", \"restore\": [tools]}");
 	for (i = 0; i < sizeof bad / sizeof bad[0]; i++)
 		refused(bad[i], INCIDENT_SHAPE_ERROR);
+	/* Then what is wrong, in the file's own words. */
+	refused("{\"revoke\": \"post\"}", ": \"revoke\" is not a list of tool names");
+	refused("{\"revok\": [\"post\"]}", ": a key \"revok\": none of revoke, hold, restore, why");
+	refused("{}", ": no tool named");
+	refused("{\"hold\": [\"a\", 7]}", ": \"hold\" item 2 is not a tool name");
+	refused("[\"store\"]", ": not an object");
 }
 
 /* A name as long as a tool name may be is taken; one longer is refused. */
@@ -283,10 +289,11 @@ test_from_json(void **state)
 			 json_stringn("a\0b", 3));
 	assert_non_null(root);
 	assert_int_equal(incident_from_json(root, &inc, &err), -1);
-	assert_string_equal(err.msg, INCIDENT_SHAPE_ERROR);
+	assert_string_equal(err.msg, INCIDENT_SHAPE_ERROR ": \"why\": the note on store is not "
+			    "text of at most 200 bytes without control characters");
 	json_decref(root);
 	assert_int_equal(incident_from_json(NULL, &inc, &err), -1);
-	assert_string_equal(err.msg, INCIDENT_SHAPE_ERROR);
+	assert_string_equal(err.msg, INCIDENT_SHAPE_ERROR ": not an object");
 }
 
 int
