@@ -748,12 +748,16 @@ op_quarantine(struct control_server *cs, struct client *c, const struct control_
 	struct control_request whole;
 	struct control_done *d = NULL;
 	struct snap_author a;
+	struct al_err err;
 	json_t *ok;
 	size_t n = 0;
 
 	if (!called || !pick)
 		cs_reply_error(cs, c, named->id, CONTROL_E_MEMORY);
-	else if (cutover_named(cs, c, named, &whole) == 0 &&
+	else if ((named->has & CK(TOOL)) && supervisor_tool_check(cs->o.sup, named->tool, &err) < 0) {
+		audit_authored(cs, c, named, NULL, false, CONTROL_E_QUARANTINE);
+		cs_reply_reason(cs, c, named->id, CONTROL_E_QUARANTINE, err.msg);
+	} else if (cutover_named(cs, c, named, &whole) == 0 &&
 		 (d = answer_new(cs, c, named->id, sizeof *d, &ok))) {
 		ids = quarantine_pick(cs, &whole, called, pick, &n);
 		cs_author(c, &a);

@@ -60,6 +60,7 @@
 #define CONTROL_E_CONFIG	"config refused"
 #define CONTROL_E_CUTOVER	"cutover refused"
 #define CONTROL_E_HOLD		"hold refused"
+#define CONTROL_E_QUARANTINE	"quarantine refused"
 #define CONTROL_E_BUSY		"engine busy"
 #define CONTROL_E_MEMORY	"out of memory"
 #define CONTROL_E_PEER		"not allowed"	/* the reason frame at accept */

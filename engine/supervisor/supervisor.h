@@ -266,6 +266,13 @@ size_t supervisor_quarantine(struct supervisor *s, bool on, const char *const *i
  */
 size_t supervisor_called_within(struct supervisor *s, const char *tool, int64_t within_ms,
 				char (*out)[SNAP_ID_MAX], size_t cap);
+/*
+ * Does a config the engine holds have tool, a catalog tool or an alias of
+ * one (as a cutover may name it)? 0, or -1 with SUPERVISOR_E_TOOL (or
+ * _ALIAS, an alias two configs map to different tools) in err: a
+ * quarantine by a tool no config has is refused, not "no session changed".
+ */
+int supervisor_tool_check(struct supervisor *s, const char *tool, struct al_err *err);
 
 /* The author of what this process asks for itself: its uid and user name. */
 void supervisor_author_self(struct snap_author *out, const char *via);

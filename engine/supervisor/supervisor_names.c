@@ -78,6 +78,18 @@ tool_named(const struct supervisor *s, const char *tool, char *named, struct al_
 }
 
 int
+supervisor_tool_check(struct supervisor *s, const char *tool, struct al_err *err)
+{
+	char named[SNAP_NAME_MAX];
+	int rc;
+
+	pthread_mutex_lock(&s->lock);
+	rc = tool_named(s, tool, named, err);
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+int
 sup_cutover_names(struct supervisor *s, const char *tool, char *named, const char *const *ids,
 	      size_t n_ids, char (*to)[SNAP_ID_MAX], struct al_err *err)
 {

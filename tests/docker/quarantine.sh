@@ -57,6 +57,7 @@ p, rt, ms = sys.argv[1], sys.argv[2], int(sys.argv[3])
 c = json.load(open(p))
 c["profile"]["runtime"] = rt
 c["bounds"]["session_ms"] = ms
+c["tools"]["idle"] = dict(c["tools"]["store"])  # in the catalog, never called
 json.dump(c, open(p, "w"))
 PY
 }
@@ -256,9 +257,13 @@ tm_close k
 
 ctl bad quarantine --called store --all
 check "--called with --all: refused before the socket (exit 2)" [ "$rc" = 2 ]
-ctl nocall quarantine --called nosuchtool
+ctl nocall quarantine --called idle
 check "--called a tool no one called: no session changed" \
 	bash -c '[ "$1" = 0 ] && grep -q "no session changed" "$2"' _ "$rc" "$work/nocall.out"
+ctl notool quarantine --called nosuchtool
+check "--called a tool no config has: refused, exit 1, in revoke's words" \
+	bash -c '[ "$1" = 1 ] && grep -qF "quarantine: quarantine refused: no config this engine holds has a tool '"'"'nosuchtool'"'"'" "$2"' \
+	_ "$rc" "$work/notool.err"
 ctl called quarantine --called store --within 1m
 check "--called store --within 1m: both sessions (each called it just now)" \
 	bash -c '[ "$1" = 0 ] && [ "$(grep -c "^quarantined s-" "$2")" = 2 ]' _ "$rc" "$work/called.out"
