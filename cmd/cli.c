@@ -140,3 +140,34 @@ cli_parse_since(const char *v, char out[CLI_SINCE_MAX])
 	}
 	return -1;
 }
+
+static bool
+row_lists(const struct cli_verb_options *row, enum cli_option opt)
+{
+	for (size_t j = 0; j < CLI_VERB_OPTIONS_MAX; j++)
+		if (row->opts[j] == opt)
+			return true;
+	return false;
+}
+
+int
+cli_verb_options_check(const char *command, const struct cli_verb_options *rows, size_t n,
+		       const char *verb, const struct cli_opts *o)
+{
+	const struct cli_verb_options *mine = NULL;
+	bool listed;
+	size_t i;
+	int opt;
+
+	for (i = 0; i < n && !mine; i++)
+		if (strcmp(rows[i].verb, verb) == 0)
+			mine = &rows[i];
+	for (opt = OPT_NONE + 1; opt < OPT_COUNT; opt++) {
+		for (i = 0, listed = false; i < n && !listed; i++)
+			listed = row_lists(&rows[i], (enum cli_option)opt);
+		if (o->n[opt] && listed && !(mine && row_lists(mine, (enum cli_option)opt)))
+			return cli_usage_error(command, "%s is not an option of %s %s",
+					       cli_option_name((enum cli_option)opt), command, verb);
+	}
+	return -1;
+}

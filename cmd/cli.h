@@ -38,6 +38,24 @@ int cli_audit_fail(bool json, const char *command, const char *path, bool create
  * optional) or an age (90s, 15m, 2h, 7d), into the stored form. 0, or -1
  * when it is neither (say CLI_SINCE_USAGE).
  */
+/*
+ * The options each verb of a command takes, among those some verb takes
+ * (a verb not in the rows takes none of them): the one table a command's
+ * verbs are checked against before anything is opened or dialled.
+ */
+#define CLI_VERB_OPTIONS_MAX	6
+struct cli_verb_options {
+	const char *verb;
+	enum cli_option opts[CLI_VERB_OPTIONS_MAX];
+};
+
+/*
+ * An option given (o) that some row lists but verb's does not: a usage
+ * error naming it ("--follow is not an option of audit verify"), else -1.
+ */
+int cli_verb_options_check(const char *command, const struct cli_verb_options *rows, size_t n,
+			   const char *verb, const struct cli_opts *o);
+
 #define CLI_SINCE_MAX	32
 #define CLI_SINCE_USAGE	"--since wants a UTC time (2026-12-05T13:00) or an age (90s, 15m, 2h, 7d)"
 int cli_parse_since(const char *v, char out[CLI_SINCE_MAX]);

@@ -26,40 +26,12 @@ struct audit_args {
 };
 
 /* The options each command takes (--json: all but propose, which prints a file). */
-static const struct {
-	const char *verb;
-	enum cli_option opts[4];
-} verb_options[] = {
+static const struct cli_verb_options verb_options[] = {
 	{ "verify", { OPT_JSON, OPT_ANCHOR } },
 	{ "tail", { OPT_JSON, OPT_FOLLOW, OPT_SESSION, OPT_SINCE } },
 	{ "timeline", { OPT_JSON, OPT_SINCE } },
 	{ "propose", { OPT_SESSION, OPT_SINCE } },
 };
-
-static bool
-verb_takes(const char *verb, enum cli_option opt)
-{
-	for (size_t i = 0; i < sizeof verb_options / sizeof verb_options[0]; i++)
-		if (strcmp(verb_options[i].verb, verb) == 0)
-			for (size_t j = 0; j < 4; j++)
-				if (verb_options[i].opts[j] == opt)
-					return true;
-	return false;
-}
-
-/* An option the row lists that this command does not take: a usage error. */
-static int
-check_options(const struct cli_opts *o, const char *verb)
-{
-	static const enum cli_option row[] = { OPT_JSON, OPT_ANCHOR, OPT_FOLLOW, OPT_SESSION,
-					       OPT_SINCE };
-
-	for (size_t i = 0; i < sizeof row / sizeof row[0]; i++)
-		if (o->n[row[i]] && !verb_takes(verb, row[i]))
-			return cli_usage_error("audit", "%s is not an option of audit %s",
-					       cli_option_name(row[i]), verb);
-	return -1;
-}
 
 static int
 parse_options(const struct cli_opts *o, struct audit_args *a)
@@ -91,7 +63,8 @@ parse_args(int argc, char **argv, struct audit_args *a)
 				       "propose DB)");
 	if ((rc = cli_check_verb("audit", o.positional[0], o.n_positional > 1)) >= 0)
 		return rc;
-	if ((rc = check_options(&o, o.positional[0])) >= 0)
+	if ((rc = cli_verb_options_check("audit", verb_options, sizeof verb_options /
+					 sizeof verb_options[0], o.positional[0], &o)) >= 0)
 		return rc;
 	a->json = o.json;
 	a->action = o.positional[0];

@@ -707,10 +707,7 @@ grant_terms(struct ctl *c)
  * verbs not listed take none): another is a usage error before the socket,
  * not an option silently ignored. The verbs' own checks say more first.
  */
-static const struct {
-	const char *verb;
-	enum cli_option opts[6];
-} verb_options[] = {
+static const struct cli_verb_options verb_options[] = {
 	{ "revoke", { OPT_SESSION, OPT_ALL, OPT_WAIT } },
 	{ "restore", { OPT_SESSION, OPT_ALL, OPT_WAIT, OPT_FOR, OPT_CALLS, OPT_FLOW } },
 	{ "hold", { OPT_SESSION, OPT_ALL, OPT_WAIT, OPT_FLOW } },
@@ -725,32 +722,6 @@ static const struct {
 	{ "audit", { OPT_FOLLOW } },
 	{ "timeline", { OPT_FOLLOW, OPT_SINCE } },
 };
-
-static bool
-verb_takes(const char *verb, enum cli_option opt)
-{
-	for (size_t i = 0; i < sizeof verb_options / sizeof verb_options[0]; i++)
-		if (strcmp(verb_options[i].verb, verb) == 0)
-			for (size_t j = 0; j < 6; j++)
-				if (verb_options[i].opts[j] == opt)
-					return true;
-	return false;
-}
-
-/* An option the verb does not take: -1, or a usage error's status. */
-static int
-option_terms(struct ctl *c)
-{
-	static const enum cli_option row[] = { OPT_SESSION, OPT_ALL, OPT_WAIT, OPT_FOR, OPT_CALLS,
-					       OPT_FOLLOW, OPT_SINCE, OPT_REST, OPT_CALLED,
-					       OPT_WITHIN, OPT_FLOW };
-
-	for (size_t i = 0; i < sizeof row / sizeof row[0]; i++)
-		if (c->o.n[row[i]] && !verb_takes(c->verb, row[i]))
-			return cli_usage_error("ctl", "%s is not an option of ctl %s",
-					       cli_option_name(row[i]), c->verb);
-	return -1;
-}
 
 /* revoke, restore, hold: on --all or on each --session ID, one of them; before the socket. */
 static int
@@ -823,7 +794,9 @@ cmd_ctl(int argc, char **argv)
 		return rc;	/* before the socket: a typo is not an unreachable engine */
 	if ((rc = grant_terms(&c)) >= 0 || (rc = quarantine_terms(&c)) >= 0 ||
 	    (rc = flow_terms(&c)) >= 0 || (rc = since_terms(&c)) >= 0 ||
-	    (rc = cutover_terms(&c)) >= 0 || (rc = option_terms(&c)) >= 0)
+	    (rc = cutover_terms(&c)) >= 0 ||
+	    (rc = cli_verb_options_check("ctl", verb_options, sizeof verb_options /
+					 sizeof verb_options[0], c.verb, &c.o)) >= 0)
 		return rc;
 	rc = ctl_run(&c);
 	if (c.fd >= 0)

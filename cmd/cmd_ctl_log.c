@@ -58,8 +58,10 @@ audit_answer(struct ctl *c, int64_t after, struct control_audit *a)
 
 /*
  * The newest entries (CONTROL_AUDIT_ROWS), oldest first; with --follow,
- * each one written since, read after the last given (or the log's head
- * then, which no entry given is past) until the engine goes.
+ * each one written since, until the engine goes: read after the last
+ * given, or after the log's head at the first answer when that gave
+ * none. Only then is the head a cursor: a later answer holds the oldest
+ * entries after the cursor, and its head may be far past them.
  */
 int
 ctl_audit(struct ctl *c)
@@ -69,7 +71,8 @@ ctl_audit(struct ctl *c)
 	int rc = a ? -1 : cli_fail(c->o.json, "ctl", "out of memory");
 
 	while (rc < 0 && (rc = audit_answer(c, after, a)) < 0) {
-		after = after > a->head ? after : a->head;
+		if (after < 0)
+			after = a->head;
 		for (size_t i = 0; rc < 0 && i < a->n; i++) {
 			if (audit_line_entry(c->o.json, &a->rows[i]) != 0)
 				rc = EXIT_ERROR;

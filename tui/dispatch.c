@@ -298,11 +298,11 @@ help_key(struct app *a, int key)
 	else if (r == REQ_MOVE_FIRST)
 		a->screen.help_top = 0;
 	else if (r == REQ_MOVE_LAST)
-		a->screen.help_top = display_help_rows();
+		a->screen.help_top = display_help_top_max(&a->screen);
 	else
 		a->screen.overlay = OVERLAY_NONE;	/* any other key closes help */
-	if (a->screen.help_top > display_help_rows() - page)	/* its last page at most */
-		a->screen.help_top = display_help_rows() - page;
+	if (a->screen.help_top > display_help_top_max(&a->screen))	/* its last page at most */
+		a->screen.help_top = display_help_top_max(&a->screen);
 	if (a->screen.help_top < 0)
 		a->screen.help_top = 0;
 	return APP_REDRAW;

@@ -457,17 +457,17 @@ help_line(const struct app *a, WINDOW *w, int y, enum request req)
 }
 
 int
-display_help_rows(void)
+display_help_top_max(const struct screen *s)
 {
 	const char *group = NULL;
-	int n = 0;
+	int n = 2, shown = s->body ? getmaxy(s->body) - 1 : 1;	/* below its title */
 
-	for (enum request r = REQ_NONE + 1; r < REQ_COUNT; r++, n++)
-		if (request_group(r) != group) {
+	for (enum request r = REQ_NONE + 1; r < REQ_COUNT; r++, n++)	/* n: a blank row, then */
+		if (request_group(r) != group) {			/* the ':' commands */
 			group = request_group(r);
 			n++;
 		}
-	return n + 2;	/* a blank row, then the ':' commands */
+	return n > shown ? n - shown : 0;
 }
 
 /* Help, generated from the keymap in force for the current view and the ':' commands. */

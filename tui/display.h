@@ -25,8 +25,8 @@ void display_draw(struct app *a, const struct ui_model *m);
 void display_mouse(struct screen *s, bool on);
 /* The rows a mouse report scrolls by: -3, 3, or 0 for anything else. */
 long display_wheel(void);
-/* The help's rows below its title: each group's heading and requests, then the commands. */
-int display_help_rows(void);
+/* How far the help scrolls: its last row at the body's bottom (0 when it fits). */
+int display_help_top_max(const struct screen *s);
 void display_quitting(struct screen *s, size_t live);
 /* After the shutdown: what was stopped and what is left (shown for a moment). */
 void display_stopped(struct screen *s, size_t live, int left);

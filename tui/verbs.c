@@ -51,8 +51,10 @@ verb_apply(struct app *a, const char *name, const char *path, const char *arg2)
 	char note[64] = "";
 
 	(void)name, (void)arg2;
-	if (incident_load(path, &p, &err) < 0)
-		return REFUSE(a, "apply: %.100s: %.120s", path, err.msg);
+	if (incident_load(path, &p, &err) < 0)	/* what is wrong, not the shape's words first */
+		return REFUSE(a, "apply: %.80s: %.100s", path,
+			      strncmp(err.msg, INCIDENT_SHAPE_ERROR ": ", strlen(INCIDENT_SHAPE_ERROR) + 2)
+			      ? err.msg : err.msg + strlen(INCIDENT_SHAPE_ERROR) + 2);
 	for (i = 0; i < p.n; i++) {
 		rev += p.op[i] == CUTOVER_REVOKE;
 		held += p.op[i] == CUTOVER_HOLD;

@@ -83,7 +83,7 @@ struct audit_anchor {
 	char hash[HASH_HEX_LEN + 1];
 };
 
-/* "SEQ:HASH" (SEQ > 0, HASH 64 lowercase hex digits). -1 when it is not. */
+/* "SEQ:HASH" (SEQ > 0, HASH 64 hex digits, either case: kept lowercase, as the log writes it). -1 when it is not. */
 int audit_anchor_parse(const char *text, struct audit_anchor *out);
 
 /*

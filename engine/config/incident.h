@@ -43,7 +43,8 @@ struct incident {
 };
 
 /*
- * The cutovers root asks for. -1 with err set to INCIDENT_SHAPE_ERROR when
+ * The cutovers root asks for. -1 with err set to INCIDENT_SHAPE_ERROR, then
+ * ": " and what is wrong (fixed words, the file's key or tool name), when
  * root is not that shape: another key, a list that is not one, a name that
  * is not a string, empty or longer than a tool name, more than
  * INCIDENT_TOOLS_MAX names, no name at all, or a "why" that is not an

@@ -514,6 +514,32 @@ helpers+=("$other")
 serve_ready "$work/serve_other.err" "$other"
 check "a second engine beside it counts the live engine's container apart, left alone" \
 	grep -qE '^airlock serve: [0-9]+ airlock containers at start: 0 orphans of gone engines \(0 reaped, 0 failed\), [1-9][0-9]* of live engines left alone$' "$work/serve_other.err"
+# ctl audit --follow through a burst: 200 entries committed at once (by
+# this test, beside the idle engine), more than one answer holds: each
+# printed once, in order, none skipped, up to the log's head.
+"$airlock" ctl --socket "$work/other.sock" audit --follow >"$work/burst.out" 2>"$work/burst.err" &
+follower=$!
+for _ in $(seq 50); do [ -s "$work/burst.out" ] && break; sleep 0.1; done
+python3 - "$work/other.db" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1], timeout=10)
+with db:
+    db.executemany("INSERT INTO audit_entries (entry_id, ts, session_id, type, decision, rule,"
+                   " prev_hash, entry_hash) VALUES (?, '2026-12-07T00:00:00.000Z', 'engine',"
+                   " 'policy', 'applied', 'burst', '', '')",
+                   [("burst-%d" % i,) for i in range(200)])
+PY
+head=$(sqlite3 "file:$work/other.db?mode=ro" "select max(seq) from audit_entries")
+for _ in $(seq 100); do [ "$(tail -n 1 "$work/burst.out" | cut -d' ' -f1)" = "$head" ] && break; sleep 0.1; done
+kill "$follower"; wait "$follower" 2>/dev/null
+check "ctl audit --follow through a burst of 200 at once: every seq up to the head ($head), once, in order" \
+	python3 - "$work/burst.out" "$head" <<'PY'
+import sys
+seqs = [int(l.split()[0]) for l in open(sys.argv[1])]
+head = int(sys.argv[2])
+assert len(seqs) >= 200 and seqs[-1] == head, (seqs[:3], seqs[-3:], head)
+assert seqs == list(range(seqs[0], head + 1)), [b for a, b in zip(seqs, seqs[1:]) if b != a + 1][:5]
+PY
 kill -TERM "$other"; wait "$other" 2>/dev/null
 check "the live engine's container still runs after it" [ -n "$(box3)" ]
 echo "   session $sid3"

@@ -308,7 +308,8 @@ check "restored on all: later sessions start with it again" wait_gone "new sessi
 echo '{"revoke": ["store"]}' >"$work/incident.json"
 echo '{"revoke": ["store"], "shutdown": true}' >"$work/bad-incident.json"
 command_line "apply $work/bad-incident.json"
-check ":apply refuses a policy with other keys" wait_for 'expected {"revoke", "hold", "restore": [tools]}' 5
+check ":apply refuses a policy with other keys, naming the key" \
+	wait_for 'bad-incident.json: a key "shutdown": none of revoke' 5
 # A FIFO nobody writes would hold the console in open: refused at once
 # (the screen answers the next command).
 mkfifo "$work/incident.fifo"
