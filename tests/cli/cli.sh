@@ -347,13 +347,9 @@ for args in "revoke x --flow pii>public --all:is hold's and restore's only" \
 	    "hold x --flow pii>public --all:hold wants TOOL or --flow CLASS>SINK (not both)" \
 	    "restore --flow pii>public --all --for 15m:grant a tool, not a class flow" \
 	    "hold --all:hold wants TOOL" \
-	    "hold --flow pii --all:--flow wants CLASS>SINK, quoted for the shell ('confidential>public'), not 'pii'"; do
-	try ctl ${args%%:*} --socket "$work/no-engine.sock"
-	check "ctl ${args%%:*}: a usage error, nothing dialled" \
-		bash -c '[ "$1" = 2 ] && grep -qF -- "$3" "$2" && ! grep -q "does not exist" "$2"' _ "$rc" "$work/err" "${args#*:}"
-done
-# An option the verb does not take, or a cutover without its scope: refused before any socket.
-for args in "timeline --session s-1:--session is not an option of ctl timeline" \
+	    "hold --flow pii --all:--flow wants CLASS>SINK, quoted for the shell ('confidential>public'), not 'pii'" \
+	    `# An option the verb does not take, or a cutover without its scope, too.` \
+	    "timeline --session s-1:--session is not an option of ctl timeline" \
 	    "status --follow:--follow is not an option of ctl status" \
 	    "stop s-1 --wait 10:--wait is not an option of ctl stop" \
 	    "freeze --all:--all is not an option of ctl freeze" \
