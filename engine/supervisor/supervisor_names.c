@@ -78,18 +78,6 @@ tool_named(const struct supervisor *s, const char *tool, char *named, struct al_
 }
 
 int
-supervisor_tool_check(struct supervisor *s, const char *tool, struct al_err *err)
-{
-	char named[SNAP_NAME_MAX];
-	int rc;
-
-	pthread_mutex_lock(&s->lock);
-	rc = tool_named(s, tool, named, err);
-	pthread_mutex_unlock(&s->lock);
-	return rc;
-}
-
-int
 sup_cutover_names(struct supervisor *s, const char *tool, char *named, const char *const *ids,
 	      size_t n_ids, char (*to)[SNAP_ID_MAX], struct al_err *err)
 {
@@ -101,4 +89,13 @@ sup_cutover_names(struct supervisor *s, const char *tool, char *named, const cha
 		rc = sup_pick_ids(s, ids, n_ids, to, err);
 	pthread_mutex_unlock(&s->lock);
 	return rc;
+}
+
+/* What a cutover would name, with no session to pick: the names' check alone. */
+int
+supervisor_tool_check(struct supervisor *s, const char *tool, struct al_err *err)
+{
+	char named[SNAP_NAME_MAX];
+
+	return sup_cutover_names(s, tool, named, NULL, 0, NULL, err);
 }
