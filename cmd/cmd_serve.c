@@ -193,9 +193,9 @@ open_supervisor(struct serve *s)
 		return cli_fail(false, "serve", "%s", err.msg);
 	/* Live engines' containers are not orphans: counted apart, left alone. */
 	if (reaped.found)
-		fprintf(stderr, "airlock serve: %zu airlock containers at start: %zu orphans of "
+		fprintf(stderr, "airlock serve: %zu airlock container%s at start: %zu orphans of "
 			"gone engines (%zu reaped, %zu failed), %zu of live engines left alone\n",
-			reaped.found, reaped.reaped + reaped.failed, reaped.reaped, reaped.failed,
+			reaped.found, reaped.found == 1 ? "" : "s", reaped.reaped + reaped.failed, reaped.reaped, reaped.failed,
 			reaped.kept);
 	standing_said(s->sup);
 	return 0;

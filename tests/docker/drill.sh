@@ -300,7 +300,7 @@ check "…having touched no container: a's stopped ones are still there" both_st
 
 check "engine a restarted on the same socket and state" serve a 2 || fatal
 check "its reaper counts a's containers as orphans, reaped, and b's as live" grep -qE \
-	'^airlock serve: [0-9]+ airlock containers at start: ([2-9]|[1-9][0-9]+) orphans of gone engines \(([2-9]|[1-9][0-9]+) reaped, 0 failed\), [1-9][0-9]* of live engines left alone$' \
+	'^airlock serve: [0-9]+ airlock containers? at start: ([2-9]|[1-9][0-9]+) orphans of gone engines \(([2-9]|[1-9][0-9]+) reaped, 0 failed\), [1-9][0-9]* of live engines left alone$' \
 	"$work/a.log"
 check "the restarted engine runs two sessions" two_running a || fatal
 read -r n1 n2 <<<"$ids_a"
