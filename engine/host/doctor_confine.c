@@ -42,7 +42,10 @@ check_landlock(struct doctor_report *r, const struct airlock_config *c)
 			   "refuse to start without \"unconfined_ok\": true", abi);
 }
 
-/* Only a root engine switches users: another keeps its own uid for its upstreams. */
+/*
+ * Only an engine with CAP_SETUID and CAP_SETGID switches users (root, the
+ * unit's `airlock`): another keeps its own uid for its upstreams.
+ */
 static void
 check_user(struct doctor_report *r)
 {
@@ -50,9 +53,9 @@ check_user(struct doctor_report *r)
 
 	if (mcp_confine_check_user(MCP_CONFINE_USER, false, &err) == 0)
 		check_add(&r->checks, ID(UPSTREAM_USER), true, MCP_CONFINE_USER, "exists");
-	else if (geteuid() != 0)
+	else if (!mcp_confine_can_change_ids())
 		check_addf(&r->checks, ID(UPSTREAM_USER), true, MCP_CONFINE_USER,
-			   "not needed by this user's engine (not root: upstreams keep its uid): %s",
+			   "not needed by this engine (no CAP_SETUID: upstreams keep its uid): %s",
 			   err.msg);
 	else
 		check_addf(&r->checks, ID(UPSTREAM_USER), false, MCP_CONFINE_USER,

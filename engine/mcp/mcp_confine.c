@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -100,7 +101,10 @@ mcp_confine_can_change_ids(void)
  * An engine without CAP_SETUID and CAP_SETGID cannot change uid. Its
  * upstream keeps the engine's uid, gid and groups: refused if those hold
  * the docker group (the airlock service's own user does: the unit lost
- * its capabilities, and the upstream must not silently run as it).
+ * its capabilities, and the upstream must not silently run as it). Nor
+ * may it make a unix socket: Landlock does not govern connecting to a
+ * pathname socket, and the engine's own (its control socket, a rootless
+ * Docker's) take the engine's uid for the engine (socketpair stays).
  */
 static int
 keep_engine_ids(struct mcp_confine *cf, bool privileged, struct al_err *err)
@@ -112,6 +116,7 @@ keep_engine_ids(struct mcp_confine *cf, bool privileged, struct al_err *err)
 
 	cf->uid = getuid();
 	cf->gid = getgid();
+	cf->unix_closed = !privileged;
 	if (privileged)
 		return 0;
 	if (!(buf = malloc(PW_BUF)))
@@ -193,11 +198,14 @@ static void
 open_program(struct mcp_confine *cf, const char *path)
 {
 	char magic[2];
+	struct stat st;
 
-	cf->program_fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Non-blocking: a FIFO named as the program must not hold the spawn. */
+	cf->program_fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (cf->program_fd < 0)
 		return;		/* exec by path reports the error as before */
-	if (pread(cf->program_fd, magic, 2, 0) != 2 || (magic[0] == '#' && magic[1] == '!')) {
+	if (fstat(cf->program_fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    pread(cf->program_fd, magic, 2, 0) != 2 || (magic[0] == '#' && magic[1] == '!')) {
 		close(cf->program_fd);
 		cf->program_fd = -1;
 	}
@@ -465,6 +473,18 @@ probe_filtered(void)
 	return rc < 0 && e == EPERM ? 0 : -1;
 }
 
+/* An upstream that keeps the engine's uid: no unix socket of its own (EPERM). */
+static int
+probe_unix(void)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), e = errno;
+
+	if (fd >= 0)
+		close(fd);
+	errno = fd >= 0 ? 0 : e;
+	return fd < 0 && e == EPERM ? 0 : -1;
+}
+
 /*
  * What was intended, not what was done, is checked: a protection that
  * silently did not take (or a mutant that removed it) is caught here.
@@ -488,6 +508,8 @@ prove(const struct mcp_confine *cf)
 		return MCP_CONFINE_CHECK_NET;
 	if (probe_filtered() < 0)
 		return MCP_CONFINE_CHECK_SYSCALL;
+	if (cf->unix_closed && probe_unix() < 0)
+		return MCP_CONFINE_CHECK_UNIX;
 	return MCP_CONFINE_OK;
 }
 
@@ -522,6 +544,7 @@ mcp_confine_step_name(int step)
 		[MCP_CONFINE_CHECK_SYSCALL] = "seccomp",
 		[MCP_CONFINE_CHECK_UID] = "uid",
 		[MCP_CONFINE_CHECK_CAPS] = "capabilities",
+		[MCP_CONFINE_CHECK_UNIX] = "unix socket",
 	};
 
 	if (step < 0 || (size_t)step >= sizeof names / sizeof names[0])

@@ -144,6 +144,7 @@ enum mcp_confine_step {
 	MCP_CONFINE_CHECK_SYSCALL,	/* the filtered call was not refused */
 	MCP_CONFINE_CHECK_UID,	/* still uid 0 */
 	MCP_CONFINE_CHECK_CAPS,	/* a capability left, effective or permitted */
+	MCP_CONFINE_CHECK_UNIX,	/* the engine's uid kept, and a unix socket made */
 };
 
 /*

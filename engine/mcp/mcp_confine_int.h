@@ -26,6 +26,7 @@ struct mcp_confine {
 	bool landlock_fs, landlock_net;	/* what it handles (both, but under a mutant) */
 	int probe_port;			/* a TCP port the ruleset refuses to connect to */
 	bool seccomp;			/* load the filter (always, but under a mutant); proven */
+	bool unix_closed;		/* keeps the engine's uid: socket(AF_UNIX) refused; proven */
 	bool prove;			/* check before exec (false only under a mutant) */
 	bool privileged;
 	struct sock_fprog prog;		/* the exported filter; filter malloc'd */

@@ -99,7 +99,10 @@ mcp_child_pin(int fd, int at)
  * Pipe ends are first copied above 2 so that the dup2 calls onto 0..2
  * cannot overwrite one another (the engine may run with 0..2 closed); the
  * program and ruleset descriptors above the fixed slots they end up in.
- * The status pipe ends up as 3, close-on-exec; everything above 5 is closed.
+ * The status pipe ends up as 3, close-on-exec; everything above 5 is
+ * closed, and 4 or 5 when no descriptor took it (a script has no program
+ * descriptor, an unconfined_ok upstream no ruleset: the engine's own 4
+ * and 5 would reach it otherwise).
  */
 static int
 mcp_child_fds(const struct mcp_spawn *sp)
@@ -126,6 +129,10 @@ mcp_child_fds(const struct mcp_spawn *sp)
 	rules = mcp_child_pin(rules, MCP_CHILD_RULESET_FD);
 	if (prog < -1 || rules < -1)
 		mcp_child_fail(st, MCP_STEP_SETUP, 0);
+	if (prog < 0)
+		close(MCP_CHILD_PROGRAM_FD);
+	if (rules < 0)
+		close(MCP_CHILD_RULESET_FD);
 	mcp_child_close_from(MCP_CHILD_FIRST_FREE);
 	mcp_confine_moved(sp->confine, prog, rules);
 	return st;

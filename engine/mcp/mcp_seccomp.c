@@ -34,7 +34,7 @@ cmp(unsigned int arg, enum scmp_compare op, scmp_datum_t a, scmp_datum_t b)
 }
 
 static const char *const denied[] = {
-	"ptrace", "process_vm_readv", "process_vm_writev",
+	"ptrace", "process_vm_readv", "process_vm_writev", "pidfd_getfd", "process_madvise", "kcmp",
 	"mount", "umount2", "pivot_root", "unshare", "setns",
 	"fsopen", "fsconfig", "fsmount", "fspick", "move_mount", "open_tree",
 	"bpf", "perf_event_open", "keyctl", "add_key", "request_key",
@@ -133,11 +133,15 @@ deny_stream_protocols(scmp_filter_ctx ctx, int family)
 }
 
 static int
-deny_rules(scmp_filter_ctx ctx, const struct mcp_confine_config *cfg)
+deny_rules(scmp_filter_ctx ctx, const struct mcp_confine *cf, const struct mcp_confine_config *cfg)
 {
 	bool udp = cfg->network && cfg->udp;
 
 	if (deny_names(ctx) < 0 || deny_userns(ctx) < 0 || deny_families(ctx) < 0)
+		return -1;
+	if (cf->unix_closed && !confine_mutant(cf, "same_uid_unix") &&
+	    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 1,
+			     cmp(0, SCMP_CMP_EQ, AF_UNIX, 0)) < 0)
 		return -1;
 	if (deny_inet_types(ctx, AF_INET, udp) < 0 || deny_inet_types(ctx, AF_INET6, udp) < 0)
 		return -1;
@@ -176,7 +180,7 @@ mcp_seccomp_prepare(struct mcp_confine *cf, const struct mcp_confine_config *cfg
 
 	if (!ctx)
 		return al_fail(err, "upstream %s: cannot build its seccomp filter", cf->name);
-	if (deny_rules(ctx, cfg) == 0 && export_bpf(ctx, &cf->prog) == 0)
+	if (deny_rules(ctx, cf, cfg) == 0 && export_bpf(ctx, &cf->prog) == 0)
 		rc = 0;
 	seccomp_release(ctx);
 	if (rc < 0)

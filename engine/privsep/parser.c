@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
-#include <pwd.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,6 +144,7 @@ int
 parser_start(const char *program, size_t frame_bytes, struct parser **out, struct al_err *err)
 {
 	struct mcp_server_config sc;
+	struct al_err why;
 	struct parser *p = calloc(1, sizeof *p);
 	char arg[24];
 	int rc = -1;
@@ -154,10 +154,10 @@ parser_start(const char *program, size_t frame_bytes, struct parser **out, struc
 		free(p);
 		return al_fail(err, "parser: bad arguments");
 	}
-	if (mcp_confine_can_change_ids() && !getpwnam(PARSER_USER)) {
+	if (mcp_confine_can_change_ids() && mcp_confine_check_user(PARSER_USER, false, &why) < 0) {
 		free(p);
-		return al_fail(err, "parser: user %s does not exist: run scripts/setup or: "
-			       "useradd --system %s", PARSER_USER, PARSER_USER);
+		return al_fail(err, "parser: %s: run scripts/setup or: useradd --system %s",
+			       why.msg, PARSER_USER);
 	}
 	p->cap = parse_body_max(frame_bytes);
 	if (room(&p->buf, &p->buf_cap, PARSER_ROOM_FIRST) < 0 || parser_config(&sc, program, frame_bytes, arg, sizeof arg) < 0)

@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <netinet/in.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -34,7 +36,7 @@
  */
 
 static const char *const attempts[] = {
-	"docker_sock", "stand_in_sock", "audit_db", "shadow", "proc1_environ", "engine_environ",
+	"engine_fd", "docker_sock", "stand_in_sock", "audit_db", "shadow", "proc1_environ", "engine_environ",
 	"engine_mem", "etc_write", "kill_engine", "ptrace", "tcp", "udp", "packet", "io_uring",
 	"mount", "userns", NULL,
 };
@@ -250,7 +252,11 @@ test_hostile_gets_nothing(void **state)
 	assert_false(r->privileged);
 }
 
-/* Each protection removed: its power comes back at its observer. */
+/*
+ * Each protection removed: its power comes back at its observer. Root
+ * kept reads /etc/shadow; the root-owned socket also needs the rule an
+ * upstream keeping its engine's uid has (no unix socket) removed.
+ */
 static void
 test_mutant_keep_root(void **state)
 {
@@ -260,9 +266,14 @@ test_mutant_keep_root(void **state)
 		skip();
 	run_attempt(o, "upstream_keep_root,upstream_no_proof");
 	assert_string_equal(got(o, "shadow"), "ok");
+	assert_string_equal(got(o, "stand_in_sock"), "EPERM");
+	assert_false(unix_seen(o));
+	assert_int_equal(mcp_confinement(o->c)->uid, 0);
+	mcp_stop(o->c);
+	json_decref(o->got);
+	run_attempt(o, "upstream_keep_root,upstream_same_uid_unix,upstream_no_proof");
 	assert_string_equal(got(o, "stand_in_sock"), "ok");
 	assert_true(unix_seen(o));
-	assert_int_equal(mcp_confinement(o->c)->uid, 0);
 }
 
 static void
@@ -448,6 +459,131 @@ test_no_landlock_refused_unless_opted_in(void **state)
 	assert_string_equal(got(o, "userns"), "EPERM");
 }
 
+/* The hostile server copied beside the observers, run through `#!/bin/sh` (no program fd). */
+static void
+hostile_as_script(struct obs *o)
+{
+	char prog[160], script[256], cmd[512];
+
+	snprintf(prog, sizeof prog, "%s/hostile", o->dir);
+	snprintf(cmd, sizeof cmd, "cp '%s' '%s' && chmod 0755 '%s'", o->cfg.argv.v[0], prog, prog);
+	assert_int_equal(system(cmd), 0);
+	snprintf(script, sizeof script, "#!/bin/sh\nexec %s \"$@\"\n", prog);
+	scratch_put(o->dir, "hostile.sh", script, 0755);
+	free(o->cfg.argv.v[0]);
+	snprintf(prog, sizeof prog, "%s/hostile.sh", o->dir);
+	o->cfg.argv.v[0] = strdup(prog);
+}
+
+/*
+ * The engine's descriptors 4 and 5 (the slots its program and ruleset
+ * descriptors take in the child) without close-on-exec, and an upstream
+ * that needs neither (a script, no Landlock): the upstream holds none.
+ */
+static void
+test_engine_fds_not_inherited(void **state)
+{
+	struct obs *o = *state;
+	int p[2], saved[2], slot;
+
+	if (!as_root())
+		skip();
+	hostile_as_script(o);
+	o->cfg.confine.unconfined_ok = true;
+	assert_int_equal(pipe(p), 0);	/* neither end close-on-exec */
+	for (slot = 0; slot < 2; slot++) {
+		saved[slot] = fcntl(4 + slot, F_DUPFD_CLOEXEC, 64);	/* -1: nothing there */
+		assert_int_equal(dup2(p[slot], 4 + slot), 4 + slot);
+	}
+	run_attempt(o, "upstream_landlock_absent");
+	for (slot = 0; slot < 2; slot++) {
+		if (saved[slot] >= 0) {
+			assert_int_equal(dup3(saved[slot], 4 + slot, O_CLOEXEC), 4 + slot);
+			close(saved[slot]);
+		} else
+			close(4 + slot);
+	}
+	close(p[0]);
+	close(p[1]);
+	assert_int_equal(mcp_confinement(o->c)->landlock_abi, 0);
+	assert_string_equal(got(o, "engine_fd"), "EBADF");
+}
+
+/*
+ * An engine without CAP_SETUID (a child of this test as uid 65534) keeps
+ * its uid for the upstream, and a socket of that uid, 0600 (its control
+ * socket), takes a peer of the uid for the engine. The upstream makes no
+ * unix socket; a mutant without the rule is caught at spawn, and with the
+ * proof off too it connects. Gives what the child's upstream reported,
+ * or the spawn's error.
+ */
+static void
+as_engine_without_caps(struct obs *o, const char *mutant, char *out, size_t cap)
+{
+	struct mcp_call_result res;
+	struct al_err err = { "" };
+	int p[2];
+	ssize_t n;
+	pid_t pid;
+	int status;
+
+	assert_int_equal(pipe(p), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(p[0]);
+		if (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
+		    setresuid(65534, 65534, 65534) < 0)
+			_exit(2);
+		if (mutant)
+			setenv("AIRLOCK_MUTANT", mutant, 1);
+		if (mcp_start(&o->cfg, &o->c, &err) < 0)
+			n = write(p[1], err.msg, strlen(err.msg));
+		else if (mcp_call(o->c, "attempt", NULL, 0, &res, &err) == 0 && res.text)
+			n = write(p[1], res.text, strlen(res.text));
+		else
+			n = write(p[1], "no answer", 9);
+		mcp_stop(o->c);
+		_exit(n > 0 ? 0 : 3);
+	}
+	close(p[1]);
+	n = read(p[0], out, cap - 1);
+	close(p[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_true(n > 0);
+	out[n] = '\0';
+	print_message("%s: %s\n", mutant ? mutant : "confined", out);
+}
+
+static void
+test_same_uid_makes_no_unix_socket(void **state)
+{
+	struct obs *o = *state;
+	char out[4096];
+	json_t *j;
+
+	if (!as_root())
+		skip();
+	hostile_as_script(o);	/* where uid 65534 may read and run it */
+	assert_int_equal(chown(o->sock, 65534, 65534), 0);
+	assert_int_equal(chmod(o->sock, 0600), 0);
+	as_engine_without_caps(o, NULL, out, sizeof out);
+	assert_non_null(j = json_loads(out, 0, NULL));
+	assert_string_equal(json_string_value(json_object_get(j, "stand_in_sock")), "EPERM");
+	assert_string_equal(json_string_value(json_object_get(j, "audit_db")), "EACCES");
+	json_decref(j);
+	assert_false(unix_seen(o));
+	as_engine_without_caps(o, "upstream_same_uid_unix", out, sizeof out);
+	assert_string_equal(out, "upstream hostile: confinement not enforced (unix socket)");
+	assert_false(unix_seen(o));
+	as_engine_without_caps(o, "upstream_same_uid_unix,upstream_no_proof", out, sizeof out);
+	assert_non_null(j = json_loads(out, 0, NULL));
+	assert_string_equal(json_string_value(json_object_get(j, "stand_in_sock")), "ok");
+	json_decref(j);
+	assert_true(unix_seen(o));
+}
+
 /* The plan a config alone decides, its view and its line (pure: no root needed). */
 static void
 test_plan_view_text(void **state)
@@ -548,6 +684,8 @@ main(void)
 		T(test_missing_path_refused),
 		T(test_program_in_root_only_dir),
 		T(test_no_landlock_refused_unless_opted_in),
+		T(test_engine_fds_not_inherited),
+		T(test_same_uid_makes_no_unix_socket),
 		T(test_receipt_view),
 		cmocka_unit_test(test_config_refusals),
 		cmocka_unit_test(test_plan_view_text),
