@@ -353,6 +353,29 @@ audit_engine_latest(struct audit *a, const char *prefix, char **detail)
 }
 
 int
+audit_revision_max(struct audit *a, int64_t *revision)
+{
+	static const char sql[] = "SELECT MAX(revision) FROM audit_entries WHERE "
+				  AUDIT_INDEXED " AND type = ?1";
+	sqlite3_stmt *st = NULL;
+	int rc = -1;
+
+	*revision = 0;
+	if (!a)
+		return -1;
+	pthread_mutex_lock(&a->db_lock);
+	if (sqlite3_prepare_v2(a->db, sql, -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_bind_text(st, 1, audit_type_id(AUDIT_T_POLICY), -1, SQLITE_STATIC) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW) {
+		*revision = sqlite3_column_int64(st, 0);	/* NULL (no such entry) reads 0 */
+		rc = 0;
+	}
+	sqlite3_finalize(st);
+	pthread_mutex_unlock(&a->db_lock);
+	return rc;
+}
+
+int
 audit_head(struct audit *a, int64_t *seq, char hash[HASH_HEX_LEN + 1])
 {
 	int rc;

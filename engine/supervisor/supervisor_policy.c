@@ -586,7 +586,7 @@ sup_cutover_locked(struct supervisor *s, enum cutover_op op, const char *tool,
 	n = cutover_begin(s, op, tool, ids, n_ids, by, to);
 	/* Before the deltas: the first call the restore allows is metered already. */
 	sup_grant_cutover(s, op, tool, !ids, terms, to, n, by);
-	if (!ids && !terms)	/* a grant lifts nothing for the next engine */
+	if (!ids)	/* a grant is saved revoked, as its lapse leaves it */
 		sup_standing_save(s, by);
 	if (op == CUTOVER_HOLD)	/* held again: decided call by call again */
 		sup_hold_unwaive(s, tool, to, n);

@@ -6,7 +6,8 @@
  * cutover that moved them is posted. The next engine on the same log
  * starts with them, so a crash or a restart in an incident loosens
  * nothing. Grants are not carried over: a tool granted on every session
- * is saved as it will stand after the lapse, revoked.
+ * is saved as it will stand after the lapse, revoked (saved at the grant:
+ * a tool restored before it would otherwise stand allowed).
  *
  * The entry's detail: {"by", "uid", "via", "revision", "revoked": [{"tool",
  * "by", "uid", "via", "revision"}], "held": [tool], "flows": ["a>b"],
@@ -242,19 +243,29 @@ standing_read(struct supervisor *s, const char *detail)
 	return rc;
 }
 
+/*
+ * The revision goes on past the highest any policy entry names: the
+ * sets' entry has the revision of the last change on every session, and
+ * a change on some sessions (or a grant's) may have come after it.
+ */
 int
 sup_standing_load(struct supervisor *s, struct al_err *err)
 {
 	bool unreadable;
 	char *detail;
+	int64_t top;
 
-	if (audit_engine_latest(s->o.audit, STANDING_RULE, &detail) < 0)
+	if (audit_revision_max(s->o.audit, &top) < 0 ||
+	    audit_engine_latest(s->o.audit, STANDING_RULE, &detail) < 0)
 		return al_fail(err, "supervisor: the audit log's standing policy cannot be read");
+	s->revision = top;
 	if (!detail)
-		return 0;	/* a new log: nothing stands */
+		return 0;	/* a new log, or no change ever made on every session */
 	pthread_mutex_lock(&s->policy);
 	pthread_mutex_lock(&s->lock);
-	if ((unreadable = standing_read(s, detail) < 0)) {
+	unreadable = standing_read(s, detail) < 0;
+	s->revision = s->revision > top ? s->revision : top;
+	if (unreadable) {
 		s->n_standing = s->n_standing_hold = s->n_standing_flow = 0;
 		s->frozen = true;	/* what stood is unknown: nothing goes out until a thaw */
 		s->frozen_by = s->self;
