@@ -241,8 +241,8 @@ header_text(const struct app *a, const struct ui_model *m, char *buf, size_t cap
 	size_t i, running = 0;
 	int n;
 
-	for (i = 0; i < s->n; i++)
-		running += s->rows[i].state == SESSION_STATE_RUNNING;
+	for (i = 0; i < s->n; i++)	/* a lost engine's are its last known: not counted */
+		running += s->rows[i].state == SESSION_STATE_RUNNING && !view_row_lost(m, &s->rows[i]);
 	n = snprintf(buf, cap, " airlock %s ", bar);
 	/* First, where no width cuts it: every call is being denied, or some wait. */
 	n += header_frozen(a, s, bar, buf + n, cap - (size_t)n);

@@ -293,7 +293,7 @@ model_ui(const struct model *m, struct ui_model *out)
 		.n_marks = m->n_marks,
 		.now_ms = now,
 		.stale = !m->snap_ok || now - m->snap_ms > MODEL_STALE_MS,
-		.engine_fresh = m->n_links > 1 ? m->link_fresh : NULL,
+		.engine_fresh = m->n_links > 0 ? m->link_fresh : NULL,
 		.read_only = m->read_only,
 		.engine_names = (const char (*)[SNAP_ENGINE_MAX])m->engine_names,
 		.n_engines = m->n_links,

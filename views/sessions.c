@@ -243,8 +243,7 @@ sessions_draw_row(WINDOW *w, int y, const struct ui_model *m, const struct draw_
 	if (r->engine < m->n_engines)
 		draw_col_text(w, y, &cols[COL_ENGINE], plain, m->engine_names[r->engine]);
 	draw_col_text(w, y, &cols[COL_ID], plain, draw_short_id(buf, r->id));
-	if (m->engine_fresh && r->engine < m->n_engines && !m->engine_fresh[r->engine] &&
-	    r->state != SESSION_STATE_ENDED)
+	if (view_row_lost(m, r))
 		/* its engine is lost: the row is its last known state, not a live one */
 		draw_col_text(w, y, &cols[COL_STATE], color_attr_sel(UI_COLOR_STALE, sel), "lost");
 	else
@@ -334,10 +333,8 @@ sessions_draw_title(WINDOW *w, const struct ui_model *m, const struct view_state
 	char buf[UI_FILTER_MAX + 48];
 
 	/* A lost engine's sessions are its last known: counted apart, not as live. */
-	for (i = 0; m->engine_fresh && i < total; i++)
-		lost += m->snap->rows[i].engine < m->n_engines &&
-			!m->engine_fresh[m->snap->rows[i].engine] &&
-			m->snap->rows[i].state != SESSION_STATE_ENDED;
+	for (i = 0; i < total; i++)
+		lost += view_row_lost(m, &m->snap->rows[i]);
 	live -= lost < live ? lost : live;
 	if (vs->filter[0])
 		snprintf(buf, sizeof buf, "%zu of %zu", l->n, total);

@@ -53,9 +53,9 @@ struct ui_model {
 	size_t n_marks;
 	int64_t now_ms;				/* wall clock, for "ago" columns */
 	bool stale;				/* the snapshot is older than it should be */
-	const bool *engine_fresh;		/* several engines: each one's snapshot came,
-						 * by engine index (a lost one's rows are its
-						 * last known); NULL with one */
+	const bool *engine_fresh;		/* each engine's snapshot came, by engine
+						 * index (a lost one's rows are its last
+						 * known); NULL: every row is as it is */
 	bool read_only;
 	bool ascii;				/* the terminal cannot show UTF-8: ASCII glyphs */
 	const char (*engine_names)[SNAP_ENGINE_MAX];	/* by a row's engine index */
@@ -190,6 +190,8 @@ void view_keep(struct view_state *vs, const void *rows, size_t n,
 
 /* Is id among the marked sessions of m? */
 bool view_marked(const struct ui_model *m, const char *id);
+/* A row of a lost engine that had not ended: its last known state, not a live one. */
+bool view_row_lost(const struct ui_model *m, const struct session_row *r);
 
 /* The row of session id in m's snapshot, or NULL. */
 const struct session_row *view_find_session(const struct ui_model *m, const char *id);

@@ -77,6 +77,13 @@ view_marked(const struct ui_model *m, const char *id)
 	return false;
 }
 
+bool
+view_row_lost(const struct ui_model *m, const struct session_row *r)
+{
+	return m->engine_fresh && r->engine < m->n_engines && !m->engine_fresh[r->engine] &&
+	       r->state != SESSION_STATE_ENDED;
+}
+
 const struct session_row *
 view_find_session(const struct ui_model *m, const char *id)
 {

@@ -40,7 +40,7 @@ owner_pids() { printf '%s\n' "${helpers[@]}"; }
 made_groups=()
 on_teardown() {
 	local s g
-	for s in idle one two many view none lostq far; do tm_close "$s"; done
+	for s in idle one two many view none lostq solo far; do tm_close "$s"; done
 	[ -n "${sshd_pid:-}" ] && kill "$sshd_pid" 2>/dev/null
 	for g in "${made_groups[@]}"; do groupdel "$g" 2>/dev/null; done
 }
@@ -229,11 +229,20 @@ keys none q
 # --- engine a dies ------------------------------------------------------------------
 console lostq --connect "$work/a.sock" --connect "$work/b.sock"
 check "a second console over both engines" wait_re lostq "a r[0-9]+ · b r[0-9]+" 20
+console solo --connect "$work/a.sock"
+check "a console attached to a alone shows its session running" \
+	wait_re solo "^. *$short_a +running " 20
 ca=$(container_of "$sid_a")
 kill -KILL "$pid_a"
 check "a lost engine shows in the header" wait_re many "a (LOST|connecting)" 10
 lost_and_live() { wait_re many "^. *a +$short_a +lost " 10 && screen many | grep -Eq "^. *b +$short_b +running "; }
 check "staleness is each engine's: a's row says lost, b's still running" lost_and_live
+check "a console of a alone: its row says lost, not running" wait_re solo "^. *$short_a +lost " 10
+check "…its title counts it lost, not live" wait_re solo "Sessions .* [0-9]+, 0 live, 1 of lost engines" 5
+check "…and its header counts no session running" wait_re solo "[0-9]+ sessions? \(0 running\)" 5
+keys solo q
+check "…quitting it names a as lost" \
+	wait_re solo "detached from 1 engine; .*\(lost, not counted: a\)" 10
 sleep 2
 check "…and the header is not STALE while b answers" eval '! screen many | grep -q STALE'
 keys lostq q
