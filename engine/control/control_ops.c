@@ -21,20 +21,25 @@ cs_author(const struct client *c, struct snap_author *a)
 	snprintf(a->via, sizeof a->via, "%s", c->via[0] ? c->via : "ctl");
 }
 
-/* Anyone may connect: a refusal is written down at most CONTROL_REFUSALS_AUDITED a minute. */
+/*
+ * A refusal is written down at most CONTROL_REFUSALS_AUDITED a minute of
+ * its kind: anyone may connect, and a view peer may ask for a change
+ * again and again; written each time, they would flood the log and hold
+ * up the operators' changes behind it ("engine busy").
+ */
 static bool
-refusal_written(struct control_server *cs)
+refusal_written(struct control_server *cs, struct refusal_budget *b, const char *what)
 {
 	int64_t now = clock_mono_ms();
 
-	if (now - cs->refusals_since_ms >= 60000) {
-		cs->refusals_since_ms = now;
-		cs->refusals_in_minute = 0;
+	if (now - b->since_ms >= 60000) {
+		b->since_ms = now;
+		b->in_minute = 0;
 	}
-	if (++cs->refusals_in_minute == CONTROL_REFUSALS_AUDITED + 1)
-		cs_say(cs, "more than %d peers refused this minute: counted, not logged or "
-		       "audited, until the minute ends", CONTROL_REFUSALS_AUDITED);
-	return cs->refusals_in_minute <= CONTROL_REFUSALS_AUDITED;
+	if (++b->in_minute == CONTROL_REFUSALS_AUDITED + 1)
+		cs_say(cs, "more than %d %s this minute: counted, not logged or audited, until "
+		       "the minute ends", CONTROL_REFUSALS_AUDITED, what);
+	return b->in_minute <= CONTROL_REFUSALS_AUDITED;
 }
 
 /* A peer refused at accept: logged, and a policy entry naming its uid. */
@@ -45,7 +50,7 @@ cs_audit_refused_peer(struct control_server *cs, pid_t pid, uid_t uid, bool no_r
 	struct client who = { .uid = uid };
 	struct snap_author a;
 
-	if (!refusal_written(cs))
+	if (!refusal_written(cs, &cs->peers, "peers refused"))
 		return;
 	cs_say(cs, "client refused: uid %u pid %ld: %s", (unsigned)uid, (long)pid, why);
 	cs_user_name(uid, who.user, sizeof who.user);
@@ -844,7 +849,9 @@ cs_serve_line(struct control_server *cs, struct client *c, const char *line, siz
 	if (rc > 0)
 		cs_reply_error(cs, c, r.id, error);
 	else if (c->role < control_op_role(r.op)) {	/* the table says who may */
-		audit_authored(cs, c, &r, NULL, false, CONTROL_E_VIEW);
+		cs->counts.refused_view++;
+		if (refusal_written(cs, &cs->views, "view-only changes refused"))
+			audit_authored(cs, c, &r, NULL, false, CONTROL_E_VIEW);
 		cs_reply_error(cs, c, r.id, CONTROL_E_VIEW);
 	} else if (control_request_load_config(&r) < 0) {
 		control_request_free(&r);

@@ -127,15 +127,23 @@ send_bye(int fd, const char *reason)
 	json_decref(bye);
 }
 
+/*
+ * A free slot for a peer of role, or -1. A view peer is not given one of
+ * the last CONTROL_CLIENTS_MAX - CONTROL_CLIENTS_VIEW_MAX: connections a
+ * view peer holds open cannot lock an operator out of a freeze.
+ */
 static int
-free_slot(const struct control_server *cs)
+free_slot(const struct control_server *cs, enum control_role role)
 {
-	int i;
+	int i, slot = -1, views = 0;
 
-	for (i = 0; i < CONTROL_CLIENTS_MAX; i++)
+	for (i = 0; i < CONTROL_CLIENTS_MAX; i++) {
 		if (!cs->clients[i])
-			return i;
-	return -1;
+			slot = slot < 0 ? i : slot;
+		else
+			views += cs->clients[i]->role == CONTROL_ROLE_VIEW;
+	}
+	return role == CONTROL_ROLE_VIEW && views >= CONTROL_CLIENTS_VIEW_MAX ? -1 : slot;
 }
 
 static struct client *
@@ -199,7 +207,7 @@ admit(struct control_server *cs, int fd)
 {
 	struct ucred cred = { .pid = 0, .uid = (uid_t)-1, .gid = (gid_t)-1 };
 	enum control_role role = role_of(cs, fd, &cred);
-	int slot = free_slot(cs);
+	int slot = free_slot(cs, role);
 	struct client *c;
 	json_t *hello;
 

@@ -34,6 +34,8 @@
 #include "supervisor.h"
 
 #define CONTROL_CLIENTS_MAX	64
+/* View peers hold at most this many: the rest stay for operate (the kill switch). */
+#define CONTROL_CLIENTS_VIEW_MAX	48
 #define CONTROL_QUEUE_SOFT	(256u << 10)	/* pushed frames dropped past this */
 #define CONTROL_QUEUE_HARD	(16u << 20)	/* disconnected past this */
 #define CONTROL_DROPS_MAX	4096		/* dropped in a row: disconnected */

@@ -91,6 +91,12 @@ struct start_job {
 
 #define OWNED_MAX (2 * SUPERVISOR_SESSIONS_MAX)
 
+/* Refusals logged and audited in a minute, up to CONTROL_REFUSALS_AUDITED. */
+struct refusal_budget {
+	int64_t since_ms;		/* the minute they are counted in */
+	unsigned in_minute;
+};
+
 struct control_server {
 	struct control_server_options o;
 	int listen_fd;
@@ -112,8 +118,8 @@ struct control_server {
 	bool snap_due;
 	json_t *pushed;			/* the last pushed body, while a client takes deltas */
 	struct audit_tail *tail;	/* o.audit read-only, opened at the first "audit" */
-	int64_t refusals_since_ms;	/* the minute refused peers are counted in */
-	unsigned refusals_in_minute;
+	struct refusal_budget peers;	/* refused at accept: anyone may connect */
+	struct refusal_budget views;	/* a view peer's change refused: it may ask again */
 };
 
 #define SNAPSHOT_PUSH_MS 250	/* at most four pushed snapshots a second */

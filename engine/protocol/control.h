@@ -509,6 +509,7 @@ struct control_counts {
 	uint64_t lease_failures;	/* LEASE_FAILED events seen */
 	uint64_t clients;	/* connected now */
 	uint64_t refused;	/* peers refused at accept */
+	uint64_t refused_view;	/* changes a view peer asked for, refused */
 	uint64_t dropped;	/* pushed frames dropped for slow clients */
 	uint64_t bytes_sent;	/* written to clients: replies and pushed frames */
 	uint64_t pushed_whole;	/* snapshots pushed whole, a client each */

@@ -131,6 +131,8 @@ control_metrics_text(const struct supervisor_snapshot *s, const struct control_c
 	metric_gauge(f, "airlock_frozen", "1 while the kill switch denies every call.", s->frozen);
 	metric_gauge(f, "airlock_clients", "Control clients connected.", c->clients);
 	metric_counter(f, "airlock_clients_refused", "Peers refused at accept.", c->refused);
+	metric_counter(f, "airlock_view_changes_refused", "Changes a view-role peer asked for, "
+		       "refused.", c->refused_view);
 	metric_counter(f, "airlock_frames_dropped", "Pushed frames dropped for slow clients.",
 		       c->dropped);
 	metric_counter(f, "airlock_control_bytes_sent",

@@ -151,10 +151,11 @@ for rt in runc runsc; do
 done
 
 # --- each protection removed: refused at start, then leaks at its observer ----------
-# mutant NAME STEP OBSERVER: NAME alone is refused ("confinement not enforced
-# (STEP)") with nothing arriving; NAME with upstream_no_proof reaches OBSERVER.
+# mutant NAME STEP OBSERVER [ALSO]: NAME alone is refused ("confinement not
+# enforced (STEP)") with nothing arriving; NAME with upstream_no_proof (and
+# ALSO, a second layer over the same observer) reaches OBSERVER.
 mutant() {
-	local name=$1 step=$2 observer=$3 c
+	local name=$1 step=$2 observer=$3 also=${4:+,$4} c
 	c=${name#upstream_}
 	session "$c-refused" runc "$mutants_exe" "$name"
 	check "mutant $name: refused at start (exit $(cat "$work/$c-refused/rc"))" \
@@ -162,7 +163,7 @@ mutant() {
 	check "mutant $name: says why (confinement not enforced ($step))" \
 		grep -qF "upstream hostile: confinement not enforced ($step)" "$work/$c-refused/summary.json"
 	check "mutant $name: nothing arrived" nothing_arrived "$c-refused"
-	session "$c" runc "$mutants_exe" "$name,upstream_no_proof"
+	session "$c" runc "$mutants_exe" "$name$also,upstream_no_proof"
 	case $observer in
 	unix|tcp) check "mutant $name without the proof: the $observer observer saw it ($(seen "$c" "$observer"))" \
 			test "$(seen "$c" "$observer")" -gt 0 ;;
@@ -171,7 +172,9 @@ mutant() {
 	esac
 	check "mutant $name: no container of the session left" session_gone "$(sid "$c")"
 }
-mutant upstream_keep_root uid unix
+# Root kept: the upstream keeps the engine's uid, so it also makes no unix
+# socket (the engine's own would take it for the engine) unless that goes too.
+mutant upstream_keep_root uid unix upstream_same_uid_unix
 mutant upstream_no_landlock_net "landlock net" tcp
 mutant upstream_no_landlock_fs "landlock fs" file
 rm -f /etc/airlock-hostile-probe	# a mutant that ran as root may have made it

@@ -262,6 +262,48 @@ check "the revokes' policy entries name the ctl's user and uid" audit_has \
 	"select count(*) from audit_entries where type='policy' and rule like 'revoke%'
 	 and detail like '%\"by\":\"$me\",\"uid\":$myuid,\"via\":\"ctl\"%'"
 
+# --- a view peer cannot crowd the operators out -------------------------------------
+# 64 connections held by a view uid: it gets 48, the rest stay for operate.
+install -m 0755 "$client" "$work/bin/serve_client.py"
+rm -f "$work/hog.go"
+for f in hog.frames pester.frames; do install -m 0666 /dev/null "$work/$f"; done	# uid 65534 writes them
+nobody --groups "$vg" /usr/bin/python3 "$work/bin/serve_client.py" hog "$sock" 64 "$work/hog.go" \
+	"$work/hog.frames" >"$work/hog.json" 2>"$work/hog.err" &
+hog=$!
+for _ in $(seq 100); do [ -s "$work/hog.json" ] && break; sleep 0.1; done
+check "a view uid asking for 64 connections holds 48; 16 refused 'too many clients'" \
+	[ "$(json_get "$work/hog.json" '(d["admitted"], d["refused"] == ["too many clients"] * 16)')" = "(48, True)" ]
+rc=0; ctl status >/dev/null 2>&1 || rc=$?
+check "…while it holds them, root's ctl still connects" [ "$rc" = 0 ]
+rc=0; as_ctl "--groups $og" status >"$work/hog_op.out" 2>&1 || rc=$?
+check "…and so does an operate-group uid" \
+	bash -c '[ "$1" = 0 ] && grep -q "role operate" "$2"' _ "$rc" "$work/hog_op.out"
+touch "$work/hog.go"
+wait "$hog"
+
+# 2000 freezes a view uid asks for: refused, audited 32 a minute, counted; the
+# operators' changes meanwhile are not held up behind the log ('engine busy').
+view_rows() { audit_q "select count(*) from audit_entries where type='policy' and
+	rule='freeze refused: view only' and detail like '%\"uid\":65534%'"; }
+before=$(view_rows)
+nobody --groups "$vg" /usr/bin/python3 "$work/bin/serve_client.py" pester "$sock" 2000 \
+	"$work/pester.frames" >"$work/pester.json" 2>"$work/pester.err" &
+pester=$!
+rc=0; ctl revoke store --all >/dev/null 2>"$work/pester_revoke.err" || rc=$?
+rc2=0; ctl restore store --all >/dev/null 2>>"$work/pester_revoke.err" || rc2=$?
+wait "$pester"
+check "a view uid's 2000 freezes: every one refused 'view only'" \
+	[ "$(json_get "$work/pester.json" '(d["sent"], d["refused"])')" = "(2000, 2000)" ]
+check "…root's revoke and restore meanwhile: exit 0, not 'engine busy'" \
+	bash -c '[ "$1:$2" = 0:0 ] && ! grep -q busy "$3"' _ "$rc" "$rc2" "$work/pester_revoke.err"
+sleep 1	# the writer is asynchronous
+check "…at most 32 of them audited a minute (64: the run may span two)" \
+	bash -c 'n=$(( $2 - $1 )); [ "$n" -ge 1 ] && [ "$n" -le 64 ]' _ "$before" "$(view_rows)"
+check "…the log says the rest are counted" \
+	grep -q "more than 32 view-only changes refused this minute: counted" "$work/serve1.err"
+check "…and the metrics count every one" bash -c '"$1" ctl --socket "$2" metrics |
+	awk "/^airlock_view_changes_refused_total /{exit !(\$2 >= 2000)}"' _ "$airlock" "$sock"
+
 # --- the kill switch: every call denied 'frozen', acknowledged by every session -------
 check "not frozen before: metrics say 0" bash -c '"$1" ctl --socket "$2" metrics | grep -qx "airlock_frozen 0"' _ "$airlock" "$sock"
 rc=0; ctl freeze --json >"$work/freeze.json" || rc=$?

@@ -28,6 +28,13 @@
                                           tools moved to an upstream it lacks):
                                           how many were refused so, how many
                                           busy, and whether in order
+  serve_client.py hog SOCK N GO OUT       N connections, each its hello read,
+                                          held open sending nothing until the
+                                          file GO exists: prints how many got
+                                          a role and the refusals, at once
+  serve_client.py pester SOCK N OUT       N freezes on one connection, in
+                                          rounds of 200: how many were refused
+                                          "view only"
   serve_client.py deltas SOCK SECONDS OUT two subscribers at once, one taking
                                           deltas, one whole snapshots; the
                                           deltas applied here (RFC 7386) must
@@ -371,6 +378,46 @@ def crowd(path, n, out_path, config_path=None):
     print(json.dumps(found))
 
 
+def hog(path, n, go, out_path):
+    held, refused = [], []
+    with open(out_path, "ab") as out:
+        for _ in range(n):
+            s = connect(path)
+            hello = Reader(s, out).lines(1)
+            if hello and hello[0].get("role"):
+                held.append(s)
+            else:
+                refused.append(hello[0].get("error") if hello else None)
+                s.close()
+    print(json.dumps({"admitted": len(held), "refused": refused}), flush=True)
+    deadline = time.time() + 120
+    while not os.path.exists(go) and time.time() < deadline:
+        time.sleep(0.1)
+    for s in held:
+        s.close()
+
+
+def pester(path, n, out_path):
+    s = connect(path)
+    refused, sent = 0, 0
+    with open(out_path, "wb") as out:
+        r = Reader(s, out)
+        r.lines(1)
+        while sent < n:
+            k = min(200, n - sent)
+            s.sendall(b"".join(b'{"id":%d,"op":"freeze"}\n' % (sent + i + 1) for i in range(k)))
+            sent += k
+            got = r.lines(k)
+            while len(got) < k:
+                more = r.lines(k - len(got))
+                if not more:
+                    break
+                got += more
+            refused += sum(1 for x in got if x.get("error") == "view only")
+    s.close()
+    print(json.dumps({"sent": sent, "refused": refused}))
+
+
 if __name__ == "__main__":
     cmd = sys.argv[1]
     if cmd == "bad":
@@ -387,5 +434,9 @@ if __name__ == "__main__":
         overtake(sys.argv[2], sys.argv[3], sys.argv[4])
     elif cmd == "crowd":
         crowd(sys.argv[2], int(sys.argv[3]), sys.argv[4], *sys.argv[5:6])
+    elif cmd == "hog":
+        hog(sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5])
+    elif cmd == "pester":
+        pester(sys.argv[2], int(sys.argv[3]), sys.argv[4])
     elif cmd == "deltas":
         deltas(sys.argv[2], float(sys.argv[3]), sys.argv[4])
