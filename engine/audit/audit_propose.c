@@ -193,16 +193,6 @@ audit_propose_free(struct audit_propose *p)
 	memset(p, 0, sizeof *p);
 }
 
-/* "3 calls in 2 sessions denied revoked, 2026-12-05T13:00:01Z to 2026-12-05T13:04:10Z" */
-static void
-note(char out[AUDIT_PROPOSE_WHY_MAX], const struct propose_denial *d)
-{
-	snprintf(out, AUDIT_PROPOSE_WHY_MAX,
-		 "%lld call%s in %lld session%s denied %s, %.19sZ to %.19sZ",
-		 (long long)d->calls, d->calls == 1 ? "" : "s", (long long)d->sessions,
-		 d->sessions == 1 ? "" : "s", d->rule, d->first, d->last);
-}
-
 /*
  * Were all of d's denials a class flow hold's? Then a restore of its tool
  * would lift nothing: it is left to the operator (ctl restore --flow).
@@ -219,6 +209,61 @@ flow_held_only(const struct audit_propose *p, const struct propose_denial *d)
 	return strcmp(d->rule, "revoked") != 0 && n >= d->calls;
 }
 
+/* Would an incident file's restore allow d's calls? */
+static bool
+proposed(const struct audit_propose *p, const struct propose_denial *d)
+{
+	return audit_propose_restorable(d->rule) && d->tool_ok && !flow_held_only(p, d);
+}
+
+/* The first proposed denial of p->v[at]'s tool: a tool left out is counted once. */
+static size_t
+first_of_tool(const struct audit_propose *p, size_t at)
+{
+	size_t i;
+
+	for (i = 0; i < at; i++)
+		if (strcmp(p->v[i].tool, p->v[at].tool) == 0 && proposed(p, &p->v[i]))
+			return i;
+	return at;
+}
+
+/*
+ * The note of the tool of p->v[at], its first proposed denial, with every
+ * later one of the same tool: "3 calls in 2 sessions denied revoked,
+ * 2026-12-05T13:00:01Z to 2026-12-05T13:04:10Z"; denied by more than one
+ * rule, "24 calls in at least 1 session denied 23 revoked, 1 hold_denied,
+ * …" (a session may be counted under two rules).
+ */
+static void
+note(char out[AUDIT_PROPOSE_WHY_MAX], const struct audit_propose *p, size_t at)
+{
+	const struct propose_denial *d = &p->v[at];
+	int64_t calls = 0, sessions = 0;
+	const char *first = d->first, *last = d->last;
+	char rules[AUDIT_PROPOSE_WHY_MAX] = "";
+	size_t i, len = 0, n = 0;
+
+	for (i = at; i < p->n; i++) {
+		d = &p->v[i];
+		if (strcmp(d->tool, p->v[at].tool) != 0 || !proposed(p, d))
+			continue;
+		calls += d->calls;
+		sessions = d->sessions > sessions ? d->sessions : sessions;
+		first = strcmp(d->first, first) < 0 ? d->first : first;
+		last = strcmp(d->last, last) > 0 ? d->last : last;
+		len += (size_t)snprintf(rules + len, sizeof rules - len, n++ ? ", %lld %s" : "%lld %s",
+					(long long)d->calls, d->rule);
+		len = len < sizeof rules ? len : sizeof rules - 1;
+	}
+	if (n == 1)	/* one rule: its calls need not be said twice */
+		snprintf(rules, sizeof rules, "%s", p->v[at].rule);
+	snprintf(out, AUDIT_PROPOSE_WHY_MAX, "%lld call%s in %s%lld session%s denied %s, "
+		 "%.19sZ to %.19sZ", (long long)calls, calls == 1 ? "" : "s",
+		 n > 1 ? "at least " : "", (long long)sessions, sessions == 1 ? "" : "s", rules,
+		 first, last);
+}
+
 int
 audit_propose_file(const struct audit_propose *p, size_t tools_max, json_t **file,
 		   size_t *left_out)
@@ -233,15 +278,14 @@ audit_propose_file(const struct audit_propose *p, size_t tools_max, json_t **fil
 	for (i = 0; rc == 0 && i < p->n; i++) {
 		const struct propose_denial *d = &p->v[i];
 
-		/* Grouped by (rule, tool): a tool revoked and held comes once, as first denied. */
-		if (!audit_propose_restorable(d->rule) || !d->tool_ok ||
-		    json_object_get(why, d->tool) || flow_held_only(p, d))
+		/* Grouped by (rule, tool): a tool revoked and held comes once, at its first. */
+		if (!proposed(p, d) || first_of_tool(p, i) != i)
 			continue;
 		if (json_array_size(restore) == tools_max) {
 			(*left_out)++;
 			continue;
 		}
-		note(text, d);
+		note(text, p, i);
 		if (json_array_append_new(restore, json_string(d->tool)) < 0 ||
 		    json_object_set_new(why, d->tool, json_string(text)) < 0)
 			rc = -1;

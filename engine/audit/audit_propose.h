@@ -88,7 +88,8 @@ const char *audit_propose_hint(const char *rule);
  * each tool denied `revoked` (or held: hold_denied, hold_timeout, unless
  * every such denial was a class flow hold's) whose name the log holds as is, once, in
  * order of first denial, up to tools_max; the note says how many calls in
- * how many sessions, and between which times (at most
+ * how many sessions, by which rules when more than one, and between which
+ * times (at most
  * AUDIT_PROPOSE_WHY_MAX - 1 bytes). *file is NULL when there is none;
  * *left_out counts the tools past tools_max. -1 when out of memory.
  */

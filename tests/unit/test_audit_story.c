@@ -597,6 +597,41 @@ test_propose_flows(void **state)
 }
 
 /*
+ * A tool held first (one call denied by its operator), then revoked (two
+ * calls in another session): proposed once, and its note tells both
+ * rules with their calls, not only the first.
+ */
+static void
+test_propose_every_rule_of_a_tool(void **state)
+{
+	struct fixture *f = *state;
+	static const struct row rows[] = {
+		{ AUDIT_D_APPLIED, "s-1", "store", "hold 4 denied", BOB, 1 },
+		{ AUDIT_D_DENIED, "s-1", "store", "hold_denied", NULL, 1 },
+		{ AUDIT_D_DENIED, "s-2", "store", "revoked", NULL, 2 },
+		{ AUDIT_D_DENIED, "s-2", "store", "revoked", NULL, 2 },
+	};
+	struct audit_propose p;
+	struct al_err err;
+	json_t *file;
+	size_t left;
+	const char *why;
+
+	put_all(f, rows, sizeof rows / sizeof rows[0]);
+	assert_int_equal(audit_propose_read(f->db, NULL, NULL, &p, &err), 0);
+	assert_int_equal(p.n, 2);
+	assert_int_equal(audit_propose_file(&p, INCIDENT_TOOLS_MAX, &file, &left), 0);
+	assert_non_null(file);
+	assert_int_equal(json_array_size(json_object_get(file, "restore")), 1);
+	why = json_string_value(json_object_get(json_object_get(file, "why"), "store"));
+	assert_non_null(why);
+	assert_memory_equal(why, "3 calls in at least 1 session denied 1 hold_denied, 2 revoked, ",
+			    strlen("3 calls in at least 1 session denied 1 hold_denied, 2 revoked, "));
+	json_decref(file);
+	audit_propose_free(&p);
+}
+
+/*
  * The timeline of a class flow hold: its cutover grouped on the flow (one
  * session applied, one not applicable: no declassification), the wait
  * and the declassifying approval told as written, the restore; the hash
@@ -748,6 +783,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_readers_refuse, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_propose_story, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_propose_flows, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_propose_every_rule_of_a_tool, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_timeline_flows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_propose_filters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_propose_nothing_expressible, setup, teardown),
