@@ -150,6 +150,9 @@ size_t supervisor_stop_all(struct supervisor *s);
  * its link.
  */
 #define SUPERVISOR_E_TOOL	"no config this engine holds has a tool '%s'"
+/* The same with no session held (after a restart): an alias has no config to map it. */
+#define SUPERVISOR_E_TOOL_NONE	"no config this engine holds has a tool '%s' (it holds " \
+				"none yet: name a standing tool by its catalog name)"
 #define SUPERVISOR_E_ALIAS	"'%s' is an alias of %s in one config this engine holds " \
 				"and of %s in another: name the catalog tool"
 /*

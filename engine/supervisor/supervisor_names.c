@@ -73,7 +73,7 @@ tool_named(const struct supervisor *s, const char *tool, char *named, struct al_
 
 	sup_copy_word(named, SNAP_NAME_MAX, tool);
 	if (!tool_known(s, tool) && (rc = alias_tool(s, tool, named, err)) == 0)
-		rc = al_fail(err, SUPERVISOR_E_TOOL, tool);
+		rc = al_fail(err, s->n_slots ? SUPERVISOR_E_TOOL : SUPERVISOR_E_TOOL_NONE, tool);
 	return rc < 0 ? -1 : 0;
 }
 

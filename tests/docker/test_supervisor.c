@@ -1068,6 +1068,11 @@ test_standing_outlives(void **state)
 	assert_int_equal(snap.n_standing_hold, 0);
 	assert_true(snap.revision >= rev_one);
 	supervisor_snapshot_free(&snap);
+	/* No session yet: a name no config maps is refused, saying how to name one. */
+	assert_int_equal(supervisor_cutover(s, CUTOVER_RESTORE, "nosuchtool", NULL, 0, NULL, NULL,
+					    &err), -1);
+	assert_string_equal(err.msg, "no config this engine holds has a tool 'nosuchtool' (it holds "
+			    "none yet: name a standing tool by its catalog name)");
 	assert_int_equal(supervisor_cutover(s, CUTOVER_RESTORE, "store", NULL, 0, &rev_next, NULL,
 					    &err), 0);
 	assert_true(rev_next > rev_one);
