@@ -114,11 +114,44 @@ pending_close(struct audit_unknown *list, size_t *n, bool session, const char *k
 		}
 }
 
-/* The engine's standing entries: the newest is kept (audit_verify.h). */
+/* One more part of a rule: after its colon, or after a comma. */
+static void
+rule_add(char *rule, size_t cap, const char *part)
+{
+	size_t len = strlen(rule);
+
+	snprintf(rule + len, cap - len, "%s %s", rule[len - 1] == ':' ? "" : ",", part);
+}
+
+void
+audit_standing_rule(char *rule, size_t cap, const json_t *sets)
+{
+	static const char *const parts[] = { "revoked", "held", "flows" };
+	char part[32];
+	size_t i, n;
+
+	snprintf(rule, cap, "standing:");
+	for (i = 0; i < sizeof parts / sizeof parts[0]; i++)
+		if ((n = json_array_size(json_object_get(sets, parts[i]))) > 0) {
+			snprintf(part, sizeof part, "%zu %s", n, parts[i]);
+			rule_add(rule, cap, part);
+		}
+	if (json_object_get(sets, "frozen"))
+		rule_add(rule, cap, "frozen");
+	if (rule[strlen(rule) - 1] == ':')
+		rule_add(rule, cap, "nothing");
+}
+
+/*
+ * The engine's standing entries: the newest is kept (audit_verify.h). A
+ * restored one is told by the sets of its detail (its rule says only
+ * that they were taken up); one that cannot be read, by its rule.
+ */
 static void
 standing_note(struct audit_verify *out, sqlite3_stmt *st)
 {
 	const char *rule = column_or_empty(st, AUDIT_COL_RULE);
+	json_t *sets;
 
 	if (strcmp(column_or_empty(st, AUDIT_COL_SESSION_ID), "engine") != 0 ||
 	    strncmp(rule, "standing", strlen("standing")) != 0)
@@ -126,6 +159,12 @@ standing_note(struct audit_verify *out, sqlite3_stmt *st)
 	out->standing_seq = sqlite3_column_int64(st, AUDIT_COL_SEQ);
 	out->standing_revision = sqlite3_column_int64(st, AUDIT_COL_REVISION);
 	audit_read_text(out->standing_rule, sizeof out->standing_rule, rule);
+	if (strcmp(rule, "standing restored") != 0 ||
+	    !(sets = json_loads(column_or_empty(st, AUDIT_COL_DETAIL), 0, NULL)))
+		return;
+	if (json_is_object(sets))
+		audit_standing_rule(out->standing_rule, sizeof out->standing_rule, sets);
+	json_decref(sets);
 }
 
 struct pending_caps {

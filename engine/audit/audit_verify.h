@@ -65,7 +65,8 @@ struct audit_verify {
 	 * of it, and what the next engine on this log takes up
 	 * (docs/guarantees.md, "What stands outlives the engine"). Its rule
 	 * says what, e.g. "standing: 1 revoked, frozen" (printable, cut to
-	 * fit). seq 0 when the log has none.
+	 * fit); an engine's "standing restored" is told by the sets of its
+	 * detail, as a saved entry's rule is. seq 0 when the log has none.
 	 */
 	int64_t standing_seq;
 	int64_t standing_revision;
@@ -96,5 +97,13 @@ int audit_verify_file(const char *path, struct audit_verify *out, struct al_err 
 int audit_verify_anchored(const char *path, const struct audit_anchor *anchor,
 			  struct audit_verify *out, struct al_err *err);
 void audit_verify_free(struct audit_verify *v);
+
+/*
+ * The rule a standing entry's sets are saved under, of its detail's
+ * {"revoked": [...], "held": [...], "flows": [...], "frozen": {...}}:
+ * "standing: 2 revoked, 1 flows, frozen" (the parts there are, "nothing"
+ * when none is), cut to cap.
+ */
+void audit_standing_rule(char *rule, size_t cap, const json_t *sets);
 
 #endif

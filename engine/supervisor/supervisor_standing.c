@@ -23,6 +23,7 @@
 
 #include <jansson.h>
 
+#include "audit_verify.h"
 #include "journal.h"
 
 /*
@@ -103,35 +104,6 @@ standing_json(struct supervisor *s, const struct snap_author *by)
 	return done;
 }
 
-/* One more part of a rule: after its colon, or after a comma. */
-static void
-rule_add(char *rule, size_t cap, const char *part)
-{
-	size_t len = strlen(rule);
-
-	snprintf(rule + len, cap - len, "%s %s", rule[len - 1] == ':' ? "" : ",", part);
-}
-
-/* What the timeline tells of the sets: "standing: 2 revoked, frozen". */
-static void
-standing_rule(char *rule, size_t cap, const json_t *o)
-{
-	static const char *const parts[] = { "revoked", "held", "flows" };
-	char part[32];
-	size_t i, n;
-
-	snprintf(rule, cap, "%s:", STANDING_RULE);
-	for (i = 0; i < sizeof parts / sizeof parts[0]; i++)
-		if ((n = json_array_size(json_object_get(o, parts[i]))) > 0) {
-			snprintf(part, sizeof part, "%zu %s", n, parts[i]);
-			rule_add(rule, cap, part);
-		}
-	if (json_object_get(o, "frozen"))
-		rule_add(rule, cap, "frozen");
-	if (rule[strlen(rule) - 1] == ':')
-		rule_add(rule, cap, "nothing");
-}
-
 /* The sets in the log; rule NULL: the saved entry's, made of what it holds. */
 static void
 standing_write(struct supervisor *s, const struct snap_author *by, const char *rule)
@@ -147,7 +119,7 @@ standing_write(struct supervisor *s, const struct snap_author *by, const char *r
 		.detail = detail,
 	};
 
-	standing_rule(saved, sizeof saved, o);
+	audit_standing_rule(saved, sizeof saved, o);
 	json_decref(o);
 
 	if (!detail || journal_write(&j, NULL, AUDIT_D_APPLIED, &e, NULL) < 0) {

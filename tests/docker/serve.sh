@@ -461,6 +461,10 @@ check "…its log says it restored them, once" \
 	[ "$(sqlite3 "$work/audit.db" "select count(*) from audit_entries where session_id = 'engine'
 		and type = 'policy' and rule = 'standing restored' and detail like '%\"revoked\":[{%\"tool\":\"store\"%'
 		and detail like '%\"frozen\":{%'")" = 1 ]
+check "…and audit verify tells that entry by what stands, not 'standing restored'" \
+	bash -c '"$1" audit verify "$2" | grep -qE "^audit $2: standing at entry [1-9][0-9]* \(revision [1-9][0-9]*\): standing: 1 revoked, 1 flows, frozen$" &&
+	[ "$(sqlite3 "$2" "select max(seq) from audit_entries where session_id = '"'engine'"' and rule like '"'standing%'"'")" = \
+	  "$(sqlite3 "$2" "select max(seq) from audit_entries where rule = '"'standing restored'"'")" ]' _ "$airlock" "$work/audit.db"
 roles_reach restarted
 gone2() { [ -z "$("$DOCKER" ps -aq --filter label=io.airlock.managed=1 --filter "label=io.airlock.owner-pid=$engine2")" ]; }
 for _ in $(seq 100); do gone2 && break; sleep 0.1; done
