@@ -17,6 +17,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /*
@@ -56,6 +57,9 @@ user_allowed(const struct passwd *pw, bool privileged, struct al_err *err)
 		return 0;
 	if (pw->pw_uid == 0 || pw->pw_gid == 0)
 		return al_fail(err, "root is not allowed (\"privileged\": true opts in)");
+	if (pw->pw_uid == geteuid())	/* its control socket takes that uid for the engine */
+		return al_fail(err, "the engine's own user is not allowed (\"privileged\": true "
+			       "opts in)");
 	if (in_docker_group(pw))
 		return al_fail(err, "a member of the docker group is not allowed "
 			       "(\"privileged\": true opts in)");
@@ -486,6 +490,24 @@ probe_unix(void)
 }
 
 /*
+ * A child may not leave the group (the child itself leads its session, so
+ * setsid fails there anyway): a grandchild tries, and must get EPERM.
+ */
+static int
+probe_group(void)
+{
+	int status = 0;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(setsid() < 0 && errno == EPERM ? 0 : 1);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	errno = 0;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+/*
  * What was intended, not what was done, is checked: a protection that
  * silently did not take (or a mutant that removed it) is caught here.
  */
@@ -510,6 +532,8 @@ prove(const struct mcp_confine *cf)
 		return MCP_CONFINE_CHECK_SYSCALL;
 	if (cf->unix_closed && probe_unix() < 0)
 		return MCP_CONFINE_CHECK_UNIX;
+	if (probe_group() < 0)
+		return MCP_CONFINE_CHECK_GROUP;
 	return MCP_CONFINE_OK;
 }
 
@@ -545,6 +569,7 @@ mcp_confine_step_name(int step)
 		[MCP_CONFINE_CHECK_UID] = "uid",
 		[MCP_CONFINE_CHECK_CAPS] = "capabilities",
 		[MCP_CONFINE_CHECK_UNIX] = "unix socket",
+		[MCP_CONFINE_CHECK_GROUP] = "process group",
 	};
 
 	if (step < 0 || (size_t)step >= sizeof names / sizeof names[0])

@@ -145,6 +145,7 @@ enum mcp_confine_step {
 	MCP_CONFINE_CHECK_UID,	/* still uid 0 */
 	MCP_CONFINE_CHECK_CAPS,	/* a capability left, effective or permitted */
 	MCP_CONFINE_CHECK_UNIX,	/* the engine's uid kept, and a unix socket made */
+	MCP_CONFINE_CHECK_GROUP,	/* a grandchild left the process group */
 };
 
 /*

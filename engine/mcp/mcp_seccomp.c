@@ -139,6 +139,15 @@ deny_rules(scmp_filter_ctx ctx, const struct mcp_confine *cf, const struct mcp_c
 
 	if (deny_names(ctx) < 0 || deny_userns(ctx) < 0 || deny_families(ctx) < 0)
 		return -1;
+	/*
+	 * Its own group for good: the child made it (setsid, before this
+	 * filter), and a stop kills the group; a descendant that left it
+	 * would outlive the upstream.
+	 */
+	if (!confine_mutant(cf, "new_group") &&
+	    (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(setsid), 0) < 0 ||
+	     seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(setpgid), 0) < 0))
+		return -1;
 	if (cf->unix_closed && !confine_mutant(cf, "same_uid_unix") &&
 	    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 1,
 			     cmp(0, SCMP_CMP_EQ, AF_UNIX, 0)) < 0)

@@ -110,6 +110,15 @@ check "the audit's receipt: the upstream ran as airlock-upstream, uid changed" \
 	receipt_is "$state/audit.db" airlock-upstream "$(id -u airlock-upstream)" True
 check "the audit log is the engine's, 0600 (UMask)" [ "$(stat -c '%a %U' "$state/audit.db")" = "600 $user" ]
 
+# An upstream as the engine's own user would be taken for the engine by its socket.
+python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))
+for u in c["upstreams"].values(): u["user"] = sys.argv[2]
+json.dump(c, open(sys.argv[3], "w"))' "$work/a/config.json" "$user" "$work/a/own_user.json"
+chmod 0644 "$work/a/own_user.json"
+rc=0; ctl start "$work/a/own_user.json" >/dev/null 2>"$work/own_user.err" || rc=$?
+check "an upstream as $user, the engine's own user: refused at load, naming why" \
+	bash -c '[ "$1" != 0 ] && grep -q "user: the engine'"'"'s own user is not allowed" "$2"' _ "$rc" "$work/own_user.err"
+
 ctl stop "$sid" >/dev/null 2>&1
 for _ in $(seq 300); do session_gone "$sid" && break; sleep 0.1; done
 check "after ctl stop the session's container is gone" session_gone "$sid"

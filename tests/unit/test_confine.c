@@ -10,6 +10,7 @@
 #include <grp.h>
 #include <netinet/in.h>
 #include <pwd.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +39,7 @@
 static const char *const attempts[] = {
 	"engine_fd", "docker_sock", "stand_in_sock", "audit_db", "shadow", "proc1_environ", "engine_environ",
 	"engine_mem", "etc_write", "kill_engine", "ptrace", "tcp", "udp", "packet", "io_uring",
-	"mount", "userns", NULL,
+	"escape", "mount", "userns", NULL,
 };
 
 struct obs {
@@ -132,8 +133,13 @@ static int
 obs_teardown(void **state)
 {
 	struct obs *o = *state;
+	json_int_t pid = json_integer_value(json_object_get(o->got, "escape_pid"));
 
 	mcp_stop(o->c);
+	/* A mutant's child that left the group would linger its 30 s: not past the test. */
+	if (pid > 1 && json_is_string(json_object_get(o->got, "escape")) &&
+	    strcmp(json_string_value(json_object_get(o->got, "escape")), "ok") == 0)
+		kill((pid_t)pid, SIGKILL);
 	json_decref(o->got);
 	strv_free(&o->cfg.argv);
 	strv_free(&o->cfg.env);
@@ -223,6 +229,30 @@ db_written(const struct obs *o)
 	return st.st_size > 0;
 }
 
+/* The hostile server's lingering child, running (not a zombie) within ms. */
+static bool
+escaped_alive(const struct obs *o, int ms)
+{
+	json_int_t pid = json_integer_value(json_object_get(o->got, "escape_pid"));
+	char path[64], st[256], *p;
+	FILE *f;
+	int i;
+
+	assert_true(pid > 1);
+	snprintf(path, sizeof path, "/proc/%lld/stat", (long long)pid);
+	for (i = 0; i <= ms / 50; i++) {
+		if (!(f = fopen(path, "re")))
+			return false;
+		p = fgets(st, sizeof st, f) ? strrchr(st, ')') : NULL;
+		fclose(f);
+		if (!p || p[2] == 'Z' || p[2] == 'X')
+			return false;
+		if (i < ms / 50)
+			usleep(50 * 1000);
+	}
+	return true;
+}
+
 static void
 test_hostile_gets_nothing(void **state)
 {
@@ -250,6 +280,28 @@ test_hostile_gets_nothing(void **state)
 	assert_int_equal(strlen(r->seccomp_sha256), HASH_HEX_LEN);
 	assert_string_equal(r->network, "none");
 	assert_false(r->privileged);
+	/* Its child tried to leave the group and lingers in it: the stop ends it. */
+	mcp_stop(o->c);
+	o->c = NULL;
+	assert_false(escaped_alive(o, 2000));
+}
+
+/* setsid and setpgid allowed: the child leaves the group, and outlives the stop. */
+static void
+test_mutant_new_group(void **state)
+{
+	struct obs *o = *state;
+	json_int_t pid;
+
+	if (!as_root())
+		skip();
+	run_attempt(o, "upstream_new_group,upstream_no_proof");
+	assert_string_equal(got(o, "escape"), "ok");
+	mcp_stop(o->c);
+	o->c = NULL;
+	assert_true(escaped_alive(o, 1000));
+	pid = json_integer_value(json_object_get(o->got, "escape_pid"));
+	assert_int_equal(kill((pid_t)pid, SIGKILL), 0);
 }
 
 /*
@@ -341,6 +393,7 @@ test_proof_refuses_missing_protection(void **state)
 	refused(o, "upstream_no_seccomp", "seccomp");
 	refused(o, "upstream_no_landlock_fs", "landlock fs");
 	refused(o, "upstream_no_landlock_net", "landlock net");
+	refused(o, "upstream_new_group", "process group");
 }
 
 /* --- the config's fields ---------------------------------------------------- */
@@ -680,6 +733,7 @@ main(void)
 		T(test_mutant_no_seccomp),
 		T(test_mutant_no_landlock_fs),
 		T(test_mutant_no_landlock_net),
+		T(test_mutant_new_group),
 		T(test_proof_refuses_missing_protection),
 		T(test_missing_path_refused),
 		T(test_program_in_root_only_dir),
