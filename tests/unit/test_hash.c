@@ -339,6 +339,34 @@ test_ctx(void **state)
 	hash_ctx_free(h);
 }
 
+/*
+ * HMAC-SHA-256, RFC 4231 test case 2, again and again on one context (the
+ * key kept across digests); never the plain digest of the same bytes.
+ */
+static void
+test_keyed(void **state)
+{
+	static const char data[] = "what do ya want for nothing?";
+	struct hash_ctx *h = hash_ctx_new_keyed((const unsigned char *)"Jefe", 4);
+	char a[HASH_HEX_LEN + 1], plain[HASH_HEX_LEN + 1];
+	int i;
+
+	(void)state;
+	assert_non_null(h);
+	for (i = 0; i < 3; i++) {
+		hash_ctx_hex(h, data, strlen(data), a);
+		assert_string_equal(a, "5bdcc146bf60754e6a042426089575c7"
+				       "5a003f089d2739839dec58b964ec3843");
+		hash_ctx_hex(h, "abc", 3, a);
+		hash_sha256_hex("abc", 3, plain);
+		assert_string_not_equal(a, plain);
+		assert_int_equal(strlen(a), HASH_HEX_LEN);
+	}
+	hash_ctx_free(h);
+	assert_null(hash_ctx_new_keyed((const unsigned char *)"", 0));	/* no key, no context */
+	assert_null(hash_ctx_new_keyed(NULL, 32));
+}
+
 int
 main(void)
 {
@@ -352,6 +380,7 @@ main(void)
 		cmocka_unit_test(test_canon_json_as_jansson),
 		cmocka_unit_test(test_canon_grows),
 		cmocka_unit_test(test_ctx),
+		cmocka_unit_test(test_keyed),
 	};
 
 	return cmocka_run_group_tests_name("hash", tests, NULL, NULL);
