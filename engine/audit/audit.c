@@ -1,5 +1,6 @@
 #include "audit_int.h"
 #include "clock.h"
+#include "ids.h"
 
 #include <fcntl.h>
 #include <stddef.h>
@@ -51,6 +52,25 @@
 #define AUDIT_LIFECYCLE_INDEX \
 	"CREATE INDEX IF NOT EXISTS audit_lifecycle ON audit_entries(type, session_id)" \
 	" WHERE " AUDIT_INDEXED ";"
+/*
+ * The key of the payload hashes (hash.h: HMAC-SHA-256): one row, written
+ * at a writer's first open and never changed, or the hashes already
+ * written could no longer be checked. Not chained: the file holds it, and
+ * whoever can rewrite the file can rewrite the chain too. REPLACE deletes
+ * without the DELETE trigger (recursive_triggers is off): the INSERT one
+ * turns any second row into nothing.
+ */
+#define AUDIT_KEY_TABLE \
+	"CREATE TABLE IF NOT EXISTS audit_key (" \
+	" id INTEGER PRIMARY KEY CHECK (id = 1)," \
+	" key BLOB NOT NULL CHECK (length(key) = " AUDIT_STR(AUDIT_KEY_LEN) "));" \
+	"CREATE TRIGGER IF NOT EXISTS audit_key_no_update BEFORE UPDATE ON audit_key" \
+	" BEGIN SELECT RAISE(ABORT, 'audit key is written once'); END;" \
+	"CREATE TRIGGER IF NOT EXISTS audit_key_no_delete BEFORE DELETE ON audit_key" \
+	" BEGIN SELECT RAISE(ABORT, 'audit key is written once'); END;" \
+	"CREATE TRIGGER IF NOT EXISTS audit_key_once BEFORE INSERT ON audit_key" \
+	" WHEN EXISTS (SELECT 1 FROM audit_key) BEGIN SELECT RAISE(IGNORE); END;"
+/* setup_db ends its transaction: the key is taken inside it. */
 static const char schema_sql[] =
 	"BEGIN IMMEDIATE;"
 	"CREATE TABLE IF NOT EXISTS audit_entries ("
@@ -79,7 +99,7 @@ static const char schema_sql[] =
 	" BEFORE DELETE ON audit_entries"
 	" BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END;"
 	AUDIT_LIFECYCLE_INDEX
-	"COMMIT;";
+	AUDIT_KEY_TABLE;
 
 static int
 prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st)
@@ -103,9 +123,38 @@ set_wal(sqlite3 *db)
 	return ok ? 0 : -1;
 }
 
-static int
-setup_db(sqlite3 *db)
+/*
+ * The log's payload key: read, or drawn and written if it has none (a new
+ * log, or one an older version made). Drawn from getrandom(2) or not at
+ * all: no randomness fails the open, never a weak key.
+ */
+static const char *
+take_key(sqlite3 *db, unsigned char key[AUDIT_KEY_LEN])
 {
+	unsigned char fresh[AUDIT_KEY_LEN];
+	sqlite3_stmt *st = NULL;
+	int rc, got = audit_key_row(db, key, AUDIT_KEY_LEN, &rc);
+
+	if (got != 1)
+		return got == 0 ? NULL : AUDIT_ERR_KEY;
+	if (id_draw(fresh, sizeof fresh) < 0)
+		return AUDIT_ERR_NO_RANDOM;
+	rc = sqlite3_prepare_v2(db, "INSERT INTO audit_key (id, key) VALUES (1, ?)", -1, &st, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_blob(st, 1, fresh, sizeof fresh, SQLITE_TRANSIENT);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	explicit_bzero(fresh, sizeof fresh);
+	return rc == SQLITE_DONE && audit_key_row(db, key, AUDIT_KEY_LEN, &rc) == 0 ?
+	       NULL : AUDIT_ERR_KEY;
+}
+
+/* NULL, or the fixed text of what failed (AUDIT_ERR_OPEN for SQLite's own). */
+static const char *
+setup_db(sqlite3 *db, unsigned char key[AUDIT_KEY_LEN])
+{
+	const char *why = AUDIT_ERR_OPEN;
 	char limits[96];
 
 	snprintf(limits, sizeof limits, "PRAGMA wal_autocheckpoint=%d;"
@@ -115,12 +164,14 @@ setup_db(sqlite3 *db)
 			 NULL) != SQLITE_OK || set_wal(db) < 0 ||
 	    sqlite3_exec(db, "PRAGMA synchronous=FULL", NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(db, limits, NULL, NULL, NULL) != SQLITE_OK)
-		return -1;
-	if (sqlite3_exec(db, schema_sql, NULL, NULL, NULL) != SQLITE_OK) {
+		return why;
+	if (sqlite3_exec(db, schema_sql, NULL, NULL, NULL) != SQLITE_OK ||
+	    (why = take_key(db, key)) ||
+	    sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
 		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-		return -1;
+		return why ? why : AUDIT_ERR_OPEN;
 	}
-	return 0;
+	return NULL;
 }
 
 static int
@@ -177,6 +228,7 @@ audit_open(const char *path, struct audit **out, struct al_err *err)
 	struct audit *a = calloc(1, sizeof *a);
 	/* No SQLite mutex: every use of the connection is under db_lock. */
 	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
+	const char *why = NULL;
 
 	*out = NULL;
 	if (!a || audit_not_a_file(path)) {
@@ -193,12 +245,12 @@ audit_open(const char *path, struct audit **out, struct al_err *err)
 	a->hc = hash_ctx_new();
 	a->path = path ? strdup(path) : NULL;
 	if (!a->path || !a->hc || sqlite3_open_v2(path, &a->db, flags, NULL) != SQLITE_OK ||
-	    setup_db(a->db) < 0 || prepare_all(a) < 0) {
+	    (why = setup_db(a->db, a->key)) || prepare_all(a) < 0) {
 		/* SQLite reads the header only at the first statement: say what it found. */
 		bool not_db = a->db && sqlite3_errcode(a->db) == SQLITE_NOTADB;
 
 		audit_close(a);
-		return al_fail(err, not_db ? AUDIT_ERR_NOT_AUDIT : AUDIT_ERR_OPEN);
+		return al_fail(err, "%s", not_db ? AUDIT_ERR_NOT_AUDIT : why ? why : AUDIT_ERR_OPEN);
 	}
 	audit_timer_start(a);
 	if (!a->timer_on) {
@@ -213,6 +265,15 @@ const char *
 audit_db_path(const struct audit *a)
 {
 	return a ? a->path : NULL;
+}
+
+int
+audit_payload_key(const struct audit *a, unsigned char key[AUDIT_KEY_LEN])
+{
+	if (!a)
+		return -1;
+	memcpy(key, a->key, AUDIT_KEY_LEN);
+	return 0;
 }
 
 void
@@ -230,6 +291,7 @@ audit_close(struct audit *a)
 	sqlite3_finalize(a->count_session);
 	sqlite3_close(a->db);
 	hash_ctx_free(a->hc);
+	explicit_bzero(a->key, sizeof a->key);
 	free(a->path);
 	pthread_cond_destroy(&a->settled);
 	pthread_cond_destroy(&a->flush);

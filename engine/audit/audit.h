@@ -86,10 +86,23 @@ enum audit_tone audit_decision_tone(enum audit_decision d);
 /* The decision a (type, decision) pair of stored strings names, or AUDIT_D_COUNT. */
 enum audit_decision audit_decision_lookup(const char *type, const char *decision);
 
-/* Create or open; sets WAL + synchronous=FULL and creates the schema. */
+/*
+ * Create or open; sets WAL + synchronous=FULL and creates the schema. A
+ * log without a payload key gets one (fails if getrandom(2) does).
+ */
 int audit_open(const char *path, struct audit **out, struct al_err *err);
 /* The path it was opened at (the engine's own read-only readers open it too). */
 const char *audit_db_path(const struct audit *a);
+
+/*
+ * The log's payload key: the key of the request and response hashes its
+ * writers store (HMAC-SHA-256, hash.h), so that a view-role reader of the
+ * hashes cannot test guesses of a low-entropy payload. Random, made at the
+ * first open by a writer, kept in the file (table audit_key), so anyone who
+ * can read the file can still test guesses. 0, or -1 without a log.
+ */
+#define AUDIT_KEY_LEN	32
+int audit_payload_key(const struct audit *a, unsigned char key[AUDIT_KEY_LEN]);
 
 /*
  * The path names something other than a regular file: a directory, or a

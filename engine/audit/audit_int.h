@@ -86,6 +86,7 @@ struct audit {
 	bool committing;		/* a leader owns the connection */
 	bool closing;
 	struct hash_ctx *hc;		/* the leader's digest context */
+	unsigned char key[AUDIT_KEY_LEN];	/* the payload hashes' (audit.h) */
 	/*
 	 * The chain head as this connection last committed it, so that a
 	 * commit need not read it back. Trusted only while the file's data

@@ -1,5 +1,6 @@
 #include "audit_read.h"
 #include "audit.h"
+#include "audit_row.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -60,4 +61,23 @@ audit_read_text(char *dst, size_t cap, const char *s)
 	for (i = 0; dst[i]; i++)
 		if ((unsigned char)dst[i] < 0x20 || dst[i] == 0x7f)
 			dst[i] = '?';
+}
+
+const char *
+audit_read_key(const char *path, unsigned char *key)
+{
+	sqlite3 *db;
+	const char *why = audit_read_open(path, &db);
+	int got, rc;
+
+	if (why)
+		return why;
+	got = audit_key_row(db, key, AUDIT_KEY_LEN, &rc);
+	sqlite3_close(db);
+	if (got == 0)
+		return NULL;
+	if (got == 1)
+		return AUDIT_READ_ERR_NO_KEY;
+	return rc == SQLITE_ROW ? AUDIT_READ_ERR_BAD_KEY :
+	       rc == SQLITE_NOTADB ? AUDIT_READ_ERR_NOT_AUDIT : audit_read_step_error(rc);
 }

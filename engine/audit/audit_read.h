@@ -18,6 +18,8 @@
 #define AUDIT_READ_ERR_NOT_AUDIT	"not an audit database"
 #define AUDIT_READ_ERR_BUSY	"database busy"
 #define AUDIT_READ_ERR_READ	"cannot read entries"
+#define AUDIT_READ_ERR_NO_KEY	"no payload key (no engine of this version has opened it)"
+#define AUDIT_READ_ERR_BAD_KEY	"its payload key is not 32 bytes"
 
 struct sqlite3;
 
@@ -41,5 +43,12 @@ const char *audit_read_step_error(int rc);
  * been edited.
  */
 void audit_read_text(char *dst, size_t cap, const char *s);
+
+/*
+ * The log's payload key (audit.h, AUDIT_KEY_LEN bytes) from the file,
+ * read-only (a log without one is not given one): NULL, or a fixed text
+ * above (AUDIT_READ_ERR_NO_KEY: a log no writer of this version opened).
+ */
+const char *audit_read_key(const char *path, unsigned char *key);
 
 #endif

@@ -247,3 +247,24 @@ audit_row_copy(struct audit_entry *dst, const struct audit_entry *src, char *buf
 		buf += len;
 	}
 }
+
+int
+audit_key_row(sqlite3 *db, unsigned char *key, size_t len, int *rc)
+{
+	sqlite3_stmt *st = NULL;
+	int got = -1;
+
+	*rc = sqlite3_prepare_v2(db, "SELECT key FROM audit_key WHERE id = 1", -1, &st, NULL);
+	if (*rc != SQLITE_OK)
+		return *rc == SQLITE_ERROR ? 1 : -1;	/* SQLITE_ERROR: no such table */
+	*rc = sqlite3_step(st);
+	if (*rc == SQLITE_DONE)
+		got = 1;
+	else if (*rc == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_BLOB &&
+		 (size_t)sqlite3_column_bytes(st, 0) == len) {
+		memcpy(key, sqlite3_column_blob(st, 0), len);
+		got = 0;
+	}
+	sqlite3_finalize(st);
+	return got;
+}

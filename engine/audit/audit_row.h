@@ -8,7 +8,9 @@
  * binds it, and the entry hash recomputed from a row read back. Both
  * hashes are here so that the canonical form is written in one place, and
  * the hash, the binding and the copy of an entry so that a new field of
- * struct audit_entry is added in one file. Internal to the audit files
+ * struct audit_entry is added in one file. And the one row that is not an
+ * entry, the payload key's, which the writer and audit_read read alike.
+ * Internal to the audit files
  * (snapshot.h's struct audit_row is another thing: a few columns copied
  * for the console).
  */
@@ -31,6 +33,8 @@
 #define AUDIT_ERR_APPEND	"audit: cannot append entry"
 #define AUDIT_ERR_NOT_AUDIT	"audit: not an audit database"
 #define AUDIT_ERR_MEMORY	"audit: out of memory"
+#define AUDIT_ERR_NO_RANDOM	"audit: no randomness for the log's payload key"
+#define AUDIT_ERR_KEY		"audit: cannot read or write the log's payload key"
 #define AUDIT_ERR_WAL_HERE	"audit: its WAL file cannot be read where it is (read-only):" \
 				" copy the log and its -wal file to a writable directory"
 
@@ -103,5 +107,13 @@ int audit_row_bind(sqlite3_stmt *st, const struct audit_entry *e, int64_t seq,
  */
 size_t audit_row_strings_size(const struct audit_entry *e);
 void audit_row_copy(struct audit_entry *dst, const struct audit_entry *src, char *buf);
+
+/*
+ * The payload key's row (audit.c's audit_key table) on an open connection,
+ * len bytes: 0 and the key; 1 when there is none (no table: a log an
+ * older version made; or no row); -1 otherwise, SQLite's last answer in
+ * *rc (SQLITE_ROW: a key of another length).
+ */
+int audit_key_row(sqlite3 *db, unsigned char *key, size_t len, int *rc);
 
 #endif

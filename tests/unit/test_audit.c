@@ -5,7 +5,10 @@
 #include <cmocka.h>
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
@@ -14,8 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -30,6 +35,7 @@
 #include "audit.c"
 #include "audit_commit.c"
 #include "audit_row.c"	/* its timestamp writer, driven below */
+#include "audit_read.h"
 #include "audit_verify.h"
 
 #include "sample_entry.h"
@@ -1885,6 +1891,154 @@ test_head_followed_across_writers(void **state)
 	assert_verify(f->db, true, want, 0, NULL);
 }
 
+/* --- the payload key ---------------------------------------------------------- */
+
+static void
+key_of(const char *path, unsigned char key[AUDIT_KEY_LEN])
+{
+	struct audit *a;
+	struct al_err err;
+
+	assert_int_equal(audit_open(path, &a, &err), 0);
+	assert_int_equal(audit_payload_key(a, key), 0);
+	audit_close(a);
+}
+
+/*
+ * A new log has a 32-byte random key, stored in it (read back from the
+ * file as the one the writer uses); reopening gives the same key, another
+ * log another.
+ */
+static void
+test_payload_key(void **state)
+{
+	static const unsigned char zero[AUDIT_KEY_LEN];
+	unsigned char k1[AUDIT_KEY_LEN], k2[AUDIT_KEY_LEN], stored[AUDIT_KEY_LEN];
+	struct fixture *f = *state;
+	char other[128];
+	sqlite3 *db;
+
+	key_of(f->db, k1);
+	assert_memory_not_equal(k1, zero, sizeof zero);
+	db = raw_open(f->db);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM audit_key"), 1);
+	assert_int_equal(raw_int(db, "SELECT length(key) FROM audit_key"), AUDIT_KEY_LEN);
+	sqlite3_close(db);
+	assert_null(audit_read_key(f->db, stored));
+	assert_memory_equal(stored, k1, sizeof k1);
+	key_of(f->db, k2);
+	assert_memory_equal(k2, k1, sizeof k1);
+	snprintf(other, sizeof other, "%s/other.db", f->dir);
+	key_of(other, k2);
+	assert_memory_not_equal(k2, k1, sizeof k1);
+	assert_int_equal(audit_payload_key(NULL, k2), -1);
+}
+
+/* Written once: UPDATE and DELETE refused, REPLACE and a second row are nothing. */
+static void
+test_payload_key_written_once(void **state)
+{
+	unsigned char k1[AUDIT_KEY_LEN], k2[AUDIT_KEY_LEN];
+	struct fixture *f = *state;
+	sqlite3 *db;
+
+	key_of(f->db, k1);
+	db = raw_open(f->db);
+	assert_int_not_equal(sqlite3_exec(db, "UPDATE audit_key SET key = zeroblob(32)",
+					  NULL, NULL, NULL), SQLITE_OK);
+	assert_int_not_equal(sqlite3_exec(db, "DELETE FROM audit_key", NULL, NULL, NULL),
+			     SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "INSERT OR REPLACE INTO audit_key VALUES"
+				      " (1, zeroblob(32))", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "INSERT OR IGNORE INTO audit_key VALUES"
+				      " (2, zeroblob(32))", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM audit_key"), 1);
+	sqlite3_close(db);
+	key_of(f->db, k2);
+	assert_memory_equal(k2, k1, sizeof k1);
+}
+
+/*
+ * A log an older version made (no key table) gets its key at the first
+ * open of a writer, its entries untouched; a reader never makes one.
+ */
+static void
+test_payload_key_older_log(void **state)
+{
+	unsigned char key[AUDIT_KEY_LEN];
+	struct fixture *f = *state;
+	sqlite3 *db;
+
+	make_log(f->db, "sink_ceiling", 3);
+	raw_exec(f->db, "DROP TRIGGER audit_key_no_update; DROP TRIGGER audit_key_no_delete;"
+		 "DROP TRIGGER audit_key_once; DROP TABLE audit_key;");
+	assert_verify(f->db, true, 3, 0, NULL);
+	assert_string_equal(audit_read_key(f->db, key), AUDIT_READ_ERR_NO_KEY);
+	db = raw_open(f->db);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM sqlite_master WHERE name = 'audit_key'"), 0);
+	sqlite3_close(db);
+	key_of(f->db, key);
+	db = raw_open(f->db);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM audit_key"), 1);
+	sqlite3_close(db);
+	assert_verify(f->db, true, 3, 0, NULL);
+}
+
+/* getrandom refused (seccomp) for the rest of the calling process. */
+static int
+deny_getrandom(void)
+{
+	struct sock_filter flt[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getrandom, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = sizeof flt / sizeof flt[0], .filter = flt };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return -1;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+}
+
+/*
+ * No randomness (in a child): a new log does not open, with the fixed
+ * text, and holds no key; a log that has its key still opens.
+ */
+static void
+test_payload_key_no_randomness(void **state)
+{
+	struct fixture *f = *state;
+	char fresh[128];
+	int status = -1;
+	pid_t pid;
+
+	make_log(f->db, "sink_ceiling", 1);
+	snprintf(fresh, sizeof fresh, "%s/fresh.db", f->dir);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct audit *a = NULL;
+		struct al_err err;
+		int bad;
+
+		if (deny_getrandom() < 0)
+			_exit(2);
+		bad = audit_open(fresh, &a, &err) != -1 || a ||
+		      strcmp(err.msg, "audit: no randomness for the log's payload key") != 0;
+		if (!bad && audit_open(f->db, &a, &err) == 0)
+			audit_close(a);
+		else
+			bad = 1;
+		_exit(bad);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_string_equal(audit_read_key(fresh, (unsigned char[AUDIT_KEY_LEN]){ 0 }),
+			    AUDIT_READ_ERR_NO_KEY);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int
@@ -1934,6 +2088,10 @@ main(void)
 		T(test_mixed_lanes_concurrent),
 		T(test_indexed_log_verifies),
 		T(test_duplicate_entry_id),
+		T(test_payload_key),
+		T(test_payload_key_written_once),
+		T(test_payload_key_older_log),
+		T(test_payload_key_no_randomness),
 	};
 
 	return cmocka_run_group_tests_name("audit", tests, NULL, NULL);
