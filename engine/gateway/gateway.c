@@ -25,7 +25,7 @@ struct gateway {
 	struct gateway_counters n;
 	struct audit_lane lane;		/* this session's queued terminal entries */
 	bool lane_counted;		/* its refusal is in n.audit_failures */
-	struct hash_ctx *hc;		/* request and response digests */
+	struct hash_ctx *hc;		/* request and response digests, keyed by the log */
 	struct parser *parser;		/* the agent's lines are parsed there, never here */
 	char fault[SNAP_REASON_MAX];	/* why the latest GW_FAULT: fixed text and names */
 	uint64_t tool_calls[CONFIG_TOOLS_MAX];	/* calls of each tool so far (a held call's count) */
@@ -59,6 +59,23 @@ struct call {
 	bool declassified;	/* approved past its sink ceiling (a flow hold, opted in) */
 };
 
+/*
+ * HMAC under the log's payload key: a view-role reader of the hashes (ctl
+ * audit, pending, OTLP) cannot test guesses of a low-entropy payload. No
+ * key, no gateway: never a plain SHA-256 instead.
+ */
+static struct hash_ctx *
+payload_hasher(struct audit *a)
+{
+	unsigned char key[AUDIT_KEY_LEN];
+	struct hash_ctx *h = NULL;
+
+	if (audit_payload_key(a, key) == 0)
+		h = hash_ctx_new_keyed(key, sizeof key);
+	explicit_bzero(key, sizeof key);
+	return h;
+}
+
 int
 gateway_open(const struct gateway_options *o, struct gateway **out, struct al_err *err)
 {
@@ -70,13 +87,18 @@ gateway_open(const struct gateway_options *o, struct gateway **out, struct al_er
 		return al_fail(err, o->config && o->audit && o->session_id ? "gateway: out of memory" :
 			       "gateway: config, audit and session id are required");
 	}
+	if (!(g->hc = payload_hasher(o->audit))) {
+		parser_stop(o->parser);
+		free(g);
+		return al_fail(err, GATEWAY_ERR_KEY);
+	}
 	g->parser = o->parser;
 	if (!g->parser &&
 	    parser_start_beside(o->exe, o->config->bounds.frame_bytes, &g->parser, err) < 0) {
+		hash_ctx_free(g->hc);
 		free(g);
 		return GATEWAY_NO_PARSER;
 	}
-	g->hc = hash_ctx_new();		/* NULL: hash_ctx_hex falls back */
 	g->o = *o;
 	g->journal = (struct journal){ o->audit, o->otlp };
 	g->cfg = o->config;

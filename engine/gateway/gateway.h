@@ -84,8 +84,10 @@ struct gateway_options {
 
 /*
  * 0; GATEWAY_NO_PARSER when its parser (engine/privsep/parser.h) did not
- * start or lock down ("parser: …"); -1 for anything else.
+ * start or lock down ("parser: …"); -1 for anything else, among them no
+ * keyed hash from the log's payload key (GATEWAY_ERR_KEY).
  */
+#define GATEWAY_ERR_KEY	"gateway: no payload hash key from the audit log"
 #define GATEWAY_NO_PARSER	(-2)
 struct parser;
 int gateway_open(const struct gateway_options *o, struct gateway **out, struct al_err *err);

@@ -81,11 +81,22 @@ common_end() {	# CASE: what holds for every session
 		audit_has "$1" "type='session_end'"
 }
 
-sha_of_frame() {	# the gateway's request hash of the payload the agent saw
-	python3 -c 'import hashlib,json,sys
+canon_frame() {	# the canonical arguments of the payload the agent saw
+	python3 -c 'import json,sys
 d=json.load(open(sys.argv[1])); d.pop("secret"); d["nested"].pop("hide")
-s=json.dumps(d, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-print(hashlib.sha256(s.encode()).hexdigest())' "$work/payload.json"
+sys.stdout.write(json.dumps(d, sort_keys=True, separators=(",", ":"), ensure_ascii=False))' \
+		"$work/payload.json"
+}
+sha_of_frame() {	# CASE [plain]: the gateway's request hash of that payload: HMAC-SHA-256
+	# under the key in CASE's audit log (plain: the unkeyed SHA-256 it must not be)
+	canon_frame | python3 -c 'import hashlib,hmac,sqlite3,sys
+data = sys.stdin.buffer.read()
+if sys.argv[2] == "plain":
+    print(hashlib.sha256(data).hexdigest()); sys.exit()
+db = sqlite3.connect(sys.argv[1])
+(key,) = db.execute("select key from audit_key where id = 1").fetchone()
+assert len(key) == 32, len(key)
+print(hmac.new(key, data, hashlib.sha256).hexdigest())' "$work/$1/audit.db" "${2:-keyed}"
 }
 
 # --- normal: permitted allowed, public denied, public upstream never spawned ---
@@ -109,8 +120,10 @@ lead_entries() {	# CASE → the first five entries as type/decision/rule
 }
 check "normal: start, preflight and both admissions lead the log, in order, then the first dispatch" \
 	[ "$(lead_entries normal)" = "session_start/start/ admission/pass/preflight admission/admitted/first admission/admitted/second dispatch/dispatch/" ]
-check "normal: request hash recorded for the allowed call" \
-	audit_has normal "tool='store' and decision='allowed' and request_hash='$(sha_of_frame)' and length(response_hash)=64"
+check "normal: request hash recorded for the allowed call, keyed by the log's key" \
+	audit_has normal "tool='store' and decision='allowed' and request_hash='$(sha_of_frame normal)' and length(response_hash)=64"
+check "normal: the request hash is not the plain SHA-256 of the arguments" \
+	sh -c "! sqlite3 '$work/normal/audit.db' 'select request_hash from audit_entries' | grep -qxF '$(sha_of_frame normal plain)'"
 check "normal: denial recorded with its rule" \
 	audit_has normal "tool='post' and decision='denied' and rule='sink_ceiling' and response_hash is null"
 check "normal: dispatch entry precedes the terminal entry" \
@@ -267,7 +280,7 @@ for _ in $(seq 50); do [ -s "$work/otlp.port" ] && break; sleep 0.1; done
 config otlp normal
 run otlp --otlp "http://127.0.0.1:$(cat "$work/otlp.port")"
 check "otlp: spans exported (positive control)" grep -q '"airlock.call"' "$work/otlp.jsonl"
-check "otlp: request hash exported" grep -qF "$(sha_of_frame)" "$work/otlp.jsonl"
+check "otlp: request hash exported" grep -qF "$(sha_of_frame otlp)" "$work/otlp.jsonl"
 check "otlp: no canary in any span" sh -c "! grep -qF '$canary' '$work/otlp.jsonl'"
 check "otlp: no withheld canary in any span" sh -c "! grep -qF '$withheld' '$work/otlp.jsonl'"
 check "otlp: the summary counts spans sent" [ "$(field otlp otlp.sent)" -gt 0 ]

@@ -31,6 +31,7 @@
 
 #include "../../engine/gateway/gateway.c"
 
+#include "audit_read.h"
 #include "audit_verify.h"
 #include "scratch.h"
 #include "upstream_dir.h"
@@ -312,6 +313,27 @@ test_dispatch_records_confinement(void **state)
 	gw_free(&w);
 }
 
+/*
+ * HMAC-SHA-256 of the canonical arguments under the key stored in the log
+ * itself (read back from the file), never their plain SHA-256: that one
+ * anyone holding the hash could test guesses against.
+ */
+static void
+keyed_hash_from_file(const char *db, const char *bytes, char out[HASH_HEX_LEN + 1])
+{
+	unsigned char key[AUDIT_KEY_LEN];
+	char plain[HASH_HEX_LEN + 1];
+	struct hash_ctx *hc;
+
+	assert_null(audit_read_key(db, key));
+	hc = hash_ctx_new_keyed(key, sizeof key);
+	assert_non_null(hc);
+	hash_ctx_hex(hc, bytes, strlen(bytes), out);
+	hash_ctx_free(hc);
+	hash_sha256_hex(bytes, strlen(bytes), plain);
+	assert_string_not_equal(out, plain);
+}
+
 /* The upstream receives the canonical arguments the request hash covers. */
 static void
 test_arguments_as_hashed(void **state)
@@ -328,7 +350,7 @@ test_arguments_as_hashed(void **state)
 	gw_open(&w, "echo");
 	expect_reply(&w, line, RULE_ALLOWED, "{\"allowed\":true,\"response\":\"m\"}\n");
 	gw_finish(&w);
-	hash_sha256_hex(canon, strlen(canon), want);
+	keyed_hash_from_file(w.db, canon, want);
 	assert_int_equal(sqlite3_open_v2(w.db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
 	assert_int_equal(sqlite3_prepare_v2(h, "SELECT DISTINCT request_hash FROM audit_entries"
 					    " WHERE type IN ('dispatch', 'call')", -1, &st, NULL),
@@ -336,6 +358,13 @@ test_arguments_as_hashed(void **state)
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
 	assert_string_equal((const char *)sqlite3_column_text(st, 0), want);
 	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+	sqlite3_finalize(st);
+	/* and the answer's text, "m", keyed the same way */
+	keyed_hash_from_file(w.db, "m", want);
+	assert_int_equal(sqlite3_prepare_v2(h, "SELECT response_hash FROM audit_entries"
+					    " WHERE type = 'call'", -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_string_equal((const char *)sqlite3_column_text(st, 0), want);
 	sqlite3_finalize(st);
 	sqlite3_close(h);
 	f = fopen(w.sink, "r");
