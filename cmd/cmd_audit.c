@@ -1,3 +1,4 @@
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -5,11 +6,14 @@
 #include <unistd.h>
 
 #include "audit.h"
+#include "audit_read.h"
 #include "audit_tail.h"
 #include "audit_verify.h"
+#include "bytes.h"
 #include "cli.h"
 #include "cmd_audit_lines.h"
 #include "cmd_audit_story.h"
+#include "mcp.h"		/* MCP_LINE_MAX */
 #include "path_reason.h"
 
 #define TAIL_LAST	50	/* tail without --since: the newest entries */
@@ -19,6 +23,7 @@
 struct audit_args {
 	bool json, follow;
 	const char *action, *db, *session;
+	const char *file;		/* hash: its bytes ("-": stdin) */
 	char session_id[SNAP_ID_MAX];	/* the one --session picked, whole */
 	char since[CLI_SINCE_MAX];	/* entries at or after this UTC time ("" all) */
 	struct audit_anchor anchor;
@@ -31,6 +36,7 @@ static const struct cli_verb_options verb_options[] = {
 	{ "tail", { OPT_JSON, OPT_FOLLOW, OPT_SESSION, OPT_SINCE } },
 	{ "timeline", { OPT_JSON, OPT_SINCE } },
 	{ "propose", { OPT_SESSION, OPT_SINCE } },
+	{ "hash", { OPT_NONE } },
 };
 
 static int
@@ -49,6 +55,20 @@ parse_options(const struct cli_opts *o, struct audit_args *a)
 	return -1;
 }
 
+/* DB, and FILE for hash alone. */
+static int
+check_operands(const struct cli_opts *o)
+{
+	int want = strcmp(o->positional[0], "hash") == 0 ? 3 : 2;
+
+	if (o->n_positional > want)
+		return cli_usage_error("audit", "unexpected argument '%.64s'",
+				       o->positional[want]);
+	if (o->n_positional < want)
+		return cli_usage_error("audit", "hash wants DB FILE");
+	return -1;
+}
+
 static int
 parse_args(int argc, char **argv, struct audit_args *a)
 {
@@ -59,9 +79,10 @@ parse_args(int argc, char **argv, struct audit_args *a)
 	if (rc >= 0)
 		return rc;
 	if (o.n_positional == 0)
-		return cli_usage_error("audit", "a command is required (verify, tail, timeline or "
-				       "propose DB)");
-	if ((rc = cli_check_verb("audit", o.positional[0], o.n_positional > 1)) >= 0)
+		return cli_usage_error("audit", "a command is required (verify, tail, timeline, "
+				       "propose DB or hash DB FILE)");
+	if ((rc = cli_check_verb("audit", o.positional[0], o.n_positional > 1)) >= 0 ||
+	    (rc = check_operands(&o)) >= 0)
 		return rc;
 	if ((rc = cli_verb_options_check("audit", verb_options, sizeof verb_options /
 					 sizeof verb_options[0], o.positional[0], &o)) >= 0)
@@ -69,6 +90,7 @@ parse_args(int argc, char **argv, struct audit_args *a)
 	a->json = o.json;
 	a->action = o.positional[0];
 	a->db = o.positional[1];
+	a->file = o.positional[2];
 	return parse_options(&o, a);
 }
 
@@ -291,6 +313,63 @@ cmd_tail(const struct audit_args *a)
 	return rc;
 }
 
+/* --- hash: a payload an investigator holds, hashed as the log's writers did --- */
+
+/* FILE's bytes, or stdin's: no payload the log hashed is longer than a server's line. */
+static int
+read_payload(const struct audit_args *a, char **buf, size_t *n)
+{
+	bool in = strcmp(a->file, "-") == 0;
+	int fd = in ? STDIN_FILENO : open(a->file, O_RDONLY | O_CLOEXEC);
+	enum bytes_read r = fd < 0 ? BYTES_READ_ERROR : bytes_read_fd(fd, MCP_LINE_MAX, buf, n);
+	char text[512];
+
+	if (fd >= 0 && !in)
+		close(fd);
+	if (r == BYTES_READ_OK)
+		return 0;
+	if (r == BYTES_READ_TOO_LARGE)
+		snprintf(text, sizeof text, "audit hash %s: longer than any payload the log "
+			 "hashes (%d bytes)", a->file, MCP_LINE_MAX);
+	else
+		path_failure(text, sizeof text, "audit hash", in ? "stdin" : a->file, false,
+			     r == BYTES_READ_NOMEM ? "out of memory" : "cannot read");
+	return cli_fail(false, "audit", "%s", text);
+}
+
+/*
+ * The log's payload key from the file (root's: it is 0600), never made;
+ * the bytes hashed with it, as request_hash and response_hash are.
+ */
+static int
+cmd_hash(const struct audit_args *a)
+{
+	unsigned char key[AUDIT_KEY_LEN];
+	char hex[HASH_HEX_LEN + 1], text[512], *buf = NULL;
+	const char *why = audit_read_key(a->db, key);
+	struct hash_ctx *hc;
+	size_t n = 0;
+	int rc;
+
+	if (why) {
+		path_failure(text, sizeof text, "audit hash", a->db, false, why);
+		return cli_fail(false, "audit", "%s", text);
+	}
+	hc = hash_ctx_new_keyed(key, sizeof key);
+	explicit_bzero(key, sizeof key);
+	if (!hc)
+		return cli_fail(false, "audit", "audit hash: no HMAC-SHA-256 from libcrypto");
+	if ((rc = read_payload(a, &buf, &n)) == 0) {
+		hash_ctx_hex(hc, buf, n, hex);
+		rc = printf("%s\n", hex) < 0 || fflush(stdout) != 0 ? EXIT_ERROR : EXIT_OK;
+	}
+	if (buf)
+		explicit_bzero(buf, n);
+	free(buf);
+	hash_ctx_free(hc);
+	return rc;
+}
+
 /*
  * --session as an operator types it elsewhere (ids.h): a prefix of the id
  * of one session that started in the log stands for its whole id; a name
@@ -335,6 +414,8 @@ cmd_audit(int argc, char **argv)
 		return rc;
 	if (strcmp(a.action, "tail") == 0)
 		return cmd_tail(&a);
+	if (strcmp(a.action, "hash") == 0)
+		return cmd_hash(&a);
 	if (strcmp(a.action, "timeline") == 0 || strcmp(a.action, "propose") == 0) {
 		struct audit_story_args s = { a.db, a.since[0] ? a.since : NULL, a.session, a.json };
 

@@ -35,6 +35,7 @@ static const struct cli_verb audit_verbs[] = {
 	{ "tail", "DB", "its entries, oldest first (--since, --session, --follow)" },
 	{ "timeline", "DB", "the policy story: sessions, cutovers and acks (--since)" },
 	{ "propose", "DB", "an incident file allowing what was denied (--session)" },
+	{ "hash", "DB FILE", "FILE's bytes (-: stdin's) hashed with the log's key" },
 	{ NULL, NULL, NULL },
 };
 
@@ -91,7 +92,7 @@ const struct command cli_commands[] = {
 	    OPT(CONFIG, "judge against this profile instead of the defaults"),
 	    OPT(SOCKET, "its session's engine, for its upstreams (default as serve's)") },
 	  "show the admission report of an existing container", NULL },
-	{ "audit", cmd_audit, "COMMAND DB", 2,
+	{ "audit", cmd_audit, "COMMAND DB [FILE]", 3,
 	  { OPT(JSON, JSON_WHAT),
 	    OPT(ANCHOR, "verify: also require this entry (a head printed earlier)"),
 	    OPT(FOLLOW, "tail: keep printing entries as they are appended"),

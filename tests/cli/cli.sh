@@ -199,7 +199,7 @@ done
 verbs() { "$airlock" "$1" --help | sed -n '/^commands:/,/^$/s/^  \([a-z-]\+\).*/\1/p'; }
 check "ctl --help lists its twenty-two commands" \
 	[ "$(verbs ctl | wc -l)" = 22 ]
-check "audit --help lists its four commands" [ "$(echo $(verbs audit))" = "verify tail timeline propose" ]
+check "audit --help lists its five commands" [ "$(echo $(verbs audit))" = "verify tail timeline propose hash" ]
 for c in ctl audit; do
 	check "$c --help: each command on a line of its own, within 80 columns" \
 		bash -c '"$1" "$2" --help | sed -n "/^commands:/,/^$/p" | awk "length(\$0) > 80 { bad = 1 } END { exit bad }"' _ "$airlock" "$c"
@@ -212,7 +212,8 @@ for c in ctl audit; do
 			check "ctl $v is a command: it goes on to the socket (exit 3, named)" \
 				bash -c '[ "$1" = 3 ] && grep -qF "$2: does not exist" "$3"' _ "$rc" "$work/no-engine.sock" "$work/err"
 		else
-			try audit "$v" "$work/no-log.db"
+			file=; [ "$v" = hash ] && file=-	# hash DB FILE
+			try audit "$v" "$work/no-log.db" $file
 			check "audit $v is a command: it goes on to the log (exit 3, named)" \
 				bash -c '[ "$1" = 3 ] && grep -qF "$2" "$3"' _ "$rc" "$work/no-log.db" "$work/err"
 		fi
@@ -325,6 +326,47 @@ for v in timeline propose; do
 done
 try audit timeline "$work/absent.db" --json
 check "audit timeline --json of a missing file: a JSON error" json_error "No such file or directory"
+
+# --- audit hash: a payload checked against a log the real writer made ------------
+# run with no daemon still writes its log (start, refused admission, end).
+for l in k1 k2; do try run --config "$work/good.json" --audit "$work/$l.db"; done
+printf '{"pin":"4821"}' >"$work/pin.json"
+keyed() {	# DB FILE: HMAC-SHA-256 of FILE under DB's stored key, by Python
+	python3 -c 'import hashlib, hmac, sqlite3, sys
+(key,) = sqlite3.connect(sys.argv[1]).execute("select key from audit_key").fetchone()
+assert len(key) == 32
+print(hmac.new(key, open(sys.argv[2], "rb").read(), hashlib.sha256).hexdigest())' "$1" "$2"
+}
+try audit hash "$work/k1.db" "$work/pin.json"
+check "audit hash: HMAC-SHA-256 of the file under the log's key, exit 0" \
+	bash -c '[ "$1" = 0 ] && [ "$(cat "$2")" = "$3" ]' _ "$rc" "$work/out" "$(keyed "$work/k1.db" "$work/pin.json")"
+check "audit hash: not the plain SHA-256 of the bytes" \
+	bash -c '[ "$(cat "$1")" != "$(sha256sum <"$2" | cut -d" " -f1)" ]' _ "$work/out" "$work/pin.json"
+cp "$work/out" "$work/k1.hash"
+rc=0; "$airlock" audit hash "$work/k1.db" - <"$work/pin.json" >"$work/out" 2>"$work/err" || rc=$?
+check "audit hash DB -: stdin's bytes, the same hash" \
+	bash -c '[ "$1" = 0 ] && cmp -s "$2" "$3"' _ "$rc" "$work/out" "$work/k1.hash"
+try audit hash "$work/k2.db" "$work/pin.json"
+check "audit hash: another log, another key, another hash" \
+	bash -c '[ "$1" = 0 ] && [ -s "$2" ] && ! cmp -s "$2" "$3"' _ "$rc" "$work/out" "$work/k1.hash"
+try audit hash "$work/story.db" "$work/pin.json"
+check "audit hash of a log no engine of this version opened: exit 3, no key, nothing made" \
+	bash -c '[ "$1" = 3 ] && grep -qF "no payload key" "$2" &&
+		 [ -z "$(sqlite3 "$3" "select name from sqlite_master where name = '"'audit_key'"'")" ]' \
+	_ "$rc" "$work/err" "$work/story.db"
+try audit hash "$work/k1.db" "$work/no-payload"
+check "audit hash of a missing FILE: exit 3, the file and the reason" \
+	bash -c '[ "$1" = 3 ] && grep -qF "audit hash $2: cannot read: No such file or directory" "$3"' \
+	_ "$rc" "$work/no-payload" "$work/err"
+try audit hash "$work/k1.db"
+check "audit hash without its FILE: a usage error" \
+	bash -c '[ "$1" = 2 ] && grep -qF "hash wants DB FILE" "$2"' _ "$rc" "$work/err"
+try audit verify "$work/k1.db" "$work/pin.json"
+check "audit verify with a FILE: a usage error, the operand named" \
+	bash -c '[ "$1" = 2 ] && grep -qF "unexpected argument" "$2"' _ "$rc" "$work/err"
+try audit hash "$work/k1.db" "$work/pin.json" --json
+check "audit hash --json: not its option, a usage error" \
+	bash -c '[ "$1" = 2 ] && grep -qF -- "--json is not an option of audit hash" "$2"' _ "$rc" "$work/err"
 
 try ctl status extra --socket "$work/no-engine.sock"
 check "ctl status with an operand: a usage error, nothing dialled" \

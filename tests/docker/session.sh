@@ -124,6 +124,10 @@ check "normal: request hash recorded for the allowed call, keyed by the log's ke
 	audit_has normal "tool='store' and decision='allowed' and request_hash='$(sha_of_frame normal)' and length(response_hash)=64"
 check "normal: the request hash is not the plain SHA-256 of the arguments" \
 	sh -c "! sqlite3 '$work/normal/audit.db' 'select request_hash from audit_entries' | grep -qxF '$(sha_of_frame normal plain)'"
+canon_frame >"$work/frame.canon"
+check "normal: audit hash of the arguments (stdin) is the recorded request hash" \
+	bash -c '[ "$("$1" audit hash "$2" - <"$3")" = "$4" ]' _ "$airlock" "$work/normal/audit.db" \
+	"$work/frame.canon" "$(sha_of_frame normal)"
 check "normal: denial recorded with its rule" \
 	audit_has normal "tool='post' and decision='denied' and rule='sink_ceiling' and response_hash is null"
 check "normal: dispatch entry precedes the terminal entry" \
