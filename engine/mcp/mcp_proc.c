@@ -140,7 +140,7 @@ mcp_child_fds(const struct mcp_spawn *sp)
 
 /*
  * Its own session (so no terminal and no group of the engine's), limits,
- * clean signals; then confinement, proven before anything of the server
+ * umask 077, clean signals; then confinement, proven before anything of the server
  * runs; the working directory as the upstream's user; exec.
  */
 static void __attribute__((noreturn))
@@ -152,6 +152,7 @@ mcp_child(const struct mcp_spawn *sp)
 
 	if (setsid() < 0 || setrlimit(RLIMIT_CORE, &core) < 0)
 		mcp_child_fail(st, MCP_STEP_SETUP, 0);
+	umask(077);	/* what it writes is its own, whatever the engine's umask */
 	mcp_child_signals();
 	cs = mcp_confine_apply(sp->confine);
 	if (cs != MCP_CONFINE_OK)
