@@ -415,14 +415,16 @@ audit_engine_latest(struct audit *a, const char *prefix, char **detail)
 }
 
 int
-audit_revision_max(struct audit *a, int64_t *revision)
+audit_policy_highest(struct audit *a, int64_t *revision, int64_t *hold_id)
 {
-	static const char sql[] = "SELECT MAX(revision) FROM audit_entries WHERE "
-				  AUDIT_INDEXED " AND type = ?1";
+	/* CAST takes the number leading "12 waiting". */
+	static const char sql[] = "SELECT MAX(revision), MAX(CASE WHEN rule GLOB 'hold [0-9]*'"
+				  " THEN CAST(substr(rule, 6) AS INTEGER) END) FROM audit_entries"
+				  " WHERE " AUDIT_INDEXED " AND type = ?1";
 	sqlite3_stmt *st = NULL;
 	int rc = -1;
 
-	*revision = 0;
+	*revision = *hold_id = 0;
 	if (!a)
 		return -1;
 	pthread_mutex_lock(&a->db_lock);
@@ -430,6 +432,7 @@ audit_revision_max(struct audit *a, int64_t *revision)
 	    sqlite3_bind_text(st, 1, audit_type_id(AUDIT_T_POLICY), -1, SQLITE_STATIC) == SQLITE_OK &&
 	    sqlite3_step(st) == SQLITE_ROW) {
 		*revision = sqlite3_column_int64(st, 0);	/* NULL (no such entry) reads 0 */
+		*hold_id = sqlite3_column_int64(st, 1);
 		rc = 0;
 	}
 	sqlite3_finalize(st);

@@ -189,11 +189,12 @@ int audit_unended(struct audit *a, void (*each)(void *ctx, const char *session_i
 int audit_engine_latest(struct audit *a, const char *prefix, char **detail);
 
 /*
- * The highest policy revision any policy entry of the log names (0 when
- * none does), through the log's index: a restarted engine goes on past
- * it, so no revision names two changes. For start-up. 0, or -1.
+ * The highest policy revision and held call id ("hold N …") the log's
+ * policy entries name (0 when none does), through the log's index: a
+ * restarted engine goes on past them, so no revision names two changes
+ * and no id two held calls. For start-up. 0, or -1.
  */
-int audit_revision_max(struct audit *a, int64_t *revision);
+int audit_policy_highest(struct audit *a, int64_t *revision, int64_t *hold_id);
 
 /*
  * The log's head now: sequence and entry hash of its newest entry (0 and

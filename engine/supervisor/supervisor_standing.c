@@ -218,19 +218,23 @@ standing_read(struct supervisor *s, const char *detail)
 /*
  * The revision goes on past the highest any policy entry names: the
  * sets' entry has the revision of the last change on every session, and
- * a change on some sessions (or a grant's) may have come after it.
+ * a change on some sessions (or a grant's) may have come after it. Held
+ * calls' ids go on past the log's too: `ctl approve 3` names one call.
  */
 int
 sup_standing_load(struct supervisor *s, struct al_err *err)
 {
 	bool unreadable;
 	char *detail;
-	int64_t top;
+	int64_t top, hold_top;
 
-	if (audit_revision_max(s->o.audit, &top) < 0 ||
+	if (audit_policy_highest(s->o.audit, &top, &hold_top) < 0 ||
 	    audit_engine_latest(s->o.audit, STANDING_RULE, &detail) < 0)
 		return al_fail(err, "supervisor: the audit log's standing policy cannot be read");
 	s->revision = top;
+	pthread_mutex_lock(&s->hold_lock);
+	s->holds.serial = hold_top;
+	pthread_mutex_unlock(&s->hold_lock);
 	if (!detail)
 		return 0;	/* a new log, or no change ever made on every session */
 	pthread_mutex_lock(&s->policy);

@@ -1649,6 +1649,62 @@ policy_entry(const char *session, const char *rule, int64_t revision)
 }
 
 /*
+ * What a restarted engine goes on past: the highest revision and held
+ * call id of the policy entries, whatever their order and session; a
+ * call's revision and a rule that only looks like a hold do not count.
+ */
+static void
+test_policy_highest(void **state)
+{
+	struct fixture *f = *state;
+	struct audit_entry call = call_entry("sess-A", "call-1", AUDIT_D_ALLOWED);
+	const struct audit_entry rows[] = {
+		policy_entry("sess-A", "hold 12 waiting", 4),
+		policy_entry("engine", "standing: 1 revoked", 9),
+		policy_entry("sess-B", "hold 7 approved", 5),
+		policy_entry("sess-A", "revoke applied", 8),
+		policy_entry("sess-A", "holdout 99", 3),
+	};
+	int64_t revision = -1, hold = -1;
+	struct audit *a;
+	struct al_err err;
+	size_t i;
+
+	assert_int_equal(audit_open(f->db, &a, &err), 0);
+	assert_int_equal(audit_policy_highest(a, &revision, &hold), 0);
+	assert_int_equal(revision, 0);	/* an empty log */
+	assert_int_equal(hold, 0);
+	call.revision = 40;	/* a call's is the revision it met, not a change */
+	assert_int_equal(audit_append(a, &call, NULL, NULL, &err), 0);
+	for (i = 0; i < sizeof rows / sizeof rows[0]; i++)
+		assert_int_equal(audit_append(a, &rows[i], NULL, NULL, &err), 0);
+	assert_int_equal(audit_policy_highest(a, &revision, &hold), 0);
+	assert_int_equal(revision, 9);
+	assert_int_equal(hold, 12);
+	audit_close(a);
+}
+
+/* An engine's "standing restored" is told by the sets in its detail. */
+static void
+test_verify_standing_restored(void **state)
+{
+	struct fixture *f = *state;
+	struct audit_entry rows[] = {
+		policy_entry("engine", "standing: 1 revoked, 1 flows", 3),
+		policy_entry("engine", "standing restored", 3),
+	};
+	struct audit_verify v;
+
+	rows[1].detail = "{\"revoked\":[{\"tool\":\"store\"}],\"held\":[],"
+			 "\"flows\":[\"confidential>public\"],\"frozen\":{\"by\":\"x\"}}";
+	verify_rows(f->db, rows, 2, &v);
+	assert_true(v.ok);
+	assert_int_equal(v.standing_seq, 2);
+	assert_string_equal(v.standing_rule, "standing: 1 revoked, 1 flows, frozen");
+	audit_verify_free(&v);
+}
+
+/*
  * What the next engine takes up: the engine's newest standing entry, not
  * a session's entry with the same words, its rule made printable.
  */
@@ -2079,6 +2135,8 @@ main(void)
 		T(test_verify_unknown_outcomes),
 		T(test_verify_unended_sessions),
 		T(test_verify_standing),
+		T(test_verify_standing_restored),
+		T(test_policy_highest),
 		T(test_unended_query),
 		T(test_verify_unknown_sanitized),
 		T(test_vocabulary),
