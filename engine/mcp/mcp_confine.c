@@ -454,16 +454,23 @@ probe_connect(int port)
 	return rc == 0 || e != EACCES ? -1 : 0;
 }
 
-/* "/" is beneath no rule (the lists never name it): reading it must be refused. */
+/* A descriptor that should not have been given: 0 when it was refused with want. */
 static int
-probe_open(void)
+refused_with(int fd, int want)
 {
-	int fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC), e = errno;
+	int e = errno;
 
 	if (fd >= 0)
 		close(fd);
 	errno = fd >= 0 ? 0 : e;
-	return fd < 0 && e == EACCES ? 0 : -1;
+	return fd < 0 && e == want ? 0 : -1;
+}
+
+/* "/" is beneath no rule (the lists never name it): reading it must be refused. */
+static int
+probe_open(void)
+{
+	return refused_with(open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC), EACCES);
 }
 
 /* A filtered call that the kernel would fail otherwise (EFAULT), not with EPERM. */
@@ -481,12 +488,7 @@ probe_filtered(void)
 static int
 probe_unix(void)
 {
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), e = errno;
-
-	if (fd >= 0)
-		close(fd);
-	errno = fd >= 0 ? 0 : e;
-	return fd < 0 && e == EPERM ? 0 : -1;
+	return refused_with(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), EPERM);
 }
 
 /*

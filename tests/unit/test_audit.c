@@ -38,6 +38,7 @@
 #include "audit_read.h"
 #include "audit_verify.h"
 
+#include "no_random.h"
 #include "sample_entry.h"
 #include "audit_fixture.h"
 
@@ -2040,23 +2041,6 @@ test_payload_key_older_log(void **state)
 	assert_verify(f->db, true, 3, 0, NULL);
 }
 
-/* getrandom refused (seccomp) for the rest of the calling process. */
-static int
-deny_getrandom(void)
-{
-	struct sock_filter flt[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getrandom, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
-	struct sock_fprog prog = { .len = sizeof flt / sizeof flt[0], .filter = flt };
-
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		return -1;
-	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
-}
-
 /*
  * No randomness (in a child): a new log does not open, with the fixed
  * text, and holds no key; a log that has its key still opens.
@@ -2078,7 +2062,7 @@ test_payload_key_no_randomness(void **state)
 		struct al_err err;
 		int bad;
 
-		if (deny_getrandom() < 0)
+		if (no_random_here() < 0)
 			_exit(2);
 		bad = audit_open(fresh, &a, &err) != -1 || a ||
 		      strcmp(err.msg, "audit: no randomness for the log's payload key") != 0;

@@ -33,6 +33,7 @@
 
 #include "audit_read.h"
 #include "audit_verify.h"
+#include "no_random.h"
 #include "scratch.h"
 #include "upstream_dir.h"
 
@@ -671,23 +672,6 @@ test_audit_failed(void **state)
 	gw_free(&w);
 }
 
-/* getrandom refused (seccomp, in a child): no call id, nothing audited, nothing sent. */
-static int
-deny_getrandom(void)
-{
-	struct sock_filter f[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getrandom, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
-	struct sock_fprog prog = { .len = sizeof f / sizeof f[0], .filter = f };
-
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		return -1;
-	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
-}
-
 static void
 test_no_randomness(void **state)
 {
@@ -705,7 +689,7 @@ test_no_randomness(void **state)
 		char *reply;
 		size_t len;
 
-		if (deny_getrandom() < 0)
+		if (no_random_here() < 0)
 			_exit(2);
 		_exit(gateway_handle(w.g, SAY, strlen(SAY), &reply, &len, &rule) == GW_FAULT &&
 		      rule == RULE_NO_RANDOMNESS && !reply ? 0 : 1);
