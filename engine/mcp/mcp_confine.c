@@ -493,16 +493,18 @@ probe_unix(void)
 
 /*
  * A child may not leave the group (the child itself leads its session, so
- * setsid fails there anyway): a grandchild tries, and must get EPERM.
+ * both fail there anyway): a grandchild tries a group of its own, then a
+ * session, and each must get EPERM. _Fork: no atfork handlers here.
  */
 static int
 probe_group(void)
 {
 	int status = 0;
-	pid_t pid = fork();
+	pid_t pid = _Fork();
 
 	if (pid == 0)
-		_exit(setsid() < 0 && errno == EPERM ? 0 : 1);
+		_exit(setpgid(0, 0) < 0 && errno == EPERM && setsid() < 0 && errno == EPERM ?
+		      0 : 1);
 	if (pid < 0 || waitpid(pid, &status, 0) != pid)
 		return -1;
 	errno = 0;

@@ -154,7 +154,8 @@ parser_start(const char *program, size_t frame_bytes, struct parser **out, struc
 		free(p);
 		return al_fail(err, "parser: bad arguments");
 	}
-	if (mcp_confine_can_change_ids() && mcp_confine_check_user(PARSER_USER, false, &why) < 0) {
+	/* That it exists (privileged: the root and docker refusals are for configs' users). */
+	if (mcp_confine_can_change_ids() && mcp_confine_check_user(PARSER_USER, true, &why) < 0) {
 		free(p);
 		return al_fail(err, "parser: %s: run scripts/setup or: useradd --system %s",
 			       why.msg, PARSER_USER);

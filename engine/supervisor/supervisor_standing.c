@@ -231,14 +231,17 @@ sup_standing_load(struct supervisor *s, struct al_err *err)
 	if (audit_policy_highest(s->o.audit, &top, &hold_top) < 0 ||
 	    audit_engine_latest(s->o.audit, STANDING_RULE, &detail) < 0)
 		return al_fail(err, "supervisor: the audit log's standing policy cannot be read");
-	s->revision = top;
 	pthread_mutex_lock(&s->hold_lock);
 	s->holds.serial = hold_top;
 	pthread_mutex_unlock(&s->hold_lock);
-	if (!detail)
-		return 0;	/* a new log, or no change ever made on every session */
 	pthread_mutex_lock(&s->policy);
 	pthread_mutex_lock(&s->lock);
+	s->revision = top;
+	if (!detail) {	/* a new log, or no change ever made on every session */
+		pthread_mutex_unlock(&s->lock);
+		pthread_mutex_unlock(&s->policy);
+		return 0;
+	}
 	unreadable = standing_read(s, detail) < 0;
 	s->revision = s->revision > top ? s->revision : top;
 	if (unreadable) {

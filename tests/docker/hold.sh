@@ -436,6 +436,23 @@ check "audit timeline shows the flow holds, their restore and the declassified a
 	bash -c 'grep -qE "hold +confidential>pii" "$2" && grep -qE "restore +confidential>confidential" "$2" &&
 	 grep -q "hold $1 approved, declassified" "$2"' _ "$did" "$work/timeline.out"
 
+# --- a restarted engine: its held calls' ids go on past the log's ------------------------
+# (each engine began at 1: an on-call's `ctl approve 1` could name two calls in one log)
+last=$(audit_q "select max(cast(substr(rule, 6) as integer)) from audit_entries
+	where type='policy' and rule glob 'hold [0-9]*'")
+mv "$work/serve.err" "$work/serve1.err"
+serve_start
+ctl restart start "$work/h/config.json"
+rsid=$(cat "$work/restart.out")
+ctl rhold hold store --all
+rid=$(pending_id "$rsid")
+check "a restarted engine's first held call: id $rid, past the log's highest ($last)" \
+	bash -c '[ "$1" -ge 1 ] && [ -n "$2" ] && [ "$2" -gt "$1" ]' _ "${last:-0}" "$rid"
+kill -TERM "$engine"
+rc=0; wait "$engine" || rc=$?
+check "the restarted serve exits 0" [ "$rc" = 0 ]
+check "…its session's container is gone" session_gone "$rsid"
+
 # --- the canary: in the permitted sink, nowhere else ------------------------------------
 check "positive control: the permitted sink holds the canary" grep -qF "$canary" "$sink"
 outputs=("$work"/*.out "$work"/*.err "$work"/pending.json)

@@ -256,12 +256,20 @@ npm_config() {
 JSON
 }
 # The answers whose text the agent's payload decides: everything's echo and
-# memory's list of the entities it created (JSON.stringify(…, null, 2)).
-echo_hash=$(printf 'Echo: %s' "$canary" | sha256sum | cut -d' ' -f1)
-entities_hash=$(python3 -c 'import json,sys
+# memory's list of the entities it created (JSON.stringify(…, null, 2)),
+# hashed as the gateway hashes them: HMAC-SHA-256 under the case's log key.
+keyed() {	# CASE: stdin's bytes
+	python3 -c 'import hashlib,hmac,sqlite3,sys
+(key,) = sqlite3.connect(sys.argv[1]).execute("select key from audit_key where id = 1").fetchone()
+print(hmac.new(key, sys.stdin.buffer.read(), hashlib.sha256).hexdigest())' "$work/$1/audit.db"
+}
+echo_hash() { printf 'Echo: %s' "$canary" | keyed "$1"; }
+entities_hash() {
+	python3 -c 'import json,sys
 c = sys.argv[1]
 sys.stdout.write(json.dumps([{"name": c, "entityType": "secret", "observations": [c]}], indent=2))' \
-	"$canary" | sha256sum | cut -d' ' -f1)
+		"$canary" | keyed "$1"
+}
 for iso in process container; do
 	for pair in fs mind; do
 		c=npm_${pair}_$iso
@@ -282,9 +290,9 @@ for iso in process container; do
 		check "$c: no canary in audit, summary or stderr" no_canary "$c"
 	done
 	check "npm_fs_$iso: echo answered with the payload's message (its response hash)" \
-		audit_has "npm_fs_$iso" "tool='shout' and response_hash='$echo_hash'"
+		audit_has "npm_fs_$iso" "tool='shout' and response_hash='$(echo_hash "npm_fs_$iso")'"
 	check "npm_mind_$iso: memory answered with the entity it created (its response hash)" \
-		audit_has "npm_mind_$iso" "tool='keep' and response_hash='$entities_hash'"
+		audit_has "npm_mind_$iso" "tool='keep' and response_hash='$(entities_hash "npm_mind_$iso")'"
 done
 check "npm_fs_process: the file exists with the payload" grep -qF "$canary" "$work/npm_fs_process/a/out.txt"
 check "npm_mind_process: memory's file holds the entity" \

@@ -494,6 +494,26 @@ test_program_in_root_only_dir(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
+/* A FIFO named as the program: refused, the spawn not held by an open that waits for a writer. */
+static void
+test_fifo_program_refused(void **state)
+{
+	struct obs *o = *state;
+	struct al_err err = { "" };
+	char fifo[128];
+
+	if (!as_root())
+		skip();
+	snprintf(fifo, sizeof fifo, "%s/fifo", o->dir);
+	assert_int_equal(mkfifo(fifo, 0755), 0);
+	free(o->cfg.argv.v[0]);
+	o->cfg.argv.v[0] = strdup(fifo);
+	assert_int_equal(mcp_start(&o->cfg, &o->c, &err), -1);
+	assert_null(o->c);
+	print_message("fifo: %s\n", err.msg);
+	assert_non_null(strstr(err.msg, "upstream hostile"));
+}
+
 /* A kernel without Landlock: refused, unless the loud opt-in (then it shows). */
 static void
 test_no_landlock_refused_unless_opted_in(void **state)
@@ -742,6 +762,7 @@ main(void)
 		T(test_program_in_root_only_dir),
 		T(test_no_landlock_refused_unless_opted_in),
 		T(test_engine_fds_not_inherited),
+		T(test_fifo_program_refused),
 		T(test_same_uid_makes_no_unix_socket),
 		T(test_receipt_view),
 		cmocka_unit_test(test_config_refusals),
