@@ -103,7 +103,8 @@ int control_listen(const char *path, int *fd, struct al_err *err);
 /*
  * A client's connection to path (blocking, close-on-exec; the connect and
  * each send give up after CONTROL_CONNECT_TIMEOUT_S); -1 with err. The
- * path is looked at first: "PATH: does not exist", "PATH: not a socket".
+ * path is looked at first: "PATH: does not exist", "PATH: not a socket";
+ * then who answers: root, the caller, or its directory's sole owner.
  */
 int control_connect(const char *path, struct al_err *err);
 

@@ -219,6 +219,34 @@ socket_there(const char *path, struct al_err *err)
 	return 0;
 }
 
+/*
+ * Whoever answers at path must be an engine the caller would have asked
+ * for: root, the caller itself, or the owner of the socket's directory
+ * when no one else but root may write there (the unit's airlock in
+ * /run/airlock). A socket another user bound first where anyone may
+ * write (/tmp) is refused before a word is sent to it.
+ */
+static int
+peer_trusted(int fd, const char *path, struct al_err *err)
+{
+	struct ucred c;
+	socklen_t len = sizeof c;
+	char dir[sizeof ((struct sockaddr_un *)0)->sun_path];
+	const char *slash = strrchr(path, '/');
+	struct stat st;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c, &len) < 0)
+		return al_fail(err, "%s: cannot tell who answers: %s", path, strerror(errno));
+	if (c.uid == 0 || c.uid == geteuid())
+		return 0;
+	snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1,
+		 slash ? path : ".");
+	if (stat(dir, &st) == 0 && st.st_uid == c.uid && !(st.st_mode & (S_IWGRP | S_IWOTH)))
+		return 0;
+	return al_fail(err, "%s: answered by uid %u, neither root, you, nor the owner of its "
+		       "directory: not asked (a socket another user made?)", path, (unsigned)c.uid);
+}
+
 int
 control_connect(const char *path, struct al_err *err)
 {
@@ -235,6 +263,10 @@ control_connect(const char *path, struct al_err *err)
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
 	if (connect(fd, (const struct sockaddr *)&a, sizeof a) < 0) {
 		al_fail(err, "cannot reach the engine at %s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (peer_trusted(fd, path, err) < 0) {
 		close(fd);
 		return -1;
 	}

@@ -450,4 +450,55 @@ check "serve of a lone copy: refused (exit 3), naming the watchdog and both plac
 	_ "$rc" "$work/alone/airlock" "$libexec" "$work/err"
 check "... and its socket is gone" [ ! -e "$work/alone.sock" ]
 
+# --- ctl talks only to an engine it would have asked for ---------------------------------
+# fake DIR NAME [HELLO]: uid 65534 binds DIR/NAME.sock, says HELLO (a line) to the one
+# client it takes, and writes how many bytes it got to DIR/NAME.got.
+fake() {
+	setpriv --reuid 65534 --regid 65534 --clear-groups /usr/bin/python3 -c '
+import os, socket, sys
+d, name, hello = sys.argv[1], sys.argv[2], sys.argv[3].encode()
+s = socket.socket(socket.AF_UNIX)
+s.bind(os.path.join(d, name + ".sock"))
+s.listen(1)
+s.settimeout(20)
+open(os.path.join(d, name + ".ready"), "w").close()
+got = b""
+try:
+    c, _ = s.accept()
+    c.settimeout(3)
+    if hello:
+        c.sendall(hello + b"\n")
+    while True:
+        b = c.recv(4096)
+        if not b:
+            break
+        got += b
+except OSError:
+    pass
+open(os.path.join(d, name + ".got"), "w").write(str(len(got)))' "$1" "$2" "${3:-}" &
+	for _ in $(seq 100); do [ -e "$1/$2.ready" ] && return 0; sleep 0.05; done
+	return 1
+}
+if [ "$(id -u)" = 0 ]; then
+	chmod 0711 "$work"
+	mkdir -m 1777 "$work/anyone"	# as /tmp: anyone may bind there
+	hello='{"airlock": 1, "engine": "fake", "role": "operate", "uid": 0, "user": "root"}'
+	fake "$work/anyone" engine "$hello"	# it even says hello as an engine does
+	try ctl status --socket "$work/anyone/engine.sock"
+	check "ctl refuses a socket another uid bound where anyone may write: exit 3, naming the uid" \
+		bash -c '[ "$1" = 3 ] && grep -qF "$2: answered by uid 65534, neither root, you, nor the owner of its directory" "$3"' \
+		_ "$rc" "$work/anyone/engine.sock" "$work/err"
+	wait
+	check "…and that socket got not one byte" [ "$(cat "$work/anyone/engine.got" 2>/dev/null)" = 0 ]
+	# Positive control: the same uid in a directory only it may write (the unit's airlock in /run/airlock).
+	install -d -o 65534 -g 65534 -m 0755 "$work/own"
+	fake "$work/own" engine "$hello"
+	try ctl status --socket "$work/own/engine.sock"
+	wait
+	check "…one of the owner of a directory only it may write is talked to (its socket got a request)" \
+		bash -c '! grep -q "answered by uid" "$1" && [ "$(cat "$2" 2>/dev/null)" -gt 0 ]' _ "$work/err" "$work/own/engine.got"
+else
+	echo "## SKIPPED: ctl's check of who answers needs root (another uid to bind a socket)" | tee /dev/stderr
+fi
+
 summary
