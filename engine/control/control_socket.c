@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -232,16 +233,15 @@ peer_trusted(int fd, const char *path, struct al_err *err)
 	struct ucred c;
 	socklen_t len = sizeof c;
 	char dir[sizeof ((struct sockaddr_un *)0)->sun_path];
-	const char *slash = strrchr(path, '/');
 	struct stat st;
 
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c, &len) < 0)
 		return al_fail(err, "%s: cannot tell who answers: %s", path, strerror(errno));
 	if (c.uid == 0 || c.uid == geteuid())
 		return 0;
-	snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1,
-		 slash ? path : ".");
-	if (stat(dir, &st) == 0 && st.st_uid == c.uid && !(st.st_mode & (S_IWGRP | S_IWOTH)))
+	snprintf(dir, sizeof dir, "%s", path);	/* fill_addr made sure it fits */
+	if (stat(dirname(dir), &st) == 0 && st.st_uid == c.uid &&
+	    !(st.st_mode & (S_IWGRP | S_IWOTH)))
 		return 0;
 	return al_fail(err, "%s: answered by uid %u, neither root, you, nor the owner of its "
 		       "directory: not asked (a socket another user made?)", path, (unsigned)c.uid);
