@@ -335,6 +335,15 @@ alert_pause_failed(const struct supervisor_event *e, const struct alert_names *n
 			 " are denied all the same", nm->id);
 }
 
+static void
+alert_unpaused(const struct supervisor_event *e, const struct alert_names *nm, char *buf,
+	       size_t cap)
+{
+	(void)e;
+	snprintf(buf, cap, "warning: session %s was unpaused outside airlock while quarantined:"
+		 " paused again", nm->id);
+}
+
 static const alert_fn alert_formats[SUPERVISOR_EVENT_KIND_COUNT] = {
 	[SUPERVISOR_EVENT_STATE]		  = alert_state,
 	[SUPERVISOR_EVENT_END]		  = alert_end,
@@ -351,6 +360,7 @@ static const alert_fn alert_formats[SUPERVISOR_EVENT_KIND_COUNT] = {
 	[SUPERVISOR_EVENT_QUARANTINE]		  = alert_quarantine,
 	[SUPERVISOR_EVENT_RELEASE]		  = alert_quarantine,
 	[SUPERVISOR_EVENT_PAUSE_FAILED]	  = alert_pause_failed,
+	[SUPERVISOR_EVENT_UNPAUSED]		  = alert_unpaused,
 };
 
 void
@@ -393,6 +403,7 @@ alert_wanted(const struct supervisor_event *e)
 	case SUPERVISOR_EVENT_QUARANTINE:
 	case SUPERVISOR_EVENT_RELEASE:
 	case SUPERVISOR_EVENT_PAUSE_FAILED:
+	case SUPERVISOR_EVENT_UNPAUSED:
 		return true;
 	case SUPERVISOR_EVENT_END:
 		return e->alert || !session_end_normal(e->end);

@@ -371,7 +371,8 @@ cutover_result_id(enum cutover_result r)
 	_(HOLD_DECIDED,      "hold_decided",      false) \
 	_(QUARANTINE,        "quarantine",        true)  \
 	_(RELEASE,           "release",           true)  \
-	_(PAUSE_FAILED,      "pause_failed",      true)
+	_(PAUSE_FAILED,      "pause_failed",      true)  \
+	_(UNPAUSED,          "unpaused",          true)
 
 enum event_kind {
 #define SUPERVISOR_EVENT_KIND_ENUM(e, id, alert) SUPERVISOR_EVENT_##e,
@@ -411,6 +412,8 @@ event_kind_id(enum event_kind k)
  *   QUARANTINE,        by (who quarantined or released the session)
  *   RELEASE
  *   PAUSE_FAILED       reason ("pause" or "unpause": what the daemon refused)
+ *   UNPAUSED           — (a quarantined session's container was found
+ *                      running unpaused: unpaused outside airlock; paused again)
  * A held call's events name it and its tool, never its arguments.
  */
 struct supervisor_event {

@@ -139,6 +139,10 @@ log_hold_event(struct control_server *cs, const struct supervisor_event *e)
 	case SUPERVISOR_EVENT_PAUSE_FAILED:
 		cs_say(cs, "session %s quarantine: %s failed", e->session, e->reason);
 		break;
+	case SUPERVISOR_EVENT_UNPAUSED:
+		cs_say(cs, "session %s quarantine: unpaused outside airlock, paused again",
+		    e->session);
+		break;
 	default:
 		break;
 	}

@@ -1,8 +1,9 @@
 /*
  * Host checks (airlock doctor's, but for its runsc probe container; and one
  * per installed upstream) on a thread of their own, and the keeper: it
- * sweeps the containers ended sessions left, and re-runs the host checks
- * after an end that points at the daemon and while they fail.
+ * sweeps the containers ended sessions left, lapses grants, pauses again
+ * a quarantined container unpaused outside airlock, and re-runs the host
+ * checks after an end that points at the daemon and while they fail.
  */
 
 #include "supervisor_int.h"
@@ -233,6 +234,13 @@ keeper_main(void *arg)
 		if (sup_grant_due(s, now, &next)) {
 			pthread_mutex_unlock(&s->lock);
 			sup_grant_lapse(s);
+			pthread_mutex_lock(&s->lock);
+			continue;
+		}
+		/* A quarantine's pause undone outside airlock: paused again. */
+		if (sup_quarantine_look_due(s, now, &next)) {
+			pthread_mutex_unlock(&s->lock);
+			sup_quarantine_look(s);
 			pthread_mutex_lock(&s->lock);
 			continue;
 		}

@@ -225,6 +225,7 @@ struct supervisor {
 	size_t containers_left;
 	bool host_kick;			/* an end pointed at the daemon */
 	int64_t host_run_ms;		/* the latest host check started (monotonic) */
+	int64_t quar_look_ms;		/* the latest look at the paused quarantined (monotonic) */
 	/*
 	 * The warm pools (supervisor_pool.c), under pool_lock, which is never
 	 * held together with lock or policy.
@@ -377,6 +378,17 @@ void sup_flow_start(struct supervisor *s, struct slot *sl);
 /* sl's container runs now: a quarantine that waited for it pauses it. */
 void sup_quarantine_running(struct supervisor *s, struct slot *sl);
 void sup_quarantine_row(const struct slot *sl, struct session_row *r);
+/*
+ * Under s->lock (the keeper): is a look at the quarantined sessions'
+ * paused containers due now? Else *next_ms is lowered to when it is.
+ */
+bool sup_quarantine_look_due(struct supervisor *s, int64_t now_ms, int64_t *next_ms);
+/*
+ * Under nothing: ask the daemon about each quarantined session's paused
+ * container; one found running unpaused (unpaused outside airlock) is
+ * paused again, written down and announced.
+ */
+void sup_quarantine_look(struct supervisor *s);
 
 /* supervisor_host.c */
 void sup_keeper_note_end(struct supervisor *s, const struct session_summary *sum);

@@ -12,6 +12,11 @@
  * release that overtakes a pause still ends unpaused. A pause the daemon
  * refuses is written down and shown ("pause failed"); the gate denies
  * every call all the same (fail closed).
+ *
+ * The keeper looks at each paused container every QUARANTINE_LOOK_MS: one
+ * the daemon says runs unpaused was unpaused outside airlock (`docker
+ * unpause` by whoever holds the daemon's socket). The operator's decision
+ * stands: it is paused again, written down and announced.
  */
 
 #include "supervisor_int.h"
@@ -26,6 +31,7 @@
 #include "quarantine.h"
 
 #define FREEZER_ROUNDS	8	/* a quarantine and a release overtaking each other */
+#define QUARANTINE_LOOK_MS	2000	/* how often the paused containers are looked at */
 
 struct freezer {
 	struct supervisor *sup;
@@ -84,6 +90,8 @@ freezer_settle(struct supervisor *s, const struct freezer *f, bool did, bool ok,
 		quar_changed(s, sl);
 		return false;
 	}
+	if (did && ok)
+		pthread_cond_signal(&s->keeper_cond);	/* its looks start now */
 	if (did)
 		sl->quar_pause = ok ? QUARANTINE_PAUSE_PAUSED : QUARANTINE_PAUSE_FAILED;
 	else
@@ -310,4 +318,101 @@ sup_quarantine_row(const struct slot *sl, struct session_row *r)
 	r->quarantine = sl->quar;
 	sup_copy_word(r->quarantine.pause, sizeof r->quarantine.pause,
 		      quarantine_pause_word(sl->quar_pause));
+}
+
+/* ---- the keeper's look: a pause undone outside airlock ---- */
+
+/* Under s->lock: a quarantined session whose container should be paused now. */
+static bool
+look_wanted(const struct slot *sl)
+{
+	return sl && !sl->ended && sl->quar.on && sl->quar_pause == QUARANTINE_PAUSE_PAUSED &&
+	       !sl->freezer_busy && !atomic_load(&sl->stop) && sl->row.container[0];
+}
+
+bool
+sup_quarantine_look_due(struct supervisor *s, int64_t now_ms, int64_t *next_ms)
+{
+	int64_t at = s->quar_look_ms + QUARANTINE_LOOK_MS;
+	size_t i;
+
+	for (i = 0; i < s->n_slots && !look_wanted(s->slots[i]); i++)
+		;
+	if (i == s->n_slots)
+		return false;
+	if (now_ms >= at)
+		return true;
+	if (at < *next_ms)
+		*next_ms = at;
+	return false;
+}
+
+struct look {
+	char id[SNAP_ID_MAX];
+	char container[SNAP_CONTAINER_MAX];
+	bool unpaused;
+};
+
+/* Does the daemon say the container runs unpaused? No answer: no verdict. */
+static bool
+runs_unpaused(struct docker *d, const char *container)
+{
+	struct al_err err;
+	json_t *in = NULL, *state;
+	bool unpaused;
+
+	if (docker_inspect(d, container, &in, &err) < 0)
+		return false;
+	state = json_object_get(in, "State");
+	unpaused = json_is_true(json_object_get(state, "Running")) &&
+		   json_is_false(json_object_get(state, "Paused"));
+	json_decref(in);
+	return unpaused;
+}
+
+void
+sup_quarantine_look(struct supervisor *s)
+{
+	struct look *v;
+	struct docker *d;
+	struct al_err err;
+	struct slot *sl;
+	size_t i, n = 0;
+
+	pthread_mutex_lock(&s->lock);
+	s->quar_look_ms = clock_mono_ms();
+	v = calloc(s->n_slots ? s->n_slots : 1, sizeof *v);
+	for (i = 0; v && i < s->n_slots; i++)
+		if (look_wanted(s->slots[i])) {
+			sup_copy_word(v[n].id, sizeof v[n].id, s->slots[i]->id);
+			sup_copy_word(v[n].container, sizeof v[n].container,
+				      s->slots[i]->row.container);
+			n++;
+		}
+	pthread_mutex_unlock(&s->lock);
+	if (n == 0 || !(d = preflight_connect(s->o.docker_host, &err))) {
+		free(v);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		v[i].unpaused = runs_unpaused(d, v[i].container);
+	docker_close(d);
+	pthread_mutex_lock(&s->lock);
+	for (i = 0; i < n; i++) {
+		sl = sup_find(s, v[i].id);
+		/* Still held, by nobody's freezer: else the op under way decides. */
+		v[i].unpaused = v[i].unpaused && look_wanted(sl);
+		if (!v[i].unpaused)
+			continue;
+		quar_event(s, sl, SUPERVISOR_EVENT_UNPAUSED, NULL, NULL);
+		freezer_start(s, sl);
+		quar_changed(s, sl);
+	}
+	pthread_mutex_unlock(&s->lock);
+	for (i = 0; i < n; i++)
+		if (v[i].unpaused)
+			supervisor_record(s, NULL, v[i].id, NULL, CUTOVER_REJECTED,
+					  "quarantine: unpaused outside airlock");
+	free(v);
+	sup_wake(s);
 }

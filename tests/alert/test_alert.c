@@ -533,6 +533,10 @@ test_hold_and_quarantine_events(void **state)
 	SET(e.reason, "unpause");
 	assert_string_equal(fmt(&e), "warning: session 3f9a1c02 released, but its unpause failed");
 	assert_true(alert_wanted(&e));
+	e = ev(SUPERVISOR_EVENT_UNPAUSED);
+	assert_string_equal(fmt(&e), "warning: session 3f9a1c02 was unpaused outside airlock"
+			    " while quarantined: paused again");
+	assert_true(alert_wanted(&e));
 }
 
 int

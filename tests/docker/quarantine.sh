@@ -4,11 +4,11 @@
 # denies every call `quarantined` (the sink sees nothing more) and pauses
 # the container (docker inspect: State.Paused) under both runtimes; a
 # session held past its session timeout is still there and paused; an
-# unpause by hand lets the agent's lines through, and every one is denied
-# `quarantined` (the gate holds without the pause: fail closed); release
-# unpauses and calls reach the sink again. A pause the daemon refuses is
-# reported (ctl sessions, the audit) and the gate denies all the same. A
-# view-role uid is refused and
+# unpause by hand (`docker unpause`) is undone by the engine, audited and
+# announced; release unpauses and calls reach the sink again. A pause the
+# daemon refuses is reported (ctl sessions, the audit) and, the container
+# running, every line the agent sends is denied `quarantined` (the gate
+# holds without the pause: fail closed). A view-role uid is refused and
 # audited; --all and --called TOOL --within D pick the live sessions; an
 # 80x24 and a 50x12 console show the mark; the audit holds each
 # quarantine and release with its author, the timeline tells them, verify
@@ -143,14 +143,22 @@ check "the audit: 'quarantine' for a by its operator via ctl" \
 	audit_has "select count(*) from audit_entries where type='policy' and session_id='$a'
 	 and rule='quarantine' and decision='applied' and $me"
 
-# Fail closed: unpaused by hand (as if the pause had failed), the agent's lines are denied.
-"$DOCKER" unpause "$ca" >/dev/null 2>&1
-check "unpaused by hand: a's calls are denied 'quarantined'" \
-	audit_has "select count(*) from audit_entries where type='call' and session_id='$a'
-	 and decision='denied' and rule='quarantined'"
+# A hand outside: unpaused with the daemon's own CLI, the engine pauses it
+# again at its next look (every 2 s) and says so; its gate held meanwhile.
+check "docker unpause by hand (a): the daemon did it" "$DOCKER" unpause "$ca"
+check "…the engine pauses it again (docker: State.Paused true)" paused "$ca"
+check "…audited: 'quarantine: unpaused outside airlock' on a, the engine's entry" \
+	audit_has "select count(*) from audit_entries where type='policy' and session_id='$a'
+	 and rule='quarantine: unpaused outside airlock'"
+check "…once" [ "$(audit_q "select count(*) from audit_entries where type='policy'
+	 and session_id='$a' and rule='quarantine: unpaused outside airlock'")" = 1 ]
+check "…serve says it: 'quarantine: unpaused outside airlock, paused again'" \
+	grep -q "session $a quarantine: unpaused outside airlock, paused again" "$work/serve.err"
+check "…ctl sessions: still 'quarantined (paused)'" \
+	bash -c '"$1" ctl --socket "$2" sessions | grep -qE "^$3 .*quarantined \(paused\)"' \
+	_ "$airlock" "$sock" "$a"
 check "…and a's sink still sees nothing" stays a 2
-check "…and the agent's lines lifted nothing: a is still quarantined" quar_on "$a"
-"$DOCKER" pause "$ca" >/dev/null 2>&1
+check "…and a is still quarantined" quar_on "$a"
 
 # --- b (runsc) ----------------------------------------------------------------
 ctl qb quarantine "$b"

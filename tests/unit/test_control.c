@@ -629,6 +629,7 @@ test_round_trip_hold_events(void **state)
 		{ SUPERVISOR_EVENT_QUARANTINE, "quarantine", "by" },
 		{ SUPERVISOR_EVENT_RELEASE, "release", "by" },
 		{ SUPERVISOR_EVENT_PAUSE_FAILED, "pause_failed", "reason" },
+		{ SUPERVISOR_EVENT_UNPAUSED, "unpaused", "" },
 	};
 	struct supervisor_event e, back;
 	char keys[128];
