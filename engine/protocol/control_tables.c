@@ -309,73 +309,34 @@ ev_session(const void *e)
 	return ((const struct supervisor_event *)e)->session[0] != '\0';
 }
 
-static bool
-ev_state(const void *e)
-{
-	return kind_in(e, KIND(STATE));
-}
+/* Which kinds of event carry a field (snapshot.h says what it means for each). */
+#define CARRIED_BY(name, kinds_mask) \
+	static bool name(const void *e) \
+	{ \
+		return kind_in(e, kinds_mask); \
+	}
 
-static bool
-ev_end(const void *e)
-{
-	return kind_in(e, KIND(END));
-}
+CARRIED_BY(ev_state, KIND(STATE))
+CARRIED_BY(ev_end, KIND(END))
+CARRIED_BY(ev_check, KIND(END) | KIND(ADMISSION_REFUSED))
+CARRIED_BY(ev_cutover, KIND(CUTOVER) | KIND(CUTOVER_ACK))
+CARRIED_BY(ev_tool, KIND(CUTOVER) | KIND(CUTOVER_ACK) | KIND(HOLD_WAITING) | KIND(HOLD_DECIDED))
+CARRIED_BY(ev_hold, KIND(HOLD_WAITING) | KIND(HOLD_DECIDED))
+CARRIED_BY(ev_count, KIND(CUTOVER) | KIND(REAPER) | KIND(SWEEP))
+CARRIED_BY(ev_ack, KIND(CUTOVER_ACK))
+CARRIED_BY(ev_waited, KIND(CUTOVER_ACK) | KIND(HOLD_DECIDED))
+CARRIED_BY(ev_reason, KIND(CUTOVER_ACK) | KIND(REAPER) | KIND(SWEEP) | KIND(ADMISSION_REFUSED) |
+		      KIND(LEASE_FAILED) | KIND(AUDIT_REFUSED) | KIND(HOLD_DECIDED) |
+		      KIND(PAUSE_FAILED))
+#undef CARRIED_BY
 
-static bool
-ev_check(const void *e)
-{
-	return kind_in(e, KIND(END) | KIND(ADMISSION_REFUSED));
-}
-
-static bool
-ev_cutover(const void *e)
-{
-	return kind_in(e, KIND(CUTOVER) | KIND(CUTOVER_ACK));
-}
-
-static bool
-ev_hold(const void *e)
-{
-	return kind_in(e, KIND(HOLD_WAITING) | KIND(HOLD_DECIDED));
-}
-
-static bool
-ev_tool(const void *e)
-{
-	return ev_cutover(e) || ev_hold(e);
-}
-
+/* Who asked, for the kinds someone asks for, when one is named. */
 static bool
 ev_by(const void *e)
 {
-	return (ev_cutover(e) || kind_in(e, KIND(HOLD_DECIDED) | KIND(QUARANTINE) | KIND(RELEASE)))
-	       && ((const struct supervisor_event *)e)->by.user[0];
-}
-
-static bool
-ev_count(const void *e)
-{
-	return kind_in(e, KIND(CUTOVER) | KIND(REAPER) | KIND(SWEEP));
-}
-
-static bool
-ev_ack(const void *e)
-{
-	return kind_in(e, KIND(CUTOVER_ACK));
-}
-
-static bool
-ev_waited(const void *e)
-{
-	return kind_in(e, KIND(CUTOVER_ACK) | KIND(HOLD_DECIDED));
-}
-
-static bool
-ev_reason(const void *e)
-{
-	return kind_in(e, KIND(CUTOVER_ACK) | KIND(REAPER) | KIND(SWEEP) | KIND(ADMISSION_REFUSED) |
-			  KIND(LEASE_FAILED) | KIND(AUDIT_REFUSED) | KIND(HOLD_DECIDED) |
-			  KIND(PAUSE_FAILED));
+	return kind_in(e, KIND(CUTOVER) | KIND(CUTOVER_ACK) | KIND(HOLD_DECIDED) |
+			  KIND(QUARANTINE) | KIND(RELEASE)) &&
+	       ((const struct supervisor_event *)e)->by.user[0];
 }
 
 bool
