@@ -144,6 +144,8 @@ end_for_rule(enum policy_rule rule)
 		return SESSION_END_AUDIT_FAILED;
 	case RULE_PARSER_LOST:
 		return SESSION_END_PARSER_FAILED;
+	case RULE_STOPPED:	/* its call gave up: the stop is the end */
+		return SESSION_END_OPERATOR_STOP;
 	default:
 		return SESSION_END_UPSTREAM_FAULT;
 	}

@@ -365,6 +365,7 @@ upstream_for(struct gateway *g, const struct catalog_tool *t)
 		config_upstream_mcp(g->cfg, (size_t)i, &sc);
 		sc.digest = parser_mcp_digest;	/* its lines are read there, never here */
 		sc.digest_ctx = g->parser;
+		sc.stop = g->o.stop;
 		rc = g->cfg->upstreams[i].isolation == UPSTREAM_CONTAINER ?
 			upstream_boxed(g, i, &sc, &err) : mcp_start(&sc, &g->mcp[i], &err);
 		if (rc == 0)
@@ -555,6 +556,9 @@ dispatch(struct call *c, char **reply, size_t *reply_len, enum policy_rule *why)
 		break;
 	case MCP_TIMEOUT:
 		st = fault(c, RULE_UPSTREAM_TIMEOUT, why);
+		break;
+	case MCP_STOPPED:
+		st = fault(c, RULE_STOPPED, why);
 		break;
 	default:
 		st = fault(c, RULE_UPSTREAM_FAULT, why);
@@ -754,5 +758,12 @@ gateway_tool_definition(struct gateway *g, int tool, struct mcp_tool_shown *out)
 		mcp_tool_shown_free(out);	/* drifted: the call will be denied catalog_drift */
 		return false;
 	}
+	/*
+	 * Unpinned, the description and schema are the upstream's output, as
+	 * its answers are: the agent gets them at the tool's class. A pinned
+	 * one is the text the operator reviewed and raises nothing.
+	 */
+	if (!t->pinned)
+		g->session_class = policy_class_after(g->session_class, t);
 	return true;
 }

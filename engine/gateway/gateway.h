@@ -24,6 +24,7 @@
  * the record (a span of a terminal entry a crash lost may exist).
  */
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -80,6 +81,9 @@ struct gateway_options {
 	const char *exe;			/* the airlock binary its parser is
 						   found beside (NULL: this one) */
 	const struct gateway_hold *hold;	/* held calls' wait, or NULL: denied */
+	const atomic_bool *stop;		/* the session's stop: a call waiting at
+						   its upstream gives up (RULE_STOPPED),
+						   or NULL */
 };
 
 /*
@@ -108,7 +112,9 @@ enum gateway_status gateway_handle(struct gateway *g, const char *line, size_t l
  * (a copy in out, freed with mcp_tool_shown_free), when the session's class
  * may reach that upstream now (starting it, as a first call would) and the
  * definition matches its pin (or, unpinned, becomes the first one seen).
- * false otherwise: a sink above the class is never contacted.
+ * false otherwise: a sink above the class is never contacted. An unpinned
+ * definition given out raises the session's class to the tool's data
+ * class, as its answer would (a pinned one is the operator's reviewed text).
  */
 bool gateway_tool_definition(struct gateway *g, int tool, struct mcp_tool_shown *out);
 

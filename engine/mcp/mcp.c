@@ -88,7 +88,7 @@ mcp_await(struct mcp_client *c, json_int_t id, long long deadline, struct mcp_ms
 	for (i = 0; i < MCP_MSGS_MAX; i++) {
 		switch (mcp_read_msg(c, deadline, answer)) {
 		case MCP_GOT_NONE:
-			return MCP_W_TIMEOUT;
+			return mcp_stopping(c) ? MCP_W_STOPPED : MCP_W_TIMEOUT;
 		case MCP_GOT_LOST:
 			return MCP_W_LOST;
 		case MCP_GOT_BAD:
@@ -101,6 +101,8 @@ mcp_await(struct mcp_client *c, json_int_t id, long long deadline, struct mcp_ms
 			return MCP_W_ANSWER;
 		if (mcp_handle(c, answer, deadline) < 0)
 			return MCP_W_LOST;
+		if (mcp_stopping(c))
+			return MCP_W_STOPPED;
 		if (clock_mono_ms() >= deadline)
 			return MCP_W_TIMEOUT;
 	}
@@ -180,6 +182,8 @@ mcp_wait_fail(struct mcp_client *c, enum mcp_wait w, const char *step, struct al
 		return al_fail(err, "upstream %s: %s: out of memory", c->name, step);
 	if (w == MCP_W_TIMEOUT)
 		return al_fail(err, "upstream %s: %s timed out", c->name, step);
+	if (w == MCP_W_STOPPED)
+		return al_fail(err, "upstream %s: %s given up: the session stops", c->name, step);
 	if (w == MCP_W_LOST && !c->replaying && mcp_exited(c, MCP_EXIT_LOOK_MS, how, sizeof how))
 		return al_fail(err, "upstream %s: %s before answering %s", c->name, how, step);
 	return al_fail(err, "upstream %s: %s failed", c->name, step);
@@ -289,6 +293,7 @@ mcp_client_new(const struct mcp_server_config *cfg)
 	c->next_id = 1;
 	c->digest = cfg->digest;
 	c->digest_ctx = cfg->digest_ctx;
+	c->stop = cfg->stop;
 	c->init_ms = cfg->init_timeout_ms > 0 ? cfg->init_timeout_ms : MCP_INIT_DEFAULT_MS;
 	c->call_ms = cfg->call_timeout_ms > 0 ? cfg->call_timeout_ms : MCP_CALL_DEFAULT_MS;
 	return c;
@@ -490,9 +495,9 @@ mcp_take_answer(const struct mcp_msg *answer, struct mcp_call_result *res)
 
 /* The spec's way to give up on a request; a late answer is dropped by id. */
 static void
-mcp_cancel(struct mcp_client *c, json_int_t id)
+mcp_cancel(struct mcp_client *c, json_int_t id, const char *reason)
 {
-	json_t *params = json_pack("{s:I, s:s}", "requestId", id, "reason", "timeout");
+	json_t *params = json_pack("{s:I, s:s}", "requestId", id, "reason", reason);
 
 	if (!params)
 		return;
@@ -509,8 +514,12 @@ mcp_call_outcome(struct mcp_client *c, enum mcp_wait w, json_int_t id,
 	case MCP_W_NOMEM:
 		return al_fail(err, "upstream %s: out of memory", c->name);
 	case MCP_W_TIMEOUT:
-		mcp_cancel(c, id);
+		mcp_cancel(c, id, "timeout");
 		res->outcome = MCP_TIMEOUT;
+		break;
+	case MCP_W_STOPPED:
+		mcp_cancel(c, id, "stopped");
+		res->outcome = MCP_STOPPED;
 		break;
 	case MCP_W_ANSWER:
 		if (mcp_take_answer(answer, res) < 0)

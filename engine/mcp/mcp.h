@@ -12,6 +12,7 @@
  * One client is used by one thread at a time.
  */
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -53,13 +54,22 @@ struct mcp_server_config {
 	 */
 	mcp_digest_fn digest;
 	void *digest_ctx;
+	/*
+	 * Set, the client gives up whatever it waits for (a call's answer:
+	 * MCP_STOPPED, notifications/cancelled sent), looking at it at least
+	 * every MCP_STOP_LOOK_MS: the session's stop. NULL: no such flag.
+	 */
+	const atomic_bool *stop;
 };
+
+#define MCP_STOP_LOOK_MS	100
 
 enum mcp_outcome {
 	MCP_OK,			/* a result; text holds its text content */
 	MCP_TOOL_ERROR,		/* a result with isError:true */
 	MCP_RPC_ERROR,		/* a JSON-RPC error object; error_code holds its code */
 	MCP_TIMEOUT,		/* no answer in time; notifications/cancelled was sent */
+	MCP_STOPPED,		/* the stop flag rose first; notifications/cancelled was sent */
 	MCP_FAULT,		/* malformed output, EOF, a dead server, an I/O error */
 };
 

@@ -49,6 +49,7 @@ struct mcp_client {
 	bool echoed;		/* it asked us to initialize: it echoes what it reads */
 	mcp_digest_fn digest;	/* who reads the lines; NULL: mcp_digest here */
 	void *digest_ctx;
+	const atomic_bool *stop;	/* the session's stop (mcp_server_config) */
 	struct hash_canon *dig;	/* the digest made here, when digest is NULL */
 	json_int_t next_id;
 	long init_ms, call_ms;
@@ -71,10 +72,18 @@ enum mcp_got {
 enum mcp_wait {
 	MCP_W_ANSWER,
 	MCP_W_TIMEOUT,
+	MCP_W_STOPPED,	/* the stop flag rose */
 	MCP_W_BAD,
 	MCP_W_LOST,
 	MCP_W_NOMEM,
 };
+
+/* The session's stop rose: every wait gives up. */
+static inline bool
+mcp_stopping(const struct mcp_client *c)
+{
+	return c->stop && atomic_load(c->stop);
+}
 
 /* mcp_pipe.c: the bytes */
 void mcp_close_fd(int *fd);

@@ -136,7 +136,7 @@ mcp_replay_pump(struct mcp_client *c, long long deadline)
 /*
  * Wait until stdout brings bytes (or, with want_write, stdin takes some),
  * draining stderr on the way. 1: something happened, look again; 0: the
- * deadline passed; -1: poll or memory failed.
+ * deadline passed, or the session stops; -1: poll or memory failed.
  */
 static int
 mcp_pump(struct mcp_client *c, bool want_write, long long deadline)
@@ -145,6 +145,10 @@ mcp_pump(struct mcp_client *c, bool want_write, long long deadline)
 	long long left = deadline - clock_mono_ms();
 	int n = 0, out = -1, in = -1, err = -1, rc;
 
+	if (mcp_stopping(c))
+		return 0;
+	if (c->stop && left > MCP_STOP_LOOK_MS)
+		left = MCP_STOP_LOOK_MS;	/* a stop is seen within this */
 	if (c->replaying)
 		return mcp_replay_pump(c, deadline);
 	if (c->out_fd >= 0 && mcp_can_read(c))

@@ -62,6 +62,7 @@ struct catalog_tool {
 	_(UPSTREAM_FAULT,       "upstream_fault",       false, true)  \
 	_(UPSTREAM_TIMEOUT,     "upstream_timeout",     false, true)  \
 	_(UPSTREAM_UNAVAILABLE, "upstream_unavailable", false, true)  \
+	_(STOPPED,              "stopped",              false, true)  \
 	_(INVALID_REQUEST,      "invalid_request",      false, true)  \
 	_(PARSER_LOST,          "parser_lost",          false, true)  \
 	_(NO_RANDOMNESS,        "no_randomness",        false, true)  \

@@ -431,6 +431,7 @@ open_gateway(struct session *s)
 		.host = &s->up,
 		.exe = s->o->watchdog_exe,
 		.hold = s->o->hold && s->o->hold->wait ? &s->hold : NULL,
+		.stop = s->o->stop,
 	};
 
 	s->up = (struct upstream_host){

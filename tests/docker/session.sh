@@ -212,6 +212,31 @@ wait "$engine"
 check "SIGINT: ended operator_stop" is interrupt ended operator_stop
 common_end interrupt
 
+# --- a stop while a call waits at its upstream: the call gives up at once ---
+# The vault never answers (timeout 3 s). SIGINT once its call is dispatched:
+# the call's terminal entry says `stopped`, not upstream_timeout, and the
+# stop is the session's end.
+config stopcall normal stall
+"$airlock" run --config "$work/stopcall/config.json" --audit "$work/stopcall/audit.db" --json \
+	>"$work/stopcall/summary.json" 2>"$work/stopcall/stderr" </dev/null &
+engine=$!
+for _ in $(seq 100); do
+	[ "$(sqlite3 "file:$work/stopcall/audit.db?mode=ro" "select count(*) from audit_entries
+	     where type='dispatch' and tool='store'" 2>/dev/null)" = 1 ] && break
+	sleep 0.1
+done
+check "stopcall: the vault's call was dispatched" audit_has stopcall "type='dispatch' and tool='store'"
+kill -INT "$engine"
+wait "$engine"
+check "stopcall: ended operator_stop (not upstream_timeout)" is stopcall ended operator_stop
+check "stopcall: the call's terminal entry: fault, rule stopped" \
+	audit_has stopcall "type='call' and tool='store' and decision='fault' and rule='stopped'"
+check "stopcall: no call entry says upstream_timeout" \
+	bash -c '[ "$(sqlite3 "$1" "select count(*) from audit_entries where rule=\"upstream_timeout\"")" = 0 ]' \
+	_ "$work/stopcall/audit.db"
+check "stopcall: no vault process left" bash -c '! pgrep -f -- "--sink $1 "' _ "$work/stopcall/vault.sink"
+common_end stopcall
+
 # --- upstream faults end the session; error messages never leave ---
 config malformed normal malformed; run malformed
 check "malformed upstream: ended upstream_fault" is malformed ended upstream_fault

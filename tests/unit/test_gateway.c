@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,10 @@
 #include "upstream_dir.h"
 
 #define ROWS_MAX	16
+
+/* What the next gw_open gives the session: its initial class, its stop flag. */
+static const char *gw_initial = "confidential";
+static atomic_bool *gw_stop;
 
 struct gw {
 	char dir[64], db[96], sink[96], up[80];
@@ -89,9 +94,9 @@ gw_config(struct gw *w, const char *mode, int timeout_ms, int frame_bytes)
 		 "            \"sink_ceiling\": \"confidential\", \"response_ceiling\": \"confidential\"}},"
 		 " \"aliases\": {\"say\": \"echo\", \"leak\": \"leak\", \"post\": \"post\","
 		 "               \"pinned\": \"pinned\", \"missing\": \"missing\"},"
-		 " \"initial\": {\"class\": \"confidential\"},"
+		 " \"initial\": {\"class\": \"%s\"},"
 		 " \"bounds\": {\"calls\": 64, \"frame_bytes\": %d}}",
-		 upstream_bin(), w->sink, mode, timeout_ms, w->up, w->dir, 0, frame_bytes);
+		 upstream_bin(), w->sink, mode, timeout_ms, w->up, w->dir, 0, gw_initial, frame_bytes);
 	root = json_loads(text, 0, NULL);
 	assert_non_null(root);
 	config_init(&w->c);
@@ -123,7 +128,8 @@ gw_open_with(struct gw *w, const char *mode, int timeout_ms, int frame_bytes, bo
 	}
 	assert_int_equal(gateway_open(&(struct gateway_options){
 		.config = &w->c, .session_id = "sess-gw", .audit = w->a,
-		.gate = with_gate ? w->gate : NULL, .exe = getenv("AIRLOCK_BIN") }, &w->g, &err), 0);
+		.gate = with_gate ? w->gate : NULL, .exe = getenv("AIRLOCK_BIN"),
+		.stop = gw_stop }, &w->g, &err), 0);
 }
 
 static void
@@ -634,6 +640,81 @@ test_upstream_timeout(void **state)
 	gw_free(&w);
 }
 
+static void *
+stop_later(void *flag)
+{
+	struct timespec ts = { 0, 200 * 1000 * 1000 };
+
+	nanosleep(&ts, NULL);
+	atomic_store((atomic_bool *)flag, true);
+	return NULL;
+}
+
+/*
+ * The session stops while its call waits at the upstream (the fixture
+ * holds it 10 s, the timeout is 5 s): the call gives up, its terminal
+ * entry says stopped, not upstream_timeout.
+ */
+static void
+test_upstream_stopped(void **state)
+{
+	static const char *const rows[] = { "dispatch dispatch -", "call fault stopped", NULL };
+	atomic_bool stop = false;
+	pthread_t t;
+	struct gw w;
+
+	(void)state;
+	gw_stop = &stop;
+	gw_open_with(&w, "slow", 5000, 65536, false);
+	gw_stop = NULL;
+	assert_int_equal(pthread_create(&t, NULL, stop_later, &stop), 0);
+	expect_fault(&w, SAY, GW_FAULT, RULE_STOPPED);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_string_equal(gateway_fault_reason(w.g), "tool echo (upstream u): stopped");
+	gw_finish(&w);
+	expect_rows(&w, rows);
+	gw_free(&w);
+}
+
+/*
+ * MCP sessions: an unpinned tool's listed definition is its upstream's
+ * output, so the session's class rises to the tool's data class before
+ * the agent sees it, and a sink below it is denied from then on (the
+ * hostile review's vault description reached a public sink). A public
+ * tool's definition raises nothing; a pin that does not match lists
+ * nothing and raises nothing.
+ */
+static void
+test_definition_raises_class(void **state)
+{
+	static const char *const rows[] = { "call denied sink_ceiling", NULL };
+	struct mcp_tool_shown up;
+	struct gw w;
+	int pub, conf;
+
+	(void)state;
+	gw_initial = "public";
+	gw_open(&w, "echo");
+	gw_initial = "confidential";
+	pub = class_rank(&w.c.classes, "public");
+	conf = class_rank(&w.c.classes, "confidential");
+	assert_int_equal(gateway_session_class(w.g), pub);
+	assert_true(gateway_tool_definition(w.g, config_alias_tool(&w.c, "post"), &up));
+	mcp_tool_shown_free(&up);
+	assert_int_equal(gateway_session_class(w.g), pub);
+	assert_false(gateway_tool_definition(w.g, config_alias_tool(&w.c, "pinned"), &up));
+	assert_int_equal(gateway_session_class(w.g), pub);
+	assert_true(gateway_tool_definition(w.g, config_alias_tool(&w.c, "say"), &up));
+	assert_non_null(up.desc);
+	mcp_tool_shown_free(&up);
+	assert_int_equal(gateway_session_class(w.g), conf);
+	expect_reply(&w, POST, RULE_SINK_CEILING, "{\"allowed\":false,\"response\":null}\n");
+	gw_finish(&w);
+	assert_int_equal(sink_calls(&w), 0);
+	expect_rows(&w, rows);
+	gw_free(&w);
+}
+
 static void
 test_upstream_unavailable(void **state)
 {
@@ -745,6 +826,8 @@ main(void)
 		cmocka_unit_test(test_upstream_errors),
 		cmocka_unit_test(test_upstream_fault),
 		cmocka_unit_test(test_upstream_timeout),
+		cmocka_unit_test(test_upstream_stopped),
+		cmocka_unit_test(test_definition_raises_class),
 		cmocka_unit_test(test_upstream_unavailable),
 		cmocka_unit_test(test_audit_failed),
 		cmocka_unit_test(test_no_randomness),

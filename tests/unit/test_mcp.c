@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -363,6 +364,46 @@ test_slow_times_out_then_recovers(void **state)
 	assert_text(&res, "second");
 	assert_true(now_us() - t0 < 1000000);
 	mcp_call_result_free(&res);
+}
+
+static void *
+stop_later(void *flag)
+{
+	struct timespec ts = { 0, 200 * 1000 * 1000 };
+
+	nanosleep(&ts, NULL);
+	atomic_store((atomic_bool *)flag, true);
+	return NULL;
+}
+
+/*
+ * The session's stop (issue: ctl stop waited for a hung upstream call):
+ * raised 200 ms into a call the fixture holds for 10 s, the call gives up
+ * within MCP_STOP_LOOK_MS of it, MCP_STOPPED, long before its 5 s timeout.
+ */
+static void
+test_stop_gives_up_the_call(void **state)
+{
+	struct fx *f = *state;
+	atomic_bool stop = false;
+	struct mcp_call_result res;
+	struct mcp_client *c;
+	pthread_t t;
+	long long t0, took;
+
+	fx_config(f, "slow");
+	f->cfg.stop = &stop;
+	c = fx_launch(f);
+	t0 = now_us();
+	assert_int_equal(pthread_create(&t, NULL, stop_later, &stop), 0);
+	call(c, "echo", "{\"message\":\"held\"}", 5000, &res);
+	took = now_us() - t0;
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_int_equal(res.outcome, MCP_STOPPED);
+	assert_null(res.text);
+	assert_true(took >= 190000 && took < 2500000);	/* the timeout: 5 s */
+	print_message("fixture: a stop 200 ms into the call ended it after %.1f ms\n",
+		      took / 1000.0);
 }
 
 /* Notifications, a blank line, CRLF and a server request around one answer. */
@@ -932,6 +973,7 @@ main(void)
 		T(test_malformed_line_faults),
 		T(test_stderr_counted),
 		T(test_slow_times_out_then_recovers),
+		T(test_stop_gives_up_the_call),
 		T(test_server_request_refused),
 		T(test_overlong_line_breaks_the_client),
 		T(test_image_item_counted),
