@@ -18,7 +18,6 @@
 #include <errno.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +35,7 @@
 #include "audit_verify.h"
 #include "no_random.h"
 #include "scratch.h"
+#include "stop_later.h"
 #include "upstream_dir.h"
 
 #define ROWS_MAX	16
@@ -640,16 +640,6 @@ test_upstream_timeout(void **state)
 	gw_free(&w);
 }
 
-static void *
-stop_later(void *flag)
-{
-	struct timespec ts = { 0, 200 * 1000 * 1000 };
-
-	nanosleep(&ts, NULL);
-	atomic_store((atomic_bool *)flag, true);
-	return NULL;
-}
-
 /*
  * The session stops while its call waits at the upstream (the fixture
  * holds it 10 s, the timeout is 5 s): the call gives up, its terminal
@@ -667,7 +657,7 @@ test_upstream_stopped(void **state)
 	gw_stop = &stop;
 	gw_open_with(&w, "slow", 5000, 65536, false);
 	gw_stop = NULL;
-	assert_int_equal(pthread_create(&t, NULL, stop_later, &stop), 0);
+	assert_int_equal(stop_later_start(&t, &stop), 0);
 	expect_fault(&w, SAY, GW_FAULT, RULE_STOPPED);
 	assert_int_equal(pthread_join(t, NULL), 0);
 	assert_string_equal(gateway_fault_reason(w.g), "tool echo (upstream u): stopped");

@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +19,7 @@
 #include "mcp.h"
 
 #include "scratch.h"
+#include "stop_later.h"
 #include "upstream_dir.h"
 
 /*
@@ -366,16 +366,6 @@ test_slow_times_out_then_recovers(void **state)
 	mcp_call_result_free(&res);
 }
 
-static void *
-stop_later(void *flag)
-{
-	struct timespec ts = { 0, 200 * 1000 * 1000 };
-
-	nanosleep(&ts, NULL);
-	atomic_store((atomic_bool *)flag, true);
-	return NULL;
-}
-
 /*
  * The session's stop (issue: ctl stop waited for a hung upstream call):
  * raised 200 ms into a call the fixture holds for 10 s, the call gives up
@@ -395,7 +385,7 @@ test_stop_gives_up_the_call(void **state)
 	f->cfg.stop = &stop;
 	c = fx_launch(f);
 	t0 = now_us();
-	assert_int_equal(pthread_create(&t, NULL, stop_later, &stop), 0);
+	assert_int_equal(stop_later_start(&t, &stop), 0);
 	call(c, "echo", "{\"message\":\"held\"}", 5000, &res);
 	took = now_us() - t0;
 	assert_int_equal(pthread_join(t, NULL), 0);
