@@ -103,6 +103,10 @@ sup_grant_cutover(struct supervisor *s, enum cutover_op op, const char *tool, bo
 		return 0;
 	if (!serial)
 		return -1;	/* sup_grant_room said there was room: not reached */
+	/* The keeper may sleep past the new end: it reckons again now. */
+	pthread_mutex_lock(&s->lock);
+	pthread_cond_signal(&s->keeper_cond);
+	pthread_mutex_unlock(&s->lock);
 	grant_terms_text(terms->for_s, terms->calls, what, sizeof what);
 	snprintf(rule, sizeof rule, "grant: %s", what);
 	sup_policy_note(s, by, tool, rule, s->revision);

@@ -173,6 +173,12 @@ check "it lapses by itself: 'grant lapsed: time up' by the expiry" \
 	 and tool='store' and rule='grant lapsed: time up' and $by_expiry"
 timed_rev=$(audit_q "select revision from audit_entries where type='policy' and session_id='engine'
 	 and rule='grant lapsed: time up'")
+# On time: the keeper slept up to 10 s past a grant's end (calls passed meanwhile).
+late=$(audit_q "select (julianday(l.ts) - julianday(g.ts)) * 86400 from audit_entries l, audit_entries g
+	 where l.rule='grant lapsed: time up' and g.seq = (select max(seq) from audit_entries
+	 where type='policy' and session_id='engine' and rule like 'grant: %' and seq < l.seq)")
+check "the lapse came on time: its entry 2 to 3 s after the grant's ($late s)" \
+	python3 -c 'import sys; sys.exit(0 if 1.5 <= float(sys.argv[1]) < 3.0 else 1)' "${late:-0}"
 check "the session acknowledged it" \
 	audit_has "select count(*) from audit_entries where type='policy' and session_id='$sid'
 	 and rule='revoke applied' and revision=$timed_rev and $by_expiry"
