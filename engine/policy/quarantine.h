@@ -12,7 +12,10 @@
  * monotonic time of the latest call of it the gateway decided (allowed
  * or denied, by the gate or after it: every request that named an alias
  * of the tool). A session called TOOL within D when that time is at most
- * D before now. A session that never called it (0) never matches.
+ * D before now. A session that never called it (0) never matches. A
+ * session whose call of it waits on a hold now called it now (the
+ * supervisor asks its board of held calls: the row's counters are
+ * published after the call's decision).
  */
 
 #include <stdbool.h>

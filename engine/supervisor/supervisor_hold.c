@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "clock.h"
@@ -68,6 +69,24 @@ sup_hold_kick(struct supervisor *s)
 	pthread_mutex_lock(&s->hold_lock);
 	pthread_cond_broadcast(&s->hold_cond);
 	pthread_mutex_unlock(&s->hold_lock);
+}
+
+size_t
+sup_hold_calling(struct supervisor *s, const char *tool, char (*ids)[SNAP_ID_MAX], size_t cap)
+{
+	struct hold_view *v = calloc(HOLD_MAX, sizeof *v);
+	size_t i, n = 0, waiting;
+
+	if (!v)
+		return 0;
+	pthread_mutex_lock(&s->hold_lock);
+	waiting = hold_list(&s->holds, clock_mono_ms(), v, HOLD_MAX);
+	pthread_mutex_unlock(&s->hold_lock);
+	for (i = 0; i < waiting && n < cap; i++)
+		if (strcmp(v[i].tool, tool) == 0 || strcmp(v[i].alias, tool) == 0)
+			memcpy(ids[n++], v[i].session, SNAP_ID_MAX);
+	free(v);
+	return n;
 }
 
 void

@@ -343,6 +343,12 @@ void sup_hold_stop(struct supervisor *s);
 void sup_hold_kick(struct supervisor *s);
 /* tool held again on to[0..n): its approvals for the rest of those sessions go. */
 void sup_hold_unwaive(struct supervisor *s, const char *tool, struct slot *const *to, size_t n);
+/*
+ * Under nothing: the sessions with a call of tool (its catalog name or
+ * the alias the agent used) waiting on a hold now, into ids: how many.
+ */
+size_t sup_hold_calling(struct supervisor *s, const char *tool, char (*ids)[SNAP_ID_MAX],
+			size_t cap);
 /* sl ended: its approvals for the rest of the session go. */
 void sup_hold_forget(struct supervisor *s, const struct slot *sl);
 

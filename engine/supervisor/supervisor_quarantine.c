@@ -28,6 +28,7 @@
 #include "clock.h"
 #include "docker.h"
 #include "preflight.h"
+#include "hold.h"
 #include "quarantine.h"
 
 #define FREEZER_ROUNDS	8	/* a quarantine and a release overtaking each other */
@@ -279,20 +280,37 @@ supervisor_quarantine(struct supervisor *s, bool on, const char *const *ids, siz
 	return n;
 }
 
+/* Is id among the n ids? */
+static bool
+id_among(const char *id, char (*ids)[SNAP_ID_MAX], size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(ids[i], id) == 0)
+			return true;
+	return false;
+}
+
 size_t
 supervisor_called_within(struct supervisor *s, const char *tool, int64_t within_ms,
 			 char (*out)[SNAP_ID_MAX], size_t cap)
 {
 	int64_t now = clock_mono_ms();
+	char (*held)[SNAP_ID_MAX] = calloc(HOLD_MAX, SNAP_ID_MAX);
 	struct slot *sl;
-	size_t i, t, n = 0;
+	size_t i, t, n = 0, n_held;
 	int alias;
 
+	/* A call waiting on a hold called it just now: its row's counters come after. */
+	n_held = held ? sup_hold_calling(s, tool, held, HOLD_MAX) : 0;
 	pthread_mutex_lock(&s->lock);
 	for (i = 0; i < s->n_slots && n < cap; i++) {
 		sl = s->slots[i];
 		if (sl->ended)
 			continue;
+		if (id_among(sl->id, held, n_held)) {
+			memcpy(out[n++], sl->id, SNAP_ID_MAX);
+			continue;
+		}
 		alias = config_alias_tool(sl->cfg, tool);	/* the tool its alias names here */
 		for (t = 0; t < sl->cfg->n_tools && t < SNAP_TOOLS_MAX; t++)
 			if ((strcmp(sl->cfg->tools[t].name, tool) == 0 || (int)t == alias) &&
@@ -303,6 +321,7 @@ supervisor_called_within(struct supervisor *s, const char *tool, int64_t within_
 			}
 	}
 	pthread_mutex_unlock(&s->lock);
+	free(held);
 	return n;
 }
 

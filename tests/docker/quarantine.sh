@@ -272,6 +272,20 @@ ctl notool quarantine --called nosuchtool
 check "--called a tool no config has: refused, exit 1, in revoke's words" \
 	bash -c '[ "$1" = 1 ] && grep -qF "quarantine: quarantine refused: no config this engine holds has a tool '"'"'nosuchtool'"'"'" "$2"' \
 	_ "$rc" "$work/notool.err"
+# A call waiting on a hold named its tool just now: --called picks its
+# session, though the call is not decided (its row's counters come after).
+ctl ah hold store --session "$a"
+check "ctl hold store --session a: exit 0" [ "$rc" = 0 ]
+aid=$(pending_id "$a")
+check "a's call waits on the hold" [ -n "$aid" ]
+sleep 1.5	# a's latest decided call is older than the window now
+ctl calledheld quarantine --called store --within 1s
+check "--called store --within 1s: a, whose call waits on the hold" \
+	bash -c '[ "$1" = 0 ] && grep -qx "quarantined $2" "$3"' _ "$rc" "$a" "$work/calledheld.out"
+ctl calledrel release --all
+check "…released (all)" [ "$rc" = 0 ]
+ctl arestore restore store --session "$a"
+check "…a's hold lifted: a calls again" grows a
 ctl called quarantine --called store --within 1m
 check "--called store --within 1m: both sessions (each called it just now)" \
 	bash -c '[ "$1" = 0 ] && [ "$(grep -c "^quarantined s-" "$2")" = 2 ]' _ "$rc" "$work/called.out"
