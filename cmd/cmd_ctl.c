@@ -397,8 +397,9 @@ cutover_call(struct ctl *c, long wait, const char *what)
 			       "config; or no such class there)\n");
 	}
 	print_names("ended before acknowledging", a->ended, a->n_ended);
-	if (wait > 0)
-		print_names("still pending", a->pending, a->n_pending);
+	/* --wait 0 asked for no wait: exit 0, and whom it did not wait for. */
+	print_names(wait > 0 ? "still pending" : "not waited for (--wait 0)", a->pending,
+		    a->n_pending);
 	json_decref(r);
 	free(a);
 	return rc;
