@@ -102,6 +102,35 @@ report_unexpressed(const struct audit_propose *p)
 	return n;
 }
 
+/*
+ * What applying the file reaches beyond what was observed: every session
+ * (an incident file names no session), and calls an operator refused.
+ */
+static void
+report_reach(const struct audit_propose *p, const char *session)
+{
+	int64_t sessions = 0;
+	size_t i;
+
+	for (i = 0; i < p->n; i++) {
+		const struct propose_denial *d = &p->v[i];
+
+		if (!audit_propose_restorable(d->rule) || !d->tool_ok)
+			continue;
+		if (d->sessions > sessions)
+			sessions = d->sessions;
+		if (strcmp(d->rule, "hold_denied") == 0)
+			fprintf(stderr, "airlock audit: proposed: %lld call%s of %s denied hold_denied "
+				"were refused by an operator's deny or an engine stop; restored, such "
+				"calls go through unasked\n", (long long)d->calls, plural(d->calls),
+				d->tool);
+	}
+	fprintf(stderr, "airlock audit: proposed: ctl apply restores each tool on every session, "
+		"those started later too, and lifts its holds there; the calls were denied in %s"
+		"%lld session%s%s\n", session ? "" : "at least ", (long long)sessions,
+		plural(sessions), session ? " (--session)" : "");
+}
+
 /* The file, checked by the reader `ctl apply` and `:apply` use, on stdout. */
 static int
 print_file(const struct audit_story_args *a, json_t *file)
@@ -145,8 +174,10 @@ cmd_audit_propose(const struct audit_story_args *a)
 		fprintf(stderr, "airlock audit: propose %s: more than %d (rule, tool) pairs, the "
 			"later ones not read; narrow with --since or --session\n", a->db,
 			AUDIT_PROPOSE_MAX);
-	if (file)
+	if (file) {
+		report_reach(&p, a->session);
 		rc = print_file(a, file);
+	}
 	else {
 		fprintf(stderr, "airlock audit: propose %s: nothing to propose: %s\n", a->db,
 			p.n ? "no call was denied by a rule an incident file can change (revoked)"

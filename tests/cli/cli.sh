@@ -304,6 +304,8 @@ assert f == {"restore": ["store"], "why": {"store": "2 calls in 1 session denied
 PY
 check "audit propose: the sink_ceiling denial named on stderr with what would change it" \
 	says err "not proposed: 1 call of mail.send in 1 session denied sink_ceiling; what would change it: the tool's sink_ceiling in the session's config"
+check "audit propose: what apply reaches beyond the calls seen, said on stderr" \
+	says err "proposed: ctl apply restores each tool on every session, those started later too, and lifts its holds there; the calls were denied in at least 1 session"
 check "audit propose: no canary" no_canary
 try audit propose "$work/story.db" --since 2026-12-05T13:00:05
 check "audit propose with nothing an incident file can express: exit 1, said, no file" \
