@@ -558,6 +558,8 @@ dispatch(struct call *c, char **reply, size_t *reply_len, enum policy_rule *why)
 		st = fault(c, RULE_UPSTREAM_TIMEOUT, why);
 		break;
 	case MCP_STOPPED:
+		snprintf(c->g->fault, sizeof c->g->fault, "stopped by the operator during a call of "
+			 "tool %s (upstream %s)", c->t->name, c->t->upstream);
 		st = fault(c, RULE_STOPPED, why);
 		break;
 	default:

@@ -660,7 +660,8 @@ test_upstream_stopped(void **state)
 	assert_int_equal(stop_later_start(&t, &stop), 0);
 	expect_fault(&w, SAY, GW_FAULT, RULE_STOPPED);
 	assert_int_equal(pthread_join(t, NULL), 0);
-	assert_string_equal(gateway_fault_reason(w.g), "tool echo (upstream u): stopped");
+	assert_string_equal(gateway_fault_reason(w.g),
+			    "stopped by the operator during a call of tool echo (upstream u)");
 	gw_finish(&w);
 	expect_rows(&w, rows);
 	gw_free(&w);
