@@ -80,9 +80,10 @@ scan_once(sqlite3 *db)
 }
 
 static void
-count_open(void *ctx, const char *session_id)
+count_open(void *ctx, const char *session_id, const char *start_detail)
 {
 	(void)session_id;
+	(void)start_detail;
 	(*(int *)ctx)++;
 }
 

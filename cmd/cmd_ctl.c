@@ -397,6 +397,12 @@ cutover_call(struct ctl *c, long wait, const char *what)
 			       "config; or no such class there)\n");
 	}
 	print_names("ended before acknowledging", a->ended, a->n_ended);
+	if (a->unsaved) {	/* acted on, but the next engine would not know it */
+		fprintf(stderr, "airlock ctl: %s: not saved: the audit log refused the entry of what "
+			"stands on every session; an engine restart would not keep it until the engine, "
+			"trying every 2 s, gets it in\n", c->verb);
+		rc = EXIT_REFUSED;
+	}
 	/* --wait 0 asked for no wait: exit 0, and whom it did not wait for. */
 	print_names(wait > 0 ? "still pending" : "not waited for (--wait 0)", a->pending,
 		    a->n_pending);

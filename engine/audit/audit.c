@@ -357,9 +357,10 @@ audit_count(struct audit *a, const char *session_id)
 }
 
 int
-audit_unended(struct audit *a, void (*each)(void *ctx, const char *session_id), void *ctx)
+audit_unended(struct audit *a,
+	      void (*each)(void *ctx, const char *session_id, const char *start_detail), void *ctx)
 {
-	static const char sql[] = "SELECT DISTINCT session_id FROM audit_entries WHERE "
+	static const char sql[] = "SELECT session_id, detail FROM audit_entries WHERE "
 				  AUDIT_INDEXED " AND type = ?1 AND session_id NOT IN"
 				  " (SELECT session_id FROM audit_entries WHERE "
 				  AUDIT_INDEXED " AND type = ?2)";
@@ -376,7 +377,8 @@ audit_unended(struct audit *a, void (*each)(void *ctx, const char *session_id), 
 			      SQLITE_STATIC) == SQLITE_OK) {
 		while ((step = sqlite3_step(st)) == SQLITE_ROW)
 			if (sqlite3_column_text(st, 0))
-				each(ctx, (const char *)sqlite3_column_text(st, 0));
+				each(ctx, (const char *)sqlite3_column_text(st, 0),
+				     (const char *)sqlite3_column_text(st, 1));
 		rc = step == SQLITE_DONE ? 0 : -1;
 	}
 	sqlite3_finalize(st);

@@ -175,11 +175,14 @@ int64_t audit_count(struct audit *a, const char *session_id);
 
 /*
  * Each session whose session_start is in the log and whose session_end is
- * not, to each (a restarted engine ends what its dead predecessor left
- * open). One query over the log: for start-up, not for every call; each
- * runs under the log's lock and must not write to it. 0, or -1.
+ * not, to each with its start's detail (its owner; NULL in older logs): a
+ * restarted engine ends what its dead predecessor left open. One query
+ * over the log: for start-up, not for every call; each runs under the
+ * log's lock and must not write to it. 0, or -1.
  */
-int audit_unended(struct audit *a, void (*each)(void *ctx, const char *session_id), void *ctx);
+int audit_unended(struct audit *a,
+		  void (*each)(void *ctx, const char *session_id, const char *start_detail),
+		  void *ctx);
 
 /*
  * The detail of the engine's newest policy entry (session "engine") whose

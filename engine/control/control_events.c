@@ -34,6 +34,7 @@ pending_reply(const struct pending *p)
 	if (r) {
 		a->revision = p->revision;
 		a->targets = p->targets;
+		a->unsaved = p->unsaved;
 		snprintf(a->tool, sizeof a->tool, "%s", p->tool);
 	}
 	if (r && control_cutover_into(a, r) < 0)

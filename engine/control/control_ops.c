@@ -589,6 +589,7 @@ pending_wait(struct control_server *cs, struct client *c, const struct control_r
 	p->op = op;
 	snprintf(p->tool, sizeof p->tool, "%s", r->tool);
 	p->deadline_ms = clock_mono_ms() + r->wait_ms;
+	p->unsaved = supervisor_standing_unsaved(cs->o.sup);
 	cutover_targets(cs, r, p);
 	cs->pending[slot] = p;
 	if (r->wait_ms == 0 || cs_pending_done(p))

@@ -57,6 +57,7 @@ struct pending {
 	enum cutover_result result[SUPERVISOR_SESSIONS_MAX];
 	int64_t waited_us[SUPERVISOR_SESSIONS_MAX];
 	int64_t deadline_ms;
+	bool unsaved;			/* what stands on every session is not in the log */
 };
 
 /* A config the engine read for a client: the supervisor borrows it until the session is forgotten. */

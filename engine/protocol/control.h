@@ -393,7 +393,8 @@ struct control_ack {
  * A cutover's answer (revoke, restore, hold, a grant, freeze, thaw): its
  * revision, how many sessions it targeted, what it acted on (the catalog
  * tool, an alias resolved; a flow; empty for freeze and thaw), and for
- * each session its ack, or that it still waits, or that it ended first.
+ * each session its ack, or that it still waits, or that it ended first;
+ * unsaved when the audit log refused what stands on every session now.
  */
 struct control_cutover {
 	int64_t revision;
@@ -403,6 +404,7 @@ struct control_cutover {
 	struct control_ack acks[CONTROL_SESSIONS_MAX];
 	char pending[CONTROL_SESSIONS_MAX][SNAP_ID_MAX];
 	char ended[CONTROL_SESSIONS_MAX][SNAP_ID_MAX];
+	bool unsaved;		/* the log refused what stands now: a restart would not keep it */
 };
 
 /*

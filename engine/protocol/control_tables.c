@@ -575,6 +575,7 @@ static const struct codec_field cutover_fields[] = {
 	FA(control_cutover, "acks", OBJ, acks, n_acks, 0, &ack_table),
 	FA(control_cutover, "pending", STR, pending, n_pending, 0, NULL),
 	FA(control_cutover, "ended", STR, ended, n_ended, 0, NULL),
+	F(control_cutover, "unsaved", BOOL, unsaved),
 };
 static const struct codec_table cutover_table = CODEC_TABLE(control_cutover, cutover_fields);
 

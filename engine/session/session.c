@@ -199,18 +199,49 @@ session_record(struct session *s, enum audit_decision d, const char *rule, const
  * admission report, durable before the container starts, carries them
  * (docs/guarantees.md).
  */
-void
-session_record_later(struct session *s, enum audit_decision d, const char *rule)
+static void
+record_later(struct session *s, enum audit_decision d, const char *rule, const char *detail)
 {
 	struct journal j = { s->o->audit, s->o->otlp };
 	struct audit_entry e;
 
-	session_entry(s, &e, rule, NULL);
+	session_entry(s, &e, rule, detail);
 	if (journal_write(&j, &s->lane, d, &e, NULL) < 0) {
 		s->sum->audit_failures++;
 		session_end(s, SESSION_END_AUDIT_FAILED);
 	}
 }
+
+void
+session_record_later(struct session *s, enum audit_decision d, const char *rule)
+{
+	record_later(s, d, rule, NULL);
+}
+
+/*
+ * The start names its owner as the session's containers' labels do (this
+ * engine's pid, its start ticks, the boot): a later engine on the log
+ * ends the session engine_lost once that owner is gone, whatever became
+ * of its containers. Without them (no /proc, no boot id), no detail: its
+ * container's reap ends it then.
+ */
+static void
+record_start(struct session *s)
+{
+	struct owner_labels who;
+	struct al_err err;
+	char detail[256];
+
+	if (owner_labels_self(&who, NULL, &err) < 0) {
+		record_later(s, AUDIT_D_START, NULL, NULL);
+		return;
+	}
+	snprintf(detail, sizeof detail, "{\"%s\":\"%ld\",\"%s\":\"%llu\",\"%s\":\"%s\"}",
+		 LABEL_OWNER_PID, who.pid, LABEL_OWNER_START, who.start_ticks, LABEL_OWNER_BOOT,
+		 who.boot_id);
+	record_later(s, AUDIT_D_START, NULL, detail);
+}
+
 /* After each reply: the counters moved. */
 static void
 on_reply(void *ctx)
@@ -596,7 +627,7 @@ session_run(const struct session_options *o, struct session_summary *out)
 	memcpy(s.st.image, o->config->profile.image, sizeof s.st.image);
 	s.st.session_class = o->config->initial.class;
 	session_set_state(&s, SESSION_STATE_PREFLIGHT);
-	session_record_later(&s, AUDIT_D_START, NULL);
+	record_start(&s);
 	if (!s.ended && session_launched(&s, &frame, &frame_len) && open_gateway(&s) &&
 	    mcp_frame(&s, &frame, &frame_len))
 		bridge(&s, frame, frame_len);

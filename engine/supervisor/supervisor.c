@@ -128,16 +128,29 @@ reaped_mark(struct reaped *r, const char *session, bool open)
 }
 
 static void
-reaped_open(void *ctx, const char *session)
+reaped_open(void *ctx, const char *session, const char *start_detail)
 {
+	(void)start_detail;
 	reaped_mark(ctx, session, true);
+}
+
+/* The end an engine writes for a session its dead predecessor left open. */
+static int
+write_lost(struct supervisor *s, const char *session)
+{
+	struct journal j = { s->o.audit, s->o.otlp };
+	struct audit_entry e = { .session_id = session, .rule = "engine_lost",
+				 .detail = "{\"ended\":\"engine_lost\",\"normal\":false}" };
+
+	return journal_write(&j, NULL, AUDIT_D_ABNORMAL, &e, NULL);
 }
 
 /*
  * Each container removed, as a reap entry of its session; and a session
- * its dead engine started in this log and never ended gets its end here,
- * abnormal, engine_lost, so no session is left open by a crash (once, at
- * its first container). Ids only: nothing of the container's output is read.
+ * its dead engine started in this log and never ended, whose start named
+ * no owner (an older log: end_lost passed it by), gets its end here,
+ * abnormal, engine_lost (once, at its first container). Ids only: nothing
+ * of the container's output is read.
  */
 static void
 reaped_audit(struct supervisor *s, struct reaped *r)
@@ -161,10 +174,66 @@ reaped_audit(struct supervisor *s, struct reaped *r)
 		if (!r->v[i].open)
 			continue;
 		reaped_mark(r, r->v[i].session, false);	/* one end per session */
-		e = (struct audit_entry){ .session_id = r->v[i].session, .rule = "engine_lost",
-					  .detail = "{\"ended\":\"engine_lost\",\"normal\":false}" };
-		refused += journal_write(&j, NULL, AUDIT_D_ABNORMAL, &e, NULL) < 0;
+		refused += write_lost(s, r->v[i].session) < 0;
 	}
+	if (refused) {
+		pthread_mutex_lock(&s->lock);
+		sup_audit_refused(s, NULL, refused);
+		pthread_mutex_unlock(&s->lock);
+	}
+}
+
+/* The open sessions of the log whose start names an owner that is gone. */
+struct lost {
+	char (*ids)[SNAP_ID_MAX];
+	size_t n;
+	const char *boot;	/* this boot's id */
+};
+
+/* Under the log's lock: one open session; its start's detail names its owner. */
+static void
+lost_one(void *ctx, const char *session, const char *start_detail)
+{
+	struct lost *l = ctx;
+	json_t *owner;
+	bool gone;
+
+	/* No owner named (an older log): its container's reap ends it. */
+	if (!start_detail || l->n == REAPED_AUDIT_MAX || strlen(session) >= SNAP_ID_MAX)
+		return;
+	owner = json_loads(start_detail, 0, NULL);
+	gone = json_is_object(owner) && json_object_get(owner, LABEL_OWNER_PID) &&
+	       reaper_owner_gone(owner, l->boot);
+	json_decref(owner);
+	if (gone)
+		memcpy(l->ids[l->n++], session, strlen(session) + 1);
+}
+
+/*
+ * Every session this log started and never ended whose engine is gone
+ * gets its end, abnormal, engine_lost, whatever became of its containers:
+ * reaped below, by `airlock reap` or another engine first, or never made.
+ * Its start names its owner as its containers' labels do (pid, start
+ * ticks, boot), and the reaper's own test says whether that owner lives.
+ * An end the log refuses is counted; the next engine tries again.
+ */
+static void
+end_lost(struct supervisor *s)
+{
+	struct owner_labels me;
+	struct al_err err;
+	struct lost l = { 0 };
+	uint64_t refused = 0;
+	size_t i;
+
+	if (owner_labels_self(&me, NULL, &err) < 0)
+		return;		/* no boot id: every owner would look gone */
+	l.boot = me.boot_id;
+	l.ids = calloc(REAPED_AUDIT_MAX, SNAP_ID_MAX);
+	if (l.ids && audit_unended(s->o.audit, lost_one, &l) == 0)
+		for (i = 0; i < l.n; i++)
+			refused += write_lost(s, l.ids[i]) < 0;
+	free(l.ids);
 	if (refused) {
 		pthread_mutex_lock(&s->lock);
 		sup_audit_refused(s, NULL, refused);
@@ -304,7 +373,17 @@ supervisor_open(const struct supervisor_options *o, struct supervisor **out,
 		return al_fail(err, "supervisor: cannot create the wake descriptor, the writer or"
 			       " the keeper");
 	}
-	if ((o->reap_at_start && reap(s, reaped, err) < 0) || sup_standing_load(s, err) < 0) {
+	/*
+	 * The log first: one that cannot be read stops the start before a
+	 * container is touched. Then the ends of the sessions whose engine
+	 * died, then its containers.
+	 */
+	if (sup_standing_load(s, err) < 0) {
+		supervisor_close(s);
+		return -1;
+	}
+	end_lost(s);
+	if (o->reap_at_start && reap(s, reaped, err) < 0) {
 		supervisor_close(s);
 		return -1;
 	}

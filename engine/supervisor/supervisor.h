@@ -277,6 +277,13 @@ size_t supervisor_called_within(struct supervisor *s, const char *tool, int64_t 
  */
 int supervisor_tool_check(struct supervisor *s, const char *tool, struct al_err *err);
 
+/*
+ * Did the audit log refuse the latest entry of what stands on every
+ * session (revoked, held, flows, the freeze)? Then a restart would not
+ * keep it; the engine writes it again every 2 s until the log takes it.
+ */
+bool supervisor_standing_unsaved(struct supervisor *s);
+
 /* The author of what this process asks for itself: its uid and user name. */
 void supervisor_author_self(struct snap_author *out, const char *via);
 

@@ -237,6 +237,14 @@ keeper_main(void *arg)
 			pthread_mutex_lock(&s->lock);
 			continue;
 		}
+		/* What stands, refused by the log: written again. */
+		if (sup_standing_retry_due(s, now, &next)) {
+			s->standing_retry_ms = now + 2000;	/* a refusal sets it again */
+			pthread_mutex_unlock(&s->lock);
+			sup_standing_retry(s);
+			pthread_mutex_lock(&s->lock);
+			continue;
+		}
 		/* A quarantine's pause undone outside airlock: paused again. */
 		if (sup_quarantine_look_due(s, now, &next)) {
 			pthread_mutex_unlock(&s->lock);

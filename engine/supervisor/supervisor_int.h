@@ -176,6 +176,12 @@ struct supervisor {
 	bool frozen;
 	struct snap_author frozen_by;
 	int64_t frozen_revision;
+	/*
+	 * Under lock: the log refused the latest standing entry; the keeper
+	 * writes the sets again from standing_retry_ms on, until one is taken.
+	 */
+	bool standing_unsaved;
+	int64_t standing_retry_ms;
 	struct snap_author self;	/* the author of a request that names none */
 	/*
 	 * Time-boxed grants (supervisor_grant.c): changed under policy and
@@ -320,9 +326,12 @@ size_t sup_grant_all(struct supervisor *s, char (*tool)[SNAP_NAME_MAX], int64_t 
  * it is posted: an entry "standing: …" of the engine's with the sets
  * as they will stand after every grant has lapsed (a grant lifts nothing
  * for the next engine). Durable when this returns, or counted as a
- * refused write.
+ * refused write and marked unsaved: the keeper tries again.
  */
 void sup_standing_save(struct supervisor *s, const struct snap_author *by);
+/* Under nothing (the keeper): the sets written again, when the last save was refused. */
+bool sup_standing_retry_due(struct supervisor *s, int64_t now_ms, int64_t *next_ms);
+void sup_standing_retry(struct supervisor *s);
 /*
  * At open, before any session: the sets the last engine saved, and its
  * revision; an entry "standing restored" says so. An entry that cannot be

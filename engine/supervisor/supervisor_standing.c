@@ -24,7 +24,10 @@
 #include <jansson.h>
 
 #include "audit_verify.h"
+#include "clock.h"
 #include "journal.h"
+
+#define STANDING_RETRY_MS	2000	/* a refused save is written again after this */
 
 /*
  * The entries' rules, each starting with the prefix the next engine looks
@@ -125,8 +128,17 @@ standing_write(struct supervisor *s, const struct snap_author *by, const char *r
 	if (!detail || journal_write(&j, NULL, AUDIT_D_APPLIED, &e, NULL) < 0) {
 		pthread_mutex_lock(&s->lock);
 		sup_audit_refused(s, NULL, 1);	/* counted and shown: never silent */
+		if (!rule) {	/* what stands is not in the log: the keeper writes it again */
+			s->standing_unsaved = true;
+			s->standing_retry_ms = clock_mono_ms() + STANDING_RETRY_MS;
+			pthread_cond_signal(&s->keeper_cond);
+		}
 		pthread_mutex_unlock(&s->lock);
 		sup_wake(s);
+	} else if (!rule) {
+		pthread_mutex_lock(&s->lock);
+		s->standing_unsaved = false;
+		pthread_mutex_unlock(&s->lock);
 	}
 	free(detail);
 }
@@ -135,6 +147,38 @@ void
 sup_standing_save(struct supervisor *s, const struct snap_author *by)
 {
 	standing_write(s, by, NULL);
+}
+
+bool
+sup_standing_retry_due(struct supervisor *s, int64_t now_ms, int64_t *next_ms)
+{
+	if (!s->standing_unsaved)
+		return false;
+	if (now_ms >= s->standing_retry_ms)
+		return true;
+	if (s->standing_retry_ms < *next_ms)
+		*next_ms = s->standing_retry_ms;
+	return false;
+}
+
+/* What stands now, again, by the engine: the sets are the latest whoever moved them. */
+void
+sup_standing_retry(struct supervisor *s)
+{
+	pthread_mutex_lock(&s->policy);
+	standing_write(s, &s->self, NULL);
+	pthread_mutex_unlock(&s->policy);
+}
+
+bool
+supervisor_standing_unsaved(struct supervisor *s)
+{
+	bool unsaved;
+
+	pthread_mutex_lock(&s->lock);
+	unsaved = s->standing_unsaved;
+	pthread_mutex_unlock(&s->lock);
+	return unsaved;
 }
 
 /* ---- the next engine ---- */

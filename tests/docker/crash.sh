@@ -265,4 +265,49 @@ for n in 8 10 12 14 16 18 20 22 24; do
 done
 check "out of descriptors: some reasons name the errno ($emfile of 9)" test "$emfile" -ge 1
 
+# ---- what stands is never lost to a full log ----
+# serve's log on a 3 MiB tmpfs, filled: a freeze still takes effect, but
+# the standing entry is refused, so ctl says it is not saved (exit 1; the
+# old engine said exit 0 and a restart dropped the freeze). Space freed,
+# the engine writes it again by itself; SIGKILLed then, the next engine on
+# the log starts frozen.
+mnt=$work/mnt sock=$work/durable.sock
+mkdir -p "$mnt" && mount -t tmpfs -o size=3m tmpfs "$mnt" ||
+	{ not_ok "a tmpfs for the log"; summary; exit 1; }
+on_teardown() { umount "$mnt" 2>/dev/null || umount -l "$mnt"; }
+durable_serve() {	# LOG
+	"$airlock" serve --socket "$sock" --audit "$mnt/audit.db" 2>"$work/$1" </dev/null &
+	engine=$!
+	helpers+=("$engine")
+	serve_ready "$work/$1" "$engine"
+}
+check "serve on a log in a 3 MiB tmpfs" durable_serve durable1.err
+dd if=/dev/zero of="$mnt/fill" bs=4k 2>/dev/null
+rc=0
+"$airlock" ctl --socket "$sock" freeze >"$work/dfreeze.out" 2>"$work/dfreeze.err" || rc=$?
+check "the log full: ctl freeze exits 1, saying the standing entry was not saved" \
+	bash -c '[ "$1" = 1 ] && grep -qF "freeze: not saved: the audit log refused the entry of what stands" "$2"' \
+	_ "$rc" "$work/dfreeze.err"
+check "…and the freeze took effect all the same" \
+	bash -c '"$1" ctl --socket "$2" status | grep -q "^frozen   yes"' _ "$airlock" "$sock"
+rm -f "$mnt/fill"
+standing_frozen() {	# within 10 s: the log holds a standing entry that says frozen
+	local i
+	for i in $(seq 100); do
+		sqlite3 "file:$mnt/audit.db?mode=ro" "select 1 from audit_entries where session_id='engine'
+		 and type='policy' and rule like 'standing:%frozen'" 2>/dev/null | grep -q 1 && return 0
+		sleep 0.1
+	done
+	return 1
+}
+check "space freed: the engine writes what stands again by itself (standing: frozen)" standing_frozen
+kill -KILL "$engine"
+wait "$engine" 2>/dev/null
+rm -f "$sock"
+check "a new serve on the log" durable_serve durable2.err
+check "…starts frozen: the freeze outlived the full log and the SIGKILL" \
+	bash -c '"$1" ctl --socket "$2" status | grep -q "^frozen   yes"' _ "$airlock" "$sock"
+kill -TERM "$engine"
+wait "$engine" 2>/dev/null
+
 summary

@@ -1006,12 +1006,13 @@ test_answers(void **state)
 	snprintf(in.pending[0], SNAP_ID_MAX, "s-2");
 	in.n_ended = 1;
 	snprintf(in.ended[0], SNAP_ID_MAX, "s-3");
+	in.unsaved = true;	/* the log refused what stands now */
 	reply = control_ok(5);
 	assert_int_equal(control_cutover_into(&in, reply), 0);
 	assert_line(reply, "{\"id\":5,\"ok\":true,\"revision\":7,\"targets\":3,"
 		    "\"tool\":\"create_entities\",\"acks\":[{\"session\":\"s-1\","
 		    "\"result\":\"not_applicable\",\"waited_us\":42}],\"pending\":[\"s-2\"],"
-		    "\"ended\":[\"s-3\"]}\n");
+		    "\"ended\":[\"s-3\"],\"unsaved\":true}\n");
 	assert_int_equal(control_cutover_from_json(reply, &out), 0);
 	assert_memory_equal(&out, &in, sizeof in);
 	json_object_set_new(json_array_get(json_object_get(reply, "acks"), 0), "result",
