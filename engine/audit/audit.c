@@ -387,6 +387,33 @@ audit_unended(struct audit *a,
 }
 
 int
+audit_session_holds(struct audit *a, const char *session_id,
+		    void (*each)(void *ctx, const char *rule, const char *tool), void *ctx)
+{
+	static const char sql[] = "SELECT rule, tool FROM audit_entries WHERE " AUDIT_INDEXED
+				  " AND type = ?1 AND session_id = ?2"
+				  " AND rule GLOB 'hold [0-9]* *' ORDER BY seq";
+	sqlite3_stmt *st = NULL;
+	int rc = -1, step;
+
+	if (!a)
+		return -1;
+	pthread_mutex_lock(&a->db_lock);
+	if (sqlite3_prepare_v2(a->db, sql, -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_bind_text(st, 1, audit_type_id(AUDIT_T_POLICY), -1, SQLITE_STATIC) == SQLITE_OK &&
+	    sqlite3_bind_text(st, 2, session_id, -1, SQLITE_TRANSIENT) == SQLITE_OK) {
+		while ((step = sqlite3_step(st)) == SQLITE_ROW)
+			if (sqlite3_column_text(st, 0))
+				each(ctx, (const char *)sqlite3_column_text(st, 0),
+				     (const char *)sqlite3_column_text(st, 1));
+		rc = step == SQLITE_DONE ? 0 : -1;
+	}
+	sqlite3_finalize(st);
+	pthread_mutex_unlock(&a->db_lock);
+	return rc;
+}
+
+int
 audit_engine_latest(struct audit *a, const char *prefix, char **detail)
 {
 	static const char sql[] = "SELECT detail FROM audit_entries WHERE "

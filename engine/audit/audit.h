@@ -185,6 +185,15 @@ int audit_unended(struct audit *a,
 		  void *ctx);
 
 /*
+ * The held-call entries of one session ("hold N waiting", "hold N
+ * approved", …), oldest first, each with its tool: a restarted engine
+ * closes a wait its dead predecessor left open. Indexed; for start-up,
+ * like audit_unended: each runs under the log's lock. 0, or -1.
+ */
+int audit_session_holds(struct audit *a, const char *session_id,
+			void (*each)(void *ctx, const char *rule, const char *tool), void *ctx);
+
+/*
  * The detail of the engine's newest policy entry (session "engine") whose
  * rule starts with prefix, into *detail (malloc'd; NULL when the log has
  * none). For start-up, like audit_unended. 0, or -1.

@@ -209,13 +209,71 @@ lost_one(void *ctx, const char *session, const char *start_detail)
 		memcpy(l->ids[l->n++], session, strlen(session) + 1);
 }
 
+/* A lost session's held calls still waiting in the log: "hold N waiting" without its decision. */
+#define LOST_HOLDS_MAX	16	/* a session waits for one call at a time */
+struct open_holds {
+	long long id[LOST_HOLDS_MAX];
+	char tool[LOST_HOLDS_MAX][SNAP_NAME_MAX];
+	size_t n;
+};
+
+/* Under the log's lock: one of the session's hold entries, in order. */
+static void
+hold_seen(void *ctx, const char *rule, const char *tool)
+{
+	struct open_holds *h = ctx;
+	long long id;
+	char word[16];
+	size_t i;
+
+	if (sscanf(rule, "hold %lld %15s", &id, word) != 2)
+		return;
+	if (strcmp(word, "waiting") == 0) {
+		if (h->n < LOST_HOLDS_MAX) {
+			h->id[h->n] = id;
+			sup_copy_word(h->tool[h->n++], SNAP_NAME_MAX, tool);
+		}
+		return;
+	}
+	for (i = 0; i < h->n; i++)	/* decided: no longer open */
+		if (h->id[i] == id) {
+			h->id[i] = h->id[--h->n];
+			memcpy(h->tool[i], h->tool[h->n], SNAP_NAME_MAX);
+			break;
+		}
+}
+
+/*
+ * The waits a dead engine left open get their decision: denied, engine
+ * lost (its call never went on: the session's end says why).
+ */
+static void
+close_lost_holds(struct supervisor *s, const char *session)
+{
+	struct open_holds h = { .n = 0 };
+	struct policy_entry p;
+	size_t i;
+
+	if (audit_session_holds(s->o.audit, session, hold_seen, &h) < 0)
+		return;
+	for (i = 0; i < h.n; i++) {
+		p = (struct policy_entry){ .result = CUTOVER_APPLIED,
+					   .by = { .user = "engine", .via = "lost" } };
+		sup_copy_word(p.session, sizeof p.session, session);
+		sup_copy_word(p.tool, sizeof p.tool, h.tool[i]);
+		snprintf(p.rule, sizeof p.rule, "hold %lld denied: engine lost", h.id[i]);
+		sup_policy_record(s, &p);
+	}
+}
+
 /*
  * Every session this log started and never ended whose engine is gone
  * gets its end, abnormal, engine_lost, whatever became of its containers:
  * reaped below, by `airlock reap` or another engine first, or never made.
  * Its start names its owner as its containers' labels do (pid, start
  * ticks, boot), and the reaper's own test says whether that owner lives.
- * An end the log refuses is counted; the next engine tries again.
+ * A held call it left waiting is decided first (denied: engine lost). An
+ * end the log refuses is counted; the next engine tries again.
  */
 static void
 end_lost(struct supervisor *s)
@@ -231,8 +289,10 @@ end_lost(struct supervisor *s)
 	l.boot = me.boot_id;
 	l.ids = calloc(REAPED_AUDIT_MAX, SNAP_ID_MAX);
 	if (l.ids && audit_unended(s->o.audit, lost_one, &l) == 0)
-		for (i = 0; i < l.n; i++)
+		for (i = 0; i < l.n; i++) {
+			close_lost_holds(s, l.ids[i]);
 			refused += write_lost(s, l.ids[i]) < 0;
+		}
 	free(l.ids);
 	if (refused) {
 		pthread_mutex_lock(&s->lock);

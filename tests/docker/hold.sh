@@ -448,10 +448,31 @@ ctl rhold hold store --all
 rid=$(pending_id "$rsid")
 check "a restarted engine's first held call: id $rid, past the log's highest ($last)" \
 	bash -c '[ "$1" -ge 1 ] && [ -n "$2" ] && [ "$2" -gt "$1" ]' _ "${last:-0}" "$rid"
+# SIGKILLed with that call waiting: the next engine decides the wait the dead
+# one left open and ends its session (before, the wait stayed open for good).
+check "audited: 'hold $rid waiting'" \
+	audit_has "select count(*) from audit_entries where rule='hold $rid waiting'"
+kill -KILL "$engine"
+wait "$engine" 2>/dev/null
+check "SIGKILL with the call waiting: its wait has no decision in the log" \
+	[ "$(audit_q "select count(*) from audit_entries where rule glob 'hold $rid *'
+	 and rule <> 'hold $rid waiting'")" = 0 ]
+mv "$work/serve.err" "$work/serve2.err"
+serve_start
+check "the next engine decides it: 'hold $rid denied: engine lost', by the engine" \
+	audit_has "select count(*) from audit_entries where type='policy' and session_id='$rsid'
+	 and rule='hold $rid denied: engine lost' and detail like '%\"by\":\"engine\",%\"via\":\"lost\"%'"
+check "…and ends its session engine_lost" \
+	audit_has "select count(*) from audit_entries where type='session_end' and session_id='$rsid'
+	 and rule='engine_lost'"
+check "every wait in the log has one decision" \
+	[ "$(audit_q "select count(*) from audit_entries where rule glob 'hold [0-9]* waiting'")" = \
+	  "$(audit_q "select count(*) from audit_entries where rule glob 'hold [0-9]*'
+	   and rule not glob 'hold [0-9]* waiting'")" ]
 kill -TERM "$engine"
 rc=0; wait "$engine" || rc=$?
-check "the restarted serve exits 0" [ "$rc" = 0 ]
-check "…its session's container is gone" session_gone "$rsid"
+check "the third serve exits 0" [ "$rc" = 0 ]
+check "…the killed engine's session's container is gone" session_gone "$rsid"
 
 # --- the canary: in the permitted sink, nowhere else ------------------------------------
 check "positive control: the permitted sink holds the canary" grep -qF "$canary" "$sink"
