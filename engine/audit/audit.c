@@ -356,14 +356,15 @@ audit_count(struct audit *a, const char *session_id)
 	return n;
 }
 
-int
-audit_unended(struct audit *a,
-	      void (*each)(void *ctx, const char *session_id, const char *start_detail), void *ctx)
+/*
+ * The rows sql gives with ?1 and ?2 bound to two texts, their first two
+ * columns to each (rows whose first is NULL passed over), under the log's
+ * lock: the start-up reads of one query each. 0, or -1.
+ */
+static int
+read_pairs(struct audit *a, const char *sql, const char *one, const char *two,
+	   void (*each)(void *ctx, const char *x, const char *y), void *ctx)
 {
-	static const char sql[] = "SELECT session_id, detail FROM audit_entries WHERE "
-				  AUDIT_INDEXED " AND type = ?1 AND session_id NOT IN"
-				  " (SELECT session_id FROM audit_entries WHERE "
-				  AUDIT_INDEXED " AND type = ?2)";
 	sqlite3_stmt *st = NULL;
 	int rc = -1, step;
 
@@ -371,10 +372,8 @@ audit_unended(struct audit *a,
 		return -1;
 	pthread_mutex_lock(&a->db_lock);
 	if (sqlite3_prepare_v2(a->db, sql, -1, &st, NULL) == SQLITE_OK &&
-	    sqlite3_bind_text(st, 1, audit_type_id(AUDIT_T_SESSION_START), -1,
-			      SQLITE_STATIC) == SQLITE_OK &&
-	    sqlite3_bind_text(st, 2, audit_type_id(AUDIT_T_SESSION_END), -1,
-			      SQLITE_STATIC) == SQLITE_OK) {
+	    sqlite3_bind_text(st, 1, one, -1, SQLITE_TRANSIENT) == SQLITE_OK &&
+	    sqlite3_bind_text(st, 2, two, -1, SQLITE_TRANSIENT) == SQLITE_OK) {
 		while ((step = sqlite3_step(st)) == SQLITE_ROW)
 			if (sqlite3_column_text(st, 0))
 				each(ctx, (const char *)sqlite3_column_text(st, 0),
@@ -387,30 +386,27 @@ audit_unended(struct audit *a,
 }
 
 int
+audit_unended(struct audit *a,
+	      void (*each)(void *ctx, const char *session_id, const char *start_detail), void *ctx)
+{
+	static const char sql[] = "SELECT session_id, detail FROM audit_entries WHERE "
+				  AUDIT_INDEXED " AND type = ?1 AND session_id NOT IN"
+				  " (SELECT session_id FROM audit_entries WHERE "
+				  AUDIT_INDEXED " AND type = ?2)";
+
+	return read_pairs(a, sql, audit_type_id(AUDIT_T_SESSION_START),
+			  audit_type_id(AUDIT_T_SESSION_END), each, ctx);
+}
+
+int
 audit_session_holds(struct audit *a, const char *session_id,
 		    void (*each)(void *ctx, const char *rule, const char *tool), void *ctx)
 {
 	static const char sql[] = "SELECT rule, tool FROM audit_entries WHERE " AUDIT_INDEXED
 				  " AND type = ?1 AND session_id = ?2"
 				  " AND rule GLOB 'hold [0-9]* *' ORDER BY seq";
-	sqlite3_stmt *st = NULL;
-	int rc = -1, step;
 
-	if (!a)
-		return -1;
-	pthread_mutex_lock(&a->db_lock);
-	if (sqlite3_prepare_v2(a->db, sql, -1, &st, NULL) == SQLITE_OK &&
-	    sqlite3_bind_text(st, 1, audit_type_id(AUDIT_T_POLICY), -1, SQLITE_STATIC) == SQLITE_OK &&
-	    sqlite3_bind_text(st, 2, session_id, -1, SQLITE_TRANSIENT) == SQLITE_OK) {
-		while ((step = sqlite3_step(st)) == SQLITE_ROW)
-			if (sqlite3_column_text(st, 0))
-				each(ctx, (const char *)sqlite3_column_text(st, 0),
-				     (const char *)sqlite3_column_text(st, 1));
-		rc = step == SQLITE_DONE ? 0 : -1;
-	}
-	sqlite3_finalize(st);
-	pthread_mutex_unlock(&a->db_lock);
-	return rc;
+	return read_pairs(a, sql, audit_type_id(AUDIT_T_POLICY), session_id, each, ctx);
 }
 
 int

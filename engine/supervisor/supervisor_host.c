@@ -214,55 +214,74 @@ keeper_wait(struct supervisor *s, int64_t until_ms)
 	pthread_cond_timedwait(&s->keeper_cond, &s->lock, &ts);
 }
 
+/* Under the lock: the sweep's turn, once its delay is over. */
+static bool
+sweep_due(struct supervisor *s, int64_t now, int64_t *next)
+{
+	if (!s->sweep_due)
+		return false;
+	if (now >= s->sweep_at_ms)
+		return true;
+	if (s->sweep_at_ms < *next)
+		*next = s->sweep_at_ms;
+	return false;
+}
+
+/* Under the lock: the host checks' turn; the runtime they check, taken for the run. */
+static bool
+host_due(struct supervisor *s, int64_t now, int64_t *next)
+{
+	if (!keeper_host_due(s, now, next))
+		return false;
+	s->host_kick = false;
+	sup_copy_word(s->keeper_runtime, sizeof s->keeper_runtime,
+		      s->host_runtime[0] ? s->host_runtime : "runc");
+	return true;
+}
+
+static void
+host_run(struct supervisor *s)
+{
+	supervisor_host_refresh(s, s->keeper_runtime);
+}
+
+/*
+ * The keeper's jobs, each asked in turn whether it is due (under the
+ * lock, lowering next to when it will be) and the first due run without
+ * the lock: the sweep; a grant's lapse (policy, before the housekeeping);
+ * what stands, written again after the log refused it; a look at the
+ * quarantined containers' pause; the host checks.
+ */
+static const struct keeper_job {
+	bool (*due)(struct supervisor *s, int64_t now_ms, int64_t *next_ms);
+	void (*run)(struct supervisor *s);
+} keeper_jobs[] = {
+	{ sweep_due, sup_keeper_sweep },
+	{ sup_grant_due, sup_grant_lapse },
+	{ sup_standing_retry_due, sup_standing_retry },
+	{ sup_quarantine_look_due, sup_quarantine_look },
+	{ host_due, host_run },
+};
+
 static void *
 keeper_main(void *arg)
 {
 	struct supervisor *s = arg;
-	char runtime[sizeof s->host_runtime];
+	size_t i, n = sizeof keeper_jobs / sizeof keeper_jobs[0];
 
 	pthread_mutex_lock(&s->lock);
 	while (!s->keeper_quit) {
 		int64_t now = clock_mono_ms(), next = now + SUPERVISOR_HOST_FAILING_MS;
 
-		if (s->sweep_due && now >= s->sweep_at_ms) {
-			pthread_mutex_unlock(&s->lock);
-			sup_keeper_sweep(s);
-			pthread_mutex_lock(&s->lock);
+		for (i = 0; i < n && !keeper_jobs[i].due(s, now, &next); i++)
+			;
+		if (i == n) {
+			keeper_wait(s, next);
 			continue;
 		}
-		/* A grant's lapse first: it is policy, the rest is housekeeping. */
-		if (sup_grant_due(s, now, &next)) {
-			pthread_mutex_unlock(&s->lock);
-			sup_grant_lapse(s);
-			pthread_mutex_lock(&s->lock);
-			continue;
-		}
-		/* What stands, refused by the log: written again. */
-		if (sup_standing_retry_due(s, now, &next)) {
-			s->standing_retry_ms = now + 2000;	/* a refusal sets it again */
-			pthread_mutex_unlock(&s->lock);
-			sup_standing_retry(s);
-			pthread_mutex_lock(&s->lock);
-			continue;
-		}
-		/* A quarantine's pause undone outside airlock: paused again. */
-		if (sup_quarantine_look_due(s, now, &next)) {
-			pthread_mutex_unlock(&s->lock);
-			sup_quarantine_look(s);
-			pthread_mutex_lock(&s->lock);
-			continue;
-		}
-		if (keeper_host_due(s, now, &next)) {
-			s->host_kick = false;
-			sup_copy_word(runtime, sizeof runtime, s->host_runtime[0] ? s->host_runtime : "runc");
-			pthread_mutex_unlock(&s->lock);
-			supervisor_host_refresh(s, runtime);
-			pthread_mutex_lock(&s->lock);
-			continue;
-		}
-		if (s->sweep_due && s->sweep_at_ms < next)
-			next = s->sweep_at_ms;
-		keeper_wait(s, next);
+		pthread_mutex_unlock(&s->lock);
+		keeper_jobs[i].run(s);
+		pthread_mutex_lock(&s->lock);
 	}
 	pthread_mutex_unlock(&s->lock);
 	return NULL;

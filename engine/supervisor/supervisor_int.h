@@ -214,13 +214,16 @@ struct supervisor {
 	pthread_t host_thread;
 	bool host_started;
 	char host_runtime[16];
+	char keeper_runtime[16];	/* the keeper's own: what its host run checks */
 	/* Force-stop threads still running. */
 	atomic_int stoppers;
 	/*
 	 * The keeper (under lock): sweeps this process's containers left by
-	 * ended sessions until they are gone, and re-runs the host checks
+	 * ended sessions until they are gone, lapses grants, writes again
+	 * what stands when the log refused it, pauses again a quarantined
+	 * container unpaused outside airlock, and re-runs the host checks
 	 * when an end points at the daemon and while they fail, so that an
-	 * outage and its end both show without a key.
+	 * outage and its end both show without a key (its jobs: supervisor_host.c).
 	 */
 	pthread_t keeper;
 	bool keeper_started, keeper_quit;
@@ -329,7 +332,11 @@ size_t sup_grant_all(struct supervisor *s, char (*tool)[SNAP_NAME_MAX], int64_t 
  * refused write and marked unsaved: the keeper tries again.
  */
 void sup_standing_save(struct supervisor *s, const struct snap_author *by);
-/* Under nothing (the keeper): the sets written again, when the last save was refused. */
+/*
+ * Under s->lock (the keeper): is the sets' writing again due (the last
+ * save was refused, and its retry time came; the turn is taken)? Else
+ * *next_ms is lowered to when it is. sup_standing_retry: under nothing.
+ */
 bool sup_standing_retry_due(struct supervisor *s, int64_t now_ms, int64_t *next_ms);
 void sup_standing_retry(struct supervisor *s);
 /*

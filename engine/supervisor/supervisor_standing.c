@@ -154,8 +154,10 @@ sup_standing_retry_due(struct supervisor *s, int64_t now_ms, int64_t *next_ms)
 {
 	if (!s->standing_unsaved)
 		return false;
-	if (now_ms >= s->standing_retry_ms)
+	if (now_ms >= s->standing_retry_ms) {
+		s->standing_retry_ms = now_ms + STANDING_RETRY_MS;	/* this turn taken */
 		return true;
+	}
 	if (s->standing_retry_ms < *next_ms)
 		*next_ms = s->standing_retry_ms;
 	return false;

@@ -1779,6 +1779,38 @@ test_unended_query(void **state)
 	assert_int_equal(strlen(seen), strlen("sess-A sess-C{\"o\":1} "));
 }
 
+static void
+collect_holds(void *ctx, const char *rule, const char *tool)
+{
+	char *seen = ctx;
+
+	snprintf(seen + strlen(seen), 300 - strlen(seen), "%s/%s;", rule, tool ? tool : "-");
+}
+
+/* A restarted engine's other start-up read: one session's held-call entries, in order. */
+static void
+test_session_holds_query(void **state)
+{
+	static const char *const rules[] = { "hold 1 waiting", "revoke applied", "hold 1 approved",
+					     "hold 2 waiting", "hold 3 waiting" };
+	struct fixture *f = *state;
+	struct audit_entry e;
+	char seen[300] = "";
+	struct audit *a;
+	struct al_err err;
+
+	assert_int_equal(audit_open(f->db, &a, &err), 0);
+	for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
+		e = call_entry(i == 4 ? "sess-B" : "sess-A", NULL, AUDIT_D_APPLIED);
+		e.rule = rules[i];
+		e.tool = "store";
+		assert_int_equal(audit_append(a, &e, NULL, NULL, &err), 0);
+	}
+	assert_int_equal(audit_session_holds(a, "sess-A", collect_holds, seen), 0);
+	audit_close(a);
+	assert_string_equal(seen, "hold 1 waiting/store;hold 1 approved/store;hold 2 waiting/store;");
+}
+
 /* Names from an edited file reach a terminal only without control bytes. */
 static void
 test_verify_unknown_sanitized(void **state)
@@ -2127,6 +2159,7 @@ main(void)
 		T(test_verify_standing_restored),
 		T(test_policy_highest),
 		T(test_unended_query),
+		T(test_session_holds_query),
 		T(test_verify_unknown_sanitized),
 		T(test_vocabulary),
 		T(test_entry_id_given),
