@@ -184,9 +184,13 @@ log_event(struct control_server *cs, const struct supervisor_event *e)
 		cs->counts.lease_failures++;
 		cs_say(cs, "session %s lease failed: %s", e->session, e->reason);
 		break;
+	case SUPERVISOR_EVENT_AUDIT_REFUSED:	/* the first refusal: no reason, a count */
+		cs_say(cs, "audit log refused %ld write%s%s%s (the first; all are counted: "
+		    "airlock_audit_failures_total)", e->count, e->count == 1 ? "" : "s",
+		    e->session[0] ? " of session " : "", e->session);
+		break;
 	case SUPERVISOR_EVENT_REAPER:
 	case SUPERVISOR_EVENT_SWEEP:
-	case SUPERVISOR_EVENT_AUDIT_REFUSED:
 	case SUPERVISOR_EVENT_ADMISSION_REFUSED:
 		cs_say(cs, "%s %s%s%s", event_kind_id(e->kind), e->session, e->session[0] ? ": " : "",
 		    e->reason);

@@ -288,6 +288,9 @@ rc=0
 check "the log full: ctl freeze exits 1, saying the standing entry was not saved" \
 	bash -c '[ "$1" = 1 ] && grep -qF "freeze: not saved: the audit log refused the entry of what stands" "$2"' \
 	_ "$rc" "$work/dfreeze.err"
+check "…serve's log says so in words (it printed an empty 'audit_refused' before)" \
+	grep -qE "^airlock serve: audit log refused [1-9][0-9]* writes? \(the first; all are counted: airlock_audit_failures_total\)$" \
+	"$work/durable1.err"
 check "…and the freeze took effect all the same" \
 	bash -c '"$1" ctl --socket "$2" status | grep -q "^frozen   yes"' _ "$airlock" "$sock"
 rm -f "$mnt/fill"
