@@ -177,10 +177,11 @@ struct supervisor {
 	struct snap_author frozen_by;
 	int64_t frozen_revision;
 	/*
-	 * Under lock: the log refused the latest standing entry; the keeper
-	 * writes the sets again from standing_retry_ms on, until one is taken.
+	 * Set under lock (cleared and read without: atomic):
+	 * the log refused the latest standing entry; the keeper writes the
+	 * sets again from standing_retry_ms on, until one is taken.
 	 */
-	bool standing_unsaved;
+	atomic_bool standing_unsaved;
 	int64_t standing_retry_ms;
 	struct snap_author self;	/* the author of a request that names none */
 	/*

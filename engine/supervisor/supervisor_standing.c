@@ -136,9 +136,7 @@ standing_write(struct supervisor *s, const struct snap_author *by, const char *r
 		pthread_mutex_unlock(&s->lock);
 		sup_wake(s);
 	} else if (!rule) {
-		pthread_mutex_lock(&s->lock);
-		s->standing_unsaved = false;
-		pthread_mutex_unlock(&s->lock);
+		atomic_store(&s->standing_unsaved, false);
 	}
 	free(detail);
 }
@@ -175,12 +173,7 @@ sup_standing_retry(struct supervisor *s)
 bool
 supervisor_standing_unsaved(struct supervisor *s)
 {
-	bool unsaved;
-
-	pthread_mutex_lock(&s->lock);
-	unsaved = s->standing_unsaved;
-	pthread_mutex_unlock(&s->lock);
-	return unsaved;
+	return atomic_load(&s->standing_unsaved);
 }
 
 /* ---- the next engine ---- */
