@@ -9,7 +9,9 @@
 #include <linux/capability.h>
 #include <linux/seccomp.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pwd.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,15 +144,21 @@ keep_engine_ids(struct mcp_confine *cf, bool privileged, struct al_err *err)
 
 /*
  * An engine that changes uid must also empty the upstream's bounding set,
- * which takes CAP_SETPCAP (root has it; the unit grants it).
+ * which takes CAP_SETPCAP, and be able to signal a process of another
+ * uid, which takes CAP_KILL: without it a stop, and the parent-death
+ * signal, answer EPERM and an upstream that ignores EOF runs on after its
+ * session (root has both; the unit grants both).
  */
 static int
-check_setpcap(const struct mcp_confine *cf, struct al_err *err)
+check_caps(const struct mcp_confine *cf, struct al_err *err)
 {
-	if (cap_effective(CAP_SETPCAP))
-		return 0;
-	return al_fail(err, "upstream %s: the engine holds CAP_SETUID but not CAP_SETPCAP: "
-		       "it cannot drop the upstream's bounding set", cf->name);
+	if (!cap_effective(CAP_SETPCAP))
+		return al_fail(err, "upstream %s: the engine holds CAP_SETUID but not CAP_SETPCAP: "
+			       "it cannot drop the upstream's bounding set", cf->name);
+	if (!cap_effective(CAP_KILL) && !confine_mutant(cf, "kill_unchecked"))
+		return al_fail(err, "upstream %s: the engine holds CAP_SETUID but not CAP_KILL: "
+			       "it could not stop the upstream", cf->name);
+	return 0;
 }
 
 /* The named user's ids, held to user_allowed. */
@@ -183,7 +191,7 @@ resolve_ids(struct mcp_confine *cf, const struct mcp_confine_config *cfg, struct
 	cf->change_ids = mcp_confine_can_change_ids() && !confine_mutant(cf, "keep_root");
 	if (!cf->change_ids)
 		return keep_engine_ids(cf, cfg->privileged, err);
-	if (check_setpcap(cf, err) < 0)
+	if (check_caps(cf, err) < 0)
 		return -1;
 	if (!(buf = malloc(PW_BUF)))
 		return al_fail(err, "upstream %s: out of memory", cf->name);
@@ -280,6 +288,8 @@ mcp_confine_prepare(const char *name, const struct mcp_confine_config *cfg,
 	cf->privileged = cfg->privileged;
 	cf->seccomp = !confine_mutant(cf, "no_seccomp");
 	cf->prove = !confine_mutant(cf, "no_proof");
+	cf->tied = !cfg->outlives_starter;
+	cf->tie = cf->tied && !confine_mutant(cf, "no_deathsig");
 	if (resolve_ids(cf, cfg, err) < 0 || mcp_landlock_prepare(cf, cfg, argv, err) < 0 ||
 	    mcp_seccomp_prepare(cf, cfg, err) < 0) {
 		mcp_confine_free(cf);
@@ -506,6 +516,37 @@ probe_group(void)
 	return rc < 0 && e == EPERM ? 0 : -1;
 }
 
+/* The parent-death signal is SIGKILL (a change of ids clears it: set after them). */
+static bool
+tied_to_starter(void)
+{
+	int sig = 0;
+
+	errno = 0;
+	return prctl(PR_GET_PDEATHSIG, &sig, 0, 0, 0) == 0 && sig == SIGKILL;
+}
+
+/*
+ * Dies with the thread that started it (the session's, or the engine
+ * whatever ends it; the kernel checks the dying thread may signal it:
+ * CAP_KILL, check_caps). Its stdin is the starter's pipe, written to only
+ * after exec: a hang-up already means the starter died before the signal
+ * was set, and the child goes too.
+ */
+static int
+tie_to_starter(void)
+{
+	struct pollfd in = { .fd = 0, .events = POLLIN };
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+		return -1;
+	if (poll(&in, 1, 0) > 0 && (in.revents & (POLLHUP | POLLERR))) {
+		errno = EPIPE;
+		return -1;
+	}
+	return 0;
+}
+
 /*
  * What was intended, not what was done, is checked: a protection that
  * silently did not take (or a mutant that removed it) is caught here.
@@ -533,6 +574,8 @@ prove(const struct mcp_confine *cf)
 		return MCP_CONFINE_CHECK_UNIX;
 	if (probe_group() < 0)
 		return MCP_CONFINE_CHECK_GROUP;
+	if (cf->tied && !tied_to_starter())
+		return MCP_CONFINE_TIE;
 	return MCP_CONFINE_OK;
 }
 
@@ -541,6 +584,8 @@ mcp_confine_apply(const struct mcp_confine *cf)
 {
 	if (drop_ids(cf) < 0 || drop_caps() < 0)
 		return MCP_CONFINE_IDS;
+	if (cf->tie && tie_to_starter() < 0)
+		return MCP_CONFINE_TIE;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return MCP_CONFINE_NNP;
 	if (cf->ruleset_fd >= 0) {
@@ -569,6 +614,7 @@ mcp_confine_step_name(int step)
 		[MCP_CONFINE_CHECK_CAPS] = "capabilities",
 		[MCP_CONFINE_CHECK_UNIX] = "unix socket",
 		[MCP_CONFINE_CHECK_GROUP] = "process group",
+		[MCP_CONFINE_TIE] = "parent-death signal",
 	};
 
 	if (step < 0 || (size_t)step >= sizeof names / sizeof names[0])

@@ -47,6 +47,14 @@ struct mcp_confine_config {
 	size_t n_bind;
 	const char *kind;		/* NULL: "upstream"; the test build's mutants are
 					   named after it ("upstream_keep_root", …) */
+	/*
+	 * false: the process gets SIGKILL when the thread that started it
+	 * ends (a session's upstream, started and stopped by the session's
+	 * thread), so it dies with the engine however the engine dies.
+	 * true: it outlives that thread (the parser: a short-lived thread
+	 * starts it).
+	 */
+	bool outlives_starter;
 };
 
 /*
@@ -146,6 +154,7 @@ enum mcp_confine_step {
 	MCP_CONFINE_CHECK_CAPS,	/* a capability left, effective or permitted */
 	MCP_CONFINE_CHECK_UNIX,	/* the engine's uid kept, and a unix socket made */
 	MCP_CONFINE_CHECK_GROUP,	/* a grandchild left the process group */
+	MCP_CONFINE_TIE,	/* PR_SET_PDEATHSIG, or its starter already gone */
 };
 
 /*

@@ -28,6 +28,8 @@ struct mcp_confine {
 	bool seccomp;			/* load the filter (always, but under a mutant); proven */
 	bool unix_closed;		/* keeps the engine's uid: socket(AF_UNIX) refused; proven */
 	bool prove;			/* check before exec (false only under a mutant) */
+	bool tied;			/* SIGKILL at the starting thread's end; proven */
+	bool tie;			/* set it (always when tied, but under a mutant) */
 	bool privileged;
 	struct sock_fprog prog;		/* the exported filter; filter malloc'd */
 	struct mcp_confine_receipt receipt;

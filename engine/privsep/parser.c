@@ -44,6 +44,7 @@ parser_config(struct mcp_server_config *sc, const char *program, size_t frame_by
 	*sc = (struct mcp_server_config){ .name = "parser", .init_timeout_ms = PARSER_START_MS };
 	sc->confine.user = PARSER_USER;
 	sc->confine.kind = "parser_spawn";	/* the upstreams' mutants are not its */
+	sc->confine.outlives_starter = true;	/* a pool or session-start thread starts it */
 	/*
 	 * Where the spawn finds no Landlock ABI 6 (an older kernel, or the
 	 * spawn's child under valgrind, for bench/run's counts), the parser

@@ -122,6 +122,23 @@ check "an upstream as $user, the engine's own user: refused at load, naming why"
 ctl stop "$sid" >/dev/null 2>&1
 for _ in $(seq 300); do session_gone "$sid" && break; sleep 0.1; done
 check "after ctl stop the session's container is gone" session_gone "$sid"
+
+# An upstream that ignores EOF and SIGTERM (the fixture's hang mode): the
+# stop's SIGKILL reaches it, another uid's process, by CAP_KILL alone.
+loop_config h
+python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))
+c["upstreams"]["vault"]["argv"] += ["--mode", "hang"]
+json.dump(c, open(sys.argv[1], "w"))' "$work/h/config.json"
+chmod 0644 "$work/h/config.json"
+sid=$(ctl start "$work/h/config.json" 2>"$work/start_h.err" | awk '{ print $NF }')
+check "a session whose upstream ignores EOF and SIGTERM: its sink receives the call" \
+	sink_has "$work/h/vault.sink" "$canary"
+up=$(upstream_pid "$engine1")
+check "its upstream runs as airlock-upstream" proc_ids_are "$up" airlock-upstream ""
+ctl stop "$sid" >/dev/null 2>&1
+for _ in $(seq 300); do session_gone "$sid" && break; sleep 0.1; done
+gone() { for _ in $(seq 100); do [ ! -d "/proc/$1" ] || grep -q '^State:.*Z' "/proc/$1/status" && return 0; sleep 0.1; done; return 1; }
+check "after ctl stop that upstream is gone too (pid $up)" gone "$up"
 kill -TERM "$engine1"
 rc=0; wait "$engine1" || rc=$?
 check "SIGTERM: the engine exits 0, 0 containers left" \
@@ -130,7 +147,9 @@ check "SIGTERM: the engine exits 0, 0 containers left" \
 # --- the mutants: the same unit without one of its capabilities --------------------
 # Each is needed: without CAP_SETUID or CAP_SETGID the engine cannot switch
 # the upstream's user (and must not run it as its own, in the docker
-# group); without CAP_SETPCAP it cannot empty the upstream's bounding set.
+# group); without CAP_SETPCAP it cannot empty the upstream's bounding set;
+# without CAP_KILL it could not stop it (test_confine's
+# test_engine_without_cap_kill shows such an upstream outliving its stop).
 # The same holds for its parsers, a connection's first: nothing is parsed.
 without() { tr ' ' '\n' <<<"$1" | grep -vx "$2" | tr '\n' ' ' | sed 's/ $//'; }
 mutant() {	# CAP CONFIG WHY
@@ -155,11 +174,12 @@ mutant() {	# CAP CONFIG WHY
 	rc=0; wait "$engine" || rc=$?
 	check "without $cap: SIGTERM, exit 0" [ "$rc" = 0 ]
 }
-loop_config b && loop_config c && loop_config d
+loop_config b && loop_config c && loop_config d && loop_config e
 nocaps="the engine is in the docker group without CAP_SETUID and CAP_SETGID"
 mutant CAP_SETUID b "$nocaps"
 mutant CAP_SETGID c "$nocaps"
 mutant CAP_SETPCAP d "the engine holds CAP_SETUID but not CAP_SETPCAP"
+mutant CAP_KILL e "the engine holds CAP_SETUID but not CAP_KILL"
 check "no receipt of an upstream that ran as $user" \
 	[ "$(receipt_count "$state/audit.db" "$(id -u "$user")")" = 0 ]
 

@@ -14,7 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -229,17 +231,16 @@ db_written(const struct obs *o)
 	return st.st_size > 0;
 }
 
-/* The hostile server's lingering child, running (not a zombie) within ms. */
+/* pid runs (not a zombie) all through the next ms: false once it is seen gone. */
 static bool
-escaped_alive(const struct obs *o, int ms)
+running(long long pid, int ms)
 {
-	json_int_t pid = json_integer_value(json_object_get(o->got, "escape_pid"));
 	char path[64], st[256], *p;
 	FILE *f;
 	int i;
 
 	assert_true(pid > 1);
-	snprintf(path, sizeof path, "/proc/%lld/stat", (long long)pid);
+	snprintf(path, sizeof path, "/proc/%lld/stat", pid);
 	for (i = 0; i <= ms / 50; i++) {
 		if (!(f = fopen(path, "re")))
 			return false;
@@ -251,6 +252,13 @@ escaped_alive(const struct obs *o, int ms)
 			usleep(50 * 1000);
 	}
 	return true;
+}
+
+/* The hostile server's lingering child. */
+static bool
+escaped_alive(const struct obs *o, int ms)
+{
+	return running(json_integer_value(json_object_get(o->got, "escape_pid")), ms);
 }
 
 static void
@@ -397,6 +405,141 @@ test_proof_refuses_missing_protection(void **state)
 	refused(o, "upstream_no_landlock_fs", "landlock fs");
 	refused(o, "upstream_no_landlock_net", "landlock net");
 	refused(o, "upstream_new_group", "process group");
+	refused(o, "upstream_no_deathsig", "parent-death signal");
+}
+
+/* What an engine of its own (below) reports: the upstream's pid, or -1 and why. */
+struct hang_report {
+	pid_t up;
+	char why[256];
+};
+
+/* Its effective and permitted CAP_KILL gone: an engine as the unit would run it without it. */
+static int
+drop_cap_kill(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d) < 0)
+		return -1;
+	d[CAP_KILL / 32].effective &= ~(1U << (CAP_KILL % 32));
+	d[CAP_KILL / 32].permitted &= ~(1U << (CAP_KILL % 32));
+	return (int)syscall(SYS_capset, &h, d);
+}
+
+/*
+ * An engine of its own (a child of this test, as root, without CAP_KILL
+ * when asked) starts the fixture upstream in its hang mode (it ignores
+ * stdin EOF and SIGTERM). stop: it then stops it (mcp_stop) and exits;
+ * else it waits to be killed. Its pid in *engine.
+ */
+static struct hang_report
+hang_engine(const char *mutant, bool without_kill, bool stop, pid_t *engine)
+{
+	struct mcp_server_config cfg = { .name = "hang", .init_timeout_ms = 5000 };
+	struct hang_report r = { .up = -1 };
+	struct mcp_client *c = NULL;
+	struct al_err err = { "" };
+	int p[2];
+
+	assert_non_null(getenv("AIRLOCK_UPSTREAM"));
+	assert_int_equal(pipe(p), 0);
+	*engine = fork();
+	assert_true(*engine >= 0);
+	if (*engine == 0) {
+		close(p[0]);
+		if (mutant)
+			setenv("AIRLOCK_MUTANT", mutant, 1);
+		if ((without_kill && drop_cap_kill() < 0) ||
+		    strv_push(&cfg.argv, getenv("AIRLOCK_UPSTREAM")) < 0 ||
+		    strv_push(&cfg.argv, "--sink") < 0 || strv_push(&cfg.argv, "/dev/null") < 0 ||
+		    strv_push(&cfg.argv, "--mode") < 0 || strv_push(&cfg.argv, "hang") < 0)
+			_exit(2);
+		if (mcp_start(&cfg, &c, &err) == 0)
+			r.up = mcp_pid(c);
+		snprintf(r.why, sizeof r.why, "%s", err.msg);
+		if (write(p[1], &r, sizeof r) != sizeof r)
+			_exit(3);
+		if (stop) {
+			mcp_stop(c);
+			_exit(0);
+		}
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	assert_int_equal(read(p[0], &r, sizeof r), sizeof r);
+	close(p[0]);
+	print_message("%s: %s\n", mutant ? mutant : "confined", r.up > 0 ? "started" : r.why);
+	return r;
+}
+
+/* The hang upstream's engine SIGKILLed (no stop runs): its pid. */
+static pid_t
+upstream_of_killed_engine(const char *mutant)
+{
+	struct hang_report r;
+	pid_t engine;
+	int status;
+
+	r = hang_engine(mutant, false, false, &engine);
+	assert_true(r.up > 1);
+	assert_true(running(r.up, 0));
+	assert_int_equal(kill(engine, SIGKILL), 0);
+	assert_int_equal(waitpid(engine, &status, 0), engine);
+	return r.up;
+}
+
+/*
+ * Its upstream dies with the engine, however the engine dies (the
+ * parent-death signal, SIGKILL): even one that ignores EOF and SIGTERM.
+ * Mutant upstream_no_deathsig is refused at spawn (above); with
+ * upstream_no_proof the upstream outlives its killed engine.
+ */
+static void
+test_dies_with_its_engine(void **state)
+{
+	pid_t up;
+
+	(void)state;
+	if (!as_root())
+		skip();
+	up = upstream_of_killed_engine(NULL);
+	assert_false(running(up, 2000));
+	up = upstream_of_killed_engine("upstream_no_deathsig,upstream_no_proof");
+	assert_true(running(up, 1000));
+	assert_int_equal(kill(up, SIGKILL), 0);
+	assert_false(running(up, 2000));
+}
+
+/*
+ * An engine that changes uid but lacks CAP_KILL could signal none of its
+ * upstreams (another uid): a stop of one that ignores EOF and SIGTERM
+ * would leave it running after its session. Refused at spawn, naming
+ * why; mutant upstream_kill_unchecked starts it, and it outlives the stop.
+ */
+static void
+test_engine_without_cap_kill(void **state)
+{
+	struct hang_report r;
+	pid_t engine;
+	int status;
+
+	(void)state;
+	if (!as_root())
+		skip();
+	r = hang_engine(NULL, true, true, &engine);
+	assert_int_equal(waitpid(engine, &status, 0), engine);
+	assert_int_equal(r.up, -1);
+	assert_string_equal(r.why, "upstream hang: the engine holds CAP_SETUID but not CAP_KILL: "
+			    "it could not stop the upstream");
+	r = hang_engine("upstream_kill_unchecked", true, true, &engine);
+	assert_true(r.up > 1);
+	assert_int_equal(waitpid(engine, &status, 0), engine);	/* its stop is over */
+	assert_true(running(r.up, 500));
+	assert_int_equal(kill(r.up, SIGKILL), 0);
+	assert_false(running(r.up, 2000));
 }
 
 /* --- the config's fields ---------------------------------------------------- */
@@ -757,6 +900,8 @@ main(void)
 		T(test_mutant_no_landlock_fs),
 		T(test_mutant_no_landlock_net),
 		T(test_mutant_new_group),
+		T(test_dies_with_its_engine),
+		T(test_engine_without_cap_kill),
 		T(test_proof_refuses_missing_protection),
 		T(test_missing_path_refused),
 		T(test_program_in_root_only_dir),
