@@ -60,16 +60,12 @@
  * without the DELETE trigger (recursive_triggers is off): the INSERT one
  * turns any second row into nothing.
  */
+#define AUDIT_CREATE_TRIGGER(name, body) "CREATE TRIGGER IF NOT EXISTS " name body ";"
 #define AUDIT_KEY_TABLE \
 	"CREATE TABLE IF NOT EXISTS audit_key (" \
 	" id INTEGER PRIMARY KEY CHECK (id = 1)," \
 	" key BLOB NOT NULL CHECK (length(key) = " AUDIT_STR(AUDIT_KEY_LEN) "));" \
-	"CREATE TRIGGER IF NOT EXISTS audit_key_no_update BEFORE UPDATE ON audit_key" \
-	" BEGIN SELECT RAISE(ABORT, 'audit key is written once'); END;" \
-	"CREATE TRIGGER IF NOT EXISTS audit_key_no_delete BEFORE DELETE ON audit_key" \
-	" BEGIN SELECT RAISE(ABORT, 'audit key is written once'); END;" \
-	"CREATE TRIGGER IF NOT EXISTS audit_key_once BEFORE INSERT ON audit_key" \
-	" WHEN EXISTS (SELECT 1 FROM audit_key) BEGIN SELECT RAISE(IGNORE); END;"
+	AUDIT_KEY_TRIGGERS(AUDIT_CREATE_TRIGGER)
 /* setup_db ends its transaction: the key is taken inside it. */
 static const char schema_sql[] =
 	"BEGIN IMMEDIATE;"
@@ -92,12 +88,7 @@ static const char schema_sql[] =
 	" detail TEXT,"
 	" prev_hash TEXT NOT NULL,"
 	" entry_hash TEXT NOT NULL);"
-	"CREATE TRIGGER IF NOT EXISTS audit_entries_no_update"
-	" BEFORE UPDATE ON audit_entries"
-	" BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END;"
-	"CREATE TRIGGER IF NOT EXISTS audit_entries_no_delete"
-	" BEFORE DELETE ON audit_entries"
-	" BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END;"
+	AUDIT_ENTRY_TRIGGERS(AUDIT_CREATE_TRIGGER)
 	AUDIT_LIFECYCLE_INDEX
 	AUDIT_KEY_TABLE;
 
@@ -150,6 +141,27 @@ take_key(sqlite3 *db, unsigned char key[AUDIT_KEY_LEN])
 	       NULL : AUDIT_ERR_KEY;
 }
 
+/*
+ * A key table with no row beside entries: the key was deleted (a log an
+ * older version made has no key table at all, and gets its first key).
+ */
+static bool
+key_removed(sqlite3 *db)
+{
+	unsigned char key[AUDIT_KEY_LEN];
+	sqlite3_stmt *st = NULL;
+	bool stands = false;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE"
+			       " type = 'table' AND name = 'audit_key')"
+			       " AND EXISTS (SELECT 1 FROM audit_entries)", -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		stands = sqlite3_column_int(st, 0) == 1;
+	sqlite3_finalize(st);
+	return stands && audit_key_row(db, key, sizeof key, &rc) == 1;
+}
+
 /* NULL, or the fixed text of what failed (AUDIT_ERR_OPEN for SQLite's own). */
 static const char *
 setup_db(sqlite3 *db, unsigned char key[AUDIT_KEY_LEN])
@@ -165,6 +177,11 @@ setup_db(sqlite3 *db, unsigned char key[AUDIT_KEY_LEN])
 	    sqlite3_exec(db, "PRAGMA synchronous=FULL", NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(db, limits, NULL, NULL, NULL) != SQLITE_OK)
 		return why;
+	/* Judged before the schema's IF NOT EXISTS would mend what is missing. */
+	if (audit_schema_check(db) != AUDIT_SCHEMA_OK)
+		return sqlite3_errcode(db) == SQLITE_NOTADB ? AUDIT_ERR_OPEN : AUDIT_ERR_ALTERED;
+	if (key_removed(db))
+		return AUDIT_ERR_KEY_LOST;
 	if (sqlite3_exec(db, schema_sql, NULL, NULL, NULL) != SQLITE_OK ||
 	    (why = take_key(db, key)) ||
 	    sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
@@ -222,6 +239,25 @@ audit_not_a_file(const char *path)
 	return path && stat(path, &st) == 0 && !S_ISREG(st.st_mode);
 }
 
+/*
+ * Whoever else may write the file may rewrite its chain, or plant a
+ * trigger: the log is the engine's (or root's) alone, and not group- or
+ * world-writable. A missing file is made 0600 just before this.
+ */
+static int
+owned_alone(const char *path, struct al_err *err)
+{
+	struct stat st;
+
+	if (!path || stat(path, &st) < 0)
+		return 0;	/* SQLite's open says what is wrong */
+	if (!(st.st_mode & 022) && (st.st_uid == geteuid() || st.st_uid == 0))
+		return 0;
+	return al_fail(err, "audit: the log may be written by others than its engine (mode %04o,"
+		       " owner uid %u): chmod 600 it and chown it to the engine's user",
+		       (unsigned)(st.st_mode & 07777), (unsigned)st.st_uid);
+}
+
 int
 audit_open(const char *path, struct audit **out, struct al_err *err)
 {
@@ -242,6 +278,10 @@ audit_open(const char *path, struct audit **out, struct al_err *err)
 	/* Hashes and names only, but still the operator's business alone. */
 	if (path)
 		close(open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+	if (owned_alone(path, err) < 0) {
+		audit_close(a);
+		return -1;
+	}
 	a->hc = hash_ctx_new();
 	a->path = path ? strdup(path) : NULL;
 	if (!a->path || !a->hc || sqlite3_open_v2(path, &a->db, flags, NULL) != SQLITE_OK ||

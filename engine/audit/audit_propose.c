@@ -1,6 +1,7 @@
 #include "audit_propose.h"
 #include "audit.h"
 #include "audit_read.h"
+#include "audit_verify.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -162,14 +163,43 @@ read_rows(sqlite3 *db, const char *since, const char *session, bool flows,
 	return rc == SQLITE_DONE || rc == SQLITE_OK ? NULL : audit_read_step_error(rc);
 }
 
+/*
+ * What is proposed goes back to the engine as policy: it is read from a
+ * log that verifies, never from rows edited by hand.
+ */
+static int
+verified(const char *path, struct al_err *err)
+{
+	struct audit_verify v;
+	int rc = audit_verify_file(path, &v, err);
+	bool ok = v.ok;
+
+	if (rc < 0) {
+		/* verify's fixed text, as the other reasons read: "audit propose: …" */
+		char why[sizeof err->msg];
+
+		snprintf(why, sizeof why, "%s", strncmp(err->msg, "audit: ", 7) == 0 ?
+			 err->msg + 7 : err->msg);
+		al_fail(err, "audit propose: %s", why);
+	} else if (!ok)
+		al_fail(err, "audit propose: the log does not verify (%s at entry %lld): nothing "
+			"is proposed from it (airlock audit verify tells more)", v.reason,
+			(long long)v.first_bad_seq);
+	audit_verify_free(&v);
+	return rc == 0 && ok ? 0 : -1;
+}
+
 int
 audit_propose_read(const char *path, const char *since, const char *session,
 		   struct audit_propose *out, struct al_err *err)
 {
 	sqlite3 *db;
-	const char *why = audit_read_open(path, &db);
+	const char *why;
 
 	memset(out, 0, sizeof *out);
+	if (verified(path, err) < 0)
+		return -1;
+	why = audit_read_open(path, &db);
 	if (why)
 		return al_fail(err, "audit propose: %s", why);
 	if (!(out->v = calloc(AUDIT_PROPOSE_MAX, sizeof *out->v)))

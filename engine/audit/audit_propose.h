@@ -65,9 +65,11 @@ struct audit_propose {
 /*
  * The denied calls (decision denied or egress_denied) of the log at path,
  * at or after since (a stored UTC time, compared as text) and of one
- * session (its whole id) when given. One statement, run to its end on a
- * read-only connection of its own. 0, or -1 with fixed text in err
- * ("audit propose: <audit_read.h reason>").
+ * session (its whole id) when given. The whole log is verified first
+ * (audit_verify.h): a log that does not verify proposes nothing. Then one
+ * statement, run to its end on a read-only connection of its own. 0, or
+ * -1 with fixed text in err ("audit propose: <audit_read.h reason>", "audit
+ * propose: the log does not verify (REASON at entry N): …", or verify's).
  */
 int audit_propose_read(const char *path, const char *since, const char *session,
 		       struct audit_propose *out, struct al_err *err);

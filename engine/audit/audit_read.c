@@ -1,6 +1,7 @@
 #include "audit_read.h"
 #include "audit.h"
 #include "audit_row.h"
+#include "canon.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -16,14 +17,26 @@ audit_read_open(const char *path, sqlite3 **db)
 	*db = NULL;
 	if (!path || audit_not_a_file(path))
 		return AUDIT_READ_ERR_OPEN;
+	const char *why = NULL;
+	int rc;
+
 	/* No SQLITE_OPEN_CREATE: a reader must never make an empty log. */
 	if (sqlite3_open_v2(path, db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
-	    SQLITE_OK || sqlite3_busy_timeout(*db, AUDIT_READ_BUSY_MS) != SQLITE_OK) {
+	    SQLITE_OK || sqlite3_busy_timeout(*db, AUDIT_READ_BUSY_MS) != SQLITE_OK)
+		why = AUDIT_READ_ERR_OPEN;
+	else if (audit_schema_check(*db) != AUDIT_SCHEMA_OK) {
+		/* what reading the schema met, or what it found there */
+		rc = sqlite3_errcode(*db);
+		why = rc == SQLITE_NOTADB ? AUDIT_READ_ERR_NOT_AUDIT :
+		      rc == SQLITE_BUSY ? AUDIT_READ_ERR_BUSY :
+		      rc == SQLITE_CANTOPEN || rc == SQLITE_READONLY ? AUDIT_READ_ERR_OPEN :
+		      AUDIT_READ_ERR_ALTERED;
+	}
+	if (why) {
 		sqlite3_close(*db);
 		*db = NULL;
-		return AUDIT_READ_ERR_OPEN;
 	}
-	return NULL;
+	return why;
 }
 
 /* No table (SQLITE_ERROR) or not SQLite at all (SQLITE_NOTADB). */
@@ -44,7 +57,7 @@ audit_read_step_error(int rc)
 void
 audit_read_text(char *dst, size_t cap, const char *s)
 {
-	size_t len, i;
+	size_t len, i, o, n;
 
 	if (cap == 0)
 		return;
@@ -58,9 +71,20 @@ audit_read_text(char *dst, size_t cap, const char *s)
 	}
 	memcpy(dst, s, len);
 	dst[len] = '\0';
-	for (i = 0; dst[i]; i++)
-		if ((unsigned char)dst[i] < 0x20 || dst[i] == 0x7f)
-			dst[i] = '?';
+	/* in place: what is written never outruns what is read */
+	for (i = o = 0; dst[i]; i += n) {
+		const unsigned char *c = (const unsigned char *)dst + i;
+
+		n = canon_utf8_len(c, len - i);
+		if (n == 0 || c[0] < 0x20 || c[0] == 0x7f || (c[0] == 0xc2 && c[1] < 0xa0)) {
+			dst[o++] = '?';	/* a control (C0, DEL, C1) or a byte that is not UTF-8 */
+			n = n ? n : 1;
+		} else {
+			memmove(dst + o, c, n);
+			o += n;
+		}
+	}
+	dst[o] = '\0';
 }
 
 const char *

@@ -20,6 +20,8 @@
 #define AUDIT_READ_ERR_READ	"cannot read entries"
 #define AUDIT_READ_ERR_NO_KEY	"no payload key (no engine of this version has opened it)"
 #define AUDIT_READ_ERR_BAD_KEY	"its payload key is not 32 bytes"
+#define AUDIT_READ_ERR_ALTERED	"altered by hand (a trigger or view the writer never makes, or" \
+				" one of its own missing or changed): run airlock audit verify"
 
 struct sqlite3;
 
@@ -38,9 +40,11 @@ const char *audit_read_prepare_error(int rc);
 const char *audit_read_step_error(int rc);
 
 /*
- * s (NULL: "") into dst[cap], cut on a UTF-8 boundary, control bytes and
- * DEL shown as '?': readers print these strings, and the file may have
- * been edited.
+ * s (NULL: "") into dst[cap], cut on a UTF-8 boundary; each control
+ * character (C0, DEL, and C1: U+0080 to U+009F, which terminals also
+ * obey) and each byte that is not well-formed UTF-8 shown as '?': readers
+ * print these strings (and put them in JSON, which must be UTF-8), and
+ * the file may have been edited.
  */
 void audit_read_text(char *dst, size_t cap, const char *s);
 

@@ -1,6 +1,7 @@
 #include "audit_row.h"
 #include "ids.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -267,4 +268,89 @@ audit_key_row(sqlite3 *db, unsigned char *key, size_t len, int *rc)
 	}
 	sqlite3_finalize(st);
 	return got;
+}
+
+/* The writer's triggers, as sqlite_master holds them. */
+#define TRIGGER_ROW(name, body) { name, "CREATE TRIGGER " name body },
+static const struct {
+	const char *name, *sql;
+} entry_triggers[] = { AUDIT_ENTRY_TRIGGERS(TRIGGER_ROW) },
+  key_triggers[] = { AUDIT_KEY_TRIGGERS(TRIGGER_ROW) };
+#undef TRIGGER_ROW
+
+#define N_ENTRY_TRIGGERS	(sizeof entry_triggers / sizeof entry_triggers[0])
+#define N_KEY_TRIGGERS		(sizeof key_triggers / sizeof key_triggers[0])
+
+/* Which of the writer's triggers a row is (its text the same): bit i; 0 when none. */
+static unsigned
+trigger_bit(const char *name, const char *sql)
+{
+	size_t i;
+
+	for (i = 0; i < N_ENTRY_TRIGGERS; i++)
+		if (strcmp(name, entry_triggers[i].name) == 0)
+			return sql && strcmp(sql, entry_triggers[i].sql) == 0 ? 1U << i : 0;
+	for (i = 0; i < N_KEY_TRIGGERS; i++)
+		if (strcmp(name, key_triggers[i].name) == 0)
+			return sql && strcmp(sql, key_triggers[i].sql) == 0 ?
+			       1U << (N_ENTRY_TRIGGERS + i) : 0;
+	return 0;
+}
+
+/* Whether audit_entries (a table) holds a row; a failed read counts as one. */
+static bool
+has_entries(sqlite3 *db)
+{
+	sqlite3_stmt *st = NULL;
+	bool any = true;
+
+	if (sqlite3_prepare_v2(db, "SELECT EXISTS (SELECT 1 FROM audit_entries)", -1, &st,
+			       NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+		any = sqlite3_column_int(st, 0) != 0;
+	sqlite3_finalize(st);
+	return any;
+}
+
+enum audit_schema
+audit_schema_check(sqlite3 *db)
+{
+	const unsigned entry_all = (1U << N_ENTRY_TRIGGERS) - 1;
+	const unsigned key_all = ((1U << N_KEY_TRIGGERS) - 1) << N_ENTRY_TRIGGERS;
+	sqlite3_stmt *st = NULL;
+	enum audit_schema v = AUDIT_SCHEMA_OK;
+	bool entries = false, key = false;
+	unsigned seen = 0, bit;
+	const char *type, *name, *sql;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, "SELECT type, name, sql FROM sqlite_master WHERE type IN"
+			       " ('trigger', 'view') OR name IN ('audit_entries', 'audit_key')",
+			       -1, &st, NULL) != SQLITE_OK)
+		return AUDIT_SCHEMA_TABLES;
+	while (v != AUDIT_SCHEMA_TABLES && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		type = (const char *)sqlite3_column_text(st, 0);
+		name = (const char *)sqlite3_column_text(st, 1);
+		sql = (const char *)sqlite3_column_text(st, 2);
+		if (!type || !name)
+			v = AUDIT_SCHEMA_TABLES;
+		else if (strcmp(name, "audit_entries") == 0 || strcmp(name, "audit_key") == 0) {
+			if (strcmp(type, "table") != 0)
+				v = AUDIT_SCHEMA_TABLES;
+			entries |= name[6] == 'e';
+			key |= name[6] == 'k';
+		} else if (strcmp(type, "trigger") != 0 || !(bit = trigger_bit(name, sql)) ||
+			   (seen & bit))
+			v = AUDIT_SCHEMA_TRIGGERS;
+		else
+			seen |= bit;
+	}
+	if (v != AUDIT_SCHEMA_TABLES && rc != SQLITE_DONE)
+		v = AUDIT_SCHEMA_TABLES;
+	sqlite3_finalize(st);
+	if (v != AUDIT_SCHEMA_OK || !entries || !has_entries(db))
+		return v;
+	if ((seen & entry_all) != entry_all || (key && (seen & key_all) != key_all) ||
+	    (!key && (seen & key_all)))
+		return AUDIT_SCHEMA_TRIGGERS;
+	return AUDIT_SCHEMA_OK;
 }

@@ -35,6 +35,11 @@
 #define AUDIT_ERR_MEMORY	"audit: out of memory"
 #define AUDIT_ERR_NO_RANDOM	"audit: no randomness for the log's payload key"
 #define AUDIT_ERR_KEY		"audit: cannot read or write the log's payload key"
+#define AUDIT_ERR_KEY_LOST	"audit: the log's payload key was removed (its table is empty" \
+				" and entries stand): a new key would leave every hash written" \
+				" unmatchable; restore the file"
+#define AUDIT_ERR_ALTERED	"audit: altered by hand: a trigger or view the writer never" \
+				" makes, or one of its own missing or changed"
 #define AUDIT_ERR_WAL_HERE	"audit: its WAL file cannot be read where it is (read-only):" \
 				" copy the log and its -wal file to a writable directory"
 
@@ -115,5 +120,38 @@ void audit_row_copy(struct audit_entry *dst, const struct audit_entry *src, char
  * *rc (SQLITE_ROW: a key of another length).
  */
 int audit_key_row(sqlite3 *db, unsigned char *key, size_t len, int *rc);
+
+/*
+ * The triggers the writer makes (name, and what follows the name in their
+ * CREATE TRIGGER, as SQLite keeps it): the log is append-only, its key
+ * written once. A trigger is code that runs inside every insert: one
+ * planted by hand can drop each entry while the insert answers success.
+ */
+#define AUDIT_ENTRY_TRIGGERS(_) \
+	_("audit_entries_no_update", " BEFORE UPDATE ON audit_entries" \
+	  " BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END") \
+	_("audit_entries_no_delete", " BEFORE DELETE ON audit_entries" \
+	  " BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END")
+#define AUDIT_KEY_TRIGGERS(_) \
+	_("audit_key_no_update", " BEFORE UPDATE ON audit_key" \
+	  " BEGIN SELECT RAISE(ABORT, 'audit key is written once'); END") \
+	_("audit_key_no_delete", " BEFORE DELETE ON audit_key" \
+	  " BEGIN SELECT RAISE(ABORT, 'audit key is written once'); END") \
+	_("audit_key_once", " BEFORE INSERT ON audit_key" \
+	  " WHEN EXISTS (SELECT 1 FROM audit_key) BEGIN SELECT RAISE(IGNORE); END")
+
+/*
+ * Whether the file was altered by hand below the chain. TABLES:
+ * audit_entries or audit_key is not a table (a view there can make every
+ * reader loop for good), or the schema cannot be read (the file is not to
+ * be trusted either way; sqlite3_errcode tells why). TRIGGERS: a trigger
+ * or view the writer never makes, or one of its triggers missing or with
+ * other text; its triggers are required once audit_entries holds a row,
+ * the key's once its table exists (a log an older version made has
+ * neither).
+ */
+enum audit_schema { AUDIT_SCHEMA_OK, AUDIT_SCHEMA_TRIGGERS, AUDIT_SCHEMA_TABLES };
+
+enum audit_schema audit_schema_check(sqlite3 *db);
 
 #endif

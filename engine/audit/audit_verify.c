@@ -436,7 +436,8 @@ verify_open(const char *path, sqlite3 **db, sqlite3_stmt **st, struct al_err *er
 		return SQLITE_CANTOPEN;
 	sqlite3_busy_timeout(*db, AUDIT_BUSY_MS);
 	rc = sqlite3_prepare_v2(*db, VERIFY_SQL, -1, st, NULL);
-	if (rc != SQLITE_CANTOPEN)
+	/* SQLite 3.40 answers READONLY where it cannot make the shared-memory file */
+	if (rc != SQLITE_CANTOPEN && rc != SQLITE_READONLY)
 		return rc;
 	if (wal_holds_frames(path) != 0) {
 		al_fail(err, AUDIT_ERR_WAL_HERE);
@@ -466,6 +467,7 @@ audit_verify_anchored(const char *path, const struct audit_anchor *anchor,
 	struct hash_ctx *hc;
 	sqlite3 *db = NULL;
 	sqlite3_stmt *st = NULL;
+	enum audit_schema schema;
 	int rc;
 
 	memset(out, 0, sizeof *out);
@@ -475,7 +477,7 @@ audit_verify_anchored(const char *path, const struct audit_anchor *anchor,
 	rc = verify_open(path, &db, &st, err);
 	if (rc == SQLITE_READONLY) {
 		sqlite3_close(db);
-		return -1;
+		return err->msg[0] ? -1 : al_fail(err, AUDIT_ERR_OPEN);
 	}
 	if (rc == SQLITE_CORRUPT) {
 		/* Damage under the table is tampering evidence, not a usage error. */
@@ -488,6 +490,14 @@ audit_verify_anchored(const char *path, const struct audit_anchor *anchor,
 		return al_fail(err, rc == SQLITE_ERROR || rc == SQLITE_NOTADB ?
 			       AUDIT_ERR_NOT_AUDIT : rc == SQLITE_NOMEM ? AUDIT_ERR_MEMORY
 			       : AUDIT_ERR_OPEN);
+	}
+	/* a view in the table's place can make the walk endless: judged first */
+	schema = audit_schema_check(db);
+	if (schema == AUDIT_SCHEMA_TABLES) {
+		sqlite3_finalize(st);
+		sqlite3_close(db);
+		verify_fail(out, 0, "altered by hand: audit_entries or audit_key is not a table");
+		return 0;
 	}
 	hc = hash_ctx_new();
 	if (!hc || verify_walk(hc, st, anchor, out) < 0) {
@@ -502,6 +512,9 @@ audit_verify_anchored(const char *path, const struct audit_anchor *anchor,
 	verify_ids(db, out);
 	if (out->ok && !structure_ok(db))
 		verify_fail(out, 0, "database corrupt");
+	/* after the walk, which names the entry an edit reached if there is one */
+	if (schema == AUDIT_SCHEMA_TRIGGERS)
+		verify_fail(out, 0, "altered by hand: its triggers or views are not the writer's");
 	sqlite3_close(db);
 	return 0;
 }

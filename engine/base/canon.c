@@ -106,13 +106,8 @@ hash_canon_int(struct hash_canon *c, int64_t v)
 	put(c, p, (size_t)(num + sizeof num - p));
 }
 
-/*
- * The length of the UTF-8 sequence at s (at most left bytes), or 0 when it
- * is not one: overlong forms, surrogates and code points past U+10FFFF are
- * refused, as jansson refuses them.
- */
-static size_t
-utf8_len(const unsigned char *s, size_t left)
+size_t
+canon_utf8_len(const unsigned char *s, size_t left)
 {
 	size_t n, i;
 	uint32_t cp;
@@ -219,7 +214,7 @@ put_slow(struct hash_canon *c, const char *s, size_t i, size_t len)
 			put_escape(c, p[i++]);
 			continue;
 		}
-		n = utf8_len(p + i, len - i);
+		n = canon_utf8_len(p + i, len - i);
 		if (n == 0) {
 			c->bad = true;
 			return;

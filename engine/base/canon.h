@@ -36,6 +36,13 @@ struct hash_canon {
 	char inline_buf[HASH_CANON_INLINE];
 };
 
+/*
+ * The length of the UTF-8 sequence at s (at most left bytes), or 0 when it
+ * is not one: overlong forms, surrogates and code points past U+10FFFF are
+ * refused, as jansson refuses them.
+ */
+size_t canon_utf8_len(const unsigned char *s, size_t left);
+
 void hash_canon_init(struct hash_canon *c);
 void hash_canon_free(struct hash_canon *c);
 void hash_canon_array_open(struct hash_canon *c);

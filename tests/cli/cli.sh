@@ -239,7 +239,7 @@ done
 # every place payload could leak from: a call's detail and hashes, a policy
 # entry's detail beyond its author, a reap's detail, the classes.
 python3 - "$work/story.db" <<'PY'
-import sqlite3, sys
+import hashlib, json, sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
 db.execute("CREATE TABLE audit_entries (seq INTEGER PRIMARY KEY, entry_id TEXT NOT NULL,"
            " ts TEXT NOT NULL, session_id TEXT NOT NULL, call_id TEXT, type TEXT NOT NULL,"
@@ -258,12 +258,24 @@ rows = [
     ("s-1", "reap", None, "reaped", "owner_gone", 2, '{"container":"%s"}' % C),
     ("s-1", "session_end", None, "abnormal", "engine_lost", 2, '{"x":"%s"}' % C),
 ]
+# chained as the writer chains them (audit_row.c): an entry's hash is the
+# SHA-256 of its first 17 columns as a compact JSON array (propose reads
+# only a log that verifies)
+prev = "0" * 64
 for i, (sid, typ, tool, dec, rule, rev, detail) in enumerate(rows, 1):
+    row = [i, "%032x" % i, "2026-12-05T13:00:%02d.000000Z" % i, sid,
+           "call-" + C if typ == "call" else None, typ, tool, dec, rule, rev, 5,
+           C * 9 if typ == "call" else None, C * 9 if typ == "call" else None, C, C,
+           detail, prev]
+    prev = hashlib.sha256(json.dumps(row, separators=(",", ":"), ensure_ascii=False)
+                          .encode()).hexdigest()
     db.execute("INSERT INTO audit_entries VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-               (i, "%032x" % i, "2026-12-05T13:00:%02d.000000Z" % i, sid,
-                "call-" + C if typ == "call" else None, typ, tool, dec, rule, rev, 5,
-                C * 9 if typ == "call" else None, C * 9 if typ == "call" else None, C, C,
-                detail, "0" * 64, "%064x" % i))
+               row + [prev])
+# its append-only triggers, as the writer makes them (audit_row.h): without
+# them a log with entries is one altered by hand, which every reader refuses
+for op in ("update", "delete"):
+    db.execute("CREATE TRIGGER audit_entries_no_%s BEFORE %s ON audit_entries"
+               " BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END" % (op, op.upper()))
 db.commit()
 PY
 no_canary() { ! grep -q Qz7CNRY "$work/out" "$work/err"; }

@@ -138,6 +138,20 @@ check "read-only, WAL without its index: exit 3, and says why (not 'chain ok')" 
 	bash -c '[ "$1" = 3 ] && grep -qF "its WAL file cannot be read where it is (read-only)" "$2" &&
 		 ! grep -qF "chain ok" "$2"' _ "$rc" "$work/verify-nowal.txt"
 
+# A copy where its reader may not write (uid 65534, a 0555 directory, no
+# mount): SQLite answers READONLY there, not CANTOPEN; it printed an empty
+# reason and exit 3 before. The same verdict as the log's.
+mkdir "$work/ro555" "$work/ro555-bin" && cp "$work/audit.db" "$work/ro555/" &&
+	chmod 0644 "$work/ro555/audit.db" && chmod 0555 "$work/ro555" && chmod o+x "$work" &&
+	install -m 0755 "$airlock" "$work/ro555-bin/airlock"	# the clone may be 0700
+setpriv --reuid 65534 --regid 65534 --clear-groups "$work/ro555-bin/airlock" audit verify "$work/ro555/audit.db" \
+	>"$work/verify-555.txt" 2>&1
+rc=$?
+check "a copy in a 0555 directory, read by uid 65534: the same verdict and text (exit $rc)" \
+	bash -c '[ "$1" = 0 ] && [ ! -e "$2/ro555/audit.db-shm" ] &&
+		 cmp -s <(sed "s|$2/audit.db|LOG|" "$2/verify.txt") <(sed "s|$2/ro555/audit.db|LOG|" "$2/verify-555.txt")' \
+	_ "$rc" "$work"
+
 # An anchor: the head verify printed, recorded outside the log. The log's
 # tail cut off afterwards verifies from the file alone (the chain cannot
 # tell), and is refused against the anchor; an anchor further back holds.
@@ -149,10 +163,18 @@ check "verify --anchor of the head: exit 0, the anchor matches" \
 	bash -c '[ "$1" = 0 ] && grep -qF ": anchor ${2%%:*} matches" "$3"' _ "$?" "$head" "$work/anchor-ok.txt"
 cp "$work/audit.db" "$work/cut.db"
 back=$(sqlite3 "$work/cut.db" "select seq || ':' || entry_hash from audit_entries where seq = 2")
+# A careful hand puts the trigger back as it was (one left out is itself
+# reported: the writer's triggers are part of what verify judges).
 sqlite3 "$work/cut.db" "drop trigger audit_entries_no_delete;
 	delete from audit_entries where seq > (select max(seq) - 2 from audit_entries)"
+"$airlock" audit verify "$work/cut.db" >"$work/cut-bare.txt"
+rc=$?
+check "a cut tail, its trigger left out: exit 1, altered by hand (exit $rc)" \
+	bash -c '[ "$1" = 1 ] && grep -qF "altered by hand: its triggers or views are not the writer'"'"'s" "$2"' \
+	_ "$rc" "$work/cut-bare.txt"
+sqlite3 "$work/cut.db" "CREATE TRIGGER audit_entries_no_delete BEFORE DELETE ON audit_entries BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END"
 "$airlock" audit verify "$work/cut.db" >/dev/null
-check "a cut tail: the file alone still verifies (the documented limit)" test "$?" = 0
+check "a cut tail, its trigger put back: the file alone still verifies (the documented limit)" test "$?" = 0
 "$airlock" audit verify "$work/cut.db" --anchor "$head" --json >"$work/cut.json"
 rc=$?
 check "a cut tail, against the anchor: exit 1, the anchor's entry is missing (exit $rc)" python3 - "$rc" "$head" "$work/cut.json" <<'PY'

@@ -36,6 +36,7 @@
 #include "audit_commit.c"
 #include "audit_row.c"	/* its timestamp writer, driven below */
 #include "audit_read.h"
+#include "audit_timeline.h"
 #include "audit_verify.h"
 
 #include "no_random.h"
@@ -657,6 +658,8 @@ test_triggers_refuse(void **state)
 
 #define DROP_TRIGGERS "DROP TRIGGER audit_entries_no_update;" \
 		      "DROP TRIGGER audit_entries_no_delete;"
+/* A careful hand puts them back as they were: the schema then tells nothing. */
+#define PUT_BACK_TRIGGERS AUDIT_ENTRY_TRIGGERS(AUDIT_CREATE_TRIGGER)
 
 static void
 test_tamper_update(void **state)
@@ -765,7 +768,7 @@ test_anchor_cut_tail(void **state)
 	anchor_of(f->db, 4, &mid);
 	assert_anchored(f->db, &head, true, 10, NULL);
 	assert_anchored(f->db, &mid, true, 10, NULL);
-	raw_exec(f->db, DROP_TRIGGERS "DELETE FROM audit_entries WHERE seq > 7");
+	raw_exec(f->db, DROP_TRIGGERS "DELETE FROM audit_entries WHERE seq > 7;" PUT_BACK_TRIGGERS);
 	assert_verify(f->db, true, 7, 0, NULL);		/* the file alone cannot tell */
 	assert_anchored(f->db, &head, false, 7,
 			"the anchor's entry is missing: the log ends at entry 7 (cut)");
@@ -852,7 +855,7 @@ test_anchor_rewritten_tail(void **state)
 
 	make_log(f->db, "sink_ceiling", 6);
 	anchor_of(f->db, 6, &head);
-	raw_exec(f->db, DROP_TRIGGERS "DELETE FROM audit_entries WHERE seq >= 4");
+	raw_exec(f->db, DROP_TRIGGERS "DELETE FROM audit_entries WHERE seq >= 4;" PUT_BACK_TRIGGERS);
 	assert_int_equal(audit_open(f->db, &a, &err), 0);
 	append_n(a, "sess-A", "sink_ceiling", 3);
 	audit_close(a);
@@ -2079,6 +2082,188 @@ test_payload_key_older_log(void **state)
 }
 
 /*
+ * A key deleted by hand (its triggers dropped first) beside entries: the
+ * writer refuses the log rather than draw a new key, under which every
+ * hash already written could never be matched again.
+ */
+static void
+test_payload_key_removed(void **state)
+{
+	struct fixture *f = *state;
+	struct audit *a = NULL;
+	struct al_err err;
+
+	make_log(f->db, "sink_ceiling", 3);
+	raw_exec(f->db, "DROP TRIGGER audit_key_no_delete; DELETE FROM audit_key;"
+		 AUDIT_KEY_TRIGGERS(AUDIT_CREATE_TRIGGER));
+	assert_int_equal(audit_open(f->db, &a, &err), -1);
+	assert_null(a);
+	assert_string_equal(err.msg, AUDIT_ERR_KEY_LOST);
+}
+
+/*
+ * A trigger planted by hand runs inside every insert: one that drops each
+ * entry (RAISE(IGNORE)) let the writer answer success while nothing was
+ * written, and verify said "chain ok". The writer refuses such a file at
+ * open, and an insert that wrote no row fails its append (a trigger
+ * planted while the writer runs); the readers refuse it; verify says so
+ * once the chain walk has found nothing else.
+ */
+#define DROP_EVERY_INSERT "CREATE TRIGGER x BEFORE INSERT ON audit_entries" \
+			  " BEGIN SELECT RAISE(IGNORE); END;"
+
+static void
+test_planted_trigger(void **state)
+{
+	struct fixture *f = *state;
+	struct audit_entry e = sample_entry("sess-T", NULL);
+	struct audit_timeline tl;
+	struct audit *a = NULL;
+	struct al_err err;
+	int64_t seq = 0;
+	char other[160];
+
+	make_log(f->db, "sink_ceiling", 3);
+	assert_int_equal(audit_open(f->db, &a, &err), 0);
+	raw_exec(f->db, DROP_EVERY_INSERT);
+	assert_int_equal(audit_append(a, &e, NULL, &seq, &err), -1);
+	audit_close(a);
+	a = NULL;
+	assert_int_equal(audit_open(f->db, &a, &err), -1);
+	assert_string_equal(err.msg, AUDIT_ERR_ALTERED);
+	assert_verify(f->db, false, 3, 0, "altered by hand: its triggers or views are not the writer's");
+	assert_int_equal(audit_timeline_read(f->db, NULL, &tl, &err), -1);
+	assert_non_null(strstr(err.msg, AUDIT_READ_ERR_ALTERED));
+	/* the writer's own trigger with other text is the same */
+	snprintf(other, sizeof other, "%s/other.db", f->dir);
+	make_log(other, "sink_ceiling", 3);
+	raw_exec(other, "DROP TRIGGER audit_entries_no_delete;"
+		 "CREATE TRIGGER audit_entries_no_delete BEFORE DELETE ON audit_entries"
+		 " BEGIN SELECT 1; END;");
+	assert_int_equal(audit_open(other, &a, &err), -1);
+	assert_string_equal(err.msg, AUDIT_ERR_ALTERED);
+	/* and one dropped, not put back */
+	snprintf(other, sizeof other, "%s/dropped.db", f->dir);
+	make_log(other, "sink_ceiling", 3);
+	raw_exec(other, "DROP TRIGGER audit_entries_no_update;");
+	assert_verify(other, false, 3, 0, "altered by hand: its triggers or views are not the writer's");
+}
+
+/*
+ * A log others may write (group or world, or another owner than the
+ * engine's uid or root) could have its chain rewritten or a trigger
+ * planted behind the engine: the writer refuses it, naming mode and owner.
+ */
+static void
+test_log_others_may_write(void **state)
+{
+	struct fixture *f = *state;
+	struct audit *a = NULL;
+	struct al_err err;
+	char want[160];
+
+	make_log(f->db, "sink_ceiling", 2);
+	assert_int_equal(chmod(f->db, 0666), 0);
+	assert_int_equal(audit_open(f->db, &a, &err), -1);
+	snprintf(want, sizeof want, "audit: the log may be written by others than its engine"
+		 " (mode 0666, owner uid %u): chmod 600 it and chown it to the engine's user",
+		 (unsigned)geteuid());
+	assert_string_equal(err.msg, want);
+	assert_int_equal(chmod(f->db, 0620), 0);
+	assert_int_equal(audit_open(f->db, &a, &err), -1);
+	assert_int_equal(chmod(f->db, 0600), 0);
+	if (geteuid() == 0) {
+		assert_int_equal(chown(f->db, 65534, 65534), 0);
+		assert_int_equal(audit_open(f->db, &a, &err), -1);
+		assert_non_null(strstr(err.msg, "(mode 0600, owner uid 65534)"));
+		assert_int_equal(chown(f->db, 0, 0), 0);
+	}
+	assert_int_equal(audit_open(f->db, &a, &err), 0);
+	audit_close(a);
+}
+
+/*
+ * What readers print: controls a terminal obeys (C0, DEL, and C1, which
+ * UTF-8 carries as C2 80..C2 9F) and bytes that are not UTF-8 become '?';
+ * other characters stay whole, and the text is always fit for JSON.
+ */
+static void
+test_read_text_controls(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "plain", "plain" },
+		{ "a\x1b[31mb", "a?[31mb" },
+		{ "s-\xc2\x9b" "31m", "s-?31m" },		/* U+009B, the CSI */
+		{ "\xc2\x9d" "0;x\x07", "?0;x?" },		/* U+009D, OSC, and BEL */
+		{ "raw\x9b" "31m", "raw?31m" },		/* not UTF-8 */
+		{ "\xc0\xaf", "??" },				/* overlong */
+		{ "\xed\xa0\x80", "???" },			/* a surrogate */
+		{ "caf\xc3\xa9 \xe2\x82\xac \xc2\xa0", "caf\xc3\xa9 \xe2\x82\xac \xc2\xa0" },
+		{ "ab\xe2\x82", "ab??" },			/* cut short */
+		{ "del\x7f", "del?" },
+	};
+	char out[64];
+	json_t *j;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		audit_read_text(out, sizeof out, cases[i].in);
+		assert_string_equal(out, cases[i].out);
+		assert_non_null(j = json_string(out));
+		json_decref(j);
+	}
+	audit_read_text(out, 3, "a\xe2\x82\xac");	/* cut on a character's boundary */
+	assert_string_equal(out, "a");
+}
+
+/* A session id with a C1 control, as the writer takes it: the timeline shows '?'. */
+static void
+test_timeline_shows_no_control(void **state)
+{
+	struct fixture *f = *state;
+	struct audit_entry e = sample_entry("s-\xc2\x9b" "31m", NULL);
+	struct audit_timeline tl;
+	struct audit *a;
+	struct al_err err;
+
+	e.type = audit_type_id(AUDIT_T_SESSION_START);
+	e.call_id = e.tool = e.decision = NULL;
+	assert_int_equal(audit_open(f->db, &a, &err), 0);
+	assert_int_equal(audit_append(a, &e, NULL, NULL, &err), 0);
+	audit_close(a);
+	assert_int_equal(audit_timeline_read(f->db, NULL, &tl, &err), 0);
+	assert_int_equal(tl.n, 1);
+	assert_string_equal(tl.v[0].session, "s-?31m");
+	audit_timeline_free(&tl);
+}
+
+/*
+ * A view in audit_entries' place (the table renamed) can loop for good;
+ * verify says so before it walks, and the writer and readers refuse.
+ */
+static void
+test_view_in_place_of_table(void **state)
+{
+	struct fixture *f = *state;
+	struct audit_timeline tl;
+	struct audit *a = NULL;
+	struct al_err err;
+
+	make_log(f->db, "sink_ceiling", 3);
+	raw_exec(f->db, DROP_TRIGGERS "ALTER TABLE audit_entries RENAME TO real_entries;"
+		 "CREATE VIEW audit_entries AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL"
+		 " SELECT x + 1 FROM c) SELECT r.* FROM real_entries r, c WHERE c.x < 0;");
+	assert_verify(f->db, false, 0, 0, "altered by hand: audit_entries or audit_key is not a table");
+	assert_int_equal(audit_open(f->db, &a, &err), -1);
+	assert_string_equal(err.msg, AUDIT_ERR_ALTERED);
+	assert_int_equal(audit_timeline_read(f->db, NULL, &tl, &err), -1);
+	assert_non_null(strstr(err.msg, AUDIT_READ_ERR_ALTERED));
+}
+
+/*
  * No randomness (in a child): a new log does not open, with the fixed
  * text, and holds no key; a log that has its key still opens.
  */
@@ -2171,6 +2356,12 @@ main(void)
 		T(test_payload_key),
 		T(test_payload_key_written_once),
 		T(test_payload_key_older_log),
+		T(test_payload_key_removed),
+		T(test_planted_trigger),
+		T(test_view_in_place_of_table),
+		T(test_log_others_may_write),
+		T(test_read_text_controls),
+		T(test_timeline_shows_no_control),
 		T(test_payload_key_no_randomness),
 	};
 

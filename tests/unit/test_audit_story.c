@@ -553,6 +553,35 @@ test_propose_story(void **state)
 #define FLOW_D	"{\"by\":\"alice\",\"uid\":1001,\"via\":\"ctl\",\"wait_ms\":5," \
 		"\"flow\":\"confidential>public\",\"request_hash\":\"" CANARY_HASH "\"," \
 		"\"declassified\":false}"
+/*
+ * A row edited by hand (the tool of a denial, the triggers dropped and put
+ * back): the proposal would restore what was never denied. The log does
+ * not verify, and nothing is proposed from it.
+ */
+static void
+test_propose_refuses_edited_log(void **state)
+{
+	struct fixture *f = *state;
+	struct audit_propose p;
+	struct al_err err;
+	sqlite3 *db;
+
+	put_all(f, story, sizeof story / sizeof story[0]);
+	assert_int_equal(audit_propose_read(f->db, NULL, NULL, &p, &err), 0);
+	audit_propose_free(&p);
+	assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "DROP TRIGGER audit_entries_no_update;"
+				      "UPDATE audit_entries SET tool = 'shell.exec' WHERE seq = ("
+				      "SELECT min(seq) FROM audit_entries WHERE decision = 'denied');"
+				      "CREATE TRIGGER audit_entries_no_update BEFORE UPDATE ON audit_entries"
+				      " BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END;",
+				      NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(audit_propose_read(f->db, NULL, NULL, &p, &err), -1);
+	assert_non_null(strstr(err.msg, "audit propose: the log does not verify (hash mismatch at entry "));
+	assert_int_equal(p.n, 0);
+}
+
 static void
 test_propose_flows(void **state)
 {
@@ -782,6 +811,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_timeline_hostile_detail, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_readers_refuse, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_propose_story, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_propose_refuses_edited_log, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_propose_flows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_propose_every_rule_of_a_tool, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_timeline_flows, setup, teardown),
