@@ -370,6 +370,8 @@ upstream_for(struct gateway *g, const struct catalog_tool *t)
 			upstream_boxed(g, i, &sc, &err) : mcp_start(&sc, &g->mcp[i], &err);
 		if (rc == 0)
 			g->n.upstream_spawns++;
+		if (rc == 0 && mcp_pid(g->mcp[i]) > 0 && g->o.host && g->o.host->spawned)
+			g->o.host->spawned(g->o.host->spawned_ctx, mcp_pid(g->mcp[i]));
 		if (rc < 0 || !catalog_listed(g, i, g->mcp[i])) {
 			/* err is fixed text, names, a check id, the daemon's message */
 			if (rc < 0)

@@ -18,6 +18,7 @@
  */
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "admission.h"
 #include "checks.h"
@@ -32,6 +33,13 @@ struct upstream_host {
 	const struct host_facts *facts;	/* the preflight's */
 	const char *watchdog_exe;	/* lease_spawn's exe (NULL: /proc/self/exe) */
 	const char *session_id;		/* its label io.airlock.session */
+	/*
+	 * Called with each upstream process started here (it leads its own
+	 * group): the session's lease has the watchdog guard the group
+	 * (watchdog.h, lease_guard). NULL: nothing.
+	 */
+	void (*spawned)(void *ctx, pid_t pid);
+	void *spawned_ctx;
 };
 
 /* An admission report of the upstream's container: phase "first" or "second". */

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <linux/capability.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -34,6 +35,7 @@ struct lease {
 	pthread_t thread;
 	bool thread_started;
 	pthread_mutex_t lock;
+	pthread_mutex_t wire;	/* one message at a time on fd: a pulse, a guard */
 	pthread_cond_t answered;	/* the ready wait ended: ready or not */
 	enum { LEASE_WAITING, LEASE_READY, LEASE_NOT_READY } phase;
 	struct lease_status st;
@@ -66,8 +68,13 @@ exec_watchdog(const char *exe, const char *sock, const char *id, int fd, int rep
 		sigaction(sig, &dfl, NULL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	/* It needs only the Docker socket: not the unit's ambient capabilities. */
+	/*
+	 * It needs the Docker socket, and CAP_KILL where the engine holds it
+	 * (the upstreams' groups, of another uid: watchdog.h), none of the
+	 * unit's other capabilities. Raising fails harmlessly without it.
+	 */
 	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, CAP_KILL, 0, 0);
 	execve(exe, argv, envp);
 	e = errno;
 	if (write(3, &e, sizeof e) < 0)
@@ -188,7 +195,10 @@ pulse(struct lease *l, bool *stopping)
 	char c;
 	int rc;
 
-	if (send(l->fd, (char[]){ LEASE_PULSE }, 1, MSG_NOSIGNAL) != 1)
+	pthread_mutex_lock(&l->wire);
+	rc = send(l->fd, (char[]){ LEASE_PULSE }, 1, MSG_NOSIGNAL) == 1;
+	pthread_mutex_unlock(&l->wire);
+	if (!rc)
 		return "watchdog gone";
 	if (mutant("no_ack_check"))
 		return NULL;
@@ -273,6 +283,7 @@ lease_free(struct lease *l)
 	if (l->wake[1] >= 0)
 		close(l->wake[1]);
 	pthread_cond_destroy(&l->answered);
+	pthread_mutex_destroy(&l->wire);
 	pthread_mutex_destroy(&l->lock);
 	free(l);
 }
@@ -286,6 +297,7 @@ lease_new(lease_fail_fn on_fail, void *ctx)
 		return NULL;
 	l->fd = l->wake[0] = l->wake[1] = -1;
 	pthread_mutex_init(&l->lock, NULL);
+	pthread_mutex_init(&l->wire, NULL);
 	pthread_cond_init(&l->answered, NULL);
 	l->on_fail = on_fail;
 	l->ctx = ctx;
@@ -414,4 +426,21 @@ lease_done(struct lease *l)
 {
 	if (l)
 		lease_end(l, true);
+}
+
+void
+lease_guard(struct lease *l, pid_t pid)
+{
+	char msg[24];
+	int n;
+
+	if (!l || pid < 2)
+		return;
+	n = snprintf(msg, sizeof msg, "%c%d%c", LEASE_GUARD, (int)pid, LEASE_GUARD_END);
+	/* A watchdog already gone: the next pulse finds it so, and fails the lease. */
+	pthread_mutex_lock(&l->wire);
+	if (send(l->fd, msg, (size_t)n, MSG_NOSIGNAL) != n) {
+		/* nothing more to do here */
+	}
+	pthread_mutex_unlock(&l->wire);
 }

@@ -24,11 +24,22 @@
  * is sent only by lease_done, once the engine has itself removed the
  * container and seen it gone: the watchdog then exits without calling the
  * daemon.
+ *
+ * The session's upstream processes (lease_guard): "g<pid>;" names the
+ * process group an upstream leads. When the watchdog acts it first
+ * SIGKILLs each such group, so what an upstream started does not outlive
+ * its engine either (the upstream itself dies with the engine's thread:
+ * mcp_confine.h). A group whose leader's pid now names another process
+ * (another start time than at its registration) is spared. It holds
+ * CAP_KILL for this where the engine does (an upstream runs as another
+ * uid): its only capability. At most LEASE_GROUPS_MAX groups; one more,
+ * or a malformed message, is a wrong byte.
  */
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "err.h"
 
@@ -50,6 +61,9 @@
 #define LEASE_HISTORY		32	/* ack round trips kept for the console */
 #define LEASE_PULSE		'.'	/* engine → watchdog heartbeat, and its ack */
 #define LEASE_DONE		'd'	/* engine → watchdog: container removed, exit quietly */
+#define LEASE_GUARD		'g'	/* engine → watchdog: "g<pid>;", a group to kill */
+#define LEASE_GUARD_END		';'
+#define LEASE_GROUPS_MAX	64
 
 struct lease;
 
@@ -95,6 +109,11 @@ void lease_close(struct lease *l);
  * watchdog it is done ("d"), close. The watchdog exits without a request.
  */
 void lease_done(struct lease *l);
+/*
+ * The watchdog kills the process group pid leads when it acts (above).
+ * Safe with NULL; a watchdog already gone is found by the next pulse.
+ */
+void lease_guard(struct lease *l, pid_t pid);
 
 /* `airlock-watchdog watchdog SOCKET ID`: stdin/stdout are the lease socket. */
 int watchdog_main(const char *socket_path, const char *container_id);

@@ -10,6 +10,7 @@
 #include "clock.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -29,6 +30,87 @@ enum watch_end {
 	WATCH_STOP,	/* silence, EOF or a wrong byte: stop the container */
 	WATCH_DONE,	/* the engine removed the container itself: nothing to do */
 };
+
+/* The upstreams' process groups (watchdog.h, lease_guard): leader pid and its start. */
+struct guarded {
+	pid_t pid;
+	unsigned long long start;	/* /proc/PID/stat's starttime; 0: not seen */
+};
+
+static struct guarded groups[LEASE_GROUPS_MAX];
+static size_t n_groups;
+
+/* A process's start time in clock ticks since boot, or 0 (gone, or unreadable). */
+static unsigned long long
+start_ticks(pid_t pid)
+{
+	char path[32], buf[1024], *p;
+	unsigned long long t = 0;
+	ssize_t n;
+	int fd, field;
+
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* after the name's last ')': state is field 3, starttime field 22 */
+	if (!(p = strrchr(buf, ')')))
+		return 0;
+	for (field = 2; field < 22 && p; field++)
+		p = strchr(p + 1, ' ');
+	if (p)
+		sscanf(p + 1, "%llu", &t);
+	return t;
+}
+
+/*
+ * SIGKILL each guarded group, unless its leader's pid now names another
+ * process (a new group could lead there: only once all of the old one
+ * has gone, which a pid in use as a group id prevents).
+ */
+static void
+kill_groups(void)
+{
+	unsigned long long now;
+	size_t i;
+
+	if (mutant("watchdog_spare_groups"))
+		return;
+	for (i = 0; i < n_groups; i++) {
+		now = start_ticks(groups[i].pid);
+		if (now && now != groups[i].start)
+			continue;
+		kill(-groups[i].pid, SIGKILL);
+	}
+}
+
+/*
+ * One byte of a "g<pid>;" message (*in: digits so far, -1 outside one).
+ * false: malformed, or one group too many.
+ */
+static bool
+guard_byte(char c, long *in)
+{
+	if (*in < 0) {
+		*in = 0;	/* c is LEASE_GUARD */
+		return true;
+	}
+	if (c >= '0' && c <= '9' && *in < 100000000L) {
+		*in = *in * 10 + (c - '0');
+		return *in > 0;
+	}
+	if (c != LEASE_GUARD_END || *in < 2 || n_groups == LEASE_GROUPS_MAX)
+		return false;
+	groups[n_groups].pid = (pid_t)*in;
+	groups[n_groups].start = start_ticks((pid_t)*in);
+	n_groups++;
+	*in = -1;
+	return true;
+}
 
 /* The engine passes the full container ID: 64 lowercase hex digits. */
 static bool
@@ -194,6 +276,7 @@ static enum watch_end
 watch(void)
 {
 	int64_t deadline = clock_mono_us() + WATCHDOG_SILENCE_MS * 1000LL;
+	long guard = -1;	/* inside a "g<pid>;": its digits so far */
 	char buf[64];
 
 	for (;;) {
@@ -213,6 +296,11 @@ watch(void)
 		if (n <= 0)
 			return WATCH_STOP;	/* EOF: the engine closed the lease or died */
 		for (i = 0; i < n; i++) {
+			if (guard >= 0 || buf[i] == LEASE_GUARD) {
+				if (!guard_byte(buf[i], &guard))
+					return WATCH_STOP;
+				continue;
+			}
 			if (buf[i] == LEASE_DONE)
 				return WATCH_DONE;
 			if (buf[i] != LEASE_PULSE || send(1, ".", 1, MSG_NOSIGNAL) != 1)
@@ -298,5 +386,6 @@ watchdog_main(const char *socket_path, const char *container_id)
 		return watchdog_stop(socket_path, container_id);
 	if (watch() == WATCH_DONE)
 		return 0;
+	kill_groups();	/* a signal, at once: before the daemon is asked anything */
 	return watchdog_stop(socket_path, container_id);
 }

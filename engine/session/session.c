@@ -450,6 +450,15 @@ held_wait(void *ctx, struct hold_view *call)
 	return a;
 }
 
+/* An upstream's group, killed by the session's watchdog if the engine dies (watchdog.h). */
+static void
+guard_upstream(void *ctx, pid_t pid)
+{
+	struct session *s = ctx;
+
+	lease_guard(s->lease, pid);
+}
+
 static bool
 open_gateway(struct session *s)
 {
@@ -471,6 +480,8 @@ open_gateway(struct session *s)
 		.facts = &s->facts,
 		.watchdog_exe = s->o->watchdog_exe,
 		.session_id = s->sum->session_id,
+		.spawned = guard_upstream,
+		.spawned_ctx = s,
 	};
 	struct al_err err;
 	int rc;

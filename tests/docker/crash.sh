@@ -8,7 +8,9 @@
 #   - the first call's terminal entry, which rode on the second dispatch's
 #     commit (or the timer), is in the log;
 #   - the upstream saw both calls (its sink), nothing reached it unaudited
-#     (two dispatch entries), and it is gone (EOF on stdin);
+#     (two dispatch entries), and it is gone, and so is the child it started
+#     at its start, which ignores SIGTERM (the upstream dies with the
+#     engine's thread; the watchdog kills its group);
 #   - the watchdog stopped the container; `airlock reap` removes it.
 # The crash's log is also verified from a read-only place, as it was left
 # and once closed. Then the same engine under a file-size limit that its
@@ -35,7 +37,8 @@ cat >"$work/config.json" <<JSON
   "profile": {"image": "$image", "cmd": ["loop"], "tmpfs": {"/tmp": 1048576}},
   "bounds": {"session_ms": 60000},
   "upstreams": {
-    "vault": {"argv": ["$upstream", "--sink", "$work/vault.sink", "--mode", "stall_second"],
+    "vault": {"argv": ["$upstream", "--sink", "$work/vault.sink", "--mode", "stall_second",
+                       "--child", "yes"],
               "env": {"PATH": "/usr/bin:/bin"}, "timeout_ms": 60000, "paths": {"rw": ["$work"]}}
   },
   "tools": {
@@ -190,7 +193,7 @@ check "a cut tail, against an anchor before the cut: exit 0" test "$?" = 0
 
 # [-]: the pattern must not match a command line that merely quotes it.
 upstream_gone() { [ -s "$work/vault.sink" ] && ! pgrep -f "[-]-sink $work/vault.sink" >/dev/null; }
-check "the upstream exited once the engine was gone" wait_for 100 upstream_gone
+check "the upstream and its child exited once the engine was gone" wait_for 100 upstream_gone
 check "the watchdog stopped the container" wait_for 150 session_stopped "$sid"
 "$airlock" reap >/dev/null 2>&1
 check "reap removed it" wait_for 100 session_gone "$sid"

@@ -104,8 +104,8 @@ check "the session's parser runs as airlock-parse (its /proc)" \
 check "the parser holds no capability (effective, permitted, ambient, bounding), no_new_privs" \
 	proc_caps_are "$parser" "" "" 1
 wd=$(pgrep -u "$user" -f "^$airlock-watchdog watchdog " | head -n 1)
-check "the session's watchdog, $user too, holds no capability (permitted, effective, ambient)" \
-	proc_holds_none "$wd"
+check "the session's watchdog, $user too, holds CAP_KILL alone (permitted, effective, ambient)" \
+	proc_holds_only "$wd" CAP_KILL
 check "the audit's receipt: the upstream ran as airlock-upstream, uid changed" \
 	receipt_is "$state/audit.db" airlock-upstream "$(id -u airlock-upstream)" True
 check "the audit log is the engine's, 0600 (UMask)" [ "$(stat -c '%a %U' "$state/audit.db")" = "600 $user" ]
@@ -143,6 +143,32 @@ kill -TERM "$engine1"
 rc=0; wait "$engine1" || rc=$?
 check "SIGTERM: the engine exits 0, 0 containers left" \
 	bash -c '[ "$1" = 0 ] && grep -q "stopped; 0 containers left" "$2"' _ "$rc" "$work/serve1.err"
+
+# --- the engine SIGKILLed: nothing of its upstream's outlives it ------------------
+# The upstream starts a child that ignores SIGTERM (--child yes). The
+# engine killed outright runs no stop: the upstream dies with its thread
+# (the kernel's signal, which needs CAP_KILL to reach another uid), and the
+# session's watchdog, the engine's uid with CAP_KILL alone, kills its group.
+loop_config k
+python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))
+c["upstreams"]["vault"]["argv"] += ["--child", "yes"]
+json.dump(c, open(sys.argv[1], "w"))' "$work/k/config.json"
+chmod 0644 "$work/k/config.json"
+check "the engine starts again as the unit runs it" unit_serve serve-k.err "$amb" "$bnd" ||
+	{ cat "$work/serve-k.err" >&2; summary; exit 1; }
+sid=$(ctl start "$work/k/config.json" 2>"$work/start_k.err" | awk '{ print $NF }')
+check "a session whose upstream started a child: the call reaches the sink" \
+	sink_has "$work/k/vault.sink" "$canary"
+runs_k() { pgrep -u airlock-upstream -f "[-]-sink $work/k/vault.sink" | wc -l; }
+check "the upstream and its child run as airlock-upstream ($(runs_k) processes)" [ "$(runs_k)" = 2 ]
+kill -KILL "$engine"
+wait "$engine" 2>/dev/null
+none_k() { [ "$(runs_k)" = 0 ]; }
+for _ in $(seq 50); do none_k && break; sleep 0.1; done
+check "the engine SIGKILLed: neither the upstream nor its child runs (within 5 s)" none_k
+for _ in $(seq 150); do session_stopped "$sid" && break; sleep 0.1; done
+check "the watchdog stopped the session's container" session_stopped "$sid"
+"$airlock" reap >/dev/null 2>&1
 
 # --- the mutants: the same unit without one of its capabilities --------------------
 # Each is needed: without CAP_SETUID or CAP_SETGID the engine cannot switch

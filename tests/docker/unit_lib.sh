@@ -121,14 +121,16 @@ proc_caps_are() {
 	[ "$(status_field "$pid" CapBnd)" = "$bnd" ] && [ "$(status_field "$pid" NoNewPrivs)" = "$4" ]
 }
 
-# proc_holds_none PID: nothing permitted, effective or ambient (an
-# inheritable set alone grants nothing without file capabilities).
-proc_holds_none() {
-	local f z=0000000000000000
+# proc_holds_only PID CAPS: exactly CAPS (names; "" for none) permitted,
+# effective and ambient (an inheritable set alone grants nothing without
+# file capabilities).
+proc_holds_only() {
+	local f want
 	[ -n "$1" ] && [ -r "/proc/$1/status" ] || return 1
+	want=$(caps_mask "$2") || return 1
 	for f in CapPrm CapEff CapAmb; do
 		echo "   pid $1: $f $(status_field "$1" "$f")"
-		[ "$(status_field "$1" "$f")" = $z ] || return 1
+		[ "$(status_field "$1" "$f")" = "$want" ] || return 1
 	done
 }
 
