@@ -106,6 +106,18 @@ hash_canon_int(struct hash_canon *c, int64_t v)
 	put(c, p, (size_t)(num + sizeof num - p));
 }
 
+bool
+canon_has_control(const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (u[i] < 0x20 || u[i] == 0x7f || (u[i] == 0xc2 && i + 1 < n && u[i + 1] < 0xa0))
+			return true;
+	return false;
+}
+
 size_t
 canon_utf8_len(const unsigned char *s, size_t left)
 {

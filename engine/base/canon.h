@@ -43,6 +43,12 @@ struct hash_canon {
  */
 size_t canon_utf8_len(const unsigned char *s, size_t left);
 
+/*
+ * Whether the n bytes at s hold a control character a terminal obeys: C0
+ * (NUL included), DEL, or C1 (U+0080..U+009F, in UTF-8 C2 80..C2 9F).
+ */
+bool canon_has_control(const char *s, size_t n);
+
 void hash_canon_init(struct hash_canon *c);
 void hash_canon_free(struct hash_canon *c);
 void hash_canon_array_open(struct hash_canon *c);

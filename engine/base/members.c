@@ -1,4 +1,5 @@
 #include "members.h"
+#include "canon.h"
 
 #include <string.h>
 
@@ -18,6 +19,10 @@ members_each(const json_t *obj, const struct members_spec *s, members_fn fn, voi
 		if (s->name_max && (n == 0 || n > s->name_max))
 			return al_fail(err, "%s: %s must be 1..%zu bytes", s->path, s->name_word,
 				       s->name_max);
+		/* names reach every screen, reply and log line: none may drive a terminal */
+		if (s->name_max && canon_has_control(name, n))
+			return al_fail(err, "%s: %s must hold no control character", s->path,
+				       s->name_word);
 		if (fn(ctx, name, v, err) < 0)
 			return -1;
 	}

@@ -1,4 +1,5 @@
 #include "config_json.h"
+#include "canon.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -86,6 +87,8 @@ config_get_name(const json_t *v, char *dst, size_t cap, const char *path, struct
 	if (!config_plain_string(v) || json_string_length(v) == 0 || json_string_length(v) >= cap)
 		return al_fail(err, "%s: expected a non-empty string of at most %zu bytes",
 			       path, cap - 1);
+	if (canon_has_control(json_string_value(v), json_string_length(v)))
+		return al_fail(err, "%s: a name must hold no control character", path);
 	memcpy(dst, json_string_value(v), json_string_length(v) + 1);
 	return 0;
 }

@@ -1,4 +1,5 @@
 #include "incident.h"
+#include "canon.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -64,14 +65,9 @@ static bool
 incident_note_ok(const json_t *v)
 {
 	const char *s = json_string_value(v);
-	size_t i, n = json_string_length(v);
+	size_t n = json_string_length(v);
 
-	if (!s || n > INCIDENT_WHY_MAX)
-		return false;
-	for (i = 0; i < n; i++)
-		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
-			return false;
-	return true;
+	return s && n <= INCIDENT_WHY_MAX && !canon_has_control(s, n);
 }
 
 /* "why", once the lists are read: absent, or notes on tools they name. NULL, or why not. */

@@ -250,8 +250,14 @@ op_host(struct control_server *cs, struct client *c, const struct control_reques
 		cs_reply_error(cs, c, r->id, CONTROL_E_MEMORY);
 		return;
 	}
+	/*
+	 * Any role may have the checks run again; only an operator names
+	 * another runtime: the one they run with is every console's (the
+	 * keeper re-runs it), and a view peer's would be a false alarm there.
+	 */
 	if (r->refresh)
-		supervisor_host_refresh(cs->o.sup, r->runtime[0] ? r->runtime : cs->o.runtime);
+		supervisor_host_refresh(cs->o.sup, r->runtime[0] && c->role == CONTROL_ROLE_OPERATE ?
+					r->runtime : cs->o.runtime);
 	supervisor_host(cs->o.sup, h);
 	reply_with(cs, c, r->id, "host", control_host_json(h));
 	free(h);

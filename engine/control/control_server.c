@@ -127,23 +127,37 @@ send_bye(int fd, const char *reason)
 	json_decref(bye);
 }
 
+/* Root and the engine's own uid: the last slots are theirs (control_server.h). */
+static bool
+owner_uid(uid_t uid)
+{
+	return uid == 0 || uid == geteuid();
+}
+
 /*
- * A free slot for a peer of role, or -1. A view peer is not given one of
- * the last CONTROL_CLIENTS_MAX - CONTROL_CLIENTS_VIEW_MAX: connections a
- * view peer holds open cannot lock an operator out of a freeze.
+ * A free slot for a peer of role and uid, or -1. A view peer is not given
+ * one of the last CONTROL_CLIENTS_MAX - CONTROL_CLIENTS_VIEW_MAX, nor
+ * anyone but root and the engine's uid one of the last
+ * CONTROL_CLIENTS_OWNER_MIN: connections held open by a view peer cannot
+ * lock an operator out of a freeze, nor an operator root.
  */
 static int
-free_slot(const struct control_server *cs, enum control_role role)
+free_slot(const struct control_server *cs, enum control_role role, uid_t uid)
 {
-	int i, slot = -1, views = 0;
+	int i, slot = -1, views = 0, others = 0;
 
 	for (i = 0; i < CONTROL_CLIENTS_MAX; i++) {
-		if (!cs->clients[i])
+		if (!cs->clients[i]) {
 			slot = slot < 0 ? i : slot;
-		else
-			views += cs->clients[i]->role == CONTROL_ROLE_VIEW;
+			continue;
+		}
+		views += cs->clients[i]->role == CONTROL_ROLE_VIEW;
+		others += !owner_uid(cs->clients[i]->uid);
 	}
-	return role == CONTROL_ROLE_VIEW && views >= CONTROL_CLIENTS_VIEW_MAX ? -1 : slot;
+	if (role == CONTROL_ROLE_VIEW && views >= CONTROL_CLIENTS_VIEW_MAX)
+		return -1;
+	return !owner_uid(uid) && others >= CONTROL_CLIENTS_MAX - CONTROL_CLIENTS_OWNER_MIN ?
+	       -1 : slot;
 }
 
 static struct client *
@@ -207,7 +221,7 @@ admit(struct control_server *cs, int fd)
 {
 	struct ucred cred = { .pid = 0, .uid = (uid_t)-1, .gid = (gid_t)-1 };
 	enum control_role role = role_of(cs, fd, &cred);
-	int slot = free_slot(cs, role);
+	int slot = free_slot(cs, role, cred.uid);
 	struct client *c;
 	json_t *hello;
 

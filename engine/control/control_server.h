@@ -36,6 +36,11 @@
 #define CONTROL_CLIENTS_MAX	64
 /* View peers hold at most this many: the rest stay for operate (the kill switch). */
 #define CONTROL_CLIENTS_VIEW_MAX	48
+/*
+ * And the last this many stay for root and the engine's own uid: an
+ * operate-group member's connections cannot lock root out of a freeze.
+ */
+#define CONTROL_CLIENTS_OWNER_MIN	4
 #define CONTROL_QUEUE_SOFT	(256u << 10)	/* pushed frames dropped past this */
 #define CONTROL_QUEUE_HARD	(16u << 20)	/* disconnected past this */
 #define CONTROL_DROPS_MAX	4096		/* dropped in a row: disconnected */
@@ -86,6 +91,14 @@ int control_socket_dir(const char *dir, struct al_err *err);
  * engine's place, and clients would talk to it.
  */
 const char *control_dir_unsafe(const struct stat *st, uid_t self);
+/* The same, owned by root, a or b. */
+const char *control_dir_unsafe_to(const struct stat *st, uid_t a, uid_t b);
+/*
+ * path's directory and every one above it pass control_dir_unsafe_to(a,
+ * b), resolved (a link such as /var/run followed): 0, or -1 naming the
+ * directory at fault in err (may be NULL).
+ */
+int control_path_safe(const char *path, uid_t a, uid_t b, struct al_err *err);
 
 /*
  * Bind and listen on path, mode 0666 (the engine decides who may stay:

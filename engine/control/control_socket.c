@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,20 +83,32 @@ control_socket_dir(const char *dir, struct al_err *err)
 const char *
 control_dir_unsafe(const struct stat *st, uid_t self)
 {
+	return control_dir_unsafe_to(st, self, self);
+}
+
+const char *
+control_dir_unsafe_to(const struct stat *st, uid_t a, uid_t b)
+{
 	if (S_ISLNK(st->st_mode) || !S_ISDIR(st->st_mode))
 		return "not a directory (or a symlink)";
-	if (st->st_uid != 0 && st->st_uid != self)
+	if (st->st_uid != 0 && st->st_uid != a && st->st_uid != b)
 		return "owned by another user: they could replace the socket";
 	if ((st->st_mode & (S_IWGRP | S_IWOTH)) && !(st->st_mode & S_ISVTX))
 		return "writable by others and not sticky: they could replace the socket";
 	return NULL;
 }
 
-/* The directory path is in must pass control_dir_unsafe. */
-static int
-safe_parent(const char *path, struct al_err *err)
+/*
+ * The directory path is in, and each above it (resolved: /var/run is a
+ * link to /run; the socket itself never is, clear_path), must pass
+ * control_dir_unsafe_to(a, b): whoever may rename any of them could put a
+ * directory of their own, and a socket in it, in the engine's place.
+ * 0, or -1 with the directory at fault in err.
+ */
+int
+control_path_safe(const char *path, uid_t a, uid_t b, struct al_err *err)
 {
-	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)], real[PATH_MAX], *p;
 	const char *slash = strrchr(path, '/'), *why;
 	struct stat st;
 
@@ -103,11 +116,30 @@ safe_parent(const char *path, struct al_err *err)
 		snprintf(dir, sizeof dir, ".");
 	else
 		snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
-	/* Followed: /var/run is a link to /run. The socket itself never is (clear_path). */
-	if (stat(dir, &st) < 0)
+	if (!realpath(dir, real))
 		return al_fail(err, "socket directory %s: %s", dir, strerror(errno));
-	why = control_dir_unsafe(&st, geteuid());
-	return why ? al_fail(err, "socket directory %s: %s", dir, why) : 0;
+	for (p = real;;) {
+		char keep = *p;
+
+		*p = '\0';
+		if (stat(p == real ? "/" : real, &st) < 0)
+			return al_fail(err, "socket directory %s: %s", p == real ? "/" : real,
+				       strerror(errno));
+		if ((why = control_dir_unsafe_to(&st, a, b)))
+			return al_fail(err, "socket directory %s: %s", p == real ? "/" : real, why);
+		*p = keep;
+		if (!keep)
+			return 0;
+		p = strchr(p + 1, '/');
+		if (!p)
+			p = real + strlen(real);
+	}
+}
+
+static int
+safe_parent(const char *path, struct al_err *err)
+{
+	return control_path_safe(path, geteuid(), geteuid(), err);
 }
 
 static int
@@ -240,8 +272,9 @@ peer_trusted(int fd, const char *path, struct al_err *err)
 	if (c.uid == 0 || c.uid == geteuid())
 		return 0;
 	snprintf(dir, sizeof dir, "%s", path);	/* fill_addr made sure it fits */
+	/* and no one else may replace that directory: each above it root's, its, or yours */
 	if (stat(dirname(dir), &st) == 0 && st.st_uid == c.uid &&
-	    !(st.st_mode & (S_IWGRP | S_IWOTH)))
+	    !(st.st_mode & (S_IWGRP | S_IWOTH)) && control_path_safe(path, c.uid, geteuid(), NULL) == 0)
 		return 0;
 	return al_fail(err, "%s: answered by uid %u, neither root, you, nor the owner of its "
 		       "directory: not asked (a socket another user made?)", path, (unsigned)c.uid);

@@ -280,7 +280,34 @@ check "…and so does an operate-group uid" \
 	bash -c '[ "$1" = 0 ] && grep -q "role operate" "$2"' _ "$rc" "$work/hog_op.out"
 touch "$work/hog.go"
 wait "$hog"
+# …nor an operate-group uid root: it gets 60, the last 4 stay for root and
+# the engine's uid (it got all 64 before, and root's freeze was refused).
+rm -f "$work/hog.go" && install -m 0666 /dev/null "$work/hogop.frames"
+nobody --groups "$og" /usr/bin/python3 "$work/bin/serve_client.py" hog "$sock" 64 "$work/hog.go" \
+	"$work/hogop.frames" >"$work/hogop.json" 2>"$work/hogop.err" &
+hog=$!
+for _ in $(seq 100); do [ -s "$work/hogop.json" ] && break; sleep 0.1; done
+check "an operate-group uid asking for 64 connections holds 60; 4 refused 'too many clients'" \
+	[ "$(json_get "$work/hogop.json" '(d["admitted"], d["refused"] == ["too many clients"] * 4)')" = "(60, True)" ]
+rc=0; ctl status >/dev/null 2>&1 || rc=$?
+check "…while it holds them, root's ctl still connects" [ "$rc" = 0 ]
+touch "$work/hog.go"
+wait "$hog"
 
+# A view uid may have the host checks run again, but not with a runtime of
+# its choosing: that one would be every console's (a false FAIL).
+host_rt() {	# RUNTIME [SETPRIV-ARGS]: a host refresh with RUNTIME, then the runtime a plain one reports
+	local rt=$1; shift
+	"$@" /usr/bin/python3 -c 'import json, socket, sys
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f = s.makefile("rwb")
+f.readline()
+for i, req in enumerate(({"op": "host", "refresh": True, "runtime": sys.argv[2]}, {"op": "host"}), 1):
+    req["id"] = i; f.write((json.dumps(req) + "\n").encode()); f.flush()
+    reply = json.loads(f.readline())
+print(reply["host"]["runtime"])' "$sock" "$rt"
+}
+check "a view uid's host refresh naming runtime bogus-rt: the engine's runtime stays" \
+	bash -c '[ "$1" != bogus-rt ] && [ -n "$1" ]' _ "$(host_rt bogus-rt nobody --groups "$vg")"
 # 2000 freezes a view uid asks for: refused, audited 32 a minute, counted; the
 # operators' changes meanwhile are not held up behind the log ('engine busy').
 view_rows() { audit_q "select count(*) from audit_entries where type='policy' and

@@ -240,6 +240,13 @@ test_named_object_bounds(void **state)
 	refused("{\"tools\": {\"\": {}}}", "tools: a name must be 1..63 bytes");
 	refused("{\"aliases\": {\"\": \"t\"}}", "aliases: an operation must be 1..64 bytes");
 	refused("{\"aliases\": {\"save\": 3}}", "aliases.save: not a tool in the catalog");
+	/* names reach every screen and reply: ESC, BEL, DEL and C1 (U+009B) drive terminals */
+	refused("{\"tools\": {\"st\\u001b]2;X\\u0007\": {}}}", "tools: a name must hold no control character");
+	refused("{\"aliases\": {\"sa\\u009bve\": \"t\"}}", "aliases: an operation must hold no control character");
+	refused("{\"upstreams\": {\"u\\u007f\": {\"argv\": [\"/x\"]}}}",
+		"upstreams: a name must hold no control character");
+	refused("{\"upstreams\": {\"u\": {\"argv\": [\"/x\"]}}, \"tools\": {\"t\": {\"upstream\": \"u\","
+		" \"remote\": \"re\\u001b[2J\"}}}", "tools.t.remote: a name must hold no control character");
 	refused("{\"profile\": {\"env\": {\"1X\": \"v\"}}}", "profile.env.1X: not a valid variable name");
 	refused("{\"profile\": {\"tmpfs\": {\"/proc\": 4096}}}", "profile.tmpfs: target /proc is not allowed");
 }

@@ -201,6 +201,45 @@ test_listen_unsafe_dir(void **state)
 	scratch_remove(dir);
 }
 
+/*
+ * A directory above the socket's that another user owns: they could
+ * rename the engine's directory away and put their own (and a socket) in
+ * its place. serve refuses it, naming that directory; so does a client
+ * deciding whether to trust who answers there.
+ */
+static void
+test_listen_unsafe_ancestor(void **state)
+{
+	char dir[256], mid[300], sub[320], path[340];
+	struct al_err err;
+	int fd;
+
+	(void)state;
+	if (geteuid() != 0) {
+		print_message("SKIPPED: needs root to give a directory to uid 65534\n");
+		skip();
+	}
+	scratch_make(dir, sizeof dir, "control-ancestor");
+	snprintf(mid, sizeof mid, "%s/theirs", dir);
+	snprintf(sub, sizeof sub, "%s/ours", mid);
+	snprintf(path, sizeof path, "%s/engine.sock", sub);
+	assert_int_equal(mkdir(mid, 0755), 0);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	assert_int_equal(chown(mid, 65534, 65534), 0);
+	assert_int_equal(control_listen(path, &fd, &err), -1);
+	assert_non_null(strstr(err.msg, "/theirs: owned by another user"));
+	assert_int_equal(access(path, F_OK), -1);
+	assert_int_equal(control_path_safe(path, 0, 0, &err), -1);
+	assert_int_equal(control_path_safe(path, 65534, 0, &err), 0);	/* a client of theirs */
+	assert_int_equal(chown(mid, 0, 0), 0);
+	assert_int_equal(control_listen(path, &fd, &err), 0);
+	close(fd);
+	unlink(path);
+	rmdir(sub);
+	rmdir(mid);
+	scratch_remove(dir);
+}
+
 int
 main(void)
 {
@@ -211,6 +250,7 @@ main(void)
 		cmocka_unit_test(test_connect_says),
 		cmocka_unit_test(test_dir_unsafe),
 		cmocka_unit_test(test_listen_unsafe_dir),
+		cmocka_unit_test(test_listen_unsafe_ancestor),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
