@@ -258,7 +258,7 @@ mcp_confine_plan(const struct mcp_confine_config *cfg, struct mcp_confine_receip
 	r->paths_ro = (unsigned)cfg->ro.n;
 	r->paths_rw = (unsigned)cfg->rw.n;
 	receipt_network(r, cfg);
-	/* Its own uid, ruleset and filter; the engine's namespaces (issue #41). */
+	/* The upstream user (shared), its own ruleset and filter; the engine's namespaces (#41). */
 	snprintf(r->isolation, sizeof r->isolation, "process");
 }
 

@@ -74,7 +74,7 @@ struct mcp_confine_receipt {
 	unsigned paths_ro, paths_rw;	/* the operator's lists (paths.ro, paths.rw) */
 	char seccomp_sha256[HASH_HEX_LEN + 1];	/* of the exported BPF program */
 	char network[SNAP_NETWORK_MAX];	/* "none", or "connect 443,80 bind - udp no" */
-	char isolation[16];		/* "process": own uid, ruleset and filter, no namespaces */
+	char isolation[16];		/* "process": the shared upstream user, own ruleset and filter */
 };
 
 /*

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -25,6 +26,7 @@
 
 #define SOCK_TYPE_MASK		0xf	/* the kernel's: type bits below the flags */
 #define FAMILY_LIMIT		64	/* families at or above: refused in one rule */
+#define IOPRIO_WHO_PROCESS	1	/* linux/ioprio.h, not in every libc's headers */
 
 /* libseccomp's SCMP_A* macros leave datum_b out (-Wmissing-field-initializers). */
 static struct scmp_arg_cmp
@@ -41,6 +43,20 @@ static const char *const denied[] = {
 	"kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
 	"io_uring_setup", "io_uring_enter", "io_uring_register", "userfaultfd",
 	"acct", "swapon", "swapoff", "reboot",
+	/* SysV IPC: one namespace for every uid's objects, outliving their maker */
+	"shmget", "shmat", "shmctl", "shmdt", "msgget", "msgsnd", "msgrcv", "msgctl",
+	"semget", "semop", "semtimedop", "semctl",
+	NULL,
+};
+
+/*
+ * Calls that take another process by pid, which the uid's permission
+ * alone decides: every upstream shares it (another session's upstream,
+ * its limits, priority, CPUs, pages). Pid 0, the caller, only.
+ */
+static const char *const self_only[] = {
+	"prlimit64", "sched_setaffinity", "sched_setscheduler", "sched_setparam",
+	"sched_setattr", "migrate_pages", "move_pages",
 	NULL,
 };
 
@@ -57,6 +73,31 @@ deny_names(scmp_filter_ctx ctx)
 			return -1;
 	}
 	return 0;
+}
+
+static int
+deny_others(scmp_filter_ctx ctx)
+{
+	size_t i;
+	int nr;
+
+	for (i = 0; self_only[i]; i++) {
+		nr = seccomp_syscall_resolve_name(self_only[i]);
+		if (nr == __NR_SCMP_ERROR ||
+		    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1,
+				     cmp(0, SCMP_CMP_NE, 0, 0)) < 0)
+			return -1;
+	}
+	/* Its own process only: a pgrp, a uid (0: the caller's) or a pid reach others. */
+	if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(setpriority), 1,
+			     cmp(0, SCMP_CMP_NE, PRIO_PROCESS, 0)) < 0 ||
+	    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(setpriority), 1,
+			     cmp(1, SCMP_CMP_NE, 0, 0)) < 0 ||
+	    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioprio_set), 1,
+			     cmp(0, SCMP_CMP_NE, IOPRIO_WHO_PROCESS, 0)) < 0)
+		return -1;
+	return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioprio_set), 1,
+				cmp(1, SCMP_CMP_NE, 0, 0));
 }
 
 /*
@@ -137,7 +178,8 @@ deny_rules(scmp_filter_ctx ctx, const struct mcp_confine *cf, const struct mcp_c
 {
 	bool udp = cfg->network && cfg->udp;
 
-	if (deny_names(ctx) < 0 || deny_userns(ctx) < 0 || deny_families(ctx) < 0)
+	if (deny_names(ctx) < 0 || deny_others(ctx) < 0 || deny_userns(ctx) < 0 ||
+	    deny_families(ctx) < 0)
 		return -1;
 	/*
 	 * Its own group for good: the child made it (setsid, before this

@@ -263,14 +263,20 @@ check "the revokes' policy entries name the ctl's user and uid" audit_has \
 	 and detail like '%\"by\":\"$me\",\"uid\":$myuid,\"via\":\"ctl\"%'"
 
 # --- a view peer cannot crowd the operators out -------------------------------------
-# 64 connections held by a view uid: it gets 48, the rest stay for operate.
 install -m 0755 "$client" "$work/bin/serve_client.py"
-rm -f "$work/hog.go"
-for f in hog.frames pester.frames; do install -m 0666 /dev/null "$work/$f"; done	# uid 65534 writes them
-nobody --groups "$vg" /usr/bin/python3 "$work/bin/serve_client.py" hog "$sock" 64 "$work/hog.go" \
-	"$work/hog.frames" >"$work/hog.json" 2>"$work/hog.err" &
-hog=$!
-for _ in $(seq 100); do [ -s "$work/hog.json" ] && break; sleep 0.1; done
+install -m 0666 /dev/null "$work/pester.frames"	# uid 65534 writes it (below)
+hog() {	# GROUP NAME: a uid of GROUP asks for 64 connections and holds what it got
+	# until hog_release; $work/NAME.json says how many were admitted and refused
+	rm -f "$work/hog.go" && install -m 0666 /dev/null "$work/$2.frames"
+	nobody --groups "$1" /usr/bin/python3 "$work/bin/serve_client.py" hog "$sock" 64 "$work/hog.go" \
+		"$work/$2.frames" >"$work/$2.json" 2>"$work/$2.err" &
+	hog_pid=$!
+	for _ in $(seq 100); do [ -s "$work/$2.json" ] && break; sleep 0.1; done
+}
+hog_release() { touch "$work/hog.go"; wait "$hog_pid"; }
+
+# 64 connections held by a view uid: it gets 48, the rest stay for operate.
+hog "$vg" hog
 check "a view uid asking for 64 connections holds 48; 16 refused 'too many clients'" \
 	[ "$(json_get "$work/hog.json" '(d["admitted"], d["refused"] == ["too many clients"] * 16)')" = "(48, True)" ]
 rc=0; ctl status >/dev/null 2>&1 || rc=$?
@@ -278,21 +284,15 @@ check "…while it holds them, root's ctl still connects" [ "$rc" = 0 ]
 rc=0; as_ctl "--groups $og" status >"$work/hog_op.out" 2>&1 || rc=$?
 check "…and so does an operate-group uid" \
 	bash -c '[ "$1" = 0 ] && grep -q "role operate" "$2"' _ "$rc" "$work/hog_op.out"
-touch "$work/hog.go"
-wait "$hog"
+hog_release
 # …nor an operate-group uid root: it gets 60, the last 4 stay for root and
 # the engine's uid (it got all 64 before, and root's freeze was refused).
-rm -f "$work/hog.go" && install -m 0666 /dev/null "$work/hogop.frames"
-nobody --groups "$og" /usr/bin/python3 "$work/bin/serve_client.py" hog "$sock" 64 "$work/hog.go" \
-	"$work/hogop.frames" >"$work/hogop.json" 2>"$work/hogop.err" &
-hog=$!
-for _ in $(seq 100); do [ -s "$work/hogop.json" ] && break; sleep 0.1; done
+hog "$og" hogop
 check "an operate-group uid asking for 64 connections holds 60; 4 refused 'too many clients'" \
 	[ "$(json_get "$work/hogop.json" '(d["admitted"], d["refused"] == ["too many clients"] * 4)')" = "(60, True)" ]
 rc=0; ctl status >/dev/null 2>&1 || rc=$?
 check "…while it holds them, root's ctl still connects" [ "$rc" = 0 ]
-touch "$work/hog.go"
-wait "$hog"
+hog_release
 
 # A view uid may have the host checks run again, but not with a runtime of
 # its choosing: that one would be every console's (a false FAIL).

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/capability.h>
+#include <sched.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
@@ -50,8 +52,15 @@ struct obs {
 	int tcp_port, udp_port;
 	struct mcp_server_config cfg;
 	struct mcp_client *c;
+	struct mcp_client *neighbour;	/* another session's upstream, same uid */
 	json_t *got;		/* the attempt's report */
 };
+
+#define NEIGHBOUR_SHM_KEY	0x41495231	/* the fixture's */
+#define IOPRIO_WHO_PROCESS	1
+/* sys/shm.h's IPC_PRIVATE clashes with profile.h's: the calls, by number */
+#define SHM_FIND(key)		((int)syscall(SYS_shmget, (key), 0, 0))
+#define SHM_RMID		0
 
 static int
 listen_inet(int type, int *port)
@@ -138,6 +147,10 @@ obs_teardown(void **state)
 	json_int_t pid = json_integer_value(json_object_get(o->got, "escape_pid"));
 
 	mcp_stop(o->c);
+	mcp_stop(o->neighbour);
+	/* A mutant's SysV segment would outlive everything: not past the test. */
+	if (SHM_FIND(NEIGHBOUR_SHM_KEY) >= 0)
+		syscall(SYS_shmctl, SHM_FIND(NEIGHBOUR_SHM_KEY), SHM_RMID, NULL);
 	/* A mutant's child that left the group would linger its 30 s: not past the test. */
 	if (pid > 1 && json_is_string(json_object_get(o->got, "escape")) &&
 	    strcmp(json_string_value(json_object_get(o->got, "escape")), "ok") == 0)
@@ -349,6 +362,132 @@ test_mutant_no_seccomp(void **state)
 	run_attempt(o, "upstream_no_seccomp,upstream_no_proof");
 	assert_string_equal(got(o, "io_uring"), "ok");
 	assert_string_equal(got(o, "userns"), "ok");
+}
+
+/*
+ * A second confined upstream of the same uid, as another session's is,
+ * idle after its handshake; the hostile one (started next) is told its pid.
+ */
+static pid_t
+start_neighbour(struct obs *o)
+{
+	struct al_err err = { "" };
+	char pid[16];
+
+	if (mcp_start(&o->cfg, &o->neighbour, &err) < 0)
+		fail_msg("mcp_start (neighbour): %s", err.msg);
+	assert_true(mcp_pid(o->neighbour) > 1);
+	snprintf(pid, sizeof pid, "%d", (int)mcp_pid(o->neighbour));
+	push(&o->cfg.argv, "--neighbour");
+	push(&o->cfg.argv, pid);
+	return mcp_pid(o->neighbour);
+}
+
+/* What the neighbour's kernel state says was done to it, read as root. */
+struct neighbour_state {
+	long long nofile;
+	int nice, ioprio, cpus;
+	bool shm;
+};
+
+/* Its soft file limit, from /proc (prlimit on another uid takes CAP_SYS_RESOURCE). */
+static long long
+limits_nofile(pid_t pid)
+{
+	char path[64], line[256];
+	long long soft = -1;
+	FILE *f;
+
+	snprintf(path, sizeof path, "/proc/%d/limits", (int)pid);
+	f = fopen(path, "re");
+	assert_non_null(f);
+	while (fgets(line, sizeof line, f))
+		if (strncmp(line, "Max open files", 14) == 0 && sscanf(line + 14, "%lld", &soft) != 1)
+			soft = -1;
+	fclose(f);
+	assert_true(soft > 0);
+	return soft;
+}
+
+static struct neighbour_state
+neighbour_state(pid_t pid)
+{
+	struct neighbour_state st = { 0 };
+	cpu_set_t set;
+
+	st.nofile = limits_nofile(pid);
+	errno = 0;
+	st.nice = getpriority(PRIO_PROCESS, (id_t)pid);
+	assert_int_equal(errno, 0);
+	st.ioprio = (int)syscall(SYS_ioprio_get, IOPRIO_WHO_PROCESS, pid);
+	assert_true(st.ioprio >= 0);
+	assert_int_equal(sched_getaffinity(pid, sizeof set, &set), 0);
+	st.cpus = CPU_COUNT(&set);
+	st.shm = SHM_FIND(NEIGHBOUR_SHM_KEY) >= 0;
+	return st;
+}
+
+static const char *const neighbour_attempts[] = {
+	"neighbour_rlimit", "neighbour_nice", "uid_nice", "neighbour_ioprio", "neighbour_cpus",
+	"sysv_shm", NULL,
+};
+
+/*
+ * Every session's upstreams share one uid, and the uid alone decides a
+ * pid's limits, priority, I/O class and CPUs, and the SysV objects: the
+ * filter leaves an upstream its own (pid 0) and no SysV IPC. Landlock
+ * already scopes /proc, ptrace and signals to each upstream's domain.
+ */
+static void
+test_neighbour_untouched(void **state)
+{
+	struct obs *o = *state;
+	struct neighbour_state before, after;
+	pid_t pid;
+	size_t i;
+
+	if (!as_root())
+		skip();
+	if (SHM_FIND(NEIGHBOUR_SHM_KEY) >= 0)
+		fail_msg("a SysV segment with the test's key exists before the test");
+	pid = start_neighbour(o);
+	before = neighbour_state(pid);
+	run_attempt(o, NULL);
+	for (i = 0; neighbour_attempts[i]; i++)
+		assert_string_equal(got(o, neighbour_attempts[i]), "EPERM");
+	after = neighbour_state(pid);
+	assert_int_equal(after.nofile, before.nofile);
+	assert_int_equal(after.nice, before.nice);
+	assert_int_equal(after.ioprio, before.ioprio);
+	assert_int_equal(after.cpus, before.cpus);
+	assert_false(after.shm);
+	assert_true(before.nofile != 17 && before.nice != 19);
+}
+
+/* The same without the filter: the neighbour's state changes under it. */
+static void
+test_mutant_no_seccomp_reaches_neighbour(void **state)
+{
+	struct obs *o = *state;
+	struct neighbour_state after;
+	pid_t pid;
+
+	if (!as_root())
+		skip();
+	pid = start_neighbour(o);
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		print_message("one CPU: the neighbour's CPU set cannot shrink\n");
+	run_attempt(o, "upstream_no_seccomp,upstream_no_proof");
+	after = neighbour_state(pid);
+	assert_string_equal(got(o, "neighbour_rlimit"), "ok");
+	assert_int_equal(after.nofile, 17);
+	assert_int_equal(after.nice, 19);
+	assert_string_equal(got(o, "neighbour_ioprio"), "ok");
+	assert_int_equal(after.ioprio, 3 << 13);
+	if (sysconf(_SC_NPROCESSORS_ONLN) >= 2)
+		assert_int_equal(after.cpus, 1);
+	assert_string_equal(got(o, "sysv_shm"), "ok");
+	assert_true(after.shm);
 }
 
 static void
@@ -897,6 +1036,8 @@ main(void)
 		T(test_hostile_gets_nothing),
 		T(test_mutant_keep_root),
 		T(test_mutant_no_seccomp),
+		T(test_neighbour_untouched),
+		T(test_mutant_no_seccomp_reaches_neighbour),
 		T(test_mutant_no_landlock_fs),
 		T(test_mutant_no_landlock_net),
 		T(test_mutant_new_group),
