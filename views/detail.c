@@ -328,7 +328,8 @@ detail_upstream(struct detail_ctx *c, const struct upstream_view *u)
 	};
 	const struct detail_field rules[] = {
 		{ "landlock", upstream_landlock(u, ll, sizeof ll),
-		  u->started && u->landlock_abi == 0 ? UI_COLOR_ALERT : UI_COLOR_DEFAULT },
+		  u->started && u->landlock_abi < UPSTREAM_LANDLOCK_FULL ?
+			  UI_COLOR_ALERT : UI_COLOR_DEFAULT },
 		{ "paths", paths, UI_COLOR_DEFAULT },
 		{ "seccomp", u->seccomp[0] ? u->seccomp : "-", UI_COLOR_DEFAULT },
 		{ "network", u->network, UI_COLOR_DEFAULT },

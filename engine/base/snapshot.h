@@ -512,13 +512,19 @@ struct upstream_view {
 };
 
 /*
+ * The Landlock ABI an upstream's confinement needs whole (TCP rules from 4,
+ * scopes from 6): one started with less was opted in (unconfined_ok).
+ */
+#define UPSTREAM_LANDLOCK_FULL	6
+
+/*
  * The loud words an upstream earns, or NULL: every screen and command that
  * shows one marks its opt-ins with the same words.
  */
 static inline const char *
 upstream_view_marks(const struct upstream_view *u)
 {
-	bool unconfined = u->started ? u->landlock_abi == 0 : u->unconfined_ok;
+	bool unconfined = u->started ? u->landlock_abi < UPSTREAM_LANDLOCK_FULL : u->unconfined_ok;
 
 	if (u->privileged && unconfined)
 		return u->started ? "PRIVILEGED UNCONFINED" : "PRIVILEGED UNCONFINED-OK";

@@ -500,6 +500,13 @@ probe_unix(void)
 	return refused_with(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), EPERM);
 }
 
+/* No TCP rules on this kernel and no network in the config: no inet socket (EPERM). */
+static int
+probe_inet(void)
+{
+	return refused_with(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), EPERM);
+}
+
 /*
  * Nothing it starts may leave the group. setpgid with a negative group
  * answers EINVAL before anything else, so the filter's EPERM is told
@@ -566,7 +573,9 @@ prove(const struct mcp_confine *cf)
 	}
 	if (cf->landlock && probe_open() < 0)
 		return MCP_CONFINE_CHECK_FS;
-	if (cf->landlock && probe_connect(cf->probe_port) < 0)
+	if (cf->net_due && probe_connect(cf->probe_port) < 0)
+		return MCP_CONFINE_CHECK_NET;
+	if (cf->inet_closed && probe_inet() < 0)
 		return MCP_CONFINE_CHECK_NET;
 	if (probe_filtered() < 0)
 		return MCP_CONFINE_CHECK_SYSCALL;

@@ -31,7 +31,7 @@
 #define MCP_CONFINE_USER	"airlock-upstream"
 #define MCP_CONFINE_PATHS_MAX	16	/* per list: rw, ro */
 #define MCP_CONFINE_PORTS_MAX	16	/* per list: connect, bind */
-#define MCP_LANDLOCK_ABI_MIN	6	/* TCP rules (4) and scopes (6) */
+#define MCP_LANDLOCK_ABI_MIN	UPSTREAM_LANDLOCK_FULL	/* TCP rules (4), scopes (6) */
 
 struct mcp_confine_config {
 	const char *user;		/* NULL: MCP_CONFINE_USER */

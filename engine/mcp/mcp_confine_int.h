@@ -23,7 +23,11 @@ struct mcp_confine {
 	int program_fd;			/* opened by the parent; -1: exec by path */
 	int ruleset_fd;			/* -1: no Landlock (unconfined_ok, or mutant) */
 	bool landlock;			/* a ruleset is due (the ABI is there): proven */
+	bool net_due;			/* the ABI has TCP rules (4): proven */
+	bool inet_closed;		/* no TCP rules and no network: socket(AF_INET*) refused; proven */
 	bool landlock_fs, landlock_net;	/* what it handles (both, but under a mutant) */
+	uint64_t fs_handled;		/* the file accesses this ABI's rulesets know */
+	uint64_t scoped;		/* abstract sockets and signals, from ABI 6 */
 	int probe_port;			/* a TCP port the ruleset refuses to connect to */
 	bool seccomp;			/* load the filter (always, but under a mutant); proven */
 	bool unix_closed;		/* keeps the engine's uid: socket(AF_UNIX) refused; proven */

@@ -17,7 +17,6 @@
 
 /* The Landlock ruleset of an upstream, through the three system calls (landlock_abi.h). */
 
-#define FS_ALL		((LANDLOCK_ACCESS_FS_IOCTL_DEV << 1) - 1)	/* ABI 5..7 */
 #define FS_READ		(LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR)
 #define FS_EXEC		(FS_READ | LANDLOCK_ACCESS_FS_EXECUTE)
 #define FS_WRITE	(FS_READ | LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_TRUNCATE | \
@@ -67,14 +66,31 @@ ll_abi(const struct mcp_confine *cf)
 {
 	if (confine_mutant(cf, "landlock_absent"))
 		return 0;	/* a kernel without Landlock, for the refusal's test */
+	if (confine_mutant(cf, "landlock_abi2"))
+		return 2;	/* Debian 12's kernel (6.1), for the opt-in's test */
 	return mcp_confine_landlock_abi();
+}
+
+/* The file accesses an ABI's rulesets know: a newer bit is refused by an older kernel. */
+static uint64_t
+ll_fs_handled(int abi)
+{
+	uint64_t fs = (LANDLOCK_ACCESS_FS_MAKE_SYM << 1) - 1;	/* ABI 1 */
+
+	if (abi >= 2)
+		fs |= LANDLOCK_ACCESS_FS_REFER;
+	if (abi >= 3)
+		fs |= LANDLOCK_ACCESS_FS_TRUNCATE;
+	if (abi >= 5)
+		fs |= LANDLOCK_ACCESS_FS_IOCTL_DEV;
+	return fs;
 }
 
 /* 0 added; 1 absent and optional; -1 with errno. */
 static int
 ll_add_path(struct mcp_confine *cf, const char *path, uint64_t access, bool optional)
 {
-	struct landlock_path_beneath_attr pb = { .allowed_access = access };
+	struct landlock_path_beneath_attr pb = { .allowed_access = access & cf->fs_handled };
 	struct stat st;
 	int fd = open(path, O_PATH | O_CLOEXEC), rc;
 
@@ -216,9 +232,9 @@ static int
 ll_create(struct mcp_confine *cf)
 {
 	struct ll_ruleset_attr attr = {
-		.handled_access_fs = cf->landlock_fs ? FS_ALL : 0,
+		.handled_access_fs = cf->landlock_fs ? cf->fs_handled : 0,
 		.handled_access_net = cf->landlock_net ? LL_NET_BIND_TCP | LL_NET_CONNECT_TCP : 0,
-		.scoped = LL_SCOPE_ABSTRACT_UNIX | LL_SCOPE_SIGNAL,
+		.scoped = cf->scoped,
 	};
 
 	cf->ruleset_fd = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0U);
@@ -231,16 +247,23 @@ mcp_landlock_prepare(struct mcp_confine *cf, const struct mcp_confine_config *cf
 {
 	int abi = ll_abi(cf);
 
-	if (abi < MCP_LANDLOCK_ABI_MIN) {
-		if (cfg->unconfined_ok)
-			return 0;	/* receipt: landlock_abi 0 */
+	if (abi < MCP_LANDLOCK_ABI_MIN && !cfg->unconfined_ok)
 		return al_fail(err, "upstream %s: the kernel offers Landlock ABI %d, confinement "
 			       "needs %d (or the upstream's \"unconfined_ok\": true)",
 			       cf->name, abi, MCP_LANDLOCK_ABI_MIN);
-	}
+	/*
+	 * Opted in below ABI 6: what the kernel has still applies (files from
+	 * 1, with each upstream's /proc and ptrace its own domain's; TCP from
+	 * 4), and the filter closes TCP when the config gives no network.
+	 */
+	if (abi == 0)
+		return 0;	/* receipt: landlock_abi 0 */
 	cf->landlock = true;
+	cf->net_due = abi >= 4;
+	cf->fs_handled = ll_fs_handled(abi);
+	cf->scoped = abi >= 6 ? LL_SCOPE_ABSTRACT_UNIX | LL_SCOPE_SIGNAL : 0;
 	cf->landlock_fs = !confine_mutant(cf, "no_landlock_fs");
-	cf->landlock_net = !confine_mutant(cf, "no_landlock_net");
+	cf->landlock_net = cf->net_due && !confine_mutant(cf, "no_landlock_net");
 	cf->probe_port = ll_probe_port(cfg);
 	if (ll_create(cf) < 0)
 		return al_fail(err, "upstream %s: cannot build its Landlock ruleset: %s",

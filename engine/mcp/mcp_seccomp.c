@@ -173,8 +173,23 @@ deny_stream_protocols(scmp_filter_ctx ctx, int family)
 				cmp(2, SCMP_CMP_GT, IPPROTO_TCP, 0));
 }
 
+/*
+ * A kernel without Landlock's TCP rules (ABI below 4, an upstream opted
+ * in with unconfined_ok) cannot hold it to its ports: with no network in
+ * its config it gets no inet socket at all.
+ */
 static int
-deny_rules(scmp_filter_ctx ctx, const struct mcp_confine *cf, const struct mcp_confine_config *cfg)
+deny_inet(scmp_filter_ctx ctx)
+{
+	if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 1,
+			     cmp(0, SCMP_CMP_EQ, AF_INET, 0)) < 0)
+		return -1;
+	return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 1,
+				cmp(0, SCMP_CMP_EQ, AF_INET6, 0));
+}
+
+static int
+deny_rules(scmp_filter_ctx ctx, struct mcp_confine *cf, const struct mcp_confine_config *cfg)
 {
 	bool udp = cfg->network && cfg->udp;
 
@@ -193,6 +208,9 @@ deny_rules(scmp_filter_ctx ctx, const struct mcp_confine *cf, const struct mcp_c
 	if (cf->unix_closed && !confine_mutant(cf, "same_uid_unix") &&
 	    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 1,
 			     cmp(0, SCMP_CMP_EQ, AF_UNIX, 0)) < 0)
+		return -1;
+	cf->inet_closed = !cf->net_due && !cfg->network;
+	if (cf->inet_closed && deny_inet(ctx) < 0)
 		return -1;
 	if (deny_inet_types(ctx, AF_INET, udp) < 0 || deny_inet_types(ctx, AF_INET6, udp) < 0)
 		return -1;

@@ -455,6 +455,7 @@ test_neighbour_untouched(void **state)
 	run_attempt(o, NULL);
 	for (i = 0; neighbour_attempts[i]; i++)
 		assert_string_equal(got(o, neighbour_attempts[i]), "EPERM");
+	assert_string_equal(got(o, "neighbour_environ"), "EACCES");	/* Landlock's domain */
 	after = neighbour_state(pid);
 	assert_int_equal(after.nofile, before.nofile);
 	assert_int_equal(after.nice, before.nice);
@@ -810,11 +811,51 @@ test_no_landlock_refused_unless_opted_in(void **state)
 	assert_string_equal(err.msg, "upstream hostile: the kernel offers Landlock ABI 0, confinement "
 			    "needs 6 (or the upstream's \"unconfined_ok\": true)");
 	o->cfg.confine.unconfined_ok = true;
+	start_neighbour(o);
 	run_attempt(o, "upstream_landlock_absent");
 	assert_int_equal(mcp_confinement(o->c)->landlock_abi, 0);
 	assert_string_equal(got(o, "audit_db"), "ok");	/* files: only the uid stands */
+	/* and another session's upstream of the uid: what its session sent it */
+	assert_string_equal(got(o, "neighbour_environ"), "ok");
 	assert_string_equal(got(o, "shadow"), "EACCES");
 	assert_string_equal(got(o, "userns"), "EPERM");
+	/* no TCP rules and no network configured: the filter gives no inet socket */
+	assert_string_equal(got(o, "tcp"), "EPERM");
+	assert_false(tcp_seen(o));
+}
+
+/*
+ * Opted in on an older kernel (Debian 12's 6.1: ABI 2), what it has still
+ * applies: the file rules, each upstream's /proc and ptrace its own
+ * domain's; TCP closed by the filter (no network configured). Marked
+ * UNCONFINED all the same: no TCP rules, no scopes.
+ */
+static void
+test_older_landlock_applied_when_opted_in(void **state)
+{
+	struct obs *o = *state;
+	struct upstream_view v;
+	struct al_err err = { "" };
+
+	if (!as_root())
+		skip();
+	setenv("AIRLOCK_MUTANT", "upstream_landlock_abi2", 1);
+	assert_int_equal(mcp_start(&o->cfg, &o->c, &err), -1);
+	assert_string_equal(err.msg, "upstream hostile: the kernel offers Landlock ABI 2, confinement "
+			    "needs 6 (or the upstream's \"unconfined_ok\": true)");
+	unsetenv("AIRLOCK_MUTANT");
+	o->cfg.confine.unconfined_ok = true;
+	start_neighbour(o);
+	run_attempt(o, "upstream_landlock_abi2");
+	assert_int_equal(mcp_confinement(o->c)->landlock_abi, 2);
+	assert_true(mcp_confinement(o->c)->landlock_rules > 0);
+	assert_string_equal(got(o, "audit_db"), "EACCES");
+	assert_false(db_written(o));
+	assert_string_equal(got(o, "neighbour_environ"), "EACCES");
+	assert_string_equal(got(o, "tcp"), "EPERM");
+	assert_false(tcp_seen(o));
+	mcp_confine_view("hostile", mcp_confinement(o->c), true, NULL, &v);
+	assert_string_equal(upstream_view_marks(&v), "UNCONFINED");
 }
 
 /* The hostile server copied beside the observers, run through `#!/bin/sh` (no program fd). */
@@ -1047,6 +1088,7 @@ main(void)
 		T(test_missing_path_refused),
 		T(test_program_in_root_only_dir),
 		T(test_no_landlock_refused_unless_opted_in),
+		T(test_older_landlock_applied_when_opted_in),
 		T(test_engine_fds_not_inherited),
 		T(test_fifo_program_refused),
 		T(test_same_uid_makes_no_unix_socket),
