@@ -60,16 +60,19 @@ static const char *const self_only[] = {
 	NULL,
 };
 
+/* Each call named refused; with others_only, only when its first argument (a pid) is not 0. */
 static int
-deny_names(scmp_filter_ctx ctx)
+deny_each(scmp_filter_ctx ctx, const char *const *names, bool others_only)
 {
+	const struct scmp_arg_cmp other = cmp(0, SCMP_CMP_NE, 0, 0);
 	size_t i;
 	int nr;
 
-	for (i = 0; denied[i]; i++) {
-		nr = seccomp_syscall_resolve_name(denied[i]);
+	for (i = 0; names[i]; i++) {
+		nr = seccomp_syscall_resolve_name(names[i]);
 		if (nr == __NR_SCMP_ERROR ||
-		    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 0) < 0)
+		    seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(EPERM), nr, others_only ? 1 : 0,
+					   &other) < 0)
 			return -1;
 	}
 	return 0;
@@ -78,16 +81,8 @@ deny_names(scmp_filter_ctx ctx)
 static int
 deny_others(scmp_filter_ctx ctx)
 {
-	size_t i;
-	int nr;
-
-	for (i = 0; self_only[i]; i++) {
-		nr = seccomp_syscall_resolve_name(self_only[i]);
-		if (nr == __NR_SCMP_ERROR ||
-		    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1,
-				     cmp(0, SCMP_CMP_NE, 0, 0)) < 0)
-			return -1;
-	}
+	if (deny_each(ctx, self_only, true) < 0)
+		return -1;
 	/* Its own process only: a pgrp, a uid (0: the caller's) or a pid reach others. */
 	if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(setpriority), 1,
 			     cmp(0, SCMP_CMP_NE, PRIO_PROCESS, 0)) < 0 ||
@@ -193,7 +188,7 @@ deny_rules(scmp_filter_ctx ctx, struct mcp_confine *cf, const struct mcp_confine
 {
 	bool udp = cfg->network && cfg->udp;
 
-	if (deny_names(ctx) < 0 || deny_others(ctx) < 0 || deny_userns(ctx) < 0 ||
+	if (deny_each(ctx, denied, false) < 0 || deny_others(ctx) < 0 || deny_userns(ctx) < 0 ||
 	    deny_families(ctx) < 0)
 		return -1;
 	/*
