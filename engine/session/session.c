@@ -1,6 +1,7 @@
 #include "session_int.h"
 #include "clock.h"
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include "mcp_session.h"
 #include "ids.h"
 #include "journal.h"
+#include "mutant.h"
 #include "parser.h"
 #include "policy.h"
 #include "shim_image.h"
@@ -534,6 +536,19 @@ release_lease(struct session *s)
 }
 
 /*
+ * The lease ends after the upstreams' stop (their groups killed): until
+ * its "d" the watchdog kills them itself should this engine die. The
+ * test build's engine may die right after it, to show nothing is left.
+ */
+static void
+end_lease(struct session *s)
+{
+	release_lease(s);
+	if (mutant("session_dies_after_lease"))
+		raise(SIGKILL);
+}
+
+/*
  * The gateway's last counts into the summary; it closes after the
  * container: the agent is gone first.
  */
@@ -566,13 +581,15 @@ finish(struct session *s)
 		session_end(s, SESSION_END_CLEANUP_FAILED);
 		sum->container_left = true;
 	}
-	release_lease(s);
+	if (mutant("session_lease_first"))
+		end_lease(s);	/* the order before: "d" while the upstreams ran */
 	warm_release(s->warm);	/* its parts are ours and closed below */
 	s->warm = NULL;
 	sum->exit_code = container_exit_code(s->box);
 	sum->container_started = container_is(s->box, CONTAINER_STARTED);
 	sum->oom_killed = container_is(s->box, CONTAINER_OOM_KILLED);
 	close_gateway(s, sum);
+	end_lease(s);
 	parser_stop(session_parser_take(s));	/* a session that ended before its gateway opened */
 	sum->duration_ms = clock_mono_ms() - s->t0_ms;
 	detail = session_summary_json(sum);

@@ -15,15 +15,16 @@
 # The crash's log is also verified from a read-only place, as it was left
 # and once closed. Then the same engine under a file-size limit that its
 # audit log runs
-# into: a refused write, not a dead engine (below).
+# into: a refused write, not a dead engine (below). And an engine killed
+# just after an orderly session's lease ended leaves no upstream behind.
 #
-# usage: crash.sh AIRLOCK AGENT_BIN UPSTREAM_BIN
+# usage: crash.sh AIRLOCK AGENT_BIN UPSTREAM_BIN AIRLOCK_MUTANTS
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
 require_daemon
 
-airlock=$1 agent=$2 upstream=$3
+airlock=$1 agent=$2 upstream=$3 mutants=$4
 scratch_dir
 
 . "$here/../checks.sh"
@@ -289,6 +290,33 @@ for n in 8 10 12 14 16 18 20 22 24; do
 	case $reason in *"Too many open files"*) emfile=$((emfile + 1)) ;; esac
 done
 check "out of descriptors: some reasons name the errno ($emfile of 9)" test "$emfile" -ge 1
+
+# ---- killed just after an orderly session's lease ended ----
+# The lease's end ("d": the container is gone) lets the watchdog go, so it
+# comes after the upstreams' stop: an engine killed right then (mutant
+# session_dies_after_lease) leaves neither the upstream nor the child it
+# started, which ignores SIGTERM. With the order before (mutant
+# session_lease_first: "d" while the upstreams ran) that child lives on.
+end_killed() {	# NAME MUTANTS: one call, an orderly end, the engine SIGKILLed after "d"
+	sed -e 's|"loop"|"echo_initial"|' -e 's|"stall_second"|"echo"|' \
+		-e "s|vault.sink|$1.sink|" "$work/config.json" >"$work/$1.json"
+	AIRLOCK_MUTANT=$2 "$mutants" run --config "$work/$1.json" --audit "$work/$1.db" --json \
+		>"$work/$1.out" 2>"$work/$1.err" </dev/null
+	echo $? >"$work/$1.rc"
+}
+sink_upstreams() { pgrep -f "[-]-sink $work/$1.sink" | wc -l; }
+end_killed endkill session_dies_after_lease
+check "an engine killed after its lease ended (exit $(cat "$work/endkill.rc")): its call reached the upstream" \
+	bash -c '[ "$1" = 137 ] && [ -s "$2" ]' _ "$(cat "$work/endkill.rc")" "$work/endkill.sink"
+endkill_gone() { [ "$(sink_upstreams endkill)" = 0 ]; }
+check "…and neither the upstream nor its child runs" wait_for 50 endkill_gone
+end_killed leasefirst session_dies_after_lease,session_lease_first
+sleep 2	# the upstream's parent-death signal has come and gone
+left=$(sink_upstreams leasefirst)
+check "mutant session_lease_first (exit $(cat "$work/leasefirst.rc")): the upstream's child outlives that engine ($left left)" \
+	bash -c '[ "$1" = 137 ] && [ -s "$2" ] && [ "$3" = 1 ]' _ "$(cat "$work/leasefirst.rc")" \
+	"$work/leasefirst.sink" "$left"
+pkill -KILL -f "[-]-sink $work/leasefirst.sink"
 
 # ---- what stands is never lost to a full log ----
 # serve's log on a 3 MiB tmpfs, filled: a freeze still takes effect, but
