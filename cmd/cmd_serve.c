@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -420,6 +421,23 @@ stop(struct serve *s)
 	return left == 0 && !refused ? EXIT_OK : EXIT_ERROR;
 }
 
+/*
+ * Every session and connection holds descriptors (about 15 a session with
+ * one upstream, 4 a connection with its parser): the soft limit (1024
+ * under systemd) goes up to the hard one (524288 there). The engine polls,
+ * never selects.
+ */
+static void
+raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
 int
 cmd_serve(int argc, char **argv)
 {
@@ -429,6 +447,7 @@ cmd_serve(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	name_engine(&s);
+	raise_nofile();
 	if (catch_signals() < 0)
 		return cli_fail(false, "serve", "cannot set up signals: %s", strerror(errno));
 	if (resolve_groups(&s) != 0 || check_configs(&s) != 0 || socket_path(&s) != 0 ||

@@ -49,14 +49,16 @@ cs_audit_refused_peer(struct control_server *cs, pid_t pid, uid_t uid, bool no_r
 {
 	struct client who = { .uid = uid };
 	struct snap_author a;
+	char rule[96];
 
 	if (!refusal_written(cs, &cs->peers, "peers refused"))
 		return;
 	cs_say(cs, "client refused: uid %u pid %ld: %s", (unsigned)uid, (long)pid, why);
 	cs_user_name(uid, who.user, sizeof who.user);
 	cs_author(&who, &a);
-	supervisor_record(cs->o.sup, &a, NULL, NULL, CUTOVER_REJECTED,
-			  no_role ? "peer refused: no role" : "peer refused: too many clients");
+	/* why is fixed text but for no role (it names the groups) */
+	snprintf(rule, sizeof rule, "peer refused: %s", no_role ? "no role" : why);
+	supervisor_record(cs->o.sup, &a, NULL, NULL, CUTOVER_REJECTED, rule);
 }
 
 /* A request whose outcome the supervisor does not audit itself: logged only. */

@@ -3,6 +3,7 @@
 #include "parser.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pwd.h>
 #include <stdarg.h>
@@ -16,6 +17,7 @@
 #define READS_PER_ROUND	4	/* chunks read from one client per round */
 #define LINES_PER_ROUND	64	/* requests served for one client per round */
 #define ACCEPTS_PER_ROUND 16
+#define LISTEN_REST_MS 100	/* out of descriptors with no spare: the listener rests */
 #define PEER_GROUPS_MAX	65536	/* NGROUPS_MAX on Linux */
 
 /* ---- clients ---- */
@@ -200,18 +202,21 @@ role_of(struct control_server *cs, int fd, struct ucred *cred)
 	return role;
 }
 
-/* A peer with no role is told the groups that would let it in; the engine is the gate. */
+/*
+ * A peer with no role (reason NULL) is told the groups that would let it
+ * in; the engine is the gate. Any other, the fixed reason.
+ */
 static void
-refuse(struct control_server *cs, int fd, const struct ucred *cred, bool no_role)
+refuse(struct control_server *cs, int fd, const struct ucred *cred, const char *reason)
 {
 	char why[256];
 
 	cs->counts.refused++;
-	if (no_role)
+	if (!reason)
 		control_not_allowed(why, sizeof why, cred->uid, cs->o.operate_name, cs->o.view_name);
 	else
-		snprintf(why, sizeof why, "%s", CONTROL_E_FULL);
-	cs_audit_refused_peer(cs, cred->pid, cred->uid, no_role, why);
+		snprintf(why, sizeof why, "%s", reason);
+	cs_audit_refused_peer(cs, cred->pid, cred->uid, !reason, why);
 	send_bye(fd, why);
 	close(fd);
 }
@@ -226,7 +231,7 @@ admit(struct control_server *cs, int fd)
 	json_t *hello;
 
 	if (role == CONTROL_ROLE_NONE || slot < 0) {
-		refuse(cs, fd, &cred, role == CONTROL_ROLE_NONE);
+		refuse(cs, fd, &cred, role == CONTROL_ROLE_NONE ? NULL : CONTROL_E_FULL);
 		return;
 	}
 	c = client_new(fd, &cred, role, ++cs->serials);
@@ -241,6 +246,37 @@ admit(struct control_server *cs, int fd)
 	cs_reply(cs, c, -1, hello);
 }
 
+/*
+ * Out of descriptors the listener stays readable: a loop that only
+ * returned would spin and leave every peer, root's too, waiting without a
+ * word. The spare descriptor makes room to take each waiting peer and tell
+ * it so; without one (it could not be had back) the listener rests.
+ */
+static void
+out_of_descriptors(struct control_server *cs)
+{
+	struct ucred cred;
+	socklen_t len;
+	int i, fd;
+
+	if (cs->spare_fd >= 0) {
+		close(cs->spare_fd);
+		for (i = 0; i < ACCEPTS_PER_ROUND; i++) {
+			fd = accept4(cs->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+			if (fd < 0)
+				break;
+			cred = (struct ucred){ .pid = 0, .uid = (uid_t)-1, .gid = (gid_t)-1 };
+			len = sizeof cred;
+			if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+				cred.uid = (uid_t)-1;
+			refuse(cs, fd, &cred, CONTROL_E_NOFD);
+		}
+		cs->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	}
+	if (cs->spare_fd < 0)
+		cs->listen_rest_ms = clock_mono_ms() + LISTEN_REST_MS;
+}
+
 static void
 accept_clients(struct control_server *cs)
 {
@@ -248,6 +284,8 @@ accept_clients(struct control_server *cs)
 
 	for (i = 0; i < ACCEPTS_PER_ROUND; i++) {
 		fd = accept4(cs->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0 && (errno == EMFILE || errno == ENFILE))
+			out_of_descriptors(cs);
 		if (fd < 0)
 			return;
 		admit(cs, fd);
@@ -300,6 +338,7 @@ control_server_open(const struct control_server_options *o, int listen_fd,
 		return al_fail(err, "out of memory");
 	cs->o = *o;
 	cs->listen_fd = listen_fd;
+	cs->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (cs_starts_open(cs, err) < 0) {
 		free(cs);
 		return -1;
@@ -337,7 +376,8 @@ poll_set(struct control_server *cs, int extra_fd, struct pollfd *p, struct clien
 {
 	size_t i, n = POLL_FIXED;
 
-	p[0] = (struct pollfd){ .fd = cs->listen_fd, .events = POLLIN };
+	p[0] = (struct pollfd){ .fd = clock_mono_ms() < cs->listen_rest_ms ? -1 : cs->listen_fd,
+				.events = POLLIN };
 	p[1] = (struct pollfd){ .fd = supervisor_wake_fd(cs->o.sup), .events = POLLIN };
 	p[2] = (struct pollfd){ .fd = extra_fd, .events = POLLIN };
 	p[3] = (struct pollfd){ .fd = cs->starts_wake, .events = POLLIN };
@@ -362,12 +402,15 @@ poll_set(struct control_server *cs, int extra_fd, struct pollfd *p, struct clien
 static int
 step_timeout(const struct control_server *cs, int timeout_ms)
 {
-	int64_t due = cs->snap_pushed_ms + SNAPSHOT_PUSH_MS - clock_mono_ms();
+	int64_t due = cs->snap_pushed_ms + SNAPSHOT_PUSH_MS - clock_mono_ms(), rest;
 	size_t i;
 
 	for (i = 0; i < CONTROL_CLIENTS_MAX; i++)
 		if (cs->clients[i] && cs->clients[i]->more && !cs->clients[i]->dead)
 			return 0;
+	rest = cs->listen_rest_ms - clock_mono_ms();
+	if (rest > 0 && (timeout_ms < 0 || rest < timeout_ms))
+		timeout_ms = (int)rest;	/* the listener back after its rest */
 	if (!cs_snapshots_wanted(cs))	/* a push due when its last reader left is not */
 		return cs_pending_timeout(cs, timeout_ms);
 	if (!cs->snap_due)
@@ -447,6 +490,8 @@ control_server_close(struct control_server *cs)
 		}
 	if (cs->listen_fd >= 0)
 		close(cs->listen_fd);
+	if (cs->spare_fd >= 0)
+		close(cs->spare_fd);
 	supervisor_snapshot_free(&cs->snap);
 	json_decref(cs->pushed);
 	audit_tail_close(cs->tail);

@@ -101,6 +101,8 @@ struct refusal_budget {
 struct control_server {
 	struct control_server_options o;
 	int listen_fd;
+	int spare_fd;			/* /dev/null, closed to take one peer at EMFILE */
+	int64_t listen_rest_ms;		/* out of descriptors, no spare: not polled until */
 	struct client *clients[CONTROL_CLIENTS_MAX];
 	unsigned serials;
 	struct supervisor_snapshot snap;

@@ -66,6 +66,7 @@
 #define CONTROL_E_PEER		"not allowed"	/* the reason frame at accept */
 #define CONTROL_E_SLOW		"too slow"	/* the reason frame at a disconnect */
 #define CONTROL_E_FULL		"too many clients"
+#define CONTROL_E_NOFD		"engine out of descriptors"	/* at accept */
 #define CONTROL_E_AUDIT		"audit log unreadable"
 #define CONTROL_E_PARSER	"parser failed"	/* its connection's parser: closed */
 

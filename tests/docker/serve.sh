@@ -630,6 +630,30 @@ kill -TERM "$engine3"
 rc=0; wait "$engine3" || rc=$?
 check "the third serve exits 0 on SIGTERM" [ "$rc" = 0 ]
 
+# --- out of descriptors: peers told, none left waiting --------------------------
+# An engine under `ulimit -n 64` (a connection holds its socket and its
+# parser's pipes): a view uid asking for 64 connections runs it out. Those
+# beyond are answered at once (the loop spun on the readable listener at a
+# full core, and they, root's ctl too, waited without a word); root's ctl
+# meanwhile is answered and exits 1; once they are let go it is served.
+(ulimit -n 64 && exec "$airlock" serve --socket "$work/nofd.sock" --audit "$work/nofd.db") \
+	2>"$work/serve_nofd.err" </dev/null &
+nofd=$!
+helpers+=("$nofd")
+check "a serve under ulimit -n 64" serve_ready "$work/serve_nofd.err" "$nofd"
+main_sock=$sock sock=$work/nofd.sock
+hog "$vg" hognofd
+sock=$main_sock
+check "a view uid asking for 64 there: some held, every other answered, 'engine out of descriptors' among them" \
+	[ "$(json_get "$work/hognofd.json" '(0 < d["admitted"] < 48, len(d["refused"]) == 64 - d["admitted"], "engine out of descriptors" in d["refused"], set(d["refused"]) <= {"engine out of descriptors", "parser failed", "too many clients"})')" = "(True, True, True, True)" ]
+rc=0; timeout 10 "$airlock" ctl --socket "$work/nofd.sock" status >"$work/nofd_root.out" 2>"$work/nofd_root.err" || rc=$?
+check "…while it holds them, root's ctl is answered (exit $rc): out of descriptors" \
+	bash -c '[ "$1" = 1 ] && grep -qE "engine out of descriptors|parser failed" "$2"' _ "$rc" "$work/nofd_root.err"
+hog_release
+rc=0; timeout 10 "$airlock" ctl --socket "$work/nofd.sock" status >/dev/null 2>&1 || rc=$?
+check "…let go, root's ctl is served again" [ "$rc" = 0 ]
+kill -TERM "$nofd"; wait "$nofd" 2>/dev/null
+
 # --- the canary: in the permitted sink, nowhere else ----------------------------
 check "positive control: the permitted sink holds the canary" grep -qF "$canary" "$work/a/vault.sink"
 outputs=("$work"/*.out "$work"/*.err "$work"/*.json "$work"/*.jsonl "$work"/*.txt "$work"/*.frames)
