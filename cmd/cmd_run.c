@@ -99,13 +99,19 @@ load_config(const struct cli_opts *o, struct airlock_config *c)
 	return 0;
 }
 
-/* Export failures are counted by the exporter; the operator sees the count. */
+/*
+ * Export failures are counted by the exporter; the operator sees the
+ * count, once what was queued has gone (or 5 s have).
+ */
 static void
 report_otlp(struct otlp *otlp, json_t *summary)
 {
-	size_t sent = otlp_sent(otlp), failed = otlp_failures(otlp);
+	size_t sent, failed;
 	char why[OTLP_FAILURE_MAX];
 
+	otlp_flush(otlp, 5000);
+	sent = otlp_sent(otlp);
+	failed = otlp_failures(otlp);
 	otlp_first_failure(otlp, why);
 	if (summary)
 		json_object_set_new(summary, "otlp", json_pack("{s:I, s:I, s:s?}",

@@ -15,19 +15,35 @@
 #include <jansson.h>
 
 #define OTLP_TIMEOUT_MS		2000L
+#define OTLP_QUEUE_MAX		1024	/* spans waiting; one more is dropped, counted */
+#define OTLP_DRAIN_MS		5000	/* what close waits for the queue to empty */
 #define OTLP_PATH		"/v1/traces"
 #define OTLP_SPAN_KIND_INTERNAL	1
 #define OTLP_TRACE_ID_LEN	32
 #define OTLP_SPAN_ID_LEN	16
 
+/*
+ * The exporter posts from its own thread: a writer only queues a span, so
+ * a collector that is slow or never answers delays no call, no session
+ * and no operator's kill switch (each audit write exports one).
+ */
 struct otlp {
-	pthread_mutex_t lock;	/* one easy handle, one request at a time */
-	CURL *curl;
+	pthread_mutex_t lock;	/* the queue, first_failure, busy, stopping */
+	pthread_cond_t more;	/* a span queued, or stopping */
+	pthread_cond_t idle;	/* the queue empty and nothing in flight */
+	char *queue[OTLP_QUEUE_MAX];
+	size_t head, n;
+	bool busy, stopping;
+	pthread_t thread;
+	bool thread_started;
+	CURL *curl;		/* the exporter thread's alone */
 	struct curl_slist *headers;
 	char *url;
 	atomic_size_t sent, failures;
 	char first_failure[OTLP_FAILURE_MAX];	/* under lock; "" until one fails */
 };
+
+static void *exporter(void *arg);
 
 /* The collector's answer is never stored, printed or parsed. */
 static size_t
@@ -92,14 +108,49 @@ otlp_open(const char *url, struct otlp **out, struct al_err *err)
 		free(o);
 		return al_fail(err, "otlp: cannot initialise exporter");
 	}
+	pthread_cond_init(&o->more, NULL);
+	pthread_cond_init(&o->idle, NULL);
 	o->url = traces_url(url);
 	o->curl = curl_easy_init();
-	if (!o->url || !o->curl || setup_handle(o) < 0) {
+	if (!o->url || !o->curl || setup_handle(o) < 0 ||
+	    pthread_create(&o->thread, NULL, exporter, o) != 0) {
 		otlp_close(o);
 		return al_fail(err, "otlp: cannot initialise exporter");
 	}
+	o->thread_started = true;
 	*out = o;
 	return 0;
+}
+
+void
+otlp_flush(struct otlp *o, int timeout_ms)
+{
+	struct timespec until;
+
+	if (!o)
+		return;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += timeout_ms / 1000;
+	until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&o->lock);
+	while ((o->n > 0 || o->busy) && o->thread_started &&
+	       pthread_cond_timedwait(&o->idle, &o->lock, &until) == 0)
+		;
+	pthread_mutex_unlock(&o->lock);
+}
+
+/* What waits when the exporter stops: dropped, each a failure. */
+static void
+drop_queued(struct otlp *o)
+{
+	for (; o->n > 0; o->n--, o->head = (o->head + 1) % OTLP_QUEUE_MAX) {
+		free(o->queue[o->head]);
+		atomic_fetch_add(&o->failures, 1);
+	}
 }
 
 void
@@ -107,9 +158,19 @@ otlp_close(struct otlp *o)
 {
 	if (!o)
 		return;
+	otlp_flush(o, OTLP_DRAIN_MS);
+	pthread_mutex_lock(&o->lock);
+	o->stopping = true;
+	pthread_cond_signal(&o->more);
+	pthread_mutex_unlock(&o->lock);
+	if (o->thread_started)
+		pthread_join(o->thread, NULL);
+	drop_queued(o);
 	curl_easy_cleanup(o->curl);
 	curl_slist_free_all(o->headers);
 	free(o->url);
+	pthread_cond_destroy(&o->more);
+	pthread_cond_destroy(&o->idle);
 	pthread_mutex_destroy(&o->lock);
 	free(o);
 }
@@ -131,51 +192,91 @@ note_failure(struct otlp *o, const char *fmt, ...)
  * libcurl's text for a code is fixed (curl_easy_strerror), and the status
  * is a number: neither can carry what the span or the answer held.
  */
+/* On the exporter thread, without the lock; the failure's cause noted under it. */
 static int
-post_locked(struct otlp *o, const char *body)
+post(struct otlp *o, const char *body)
 {
+	const char *why = NULL;
 	long status = 0;
 	CURLcode rc;
 
 	if (curl_easy_setopt(o->curl, CURLOPT_POSTFIELDS, body) != CURLE_OK ||
 	    curl_easy_setopt(o->curl, CURLOPT_POSTFIELDSIZE_LARGE,
-			     (curl_off_t)strlen(body)) != CURLE_OK) {
-		note_failure(o, "cannot set up the request");
-		return -1;
-	}
-	rc = curl_easy_perform(o->curl);
-	if (rc == CURLE_OK)
-		rc = curl_easy_getinfo(o->curl, CURLINFO_RESPONSE_CODE, &status);
-	if (rc != CURLE_OK) {
-		note_failure(o, "%s", curl_easy_strerror(rc));
-		return -1;
-	}
-	if (status >= 200 && status <= 299)
+			     (curl_off_t)strlen(body)) != CURLE_OK)
+		why = "cannot set up the request";
+	else if ((rc = curl_easy_perform(o->curl)) != CURLE_OK ||
+		 (rc = curl_easy_getinfo(o->curl, CURLINFO_RESPONSE_CODE, &status)) != CURLE_OK)
+		why = curl_easy_strerror(rc);
+	/* The handle must not keep a pointer to memory freed next. */
+	curl_easy_setopt(o->curl, CURLOPT_POSTFIELDS, NULL);
+	if (!why && status >= 200 && status <= 299)
 		return 0;
-	note_failure(o, "the collector answered HTTP status %ld", status);
+	pthread_mutex_lock(&o->lock);
+	if (why)
+		note_failure(o, "%s", why);
+	else
+		note_failure(o, "the collector answered HTTP status %ld", status);
+	pthread_mutex_unlock(&o->lock);
 	return -1;
+}
+
+static void *
+exporter(void *arg)
+{
+	struct otlp *o = arg;
+	char *body;
+
+	pthread_mutex_lock(&o->lock);
+	for (;;) {
+		while (o->n == 0 && !o->stopping) {
+			o->busy = false;
+			pthread_cond_broadcast(&o->idle);
+			pthread_cond_wait(&o->more, &o->lock);
+		}
+		if (o->stopping)
+			break;
+		body = o->queue[o->head];
+		o->head = (o->head + 1) % OTLP_QUEUE_MAX;
+		o->n--;
+		o->busy = true;
+		pthread_mutex_unlock(&o->lock);
+		atomic_fetch_add(post(o, body) == 0 ? &o->sent : &o->failures, 1);
+		free(body);
+		pthread_mutex_lock(&o->lock);
+	}
+	o->busy = false;
+	pthread_cond_broadcast(&o->idle);
+	pthread_mutex_unlock(&o->lock);
+	return NULL;
 }
 
 int
 otlp_export(struct otlp *o, const struct audit_entry *e, const char *entry_id)
 {
+	const char *why = NULL;
 	char *body;
-	int rc = -1;
 
 	if (!o)
 		return -1;
 	body = e ? otlp_body(e, entry_id) : NULL;
 	pthread_mutex_lock(&o->lock);
-	if (body) {
-		rc = post_locked(o, body);
-		/* The handle must not keep a pointer to freed memory. */
-		curl_easy_setopt(o->curl, CURLOPT_POSTFIELDS, NULL);
-	} else
-		note_failure(o, "cannot encode a span");
+	if (!body)
+		why = "cannot encode a span";
+	else if (o->n == OTLP_QUEUE_MAX)
+		why = "the export queue was full (the collector is slow or silent)";
+	else {
+		o->queue[(o->head + o->n) % OTLP_QUEUE_MAX] = body;
+		o->n++;
+		pthread_cond_signal(&o->more);
+	}
+	if (why)
+		note_failure(o, "%s", why);
 	pthread_mutex_unlock(&o->lock);
+	if (!why)
+		return 0;
 	free(body);
-	atomic_fetch_add(rc == 0 ? &o->sent : &o->failures, 1);
-	return rc;
+	atomic_fetch_add(&o->failures, 1);
+	return -1;
 }
 
 void

@@ -7,7 +7,9 @@
  * of audit fields becomes attributes (names, decision, rule, revision,
  * latency, hashes, classes); nothing else can reach a span. An export
  * failure is counted and never stops a session; it is reported with fixed
- * text only.
+ * text only. Spans are posted by the exporter's own thread, in order: an
+ * export only queues one (up to 1024 waiting; beyond, each is dropped and
+ * counted), so a slow or silent collector delays no writer.
  */
 
 #include <stddef.h>
@@ -19,10 +21,14 @@ struct otlp;
 
 /* url: e.g. "http://127.0.0.1:4318". Each POST has a 2 s timeout. */
 int otlp_open(const char *url, struct otlp **out, struct al_err *err);
+/* Waits up to 5 s for what is queued to be posted; the rest is dropped, counted. */
 void otlp_close(struct otlp *o);
 
-/* Export one entry as a span. Returns 0 or -1 (counted in failures). */
+/* Queue one entry as a span. Returns 0, or -1 (not queued: counted in failures). */
 int otlp_export(struct otlp *o, const struct audit_entry *e, const char *entry_id);
+
+/* Wait up to timeout_ms until nothing is queued or in flight (sent and failures final). */
+void otlp_flush(struct otlp *o, int timeout_ms);
 
 #define OTLP_FAILURE_MAX 160
 

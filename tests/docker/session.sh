@@ -329,6 +329,24 @@ check "otlp down: --json names the first failure's cause" \
 	is otlp_dead otlp.first_failure "Couldn't connect to server"
 common_end otlp_dead
 
+# A collector that takes connections and never answers: calls go on at
+# their pace, every one delivered, and the session ends by its own bounds
+# (each audit write waited for its span's 2 s timeout before: 30 calls
+# came to session_timeout after a few). The failures are reported.
+python3 -c 'import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1024)
+open(sys.argv[1], "w").write(str(s.getsockname()[1])); time.sleep(120)' "$work/silent.port" &
+helpers+=($!)
+for _ in $(seq 50); do [ -s "$work/silent.port" ] && break; sleep 0.1; done
+config otlp_silent too_many_calls echo public "" "" "" '{"calls": 30, "session_ms": 15000}'
+run otlp_silent --otlp "http://127.0.0.1:$(cat "$work/silent.port")"
+check "otlp silent: the session ends by its call budget, not its time" is otlp_silent ended call_budget
+check "otlp silent: all 30 calls delivered" [ "$(wc -l <"$work/otlp_silent/vault.sink")" = 30 ]
+check "otlp silent: the summary counts the failures" [ "$(field otlp_silent otlp.failed)" -gt 0 ]
+check "otlp silent: --json names the first failure's cause" \
+	is otlp_silent otlp.first_failure "Timeout was reached"
+common_end otlp_silent
+
 # --- third-party MCP servers from npm -----------------------------------------
 # They run as airlock-upstream: from a copy it can read.
 [ -d "$thirdparty/node_modules" ] && thirdparty=$(npm_reachable "$thirdparty")
