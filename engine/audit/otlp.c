@@ -34,6 +34,7 @@ struct otlp {
 	char *queue[OTLP_QUEUE_MAX];
 	size_t head, n;
 	bool busy, stopping;
+	bool gave_up;		/* a flush ran out of time: close waits no more */
 	pthread_t thread;
 	bool thread_started;
 	CURL *curl;		/* the exporter thread's alone */
@@ -140,6 +141,7 @@ otlp_flush(struct otlp *o, int timeout_ms)
 	while ((o->n > 0 || o->busy) && o->thread_started &&
 	       pthread_cond_timedwait(&o->idle, &o->lock, &until) == 0)
 		;
+	o->gave_up = o->n > 0 || o->busy;
 	pthread_mutex_unlock(&o->lock);
 }
 
@@ -156,9 +158,14 @@ drop_queued(struct otlp *o)
 void
 otlp_close(struct otlp *o)
 {
+	bool gave_up;
+
 	if (!o)
 		return;
-	otlp_flush(o, OTLP_DRAIN_MS);
+	pthread_mutex_lock(&o->lock);
+	gave_up = o->gave_up;
+	pthread_mutex_unlock(&o->lock);
+	otlp_flush(o, gave_up ? 0 : OTLP_DRAIN_MS);
 	pthread_mutex_lock(&o->lock);
 	o->stopping = true;
 	pthread_cond_signal(&o->more);
