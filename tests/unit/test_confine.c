@@ -797,23 +797,38 @@ test_fifo_program_refused(void **state)
 	assert_non_null(strstr(err.msg, "upstream hostile"));
 }
 
+/*
+ * Under mutant (a kernel offering Landlock ABI abi): refused without the
+ * opt-in, saying so; with it, the hostile server runs beside a neighbour
+ * and reports, its receipt saying that ABI.
+ */
+static void
+run_opted_in_on(struct obs *o, const char *mutant, int abi)
+{
+	struct al_err err = { "" };
+	char want[160];
+
+	setenv("AIRLOCK_MUTANT", mutant, 1);
+	assert_int_equal(mcp_start(&o->cfg, &o->c, &err), -1);
+	unsetenv("AIRLOCK_MUTANT");
+	snprintf(want, sizeof want, "upstream hostile: the kernel offers Landlock ABI %d, "
+		 "confinement needs 6 (or the upstream's \"unconfined_ok\": true)", abi);
+	assert_string_equal(err.msg, want);
+	o->cfg.confine.unconfined_ok = true;
+	start_neighbour(o);
+	run_attempt(o, mutant);
+	assert_int_equal(mcp_confinement(o->c)->landlock_abi, abi);
+}
+
 /* A kernel without Landlock: refused, unless the loud opt-in (then it shows). */
 static void
 test_no_landlock_refused_unless_opted_in(void **state)
 {
 	struct obs *o = *state;
-	struct al_err err = { "" };
 
 	if (!as_root())
 		skip();
-	setenv("AIRLOCK_MUTANT", "upstream_landlock_absent", 1);
-	assert_int_equal(mcp_start(&o->cfg, &o->c, &err), -1);
-	assert_string_equal(err.msg, "upstream hostile: the kernel offers Landlock ABI 0, confinement "
-			    "needs 6 (or the upstream's \"unconfined_ok\": true)");
-	o->cfg.confine.unconfined_ok = true;
-	start_neighbour(o);
-	run_attempt(o, "upstream_landlock_absent");
-	assert_int_equal(mcp_confinement(o->c)->landlock_abi, 0);
+	run_opted_in_on(o, "upstream_landlock_absent", 0);
 	assert_string_equal(got(o, "audit_db"), "ok");	/* files: only the uid stands */
 	/* and another session's upstream of the uid: what its session sent it */
 	assert_string_equal(got(o, "neighbour_environ"), "ok");
@@ -835,19 +850,10 @@ test_older_landlock_applied_when_opted_in(void **state)
 {
 	struct obs *o = *state;
 	struct upstream_view v;
-	struct al_err err = { "" };
 
 	if (!as_root())
 		skip();
-	setenv("AIRLOCK_MUTANT", "upstream_landlock_abi2", 1);
-	assert_int_equal(mcp_start(&o->cfg, &o->c, &err), -1);
-	assert_string_equal(err.msg, "upstream hostile: the kernel offers Landlock ABI 2, confinement "
-			    "needs 6 (or the upstream's \"unconfined_ok\": true)");
-	unsetenv("AIRLOCK_MUTANT");
-	o->cfg.confine.unconfined_ok = true;
-	start_neighbour(o);
-	run_attempt(o, "upstream_landlock_abi2");
-	assert_int_equal(mcp_confinement(o->c)->landlock_abi, 2);
+	run_opted_in_on(o, "upstream_landlock_abi2", 2);
 	assert_true(mcp_confinement(o->c)->landlock_rules > 0);
 	assert_string_equal(got(o, "audit_db"), "EACCES");
 	assert_false(db_written(o));
