@@ -1,4 +1,5 @@
 #include "otlp.h"
+#include "clock.h"
 
 #include <inttypes.h>
 #include <pthread.h>
@@ -105,12 +106,11 @@ otlp_open(const char *url, struct otlp **out, struct al_err *err)
 	o = calloc(1, sizeof *o);
 	if (!o)
 		return al_fail(err, "otlp: out of memory");
-	if (pthread_mutex_init(&o->lock, NULL) != 0) {
-		free(o);
+	if (pthread_mutex_init(&o->lock, NULL) != 0 || clock_cond_init(&o->idle) < 0) {
+		free(o);	/* a default mutex holds nothing to release */
 		return al_fail(err, "otlp: cannot initialise exporter");
 	}
 	pthread_cond_init(&o->more, NULL);
-	pthread_cond_init(&o->idle, NULL);
 	o->url = traces_url(url);
 	o->curl = curl_easy_init();
 	if (!o->url || !o->curl || setup_handle(o) < 0 ||
@@ -130,13 +130,7 @@ otlp_flush(struct otlp *o, int timeout_ms)
 
 	if (!o)
 		return;
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += timeout_ms / 1000;
-	until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
+	until = clock_deadline(CLOCK_MONOTONIC, timeout_ms);
 	pthread_mutex_lock(&o->lock);
 	while ((o->n > 0 || o->busy) && o->thread_started &&
 	       pthread_cond_timedwait(&o->idle, &o->lock, &until) == 0)
@@ -196,10 +190,11 @@ note_failure(struct otlp *o, const char *fmt, ...)
 }
 
 /*
- * libcurl's text for a code is fixed (curl_easy_strerror), and the status
- * is a number: neither can carry what the span or the answer held.
+ * On the exporter thread, without the lock; the failure's cause noted
+ * under it. libcurl's text for a code is fixed (curl_easy_strerror), and
+ * the status is a number: neither can carry what the span or the answer
+ * held.
  */
-/* On the exporter thread, without the lock; the failure's cause noted under it. */
 static int
 post(struct otlp *o, const char *body)
 {
