@@ -817,14 +817,16 @@ _Static_assert(PARSER_CONTROL_LINE_MAX == CONTROL_LINE_MAX, "the parser takes ev
  * The client's own parser (issue 41, section 3): one a connection, so a
  * peer whose line takes its parser over reaches only its own requests,
  * which the kernel's word on its role still bounds. Started at its first
- * line; it ends with the connection.
+ * line; it ends with the connection. Root's and the engine's uid's come
+ * from those started ahead and go back (cs_owner_parser): one owner's
+ * parser taken over reaches nothing another owner could not.
  */
 static int
 client_parser(struct control_server *cs, struct client *c)
 {
 	struct al_err err;
 
-	if (c->parser)
+	if (c->parser || (c->parser = cs_owner_parser(cs, c)))
 		return 0;
 	if (parser_start_beside(cs->o.exe, CONTROL_LINE_MAX, &c->parser, &err) == 0)
 		return 0;

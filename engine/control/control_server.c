@@ -1,5 +1,6 @@
 /* The control server of `airlock serve`: clients, their queues and pushes, accept, the loop. */
 #include "control_server_int.h"
+#include "mutant.h"
 #include "parser.h"
 
 #include <errno.h>
@@ -19,20 +20,87 @@
 #define ACCEPTS_PER_ROUND 16
 #define LISTEN_REST_MS 100	/* out of descriptors with no spare: the listener rests */
 #define PEER_GROUPS_MAX	65536	/* NGROUPS_MAX on Linux */
+#define READY_RETRY_MS	1000	/* a ready parser could not be started: tried again after */
 
 /* ---- clients ---- */
 
+/* Root and the engine's own uid: the last slots are theirs (control_server.h). */
+static bool
+owner_uid(uid_t uid)
+{
+	return uid == 0 || uid == geteuid();
+}
+
+/* Its parsers are kept ready (the test build's mutant keeps none). */
+static bool
+kept_ready(uid_t uid)
+{
+	return owner_uid(uid) && !mutant("control_no_ready_parsers");
+}
+
+/* A lent parser back among the ready ones, unless lost; any other stopped. */
 static void
-client_free(struct client *c)
+parser_back(struct control_server *cs, struct client *c)
+{
+	if (c->lent) {
+		cs->lent--;
+		if (!parser_lost(c->parser)) {
+			cs->ready[cs->n_ready++] = c->parser;
+			c->parser = NULL;
+		}
+	}
+	parser_stop(c->parser);
+	c->parser = NULL;
+}
+
+static void
+client_free(struct control_server *cs, struct client *c)
 {
 	if (!c)
 		return;
 	if (c->fd >= 0)
 		close(c->fd);
 	linebuf_free(&c->in);
-	parser_stop(c->parser);
+	parser_back(cs, c);
 	free(c->out.buf);
 	free(c);
+}
+
+struct parser *
+cs_owner_parser(struct control_server *cs, struct client *c)
+{
+	if (!kept_ready(c->uid) || cs->n_ready == 0)
+		return NULL;
+	c->lent = true;
+	cs->lent++;
+	return cs->ready[--cs->n_ready];
+}
+
+/*
+ * Ready and lent together back to CONTROL_CLIENTS_OWNER_MIN (a start takes
+ * about 2 ms); after a start failed, none is tried for READY_RETRY_MS, so
+ * a service out of tasks is not asked for one a round.
+ */
+static void
+ready_parsers(struct control_server *cs)
+{
+	struct al_err err;
+
+	if (!kept_ready(0))
+		return;		/* root's are kept: none are, in the mutant */
+	while (cs->n_ready + cs->lent < CONTROL_CLIENTS_OWNER_MIN &&
+	       clock_mono_ms() >= cs->ready_retry_ms) {
+		if (parser_start_beside(cs->o.exe, CONTROL_LINE_MAX, &cs->ready[cs->n_ready],
+					&err) == 0) {
+			cs->n_ready++;
+			continue;
+		}
+		if (cs->ready_retry_ms == 0)	/* once until they are all there again */
+			cs_say(cs, "a parser kept for root could not be started: %s", err.msg);
+		cs->ready_retry_ms = clock_mono_ms() + READY_RETRY_MS;
+	}
+	if (cs->n_ready + cs->lent == CONTROL_CLIENTS_OWNER_MIN)
+		cs->ready_retry_ms = 0;
 }
 
 /* The bytes read so far, as lines; an oversized line ends the client. */
@@ -129,13 +197,6 @@ send_bye(int fd, const char *reason)
 	json_decref(bye);
 }
 
-/* Root and the engine's own uid: the last slots are theirs (control_server.h). */
-static bool
-owner_uid(uid_t uid)
-{
-	return uid == 0 || uid == geteuid();
-}
-
 /*
  * A free slot for a peer of role and uid, or -1. A view peer is not given
  * one of the last CONTROL_CLIENTS_MAX - CONTROL_CLIENTS_VIEW_MAX, nor
@@ -172,7 +233,7 @@ client_new(int fd, const struct ucred *cred, enum control_role role, unsigned se
 	c->fd = fd;
 	if (linebuf_init(&c->in, CONTROL_LINE_MAX, 2 * CONTROL_LINE_MAX + 2) < 0) {
 		c->fd = -1;
-		client_free(c);
+		client_free(NULL, c);	/* no parser yet */
 		return NULL;
 	}
 	c->serial = serial;
@@ -320,7 +381,7 @@ reap_clients(struct control_server *cs)
 			continue;
 		if (!c->dead)
 			cs_say(cs, "client %u (uid %u %s) closed", c->serial, (unsigned)c->uid, c->user);
-		client_free(c);
+		client_free(cs, c);
 		cs->clients[i] = NULL;
 	}
 }
@@ -347,6 +408,7 @@ control_server_open(const struct control_server_options *o, int listen_fd,
 		cs->o.engine = "airlock";
 	if (!cs->o.runtime)
 		cs->o.runtime = "runc";
+	ready_parsers(cs);
 	*out = cs;
 	return 0;
 }
@@ -411,6 +473,9 @@ step_timeout(const struct control_server *cs, int timeout_ms)
 	rest = cs->listen_rest_ms - clock_mono_ms();
 	if (rest > 0 && (timeout_ms < 0 || rest < timeout_ms))
 		timeout_ms = (int)rest;	/* the listener back after its rest */
+	rest = cs->ready_retry_ms - clock_mono_ms();
+	if (cs->ready_retry_ms > 0 && (timeout_ms < 0 || rest < timeout_ms))
+		timeout_ms = rest > 0 ? (int)rest : 0;	/* a parser kept ready tried again */
 	if (!cs_snapshots_wanted(cs))	/* a push due when its last reader left is not */
 		return cs_pending_timeout(cs, timeout_ms);
 	if (!cs->snap_due)
@@ -451,6 +516,7 @@ control_server_step(struct control_server *cs, int extra_fd, int timeout_ms)
 		if (!who[i]->dead && who[i]->out.len > 0)
 			cs_flush(cs, who[i]);
 	reap_clients(cs);
+	ready_parsers(cs);
 	return extra_fd >= 0 && (p[2].revents & POLLIN) ? 1 : 0;
 }
 
@@ -479,8 +545,10 @@ control_server_close(struct control_server *cs)
 			cs_flush(cs, cs->clients[i]);
 			if (!cs->clients[i]->dead && cs->clients[i]->out.len == 0)
 				send_bye(cs->clients[i]->fd, "engine stopping");
-			client_free(cs->clients[i]);
+			client_free(cs, cs->clients[i]);
 		}
+	for (i = 0; i < cs->n_ready; i++)
+		parser_stop(cs->ready[i]);
 	for (i = 0; i < CONTROL_PENDING_MAX; i++)
 		free(cs->pending[i]);
 	for (i = 0; i < OWNED_MAX; i++)

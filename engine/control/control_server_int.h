@@ -34,6 +34,7 @@ struct client {
 	enum control_role role;
 	struct linebuf in;
 	struct parser *parser;		/* its lines are parsed there, never here; NULL until one */
+	bool lent;			/* parser is one kept ready (cs_owner_parser) */
 	struct outq out;
 	bool follow, snapshots, deltas;
 	int64_t base_ms;		/* deltas: the push it holds (its taken_ms), 0 none */
@@ -103,6 +104,16 @@ struct control_server {
 	int listen_fd;
 	int spare_fd;			/* /dev/null, closed to take one peer at EMFILE */
 	int64_t listen_rest_ms;		/* out of descriptors, no spare: not polled until */
+	/*
+	 * Parsers started ahead for root's and the engine's own peers, one for
+	 * each of their reserved slots (cs_owner_parser): a connection's parser
+	 * is a process, and once the service's tasks ran out (an upstream
+	 * forking up to the bound) none could be started and every peer, root
+	 * in the middle of an incident too, was told "parser failed".
+	 */
+	struct parser *ready[CONTROL_CLIENTS_OWNER_MIN];
+	size_t n_ready, lent;		/* ready, and lent to clients: at most the slots */
+	int64_t ready_retry_ms;		/* a start failed: none tried before */
 	struct client *clients[CONTROL_CLIENTS_MAX];
 	unsigned serials;
 	struct supervisor_snapshot snap;
@@ -184,6 +195,14 @@ int cs_start_begin(struct control_server *cs, const struct client *c,
 struct start_job *cs_start_next_done(struct control_server *cs);
 /* Freed; session: the config is that session's now (kept until it is forgotten), or NULL. */
 void cs_start_end(struct control_server *cs, struct start_job *j, const char *session);
+/*
+ * A parser for owner client c (root, the engine's uid) from those started
+ * ahead, NULL when none is left or c is no owner: its own is started then.
+ * It goes back when c closes (unless lost), so no owner's request needs a
+ * new process while it has a slot.
+ */
+struct parser *cs_owner_parser(struct control_server *cs, struct client *c);
+
 /* CONTROL_STARTS_MAX starts wait or are being read: one more is refused (CONTROL_E_BUSY). */
 bool cs_starts_busy(const struct control_server *cs);
 /* Some start's config is being read, or read and not yet finished. */

@@ -185,9 +185,10 @@ check "metrics count the deltas pushed (at least the subscriber's $(json_get "$w
 check "metrics: RSS and # EOF" bash -c 'grep -qE "^airlock_engine_rss_bytes [1-9]" "$1" && [ "$(tail -n 1 "$1")" = "# EOF" ]' _ "$work/metrics.txt"
 
 # --- each connection's lines parsed by its own parser ---------------------------
-python3 "$client" parser "$sock" "$work/parser.frames" >"$work/parser.json"
+# An operate-group peer's (uid 65534): root's come from those kept ready.
+python3 "$client" parser "$sock" "$work/parser.frames" 65534 "$og" >"$work/parser.json"
 parse_uid=$(id -u airlock-parse 2>/dev/null || echo none)
-check "a connection's first request started one airlock-parser of its own, as airlock-parse ($parse_uid)" \
+check "an operate peer's first request started one airlock-parser of its own, as airlock-parse ($parse_uid)" \
 	bash -c '[ "$1" = True ] && [ "$2" = 1 ] && [ "$3" = "[$4]" ]' _ \
 	"$(json_get "$work/parser.json" 'd["first_ok"]')" "$(json_get "$work/parser.json" 'd["new_parsers"]')" \
 	"$(json_get "$work/parser.json" 'd["uids"]')" "$parse_uid"
@@ -197,6 +198,9 @@ check "its parser killed: the next request refused 'parser failed', the connecti
 check "the engine logged it and serves a new connection" \
 	bash -c '[ "$1" = True ] && grep -q "parser failed, disconnected" "$2"' _ \
 	"$(json_get "$work/parser.json" 'd["again_ok"]')" "$work/serve1.err"
+python3 "$client" kept "$sock" "$work/kept.frames" >"$work/kept.json"
+check "root's request: parsed by one of the parsers kept ready (none started, the same after)" \
+	[ "$(json_get "$work/kept.json" '(d["ok"], d["started"], d["before"] >= 4, d["same_after"])')" = "(True, 0, True, True)" ]
 check "both sessions still run" [ "$(running_sessions)" = 2 ]
 
 # --- roles from the kernel -----------------------------------------------------

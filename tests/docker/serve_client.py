@@ -13,11 +13,16 @@
                                           first, revoke and restore "store"
                                           (a snapshot falls due), and leave at
                                           once
-  serve_client.py parser SOCK OUT         a connection's own parser: the
+  serve_client.py parser SOCK OUT UID GID a connection's own parser, the
+                                          connection made as UID in group GID
+                                          (an operate peer, not root): the
                                           airlock-parser process its first
                                           request started (its uid), killed;
                                           the next request is refused and the
                                           connection closed; a new one works
+  serve_client.py kept SOCK OUT           root's: no parser started for its
+                                          request, none stopped after (one
+                                          kept ready was lent and is back)
   serve_client.py overtake SOCK CONFIG OUT a start of the inline CONFIG and a
                                           snapshot in one write: the order of
                                           the replies; then a start sent by a
@@ -53,6 +58,31 @@ def connect(path):
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     s.settimeout(10)
     s.connect(path)
+    return s
+
+
+def connect_as(path, uid, gid):
+    """A connection made by a child as uid in group gid (the engine reads
+    the peer's credentials at connect), handed back here, where the test
+    keeps root's power to kill that connection's parser."""
+    a, b = socket.socketpair()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            a.close()
+            os.setgroups([gid])
+            os.setresgid(gid, gid, gid)
+            os.setresuid(uid, uid, uid)
+            s = connect(path)
+            socket.send_fds(b, [b"s"], [s.fileno()])
+        finally:
+            os._exit(0)
+    b.close()
+    _, fds, _, _ = socket.recv_fds(a, 1, 1)
+    a.close()
+    os.waitpid(pid, 0)
+    s = socket.socket(fileno=fds[0])
+    s.settimeout(10)
     return s
 
 
@@ -209,12 +239,12 @@ def parsers():
     return found
 
 
-def parser(path, out_path):
+def parser(path, out_path, uid, gid):
     """Each connection's lines go to a parser of its own; killed, the connection ends."""
     found = {}
     with open(out_path, "wb") as out:
         before = parsers()
-        s = connect(path)
+        s = connect_as(path, uid, gid)
         r = Reader(s, out)
         r.lines(1)                       # the hello
         s.sendall(b'{"id":1,"op":"snapshot"}\n')
@@ -231,13 +261,32 @@ def parser(path, out_path):
         found["after_kill"] = after[0].get("error") if after else None
         found["closed"] = not r.lines(1, until_eof=True)
         s.close()
-        s = connect(path)
+        s = connect_as(path, uid, gid)
         r = Reader(s, out)
         r.lines(1)
         s.sendall(b'{"id":3,"op":"snapshot"}\n')
         again = r.lines(1)
         found["again_ok"] = bool(again) and again[0].get("ok") is True
         s.close()
+    print(json.dumps(found))
+
+
+def kept(path, out_path):
+    """Root's request parsed by a parser kept ready: none started, none gone."""
+    found = {}
+    with open(out_path, "wb") as out:
+        before = parsers()
+        s = connect(path)
+        r = Reader(s, out)
+        r.lines(1)
+        s.sendall(b'{"id":1,"op":"snapshot"}\n')
+        first = r.lines(1)
+        found["ok"] = bool(first) and first[0].get("ok") is True
+        found["started"] = len(set(parsers()) - set(before))
+        s.close()
+        time.sleep(0.3)
+        found["before"] = len(before)
+        found["same_after"] = set(parsers()) == set(before)
     print(json.dumps(found))
 
 
@@ -429,7 +478,9 @@ if __name__ == "__main__":
     elif cmd == "leave":
         leave(sys.argv[2], sys.argv[3])
     elif cmd == "parser":
-        parser(sys.argv[2], sys.argv[3])
+        parser(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))
+    elif cmd == "kept":
+        kept(sys.argv[2], sys.argv[3])
     elif cmd == "overtake":
         overtake(sys.argv[2], sys.argv[3], sys.argv[4])
     elif cmd == "crowd":
