@@ -5,8 +5,9 @@
  * mcp_confine.h switched off through the test-only mutants (the uid kept,
  * no Landlock, no seccomp filter, no proof in the child), so the ratio is
  * what confinement costs and nothing else. Rounds interleave: unconfined,
- * confined, unconfined, … Run as root (the confined side switches to
- * airlock-upstream, as the engine does).
+ * confined, unconfined, … Run as root: the confined side runs as a session
+ * does, under a uid of its own (mcp_uids.h: taken, the start, the call,
+ * the stop, the uid given back with its sweep, all timed).
  *
  * With AIRLOCK (the build's airlock), a session's parser of agent lines
  * too (engine/privsep/parser.h): parser_start (spawn, lockdown, ready),
@@ -19,6 +20,7 @@
  *   bench: parser_start …
  */
 #include <limits.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,15 +29,18 @@
 
 #include "bench.h"
 #include "mcp.h"
+#include "mcp_uids.h"
 #include "parser.h"
 
 #define UNCONFINED "upstream_keep_root,upstream_no_seccomp,upstream_no_landlock_fs," \
 		   "upstream_no_landlock_net,upstream_no_proof"
 
-/* One start, call and stop in ms; < 0 when any step failed. */
+/* One start, call and stop in ms (the confined: under a session's uid); < 0 when any step failed. */
 static double
-one_start(const struct mcp_server_config *cfg, const char *mutants)
+one_start(const struct mcp_server_config *base, const char *mutants)
 {
+	struct mcp_server_config cfg = *base;
+	struct mcp_uid uid = { 0, -1 };
 	struct mcp_call_result res;
 	struct mcp_client *c = NULL;
 	struct al_err err = { "" };
@@ -43,7 +48,10 @@ one_start(const struct mcp_server_config *cfg, const char *mutants)
 
 	if (mutants)
 		setenv("AIRLOCK_MUTANT", mutants, 1);
-	if (mcp_start(cfg, &c, &err) == 0 &&
+	else if (mcp_uid_take(&uid, &err) < 0)
+		goto out;
+	cfg.confine.session_uid = uid.uid;
+	if (mcp_start(&cfg, &c, &err) == 0 &&
 	    mcp_call_text(c, "publish", "{\"text\":\"bench\"}", 16, 0, &res, &err) == 0) {
 		if (res.outcome == MCP_OK)
 			ms = bench_now_ms() - t0;
@@ -51,6 +59,10 @@ one_start(const struct mcp_server_config *cfg, const char *mutants)
 	}
 	if (c)
 		mcp_stop(c);
+	mcp_uid_give_back(&uid);
+	if (ms > 0)
+		ms = bench_now_ms() - t0;	/* the uid given back too */
+out:
 	if (ms < 0)
 		fprintf(stderr, "confine_bench: %s: %s\n", mutants ? "unconfined" : "confined",
 			err.msg[0] ? err.msg : "the call did not succeed");
@@ -135,8 +147,11 @@ main(int argc, char **argv)
 	}
 	base = calloc(rounds, sizeof *base);
 	ours = calloc(rounds, sizeof *ours);
-	/* The sink: a drop box the upstream's user may write, as in the tests. */
-	if (!base || !ours || !mkdtemp(dir) || chmod(dir, 01733) != 0)
+	/* The sinks' directory: the upstream group's, as an operator's paths.rw. */
+	struct passwd *up = getpwnam(MCP_UIDS_OWNER);
+
+	if (!base || !ours || !up || !mkdtemp(dir) || chown(dir, 0, up->pw_gid) != 0 ||
+	    chmod(dir, 02770) != 0)
 		return 2;
 	snprintf(sink, sizeof sink, "%s/confined", dir);
 	strv_push(&cfg.argv, program);

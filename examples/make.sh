@@ -30,7 +30,7 @@ for name in a b c; do
 	mkdir -p "$dir/$name"
 	printf '{"customer":"example-%s","note":"confidential: stays in this session"}\n' \
 		"$name" >"$dir/$name/payload.json"
-	[ "$(id -u)" != 0 ] || chown airlock-upstream: "$dir/$name"
+	[ "$(id -u)" != 0 ] || { chown airlock-upstream: "$dir/$name" && chmod 2770 "$dir/$name"; }
 	sed -e "s|@IMAGE@|$image|g" -e "s|@DIR@|$dir|g" -e "s|@NAME@|$name|g" \
 		-e "s|@NODE_DIR@|$node_dir|g" "$here/session.json.in" >"$dir/$name.json"
 done

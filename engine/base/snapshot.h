@@ -641,7 +641,7 @@ struct timeline_row {
 	_(RUNSC_THREADS,      "runsc_threads",      CONFIG,   "under runsc, clone3 answers ENOSYS with airlock's seccomp profile, so glibc starts threads (a probe container)") \
 	_(LANDLOCK,           "landlock",           CONFIG,   "the kernel's Landlock ABI is 6 or newer, as upstream confinement needs (or every upstream has unconfined_ok)") \
 	_(UPSTREAM_SECCOMP,   "upstream_seccomp",   CONFIG,   "the kernel loads seccomp filters: every upstream runs under one") \
-	_(UPSTREAM_USER,      "upstream_user",      CONFIG,   "a root engine's default upstream user airlock-upstream exists, not root, not in the docker group") \
+	_(UPSTREAM_USER,      "upstream_user",      CONFIG,   "a root engine's upstream user airlock-upstream exists, not root nor in docker, with uids for its sessions") \
 	_(PARSER,             "parser",             CONFIG,   "a session's parser of agent lines (airlock-parser) starts as airlock-parse and locks itself down here") \
 	_(IMAGE,              "image",              CONFIG,   "with a config: its profile.image ID is an image on this daemon") \
 	_(CATALOG,            "catalog",            CONFIG,   "with a config: each catalog tool (catalog.<tool>) is in its upstream's first tools/list, as pinned") \

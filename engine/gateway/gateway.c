@@ -11,6 +11,7 @@
 #include "ids.h"
 #include "journal.h"
 #include "mcp.h"
+#include "mcp_uids.h"
 #include "parser.h"
 
 struct gateway {
@@ -29,6 +30,7 @@ struct gateway {
 	struct parser *parser;		/* the agent's lines are parsed there, never here */
 	char fault[SNAP_REASON_MAX];	/* why the latest GW_FAULT: fixed text and names */
 	uint64_t tool_calls[CONFIG_TOOLS_MAX];	/* calls of each tool so far (a held call's count) */
+	struct mcp_uid uid;		/* its upstreams' own uid (mcp_uids.h); 0: none taken */
 };
 
 /* Randomness for one call, drawn at once: its call id and both entry ids. */
@@ -139,6 +141,7 @@ gateway_close(struct gateway *g)
 	gateway_settle(g);
 	for (i = 0; i < CONFIG_UPSTREAMS_MAX; i++)
 		upstream_end(g, i);
+	mcp_uid_give_back(&g->uid);	/* with whatever left their process groups */
 	parser_stop(g->parser);
 	hash_ctx_free(g->hc);
 	free(g);
@@ -351,6 +354,25 @@ upstream_boxed(struct gateway *g, int i, const struct mcp_server_config *sc,
 }
 
 /* The tool's upstream, started on the first allowed call to it. */
+/*
+ * An upstream of the default user (named or not) runs as the session's own uid
+ * (mcp_uids.h), taken at the first such start and given back at close;
+ * without one it does not start.
+ */
+static int
+session_uid(struct gateway *g, struct mcp_server_config *sc, struct al_err *err)
+{
+	struct al_err why;
+
+	if ((sc->confine.user && strcmp(sc->confine.user, MCP_UIDS_OWNER) != 0) ||
+	    !mcp_confine_can_change_ids())
+		return 0;
+	if (g->uid.uid == 0 && mcp_uid_take(&g->uid, &why) < 0)
+		return al_fail(err, "upstream %s: %s", sc->name, why.msg);
+	sc->confine.session_uid = g->uid.uid;
+	return 0;
+}
+
 static struct mcp_client *
 upstream_for(struct gateway *g, const struct catalog_tool *t)
 {
@@ -366,8 +388,10 @@ upstream_for(struct gateway *g, const struct catalog_tool *t)
 		sc.digest = parser_mcp_digest;	/* its lines are read there, never here */
 		sc.digest_ctx = g->parser;
 		sc.stop = g->o.stop;
-		rc = g->cfg->upstreams[i].isolation == UPSTREAM_CONTAINER ?
-			upstream_boxed(g, i, &sc, &err) : mcp_start(&sc, &g->mcp[i], &err);
+		if (g->cfg->upstreams[i].isolation == UPSTREAM_CONTAINER)
+			rc = upstream_boxed(g, i, &sc, &err);
+		else
+			rc = session_uid(g, &sc, &err) < 0 ? -1 : mcp_start(&sc, &g->mcp[i], &err);
 		if (rc == 0)
 			g->n.upstream_spawns++;
 		if (rc == 0 && mcp_pid(g->mcp[i]) > 0 && g->o.host && g->o.host->spawned)
@@ -414,9 +438,10 @@ confinement_detail(struct call *c, struct mcp_client *m)
 	if (i < 0 || !c->g->receipt_due[i])
 		return NULL;
 	d = c->g->box[i] ? box_receipt(c->g->box[i]) :
-	    json_pack("{s:{s:s, s:s, s:I, s:I, s:b, s:i, s:I, s:s, s:s, s:b}}", "confinement",
+	    json_pack("{s:{s:s, s:s, s:I, s:I, s:b, s:b, s:I, s:i, s:I, s:s, s:s, s:b}}", "confinement",
 		      "isolation", "process", "user", r->user, "uid", (json_int_t)r->uid, "gid", (json_int_t)r->gid,
-		      "uid_changed", r->uid_changed, "landlock_abi", r->landlock_abi,
+		      "uid_changed", r->uid_changed, "session_uid", r->session_uid,
+		      "tasks", (json_int_t)r->tasks, "landlock_abi", r->landlock_abi,
 		      "landlock_rules", (json_int_t)r->landlock_rules,
 		      "seccomp_sha256", r->seccomp_sha256, "network", r->network,
 		      "privileged", r->privileged);

@@ -49,17 +49,27 @@ check_landlock(struct doctor_report *r, const struct airlock_config *c)
 static void
 check_user(struct doctor_report *r)
 {
+	unsigned long first, n;
 	struct al_err err;
+	bool exists = mcp_confine_check_user(MCP_CONFINE_USER, false, &err) == 0;
+	bool changes = mcp_confine_can_change_ids();
 
-	if (mcp_confine_check_user(MCP_CONFINE_USER, false, &err) == 0)
-		check_add(&r->checks, ID(UPSTREAM_USER), true, MCP_CONFINE_USER, "exists");
-	else if (!mcp_confine_can_change_ids())
+	if (!exists && !changes)
 		check_addf(&r->checks, ID(UPSTREAM_USER), true, MCP_CONFINE_USER,
 			   "not needed by this engine (no CAP_SETUID: upstreams keep its uid): %s",
 			   err.msg);
-	else
+	else if (!exists)
 		check_addf(&r->checks, ID(UPSTREAM_USER), false, MCP_CONFINE_USER,
 			   "%s: run scripts/setup or: useradd --system %s", err.msg, MCP_CONFINE_USER);
+	else if (!changes)
+		check_add(&r->checks, ID(UPSTREAM_USER), true, MCP_CONFINE_USER, "exists");
+	else if (mcp_uids_delegated(&first, &n) < 0)
+		check_addf(&r->checks, ID(UPSTREAM_USER), false, MCP_CONFINE_USER,
+			   "exists, but no uids are delegated to it for its sessions: run "
+			   "scripts/setup or: usermod --add-subuids FIRST-LAST %s", MCP_CONFINE_USER);
+	else
+		check_addf(&r->checks, ID(UPSTREAM_USER), true, MCP_CONFINE_USER,
+			   "exists; its sessions' uids %lu-%lu (/etc/subuid)", first, first + n - 1);
 }
 
 /* One upstream: prepared (and freed) as its spawn would, else its plan and the reason. */

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -197,9 +198,17 @@ resolve_ids(struct mcp_confine *cf, const struct mcp_confine_config *cfg, struct
 		return al_fail(err, "upstream %s: out of memory", cf->name);
 	rc = user_ids(cf, user, cfg, buf, err);
 	free(buf);
-	if (rc == 0)
-		snprintf(cf->receipt.user, sizeof cf->receipt.user, "%s", user);
-	return rc;
+	if (rc < 0)
+		return -1;
+	snprintf(cf->receipt.user, sizeof cf->receipt.user, "%s", user);
+	if (cfg->session_uid > 0 && strcmp(user, MCP_UIDS_OWNER) == 0) {
+		/* The test build's mutant shares the user's uid, bounded alike. */
+		if (!confine_mutant(cf, "shared_uid"))
+			cf->uid = cfg->session_uid;
+		cf->tasks = cf->receipt.tasks = MCP_UPSTREAM_TASKS;
+		cf->receipt.session_uid = true;
+	}
+	return 0;
 }
 
 /* --- preparing, in the parent -------------------------------------------- */
@@ -415,6 +424,12 @@ drop_ids(const struct mcp_confine *cf)
 			if (cf->change_ids)
 				return -1;
 		}
+	struct rlimit tasks = { cf->tasks, cf->tasks };
+
+	if (cf->tasks > 0 && setrlimit(RLIMIT_NPROC, &tasks) < 0)
+		return -1;
+	if (cf->tasks > 0)
+		umask(007);	/* what it makes in paths.rw its group's too: the next session's uid differs */
 	if (cf->change_ids && (setgroups(0, NULL) < 0 || setresgid(cf->gid, cf->gid, cf->gid) < 0 ||
 			       setresuid(cf->uid, cf->uid, cf->uid) < 0))
 		return -1;
@@ -523,6 +538,15 @@ probe_group(void)
 	return rc < 0 && e == EPERM ? 0 : -1;
 }
 
+/* RLIMIT_NPROC is n, soft and hard. */
+static bool
+tasks_bounded(unsigned long n)
+{
+	struct rlimit r;
+
+	return getrlimit(RLIMIT_NPROC, &r) == 0 && r.rlim_cur == n && r.rlim_max == n;
+}
+
 /* The parent-death signal is SIGKILL (a change of ids clears it: set after them). */
 static bool
 tied_to_starter(void)
@@ -570,6 +594,10 @@ prove(const struct mcp_confine *cf)
 	if (caps_left()) {
 		errno = 0;
 		return MCP_CONFINE_CHECK_CAPS;
+	}
+	if (cf->tasks > 0 && !tasks_bounded(cf->tasks)) {
+		errno = 0;
+		return MCP_CONFINE_CHECK_TASKS;
 	}
 	if (cf->landlock && probe_open() < 0)
 		return MCP_CONFINE_CHECK_FS;
@@ -621,6 +649,7 @@ mcp_confine_step_name(int step)
 		[MCP_CONFINE_CHECK_SYSCALL] = "seccomp",
 		[MCP_CONFINE_CHECK_UID] = "uid",
 		[MCP_CONFINE_CHECK_CAPS] = "capabilities",
+		[MCP_CONFINE_CHECK_TASKS] = "task limit",
 		[MCP_CONFINE_CHECK_UNIX] = "unix socket",
 		[MCP_CONFINE_CHECK_GROUP] = "process group",
 		[MCP_CONFINE_TIE] = "parent-death signal",

@@ -25,6 +25,7 @@
 
 #include "err.h"
 #include "hash.h"
+#include "mcp_uids.h"	/* MCP_UPSTREAM_TASKS */
 #include "snapshot.h"	/* struct upstream_view */
 #include "strv.h"
 
@@ -55,6 +56,12 @@ struct mcp_confine_config {
 	 * starts it).
 	 */
 	bool outlives_starter;
+	/*
+	 * The session's own uid (mcp_uids.h; 0: none): with the default user
+	 * (named or not), the upstream runs as this uid in that user's group,
+	 * under RLIMIT_NPROC MCP_UPSTREAM_TASKS. Another user keeps its uid.
+	 */
+	uid_t session_uid;
 };
 
 /*
@@ -74,7 +81,9 @@ struct mcp_confine_receipt {
 	unsigned paths_ro, paths_rw;	/* the operator's lists (paths.ro, paths.rw) */
 	char seccomp_sha256[HASH_HEX_LEN + 1];	/* of the exported BPF program */
 	char network[SNAP_NETWORK_MAX];	/* "none", or "connect 443,80 bind - udp no" */
-	char isolation[16];		/* "process": the shared upstream user, own ruleset and filter */
+	char isolation[16];		/* "process" (a container's receipt is the gateway's) */
+	bool session_uid;		/* uid is its session's own (mcp_uids.h), not the user's */
+	unsigned long tasks;		/* its RLIMIT_NPROC then (MCP_UPSTREAM_TASKS); 0: none set */
 };
 
 /*
@@ -155,6 +164,7 @@ enum mcp_confine_step {
 	MCP_CONFINE_CHECK_UNIX,	/* the engine's uid kept, and a unix socket made */
 	MCP_CONFINE_CHECK_GROUP,	/* a grandchild left the process group */
 	MCP_CONFINE_TIE,	/* PR_SET_PDEATHSIG, or its starter already gone */
+	MCP_CONFINE_CHECK_TASKS,	/* a session's uid, and RLIMIT_NPROC not its bound */
 };
 
 /*

@@ -35,6 +35,7 @@ struct mcp_confine {
 	bool tied;			/* SIGKILL at the starting thread's end; proven */
 	bool tie;			/* set it (always when tied, but under a mutant) */
 	bool privileged;
+	unsigned long tasks;		/* RLIMIT_NPROC under a session's uid; 0: none set */
 	struct sock_fprog prog;		/* the exported filter; filter malloc'd */
 	struct mcp_confine_receipt receipt;
 };

@@ -90,15 +90,18 @@ npm_reachable() {
 	mkdir -p "$work/npm" && chmod 0711 "$work" && chmod 0755 "$work/npm" &&
 		cp -a "$1/node_modules" "$work/npm/" && echo "$work/npm"
 }
-# loop_config NAME: $work/NAME/config.json, a session of the looping agent
-# fixture (image $image) storing through the fixture upstream ($upstream),
-# given $work/payload.in; the upstream's sink is $work/NAME/vault.sink.
+# loop_config NAME [ARG...]: $work/NAME/config.json, a session of the looping
+# agent fixture (image $image) storing through the fixture upstream
+# ($upstream, given the ARGs too), given $work/payload.in; the upstream's
+# sink is $work/NAME/vault.sink.
 loop_config() {
+	local a more=
+	for a in "${@:2}"; do more+=", \"$a\""; done
 	mkdir -p "$work/$1" && upstream_box "$work/$1" || return 1
 	cat >"$work/$1/config.json" <<JSON
 {"profile": {"image": "$image", "cmd": ["loop"]},
  "bounds": {"session_ms": 300000, "calls": 4096, "stdout_bytes": 4194304},
- "upstreams": {"vault": {"argv": ["$upstream", "--sink", "$work/$1/vault.sink"],
+ "upstreams": {"vault": {"argv": ["$upstream", "--sink", "$work/$1/vault.sink"$more],
                          "env": {"PATH": "/usr/bin:/bin"}, "paths": {"rw": ["$work/$1"]}}},
  "tools": {"store": {"upstream": "vault", "remote": "store", "data_class": "confidential",
                      "sink_ceiling": "confidential", "response_ceiling": "confidential"}},
@@ -106,9 +109,18 @@ loop_config() {
  "initial": {"file": "$work/payload.in", "class": "confidential"}}
 JSON
 }
-# DIR belongs to the upstream's user: a server that lists its directory.
+# delegated_uid UID: UID lies in the range /etc/subuid delegates to
+# airlock-upstream, and is not that user's own (a session's own uid,
+# engine/mcp/mcp_uids.h).
+delegated_uid() {
+	[ -n "$1" ] && [ "$1" != "$(id -u airlock-upstream)" ] &&
+		awk -F: -v u="$1" '$1 == "airlock-upstream" && u >= $2 && u < $2 + $3 { f = 1 }
+			END { exit !f }' /etc/subuid
+}
+# DIR belongs to the upstream's group (each session's upstreams have a uid
+# of their own): a server that lists its directory.
 upstream_owns() {
-	chmod 0711 "$work" && { [ "$(id -u)" != 0 ] || chown airlock-upstream: "$1"; }
+	chmod 0711 "$work" && { [ "$(id -u)" != 0 ] || { chown airlock-upstream: "$1" && chmod 2770 "$1"; }; }
 }
 
 teardown() {

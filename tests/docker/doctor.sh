@@ -143,7 +143,8 @@ check "doctor still called no tool" test ! -e "$work/vault.sink"
 "$airlock" doctor >"$out" 2>&1
 check "doctor: the kernel's Landlock ABI is enough" grep -qE '^PASS  landlock +ABI [0-9]+$' "$out"
 check "doctor: seccomp filters for upstreams" grep -qE '^PASS  upstream_seccomp +available$' "$out"
-check "doctor: the default upstream user exists" grep -qE '^PASS  upstream_user +exists$' "$out"
+check "doctor: the default upstream user exists, with its sessions' uids delegated" \
+	grep -qE '^PASS  upstream_user +exists; its sessions. uids [0-9]+-[0-9]+ \(/etc/subuid\)$' "$out"
 check "doctor: a parser starts as airlock-parse and locks itself down" \
 	grep -qE "^PASS  parser +uid $(id -u airlock-parse) \(airlock-parse\), landlock [1-9][0-9]*, [0-9]+ calls allowed$" "$out"
 check "doctor without a config shows no upstream" bash -c "! grep -q '^upstream confinement' '$out'"

@@ -53,7 +53,6 @@ if ! getent passwd "$opuser" >/dev/null; then
 		made_users+=("$opuser") && made_groups+=("$opuser")
 fi
 og=$(getent group airlock | cut -d: -f3) ou=$(id -u "$opuser") ogid=$(id -g "$opuser")
-upuid=$(id -u airlock-upstream)
 # The operator, as the kernel will see it: its own uid and gid, the operate group.
 as_op() { setpriv --reuid "$ou" --regid "$ogid" --groups "$og" "$@"; }
 opctl() { as_op "$airlock" ctl --socket "$sock" "$@"; }
@@ -164,12 +163,14 @@ check "(c) the agent's calls reach the installed upstream (its sink grows)" [ -s
 check "(c) the start is audited with its author: 'start by request', by $opuser" \
 	audit_has "select count(*) from audit_entries where type='policy' and decision='applied'
 	 and rule='start by request' and session_id='$sid' and $by_op"
-check "(c) its confinement receipt: user airlock-upstream, uid $upuid, uid changed" \
+check "(c) its confinement receipt: user airlock-upstream, uid changed" \
 	audit_has "select count(*) from audit_entries where session_id='$sid' and type='dispatch'
-	 and detail like '%\"confinement\":{%\"uid\":$upuid,%'
 	 and detail like '%\"uid_changed\":true%' and detail like '%\"user\":\"airlock-upstream\"%'"
-check "(c) the upstream process runs as airlock-upstream" \
-	bash -c 'for p in $(pgrep -f -- "--sink $1"); do [ "$(stat -c %u /proc/$p)" = "$2" ] || exit 1; done; [ -n "$(pgrep -f -- "--sink $1")" ]' \
+upuid=$(audit_q "select json_extract(detail, '$.confinement.uid') from audit_entries where
+	session_id='$sid' and type='dispatch' and detail like '%confinement%' limit 1")
+check "(c) …to its session's own uid (${upuid:-none})" delegated_uid "$upuid"
+check "(c) the upstream process runs as that uid" \
+	bash -c 'for p in $(pgrep -f -- "--sink $1"); do [ "$(awk "/^Uid:/ { print \$2 }" /proc/$p/status)" = "$2" ] || exit 1; done; [ -n "$(pgrep -f -- "--sink $1")" ]' \
 	_ "$work/op/vault.sink" "$upuid"
 
 # --- (d) an initial payload of the operator's: ctl reads it, the agent gets it -----------

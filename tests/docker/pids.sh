@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
-# An engine whose tasks run out: `airlock serve` in a pids cgroup of its own
-# (what the unit's TasksMax makes of the service), and a session whose
-# upstream forks until the bound answers EAGAIN (tests/fixtures/upstream.c,
-# mode forks). Root's ctl is served all the same, from the parsers kept
-# ready for root and the engine's uid: status, sessions, freeze, thaw, and
-# the stop that ends the session and its upstream's children. The mutant
-# without them (control_no_ready_parsers) shows what they are for: root is
-# told "parser failed" for every command.
+# An upstream that forks without end (tests/fixtures/upstream.c, mode
+# forks). `airlock serve` runs in a
+# pids cgroup of its own (what the unit's TasksMax makes of the service).
+#
+# First the cgroup's bound comes first: root's ctl is served all the same,
+# from the parsers kept ready for root and the engine's uid (status,
+# freeze, thaw, and the stop that ends the session and every process of
+# its uid). The mutant without them (control_no_ready_parsers): root is
+# told "parser failed".
+#
+# Then the cgroup has room: the session's own uid holds its upstreams to
+# MCP_UPSTREAM_TASKS, a second session's upstream starts and is called, an
+# operate peer's ctl is served, and the stop leaves no process of that
+# uid. The mutant sharing one uid (upstream_shared_uid): the second
+# session's upstream cannot start.
 #
 # usage: pids.sh AIRLOCK AIRLOCK_MUTANTS AGENT_BIN UPSTREAM_BIN
 set -uo pipefail
@@ -47,17 +54,7 @@ on_teardown() {
 
 image=$(scratch_image "$work/image" "$agent") || { not_ok "agent image build"; summary; exit 1; }
 printf '{"note":"forks"}\n' >"$work/payload.in"
-mkdir -p "$work/s" && upstream_box "$work/s"
-cat >"$work/s/config.json" <<JSON
-{"profile": {"image": "$image", "cmd": ["loop"]},
- "bounds": {"session_ms": 300000, "calls": 4096, "stdout_bytes": 4194304},
- "upstreams": {"vault": {"argv": ["$upstream", "--sink", "$work/s/vault.sink", "--mode", "forks"],
-                         "env": {"PATH": "/usr/bin:/bin"}, "paths": {"rw": ["$work/s"]}}},
- "tools": {"store": {"upstream": "vault", "remote": "store", "data_class": "confidential",
-                     "sink_ceiling": "confidential", "response_ceiling": "confidential"}},
- "aliases": {"save": "store"},
- "initial": {"file": "$work/payload.in", "class": "confidential"}}
-JSON
+loop_config s --mode forks
 
 tasks() { cat "$cg/pids.current"; }
 ctl() {	# NAME ARGS...: rc in $rc, output in $work/NAME.out and .err
@@ -80,15 +77,23 @@ until_true() {	# TENTHS COMMAND...
 	return 1
 }
 ended() { [ "$(session_state "$sid")" != running ]; }
+# uid_of SESSION KIND: the uid its upstream's receipt names (its first dispatch)
+uid_of() {
+	sqlite3 "file:$work/$2.db?mode=ro" "select json_extract(detail, '$.confinement.uid') from
+		audit_entries where session_id = '$1' and decision = 'dispatch' and
+		detail like '%confinement%' limit 1" 2>/dev/null
+}
+uid_tasks() { ps -e -o uid=,stat= | awk -v u="$1" '$1 == u && $2 !~ /^Z/' | wc -l; }	# live processes of uid
+drained() { [ "$(tasks)" = 0 ]; }	# its exited tasks reaped too
 near_idle() { [ "$(tasks)" -le $((idle + 8)) ]; }
 no_container() { [ -z "$("$DOCKER" ps -q --filter "label=io.airlock.owner-pid=$engine")" ]; }
 at_bound() { [ "$(tasks)" -ge "$(cat "$cg/pids.max")" ] && [ -s "$work/s/vault.sink" ]; }
 
-# run KIND: an engine in the cgroup, bounded at what it holds idle plus 64;
-# the session started as root; waits until its upstream has forked up to
-# the bound. Sets engine, sock, sid, idle.
-run() {
-	local kind=$1 i
+# serve_in KIND ROOM: an engine in the cgroup, bounded at what it holds
+# idle plus ROOM. Sets engine, sock, idle.
+serve_in() {
+	local kind=$1
+	check "$kind: the cgroup is empty before: nothing left by the run before" until_true 200 drained
 	sock=$work/$kind.sock
 	echo max >"$cg/pids.max"
 	bash -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' _ "$cg" \
@@ -100,10 +105,20 @@ run() {
 		{ cat "$work/serve_$kind.err"; summary; exit 1; }
 	check "$kind: the engine's tasks are counted there" grep -qx "$engine" "$cg/cgroup.procs"
 	idle=$(tasks)
-	echo $((idle + 64)) >"$cg/pids.max"
-	ctl start_$kind start "$work/s/config.json"
-	sid=$(cat "$work/start_$kind.out")
-	check "$kind: a session starts (${sid:-none})" [ "$rc" = 0 -a -n "$sid" ]
+	echo $((idle + $2)) >"$cg/pids.max"
+}
+# bombing KIND ROOM: serve_in KIND ROOM, the bombing session started as
+# root. Sets sid too.
+bombing() {
+	serve_in "$1" "$2"
+	ctl start_$1 start "$work/s/config.json"
+	sid=$(cat "$work/start_$1.out")
+	check "$1: the bombing session starts (${sid:-none})" [ "$rc" = 0 -a -n "$sid" ]
+}
+# run KIND: bombing KIND 64; waits until its upstream has forked up to the bound.
+run() {
+	local kind=$1
+	bombing "$kind" 64
 	check "$kind: its upstream forked up to the bound (idle $idle, max $((idle + 64)))" \
 		until_true 300 at_bound
 	echo "   $kind: $(tasks) tasks of $(cat "$cg/pids.max")"
@@ -144,5 +159,63 @@ kill -TERM "$engine"
 rc=0; wait "$engine" || rc=$?
 check "mutant: with room again the engine stops on SIGTERM (exit $rc)" [ "$rc" = 0 ]
 check "…its container is gone" no_container
+unset AIRLOCK_MUTANT
+
+# --- room in the cgroup: the session's own uid holds its upstreams ---------------
+loop_config t --child yes	# a server with a helper process: it forks at start
+og=$(getent group airlock | cut -d: -f3)
+receipt_uid() { u1=$(uid_of "$sid" "$1"); [ -n "$u1" ]; }	# KIND: sets u1
+uid_gone() { [ -n "$1" ] && [ "$(uid_tasks "$1")" = 0 ]; }	# a uid named, none of its processes
+denied_unavailable() {	# KIND SESSION
+	[ "$(sqlite3 "file:$work/$1.db?mode=ro" "select count(*) from audit_entries where
+		session_id = '$2' and rule = 'upstream_unavailable'" 2>/dev/null)" -gt 0 ] 2>/dev/null
+}
+uid_full() { [ "$(uid_tasks "$u1")" = 512 ]; }	# MCP_UPSTREAM_TASKS: the fork at 512 fails
+two_uids() { [ "$1" != "$2" ] && delegated_uid "$1" && delegated_uid "$2"; }
+# second KIND: a bombing session, then a second one; sets sid, sid2, u1
+second() {
+	local kind=$1
+	bombing "$kind" 4096
+	check "$kind: its upstream's receipt names its uid" until_true 300 receipt_uid "$kind"
+	check "$kind: its uid's processes grow to 512, the bound (uid ${u1:-none})" until_true 600 uid_full
+	echo "   $kind: uid $u1 runs $(uid_tasks "$u1") processes; the cgroup $(tasks) of $(cat "$cg/pids.max")"
+	ctl start2_$kind start "$work/t/config.json"
+	sid2=$(cat "$work/start2_$kind.out")
+}
+second own
+sleep 1
+check "own: held at its uid's bound, $(uid_tasks "$u1") processes of at most 512 (MCP_UPSTREAM_TASKS)" \
+	[ "$(uid_tasks "$u1")" -le 512 ]
+check "…while the service has tasks left" [ "$(tasks)" -lt "$(cat "$cg/pids.max")" ]
+check "own: a second session starts (${sid2:-none})" [ "$rc" = 0 -a -n "$sid2" ]
+check "…and its upstream is called" until_true 300 test -s "$work/t/vault.sink"
+u2=$(uid_of "$sid2" own)
+check "…as a uid of its own (${u2:-none}, not $u1), in the range delegated to airlock-upstream" \
+	two_uids "$u2" "$u1"
+rc=0; setpriv --reuid 65534 --regid 65534 --groups "$og" "$airlock" ctl --socket "$sock" status \
+	>"$work/op.out" 2>"$work/op.err" || rc=$?
+check "an operate peer's ctl is served meanwhile (exit $rc)" said 0 'role operate' "$work/op.out"
+ctl stop1 stop "$sid"
+check "root stops the bombing session (exit $rc)" [ "$rc" = 0 ]
+check "…and no process of its uid $u1 is left" until_true 200 uid_gone "$u1"
+check "…while the second session runs on" [ "$(session_state "$sid2")" = running ]
+kill -TERM "$engine"
+rc=0; wait "$engine" || rc=$?
+check "own: the engine exits 0 on SIGTERM" [ "$rc" = 0 ]
+check "…no process of the second session's uid ${u2:-none} is left" uid_gone "$u2"
+
+airlock=$airlock_mutants
+export AIRLOCK_MUTANT=upstream_shared_uid
+rm -f "$work/t/vault.sink"
+second shared
+check "shared: the bombing upstream runs as airlock-upstream's own uid" [ "$u1" = "$(id -u airlock-upstream)" ]
+check "shared: a second session starts (${sid2:-none})" [ "$rc" = 0 -a -n "$sid2" ]
+sleep 3
+check "…but its upstream, of the same uid, cannot start its helper: nothing reached it in 3 s" [ ! -s "$work/t/vault.sink" ]
+check "…its calls fail upstream_unavailable" until_true 100 denied_unavailable shared "$sid2"
+ctl sstop stop "$sid"
+kill -TERM "$engine"
+rc=0; wait "$engine" || rc=$?
+check "shared: the engine exits 0 on SIGTERM" [ "$rc" = 0 ]
 unset AIRLOCK_MUTANT
 summary

@@ -61,6 +61,11 @@ airlock=$work/bin/airlock upstream=$work/bin/$(basename "$upstream")
 run=$work/run state=$work/state
 install -d -o "$user" -g "$group" -m "$(unit_key RuntimeDirectoryMode)" "$run"
 install -d -o "$user" -g "$group" -m "$(unit_key StateDirectoryMode)" "$state"
+# The sessions' upstream uids are locked in /run/airlock/upstream-uids
+# (engine/mcp/mcp_uids.h), which the engine makes in its RuntimeDirectory:
+# the real one, as systemd would make it, $user's (root's engines still use it).
+install -d -o "$user" -g "$group" -m "$(unit_key RuntimeDirectoryMode)" /run/airlock
+install -d -o "$user" -g "$group" -m 0700 /run/airlock/upstream-uids
 
 image=$(scratch_image "$work/image" "$agent") || { not_ok "agent image build"; summary; exit 1; }
 canary="CANARY-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
@@ -94,8 +99,8 @@ echo "   session: $sid"
 check "ctl start: a session" [ -n "$sid" ]
 check "the session runs and its upstream's sink receives the call" sink_has "$work/a/vault.sink" "$canary"
 up=$(upstream_pid "$engine1")
-check "the upstream runs as airlock-upstream (its /proc)" \
-	proc_ids_are "$up" airlock-upstream ""
+check "the upstream runs as its session's own uid, in airlock-upstream's group (its /proc)" \
+	proc_session_ids "$up"
 check "the upstream holds no capability (effective, permitted, ambient, bounding), no_new_privs" \
 	proc_caps_are "$up" "" "" 1
 parser=$(exe_child "$engine1" "$(dirname "$airlock")/airlock-parser")
@@ -106,8 +111,8 @@ check "the parser holds no capability (effective, permitted, ambient, bounding),
 wd=$(pgrep -u "$user" -f "^$airlock-watchdog watchdog " | head -n 1)
 check "the session's watchdog, $user too, holds CAP_KILL alone (permitted, effective, ambient)" \
 	proc_holds_only "$wd" CAP_KILL
-check "the audit's receipt: the upstream ran as airlock-upstream, uid changed" \
-	receipt_is "$state/audit.db" airlock-upstream "$(id -u airlock-upstream)" True
+check "the audit's receipt: the upstream ran as airlock-upstream, uid changed to its session's" \
+	receipt_session_uid "$state/audit.db"
 check "the audit log is the engine's, 0600 (UMask)" [ "$(stat -c '%a %U' "$state/audit.db")" = "600 $user" ]
 
 # An upstream as the engine's own user would be taken for the engine by its socket.
@@ -134,7 +139,7 @@ sid=$(ctl start "$work/h/config.json" 2>"$work/start_h.err" | awk '{ print $NF }
 check "a session whose upstream ignores EOF and SIGTERM: its sink receives the call" \
 	sink_has "$work/h/vault.sink" "$canary"
 up=$(upstream_pid "$engine1")
-check "its upstream runs as airlock-upstream" proc_ids_are "$up" airlock-upstream ""
+check "its upstream runs as its session's uid" proc_session_ids "$up"
 ctl stop "$sid" >/dev/null 2>&1
 for _ in $(seq 300); do session_gone "$sid" && break; sleep 0.1; done
 gone() { for _ in $(seq 100); do [ ! -d "/proc/$1" ] || grep -q '^State:.*Z' "/proc/$1/status" && return 0; sleep 0.1; done; return 1; }
@@ -159,8 +164,9 @@ check "the engine starts again as the unit runs it" unit_serve serve-k.err "$amb
 sid=$(ctl start "$work/k/config.json" 2>"$work/start_k.err" | awk '{ print $NF }')
 check "a session whose upstream started a child: the call reaches the sink" \
 	sink_has "$work/k/vault.sink" "$canary"
-runs_k() { pgrep -u airlock-upstream -f "[-]-sink $work/k/vault.sink" | wc -l; }
-check "the upstream and its child run as airlock-upstream ($(runs_k) processes)" [ "$(runs_k)" = 2 ]
+runs_k() { pgrep -f "[-]-sink $work/k/vault.sink" | wc -l; }
+check "the upstream and its child run ($(runs_k) processes)" [ "$(runs_k)" = 2 ]
+check "…as the session's own uid" proc_session_ids "$(pgrep -f "[-]-sink $work/k/vault.sink" | head -n 1)"
 kill -KILL "$engine"
 wait "$engine" 2>/dev/null
 none_k() { [ "$(runs_k)" = 0 ]; }

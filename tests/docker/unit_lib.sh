@@ -106,6 +106,17 @@ proc_ids_are() {
 		[ "$(status_field "$pid" Gid)" = "$g $g $g $g" ] && [ "$groups" = "$3" ]
 }
 
+# proc_session_ids PID: every uid one of a session's own (delegated_uid),
+# every gid airlock-upstream's group, no supplementary group.
+proc_session_ids() {
+	local pid=$1 u g
+	[ -n "$pid" ] && [ -r "/proc/$pid/status" ] || return 1
+	u=$(status_field "$pid" Uid | awk '{ print $1 }') g=$(id -g airlock-upstream)
+	echo "   pid $pid: Uid $(status_field "$pid" Uid), Gid $(status_field "$pid" Gid), Groups '$(status_field "$pid" Groups)'"
+	delegated_uid "$u" && [ "$(status_field "$pid" Uid)" = "$u $u $u $u" ] &&
+		[ "$(status_field "$pid" Gid)" = "$g $g $g $g" ] && [ -z "$(status_field "$pid" Groups)" ]
+}
+
 # proc_caps_are PID "CAPS" "BOUNDING" NNP: inheritable, permitted, effective
 # and ambient exactly CAPS (systemd gives ambient ones all four), bounding
 # exactly BOUNDING, NoNewPrivs NNP.
@@ -165,6 +176,19 @@ receipt_is() {	# DB USER UID CHANGED: until such a receipt is there (10 s)
 	local i
 	for i in $(seq 100); do
 		receipts "$1" 2>/dev/null | grep -qx "$2 $3 $4" && return 0
+		sleep 0.1
+	done
+	receipts "$1"
+	return 1
+}
+# receipt_session_uid DB: a receipt of user airlock-upstream, uid changed, to
+# a session's own uid (10 s)
+receipt_session_uid() {
+	local i u
+	for i in $(seq 100); do
+		for u in $(receipts "$1" 2>/dev/null | awk '$1 == "airlock-upstream" && $3 == "True" { print $2 }'); do
+			delegated_uid "$u" && return 0
+		done
 		sleep 0.1
 	done
 	receipts "$1"

@@ -23,7 +23,7 @@ tmux_sock=airlock-upstreams-$$
 owner_pids() { printf '%s\n' "${helpers[@]}"; }
 on_teardown() { tmux -L "$tmux_sock" kill-server 2>/dev/null; }
 on_not_ok() { tail -n 40 "$work/last.screen" 2>/dev/null | sed 's/^/    | /'; }
-uid=$(id -u airlock-upstream) || { not_ok "the user airlock-upstream exists (scripts/setup)"; summary; exit 1; }
+id -u airlock-upstream >/dev/null || { not_ok "the user airlock-upstream exists (scripts/setup)"; summary; exit 1; }
 landlock=$(sed -n 's/^PASS  landlock *ABI \([0-9]*\)$/\1/p' < <("$airlock" doctor 2>/dev/null))
 
 image=$(scratch_image "$work/image" "$agent") || { not_ok "agent image build"; summary; exit 1; }
@@ -88,7 +88,11 @@ check "its container is found by its session label" test -n "$ctr"
 "$airlock" inspect "$ctr" --socket "$work/e.sock" >"$work/inspect.out" 2>&1
 cp "$work/inspect.out" "$work/last.screen"
 check "inspect names the container's session" grep -qF "upstreams of session $sid:" "$work/inspect.out"
-check "inspect: the default upstream runs as airlock-upstream under Landlock ABI $landlock, network none" \
+# Both upstreams are airlock-upstream's: they run as the session's own uid.
+uid=$(sed -n 's/^  vault \+uid \([0-9]*\) .*/\1/p' "$work/inspect.out")
+check "inspect: they run as the session's own uid (${uid:-none}), delegated to airlock-upstream" \
+	delegated_uid "$uid"
+check "inspect: the default upstream runs as that uid of airlock-upstream under Landlock ABI $landlock, network none" \
 	grep -qE "^  vault +uid $uid \(airlock-upstream\)  landlock ABI $landlock, [0-9]+ rules \(ro 0, rw 1\)  seccomp [0-9a-f]{16}  network none  isolation process$" "$work/inspect.out"
 check "inspect: privileged on a non-root user: its uid, marked PRIVILEGED" \
 	grep -qE "^  outbox +uid $uid \(airlock-upstream\)  landlock ABI $landlock, .*network none  isolation process  PRIVILEGED$" "$work/inspect.out"
@@ -132,7 +136,7 @@ short=${sid#s-}; short=${short:0:8}
 check "the console shows the session" wait_re "$short" 20
 keys 2
 check "its detail lists the upstreams" wait_re "^ Upstreams" 10
-check "console: the default upstream's uid is airlock-upstream's" \
+check "console: the default upstream's uid is the session's" \
 	wait_re "^  vault +uid $uid \(airlock-upstream\) +isolation process *$" 10
 check "console: its Landlock ABI and network none" \
 	wait_re "^    landlock ABI $landlock, [0-9]+ rules +paths ro 0 rw 1 +seccomp [0-9a-f]{16} +network none" 10

@@ -2,10 +2,11 @@
 #define AIRLOCK_TEST_UPSTREAM_DIR_H
 
 /*
- * Tests run as root in CI, and then an upstream runs as airlock-upstream
- * (engine/mcp/mcp_confine.h), which cannot enter a scratch directory
- * (mkdtemp: 0700, root's). These give it one it may write, as an operator
- * would: owned by that user and listed in the upstream's "paths.rw".
+ * Tests run as root in CI, and then an upstream runs as airlock-upstream,
+ * or as a session's own uid in its group (engine/mcp/mcp_uids.h), which
+ * cannot enter a scratch directory (mkdtemp: 0700, root's). These give it
+ * one it may write, as an operator would: the user's and its group's
+ * (2770), and listed in the upstream's "paths.rw".
  */
 
 #include <dirent.h>
@@ -17,13 +18,13 @@
 
 #include "mcp_confine.h"
 
-/* dir itself belongs to the upstream's user (no-op unless root). */
+/* dir itself belongs to the upstream's user and group (no-op unless root). */
 static inline void
 upstream_dir_own(const char *dir)
 {
 	struct passwd *pw = geteuid() == 0 ? getpwnam(MCP_CONFINE_USER) : NULL;
 
-	if (pw && chown(dir, pw->pw_uid, pw->pw_gid) != 0)
+	if (pw && (chown(dir, pw->pw_uid, pw->pw_gid) != 0 || chmod(dir, 02770) != 0))
 		fail_msg("chown %s: %s", dir, strerror(errno));
 }
 

@@ -1,0 +1,203 @@
+/* A uid of its own for each session's upstreams: the delegated range, the locks, the sweep. */
+#include "mcp_uids.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <shadow/subid.h>
+
+#define SWEEP_ROUNDS	100	/* kill(-1) rounds before a uid is called stuck */
+#define SWEEP_REST_US	10000	/* between them: the killed exit */
+#define TAKE_TRIES	4096	/* uids tried for a free lock */
+
+static struct {
+	pthread_once_t once;
+	unsigned long start, count;	/* count 0: none delegated */
+	atomic_ulong next;		/* where the next take starts looking */
+} range = { .once = PTHREAD_ONCE_INIT };
+
+/* The first range /etc/subuid delegates to MCP_UIDS_OWNER, read once a process. */
+static void
+read_range(void)
+{
+	struct subid_range *r = NULL;
+
+	subid_init("airlock", NULL);	/* its complaints to /dev/null: ours say it */
+	if (subid_get_uid_ranges(MCP_UIDS_OWNER, &r) > 0 && r[0].start > 0 &&
+	    r[0].start + r[0].count <= (unsigned long)INT32_MAX) {
+		range.start = r[0].start;
+		range.count = r[0].count;
+		atomic_store(&range.next, (unsigned long)getpid() % r[0].count);
+	}
+	free(r);
+}
+
+/* MCP_UIDS_DIR and its parent, 0700 and 0755 as made; -1 when neither is there. */
+static int
+lock_dir(struct al_err *err)
+{
+	char parent[] = MCP_UIDS_DIR;
+
+	*strrchr(parent, '/') = '\0';
+	if (mkdir(parent, 0755) < 0 && errno != EEXIST)
+		return al_fail(err, "upstream uids: %s: %s", parent, strerror(errno));
+	if (mkdir(MCP_UIDS_DIR, 0700) < 0 && errno != EEXIST)
+		return al_fail(err, "upstream uids: %s: %s", MCP_UIDS_DIR, strerror(errno));
+	return 0;
+}
+
+/* The lock on uid's file, held: its descriptor, or -1 (held elsewhere, or no file). */
+static int
+try_lock(uid_t uid)
+{
+	char path[sizeof MCP_UIDS_DIR + 16];
+	int fd;
+
+	snprintf(path, sizeof path, "%s/%u", MCP_UIDS_DIR, (unsigned)uid);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+int
+mcp_uids_delegated(unsigned long *first, unsigned long *count)
+{
+	pthread_once(&range.once, read_range);
+	*first = range.start;
+	*count = range.count;
+	return range.count > 0 ? 0 : -1;
+}
+
+int
+mcp_uid_take(struct mcp_uid *u, struct al_err *err)
+{
+	unsigned long i, k;
+	int fd;
+
+	u->uid = 0;
+	u->lock_fd = -1;
+	pthread_once(&range.once, read_range);
+	if (range.count == 0)
+		return al_fail(err, "no uids are delegated to %s in /etc/subuid: run scripts/setup, "
+			       "or usermod --add-subuids FIRST-LAST %s", MCP_UIDS_OWNER, MCP_UIDS_OWNER);
+	if (lock_dir(err) < 0)
+		return -1;
+	for (i = 0; i < range.count && i < TAKE_TRIES; i++) {
+		k = atomic_fetch_add(&range.next, 1) % range.count;
+		if ((fd = try_lock((uid_t)(range.start + k))) < 0)
+			continue;
+		/* Left by an engine that died with its lock: gone before it is used. */
+		if (mcp_uid_kill_all((uid_t)(range.start + k)) < 0) {
+			close(fd);
+			continue;
+		}
+		u->uid = (uid_t)(range.start + k);
+		u->lock_fd = fd;
+		return 0;
+	}
+	return al_fail(err, "every upstream uid delegated to %s is in use (%lu tried)",
+		       MCP_UIDS_OWNER, i);
+}
+
+void
+mcp_uid_give_back(struct mcp_uid *u)
+{
+	if (u->uid == 0)
+		return;
+	/* Still held when a process outlives the sweep: no session gets it from this engine. */
+	if (mcp_uid_kill_all(u->uid) == 0)
+		close(u->lock_fd);
+	u->uid = 0;
+	u->lock_fd = -1;
+}
+
+/* A process whose real uid is uid and that is not a zombie (/proc/PID/status). */
+static bool
+uid_runs(uid_t uid)
+{
+	char path[sizeof "/proc//status" + 256], line[256];
+	bool found = false, zombie;
+	struct dirent *d;
+	unsigned long ruid;
+	DIR *dir = opendir("/proc");
+	FILE *f;
+
+	if (!dir)
+		return true;	/* unknown: not called gone */
+	while (!found && (d = readdir(dir))) {
+		if (!isdigit((unsigned char)d->d_name[0]))
+			continue;
+		snprintf(path, sizeof path, "/proc/%s/status", d->d_name);
+		if (!(f = fopen(path, "re")))
+			continue;	/* gone meanwhile */
+		zombie = false;
+		while (fgets(line, sizeof line, f)) {
+			if (strncmp(line, "State:", 6) == 0)
+				zombie = strchr(line, 'Z') != NULL;
+			if (sscanf(line, "Uid: %lu", &ruid) == 1) {
+				found = ruid == uid && !zombie;
+				break;
+			}
+		}
+		fclose(f);
+	}
+	closedir(dir);
+	return found;
+}
+
+/* One child that takes uid and signals every process it may (kill(-1) spares itself). */
+static int
+kill_round(uid_t uid)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		/* Raw system calls: this child of a threaded engine makes no other. */
+		if (syscall(SYS_setresuid, uid, uid, uid) < 0)
+			_exit(2);
+		kill(-1, SIGKILL);
+		_exit(0);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+int
+mcp_uid_kill_all(uid_t uid)
+{
+	int i;
+
+	if (uid == 0)
+		return -1;
+	for (i = 0; i < SWEEP_ROUNDS; i++) {
+		if (!uid_runs(uid))
+			return 0;
+		if (kill_round(uid) < 0)
+			return -1;
+		usleep(SWEEP_REST_US);
+	}
+	return -1;
+}
