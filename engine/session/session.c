@@ -195,6 +195,66 @@ session_record(struct session *s, enum audit_decision d, const char *rule, const
 }
 
 /*
+ * The end, as session_record; refused, it goes to the end_unsaved hook to
+ * be written again (the test build's mutant drops it, as before).
+ */
+static void
+record_end(struct session *s, enum audit_decision d, const char *rule, const char *detail)
+{
+	struct journal j = { s->o->audit, s->o->otlp };
+	struct session_end_entry *k;
+	struct audit_entry e;
+
+	session_entry(s, &e, rule, detail);
+	if (journal_write(&j, NULL, d, &e, NULL) == 0) {
+		if (lane_refused(s))
+			session_end(s, SESSION_END_AUDIT_FAILED);
+		return;
+	}
+	s->sum->audit_failures++;
+	session_end(s, SESSION_END_AUDIT_FAILED);
+	if (!s->o->hooks.end_unsaved || mutant("session_end_dropped") ||
+	    !(k = calloc(1, sizeof *k)))
+		return;
+	snprintf(k->session_id, sizeof k->session_id, "%s", e.session_id);
+	k->decision = d;
+	k->rule = rule;
+	snprintf(k->class_before, sizeof k->class_before, "%s", e.class_before ? e.class_before : "");
+	snprintf(k->class_after, sizeof k->class_after, "%s", e.class_after ? e.class_after : "");
+	k->revision = e.revision;
+	if (detail && !(k->detail = strdup(detail))) {
+		free(k);
+		return;
+	}
+	s->o->hooks.end_unsaved(s->o->hooks.ctx, k);
+}
+
+int
+session_end_write(const struct session_end_entry *k, struct audit *a, struct otlp *otlp)
+{
+	struct journal j = { a, otlp };
+	struct audit_entry e = {
+		.session_id = k->session_id,
+		.rule = k->rule,
+		.revision = k->revision,
+		.class_before = k->class_before[0] ? k->class_before : NULL,
+		.class_after = k->class_after[0] ? k->class_after : NULL,
+		.detail = k->detail,
+	};
+
+	return journal_write(&j, NULL, k->decision, &e, NULL);
+}
+
+void
+session_end_entry_free(struct session_end_entry *k)
+{
+	if (!k)
+		return;
+	free(k->detail);
+	free(k);
+}
+
+/*
  * An entry nothing acts on before the session's next durable entry: it
  * rides on that commit (or any earlier one of the log, or its timer,
  * audit.h). The start and a passed preflight are such entries: the first
@@ -594,8 +654,8 @@ finish(struct session *s)
 	sum->duration_ms = clock_mono_ms() - s->t0_ms;
 	detail = session_summary_json(sum);
 	text = detail ? json_dumps(detail, JSON_COMPACT) : NULL;
-	session_record(s, session_end_normal(sum->end) ? AUDIT_D_NORMAL : AUDIT_D_ABNORMAL,
-	       session_end_id(sum->end), text);
+	record_end(s, session_end_normal(sum->end) ? AUDIT_D_NORMAL : AUDIT_D_ABNORMAL,
+		   session_end_id(sum->end), text);
 	/*
 	 * Carried by the end's commit; a failure there leaves them to the
 	 * timer, decided here. A lane that failed before was counted then.

@@ -70,6 +70,26 @@ struct session_status {
 	const struct session_summary *summary;	/* set once ENDED */
 };
 
+/*
+ * A session's end entry the log refused (a full disk, say), kept to be
+ * written again (session_end_write) once the log takes entries: else the
+ * next engine on the log takes the session for lost (engine_lost) and
+ * the reason it ended is gone. Written then, its time is the write's;
+ * its detail says how long the session ran.
+ */
+struct session_end_entry {
+	char session_id[SNAP_ID_MAX];
+	enum audit_decision decision;
+	const char *rule;		/* session_end_id's: static */
+	char class_before[SNAP_CLASS_MAX], class_after[SNAP_CLASS_MAX];
+	int64_t revision;
+	char *detail;			/* the summary's JSON text; NULL: none */
+};
+
+/* 0 once the log holds it, -1 while it refuses it. */
+int session_end_write(const struct session_end_entry *e, struct audit *a, struct otlp *otlp);
+void session_end_entry_free(struct session_end_entry *e);
+
 struct session_hooks {
 	void *ctx;
 	void (*publish)(void *ctx, const struct session_status *st);
@@ -82,6 +102,11 @@ struct session_hooks {
 	void (*lease)(void *ctx, struct lease *l);
 	/* The lease failed (from the pulse thread): reason is a fixed word. */
 	void (*lease_failed)(void *ctx, const char *reason);
+	/*
+	 * The log refused the end entry: e is the receiver's to write again
+	 * and free. NULL: it is freed, the end lost (counted in the summary).
+	 */
+	void (*end_unsaved)(void *ctx, struct session_end_entry *e);
 };
 
 struct gateway_hold;

@@ -542,6 +542,7 @@ supervisor_close(struct supervisor *s)
 	sup_pool_stop(s);
 	wait_stoppers(s);
 	sup_keeper_stop(s);
+	sup_ends_close(s);	/* every session has ended: one more try */
 	if (s->host_started)
 		pthread_join(s->host_thread, NULL);
 	sup_writer_stop(s);

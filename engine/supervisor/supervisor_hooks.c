@@ -194,6 +194,14 @@ on_lease_failed(void *ctx, const char *reason)
 }
 
 /* The hooks a session's worker runs with: each reports into sl. */
+static void
+on_end_unsaved(void *ctx, struct session_end_entry *e)
+{
+	struct slot *sl = ctx;
+
+	sup_end_unsaved(sl->sup, e);
+}
+
 struct session_hooks
 sup_hooks(struct slot *sl)
 {
@@ -203,5 +211,6 @@ sup_hooks(struct slot *sl)
 		.report = on_report,
 		.lease = on_lease,
 		.lease_failed = on_lease_failed,
+		.end_unsaved = on_end_unsaved,
 	};
 }

@@ -249,7 +249,8 @@ host_run(struct supervisor *s)
  * The keeper's jobs, each asked in turn whether it is due (under the
  * lock, lowering next to when it will be) and the first due run without
  * the lock: the sweep; a grant's lapse (policy, before the housekeeping);
- * what stands, written again after the log refused it; a look at the
+ * what stands, and sessions' ends, written again after the log refused
+ * them; a look at the
  * quarantined containers' pause; the host checks.
  */
 static const struct keeper_job {
@@ -259,6 +260,7 @@ static const struct keeper_job {
 	{ sweep_due, sup_keeper_sweep },
 	{ sup_grant_due, sup_grant_lapse },
 	{ sup_standing_retry_due, sup_standing_retry },
+	{ sup_ends_retry_due, sup_ends_retry },
 	{ sup_quarantine_look_due, sup_quarantine_look },
 	{ host_due, host_run },
 };

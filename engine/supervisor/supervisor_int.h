@@ -183,6 +183,15 @@ struct supervisor {
 	 */
 	atomic_bool standing_unsaved;
 	int64_t standing_retry_ms;
+	/*
+	 * Under lock: sessions' end entries the log refused (a session's
+	 * end_unsaved hook); the keeper writes them again from ends_retry_ms
+	 * on, and close once more. Past SUPERVISOR_SESSIONS_MAX one is lost
+	 * (it was counted as refused when it was).
+	 */
+	struct session_end_entry *unsaved_ends[SUPERVISOR_SESSIONS_MAX];
+	size_t n_unsaved_ends;
+	int64_t ends_retry_ms;
 	struct snap_author self;	/* the author of a request that names none */
 	/*
 	 * Time-boxed grants (supervisor_grant.c): changed under policy and
@@ -340,6 +349,15 @@ void sup_standing_save(struct supervisor *s, const struct snap_author *by);
  */
 bool sup_standing_retry_due(struct supervisor *s, int64_t now_ms, int64_t *next_ms);
 void sup_standing_retry(struct supervisor *s);
+/*
+ * A session's end entry the log refused, kept (e is the supervisor's):
+ * sup_ends_retry_due and sup_ends_retry as the standing sets' above;
+ * sup_ends_close at close: one more try, then what is left is freed.
+ */
+void sup_end_unsaved(struct supervisor *s, struct session_end_entry *e);
+bool sup_ends_retry_due(struct supervisor *s, int64_t now_ms, int64_t *next_ms);
+void sup_ends_retry(struct supervisor *s);
+void sup_ends_close(struct supervisor *s);
 /*
  * At open, before any session: the sets the last engine saved, and its
  * revision; an entry "standing restored" says so. An entry that cannot be

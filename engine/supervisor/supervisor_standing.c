@@ -176,6 +176,71 @@ supervisor_standing_unsaved(struct supervisor *s)
 	return atomic_load(&s->standing_unsaved);
 }
 
+/* ---- sessions' ends the log refused ---- */
+
+void
+sup_end_unsaved(struct supervisor *s, struct session_end_entry *e)
+{
+	pthread_mutex_lock(&s->lock);
+	if (s->n_unsaved_ends == SUPERVISOR_SESSIONS_MAX) {
+		session_end_entry_free(e);	/* counted when refused; too many kept */
+	} else {
+		s->unsaved_ends[s->n_unsaved_ends++] = e;
+		s->ends_retry_ms = clock_mono_ms() + STANDING_RETRY_MS;
+		pthread_cond_signal(&s->keeper_cond);
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+bool
+sup_ends_retry_due(struct supervisor *s, int64_t now_ms, int64_t *next_ms)
+{
+	if (s->n_unsaved_ends == 0)
+		return false;
+	if (now_ms >= s->ends_retry_ms) {
+		s->ends_retry_ms = now_ms + STANDING_RETRY_MS;	/* this turn taken */
+		return true;
+	}
+	if (s->ends_retry_ms < *next_ms)
+		*next_ms = s->ends_retry_ms;
+	return false;
+}
+
+/* Each kept end written, in the order they came; those still refused stay. */
+void
+sup_ends_retry(struct supervisor *s)
+{
+	struct session_end_entry *e;
+	size_t i = 0;
+
+	pthread_mutex_lock(&s->lock);
+	while (i < s->n_unsaved_ends) {
+		e = s->unsaved_ends[i];
+		pthread_mutex_unlock(&s->lock);	/* a write waits for the disk */
+		if (session_end_write(e, s->o.audit, s->o.otlp) < 0) {
+			pthread_mutex_lock(&s->lock);
+			break;		/* still refused: the rest wait their turn */
+		}
+		pthread_mutex_lock(&s->lock);
+		memmove(&s->unsaved_ends[i], &s->unsaved_ends[i + 1],
+			(s->n_unsaved_ends - i - 1) * sizeof s->unsaved_ends[0]);
+		s->n_unsaved_ends--;
+		session_end_entry_free(e);
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+void
+sup_ends_close(struct supervisor *s)
+{
+	size_t i;
+
+	sup_ends_retry(s);
+	for (i = 0; i < s->n_unsaved_ends; i++)
+		session_end_entry_free(s->unsaved_ends[i]);
+	s->n_unsaved_ends = 0;
+}
+
 /* ---- the next engine ---- */
 
 /* {"by", "uid", "via", "revision"} into *a and *revision; -1 unless each is there. */

@@ -328,8 +328,8 @@ mnt=$work/mnt sock=$work/durable.sock
 mkdir -p "$mnt" && mount -t tmpfs -o size=3m tmpfs "$mnt" ||
 	{ not_ok "a tmpfs for the log"; summary; exit 1; }
 on_teardown() { umount "$mnt" 2>/dev/null || umount -l "$mnt"; }
-durable_serve() {	# LOG
-	"$airlock" serve --socket "$sock" --audit "$mnt/audit.db" 2>"$work/$1" </dev/null &
+durable_serve() {	# LOG [DB]
+	"$airlock" serve --socket "$sock" --audit "${2:-$mnt/audit.db}" 2>"$work/$1" </dev/null &
 	engine=$!
 	helpers+=("$engine")
 	serve_ready "$work/$1" "$engine"
@@ -363,6 +363,65 @@ rm -f "$sock"
 check "a new serve on the log" durable_serve durable2.err
 check "…starts frozen: the freeze outlived the full log and the SIGKILL" \
 	bash -c '"$1" ctl --socket "$2" status | grep -q "^frozen   yes"' _ "$airlock" "$sock"
+kill -TERM "$engine"
+wait "$engine" 2>/dev/null
+
+# ---- a session's end is never lost to a full log ----
+# serve on that tmpfs again, a session calling; the log filled: its calls
+# are refused, it ends audit_failed, and its end entry, refused too, is
+# kept. Space freed, the engine writes it by itself; SIGKILLed then, the
+# next engine on the log finds the session ended, not lost. The mutant
+# that drops the refused end (session_end_dropped: the engine before)
+# writes none, and the next engine calls the session engine_lost.
+printf '{"note":"full"}\n' >"$work/payload.in"
+loop_config fulllog
+full_ended() { grep -q "session $sid ended audit_failed" "$work/full_$kind.err"; }
+log_q() { sqlite3 "file:$mnt/$kind.db?mode=ro" "$1" 2>/dev/null; }
+end_in_log() { [ "$(log_q "select count(*) from audit_entries where session_id = '$sid'
+	and type = 'session_end' and rule = 'audit_failed'")" = 1 ]; }
+lost_in_log() { [ "$(log_q "select count(*) from audit_entries where session_id = '$sid'
+	and rule = 'engine_lost'")" -gt 0 ] 2>/dev/null; }
+end_kept() {	# KIND BINARY [MUTANT]: to the next engine's start; sets sid
+	kind=$1
+	rm -f "$sock" "$work/fulllog/vault.sink"
+	AIRLOCK_MUTANT=${3:-} "$2" serve --socket "$sock" --audit "$mnt/$kind.db" \
+		2>"$work/full_$kind.err" </dev/null &
+	engine=$!
+	helpers+=("$engine")
+	check "$kind: serve on a log in the tmpfs" serve_ready "$work/full_$kind.err" "$engine"
+	sid=$("$airlock" ctl --socket "$sock" start "$work/fulllog/config.json" 2>"$work/start_$kind.err")
+	check "$kind: a session starts (${sid:-none})" [ -n "$sid" ]
+	check "$kind: …and calls" wait_for 300 test -s "$work/fulllog/vault.sink"
+	dd if=/dev/zero of="$mnt/fill" bs=4k 2>/dev/null
+	check "$kind: the log full, the session ends audit_failed" wait_for 300 full_ended
+	rm -f "$mnt/fill"
+}
+# The next engine on the log ends, at its start, every session it finds
+# unended whose engine is gone (engine_lost): done once it listens.
+after_kill() {	# LOG: SIGKILL, then the next serve on the same log
+	kill -KILL "$engine"
+	wait "$engine" 2>/dev/null
+	rm -f "$sock"
+	check "$kind: the next serve on the log" durable_serve "$1" "$mnt/$kind.db"
+}
+not_lost() {	# its start in the log, and no engine_lost
+	[ "$(log_q "select count(*) from audit_entries where session_id = '$sid'
+		and type = 'session_start'")" = 1 ] && ! lost_in_log
+}
+end_kept kept "$airlock"
+check "kept: space freed, the engine writes the session's end by itself (audit_failed)" \
+	wait_for 100 end_in_log
+after_kill full_kept2.err
+check "…which does not call the session lost" not_lost
+kill -TERM "$engine"
+wait "$engine" 2>/dev/null
+
+end_kept dropped "$mutants" session_end_dropped
+sleep 3
+check "dropped (mutant): 3 s after space is back, no end in the log" bash -c '[ "$1" = 0 ]' _ \
+	"$(log_q "select count(*) from audit_entries where session_id = '$sid' and type = 'session_end'")"
+after_kill full_dropped2.err
+check "…and the next serve calls the session lost (engine_lost)" lost_in_log
 kill -TERM "$engine"
 wait "$engine" 2>/dev/null
 
