@@ -58,15 +58,9 @@ pool_find(struct supervisor *s, const char *key)
 static bool
 slot_take(struct supervisor *s)
 {
-	struct timespec ts;
-
 	while (!atomic_load(&s->pool_quit)) {
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += 100 * 1000000L;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
+		struct timespec ts = clock_deadline(CLOCK_REALTIME, 100);	/* sem_timedwait's clock */
+
 		if (sem_timedwait(&s->launch_slots, &ts) == 0)
 			return true;
 	}

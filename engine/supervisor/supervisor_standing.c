@@ -12,6 +12,9 @@
  * The entry's detail: {"by", "uid", "via", "revision", "revoked": [{"tool",
  * "by", "uid", "via", "revision"}], "held": [tool], "flows": ["a>b"],
  * "frozen": {"by", "uid", "via", "revision"} or absent}. Names only.
+ *
+ * Sessions' end entries the log refused are kept here too and written
+ * again on the same beat (sup_end_unsaved).
  */
 
 #include "supervisor_int.h"
@@ -147,18 +150,23 @@ sup_standing_save(struct supervisor *s, const struct snap_author *by)
 	standing_write(s, by, NULL);
 }
 
+/* A retry's turn at *at_ms: taken (the next one set) when due, else *next_ms lowered to it. */
+static bool
+turn_due(int64_t *at_ms, int64_t now_ms, int64_t *next_ms)
+{
+	if (now_ms >= *at_ms) {
+		*at_ms = now_ms + STANDING_RETRY_MS;
+		return true;
+	}
+	if (*at_ms < *next_ms)
+		*next_ms = *at_ms;
+	return false;
+}
+
 bool
 sup_standing_retry_due(struct supervisor *s, int64_t now_ms, int64_t *next_ms)
 {
-	if (!s->standing_unsaved)
-		return false;
-	if (now_ms >= s->standing_retry_ms) {
-		s->standing_retry_ms = now_ms + STANDING_RETRY_MS;	/* this turn taken */
-		return true;
-	}
-	if (s->standing_retry_ms < *next_ms)
-		*next_ms = s->standing_retry_ms;
-	return false;
+	return s->standing_unsaved && turn_due(&s->standing_retry_ms, now_ms, next_ms);
 }
 
 /* What stands now, again, by the engine: the sets are the latest whoever moved them. */
@@ -195,15 +203,7 @@ sup_end_unsaved(struct supervisor *s, struct session_end_entry *e)
 bool
 sup_ends_retry_due(struct supervisor *s, int64_t now_ms, int64_t *next_ms)
 {
-	if (s->n_unsaved_ends == 0)
-		return false;
-	if (now_ms >= s->ends_retry_ms) {
-		s->ends_retry_ms = now_ms + STANDING_RETRY_MS;	/* this turn taken */
-		return true;
-	}
-	if (s->ends_retry_ms < *next_ms)
-		*next_ms = s->ends_retry_ms;
-	return false;
+	return s->n_unsaved_ends > 0 && turn_due(&s->ends_retry_ms, now_ms, next_ms);
 }
 
 /* Each kept end written, in the order they came; those still refused stay. */
