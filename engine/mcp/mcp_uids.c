@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -24,6 +25,13 @@
 #define SWEEP_ROUNDS	100	/* kill(-1) rounds before a uid is called stuck */
 #define SWEEP_REST_US	10000	/* between them: the killed exit */
 #define TAKE_TRIES	4096	/* uids tried for a free lock */
+/*
+ * A lock file's one byte, written under its lock: MARK_HELD while a
+ * session has the uid (left so by an engine that died: the next taker
+ * sweeps), MARK_SWEPT once it was given back swept.
+ */
+#define MARK_SWEPT	'0'
+#define MARK_HELD	'1'
 
 static struct {
 	pthread_once_t once;
@@ -90,6 +98,7 @@ int
 mcp_uid_take(struct mcp_uid *u, struct al_err *err)
 {
 	unsigned long i, k;
+	char mark;
 	int fd;
 
 	u->uid = 0;
@@ -104,8 +113,19 @@ mcp_uid_take(struct mcp_uid *u, struct al_err *err)
 		k = atomic_fetch_add(&range.next, 1) % range.count;
 		if ((fd = try_lock((uid_t)(range.start + k))) < 0)
 			continue;
-		/* Left by an engine that died with its lock: gone before it is used. */
-		if (mcp_uid_kill_all((uid_t)(range.start + k)) < 0) {
+		/*
+		 * Held when its engine died: swept before it is used. A new
+		 * file's uid has run nothing since the directory was made (a
+		 * boot, or the service's start: systemd kills what the last
+		 * one left).
+		 */
+		if (pread(fd, &mark, 1, 0) == 1 && mark != MARK_SWEPT &&
+		    mcp_uid_kill_all((uid_t)(range.start + k)) < 0) {
+			close(fd);
+			continue;
+		}
+		mark = MARK_HELD;
+		if (pwrite(fd, &mark, 1, 0) != 1) {
 			close(fd);
 			continue;
 		}
@@ -122,9 +142,15 @@ mcp_uid_give_back(struct mcp_uid *u)
 {
 	if (u->uid == 0)
 		return;
+	char mark = MARK_SWEPT;
+
 	/* Still held when a process outlives the sweep: no session gets it from this engine. */
-	if (mcp_uid_kill_all(u->uid) == 0)
+	if (mcp_uid_kill_all(u->uid) == 0) {
+		if (pwrite(u->lock_fd, &mark, 1, 0) != 1) {
+			/* unmarked: the next taker sweeps it again */
+		}
 		close(u->lock_fd);
+	}
 	u->uid = 0;
 	u->lock_fd = -1;
 }
@@ -163,9 +189,15 @@ uid_runs(uid_t uid)
 	return found;
 }
 
-/* One child that takes uid and signals every process it may (kill(-1) spares itself). */
+/*
+ * One child that takes uid, signals every process it may (kill(-1) spares
+ * itself) and asks the kernel whether any is left: under RLIMIT_NPROC 2 a
+ * fork succeeds only while the uid holds no task but this one (a killed
+ * process counts until its parent reaps it). 1: none left; 0: some (or
+ * their zombies); -1: the child could not be made or could not tell.
+ */
 static int
-kill_round(uid_t uid)
+sweep(uid_t uid)
 {
 	int status;
 	pid_t pid = fork();
@@ -174,29 +206,40 @@ kill_round(uid_t uid)
 		return -1;
 	if (pid == 0) {
 		/* Raw system calls: this child of a threaded engine makes no other. */
-		if (syscall(SYS_setresuid, uid, uid, uid) < 0)
-			_exit(2);
+		struct rlimit two = { 2, 2 };
+		long probe;
+
+		if (syscall(SYS_setresuid, uid, uid, uid) < 0 || setrlimit(RLIMIT_NPROC, &two) < 0)
+			_exit(3);
 		kill(-1, SIGKILL);
-		_exit(0);
+		probe = syscall(SYS_clone, SIGCHLD, 0, NULL, NULL, 0);
+		if (probe == 0)
+			_exit(0);
+		if (probe > 0)
+			_exit(waitpid((pid_t)probe, NULL, 0) == probe ? 0 : 3);
+		_exit(errno == EAGAIN ? 1 : 3);
 	}
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return -1;
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) > 1)
+		return -1;
+	return WEXITSTATUS(status) == 0;
 }
 
 int
 mcp_uid_kill_all(uid_t uid)
 {
-	int i;
+	int i, alone;
 
 	if (uid == 0)
 		return -1;
 	for (i = 0; i < SWEEP_ROUNDS; i++) {
-		if (!uid_runs(uid))
-			return 0;
-		if (kill_round(uid) < 0)
+		if ((alone = sweep(uid)) < 0)
 			return -1;
+		/* Some left: maybe only zombies, which /proc tells (slower). */
+		if (alone || !uid_runs(uid))
+			return 0;
 		usleep(SWEEP_REST_US);
 	}
 	return -1;

@@ -14,9 +14,11 @@
  * airlock-upstream's (paths.rw is granted to it). A uid is held by a lock
  * on its file in MCP_UIDS_DIR, so no two sessions of one host, in one
  * engine or two, hold the same; an engine that dies lets its locks go.
- * Whoever takes a uid first kills every process still running under it,
- * and so does the session that gives it back: a child that left its
- * upstream's process group (setsid) ends with its session. Each upstream
+ * The session that gives a uid back kills every process still running
+ * under it (a child that left its upstream's process group, were the
+ * filter's setsid refusal ever passed, ends with its session) and marks
+ * its lock file swept; a uid not so marked (its engine died holding it)
+ * is swept by the next taker before use. Each upstream
  * started under it gets RLIMIT_NPROC MCP_UPSTREAM_TASKS: the session's
  * upstreams together hold at most that many tasks, threads included.
  */

@@ -3,7 +3,8 @@
  * two sessions get two uids of the range /etc/subuid delegates to
  * airlock-upstream; a held uid's lock keeps every other process out; the
  * uid given back leaves no process of it running (one that left its
- * process group and ignores SIGTERM included) and another uid's untouched.
+ * process group and ignores SIGTERM included) and another uid's untouched;
+ * one an engine died holding is swept before it is used again.
  * As root, with the range scripts/setup writes; without either it is
  * skipped, loudly, and with CI set it fails.
  */
@@ -179,6 +180,47 @@ test_give_back_sweeps_its_uid_only(void **state)
 	assert_int_equal(ended_by(other), SIGKILL);
 }
 
+/*
+ * An engine that died holding a uid left its lock file marked held and a
+ * process of that uid running: the next taker sweeps it before use. In a
+ * child, whose first take starts at its pid in the range (mcp_uids.c): so
+ * this runs before any take of this process's.
+ */
+static void
+test_dead_engines_leftover_swept(void **state)
+{
+	int status;
+	pid_t child;
+
+	(void)state;
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		uid_t x = (uid_t)(first + (unsigned long)getpid() % count);
+		char path[sizeof MCP_UIDS_DIR + 16];
+		struct mcp_uid u;
+		struct al_err err;
+		pid_t left;
+		int fd, how;
+
+		snprintf(path, sizeof path, "%s/%u", MCP_UIDS_DIR, (unsigned)x);
+		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+		if (fd < 0 || pwrite(fd, "1", 1, 0) != 1)
+			_exit(10);
+		close(fd);
+		left = run_as(x);
+		usleep(200000);
+		if (mcp_uid_take(&u, &err) < 0 || u.uid != x)
+			_exit(11);	/* another took x: run again */
+		how = ended_by(left);
+		mcp_uid_give_back(&u);
+		_exit(how == SIGKILL ? 0 : 12);
+	}
+	assert_int_equal(waitpid(child, &status, 0), child);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 static void
 test_kill_all_refuses_root(void **state)
 {
@@ -190,6 +232,7 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_dead_engines_leftover_swept),	/* first: no take before */
 		cmocka_unit_test(test_two_sessions_two_uids),
 		cmocka_unit_test(test_given_back_free_again),
 		cmocka_unit_test(test_give_back_sweeps_its_uid_only),
