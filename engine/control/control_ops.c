@@ -817,9 +817,8 @@ _Static_assert(PARSER_CONTROL_LINE_MAX == CONTROL_LINE_MAX, "the parser takes ev
  * The client's own parser (issue 41, section 3): one a connection, so a
  * peer whose line takes its parser over reaches only its own requests,
  * which the kernel's word on its role still bounds. Started at its first
- * line; it ends with the connection. Root's and the engine's uid's come
- * from those started ahead and go back (cs_owner_parser): one owner's
- * parser taken over reaches nothing another owner could not.
+ * line; it ends with the connection. Root's and the engine's uid's were
+ * started ahead (cs_owner_parser), and end with theirs too.
  */
 static int
 client_parser(struct control_server *cs, struct client *c)

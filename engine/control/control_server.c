@@ -38,17 +38,16 @@ kept_ready(uid_t uid)
 	return owner_uid(uid) && !mutant("control_no_ready_parsers");
 }
 
-/* A lent parser back among the ready ones, unless lost; any other stopped. */
+/*
+ * A client's parser stopped, a lent one too: one connection's lines could
+ * have taken it over, and the next owner's must not reach it. Another is
+ * started in its place when the service has a task for it.
+ */
 static void
 parser_back(struct control_server *cs, struct client *c)
 {
-	if (c->lent) {
+	if (c->lent)
 		cs->lent--;
-		if (!parser_lost(c->parser)) {
-			cs->ready[cs->n_ready++] = c->parser;
-			c->parser = NULL;
-		}
-	}
 	parser_stop(c->parser);
 	c->parser = NULL;
 }

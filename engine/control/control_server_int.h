@@ -106,10 +106,11 @@ struct control_server {
 	int64_t listen_rest_ms;		/* out of descriptors, no spare: not polled until */
 	/*
 	 * Parsers started ahead for root's and the engine's own peers, one for
-	 * each of their reserved slots (cs_owner_parser): a connection's parser
-	 * is a process, and once the service's tasks ran out (an upstream
-	 * forking up to the bound) none could be started and every peer, root
-	 * in the middle of an incident too, was told "parser failed".
+	 * each of their reserved slots (cs_owner_parser), each lent to one
+	 * connection and stopped with it: a connection's parser is a process,
+	 * and once the service's tasks ran out (upstreams forking up to the
+	 * bound) none could be started and every peer, root in the middle of
+	 * an incident too, was told "parser failed".
 	 */
 	struct parser *ready[CONTROL_CLIENTS_OWNER_MIN];
 	size_t n_ready, lent;		/* ready, and lent to clients: at most the slots */
@@ -198,8 +199,9 @@ void cs_start_end(struct control_server *cs, struct start_job *j, const char *se
 /*
  * A parser for owner client c (root, the engine's uid) from those started
  * ahead, NULL when none is left or c is no owner: its own is started then.
- * It goes back when c closes (unless lost), so no owner's request needs a
- * new process while it has a slot.
+ * It is stopped when c closes, and another started ahead in its place
+ * once a task can be had: up to four owner connections need no new
+ * process when none can be.
  */
 struct parser *cs_owner_parser(struct control_server *cs, struct client *c);
 

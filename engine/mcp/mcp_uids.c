@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -13,7 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
 #include <sys/file.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -21,6 +25,8 @@
 #include <unistd.h>
 
 #include <shadow/subid.h>
+
+#include "mutant.h"
 
 #define SWEEP_ROUNDS	100	/* kill(-1) rounds before a uid is called stuck */
 #define SWEEP_REST_US	10000	/* between them: the killed exit */
@@ -35,9 +41,46 @@
 
 static struct {
 	pthread_once_t once;
-	unsigned long start, count;	/* count 0: none delegated */
+	unsigned long start, count;	/* count 0: none delegated, or refused */
+	char refused[160];		/* why one delegated is not used; "" none */
 	atomic_ulong next;		/* where the next take starts looking */
 } range = { .once = PTHREAD_ONCE_INIT };
+
+/*
+ * A range the sweep may kill in holds no account's uid, nor this
+ * engine's: refused, with why, when one does (a mistyped /etc/subuid).
+ */
+static bool
+range_clear(unsigned long start, unsigned long count)
+{
+	struct passwd *p;
+	bool clear = geteuid() < start || geteuid() >= start + count;
+
+	if (!clear)
+		snprintf(range.refused, sizeof range.refused, "the uids delegated to %s hold "
+			 "this engine's own (%u)", MCP_UIDS_OWNER, (unsigned)geteuid());
+	setpwent();
+	while (clear && (p = getpwent()))
+		if (p->pw_uid >= start && p->pw_uid < start + count) {
+			snprintf(range.refused, sizeof range.refused, "the uids delegated to %s "
+				 "hold user %.32s's (%u)", MCP_UIDS_OWNER, p->pw_name,
+				 (unsigned)p->pw_uid);
+			clear = false;
+		}
+	endpwent();
+	return clear;
+}
+
+/* Where this process starts looking: random, so that engines (and their pids) meet rarely. */
+static unsigned long
+first_pick(void)
+{
+	unsigned long v;
+
+	if (mutant("uids_start_at_pid"))	/* the test build's: a test knows where */
+		return (unsigned long)getpid();
+	return getrandom(&v, sizeof v, 0) == sizeof v ? v : (unsigned long)getpid();
+}
 
 /* The first range /etc/subuid delegates to MCP_UIDS_OWNER, read once a process. */
 static void
@@ -47,10 +90,11 @@ read_range(void)
 
 	subid_init("airlock", NULL);	/* its complaints to /dev/null: ours say it */
 	if (subid_get_uid_ranges(MCP_UIDS_OWNER, &r) > 0 && r[0].start > 0 &&
-	    r[0].start + r[0].count <= (unsigned long)INT32_MAX) {
+	    r[0].start + r[0].count <= (unsigned long)INT32_MAX &&
+	    range_clear(r[0].start, r[0].count)) {
 		range.start = r[0].start;
 		range.count = r[0].count;
-		atomic_store(&range.next, (unsigned long)getpid() % r[0].count);
+		atomic_store(&range.next, first_pick() % r[0].count);
 	}
 	free(r);
 }
@@ -69,18 +113,26 @@ lock_dir(struct al_err *err)
 	return 0;
 }
 
-/* The lock on uid's file, held: its descriptor, or -1 (held elsewhere, or no file). */
+/*
+ * The lock on uid's file, held: its descriptor; -1 when another holds it;
+ * -2 with err when the file cannot be had (its directory another user's:
+ * a root engine made it before the service's).
+ */
 static int
-try_lock(uid_t uid)
+try_lock(uid_t uid, struct al_err *err)
 {
 	char path[sizeof MCP_UIDS_DIR + 16];
 	int fd;
 
 	snprintf(path, sizeof path, "%s/%u", MCP_UIDS_DIR, (unsigned)uid);
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) < 0) {
+	if (fd < 0) {
+		al_fail(err, "upstream uids: %s: %s", path, strerror(errno));
+		return -2;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 		close(fd);
-		fd = -1;
+		return -1;
 	}
 	return fd;
 }
@@ -104,6 +156,8 @@ mcp_uid_take(struct mcp_uid *u, struct al_err *err)
 	u->uid = 0;
 	u->lock_fd = -1;
 	pthread_once(&range.once, read_range);
+	if (range.count == 0 && range.refused[0])
+		return al_fail(err, "%s: /etc/subuid must delegate uids no one has", range.refused);
 	if (range.count == 0)
 		return al_fail(err, "no uids are delegated to %s in /etc/subuid: run scripts/setup, "
 			       "or usermod --add-subuids FIRST-LAST %s", MCP_UIDS_OWNER, MCP_UIDS_OWNER);
@@ -111,7 +165,9 @@ mcp_uid_take(struct mcp_uid *u, struct al_err *err)
 		return -1;
 	for (i = 0; i < range.count && i < TAKE_TRIES; i++) {
 		k = atomic_fetch_add(&range.next, 1) % range.count;
-		if ((fd = try_lock((uid_t)(range.start + k))) < 0)
+		if ((fd = try_lock((uid_t)(range.start + k), err)) == -2)
+			return -1;
+		if (fd < 0)
 			continue;
 		/*
 		 * Held when its engine died: swept before it is used. A new
@@ -155,14 +211,18 @@ mcp_uid_give_back(struct mcp_uid *u)
 	u->lock_fd = -1;
 }
 
-/* A process whose real uid is uid and that is not a zombie (/proc/PID/status). */
+/*
+ * A process whose real uid is uid and that is not a zombie
+ * (/proc/PID/status): its State, or, when its first thread has exited
+ * (State Z then too), another thread of its still running.
+ */
 static bool
 uid_runs(uid_t uid)
 {
 	char path[sizeof "/proc//status" + 256], line[256];
-	bool found = false, zombie;
+	bool found = false, zombie, ours;
+	unsigned long ruid, threads;
 	struct dirent *d;
-	unsigned long ruid;
 	DIR *dir = opendir("/proc");
 	FILE *f;
 
@@ -174,12 +234,14 @@ uid_runs(uid_t uid)
 		snprintf(path, sizeof path, "/proc/%s/status", d->d_name);
 		if (!(f = fopen(path, "re")))
 			continue;	/* gone meanwhile */
-		zombie = false;
+		zombie = ours = false;
 		while (fgets(line, sizeof line, f)) {
 			if (strncmp(line, "State:", 6) == 0)
 				zombie = strchr(line, 'Z') != NULL;
-			if (sscanf(line, "Uid: %lu", &ruid) == 1) {
-				found = ruid == uid && !zombie;
+			if (sscanf(line, "Uid: %lu", &ruid) == 1 && !(ours = ruid == uid))
+				break;
+			if (sscanf(line, "Threads: %lu", &threads) == 1) {
+				found = ours && (!zombie || threads > 1);
 				break;
 			}
 		}
@@ -187,6 +249,27 @@ uid_runs(uid_t uid)
 	}
 	closedir(dir);
 	return found;
+}
+
+/*
+ * Every capability gone, ambient ones too, and proven: kill(-1) then
+ * reaches the uid's processes alone. Root's are cleared by the change to
+ * a uid that is not 0, but an engine that is not root keeps its own
+ * across it (the unit's user, with CAP_KILL ambient): its kill(-1) would
+ * reach every process on the host.
+ */
+static int
+drop_all_caps(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
+
+	memset(d, 0, sizeof d);
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
+		return -1;
+	if (syscall(SYS_capset, &h, d) < 0 || syscall(SYS_capget, &h, d) < 0)
+		return -1;
+	return (d[0].effective | d[1].effective | d[0].permitted | d[1].permitted) ? -1 : 0;
 }
 
 /*
@@ -199,6 +282,7 @@ uid_runs(uid_t uid)
 static int
 sweep(uid_t uid)
 {
+	bool keep_caps = mutant("uids_keep_caps");	/* the test build's: the engine before */
 	int status;
 	pid_t pid = fork();
 
@@ -209,7 +293,8 @@ sweep(uid_t uid)
 		struct rlimit two = { 2, 2 };
 		long probe;
 
-		if (syscall(SYS_setresuid, uid, uid, uid) < 0 || setrlimit(RLIMIT_NPROC, &two) < 0)
+		if (syscall(SYS_setresuid, uid, uid, uid) < 0 || (!keep_caps && drop_all_caps() < 0) ||
+		    setrlimit(RLIMIT_NPROC, &two) < 0)
 			_exit(3);
 		kill(-1, SIGKILL);
 		probe = syscall(SYS_clone, SIGCHLD, 0, NULL, NULL, 0);

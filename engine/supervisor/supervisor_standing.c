@@ -206,28 +206,71 @@ sup_ends_retry_due(struct supervisor *s, int64_t now_ms, int64_t *next_ms)
 	return s->n_unsaved_ends > 0 && turn_due(&s->ends_retry_ms, now_ms, next_ms);
 }
 
-/* Each kept end written, in the order they came; those still refused stay. */
+/* The kept ends the log still lacks, marked. */
+struct ends_open {
+	struct session_end_entry **e;
+	bool *open;
+	size_t n;
+};
+
+static void
+end_open(void *ctx, const char *session_id, const char *start_detail)
+{
+	struct ends_open *o = ctx;
+	size_t i;
+
+	(void)start_detail;
+	for (i = 0; i < o->n; i++)
+		o->open[i] |= strcmp(o->e[i]->session_id, session_id) == 0;
+}
+
+/* Under s->lock: e out of the kept ends, and freed. */
+static void
+end_drop(struct supervisor *s, struct session_end_entry *e)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_unsaved_ends && s->unsaved_ends[i] != e; i++)
+		;
+	if (i == s->n_unsaved_ends)
+		return;
+	memmove(&s->unsaved_ends[i], &s->unsaved_ends[i + 1],
+		(s->n_unsaved_ends - i - 1) * sizeof s->unsaved_ends[0]);
+	s->n_unsaved_ends--;
+	session_end_entry_free(e);
+}
+
+/*
+ * Each kept end the log still lacks written, in the order they came; those
+ * still refused stay. Asked first: a write the log called refused may have
+ * landed (a log moved under the engine commits, then says so), and an end
+ * is never written twice. Only the keeper removes: the first n stay put.
+ */
 void
 sup_ends_retry(struct supervisor *s)
 {
-	struct session_end_entry *e;
-	size_t i = 0;
+	struct ends_open o = { NULL, NULL, 0 };
+	size_t i;
 
 	pthread_mutex_lock(&s->lock);
-	while (i < s->n_unsaved_ends) {
-		e = s->unsaved_ends[i];
-		pthread_mutex_unlock(&s->lock);	/* a write waits for the disk */
-		if (session_end_write(e, s->o.audit, s->o.otlp) < 0) {
-			pthread_mutex_lock(&s->lock);
-			break;		/* still refused: the rest wait their turn */
-		}
-		pthread_mutex_lock(&s->lock);
-		memmove(&s->unsaved_ends[i], &s->unsaved_ends[i + 1],
-			(s->n_unsaved_ends - i - 1) * sizeof s->unsaved_ends[0]);
-		s->n_unsaved_ends--;
-		session_end_entry_free(e);
-	}
+	o.n = s->n_unsaved_ends;
+	o.e = o.n ? malloc(o.n * sizeof *o.e) : NULL;
+	o.open = o.n ? calloc(o.n, sizeof *o.open) : NULL;
+	if (o.e)
+		memcpy(o.e, s->unsaved_ends, o.n * sizeof *o.e);
 	pthread_mutex_unlock(&s->lock);
+	if (!o.e || !o.open || audit_unended(s->o.audit, end_open, &o) < 0)
+		goto out;	/* asked again at the next turn */
+	for (i = 0; i < o.n; i++) {
+		if (o.open[i] && session_end_write(o.e[i], s->o.audit, s->o.otlp) < 0)
+			break;	/* still refused: the rest wait their turn */
+		pthread_mutex_lock(&s->lock);
+		end_drop(s, o.e[i]);
+		pthread_mutex_unlock(&s->lock);
+	}
+out:
+	free(o.e);
+	free(o.open);
 }
 
 void

@@ -21,8 +21,9 @@
                                           the next request is refused and the
                                           connection closed; a new one works
   serve_client.py kept SOCK OUT           root's: no parser started for its
-                                          request, none stopped after (one
-                                          kept ready was lent and is back)
+                                          request (one kept ready was lent);
+                                          after, that one stopped and another
+                                          started in its place
   serve_client.py overtake SOCK CONFIG OUT a start of the inline CONFIG and a
                                           snapshot in one write: the order of
                                           the replies; then a start sent by a
@@ -272,7 +273,7 @@ def parser(path, out_path, uid, gid):
 
 
 def kept(path, out_path):
-    """Root's request parsed by a parser kept ready: none started, none gone."""
+    """Root's request parsed by a parser kept ready: none started; after, it is replaced."""
     found = {}
     with open(out_path, "wb") as out:
         before = parsers()
@@ -285,8 +286,10 @@ def kept(path, out_path):
         found["started"] = len(set(parsers()) - set(before))
         s.close()
         time.sleep(0.3)
+        after = set(parsers())
         found["before"] = len(before)
-        found["same_after"] = set(parsers()) == set(before)
+        found["gone"] = len(set(before) - after)
+        found["new_after"] = len(after - set(before))
     print(json.dumps(found))
 
 

@@ -4,7 +4,10 @@
  * airlock-upstream; a held uid's lock keeps every other process out; the
  * uid given back leaves no process of it running (one that left its
  * process group and ignores SIGTERM included) and another uid's untouched;
- * one an engine died holding is swept before it is used again.
+ * one an engine died holding is swept before it is used again; and an
+ * engine run as the unit runs it (not root, CAP_KILL ambient) sweeps that
+ * uid alone (in a PID namespace of its own), where the mutant that keeps
+ * its capabilities in the sweep (uids_keep_caps) reached every process.
  * As root, with the range scripts/setup writes; without either it is
  * skipped, loudly, and with CI set it fails.
  */
@@ -17,7 +20,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
+#include <sched.h>
 #include <sys/file.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -183,8 +190,9 @@ test_give_back_sweeps_its_uid_only(void **state)
 /*
  * An engine that died holding a uid left its lock file marked held and a
  * process of that uid running: the next taker sweeps it before use. In a
- * child, whose first take starts at its pid in the range (mcp_uids.c): so
- * this runs before any take of this process's.
+ * child, whose first take starts at its pid in the range under the test
+ * build's uids_start_at_pid: so this runs before any take of this
+ * process's.
  */
 static void
 test_dead_engines_leftover_swept(void **state)
@@ -203,6 +211,9 @@ test_dead_engines_leftover_swept(void **state)
 		pid_t left;
 		int fd, how;
 
+		setenv("AIRLOCK_MUTANT", "uids_start_at_pid", 1);
+		mkdir("/run/airlock", 0755);		/* as the engine makes them */
+		mkdir(MCP_UIDS_DIR, 0700);
 		snprintf(path, sizeof path, "%s/%u", MCP_UIDS_DIR, (unsigned)x);
 		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 		if (fd < 0 || pwrite(fd, "1", 1, 0) != 1)
@@ -221,6 +232,106 @@ test_dead_engines_leftover_swept(void **state)
 	assert_int_equal(WEXITSTATUS(status), 0);
 }
 
+/* The unit's capabilities (docs/airlock.service), ambient, as a uid that is not root. */
+static int
+become_service(uid_t uid)
+{
+	static const int caps[] = { CAP_SETUID, CAP_SETGID, CAP_SETPCAP, CAP_KILL };
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
+	size_t i;
+
+	memset(d, 0, sizeof d);
+	for (i = 0; i < sizeof caps / sizeof caps[0]; i++)
+		d[0].effective |= 1u << caps[i];
+	d[0].permitted = d[0].inheritable = d[0].effective;
+	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0 || setresgid(uid, uid, uid) < 0 ||
+	    setresuid(uid, uid, uid) < 0 || syscall(SYS_capset, &h, d) < 0)
+		return -1;
+	for (i = 0; i < sizeof caps / sizeof caps[0]; i++)
+		if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, caps[i], 0, 0) < 0)
+			return -1;
+	return 0;
+}
+
+/*
+ * pid 1 of a PID namespace of its own: a process of the session's uid, a
+ * bystander as root and one as another uid, and an engine as the service
+ * runs it that sweeps the uid. Bits of what went wrong: 1 the engine was
+ * killed, 2 the uid's process lives, 4 root's died, 8 the other's died;
+ * 16 the setup failed.
+ */
+static int
+namespace_init(uid_t uid, uid_t other, uid_t service)
+{
+	pid_t victim = run_as(uid), by_root = fork(), by_other, engine;
+	int status, bad = 0;
+
+	if (by_root == 0)
+		for (;;)
+			pause();
+	by_other = run_as(other);
+	usleep(200000);
+	engine = fork();
+	if (engine == 0)
+		_exit(become_service(service) < 0 ? 3 : mcp_uid_kill_all(uid) == 0 ? 0 : 4);
+	if (waitpid(engine, &status, 0) != engine)
+		return 16;
+	bad |= WIFSIGNALED(status) ? 1 : WEXITSTATUS(status) == 3 ? 16 : 0;
+	bad |= waitpid(victim, NULL, WNOHANG) == victim ? 0 : 2;
+	bad |= waitpid(by_root, NULL, WNOHANG) == 0 ? 0 : 4;
+	bad |= waitpid(by_other, NULL, WNOHANG) == 0 ? 0 : 8;
+	kill(-1, SIGKILL);	/* pid 1 is spared: the rest of the namespace goes */
+	return bad;
+}
+
+/* The sweep as the unit's engine, in a namespace whose pid 1 reports; with mutant set, under it. */
+static int
+service_sweep(const char *mutant_name)
+{
+	struct mcp_uid u;
+	struct al_err err;
+	int status;
+	pid_t outer;
+
+	assert_int_equal(mcp_uid_take(&u, &err), 0);
+	outer = fork();
+	assert_true(outer >= 0);
+	if (outer == 0) {
+		pid_t init;
+
+		if (mutant_name)
+			setenv("AIRLOCK_MUTANT", mutant_name, 1);
+		if (unshare(CLONE_NEWPID) < 0 || (init = fork()) < 0)
+			_exit(32);
+		if (init == 0)
+			_exit(namespace_init(u.uid, 65534, 65533));
+		_exit(waitpid(init, &status, 0) == init && WIFEXITED(status) ? WEXITSTATUS(status) : 33);
+	}
+	assert_int_equal(waitpid(outer, &status, 0), outer);
+	mcp_uid_give_back(&u);
+	assert_true(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+static void
+test_service_sweep_reaches_its_uid_alone(void **state)
+{
+	(void)state;
+	assert_int_equal(service_sweep(NULL), 0);
+}
+
+static void
+test_mutant_keeping_caps_reaches_everyone(void **state)
+{
+	int bad;
+
+	(void)state;
+	bad = service_sweep("uids_keep_caps");
+	assert_int_equal(bad & 16, 0);		/* it ran */
+	assert_int_not_equal(bad & (1 | 4 | 8), 0);	/* the engine or a bystander killed */
+}
+
 static void
 test_kill_all_refuses_root(void **state)
 {
@@ -236,6 +347,8 @@ main(void)
 		cmocka_unit_test(test_two_sessions_two_uids),
 		cmocka_unit_test(test_given_back_free_again),
 		cmocka_unit_test(test_give_back_sweeps_its_uid_only),
+		cmocka_unit_test(test_service_sweep_reaches_its_uid_alone),
+		cmocka_unit_test(test_mutant_keeping_caps_reaches_everyone),
 		cmocka_unit_test(test_kill_all_refuses_root),
 	};
 
