@@ -410,7 +410,7 @@ mcp_confine_text(const struct upstream_view *u, char *out, size_t cap)
  * from root), then the ids; an engine that cannot change ids has no
  * bounding set worth dropping and may not: EPERM there is not a failure.
  * A non-root engine with the capabilities keeps them across setresuid:
- * drop_caps empties every set after.
+ * mcp_caps_drop empties every set after.
  */
 static int
 drop_ids(const struct mcp_confine *cf)
@@ -436,9 +436,8 @@ drop_ids(const struct mcp_confine *cf)
 	return 0;
 }
 
-/* Effective, permitted, inheritable and ambient to zero (root keeps them otherwise). */
-static int
-drop_caps(void)
+int
+mcp_caps_drop(void)
 {
 	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
 	struct __user_cap_data_struct d[2];
@@ -449,9 +448,8 @@ drop_caps(void)
 	return (int)syscall(SYS_capset, &h, d);
 }
 
-/* Any capability left, effective or permitted (a non-root engine's survive setresuid). */
-static bool
-caps_left(void)
+bool
+mcp_caps_left(void)
 {
 	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
 	struct __user_cap_data_struct d[2];
@@ -591,7 +589,7 @@ prove(const struct mcp_confine *cf)
 		errno = 0;
 		return MCP_CONFINE_CHECK_UID;
 	}
-	if (caps_left()) {
+	if (mcp_caps_left()) {
 		errno = 0;
 		return MCP_CONFINE_CHECK_CAPS;
 	}
@@ -619,7 +617,7 @@ prove(const struct mcp_confine *cf)
 enum mcp_confine_step
 mcp_confine_apply(const struct mcp_confine *cf)
 {
-	if (drop_ids(cf) < 0 || drop_caps() < 0)
+	if (drop_ids(cf) < 0 || mcp_caps_drop() < 0)
 		return MCP_CONFINE_IDS;
 	if (cf->tie && tie_to_starter() < 0)
 		return MCP_CONFINE_TIE;

@@ -65,6 +65,15 @@ int mcp_landlock_prepare(struct mcp_confine *cf, const struct mcp_confine_config
 /* In the child. 0, or -1 with errno. */
 int mcp_landlock_restrict(int ruleset_fd);
 
+/*
+ * mcp_confine.c, in a child between fork and exec (system calls only):
+ * every capability set to zero, ambient ones too (root keeps them across
+ * a change of uid otherwise, and so does an engine that is not root:
+ * 0, or -1); whether any is left, effective or permitted.
+ */
+int mcp_caps_drop(void);
+bool mcp_caps_left(void);
+
 /* mcp_seccomp.c: the filter, built with libseccomp and exported as BPF. */
 int mcp_seccomp_prepare(struct mcp_confine *cf, const struct mcp_confine_config *cfg,
 			struct al_err *err);

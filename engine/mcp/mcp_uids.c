@@ -1,5 +1,6 @@
 /* A uid of its own for each session's upstreams: the delegated range, the locks, the sweep. */
 #include "mcp_uids.h"
+#include "mcp_confine_int.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -14,9 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/capability.h>
 #include <sys/file.h>
-#include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -252,24 +251,16 @@ uid_runs(uid_t uid)
 }
 
 /*
- * Every capability gone, ambient ones too, and proven: kill(-1) then
- * reaches the uid's processes alone. Root's are cleared by the change to
- * a uid that is not 0, but an engine that is not root keeps its own
- * across it (the unit's user, with CAP_KILL ambient): its kill(-1) would
- * reach every process on the host.
+ * Every capability gone, and proven: kill(-1) then reaches the uid's
+ * processes alone. Root's are cleared by the change to a uid that is not
+ * 0, but an engine that is not root keeps its own across it (the unit's
+ * user, with CAP_KILL ambient): its kill(-1) would reach every process on
+ * the host.
  */
 static int
 drop_all_caps(void)
 {
-	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct d[2];
-
-	memset(d, 0, sizeof d);
-	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
-		return -1;
-	if (syscall(SYS_capset, &h, d) < 0 || syscall(SYS_capget, &h, d) < 0)
-		return -1;
-	return (d[0].effective | d[1].effective | d[0].permitted | d[1].permitted) ? -1 : 0;
+	return mcp_caps_drop() < 0 || mcp_caps_left() ? -1 : 0;
 }
 
 /*
