@@ -16,6 +16,7 @@
 
 #include "config_upstream.h"
 #include "mcp_confine.h"
+#include "mcp_uids.h"
 #include "parser.h"
 #include "upstream_catalog.h"
 

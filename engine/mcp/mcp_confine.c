@@ -201,7 +201,7 @@ resolve_ids(struct mcp_confine *cf, const struct mcp_confine_config *cfg, struct
 	if (rc < 0)
 		return -1;
 	snprintf(cf->receipt.user, sizeof cf->receipt.user, "%s", user);
-	if (cfg->session_uid > 0 && strcmp(user, MCP_UIDS_OWNER) == 0) {
+	if (cfg->session_uid > 0 && strcmp(user, MCP_CONFINE_USER) == 0) {
 		/* The test build's mutant shares the user's uid, bounded alike. */
 		if (!confine_mutant(cf, "shared_uid"))
 			cf->uid = cfg->session_uid;

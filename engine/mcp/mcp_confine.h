@@ -25,11 +25,12 @@
 
 #include "err.h"
 #include "hash.h"
-#include "mcp_uids.h"	/* MCP_UPSTREAM_TASKS */
 #include "snapshot.h"	/* struct upstream_view */
 #include "strv.h"
 
 #define MCP_CONFINE_USER	"airlock-upstream"
+/* A session's upstreams' tasks together, under a uid of its own (mcp_uids.h). */
+#define MCP_UPSTREAM_TASKS	512
 #define MCP_CONFINE_PATHS_MAX	16	/* per list: rw, ro */
 #define MCP_CONFINE_PORTS_MAX	16	/* per list: connect, bind */
 #define MCP_LANDLOCK_ABI_MIN	UPSTREAM_LANDLOCK_FULL	/* TCP rules (4), scopes (6) */

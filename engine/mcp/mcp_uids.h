@@ -26,10 +26,10 @@
 #include <sys/types.h>
 
 #include "err.h"
+#include "mcp_confine.h"	/* MCP_CONFINE_USER, MCP_UPSTREAM_TASKS */
 
-#define MCP_UIDS_OWNER		"airlock-upstream"
+#define MCP_UIDS_OWNER		MCP_CONFINE_USER
 #define MCP_UIDS_DIR		"/run/airlock/upstream-uids"
-#define MCP_UPSTREAM_TASKS	512
 
 struct mcp_uid {
 	uid_t uid;		/* 0: none held */
