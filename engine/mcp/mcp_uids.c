@@ -113,18 +113,23 @@ lock_dir(struct al_err *err)
 }
 
 /*
- * The lock on uid's file, held: its descriptor; -1 when another holds it;
- * -2 with err when the file cannot be had (its directory another user's:
- * a root engine made it before the service's).
+ * The lock on uid's file, held: its descriptor; -1 when another holds it,
+ * or the file is another user's (a root engine's, made before: passed
+ * over, and counted in *denied); -2 with err when no file can be made
+ * there (the directory another user's).
  */
 static int
-try_lock(uid_t uid, struct al_err *err)
+try_lock(uid_t uid, unsigned long *denied, struct al_err *err)
 {
 	char path[sizeof MCP_UIDS_DIR + 16];
 	int fd;
 
 	snprintf(path, sizeof path, "%s/%u", MCP_UIDS_DIR, (unsigned)uid);
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0 && errno == EACCES && access(path, F_OK) == 0) {
+		(*denied)++;
+		return -1;
+	}
 	if (fd < 0) {
 		al_fail(err, "upstream uids: %s: %s", path, strerror(errno));
 		return -2;
@@ -148,7 +153,7 @@ mcp_uids_delegated(unsigned long *first, unsigned long *count)
 int
 mcp_uid_take(struct mcp_uid *u, struct al_err *err)
 {
-	unsigned long i, k;
+	unsigned long i, k, denied = 0;
 	char mark;
 	int fd;
 
@@ -164,7 +169,7 @@ mcp_uid_take(struct mcp_uid *u, struct al_err *err)
 		return -1;
 	for (i = 0; i < range.count && i < TAKE_TRIES; i++) {
 		k = atomic_fetch_add(&range.next, 1) % range.count;
-		if ((fd = try_lock((uid_t)(range.start + k), err)) == -2)
+		if ((fd = try_lock((uid_t)(range.start + k), &denied, err)) == -2)
 			return -1;
 		if (fd < 0)
 			continue;
@@ -188,8 +193,8 @@ mcp_uid_take(struct mcp_uid *u, struct al_err *err)
 		u->lock_fd = fd;
 		return 0;
 	}
-	return al_fail(err, "every upstream uid delegated to %s is in use (%lu tried)",
-		       MCP_UIDS_OWNER, i);
+	return al_fail(err, "every upstream uid delegated to %s is in use (%lu tried, %lu of "
+		       "them locked by files this engine cannot open)", MCP_UIDS_OWNER, i, denied);
 }
 
 void

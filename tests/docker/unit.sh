@@ -66,6 +66,7 @@ install -d -o "$user" -g "$group" -m "$(unit_key StateDirectoryMode)" "$state"
 # the real one, as systemd would make it, $user's (root's engines still use it).
 install -d -o "$user" -g "$group" -m "$(unit_key RuntimeDirectoryMode)" /run/airlock
 install -d -o "$user" -g "$group" -m 0700 /run/airlock/upstream-uids
+chown -R "$user:$group" /run/airlock/upstream-uids	# as systemd does at start
 
 image=$(scratch_image "$work/image" "$agent") || { not_ok "agent image build"; summary; exit 1; }
 canary="CANARY-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
