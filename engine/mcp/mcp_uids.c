@@ -30,10 +30,14 @@
 #define SWEEP_ROUNDS	100	/* kill(-1) rounds before a uid is called stuck */
 #define SWEEP_REST_US	10000	/* between them: the killed exit */
 #define TAKE_TRIES	4096	/* uids tried for a free lock */
+#define LOCK_PATH_MAX	(sizeof MCP_UIDS_DIR + 16)
 /*
  * A lock file's one byte, written under its lock: MARK_HELD while a
  * session has the uid (left so by an engine that died: the next taker
- * sweeps), MARK_SWEPT once it was given back swept.
+ * sweeps), MARK_SWEPT once it was given back swept, just before the
+ * file is removed (still so when the removal failed). A missing file is
+ * a uid given back swept, or one that has run nothing since the
+ * directory was made.
  */
 #define MARK_SWEPT	'0'
 #define MARK_HELD	'1'
@@ -112,19 +116,63 @@ lock_dir(struct al_err *err)
 	return 0;
 }
 
+static void
+lock_path(uid_t uid, char path[LOCK_PATH_MAX])
+{
+	snprintf(path, LOCK_PATH_MAX, "%s/%u", MCP_UIDS_DIR, (unsigned)uid);
+}
+
 /*
- * The lock on uid's file, held: its descriptor; -1 when another holds it,
- * or the file is another user's (a root engine's, made before: passed
- * over, and counted in *denied); -2 with err when no file can be made
- * there (the directory another user's).
+ * The test build's: the first lock a process tries waits (5 s at most)
+ * until the file it opened is no longer the one at path, as when a
+ * give-back removes it between this open and this flock.
+ */
+static void
+wait_for_removal(int fd, const char *path)
+{
+	static atomic_bool waited;
+	struct stat held, named;
+	int i;
+
+	if (!mutant("uids_lock_after_removal") || atomic_exchange(&waited, true))
+		return;
+	for (i = 0; i < 500 && fstat(fd, &held) == 0; i++) {
+		if (lstat(path, &named) < 0 || named.st_ino != held.st_ino)
+			return;
+		usleep(10000);
+	}
+}
+
+/*
+ * A lock on fd holds the uid only while fd is still the file at path: a
+ * give-back removes its file under its lock, so a taker that opened it
+ * before and locks it after holds a file no one else will open.
+ */
+static bool
+lock_current(int fd, const char *path)
+{
+	struct stat held, named;
+
+	if (mutant("uids_unchecked_lock"))	/* the test build's: the lock before */
+		return true;
+	return fstat(fd, &held) == 0 && lstat(path, &named) == 0 &&
+	       held.st_dev == named.st_dev && held.st_ino == named.st_ino;
+}
+
+/*
+ * The lock on uid's file, held: its descriptor; -1 when another holds it
+ * (or had it and removed the file meanwhile), or the file is another
+ * user's (a root engine's, made before: passed over, and counted in
+ * *denied); -2 with err when no file can be made there (the directory
+ * another user's).
  */
 static int
 try_lock(uid_t uid, unsigned long *denied, struct al_err *err)
 {
-	char path[sizeof MCP_UIDS_DIR + 16];
+	char path[LOCK_PATH_MAX];
 	int fd;
 
-	snprintf(path, sizeof path, "%s/%u", MCP_UIDS_DIR, (unsigned)uid);
+	lock_path(uid, path);
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0 && errno == EACCES && access(path, F_OK) == 0) {
 		(*denied)++;
@@ -134,7 +182,8 @@ try_lock(uid_t uid, unsigned long *denied, struct al_err *err)
 		al_fail(err, "upstream uids: %s: %s", path, strerror(errno));
 		return -2;
 	}
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+	wait_for_removal(fd, path);
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0 || !lock_current(fd, path)) {
 		close(fd);
 		return -1;
 	}
@@ -175,9 +224,9 @@ mcp_uid_take(struct mcp_uid *u, struct al_err *err)
 			continue;
 		/*
 		 * Held when its engine died: swept before it is used. A new
-		 * file's uid has run nothing since the directory was made (a
-		 * boot, or the service's start: systemd kills what the last
-		 * one left).
+		 * file's uid was given back swept, or has run nothing since
+		 * the directory was made (at boot: the unit keeps it across
+		 * its restarts, and systemd kills what a stopped one left).
 		 */
 		if (pread(fd, &mark, 1, 0) == 1 && mark != MARK_SWEPT &&
 		    mcp_uid_kill_all((uid_t)(range.start + k)) < 0) {
@@ -200,15 +249,16 @@ mcp_uid_take(struct mcp_uid *u, struct al_err *err)
 void
 mcp_uid_give_back(struct mcp_uid *u)
 {
+	char mark = MARK_SWEPT, path[LOCK_PATH_MAX];
+
 	if (u->uid == 0)
 		return;
-	char mark = MARK_SWEPT;
-
 	/* Still held when a process outlives the sweep: no session gets it from this engine. */
 	if (mcp_uid_kill_all(u->uid) == 0) {
-		if (pwrite(u->lock_fd, &mark, 1, 0) != 1) {
-			/* unmarked: the next taker sweeps it again */
-		}
+		lock_path(u->uid, path);
+		/* Left unmarked, the next taker sweeps it again; left marked, it is as good as gone. */
+		if (pwrite(u->lock_fd, &mark, 1, 0) == 1)
+			unlink(path);
 		close(u->lock_fd);
 	}
 	u->uid = 0;

@@ -38,6 +38,9 @@ named() { [ -n "$user" ] && [ -n "$group" ] && [ -n "$(unit_key AmbientCapabilit
 	[ "$(unit_key NoNewPrivileges)" = yes ]; }
 check "the unit names its user, group, caps and no_new_privs" named
 check "the unit's ambient capabilities are within its bounding set" unit_ambient_bounded
+# Removed at a stop, the directory would take a root engine's held uid locks with it.
+preserved() { [ "$(unit_key RuntimeDirectoryPreserve)" = yes ]; }
+check "the unit keeps the upstream uids' lock directory across its stops" preserved
 amb=$(unit_key AmbientCapabilities) bnd=$(unit_key CapabilityBoundingSet)
 echo "   setpriv $(unit_setpriv_args "$amb" "$bnd" | tr '\n' ' ')"
 

@@ -4,7 +4,11 @@
  * airlock-upstream; a held uid's lock keeps every other process out; the
  * uid given back leaves no process of it running (one that left its
  * process group and ignores SIGTERM included) and another uid's untouched;
- * one an engine died holding is swept before it is used again; and an
+ * one an engine died holding is swept before it is used again; a uid
+ * given back leaves no lock file, and a taker that locks a file removed
+ * under it (by a give-back between its open and its lock) passes that uid
+ * over, where the mutant that trusts the lock (uids_unchecked_lock) held
+ * a uid the next taker got too; and an
  * engine run as the unit runs it (not root, CAP_KILL ambient) sweeps that
  * uid alone (in a PID namespace of its own), where the mutant that keeps
  * its capabilities in the sweep (uids_keep_caps) reached every process.
@@ -16,6 +20,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,6 +154,17 @@ test_two_sessions_two_uids(void **state)
 	mcp_uid_give_back(&b);
 }
 
+static bool
+lock_file_there(uid_t uid)
+{
+	char path[sizeof MCP_UIDS_DIR + 16];
+	struct stat st;
+
+	snprintf(path, sizeof path, "%s/%u", MCP_UIDS_DIR, (unsigned)uid);
+	return stat(path, &st) == 0;
+}
+
+/* Given back swept, its lock file is removed: a new file is a clean uid, and none piles up. */
 static void
 test_given_back_free_again(void **state)
 {
@@ -159,9 +175,123 @@ test_given_back_free_again(void **state)
 	(void)state;
 	assert_int_equal(mcp_uid_take(&a, &err), 0);
 	uid = a.uid;
+	assert_true(lock_file_there(uid));
 	assert_int_equal(other_gets_lock(uid), 0);
 	mcp_uid_give_back(&a);
-	assert_int_equal(other_gets_lock(uid), 1);
+	assert_false(lock_file_there(uid));
+	assert_int_equal(mcp_uid_take(&a, &err), 0);
+	assert_true(lock_file_there(a.uid));
+	mcp_uid_give_back(&a);
+}
+
+/* A taker after this one, making the file anew if need be: 1 when it would get uid. */
+static int
+another_taker_gets(uid_t uid)
+{
+	char path[sizeof MCP_UIDS_DIR + 16];
+	int status;
+	pid_t pid;
+
+	snprintf(path, sizeof path, "%s/%u", MCP_UIDS_DIR, (unsigned)uid);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+
+		if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0)
+			_exit(0);
+		unlink(path);	/* its own, made here: gone again */
+		_exit(1);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return WEXITSTATUS(status);
+}
+
+/* Until pid holds path open (10 ms steps, 5 s): 0, or -1. */
+static int
+holds_open(pid_t pid, const char *path)
+{
+	char fd_path[64], target[sizeof MCP_UIDS_DIR + 16];
+	ssize_t n;
+	int i, fd;
+
+	for (i = 0; i < 500; i++, usleep(10000))
+		for (fd = 0; fd < 64; fd++) {
+			snprintf(fd_path, sizeof fd_path, "/proc/%d/fd/%d", (int)pid, fd);
+			n = readlink(fd_path, target, sizeof target - 1);
+			if (n > 0 && (target[n] = '\0', strcmp(target, path) == 0))
+				return 0;
+		}
+	return -1;
+}
+
+/*
+ * A taker that opened a uid's lock file just before its holder gave it
+ * back, and locks it just after (held there by the test build's
+ * uids_lock_after_removal until the file is gone). Bits of its exit: 1
+ * it took that uid, 2 another taker would get the uid it took, 16 it
+ * could not take one. Its first try is at its pid only while this
+ * process took no uid before (main runs these first).
+ */
+static int
+late_taker(const char *mutants)
+{
+	char path[sizeof MCP_UIDS_DIR + 16], go;
+	int pipefd[2], fd, status;
+	pid_t taker;
+	uid_t x;
+
+	assert_int_equal(pipe(pipefd), 0);
+	taker = fork();
+	assert_true(taker >= 0);
+	if (taker == 0) {
+		struct mcp_uid u;
+		struct al_err err;
+		int bits;
+
+		setenv("AIRLOCK_MUTANT", mutants, 1);
+		if (read(pipefd[0], &go, 1) != 1 || mcp_uid_take(&u, &err) < 0)
+			_exit(16);
+		bits = (u.uid == (uid_t)(first + (unsigned long)getpid() % count)) |
+		       another_taker_gets(u.uid) << 1;
+		mcp_uid_give_back(&u);
+		_exit(bits);
+	}
+	/* Its first try (uids_start_at_pid): a uid held here, as a session holds it. */
+	x = (uid_t)(first + (unsigned long)taker % count);
+	snprintf(path, sizeof path, "%s/%u", MCP_UIDS_DIR, (unsigned)x);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(flock(fd, LOCK_EX | LOCK_NB), 0);
+	assert_int_equal(pwrite(fd, "1", 1, 0), 1);
+	assert_int_equal(write(pipefd[1], "g", 1), 1);
+	assert_int_equal(holds_open(taker, path), 0);
+	/* The give-back, as mcp_uid_give_back makes it: marked swept, removed, let go. */
+	assert_int_equal(pwrite(fd, "0", 1, 0), 1);
+	assert_int_equal(unlink(path), 0);
+	close(fd);
+	assert_int_equal(waitpid(taker, &status, 0), taker);
+	close(pipefd[0]);
+	close(pipefd[1]);
+	assert_true(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+static void
+test_lock_on_a_removed_file_holds_nothing(void **state)
+{
+	(void)state;
+	/* It passes the removed file over: the uid it takes no other taker gets. */
+	assert_int_equal(late_taker("uids_start_at_pid,uids_lock_after_removal"), 0);
+}
+
+static void
+test_mutant_unchecked_lock_shares_a_uid(void **state)
+{
+	(void)state;
+	/* Locked on the removed file, it took that uid, and so would the next taker. */
+	assert_int_equal(late_taker("uids_start_at_pid,uids_lock_after_removal,"
+				    "uids_unchecked_lock"), 1 | 2);
 }
 
 static void
@@ -343,7 +473,10 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_dead_engines_leftover_swept),	/* first: no take before */
+		/* First: their children's takes start at their pids only while this process took none. */
+		cmocka_unit_test(test_dead_engines_leftover_swept),
+		cmocka_unit_test(test_lock_on_a_removed_file_holds_nothing),
+		cmocka_unit_test(test_mutant_unchecked_lock_shares_a_uid),
 		cmocka_unit_test(test_two_sessions_two_uids),
 		cmocka_unit_test(test_given_back_free_again),
 		cmocka_unit_test(test_give_back_sweeps_its_uid_only),
