@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cmd_ctl_int.h"
+#include "canon.h"
 #include "clock.h"
 #include "config_inline.h"
 #include "control_server.h"
@@ -25,7 +26,39 @@
 
 /* ---- lines from the engine ---- */
 
-/* The next JSON object from the engine; NULL at EOF, timeout or garbage. */
+/*
+ * Every string in v printable: ctl prints what the engine says (and the
+ * daemon's words it passes on) to a terminal, which would obey a control
+ * character in them (C0, DEL, C1); each becomes '?'. False when a key
+ * holds one (or memory ran out): the frame is not believed.
+ */
+static bool
+printable_tree(json_t *v)
+{
+	const char *key;
+	json_t *item;
+	size_t i, cap;
+	char *clean;
+	int rc;
+
+	json_array_foreach(v, i, item)
+		if (!printable_tree(item))
+			return false;
+	json_object_foreach(v, key, item)
+		if (canon_has_control(key, strlen(key)) || !printable_tree(item))
+			return false;
+	if (!json_is_string(v) || !canon_has_control(json_string_value(v), json_string_length(v)))
+		return true;
+	cap = json_string_length(v) + 1;
+	if (!(clean = malloc(cap)))
+		return false;
+	canon_printable(clean, cap, json_string_value(v));
+	rc = json_string_set(v, clean);
+	free(clean);
+	return rc == 0;
+}
+
+/* The next JSON object from the engine, made printable; NULL at EOF, timeout or garbage. */
 json_t *
 ctl_next_frame(struct ctl *c, int64_t deadline)
 {
@@ -33,10 +66,17 @@ ctl_next_frame(struct ctl *c, int64_t deadline)
 	char buf[16384];
 	size_t len;
 	ssize_t n;
+	json_t *f;
 
 	for (;;) {
-		if (linebuf_next(&c->in, &line, &len) == 1)
-			return json_loadb(line, len, JSON_REJECT_DUPLICATES, NULL);
+		if (linebuf_next(&c->in, &line, &len) == 1) {
+			f = json_loadb(line, len, JSON_REJECT_DUPLICATES, NULL);
+			if (f && !printable_tree(f)) {
+				json_decref(f);
+				f = NULL;
+			}
+			return f;
+		}
 		if (deadline >= 0 && clock_mono_ms() >= deadline)
 			return NULL;
 		struct pollfd p = { .fd = c->fd, .events = POLLIN };

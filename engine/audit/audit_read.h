@@ -40,11 +40,8 @@ const char *audit_read_prepare_error(int rc);
 const char *audit_read_step_error(int rc);
 
 /*
- * s (NULL: "") into dst[cap], cut on a UTF-8 boundary; each control
- * character (C0, DEL, and C1: U+0080 to U+009F, which terminals also
- * obey) and each byte that is not well-formed UTF-8 shown as '?': readers
- * print these strings (and put them in JSON, which must be UTF-8), and
- * the file may have been edited.
+ * A string of the log for its readers, who print it (and put it in JSON):
+ * the file may have been edited (engine/base/canon.h: canon_printable).
  */
 void audit_read_text(char *dst, size_t cap, const char *s);
 

@@ -106,6 +106,39 @@ hash_canon_int(struct hash_canon *c, int64_t v)
 	put(c, p, (size_t)(num + sizeof num - p));
 }
 
+void
+canon_printable(char *dst, size_t cap, const char *s)
+{
+	size_t len, i, o, n;
+
+	if (cap == 0)
+		return;
+	if (!s)
+		s = "";
+	len = strlen(s);
+	if (len >= cap) {
+		len = cap - 1;
+		while (len > 0 && ((unsigned char)s[len] & 0xc0) == 0x80)
+			len--;
+	}
+	memcpy(dst, s, len);
+	dst[len] = '\0';
+	/* in place: what is written never outruns what is read */
+	for (i = o = 0; dst[i]; i += n) {
+		const unsigned char *c = (const unsigned char *)dst + i;
+
+		n = canon_utf8_len(c, len - i);
+		if (n == 0 || c[0] < 0x20 || c[0] == 0x7f || (c[0] == 0xc2 && c[1] < 0xa0)) {
+			dst[o++] = '?';	/* a control (C0, DEL, C1) or a byte that is not UTF-8 */
+			n = n ? n : 1;
+		} else {
+			memmove(dst + o, c, n);
+			o += n;
+		}
+	}
+	dst[o] = '\0';
+}
+
 bool
 canon_has_control(const char *s, size_t n)
 {

@@ -49,6 +49,14 @@ size_t canon_utf8_len(const unsigned char *s, size_t left);
  */
 bool canon_has_control(const char *s, size_t n);
 
+/*
+ * s (NULL: "") into dst[cap], cut on a UTF-8 boundary; each control
+ * character (as canon_has_control) and each byte that is not well-formed
+ * UTF-8 shown as '?': for text from outside (an edited log, an engine's
+ * reply) on its way to a terminal, or into JSON, which must be UTF-8.
+ */
+void canon_printable(char *dst, size_t cap, const char *s);
+
 void hash_canon_init(struct hash_canon *c);
 void hash_canon_free(struct hash_canon *c);
 void hash_canon_array_open(struct hash_canon *c);
