@@ -114,7 +114,10 @@ ended_by(pid_t pid)
 	return -1;
 }
 
-/* Another process's try at uid's lock: 1 when it would have got it. */
+/*
+ * Another process's try at uid's lock, as a taker makes it (the file made
+ * when missing, and removed again when it got it): 1 when it would get it.
+ */
 static int
 other_gets_lock(uid_t uid)
 {
@@ -126,9 +129,12 @@ other_gets_lock(uid_t uid)
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		int fd = open(path, O_RDWR | O_CLOEXEC);
+		int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 
-		_exit(fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0 ? 1 : 0);
+		if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0)
+			_exit(0);
+		unlink(path);	/* its own, made here: gone again */
+		_exit(1);
 	}
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	return WEXITSTATUS(status);
@@ -184,29 +190,6 @@ test_given_back_free_again(void **state)
 	mcp_uid_give_back(&a);
 }
 
-/* A taker after this one, making the file anew if need be: 1 when it would get uid. */
-static int
-another_taker_gets(uid_t uid)
-{
-	char path[sizeof MCP_UIDS_DIR + 16];
-	int status;
-	pid_t pid;
-
-	snprintf(path, sizeof path, "%s/%u", MCP_UIDS_DIR, (unsigned)uid);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-
-		if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0)
-			_exit(0);
-		unlink(path);	/* its own, made here: gone again */
-		_exit(1);
-	}
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	return WEXITSTATUS(status);
-}
-
 /* Until pid holds path open (10 ms steps, 5 s): 0, or -1. */
 static int
 holds_open(pid_t pid, const char *path)
@@ -253,7 +236,7 @@ late_taker(const char *mutants)
 		if (read(pipefd[0], &go, 1) != 1 || mcp_uid_take(&u, &err) < 0)
 			_exit(16);
 		bits = (u.uid == (uid_t)(first + (unsigned long)getpid() % count)) |
-		       another_taker_gets(u.uid) << 1;
+		       other_gets_lock(u.uid) << 1;
 		mcp_uid_give_back(&u);
 		_exit(bits);
 	}
