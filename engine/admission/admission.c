@@ -13,7 +13,8 @@
  * wrong type or a NULL document all end in a refusal with observed
  * "missing" or "wrong type", never in a crash. The checks of resources
  * and ulimits are in admission_limits.c, those of Entrypoint, Cmd and Env
- * in admission_exec.c; the table below runs them all.
+ * in admission_exec.c, those of the container's process in
+ * admission_state.c; the table below runs them all.
  */
 
 #define WALK_DEPTH_MAX	64	/* docker.sock search: deeper nesting refuses */
@@ -780,6 +781,10 @@ static const struct checker checkers[ADMISSION_CHECK_COUNT] = {
 	[ADMISSION_DOCKER_SOCK]		= { check_docker_sock, NULL, NULL },
 	[ADMISSION_SEALED]		= { check_sealed, NULL, NULL },
 	[ADMISSION_SHIM_DIGEST]		= { check_shim_digest, NULL, NULL },
+	[ADMISSION_RUNNING]		= { admission_judge_running, NULL, NULL },
+	[ADMISSION_RESTART_COUNT]	= { admission_judge_restart_count, "RestartCount", NULL },
+	[ADMISSION_EXEC_IDS]		= { admission_judge_exec_ids, "ExecIDs", NULL },
+	[ADMISSION_PROCESS]		= { admission_judge_process, NULL, NULL },
 };
 
 /* Exactly one item per check, even for a check that forgot to decide. */
@@ -802,16 +807,25 @@ run_one(const struct ctx *x, enum admission_check c, struct check_list *report)
 }
 
 bool
-admission_check_files(const json_t *container, const json_t *image,
+admission_check_state(const json_t *container, const json_t *image,
 		      const struct profile *p, const struct host_facts *host,
-		      const struct sealed_verdict *sealed, struct check_list *report)
+		      const struct sealed_verdict *sealed, const struct admission_state *state,
+		      struct check_list *report)
 {
-	const struct ctx x = { container, image, p, host, sealed };
+	const struct ctx x = { container, image, p, host, sealed, state };
 	int c;
 
 	for (c = 0; c < ADMISSION_CHECK_COUNT; c++)
 		run_one(&x, (enum admission_check)c, report);
 	return check_list_passed(report);
+}
+
+bool
+admission_check_files(const json_t *container, const json_t *image,
+		      const struct profile *p, const struct host_facts *host,
+		      const struct sealed_verdict *sealed, struct check_list *report)
+{
+	return admission_check_state(container, image, p, host, sealed, NULL, report);
 }
 
 bool

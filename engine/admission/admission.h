@@ -77,7 +77,11 @@ struct host_facts {
 	_(STDIN,            "stdin",            "OpenStdin and StdinOnce true") \
 	_(DOCKER_SOCK,      "docker_sock",      "no docker.sock path anywhere in the configuration") \
 	_(SEALED,           "sealed",           "no sealed path readable by the agent's uid and groups") \
-	_(SHIM_DIGEST,      "shim_digest",      "MCP sessions: /airlock/shim in the image is the engine's own airlock-shim (SHA-256)")
+	_(SHIM_DIGEST,      "shim_digest",      "MCP sessions: /airlock/shim in the image is the engine's own airlock-shim (SHA-256)") \
+	_(RUNNING,          "running",          "first admission: created, never started; second: running, not paused or restarting") \
+	_(RESTART_COUNT,    "restart_count",    "RestartCount 0: the daemon never restarted it") \
+	_(EXEC_IDS,         "exec_ids",         "no exec running in the container (ExecIDs empty)") \
+	_(PROCESS,          "process",          "pooled: the second admission sees the Pid and StartedAt its start recorded")
 
 enum admission_check {
 #define ADMISSION_ENUM(e, id, help) ADMISSION_##e,
@@ -85,6 +89,40 @@ enum admission_check {
 #undef ADMISSION_ENUM
 	ADMISSION_CHECK_COUNT
 };
+
+/*
+ * The container's process as an admission expects it (docs/guarantees.md,
+ * "What admission guarantees"): the first admission sees it created and
+ * never started, the second running since the start airlock made. A
+ * pooled container's start is recorded at its launch, so its claim tells
+ * the process started then from one started since (a docker kill and
+ * start, a docker restart), whose Pid and StartedAt differ.
+ */
+enum admission_phase {
+	ADMISSION_PHASE_ANY,		/* not an admission (airlock inspect): created or running */
+	ADMISSION_PHASE_CREATED,	/* the first admission */
+	ADMISSION_PHASE_STARTED,	/* the second admission */
+};
+
+#define ADMISSION_STARTED_AT_MAX	48	/* State.StartedAt: "2026-12-08T00:32:50.691083673Z" is 30 */
+
+/* The process a start made, from the daemon's State; pid 0: none recorded. */
+struct admission_process {
+	long long pid;
+	char started_at[ADMISSION_STARTED_AT_MAX];
+};
+
+struct admission_state {
+	enum admission_phase phase;
+	struct admission_process start;	/* STARTED: the one its start recorded, or pid 0 */
+};
+
+/*
+ * The running process of an inspect document (GET /containers/{id}/json)
+ * into out: 0, or -1 when it runs none (not running, no Pid, a StartedAt
+ * missing, too long or not printable).
+ */
+int admission_process_read(const json_t *container, struct admission_process *out);
 
 const char *admission_check_id(enum admission_check c);
 const char *admission_check_help(enum admission_check c);
@@ -109,5 +147,16 @@ bool admission_check(const json_t *container, const json_t *image,
 bool admission_check_files(const json_t *container, const json_t *image,
 			   const struct profile *p, const struct host_facts *host,
 			   const struct sealed_verdict *sealed, struct check_list *report);
+
+/*
+ * The same at an admission: its phase, and for the second one the process
+ * recorded at the start, judge running, restart_count, exec_ids and
+ * process. NULL state is ADMISSION_PHASE_ANY, which the two functions
+ * above use.
+ */
+bool admission_check_state(const json_t *container, const json_t *image,
+			   const struct profile *p, const struct host_facts *host,
+			   const struct sealed_verdict *sealed, const struct admission_state *state,
+			   struct check_list *report);
 
 #endif

@@ -3,7 +3,8 @@
 
 /*
  * What the admission files share (admission.c holds the table and runs
- * it; admission_limits.c and admission_exec.c hold families of checks).
+ * it; admission_limits.c, admission_exec.c and admission_state.c hold
+ * families of checks).
  * Not for other callers: admission.h is the checker's interface.
  */
 
@@ -19,6 +20,7 @@ struct ctx {
 	const struct profile *p;
 	const struct host_facts *host;	/* may be NULL */
 	const struct sealed_verdict *sealed;	/* may be NULL */
+	const struct admission_state *state;	/* NULL: ADMISSION_PHASE_ANY */
 };
 
 struct checker;
@@ -41,5 +43,9 @@ admission_judge_fn admission_judge_ulimit_core, admission_judge_ulimits_other,
 
 /* admission_exec.c: what the container runs, and with which environment. */
 admission_judge_fn admission_judge_entrypoint, admission_judge_cmd, admission_judge_env;
+
+/* admission_state.c: the container's process, by the admission's phase. */
+admission_judge_fn admission_judge_running, admission_judge_restart_count,
+	admission_judge_exec_ids, admission_judge_process;
 
 #endif

@@ -59,3 +59,9 @@ weaken_pooled_run(void)
 {
 	return mutant("pooled_run");
 }
+
+bool
+weaken_process_unchecked(void)
+{
+	return mutant("process_unchecked");
+}

@@ -8,10 +8,11 @@
  * AIRLOCK_MUTANT naming it (engine/base/mutant.h). In the production build
  * weaken_create_body never changes anything.
  *
- * Three more test-only switches live with them: admission_bypass (a refused
+ * Four more test-only switches live with them: admission_bypass (a refused
  * admission is reported, then ignored, so the leak can be observed),
  * keep_stopped (cleanup stops the container but leaves it for the
- * archive, log and state observers; the test removes it) and pooled_run.
+ * archive, log and state observers; the test removes it), pooled_run and
+ * process_unchecked.
  */
 
 #include <stdbool.h>
@@ -79,5 +80,13 @@ bool weaken_keep_stopped(void);
  * protection.
  */
 bool weaken_pooled_run(void);
+
+/*
+ * The checks of the container's process (running, restart_count,
+ * exec_ids, process) pass unjudged, as admission was before them (mutant
+ * process_unchecked): a pooled container killed and started again, or
+ * one with an exec running, is claimed (tests/docker/test_pool.c).
+ */
+bool weaken_process_unchecked(void);
 
 #endif

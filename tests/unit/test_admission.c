@@ -42,6 +42,7 @@ struct fixture {
 	json_t *c, *img;
 	struct profile p;
 	struct host_facts host;
+	const struct admission_state *state;	/* NULL: no admission's phase */
 	struct check_list r;
 	bool admitted;
 	const struct mutant *m;
@@ -58,6 +59,13 @@ struct fixture {
  * (a patch value "@runsc" stands for that array, engine/admission/seccomp.h's own).
  */
 #define RUNSC_SECCOMP "'HostConfig.SecurityOpt':'@runsc'"
+
+/* The fixture once started: what the daemon reports of a running container. */
+#define STARTED_AT "2026-12-08T00:32:50.691083673Z"
+#define RUNNING "'State.Status':'running','State.Running':true,'State.Pid':2011," \
+	"'State.StartedAt':'" STARTED_AT "'"
+
+#define RUNNING_BASE "{" RUNNING "}"
 
 #define MUTANTS(_) \
 	_(unchanged, CONTAINER, "{}", "") \
@@ -274,6 +282,22 @@ struct fixture {
 	_(sock_uppercase, CONTAINER, "{'Config.Labels.evil':'/run/DOCKER.SOCK'}", "docker_sock") \
 	_(sock_graph_driver, CONTAINER, "{'GraphDriver.Data.MergedDir':'/x/docker.sock'}", "docker_sock") \
 	_(sock_image_label, IMAGE, "{'Config.Labels':{'a':'/var/run/docker.sock'}}", "docker_sock") \
+	/* the process, judged at no admission's phase: created or running */ \
+	_(state_running_ok, CONTAINER, "{" RUNNING "}", "") \
+	_(state_exited, CONTAINER, "{'State.Status':'exited'}", "running") \
+	_(state_paused, CONTAINER, "{" RUNNING ",'State.Status':'paused','State.Paused':true}", "running") \
+	_(state_restarting, CONTAINER, "{" RUNNING ",'State.Status':'restarting','State.Restarting':true}", \
+	  "running") \
+	_(state_flags_disagree, CONTAINER, "{'State.Running':true}", "running") \
+	_(state_running_string, CONTAINER, "{'State.Running':'true'}", "running") \
+	_(state_missing, CONTAINER, "{'-State':0}", "running") \
+	_(restart_count_1, CONTAINER, "{'RestartCount':1}", "restart_count") \
+	_(restart_count_string, CONTAINER, "{'RestartCount':'0'}", "restart_count") \
+	_(restart_count_missing, CONTAINER, "{'-RestartCount':0}", "restart_count") \
+	_(exec_ids_one, CONTAINER, "{" RUNNING ",'ExecIDs':['16c4ed206a72']}", "exec_ids") \
+	_(exec_ids_empty_ok, CONTAINER, "{'ExecIDs':[]}", "") \
+	_(exec_ids_object, CONTAINER, "{'ExecIDs':{}}", "exec_ids") \
+	_(exec_ids_missing, CONTAINER, "{'-ExecIDs':0}", "exec_ids") \
 	/* whole sections broken: refused, never a crash */ \
 	_(hostconfig_deleted, CONTAINER, "{'-HostConfig':0}", "*") \
 	_(hostconfig_string, CONTAINER, "{'HostConfig':'x'}", "*") \
@@ -492,7 +516,7 @@ run(struct fixture *f)
 {
 	check_list_free(&f->r);
 	check_list_init(&f->r);
-	f->admitted = admission_check(f->c, f->img, &f->p, &f->host, &f->r);
+	f->admitted = admission_check_state(f->c, f->img, &f->p, &f->host, NULL, f->state, &f->r);
 	assert_report_shape(&f->r);
 }
 
@@ -618,7 +642,7 @@ test_ids_and_help(void **state)
 	const char *id;
 
 	(void)state;
-	assert_int_equal(ADMISSION_CHECK_COUNT, 50);
+	assert_int_equal(ADMISSION_CHECK_COUNT, 54);
 	for (i = 0; i < ADMISSION_CHECK_COUNT; i++) {
 		id = admission_check_id((enum admission_check)i);
 		assert_true(id[0] && strlen(id) < CHECK_ID_MAX);
@@ -1192,6 +1216,105 @@ test_sweep(void **state)
 	assert_true(f->admitted);	/* everything was put back */
 }
 
+/*
+ * The first admission: the fixture as the daemon reported it, created and
+ * never started. A started one, or one with a process, is refused.
+ */
+static void
+test_state_first_admission(void **state)
+{
+	const struct admission_state created = { .phase = ADMISSION_PHASE_CREATED };
+	struct fixture *f = *state;
+
+	f->state = &created;
+	expect_case(f, NULL, "{}", "");
+	assert_string_equal(item(f, "running")->observed,
+			    "created (Running false, Paused false, Restarting false)");
+	assert_string_equal(item(f, "process")->observed, "Pid 0");
+	assert_string_equal(item(f, "exec_ids")->observed, "null");
+	expect_case(f, NULL, "{" RUNNING "}", "running process");
+	expect_case(f, NULL, "{'State.Status':'exited','State.StartedAt':'" STARTED_AT "'}", "running");
+	expect_case(f, NULL, "{'State.Pid':'0'}", "process");
+}
+
+/*
+ * The second admission of a cold session: running, never restarted, no
+ * exec; with no start recorded the process is shown, not compared.
+ */
+static void
+test_state_second_admission(void **state)
+{
+	const struct admission_state started = { .phase = ADMISSION_PHASE_STARTED };
+	struct fixture *f = *state;
+
+	f->state = &started;
+	expect_case(f, NULL, "{}", "running");	/* the fixture: created, never started */
+	expect_case(f, NULL, "{" RUNNING "}", "");
+	assert_string_equal(item(f, "process")->observed, "Pid 2011, started " STARTED_AT);
+	expect_case(f, RUNNING_BASE, "{'State.Running':false,'State.Status':'exited','State.Pid':0}",
+		    "running");
+	expect_case(f, RUNNING_BASE, "{'State.Status':'paused','State.Paused':true}", "running");
+	expect_case(f, RUNNING_BASE, "{'RestartCount':2}", "restart_count");
+	expect_case(f, RUNNING_BASE, "{'ExecIDs':['16c4ed206a72','2f0a']}", "exec_ids");
+	assert_string_equal(item(f, "exec_ids")->observed, "2 execs running");
+	expect_case(f, RUNNING_BASE, "{'ExecIDs':'16c4ed206a72'}", "exec_ids");
+}
+
+/*
+ * A pooled container's claim: the process its start recorded, exactly. A
+ * docker kill and start (or a restart) makes another Pid and StartedAt,
+ * RestartCount staying 0.
+ */
+static void
+test_state_pooled_claim(void **state)
+{
+	struct admission_state started = { .phase = ADMISSION_PHASE_STARTED,
+					   .start = { 2011, STARTED_AT } };
+	struct fixture *f = *state;
+
+	f->state = &started;
+	expect_case(f, RUNNING_BASE, "{}", "");
+	assert_string_equal(item(f, "process")->expected,
+			    "Pid 2011, started " STARTED_AT " (recorded at its start)");
+	expect_case(f, RUNNING_BASE, "{'State.Pid':3567,'State.StartedAt':"
+		    "'2026-12-08T00:32:54.625760588Z'}", "process");
+	assert_string_equal(item(f, "process")->observed,
+			    "Pid 3567, started 2026-12-08T00:32:54.625760588Z");
+	expect_case(f, RUNNING_BASE, "{'State.Pid':3567}", "process");	/* a reused Pid: the time differs */
+	expect_case(f, RUNNING_BASE, "{'State.StartedAt':'2026-12-08T00:32:54.625760588Z'}", "process");
+	expect_case(f, RUNNING_BASE, "{'State.StartedAt':'" STARTED_AT " '}", "process");
+	expect_case(f, NULL, "{}", "running process");		/* not started at all */
+	expect_case(f, RUNNING_BASE, "{'-State.Pid':0}", "process");
+}
+
+/* The process read at a pooled container's start: a running one, its text bounded and printable. */
+static void
+test_process_read(void **state)
+{
+	struct fixture *f = *state;
+	struct admission_process pr;
+
+	assert_int_equal(admission_process_read(f->c, &pr), -1);	/* created: none */
+	assert_int_equal(pr.pid, 0);
+	reset_container(f, RUNNING_BASE, NULL);
+	assert_int_equal(admission_process_read(f->c, &pr), 0);
+	assert_int_equal(pr.pid, 2011);
+	assert_string_equal(pr.started_at, STARTED_AT);
+	reset_container(f, RUNNING_BASE, "{'State.StartedAt':'2026-12-08 00:32'}");
+	assert_int_equal(admission_process_read(f->c, &pr), -1);
+	reset_container(f, RUNNING_BASE, "{'State.StartedAt':'" STARTED_AT STARTED_AT "'}");
+	assert_int_equal(admission_process_read(f->c, &pr), -1);	/* too long to record */
+	reset_container(f, RUNNING_BASE, NULL);
+	json_object_set_new(json_object_get(f->c, "State"), "StartedAt", json_stringn("2026\0x", 6));
+	assert_int_equal(admission_process_read(f->c, &pr), -1);	/* a NUL would end the comparison */
+	reset_container(f, RUNNING_BASE, "{'State.StartedAt':''}");
+	assert_int_equal(admission_process_read(f->c, &pr), -1);
+	reset_container(f, RUNNING_BASE, "{'State.Pid':-1}");
+	assert_int_equal(admission_process_read(f->c, &pr), -1);
+	assert_int_equal(admission_process_read(NULL, &pr), -1);
+	assert_int_equal(admission_process_read(json_null(), &pr), -1);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 #define MUTANT_TEST(name, d, patch, refused) \
 	{ #name, test_mutant, setup, teardown, &mutant_##name },
@@ -1219,6 +1342,10 @@ main(void)
 		T(test_deep_nesting),
 		T(test_hostile_text),
 		T(test_sweep),
+		T(test_state_first_admission),
+		T(test_state_second_admission),
+		T(test_state_pooled_claim),
+		T(test_process_read),
 		MUTANTS(MUTANT_TEST)
 	};
 
