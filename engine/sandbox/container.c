@@ -24,6 +24,7 @@ struct container {
 	json_t *image;
 	struct sealed_verdict sealed;	/* profile.sealed, judged once per container */
 	bool sealed_judged;
+	struct admission_process start;	/* recorded right after the start, or pid 0 */
 	bool created, started, removed;
 	bool exited;			/* the daemon's wait reported its exit */
 	/* Evidence read at cleanup. */
@@ -104,10 +105,19 @@ image_for(struct docker *d, const char *image_id, json_t **kept, struct al_err *
 	return *kept;
 }
 
+/* What one admission reads, judges against and reports into. */
+struct admit_job {
+	const struct profile *p;
+	const struct host_facts *host;
+	const struct admission_state *state;	/* NULL: not an admission (container_admit) */
+	json_t **image;
+	struct sealed_verdict *cache;
+	bool *judged;
+	struct check_list *report;
+};
+
 static int
-admit(struct docker *d, const char *id, const struct profile *p,
-      const struct host_facts *host, json_t **image, struct sealed_verdict *cache,
-      bool *judged, struct check_list *report, struct al_err *err)
+admit(struct docker *d, const char *id, const struct admit_job *j, struct al_err *err)
 {
 	json_t *inspect = NULL;
 	const struct sealed_verdict *sealed;
@@ -118,13 +128,13 @@ admit(struct docker *d, const char *id, const struct profile *p,
 	if (docker_inspect(d, id, &inspect, err) < 0)
 		return al_wrap(err, "admission");
 	image_id = json_string_value(json_object_get(inspect, "Image"));
-	sealed = sealed_for(d, inspect, p, cache, judged);
-	admitted = admission_check_files(inspect, image_for(d, image_id, image, err), p, host,
-					 sealed, report);
+	sealed = sealed_for(d, inspect, j->p, j->cache, j->judged);
+	admitted = admission_check_state(inspect, image_for(d, image_id, j->image, err), j->p,
+					 j->host, sealed, j->state, j->report);
 	json_decref(inspect);
 	if (admitted || weaken_admission_bypassed())
 		return 0;
-	bad = check_list_first_failure(report);
+	bad = check_list_first_failure(j->report);
 	return al_fail(err, "admission refused: %s (observed %s, expected %s)",
 		       bad ? bad->id : "report", bad ? bad->observed : "incomplete",
 		       bad ? bad->expected : "complete");
@@ -138,7 +148,9 @@ container_admit(struct docker *d, const char *id, const struct profile *p,
 	struct sealed_verdict cache;
 	bool judged = false;
 	json_t *image = NULL;
-	int rc = admit(d, id, p, host, &image, &cache, &judged, report, err);
+	const struct admit_job j = { .p = p, .host = host, .image = &image, .cache = &cache,
+				     .judged = &judged, .report = report };
+	int rc = admit(d, id, &j, err);
 
 	json_decref(image);
 	return rc;
@@ -171,10 +183,14 @@ int
 container_admit_first(struct container *c, const struct profile *p,
 		      const struct host_facts *host, struct al_err *err)
 {
+	const struct admission_state created = { .phase = ADMISSION_PHASE_CREATED };
+	const struct admit_job j = { .p = p, .host = host, .state = &created, .image = &c->image,
+				     .cache = &c->sealed, .judged = &c->sealed_judged,
+				     .report = &c->first };
+
 	if (!c->created)
 		return al_fail(err, "admission: no container");
-	return admit(c->docker, c->id, p, host, &c->image, &c->sealed, &c->sealed_judged,
-		     &c->first, err);
+	return admit(c->docker, c->id, &j, err);
 }
 
 int
@@ -204,9 +220,31 @@ int
 container_readmit(struct container *c, const struct profile *p,
 		  const struct host_facts *host, struct al_err *err)
 {
+	const struct admission_state started = { .phase = ADMISSION_PHASE_STARTED,
+						 .start = c->start };
+	const struct admit_job j = { .p = p, .host = host, .state = &started, .image = &c->image,
+				     .cache = &c->sealed, .judged = &c->sealed_judged,
+				     .report = &c->second };
+
 	check_list_free(&c->second);
-	return admit(c->docker, c->id, p, host, &c->image, &c->sealed, &c->sealed_judged,
-		     &c->second, err);
+	return admit(c->docker, c->id, &j, err);
+}
+
+int
+container_record_start(struct container *c, struct al_err *err)
+{
+	json_t *inspect = NULL;
+	int rc;
+
+	if (!c->started)
+		return al_fail(err, "record the start: not started");
+	if (docker_inspect(c->docker, c->id, &inspect, err) < 0)
+		return al_wrap(err, "record the start");
+	rc = admission_process_read(inspect, &c->start);
+	json_decref(inspect);
+	if (rc < 0)
+		return al_fail(err, "record the start: no running process");
+	return 0;
 }
 
 static void

@@ -9,7 +9,8 @@
  *   container_attach_start   attach the stdio stream, then start
  *   (the caller arms the watchdog here)
  *   container_readmit        the second admission; only after it may data
- *                            enter
+ *                            enter (a pooled container's launch records
+ *                            its process first: container_record_start)
  *   container_cleanup        stop (t=0) even when the stream died first
  *                            (unless the daemon already reported its exit),
  *                            remove with its volumes, then one look-up of
@@ -48,6 +49,13 @@ int container_admit_first(struct container *c, const struct profile *p,
 int container_attach_start(struct container *c, struct al_err *err);
 int container_readmit(struct container *c, const struct profile *p,
 		      const struct host_facts *host, struct al_err *err);
+/*
+ * Once started: read its process (State.Pid and StartedAt) for the second
+ * admission to compare with (admission.h, ADMISSION_PROCESS). A pooled
+ * container's launch does it, so its claim tells the process started then
+ * from one started since. -1 when it runs none.
+ */
+int container_record_start(struct container *c, struct al_err *err);
 
 /*
  * The daemon's wait endpoint (condition not-running), bounded by
@@ -87,7 +95,8 @@ long container_exit_code(const struct container *c);
 /*
  * Inspect id and its image, and run the admission checker into report.
  * With profile.sealed set, the image's files are read and judged too
- * (engine/sandbox/sealed_image.h).
+ * (engine/sandbox/sealed_image.h). Not an admission: its process is judged
+ * at ADMISSION_PHASE_ANY (created, or running).
  */
 int container_admit(struct docker *d, const char *id, const struct profile *p,
 		    const struct host_facts *host, struct check_list *report,

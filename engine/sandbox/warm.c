@@ -120,13 +120,17 @@ first_ack(struct warm *w, struct al_err *err)
 		       LEASE_PULSE_MS + LEASE_ACK_MS);
 }
 
-/* The watchdog before the start (their start-ups overlap), ready after it. */
+/*
+ * The watchdog before the start (their start-ups overlap), ready after it.
+ * The process the start made is recorded at once, off the claim's path:
+ * the claim's second admission refuses any other (one started since).
+ */
 static int
 start_leased(struct warm *w, const struct warm_options *o, struct al_err *err)
 {
 	if (lease_spawn(o->watchdog_exe, w->socket, container_id(w->box), on_fail, w, &w->lease, err) < 0)
 		return al_wrap(err, "pool: watchdog");
-	if (container_attach_start(w->box, err) < 0)
+	if (container_attach_start(w->box, err) < 0 || container_record_start(w->box, err) < 0)
 		return al_wrap(err, "pool");
 	if (lease_wait_ready(w->lease, err) < 0)
 		return al_wrap(err, "pool: watchdog");
