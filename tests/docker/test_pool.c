@@ -1,9 +1,14 @@
 /*
  * The warm pool against the real daemon (docs/guarantees.md, "Pooled
  * sessions"): a claim yields a working session with a normal audit; a
- * pooled container whose lease failed, that aged, or that was changed on
- * the daemon is never claimed; the claim's second admission is what
- * refuses the changed one; shutdown leaves no container.
+ * pooled container whose lease failed, that aged, that was changed on the
+ * daemon, killed and started again, or that has an exec running is never
+ * claimed; the claim's second admission is what refuses the last three
+ * (and, with the mutant process_unchecked, claims the last two); shutdown
+ * leaves no container.
+ *
+ * The suite links the mutant build of the engine (engine/base/mutant.h):
+ * AIRLOCK_MUTANT is set only around the tests that name a mutant.
  *
  * Environment (set by pool.sh): AIRLOCK_AGENT_IMAGE, AIRLOCK_UPSTREAM,
  * AIRLOCK_BIN.
@@ -271,6 +276,74 @@ warm_up(struct supervisor *s, const struct airlock_config *c, const char *sink, 
 	(void)r;
 }
 
+/* Containers of this process left on the daemon, running or not. */
+static size_t
+managed_left(void)
+{
+	char label[64];
+	struct docker *d = dk();
+	struct al_err err;
+	json_t *list = NULL;
+	size_t n;
+
+	snprintf(label, sizeof label, "%s=%ld", LABEL_OWNER_PID, (long)getpid());
+	assert_int_equal(docker_list_by_label(d, label, &list, &err), 0);
+	n = json_array_size(list);
+	json_decref(list);
+	docker_close(d);
+	return n;
+}
+
+/* The claim's refusals in session id's audit that name check. */
+static int
+claim_refusals(const char *id, const char *check)
+{
+	return seam_audit_rows(db, "session_id='%s' and type='admission' and decision='refused' and"
+			       " rule='%s' and detail like '%%\"claim\"%%'", id, check);
+}
+
+/* A docker kill and a docker start, as an operator (or anyone on the socket) would type them. */
+static void
+kill_and_start(const char *id)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof cmd, "docker kill %s >/dev/null && docker start %s >/dev/null", id, id);
+	assert_int_equal(system(cmd), 0);
+}
+
+/*
+ * A docker exec into id that stays (the agent binary, blocked on the
+ * stdin this process holds): the daemon lists it in ExecIDs while it
+ * runs. The caller pcloses it.
+ */
+static FILE *
+exec_into(const char *id)
+{
+	char cmd[256];
+	struct docker *d = dk();
+	struct al_err err;
+	json_t *in;
+	size_t n = 0;
+	FILE *f;
+	int ms;
+
+	snprintf(cmd, sizeof cmd, "docker exec -i %s /agent stall", id);
+	f = popen(cmd, "w");
+	assert_non_null(f);
+	for (ms = 0; ms < 20000 && n == 0; ms += 50) {
+		in = NULL;
+		assert_int_equal(docker_inspect(d, id, &in, &err), 0);
+		n = json_array_size(json_object_get(in, "ExecIDs"));
+		json_decref(in);
+		if (n == 0)
+			usleep(50 * 1000);
+	}
+	docker_close(d);
+	assert_int_equal(n, 1);
+	return f;
+}
+
 /* (a) A claim yields a working session, its audit as a cold one's. */
 static void
 test_claim(void **state)
@@ -366,6 +439,61 @@ test_aged(void **state)
 	config_free(&cfg);
 }
 
+/* One pooled scenario: a pool of one for its config, warmed, and the container waiting in it. */
+struct scene {
+	struct airlock_config cfg;
+	struct supervisor *s;
+	char sink[160];
+	char pooled[DOCKER_ID_MAX];
+};
+
+static void
+scene_open(struct scene *x, const char *name)
+{
+	x->s = open_supervisor();
+	snprintf(x->sink, sizeof x->sink, "%s/%s.sink", work, name);
+	make_config(&x->cfg, x->sink, 1, 600000);
+	warm_up(x->s, &x->cfg, x->sink, 1);
+	assert_true(pooled_container(x->pooled, NULL));
+}
+
+/* Shutdown leaves no container of this process, pooled or not. */
+static void
+scene_close(struct scene *x)
+{
+	assert_int_equal(supervisor_shutdown(x->s), 0);
+	assert_int_equal(managed_left(), 0);
+	supervisor_close(x->s);
+	config_free(&x->cfg);
+}
+
+/* Session id's refused admissions, the claim's included. */
+static int
+refusals(const char *id)
+{
+	return seam_audit_rows(db, "session_id='%s' and type='admission' and decision='refused'", id);
+}
+
+/*
+ * A session ran, in another container than the pooled one: the claim's
+ * second admission refused that one under check (its only refusal, in
+ * the session's audit), and it was discarded and removed.
+ */
+static void
+expect_claim_refused(struct scene *x, const char *check)
+{
+	struct session_row r = run_one(x->s, &x->cfg, x->sink, 1);
+
+	assert_true(r.container[0] != '\0');
+	assert_string_not_equal(r.container, x->pooled);
+	assert_int_equal(r.admission_second, ADMISSION_ADMITTED);
+	assert_int_equal(claim_refusals(r.id, check), 1);
+	assert_int_equal(refusals(r.id), 1);
+	assert_true(pool_of(x->s).discarded >= 1);
+	assert_int_equal(pool_of(x->s).claimed, 0);
+	assert_true(wait_gone(x->pooled, 10000));
+}
+
 /*
  * (d, e) A pooled container changed on the daemon is refused by the
  * claim's second admission: the only check that reads its memory limit
@@ -374,32 +502,122 @@ test_aged(void **state)
 static void
 test_tampered(void **state)
 {
-	struct airlock_config cfg;
-	struct supervisor *s = open_supervisor();
-	char sink[160], pooled[DOCKER_ID_MAX], cmd[256];
+	struct scene x;
+	char cmd[256];
+
+	(void)state;
+	scene_open(&x, "tamper");
+	snprintf(cmd, sizeof cmd, "docker update --memory 256m --memory-swap 256m %s >/dev/null",
+		 x.pooled);
+	assert_int_equal(system(cmd), 0);
+	expect_claim_refused(&x, "memory");
+	scene_close(&x);
+}
+
+/*
+ * (f) A pooled container killed and started again is refused by the
+ * claim's second admission under "process": another Pid and StartedAt
+ * than its launch recorded (RestartCount stays 0 for a manual start). The
+ * mutant pool_unwatched keeps the filler from seeing it stopped between
+ * the kill and the start, so the claim alone meets it.
+ */
+static void
+test_restarted(void **state)
+{
+	struct scene x;
+
+	(void)state;
+	setenv("AIRLOCK_MUTANT", "pool_unwatched", 1);
+	scene_open(&x, "restart");
+	kill_and_start(x.pooled);
+	expect_claim_refused(&x, "process");
+	scene_close(&x);
+}
+
+/*
+ * (f, as shipped) Without the mutant the filler may see the container
+ * stopped between the kill and the start and discard it first: either
+ * way it is never claimed, and a claim that met it named "process".
+ */
+static void
+test_restarted_watched(void **state)
+{
+	struct scene x;
 	struct session_row r;
 
 	(void)state;
-	snprintf(sink, sizeof sink, "%s/tamper.sink", work);
-	make_config(&cfg, sink, 1, 600000);
-	warm_up(s, &cfg, sink, 1);
-	assert_true(pooled_container(pooled, NULL));
-	snprintf(cmd, sizeof cmd, "docker update --memory 256m --memory-swap 256m %s >/dev/null",
-		 pooled);
-	assert_int_equal(system(cmd), 0);
-	r = run_one(s, &cfg, sink, 1);
-	assert_true(r.container[0] != '\0');
-	assert_string_not_equal(r.container, pooled);
+	scene_open(&x, "restart-watched");
+	kill_and_start(x.pooled);
+	r = run_one(x.s, &x.cfg, x.sink, 1);
+	assert_string_not_equal(r.container, x.pooled);
+	assert_int_equal(refusals(r.id), claim_refusals(r.id, "process"));
+	assert_true(wait_gone(x.pooled, 10000));
+	scene_close(&x);
+}
+
+/*
+ * (g) A pooled container with an exec running (it could read the agent's
+ * stdin, where the initial frame goes) is refused by the claim's second
+ * admission under "exec_ids", and removed with the exec.
+ */
+static void
+test_exec(void **state)
+{
+	struct scene x;
+	FILE *exec;
+
+	(void)state;
+	scene_open(&x, "exec");
+	exec = exec_into(x.pooled);
+	expect_claim_refused(&x, "exec_ids");
+	pclose(exec);
+	scene_close(&x);
+}
+
+/* One session started and ended: its row, claimed from the pool with no refusal. */
+static struct session_row
+run_claimed(struct scene *x)
+{
+	char id[SNAP_ID_MAX];
+	struct session_row r;
+
+	start(x->s, &x->cfg, id);
+	assert_true(wait_ended(x->s, id, 60000));
+	r = row_of(x->s, id);
+	assert_string_equal(r.container, x->pooled);
 	assert_int_equal(r.admission_second, ADMISSION_ADMITTED);
-	/* The claim's refusal, in the session's audit, naming the check. */
-	assert_int_equal(seam_audit_rows(db, "session_id='%s' and type='admission' and decision='refused' and"
-			      " rule='memory' and detail like '%%\"claim\"%%'", r.id), 1);
-	assert_true(pool_of(s).discarded >= 1);
-	assert_int_equal(pool_of(s).claimed, 0);
-	assert_true(wait_gone(pooled, 10000));
-	assert_int_equal(supervisor_shutdown(s), 0);
-	supervisor_close(s);
-	config_free(&cfg);
+	assert_int_equal(refusals(r.id), 0);
+	assert_true(wait_gone(x->pooled, 10000));
+	return r;
+}
+
+/*
+ * (h) The leak without the checks of the container's process (mutant
+ * process_unchecked): the container killed and started again is claimed,
+ * and so is the one with an exec running. The sessions run in them.
+ */
+static void
+test_unchecked_claims(void **state)
+{
+	struct scene x;
+	struct session_row r;
+	FILE *exec;
+
+	(void)state;
+	setenv("AIRLOCK_MUTANT", "process_unchecked,pool_unwatched", 1);
+	scene_open(&x, "unchecked");
+	kill_and_start(x.pooled);
+	r = run_claimed(&x);
+	print_message("    the restarted container claimed; the session ended %s\n",
+		      session_end_id(r.end));
+	assert_true(wait_ready(x.s, 1, 30000));
+	assert_true(pooled_container(x.pooled, NULL));
+	exec = exec_into(x.pooled);
+	r = run_claimed(&x);
+	assert_int_equal(r.end, SESSION_END_AGENT_EXIT);	/* its frame went in, beside the exec */
+	assert_int_equal(pool_of(x.s).claimed, 2);
+	pclose(exec);
+	scene_close(&x);
 }
 
 static int
@@ -407,6 +625,14 @@ setup(void **state)
 {
 	(void)state;
 	return seam_setup(work, db, sizeof db, CANARY, &audit);
+}
+
+/* A test that set AIRLOCK_MUTANT leaves none behind, even when it failed. */
+static int
+no_mutant(void **state)
+{
+	(void)state;
+	return unsetenv("AIRLOCK_MUTANT");
 }
 
 static int
@@ -424,6 +650,10 @@ main(void)
 		cmocka_unit_test(test_lease_failed),
 		cmocka_unit_test(test_aged),
 		cmocka_unit_test(test_tampered),
+		cmocka_unit_test_teardown(test_restarted, no_mutant),
+		cmocka_unit_test(test_restarted_watched),
+		cmocka_unit_test(test_exec),
+		cmocka_unit_test_teardown(test_unchecked_claims, no_mutant),
 	};
 
 	return cmocka_run_group_tests_name("pool", tests, setup, teardown);
