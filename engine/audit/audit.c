@@ -92,13 +92,6 @@ static const char schema_sql[] =
 	AUDIT_LIFECYCLE_INDEX
 	AUDIT_KEY_TABLE;
 
-static int
-prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st)
-{
-	return sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL)
-	       == SQLITE_OK ? 0 : -1;
-}
-
 /* journal_mode answers with the mode in force, which may not be WAL. */
 static int
 set_wal(sqlite3 *db)
@@ -191,19 +184,26 @@ setup_db(sqlite3 *db, unsigned char key[AUDIT_KEY_LEN])
 	return NULL;
 }
 
+/* The statements every commit and count reuses, prepared once at open. */
+static const char *const st_sql[AUDIT_ST_N] = {
+	[AUDIT_ST_BEGIN] = "BEGIN IMMEDIATE",
+	[AUDIT_ST_COMMIT] = "COMMIT",
+	[AUDIT_ST_ROLLBACK] = "ROLLBACK",
+	[AUDIT_ST_LAST] = "SELECT seq, entry_hash FROM audit_entries ORDER BY seq DESC LIMIT 1",
+	[AUDIT_ST_INSERT] = "INSERT INTO audit_entries (" AUDIT_COLS ") VALUES"
+			    " (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[AUDIT_ST_COUNT_ALL] = "SELECT count(*) FROM audit_entries",
+	[AUDIT_ST_COUNT_SESSION] = "SELECT count(*) FROM audit_entries WHERE session_id = ?",
+};
+
 static int
 prepare_all(struct audit *a)
 {
-	return prepare(a->db, "BEGIN IMMEDIATE", &a->begin) < 0 ||
-	       prepare(a->db, "COMMIT", &a->commit) < 0 ||
-	       prepare(a->db, "ROLLBACK", &a->rollback) < 0 ||
-	       prepare(a->db, "SELECT seq, entry_hash FROM audit_entries"
-		       " ORDER BY seq DESC LIMIT 1", &a->last) < 0 ||
-	       prepare(a->db, "INSERT INTO audit_entries (" AUDIT_COLS ") VALUES"
-		       " (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &a->insert) < 0 ||
-	       prepare(a->db, "SELECT count(*) FROM audit_entries", &a->count_all) < 0 ||
-	       prepare(a->db, "SELECT count(*) FROM audit_entries WHERE session_id = ?",
-		       &a->count_session) < 0 ? -1 : 0;
+	for (int i = 0; i < AUDIT_ST_N; i++)
+		if (sqlite3_prepare_v3(a->db, st_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &a->st[i],
+				       NULL) != SQLITE_OK)
+			return -1;
+	return 0;
 }
 
 static int
@@ -322,13 +322,8 @@ audit_close(struct audit *a)
 	if (!a)
 		return;
 	audit_drain(a);
-	sqlite3_finalize(a->begin);
-	sqlite3_finalize(a->commit);
-	sqlite3_finalize(a->rollback);
-	sqlite3_finalize(a->last);
-	sqlite3_finalize(a->insert);
-	sqlite3_finalize(a->count_all);
-	sqlite3_finalize(a->count_session);
+	for (int i = 0; i < AUDIT_ST_N; i++)
+		sqlite3_finalize(a->st[i]);
 	sqlite3_close(a->db);
 	hash_ctx_free(a->hc);
 	explicit_bzero(a->key, sizeof a->key);
@@ -345,20 +340,21 @@ audit_close(struct audit *a)
 int
 audit_read_last(struct audit *a, int64_t *seq, char prev[HASH_HEX_LEN + 1])
 {
+	sqlite3_stmt *st = a->st[AUDIT_ST_LAST];
 	const unsigned char *h;
-	int rc = sqlite3_step(a->last);
+	int rc = sqlite3_step(st);
 
 	*seq = 0;
 	memcpy(prev, audit_genesis_hash, sizeof audit_genesis_hash);
 	if (rc == SQLITE_ROW) {
-		*seq = sqlite3_column_int64(a->last, 0);
-		h = sqlite3_column_text(a->last, 1);
+		*seq = sqlite3_column_int64(st, 0);
+		h = sqlite3_column_text(st, 1);
 		if (!h || strlen((const char *)h) != HASH_HEX_LEN)
 			rc = SQLITE_CORRUPT;
 		else
 			memcpy(prev, h, HASH_HEX_LEN + 1);
 	}
-	sqlite3_reset(a->last);
+	sqlite3_reset(st);
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
 }
 
@@ -385,7 +381,7 @@ audit_count(struct audit *a, const char *session_id)
 	if (!a)
 		return -1;
 	pthread_mutex_lock(&a->db_lock);
-	st = session_id ? a->count_session : a->count_all;
+	st = a->st[session_id ? AUDIT_ST_COUNT_SESSION : AUDIT_ST_COUNT_ALL];
 	if ((!session_id ||
 	     sqlite3_bind_text(st, 1, session_id, -1, SQLITE_STATIC) == SQLITE_OK) &&
 	    sqlite3_step(st) == SQLITE_ROW)

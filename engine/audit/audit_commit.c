@@ -72,9 +72,9 @@ insert_one(struct audit *a, struct audit_req *r, int64_t *seq,
 	if (rc < 0)
 		return 0;
 	/* All 18 parameters are bound for every row: no clearing in between. */
-	rc = audit_row_bind(a->insert, r->e, *seq + 1, r->id, ts, prev, hash);
+	rc = audit_row_bind(a->st[AUDIT_ST_INSERT], r->e, *seq + 1, r->id, ts, prev, hash);
 	if (rc == 0)
-		rc = step_done(a->insert);
+		rc = step_done(a->st[AUDIT_ST_INSERT]);
 	/* One row or none at all: a trigger planted by hand may drop it and answer success. */
 	if (rc < 0 || sqlite3_changes64(a->db) != 1)
 		return -1;
@@ -141,16 +141,16 @@ commit_batch(struct audit *a, struct audit_req *batch)
 	int rc = -1;
 
 	pthread_mutex_lock(&a->db_lock);
-	if (step_done(a->begin) == 0) {
+	if (step_done(a->st[AUDIT_ST_BEGIN]) == 0) {
 		rc = insert_batch(a, batch, &seq, prev);
 		if (rc == 0)
-			rc = step_done(a->commit);
+			rc = step_done(a->st[AUDIT_ST_COMMIT]);
 		if (rc == 0 && audit_file_moved(a->db))
 			rc = -1;
 		if (rc == 0)
 			head_committed(a, seq, prev);
 		if (rc < 0 && !sqlite3_get_autocommit(a->db))
-			step_done(a->rollback);
+			step_done(a->st[AUDIT_ST_ROLLBACK]);
 	}
 	if (rc < 0)
 		a->head_known = false;	/* whatever the file holds now, read it back */

@@ -59,6 +59,18 @@ struct audit_req {
 	size_t body_len;
 };
 
+/* The writer's prepared statements, a->st[AUDIT_ST_*]; their SQL is audit.c's table. */
+enum audit_st {
+	AUDIT_ST_BEGIN,
+	AUDIT_ST_COMMIT,
+	AUDIT_ST_ROLLBACK,
+	AUDIT_ST_LAST,			/* the chain head */
+	AUDIT_ST_INSERT,
+	AUDIT_ST_COUNT_ALL,
+	AUDIT_ST_COUNT_SESSION,
+	AUDIT_ST_N
+};
+
 struct audit {
 	sqlite3 *db;
 	char *path;			/* as opened: the engine's own readers open it too */
@@ -99,8 +111,7 @@ struct audit {
 	unsigned head_version;
 	bool head_known;
 	struct ts_cache ts;		/* the leader's clock text, under db_lock */
-	sqlite3_stmt *begin, *commit, *rollback;
-	sqlite3_stmt *last, *insert, *count_all, *count_session;
+	sqlite3_stmt *st[AUDIT_ST_N];
 };
 
 /* audit.c: the chain head read from the file (genesis if empty). */
