@@ -41,55 +41,52 @@ enum {
 	TC_ENTRY_HASH,
 };
 
+enum tail_st {
+	TAIL_AFTER,		/* audit_tail_read */
+	TAIL_LAST,		/* audit_tail_last */
+	TAIL_MAX,		/* audit_tail_max_seq */
+	TAIL_UNKNOWN,		/* audit_tail_unknown */
+	TAIL_N
+};
+
 /*
  * "? IS NULL OR" lets one statement serve the whole log and one session:
  * the planner still walks the primary key (there is no index on
  * session_id, and a read-only connection cannot add one).
  */
-static const char after_sql[] =
-	"SELECT " TAIL_COLS " FROM audit_entries"
-	" WHERE seq > ?1 AND (?2 IS NULL OR session_id = ?2)"
-	" ORDER BY seq LIMIT ?3";
-static const char last_sql[] =
-	"SELECT " TAIL_COLS " FROM audit_entries"
-	" WHERE ?1 IS NULL OR session_id = ?1"
-	" ORDER BY seq DESC LIMIT ?2";
-static const char max_sql[] =
-	"SELECT max(seq) FROM audit_entries";
-/* ?3 and ?4: the dispatch and call type names, bound from audit.h's table. */
-static const char unknown_sql[] =
-	"SELECT " TAIL_COLS " FROM audit_entries WHERE seq IN"
-	" (SELECT min(seq) FROM audit_entries"
-	"  WHERE seq <= ?1 AND call_id IS NOT NULL AND type IN (?3, ?4)"
-	"  GROUP BY call_id HAVING sum(type = ?4) = 0 AND sum(type = ?3) > 0)"
-	" ORDER BY seq LIMIT ?2";
+static const char *const tail_sql[TAIL_N] = {
+	[TAIL_AFTER] = "SELECT " TAIL_COLS " FROM audit_entries"
+		       " WHERE seq > ?1 AND (?2 IS NULL OR session_id = ?2)"
+		       " ORDER BY seq LIMIT ?3",
+	[TAIL_LAST] = "SELECT " TAIL_COLS " FROM audit_entries"
+		      " WHERE ?1 IS NULL OR session_id = ?1"
+		      " ORDER BY seq DESC LIMIT ?2",
+	[TAIL_MAX] = "SELECT max(seq) FROM audit_entries",
+	/* ?3 and ?4: the dispatch and call type names, bound from audit.h's table. */
+	[TAIL_UNKNOWN] = "SELECT " TAIL_COLS " FROM audit_entries WHERE seq IN"
+			 " (SELECT min(seq) FROM audit_entries"
+			 "  WHERE seq <= ?1 AND call_id IS NOT NULL AND type IN (?3, ?4)"
+			 "  GROUP BY call_id HAVING sum(type = ?4) = 0 AND sum(type = ?3) > 0)"
+			 " ORDER BY seq LIMIT ?2",
+};
 
 static const char hex_digits[] = "0123456789abcdefABCDEF";
 
 struct audit_tail {
 	sqlite3 *db;
-	sqlite3_stmt *after, *last, *max, *unknown;
+	sqlite3_stmt *st[TAIL_N];
 	char why[48];		/* fixed text of the latest failure: AUDIT_TAIL_ERR_* */
 };
-
-static int
-prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st)
-{
-	return sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL);
-}
 
 /* Preparing reads the schema: that is where a wrong file shows. */
 static int
 prepare_all(struct audit_tail *t)
 {
-	int rc = prepare(t->db, after_sql, &t->after);
+	int rc = SQLITE_OK;
 
-	if (rc == SQLITE_OK)
-		rc = prepare(t->db, last_sql, &t->last);
-	if (rc == SQLITE_OK)
-		rc = prepare(t->db, max_sql, &t->max);
-	if (rc == SQLITE_OK)
-		rc = prepare(t->db, unknown_sql, &t->unknown);
+	for (int i = 0; rc == SQLITE_OK && i < TAIL_N; i++)
+		rc = sqlite3_prepare_v3(t->db, tail_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
+					&t->st[i], NULL);
 	return rc;
 }
 
@@ -120,10 +117,8 @@ audit_tail_close(struct audit_tail *t)
 {
 	if (!t)
 		return;
-	sqlite3_finalize(t->after);
-	sqlite3_finalize(t->last);
-	sqlite3_finalize(t->max);
-	sqlite3_finalize(t->unknown);
+	for (int i = 0; i < TAIL_N; i++)
+		sqlite3_finalize(t->st[i]);
 	sqlite3_close(t->db);
 	free(t);
 }
@@ -240,7 +235,7 @@ audit_tail_read(struct audit_tail *t, int64_t after_seq, const char *session_or_
 
 	if (go <= 0)
 		return go;
-	st = t->after;
+	st = t->st[TAIL_AFTER];
 	bound = sqlite3_bind_int64(st, 1, after_seq) == SQLITE_OK &&
 		bind_session(st, 2, session_or_null) == SQLITE_OK &&
 		sqlite3_bind_int64(st, 3, limit_of(cap)) == SQLITE_OK;
@@ -271,7 +266,7 @@ audit_tail_last(struct audit_tail *t, size_t cap, const char *session_or_null,
 
 	if (go <= 0)
 		return go;
-	st = t->last;
+	st = t->st[TAIL_LAST];
 	bound = bind_session(st, 1, session_or_null) == SQLITE_OK &&
 		sqlite3_bind_int64(st, 2, limit_of(cap)) == SQLITE_OK;
 	if (run(t, st, bound, rows, cap, n) < 0)
@@ -291,7 +286,7 @@ audit_tail_unknown(struct audit_tail *t, int64_t upto, struct audit_row *rows, s
 
 	if (go <= 0)
 		return go;
-	st = t->unknown;
+	st = t->st[TAIL_UNKNOWN];
 	bound = sqlite3_bind_int64(st, 1, upto) == SQLITE_OK &&
 		sqlite3_bind_int64(st, 2, limit_of(cap)) == SQLITE_OK &&
 		sqlite3_bind_text(st, 3, audit_type_id(AUDIT_T_DISPATCH), -1, SQLITE_STATIC) ==
@@ -308,15 +303,17 @@ audit_tail_unknown(struct audit_tail *t, int64_t upto, struct audit_row *rows, s
 int64_t
 audit_tail_max_seq(struct audit_tail *t)
 {
+	sqlite3_stmt *st;
 	int64_t seq = -1;
 	int rc;
 
 	if (!t)
 		return -1;
-	rc = sqlite3_step(t->max);
+	st = t->st[TAIL_MAX];
+	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
-		seq = sqlite3_column_int64(t->max, 0);	/* NULL, an empty log: 0 */
-	sqlite3_reset(t->max);
+		seq = sqlite3_column_int64(st, 0);	/* NULL, an empty log: 0 */
+	sqlite3_reset(st);
 	if (rc != SQLITE_ROW)
 		fail(t, rc);
 	return seq;
