@@ -176,28 +176,6 @@ fill_row(struct audit_row *r, sqlite3_stmt *st)
 	r->tone = audit_decision_tone(audit_decision_lookup(r->type, r->decision));
 }
 
-/*
- * Step to the end (not at all when a binding failed: bound false), then
- * reset: the read transaction ends here whatever happened, and no binding
- * outlives the caller's strings. The LIMIT is cap, so the loop's own
- * bound never cuts a statement short in practice.
- */
-static int
-run(struct audit_tail *t, sqlite3_stmt *st, bool bound, struct audit_row *rows, size_t cap,
-    size_t *n)
-{
-	int rc = bound ? SQLITE_DONE : SQLITE_ERROR;
-
-	while (bound && *n < cap && (rc = sqlite3_step(st)) == SQLITE_ROW)
-		fill_row(&rows[(*n)++], st);
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
-	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
-		return 0;
-	*n = 0;
-	return fail(t, rc);
-}
-
 static sqlite3_int64
 limit_of(size_t cap)
 {
@@ -210,6 +188,13 @@ bind_session(sqlite3_stmt *st, int i, const char *session)
 	/* STATIC is safe: run() clears the bindings before returning. */
 	return session ? sqlite3_bind_text(st, i, session, -1, SQLITE_STATIC)
 		       : sqlite3_bind_null(st, i);
+}
+
+/* A read's statement (NULL: no tail), bound by the read before run() checks the rest. */
+static sqlite3_stmt *
+stmt(struct audit_tail *t, enum tail_st which)
+{
+	return t ? t->st[which] : NULL;
 }
 
 /* Arguments every read checks the same way: 1 to read, 0 when cap asks for nothing, or -1. */
@@ -225,20 +210,43 @@ read_args(struct audit_tail *t, const struct audit_row *rows, size_t cap, size_t
 	return cap > 0;
 }
 
+/*
+ * The arguments checked, then step to the end (not at all when a binding
+ * failed: bound false), then reset: the read transaction ends here
+ * whatever happened, and no binding outlives the caller's strings. The
+ * LIMIT is cap, so the loop's own bound never cuts a statement short in
+ * practice.
+ */
+static int
+run(struct audit_tail *t, sqlite3_stmt *st, bool bound, struct audit_row *rows, size_t cap,
+    size_t *n)
+{
+	int go = read_args(t, rows, cap, n);
+	int rc = bound ? SQLITE_DONE : SQLITE_ERROR;
+
+	while (go > 0 && bound && *n < cap && (rc = sqlite3_step(st)) == SQLITE_ROW)
+		fill_row(&rows[(*n)++], st);
+	if (st) {	/* NULL: no tail (go is -1) */
+		sqlite3_reset(st);
+		sqlite3_clear_bindings(st);
+	}
+	if (go <= 0)
+		return go;
+	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
+		return 0;
+	*n = 0;
+	return fail(t, rc);
+}
+
 int
 audit_tail_read(struct audit_tail *t, int64_t after_seq, const char *session_or_null,
 		struct audit_row *rows, size_t cap, size_t *n)
 {
-	sqlite3_stmt *st;
-	int go = read_args(t, rows, cap, n);
-	bool bound;
+	sqlite3_stmt *st = stmt(t, TAIL_AFTER);
+	bool bound = st && sqlite3_bind_int64(st, 1, after_seq) == SQLITE_OK &&
+		     bind_session(st, 2, session_or_null) == SQLITE_OK &&
+		     sqlite3_bind_int64(st, 3, limit_of(cap)) == SQLITE_OK;
 
-	if (go <= 0)
-		return go;
-	st = t->st[TAIL_AFTER];
-	bound = sqlite3_bind_int64(st, 1, after_seq) == SQLITE_OK &&
-		bind_session(st, 2, session_or_null) == SQLITE_OK &&
-		sqlite3_bind_int64(st, 3, limit_of(cap)) == SQLITE_OK;
 	return run(t, st, bound, rows, cap, n);
 }
 
@@ -260,15 +268,10 @@ int
 audit_tail_last(struct audit_tail *t, size_t cap, const char *session_or_null,
 		struct audit_row *rows, size_t *n)
 {
-	sqlite3_stmt *st;
-	int go = read_args(t, rows, cap, n);
-	bool bound;
+	sqlite3_stmt *st = stmt(t, TAIL_LAST);
+	bool bound = st && bind_session(st, 1, session_or_null) == SQLITE_OK &&
+		     sqlite3_bind_int64(st, 2, limit_of(cap)) == SQLITE_OK;
 
-	if (go <= 0)
-		return go;
-	st = t->st[TAIL_LAST];
-	bound = bind_session(st, 1, session_or_null) == SQLITE_OK &&
-		sqlite3_bind_int64(st, 2, limit_of(cap)) == SQLITE_OK;
 	if (run(t, st, bound, rows, cap, n) < 0)
 		return -1;
 	reverse(rows, *n);
@@ -279,20 +282,15 @@ int
 audit_tail_unknown(struct audit_tail *t, int64_t upto, struct audit_row *rows, size_t cap,
 		   size_t *n)
 {
-	sqlite3_stmt *st;
-	int go = read_args(t, rows, cap, n);
-	bool bound;
+	sqlite3_stmt *st = stmt(t, TAIL_UNKNOWN);
+	bool bound = st && sqlite3_bind_int64(st, 1, upto) == SQLITE_OK &&
+		     sqlite3_bind_int64(st, 2, limit_of(cap)) == SQLITE_OK &&
+		     sqlite3_bind_text(st, 3, audit_type_id(AUDIT_T_DISPATCH), -1, SQLITE_STATIC) ==
+		     SQLITE_OK &&
+		     sqlite3_bind_text(st, 4, audit_type_id(AUDIT_T_CALL), -1, SQLITE_STATIC) ==
+		     SQLITE_OK;
 	size_t i;
 
-	if (go <= 0)
-		return go;
-	st = t->st[TAIL_UNKNOWN];
-	bound = sqlite3_bind_int64(st, 1, upto) == SQLITE_OK &&
-		sqlite3_bind_int64(st, 2, limit_of(cap)) == SQLITE_OK &&
-		sqlite3_bind_text(st, 3, audit_type_id(AUDIT_T_DISPATCH), -1, SQLITE_STATIC) ==
-		SQLITE_OK &&
-		sqlite3_bind_text(st, 4, audit_type_id(AUDIT_T_CALL), -1, SQLITE_STATIC) ==
-		SQLITE_OK;
 	if (run(t, st, bound, rows, cap, n) < 0)
 		return -1;
 	for (i = 0; i < *n; i++)
