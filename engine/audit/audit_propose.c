@@ -142,25 +142,43 @@ keep(struct audit_propose *out, bool flows, sqlite3_stmt *st)
 	return room;
 }
 
+/* What one read asks, and where it puts the rows. */
+struct propose_query {
+	const char *since, *session;
+	struct audit_propose *out;
+};
+
 /*
  * The calls' denials, or the flow holds' (flows): one statement on db run
  * to its end, or to its list's bound, and finalized, so no read
  * transaction outlives the call.
  */
 static const char *
-read_rows(sqlite3 *db, const char *since, const char *session, bool flows,
-	  struct audit_propose *out)
+read_rows(sqlite3 *db, const struct propose_query *q, bool flows)
 {
 	sqlite3_stmt *st = NULL;
 	int rc = sqlite3_prepare_v2(db, flows ? flows_sql : denied_sql, -1, &st, NULL);
 
 	if (rc != SQLITE_OK)
 		return audit_read_prepare_error(rc);
-	rc = bind_all(st, since, session, flows ? AUDIT_T_POLICY : AUDIT_T_CALL);
+	rc = bind_all(st, q->since, q->session, flows ? AUDIT_T_POLICY : AUDIT_T_CALL);
 	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW)
-		rc = keep(out, flows, st) ? SQLITE_OK : SQLITE_DONE;
+		rc = keep(q->out, flows, st) ? SQLITE_OK : SQLITE_DONE;
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE || rc == SQLITE_OK ? NULL : audit_read_step_error(rc);
+}
+
+/* The denials, then the flow holds' (audit_read_run's fn). */
+static const char *
+read_all(sqlite3 *db, void *arg)
+{
+	struct propose_query *q = arg;
+	const char *why;
+
+	if (!(q->out->v = calloc(AUDIT_PROPOSE_MAX, sizeof *q->out->v)))
+		return "out of memory";
+	why = read_rows(db, q, false);
+	return why ? why : read_rows(db, q, true);
 }
 
 /*
@@ -193,21 +211,13 @@ int
 audit_propose_read(const char *path, const char *since, const char *session,
 		   struct audit_propose *out, struct al_err *err)
 {
-	sqlite3 *db;
+	struct propose_query q = { since, session, out };
 	const char *why;
 
 	memset(out, 0, sizeof *out);
 	if (verified(path, err) < 0)
 		return -1;
-	why = audit_read_open(path, &db);
-	if (why)
-		return al_fail(err, "audit propose: %s", why);
-	if (!(out->v = calloc(AUDIT_PROPOSE_MAX, sizeof *out->v)))
-		why = "out of memory";
-	else if (!(why = read_rows(db, since, session, false, out)))
-		why = read_rows(db, since, session, true, out);
-	sqlite3_close(db);
-	if (why) {
+	if ((why = audit_read_run(path, read_all, &q))) {
 		audit_propose_free(out);
 		return al_fail(err, "audit propose: %s", why);
 	}

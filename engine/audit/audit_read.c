@@ -39,6 +39,19 @@ audit_read_open(const char *path, sqlite3 **db)
 	return why;
 }
 
+const char *
+audit_read_run(const char *path, const char *(*fn)(sqlite3 *db, void *arg), void *arg)
+{
+	sqlite3 *db;
+	const char *why = audit_read_open(path, &db);
+
+	if (why)
+		return why;
+	why = fn(db, arg);
+	sqlite3_close(db);
+	return why;
+}
+
 /* No table (SQLITE_ERROR) or not SQLite at all (SQLITE_NOTADB). */
 const char *
 audit_read_prepare_error(int rc)
@@ -60,21 +73,21 @@ audit_read_text(char *dst, size_t cap, const char *s)
 	canon_printable(dst, cap, s);
 }
 
-const char *
-audit_read_key(const char *path, unsigned char *key)
+static const char *
+read_key(sqlite3 *db, void *key)
 {
-	sqlite3 *db;
-	const char *why = audit_read_open(path, &db);
-	int got, rc;
+	int rc, got = audit_key_row(db, key, AUDIT_KEY_LEN, &rc);
 
-	if (why)
-		return why;
-	got = audit_key_row(db, key, AUDIT_KEY_LEN, &rc);
-	sqlite3_close(db);
 	if (got == 0)
 		return NULL;
 	if (got == 1)
 		return AUDIT_READ_ERR_NO_KEY;
 	return rc == SQLITE_ROW ? AUDIT_READ_ERR_BAD_KEY :
 	       rc == SQLITE_NOTADB ? AUDIT_READ_ERR_NOT_AUDIT : audit_read_step_error(rc);
+}
+
+const char *
+audit_read_key(const char *path, unsigned char *key)
+{
+	return audit_read_run(path, read_key, key);
 }

@@ -4,8 +4,9 @@
 /*
  * What the log's readers share (audit_timeline, audit_propose, and the
  * console's tail, audit_tail.h, which keeps its own prepared statements):
- * a read-only connection that never creates a file, the fixed texts of
- * their failures, and the bounded copy of a stored string they print.
+ * a read-only connection that never creates a file (or one read on it
+ * from open to close), the fixed texts of their failures, and the bounded
+ * copy of a stored string they print.
  *
  * Readers run each statement to completion and reset it before they
  * return, so no read transaction outlives a call and the engine's writer
@@ -31,6 +32,14 @@ struct sqlite3;
  * fixed texts above; *db is then NULL.
  */
 const char *audit_read_open(const char *path, struct sqlite3 **db);
+
+/*
+ * A one-shot read: the log opened as audit_read_open does, fn run on it,
+ * the connection closed. NULL, or the fixed text of what failed: the
+ * open's, or fn's (which finalizes what it prepares).
+ */
+const char *audit_read_run(const char *path, const char *(*fn)(struct sqlite3 *db, void *arg),
+			   void *arg);
 
 /*
  * The fixed text for a failed prepare (where a file that is not an audit

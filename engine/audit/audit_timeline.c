@@ -305,6 +305,45 @@ read_head(sqlite3 *db, int64_t *head)
 	return rc == SQLITE_ROW ? NULL : audit_read_step_error(rc);
 }
 
+/* What one read asks (read_events), and where it puts the events. */
+struct events_query {
+	const char *since;
+	int64_t scan, *after;
+	struct audit_timeline *out;
+};
+
+/* The pages of one read, on the connection audit_read_run opened. */
+static const char *
+read_pages(sqlite3 *db, void *arg)
+{
+	struct events_query *q = arg;
+	struct audit_timeline *out = q->out;
+	sqlite3_stmt *st = NULL;
+	size_t cap = 0, got = PAGE;
+	int64_t head = 0, upto, *after = q->after;
+	const char *why = read_head(db, &head);
+	int rc;
+
+	if (why)
+		return why;
+	upto = q->scan && head - *after > q->scan ? *after + q->scan : head;
+	rc = sqlite3_prepare_v2(db, page_sql, -1, &st, NULL);
+	if (rc == SQLITE_OK)
+		rc = bind_read(st, q->since, upto);
+	if (rc != SQLITE_OK)
+		why = audit_read_prepare_error(rc);
+	while (!why && got == PAGE && !out->truncated)
+		if ((rc = read_page(out, &cap, st, after, &got)) != 0)
+			why = audit_read_step_error(rc);
+	if (!why && !out->truncated) {
+		if (upto > *after)
+			*after = upto;
+		out->truncated = upto < head;
+	}
+	sqlite3_finalize(st);
+	return why;
+}
+
 /*
  * The events after seq after (since: NULL or a time), within out->limit,
  * of the entries up to the log's newest when the read began, or of the
@@ -320,32 +359,9 @@ static int
 read_events(const char *path, const char *since, int64_t scan, int64_t *after,
 	    struct audit_timeline *out, struct al_err *err)
 {
-	sqlite3 *db;
-	sqlite3_stmt *st = NULL;
-	const char *why = audit_read_open(path, &db);
-	size_t cap = 0, got = PAGE;
-	int64_t head = 0, upto;
-	int rc;
+	struct events_query q = { since, scan, after, out };
+	const char *why = audit_read_run(path, read_pages, &q);
 
-	if (why)
-		return al_fail(err, "audit timeline: %s", why);
-	why = read_head(db, &head);
-	upto = scan && head - *after > scan ? *after + scan : head;
-	rc = why ? SQLITE_OK : sqlite3_prepare_v2(db, page_sql, -1, &st, NULL);
-	if (rc == SQLITE_OK && !why)
-		rc = bind_read(st, since, upto);
-	if (rc != SQLITE_OK)
-		why = audit_read_prepare_error(rc);
-	while (!why && got == PAGE && !out->truncated)
-		if ((rc = read_page(out, &cap, st, after, &got)) != 0)
-			why = audit_read_step_error(rc);
-	if (!why && !out->truncated) {
-		if (upto > *after)
-			*after = upto;
-		out->truncated = upto < head;
-	}
-	sqlite3_finalize(st);
-	sqlite3_close(db);
 	if (why) {
 		audit_timeline_free(out);
 		return al_fail(err, "audit timeline: %s", why);
