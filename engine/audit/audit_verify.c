@@ -100,10 +100,11 @@ pending_open(struct audit_unknown **list, size_t *n, size_t *cap, sqlite3_stmt *
 	return 0;
 }
 
-/* The end closes its opening: by call id, or by session (the newest first). */
+/* The row, an end, closes its opening: by call id, or by session (the newest first). */
 static void
-pending_close(struct audit_unknown *list, size_t *n, bool session, const char *key)
+pending_close(struct audit_unknown *list, size_t *n, bool session, sqlite3_stmt *st)
 {
+	const char *key = column_str(st, session ? AUDIT_COL_SESSION_ID : AUDIT_COL_CALL_ID);
 	size_t i;
 
 	for (i = *n; key && i-- > 0;)
@@ -187,14 +188,12 @@ tally(struct audit_verify *out, struct pending_caps *cap, sqlite3_stmt *st)
 	case AUDIT_T_DISPATCH:
 		return pending_open(&out->unknown, &out->n_unknown, &cap->calls, st);
 	case AUDIT_T_CALL:
-		pending_close(out->unknown, &out->n_unknown, false,
-			      column_str(st, AUDIT_COL_CALL_ID));
+		pending_close(out->unknown, &out->n_unknown, false, st);
 		return 0;
 	case AUDIT_T_SESSION_START:
 		return pending_open(&out->unended, &out->n_unended, &cap->sessions, st);
 	case AUDIT_T_SESSION_END:
-		pending_close(out->unended, &out->n_unended, true,
-			      column_str(st, AUDIT_COL_SESSION_ID));
+		pending_close(out->unended, &out->n_unended, true, st);
 		return 0;
 	case AUDIT_T_POLICY:
 		standing_note(out, st);
