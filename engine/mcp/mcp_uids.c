@@ -125,7 +125,8 @@ lock_path(uid_t uid, char path[LOCK_PATH_MAX])
 /*
  * The test build's: the first lock a process tries waits (5 s at most)
  * until the file it opened is no longer the one at path, as when a
- * give-back removes it between this open and this flock.
+ * give-back removes it between this open and this flock, and then for
+ * the lock the give-back lets go.
  */
 static void
 wait_for_removal(int fd, const char *path)
@@ -137,8 +138,10 @@ wait_for_removal(int fd, const char *path)
 	if (!mutant("uids_lock_after_removal") || atomic_exchange(&waited, true))
 		return;
 	for (i = 0; i < 500 && fstat(fd, &held) == 0; i++) {
-		if (lstat(path, &named) < 0 || named.st_ino != held.st_ino)
+		if (lstat(path, &named) < 0 || named.st_ino != held.st_ino) {
+			flock(fd, LOCK_EX);
 			return;
+		}
 		usleep(10000);
 	}
 }
