@@ -91,6 +91,7 @@ LABELS = [
     ("sealed_export_read", "sealed check: 88 MiB export read and judged (SHA-256 alone)"),
     ("upstream_start", "upstream start + one call + stop, confined (unconfined: mutants)"),
     ("parser_start", "a session's parser: start, lockdown, one line, stop (unconfined: mutants)"),
+    ("uid_give_back_256mib", "a session's uid taken and given back, engine holding 256 MiB (baseline: none)"),
     ("control_snapshot", "control protocol: a 500-row snapshot encoded and decoded (jansson alone)"),
     ("standing_read", "engine start: its reads of a log of 1M calls (scanning it)"),
     ("timeline_first", "a console opening the timeline: the first ask, a log of 1M calls and 2 events (the whole log read)"),

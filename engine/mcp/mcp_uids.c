@@ -3,6 +3,7 @@
 #include "mcp_confine_int.h"
 
 #include <ctype.h>
+#include <sched.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -31,6 +33,7 @@
 #define SWEEP_REST_US	10000	/* between them: the killed exit */
 #define TAKE_TRIES	4096	/* uids tried for a free lock */
 #define LOCK_PATH_MAX	(sizeof MCP_UIDS_DIR + 16)
+#define SWEEP_STACK	(64 * 1024)	/* the sweep's child: a few frames of system calls */
 /*
  * A lock file's one byte, written under its lock: MARK_HELD while a
  * session has the uid (left so by an engine that died: the next taker
@@ -321,38 +324,74 @@ drop_all_caps(void)
 	return mcp_caps_drop() < 0 || mcp_caps_left() ? -1 : 0;
 }
 
+struct sweep_job {
+	uid_t uid;
+	bool keep_caps;		/* the test build's uids_keep_caps: the engine before */
+	char *probe_stack;	/* its top */
+};
+
+/* The probe: a task, made to be counted, that ends at once. */
+static int
+probe_child(void *arg)
+{
+	(void)arg;
+	_exit(0);
+}
+
 /*
- * One child that takes uid, signals every process it may (kill(-1) spares
- * itself) and asks the kernel whether any is left: under RLIMIT_NPROC 2 a
- * fork succeeds only while the uid holds no task but this one (a killed
- * process counts until its parent reaps it). 1: none left; 0: some (or
+ * The sweep's child, on the upper part of a stack of its own in the
+ * engine's memory (the probe on the lower): raw system calls only, every
+ * signal blocked, nothing written but that stack. Under RLIMIT_NPROC 2 a
+ * new task is let in only while the uid holds no task but this one (a
+ * killed process counts until its parent reaps it): the probe shares this
+ * memory too.
+ */
+static int
+sweep_child(void *arg)
+{
+	const struct sweep_job *j = arg;
+	struct rlimit two = { 2, 2 };
+	pid_t probe;
+
+	if (syscall(SYS_setresuid, j->uid, j->uid, j->uid) < 0 ||
+	    (!j->keep_caps && drop_all_caps() < 0) || setrlimit(RLIMIT_NPROC, &two) < 0)
+		_exit(3);
+	kill(-1, SIGKILL);
+	probe = clone(probe_child, j->probe_stack, CLONE_VM | CLONE_VFORK | SIGCHLD, NULL);
+	if (probe > 0)
+		_exit(waitpid(probe, NULL, 0) == probe ? 0 : 3);
+	_exit(errno == EAGAIN ? 1 : 3);
+}
+
+/*
+ * One child that takes uid, signals every process it may (kill(-1)
+ * spares itself) and asks the kernel whether any is left. It shares the
+ * engine's memory and runs while this thread waits (CLONE_VM and
+ * CLONE_VFORK, as posix_spawn does): a forked child copied the engine's
+ * page tables, which grew with the engine (bench/uid_bench.c) and held
+ * every other thread's page faults meanwhile. 1: none left; 0: some (or
  * their zombies); -1: the child could not be made or could not tell.
  */
 static int
 sweep(uid_t uid)
 {
-	bool keep_caps = mutant("uids_keep_caps");	/* the test build's: the engine before */
+	struct sweep_job job = { uid, mutant("uids_keep_caps"), NULL };
+	sigset_t all, was;
 	int status;
-	pid_t pid = fork();
+	pid_t pid;
+	char *stack = mmap(NULL, SWEEP_STACK, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
 
+	if (stack == MAP_FAILED)
+		return -1;
+	job.probe_stack = stack + SWEEP_STACK / 4;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &was);
+	pid = clone(sweep_child, stack + SWEEP_STACK, CLONE_VM | CLONE_VFORK | SIGCHLD, &job);
+	pthread_sigmask(SIG_SETMASK, &was, NULL);
+	munmap(stack, SWEEP_STACK);
 	if (pid < 0)
 		return -1;
-	if (pid == 0) {
-		/* Raw system calls: this child of a threaded engine makes no other. */
-		struct rlimit two = { 2, 2 };
-		long probe;
-
-		if (syscall(SYS_setresuid, uid, uid, uid) < 0 || (!keep_caps && drop_all_caps() < 0) ||
-		    setrlimit(RLIMIT_NPROC, &two) < 0)
-			_exit(3);
-		kill(-1, SIGKILL);
-		probe = syscall(SYS_clone, SIGCHLD, 0, NULL, NULL, 0);
-		if (probe == 0)
-			_exit(0);
-		if (probe > 0)
-			_exit(waitpid((pid_t)probe, NULL, 0) == probe ? 0 : 3);
-		_exit(errno == EAGAIN ? 1 : 3);
-	}
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return -1;
