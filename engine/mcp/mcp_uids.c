@@ -3,7 +3,6 @@
 #include "mcp_confine_int.h"
 
 #include <ctype.h>
-#include <sched.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -17,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -33,7 +31,6 @@
 #define SWEEP_REST_US	10000	/* between them: the killed exit */
 #define TAKE_TRIES	4096	/* uids tried for a free lock */
 #define LOCK_PATH_MAX	(sizeof MCP_UIDS_DIR + 16)
-#define SWEEP_STACK	(64 * 1024)	/* the sweep's child: a few frames of system calls */
 /*
  * A lock file's one byte, written under its lock: MARK_HELD while a
  * session has the uid (left so by an engine that died: the next taker
@@ -47,7 +44,8 @@
 
 static struct {
 	pthread_once_t once;
-	unsigned long start, count;	/* count 0: none delegated, or refused */
+	unsigned long start, count;	/* the sessions'; count 0: none delegated, or refused */
+	uid_t sweeper;			/* the range's first: no session's (sweep) */
 	char refused[160];		/* why one delegated is not used; "" none */
 	atomic_ulong next;		/* where the next take starts looking */
 } range = { .once = PTHREAD_ONCE_INIT };
@@ -88,19 +86,23 @@ first_pick(void)
 	return getrandom(&v, sizeof v, 0) == sizeof v ? v : (unsigned long)getpid();
 }
 
-/* The first range /etc/subuid delegates to MCP_UIDS_OWNER, read once a process. */
+/*
+ * The first range /etc/subuid delegates to MCP_UIDS_OWNER, read once a
+ * process: its first uid the sweeps', the rest the sessions'.
+ */
 static void
 read_range(void)
 {
 	struct subid_range *r = NULL;
 
 	subid_init("airlock", NULL);	/* its complaints to /dev/null: ours say it */
-	if (subid_get_uid_ranges(MCP_UIDS_OWNER, &r) > 0 && r[0].start > 0 &&
+	if (subid_get_uid_ranges(MCP_UIDS_OWNER, &r) > 0 && r[0].start > 0 && r[0].count >= 2 &&
 	    r[0].start + r[0].count <= (unsigned long)INT32_MAX &&
 	    range_clear(r[0].start, r[0].count)) {
-		range.start = r[0].start;
-		range.count = r[0].count;
-		atomic_store(&range.next, first_pick() % r[0].count);
+		range.sweeper = (uid_t)r[0].start;
+		range.start = r[0].start + 1;
+		range.count = r[0].count - 1;
+		atomic_store(&range.next, first_pick() % range.count);
 	}
 	free(r);
 }
@@ -324,78 +326,61 @@ drop_all_caps(void)
 	return mcp_caps_drop() < 0 || mcp_caps_left() ? -1 : 0;
 }
 
-struct sweep_job {
-	uid_t uid;
-	bool keep_caps;		/* the test build's uids_keep_caps: the engine before */
-	char *probe_stack;	/* its top */
-};
-
-/* The probe: a task, made to be counted, that ends at once. */
-static int
-probe_child(void *arg)
-{
-	(void)arg;
-	_exit(0);
-}
-
 /*
- * The sweep's child, on the upper part of a stack of its own in the
- * engine's memory (the probe on the lower): raw system calls only, every
- * signal blocked, nothing written but that stack. Under RLIMIT_NPROC 2 a
- * new task is let in only while the uid holds no task but this one (a
- * killed process counts until its parent reaps it): the probe shares this
- * memory too.
- */
-static int
-sweep_child(void *arg)
-{
-	const struct sweep_job *j = arg;
-	struct rlimit two = { 2, 2 };
-	pid_t probe;
-
-	if (syscall(SYS_setresuid, j->uid, j->uid, j->uid) < 0 ||
-	    (!j->keep_caps && drop_all_caps() < 0) || setrlimit(RLIMIT_NPROC, &two) < 0)
-		_exit(3);
-	kill(-1, SIGKILL);
-	probe = clone(probe_child, j->probe_stack, CLONE_VM | CLONE_VFORK | SIGCHLD, NULL);
-	if (probe > 0)
-		_exit(waitpid(probe, NULL, 0) == probe ? 0 : 3);
-	_exit(errno == EAGAIN ? 1 : 3);
-}
-
-/*
- * One child that takes uid, signals every process it may (kill(-1)
- * spares itself) and asks the kernel whether any is left. It shares the
- * engine's memory and runs while this thread waits (CLONE_VM and
- * CLONE_VFORK, as posix_spawn does): a forked child copied the engine's
- * page tables, which grew with the engine (bench/uid_bench.c) and held
- * every other thread's page faults meanwhile. 1: none left; 0: some (or
- * their zombies); -1: the child could not be made or could not tell.
+ * One child that signals every process of uid (kill(-1) spares itself),
+ * then takes the uid and asks the kernel whether any is left: under
+ * RLIMIT_NPROC 2 a fork succeeds only while the uid holds no task but
+ * this one (a killed process counts until its parent reaps it). It kills
+ * with uid effective but the sweeps' uid real and saved, so the uid's
+ * processes may not signal it (a review's stopped it with SIGSTOP before
+ * its kill, 27 runs of 40, and the engine's thread waited for good), and
+ * its kill reaches nothing else: no process runs as the sweeps' uid but
+ * another sweep's child, which then loses a round. One stopped or killed
+ * all the same costs a round, as one left does. 1: none left; 0: some (or
+ * their zombies), or the child was stopped or killed; -1: the child could
+ * not be made or could not tell.
  */
 static int
 sweep(uid_t uid)
 {
-	struct sweep_job job = { uid, mutant("uids_keep_caps"), NULL };
-	sigset_t all, was;
+	bool keep_caps = mutant("uids_keep_caps");	/* the test build's: the engine before */
 	int status;
-	pid_t pid;
-	char *stack = mmap(NULL, SWEEP_STACK, PROT_READ | PROT_WRITE,
-			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	pid_t pid = fork();
 
-	if (stack == MAP_FAILED)
-		return -1;
-	job.probe_stack = stack + SWEEP_STACK / 4;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &was);
-	pid = clone(sweep_child, stack + SWEEP_STACK, CLONE_VM | CLONE_VFORK | SIGCHLD, &job);
-	pthread_sigmask(SIG_SETMASK, &was, NULL);
-	munmap(stack, SWEEP_STACK);
 	if (pid < 0)
 		return -1;
-	while (waitpid(pid, &status, 0) < 0)
+	if (pid == 0) {
+		/* Raw system calls: this child of a threaded engine makes no other. */
+		struct rlimit two = { 2, 2 };
+		long probe;
+
+		if (setrlimit(RLIMIT_NPROC, &two) < 0 ||
+		    syscall(SYS_setresuid, range.sweeper, uid, range.sweeper) < 0 ||
+		    (!keep_caps && drop_all_caps() < 0))
+			_exit(3);
+		kill(-1, SIGKILL);
+		/* Every process of uid has been sent its SIGKILL: none can signal this one now. */
+		if (syscall(SYS_setresuid, uid, uid, uid) < 0)
+			_exit(3);
+		probe = syscall(SYS_clone, SIGCHLD, 0, NULL, NULL, 0);
+		if (probe == 0)
+			_exit(0);
+		if (probe > 0)
+			_exit(waitpid((pid_t)probe, NULL, 0) == probe ? 0 : 3);
+		_exit(errno == EAGAIN ? 1 : 3);
+	}
+	while (waitpid(pid, &status, WUNTRACED) < 0)
 		if (errno != EINTR)
 			return -1;
-	if (!WIFEXITED(status) || WEXITSTATUS(status) > 1)
+	if (WIFSTOPPED(status)) {
+		kill(pid, SIGKILL);
+		while (waitpid(pid, &status, 0) < 0)
+			if (errno != EINTR)
+				return -1;
+	}
+	if (!WIFEXITED(status))
+		return 0;	/* stopped or killed by what it was sent to sweep: a round lost */
+	if (WEXITSTATUS(status) > 1)
 		return -1;
 	return WEXITSTATUS(status) == 0;
 }
@@ -405,8 +390,9 @@ mcp_uid_kill_all(uid_t uid)
 {
 	int i, alone;
 
-	if (uid == 0)
-		return -1;
+	pthread_once(&range.once, read_range);
+	if (range.count == 0 || uid < range.start || uid - range.start >= range.count)
+		return -1;	/* not a session's: root's, an account's, or the sweeps' own */
 	for (i = 0; i < SWEEP_ROUNDS; i++) {
 		if ((alone = sweep(uid)) < 0)
 			return -1;

@@ -10,7 +10,9 @@
  * and one not held used up the service's tasks.
  *
  * The uids are the range /etc/subuid delegates to airlock-upstream
- * (scripts/setup writes one; libsubid reads it), the group stays
+ * (scripts/setup writes one; libsubid reads it) but its first, which the
+ * sweeps below keep as their real uid (so no session's process may
+ * signal them, nor their kill reach anything else); the group stays
  * airlock-upstream's (paths.rw is granted to it). A uid is held by a lock
  * on its file in MCP_UIDS_DIR, so no two sessions of one host, in one
  * engine or two, hold the same; an engine that dies lets its locks go.
@@ -50,9 +52,10 @@ int mcp_uid_take(struct mcp_uid *u, struct al_err *err);
 void mcp_uid_give_back(struct mcp_uid *u);
 
 /*
- * Kill every process running as uid (from a child that takes that uid
- * and signals all it may, until none answers): 0, or -1 when that child
- * could not be made or some still ran after it.
+ * Kill every process running as uid, a session's uid of the range (from
+ * a child that signals all it may as that uid, until none answers): 0, or
+ * -1 when uid is not a session's (root, any other, the sweeps' own), that
+ * child could not be made or some still ran after it.
  */
 int mcp_uid_kill_all(uid_t uid);
 

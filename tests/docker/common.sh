@@ -110,11 +110,11 @@ loop_config() {
 JSON
 }
 # delegated_uid UID: UID lies in the range /etc/subuid delegates to
-# airlock-upstream, and is not that user's own (a session's own uid,
-# engine/mcp/mcp_uids.h).
+# airlock-upstream, past its first (the sweeps' own), and is not that
+# user's own (a session's own uid, engine/mcp/mcp_uids.h).
 delegated_uid() {
 	[ -n "$1" ] && [ "$1" != "$(id -u airlock-upstream)" ] &&
-		awk -F: -v u="$1" '$1 == "airlock-upstream" && u >= $2 && u < $2 + $3 { f = 1 }
+		awk -F: -v u="$1" '$1 == "airlock-upstream" && u > $2 && u < $2 + $3 { f = 1 }
 			END { exit !f }' /etc/subuid
 }
 # DIR belongs to the upstream's group (each session's upstreams have a uid

@@ -17,6 +17,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -77,10 +78,18 @@ setup(void **state)
 	exit(77);
 }
 
+/* A session's: of the range, but never its first (the sweeps' own). */
 static void
 assert_delegated(uid_t uid)
 {
-	assert_true(uid >= first && uid < first + count);
+	assert_true(uid > first && uid < first + count);
+}
+
+/* The first uid a process's first take tries under uids_start_at_pid. */
+static uid_t
+first_try(pid_t pid)
+{
+	return (uid_t)(first + 1 + (unsigned long)pid % (count - 1));
 }
 
 /* A child running as uid, its own session, deaf to SIGTERM: what a sweep must end. */
@@ -235,13 +244,13 @@ late_taker(const char *mutants)
 		setenv("AIRLOCK_MUTANT", mutants, 1);
 		if (read(pipefd[0], &go, 1) != 1 || mcp_uid_take(&u, &err) < 0)
 			_exit(16);
-		bits = (u.uid == (uid_t)(first + (unsigned long)getpid() % count)) |
+		bits = (u.uid == first_try(getpid())) |
 		       other_gets_lock(u.uid) << 1;
 		mcp_uid_give_back(&u);
 		_exit(bits);
 	}
 	/* Its first try (uids_start_at_pid): a uid held here, as a session holds it. */
-	x = (uid_t)(first + (unsigned long)taker % count);
+	x = first_try(taker);
 	snprintf(path, sizeof path, "%s/%u", MCP_UIDS_DIR, (unsigned)x);
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	assert_true(fd >= 0);
@@ -317,7 +326,7 @@ test_dead_engines_leftover_swept(void **state)
 	child = fork();
 	assert_true(child >= 0);
 	if (child == 0) {
-		uid_t x = (uid_t)(first + (unsigned long)getpid() % count);
+		uid_t x = first_try(getpid());
 		char path[sizeof MCP_UIDS_DIR + 16];
 		struct mcp_uid u;
 		struct al_err err;
@@ -343,6 +352,57 @@ test_dead_engines_leftover_swept(void **state)
 	assert_int_equal(waitpid(child, &status, 0), child);
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+static void *
+stop_all_others(void *arg)
+{
+	(void)arg;
+	for (;;)
+		kill(-1, SIGSTOP);	/* spares its own process */
+	return NULL;
+}
+
+/* A process of uid whose two threads stop every other process of its uid, as fast as they can. */
+static pid_t
+stopper_as(uid_t uid)
+{
+	pid_t pid = fork();
+	pthread_t t;
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (setsid() < 0 || syscall(SYS_setresuid, uid, uid, uid) < 0 ||
+		    pthread_create(&t, NULL, stop_all_others, NULL) != 0)
+			_exit(3);
+		stop_all_others(NULL);
+	}
+	return pid;
+}
+
+/*
+ * Once the sweep's child has the uid, the uid's processes may signal it:
+ * one that stops it whenever it can (a review's stopped it 27 runs of 40,
+ * and the engine's thread waited for it for good) costs it rounds, not
+ * the engine: the give-back returns, the stopper is killed and the uid is
+ * swept.
+ */
+static void
+test_sweep_outlasts_its_stoppers(void **state)
+{
+	struct mcp_uid a;
+	struct al_err err;
+	pid_t stopper;
+	uid_t uid;
+
+	(void)state;
+	assert_int_equal(mcp_uid_take(&a, &err), 0);
+	uid = a.uid;
+	stopper = stopper_as(uid);
+	usleep(200000);		/* it has taken the uid */
+	mcp_uid_give_back(&a);
+	assert_int_equal(ended_by(stopper), SIGKILL);
+	assert_false(lock_file_there(uid));	/* swept: given back */
 }
 
 /* The unit's capabilities (docs/airlock.service), ambient, as a uid that is not root. */
@@ -450,6 +510,9 @@ test_kill_all_refuses_root(void **state)
 {
 	(void)state;
 	assert_int_equal(mcp_uid_kill_all(0), -1);
+	assert_int_equal(mcp_uid_kill_all((uid_t)first), -1);	/* the sweeps' own */
+	assert_int_equal(mcp_uid_kill_all(65534), -1);		/* not of the range */
+	assert_int_equal(mcp_uid_kill_all((uid_t)(first + count)), -1);
 }
 
 int
@@ -463,6 +526,7 @@ main(void)
 		cmocka_unit_test(test_two_sessions_two_uids),
 		cmocka_unit_test(test_given_back_free_again),
 		cmocka_unit_test(test_give_back_sweeps_its_uid_only),
+		cmocka_unit_test(test_sweep_outlasts_its_stoppers),
 		cmocka_unit_test(test_service_sweep_reaches_its_uid_alone),
 		cmocka_unit_test(test_mutant_keeping_caps_reaches_everyone),
 		cmocka_unit_test(test_kill_all_refuses_root),
