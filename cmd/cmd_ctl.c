@@ -27,38 +27,9 @@
 /* ---- lines from the engine ---- */
 
 /*
- * Every string in v printable: ctl prints what the engine says (and the
- * daemon's words it passes on) to a terminal, which would obey a control
- * character in them (C0, DEL, C1); each becomes '?'. False when a key
- * holds one (or memory ran out): the frame is not believed.
+ * The next JSON object from the engine, made printable (canon_printable_json:
+ * ctl prints it); NULL at EOF, timeout or garbage.
  */
-static bool
-printable_tree(json_t *v)
-{
-	const char *key;
-	json_t *item;
-	size_t i, cap;
-	char *clean;
-	int rc;
-
-	json_array_foreach(v, i, item)
-		if (!printable_tree(item))
-			return false;
-	json_object_foreach(v, key, item)
-		if (canon_has_control(key, strlen(key)) || !printable_tree(item))
-			return false;
-	if (!json_is_string(v) || !canon_has_control(json_string_value(v), json_string_length(v)))
-		return true;
-	cap = json_string_length(v) + 1;
-	if (!(clean = malloc(cap)))
-		return false;
-	canon_printable(clean, cap, json_string_value(v));
-	rc = json_string_set(v, clean);
-	free(clean);
-	return rc == 0;
-}
-
-/* The next JSON object from the engine, made printable; NULL at EOF, timeout or garbage. */
 json_t *
 ctl_next_frame(struct ctl *c, int64_t deadline)
 {
@@ -71,7 +42,7 @@ ctl_next_frame(struct ctl *c, int64_t deadline)
 	for (;;) {
 		if (linebuf_next(&c->in, &line, &len) == 1) {
 			f = json_loadb(line, len, JSON_REJECT_DUPLICATES, NULL);
-			if (f && !printable_tree(f)) {
+			if (f && !canon_printable_json(f)) {
 				json_decref(f);
 				f = NULL;
 			}

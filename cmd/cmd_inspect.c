@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "admission.h"
+#include "canon.h"
 #include "cli.h"
 #include "clock.h"
 #include "config.h"
@@ -84,7 +85,7 @@ job_close(struct inspect_job *j)
 
 /* ---- the session's engine: its upstreams' confinement (the console's detail) ---- */
 
-/* The next JSON object from fd, until deadline; NULL at EOF, timeout or garbage. */
+/* The next JSON object from fd, until deadline, made printable; NULL at EOF, timeout or garbage. */
 static json_t *
 engine_frame(int fd, struct linebuf *in, int64_t deadline)
 {
@@ -94,6 +95,7 @@ engine_frame(int fd, struct linebuf *in, int64_t deadline)
 	size_t len;
 	ssize_t n;
 	int64_t left;
+	json_t *f;
 
 	while (linebuf_next(in, &line, &len) != 1) {
 		left = deadline - clock_mono_ms();
@@ -103,7 +105,12 @@ engine_frame(int fd, struct linebuf *in, int64_t deadline)
 		if (n <= 0 || linebuf_append(in, buf, (size_t)n) < 0)
 			return NULL;
 	}
-	return json_loadb(line, len, JSON_REJECT_DUPLICATES, NULL);
+	f = json_loadb(line, len, JSON_REJECT_DUPLICATES, NULL);
+	if (f && !canon_printable_json(f)) {
+		json_decref(f);
+		f = NULL;
+	}
+	return f;
 }
 
 static int

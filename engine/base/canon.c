@@ -106,8 +106,8 @@ hash_canon_int(struct hash_canon *c, int64_t v)
 	put(c, p, (size_t)(num + sizeof num - p));
 }
 
-void
-canon_printable(char *dst, size_t cap, const char *s)
+static void
+printable(char *dst, size_t cap, const char *s, bool lines)
 {
 	size_t len, i, o, n;
 
@@ -128,7 +128,8 @@ canon_printable(char *dst, size_t cap, const char *s)
 		const unsigned char *c = (const unsigned char *)dst + i;
 
 		n = canon_utf8_len(c, len - i);
-		if (n == 0 || c[0] < 0x20 || c[0] == 0x7f || (c[0] == 0xc2 && c[1] < 0xa0)) {
+		if (n == 0 || (c[0] < 0x20 && !(lines && (c[0] == '\n' || c[0] == '\t'))) ||
+		    c[0] == 0x7f || (c[0] == 0xc2 && c[1] < 0xa0)) {
 			dst[o++] = '?';	/* a control (C0, DEL, C1) or a byte that is not UTF-8 */
 			n = n ? n : 1;
 		} else {
@@ -137,6 +138,18 @@ canon_printable(char *dst, size_t cap, const char *s)
 		}
 	}
 	dst[o] = '\0';
+}
+
+void
+canon_printable(char *dst, size_t cap, const char *s)
+{
+	printable(dst, cap, s, false);
+}
+
+void
+canon_printable_lines(char *dst, size_t cap, const char *s)
+{
+	printable(dst, cap, s, true);
 }
 
 bool
@@ -438,4 +451,30 @@ hash_canon_json(struct hash_canon *c, const json_t *v)
 		return;
 	}
 	canon_value(c, v);
+}
+
+bool
+canon_printable_json(json_t *v)
+{
+	const char *key;
+	json_t *item;
+	size_t i, cap;
+	char *clean;
+	int rc;
+
+	json_array_foreach(v, i, item)
+		if (!canon_printable_json(item))
+			return false;
+	json_object_foreach(v, key, item)
+		if (canon_has_control(key, strlen(key)) || !canon_printable_json(item))
+			return false;
+	if (!json_is_string(v) || !canon_has_control(json_string_value(v), json_string_length(v)))
+		return true;
+	cap = json_string_length(v) + 1;
+	if (!(clean = malloc(cap)))
+		return false;
+	canon_printable_lines(clean, cap, json_string_value(v));
+	rc = json_string_set(v, clean);
+	free(clean);
+	return rc == 0;
 }

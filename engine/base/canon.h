@@ -56,6 +56,16 @@ bool canon_has_control(const char *s, size_t n);
  * reply) on its way to a terminal, or into JSON, which must be UTF-8.
  */
 void canon_printable(char *dst, size_t cap, const char *s);
+/* The same with newlines and tabs kept: text of several lines (a metrics page). */
+void canon_printable_lines(char *dst, size_t cap, const char *s);
+
+/*
+ * Every string in v made printable as canon_printable_lines does: an
+ * engine's reply on its way to a terminal (ctl, inspect), which would obey
+ * a control character in it. False when a key holds one (or memory ran
+ * out): the reply is not to be believed.
+ */
+bool canon_printable_json(json_t *v);
 
 void hash_canon_init(struct hash_canon *c);
 void hash_canon_free(struct hash_canon *c);

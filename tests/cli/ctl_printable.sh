@@ -31,6 +31,8 @@ else:
     req = json.loads(c.makefile().readline())
     if mode == "reply":
         say({"id": req["id"], "ok": False, "error": "no_such" + evil, "reason": "why" + evil})
+    elif mode == "metrics":
+        say({"id": req["id"], "ok": True, "text": "airlock_sessions 2\n\tairlock_frozen 0" + evil + "\n"})
     else:
         say({"id": req["id"], "ok": False, ("error" + evil): "x"})
 c.recv(1)
@@ -40,11 +42,11 @@ PY
 	return 1
 }
 
-# run MODE: ctl against it, its stdout and stderr in $work/out.
+# run MODE [VERB]: ctl VERB (status) against it, its stdout and stderr in $work/out.
 run() {
 	rm -f "$sock"
 	engine "$1" || { not_ok "the stand-in engine listens ($1)"; return 1; }
-	"$airlock" ctl --socket "$sock" status >"$work/out" 2>&1
+	"$airlock" ctl --socket "$sock" "${2:-status}" >"$work/out" 2>&1
 	echo "$?" >"$work/rc"
 	wait "$engine_pid" 2>/dev/null
 	return 0
@@ -61,6 +63,11 @@ check "... and ctl exits refused" test "$(cat "$work/rc")" = 1
 run reply
 check "a refusal's error and reason reach the terminal without controls" no_controls
 check "... the reason shown as '?'" says 'why?[2J?]0;owned??31m'
+
+run metrics metrics
+check "a metrics page reaches the terminal without controls" no_controls
+check "... its lines and tabs kept" grep -qxF $'\tairlock_frozen 0?[2J?]0;owned??31m' "$work/out"
+check "... and its first line" grep -qx 'airlock_sessions 2' "$work/out"
 
 run key
 check "a reply whose key holds a control is not believed" says 'the engine did not answer'
