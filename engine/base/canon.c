@@ -106,6 +106,24 @@ hash_canon_int(struct hash_canon *c, int64_t v)
 	put(c, p, (size_t)(num + sizeof num - p));
 }
 
+/*
+ * A format character of n bytes at c that a terminal shows as nothing but
+ * that changes what is around it: bidirectional overrides and isolates
+ * (text shown reversed), zero-width spaces and joiners, the soft hyphen,
+ * the byte-order mark. The console shows them as '?' (wcwidth below 1).
+ */
+static bool
+invisible(const unsigned char *c, size_t n)
+{
+	uint32_t cp = n == 2 ? (uint32_t)(c[0] & 0x1f) << 6 | (c[1] & 0x3f) :
+		      n == 3 ? (uint32_t)(c[0] & 0x0f) << 12 | (uint32_t)(c[1] & 0x3f) << 6 |
+				 (c[2] & 0x3f) : 0;
+
+	return cp == 0xad || cp == 0x61c || cp == 0x180e || (cp >= 0x200b && cp <= 0x200f) ||
+	       (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2060 && cp <= 0x2064) ||
+	       (cp >= 0x2066 && cp <= 0x2069) || cp == 0xfeff || (cp >= 0xfff9 && cp <= 0xfffb);
+}
+
 static void
 printable(char *dst, size_t cap, const char *s, bool lines)
 {
@@ -129,8 +147,9 @@ printable(char *dst, size_t cap, const char *s, bool lines)
 
 		n = canon_utf8_len(c, len - i);
 		if (n == 0 || (c[0] < 0x20 && !(lines && (c[0] == '\n' || c[0] == '\t'))) ||
-		    c[0] == 0x7f || (c[0] == 0xc2 && c[1] < 0xa0)) {
-			dst[o++] = '?';	/* a control (C0, DEL, C1) or a byte that is not UTF-8 */
+		    c[0] == 0x7f || (c[0] == 0xc2 && c[1] < 0xa0) || invisible(c, n)) {
+			/* a control (C0, DEL, C1), an invisible format character, or not UTF-8 */
+			dst[o++] = '?';
 			n = n ? n : 1;
 		} else {
 			memmove(dst + o, c, n);
@@ -468,13 +487,13 @@ canon_printable_json(json_t *v)
 	json_object_foreach(v, key, item)
 		if (canon_has_control(key, strlen(key)) || !canon_printable_json(item))
 			return false;
-	if (!json_is_string(v) || !canon_has_control(json_string_value(v), json_string_length(v)))
+	if (!json_is_string(v))
 		return true;
 	cap = json_string_length(v) + 1;
 	if (!(clean = malloc(cap)))
 		return false;
 	canon_printable_lines(clean, cap, json_string_value(v));
-	rc = json_string_set(v, clean);
+	rc = strcmp(clean, json_string_value(v)) == 0 ? 0 : json_string_set(v, clean);
 	free(clean);
 	return rc == 0;
 }

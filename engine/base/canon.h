@@ -51,9 +51,12 @@ bool canon_has_control(const char *s, size_t n);
 
 /*
  * s (NULL: "") into dst[cap], cut on a UTF-8 boundary; each control
- * character (as canon_has_control) and each byte that is not well-formed
- * UTF-8 shown as '?': for text from outside (an edited log, an engine's
- * reply) on its way to a terminal, or into JSON, which must be UTF-8.
+ * character (as canon_has_control), each invisible format character
+ * (bidirectional overrides, zero-width spaces: what a terminal shows as
+ * nothing but that changes what is around it) and each byte that is not
+ * well-formed UTF-8 shown as '?': for text from outside (an edited log,
+ * an engine's reply) on its way to a terminal, or into JSON, which must
+ * be UTF-8.
  */
 void canon_printable(char *dst, size_t cap, const char *s);
 /* The same with newlines and tabs kept: text of several lines (a metrics page). */

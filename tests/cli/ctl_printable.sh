@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # ctl prints what an engine says to a terminal: a control character in it
-# (an escape sequence, BEL, a C1 CSI) reaches the operator's screen as '?',
+# (an escape sequence, BEL, a C1 CSI) or an invisible one (a right-to-left
+# override) reaches the operator's screen as '?',
 # never as itself; a reply whose key holds one is not believed. The engine
 # here is a stand-in on a socket of this test's own, which says what a
 # hostile or broken one could.
@@ -17,7 +18,7 @@ engine() {
 	python3 - "$sock" "$1" <<'PY' &
 import json, socket, sys
 path, mode = sys.argv[1], sys.argv[2]
-evil = "\u001b[2J\u001b]0;owned\u0007\u009b31m"
+evil = "\u001b[2J\u001b]0;owned\u0007\u009b31m\u202edi"
 s = socket.socket(socket.AF_UNIX)
 s.bind(path)
 s.listen(1)
@@ -51,22 +52,22 @@ run() {
 	wait "$engine_pid" 2>/dev/null
 	return 0
 }
-controls() { LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]\|\xc2[\x80-\x9f]' "$work/out"; }
+controls() { LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]\|\xc2[\x80-\x9f]\|\xe2\x80\xae' "$work/out"; }
 no_controls() { [ -s "$work/out" ] && ! controls; }
 says() { grep -qF -- "$1" "$work/out"; }
 
 run hello
 check "a refused hello's error reaches the terminal without its controls" no_controls
-check "... shown as '?'" says 'refused?[2J?]0;owned??31m'
+check "... shown as '?'" says 'refused?[2J?]0;owned??31m?di'
 check "... and ctl exits refused" test "$(cat "$work/rc")" = 1
 
 run reply
 check "a refusal's error and reason reach the terminal without controls" no_controls
-check "... the reason shown as '?'" says 'why?[2J?]0;owned??31m'
+check "... the reason shown as '?'" says 'why?[2J?]0;owned??31m?di'
 
 run metrics metrics
 check "a metrics page reaches the terminal without controls" no_controls
-check "... its lines and tabs kept" grep -qxF $'\tairlock_frozen 0?[2J?]0;owned??31m' "$work/out"
+check "... its lines and tabs kept" grep -qxF $'\tairlock_frozen 0?[2J?]0;owned??31m?di' "$work/out"
 check "... and its first line" grep -qx 'airlock_sessions 2' "$work/out"
 
 run key

@@ -2203,6 +2203,9 @@ test_read_text_controls(void **state)
 		{ "caf\xc3\xa9 \xe2\x82\xac \xc2\xa0", "caf\xc3\xa9 \xe2\x82\xac \xc2\xa0" },
 		{ "ab\xe2\x82", "ab??" },			/* cut short */
 		{ "del\x7f", "del?" },
+		{ "a\xe2\x80\xae" "cba", "a?cba" },		/* U+202E, right-to-left override */
+		{ "s\xe2\x80\x8bid\xef\xbb\xbf", "s?id?" },	/* a zero-width space, a BOM */
+		{ "\xe2\x81\xa6x\xe2\x81\xa9\xc2\xad", "?x??" },	/* an isolate, its pop, a soft hyphen */
 	};
 	char out[64];
 	json_t *j;
