@@ -332,8 +332,8 @@ drop_all_caps(void)
  * RLIMIT_NPROC 2 a fork succeeds only while the uid holds no task but
  * this one (a killed process counts until its parent reaps it). It kills
  * with uid effective but the sweeps' uid real and saved, so the uid's
- * processes may not signal it (a review's stopped it with SIGSTOP before
- * its kill, 27 runs of 40, and the engine's thread waited for good), and
+ * processes may not signal it (a review stopped it with SIGSTOP before
+ * its kill, 16 runs of 20, and the engine's thread waited for good), and
  * its kill reaches nothing else: no process runs as the sweeps' uid but
  * another sweep's child, which then loses a round. One stopped or killed
  * all the same costs a round, as one left does. 1: none left; 0: some (or

@@ -382,7 +382,7 @@ stopper_as(uid_t uid)
 
 /*
  * Once the sweep's child has the uid, the uid's processes may signal it:
- * one that stops it whenever it can (a review's stopped it 27 runs of 40,
+ * one that stops it whenever it can (a review's stopped it 16 runs of 20,
  * and the engine's thread waited for it for good) costs it rounds, not
  * the engine: the give-back returns, the stopper is killed and the uid is
  * swept.
