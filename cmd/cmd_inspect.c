@@ -85,7 +85,7 @@ job_close(struct inspect_job *j)
 
 /* ---- the session's engine: its upstreams' confinement (the console's detail) ---- */
 
-/* The next JSON object from fd, until deadline, made printable; NULL at EOF, timeout or garbage. */
+/* The next JSON object from fd by deadline, made printable; NULL at EOF, timeout or garbage. */
 static json_t *
 engine_frame(int fd, struct linebuf *in, int64_t deadline)
 {

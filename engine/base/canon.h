@@ -13,6 +13,9 @@
  * everything else as UTF-8). Audit entry hashes are computed over this
  * form, so the writer must stay byte-identical to it: the unit test
  * compares the two.
+ *
+ * With it, what UTF-8 text from outside may hold: a well-formed sequence,
+ * a control character, and text made printable for a terminal.
  */
 
 #include <stdbool.h>
