@@ -27,7 +27,7 @@
 /* ---- lines from the engine ---- */
 
 /*
- * The next JSON object from the engine, made printable (canon_printable_json:
+ * The next JSON object from the engine, made printable (canon_printable_load:
  * ctl prints it); NULL at EOF, timeout or garbage.
  */
 json_t *
@@ -37,17 +37,10 @@ ctl_next_frame(struct ctl *c, int64_t deadline)
 	char buf[16384];
 	size_t len;
 	ssize_t n;
-	json_t *f;
 
 	for (;;) {
-		if (linebuf_next(&c->in, &line, &len) == 1) {
-			f = json_loadb(line, len, JSON_REJECT_DUPLICATES, NULL);
-			if (f && !canon_printable_json(f)) {
-				json_decref(f);
-				f = NULL;
-			}
-			return f;
-		}
+		if (linebuf_next(&c->in, &line, &len) == 1)
+			return canon_printable_load(line, len);
 		if (deadline >= 0 && clock_mono_ms() >= deadline)
 			return NULL;
 		struct pollfd p = { .fd = c->fd, .events = POLLIN };

@@ -95,7 +95,6 @@ engine_frame(int fd, struct linebuf *in, int64_t deadline)
 	size_t len;
 	ssize_t n;
 	int64_t left;
-	json_t *f;
 
 	while (linebuf_next(in, &line, &len) != 1) {
 		left = deadline - clock_mono_ms();
@@ -105,12 +104,7 @@ engine_frame(int fd, struct linebuf *in, int64_t deadline)
 		if (n <= 0 || linebuf_append(in, buf, (size_t)n) < 0)
 			return NULL;
 	}
-	f = json_loadb(line, len, JSON_REJECT_DUPLICATES, NULL);
-	if (f && !canon_printable_json(f)) {
-		json_decref(f);
-		f = NULL;
-	}
-	return f;
+	return canon_printable_load(line, len);
 }
 
 static int

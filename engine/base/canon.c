@@ -497,3 +497,15 @@ canon_printable_json(json_t *v)
 	free(clean);
 	return rc == 0;
 }
+
+json_t *
+canon_printable_load(const char *line, size_t len)
+{
+	json_t *v = json_loadb(line, len, JSON_REJECT_DUPLICATES, NULL);
+
+	if (v && !canon_printable_json(v)) {
+		json_decref(v);
+		v = NULL;
+	}
+	return v;
+}

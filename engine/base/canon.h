@@ -72,6 +72,8 @@ void canon_printable_lines(char *dst, size_t cap, const char *s);
  * out): the reply is not to be believed.
  */
 bool canon_printable_json(json_t *v);
+/* One line of an engine's JSON (duplicate keys refused), made printable; NULL when it is not. */
+json_t *canon_printable_load(const char *line, size_t len);
 
 void hash_canon_init(struct hash_canon *c);
 void hash_canon_free(struct hash_canon *c);
